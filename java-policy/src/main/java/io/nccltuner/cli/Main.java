@@ -1,0 +1,3 @@
+package io.nccltuner.cli;
+
+public final class Main { public static void main(String[] a) {} }
