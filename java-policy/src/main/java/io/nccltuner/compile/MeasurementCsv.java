@@ -1,0 +1,215 @@
+package io.nccltuner.compile;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Protocol;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads measurement CSV files in two formats, told apart by their header line.
+ *
+ * <p><b>Sweep format</b> ({@code ../shared/data/measurements}, one row per configuration, size
+ * and replicate): {@code collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,
+ * config,replicate,median_us,p95_us,busbw_gbps,wrong}. {@code algorithm}, {@code protocol} and
+ * {@code max_channels} are NCCL_ALGO / NCCL_PROTO / NCCL_MAX_NCHANNELS values or {@code auto};
+ * a row with all three {@code auto} measured NCCL's own pick. The time is {@code median_us}
+ * (microseconds); each row is one replicate. Rows are single calls, so rules get numPipeOps 1.
+ *
+ * <p><b>optimize_config.py format</b> (NCCL plugins/tuner/example/scripts/optimize_config.py):
+ * {@code collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,regBuff,
+ * cost_metric,bandwidth_gbps,latency_us}. The time is {@code latency_us}, the metric that script
+ * minimises by default; {@code channels}, {@code pipeOps} and {@code regBuff} use -1 for "any".
+ * An {@code algorithm} of {@code auto} marks NCCL's own pick (the script has no such rows; it
+ * never compares against NCCL's default). Rows with {@code regBuff} 1 are skipped with a warning:
+ * a v3 tuner is not told whether a buffer is registered.
+ *
+ * <p>Columns are found by name, in any order; extra columns are ignored. Lines starting with
+ * {@code #} and blank lines are skipped. Quoted fields are not supported (neither format uses
+ * them). A row with a {@code wrong} count above 0 is refused (file:line recorded, never used).
+ */
+public final class MeasurementCsv {
+  private static final List<String> SWEEP = List.of(
+      "collective", "size_bytes", "algorithm", "protocol", "max_channels", "ranks", "nodes", "median_us");
+  private static final List<String> OPTIMIZE = List.of(
+      "collective", "size_bytes", "algorithm", "protocol", "channels", "nodes", "ranks", "pipeOps", "latency_us");
+
+  private MeasurementCsv() {}
+
+  /**
+   * Whether a file looks like one of the two CSV formats (its first non-comment line names
+   * {@code size_bytes}).
+   *
+   * @param file a file
+   * @return true for a measurement CSV
+   * @throws IOException if the file cannot be read
+   */
+  public static boolean looksLike(Path file) throws IOException {
+    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+      return lines.map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
+          .map(l -> List.of(l.split("\\s*,\\s*")).contains("size_bytes")).orElse(false);
+    }
+  }
+
+  /**
+   * Parses a measurement CSV.
+   *
+   * @param file the CSV
+   * @param into receives measurements, refused rows and warnings
+   * @throws IOException if the file cannot be read
+   * @throws InputException on a missing column, a short row, an unknown name or a bad number
+   *     (naming file and line)
+   */
+  public static void parse(Path file, MeasurementSet into) throws IOException, InputException {
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    Map<String, Integer> col = null;
+    boolean sweep = false;
+    int regBuffSkipped = 0;
+    int rows = 0;
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      String where = file + ":" + (i + 1);
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String[] f = split(where, line);
+      if (col == null) {
+        col = new HashMap<>();
+        for (int c = 0; c < f.length; c++) {
+          col.put(f[c], c);
+        }
+        if (col.keySet().containsAll(SWEEP)) {
+          sweep = true;
+        } else if (!col.keySet().containsAll(OPTIMIZE)) {
+          throw new InputException(where, "header names neither the sweep columns " + SWEEP
+              + " nor optimize_config.py's " + OPTIMIZE);
+        }
+        continue;
+      }
+      if (f.length < col.size()) {
+        throw new InputException(where, "row has " + f.length + " fields, the header has " + col.size()
+            + "; the row looks truncated");
+      }
+      Row r = new Row(where, f, col);
+      Collective coll = Collective.parse(r.get("collective"));
+      if (coll == null) {
+        throw new InputException(where, "unknown collective '" + r.get("collective")
+            + "'; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce");
+      }
+      long size = r.longValue("size_bytes", 0, Long.MAX_VALUE);
+      String as = r.get("algorithm");
+      String ps = r.get("protocol");
+      Algorithm alg = null;
+      if (!isAuto(as)) {
+        alg = Algorithm.parse(as);
+        if (alg == null) {
+          throw new InputException(where, "unknown algorithm '" + as
+              + "'; use TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT or auto");
+        }
+      }
+      Protocol proto = null;
+      if (!isAuto(ps)) {
+        proto = Protocol.parse(ps);
+        if (proto == null) {
+          throw new InputException(where, "unknown protocol '" + ps + "'; use LL, LL128, SIMPLE or auto");
+        }
+      }
+      String chs = r.get(sweep ? "max_channels" : "channels");
+      int channels = isAuto(chs) || chs.equals("-1") ? 0 : (int) r.longValue(sweep ? "max_channels" : "channels", 1, 64);
+      int nRanks = (int) r.longValue("ranks", 1, Integer.MAX_VALUE);
+      int nNodes = (int) r.longValue("nodes", 1, Integer.MAX_VALUE);
+      double time = r.doubleValue(sweep ? "median_us" : "latency_us");
+      Range pipe = Range.exactly(1);
+      if (!sweep) {
+        long p = r.longValue("pipeOps", -1, Integer.MAX_VALUE);
+        pipe = p == -1 ? Range.ANY : Range.exactly(p);
+        if (col.containsKey("regBuff") && r.longValue("regBuff", -1, 1) == 1) {
+          regBuffSkipped++;
+          continue;
+        }
+      }
+      if (col.containsKey("wrong")) {
+        double wrong = r.doubleValue("wrong");
+        if (wrong > 0) {
+          into.refuse(where, "wrong = " + r.get("wrong") + ": results were wrong; row never used");
+          continue;
+        }
+      }
+      if (size == 0) {
+        continue;
+      }
+      RunConfig cfg = new RunConfig(alg, proto, channels);
+      if (!cfg.isAuto() && !cfg.isCandidate()) {
+        into.warn(where, cfg.label() + " forces only part of the configuration; a policy candidate needs both "
+            + "algorithm and protocol; row not used");
+        continue;
+      }
+      into.add(new Measurement(where, coll, nRanks, nNodes, pipe, size, cfg, time));
+      rows++;
+    }
+    if (col == null) {
+      throw new InputException(file.toString(), "empty CSV (no header line)");
+    }
+    if (regBuffSkipped > 0) {
+      into.warn(file.toString(), regBuffSkipped + " rows with regBuff 1 skipped: a v3 tuner is not told whether "
+          + "the user buffer is registered");
+    }
+    if (rows == 0) {
+      into.warn(file.toString(), "no usable rows");
+    }
+  }
+
+  private static boolean isAuto(String s) {
+    return s.equalsIgnoreCase("auto") || s.equalsIgnoreCase("default");
+  }
+
+  static String[] split(String where, String line) throws InputException {
+    if (line.indexOf('"') >= 0) {
+      throw new InputException(where, "quoted CSV fields are not supported; write plain comma-separated values");
+    }
+    String[] f = line.split(",", -1);
+    for (int i = 0; i < f.length; i++) {
+      f[i] = f[i].strip();
+    }
+    return f;
+  }
+
+  private record Row(String where, String[] f, Map<String, Integer> col) {
+    String get(String name) {
+      return f[col.get(name)];
+    }
+
+    long longValue(String name, long min, long max) throws InputException {
+      String s = get(name);
+      try {
+        long v = Long.parseLong(s);
+        if (v >= min && v <= max) {
+          return v;
+        }
+      } catch (NumberFormatException e) {
+        throw new InputException(where, name + " '" + s + "' is not a whole number");
+      }
+      throw new InputException(where, name + " " + s + " is outside " + min + ".." + max);
+    }
+
+    double doubleValue(String name) throws InputException {
+      String s = get(name);
+      try {
+        double v = Double.parseDouble(s);
+        if (Double.isFinite(v) && v >= 0) {
+          return v;
+        }
+      } catch (NumberFormatException e) {
+        // below
+      }
+      throw new InputException(where, name + " '" + s + "' is not a non-negative number"
+          + (name.endsWith("_us") ? " of microseconds" : ""));
+    }
+  }
+}
