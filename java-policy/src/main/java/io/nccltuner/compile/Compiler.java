@@ -1,0 +1,539 @@
+package io.nccltuner.compile;
+
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.SizeGrid;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Turns measurements into a regret-ranked policy, following the offline tuning flow of seed 001
+ * (sweeps of forced candidates, repeated measurement, regret rather than win counts, a practical
+ * threshold, merged size buckets).
+ *
+ * <p>Per group (collective, nRanks, nNodes, numPipeOps) and measured size:
+ *
+ * <ol>
+ *   <li>Each configuration's time is the median over its replicates; its noise is the coefficient
+ *       of variation (sample standard deviation / mean) of the replicates, unknown with one.
+ *   <li>NCCL's time is the median of the unforced ("auto") runs; when there are none but a log
+ *       names NCCL's pick and that configuration was measured forced (channels left to NCCL), that
+ *       time is used instead. Without either the size gets no rule.
+ *   <li>best = the smallest median of NCCL's time and every candidate (a configuration naming both
+ *       algorithm and protocol); regret(x) = median(x) / best - 1.
+ *   <li>A candidate is kept when NCCL's pick loses to it by more than max(threshold, noise margin):
+ *       {@code ncclTime / median(c) - 1 > max(threshold, k * sqrt(cv(nccl)^2 + cv(c)^2))}. NCCL's
+ *       own pick, when known, is never kept (applying it changes nothing). At most
+ *       {@link io.nccltuner.policy.PolicyLoader#MAX_CANDIDATES} are kept, by median; candidates
+ *       within the tie tolerance of a better one (max(tie, noise margin)) are ordered by their
+ *       regret over all sizes of the group instead, so noise does not reorder them size by size.
+ *   <li>A size gets a rule when at least one candidate is kept.
+ * </ol>
+ *
+ * <p>Measured size s_i governs the size-grid buckets from its own up to the one before the next
+ * measured size's (for powers of two exactly [s_i, s_{i+1})); the last measured size governs only
+ * its own bucket, so no rule reaches outside the measured span. Neighbouring buckets with the same
+ * ranking merge into one rule. A merged rule's ncclRegret is the smallest over its sizes and each
+ * candidate's regret the largest: both err on the side of promising less.
+ */
+public final class Compiler {
+  /**
+   * Compiler settings.
+   *
+   * @param threshold smallest regret of NCCL's pick worth a rule, as a fraction (0.05 = 5%)
+   * @param noiseSigmas k in the noise margin k * sqrt(cv1^2 + cv2^2)
+   * @param tie candidates closer than this fraction are ordered by group-wide regret
+   * @param anyPipeOps emit rules for any numPipeOps instead of the measured one
+   * @param merge when neighbouring sizes merge into one rule
+   * @param name the policy name
+   * @param mode the policy mode
+   * @param description the policy description (null: one is generated)
+   */
+  public record Options(double threshold, double noiseSigmas, double tie, boolean anyPipeOps, Merge merge,
+      String name, Mode mode, String description) {
+    /** @return threshold 5%, k = 2, tie 0 (only the noise margin), measured numPipeOps, merge by ranking */
+    public static Options defaults(String name) {
+      return new Options(0.05, 2.0, 0.0, false, Merge.RANKING, name, Mode.ENFORCE, null);
+    }
+  }
+
+  /** When neighbouring sizes share a rule. */
+  public enum Merge {
+    /** the same ranking: the same kept candidates in the same order */
+    RANKING,
+    /**
+     * the same policy pick (first candidate); the merged rule keeps as fallbacks the candidates
+     * kept at every one of its sizes, ordered by their largest regret there
+     */
+    PICK
+  }
+
+  /**
+   * The communicator shape and call shape a set of measurements belongs to.
+   *
+   * @param collective the collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param numPipeOps numPipeOps of the measured calls
+   */
+  public record GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps) {
+    @Override
+    public String toString() {
+      return collective + ", nRanks " + nRanks + ", nNodes " + nNodes + ", numPipeOps " + numPipeOps;
+    }
+  }
+
+  /**
+   * One configuration at one size.
+   *
+   * @param config the configuration
+   * @param replicates how many measurements
+   * @param medianUs median time in microseconds
+   * @param cv coefficient of variation of the replicates, NaN with one replicate
+   * @param regret medianUs / best - 1 at this size
+   */
+  public record Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {}
+
+  /**
+   * The verdict at one measured size.
+   *
+   * @param nBytes the measured size
+   * @param fromBytes first byte of the grid buckets this size governs
+   * @param toBytes end (exclusive) of those buckets; -1 for no bound
+   * @param nccl NCCL's unforced runs, or null when none were measured
+   * @param ncclPick the configuration NCCL picked, from logs, or null when unknown
+   * @param ncclUs NCCL's time (NaN when unknown)
+   * @param ncclRegret ncclUs / best - 1 (NaN when NCCL's time is unknown)
+   * @param noiseMargin k * sqrt(cv(nccl)^2 + cv(best)^2), NaN when neither has replicates
+   * @param candidates every measured candidate, fastest first
+   * @param ranking the kept candidates in policy order; empty when this size gets no rule
+   * @param note why there is no rule when that is not simply a small regret, else ""
+   */
+  public record SizeResult(long nBytes, long fromBytes, long toBytes, Stats nccl, RunConfig ncclPick,
+      double ncclUs, double ncclRegret, double noiseMargin, List<Stats> candidates, List<Stats> ranking,
+      String note) {
+    /** @return the fastest time measured at this size (NCCL's or a candidate's), microseconds */
+    public double bestUs() {
+      double b = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+      for (Stats s : candidates) {
+        b = Math.min(b, s.medianUs());
+      }
+      return b;
+    }
+
+    /** @return whether the policy changes NCCL's choice here */
+    public boolean ruled() {
+      return !ranking.isEmpty();
+    }
+
+    /** @return time with the policy (its first candidate, else NCCL's own pick), microseconds */
+    public double policyUs() {
+      return ruled() ? ranking.getFirst().medianUs() : ncclUs;
+    }
+
+    /** @return the policy's regret: policyUs / best - 1 */
+    public double policyRegret() {
+      return policyUs() / bestUs() - 1;
+    }
+  }
+
+  /**
+   * The result for one group.
+   *
+   * @param key the group
+   * @param sizes per measured size, ascending
+   * @param rules the merged rules
+   */
+  public record Group(GroupKey key, List<SizeResult> sizes, List<Rule> rules) {
+    /**
+     * The measured size whose verdict applies to a message size.
+     *
+     * @param nBytes message size in bytes
+     * @return the governing size, or null outside the measured span
+     */
+    public SizeResult governing(long nBytes) {
+      for (SizeResult s : sizes) {
+        if (Long.compareUnsigned(nBytes, s.fromBytes()) >= 0
+            && (s.toBytes() == -1L || Long.compareUnsigned(nBytes, s.toBytes()) < 0)) {
+          return s;
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * A compiled policy with what it was built from.
+   *
+   * @param policy the policy (valid per docs/policy-format.md)
+   * @param groups per-group results, in profile order
+   * @param warnings inputs' warnings followed by the compiler's
+   * @param refused rows refused for wrong results, as {@code file:line: reason}
+   * @param options the settings used
+   */
+  public record Compilation(Policy policy, List<Group> groups, List<String> warnings, List<String> refused,
+      Options options) {}
+
+  private Compiler() {}
+
+  /**
+   * Compiles measurements.
+   *
+   * @param data measurements and selections from the parsers
+   * @param o settings
+   * @return the policy and the per-size verdicts
+   * @throws InputException when there are no measurements, or measurements of one collective and
+   *     communicator shape have overlapping but different numPipeOps ranges
+   */
+  public static Compilation compile(MeasurementSet data, Options o) throws InputException {
+    if (data.measurements().isEmpty()) {
+      throw new InputException("inputs", "no usable measurements"
+          + (data.refused().isEmpty() ? "" : " (" + data.refused().size() + " rows refused)"));
+    }
+    List<String> warnings = new ArrayList<>(data.warnings());
+    // group -> size -> config -> times
+    Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped = new TreeMap<>(
+        Comparator.comparingInt((GroupKey k) -> k.nRanks()).thenComparingInt(GroupKey::nNodes)
+            .thenComparing(GroupKey::collective).thenComparingLong(k -> k.numPipeOps().min())
+            .thenComparingLong(k -> k.numPipeOps().max()));
+    for (Measurement m : data.measurements()) {
+      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+      grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
+          .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
+          .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.timeUs());
+    }
+    checkPipeOpsOverlap(grouped.keySet());
+    List<Group> groups = new ArrayList<>();
+    for (var e : grouped.entrySet()) {
+      groups.add(group(e.getKey(), e.getValue(), data.selections(), o, warnings));
+    }
+    Map<List<Integer>, List<Rule>> byShape = new LinkedHashMap<>();
+    for (Group g : groups) {
+      byShape.computeIfAbsent(List.of(g.key().nRanks(), g.key().nNodes()), x -> new ArrayList<>()).addAll(g.rules());
+    }
+    List<Profile> profiles = new ArrayList<>();
+    for (var e : byShape.entrySet()) {
+      int r = e.getKey().get(0);
+      int n = e.getKey().get(1);
+      List<Rule> rules = new ArrayList<>(e.getValue());
+      rules.sort(Comparator.comparing(Rule::collective).thenComparingLong(x -> x.numPipeOps().min())
+          .thenComparing(Rule::fromBytes, Long::compareUnsigned));
+      profiles.add(new Profile("nRanks" + r + "-nNodes" + n, Range.exactly(r), Range.exactly(n), rules));
+    }
+    String desc = o.description() != null ? o.description()
+        : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
+            + o.noiseSigmas() + " x combined CV, at most 4 candidates per rule.";
+    Policy policy = new Policy(o.name(), o.mode(), desc, profiles, null);
+    return new Compilation(policy, groups, warnings, data.refused(), o);
+  }
+
+  private static void checkPipeOpsOverlap(Set<GroupKey> keys) throws InputException {
+    List<GroupKey> list = new ArrayList<>(keys);
+    for (int i = 0; i < list.size(); i++) {
+      for (int j = i + 1; j < list.size(); j++) {
+        GroupKey a = list.get(i);
+        GroupKey b = list.get(j);
+        if (a.collective() == b.collective() && a.nRanks() == b.nRanks() && a.nNodes() == b.nNodes()
+            && a.numPipeOps().intersects(b.numPipeOps())) {
+          throw new InputException("inputs", a.collective() + " at nRanks " + a.nRanks() + ", nNodes " + a.nNodes()
+              + " was measured with numPipeOps " + a.numPipeOps() + " and " + b.numPipeOps()
+              + "; their rules would overlap. Compile them separately, or pass --any-pipe-ops to pool them");
+        }
+      }
+    }
+  }
+
+  static double median(List<Double> xs) {
+    double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    int n = a.length;
+    return n % 2 == 1 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+  }
+
+  static double cv(List<Double> xs) {
+    int n = xs.size();
+    if (n < 2) {
+      return Double.NaN;
+    }
+    double mean = xs.stream().mapToDouble(Double::doubleValue).sum() / n;
+    double ss = 0;
+    for (double x : xs) {
+      ss += (x - mean) * (x - mean);
+    }
+    return mean == 0 ? 0 : Math.sqrt(ss / (n - 1)) / mean;
+  }
+
+  private static double margin(double k, double cv1, double cv2) {
+    if (Double.isNaN(cv1) && Double.isNaN(cv2)) {
+      return Double.NaN;
+    }
+    double a = Double.isNaN(cv1) ? 0 : cv1;
+    double b = Double.isNaN(cv2) ? 0 : cv2;
+    return k * Math.sqrt(a * a + b * b);
+  }
+
+  private static double orZero(double v) {
+    return Double.isNaN(v) ? 0 : v;
+  }
+
+  private static RunConfig pickAt(GroupKey k, long size, List<Selection> sels, List<String> warnings) {
+    Set<RunConfig> seen = new HashSet<>();
+    for (Selection s : sels) {
+      if (s.nBytes() == size && (s.collective() == null || s.collective() == k.collective())
+          && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes())) {
+        seen.add(s.config());
+      }
+    }
+    if (seen.size() > 1) {
+      warnings.add(k + ", " + ByteSize.format(size) + ": NCCL's logs name several picks " + seen + "; pick left unknown");
+      return null;
+    }
+    return seen.isEmpty() ? null : seen.iterator().next();
+  }
+
+  private static Group group(GroupKey key, TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
+      List<Selection> sels, Options o, List<String> warnings) {
+    double k = o.noiseSigmas();
+    // first pass: per size stats, NCCL's time, best
+    record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, double ncclUs, double ncclCv,
+        Stats nccl, double best, String note) {}
+    List<Pre> pres = new ArrayList<>();
+    Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
+    for (var e : bySize.entrySet()) {
+      long size = e.getKey();
+      Map<RunConfig, List<Double>> runs = e.getValue();
+      RunConfig pick = pickAt(key, size, sels, warnings);
+      List<Double> auto = runs.get(RunConfig.AUTO);
+      double ncclUs = Double.NaN;
+      double ncclCv = Double.NaN;
+      String note = "";
+      if (auto != null) {
+        ncclUs = median(auto);
+        ncclCv = cv(auto);
+      } else if (pick != null && runs.containsKey(pick)) {
+        ncclUs = median(runs.get(pick));
+        ncclCv = cv(runs.get(pick));
+        note = "NCCL's pick timed from its forced run";
+      } else {
+        note = "no unforced run (NCCL's own pick) at this size";
+      }
+      double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+      for (var r : runs.entrySet()) {
+        if (r.getKey().isCandidate()) {
+          best = Math.min(best, median(r.getValue()));
+        }
+      }
+      Stats ncclStats = auto == null ? null : new Stats(RunConfig.AUTO, auto.size(), ncclUs, ncclCv, ncclUs / best - 1);
+      pres.add(new Pre(size, runs, pick, ncclUs, ncclCv, ncclStats, best, note));
+      for (var r : runs.entrySet()) {
+        if (r.getKey().isCandidate()) {
+          double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
+          s[0] += Math.log(median(r.getValue()) / best);
+          s[1]++;
+        }
+      }
+    }
+    Comparator<RunConfig> groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
+        .thenComparing(RunConfig::label);
+    // second pass: verdicts
+    List<SizeResult> results = new ArrayList<>();
+    for (Pre p : pres) {
+      List<Stats> cands = new ArrayList<>();
+      Map<RunConfig, Double> cvs = new HashMap<>();
+      for (var r : p.runs().entrySet()) {
+        if (r.getKey().isCandidate()) {
+          double med = median(r.getValue());
+          double cv = cv(r.getValue());
+          cvs.put(r.getKey(), cv);
+          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, med / p.best() - 1));
+        }
+      }
+      cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(s -> s.config().label()));
+      double bestCv = Double.NaN;
+      if (!cands.isEmpty() && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
+        bestCv = cands.getFirst().cv();
+      } else {
+        bestCv = p.ncclCv();
+      }
+      double ncclRegret = p.ncclUs() / p.best() - 1;
+      double noise = margin(k, p.ncclCv(), bestCv);
+      List<Stats> kept = new ArrayList<>();
+      if (!Double.isNaN(p.ncclUs())) {
+        RunConfig pickCfg = p.pick();
+        for (Stats c : cands) {
+          if (c.config().equals(pickCfg)) {
+            continue;
+          }
+          double gain = p.ncclUs() / c.medianUs() - 1;
+          if (gain > Math.max(o.threshold(), orZero(margin(k, p.ncclCv(), c.cv())))) {
+            kept.add(c);
+          }
+        }
+      }
+      // tie clusters ordered by group-wide regret
+      List<Stats> ranking = new ArrayList<>();
+      int i = 0;
+      while (i < kept.size()) {
+        Stats lead = kept.get(i);
+        List<Stats> cluster = new ArrayList<>();
+        cluster.add(lead);
+        int j = i + 1;
+        while (j < kept.size()) {
+          Stats c = kept.get(j);
+          double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
+          if (c.medianUs() > lead.medianUs() * (1 + tol)) {
+            break;
+          }
+          cluster.add(c);
+          j++;
+        }
+        cluster.sort(Comparator.comparing(Stats::config, groupOrder));
+        ranking.addAll(cluster);
+        i = j;
+      }
+      if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
+        ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
+      }
+      results.add(new SizeResult(p.size(), 0, 0, p.nccl(), p.pick(), p.ncclUs(), ncclRegret, noise, cands,
+          List.copyOf(ranking), p.note()));
+    }
+    return buckets(key, results, o.merge(), warnings);
+  }
+
+  private static List<RunConfig> identity(SizeResult s, Merge merge) {
+    if (merge == Merge.PICK && !s.ranking().isEmpty()) {
+      return List.of(s.ranking().getFirst().config());
+    }
+    return s.ranking().stream().map(Stats::config).toList();
+  }
+
+  /** Assigns grid buckets to measured sizes and merges buckets with the same ranking into rules. */
+  private static Group buckets(GroupKey key, List<SizeResult> sizes, Merge merge, List<String> warnings) {
+    int first = SizeGrid.bucket(sizes.getFirst().nBytes());
+    int last = SizeGrid.bucket(sizes.getLast().nBytes());
+    int n = last - first + 1;
+    // governing sizes per bucket
+    List<List<Integer>> gov = new ArrayList<>();
+    int idx = 0;
+    for (int b = first; b <= last; b++) {
+      List<Integer> in = new ArrayList<>();
+      while (idx < sizes.size() && SizeGrid.bucket(sizes.get(idx).nBytes()) == b) {
+        in.add(idx++);
+      }
+      if (in.isEmpty()) {
+        in = List.of(idx - 1); // the nearest measured size below
+      }
+      gov.add(in);
+    }
+    List<List<RunConfig>> verdict = new ArrayList<>();
+    for (int b = 0; b < n; b++) {
+      List<Integer> g = gov.get(b);
+      List<RunConfig> v = identity(sizes.get(g.getFirst()), merge);
+      for (int x : g) {
+        if (!identity(sizes.get(x), merge).equals(v)) {
+          warnings.add(key + ": sizes " + g.stream().map(y -> ByteSize.format(sizes.get(y).nBytes())).toList()
+              + " share one size-grid bucket but rank candidates differently; no rule there");
+          v = List.of();
+          break;
+        }
+      }
+      verdict.add(v);
+    }
+    // ranges of each measured size
+    long[] from = new long[sizes.size()];
+    long[] to = new long[sizes.size()];
+    java.util.Arrays.fill(from, Long.MIN_VALUE);
+    for (int b = 0; b < n; b++) {
+      for (int x : gov.get(b)) {
+        if (from[x] == Long.MIN_VALUE) {
+          from[x] = SizeGrid.lowerBound(first + b);
+        }
+        to[x] = first + b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + b + 1) : -1L;
+      }
+    }
+    List<SizeResult> placed = new ArrayList<>();
+    for (int x = 0; x < sizes.size(); x++) {
+      SizeResult s = sizes.get(x);
+      placed.add(new SizeResult(s.nBytes(), from[x], to[x], s.nccl(), s.ncclPick(), s.ncclUs(), s.ncclRegret(),
+          s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
+    }
+    List<Rule> rules = new ArrayList<>();
+    int b = 0;
+    while (b < n) {
+      List<RunConfig> v = verdict.get(b);
+      if (v.isEmpty()) {
+        b++;
+        continue;
+      }
+      int e = b;
+      Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
+      while (e + 1 < n && verdict.get(e + 1).equals(v)) {
+        e++;
+        members.addAll(gov.get(e));
+      }
+      long lo = SizeGrid.lowerBound(first + b);
+      long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+      rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
+      b = e + 1;
+    }
+    return new Group(key, placed, rules);
+  }
+
+  private static Rule rule(GroupKey key, long lo, long hi, List<RunConfig> verdict, List<SizeResult> members) {
+    // candidates kept at every member size, in the verdict's order (merge by ranking: all of them;
+    // merge by pick: the pick first, then the common fallbacks by their largest regret)
+    List<RunConfig> ranking = new ArrayList<>(verdict);
+    if (verdict.size() == 1) {
+      List<RunConfig> common = new ArrayList<>(members.getFirst().ranking().stream().map(Stats::config).toList());
+      for (SizeResult s : members) {
+        common.retainAll(s.ranking().stream().map(Stats::config).toList());
+      }
+      common.remove(verdict.getFirst());
+      common.sort(Comparator.comparingDouble((RunConfig c) -> worstRegret(c, members)).thenComparing(RunConfig::label));
+      ranking.addAll(common);
+    }
+    double ncclRegret = Double.POSITIVE_INFINITY;
+    RunConfig pick = members.getFirst().ncclPick();
+    for (SizeResult s : members) {
+      ncclRegret = Math.min(ncclRegret, s.ncclRegret());
+      if (!Objects.equals(pick, s.ncclPick())) {
+        pick = null;
+      }
+    }
+    List<Candidate> cands = new ArrayList<>();
+    for (RunConfig c : ranking) {
+      cands.add(new Candidate(c.algorithm(), c.protocol(), c.channels(), worstRegret(c, members)));
+    }
+    Candidate ncclPick = pick == null ? null : new Candidate(pick.algorithm(), pick.protocol(), 0, Double.NaN);
+    return new Rule(key.collective(), lo, hi, key.numPipeOps(), ncclPick, ncclRegret, cands);
+  }
+
+  private static double worstRegret(RunConfig c, List<SizeResult> members) {
+    double worst = 0;
+    for (SizeResult s : members) {
+      for (Stats st : s.ranking()) {
+        if (st.config().equals(c)) {
+          worst = Math.max(worst, st.regret());
+        }
+      }
+    }
+    return worst;
+  }
+
+  static String pct(double fraction) {
+    return String.format(java.util.Locale.ROOT, "%.2f%%", fraction * 100);
+  }
+}

@@ -1,0 +1,132 @@
+package io.nccltuner.compile;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Policy.Rule;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Writes a {@link Policy} as YAML in the schema of docs/policy-format.md, laid out for people:
+ * sizes as IEC strings ({@code 1 MiB}), {@code bytes}, {@code match}, {@code ncclPick} and each
+ * candidate as one-line flow maps, regrets rounded to 4 decimals, optional comments above the
+ * file and above each rule. {@link io.nccltuner.policy.PolicyLoader} reads the output back to an
+ * equal policy (up to that rounding).
+ */
+public final class PolicyYaml {
+  private static final Pattern PLAIN = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]*");
+
+  private PolicyYaml() {}
+
+  /**
+   * Renders a policy.
+   *
+   * @param p the policy
+   * @param header comment lines for the top of the file (without "# "), may be empty
+   * @param ruleComments comment lines to put above a rule (looked up by identity), may be empty
+   * @return the YAML text, ending in a newline
+   */
+  public static String write(Policy p, List<String> header, Map<Rule, List<String>> ruleComments) {
+    StringBuilder sb = new StringBuilder();
+    for (String h : header) {
+      sb.append(h.isEmpty() ? "#" : "# " + h).append('\n');
+    }
+    sb.append("schema: ").append(Policy.SCHEMA).append('\n');
+    sb.append("name: ").append(str(p.name())).append('\n');
+    sb.append("mode: ").append(p.mode().spelling()).append('\n');
+    if (!p.description().isEmpty()) {
+      sb.append("description: ").append(str(p.description())).append('\n');
+    }
+    sb.append("profiles:\n");
+    for (Profile pr : p.profiles()) {
+      sb.append("  - name: ").append(str(pr.name())).append('\n');
+      if (!pr.nRanks().equals(Range.ANY) || !pr.nNodes().equals(Range.ANY)) {
+        sb.append("    match: {nRanks: ").append(range(pr.nRanks())).append(", nNodes: ")
+            .append(range(pr.nNodes())).append("}\n");
+      }
+      if (pr.rules().isEmpty()) {
+        sb.append("    rules: []\n");
+        continue;
+      }
+      sb.append("    rules:\n");
+      for (Rule r : pr.rules()) {
+        for (var e : ruleComments.entrySet()) {
+          if (e.getKey() == r) {
+            for (String c : e.getValue()) {
+              sb.append("      # ").append(c).append('\n');
+            }
+          }
+        }
+        sb.append("      - collective: ").append(r.collective().name()).append('\n');
+        sb.append("        bytes: {from: ").append(ByteSize.format(r.fromBytes()));
+        if (r.toBytes() != -1L) {
+          sb.append(", to: ").append(ByteSize.format(r.toBytes()));
+        }
+        sb.append("}\n");
+        if (!r.numPipeOps().equals(Range.ANY)) {
+          sb.append("        numPipeOps: ").append(range(r.numPipeOps())).append('\n');
+        }
+        if (r.ncclPick() != null) {
+          sb.append("        ncclPick: ").append(candidate(r.ncclPick(), false)).append('\n');
+        }
+        if (!Double.isNaN(r.ncclRegret())) {
+          sb.append("        ncclRegret: ").append(number(r.ncclRegret())).append('\n');
+        }
+        sb.append("        candidates:\n");
+        for (Candidate c : r.candidates()) {
+          sb.append("          - ").append(candidate(c, true)).append('\n');
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String candidate(Candidate c, boolean withRegret) {
+    StringBuilder sb = new StringBuilder("{algorithm: ").append(c.algorithm().name())
+        .append(", protocol: ").append(c.protocol().name());
+    if (c.channels() > 0) {
+      sb.append(", channels: ").append(c.channels());
+    }
+    if (withRegret && !Double.isNaN(c.regret())) {
+      sb.append(", regret: ").append(number(c.regret()));
+    }
+    return sb.append('}').toString();
+  }
+
+  private static String range(Range r) {
+    if (r.equals(Range.ANY)) {
+      return "any";
+    }
+    if (r.min() == r.max()) {
+      return Long.toString(r.min());
+    }
+    return r.max() == Long.MAX_VALUE ? "{min: " + r.min() + "}" : "{min: " + r.min() + ", max: " + r.max() + "}";
+  }
+
+  /**
+   * A regret for the file: 4 decimals, trailing zeros dropped, always with a decimal point.
+   *
+   * @param v a non-negative fraction
+   * @return e.g. "0.21", "0.0", "1.2345"
+   */
+  static String number(double v) {
+    String s = BigDecimal.valueOf(v).setScale(4, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
+    return s.contains(".") ? s : s + ".0";
+  }
+
+  /** A string scalar: plain when it is a simple word, else a double-quoted (JSON-escaped) one. */
+  static String str(String s) {
+    if (PLAIN.matcher(s).matches() && !List.of("true", "false", "null", "yes", "no", "on", "off", "y", "n")
+        .contains(s.toLowerCase(java.util.Locale.ROOT))) {
+      return s;
+    }
+    return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + "\"";
+  }
+}
