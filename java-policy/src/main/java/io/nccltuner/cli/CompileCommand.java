@@ -1,13 +1,301 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.compile.Compiler;
+import io.nccltuner.compile.Compiler.Compilation;
+import io.nccltuner.compile.Compiler.Group;
+import io.nccltuner.compile.Compiler.SizeResult;
+import io.nccltuner.compile.HtmlReport;
+import io.nccltuner.compile.InputException;
+import io.nccltuner.compile.MeasurementCsv;
+import io.nccltuner.compile.MeasurementSet;
+import io.nccltuner.compile.NcclLog;
+import io.nccltuner.compile.NcclTestsLog;
+import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.compile.TextReport;
+import io.nccltuner.compile.Workload;
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.Policy.Rule;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Placeholder for {@code nccl-tuner compile}; replaced by the issue that builds it. */
-@Command(name = "compile", description = "(not built yet)")
-final class CompileCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code nccl-tuner compile}: measurements (nccl-tests output, sweep CSV, optimize_config.py CSV)
+ * to a regret-ranked YAML policy, a text report on stdout and optionally an HTML chart. See
+ * docs/compile.md and {@link Compiler} for the method.
+ *
+ * <p>Exit codes: 0 success, 1 an input or usage error (message names file and line), 2 an
+ * internal error (the compiled policy failed to load).
+ */
+@Command(
+    name = "compile",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Compile measurements into a regret-ranked policy.",
+      "Inputs: nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
+          + "reduce_perf; any version), the measurement sweep CSV, or optimize_config.py's CSV. Runs without "
+          + "NCCL_ALGO/NCCL_PROTO measure NCCL's own pick. A rule is emitted where NCCL's pick is slower than "
+          + "the best candidate by more than max(--threshold, noise margin)."
+    },
+    sortOptions = false)
+final class CompileCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "FILE", arity = "0..*",
+      description = "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output).")
+  List<Path> files = new ArrayList<>();
+
+  @ArgGroup(exclusive = false, multiplicity = "0..*", heading = "%nPer-file settings (for logs without NCCL INFO lines):%n")
+  List<Input> inputs = new ArrayList<>();
+
+  /** One {@code --in FILE} with what to assume where its log does not say. */
+  static final class Input {
+    @Option(names = "--in", required = true, paramLabel = "FILE", description = "nccl-tests output file.")
+    Path file;
+
+    @Option(names = "--collective", paramLabel = "NAME", description = "Collective (AllReduce, ...) if the log names none.")
+    String collective;
+
+    @Option(names = "--algo", paramLabel = "NAME", description = "NCCL_ALGO the run was forced to (TREE, RING, ...).")
+    String algo;
+
+    @Option(names = "--proto", paramLabel = "NAME", description = "NCCL_PROTO the run was forced to (LL, LL128, SIMPLE).")
+    String proto;
+
+    @Option(names = "--channels", paramLabel = "N", description = "NCCL_MAX_NCHANNELS the run was forced to.")
+    int channels;
+
+    @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
+    int ranks;
+
+    @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
+    int nodes;
+  }
+
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML policy here.")
+  Path output;
+
+  @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
+  String name;
+
+  @Option(names = "--mode", paramLabel = "MODE", defaultValue = "enforce", description = "enforce, shadow or off (default: ${DEFAULT-VALUE}).")
+  String mode;
+
+  @Option(names = "--threshold", paramLabel = "PCT", defaultValue = "5",
+      description = "Smallest regret of NCCL's pick worth a rule, in percent (default: ${DEFAULT-VALUE}).")
+  double thresholdPct;
+
+  @Option(names = "--noise-sigmas", paramLabel = "K", defaultValue = "2",
+      description = "Noise margin = K x sqrt(cv1^2 + cv2^2) of the replicates (default: ${DEFAULT-VALUE}).")
+  double noiseSigmas;
+
+  @Option(names = "--tie", paramLabel = "PCT", defaultValue = "0",
+      description = "Candidates closer than max(this percent, noise margin) are ordered by their regret over "
+          + "all sizes, not size by size (default: ${DEFAULT-VALUE}).")
+  double tiePct;
+
+  @Option(names = "--merge", paramLabel = "BY", defaultValue = "ranking",
+      description = "Merge neighbouring sizes with the same 'ranking' (kept candidates in order) or the same "
+          + "'pick' (first candidate; fallbacks common to all merged sizes) (default: ${DEFAULT-VALUE}).")
+  String merge;
+
+  @Option(names = "--any-pipe-ops", description = "Rules for any numPipeOps, not just the measured one.")
+  boolean anyPipeOps;
+
+  @Option(names = "--placement", paramLabel = "WHICH", defaultValue = "out",
+      description = "nccl-tests columns to use: out, in or both (default: ${DEFAULT-VALUE}).")
+  String placement;
+
+  @Option(names = "--nccl-log", paramLabel = "FILE",
+      description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
+  List<Path> ncclLogs = new ArrayList<>();
+
+  @Option(names = "--workload", paramLabel = "FILE",
+      description = "Trace CSV or shadow JSON-lines log: weight regret by its message sizes (repeatable).")
+  List<Path> workloads = new ArrayList<>();
+
+  @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML report with an SVG chart.")
+  Path html;
+
   @Override
   public Integer call() {
-    System.err.println("nccl-tuner compile: not built yet");
-    return 2;
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      return run(out, err);
+    } catch (InputException e) {
+      err.println("nccl-tuner compile: " + e.getMessage());
+      err.flush();
+      return 1;
+    } catch (IOException e) {
+      err.println("nccl-tuner compile: " + e);
+      err.flush();
+      return 1;
+    }
+  }
+
+  private int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    if (files.isEmpty() && inputs.isEmpty()) {
+      throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
+    }
+    NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
+      case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
+      case "in", "in-place" -> NcclTestsLog.Placement.IN_PLACE;
+      case "both" -> NcclTestsLog.Placement.BOTH;
+      default -> throw new InputException("--placement", "'" + placement + "' is not out, in or both");
+    };
+    Mode m = Mode.parse(mode);
+    if (m == null) {
+      throw new InputException("--mode", "'" + mode + "' is not enforce, shadow or off");
+    }
+    if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
+      throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
+    }
+    MeasurementSet data = new MeasurementSet();
+    List<String> sources = new ArrayList<>();
+    for (Path f : files) {
+      read(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl), data);
+      sources.add(f.toString());
+    }
+    for (Input in : inputs) {
+      Collective c = in.collective == null ? null : Collective.parse(in.collective);
+      Algorithm a = in.algo == null ? null : Algorithm.parse(in.algo);
+      Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
+      if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
+        throw new InputException("--in " + in.file, "unknown name in --collective/--algo/--proto ("
+            + in.collective + "/" + in.algo + "/" + in.proto + ")");
+      }
+      if (in.channels < 0 || in.channels > 64) {
+        throw new InputException("--in " + in.file, "--channels must be 1..64");
+      }
+      read(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl), data);
+      sources.add(in.file.toString());
+    }
+    for (Path log : ncclLogs) {
+      NcclLog.readSelections(log, data);
+    }
+    String policyName = name != null ? name
+        : output != null ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "compiled";
+    Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
+      case "ranking" -> Compiler.Merge.RANKING;
+      case "pick" -> Compiler.Merge.PICK;
+      default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
+    };
+    Compiler.Options opts = new Compiler.Options(thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps,
+        mergeBy, policyName, m, null);
+    Compilation c = Compiler.compile(data, opts);
+    List<Workload.Savings> savings = new ArrayList<>();
+    if (!workloads.isEmpty()) {
+      List<Workload.Call> calls = new ArrayList<>();
+      for (Path w : workloads) {
+        calls.addAll(Workload.read(w));
+      }
+      savings = Workload.evaluate(c, calls);
+    }
+    out.print(TextReport.render(c, savings));
+    if (output != null) {
+      String yaml = PolicyYaml.write(c.policy(), header(sources, c), ruleComments(c));
+      try {
+        PolicyLoader.parse(output.toString(), yaml);
+      } catch (PolicyException e) {
+        err.println("nccl-tuner compile: internal error, the compiled policy does not load: " + e.getMessage());
+        err.flush();
+        return 2;
+      }
+      write(output, yaml);
+      out.println("policy: " + output + " (" + c.groups().stream().mapToInt(g -> g.rules().size()).sum() + " rules)");
+    }
+    if (html != null) {
+      write(html, HtmlReport.render(c, savings));
+      out.println("html: " + html);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private static void read(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
+    if (!Files.isRegularFile(f)) {
+      throw new InputException(f.toString(), "no such file");
+    }
+    if (MeasurementCsv.looksLike(f)) {
+      MeasurementCsv.parse(f, data);
+    } else {
+      NcclTestsLog.parse(f, o, data);
+    }
+  }
+
+  private static void write(Path p, String text) throws IOException {
+    Path parent = p.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(p, text, StandardCharsets.UTF_8);
+  }
+
+  private List<String> header(List<String> sources, Compilation c) {
+    List<String> h = new ArrayList<>();
+    h.add("Compiled by `nccl-tuner compile` from:");
+    for (String s : sources) {
+      h.add("  " + s);
+    }
+    for (Path l : ncclLogs) {
+      h.add("  NCCL's picks: " + l);
+    }
+    h.add("Per size: median over replicates per configuration; regret = median / best median - 1.");
+    h.add("A rule where NCCL's own pick (the unforced runs) loses more than max("
+        + String.format(Locale.ROOT, "%.4g%%", c.options().threshold() * 100) + ", noise margin).");
+    h.add("Merged ranges keep NCCL's smallest and each candidate's largest regret. See docs/compile.md.");
+    return h;
+  }
+
+  private static Map<Rule, List<String>> ruleComments(Compilation c) {
+    Map<Rule, List<String>> m = new IdentityHashMap<>();
+    for (Group g : c.groups()) {
+      for (Rule r : g.rules()) {
+        List<SizeResult> in = g.sizes().stream()
+            .filter(s -> Long.compareUnsigned(s.nBytes(), r.fromBytes()) >= 0
+                && (r.toBytes() == -1L || Long.compareUnsigned(s.nBytes(), r.toBytes()) < 0))
+            .toList();
+        if (in.isEmpty()) {
+          continue;
+        }
+        String sizes = in.size() == 1 ? ByteSize.format(in.getFirst().nBytes())
+            : ByteSize.format(in.getFirst().nBytes()) + " .. " + ByteSize.format(in.getLast().nBytes()) + " (" + in.size() + " sizes)";
+        m.put(r, List.of("measured " + sizes + ": NCCL " + span(in, true) + " us, "
+            + in.getFirst().ranking().getFirst().config().label() + " " + span(in, false) + " us"));
+      }
+    }
+    return m;
+  }
+
+  private static String span(List<SizeResult> in, boolean nccl) {
+    double lo = Double.POSITIVE_INFINITY;
+    double hi = 0;
+    for (SizeResult s : in) {
+      double v = nccl ? s.ncclUs() : s.policyUs();
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+    return lo == hi ? String.format(Locale.ROOT, "%.1f", lo) : String.format(Locale.ROOT, "%.1f..%.1f", lo, hi);
   }
 }

@@ -1,0 +1,138 @@
+package io.nccltuner.compile;
+
+import io.nccltuner.compile.Compiler.Compilation;
+import io.nccltuner.compile.Compiler.Group;
+import io.nccltuner.compile.Compiler.SizeResult;
+import io.nccltuner.compile.Compiler.Stats;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Rule;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The compile report for a terminal: per group a table with one row per measured size (the size
+ * range it governs, NCCL's pick and time, the best, the policy's pick, regret before and after,
+ * the noise), then the merged rules, the workload weighting, refused rows and warnings.
+ *
+ * <p>Times are microseconds. "regret before" is NCCL's: its time / best - 1; "after" is the
+ * policy's first candidate's (NCCL's own where no rule applies). "noise" is the margin
+ * k * sqrt(cv(NCCL)^2 + cv(best)^2), "n/a" with one replicate.
+ */
+public final class TextReport {
+  private TextReport() {}
+
+  /**
+   * Renders the report.
+   *
+   * @param c the compilation
+   * @param savings workload weighting, empty when no workload was given
+   * @return the text, ending in a newline
+   */
+  public static String render(Compilation c, List<Workload.Savings> savings) {
+    StringBuilder sb = new StringBuilder();
+    for (Group g : c.groups()) {
+      int minRep = Integer.MAX_VALUE;
+      int maxRep = 0;
+      java.util.Set<RunConfig> configs = new java.util.HashSet<>();
+      for (SizeResult s : g.sizes()) {
+        for (Stats st : s.candidates()) {
+          minRep = Math.min(minRep, st.replicates());
+          maxRep = Math.max(maxRep, st.replicates());
+          configs.add(st.config());
+        }
+        if (s.nccl() != null) {
+          minRep = Math.min(minRep, s.nccl().replicates());
+          maxRep = Math.max(maxRep, s.nccl().replicates());
+        }
+      }
+      if (minRep == Integer.MAX_VALUE) {
+        minRep = 0;
+      }
+      sb.append(g.key()).append(": ").append(g.sizes().size()).append(" sizes, ").append(configs.size())
+          .append(" candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
+          .append(maxRep == 1 ? " replicate" : " replicates").append(" per configuration").append(maxRep < 2 ? " (noise unknown: margin 0)" : "").append('\n');
+      String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%n";
+      sb.append(String.format(Locale.ROOT, fmt, "size range", "NCCL's pick", "NCCL us", "best", "best us",
+          "policy's pick", "before", "after", "noise"));
+      for (SizeResult s : g.sizes()) {
+        String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
+        String pick = s.ncclPick() == null ? "auto" : "auto=" + s.ncclPick().label();
+        Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
+        String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
+            ? "NCCL" : best.config().label();
+        String policy = s.ruled() ? s.ranking().getFirst().config().label()
+            : (s.note().isEmpty() ? "NCCL" : "NCCL (" + s.note() + ")");
+        sb.append(String.format(Locale.ROOT, fmt, range, pick, us(s.ncclUs()), bestName, us(s.bestUs()),
+            policy, pct(s.ncclRegret()), pct(s.policyRegret()), pct(s.noiseMargin())));
+      }
+      sb.append("rules: ").append(g.rules().size()).append('\n');
+      for (Rule r : g.rules()) {
+        sb.append("  ").append(describe(r)).append('\n');
+      }
+      sb.append('\n');
+    }
+    for (Workload.Savings s : savings) {
+      sb.append("workload ").append(s.key()).append(": ").append(s.calls()).append(" calls, ").append(s.priced())
+          .append(" inside the measured span\n");
+      if (s.priced() > 0) {
+        sb.append(String.format(Locale.ROOT,
+            "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
+                + " (%.1f us per pass)%n",
+            s.defaultUs(), pct(s.defaultRegret()), s.policyUs(), pct(s.policyRegret()), s.bestUs(), pct(s.saving()),
+            s.defaultUs() - s.policyUs()));
+      }
+    }
+    if (!c.refused().isEmpty()) {
+      sb.append("refused rows (wrong results, never used): ").append(c.refused().size()).append('\n');
+      for (String r : c.refused()) {
+        sb.append("  ").append(r).append('\n');
+      }
+    }
+    if (!c.warnings().isEmpty()) {
+      sb.append("warnings: ").append(c.warnings().size()).append('\n');
+      for (String w : c.warnings()) {
+        sb.append("  ").append(w).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  /**
+   * One line describing a rule, e.g.
+   * {@code AllReduce [1 MiB, 2 MiB) numPipeOps 1: RING/LL +0.00% | NCCL RING/LL128 loses >= 21.00%}.
+   *
+   * @param r the rule
+   * @return the line
+   */
+  public static String describe(Rule r) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(r.collective()).append(" [").append(ByteSize.format(r.fromBytes())).append(", ")
+        .append(ByteSize.format(r.toBytes())).append(")");
+    if (!r.numPipeOps().equals(io.nccltuner.policy.Policy.Range.ANY)) {
+      sb.append(" numPipeOps ").append(r.numPipeOps());
+    }
+    sb.append(":");
+    for (Candidate c : r.candidates()) {
+      sb.append(' ').append(label(c)).append(" +").append(pct(c.regret()));
+    }
+    sb.append(" | NCCL");
+    if (r.ncclPick() != null) {
+      sb.append(' ').append(label(r.ncclPick()));
+    }
+    sb.append(" loses >= ").append(pct(r.ncclRegret()));
+    return sb.toString();
+  }
+
+  static String label(Candidate c) {
+    return new RunConfig(c.algorithm(), c.protocol(), c.channels()).label();
+  }
+
+  static String pct(double f) {
+    return Double.isNaN(f) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", f * 100);
+  }
+
+  static String us(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+  }
+}

@@ -1,0 +1,186 @@
+package io.nccltuner.compile;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nccltuner.compile.Compiler.Compilation;
+import io.nccltuner.compile.Compiler.Group;
+import io.nccltuner.compile.Compiler.GroupKey;
+import io.nccltuner.compile.Compiler.SizeResult;
+import io.nccltuner.policy.Collective;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A workload of collective calls, for weighting regret by what a job actually sends.
+ *
+ * <p>Two formats, told apart by the first non-comment line:
+ *
+ * <ul>
+ *   <li>A captured getCollInfo trace ({@code ../shared/data/traces/.../README.md}):
+ *       {@code get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,<numPipeOps>,...} rows, collType
+ *       being ncclFunc_t (0 Broadcast .. 4 AllReduce); {@code init}, {@code destroy} and {@code #}
+ *       lines are skipped, as are point-to-point collTypes.
+ *   <li>A shadow-mode log: one JSON object per line with {@code "collective"} (a name such as
+ *       "AllReduce", or the ncclFunc_t number; {@code "coll"} is accepted too) and {@code "nBytes"},
+ *       optionally {@code "nRanks"}, {@code "nNodes"}, {@code "numPipeOps"} and {@code "count"}
+ *       (calls this line stands for, default 1). Other keys are ignored.
+ * </ul>
+ */
+public final class Workload {
+  /**
+   * Calls of one shape.
+   *
+   * @param collective the collective
+   * @param nBytes message size in bytes as getCollInfo sees it
+   * @param nRanks ranks, 0 when the source does not say
+   * @param nNodes nodes, 0 when the source does not say
+   * @param numPipeOps numPipeOps, 0 when the source does not say
+   * @param count how many calls
+   */
+  public record Call(Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count) {}
+
+  /**
+   * What the workload's calls cost under NCCL's default, under the policy and at the measured best,
+   * for one measured group. Calls are priced at the measured size that governs their size (see
+   * {@link Compiler}); calls outside the measured span, or where NCCL's own time was not
+   * measured, are counted but not priced.
+   *
+   * @param key the group
+   * @param calls calls of this collective and shape in the workload
+   * @param priced calls inside the measured span with NCCL's time known
+   * @param defaultUs sum of NCCL's times over priced calls, microseconds
+   * @param policyUs sum of the policy's times (its first candidate where a rule applies, else
+   *     NCCL's), microseconds
+   * @param bestUs sum of the best measured times, microseconds
+   */
+  public record Savings(GroupKey key, long calls, long priced, double defaultUs, double policyUs, double bestUs) {
+    /** @return size-weighted regret of NCCL's default: defaultUs / bestUs - 1 */
+    public double defaultRegret() {
+      return defaultUs / bestUs - 1;
+    }
+
+    /** @return size-weighted regret of the policy: policyUs / bestUs - 1 */
+    public double policyRegret() {
+      return policyUs / bestUs - 1;
+    }
+
+    /** @return expected saving of the policy over NCCL's default: 1 - policyUs / defaultUs */
+    public double saving() {
+      return 1 - policyUs / defaultUs;
+    }
+  }
+
+  private Workload() {}
+
+  /**
+   * Reads a workload.
+   *
+   * @param file a trace CSV or a shadow JSON-lines log
+   * @return the calls, in file order
+   * @throws IOException if the file cannot be read
+   * @throws InputException on a malformed line (naming file and line)
+   */
+  public static List<Call> read(Path file) throws IOException, InputException {
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<Call> calls = new ArrayList<>();
+    ObjectMapper json = new ObjectMapper();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      String where = file + ":" + (i + 1);
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      if (line.startsWith("{")) {
+        Call c = jsonCall(json, where, line);
+        if (c != null) {
+          calls.add(c);
+        }
+        continue;
+      }
+      String[] f = MeasurementCsv.split(where, line);
+      if (f[0].equals("init") || f[0].equals("destroy")) {
+        continue;
+      }
+      if (!f[0].equals("get") || f.length < 7) {
+        throw new InputException(where, "expected a trace row 'get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,"
+            + "<numPipeOps>,...' or a JSON object with collective and nBytes");
+      }
+      try {
+        Collective coll = Collective.ofId(Integer.parseInt(f[4]));
+        if (coll != null) {
+          calls.add(new Call(coll, Long.parseUnsignedLong(f[5]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
+              Integer.parseInt(f[6]), 1));
+        }
+      } catch (NumberFormatException e) {
+        throw new InputException(where, "trace row has a field that is not a whole number: " + e.getMessage());
+      }
+    }
+    return calls;
+  }
+
+  private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
+    JsonNode n;
+    try {
+      n = json.readTree(line);
+    } catch (JsonProcessingException e) {
+      throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
+    }
+    JsonNode c = n.has("collective") ? n.get("collective") : n.get("coll");
+    if (c == null || !n.hasNonNull("nBytes") || !n.get("nBytes").canConvertToExactIntegral()) {
+      throw new InputException(where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
+    }
+    Collective coll = c.isInt() ? Collective.ofId(c.asInt()) : Collective.parse(c.asText());
+    if (coll == null) {
+      if (c.isInt()) {
+        return null; // point-to-point ncclFunc_t
+      }
+      throw new InputException(where, "unknown collective '" + c.asText() + "'");
+    }
+    return new Call(coll, n.get("nBytes").asLong(), n.path("nRanks").asInt(0), n.path("nNodes").asInt(0),
+        n.path("numPipeOps").asInt(0), n.path("count").asLong(1));
+  }
+
+  /**
+   * Prices a workload against compiled groups.
+   *
+   * @param c the compilation
+   * @param calls the workload
+   * @return one entry per group with at least one matching call
+   */
+  public static List<Savings> evaluate(Compilation c, List<Call> calls) {
+    List<Savings> out = new ArrayList<>();
+    for (Group g : c.groups()) {
+      GroupKey k = g.key();
+      long n = 0;
+      long priced = 0;
+      double def = 0;
+      double pol = 0;
+      double best = 0;
+      for (Call call : calls) {
+        if (call.collective() != k.collective() || (call.nRanks() != 0 && call.nRanks() != k.nRanks())
+            || (call.nNodes() != 0 && call.nNodes() != k.nNodes())
+            || (call.numPipeOps() != 0 && !k.numPipeOps().contains(call.numPipeOps()))) {
+          continue;
+        }
+        n += call.count();
+        SizeResult s = g.governing(call.nBytes());
+        if (s == null || Double.isNaN(s.ncclUs())) {
+          continue;
+        }
+        priced += call.count();
+        def += s.ncclUs() * call.count();
+        pol += s.policyUs() * call.count();
+        best += s.bestUs() * call.count();
+      }
+      if (n > 0) {
+        out.add(new Savings(k, n, priced, def, pol, best));
+      }
+    }
+    return out;
+  }
+}
