@@ -600,7 +600,8 @@ public final class NcclTestsLog {
       if (error) {
         double bound = errorBound(row.type(), nRanks);
         if (v > bound) {
-          into.refuse(at(row.line()), "error " + v + name + " is above nccl-tests' bound " + bound + " for "
+          into.refuse(at(row.line()), "error " + String.format(Locale.ROOT, "%.0e", v) + name
+              + " is above nccl-tests' bound " + String.format(Locale.ROOT, "%.2g", bound) + " for "
               + row.type() + " with " + nRanks + " ranks: results were wrong; row never used");
           return true;
         }

@@ -50,21 +50,22 @@ public final class TextReport {
         minRep = 0;
       }
       sb.append(g.key()).append(": ").append(g.sizes().size()).append(" sizes, ").append(configs.size())
-          .append(" candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
+          .append(configs.size() == 1 ? " candidate, " : " candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
           .append(maxRep == 1 ? " replicate" : " replicates").append(" per configuration").append(maxRep < 2 ? " (noise unknown: margin 0)" : "").append('\n');
-      String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%n";
+      String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
       sb.append(String.format(Locale.ROOT, fmt, "size range", "NCCL's pick", "NCCL us", "best", "best us",
-          "policy's pick", "before", "after", "noise"));
+          "policy's pick", "before", "after", "noise", ""));
       for (SizeResult s : g.sizes()) {
         String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
-        String pick = s.ncclPick() == null ? "auto" : "auto=" + s.ncclPick().label();
+        String pick = (s.nccl() == null && Double.isNaN(s.ncclUs())) ? "-"
+            : s.ncclPick() == null ? "auto" : "auto=" + s.ncclPick().label();
         Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
         String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
             ? "NCCL" : best.config().label();
-        String policy = s.ruled() ? s.ranking().getFirst().config().label()
-            : (s.note().isEmpty() ? "NCCL" : "NCCL (" + s.note() + ")");
+        String policy = s.ruled() ? s.ranking().getFirst().config().label() : "NCCL";
         sb.append(String.format(Locale.ROOT, fmt, range, pick, us(s.ncclUs()), bestName, us(s.bestUs()),
-            policy, pct(s.ncclRegret()), pct(s.policyRegret()), pct(s.noiseMargin())));
+            policy, pct(s.ncclRegret()), pct(s.policyRegret()), pct(s.noiseMargin()),
+            s.note().isEmpty() ? "" : "  (" + s.note() + ")"));
       }
       sb.append("rules: ").append(g.rules().size()).append('\n');
       for (Rule r : g.rules()) {
@@ -114,13 +115,20 @@ public final class TextReport {
     }
     sb.append(":");
     for (Candidate c : r.candidates()) {
-      sb.append(' ').append(label(c)).append(" +").append(pct(c.regret()));
+      sb.append(' ').append(label(c));
+      if (!Double.isNaN(c.regret())) {
+        sb.append(" +").append(pct(c.regret()));
+      }
     }
-    sb.append(" | NCCL");
-    if (r.ncclPick() != null) {
-      sb.append(' ').append(label(r.ncclPick()));
+    if (r.ncclPick() != null || !Double.isNaN(r.ncclRegret())) {
+      sb.append(" | NCCL");
+      if (r.ncclPick() != null) {
+        sb.append(' ').append(label(r.ncclPick()));
+      }
+      if (!Double.isNaN(r.ncclRegret())) {
+        sb.append(" loses >= ").append(pct(r.ncclRegret()));
+      }
     }
-    sb.append(" loses >= ").append(pct(r.ncclRegret()));
     return sb.toString();
   }
 
