@@ -1,0 +1,496 @@
+package io.nccltuner.compile;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.SizeGrid;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * Converts the CSV config of NCCL's example tuner plugin (NCCL plugins/tuner/example, 2.27+,
+ * read from {@code NCCL_TUNER_CONFIG_FILE}) into an equivalent {@link Policy}.
+ *
+ * <p>Format (plugin.c {@code loadConfig}): one rule per line,
+ * {@code collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]]};
+ * lines starting with {@code #} and blank lines are skipped; fields are trimmed of spaces and
+ * tabs; -1 means "any" for nNodes, nRanks, numPipeOps and regBuff and "NCCL's default" for
+ * channels; the byte range is inclusive. Names are lower case: collectives {@code broadcast,
+ * reduce, allgather, reducescatter, allreduce}; algorithms {@code tree, ring, collnet_direct,
+ * collnet_chain, nvls, nvls_tree, pat}; protocols {@code ll, ll128, simple}.
+ *
+ * <p>Where NCCL's plugin is silent this converter refuses, with the line number: an unknown or
+ * differently-cased name (the plugin compares with strcmp and turns unknown names into
+ * allreduce / ring / simple without a word), fewer than 8 or more than 10 fields (the plugin skips
+ * or truncates them), a field that is not a number (the plugin's atoi reads garbage as 0),
+ * a negative min_bytes, min above max, channels outside -1..64.
+ *
+ * <p>Semantics kept exactly: for a call, the plugin walks the lines in file order and applies the
+ * first line that matches (collective, size, nNodes, nRanks, numPipeOps, regBuff) and whose
+ * algorithm/protocol NCCL offers (cost not -1); a line NCCL does not offer passes to the next
+ * matching line. So each policy rule lists, as candidates, the first up to four distinct
+ * algorithm/protocol pairs of the lines that match there, in file order. Lines with specific
+ * nNodes/nRanks become profiles: one per combination of the values the file names, most specific
+ * first, each holding the lines that apply to it; profiles that change nothing are dropped.
+ *
+ * <p>Approximations, each reported as a warning naming the line:
+ *
+ * <ul>
+ *   <li>Byte ranges: policies use half-open ranges on the size grid ({@link SizeGrid}), so each
+ *       grid bucket gets what NCCL's plugin does for the bucket's smallest size: [min, max]
+ *       becomes [ceil(min), ceil(max + 1)) in grid points. Exact when min and max + 1 are grid
+ *       points (0, 1024, 65536, 4 GiB...; e.g. 0..65535); otherwise the warning names the sizes
+ *       that change hands (for 0..65536: sizes 65537..81919 B follow this line too). A line that
+ *       covers no grid point is dropped. max_bytes of 2^64 - 1 (or -1) means no upper bound.
+ *   <li>regBuff: a v3 tuner is not told whether the buffer is registered. regBuff 0 is treated
+ *       as any (most buffers are not registered); lines with regBuff 1 are dropped.
+ * </ul>
+ *
+ * <p>Not replicated: the example plugin sets {@code *nChannels = 1} at the top of every
+ * getCollInfo call (plugin.c, 2.28.9 and 2.30.7), so with it every call NCCL plans, matched or not,
+ * runs on one channel; here no match and channels -1 leave NCCL's channel count alone, as the
+ * config file's own comment ("-1 to keep default") says.
+ */
+public final class NcclExampleConfig {
+  private static final String[] COLLS = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
+  private static final String[] ALGOS = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
+  private static final String[] PROTOS = {"ll", "ll128", "simple"};
+
+  /**
+   * One config line.
+   *
+   * @param line 1-based line number
+   * @param collective the collective
+   * @param from first byte (grid point) after rounding
+   * @param to end (exclusive grid point) after rounding, -1 for no bound
+   * @param candidate algorithm, protocol, channels (0 = NCCL's default)
+   * @param nNodes nodes matched, -1 any
+   * @param nRanks ranks matched, -1 any
+   * @param numPipeOps numPipeOps matched, -1 any
+   */
+  record Line(int line, Collective collective, long from, long to, Candidate candidate, int nNodes, int nRanks,
+      int numPipeOps) {}
+
+  /**
+   * The converted policy and what did not convert exactly.
+   *
+   * @param policy the policy (one or more profiles)
+   * @param warnings {@code file:line: text} for each approximation
+   * @param ruleLines for each rule (by identity), the config lines it comes from
+   */
+  public record Result(Policy policy, List<String> warnings, Map<Rule, List<Integer>> ruleLines) {}
+
+  private NcclExampleConfig() {}
+
+  /**
+   * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
+   *
+   * @param csv the config file
+   * @param warnings receives each approximation as {@code file:line: text}
+   * @return the policy, named after the file, mode enforce
+   * @throws IOException if the file cannot be read
+   * @throws InputException on the first line the converter refuses (see the class comment)
+   */
+  public static Policy toPolicy(Path csv, Consumer<String> warnings) throws IOException, InputException {
+    Result r = convert(csv);
+    r.warnings().forEach(warnings);
+    return r.policy();
+  }
+
+  /**
+   * As {@link #toPolicy(Path, Consumer)}, dropping the warnings.
+   *
+   * @param csv the config file
+   * @return the policy
+   * @throws IOException if the file cannot be read
+   * @throws InputException on a line the converter refuses
+   */
+  public static Policy toPolicy(Path csv) throws IOException, InputException {
+    return toPolicy(csv, w -> { });
+  }
+
+  /**
+   * Converts a config file.
+   *
+   * @param csv the config file
+   * @return the policy, the warnings and where each rule came from
+   * @throws IOException if the file cannot be read
+   * @throws InputException on a line the converter refuses
+   */
+  public static Result convert(Path csv) throws IOException, InputException {
+    String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt)$", "");
+    return convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Converts config text.
+   *
+   * @param file the name used in messages
+   * @param policyName the policy's name
+   * @param text the lines of the file
+   * @return the policy, the warnings and where each rule came from
+   * @throws InputException on a line the converter refuses
+   */
+  public static Result convert(String file, String policyName, List<String> text) throws InputException {
+    List<String> warnings = new ArrayList<>();
+    List<Line> lines = new ArrayList<>();
+    for (int i = 0; i < text.size(); i++) {
+      Line l = parse(file + ":" + (i + 1), i + 1, text.get(i), warnings);
+      if (l != null) {
+        lines.add(l);
+      }
+    }
+    if (lines.isEmpty()) {
+      warnings.add(file + ": no config lines; the policy changes nothing");
+    }
+    // the values of nNodes / nRanks the file names, plus "other" (a value it does not name)
+    TreeSet<Integer> nodeVals = new TreeSet<>();
+    TreeSet<Integer> rankVals = new TreeSet<>();
+    for (Line l : lines) {
+      if (l.nNodes() != -1) {
+        nodeVals.add(l.nNodes());
+      }
+      if (l.nRanks() != -1) {
+        rankVals.add(l.nRanks());
+      }
+    }
+    record Cell(int nNodes, int nRanks) {} // -1 = any value the file does not name
+    List<Cell> cells = new ArrayList<>();
+    for (int n : nodeVals) {
+      for (int r : rankVals) {
+        cells.add(new Cell(n, r));
+      }
+    }
+    for (int n : nodeVals) {
+      cells.add(new Cell(n, -1));
+    }
+    for (int r : rankVals) {
+      cells.add(new Cell(-1, r));
+    }
+    cells.add(new Cell(-1, -1));
+    Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
+    List<Profile> profiles = new ArrayList<>();
+    for (Cell c : cells) {
+      List<Line> applicable = lines.stream()
+          .filter(l -> (l.nNodes() == -1 || l.nNodes() == c.nNodes()) && (l.nRanks() == -1 || l.nRanks() == c.nRanks()))
+          .toList();
+      if (applicable.isEmpty()) {
+        continue;
+      }
+      String pname = c.nNodes() == -1 && c.nRanks() == -1 ? "any"
+          : (c.nNodes() == -1 ? "" : "nNodes" + c.nNodes()) + (c.nNodes() != -1 && c.nRanks() != -1 ? "-" : "")
+              + (c.nRanks() == -1 ? "" : "nRanks" + c.nRanks());
+      profiles.add(new Profile(pname, c.nRanks() == -1 ? Range.ANY : Range.exactly(c.nRanks()),
+          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rules(file, applicable, ruleLines)));
+    }
+    // drop profiles whose removal changes no communicator's rules
+    int otherNodes = nodeVals.isEmpty() ? 1 : nodeVals.last() + 1;
+    int otherRanks = rankVals.isEmpty() ? 1 : rankVals.last() + 1;
+    List<int[]> probes = new ArrayList<>();
+    for (int n : concat(nodeVals, otherNodes)) {
+      for (int r : concat(rankVals, otherRanks)) {
+        probes.add(new int[] {n, r});
+      }
+    }
+    for (int i = 0; i < profiles.size() && profiles.size() > 1; ) {
+      List<Profile> without = new ArrayList<>(profiles);
+      without.remove(i);
+      boolean same = true;
+      for (int[] p : probes) {
+        if (!Objects.equals(effective(profiles, p), effective(without, p))) {
+          same = false;
+          break;
+        }
+      }
+      if (same) {
+        profiles = without;
+      } else {
+        i++;
+      }
+    }
+    if (profiles.isEmpty()) {
+      profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
+    }
+    Policy policy = new Policy(policyName, Mode.ENFORCE,
+        "Imported by nccl-tuner import from NCCL example-tuner config " + file + " (first matching line wins).",
+        profiles, null);
+    return new Result(policy, warnings, ruleLines);
+  }
+
+  private static List<Integer> concat(TreeSet<Integer> vals, int other) {
+    List<Integer> l = new ArrayList<>(vals);
+    l.add(other);
+    return l;
+  }
+
+  /** The rules a communicator of (nNodes, nRanks) gets: the first matching profile's, by content. */
+  private static List<String> effective(List<Profile> profiles, int[] probe) {
+    for (Profile p : profiles) {
+      if (p.nNodes().contains(probe[0]) && p.nRanks().contains(probe[1])) {
+        return p.rules().stream().map(Object::toString).toList();
+      }
+    }
+    return List.of();
+  }
+
+  /** Resolves "first matching line wins" for one profile into non-overlapping rules. */
+  private static List<Rule> rules(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines)
+      throws InputException {
+    List<Rule> out = new ArrayList<>();
+    for (Collective coll : Collective.values()) {
+      List<Line> ls = lines.stream().filter(l -> l.collective() == coll).toList();
+      if (ls.isEmpty()) {
+        continue;
+      }
+      // numPipeOps segments: each named value, and the gaps between them
+      TreeSet<Integer> vals = new TreeSet<>();
+      for (Line l : ls) {
+        if (l.numPipeOps() != -1) {
+          vals.add(l.numPipeOps());
+        }
+      }
+      List<Range> segs = new ArrayList<>();
+      long lo = 1; // NCCL passes numPipeOps >= 1
+      for (int v : vals) {
+        if (v > lo) {
+          segs.add(new Range(lo, v - 1));
+        }
+        segs.add(Range.exactly(v));
+        lo = v + 1L;
+      }
+      segs.add(new Range(lo, Long.MAX_VALUE));
+      if (segs.size() == 1) {
+        segs.set(0, Range.ANY);
+      }
+      // per segment and bucket: the ordered candidates of the matching lines
+      record Piece(Range pipe, long from, long to, List<Candidate> cands, List<Integer> lines) {}
+      List<Piece> pieces = new ArrayList<>();
+      for (Range seg : segs) {
+        Piece open = null;
+        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+          List<Candidate> cands = new ArrayList<>();
+          List<Integer> from = new ArrayList<>();
+          if (b < SizeGrid.BUCKETS) {
+            long size = SizeGrid.lowerBound(b);
+            for (Line l : ls) {
+              boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
+                  && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
+              boolean pipeOk = l.numPipeOps() == -1 || seg.contains(l.numPipeOps());
+              if (sizeOk && pipeOk && cands.stream().noneMatch(c -> c.algorithm() == l.candidate().algorithm()
+                  && c.protocol() == l.candidate().protocol())) {
+                if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
+                  throw new InputException(file + ":" + l.line(), "more than " + PolicyLoader.MAX_CANDIDATES
+                      + " lines with different algorithm/protocol match " + coll + " at " + ByteSize.format(size)
+                      + "; a policy rule lists at most " + PolicyLoader.MAX_CANDIDATES + " candidates");
+                }
+                cands.add(l.candidate());
+                from.add(l.line());
+              }
+            }
+          }
+          if (open != null && !open.cands().equals(cands)) {
+            long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
+            pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
+            open = null;
+          }
+          if (open == null && !cands.isEmpty()) {
+            open = new Piece(seg, SizeGrid.lowerBound(b), 0, cands, new ArrayList<>(from));
+          } else if (open != null) {
+            for (int x : from) {
+              if (!open.lines().contains(x)) {
+                open.lines().add(x);
+              }
+            }
+          }
+        }
+      }
+      // merge pieces that differ only by neighbouring numPipeOps segments
+      List<Piece> merged = new ArrayList<>();
+      for (Piece p : pieces) {
+        Piece prev = null;
+        for (Piece m : merged) {
+          if (m.from() == p.from() && m.to() == p.to() && m.cands().equals(p.cands())
+              && m.pipe().max() != Long.MAX_VALUE && m.pipe().max() + 1 == p.pipe().min()) {
+            prev = m;
+          }
+        }
+        if (prev != null) {
+          merged.remove(prev);
+          List<Integer> ln = new ArrayList<>(prev.lines());
+          p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
+          long max = p.pipe().max();
+          Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE ? Range.ANY : new Range(prev.pipe().min(), max);
+          merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));
+        } else {
+          merged.add(p);
+        }
+      }
+      for (Piece p : merged) {
+        Rule r = new Rule(coll, p.from(), p.to(), p.pipe(), null, Double.NaN, p.cands());
+        out.add(r);
+        ruleLines.put(r, p.lines().stream().sorted().toList());
+      }
+    }
+    // at most MAX_RULES_PER_BUCKET numPipeOps-distinct rules per (collective, bucket)
+    for (Collective coll : Collective.values()) {
+      int[] count = new int[SizeGrid.BUCKETS];
+      for (Rule r : out) {
+        if (r.collective() != coll) {
+          continue;
+        }
+        int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+        for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
+          if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
+            throw new InputException(file + ":" + ruleLines.get(r).getFirst(), "more than "
+                + PolicyLoader.MAX_RULES_PER_BUCKET + " numPipeOps values get different rules for " + coll + " at "
+                + ByteSize.format(SizeGrid.lowerBound(b)) + "; a policy allows " + PolicyLoader.MAX_RULES_PER_BUCKET);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  // ---- one line ------------------------------------------------------------------------------
+
+  private static Line parse(String where, int ln, String raw, List<String> warnings) throws InputException {
+    String t = raw.strip();
+    if (t.isEmpty() || t.startsWith("#")) {
+      return null;
+    }
+    String[] f = t.split(",", -1);
+    for (int i = 0; i < f.length; i++) {
+      f[i] = f[i].strip();
+    }
+    if (f.length < 8 || f.length > 10) {
+      throw new InputException(where, f.length + " fields; a line has 8 to 10: collective,min_bytes,max_bytes,"
+          + "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] (NCCL's plugin would "
+          + (f.length < 8 ? "skip it silently)" : "ignore the fields after the 10th)"));
+    }
+    int ci = name(where, f[0], COLLS, "collective", "allreduce");
+    int ai = name(where, f[3], ALGOS, "algorithm", "ring");
+    int pi = name(where, f[4], PROTOS, "protocol", "simple");
+    long min = unsigned(where, f[1], "min_bytes");
+    long max = unsigned(where, f[2], "max_bytes");
+    if (min == -1L) {
+      throw new InputException(where, "min_bytes is -1 (2^64 - 1 to NCCL's strtoull), which no call reaches; "
+          + "write 0 for no lower bound");
+    }
+    if (max != -1L && Long.compareUnsigned(min, max) > 0) {
+      throw new InputException(where, "min_bytes " + Long.toUnsignedString(min) + " is above max_bytes "
+          + Long.toUnsignedString(max) + "; the range is inclusive and would match nothing");
+    }
+    int channels = (int) integer(where, f[5], "channels", -1, PolicyLoader.MAX_CHANNELS);
+    int nNodes = (int) integer(where, f[6], "nNodes", -1, Integer.MAX_VALUE);
+    int nRanks = (int) integer(where, f[7], "nRanks", -1, Integer.MAX_VALUE);
+    int pipe = f.length > 8 ? (int) integer(where, f[8], "numPipeOps", -1, Integer.MAX_VALUE) : -1;
+    int reg = f.length > 9 ? (int) integer(where, f[9], "regBuff", -1, 1) : -1;
+    if (nNodes == 0 || nRanks == 0 || pipe == 0) {
+      throw new InputException(where, (pipe == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
+          : "nNodes/nRanks 0 matches no communicator") + "; write -1 for any");
+    }
+    if (reg == 1) {
+      warnings.add(where + ": regBuff 1 (registered buffers only): a v3 tuner is not told whether a buffer is "
+          + "registered; line dropped");
+      return null;
+    }
+    if (reg == 0) {
+      warnings.add(where + ": regBuff 0: a v3 tuner is not told whether a buffer is registered; the line "
+          + "applies to registered buffers too");
+    }
+    // inclusive [min, max] -> half-open grid range: each bucket follows its smallest size
+    long from = SizeGrid.ceilGridPoint(min);
+    long end = max == -1L ? -1L : max + 1; // max + 1 wraps to 0 only for 2^64 - 1, handled as -1
+    long to = end == -1L ? -1L : SizeGrid.ceilGridPoint(end);
+    if (to != -1L && Long.compareUnsigned(from, to) >= 0) {
+      warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
+          + " contains no size-grid point (4 per power of two), so no grid bucket follows it; line dropped");
+      return null;
+    }
+    List<String> moved = new ArrayList<>();
+    if (from != min) {
+      moved.add("sizes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(from - 1)
+          + " B no longer follow this line");
+    }
+    if (end != -1L && to != end) {
+      moved.add("sizes " + Long.toUnsignedString(end) + ".." + (to == -1L ? "unbounded" : Long.toUnsignedString(to - 1))
+          + " B follow this line too");
+    }
+    if (!moved.isEmpty()) {
+      warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
+          + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
+          + ByteSize.format(to) + "): " + String.join(", ", moved));
+    }
+    Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
+    return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe);
+  }
+
+  private static int name(String where, String s, String[] names, String what, String dflt) throws InputException {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(s)) {
+        return i;
+      }
+    }
+    for (String n : names) {
+      if (n.equalsIgnoreCase(s)) {
+        throw new InputException(where, what + " '" + s + "': NCCL's example plugin compares names exactly "
+            + "(strcmp) and would read this as its default '" + dflt + "'; write '" + n + "'");
+      }
+    }
+    throw new InputException(where, "unknown " + what + " '" + s + "' (NCCL's example plugin would silently use '"
+        + dflt + "'); use one of " + String.join(", ", names));
+  }
+
+  private static long unsigned(String where, String s, String what) throws InputException {
+    if (s.equals("-1")) {
+      return -1L;
+    }
+    try {
+      return Long.parseUnsignedLong(s);
+    } catch (NumberFormatException e) {
+      throw new InputException(where, what + " '" + s + "' is not a whole number of bytes");
+    }
+  }
+
+  private static long integer(String where, String s, String what, long min, long max) throws InputException {
+    long v;
+    try {
+      v = Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      throw new InputException(where, what + " '" + s + "' is not a whole number (NCCL's atoi would read it as "
+          + "whatever digits it starts with)");
+    }
+    if (v < min || v > max) {
+      throw new InputException(where, what + " " + v + " is outside " + min + ".." + max);
+    }
+    return v;
+  }
+
+  /**
+   * Lines a rule came from, for comments.
+   *
+   * @param r a rule of {@link Result#policy()}
+   * @param result the conversion
+   * @return the config line numbers, ascending; empty when unknown
+   */
+  public static List<Integer> linesOf(Rule r, Result result) {
+    return result.ruleLines().getOrDefault(r, List.of());
+  }
+}

@@ -1,0 +1,147 @@
+package io.nccltuner.compile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.Protocol;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class NcclExampleConfigTest {
+  static Candidate c(Algorithm a, Protocol p, int ch) {
+    return new Candidate(a, p, ch, Double.NaN);
+  }
+
+  static Rule rule(Profile p, Collective coll, long from) {
+    return p.rules().stream().filter(r -> r.collective() == coll && r.fromBytes() == from).findFirst().orElseThrow();
+  }
+
+  static NcclExampleConfig.Result convert(String... lines) throws InputException {
+    return NcclExampleConfig.convert("t.conf", "t", List.of(lines));
+  }
+
+  @Test
+  void convertsTheExampleFixture() throws Exception {
+    List<String> warnings = new ArrayList<>();
+    Policy p = NcclExampleConfig.toPolicy(Fixtures.path("example-tuner.conf"), warnings::add);
+    assertEquals("example-tuner", p.name());
+    // nNodes 1 and 2, nRanks 16: profiles for the combinations that change something, most specific first
+    assertEquals(List.of("nNodes2-nRanks16", "nNodes1", "any"), p.profiles().stream().map(Profile::name).toList());
+    Profile any = p.profiles().getLast();
+    Profile one = p.profiles().get(1);
+    assertEquals(Range.exactly(1), one.nNodes());
+    assertEquals(Range.ANY, one.nRanks());
+
+    Rule small = rule(any, Collective.AllReduce, 0);
+    assertEquals(64L << 10, small.toBytes());
+    assertEquals(List.of(c(Algorithm.RING, Protocol.LL, 0)), small.candidates());
+    Rule mid = rule(any, Collective.AllReduce, 64L << 10);
+    assertEquals(1L << 20, mid.toBytes());
+    assertEquals(List.of(c(Algorithm.RING, Protocol.LL128, 8)), mid.candidates());
+    // 18446744073709551615 = SIZE_MAX: no upper bound
+    assertEquals(-1L, rule(any, Collective.AllReduce, 1L << 20).toBytes());
+    // on one node NVLS comes first up to 4 GiB, RING/SIMPLE is its fallback (the next matching line)
+    Rule nvls = rule(one, Collective.AllReduce, 1L << 20);
+    assertEquals(4L << 30, nvls.toBytes());
+    assertEquals(List.of(c(Algorithm.NVLS, Protocol.SIMPLE, 0), c(Algorithm.RING, Protocol.SIMPLE, 0)), nvls.candidates());
+    assertEquals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 0)), rule(one, Collective.AllReduce, 4L << 30).candidates());
+
+    // broadcast 0..32768 inclusive -> [0, 40 KiB); 32769.. -> [40 KiB, 4 GiB) for numPipeOps 1 only
+    Rule b0 = rule(any, Collective.Broadcast, 0);
+    assertEquals(40L << 10, b0.toBytes());
+    assertEquals(Range.ANY, b0.numPipeOps());
+    Rule b1 = rule(any, Collective.Broadcast, 40L << 10);
+    assertEquals(Range.exactly(1), b1.numPipeOps());
+    assertEquals(4L << 30, b1.toBytes());
+    // regBuff 1 line dropped; the reducescatter line (regBuff 0) only for 2 nodes x 16 ranks
+    assertTrue(p.profiles().stream().flatMap(x -> x.rules().stream()).noneMatch(r -> r.collective() == Collective.AllGather));
+    assertTrue(any.rules().stream().noneMatch(r -> r.collective() == Collective.ReduceScatter));
+    assertEquals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 0)),
+        rule(p.profiles().getFirst(), Collective.ReduceScatter, 0).candidates());
+    assertEquals(p.profiles().getFirst(), p.profileFor(16, 2));
+    assertEquals(any, p.profileFor(16, 4));
+
+    String f = Fixtures.path("example-tuner.conf").toString();
+    assertEquals(List.of(
+        f + ":9: bytes 0..32768 (inclusive) is not on the size grid; rounded to [0 B, 40 KiB): sizes "
+            + "32769..40959 B follow this line too",
+        f + ":10: bytes 32769..4294967295 (inclusive) is not on the size grid; rounded to [40 KiB, 4 GiB): sizes "
+            + "32769..40959 B no longer follow this line",
+        f + ":12: regBuff 1 (registered buffers only): a v3 tuner is not told whether a buffer is registered; "
+            + "line dropped",
+        f + ":13: regBuff 0: a v3 tuner is not told whether a buffer is registered; the line applies to registered "
+            + "buffers too"), warnings);
+
+    // the YAML loads unchanged with the plugin's loader
+    Policy loaded = PolicyLoader.parse("imported.yaml", PolicyYaml.write(p, List.of(), Map.of()));
+    assertEquals(p.profiles().size(), loaded.profiles().size());
+    assertEquals(rule(one, Collective.AllReduce, 1L << 20).candidates(),
+        rule(loaded.profiles().get(1), Collective.AllReduce, 1L << 20).candidates());
+  }
+
+  @Test
+  void firstMatchWinsAcrossNumPipeOps() throws Exception {
+    NcclExampleConfig.Result r = convert(
+        "allreduce,0,1048575,tree,ll,-1,-1,-1,4",
+        "allreduce,0,4294967295,ring,simple,-1,-1,-1");
+    List<Rule> rules = r.policy().profiles().getFirst().rules();
+    assertTrue(r.warnings().isEmpty(), r.warnings().toString());
+    Rule four = rules.stream().filter(x -> x.numPipeOps().equals(Range.exactly(4))).findFirst().orElseThrow();
+    assertEquals(List.of(c(Algorithm.TREE, Protocol.LL, 0), c(Algorithm.RING, Protocol.SIMPLE, 0)), four.candidates());
+    assertEquals(1L << 20, four.toBytes());
+    // other numPipeOps values get RING/SIMPLE at every size; numPipeOps 4 gets it from 1 MiB
+    List<Rule> others = rules.stream().filter(x -> !x.numPipeOps().equals(Range.exactly(4))).toList();
+    assertEquals(List.of(new Range(1, 3), new Range(5, Long.MAX_VALUE)), others.stream().map(Rule::numPipeOps).toList());
+    assertTrue(others.stream().allMatch(x -> x.fromBytes() == 0 && x.toBytes() == 4L << 30
+        && x.candidates().equals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 0)))));
+    Rule above = rules.stream().filter(x -> x.fromBytes() == 1L << 20).findFirst().orElseThrow();
+    assertEquals(Range.exactly(4), above.numPipeOps());
+    assertEquals(4, rules.size());
+    assertEquals(List.of(1, 2), NcclExampleConfig.linesOf(four, r));
+    PolicyLoader.parse("x.yaml", PolicyYaml.write(r.policy(), List.of(), Map.of()));
+  }
+
+  @Test
+  void rangeWithoutAGridPointIsDropped() throws Exception {
+    NcclExampleConfig.Result r = convert("allreduce,1025,1279,ring,ll,-1,-1,-1");
+    assertTrue(r.policy().profiles().getFirst().rules().isEmpty());
+    assertEquals(List.of("t.conf:1: bytes 1025..1279 contains no size-grid point (4 per power of two), so no grid "
+        + "bucket follows it; line dropped", "t.conf: no config lines; the policy changes nothing"), r.warnings());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+    "allreduce,0,1024,rnig,ll,-1,-1,-1 | t.conf:1: unknown algorithm 'rnig' (NCCL's example plugin would silently use "
+        + "'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat",
+    "AllReduce,0,1024,ring,ll,-1,-1,-1 | t.conf:1: collective 'AllReduce': NCCL's example plugin compares names "
+        + "exactly (strcmp) and would read this as its default 'allreduce'; write 'allreduce'",
+    "allreduce,0,1024,Tree,ll,-1,-1,-1 | t.conf:1: algorithm 'Tree': NCCL's example plugin compares names exactly "
+        + "(strcmp) and would read this as its default 'ring'; write 'tree'",
+    "allreduce,0,1024,ring,ll128x,-1,-1,-1 | t.conf:1: unknown protocol 'll128x' (NCCL's example plugin would "
+        + "silently use 'simple'); use one of ll, ll128, simple",
+    "allreduce,0,1024,ring,ll,-1,-1 | t.conf:1: 7 fields; a line has 8 to 10: collective,min_bytes,max_bytes,"
+        + "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] (NCCL's plugin would skip it silently)",
+    "allreduce,0,1k,ring,ll,-1,-1,-1 | t.conf:1: max_bytes '1k' is not a whole number of bytes",
+    "allreduce,0,1024,ring,ll,65,-1,-1 | t.conf:1: channels 65 is outside -1..64",
+    "allreduce,2048,1024,ring,ll,-1,-1,-1 | t.conf:1: min_bytes 2048 is above max_bytes 1024; the range is "
+        + "inclusive and would match nothing",
+    "allreduce,0,1024,ring,ll,-1,-1,-1,1,2 | t.conf:1: regBuff 2 is outside -1..1",
+  })
+  void refusedLinesNameTheLine(String line, String message) {
+    InputException e = assertThrows(InputException.class, () -> convert("# comment", line).policy());
+    assertEquals(message.replace("t.conf:1", "t.conf:2"), e.getMessage());
+  }
+}
