@@ -1,13 +1,115 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.compile.InputException;
+import io.nccltuner.compile.NcclExampleConfig;
+import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.compile.TextReport;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Placeholder for {@code nccl-tuner import}; replaced by the issue that builds it. */
-@Command(name = "import", description = "(not built yet)")
-final class ImportCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code nccl-tuner import}: an NCCL example-tuner CSV config ({@code NCCL_TUNER_CONFIG_FILE})
+ * to a YAML policy; see {@link NcclExampleConfig} for the mapping and docs/compile.md.
+ *
+ * <p>Exit codes: 0 success, 1 a line the converter refuses (message names file:line), 2 an
+ * internal error (the converted policy failed to load).
+ */
+@Command(
+    name = "import",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Convert an NCCL example-tuner CSV config (collective,min_bytes,max_bytes,algorithm,protocol,channels,"
+          + "nNodes,nRanks[,numPipeOps[,regBuff]]) to a YAML policy.",
+      "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning."
+    })
+final class ImportCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
+  Path file;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML here (default: stdout).")
+  Path output;
+
+  @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the config file name).")
+  String name;
+
   @Override
   public Integer call() {
-    System.err.println("nccl-tuner import: not built yet");
-    return 2;
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
+      Policy p = r.policy();
+      if (name != null) {
+        p = new Policy(name, p.mode(), p.description(), p.profiles(), null);
+      }
+      for (String w : r.warnings()) {
+        err.println("warning: " + w);
+      }
+      Map<Rule, List<String>> comments = new IdentityHashMap<>();
+      for (Profile pr : p.profiles()) {
+        for (Rule rule : pr.rules()) {
+          List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+          comments.put(rule, List.of((ls.size() == 1 ? "line " : "lines ")
+              + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
+        }
+      }
+      String yaml = PolicyYaml.write(p, List.of("Imported by `nccl-tuner import` from " + file), comments);
+      try {
+        PolicyLoader.parse(output == null ? "import" : output.toString(), yaml);
+      } catch (PolicyException e) {
+        err.println("nccl-tuner import: internal error, the converted policy does not load: " + e.getMessage());
+        err.flush();
+        return 2;
+      }
+      if (output == null) {
+        out.print(yaml);
+      } else {
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        Files.writeString(output, yaml, StandardCharsets.UTF_8);
+        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+        out.println("policy: " + output + " (" + p.profiles().size() + " profiles, " + rules + " rules, "
+            + r.warnings().size() + " warnings)");
+        for (Profile pr : p.profiles()) {
+          out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+          for (Rule rule : pr.rules()) {
+            out.println("    " + TextReport.describe(rule));
+          }
+        }
+      }
+      out.flush();
+      err.flush();
+      return 0;
+    } catch (InputException e) {
+      err.println("nccl-tuner import: " + e.getMessage());
+      err.flush();
+      return 1;
+    } catch (IOException e) {
+      err.println("nccl-tuner import: cannot read " + file + ": " + e);
+      err.flush();
+      return 1;
+    }
   }
 }
