@@ -1,0 +1,125 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.Protocol;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompileCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void helpListsTheOptions() {
+    CliRun r = CliRun.run("compile", "--help");
+    assertEquals(0, r.exit());
+    for (String opt : new String[] {"--threshold", "--noise-sigmas", "--html", "--workload", "--nccl-log", "--in",
+        "--algo", "--proto", "--channels", "--placement", "--merge", "--any-pipe-ops"}) {
+      assertTrue(r.out().contains(opt), opt + " missing from:\n" + r.out());
+    }
+    assertTrue(CliRun.run("--help").out().contains("compile"));
+  }
+
+  @Test
+  void compilesTheSharedSweepIntoALoadablePolicyAndAChart() throws Exception {
+    Path yaml = tmp.resolve("out/h200.yaml");
+    Path html = tmp.resolve("h200.html");
+    CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "-o", yaml.toString(),
+        "--html", html.toString(), "--workload", CliRun.fixture("h200-2rank-trace_tp_infer.csv"));
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("AllReduce, nRanks 2, nNodes 2, numPipeOps 1: 25 sizes, 6 candidates, 1 replicate"),
+        r.out());
+    String table = r.out().replaceAll(" +", " ");
+    assertTrue(table.contains("4 B .. 8 B auto 4806.560 RING/SIMPLE 2453.248 RING/SIMPLE 95.93% 0.00% n/a"), r.out());
+    assertTrue(table.contains("64 MiB .. 80 MiB auto 35056.992 TREE/SIMPLE 26286.144 TREE/SIMPLE 33.37% 0.00% n/a"),
+        r.out());
+    assertTrue(r.out().contains("expected saving 46.11%"), r.out());
+    assertTrue(r.out().contains("policy: " + yaml + " (21 rules)"), r.out());
+
+    Policy p = PolicyLoader.load(yaml);
+    assertEquals("h200", p.name());
+    Rule last = p.profileFor(2, 2).rules().getLast();
+    assertEquals(64L << 20, last.fromBytes());
+    assertEquals(Algorithm.TREE, last.candidates().getFirst().algorithm());
+    assertEquals(Protocol.SIMPLE, last.candidates().getFirst().protocol());
+    assertEquals(0.3337, last.ncclRegret(), 0);
+
+    String page = Files.readString(html);
+    assertTrue(page.startsWith("<!DOCTYPE html>"));
+    assertFalse(page.contains("<script"), "no scripts");
+    assertFalse(page.replace("http://www.w3.org/2000/svg", "").contains("http"), "no external references");
+    Matcher m = Pattern.compile("<svg.*?</svg>", Pattern.DOTALL).matcher(page);
+    assertTrue(m.find());
+    var svg = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(new ByteArrayInputStream(m.group().getBytes(StandardCharsets.UTF_8)));
+    // one line per candidate (6) plus NCCL's own pick; a ring per NCCL point, a diamond per ruled size
+    assertEquals(7, svg.getElementsByTagName("polyline").getLength());
+    assertEquals(25 + 1, svg.getElementsByTagName("path").getLength());
+    assertTrue(page.contains("policy's pick TREE/SIMPLE 64 MiB: 26286.144 us"), "tooltip of the 64 MiB pick");
+  }
+
+  @Test
+  void seed001WithNcclLogAndThreshold() throws Exception {
+    Path yaml = tmp.resolve("seed.yaml");
+    CliRun r = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--nccl-log",
+        CliRun.fixture("seed001-nccl-2.22.3-tuning.log"), "-o", yaml.toString(), "--name", "seed001");
+    assertEquals(0, r.exit(), r.err());
+    String table = r.out().replaceAll(" +", " ");
+    assertTrue(table.contains("1 MiB .. 2 MiB auto=RING/LL128 50.425 RING/LL 41.675 RING/LL 21.00% 0.00%"), r.out());
+    assertTrue(table.contains("128 B .. 1 MiB auto 18.675 TREE/LL 18.660 NCCL 0.08% 0.08%"), r.out());
+    assertTrue(table.contains("2 MiB .. 2.5 MiB auto 74.465 RING/LL 74.290 NCCL 0.24% 0.24%"), r.out());
+    String text = Files.readString(yaml);
+    assertTrue(text.contains("""
+              - collective: AllReduce
+                bytes: {from: 1 MiB, to: 2 MiB}
+                numPipeOps: 1
+                ncclPick: {algorithm: RING, protocol: LL128}
+                ncclRegret: 0.21
+                candidates:
+                  - {algorithm: RING, protocol: LL, regret: 0.0}
+        """), text);
+    assertEquals(1, PolicyLoader.load(yaml).profiles().getFirst().rules().size());
+
+    CliRun strict = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--threshold", "25");
+    assertEquals(0, strict.exit());
+    assertTrue(strict.out().contains("rules: 0"), strict.out());
+  }
+
+  @Test
+  void perFileFlagsForLogsWithoutInfoLines() {
+    CliRun r = CliRun.run("compile", "--in", CliRun.fixture("nccl-tests-2.10_all_reduce_error-column.txt"),
+        "--ranks", "16", "--nodes", "2", "--algo", "ring", "--proto", "simple",
+        "--in", CliRun.fixture("nccl-tests-2.19_all_reduce_timestamps.txt"));
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("AllReduce, nRanks 16, nNodes 2, numPipeOps 1: 3 sizes, 1 candidate"), r.out());
+    assertTrue(r.out().contains("no unforced run (NCCL's own pick) at this size"), r.out());
+    assertTrue(r.out().contains("AllReduce, nRanks 2, nNodes 1, numPipeOps 1: 3 sizes"), r.out());
+    assertTrue(r.out().contains("error-column.txt:8: error 2e-04 (out-of-place)"), r.out());
+  }
+
+  @Test
+  void inputErrorsExitOneNamingFileAndLine() {
+    CliRun r = CliRun.run("compile", CliRun.fixture("bad-number_all_reduce.txt"));
+    assertEquals(1, r.exit());
+    assertTrue(r.err().startsWith("nccl-tuner compile: "), r.err());
+    assertTrue(r.err().contains("bad-number_all_reduce.txt:21: time (out-of-place) '18.3x' is not a number"), r.err());
+    CliRun t = CliRun.run("compile", CliRun.fixture("bad-truncated-row_all_reduce.txt"));
+    assertEquals(1, t.exit());
+    assertTrue(t.err().contains("bad-truncated-row_all_reduce.txt:21: row has 7 fields"), t.err());
+    assertEquals(1, CliRun.run("compile").exit());
+    assertEquals(1, CliRun.run("compile", tmp.resolve("missing.txt").toString()).exit());
+  }
+}

@@ -1,0 +1,44 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ImportCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void importsTheExampleConfig() throws Exception {
+    Path out = tmp.resolve("imported.yaml");
+    CliRun r = CliRun.run("import", CliRun.fixture("example-tuner.conf"), "-o", out.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().startsWith("policy: " + out + " (3 profiles, "), r.out());
+    assertTrue(r.err().contains("example-tuner.conf:9: bytes 0..32768 (inclusive) is not on the size grid"), r.err());
+    Policy p = PolicyLoader.load(out);
+    assertEquals("example-tuner", p.name());
+    assertTrue(Files.readString(out).contains("# lines 6, 7\n"), Files.readString(out));
+  }
+
+  @Test
+  void yamlGoesToStdoutWithoutOutput() {
+    CliRun r = CliRun.run("import", CliRun.fixture("example-tuner.conf"), "--name", "nccl-example");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("schema: nccl-tuner-java/v1\nname: nccl-example\n"), r.out());
+  }
+
+  @Test
+  void unknownNamesExitOneWithTheLine() throws Exception {
+    Path conf = tmp.resolve("bad.conf");
+    Files.writeString(conf, "# header\nallreduce,0,1024,ring,ll,-1,-1,-1\nallreduce,1025,2048,rnig,ll,-1,-1,-1\n");
+    CliRun r = CliRun.run("import", conf.toString());
+    assertEquals(1, r.exit());
+    assertEquals("nccl-tuner import: " + conf + ":3: unknown algorithm 'rnig' (NCCL's example plugin would silently "
+        + "use 'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n", r.err());
+  }
+}
