@@ -30,9 +30,10 @@ import java.util.TreeMap;
  * <ol>
  *   <li>Each configuration's time is the median over its replicates; its noise is the coefficient
  *       of variation (sample standard deviation / mean) of the replicates, unknown with one.
- *   <li>NCCL's time is the median of the unforced ("auto") runs; when there are none but a log
- *       names NCCL's pick and that configuration was measured forced (channels left to NCCL), that
- *       time is used instead. Without either the size gets no rule.
+ *   <li>NCCL's time is the median of the unforced ("auto") runs. When a log names NCCL's pick and
+ *       that configuration was also measured forced (channels left to NCCL), those runs are the same
+ *       configuration and join the unforced ones as replicates (so their disagreement shows up as
+ *       noise). Without either the size gets no rule.
  *   <li>best = the smallest median of NCCL's time and every candidate (a configuration naming both
  *       algorithm and protocol); regret(x) = median(x) / best - 1.
  *   <li>A candidate is kept when NCCL's pick loses to it by more than max(threshold, noise margin):
@@ -116,6 +117,8 @@ public final class Compiler {
    * @param toBytes end (exclusive) of those buckets; -1 for no bound
    * @param nccl NCCL's unforced runs, or null when none were measured
    * @param ncclPick the configuration NCCL picked, from logs, or null when unknown
+   * @param pickInferred whether ncclPick was not logged at this size but inferred from the same pick
+   *     at the logged sizes below and above
    * @param ncclUs NCCL's time (NaN when unknown)
    * @param ncclRegret ncclUs / best - 1 (NaN when NCCL's time is unknown)
    * @param noiseMargin k * sqrt(cv(nccl)^2 + cv(best)^2), NaN when neither has replicates
@@ -124,7 +127,7 @@ public final class Compiler {
    * @param note why there is no rule when that is not simply a small regret, else ""
    */
   public record SizeResult(long nBytes, long fromBytes, long toBytes, Stats nccl, RunConfig ncclPick,
-      double ncclUs, double ncclRegret, double noiseMargin, List<Stats> candidates, List<Stats> ranking,
+      boolean pickInferred, double ncclUs, double ncclRegret, double noiseMargin, List<Stats> candidates, List<Stats> ranking,
       String note) {
     /** @return the fastest time measured at this size (NCCL's or a candidate's), microseconds */
     public double bestUs() {
@@ -133,6 +136,14 @@ public final class Compiler {
         b = Math.min(b, s.medianUs());
       }
       return b;
+    }
+
+    /** @return "auto", "auto=RING/LL" (logged), "auto~RING/LL" (inferred), or "-" without NCCL's time */
+    public String ncclLabel() {
+      if (nccl == null && Double.isNaN(ncclUs)) {
+        return "-";
+      }
+      return ncclPick == null ? "auto" : (pickInferred ? "auto~" : "auto=") + ncclPick.label();
     }
 
     /** @return whether the policy changes NCCL's choice here */
@@ -289,55 +300,76 @@ public final class Compiler {
     return Double.isNaN(v) ? 0 : v;
   }
 
-  private static RunConfig pickAt(GroupKey k, long size, List<Selection> sels, List<String> warnings) {
-    Set<RunConfig> seen = new HashSet<>();
+  /** NCCL's pick at a size, from the selections: logged there, or inferred between two logged sizes. */
+  private record Pick(RunConfig config, boolean inferred) {}
+
+  private static Pick pickAt(GroupKey k, long size, List<Selection> sels, List<String> warnings) {
+    TreeMap<Long, Set<RunConfig>> bySize = new TreeMap<>(Long::compareUnsigned);
     for (Selection s : sels) {
-      if (s.nBytes() == size && (s.collective() == null || s.collective() == k.collective())
+      if ((s.collective() == null || s.collective() == k.collective())
           && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes())) {
-        seen.add(s.config());
+        bySize.computeIfAbsent(s.nBytes(), x -> new HashSet<>()).add(s.config());
       }
     }
-    if (seen.size() > 1) {
-      warnings.add(k + ", " + ByteSize.format(size) + ": NCCL's logs name several picks " + seen + "; pick left unknown");
-      return null;
+    Set<RunConfig> seen = bySize.get(size);
+    if (seen != null) {
+      if (seen.size() > 1) {
+        warnings.add(k + ", " + ByteSize.format(size) + ": NCCL's logs name several picks " + seen
+            + "; pick left unknown");
+        return null;
+      }
+      return new Pick(seen.iterator().next(), false);
     }
-    return seen.isEmpty() ? null : seen.iterator().next();
+    // Each candidate's cost in NCCL's model is latency + bytes / bandwidth, so each wins on one
+    // interval of sizes: the same pick at two logged sizes is the pick in between (up to NCCL's
+    // Tree bandwidth correction table, src/graph/tuning.cc).
+    var lo = bySize.lowerEntry(size);
+    var hi = bySize.higherEntry(size);
+    if (lo != null && hi != null && lo.getValue().size() == 1 && lo.getValue().equals(hi.getValue())) {
+      return new Pick(lo.getValue().iterator().next(), true);
+    }
+    return null;
   }
 
   private static Group group(GroupKey key, TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
       List<Selection> sels, Options o, List<String> warnings) {
     double k = o.noiseSigmas();
     // first pass: per size stats, NCCL's time, best
-    record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, double ncclUs, double ncclCv,
-        Stats nccl, double best, String note) {}
+    record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, boolean inferred, double ncclUs,
+        double ncclCv, Stats nccl, double best, String note) {}
     List<Pre> pres = new ArrayList<>();
     Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
     for (var e : bySize.entrySet()) {
       long size = e.getKey();
       Map<RunConfig, List<Double>> runs = e.getValue();
-      RunConfig pick = pickAt(key, size, sels, warnings);
+      Pick picked = pickAt(key, size, sels, warnings);
+      RunConfig pick = picked == null ? null : picked.config();
+      boolean inferred = picked != null && picked.inferred();
       List<Double> auto = runs.get(RunConfig.AUTO);
-      double ncclUs = Double.NaN;
-      double ncclCv = Double.NaN;
-      String note = "";
+      // NCCL's time: its unforced runs, plus the forced runs of its pick when a log names it (the
+      // same configuration, so more replicates of the same thing)
+      List<Double> ncclRuns = new ArrayList<>();
       if (auto != null) {
-        ncclUs = median(auto);
-        ncclCv = cv(auto);
-      } else if (pick != null && runs.containsKey(pick)) {
-        ncclUs = median(runs.get(pick));
-        ncclCv = cv(runs.get(pick));
-        note = "NCCL's pick timed from its forced run";
-      } else {
+        ncclRuns.addAll(auto);
+      }
+      String note = "";
+      if (pick != null && runs.containsKey(pick)) {
+        ncclRuns.addAll(runs.get(pick));
+        note = auto == null ? "NCCL's pick timed from its forced runs" : "NCCL's pick: unforced and forced runs pooled";
+      } else if (auto == null) {
         note = "no unforced run (NCCL's own pick) at this size";
       }
+      double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
+      double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
       double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
       for (var r : runs.entrySet()) {
         if (r.getKey().isCandidate()) {
           best = Math.min(best, median(r.getValue()));
         }
       }
-      Stats ncclStats = auto == null ? null : new Stats(RunConfig.AUTO, auto.size(), ncclUs, ncclCv, ncclUs / best - 1);
-      pres.add(new Pre(size, runs, pick, ncclUs, ncclCv, ncclStats, best, note));
+      Stats ncclStats = ncclRuns.isEmpty() ? null
+          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, ncclUs / best - 1);
+      pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
       for (var r : runs.entrySet()) {
         if (r.getKey().isCandidate()) {
           double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
@@ -407,8 +439,8 @@ public final class Compiler {
       if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
         ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
       }
-      results.add(new SizeResult(p.size(), 0, 0, p.nccl(), p.pick(), p.ncclUs(), ncclRegret, noise, cands,
-          List.copyOf(ranking), p.note()));
+      results.add(new SizeResult(p.size(), 0, 0, p.nccl(), p.pick(), p.inferred(), p.ncclUs(), ncclRegret, noise,
+          cands, List.copyOf(ranking), p.note()));
     }
     return buckets(key, results, o.merge(), warnings);
   }
@@ -467,8 +499,8 @@ public final class Compiler {
     List<SizeResult> placed = new ArrayList<>();
     for (int x = 0; x < sizes.size(); x++) {
       SizeResult s = sizes.get(x);
-      placed.add(new SizeResult(s.nBytes(), from[x], to[x], s.nccl(), s.ncclPick(), s.ncclUs(), s.ncclRegret(),
-          s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
+      placed.add(new SizeResult(s.nBytes(), from[x], to[x], s.nccl(), s.ncclPick(), s.pickInferred(), s.ncclUs(),
+          s.ncclRegret(), s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
     }
     List<Rule> rules = new ArrayList<>();
     int b = 0;

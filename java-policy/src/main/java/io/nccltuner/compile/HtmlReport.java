@@ -100,7 +100,7 @@ public final class HtmlReport {
           ? "NCCL" : best.config().label();
       sb.append(s.ruled() ? "<tr class=rule>" : "<tr>").append("<td class=l>")
           .append(esc(ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes())))
-          .append("</td><td class=l>").append(s.ncclPick() == null ? "auto" : "auto=" + s.ncclPick().label())
+          .append("</td><td class=l>").append(s.ncclLabel())
           .append("</td><td>").append(TextReport.us(s.ncclUs())).append("</td><td class=l>").append(bestName)
           .append("</td><td>").append(TextReport.us(s.bestUs())).append("</td><td class=l>")
           .append(s.ruled() ? s.ranking().getFirst().config().label() : "NCCL").append("</td><td>")

@@ -57,8 +57,7 @@ public final class TextReport {
           "policy's pick", "before", "after", "noise", ""));
       for (SizeResult s : g.sizes()) {
         String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
-        String pick = (s.nccl() == null && Double.isNaN(s.ncclUs())) ? "-"
-            : s.ncclPick() == null ? "auto" : "auto=" + s.ncclPick().label();
+        String pick = s.ncclLabel();
         Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
         String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
             ? "NCCL" : best.config().label();
