@@ -43,6 +43,22 @@ public record Prediction(
     return null;
   }
 
+  /**
+   * The cost table NCCL would hand a tuner for this call, as the model sees it: {@code
+   * candidates().size()} floats (numAlgo x 3), algorithm-major, each entry's nominal time in
+   * microseconds and -1 (NCCL_ALGO_PROTO_IGNORE) where the entry is not offered.
+   *
+   * @return a fresh array
+   */
+  public float[] costTable() {
+    float[] t = new float[candidates.size()];
+    for (int i = 0; i < t.length; i++) {
+      CandidateTime c = candidates.get(i);
+      t[i] = c.offered() ? (float) c.time() : -1f;
+    }
+    return t;
+  }
+
   /** @return the pick's predicted time in microseconds, or -1 when there is no pick */
   public double pickTime() {
     return pick == null ? -1 : candidate(pick).time();

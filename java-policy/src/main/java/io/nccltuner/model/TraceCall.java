@@ -55,18 +55,6 @@ public record TraceCall(
    * @return the pick, or null if no entry is {@code >= 0}
    */
   public AlgoProto ncclPick() {
-    float min = 3600000000.0f;
-    int best = -1;
-    for (int i = 0; i < costs.length; i++) {
-      if (costs[i] >= 0 && costs[i] < min) {
-        min = costs[i];
-        best = i;
-      }
-    }
-    return best < 0
-        ? null
-        : new AlgoProto(
-            io.nccltuner.policy.Algorithm.ofId(best / numProto),
-            io.nccltuner.policy.Protocol.ofId(best % numProto));
+    return NcclSelect.pick(costs, numProto);
   }
 }
