@@ -43,6 +43,7 @@ public final class DecisionLog {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
   private long head;
+  private volatile long flushed;
   private final Path path;
   private final TunerLog log;
   private volatile boolean failed;
@@ -163,8 +164,9 @@ public final class DecisionLog {
         idle = 0;
       } else {
         try {
-          if (idle++ > 0) {
+          if (idle++ == 0) {
             out.flush();
+            flushed = head;
           }
         } catch (IOException e) {
           fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
@@ -173,6 +175,24 @@ public final class DecisionLog {
         LockSupport.parkNanos(idle > 100 ? 10_000_000L : 200_000L);
       }
     }
+  }
+
+  /**
+   * Waits until every record queued so far is written and flushed, or the log failed, or the
+   * timeout passed. Called at communicator destroy (never on the hot path), so a process that
+   * exits right after destroying its communicators keeps its records.
+   *
+   * @param timeoutMillis longest wait in milliseconds
+   * @return true if everything queued was flushed
+   */
+  public boolean awaitFlushed(long timeoutMillis) {
+    long target = tail.get(); // tickets issued; dropped records took none
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+    while (flushed < target && !failed && System.nanoTime() < deadline) {
+      LockSupport.unpark(writer);
+      LockSupport.parkNanos(100_000L);
+    }
+    return flushed >= target;
   }
 
   private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f) throws IOException {

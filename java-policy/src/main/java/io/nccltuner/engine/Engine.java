@@ -39,6 +39,9 @@ public final class Engine {
   /** Largest numAlgo x numProto the engine edits (NCCL 2.28: 7 x 3); larger tables are left alone. */
   public static final int MAX_TABLE_ENTRIES = 64;
 
+  /** Longest wait at destroy for the decision log to reach the disk, in milliseconds. */
+  static final long FLUSH_WAIT_MILLIS = 2000;
+
   private final Policy policy;
   private final Mode mode;
   private final TunerLog log;
@@ -285,6 +288,9 @@ public final class Engine {
     }
     String line = summary(c);
     log.log(c.logger, TunerLog.INFO, line);
+    if (decisionLog != null) {
+      decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
+    }
     if (decisionLog != null && decisionLog.dropped() > 0) {
       log.log(c.logger, TunerLog.INFO, "decision log dropped " + decisionLog.dropped() + " records (queue full)");
     }
