@@ -56,7 +56,7 @@ run: build
 	bash $(REPO)/tests/run_main_job.sh
 
 unit-test: build
-	cd $(REPO) && $(MVN) test
+	cd $(REPO) && $(MVN) test -Pit
 
 integration-test: build harness-test
 	bash $(REPO)/tests/integration/run.sh
