@@ -215,7 +215,10 @@ public final class DecisionLog {
   }
 
   private void fail(String message) {
-    failed = true;
-    log.log(MemorySegment.NULL, TunerLog.WARN, message);
+    try {
+      log.log(MemorySegment.NULL, TunerLog.WARN, message);
+    } finally {
+      failed = true; // after the warning, so awaitFlushed() returns with it logged
+    }
   }
 }

@@ -13,6 +13,9 @@ import java.lang.foreign.MemorySegment;
 final class NativeLog implements TunerLog {
   private final MemorySegment logFn;
 
+  /** NCCL's logger of the latest init: used for lines that arise outside any call (decision log). */
+  static volatile MemorySegment latestLogger = MemorySegment.NULL;
+
   /** @param logFn the shim's log function, from the bridge */
   NativeLog(MemorySegment logFn) {
     this.logFn = logFn;
@@ -20,8 +23,9 @@ final class NativeLog implements TunerLog {
 
   @Override
   public void log(MemorySegment ncclLogger, int level, String message) {
+    MemorySegment logger = ncclLogger.equals(MemorySegment.NULL) ? latestLogger : ncclLogger;
     try (Arena arena = Arena.ofConfined()) {
-      nccltj_log_fn.invoke(logFn, ncclLogger, level, arena.allocateFrom(message.replace('\n', ' ')));
+      nccltj_log_fn.invoke(logFn, logger, level, arena.allocateFrom(message.replace('\n', ' ')));
     }
   }
 }

@@ -47,6 +47,7 @@ final class Upcalls {
     Engine e = engine;
     try {
       lastLogger = logger;
+      NativeLog.latestLogger = logger;
       String w = pendingWarning;
       String i = pendingInfo;
       if (w != null || i != null) {
