@@ -1,0 +1,538 @@
+package io.nccltuner.policy;
+
+import com.fasterxml.jackson.core.JsonToken;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.YamlTree.Entry;
+import io.nccltuner.policy.YamlTree.ListNode;
+import io.nccltuner.policy.YamlTree.MapNode;
+import io.nccltuner.policy.YamlTree.Node;
+import io.nccltuner.policy.YamlTree.Scalar;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Loads a YAML policy (schema {@code nccl-tuner-java/v1}, docs/policy-format.md) in three visible
+ * steps: parse ({@link YamlTree}, Jackson's YAML parser with explicit limits), bind (this class,
+ * field by field, refusing unknown fields and names) and validate (grid bounds, overlaps, counts).
+ *
+ * <p>Every problem is reported as {@code file:line:column: field.path: message}, e.g.
+ * {@code p.yaml:14:22: profiles[0].rules[2].candidates[0].algorithm: unknown algorithm 'RINGG';
+ * did you mean RING?}. All problems of a file are collected before {@link PolicyException} is
+ * thrown.
+ */
+public final class PolicyLoader {
+  /** Files larger than this (bytes) are refused before parsing. */
+  public static final long MAX_FILE_BYTES = 4L * 1024 * 1024;
+
+  /** Most candidates a rule may rank. */
+  public static final int MAX_CANDIDATES = 4;
+
+  /** Most rules that may cover one (collective, size bucket), told apart by numPipeOps. */
+  public static final int MAX_RULES_PER_BUCKET = 4;
+
+  /** Largest channel count a candidate may name (NCCL_MAXCHANNELS, NCCL 2.19+ device.h). */
+  public static final int MAX_CHANNELS = 64;
+
+  private final String file;
+  private final List<String> problems = new ArrayList<>();
+
+  private PolicyLoader(String file) {
+    this.file = file;
+  }
+
+  /**
+   * Loads and validates a policy file.
+   *
+   * @param path a YAML file of at most {@link #MAX_FILE_BYTES} bytes
+   * @return the validated policy, with {@link Policy#source()} set to {@code path}
+   * @throws PolicyException if the file is missing, unreadable, too large, malformed or invalid;
+   *     the message names file:line:column and the field
+   */
+  public static Policy load(Path path) throws PolicyException {
+    String name = path.toString();
+    long size;
+    try {
+      size = Files.size(path);
+    } catch (IOException e) {
+      throw new PolicyException(name + ": cannot read policy: " + describe(e));
+    }
+    if (size > MAX_FILE_BYTES) {
+      throw new PolicyException(name + ": policy is " + size + " bytes, over the limit of "
+          + MAX_FILE_BYTES + " bytes; split it or drop unused rules");
+    }
+    try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+      return new PolicyLoader(name).load(r, path);
+    } catch (IOException e) {
+      throw new PolicyException(name + ": cannot read policy: " + describe(e));
+    }
+  }
+
+  /**
+   * Loads a policy from text, for tests and tools.
+   *
+   * @param name the name used in messages in place of a file name
+   * @param yaml the policy text
+   * @return the validated policy, with no source path
+   * @throws PolicyException as {@link #load(Path)}
+   */
+  public static Policy parse(String name, String yaml) throws PolicyException {
+    if (yaml.length() > MAX_FILE_BYTES) {
+      throw new PolicyException(name + ": policy is over the limit of " + MAX_FILE_BYTES + " bytes");
+    }
+    return new PolicyLoader(name).load(new StringReader(yaml), null);
+  }
+
+  private static String describe(IOException e) {
+    return e instanceof java.nio.file.NoSuchFileException ? "no such file"
+        : e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+  }
+
+  private Policy load(Reader r, Path source) throws PolicyException {
+    Node root;
+    try {
+      root = YamlTree.parse(r);
+    } catch (YamlTree.ParseError e) {
+      throw new PolicyException(file + ":" + e.line + ":" + e.column + ": " + e.getMessage());
+    }
+    if (root == null) {
+      throw new PolicyException(file + ":1:1: the policy is empty; it needs at least "
+          + "'schema: " + Policy.SCHEMA + "', 'name' and 'profiles'");
+    }
+    Policy p = bindPolicy(root, source);
+    if (!problems.isEmpty()) {
+      throw new PolicyException(problems);
+    }
+    return p;
+  }
+
+  // ---- binding ------------------------------------------------------------------------------
+
+  private void problem(Node at, String path, String message) {
+    problems.add(file + ":" + at.line() + ":" + at.column() + ": " + (path.isEmpty() ? "" : path + ": ") + message);
+  }
+
+  private MapNode map(Node n, String path, Set<String> allowed) {
+    if (!(n instanceof MapNode m)) {
+      problem(n, path, "expected a mapping (key: value), found " + kind(n));
+      return null;
+    }
+    for (Entry e : m.entries().values()) {
+      if (!allowed.contains(e.key())) {
+        String hint = suggestKey(e.key(), allowed);
+        problems.add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
+            + (path.isEmpty() ? "" : path + ": ") + "unknown field '" + e.key() + "'"
+            + (hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
+      }
+    }
+    return m;
+  }
+
+  private static String suggestKey(String key, Set<String> allowed) {
+    String best = null;
+    int bestD = 3;
+    for (String a : allowed) {
+      int d = Names.distance(a.toUpperCase(java.util.Locale.ROOT), key.toUpperCase(java.util.Locale.ROOT));
+      if (d < bestD) {
+        bestD = d;
+        best = a;
+      }
+    }
+    return best;
+  }
+
+  private static String kind(Node n) {
+    if (n instanceof MapNode) {
+      return "a mapping";
+    }
+    if (n instanceof ListNode) {
+      return "a list";
+    }
+    Scalar s = (Scalar) n;
+    return s.isNull() ? "nothing" : "'" + s.text() + "'";
+  }
+
+  private static Node get(MapNode m, String key) {
+    if (m == null) {
+      return null;
+    }
+    Entry e = m.entries().get(key);
+    return e == null || (e.value() instanceof Scalar s && s.isNull()) ? null : e.value();
+  }
+
+  private String requireString(MapNode m, Node parent, String key, String path) {
+    Node n = get(m, key);
+    if (n == null) {
+      if (m != null) {
+        problem(parent, path, "missing required field '" + key + "'");
+      }
+      return null;
+    }
+    return string(n, path + "." + key);
+  }
+
+  private String string(Node n, String path) {
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+      return s.text();
+    }
+    problem(n, path, "expected text, found " + kind(n));
+    return null;
+  }
+
+  private Long integer(Node n, String path, long min, long max) {
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+      try {
+        long v = Long.parseLong(s.text());
+        if (v >= min && v <= max) {
+          return v;
+        }
+      } catch (NumberFormatException ignored) {
+        // fall through to the range message
+      }
+      problem(n, path, s.text() + " is outside " + min + ".." + max);
+      return null;
+    }
+    problem(n, path, "expected an integer, found " + kind(n));
+    return null;
+  }
+
+  private double regret(Node n, String path) {
+    if (n == null) {
+      return Double.NaN;
+    }
+    if (n instanceof Scalar s
+        && (s.token() == JsonToken.VALUE_NUMBER_INT || s.token() == JsonToken.VALUE_NUMBER_FLOAT)) {
+      double v = Double.parseDouble(s.text());
+      if (Double.isFinite(v) && v >= 0 && v <= 1e6) {
+        return v;
+      }
+      problem(n, path, s.text() + " is not a regret; write a fraction >= 0 (0.21 = 21% slower than the best)");
+      return Double.NaN;
+    }
+    problem(n, path, "expected a number (0.21 = 21% slower than the best), found " + kind(n));
+    return Double.NaN;
+  }
+
+  private Policy bindPolicy(Node root, Path source) {
+    MapNode m = map(root, "", Set.of("schema", "name", "mode", "description", "profiles"));
+    if (m == null) {
+      return null;
+    }
+    String schema = requireString(m, root, "schema", "");
+    if (schema != null && !schema.equals(Policy.SCHEMA)) {
+      problem(get(m, "schema"), "schema", "unknown schema version '" + schema
+          + "'; this release reads '" + Policy.SCHEMA + "'");
+    }
+    String name = requireString(m, root, "name", "");
+    Mode mode = Mode.ENFORCE;
+    Node modeNode = get(m, "mode");
+    if (modeNode != null) {
+      String s = string(modeNode, "mode");
+      if (s != null) {
+        mode = Mode.parse(s);
+        if (mode == null) {
+          problem(modeNode, "mode", "unknown mode '" + s + "'; use enforce, shadow or off");
+        }
+      }
+    }
+    Node descNode = get(m, "description");
+    String description = descNode == null ? "" : string(descNode, "description");
+    List<Profile> profiles = new ArrayList<>();
+    Node profilesNode = get(m, "profiles");
+    if (profilesNode == null) {
+      problem(root, "", "missing required field 'profiles' (a list of at least one profile)");
+    } else if (!(profilesNode instanceof ListNode list) || list.items().isEmpty()) {
+      problem(profilesNode, "profiles", "expected a list of at least one profile, found " + kind(profilesNode));
+    } else {
+      Set<String> names = new HashSet<>();
+      for (int i = 0; i < list.items().size(); i++) {
+        Node pn = list.items().get(i);
+        Profile p = bindProfile(pn, "profiles[" + i + "]");
+        if (p != null) {
+          if (!names.add(p.name())) {
+            problem(pn, "profiles[" + i + "].name", "duplicate profile name '" + p.name() + "'");
+          }
+          profiles.add(p);
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      return null;
+    }
+    return new Policy(name, mode == null ? Mode.ENFORCE : mode, description, profiles, source);
+  }
+
+  private Profile bindProfile(Node n, String path) {
+    MapNode m = map(n, path, Set.of("name", "match", "rules"));
+    if (m == null) {
+      return null;
+    }
+    String name = requireString(m, n, "name", path);
+    Range nRanks = Range.ANY;
+    Range nNodes = Range.ANY;
+    Node match = get(m, "match");
+    if (match != null) {
+      MapNode mm = map(match, path + ".match", Set.of("nRanks", "nNodes"));
+      if (mm != null) {
+        Node r = get(mm, "nRanks");
+        Node d = get(mm, "nNodes");
+        nRanks = r == null ? Range.ANY : range(r, path + ".match.nRanks", 1);
+        nNodes = d == null ? Range.ANY : range(d, path + ".match.nNodes", 1);
+      }
+    }
+    List<Rule> rules = new ArrayList<>();
+    List<Node> ruleNodes = new ArrayList<>();
+    Node rulesNode = get(m, "rules");
+    if (rulesNode != null) {
+      if (!(rulesNode instanceof ListNode list)) {
+        problem(rulesNode, path + ".rules", "expected a list of rules, found " + kind(rulesNode));
+      } else {
+        for (int i = 0; i < list.items().size(); i++) {
+          Rule rule = bindRule(list.items().get(i), path + ".rules[" + i + "]");
+          if (rule != null) {
+            rules.add(rule);
+            ruleNodes.add(list.items().get(i));
+          }
+        }
+      }
+    }
+    checkOverlaps(rules, ruleNodes, path);
+    return name == null || nRanks == null || nNodes == null ? null : new Profile(name, nRanks, nNodes, rules);
+  }
+
+  private Range range(Node n, String path, long floor) {
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING && s.text().equalsIgnoreCase("any")) {
+      return Range.ANY;
+    }
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+      Long v = integer(n, path, floor, Integer.MAX_VALUE);
+      return v == null ? null : Range.exactly(v);
+    }
+    if (n instanceof MapNode) {
+      MapNode m = map(n, path, Set.of("min", "max"));
+      Node lo = get(m, "min");
+      Node hi = get(m, "max");
+      Long min = lo == null ? Long.valueOf(floor) : integer(lo, path + ".min", floor, Integer.MAX_VALUE);
+      Long max = hi == null ? Long.valueOf(Long.MAX_VALUE) : integer(hi, path + ".max", floor, Integer.MAX_VALUE);
+      if (min == null || max == null) {
+        return null;
+      }
+      if (min > max) {
+        problem(n, path, "min " + min + " is above max " + max);
+        return null;
+      }
+      return floor == 0 && min == 0 && max == Long.MAX_VALUE ? Range.ANY : new Range(min, max);
+    }
+    problem(n, path, "expected an integer, {min: a, max: b} or any, found " + kind(n));
+    return null;
+  }
+
+  private Rule bindRule(Node n, String path) {
+    MapNode m = map(n, path, Set.of("collective", "bytes", "numPipeOps", "ncclPick", "ncclRegret", "candidates"));
+    if (m == null) {
+      return null;
+    }
+    Collective coll = null;
+    String cs = requireString(m, n, "collective", path);
+    if (cs != null) {
+      coll = Collective.parse(cs);
+      if (coll == null) {
+        String hint = Names.suggest(Collective.values(), cs);
+        problem(get(m, "collective"), path + ".collective", "unknown collective '" + cs + "'"
+            + (hint == null ? "; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce" : "; did you mean " + hint + "?"));
+      }
+    }
+    long from = 0;
+    long to = -1L;
+    boolean bytesOk = true;
+    Node bytesNode = get(m, "bytes");
+    if (bytesNode == null) {
+      problem(n, path, "missing required field 'bytes' ({from: 4 KiB, to: 1 MiB}, to exclusive)");
+      bytesOk = false;
+    } else {
+      MapNode bm = map(bytesNode, path + ".bytes", Set.of("from", "to"));
+      if (bm == null) {
+        bytesOk = false;
+      } else {
+        Node f = get(bm, "from");
+        Node t = get(bm, "to");
+        Long fv = f == null ? Long.valueOf(0) : size(f, path + ".bytes.from");
+        Long tv = t == null ? Long.valueOf(-1L) : size(t, path + ".bytes.to");
+        if (fv == null || tv == null) {
+          bytesOk = false;
+        } else {
+          from = fv;
+          to = tv;
+          if (to != -1L && Long.compareUnsigned(from, to) >= 0) {
+            problem(bytesNode, path + ".bytes", "from " + ByteSize.format(from) + " is not below to "
+                + ByteSize.format(to) + "; the range is half-open [from, to)");
+            bytesOk = false;
+          }
+        }
+      }
+    }
+    Range pipe = Range.ANY;
+    Node pn = get(m, "numPipeOps");
+    if (pn != null) {
+      pipe = range(pn, path + ".numPipeOps", 0);
+    }
+    Candidate ncclPick = null;
+    Node np = get(m, "ncclPick");
+    if (np != null) {
+      ncclPick = bindCandidate(np, path + ".ncclPick", false);
+    }
+    double ncclRegret = regret(get(m, "ncclRegret"), path + ".ncclRegret");
+    List<Candidate> cands = new ArrayList<>();
+    Node cn = get(m, "candidates");
+    if (cn == null) {
+      problem(n, path, "missing required field 'candidates' (1 to " + MAX_CANDIDATES + ", best first)");
+    } else if (!(cn instanceof ListNode list) || list.items().isEmpty() || list.items().size() > MAX_CANDIDATES) {
+      problem(cn, path + ".candidates", "expected a list of 1 to " + MAX_CANDIDATES + " candidates, found "
+          + (cn instanceof ListNode l ? l.items().size() + " candidates" : kind(cn)));
+    } else {
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < list.items().size(); i++) {
+        Candidate c = bindCandidate(list.items().get(i), path + ".candidates[" + i + "]", true);
+        if (c != null) {
+          if (!seen.add(c.algorithm() + "/" + c.protocol() + "/" + c.channels())) {
+            problem(list.items().get(i), path + ".candidates[" + i + "]", "candidate "
+                + c.algorithm() + "/" + c.protocol() + " is listed twice");
+          }
+          cands.add(c);
+        }
+      }
+    }
+    if (coll == null || !bytesOk || pipe == null || cands.isEmpty()) {
+      return null;
+    }
+    return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands);
+  }
+
+  private Long size(Node n, String path) {
+    long v;
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+      try {
+        v = Long.parseLong(s.text());
+      } catch (NumberFormatException e) {
+        problem(n, path, s.text() + " is too large; sizes are below 2^63 bytes");
+        return null;
+      }
+    } else if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+      try {
+        v = ByteSize.parse(s.text());
+      } catch (IllegalArgumentException e) {
+        problem(n, path, e.getMessage());
+        return null;
+      }
+    } else {
+      problem(n, path, "expected a size such as 4096 or \"4 KiB\", found " + kind(n));
+      return null;
+    }
+    if (v < 0) {
+      problem(n, path, "a size cannot be negative");
+      return null;
+    }
+    if (!SizeGrid.isGridPoint(v)) {
+      long lo = SizeGrid.floorGridPoint(v);
+      long hi = SizeGrid.ceilGridPoint(v);
+      problem(n, path, ByteSize.format(v) + " (" + v + " B) is not on the size grid (4 points per power of two); nearest grid points are "
+          + ByteSize.format(lo) + " and " + ByteSize.format(hi));
+      return null;
+    }
+    return v;
+  }
+
+  private Candidate bindCandidate(Node n, String path, boolean full) {
+    MapNode m = map(n, path, full ? Set.of("algorithm", "protocol", "channels", "regret")
+        : Set.of("algorithm", "protocol", "channels"));
+    if (m == null) {
+      return null;
+    }
+    Algorithm a = null;
+    String as = requireString(m, n, "algorithm", path);
+    if (as != null) {
+      a = Algorithm.parse(as);
+      if (a == null) {
+        String hint = Names.suggest(Algorithm.values(), as);
+        problem(get(m, "algorithm"), path + ".algorithm", "unknown algorithm '" + as + "'"
+            + (hint == null ? "; use one of " + Arrays.toString(Algorithm.values()) : "; did you mean " + hint + "?"));
+      }
+    }
+    Protocol p = null;
+    String ps = requireString(m, n, "protocol", path);
+    if (ps != null) {
+      p = Protocol.parse(ps);
+      if (p == null) {
+        String hint = Names.suggest(Protocol.values(), ps);
+        problem(get(m, "protocol"), path + ".protocol", "unknown protocol '" + ps + "'"
+            + (hint == null ? "; use LL, LL128 or SIMPLE" : "; did you mean " + hint + "?"));
+      }
+    }
+    int channels = 0;
+    Node chn = get(m, "channels");
+    if (chn != null) {
+      Long c = integer(chn, path + ".channels", 1, MAX_CHANNELS);
+      if (c == null) {
+        return null;
+      }
+      channels = c.intValue();
+    }
+    double regret = full ? regret(get(m, "regret"), path + ".regret") : Double.NaN;
+    return a == null || p == null ? null : new Candidate(a, p, channels, regret);
+  }
+
+  // ---- validation ---------------------------------------------------------------------------
+
+  private void checkOverlaps(List<Rule> rules, List<Node> nodes, String path) {
+    Integer[] order = new Integer[rules.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.<Integer>comparingInt(i -> rules.get(i).collective().ordinal())
+        .thenComparing(i -> rules.get(i).fromBytes(), Long::compareUnsigned));
+    for (int a = 0; a < order.length; a++) {
+      Rule ra = rules.get(order[a]);
+      for (int b = a + 1; b < order.length; b++) {
+        Rule rb = rules.get(order[b]);
+        if (rb.collective() != ra.collective()
+            || (ra.toBytes() != -1L && Long.compareUnsigned(rb.fromBytes(), ra.toBytes()) >= 0)) {
+          break;
+        }
+        if (ra.numPipeOps().intersects(rb.numPipeOps())) {
+          int first = Math.min(order[a], order[b]);
+          int second = Math.max(order[a], order[b]);
+          problem(nodes.get(second), path + ".rules[" + second + "]", "overlaps rules[" + first + "] (line "
+              + nodes.get(first).line() + "): both cover " + ra.collective() + " at "
+              + ByteSize.format(rb.fromBytes())
+              + " with numPipeOps " + ra.numPipeOps() + " / " + rb.numPipeOps() + "; make the byte or numPipeOps ranges disjoint");
+        }
+      }
+    }
+    // At most MAX_RULES_PER_BUCKET rules (told apart by numPipeOps) may share a size bucket.
+    int[][] perBucket = new int[Collective.COUNT][SizeGrid.BUCKETS];
+    for (int i = 0; i < rules.size(); i++) {
+      Rule r = rules.get(i);
+      int lo = SizeGrid.bucket(r.fromBytes());
+      int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+      for (int bkt = lo; bkt < hi; bkt++) {
+        if (++perBucket[r.collective().ordinal()][bkt] == MAX_RULES_PER_BUCKET + 1) {
+          problem(nodes.get(i), path + ".rules[" + i + "]", "more than " + MAX_RULES_PER_BUCKET
+              + " rules cover " + r.collective() + " at " + ByteSize.format(SizeGrid.lowerBound(bkt))
+              + "; merge numPipeOps ranges");
+        }
+      }
+    }
+  }
+}

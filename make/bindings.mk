@@ -1,0 +1,73 @@
+# make/bindings.mk -- regenerate the jextract (FFM) bindings of the shim <-> Java ABI header.
+#
+# Included by the top-level Makefile, which defines REPO (the repository root, absolute).
+#
+#   make bindings JEXTRACT=/path/to/jextract
+#
+# JEXTRACT is a jextract for JDK 25 (built from github:openjdk/jextract; it is not part of
+# this repository). The target deletes every generated file in $(BINDINGS_DIR) and writes the
+# new ones; package-info.java (hand-written: it records the jextract revision and this command)
+# is left as it is. The output is deterministic: after a regeneration with the same jextract
+# and an unchanged header, `git diff` is empty. Keep the command in package-info.java in sync
+# with BINDINGS_JEXTRACT_ARGS below.
+
+REPO ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)
+
+BINDINGS_HEADER   := plugin-shim/include/nccl_tuner_java.h
+BINDINGS_SRC_ROOT := java-policy/src/main/java
+BINDINGS_PACKAGE  := io.nccltuner.bindings
+BINDINGS_DIR      := $(BINDINGS_SRC_ROOT)/io/nccltuner/bindings
+
+# Everything jextract emits is named here, so the output stays small and does not depend on
+# what the system headers (stddef.h, stdint.h) happen to declare. ncclDebugLogger_t is
+# variadic and jextract cannot bind it; it is deliberately left out.
+BINDINGS_CONSTANTS := \
+  ncclSuccess ncclUnhandledCudaError ncclSystemError ncclInternalError ncclInvalidArgument \
+  ncclInvalidUsage ncclRemoteError ncclInProgress ncclNumResults \
+  ncclFuncBroadcast ncclFuncReduce ncclFuncAllGather ncclFuncReduceScatter ncclFuncAllReduce \
+  ncclFuncSendRecv ncclFuncSend ncclFuncRecv ncclNumFuncs \
+  NCCL_LOG_NONE NCCL_LOG_VERSION NCCL_LOG_WARN NCCL_LOG_INFO NCCL_LOG_ABORT NCCL_LOG_TRACE \
+  NCCL_INIT NCCL_COLL NCCL_P2P NCCL_SHM NCCL_NET NCCL_GRAPH NCCL_TUNING NCCL_ENV NCCL_ALLOC \
+  NCCL_CALL NCCL_PROXY NCCL_NVLS NCCL_BOOTSTRAP NCCL_REG NCCL_PROFILE NCCL_RAS NCCL_ALL \
+  NCCL_ALGO_UNDEF NCCL_ALGO_TREE NCCL_ALGO_RING NCCL_ALGO_COLLNET_DIRECT NCCL_ALGO_COLLNET_CHAIN \
+  NCCL_ALGO_NVLS NCCL_ALGO_NVLS_TREE NCCL_ALGO_PAT NCCL_NUM_ALGORITHMS \
+  NCCL_PROTO_UNDEF NCCL_PROTO_LL NCCL_PROTO_LL128 NCCL_PROTO_SIMPLE NCCL_NUM_PROTOCOLS \
+  NCCL_ALGO_PROTO_IGNORE NCCL_TUNER_JAVA_MAX_CHANNELS NCCL_TUNER_PLUGIN_SYMBOL \
+  NCCL_TUNER_JAVA_ABI_VERSION
+BINDINGS_STRUCTS  := ncclTuner_v3_t nccltj_bridge_t
+BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_log_fn
+
+BINDINGS_JEXTRACT_ARGS := \
+  --target-package $(BINDINGS_PACKAGE) --header-class-name NcclTunerAbi \
+  $(addprefix --include-struct ,$(BINDINGS_STRUCTS)) \
+  $(addprefix --include-typedef ,$(BINDINGS_TYPEDEFS)) \
+  $(addprefix --include-constant ,$(BINDINGS_CONSTANTS))
+
+# A relative JEXTRACT path is taken relative to where make was started (the recipe cds to REPO).
+BINDINGS_JEXTRACT_CMD = $(if $(findstring /,$(JEXTRACT)),$(abspath $(JEXTRACT)),$(JEXTRACT))
+
+.PHONY: bindings
+bindings:
+	@if [ -z "$(strip $(JEXTRACT))" ]; then \
+	  echo "make bindings: JEXTRACT is not set. Run: make bindings JEXTRACT=/path/to/jextract" >&2; \
+	  echo "  (a jextract for JDK 25, built from github:openjdk/jextract; see $(BINDINGS_DIR)/package-info.java)" >&2; \
+	  exit 1; \
+	fi
+	@if ! command -v "$(BINDINGS_JEXTRACT_CMD)" >/dev/null 2>&1; then \
+	  echo "make bindings: JEXTRACT=$(JEXTRACT) is not an executable jextract" >&2; exit 1; \
+	fi
+	@if [ ! -f "$(REPO)/$(BINDINGS_DIR)/package-info.java" ]; then \
+	  echo "make bindings: $(BINDINGS_DIR)/package-info.java is missing (git checkout it first)" >&2; exit 1; \
+	fi
+	@set -e; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	cd "$(REPO)"; \
+	echo "$(JEXTRACT) --output $(BINDINGS_SRC_ROOT) $(BINDINGS_JEXTRACT_ARGS) $(BINDINGS_HEADER)"; \
+	"$(BINDINGS_JEXTRACT_CMD)" --output "$$tmp" $(BINDINGS_JEXTRACT_ARGS) $(BINDINGS_HEADER); \
+	gen="$$tmp/io/nccltuner/bindings"; \
+	if [ ! -f "$$gen/NcclTunerAbi.java" ] || [ -e "$$gen/package-info.java" ]; then \
+	  echo "make bindings: unexpected jextract output in $$gen" >&2; exit 1; \
+	fi; \
+	find "$(BINDINGS_DIR)" -maxdepth 1 -type f ! -name package-info.java -delete; \
+	cp "$$gen"/*.java "$(BINDINGS_DIR)/"; \
+	echo "make bindings: wrote $$(ls "$$gen" | wc -l) files to $(BINDINGS_DIR) (package-info.java kept)"

@@ -1,0 +1,172 @@
+/*
+ * abi_layout.c -- prints the C compiler's view of plugin-shim/include/nccl_tuner_java.h, one
+ * "key value" per line, for AbiLayoutTest (java-policy/src/test/java/io/nccltuner/bindings) to
+ * compare with the jextract bindings in io.nccltuner.bindings:
+ *
+ *   S                  sizeof(S)                 for the structs ncclTuner_v3_t, nccltj_bridge_t
+ *   S:align            _Alignof(S)
+ *   S.field            offsetof(S, field)        for every field
+ *   S.field:size       sizeof(field)
+ *   sig:T / sig:S.f    ret(arg,...)              function-pointer signatures: one letter per value
+ *                                                (i integer, f floating, p pointer, v void) + sizeof
+ *   NAME               value                     macro and enum constants
+ *
+ * The expected signatures are written out once more here and checked against the header at
+ * compile time (_Static_assert), so a changed parameter list fails to compile until this file
+ * and the bindings are updated. Build: cc -std=c11 -Wall -Wextra -Werror -I plugin-shim/include
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nccl_tuner_java.h"
+
+#define STRUCT(S)                                                   \
+  printf("%s %zu\n", #S, sizeof(S));                                \
+  printf("%s:align %zu\n", #S, (size_t)_Alignof(S))
+#define FIELD(S, f)                                                 \
+  printf("%s.%s %zu\n", #S, #f, offsetof(S, f));                    \
+  printf("%s.%s:size %zu\n", #S, #f, sizeof(((S*)0)->f))
+#define INT_CONST(c) printf("%s %lld\n", #c, (long long)(c))
+
+/* Compile-time: does expression `e` have exactly function-pointer type `T`? */
+#define HAS_TYPE(e, T) _Generic((e), T: 1, default: 0)
+
+typedef int (*sig_init_t)(size_t, size_t, void*, int64_t*);
+typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, float*, int, int, int*);
+typedef int (*sig_destroy_t)(int64_t);
+typedef void (*sig_log_t)(void*, int, const char*);
+typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
+typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
+typedef ncclResult_t (*sig_v3_destroy_t)(void*);
+
+#define BRIDGE ((nccltj_bridge_t*)0)
+#define TUNER ((ncclTuner_v3_t*)0)
+_Static_assert(HAS_TYPE((nccltj_init_fn)0, sig_init_t), "nccltj_init_fn changed");
+_Static_assert(HAS_TYPE((nccltj_get_coll_info_fn)0, sig_get_coll_info_t), "nccltj_get_coll_info_fn changed");
+_Static_assert(HAS_TYPE((nccltj_destroy_fn)0, sig_destroy_t), "nccltj_destroy_fn changed");
+_Static_assert(HAS_TYPE((nccltj_log_fn)0, sig_log_t), "nccltj_log_fn changed");
+_Static_assert(HAS_TYPE(BRIDGE->log, sig_log_t), "nccltj_bridge_t.log changed");
+_Static_assert(HAS_TYPE(BRIDGE->init, sig_init_t), "nccltj_bridge_t.init changed");
+_Static_assert(HAS_TYPE(BRIDGE->getCollInfo, sig_get_coll_info_t), "nccltj_bridge_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(BRIDGE->destroy, sig_destroy_t), "nccltj_bridge_t.destroy changed");
+_Static_assert(HAS_TYPE(TUNER->init, sig_v3_init_t), "ncclTuner_v3_t.init changed");
+_Static_assert(HAS_TYPE(TUNER->getCollInfo, sig_v3_get_coll_info_t), "ncclTuner_v3_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(TUNER->destroy, sig_v3_destroy_t), "ncclTuner_v3_t.destroy changed");
+
+/* (kind, size) pairs for sig() */
+#define I(T) 'i', sizeof(T)
+#define F(T) 'f', sizeof(T)
+#define P 'p', sizeof(void*)
+#define V 'v', (size_t)0
+
+/* sig(key, nargs, ret kind, ret size, then nargs (kind, size) pairs) */
+static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
+  va_list ap;
+  va_start(ap, rsize);
+  printf("sig:%s %c%zu(", key, rkind, rsize);
+  for (int i = 0; i < nargs; i++) {
+    int kind = va_arg(ap, int);
+    size_t size = va_arg(ap, size_t);
+    printf("%s%c%zu", i ? "," : "", kind, size);
+  }
+  printf(")\n");
+  va_end(ap);
+}
+
+static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* log) {
+  sig(init, 4, I(int), I(size_t), I(size_t), P, P);
+  sig(getCollInfo, 8, I(int), I(int64_t), I(int), I(size_t), I(int), P, I(int), I(int), P);
+  sig(destroy, 1, I(int), I(int64_t));
+  if (log) sig(log, 3, V, P, I(int), P);
+}
+
+int main(void) {
+  STRUCT(ncclTuner_v3_t);
+  FIELD(ncclTuner_v3_t, name);
+  FIELD(ncclTuner_v3_t, init);
+  FIELD(ncclTuner_v3_t, getCollInfo);
+  FIELD(ncclTuner_v3_t, destroy);
+
+  STRUCT(nccltj_bridge_t);
+  FIELD(nccltj_bridge_t, abiVersion);
+  FIELD(nccltj_bridge_t, engineAbiVersion);
+  FIELD(nccltj_bridge_t, log);
+  FIELD(nccltj_bridge_t, libraryPath);
+  FIELD(nccltj_bridge_t, init);
+  FIELD(nccltj_bridge_t, getCollInfo);
+  FIELD(nccltj_bridge_t, destroy);
+
+  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_log_fn");
+  sigs("nccltj_bridge_t.init", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.destroy",
+       "nccltj_bridge_t.log");
+  /* ncclTuner_v3_t: enums are passed as int (4 bytes, like ncclResult_t / ncclFunc_t here). */
+  _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int),
+                 "enums are not int-sized");
+  sig("ncclTuner_v3_t.init", 4, I(ncclResult_t), I(size_t), I(size_t), P, P);
+  sig("ncclTuner_v3_t.getCollInfo", 8, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), P,
+      I(int), I(int), P);
+  sig("ncclTuner_v3_t.destroy", 1, I(ncclResult_t), P);
+
+  INT_CONST(ncclSuccess);
+  INT_CONST(ncclUnhandledCudaError);
+  INT_CONST(ncclSystemError);
+  INT_CONST(ncclInternalError);
+  INT_CONST(ncclInvalidArgument);
+  INT_CONST(ncclInvalidUsage);
+  INT_CONST(ncclRemoteError);
+  INT_CONST(ncclInProgress);
+  INT_CONST(ncclNumResults);
+  INT_CONST(ncclFuncBroadcast);
+  INT_CONST(ncclFuncReduce);
+  INT_CONST(ncclFuncAllGather);
+  INT_CONST(ncclFuncReduceScatter);
+  INT_CONST(ncclFuncAllReduce);
+  INT_CONST(ncclFuncSendRecv);
+  INT_CONST(ncclFuncSend);
+  INT_CONST(ncclFuncRecv);
+  INT_CONST(ncclNumFuncs);
+  INT_CONST(NCCL_LOG_NONE);
+  INT_CONST(NCCL_LOG_VERSION);
+  INT_CONST(NCCL_LOG_WARN);
+  INT_CONST(NCCL_LOG_INFO);
+  INT_CONST(NCCL_LOG_ABORT);
+  INT_CONST(NCCL_LOG_TRACE);
+  INT_CONST(NCCL_INIT);
+  INT_CONST(NCCL_COLL);
+  INT_CONST(NCCL_P2P);
+  INT_CONST(NCCL_SHM);
+  INT_CONST(NCCL_NET);
+  INT_CONST(NCCL_GRAPH);
+  INT_CONST(NCCL_TUNING);
+  INT_CONST(NCCL_ENV);
+  INT_CONST(NCCL_ALLOC);
+  INT_CONST(NCCL_CALL);
+  INT_CONST(NCCL_PROXY);
+  INT_CONST(NCCL_NVLS);
+  INT_CONST(NCCL_BOOTSTRAP);
+  INT_CONST(NCCL_REG);
+  INT_CONST(NCCL_PROFILE);
+  INT_CONST(NCCL_RAS);
+  INT_CONST(NCCL_ALL);
+  INT_CONST(NCCL_ALGO_UNDEF);
+  INT_CONST(NCCL_ALGO_TREE);
+  INT_CONST(NCCL_ALGO_RING);
+  INT_CONST(NCCL_ALGO_COLLNET_DIRECT);
+  INT_CONST(NCCL_ALGO_COLLNET_CHAIN);
+  INT_CONST(NCCL_ALGO_NVLS);
+  INT_CONST(NCCL_ALGO_NVLS_TREE);
+  INT_CONST(NCCL_ALGO_PAT);
+  INT_CONST(NCCL_NUM_ALGORITHMS);
+  INT_CONST(NCCL_PROTO_UNDEF);
+  INT_CONST(NCCL_PROTO_LL);
+  INT_CONST(NCCL_PROTO_LL128);
+  INT_CONST(NCCL_PROTO_SIMPLE);
+  INT_CONST(NCCL_NUM_PROTOCOLS);
+  INT_CONST(NCCL_TUNER_JAVA_MAX_CHANNELS);
+  INT_CONST(NCCL_TUNER_JAVA_ABI_VERSION);
+  printf("%s %.17g\n", "NCCL_ALGO_PROTO_IGNORE", (double)NCCL_ALGO_PROTO_IGNORE);
+  printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL", NCCL_TUNER_PLUGIN_SYMBOL);
+  return 0;
+}
