@@ -14,10 +14,10 @@ import io.nccltuner.model.Prediction;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.model.TraceCheck;
 import io.nccltuner.model.TraceFile;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -308,13 +308,8 @@ final class ExplainCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * Byte sizes with IEC units (B, KiB, MiB, GiB, TiB; integers or decimals that give whole bytes).
-   * A minimal stand-in until {@code io.nccltuner.policy.ByteSize} is on main.
-   */
+  /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
   static final class Sizes {
-    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
-
     private Sizes() {}
 
     /**
@@ -340,55 +335,25 @@ final class ExplainCommand implements Callable<Integer> {
           out.add(n);
         }
       }
-      if (out.isEmpty()) {
-        throw new InputError("--sizes: no sizes in '" + text + "'");
-      }
       return out;
     }
 
     /**
      * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
      * @return bytes
-     * @throws InputError for unknown units (SI units such as MB are refused), negative or fractional bytes
+     * @throws InputError for what {@link ByteSize#parse} refuses
      */
     static long parse(String text) {
-      String s = text.trim();
-      int i = 0;
-      while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) {
-        i++;
-      }
-      String num = s.substring(0, i);
-      String unit = s.substring(i).trim();
-      if (num.isEmpty()) {
-        throw new InputError("--sizes: '" + text + "' is not a size");
-      }
-      int k = -1;
-      if (unit.isEmpty()) {
-        k = 0;
-      }
-      for (int u = 0; u < UNITS.length && k < 0; u++) {
-        if (UNITS[u].equalsIgnoreCase(unit)) {
-          k = u;
-        }
-      }
-      if (k < 0) {
-        throw new InputError("--sizes: unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB or TiB)");
-      }
       try {
-        BigDecimal bytes = new BigDecimal(num).multiply(BigDecimal.valueOf(1L << (10 * k)));
-        return bytes.longValueExact();
-      } catch (ArithmeticException | NumberFormatException e) {
-        throw new InputError("--sizes: '" + text + "' is not a whole number of bytes");
+        return ByteSize.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw new InputError("--sizes: " + e.getMessage());
       }
     }
 
-    /** @return "512 KiB", "1 GiB", "3 B" or "1536 B": the largest unit that divides the size */
+    /** @return "512 KiB", "1 GiB", "1.5 KiB", "3 B" ({@link ByteSize#format}) */
     static String format(long n) {
-      int k = 0;
-      while (k + 1 < UNITS.length && n != 0 && n % (1L << (10 * (k + 1))) == 0) {
-        k++;
-      }
-      return (n >> (10 * k)) + " " + UNITS[k];
+      return ByteSize.format(n);
     }
   }
 }

@@ -115,7 +115,7 @@ class ExplainCommandTest {
   void inputErrorsExitOne(@TempDir Path dir) throws Exception {
     Run badUnit = run("explain", "--log", resource(SEED), "--sizes", "4KB:1MB");
     assertEquals(1, badUnit.code());
-    assertTrue(badUnit.err().contains("unknown unit 'KB'"), badUnit.err());
+    assertTrue(badUnit.err().contains("unknown size unit 'KB'"), badUnit.err());
     Run badColl = run("explain", "--log", resource(SEED), "--collective", "AllToAll");
     assertEquals(1, badColl.code());
     Run missing = run("explain", "--log", dir.resolve("nope.log").toString());
@@ -133,7 +133,8 @@ class ExplainCommandTest {
     assertEquals(List.of(4096L, 1572864L, 3L), ExplainCommand.Sizes.parseList("4KiB, 1.5 MiB,3"));
     assertEquals(List.of(3L, 6L, 12L), ExplainCommand.Sizes.parseList("3:15"));
     assertEquals("512 KiB", ExplainCommand.Sizes.format(512 * 1024));
-    assertEquals("1536 B", ExplainCommand.Sizes.format(1536));
+    assertEquals("1.5 KiB", ExplainCommand.Sizes.format(1536));
+    assertEquals("1000 B", ExplainCommand.Sizes.format(1000));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
   }
