@@ -11,11 +11,16 @@ import io.nccltuner.model.Interval;
 import io.nccltuner.model.LogProblem;
 import io.nccltuner.model.NcclLog;
 import io.nccltuner.model.Prediction;
+import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.model.TraceCheck;
 import io.nccltuner.model.TraceFile;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -87,6 +92,17 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--intervals", description = "print each time's range [low, high] too")
   boolean intervals;
 
+  @Option(names = "--policy", paramLabel = "FILE",
+      description = "a policy YAML: adds the pick NCCL makes after the policy engine edits the cost table")
+  Path policy;
+
+  @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
+      description = "mode to run the policy in: enforce (default), shadow or off")
+  String mode;
+
+  private Policy loadedPolicy;
+  private Mode policyMode;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -100,6 +116,17 @@ final class ExplainCommand implements Callable<Integer> {
         throw new InputError("--pipe-ops: must be at least 1, got " + pipeOps);
       }
       List<Long> sizeList = Sizes.parseList(sizes);
+      if (policy != null) {
+        policyMode = Mode.parse(mode);
+        if (policyMode == null) {
+          throw new InputError("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+        }
+        try {
+          loadedPolicy = PolicyLoader.load(policy);
+        } catch (PolicyException e) {
+          throw new InputError(e.getMessage());
+        }
+      }
       NcclLog parsed = NcclLog.read(log);
       for (LogProblem p : parsed.problems()) {
         err.println(log + ":" + p.line() + ": " + p.reason() + " (line not used)");
@@ -176,9 +203,19 @@ final class ExplainCommand implements Callable<Integer> {
     if (traceFile != null) {
       model = tighten(out, model, traceFile);
     }
+    List<Explain.Row> rows;
+    List<String> engineLog = List.of();
+    if (loadedPolicy != null) {
+      out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
+          + " edits this cost table.%n", loadedPolicy.name(), policy, loadedPolicy.mode().spelling(), policyMode.spelling());
+      try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes())) {
+        rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
+        engineLog = tuner.log();
+      }
+    } else {
+      rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
+    }
     out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
-
-    List<Explain.Row> rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
     List<AlgoProto> shown = new ArrayList<>();
     List<String> notOffered = new ArrayList<>();
     List<String> conditional = new ArrayList<>();
@@ -195,6 +232,9 @@ final class ExplainCommand implements Callable<Integer> {
     List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
     shown.forEach(ap -> headers.add(">" + ap));
     headers.addAll(List.of("NCCL pick", "also possible", "logged", "match"));
+    if (loadedPolicy != null) {
+      headers.addAll(List.of("policy pick", ">nChannels"));
+    }
     TextTable table = new TextTable(headers.toArray(String[]::new));
     int ambiguous = 0;
     int withLines = 0;
@@ -218,6 +258,11 @@ final class ExplainCommand implements Callable<Integer> {
         case MISMATCH -> "NO";
         case UNMATCHED -> "";
       });
+      if (loadedPolicy != null) {
+        boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
+        cells.add(r.policyPick() == null ? "none" : same ? "=" : r.policyPick().toString());
+        cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
+      }
       table.row(cells.toArray(String[]::new));
       if (p.ambiguous()) {
         ambiguous++;
@@ -246,7 +291,14 @@ final class ExplainCommand implements Callable<Integer> {
     if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
       out.println("none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
     }
-    if (coll == Collective.AllReduce && shape.nNodes() > 1 && shape.minCompCapLo() < 80 && shape.minCompCapHi() >= 80) {
+    if (loadedPolicy != null) {
+      long changed = rows.stream().filter(r -> !java.util.Objects.equals(r.policyPick(), r.prediction().pick())
+          || r.policyChannels() != 0).count();
+      out.printf(Locale.ROOT, "The policy changes NCCL's choice at %d of %d sizes ('=' keeps NCCL's pick).%n", changed, rows.size());
+      engineLog.forEach(l -> out.println("engine: " + l));
+    }
+    CommShape used = model.shape();
+    if (coll == Collective.AllReduce && used.nNodes() > 1 && used.minCompCapLo() < 80 && used.minCompCapHi() >= 80) {
       out.println("Compute capability unknown: RING/SIMPLE latency is x1.9 (below 8.0) or x1.4 once nBytes / (nChannels x nRanks)"
           + " >= 64; its times show the middle. Give --compute-capability, or --trace to infer it.");
     }

@@ -23,11 +23,58 @@ import java.util.List;
  * -1 for unavailable.
  *
  * @param source the file read, or null
- * @param calls the {@code get} rows in file order
+ * @param events every row in file order (init, get, destroy)
  */
-public record TraceFile(Path source, List<TraceCall> calls) {
+public record TraceFile(Path source, List<Event> events) {
   public TraceFile {
-    calls = List.copyOf(calls);
+    events = List.copyOf(events);
+  }
+
+  /** One row of a trace. */
+  public sealed interface Event permits Init, Get, Destroy {
+    /** @return line number in the file (1-based) */
+    int line();
+  }
+
+  /**
+   * {@code init,<comm>,<nRanks>,<nNodes>}: NCCL called the tuner's init.
+   *
+   * @param line line number
+   * @param comm the trace's communicator number
+   * @param nRanks ranks
+   * @param nNodes nodes
+   */
+  public record Init(int line, int comm, int nRanks, int nNodes) implements Event {}
+
+  /**
+   * A {@code get} row: NCCL called getCollInfo.
+   *
+   * @param call the call
+   */
+  public record Get(TraceCall call) implements Event {
+    @Override
+    public int line() {
+      return call.line();
+    }
+  }
+
+  /**
+   * {@code destroy,<comm>}: NCCL called the tuner's destroy.
+   *
+   * @param line line number
+   * @param comm the trace's communicator number
+   */
+  public record Destroy(int line, int comm) implements Event {}
+
+  /** @return the getCollInfo calls in file order */
+  public List<TraceCall> calls() {
+    List<TraceCall> out = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof Get g) {
+        out.add(g.call());
+      }
+    }
+    return out;
   }
 
   /**
@@ -51,7 +98,7 @@ public record TraceFile(Path source, List<TraceCall> calls) {
    * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
    */
   public static TraceFile parse(Path source, List<String> lines) {
-    List<TraceCall> calls = new ArrayList<>();
+    List<Event> events = new ArrayList<>();
     String name = source == null ? "trace" : source.toString();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).trim();
@@ -61,15 +108,29 @@ public record TraceFile(Path source, List<TraceCall> calls) {
       String[] f = line.split(",", -1);
       try {
         switch (f[0]) {
-          case "init", "destroy" -> {}
-          case "get" -> calls.add(parseGet(i + 1, f));
+          case "init" -> {
+            expectFields(f, 4);
+            events.add(new Init(i + 1, Integer.parseInt(f[1].trim()), Integer.parseInt(f[2].trim()),
+                Integer.parseInt(f[3].trim())));
+          }
+          case "destroy" -> {
+            expectFields(f, 2);
+            events.add(new Destroy(i + 1, Integer.parseInt(f[1].trim())));
+          }
+          case "get" -> events.add(new Get(parseGet(i + 1, f)));
           default -> throw new IllegalArgumentException("unknown event '" + f[0] + "'");
         }
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(name + ":" + (i + 1) + ": " + e.getMessage(), e);
       }
     }
-    return new TraceFile(source, calls);
+    return new TraceFile(source, events);
+  }
+
+  private static void expectFields(String[] f, int n) {
+    if (f.length != n) {
+      throw new IllegalArgumentException("a " + f[0] + " row has " + n + " fields, this one " + f.length);
+    }
   }
 
   private static TraceCall parseGet(int lineNo, String[] f) {
