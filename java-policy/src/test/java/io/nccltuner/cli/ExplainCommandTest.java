@@ -111,6 +111,31 @@ class ExplainCommandTest {
     assertTrue(none.err().contains("2 communicator(s) with a table"), none.err());
   }
 
+  /**
+   * policies/h200-2rank.yaml against the captured H200 table. Its AllReduce rules: [0, 8 KiB)
+   * RING/LL128 (bandwidth 0.0 in this table, so not offered) then RING/SIMPLE; [8 KiB, 32 KiB)
+   * TREE/LL; [32 KiB, 128 MiB) TREE/SIMPLE; nothing from 128 MiB.
+   */
+  @Test
+  void policyPickGoesThroughTheEngine() throws Exception {
+    String policy = Path.of(System.getProperty("nccltj.repo", "..")).resolve("policies/h200-2rank.yaml").toString();
+    Run r = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "4B,16KiB,64MiB,256MiB",
+        "--policy", policy);
+    assertEquals(0, r.code(), r.err());
+    System.out.print(r.out());
+    assertTrue(line(r.out(), "size").trim().endsWith("policy pick  nChannels"));
+    assertTrue(line(r.out(), "4 B").trim().endsWith("RING/SIMPLE"), r.out());
+    assertTrue(line(r.out(), "16 KiB").trim().endsWith("TREE/LL"), r.out());
+    assertTrue(line(r.out(), "64 MiB").trim().endsWith("TREE/SIMPLE"), r.out());
+    assertTrue(line(r.out(), "256 MiB").trim().endsWith("="), r.out());
+    assertTrue(r.out().contains("The policy changes NCCL's choice at 3 of 4 sizes"), r.out());
+    assertTrue(r.out().contains("engine: INFO policy h200-2rank-timesliced profile two-ranks-socket mode enforce"));
+
+    Run shadow = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "64MiB",
+        "--policy", policy, "--mode", "shadow");
+    assertTrue(line(shadow.out(), "64 MiB").trim().endsWith("="), shadow.out());
+  }
+
   @Test
   void inputErrorsExitOne(@TempDir Path dir) throws Exception {
     Run badUnit = run("explain", "--log", resource(SEED), "--sizes", "4KB:1MB");
