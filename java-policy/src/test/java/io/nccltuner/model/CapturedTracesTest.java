@@ -81,4 +81,51 @@ class CapturedTracesTest {
     assertEquals(calls, exact + ambiguous);
     assertTrue(exact > 0);
   }
+
+  static boolean sameTable(CostTable a, CostTable b) {
+    if (a.numAlgorithms() != b.numAlgorithms()) {
+      return false;
+    }
+    for (io.nccltuner.policy.Collective c : io.nccltuner.policy.Collective.values()) {
+      for (int al = 0; al < a.numAlgorithms(); al++) {
+        for (io.nccltuner.policy.Protocol pr : io.nccltuner.policy.Protocol.values()) {
+          AlgoProto ap = new AlgoProto(io.nccltuner.policy.Algorithm.ofId(al), pr);
+          if (a.latency(c, ap) != b.latency(c, ap) || a.bandwidth(c, ap) != b.bandwidth(c, ap)) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Narrowed with the sweep only, the model is checked on the other four workloads' calls. */
+  @Test
+  void parametersNarrowedFromTheSweepCarryOverToTheOtherTraces() throws Exception {
+    List<Pair> pairs = pairs();
+    Pair sweep = pairs.stream().filter(p -> p.name().endsWith("/sweep")).findFirst().orElseThrow();
+    Communicator sc = NcclLog.read(sweep.log()).communicators().get(0);
+    CostModel.Tightening t = sc.model().tighten(TraceFile.read(sweep.trace()).calls());
+    assertEquals(List.of(), t.problems());
+    assertEquals(">= 80", t.model().shape().computeCapabilityText(), "x1.4 plateau: compute capability 8.0 or more (H200 is 9.0)");
+    long exact = 0;
+    long ambiguous = 0;
+    long calls = 0;
+    for (Pair p : pairs) {
+      if (p == sweep) {
+        continue;
+      }
+      Communicator c = NcclLog.read(p.log()).communicators().get(0);
+      // same machine and release: the narrowed model applies because the logged tables are equal
+      assertTrue(sameTable(sc.table(), c.table()), p.name());
+      TraceCheck.Report r = TraceCheck.run(t.model(), TraceFile.read(p.trace()).calls(), c.selections());
+      System.out.println(p.name() + " with the sweep's narrowed model: " + r.summary());
+      assertEquals(0, r.count(TraceCheck.Verdict.MISMATCH) + r.count(TraceCheck.Verdict.UNMATCHED), p.name());
+      assertEquals(List.of(), r.entryProblems(), p.name());
+      exact += r.count(TraceCheck.Verdict.EXACT);
+      ambiguous += r.count(TraceCheck.Verdict.AMBIGUOUS);
+      calls += r.calls().size();
+    }
+    System.out.println("held-out traces: " + calls + " calls, exact " + exact + ", ambiguous " + ambiguous);
+  }
 }
