@@ -9,7 +9,9 @@ import io.nccltuner.model.CostModel;
 import io.nccltuner.model.Explain;
 import io.nccltuner.model.Interval;
 import io.nccltuner.model.LogProblem;
+import io.nccltuner.model.NcclFacts;
 import io.nccltuner.model.NcclLog;
+import io.nccltuner.model.NcclVersion;
 import io.nccltuner.model.Prediction;
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
@@ -200,6 +202,11 @@ final class ExplainCommand implements Callable<Integer> {
         c.versionOrAssumed(), c.version() == null ? " (assumed: the log does not print its version)" : "",
         shape.nRanks(), shape.nNodes(), shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
         shape.computeCapabilityText());
+    NcclVersion v = c.versionOrAssumed();
+    if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
+      out.printf(Locale.ROOT, "Note: NCCL %s is outside %s .. %s, the releases whose cost function this model was checked"
+          + " against; times may differ.%n", v, NcclFacts.OLDEST_CHECKED, NcclFacts.NEWEST_CHECKED);
+    }
     if (traceFile != null) {
       model = tighten(out, model, traceFile);
     }

@@ -28,9 +28,10 @@ import java.util.regex.Pattern;
  *       thread is initializing;
  *   <li>{@code N coll channels, ...}: its nChannels;
  *   <li>the table (src/graph/tuning.cc): blocks of an {@code Algorithm} row naming up to three
- *       algorithms (two blocks of three up to 2.22, three blocks with PAT from 2.23; one block of
- *       all algorithms before 2.17), a {@code Protocol} row, a {@code Max NThreads} row and one
- *       {@code lat/bw} row per collective;
+ *       algorithms (two blocks of three in 2.18 .. 2.22, three blocks with PAT from 2.23), a
+ *       {@code Protocol} row, a {@code Max NThreads} row and one {@code lat/bw} row per
+ *       collective; up to 2.17 one block whose single header row {@code Latency/AlgBw} names
+ *       {@code Algo/Proto} pairs;
  *   <li>selection lines of the three {@link SelectionFormat}s.
  * </ul>
  *
@@ -90,6 +91,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       Pattern.compile("\\bcomm (\\S+) rank (\\d+) nranks (\\d+) .*- Init START");
   private static final Pattern CHANNELS = Pattern.compile("^(\\d+) coll channels,");
   private static final Pattern ALGORITHM_ROW = Pattern.compile("^\\s*Algorithm\\s*\\|(.*)$");
+  private static final Pattern LATENCY_ALGBW_ROW = Pattern.compile("^\\s*Latency/AlgBw\\s*\\|(.*)$");
   private static final Pattern PROTOCOL_ROW = Pattern.compile("^\\s*Protocol\\s*\\|(.*)$");
   private static final Pattern THREADS_ROW = Pattern.compile("^\\s*Max NThreads\\s*\\|(.*)$");
   private static final Pattern COLL_ROW = Pattern.compile("^\\s*([A-Za-z]+)\\s*\\|(.*)$");
@@ -228,6 +230,42 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
     }
 
     boolean tableRow(int no, String text, String msg, String thread, String host, long pid, long tid) {
+      Matcher old = LATENCY_ALGBW_ROW.matcher(msg);
+      if (old.matches()) {
+        // up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block
+        List<Algorithm> algos = new ArrayList<>();
+        String[] cells = cells(old.group(1));
+        for (int i = 0; i < cells.length; i++) {
+          String[] ap = cells[i].split("/");
+          Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
+          Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
+          if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
+            problems.add(new LogProblem(no, text, "unexpected column '" + cells[i] + "' in table header"));
+            tableByThread.remove(thread);
+            return true;
+          }
+          if (i % 3 == 0) {
+            algos.add(alg);
+          }
+        }
+        if (cells.length == 0 || cells.length % 3 != 0) {
+          problems.add(new LogProblem(no, text, "table header has " + cells.length + " columns"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        TableState prev = tableByThread.remove(thread);
+        if (prev != null) {
+          closeTable(prev, thread, host, pid, tid);
+        }
+        TableState t = new TableState(no);
+        tableByThread.put(thread, t);
+        t.algorithms.addAll(algos);
+        t.block = algos;
+        t.blockRows = new String[Collective.COUNT][];
+        t.protocolRowSeen = true;
+        t.rows.add(t.blockRows);
+        return true;
+      }
       Matcher a = ALGORITHM_ROW.matcher(msg);
       if (a.matches()) {
         List<Algorithm> algos = new ArrayList<>();

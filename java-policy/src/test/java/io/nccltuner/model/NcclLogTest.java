@@ -149,6 +149,39 @@ class NcclLogTest {
     assertEquals("'AlltoAll' is not a collective the tuner sees", log.problems().get(2).reason());
   }
 
+  /** Up to 2.17 (src/graph/tuning.cc): one "Latency/AlgBw" row of " %7s/%6s |" cells, one block. */
+  @Test
+  void era217SingleHeaderRow() {
+    String pre = "h:9:9 [0] NCCL INFO ";
+    String[] algos = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS"};
+    String[] protos = {"LL", "LL128", "Simple"};
+    StringBuilder header = new StringBuilder("Latency/AlgBw |");
+    StringBuilder threads = new StringBuilder(" Max NThreads |");
+    for (String a : algos) {
+      for (String p : protos) {
+        header.append(String.format(" %7s/%6s |", a, p));
+        threads.append(String.format(" %14d |", 512));
+      }
+    }
+    List<String> lines = new ArrayList<>(List.of(pre + "NCCL version 2.17.1+cuda12.0", pre + header, pre + threads));
+    for (String coll : List.of("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")) {
+      StringBuilder row = new StringBuilder(String.format("%13s |", coll));
+      for (int i = 0; i < 15; i++) {
+        row.append(String.format("%8.1f/%6.1f |", 4.0 + i, i < 6 ? 10.0 * (i + 1) : 0.0));
+      }
+      lines.add(pre + row);
+    }
+    lines.add(pre + "threadThresholds 8/8/64 | 32/8/64 | 512 | 512");
+    NcclLog log = NcclLog.parse("inline", lines);
+    assertEquals(List.of(), log.problems());
+    CostTable t = log.communicators().get(0).table();
+    assertEquals(5, t.numAlgorithms());
+    assertEquals(9.0, t.latency(Collective.AllReduce, RING_SIMPLE));
+    assertEquals(60.0, t.bandwidth(Collective.AllReduce, RING_SIMPLE));
+    assertEquals(0.0, t.bandwidth(Collective.AllReduce, new AlgoProto(Algorithm.NVLS, Protocol.SIMPLE)));
+    assertEquals(512, t.maxThreads(new AlgoProto(Algorithm.NVLS, Protocol.LL)));
+  }
+
   @Test
   void timestampedPrefixIsRead() {
     List<String> lines = new ArrayList<>();
@@ -165,7 +198,7 @@ class NcclLogTest {
     NcclLog log = NcclLog.parse("inline", lines);
     assertEquals(List.of(), log.problems());
     Communicator c = log.communicators().get(0);
-    assertEquals(2, c.table().numAlgorithms(), "one block of all algorithms, as before 2.17");
+    assertEquals(2, c.table().numAlgorithms());
     assertEquals(9.0, c.table().latency(Collective.AllReduce, RING_SIMPLE));
     assertEquals(1, c.selections().size());
   }
