@@ -43,7 +43,14 @@ check-env:
 	@command -v mvn >/dev/null || { echo "make: Maven (mvn) is required"; exit 1; }
 	@command -v $(CC) >/dev/null || { echo "make: a C compiler ($(CC)) is required"; exit 1; }
 
-build: check-env $(SHIM_SO) $(ENGINE_JAR) harness
+JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
+
+build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD)
+
+# A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
+$(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
 
 $(SHIM_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
 	@mkdir -p $(@D)
