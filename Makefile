@@ -3,6 +3,7 @@
 #   make run     build everything, then replay the captured NCCL 2.28.9 traces through the built
 #                plugin in enforce and in shadow mode (the main job where no GPU is)
 #   make test    build everything and run all tests (JUnit, ABI layout, harness, integration)
+#   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
 #   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
 #
 # Every recipe sets JAVA_HOME itself: Temurin 25 (FFM is final there); override with
@@ -30,6 +31,7 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main -type f) $(REPO)/pom.x
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
+include $(REPO)/make/dist.mk
 
 .PHONY: all build run test unit-test clean check-env
 .DEFAULT_GOAL := all
@@ -41,7 +43,14 @@ check-env:
 	@command -v mvn >/dev/null || { echo "make: Maven (mvn) is required"; exit 1; }
 	@command -v $(CC) >/dev/null || { echo "make: a C compiler ($(CC)) is required"; exit 1; }
 
-build: check-env $(SHIM_SO) $(ENGINE_JAR) harness
+JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
+
+build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD)
+
+# A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
+$(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
 
 $(SHIM_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
 	@mkdir -p $(@D)
@@ -55,7 +64,7 @@ $(ENGINE_JAR): $(JAVA_SOURCES)
 run: build
 	bash $(REPO)/tests/run_main_job.sh
 
-unit-test: build
+unit-test: build dist
 	cd $(REPO) && mvn -B test -Pit
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
@@ -63,4 +72,4 @@ unit-test: build
 test: unit-test harness-test
 
 clean:
-	rm -rf $(BUILD) $(REPO)/java-policy/target $(REPO)/target
+	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/target

@@ -42,7 +42,6 @@ static nccltj_bridge_t bridge;            /* upcalls are non-NULL only after a g
 static char startFailure[1024];           /* why the JVM could not be used, logged once */
 static int failureLogged;                 /* guarded by logMutex */
 static pthread_mutex_t logMutex = PTHREAD_MUTEX_INITIALIZER;
-static ncclDebugLogger_t startLogger;     /* the logger of the init that started the JVM */
 static char libraryPath[4096];
 
 /* ---- logging ------------------------------------------------------------------------------ */
@@ -279,7 +278,6 @@ static void start(void) {
 
   JavaVM* vm = NULL;
   JNIEnv* env = NULL;
-  int created = 0;
   /* Join a JVM the process already runs (for example a host that embeds Java itself). */
   created_vms_fn getCreated = (created_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
   jsize count = 0;
@@ -319,7 +317,6 @@ static void start(void) {
       failf("JNI_CreateJavaVM failed with %d (check NCCL_TUNER_JAVA_OPTS); the plugin changes nothing", (int)rc);
       return;
     }
-    created = 1;
   }
 
   jclass boot = loadBootstrap(env, jar);
@@ -352,7 +349,6 @@ static void start(void) {
   }
   /* The thread stays usable for upcalls (FFM attaches threads itself); it need not stay attached
    * through JNI. */
-  (void)created;
   (*vm)->DetachCurrentThread(vm);
 }
 
@@ -371,7 +367,6 @@ static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
                               void** context) {
   if (context == NULL) return ncclSuccess;
   *context = NULL;
-  if (startLogger == NULL) startLogger = logFunction;
   pthread_once(&startOnce, start);
   if (bridge.init == NULL) {
     logFailureOnce(logFunction);

@@ -188,7 +188,8 @@ public final class Engine {
     }
     c.calls++;
     DecisionTable t = c.table;
-    if (t == null || numAlgo <= 0 || numProto <= 0 || numAlgo * numProto > MAX_TABLE_ENTRIES) {
+    if (t == null || numAlgo <= 0 || numProto <= 0 || numAlgo > MAX_TABLE_ENTRIES
+        || numProto > MAX_TABLE_ENTRIES || numAlgo * numProto > MAX_TABLE_ENTRIES) {
       return;
     }
     int r = t.find(collType, nBytes, numPipeOps);

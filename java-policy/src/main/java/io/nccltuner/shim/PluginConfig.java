@@ -55,7 +55,7 @@ record PluginConfig(Engine engine, String warning, String info) {
         policy = NcclConfigFile.load(Path.of(csv));
       } else {
         return new PluginConfig(new Engine(null, Mode.OFF, log, null, throwIn), null,
-            "no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE); changing nothing");
+            jvmNotice() + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");
       }
     } catch (PolicyException e) {
       return off(log, throwIn, "policy refused, the plugin changes nothing: " + e.getMessage());
@@ -72,7 +72,14 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
       decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, 1 << 24)), log);
     }
-    return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, null);
+    return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, jvmNotice());
+  }
+
+  /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */
+  static String jvmNotice() {
+    String lib = System.getProperty("nccltj.library");
+    return "engine on Java " + Runtime.version() + (lib != null ? " (JVM created by " + lib + ")"
+        : " (joined the process's JVM)");
   }
 
   private static PluginConfig off(TunerLog log, String throwIn, String warning) {

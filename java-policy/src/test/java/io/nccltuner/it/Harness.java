@@ -85,10 +85,24 @@ final class Harness {
     List<String> cmd = new ArrayList<>();
     cmd.add(BIN.toString());
     cmd.addAll(List.of(args));
+    return exec(cmd, env, false);
+  }
+
+  /**
+   * Runs any command; with {@code bare} the environment is emptied first (no JAVA_HOME, no PATH),
+   * as on a GPU node without a JDK.
+   */
+  static Result exec(List<String> cmd, Map<String, String> env, boolean bare) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     Map<String, String> e = pb.environment();
+    if (bare) {
+      e.clear();
+      e.put("PATH", "/nonexistent");
+    }
     e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.equals("JDK_JAVA_OPTIONS"));
-    e.put("JAVA_HOME", JAVA_HOME);
+    if (!bare) {
+      e.put("JAVA_HOME", JAVA_HOME);
+    }
     e.put("NCCL_DEBUG", "INFO");
     env.forEach((k, v) -> {
       if (v == null) {

@@ -106,6 +106,22 @@ class PluginHarnessIT {
     assertTrue(r.summary().contains("changed=13 "), r.summary());
   }
 
+  /** A host that already runs a JVM: the plugin joins it rather than creating a second one. */
+  @Test
+  void joinsTheHostsJvm() throws Exception {
+    Harness.Result r = Harness.run(Map.of(
+        "LD_PRELOAD", Harness.BUILD.resolve("tests/libjvm-preload.so").toString(),
+        "NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--trace", trace("tp_infer").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertEquals(1, r.grep("jvm_preload: host JVM created").size(), r.text());
+    assertEquals(1, r.grep("(joined the process's JVM)").size(), r.text());
+    assertTrue(r.summary().contains("changed=257 warn=0"), r.summary());
+    Harness.Result own = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--trace", trace("coalesced").toString());
+    assertEquals(1, own.grep("(JVM created by " + Harness.PLUGIN.toRealPath() + ")").size(), own.text());
+  }
+
   /** Several traces in one process: one JVM serves every communicator, created once. */
   @Test
   void oneJvmForManyCommunicators() throws Exception {
