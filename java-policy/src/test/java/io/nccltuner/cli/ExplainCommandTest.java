@@ -29,6 +29,10 @@ class ExplainCommandTest {
   }
 
   static String resource(String name) throws Exception {
+    if (name.startsWith(H200)) { // the captured traces live in tests/traces/
+      return Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces")
+          .resolve(name.substring(H200.length())).toString();
+    }
     return Path.of(ExplainCommandTest.class.getResource(name).toURI()).toString();
   }
 

@@ -13,21 +13,20 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every call of every captured trace under test resources model/traces/ (copied from
- * data/traces/): the captured costs lie in the ranges the logged table allows, and the model's
+ * Every call of every captured trace under tests/traces/ (captured from NCCL 2.28.9): the captured costs lie in the ranges the logged table allows, and the model's
  * pick is NCCL's logged pick or reported ambiguous.
  */
 class CapturedTracesTest {
   record Pair(String name, Path trace, Path log) {}
 
   static List<Pair> pairs() throws IOException, URISyntaxException {
-    Path root = Path.of(CapturedTracesTest.class.getResource("/model/traces").toURI());
+    Path root = Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces");
     List<Pair> out = new ArrayList<>();
     try (Stream<Path> files = Files.walk(root)) {
       for (Path t : files.filter(f -> f.getFileName().toString().matches("trace_.*\\.csv")).sorted().toList()) {
         String name = t.getFileName().toString().replaceAll("^trace_|\\.csv$", "");
         Path log = t.resolveSibling("nccl_" + name + ".rank0.log");
-        out.add(new Pair(t.getParent().getFileName() + "/" + name, t, log));
+        out.add(new Pair("nccl-2.28.9-h200-2rank/" + name, t, log));
       }
     }
     return out;

@@ -33,7 +33,7 @@ class ReplayTest {
   }
 
   static Path trace(String name) throws Exception {
-    return Path.of(ReplayTest.class.getResource("/model/traces/nccl-2.28.9-h200-2rank/trace_" + name + ".csv").toURI());
+    return Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces/trace_" + name + ".csv");
   }
 
   /**
