@@ -15,13 +15,16 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <jni.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nccl_tuner_java.h"
@@ -33,6 +36,13 @@
 #define AOT_NAME "nccl-tuner-java.aot"
 #define BOOTSTRAP_CLASS "io/nccltuner/shim/Bootstrap"
 #define MIN_JAVA_FEATURE 25
+/* FFM upcalls from a native thread with 96 KiB of stack or less abort the process ("Could not
+ * attach thread for upcall", measured with Temurin 25.0.3); 128 KiB worked. */
+#define MIN_CALLER_STACK (128 * 1024)
+/* The JVM is created on a thread of its own with this much stack, whatever the caller has. */
+#define START_THREAD_STACK (8 * 1024 * 1024)
+
+extern char** environ;
 
 typedef jint (*create_vm_fn)(JavaVM**, void**, void*);
 typedef jint (*created_vms_fn)(JavaVM**, jsize, jsize*);
@@ -43,6 +53,9 @@ static char startFailure[1024];           /* why the JVM could not be used, logg
 static int failureLogged;                 /* guarded by logMutex */
 static pthread_mutex_t logMutex = PTHREAD_MUTEX_INITIALIZER;
 static char libraryPath[4096];
+static char javaHome[4096];               /* the runtime whose libjvm was loaded */
+static ncclDebugLogger_t firstLogger;     /* for warnings that arise outside an init */
+static int stackWarned;                   /* guarded by logMutex */
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
@@ -99,6 +112,7 @@ static int javaFeature(const char* home) {
 static int tryHome(const char* what, const char* home, char* libjvm, size_t n, char* why, size_t wn) {
   if (home == NULL || home[0] == '\0') return 0;
   snprintf(libjvm, n, "%s/lib/server/libjvm.so", home);
+  snprintf(javaHome, sizeof javaHome, "%s", home);
   if (!isFile(libjvm)) {
     size_t used = strlen(why);
     snprintf(why + used, wn - used, "%s%s=%s has no lib/server/libjvm.so", used ? "; " : "", what, home);
@@ -139,14 +153,21 @@ static int findLibjvm(const char* libDir, char* libjvm, size_t n) {
 /* ---- JVM options --------------------------------------------------------------------------- */
 
 /* Extra options from NCCL_TUNER_JAVA_OPTS must look like these; others (e.g. -version, -help,
- * which make the JVM exit during creation) are refused before the JVM is created. */
+ * which make the JVM exit during creation, or agents) are refused before the JVM is created. The
+ * whole set is then tried in a child `java -version` first, because the JVM calls exit() on some
+ * bad values (-Xms above -Xmx, two collectors) instead of returning an error. */
 static int allowedOption(const char* o) {
   static const char* prefixes[] = {"-D", "-Xmx", "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:",
-                                   "-Xshare:", "-Xint", "-Xcheck:jni", "-javaagent:",
-                                   "-agentlib:", "-agentpath:", "-ea", "-da", "-esa", "-dsa", NULL};
+                                   "-Xshare:", "-Xint", "-Xcheck:jni", "-ea", "-da", "-esa",
+                                   "-dsa", NULL};
   for (int i = 0; prefixes[i] != NULL; i++)
     if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
   return 0;
+}
+
+static int isGcChoice(const char* o) {
+  size_t n = strlen(o);
+  return strncmp(o, "-XX:+Use", 8) == 0 && n > 10 && strcmp(o + n - 2, "GC") == 0;
 }
 
 typedef struct {
@@ -175,36 +196,96 @@ static void freeOptions(optionList* l) {
   l->n = 0;
 }
 
+/* Returns the number of extra options added (>= 0), or -1 after failf(). */
 static int buildOptions(optionList* l, const char* classPath, const char* aotCache) {
+  const char* extra = getenv("NCCL_TUNER_JAVA_OPTS");
+  char* copy = strdup(extra != NULL ? extra : "");
+  char* toks[MAX_OPTIONS];
+  int nTok = 0, userGc = 0, userHeap = 0;
+  char* save = NULL;
+  for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
+    if (!allowedOption(tok)) {
+      failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog, "
+            "-XX:, -verbose:); the plugin changes nothing", tok);
+      free(copy);
+      return -1;
+    }
+    if (nTok == MAX_OPTIONS - 16) {
+      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 16);
+      free(copy);
+      return -1;
+    }
+    userGc |= isGcChoice(tok);
+    userHeap |= strncmp(tok, "-Xmx", 4) == 0 || strncmp(tok, "-Xms", 4) == 0;
+    toks[nTok++] = tok;
+  }
   addOption(l, "-Djava.class.path=%s", classPath);
   addOption(l, "-Xrs");                               /* leave SIGINT/SIGTERM/SIGHUP to the host */
   addOption(l, "--enable-native-access=ALL-UNNAMED"); /* FFM upcalls/downcalls from the engine */
-  addOption(l, "-XX:+UseSerialGC");
-  addOption(l, "-Xms8m");
-  addOption(l, "-Xmx64m");
+  if (!userGc) addOption(l, "-XX:+UseSerialGC");      /* defaults give way to the user's choice */
+  if (!userHeap) {
+    addOption(l, "-Xms8m");
+    addOption(l, "-Xmx64m");
+  }
   addOption(l, "-XX:-UsePerfData");                   /* no hsperfdata files */
   addOption(l, "-Dnccltj.library=%s", libraryPath);
   if (aotCache != NULL) addOption(l, "-XX:AOTCache=%s", aotCache);
-  const char* extra = getenv("NCCL_TUNER_JAVA_OPTS");
-  if (extra != NULL) {
-    char* copy = strdup(extra);
-    char* save = NULL;
-    for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
-      if (!allowedOption(tok)) {
-        failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -X[mx|ms|ss|log], -XX:, "
-              "-verbose:, -javaagent:, -agentlib:); the plugin changes nothing", tok);
-        free(copy);
-        return 0;
-      }
-      if (!addOption(l, "%s", tok)) {
-        failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS);
-        free(copy);
-        return 0;
-      }
-    }
-    free(copy);
+  for (int i = 0; i < nTok; i++) addOption(l, "%s", toks[i]);
+  free(copy);
+  return nTok;
+}
+
+/* Runs `<javaHome>/bin/java <options> -version` in a child process; 1 if it exits 0. On failure
+ * records the JVM's own first error line. */
+static int probeOptions(const optionList* l) {
+  char java[4200];
+  snprintf(java, sizeof java, "%s/bin/java", javaHome);
+  if (access(java, X_OK) != 0) {
+    failf("NCCL_TUNER_JAVA_OPTS is set but %s is missing, so the options cannot be checked; "
+          "the plugin changes nothing", java);
+    return 0;
   }
-  return l->n <= MAX_OPTIONS;
+  char* argv[MAX_OPTIONS + 3];
+  int n = 0;
+  argv[n++] = java;
+  for (int i = 0; i < l->n; i++)
+    if (strncmp(l->opts[i].optionString, "-Djava.class.path=", 18) != 0) argv[n++] = l->opts[i].optionString;
+  argv[n++] = "-version";
+  argv[n] = NULL;
+  int fds[2];
+  if (pipe(fds) != 0) return 1; /* cannot check: go ahead as before */
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  pid_t pid;
+  int rc = posix_spawn(&pid, java, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  char out[4096] = "";
+  size_t got = 0;
+  ssize_t r;
+  while (got < sizeof out - 1 && (r = read(fds[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)r;
+  out[got] = '\0';
+  close(fds[0]);
+  if (rc != 0) return 1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 1;
+  /* The first line that is not the JVM's generic closing words. */
+  char* line = out;
+  for (char* p = strtok(out, "\n"); p != NULL; p = strtok(NULL, "\n")) {
+    if (strstr(p, "Could not create the Java Virtual Machine") == NULL &&
+        strstr(p, "A fatal exception has occurred") == NULL && strstr(p, "Error occurred during initialization") == NULL) {
+      line = p;
+      break;
+    }
+  }
+  failf("NCCL_TUNER_JAVA_OPTS rejected by the JVM (%s); the plugin changes nothing", line[0] ? line : "no message");
+  return 0;
 }
 
 /* ---- start-up ------------------------------------------------------------------------------ */
@@ -255,7 +336,7 @@ static void describeException(JNIEnv* env, const char* what) {
   failf("%s%s; the plugin changes nothing", what, detail);
 }
 
-static void start(void) {
+static void startJvm(void) {
   Dl_info info;
   if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
     if (realpath(info.dli_fname, libraryPath) == NULL)
@@ -302,7 +383,8 @@ static void start(void) {
     char aot[4200];
     snprintf(aot, sizeof aot, "%s/" AOT_NAME, libDir);
     optionList opts = {0};
-    if (!buildOptions(&opts, jar, isFile(aot) ? aot : NULL)) {
+    int extras = buildOptions(&opts, jar, isFile(aot) ? aot : NULL);
+    if (extras < 0 || (extras > 0 && !probeOptions(&opts))) {
       freeOptions(&opts);
       return;
     }
@@ -346,13 +428,75 @@ static void start(void) {
     bridge.init = NULL;
     bridge.getCollInfo = NULL;
     bridge.destroy = NULL;
+    bridge.flush = NULL;
   }
   /* The thread stays usable for upcalls (FFM attaches threads itself); it need not stay attached
    * through JNI. */
   (*vm)->DetachCurrentThread(vm);
 }
 
-/* ---- the three entry points ---------------------------------------------------------------- */
+static void* startThread(void* unused) {
+  (void)unused;
+  startJvm();
+  return NULL;
+}
+
+static int flushAtExitUp(void);
+
+static void flushAtExit(void) {
+  flushAtExitUp();
+}
+
+/* Creates the JVM on a thread with START_THREAD_STACK of stack (the JVM needs more than some
+ * callers have), then registers the exit-time flush of the decision log. */
+static void start(void) {
+  pthread_attr_t attr;
+  pthread_t t;
+  int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, START_THREAD_STACK) == 0 &&
+           pthread_create(&t, &attr, startThread, NULL) == 0;
+  pthread_attr_destroy(&attr);
+  if (ok) {
+    pthread_join(t, NULL);
+  } else {
+    startJvm();
+  }
+  if (bridge.flush != NULL) atexit(flushAtExit);
+}
+
+/* ---- the entry points ------------------------------------------------------------------------ */
+
+/* Whether the calling thread has stack enough for an FFM upcall; checked once per thread. */
+static __thread int stackState __attribute__((tls_model("initial-exec")));
+
+static int stackOk(void) {
+  if (__builtin_expect(stackState == 0, 0)) {
+    pthread_attr_t a;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      pthread_attr_getstacksize(&a, &size);
+      pthread_attr_destroy(&a);
+    }
+    stackState = (size == 0 || size >= MIN_CALLER_STACK) ? 1 : 2;
+    if (stackState == 2) {
+      pthread_mutex_lock(&logMutex);
+      if (!stackWarned) {
+        stackWarned = 1;
+        char msg[256];
+        snprintf(msg, sizeof msg, "a thread with %zu KiB of stack called the tuner; FFM upcalls need at "
+                 "least %d KiB, so calls from such threads change nothing", size / 1024, MIN_CALLER_STACK / 1024);
+        nccltjLog((void*)firstLogger, NCCL_LOG_WARN, msg);
+      }
+      pthread_mutex_unlock(&logMutex);
+    }
+  }
+  return stackState == 1;
+}
+
+static int flushAtExitUp(void) {
+  nccltj_flush_fn up = bridge.flush;
+  if (up != NULL && stackOk()) up();
+  return 0;
+}
 
 static void logFailureOnce(ncclDebugLogger_t logger) {
   pthread_mutex_lock(&logMutex);
@@ -367,11 +511,13 @@ static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
                               void** context) {
   if (context == NULL) return ncclSuccess;
   *context = NULL;
+  if (firstLogger == NULL) firstLogger = logFunction;
   pthread_once(&startOnce, start);
   if (bridge.init == NULL) {
     logFailureOnce(logFunction);
     return ncclSuccess;
   }
+  if (!stackOk()) return ncclSuccess;
   int64_t handle = 0;
   bridge.init(nRanks, nNodes, (void*)logFunction, &handle);
   *context = (void*)(intptr_t)handle;
@@ -382,7 +528,7 @@ static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t 
                                      int numPipeOps, float** collCostTable, int numAlgo,
                                      int numProto, int* nChannels) {
   nccltj_get_coll_info_fn up = bridge.getCollInfo;
-  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL)
+  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL && stackOk())
     up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (float*)collCostTable,
        numAlgo, numProto, nChannels);
   return ncclSuccess;
@@ -390,7 +536,7 @@ static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t 
 
 static ncclResult_t tunerDestroy(void* context) {
   nccltj_destroy_fn up = bridge.destroy;
-  if (context != NULL && up != NULL) up((int64_t)(intptr_t)context);
+  if (context != NULL && up != NULL && stackOk()) up((int64_t)(intptr_t)context);
   return ncclSuccess;
 }
 

@@ -27,7 +27,8 @@ import java.util.concurrent.locks.LockSupport;
  * and never does I/O. When the ring is full the record is dropped and counted ({@link
  * #dropped()}). A daemon thread drains the ring into the file. A path that cannot be opened or a
  * write that fails (full disk) is reported once through the {@link TunerLog} and the log goes
- * quiet; the plugin keeps working.
+ * quiet; the plugin keeps working. The file is flushed whenever the queue runs empty and at least
+ * every {@value #FLUSH_EVERY} records.
  *
  * <p>Record fields: {@code comm} (handle), {@code collective} (NCCL name), {@code nBytes},
  * {@code numPipeOps}, {@code ncclPick} (NCCL's strict-minimum pick, {@code "RING/LL"}),
@@ -35,7 +36,9 @@ import java.util.concurrent.locks.LockSupport;
  * applied} (false in shadow mode).
  */
 public final class DecisionLog {
-  private static final int FIELDS = 4;
+  private static final int FIELDS = 5;
+  /** Records written between two flushes of the file, at most. */
+  private static final int FLUSH_EVERY = 1024;
   private final int capacity;
   private final int mask;
   private final AtomicLongArray ring;
@@ -48,6 +51,7 @@ public final class DecisionLog {
   private final TunerLog log;
   private volatile boolean failed;
   private final Thread writer;
+  private final Writer out;
 
   /**
    * Expands {@code %h} (host name) and {@code %p} (process id) in a path, as NCCL does for
@@ -70,9 +74,11 @@ public final class DecisionLog {
    *
    * @param path the file to append to (created if missing)
    * @param capacity ring size in records, rounded up to a power of two
-   * @param log where the one warning about an unwritable file goes
+   * @param log where the one warning about a failed write goes
+   * @throws IOException if the file cannot be opened for appending (the caller warns once and runs
+   *     without a decision log)
    */
-  public DecisionLog(Path path, int capacity, TunerLog log) {
+  public DecisionLog(Path path, int capacity, TunerLog log) throws IOException {
     this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
     this.mask = this.capacity - 1;
     this.ring = new AtomicLongArray(this.capacity * FIELDS);
@@ -81,6 +87,8 @@ public final class DecisionLog {
     }
     this.path = path;
     this.log = log;
+    this.out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
     this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-log").unstarted(this::drain);
     this.writer.start();
   }
@@ -130,33 +138,33 @@ public final class DecisionLog {
     ring.setPlain(base + 2, nBytes);
     ring.setPlain(base + 3, (long) (coll & 0xff) | (long) (ncclAlgo & 0xff) << 8 | (long) (ncclProto & 0xff) << 16
         | (long) (algo & 0xff) << 24 | (long) (proto & 0xff) << 32 | (long) (channels & 0xff) << 40
-        | (applied ? 1L : 0L) << 48 | (long) (numPipeOps & 0xffff) << 49);
+        | (applied ? 1L : 0L) << 48);
+    ring.setPlain(base + 4, numPipeOps);
     ring.setRelease(base, t + 1); // published: sequence = ticket + 1
     return true;
   }
 
   private void drain() {
-    Writer out;
-    try {
-      out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
-    } catch (IOException | RuntimeException e) {
-      fail("cannot open decision log " + path + " (" + e + "); decisions are not logged");
-      return;
-    }
     JsonFactory json = new JsonFactory();
     int idle = 0;
+    int sinceFlush = 0;
     while (true) {
       int base = (int) (head & mask) * FIELDS;
       if (ring.getAcquire(base) == head + 1) {
         long comm = ring.getPlain(base + 1);
         long nBytes = ring.getPlain(base + 2);
         long f = ring.getPlain(base + 3);
+        int numPipeOps = (int) ring.getPlain(base + 4);
         ring.setRelease(base, head + capacity); // free for the ticket one lap later
         head++;
         try {
-          write(json, out, comm, nBytes, f);
+          write(json, out, comm, nBytes, f, numPipeOps);
           written.incrementAndGet();
+          if (++sinceFlush >= FLUSH_EVERY) {
+            out.flush();
+            flushed = head;
+            sinceFlush = 0;
+          }
         } catch (IOException | RuntimeException e) {
           fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
           return;
@@ -167,6 +175,7 @@ public final class DecisionLog {
           if (idle++ == 0) {
             out.flush();
             flushed = head;
+            sinceFlush = 0;
           }
         } catch (IOException e) {
           fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
@@ -195,7 +204,8 @@ public final class DecisionLog {
     return flushed >= target;
   }
 
-  private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f) throws IOException {
+  private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f, int numPipeOps)
+      throws IOException {
     JsonGenerator g = json.createGenerator(out);
     g.writeStartObject();
     g.writeNumberField("comm", comm);
@@ -203,9 +213,11 @@ public final class DecisionLog {
     g.writeStringField("collective", c == null ? Long.toString(f & 0xff) : c.name());
     g.writeFieldName("nBytes");
     g.writeNumber(Long.toUnsignedString(nBytes));
-    g.writeNumberField("numPipeOps", (int) ((f >>> 49) & 0xffff));
+    g.writeNumberField("numPipeOps", numPipeOps);
     int na = (int) ((f >>> 8) & 0xff);
-    g.writeStringField("ncclPick", na == 0xff ? null : Algorithm.ofId(na) + "/" + Protocol.ofId((int) ((f >>> 16) & 0xff)));
+    int np = (int) ((f >>> 16) & 0xff);
+    g.writeStringField("ncclPick", na >= Algorithm.values().length || np >= Protocol.values().length ? null
+        : Algorithm.ofId(na) + "/" + Protocol.ofId(np));
     g.writeStringField("policyPick", Algorithm.ofId((int) ((f >>> 24) & 0xff)) + "/" + Protocol.ofId((int) ((f >>> 32) & 0xff)));
     g.writeNumberField("channels", (int) ((f >>> 40) & 0xff));
     g.writeBooleanField("applied", ((f >>> 48) & 1) != 0);

@@ -239,7 +239,7 @@ public final class Engine {
       c.disagreements[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)]++;
     }
     if (decisionLog != null) {
-      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl / numProto, nccl % numProto,
+      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto, nccl < 0 ? -1 : nccl % numProto,
           cand & 0xff, (cand >>> 8) & 0xff, cand >>> 16, c.write);
     }
   }
@@ -325,6 +325,13 @@ public final class Engine {
       }
     }
     return sb.toString();
+  }
+
+  /** Writes out queued decision-log records (at process exit); waits up to one second. */
+  public void flush() {
+    if (decisionLog != null) {
+      decisionLog.awaitFlushed(1000);
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package io.nccltuner.shim;
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
 import io.nccltuner.bindings.nccltj_destroy_fn;
+import io.nccltuner.bindings.nccltj_flush_fn;
 import io.nccltuner.bindings.nccltj_init_fn;
 import io.nccltuner.engine.TunerLog;
 import java.lang.foreign.Arena;
@@ -23,8 +24,9 @@ public final class Bootstrap {
    * Reads the configuration, builds the engine and writes the upcall stubs into the bridge.
    *
    * @param bridgeAddress address of the shim's {@code nccltj_bridge_t}
-   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch); 2 on any
-   *     other failure. Never throws.
+   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch)
+   * @throws IllegalStateException if the stubs cannot be made; the shim reports it in its one WARN
+   *     line and changes nothing
    */
   public static int start(long bridgeAddress) {
     try {
@@ -44,17 +46,14 @@ public final class Bootstrap {
               int.class, long.class, int.class, MemorySegment.class, int.class, int.class, MemorySegment.class)),
           Upcalls.getCollInfoDescriptor(), arena);
       MemorySegment destroy = nccltj_destroy_fn.allocate(Upcalls::destroy, arena);
+      MemorySegment flush = nccltj_flush_fn.allocate(Upcalls::flush, arena);
+      nccltj_bridge_t.flush(bridge, flush);
       nccltj_bridge_t.destroy(bridge, destroy);
       nccltj_bridge_t.getCollInfo(bridge, get);
       nccltj_bridge_t.init(bridge, init);
       return 0;
     } catch (Throwable t) {
-      try {
-        System.err.println("NCCL WARN TUNER/Java: engine start failed: " + t);
-      } catch (Throwable ignored) {
-        // nothing may escape to JNI either
-      }
-      return 2;
+      throw new IllegalStateException("engine start failed: " + t, t);
     }
   }
 }

@@ -33,8 +33,21 @@ import java.util.Map;
 record PluginConfig(Engine engine, String warning, String info) {
   static final int DEFAULT_QUEUE = 65536;
 
-  /** Builds the configuration from an environment map (System.getenv() in the plugin). */
+  /**
+   * Builds the configuration from an environment map (System.getenv() in the plugin). Never
+   * throws: any failure, OutOfMemoryError included, yields an engine that changes nothing and one
+   * warning.
+   */
   static PluginConfig fromEnvironment(Map<String, String> env, TunerLog log) {
+    try {
+      return read(env, log);
+    } catch (Throwable t) {
+      return off(log, env.get("NCCL_TUNER_JAVA_TEST_THROW"), "engine configuration failed (" + t
+          + "); the plugin changes nothing");
+    }
+  }
+
+  private static PluginConfig read(Map<String, String> env, TunerLog log) {
     String throwIn = env.get("NCCL_TUNER_JAVA_TEST_THROW");
     String modeEnv = env.get("NCCL_TUNER_JAVA_MODE");
     Mode override = null;
@@ -70,7 +83,12 @@ record PluginConfig(Engine engine, String warning, String info) {
       } catch (NumberFormatException ignored) {
         // keep the default; the variable is a tuning knob
       }
-      decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, 1 << 24)), log);
+      try {
+        decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, 1 << 24)), log);
+      } catch (java.io.IOException e) {
+        return new PluginConfig(new Engine(policy, mode, log, null, throwIn),
+            "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
+      }
     }
     return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, jvmNotice());
   }

@@ -93,6 +93,17 @@ final class Upcalls {
     return 0;
   }
 
+  /** nccltj_flush_fn: at process exit, writes out queued decision-log records (waits up to 1 s). */
+  static int flush() {
+    Engine e = engine;
+    try {
+      e.flush();
+    } catch (Throwable t) {
+      fail(e, "flush", t, lastLogger);
+    }
+    return 0;
+  }
+
   private static void fail(Engine e, String entry, Throwable t, MemorySegment logger) {
     try {
       if (e != null) {

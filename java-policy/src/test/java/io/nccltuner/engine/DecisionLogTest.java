@@ -1,6 +1,7 @@
 package io.nccltuner.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -56,17 +57,43 @@ class DecisionLogTest {
   }
 
   @Test
-  void fullQueueDropsAndCounts(@TempDir Path dir) throws Exception {
-    // An unwritable path: the writer fails once, warns once, and offers are dropped, never block.
+  void unwritablePathIsRefusedUpFront(@TempDir Path dir) {
+    assertThrows(java.io.IOException.class, () -> new DecisionLog(dir.resolve("no/such/dir/d.jsonl"), 8, (l, level, m) -> { }));
+  }
+
+  /** A full disk: the writer warns once, later offers are dropped and counted, none blocks. */
+  @Test
+  void fullDiskWarnsOnceAndDrops() throws Exception {
     List<String> warns = new CopyOnWriteArrayList<>();
-    DecisionLog log = new DecisionLog(dir.resolve("no/such/dir/d.jsonl"), 8, (l, level, m) -> warns.add(m));
-    for (int i = 0; i < 10_000; i++) {
+    DecisionLog log = new DecisionLog(Path.of("/dev/full"), 8, (l, level, m) -> warns.add(m));
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 100_000; i++) {
       log.offer(1, 4, i, 1, 1, 0, 0, 2, 0, true);
     }
+    long ms = (System.nanoTime() - t0) / 1_000_000;
     log.awaitFlushed(2000);
+    for (int i = 0; i < 10; i++) {
+      log.offer(1, 4, i, 1, 1, 0, 0, 2, 0, true);
+    }
     assertEquals(1, warns.size(), warns.toString());
-    assertTrue(warns.getFirst().startsWith("cannot open decision log "), warns.getFirst());
-    assertTrue(log.dropped() >= 10_000 - 8, "dropped " + log.dropped());
-    assertEquals(0, log.written());
+    assertTrue(warns.getFirst().startsWith("cannot write decision log /dev/full"), warns.getFirst());
+    assertTrue(log.dropped() >= 100_000 - 1024 - 8, "dropped " + log.dropped());
+    System.out.println("DecisionLogTest: 100000 offers against /dev/full took " + ms + " ms, dropped " + log.dropped());
+  }
+
+  /** No NCCL pick (every entry unavailable) and numPipeOps beyond 16 bits are recorded as they are. */
+  @Test
+  void oddValuesAreRecordedFaithfully(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("d.jsonl");
+    DecisionLog log = new DecisionLog(file, 8, (l, level, m) -> { });
+    log.offer(7, 2, -1L, Integer.MAX_VALUE, -1, -1, 6, 1, 64, false);
+    assertTrue(log.awaitFlushed(5000));
+    JsonNode n = new ObjectMapper().readTree(Files.readAllLines(file).getFirst());
+    assertTrue(n.get("ncclPick").isNull());
+    assertEquals("PAT/LL128", n.get("policyPick").asText());
+    assertEquals(Integer.MAX_VALUE, n.get("numPipeOps").asInt());
+    assertEquals("18446744073709551615", n.get("nBytes").asText());
+    assertEquals("AllGather", n.get("collective").asText());
+    assertEquals(64, n.get("channels").asInt());
   }
 }

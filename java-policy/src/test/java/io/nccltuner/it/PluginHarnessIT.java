@@ -122,6 +122,43 @@ class PluginHarnessIT {
     assertEquals(1, own.grep("(JVM created by " + Harness.PLUGIN.toRealPath() + ")").size(), own.text());
   }
 
+  /**
+   * Options that used to make the JVM exit the host (a collector or heap size other than the
+   * defaults) now replace the defaults; the JVM starts on its own 8 MiB thread even when the
+   * caller's stack is 128 KiB.
+   */
+  @ParameterizedTest(name = "{0} on a {1} KiB thread")
+  @CsvSource({"-XX:+UseG1GC, 1024", "-Xms256m, 1024", "-Xmx256m -XX:+UseParallelGC, 1024", "'', 128"})
+  void userOptionsAndSmallStacksWork(String opts, String stackKib) throws Exception {
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_OPTS", opts,
+        "NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--stack-kib", stackKib, "--trace", trace("tp_infer").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.summary().contains("changed=257 warn=0"), r.text());
+  }
+
+  /**
+   * Shadow mode's decision log keeps every record even when the host never destroys its
+   * communicators (the shim flushes the log at exit), and records match NCCL's unchanged picks.
+   */
+  @Test
+  void decisionLogSurvivesExitWithoutDestroy(@TempDir Path tmp) throws Exception {
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_MODE", "shadow",
+        "NCCL_TUNER_JAVA_LOG", tmp.resolve("d.%p.jsonl").toString(),
+        "NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--no-destroy", "--repeat", "20", "--trace", trace("tp_infer").toString());
+    assertEquals(0, r.exit(), r.text());
+    List<Path> logs;
+    try (var s = Files.list(tmp)) {
+      logs = s.toList();
+    }
+    assertEquals(1, logs.size());
+    assertEquals(List.of(tmp.resolve("d." + logs.getFirst().getFileName().toString().split("\\.")[1] + ".jsonl")), logs, "%p expanded");
+    List<String> lines = Files.readAllLines(logs.getFirst());
+    assertEquals(20 * 257, lines.size(), "one record per rule hit, none lost");
+    assertTrue(lines.getFirst().contains("\"applied\":false"), lines.getFirst());
+  }
+
   /** Several traces in one process: one JVM serves every communicator, created once. */
   @Test
   void oneJvmForManyCommunicators() throws Exception {
@@ -152,11 +189,15 @@ class PluginHarnessIT {
       exception in getCollInfo | THROWGET  | internal error in getCollInfo
       exception in init        | THROWINIT | internal error in init
       bad NCCL_TUNER_JAVA_OPTS | BADOPTS   | NCCL_TUNER_JAVA_OPTS: option '-version' is not allowed
-      JVM refuses an option    | JVMREFUSE | JNI_CreateJavaVM failed
+      JVM refuses an option    | JVMREFUSE | NCCL_TUNER_JAVA_OPTS rejected by the JVM (Unrecognized VM option 'NoSuchJvmFlagAtAll')
+      heap too small           | TINYHEAP  | NCCL_TUNER_JAVA_OPTS rejected by the JVM (Too small maximum heap)
+      agent option             | AGENT     | option '-agentlib:jdwp' is not allowed
+      caller stack of 96 KiB   | STACK96   | a thread with 96 KiB of stack called the tuner
       bad NCCL_TUNER_JAVA_MODE | BADMODE   | NCCL_TUNER_JAVA_MODE=loud is not a mode
       """)
   void faultChangesNothingAndWarnsOnce(String what, String kind, String expected, @TempDir Path tmp) throws Exception {
     Path plugin = Harness.PLUGIN;
+    String stackKib = "1024";
     Map<String, String> env = new HashMap<>();
     Path policy = Harness.REPO.resolve("policies/h200-2rank.yaml");
     switch (kind) {
@@ -177,12 +218,15 @@ class PluginHarnessIT {
       case "THROWINIT" -> env.put("NCCL_TUNER_JAVA_TEST_THROW", "init");
       case "BADOPTS" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xmx32m -version");
       case "JVMREFUSE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+NoSuchJvmFlagAtAll");
+      case "TINYHEAP" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xmx1k");
+      case "AGENT" -> env.put("NCCL_TUNER_JAVA_OPTS", "-agentlib:jdwp");
+      case "STACK96" -> stackKib = "96";
       case "BADMODE" -> env.put("NCCL_TUNER_JAVA_MODE", "loud");
       default -> throw new IllegalArgumentException(kind);
     }
     env.put("NCCL_TUNER_JAVA_POLICY", policy.toString());
     for (String w : List.of("tp_infer", "ddp")) {
-      Harness.Result r = Harness.run(env, "--plugin", plugin.toString(), "--trace", trace(w).toString());
+      Harness.Result r = Harness.run(env, "--plugin", plugin.toString(), "--stack-kib", stackKib, "--trace", trace(w).toString());
       Harness.Result ref = Harness.run(Map.of(), "--plugin", Harness.NOOP.toString(), "--trace", trace(w).toString());
       assertEquals(0, r.exit(), what + "\n" + r.text());
       assertEquals(1, r.warnings().size(), what + ": exactly one WARN\n" + r.text());
