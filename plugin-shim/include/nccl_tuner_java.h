@@ -116,7 +116,7 @@ typedef struct {
 /* ---- The shim <-> Java bridge ----------------------------------------------------------- */
 
 /* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 1
+#define NCCL_TUNER_JAVA_ABI_VERSION 2
 
 /* Upcalls into the Java engine. They never throw and always return 0 (ncclSuccess).
  * `logger` is NCCL's ncclDebugLogger_t, passed through as an opaque pointer (may be NULL).
@@ -126,6 +126,8 @@ typedef int (*nccltj_init_fn)(size_t nRanks, size_t nNodes, void* logger, int64_
 typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps,
                                        float* costTable, int numAlgo, int numProto, int* nChannels);
 typedef int (*nccltj_destroy_fn)(int64_t handle);
+/* Called once from an atexit handler: lets the engine write out queued decision-log records. */
+typedef int (*nccltj_flush_fn)(void);
 
 /* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
  * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
@@ -133,7 +135,7 @@ typedef int (*nccltj_destroy_fn)(int64_t handle);
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
- * (engineAbiVersion and the three upcall stubs), in one JNI call at first init. */
+ * (engineAbiVersion and the four upcall stubs), in one JNI call at first init. */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;
@@ -142,6 +144,7 @@ typedef struct {
   nccltj_init_fn init;
   nccltj_get_coll_info_fn getCollInfo;
   nccltj_destroy_fn destroy;
+  nccltj_flush_fn flush;
 } nccltj_bridge_t;
 
 #endif /* NCCL_TUNER_JAVA_H_ */

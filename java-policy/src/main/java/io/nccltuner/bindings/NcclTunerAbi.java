@@ -140,10 +140,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNER_JAVA_MAX_CHANNELS() {
         return NCCL_TUNER_JAVA_MAX_CHANNELS;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)1L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)2L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 1
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 2
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {

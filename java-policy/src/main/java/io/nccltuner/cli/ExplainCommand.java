@@ -1,13 +1,418 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.model.AlgoProto;
+import io.nccltuner.model.Availability;
+import io.nccltuner.model.CandidateTime;
+import io.nccltuner.model.CommShape;
+import io.nccltuner.model.Communicator;
+import io.nccltuner.model.CostModel;
+import io.nccltuner.model.Explain;
+import io.nccltuner.model.Interval;
+import io.nccltuner.model.LogProblem;
+import io.nccltuner.model.NcclFacts;
+import io.nccltuner.model.NcclLog;
+import io.nccltuner.model.NcclVersion;
+import io.nccltuner.model.Prediction;
+import io.nccltuner.model.Replay;
+import io.nccltuner.model.TextTable;
+import io.nccltuner.model.TraceCheck;
+import io.nccltuner.model.TraceFile;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Placeholder for {@code nccl-tuner explain}; replaced by the issue that builds it. */
-@Command(name = "explain", description = "(not built yet)")
-final class ExplainCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code nccl-tuner explain}: NCCL's cost model rebuilt from an NCCL INFO log ({@code
+ * NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING}). For each communicator whose latency/bandwidth
+ * table the log holds and each size: every candidate's predicted time in microseconds, NCCL's pick,
+ * whether the one-decimal rounding of the table leaves the pick ambiguous, and, where the log has
+ * selection lines for that size, whether the model's pick matches them. With {@code --trace} the
+ * model is first narrowed with the cost tables a tuner captured.
+ *
+ * <p>Exit codes: 0 done, 1 an input error (message names the file and line), 2 internal error.
+ */
+@Command(
+    name = "explain",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show what NCCL picks at each size, from the latency/bandwidth table in its INFO log.",
+      "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
+    })
+final class ExplainCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--log", required = true, paramLabel = "FILE", description = "NCCL log with the TUNING table")
+  Path log;
+
+  @Option(names = "--sizes", defaultValue = "4B:1GiB", paramLabel = "SIZES",
+      description = "sizes as NCCL passes them to the tuner: FROM:TO (powers of two), or a comma list; "
+          + "units B, KiB, MiB, GiB, TiB (default ${DEFAULT-VALUE})")
+  String sizes;
+
+  @Option(names = "--collective", defaultValue = "AllReduce", paramLabel = "NAME",
+      description = "Broadcast, Reduce, AllGather, ReduceScatter or AllReduce (default ${DEFAULT-VALUE})")
+  String collective;
+
+  @Option(names = "--pipe-ops", defaultValue = "1", paramLabel = "N", description = "numPipeOps (default 1)")
+  int pipeOps;
+
+  @Option(names = "--comm", paramLabel = "ID",
+      description = "only this communicator: its number in the log (1, 2, ...) or its pointer (0x...)")
+  String comm;
+
+  @Option(names = "--trace", paramLabel = "FILE",
+      description = "captured tuner calls (CSV); their cost tables narrow the model first")
+  Path trace;
+
+  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines")
+  Integer nRanks;
+
+  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20)")
+  Integer nNodes;
+
+  @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it")
+  Integer channels;
+
+  @Option(names = "--compute-capability", paramLabel = "CC",
+      description = "smallest GPU compute capability x10 (70 V100, 80 A100, 90 H100/H200)")
+  Integer computeCapability;
+
+  @Option(names = "--intervals", description = "print each time's range [low, high] too")
+  boolean intervals;
+
+  @Option(names = "--policy", paramLabel = "FILE",
+      description = "a policy YAML: adds the pick NCCL makes after the policy engine edits the cost table")
+  Path policy;
+
+  @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
+      description = "mode to run the policy in: enforce (default), shadow or off")
+  String mode;
+
+  private Policy loadedPolicy;
+  private Mode policyMode;
+
   @Override
   public Integer call() {
-    System.err.println("nccl-tuner explain: not built yet");
-    return 2;
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      Collective coll = Collective.parse(collective);
+      if (coll == null) {
+        throw new InputError("--collective: unknown collective '" + collective + "'");
+      }
+      if (pipeOps < 1) {
+        throw new InputError("--pipe-ops: must be at least 1, got " + pipeOps);
+      }
+      List<Long> sizeList = Sizes.parseList(sizes);
+      if (policy != null) {
+        policyMode = Mode.parse(mode);
+        if (policyMode == null) {
+          throw new InputError("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+        }
+        try {
+          loadedPolicy = PolicyLoader.load(policy);
+        } catch (PolicyException e) {
+          throw new InputError(e.getMessage());
+        }
+      }
+      NcclLog parsed = NcclLog.read(log);
+      for (LogProblem p : parsed.problems()) {
+        err.println(log + ":" + p.line() + ": " + p.reason() + " (line not used)");
+      }
+      List<Communicator> comms = select(parsed);
+      TraceFile traceFile = trace == null ? null : readTrace(trace);
+      for (Communicator c : comms) {
+        explain(out, c, coll, sizeList, traceFile);
+      }
+      out.flush();
+      return 0;
+    } catch (InputError e) {
+      err.println("nccl-tuner explain: " + e.getMessage());
+      return 1;
+    } catch (IOException e) {
+      err.println("nccl-tuner explain: cannot read " + e.getMessage());
+      return 1;
+    } catch (RuntimeException e) {
+      err.println("nccl-tuner explain: internal error: " + e);
+      return 2;
+    }
+  }
+
+  private static TraceFile readTrace(Path file) throws IOException {
+    try {
+      return TraceFile.read(file);
+    } catch (IllegalArgumentException e) {
+      throw new InputError(e.getMessage());
+    }
+  }
+
+  private List<Communicator> select(NcclLog parsed) {
+    if (parsed.communicators().isEmpty()) {
+      throw new InputError(log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
+          + " only rank 0 of a communicator prints it)");
+    }
+    if (comm == null) {
+      return parsed.communicators();
+    }
+    for (Communicator c : parsed.communicators()) {
+      if (comm.equals(Integer.toString(c.index())) || comm.equalsIgnoreCase(c.commId())) {
+        return List.of(c);
+      }
+    }
+    throw new InputError("--comm " + comm + ": the log has " + parsed.communicators().size()
+        + " communicator(s) with a table: "
+        + String.join(", ", parsed.communicators().stream().map(c -> c.index() + " = " + c.label()).toList()));
+  }
+
+  private CommShape shape(Communicator c) {
+    int r = nRanks != null ? nRanks : c.nRanks();
+    int n = nNodes != null ? nNodes : c.nNodes();
+    if (r <= 0 || n <= 0) {
+      throw new InputError(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
+          + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20); give --nranks and --nnodes");
+    }
+    int ch = channels != null ? channels : Math.min(c.nChannels(), 64);
+    try {
+      CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
+      return computeCapability != null ? s.withComputeCapability(computeCapability) : s;
+    } catch (IllegalArgumentException e) {
+      throw new InputError(e.getMessage());
+    }
+  }
+
+  private void explain(PrintWriter out, Communicator c, Collective coll, List<Long> sizeList, TraceFile traceFile) {
+    CommShape shape = shape(c);
+    CostModel model = CostModel.of(c.versionOrAssumed(), shape, c.table());
+    out.printf(Locale.ROOT, "%s: %s%n", log, c.label());
+    out.printf(Locale.ROOT, "NCCL %s%s, nRanks %d, nNodes %d, nChannels %s, compute capability %s%n",
+        c.versionOrAssumed(), c.version() == null ? " (assumed: the log does not print its version)" : "",
+        shape.nRanks(), shape.nNodes(), shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
+        shape.computeCapabilityText());
+    NcclVersion v = c.versionOrAssumed();
+    if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
+      out.printf(Locale.ROOT, "Note: NCCL %s is outside %s .. %s, the releases whose cost function this model was checked"
+          + " against; times may differ.%n", v, NcclFacts.OLDEST_CHECKED, NcclFacts.NEWEST_CHECKED);
+    }
+    if (traceFile != null) {
+      model = tighten(out, model, traceFile);
+    }
+    List<Explain.Row> rows;
+    List<String> engineLog = List.of();
+    if (loadedPolicy != null) {
+      out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
+          + " edits this cost table.%n", loadedPolicy.name(), policy, loadedPolicy.mode().spelling(), policyMode.spelling());
+      try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes())) {
+        rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
+        engineLog = tuner.log();
+      }
+    } else {
+      rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
+    }
+    out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
+    List<AlgoProto> shown = new ArrayList<>();
+    List<String> notOffered = new ArrayList<>();
+    List<String> conditional = new ArrayList<>();
+    for (CandidateTime t : rows.get(0).prediction().candidates()) {
+      if (t.offered()) {
+        shown.add(t.algoProto());
+        if (t.availability() == Availability.CONDITIONAL) {
+          conditional.add(t.algoProto().toString());
+        }
+      } else {
+        notOffered.add(t.algoProto().toString());
+      }
+    }
+    List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
+    shown.forEach(ap -> headers.add(">" + ap));
+    headers.addAll(List.of("NCCL pick", "also possible", "logged", "match"));
+    if (loadedPolicy != null) {
+      headers.addAll(List.of("policy pick", ">nChannels"));
+    }
+    TextTable table = new TextTable(headers.toArray(String[]::new));
+    int ambiguous = 0;
+    int withLines = 0;
+    int exact = 0;
+    int ambiguousLogged = 0;
+    int differ = 0;
+    for (Explain.Row r : rows) {
+      Prediction p = r.prediction();
+      List<String> cells = new ArrayList<>(List.of(Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
+      for (AlgoProto ap : shown) {
+        CandidateTime t = p.candidate(ap);
+        cells.add(!t.offered() ? "-" : intervals ? time(t.time()) + " " + t.range() : time(t.time()));
+      }
+      cells.add(p.pick() == null ? "none" : p.pick().toString());
+      List<String> others = p.possiblePicks().stream().filter(x -> !x.equals(p.pick())).map(AlgoProto::toString).toList();
+      cells.add(others.isEmpty() ? "" : String.join(" ", others));
+      cells.add(logged(r));
+      cells.add(switch (r.match()) {
+        case EXACT -> "yes";
+        case AMBIGUOUS -> "ambiguous";
+        case MISMATCH -> "NO";
+        case UNMATCHED -> "";
+      });
+      if (loadedPolicy != null) {
+        boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
+        cells.add(r.policyPick() == null ? "none" : same ? "=" : r.policyPick().toString());
+        cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
+      }
+      table.row(cells.toArray(String[]::new));
+      if (p.ambiguous()) {
+        ambiguous++;
+      }
+      if (r.match() != TraceCheck.Verdict.UNMATCHED) {
+        withLines++;
+      }
+      switch (r.match()) {
+        case EXACT -> exact++;
+        case AMBIGUOUS -> ambiguousLogged++;
+        case MISMATCH -> differ++;
+        default -> {}
+      }
+    }
+    out.print(table.render());
+    out.println();
+    out.printf(Locale.ROOT, "%d sizes; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
+        + "table's one-decimal rounding).%n", rows.size(), ambiguous);
+    if (withLines > 0) {
+      out.printf(Locale.ROOT, "Selection lines for %d sizes: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
+          withLines, exact, ambiguousLogged, differ,
+          pipeOps == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
+    } else {
+      out.println("No selection lines for these sizes in the log.");
+    }
+    if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
+      out.println("none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
+    }
+    if (loadedPolicy != null) {
+      long changed = rows.stream().filter(r -> !java.util.Objects.equals(r.policyPick(), r.prediction().pick())
+          || r.policyChannels() != 0).count();
+      out.printf(Locale.ROOT, "The policy changes NCCL's choice at %d of %d sizes ('=' keeps NCCL's pick).%n", changed, rows.size());
+      engineLog.forEach(l -> out.println("engine: " + l));
+    }
+    CommShape used = model.shape();
+    if (coll == Collective.AllReduce && used.nNodes() > 1 && used.minCompCapLo() < 80 && used.minCompCapHi() >= 80) {
+      out.println("Compute capability unknown: RING/SIMPLE latency is x1.9 (below 8.0) or x1.4 once nBytes / (nChannels x nRanks)"
+          + " >= 64; its times show the middle. Give --compute-capability, or --trace to infer it.");
+    }
+    if (!notOffered.isEmpty()) {
+      out.println("Not offered (bandwidth 0.0 in the table): " + String.join(" ", notOffered));
+    }
+    if (!conditional.isEmpty()) {
+      out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: " + String.join(" ", conditional));
+    }
+    out.println();
+  }
+
+  private CostModel tighten(PrintWriter out, CostModel model, TraceFile traceFile) {
+    CostModel.Tightening t = model.tighten(traceFile.calls());
+    out.printf(Locale.ROOT, "Narrowed with %d captured calls from %s; compute capability now %s.%n",
+        t.callsUsed(), trace, t.model().shape().computeCapabilityText());
+    for (String p : t.problems()) {
+      out.println("  trace " + p);
+    }
+    if (!t.changes().isEmpty()) {
+      TextTable tt = new TextTable("collective", "entry", "latency us (table)", "latency us (narrowed)",
+          "bandwidth GB/s (table)", "bandwidth GB/s (narrowed)", ">costs");
+      for (CostModel.EntryChange e : t.changes()) {
+        tt.row(e.collective().name(), e.algoProto().toString(), range(e.latencyBefore()), range(e.latencyAfter()),
+            range(e.bandwidthBefore()), range(e.bandwidthAfter()), Integer.toString(e.observations()));
+      }
+      out.print(tt.render());
+    }
+    return t.model();
+  }
+
+  private static String range(Interval i) {
+    return String.format(Locale.ROOT, "%.4f .. %.4f", i.lo(), i.hi());
+  }
+
+  private static String time(double us) {
+    return String.format(Locale.ROOT, "%.3f", us);
+  }
+
+  private static String logged(Explain.Row r) {
+    if (r.logged().isEmpty()) {
+      return "";
+    }
+    AlgoProto agreed = r.loggedPick();
+    if (agreed != null) {
+      return r.logged().size() == 1 ? agreed.toString() : agreed + " x" + r.logged().size();
+    }
+    java.util.Map<AlgoProto, Integer> counts = new java.util.LinkedHashMap<>();
+    r.logged().forEach(s -> counts.merge(s.pick(), 1, Integer::sum));
+    List<String> parts = new ArrayList<>();
+    counts.forEach((k, v) -> parts.add(k + " x" + v));
+    return String.join(", ", parts);
+  }
+
+  /** A usage or input error; the message names the option or file. */
+  static final class InputError extends RuntimeException {
+    InputError(String message) {
+      super(message);
+    }
+  }
+
+  /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
+  static final class Sizes {
+    private Sizes() {}
+
+    /**
+     * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
+     * @return the sizes in bytes, in the order given
+     * @throws InputError naming the part that does not parse
+     */
+    static List<Long> parseList(String text) {
+      List<Long> out = new ArrayList<>();
+      for (String part : text.split(",")) {
+        String p = part.trim();
+        int colon = p.indexOf(':');
+        if (colon < 0) {
+          out.add(parse(p));
+          continue;
+        }
+        long from = parse(p.substring(0, colon));
+        long to = parse(p.substring(colon + 1));
+        if (from <= 0 || from > to) {
+          throw new InputError("--sizes: '" + p + "' needs 0 < FROM <= TO");
+        }
+        for (long n = from; n <= to && n > 0; n <<= 1) {
+          out.add(n);
+        }
+      }
+      return out;
+    }
+
+    /**
+     * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
+     * @return bytes
+     * @throws InputError for what {@link ByteSize#parse} refuses
+     */
+    static long parse(String text) {
+      try {
+        return ByteSize.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw new InputError("--sizes: " + e.getMessage());
+      }
+    }
+
+    /** @return "512 KiB", "1 GiB", "1.5 KiB", "3 B" ({@link ByteSize#format}) */
+    static String format(long n) {
+      return ByteSize.format(n);
+    }
   }
 }

@@ -1,13 +1,133 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.model.Replay;
+import io.nccltuner.model.TextTable;
+import io.nccltuner.model.TraceFile;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Placeholder for {@code nccl-tuner replay}; replaced by the issue that builds it. */
-@Command(name = "replay", description = "(not built yet)")
-final class ReplayCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code nccl-tuner replay}: runs captured getCollInfo calls (the CSV the trace tuner writes)
+ * through the policy engine in this process, exactly as the plugin does (native cost table and
+ * nChannels in off-heap memory, see {@link Replay}), applies NCCL's strict-minimum selection before
+ * and after, and reports per collective, size and numPipeOps what NCCL would have run with and
+ * without the policy. Times are NCCL's own predictions from the captured table (microseconds), not
+ * measurements.
+ *
+ * <p>Exit codes: 0 done, 1 an input error (a policy or trace that does not load), 2 internal error.
+ */
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Replay captured tuner calls through the policy engine and report what the policy changes.",
+      "Times are NCCL's predicted microseconds from the captured cost tables."
+    })
+final class ReplayCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--trace", required = true, paramLabel = "FILE", description = "captured calls (CSV)")
+  Path trace;
+
+  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "policy YAML")
+  Path policy;
+
+  @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
+      description = "enforce (default: show what the policy changes), shadow or off; the policy's own mode is shown")
+  String mode;
+
+  @Option(names = "--changes-only", description = "list only sizes where the policy changes NCCL's choice")
+  boolean changesOnly;
+
   @Override
   public Integer call() {
-    System.err.println("nccl-tuner replay: not built yet");
-    return 2;
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      Mode m = Mode.parse(mode);
+      if (m == null) {
+        err.println("nccl-tuner replay: --mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+        return 1;
+      }
+      Policy p = PolicyLoader.load(policy);
+      TraceFile t = TraceFile.read(trace);
+      Replay.Result r = Replay.run(p, m, t);
+      report(out, p, m, t, r);
+      out.flush();
+      return 0;
+    } catch (PolicyException e) {
+      err.println("nccl-tuner replay: " + e.getMessage());
+      return 1;
+    } catch (IllegalArgumentException e) {
+      err.println("nccl-tuner replay: " + e.getMessage());
+      return 1;
+    } catch (IOException e) {
+      err.println("nccl-tuner replay: cannot read " + e.getMessage());
+      return 1;
+    } catch (RuntimeException e) {
+      err.println("nccl-tuner replay: internal error: " + e);
+      return 2;
+    }
+  }
+
+  private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r) {
+    out.printf(Locale.ROOT, "%s: %d calls; policy %s (%s, mode %s in the file), replayed in %s mode%n",
+        trace, r.calls().size(), p.name(), policy, p.mode().spelling(), m.spelling());
+    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables.");
+    out.println();
+    List<Replay.Change> changes = r.changes().stream()
+        .sorted(Comparator.comparing((Replay.Change c) -> c.collective().id())
+            .thenComparingLong(Replay.Change::nBytes).thenComparingInt(Replay.Change::numPipeOps))
+        .toList();
+    TextTable table = new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
+        ">NCCL us", "policy pick", ">policy us", ">nChannels", "change");
+    for (Replay.Change c : changes) {
+      if (changesOnly && !c.changed()) {
+        continue;
+      }
+      table.row(c.collective().name(), ByteSize.format(c.nBytes()), Long.toString(c.nBytes()),
+          Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
+          name(c.policyPick()), time(c.policyTime()), c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
+          !c.changed() ? "" : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed");
+    }
+    if (table.size() > 0) {
+      out.print(table.render());
+    } else {
+      out.println("The policy changes nothing in this trace.");
+    }
+    out.println();
+    for (Collective coll : Collective.values()) {
+      long calls = r.calls().stream().filter(o -> o.call().collective() == coll).count();
+      if (calls == 0) {
+        continue;
+      }
+      long changed = r.calls().stream().filter(o -> o.call().collective() == coll && o.changed()).count();
+      out.printf(Locale.ROOT, "%s: %d calls, %d changed%n", coll, calls, changed);
+    }
+    out.printf(Locale.ROOT, "all: %d calls, %d changed%n", r.calls().size(), r.changedCalls());
+    r.engineLog().forEach(l -> out.println("engine: " + l));
+  }
+
+  private static String name(Object pick) {
+    return pick == null ? "none" : pick.toString();
+  }
+
+  private static String time(float us) {
+    return us < 0 ? "-" : String.format(Locale.ROOT, "%.3f", us);
   }
 }

@@ -180,11 +180,15 @@ public final class PolicyLoader {
       }
       return null;
     }
-    return string(n, path + "." + key);
+    return string(n, path.isEmpty() ? key : path + "." + key);
   }
 
   private String string(Node n, String path) {
     if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+      if (s.text().chars().anyMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t')) {
+        problem(n, path, "control characters are not allowed here (they would garble the log lines)");
+        return null;
+      }
       return s.text();
     }
     problem(n, path, "expected text, found " + kind(n));
@@ -214,7 +218,12 @@ public final class PolicyLoader {
     }
     if (n instanceof Scalar s
         && (s.token() == JsonToken.VALUE_NUMBER_INT || s.token() == JsonToken.VALUE_NUMBER_FLOAT)) {
-      double v = Double.parseDouble(s.text());
+      double v;
+      try {
+        v = Double.parseDouble(s.text());
+      } catch (NumberFormatException e) {
+        v = Double.NaN; // YAML's .nan and .inf spellings
+      }
       if (Double.isFinite(v) && v >= 0 && v <= 1e6) {
         return v;
       }

@@ -91,7 +91,9 @@ final class YamlTree {
    * @throws ParseError for malformed YAML, duplicate keys, aliases, tags or a breached limit
    */
   static Node parse(Reader in) throws ParseError {
+    JsonParser parser = null;
     try (JsonParser p = FACTORY.createParser(in)) {
+      parser = p;
       JsonToken t = p.nextToken();
       if (t == null) {
         return null;
@@ -111,7 +113,8 @@ final class YamlTree {
     } catch (IOException | RuntimeException e) {
       // SnakeYAML reports limit breaches (aliases, depth, size) as unchecked exceptions.
       String msg = String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
-      throw new ParseError("malformed YAML: " + msg, 0, 0);
+      JsonLocation l = parser == null ? null : parser.currentLocation();
+      throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr());
     }
   }
 
@@ -152,7 +155,7 @@ final class YamlTree {
       }
       case VALUE_STRING, VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT, VALUE_TRUE, VALUE_FALSE,
           VALUE_NULL -> {
-        String text = p.getText();
+        String text = t == JsonToken.VALUE_NUMBER_INT ? p.getBigIntegerValue().toString() : p.getText();
         if (t == JsonToken.VALUE_STRING && p instanceof com.fasterxml.jackson.dataformat.yaml.YAMLParser y
             && y.isCurrentAlias()) {
           throw new ParseError("YAML aliases (*" + text + ") are not allowed in a policy", line, col);

@@ -103,6 +103,7 @@ class PolicyLoaderTest {
       empty range        | EMPTY                 | x.yaml:8:16: profiles[0].rules[0].bytes: from 1 MiB is not below to 1 MiB; the range is half-open [from, to)
       wrong type         | TYPE                  | x.yaml:10:55: profiles[0].rules[0].candidates[0].channels: expected an integer, found 'four'
       negative regret    | REGRET                | x.yaml:10:53: profiles[0].rules[0].candidates[0].regret: -0.5 is not a regret; write a fraction >= 0 (0.21 = 21% slower than the best)
+      NaN regret         | NAN                   | x.yaml:10:53: profiles[0].rules[0].candidates[0].regret: .nan is not a regret; write a fraction >= 0 (0.21 = 21% slower than the best)
       """)
   void refusesWithPosition(String what, String kind, String expected) {
     String rules = switch (kind) {
@@ -116,6 +117,7 @@ class PolicyLoaderTest {
       case "SI" -> rule("AllReduce", "1 MB", "4 MiB", "");
       case "EMPTY" -> rule("AllReduce", "1 MiB", "1 MiB", "");
       case "TYPE" -> "- collective: AllReduce\n  bytes: {from: 0, to: 1 MiB}\n  candidates:\n    - {algorithm: RING, protocol: LL, channels: four}\n";
+      case "NAN" -> "- collective: AllReduce\n  bytes: {from: 0, to: 1 MiB}\n  candidates:\n    - {algorithm: RING, protocol: LL, regret: .nan}\n";
       case "REGRET" -> "- collective: AllReduce\n  bytes: {from: 0, to: 1 MiB}\n  candidates:\n    - {algorithm: RING, protocol: LL, regret: -0.5}\n";
       default -> throw new IllegalArgumentException(kind);
     };
@@ -140,6 +142,15 @@ class PolicyLoaderTest {
     PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse("x.yaml", text));
     assertTrue(e.getMessage().startsWith(prefix), what + ": " + e.getMessage());
     assertTrue(e.getMessage().lines().count() == 1, "one line for the WARN: " + e.getMessage());
+  }
+
+  @Test
+  void hexSizesAndControlCharacters() throws Exception {
+    Policy p = PolicyLoader.parse("x.yaml", policy(rule("AllReduce", "0x2000", "0x4000", "")));
+    assertEquals(0x2000, p.profiles().getFirst().rules().getFirst().fromBytes());
+    PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse("x.yaml",
+        "schema: nccl-tuner-java/v1\nname: \"a\\0b\"\nprofiles: [{name: p}]\n"));
+    assertEquals("x.yaml:2:7: name: control characters are not allowed here (they would garble the log lines)", e.getMessage());
   }
 
   @Test

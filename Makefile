@@ -1,0 +1,75 @@
+# nccl-tuner-java -- top-level build.
+#
+#   make run     build everything, then replay the captured NCCL 2.28.9 traces through the built
+#                plugin in enforce and in shadow mode (the main job where no GPU is)
+#   make test    build everything and run all tests (JUnit, ABI layout, harness, integration)
+#   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
+#   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
+#
+# Every recipe sets JAVA_HOME itself: Temurin 25 (FFM is final there); override with
+# `make JAVA_HOME=/path/to/jdk-25`.
+
+REPO      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD     := $(REPO)/build
+JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
+ifeq ($(wildcard $(JAVA_HOME)/bin/javac),)
+JAVA_HOME := /usr/lib/jvm/temurin-25-jdk-amd64
+endif
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(PATH)
+export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
+MVN       ?= mvn -B -q
+CC        ?= gcc
+
+LIB_DIR   := $(BUILD)/lib
+SHIM_SO   := $(LIB_DIR)/libnccl-tuner-java.so
+ENGINE_JAR:= $(LIB_DIR)/nccl-tuner-java.jar
+SHIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+               -I$(REPO)/plugin-shim/include -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+SHIM_LDFLAGS := -shared -Wl,-soname,libnccl-tuner-java.so -Wl,--no-undefined
+JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main -type f) $(REPO)/pom.xml $(REPO)/java-policy/pom.xml
+
+include $(REPO)/make/harness.mk
+include $(REPO)/make/bindings.mk
+include $(REPO)/make/dist.mk
+
+.PHONY: all build run test unit-test clean check-env
+.DEFAULT_GOAL := all
+
+all: build
+
+check-env:
+	@test -x "$(JAVA_HOME)/bin/javac" || { echo "make: no JDK 25 at JAVA_HOME=$(JAVA_HOME)"; exit 1; }
+	@command -v mvn >/dev/null || { echo "make: Maven (mvn) is required"; exit 1; }
+	@command -v $(CC) >/dev/null || { echo "make: a C compiler ($(CC)) is required"; exit 1; }
+
+JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
+
+build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD)
+
+# A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
+$(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
+
+$(SHIM_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $< -ldl -lpthread
+
+$(ENGINE_JAR): $(JAVA_SOURCES)
+	@mkdir -p $(@D)
+	cd $(REPO) && $(MVN) -DskipTests package
+	cp $(REPO)/java-policy/target/nccl-tuner-java.jar $@
+
+run: build
+	bash $(REPO)/tests/run_main_job.sh
+
+unit-test: build dist
+	cd $(REPO) && mvn -B test -Pit
+
+# JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
+# the host harness), then the harness's own shell tests.
+test: unit-test harness-test
+
+clean:
+	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/target

@@ -1,0 +1,236 @@
+package io.nccltuner.engine;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Protocol;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The decision log ({@code NCCL_TUNER_JAVA_LOG}): one JSON object per line per decision, written
+ * off the hot path.
+ *
+ * <p>{@link #offer} claims a slot in a preallocated ring of {@link #capacity} records with one
+ * atomic increment, writes the record as longs and publishes it; it never blocks, never allocates
+ * and never does I/O. When the ring is full the record is dropped and counted ({@link
+ * #dropped()}). A daemon thread drains the ring into the file. A path that cannot be opened or a
+ * write that fails (full disk) is reported once through the {@link TunerLog} and the log goes
+ * quiet; the plugin keeps working. The file is flushed whenever the queue runs empty and at least
+ * every {@value #FLUSH_EVERY} records.
+ *
+ * <p>Record fields: {@code comm} (handle), {@code collective} (NCCL name), {@code nBytes},
+ * {@code numPipeOps}, {@code ncclPick} (NCCL's strict-minimum pick, {@code "RING/LL"}),
+ * {@code policyPick} ({@code "TREE/SIMPLE"}), {@code channels} (0 = NCCL decides), {@code
+ * applied} (false in shadow mode).
+ */
+public final class DecisionLog {
+  private static final int FIELDS = 5;
+  /** Records written between two flushes of the file, at most. */
+  private static final int FLUSH_EVERY = 1024;
+  private final int capacity;
+  private final int mask;
+  private final AtomicLongArray ring;
+  private final AtomicLong tail = new AtomicLong();
+  private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong written = new AtomicLong();
+  private long head;
+  private volatile long flushed;
+  private final Path path;
+  private final TunerLog log;
+  private volatile boolean failed;
+  private final Thread writer;
+  private final Writer out;
+
+  /**
+   * Expands {@code %h} (host name) and {@code %p} (process id) in a path, as NCCL does for
+   * NCCL_DEBUG_FILE.
+   */
+  public static Path expand(String pattern) {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      host = "localhost";
+    }
+    int dot = host.indexOf('.');
+    host = dot > 0 ? host.substring(0, dot) : host;
+    return Path.of(pattern.replace("%h", host).replace("%p", Long.toString(ProcessHandle.current().pid())));
+  }
+
+  /**
+   * Opens the log and starts its writer thread.
+   *
+   * @param path the file to append to (created if missing)
+   * @param capacity ring size in records, rounded up to a power of two
+   * @param log where the one warning about a failed write goes
+   * @throws IOException if the file cannot be opened for appending (the caller warns once and runs
+   *     without a decision log)
+   */
+  public DecisionLog(Path path, int capacity, TunerLog log) throws IOException {
+    this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
+    this.mask = this.capacity - 1;
+    this.ring = new AtomicLongArray(this.capacity * FIELDS);
+    for (int i = 0; i < this.capacity; i++) {
+      ring.set(i * FIELDS, i); // sequence: slot i is free for ticket i
+    }
+    this.path = path;
+    this.log = log;
+    this.out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
+    this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-log").unstarted(this::drain);
+    this.writer.start();
+  }
+
+  /** @return records dropped because the ring was full or the file failed */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  /** @return records written to the file so far */
+  public long written() {
+    return written.get();
+  }
+
+  /** @return ring capacity in records */
+  public int capacity() {
+    return capacity;
+  }
+
+  /**
+   * Queues one record; never blocks.
+   *
+   * @return false if the record was dropped
+   */
+  public boolean offer(long comm, int coll, long nBytes, int numPipeOps, int ncclAlgo, int ncclProto,
+      int algo, int proto, int channels, boolean applied) {
+    if (failed) {
+      dropped.incrementAndGet();
+      return false;
+    }
+    // Bounded multi-producer ring (Vyukov): a slot's sequence equals the ticket that may fill it.
+    long t;
+    while (true) {
+      t = tail.get();
+      long diff = ring.getAcquire((int) (t & mask) * FIELDS) - t;
+      if (diff == 0) {
+        if (tail.compareAndSet(t, t + 1)) {
+          break;
+        }
+      } else if (diff < 0) {
+        dropped.incrementAndGet(); // the writer has not drained this slot's previous lap: full
+        return false;
+      }
+    }
+    int base = (int) (t & mask) * FIELDS;
+    ring.setPlain(base + 1, comm);
+    ring.setPlain(base + 2, nBytes);
+    ring.setPlain(base + 3, (long) (coll & 0xff) | (long) (ncclAlgo & 0xff) << 8 | (long) (ncclProto & 0xff) << 16
+        | (long) (algo & 0xff) << 24 | (long) (proto & 0xff) << 32 | (long) (channels & 0xff) << 40
+        | (applied ? 1L : 0L) << 48);
+    ring.setPlain(base + 4, numPipeOps);
+    ring.setRelease(base, t + 1); // published: sequence = ticket + 1
+    return true;
+  }
+
+  private void drain() {
+    JsonFactory json = new JsonFactory();
+    int idle = 0;
+    int sinceFlush = 0;
+    while (true) {
+      int base = (int) (head & mask) * FIELDS;
+      if (ring.getAcquire(base) == head + 1) {
+        long comm = ring.getPlain(base + 1);
+        long nBytes = ring.getPlain(base + 2);
+        long f = ring.getPlain(base + 3);
+        int numPipeOps = (int) ring.getPlain(base + 4);
+        ring.setRelease(base, head + capacity); // free for the ticket one lap later
+        head++;
+        try {
+          write(json, out, comm, nBytes, f, numPipeOps);
+          written.incrementAndGet();
+          if (++sinceFlush >= FLUSH_EVERY) {
+            out.flush();
+            flushed = head;
+            sinceFlush = 0;
+          }
+        } catch (IOException | RuntimeException e) {
+          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
+          return;
+        }
+        idle = 0;
+      } else {
+        try {
+          if (idle++ == 0) {
+            out.flush();
+            flushed = head;
+            sinceFlush = 0;
+          }
+        } catch (IOException e) {
+          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
+          return;
+        }
+        LockSupport.parkNanos(idle > 100 ? 10_000_000L : 200_000L);
+      }
+    }
+  }
+
+  /**
+   * Waits until every record queued so far is written and flushed, or the log failed, or the
+   * timeout passed. Called at communicator destroy (never on the hot path), so a process that
+   * exits right after destroying its communicators keeps its records.
+   *
+   * @param timeoutMillis longest wait in milliseconds
+   * @return true if everything queued was flushed
+   */
+  public boolean awaitFlushed(long timeoutMillis) {
+    long target = tail.get(); // tickets issued; dropped records took none
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+    while (flushed < target && !failed && System.nanoTime() < deadline) {
+      LockSupport.unpark(writer);
+      LockSupport.parkNanos(100_000L);
+    }
+    return flushed >= target;
+  }
+
+  private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f, int numPipeOps)
+      throws IOException {
+    JsonGenerator g = json.createGenerator(out);
+    g.writeStartObject();
+    g.writeNumberField("comm", comm);
+    Collective c = Collective.ofId((int) (f & 0xff));
+    g.writeStringField("collective", c == null ? Long.toString(f & 0xff) : c.name());
+    g.writeFieldName("nBytes");
+    g.writeNumber(Long.toUnsignedString(nBytes));
+    g.writeNumberField("numPipeOps", numPipeOps);
+    int na = (int) ((f >>> 8) & 0xff);
+    int np = (int) ((f >>> 16) & 0xff);
+    g.writeStringField("ncclPick", na >= Algorithm.values().length || np >= Protocol.values().length ? null
+        : Algorithm.ofId(na) + "/" + Protocol.ofId(np));
+    g.writeStringField("policyPick", Algorithm.ofId((int) ((f >>> 24) & 0xff)) + "/" + Protocol.ofId((int) ((f >>> 32) & 0xff)));
+    g.writeNumberField("channels", (int) ((f >>> 40) & 0xff));
+    g.writeBooleanField("applied", ((f >>> 48) & 1) != 0);
+    g.writeEndObject();
+    g.flush();
+    out.write('\n');
+  }
+
+  private void fail(String message) {
+    try {
+      log.log(MemorySegment.NULL, TunerLog.WARN, message);
+    } finally {
+      failed = true; // after the warning, so awaitFlushed() returns with it logged
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.nccltuner.engine;
+
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.SizeGrid;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * One profile's rules compiled for O(1) lookup.
+ *
+ * <p>Three int arrays, never written after construction:
+ * <ul>
+ *   <li>{@link #head}: {@code Collective.COUNT * SizeGrid.BUCKETS} entries, indexed by
+ *       {@code collective * BUCKETS + SizeGrid.bucket(nBytes)}: an offset into {@link #chains},
+ *       or -1 where no rule applies.
+ *   <li>{@link #chains}: runs of rule offsets ended by -1; a run lists the rules covering one
+ *       (collective, bucket), in file order, told apart only by numPipeOps (at most
+ *       {@link PolicyLoader#MAX_RULES_PER_BUCKET}). Cells with the same rules share a run.
+ *   <li>{@link #rules}: records of {@link #STRIDE} ints {@code [pipeLo, pipeHi, count, cand0,
+ *       cand1, cand2, cand3, 0]}; each candidate packs {@code algorithm | protocol << 8 |
+ *       channels << 16} (channels 0 = NCCL decides).
+ * </ul>
+ * A lookup is a bucket computation (a leading-zero count and a shift), two array loads and at
+ * most four numPipeOps comparisons: no scan over rules, no allocation, no lock.
+ */
+public final class DecisionTable {
+  /** Ints per rule record. */
+  public static final int STRIDE = 8;
+
+  /** Offset of the candidate count within a record; the candidates follow it. */
+  public static final int COUNT = 2;
+
+  final int[] head;
+  final int[] chains;
+  final int[] rules;
+  private final int ruleCount;
+  private final String sha256;
+
+  private DecisionTable(int[] head, int[] chains, int[] rules, int ruleCount) {
+    this.head = head;
+    this.chains = chains;
+    this.rules = rules;
+    this.ruleCount = ruleCount;
+    this.sha256 = digest(head, chains, rules);
+  }
+
+  /**
+   * Compiles a validated profile.
+   *
+   * @param profile rules already checked by {@link PolicyLoader} (non-overlapping, bounds on the
+   *     grid, 1..4 candidates, at most 4 rules per bucket)
+   * @return the compiled table
+   */
+  public static DecisionTable compile(Policy.Profile profile) {
+    List<Policy.Rule> list = profile.rules();
+    int[] rules = new int[list.size() * STRIDE];
+    List<List<Integer>> cells = new java.util.ArrayList<>(Collections.nCopies(Collective.COUNT * SizeGrid.BUCKETS, null));
+    for (int i = 0; i < list.size(); i++) {
+      Policy.Rule r = list.get(i);
+      int off = i * STRIDE;
+      rules[off] = (int) Math.min(r.numPipeOps().min(), Integer.MAX_VALUE);
+      rules[off + 1] = (int) Math.min(r.numPipeOps().max(), Integer.MAX_VALUE);
+      rules[off + COUNT] = r.candidates().size();
+      for (int k = 0; k < r.candidates().size(); k++) {
+        Policy.Candidate c = r.candidates().get(k);
+        rules[off + COUNT + 1 + k] = c.algorithm().id() | c.protocol().id() << 8 | c.channels() << 16;
+      }
+      int lo = SizeGrid.bucket(r.fromBytes());
+      int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+      int base = r.collective().id() * SizeGrid.BUCKETS;
+      for (int b = lo; b < hi; b++) {
+        if (cells.get(base + b) == null) {
+          cells.set(base + b, new java.util.ArrayList<>(1));
+        }
+        cells.get(base + b).add(off);
+      }
+    }
+    int[] head = new int[cells.size()];
+    Arrays.fill(head, -1);
+    Map<List<Integer>, Integer> shared = new HashMap<>();
+    int[] chains = new int[16];
+    int used = 0;
+    for (int cell = 0; cell < cells.size(); cell++) {
+      List<Integer> run = cells.get(cell);
+      if (run == null) {
+        continue;
+      }
+      Integer at = shared.get(run);
+      if (at == null) {
+        if (used + run.size() + 1 > chains.length) {
+          chains = Arrays.copyOf(chains, Math.max(chains.length * 2, used + run.size() + 1));
+        }
+        at = used;
+        for (int off : run) {
+          chains[used++] = off;
+        }
+        chains[used++] = -1;
+        shared.put(run, at);
+      }
+      head[cell] = at;
+    }
+    return new DecisionTable(head, Arrays.copyOf(chains, used), rules, list.size());
+  }
+
+  /**
+   * Finds the rule for a call: O(1), no allocation.
+   *
+   * @param coll ncclFunc_t value
+   * @param nBytes message size as NCCL passes it, unsigned
+   * @param numPipeOps number of operations NCCL pipelines together (>= 1)
+   * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
+   */
+  public int find(int coll, long nBytes, int numPipeOps) {
+    if (coll < 0 || coll >= Collective.COUNT) {
+      return -1;
+    }
+    int c = head[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)];
+    if (c < 0) {
+      return -1;
+    }
+    for (int r; (r = chains[c]) >= 0; c++) {
+      if (numPipeOps >= rules[r] && numPipeOps <= rules[r + 1]) {
+        return r;
+      }
+    }
+    return -1;
+  }
+
+  /** @return the rule records (read only by convention; see the class comment for the layout) */
+  public int[] rules() {
+    return rules;
+  }
+
+  /** @return the number of rules compiled */
+  public int ruleCount() {
+    return ruleCount;
+  }
+
+  /** @return hex SHA-256 over the compiled arrays, equal on every rank that loaded the same rules */
+  public String sha256() {
+    return sha256;
+  }
+
+  private static String digest(int[] head, int[] chains, int[] rules) {
+    ByteBuffer buf = ByteBuffer.allocate(4 * (head.length + chains.length + rules.length));
+    buf.asIntBuffer().put(head).put(chains).put(rules);
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(buf.array()));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+    }
+  }
+}

@@ -1,0 +1,356 @@
+package io.nccltuner.engine;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.SizeGrid;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The policy engine behind the three tuner entry points, in plain Java (the FFM upcalls in
+ * {@code io.nccltuner.shim} only forward to it, and offline tools call it directly).
+ *
+ * <p>{@link #init} picks the policy profile matching (nRanks, nNodes) and returns a communicator
+ * handle; {@link #getCollInfo} edits NCCL's cost table in place, O(1) with no allocation, lock or
+ * I/O: it looks up the rule for (collective, nBytes, numPipeOps), applies the first ranked
+ * candidate NCCL offers (entry >= 0, algorithm < numAlgo, protocol < numProto) by setting that
+ * entry to 0.0 and, when the candidate names one, setting nChannels. NCCL then selects the strict
+ * minimum (NCCL src/enqueue.cc, topoGetAlgoInfo, 2.19 .. 2.28), so the candidate wins. It never
+ * writes a -1 entry, never writes outside numAlgo x numProto and never writes in shadow or off
+ * mode. Decisions depend only on the policy, nRanks, nNodes, the collective, nBytes, numPipeOps
+ * and which entries are -1, so every rank decides the same.
+ *
+ * <p>Threads: init and destroy are serialized on the engine; getCollInfo reads an immutable
+ * handle table and may run on any thread. Per-communicator counters are plain fields: NCCL
+ * enqueues one communicator's collectives from one thread at a time.
+ */
+public final class Engine {
+  /** Largest numAlgo x numProto the engine edits (NCCL 2.28: 7 x 3); larger tables are left alone. */
+  public static final int MAX_TABLE_ENTRIES = 64;
+
+  /** Longest wait at destroy for the decision log to reach the disk, in milliseconds. */
+  static final long FLUSH_WAIT_MILLIS = 2000;
+
+  private final Policy policy;
+  private final Mode mode;
+  private final TunerLog log;
+  private final DecisionLog decisionLog;
+  private final Map<String, DecisionTable> tables = new HashMap<>();
+  private final AtomicBoolean warnedFailure = new AtomicBoolean();
+  private final String throwIn;
+  private final boolean throwInGetCollInfo;
+  private volatile Comm[] comms = new Comm[16];
+  private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+  private int nextSlot = 1;
+  private int generation;
+
+  /** State of one communicator, reached through its handle. */
+  static final class Comm {
+    final long handle;
+    final long nRanks;
+    final long nNodes;
+    final DecisionTable table;
+    final String profile;
+    final boolean write;
+    final boolean observe;
+    final MemorySegment logger;
+    long calls;
+    long hits;
+    long applied;
+    final long[] disagreements;
+
+    Comm(long handle, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode, boolean observe,
+        MemorySegment logger) {
+      this.handle = handle;
+      this.logger = logger;
+      this.nRanks = nRanks;
+      this.nNodes = nNodes;
+      this.table = table;
+      this.profile = profile;
+      this.write = mode == Mode.ENFORCE;
+      this.observe = observe || mode == Mode.SHADOW;
+      this.disagreements = new long[Collective.COUNT * SizeGrid.BUCKETS];
+    }
+  }
+
+  /**
+   * Creates an engine.
+   *
+   * @param policy the loaded policy, or null to change nothing
+   * @param mode the effective mode (the policy's, or NCCL_TUNER_JAVA_MODE's)
+   * @param log where INFO/WARN lines go
+   * @param decisionLog where per-call records go, or null for none
+   * @param throwIn test hook: "init", "getCollInfo" or "destroy" makes that entry throw, to prove
+   *     the upcalls contain it; null in production
+   */
+  public Engine(Policy policy, Mode mode, TunerLog log, DecisionLog decisionLog, String throwIn) {
+    this.policy = policy;
+    this.mode = policy == null ? Mode.OFF : mode;
+    this.log = log;
+    this.decisionLog = decisionLog;
+    this.throwIn = throwIn;
+    this.throwInGetCollInfo = "getCollInfo".equals(throwIn);
+  }
+
+  /** @return the effective mode */
+  public Mode mode() {
+    return mode;
+  }
+
+  /** @return where INFO/WARN lines go */
+  public TunerLog log() {
+    return log;
+  }
+
+  /** @return the policy, or null */
+  public Policy policy() {
+    return policy;
+  }
+
+  /**
+   * Opens a communicator.
+   *
+   * @param nRanks ranks in the communicator
+   * @param nNodes nodes in the communicator
+   * @param ncclLogger NCCL's logger from init, or {@link MemorySegment#NULL}
+   * @return a non-zero handle to pass to {@link #getCollInfo} and {@link #destroy}
+   */
+  public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger) {
+    if ("init".equals(throwIn)) {
+      throw new IllegalStateException("test hook: exception in init (NCCL_TUNER_JAVA_TEST_THROW=init)");
+    }
+    Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes);
+    DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
+    int slot = freeSlots.isEmpty() ? nextSlot++ : freeSlots.pop();
+    long handle = ((long) (++generation & 0x7fffffff) << 32) | slot;
+    Comm c = new Comm(handle, nRanks, nNodes, t, p == null ? null : p.name(), mode, decisionLog != null,
+        ncclLogger);
+    Comm[] cur = comms;
+    if (slot >= cur.length) {
+      cur = java.util.Arrays.copyOf(cur, Math.max(cur.length * 2, slot + 1));
+    } else {
+      cur = cur.clone();
+    }
+    cur[slot] = c;
+    comms = cur;
+    if (policy == null) {
+      return handle;
+    }
+    if (p == null) {
+      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + ": no profile matches nRanks=" + nRanks
+          + " nNodes=" + nNodes + "; changing nothing for this communicator");
+    } else {
+      DecisionTable dt = t != null ? t : DecisionTable.compile(p);
+      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + " profile " + p.name() + " mode "
+          + mode.spelling() + " rules " + dt.ruleCount() + " sha256 " + dt.sha256() + " (nRanks=" + nRanks
+          + " nNodes=" + nNodes + ")");
+    }
+    return handle;
+  }
+
+  /**
+   * The per-call decision: edits NCCL's cost table in place. See the class comment for the rules.
+   *
+   * @param handle from {@link #init}; an unknown or destroyed handle changes nothing
+   * @param collType ncclFunc_t value
+   * @param nBytes message size as NCCL passes it (size_t, read unsigned)
+   * @param numPipeOps operations NCCL pipelines together
+   * @param costTable numAlgo x numProto floats, algorithm-major, predicted microseconds; -1 =
+   *     unavailable; must be at least {@code 4 * numAlgo * numProto} bytes long
+   * @param numAlgo rows in the table (7 in NCCL 2.23+, 6 before)
+   * @param numProto columns in the table (3)
+   * @param nChannels the int NCCL reads back; 0 = NCCL decides
+   */
+  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
+      int numAlgo, int numProto, MemorySegment nChannels) {
+    Comm[] cs = comms;
+    int slot = (int) handle;
+    if (slot <= 0 || slot >= cs.length) {
+      return;
+    }
+    Comm c = cs[slot];
+    if (c == null || c.handle != handle) {
+      return;
+    }
+    if (throwInGetCollInfo) {
+      throw new IllegalStateException("test hook: exception in getCollInfo (NCCL_TUNER_JAVA_TEST_THROW=getCollInfo)");
+    }
+    c.calls++;
+    DecisionTable t = c.table;
+    if (t == null || numAlgo <= 0 || numProto <= 0 || numAlgo > MAX_TABLE_ENTRIES
+        || numProto > MAX_TABLE_ENTRIES || numAlgo * numProto > MAX_TABLE_ENTRIES) {
+      return;
+    }
+    int r = t.find(collType, nBytes, numPipeOps);
+    if (r < 0) {
+      return;
+    }
+    c.hits++;
+    int[] rules = t.rules;
+    int n = rules[r + DecisionTable.COUNT];
+    int cand = -1;
+    long offset = 0;
+    for (int k = 1; k <= n; k++) {
+      int packed = rules[r + DecisionTable.COUNT + k];
+      int a = packed & 0xff;
+      int p = (packed >>> 8) & 0xff;
+      if (a < numAlgo && p < numProto) {
+        long off = (long) (a * numProto + p) * Float.BYTES;
+        if (costTable.get(JAVA_FLOAT, off) >= 0f) {
+          cand = packed;
+          offset = off;
+          break;
+        }
+      }
+    }
+    if (cand < 0) {
+      return;
+    }
+    if (c.observe) {
+      observe(c, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, cand);
+    }
+    if (c.write) {
+      costTable.set(JAVA_FLOAT, offset, 0f);
+      int ch = cand >>> 16;
+      if (ch != 0) {
+        nChannels.set(JAVA_INT, 0, ch);
+      }
+      c.applied++;
+    }
+  }
+
+  /** NCCL's own pick (strict minimum over entries >= 0), compared and recorded before any write. */
+  private void observe(Comm c, int coll, long nBytes, int numPipeOps, MemorySegment table, int numAlgo,
+      int numProto, int cand) {
+    int nccl = ncclPick(table, numAlgo, numProto);
+    int policyPick = (cand & 0xff) * numProto + ((cand >>> 8) & 0xff);
+    if (nccl != policyPick || (cand >>> 16) != 0) {
+      c.disagreements[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)]++;
+    }
+    if (decisionLog != null) {
+      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto, nccl < 0 ? -1 : nccl % numProto,
+          cand & 0xff, (cand >>> 8) & 0xff, cand >>> 16, c.write);
+    }
+  }
+
+  /**
+   * NCCL's selection over a cost table: the strict minimum over entries >= 0, algorithm-major,
+   * the first minimum winning ties (NCCL src/graph/tuning.cc topoGetAlgoInfo / enqueue.cc, 2.19+).
+   *
+   * @return {@code algorithm * numProto + protocol}, or -1 if every entry is unavailable
+   */
+  public static int ncclPick(MemorySegment table, int numAlgo, int numProto) {
+    int best = -1;
+    float bestTime = Float.MAX_VALUE;
+    for (int i = 0, n = numAlgo * numProto; i < n; i++) {
+      float v = table.getAtIndex(JAVA_FLOAT, i);
+      if (v >= 0f && v < bestTime) {
+        bestTime = v;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Closes a communicator and logs its summary line (calls, rule hits, disagreements by
+   * collective and size) when a policy is active.
+   *
+   * @param handle from {@link #init}; unknown, zero or already destroyed handles are ignored
+   * @return the summary line, or null if the handle was unknown or no policy applied
+   */
+  public synchronized String destroy(long handle) {
+    if ("destroy".equals(throwIn)) {
+      throw new IllegalStateException("test hook: exception in destroy (NCCL_TUNER_JAVA_TEST_THROW=destroy)");
+    }
+    Comm[] cur = comms;
+    int slot = (int) handle;
+    if (slot <= 0 || slot >= cur.length || cur[slot] == null || cur[slot].handle != handle) {
+      return null;
+    }
+    Comm c = cur[slot];
+    cur = cur.clone();
+    cur[slot] = null;
+    comms = cur;
+    freeSlots.push(slot);
+    if (policy == null || c.table == null) {
+      return null;
+    }
+    String line = summary(c);
+    log.log(c.logger, TunerLog.INFO, line);
+    if (decisionLog != null) {
+      decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
+    }
+    if (decisionLog != null && decisionLog.dropped() > 0) {
+      log.log(c.logger, TunerLog.INFO, "decision log dropped " + decisionLog.dropped() + " records (queue full)");
+    }
+    return line;
+  }
+
+  private String summary(Comm c) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("summary profile ").append(c.profile).append(" mode ").append(mode.spelling())
+        .append(": calls ").append(c.calls).append(", rule hits ").append(c.hits)
+        .append(", applied ").append(c.applied);
+    if (c.observe) {
+      TreeMap<Integer, Long> d = new TreeMap<>();
+      long total = 0;
+      for (int i = 0; i < c.disagreements.length; i++) {
+        if (c.disagreements[i] != 0) {
+          d.put(i, c.disagreements[i]);
+          total += c.disagreements[i];
+        }
+      }
+      sb.append(", disagreements ").append(total);
+      String sep = " (";
+      for (var e : d.entrySet()) {
+        sb.append(sep).append(Collective.ofId(e.getKey() / SizeGrid.BUCKETS)).append(' ')
+            .append(ByteSize.format(SizeGrid.lowerBound(e.getKey() % SizeGrid.BUCKETS))).append(": ")
+            .append(e.getValue());
+        sep = ", ";
+      }
+      if (!d.isEmpty()) {
+        sb.append(')');
+      }
+    }
+    return sb.toString();
+  }
+
+  /** Writes out queued decision-log records (at process exit); waits up to one second. */
+  public void flush() {
+    if (decisionLog != null) {
+      decisionLog.awaitFlushed(1000);
+    }
+  }
+
+  /**
+   * Records an internal failure: logs one WARN per engine (not one per call) and lets the caller
+   * change nothing.
+   *
+   * @param entry the entry point that failed
+   * @param t what was thrown
+   * @param ncclLogger NCCL's logger, or {@link MemorySegment#NULL}
+   */
+  public void failed(String entry, Throwable t, MemorySegment ncclLogger) {
+    if (warnedFailure.compareAndSet(false, true)) {
+      log.log(ncclLogger, TunerLog.WARN, "internal error in " + entry + " (" + t
+          + "); this and later failures change nothing and are not logged again");
+    }
+  }
+
+  /** Names an algorithm/protocol pair as NCCL prints them, e.g. "RING/LL128". */
+  static String name(int algo, int proto) {
+    return Algorithm.ofId(algo) + "/" + Protocol.ofId(proto);
+  }
+}

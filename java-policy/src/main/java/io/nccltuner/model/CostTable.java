@@ -1,0 +1,172 @@
+package io.nccltuner.model;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Protocol;
+import java.math.BigDecimal;
+import java.util.Arrays;
+
+/**
+ * The latency/bandwidth table NCCL prints at communicator init, one {@code latency/bandwidth} pair
+ * per collective, algorithm and protocol: latency in microseconds, algorithm bandwidth in GB/s,
+ * both printed {@code "%8.1f/%6.1f"} (NCCL src/graph/tuning.cc, ncclTopoTuneModel, 2.12 .. 2.30),
+ * plus the "Max NThreads" row (threads per algorithm and protocol).
+ *
+ * <p>Each value remembers how many decimals it was printed with, so the model knows the interval it
+ * stands for: a printed 0.2 is any value in [0.15, 0.25]. A bandwidth printed as 0.0 is read as
+ * NCCL's "disabled" (bandwidth exactly 0, the candidate's cost is -1); a real bandwidth below 0.05
+ * GB/s would print the same and be misread.
+ */
+public final class CostTable {
+  private static final int NP = Protocol.values().length;
+  private static final int NC = Collective.COUNT;
+
+  private final int numAlgorithms;
+  private final double[] latency;
+  private final double[] bandwidth;
+  private final double[] latencyHalfUnit;
+  private final double[] bandwidthHalfUnit;
+  private final boolean[] present;
+  private final int[] maxThreads;
+
+  private CostTable(Builder b) {
+    this.numAlgorithms = b.numAlgorithms;
+    this.latency = b.latency.clone();
+    this.bandwidth = b.bandwidth.clone();
+    this.latencyHalfUnit = b.latencyHalfUnit.clone();
+    this.bandwidthHalfUnit = b.bandwidthHalfUnit.clone();
+    this.present = b.present.clone();
+    this.maxThreads = b.maxThreads.clone();
+  }
+
+  /**
+   * @param numAlgorithms algorithms the table has: 6 up to 2.22, 7 (with PAT) from 2.23
+   * @return an empty builder
+   */
+  public static Builder builder(int numAlgorithms) {
+    return new Builder(numAlgorithms);
+  }
+
+  /** @return number of algorithms (rows of NCCL's cost table) */
+  public int numAlgorithms() {
+    return numAlgorithms;
+  }
+
+  private int idx(Collective c, AlgoProto ap) {
+    if (ap.algorithm().id() >= numAlgorithms) {
+      throw new IllegalArgumentException(ap.algorithm() + " is not in a table of " + numAlgorithms + " algorithms");
+    }
+    return (c.id() * numAlgorithms + ap.algorithm().id()) * NP + ap.protocol().id();
+  }
+
+  /** @return whether the log printed this entry (every entry of a complete table) */
+  public boolean has(Collective c, AlgoProto ap) {
+    return ap.algorithm().id() < numAlgorithms && present[idx(c, ap)];
+  }
+
+  /** @return the printed latency in microseconds */
+  public double latency(Collective c, AlgoProto ap) {
+    return latency[idx(c, ap)];
+  }
+
+  /** @return the printed algorithm bandwidth in GB/s; 0 means the candidate is disabled */
+  public double bandwidth(Collective c, AlgoProto ap) {
+    return bandwidth[idx(c, ap)];
+  }
+
+  /** @return the latencies (microseconds) that print as the logged value, clamped at 0 */
+  public Interval latencyRange(Collective c, AlgoProto ap) {
+    int i = idx(c, ap);
+    return new Interval(Math.max(0, latency[i] - latencyHalfUnit[i]), latency[i] + latencyHalfUnit[i]);
+  }
+
+  /**
+   * @return the bandwidths (GB/s) that print as the logged value; for a printed 0.0 the point 0
+   *     (disabled)
+   */
+  public Interval bandwidthRange(Collective c, AlgoProto ap) {
+    int i = idx(c, ap);
+    if (bandwidth[i] == 0) {
+      return Interval.point(0);
+    }
+    return new Interval(Math.max(0, bandwidth[i] - bandwidthHalfUnit[i]), bandwidth[i] + bandwidthHalfUnit[i]);
+  }
+
+  /** @return the "Max NThreads" entry, or -1 when the log had no such row */
+  public int maxThreads(AlgoProto ap) {
+    return maxThreads[ap.algorithm().id() * NP + ap.protocol().id()];
+  }
+
+  /** @return the half unit of the last printed digit of a decimal ("10.4" gives 0.05) */
+  static double halfUnit(String printed) {
+    BigDecimal d = new BigDecimal(printed.trim());
+    return Math.pow(10, -Math.max(0, d.scale())) / 2;
+  }
+
+  /** Collects table entries; see {@link CostTable#builder}. */
+  public static final class Builder {
+    private final int numAlgorithms;
+    private final double[] latency;
+    private final double[] bandwidth;
+    private final double[] latencyHalfUnit;
+    private final double[] bandwidthHalfUnit;
+    private final boolean[] present;
+    private final int[] maxThreads;
+
+    private Builder(int numAlgorithms) {
+      if (numAlgorithms < 1 || numAlgorithms > Algorithm.values().length) {
+        throw new IllegalArgumentException("numAlgorithms " + numAlgorithms + " outside [1, 7]");
+      }
+      this.numAlgorithms = numAlgorithms;
+      int n = NC * numAlgorithms * NP;
+      latency = new double[n];
+      bandwidth = new double[n];
+      latencyHalfUnit = new double[n];
+      bandwidthHalfUnit = new double[n];
+      present = new boolean[n];
+      maxThreads = new int[Algorithm.values().length * NP];
+      Arrays.fill(maxThreads, -1);
+    }
+
+    /**
+     * Sets one entry from its printed text.
+     *
+     * @param c collective
+     * @param ap algorithm and protocol
+     * @param latencyText latency as printed ("10.4"), microseconds
+     * @param bandwidthText bandwidth as printed ("14.5"), GB/s
+     * @return this builder
+     * @throws NumberFormatException if either text is not a decimal number
+     */
+    public Builder entry(Collective c, AlgoProto ap, String latencyText, String bandwidthText) {
+      int i = (c.id() * numAlgorithms + ap.algorithm().id()) * NP + ap.protocol().id();
+      latency[i] = Double.parseDouble(latencyText.trim());
+      bandwidth[i] = Double.parseDouble(bandwidthText.trim());
+      latencyHalfUnit[i] = halfUnit(latencyText);
+      bandwidthHalfUnit[i] = halfUnit(bandwidthText);
+      present[i] = true;
+      return this;
+    }
+
+    /** Sets one "Max NThreads" entry. */
+    public Builder maxThreads(AlgoProto ap, int threads) {
+      maxThreads[ap.algorithm().id() * NP + ap.protocol().id()] = threads;
+      return this;
+    }
+
+    /** @return whether every collective, algorithm and protocol has an entry */
+    public boolean complete() {
+      for (boolean b : present) {
+        if (!b) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** @return the table */
+    public CostTable build() {
+      return new CostTable(this);
+    }
+  }
+}

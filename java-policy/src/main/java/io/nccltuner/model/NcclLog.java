@@ -1,0 +1,550 @@
+package io.nccltuner.model;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Protocol;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An NCCL INFO log, read for the cost model: the communicators whose latency/bandwidth tables it
+ * holds and the selection lines of each.
+ *
+ * <p>Lines are {@code [timestamp] host:pid:tid [dev] NCCL INFO message} (src/debug.cc; the
+ * timestamp is optional, 2.23+). What is read:
+ *
+ * <ul>
+ *   <li>{@code NCCL version 2.28.9+cuda13.0}: the release of that process;
+ *   <li>{@code comm 0x.. rank R nRanks N nNodes M localRanks L localRank l MNNVL x} (2.20+) and
+ *       {@code ... comm 0x.. rank R nranks N ... - Init START}: the communicator the printing
+ *       thread is initializing;
+ *   <li>{@code N coll channels, ...}: its nChannels;
+ *   <li>the table (src/graph/tuning.cc): blocks of an {@code Algorithm} row naming up to three
+ *       algorithms (two blocks of three in 2.18 .. 2.22, three blocks with PAT from 2.23), a
+ *       {@code Protocol} row, a {@code Max NThreads} row and one {@code lat/bw} row per
+ *       collective; up to 2.17 one block whose single header row {@code Latency/AlgBw} names
+ *       {@code Algo/Proto} pairs;
+ *   <li>selection lines of the three {@link SelectionFormat}s.
+ * </ul>
+ *
+ * Several communicators stay apart: a table is assembled from the lines of the thread that prints
+ * it (other threads' lines may interleave), belongs to the communicator that thread last announced,
+ * and selection lines go to the latest table of the same host and process. A line that looks like a
+ * table row or selection line but does not parse is reported as a {@link LogProblem}, never guessed.
+ *
+ * @param source file name, for messages
+ * @param communicators communicators with a table, in log order
+ * @param problems lines that could not be read or placed
+ * @param lines number of lines read
+ */
+public record NcclLog(String source, List<Communicator> communicators, List<LogProblem> problems, int lines) {
+  public NcclLog {
+    communicators = List.copyOf(communicators);
+    problems = List.copyOf(problems);
+  }
+
+  /**
+   * Reads a log file.
+   *
+   * @param file the log
+   * @return what it holds
+   * @throws IOException if it cannot be read
+   */
+  public static NcclLog read(Path file) throws IOException {
+    return parse(file.toString(), Files.readAllLines(file, StandardCharsets.ISO_8859_1));
+  }
+
+  /**
+   * Parses log lines.
+   *
+   * @param source name for messages
+   * @param lines the log's lines
+   * @return what they hold
+   */
+  public static NcclLog parse(String source, List<String> lines) {
+    Parser p = new Parser();
+    for (int i = 0; i < lines.size(); i++) {
+      p.line(i + 1, lines.get(i));
+    }
+    p.finish();
+    return new NcclLog(source, p.done, p.problems, lines.size());
+  }
+
+  // ---- parser ----------------------------------------------------------------------------
+
+  private static final Pattern PREFIX =
+      Pattern.compile("^\\s*(?:\\[[^\\]]*\\]\\s*)?([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
+  private static final Pattern EMBEDDED_PREFIX =
+      Pattern.compile("([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
+  private static final Pattern VERSION = Pattern.compile("^NCCL version (\\S+)");
+  private static final Pattern COMM_SHAPE = Pattern.compile(
+      "^comm (\\S+) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+) localRank (\\d+)(?: MNNVL (\\d+))?");
+  private static final Pattern INIT_START =
+      Pattern.compile("\\bcomm (\\S+) rank (\\d+) nranks (\\d+) .*- Init START");
+  private static final Pattern CHANNELS = Pattern.compile("^(\\d+) coll channels,");
+  private static final Pattern ALGORITHM_ROW = Pattern.compile("^\\s*Algorithm\\s*\\|(.*)$");
+  private static final Pattern LATENCY_ALGBW_ROW = Pattern.compile("^\\s*Latency/AlgBw\\s*\\|(.*)$");
+  private static final Pattern PROTOCOL_ROW = Pattern.compile("^\\s*Protocol\\s*\\|(.*)$");
+  private static final Pattern THREADS_ROW = Pattern.compile("^\\s*Max NThreads\\s*\\|(.*)$");
+  private static final Pattern COLL_ROW = Pattern.compile("^\\s*([A-Za-z]+)\\s*\\|(.*)$");
+  private static final Pattern ENTRY = Pattern.compile("^\\s*(\\S+)\\s*/\\s*(\\S+)\\s*$");
+  private static final Pattern NUMBER = Pattern.compile("^-?\\d+(\\.\\d+)?$");
+  private static final Pattern SEL_NAMES = Pattern.compile(
+      "^(\\w+): (\\d+) Bytes -> Algo (\\S+) proto (\\S+) channel\\{Lo\\.\\.Hi\\}=\\{(-?\\d+)\\.\\.(-?\\d+)\\}\\s*$");
+  private static final Pattern SEL_COLL_IDS =
+      Pattern.compile("^(\\w+): (\\d+) Bytes -> Algo (-?\\d+) proto (-?\\d+) time (\\S+)\\s*$");
+  private static final Pattern SEL_IDS =
+      Pattern.compile("^(\\d+) Bytes -> Algo (-?\\d+) proto (-?\\d+) time (\\S+)\\s*$");
+
+  /** State of one communicator being read. */
+  private static final class CommState {
+    String host;
+    long pid;
+    long tid;
+    String commId;
+    int rank = -1;
+    int nRanks;
+    int nNodes;
+    boolean mnnvl;
+    int nChannels;
+    CostTable table;
+    int tableLine;
+    final List<Selection> selections = new ArrayList<>();
+    Communicator built;
+  }
+
+  /** A table being assembled from one thread's lines. */
+  private static final class TableState {
+    final int firstLine;
+    final List<Algorithm> algorithms = new ArrayList<>();
+    final List<String[][]> rows = new ArrayList<>(); // per block: [collective][entries]
+    final List<int[]> threads = new ArrayList<>();
+    List<Algorithm> block;
+    String[][] blockRows;
+    int[] blockThreads;
+    boolean protocolRowSeen;
+
+    TableState(int firstLine) {
+      this.firstLine = firstLine;
+    }
+  }
+
+  private static final class Parser {
+    final List<Communicator> done = new ArrayList<>();
+    final List<LogProblem> problems = new ArrayList<>();
+    final Map<String, NcclVersion> versionByProcess = new HashMap<>();
+    NcclVersion lastVersion;
+    final Map<String, CommState> commByThread = new HashMap<>();
+    final Map<String, CommState> commById = new HashMap<>();
+    final Map<String, TableState> tableByThread = new HashMap<>();
+    final Map<String, CommState> lastTableByProcess = new HashMap<>();
+    final List<CommState> withTables = new ArrayList<>();
+
+    void line(int no, String text) {
+      Matcher m = PREFIX.matcher(text);
+      if (!m.matches()) {
+        Matcher e = EMBEDDED_PREFIX.matcher(text);
+        if (e.find() && looksLikeModelLine(e.group(5))) {
+          problems.add(new LogProblem(no, text, "NCCL line runs into other output; not used"));
+        }
+        return;
+      }
+      String host = m.group(1);
+      long pid = Long.parseLong(m.group(2));
+      long tid = Long.parseLong(m.group(3));
+      String msg = m.group(5);
+      String process = host + ":" + pid;
+      String thread = process + ":" + tid;
+
+      if (tableRow(no, text, msg, thread, host, pid, tid)) {
+        return;
+      }
+      // Any other line of this thread ends a table it was printing.
+      TableState open = tableByThread.remove(thread);
+      if (open != null) {
+        closeTable(open, thread, host, pid, tid);
+      }
+
+      Matcher v = VERSION.matcher(msg);
+      if (v.find()) {
+        try {
+          NcclVersion ver = NcclVersion.parse(v.group(1));
+          versionByProcess.put(process, ver);
+          lastVersion = ver;
+        } catch (IllegalArgumentException ex) {
+          problems.add(new LogProblem(no, text, "unreadable NCCL version"));
+        }
+        return;
+      }
+      Matcher c = COMM_SHAPE.matcher(msg);
+      if (c.find()) {
+        CommState s = comm(process, thread, c.group(1), host, pid, tid);
+        s.rank = Integer.parseInt(c.group(2));
+        s.nRanks = Integer.parseInt(c.group(3));
+        s.nNodes = Integer.parseInt(c.group(4));
+        s.mnnvl = c.group(7) != null && !c.group(7).equals("0");
+        return;
+      }
+      Matcher st = INIT_START.matcher(msg);
+      if (st.find()) {
+        CommState s = comm(process, thread, st.group(1), host, pid, tid);
+        s.rank = Integer.parseInt(st.group(2));
+        s.nRanks = Integer.parseInt(st.group(3));
+        return;
+      }
+      Matcher ch = CHANNELS.matcher(msg);
+      if (ch.find()) {
+        CommState s = commByThread.get(thread);
+        if (s != null) {
+          s.nChannels = Integer.parseInt(ch.group(1));
+        }
+        return;
+      }
+      if (msg.contains(" Bytes -> Algo ")) {
+        selection(no, text, msg, process);
+      }
+    }
+
+    /** The communicator a comm line names; a new one if this thread moves on to another. */
+    CommState comm(String process, String thread, String id, String host, long pid, long tid) {
+      String key = process + ":" + id;
+      CommState s = commById.get(key);
+      if (s == null || s.table != null) {
+        s = new CommState();
+        s.host = host;
+        s.pid = pid;
+        s.tid = tid;
+        s.commId = id;
+        commById.put(key, s);
+      }
+      commByThread.put(thread, s);
+      return s;
+    }
+
+    boolean tableRow(int no, String text, String msg, String thread, String host, long pid, long tid) {
+      Matcher old = LATENCY_ALGBW_ROW.matcher(msg);
+      if (old.matches()) {
+        // up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block
+        List<Algorithm> algos = new ArrayList<>();
+        String[] cells = cells(old.group(1));
+        for (int i = 0; i < cells.length; i++) {
+          String[] ap = cells[i].split("/");
+          Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
+          Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
+          if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
+            problems.add(new LogProblem(no, text, "unexpected column '" + cells[i] + "' in table header"));
+            tableByThread.remove(thread);
+            return true;
+          }
+          if (i % 3 == 0) {
+            algos.add(alg);
+          }
+        }
+        if (cells.length == 0 || cells.length % 3 != 0) {
+          problems.add(new LogProblem(no, text, "table header has " + cells.length + " columns"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        TableState prev = tableByThread.remove(thread);
+        if (prev != null) {
+          closeTable(prev, thread, host, pid, tid);
+        }
+        TableState t = new TableState(no);
+        tableByThread.put(thread, t);
+        t.algorithms.addAll(algos);
+        t.block = algos;
+        t.blockRows = new String[Collective.COUNT][];
+        t.protocolRowSeen = true;
+        t.rows.add(t.blockRows);
+        return true;
+      }
+      Matcher a = ALGORITHM_ROW.matcher(msg);
+      if (a.matches()) {
+        List<Algorithm> algos = new ArrayList<>();
+        for (String name : a.group(1).split("\\|")) {
+          if (name.isBlank()) {
+            continue;
+          }
+          Algorithm alg = Algorithm.parse(name.trim());
+          if (alg == null) {
+            problems.add(new LogProblem(no, text, "unknown algorithm '" + name.trim() + "' in table header"));
+            tableByThread.remove(thread);
+            return true;
+          }
+          algos.add(alg);
+        }
+        TableState t = tableByThread.get(thread);
+        if (t != null && (algos.isEmpty() || algos.get(0).id() == 0)) {
+          closeTable(tableByThread.remove(thread), thread, host, pid, tid);
+          t = null;
+        }
+        if (t == null) {
+          t = new TableState(no);
+          tableByThread.put(thread, t);
+        } else if (!blockDone(t)) {
+          problems.add(new LogProblem(no, text, "table block started before the previous one was complete"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
+          problems.add(new LogProblem(no, text, "table header does not continue the algorithms "
+              + t.algorithms + " of the table started at line " + t.firstLine));
+          tableByThread.remove(thread);
+          return true;
+        }
+        t.algorithms.addAll(algos);
+        t.block = algos;
+        t.blockRows = new String[Collective.COUNT][];
+        t.blockThreads = null;
+        t.protocolRowSeen = false;
+        t.rows.add(t.blockRows);
+        return true;
+      }
+      TableState t = tableByThread.get(thread);
+      Matcher pr = PROTOCOL_ROW.matcher(msg);
+      if (pr.matches()) {
+        if (t == null || t.block == null) {
+          problems.add(new LogProblem(no, text, "Protocol row outside a table"));
+          return true;
+        }
+        String[] names = cells(pr.group(1));
+        for (int i = 0; i < names.length; i++) {
+          if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
+            problems.add(new LogProblem(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1)));
+            tableByThread.remove(thread);
+            return true;
+          }
+        }
+        if (names.length < 3 * t.block.size()) {
+          problems.add(new LogProblem(no, text, "Protocol row has " + names.length + " columns for "
+              + t.block.size() + " algorithms"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        t.protocolRowSeen = true;
+        return true;
+      }
+      Matcher th = THREADS_ROW.matcher(msg);
+      if (th.matches()) {
+        if (t == null || t.block == null) {
+          problems.add(new LogProblem(no, text, "Max NThreads row outside a table"));
+          return true;
+        }
+        String[] cells = cells(th.group(1));
+        if (cells.length != 3 * t.block.size()) {
+          problems.add(new LogProblem(no, text, "Max NThreads row has " + cells.length + " values for "
+              + t.block.size() + " algorithms"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        int[] v = new int[cells.length];
+        for (int i = 0; i < cells.length; i++) {
+          if (!cells[i].matches("-?\\d+")) {
+            problems.add(new LogProblem(no, text, "Max NThreads value '" + cells[i] + "' is not an integer"));
+            tableByThread.remove(thread);
+            return true;
+          }
+          v[i] = Integer.parseInt(cells[i]);
+        }
+        t.blockThreads = v;
+        t.threads.add(v);
+        return true;
+      }
+      Matcher cr = COLL_ROW.matcher(msg);
+      if (cr.matches() && Collective.parse(cr.group(1)) != null && cr.group(2).contains("/")) {
+        Collective coll = Collective.parse(cr.group(1));
+        if (t == null || t.block == null) {
+          problems.add(new LogProblem(no, text, "latency/bandwidth row outside a table"));
+          return true;
+        }
+        String[] cells = cells(cr.group(2));
+        if (cells.length != 3 * t.block.size()) {
+          problems.add(new LogProblem(no, text, coll + " row has " + cells.length + " entries for "
+              + t.block.size() + " algorithms"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        for (String cell : cells) {
+          Matcher e = ENTRY.matcher(cell);
+          if (!e.matches() || !NUMBER.matcher(e.group(1)).matches() || !NUMBER.matcher(e.group(2)).matches()) {
+            problems.add(new LogProblem(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth"));
+            tableByThread.remove(thread);
+            return true;
+          }
+        }
+        if (t.blockRows[coll.id()] != null) {
+          problems.add(new LogProblem(no, text, coll + " row appears twice in one table block"));
+          tableByThread.remove(thread);
+          return true;
+        }
+        t.blockRows[coll.id()] = cells;
+        return true;
+      }
+      return false;
+    }
+
+    static boolean blockDone(TableState t) {
+      if (t.blockRows == null) {
+        return false;
+      }
+      for (String[] r : t.blockRows) {
+        if (r == null) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    static String[] cells(String s) {
+      List<String> out = new ArrayList<>();
+      for (String c : s.split("\\|")) {
+        if (!c.isBlank()) {
+          out.add(c.trim());
+        }
+      }
+      return out.toArray(new String[0]);
+    }
+
+    void closeTable(TableState t, String thread, String host, long pid, long tid) {
+      if (!blockDone(t)) {
+        problems.add(new LogProblem(t.firstLine, "(table)", "table ends before every collective row of its last block"));
+        return;
+      }
+      CostTable.Builder b = CostTable.builder(t.algorithms.size());
+      int base = 0;
+      for (int blk = 0; blk < t.rows.size(); blk++) {
+        String[][] rows = t.rows.get(blk);
+        int nAlgo = rows[0].length / 3;
+        for (Collective c : Collective.values()) {
+          for (int k = 0; k < rows[c.id()].length; k++) {
+            Matcher e = ENTRY.matcher(rows[c.id()][k]);
+            e.matches();
+            AlgoProto ap = new AlgoProto(Algorithm.ofId(base + k / 3), Protocol.ofId(k % 3));
+            b.entry(c, ap, e.group(1), e.group(2));
+          }
+        }
+        base += nAlgo;
+      }
+      int a0 = 0;
+      for (int[] th : t.threads) {
+        for (int k = 0; k < th.length; k++) {
+          b.maxThreads(new AlgoProto(Algorithm.ofId(a0 + k / 3), Protocol.ofId(k % 3)), th[k]);
+        }
+        a0 += th.length / 3;
+      }
+      CommState s = commByThread.get(thread);
+      if (s == null || s.table != null) {
+        s = new CommState();
+        s.host = host;
+        s.pid = pid;
+        s.tid = tid;
+        commByThread.put(thread, s);
+      }
+      s.table = b.build();
+      s.tableLine = t.firstLine;
+      s.tid = tid;
+      withTables.add(s);
+      lastTableByProcess.put(host + ":" + pid, s);
+    }
+
+    void selection(int no, String text, String msg, String process) {
+      Selection sel;
+      Matcher m;
+      try {
+        if ((m = SEL_NAMES.matcher(msg)).matches()) {
+          sel = new Selection(no, SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS, collective(m.group(1)),
+              Long.parseLong(m.group(2)), algoProto(m.group(3), m.group(4)), Double.NaN,
+              Integer.parseInt(m.group(5)), Integer.parseInt(m.group(6)));
+        } else if ((m = SEL_COLL_IDS.matcher(msg)).matches()) {
+          sel = new Selection(no, SelectionFormat.COLLECTIVE_IDS_WITH_TIME, collective(m.group(1)),
+              Long.parseLong(m.group(2)), algoProtoIds(m.group(3), m.group(4)), time(m.group(5)), -1, -1);
+        } else if ((m = SEL_IDS.matcher(msg)).matches()) {
+          sel = new Selection(no, SelectionFormat.IDS_WITH_TIME, null, Long.parseLong(m.group(1)),
+              algoProtoIds(m.group(2), m.group(3)), time(m.group(4)), -1, -1);
+        } else {
+          problems.add(new LogProblem(no, text, "selection line in no known format"));
+          return;
+        }
+      } catch (IllegalArgumentException e) {
+        problems.add(new LogProblem(no, text, e.getMessage()));
+        return;
+      }
+      CommState s = lastTableByProcess.get(process);
+      if (s == null) {
+        problems.add(new LogProblem(no, text, "selection line before any table of process " + process));
+        return;
+      }
+      s.selections.add(sel);
+    }
+
+    static Collective collective(String name) {
+      Collective c = Collective.parse(name);
+      if (c == null) {
+        throw new IllegalArgumentException("'" + name + "' is not a collective the tuner sees");
+      }
+      return c;
+    }
+
+    static AlgoProto algoProto(String algo, String proto) {
+      Algorithm a = Algorithm.parse(algo);
+      Protocol p = Protocol.parse(proto);
+      if (a == null || p == null) {
+        throw new IllegalArgumentException("unknown algorithm/protocol '" + algo + "/" + proto + "'");
+      }
+      return new AlgoProto(a, p);
+    }
+
+    static AlgoProto algoProtoIds(String algo, String proto) {
+      int a = Integer.parseInt(algo);
+      int p = Integer.parseInt(proto);
+      if (a < 0 || a >= Algorithm.values().length || p < 0 || p >= Protocol.values().length) {
+        throw new IllegalArgumentException("algorithm id " + a + " / protocol id " + p + " out of range");
+      }
+      return new AlgoProto(Algorithm.ofId(a), Protocol.ofId(p));
+    }
+
+    static double time(String s) {
+      double t = Double.parseDouble(s);
+      if (!Double.isFinite(t)) {
+        throw new IllegalArgumentException("time '" + s + "' is not finite");
+      }
+      return t;
+    }
+
+    static boolean looksLikeModelLine(String msg) {
+      return msg.contains(" Bytes -> Algo ")
+          || ALGORITHM_ROW.matcher(msg).matches()
+          || PROTOCOL_ROW.matcher(msg).matches()
+          || THREADS_ROW.matcher(msg).matches()
+          || (COLL_ROW.matcher(msg).matches() && msg.contains("/"));
+    }
+
+    void finish() {
+      for (Map.Entry<String, TableState> e : new ArrayList<>(tableByThread.entrySet())) {
+        TableState t = e.getValue();
+        String[] k = e.getKey().split(":");
+        int n = k.length;
+        closeTable(t, e.getKey(), String.join(":", java.util.Arrays.copyOf(k, n - 2)),
+            Long.parseLong(k[n - 2]), Long.parseLong(k[n - 1]));
+      }
+      tableByThread.clear();
+      int index = 1;
+      for (CommState s : withTables) {
+        NcclVersion v = versionByProcess.get(s.host + ":" + s.pid);
+        if (v == null && new java.util.HashSet<>(versionByProcess.values()).size() == 1) {
+          v = lastVersion; // one release in the whole log
+        }
+        done.add(new Communicator(index++, s.host, s.pid, s.tid, s.commId, s.rank, s.nRanks, s.nNodes,
+            s.mnnvl, s.nChannels, v, s.table, s.tableLine, s.selections));
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package io.nccltuner.model;
+
+import io.nccltuner.policy.Collective;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A captured tuner trace in the project's CSV format (written by the logging-only tuner under
+ * gpu/, described in data/traces/README.md):
+ *
+ * <pre>
+ * init,&lt;comm&gt;,&lt;nRanks&gt;,&lt;nNodes&gt;
+ * get,&lt;comm&gt;,&lt;nRanks&gt;,&lt;nNodes&gt;,&lt;collType&gt;,&lt;nBytes&gt;,&lt;numPipeOps&gt;,&lt;numAlgo&gt;,&lt;numProto&gt;,&lt;nChannelsIn&gt;,&lt;numAlgo*numProto costs&gt;
+ * destroy,&lt;comm&gt;
+ * </pre>
+ *
+ * Lines starting with '#' and blank lines are skipped. Costs are microseconds, algorithm-major,
+ * -1 for unavailable.
+ *
+ * @param source the file read, or null
+ * @param events every row in file order (init, get, destroy)
+ */
+public record TraceFile(Path source, List<Event> events) {
+  public TraceFile {
+    events = List.copyOf(events);
+  }
+
+  /** One row of a trace. */
+  public sealed interface Event permits Init, Get, Destroy {
+    /** @return line number in the file (1-based) */
+    int line();
+  }
+
+  /**
+   * {@code init,<comm>,<nRanks>,<nNodes>}: NCCL called the tuner's init.
+   *
+   * @param line line number
+   * @param comm the trace's communicator number
+   * @param nRanks ranks
+   * @param nNodes nodes
+   */
+  public record Init(int line, int comm, int nRanks, int nNodes) implements Event {}
+
+  /**
+   * A {@code get} row: NCCL called getCollInfo.
+   *
+   * @param call the call
+   */
+  public record Get(TraceCall call) implements Event {
+    @Override
+    public int line() {
+      return call.line();
+    }
+  }
+
+  /**
+   * {@code destroy,<comm>}: NCCL called the tuner's destroy.
+   *
+   * @param line line number
+   * @param comm the trace's communicator number
+   */
+  public record Destroy(int line, int comm) implements Event {}
+
+  /** @return the getCollInfo calls in file order */
+  public List<TraceCall> calls() {
+    List<TraceCall> out = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof Get g) {
+        out.add(g.call());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Reads a trace.
+   *
+   * @param file the CSV file
+   * @return the calls
+   * @throws IOException if the file cannot be read
+   * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
+   */
+  public static TraceFile read(Path file) throws IOException {
+    return parse(file, Files.readAllLines(file, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Parses trace lines.
+   *
+   * @param source file name used in error messages, may be null
+   * @param lines the file's lines
+   * @return the calls
+   * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
+   */
+  public static TraceFile parse(Path source, List<String> lines) {
+    List<Event> events = new ArrayList<>();
+    String name = source == null ? "trace" : source.toString();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).trim();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String[] f = line.split(",", -1);
+      try {
+        switch (f[0]) {
+          case "init" -> {
+            expectFields(f, 4);
+            events.add(new Init(i + 1, Integer.parseInt(f[1].trim()), Integer.parseInt(f[2].trim()),
+                Integer.parseInt(f[3].trim())));
+          }
+          case "destroy" -> {
+            expectFields(f, 2);
+            events.add(new Destroy(i + 1, Integer.parseInt(f[1].trim())));
+          }
+          case "get" -> events.add(new Get(parseGet(i + 1, f)));
+          default -> throw new IllegalArgumentException("unknown event '" + f[0] + "'");
+        }
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(name + ":" + (i + 1) + ": " + e.getMessage(), e);
+      }
+    }
+    return new TraceFile(source, events);
+  }
+
+  private static void expectFields(String[] f, int n) {
+    if (f.length != n) {
+      throw new IllegalArgumentException("a " + f[0] + " row has " + n + " fields, this one " + f.length);
+    }
+  }
+
+  private static TraceCall parseGet(int lineNo, String[] f) {
+    if (f.length < 10) {
+      throw new IllegalArgumentException("a get row has at least 10 fields, this one " + f.length);
+    }
+    int collType = Integer.parseInt(f[4].trim());
+    Collective coll = Collective.ofId(collType);
+    if (coll == null) {
+      throw new IllegalArgumentException("collType " + collType + " is not a collective");
+    }
+    int numAlgo = Integer.parseInt(f[7].trim());
+    int numProto = Integer.parseInt(f[8].trim());
+    if (numAlgo < 1 || numAlgo > 7 || numProto < 1 || numProto > 3) {
+      throw new IllegalArgumentException("numAlgo " + numAlgo + " / numProto " + numProto + " out of range");
+    }
+    int n = numAlgo * numProto;
+    if (f.length != 10 + n) {
+      throw new IllegalArgumentException("expected " + n + " costs, found " + (f.length - 10));
+    }
+    float[] costs = new float[n];
+    double[] tol = new double[n];
+    for (int k = 0; k < n; k++) {
+      String s = f[10 + k].trim();
+      costs[k] = Float.parseFloat(s);
+      BigDecimal d = new BigDecimal(s);
+      tol[k] = Math.pow(10, -d.scale()) / 2;
+    }
+    return new TraceCall(
+        lineNo,
+        Integer.parseInt(f[1].trim()),
+        Integer.parseInt(f[2].trim()),
+        Integer.parseInt(f[3].trim()),
+        coll,
+        Long.parseUnsignedLong(f[5].trim()),
+        Integer.parseInt(f[6].trim()),
+        numAlgo,
+        numProto,
+        Integer.parseInt(f[9].trim()),
+        costs,
+        tol);
+  }
+}

@@ -1,0 +1,59 @@
+package io.nccltuner.shim;
+
+import io.nccltuner.bindings.NcclTunerAbi;
+import io.nccltuner.bindings.nccltj_bridge_t;
+import io.nccltuner.bindings.nccltj_destroy_fn;
+import io.nccltuner.bindings.nccltj_flush_fn;
+import io.nccltuner.bindings.nccltj_init_fn;
+import io.nccltuner.engine.TunerLog;
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * The one JNI entry point. The shim calls {@link #start(long)} once per process, right after it
+ * created (or joined) the JVM; from then on NCCL's calls reach {@link Upcalls} through FFM upcall
+ * stubs, with no JNI.
+ */
+public final class Bootstrap {
+  private Bootstrap() {}
+
+  /**
+   * Reads the configuration, builds the engine and writes the upcall stubs into the bridge.
+   *
+   * @param bridgeAddress address of the shim's {@code nccltj_bridge_t}
+   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch)
+   * @throws IllegalStateException if the stubs cannot be made; the shim reports it in its one WARN
+   *     line and changes nothing
+   */
+  public static int start(long bridgeAddress) {
+    try {
+      MemorySegment bridge = MemorySegment.ofAddress(bridgeAddress).reinterpret(nccltj_bridge_t.sizeof());
+      nccltj_bridge_t.engineAbiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
+      if (nccltj_bridge_t.abiVersion(bridge) != NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION()) {
+        return 1;
+      }
+      TunerLog log = new NativeLog(nccltj_bridge_t.log(bridge));
+      Upcalls.install(PluginConfig.fromEnvironment(System.getenv(), log));
+      Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
+      Linker linker = Linker.nativeLinker();
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      MemorySegment init = nccltj_init_fn.allocate(Upcalls::init, arena);
+      MemorySegment get = linker.upcallStub(
+          lookup.findStatic(Upcalls.class, "getCollInfo", MethodType.methodType(int.class, long.class,
+              int.class, long.class, int.class, MemorySegment.class, int.class, int.class, MemorySegment.class)),
+          Upcalls.getCollInfoDescriptor(), arena);
+      MemorySegment destroy = nccltj_destroy_fn.allocate(Upcalls::destroy, arena);
+      MemorySegment flush = nccltj_flush_fn.allocate(Upcalls::flush, arena);
+      nccltj_bridge_t.flush(bridge, flush);
+      nccltj_bridge_t.destroy(bridge, destroy);
+      nccltj_bridge_t.getCollInfo(bridge, get);
+      nccltj_bridge_t.init(bridge, init);
+      return 0;
+    } catch (Throwable t) {
+      throw new IllegalStateException("engine start failed: " + t, t);
+    }
+  }
+}

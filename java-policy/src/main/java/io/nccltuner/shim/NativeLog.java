@@ -1,0 +1,31 @@
+package io.nccltuner.shim;
+
+import io.nccltuner.bindings.nccltj_log_fn;
+import io.nccltuner.engine.TunerLog;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@link TunerLog} through the shim's {@code nccltj_log_fn} (a downcall), which calls NCCL's
+ * variadic ncclDebugLogger_t as {@code logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s",
+ * message)}. Only used off the hot path (init, destroy, warnings), so it may allocate.
+ */
+final class NativeLog implements TunerLog {
+  private final MemorySegment logFn;
+
+  /** NCCL's logger of the latest init: used for lines that arise outside any call (decision log). */
+  static volatile MemorySegment latestLogger = MemorySegment.NULL;
+
+  /** @param logFn the shim's log function, from the bridge */
+  NativeLog(MemorySegment logFn) {
+    this.logFn = logFn;
+  }
+
+  @Override
+  public void log(MemorySegment ncclLogger, int level, String message) {
+    MemorySegment logger = ncclLogger.equals(MemorySegment.NULL) ? latestLogger : ncclLogger;
+    try (Arena arena = Arena.ofConfined()) {
+      nccltj_log_fn.invoke(logFn, logger, level, arena.allocateFrom(message.replace('\n', ' ')));
+    }
+  }
+}

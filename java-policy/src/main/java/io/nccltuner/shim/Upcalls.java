@@ -1,0 +1,116 @@
+package io.nccltuner.shim;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.nccltuner.bindings.nccltj_get_coll_info_fn;
+import io.nccltuner.engine.Engine;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Targets of the three FFM upcall stubs. Each catches Throwable: an exception escaping an upcall
+ * would print a stack trace and exit the host process (JDK 25 Linker behaviour), so every failure
+ * becomes "change nothing" plus one WARN. Each returns 0 (ncclSuccess).
+ */
+final class Upcalls {
+  private static volatile Engine engine;
+  private static volatile MemorySegment lastLogger = MemorySegment.NULL;
+  private static volatile String pendingWarning;
+  private static volatile String pendingInfo;
+
+  private Upcalls() {}
+
+  /**
+   * The getCollInfo descriptor: the generated one with target layouts on the two pointers, so the
+   * upcall receives sized segments and does no per-call reinterpret.
+   */
+  static FunctionDescriptor getCollInfoDescriptor() {
+    FunctionDescriptor g = nccltj_get_coll_info_fn.descriptor();
+    var args = new java.util.ArrayList<>(g.argumentLayouts());
+    args.set(4, ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Engine.MAX_TABLE_ENTRIES, JAVA_FLOAT)));
+    args.set(7, ADDRESS.withTargetLayout(JAVA_INT));
+    return FunctionDescriptor.of(g.returnLayout().orElseThrow(), args.toArray(MemoryLayout[]::new));
+  }
+
+  static void install(PluginConfig config) {
+    engine = config.engine();
+    pendingWarning = config.warning();
+    pendingInfo = config.info();
+  }
+
+  /** nccltj_init_fn: opens a communicator and writes its handle; logs pending notices once. */
+  static int init(long nRanks, long nNodes, MemorySegment logger, MemorySegment handle) {
+    Engine e = engine;
+    try {
+      lastLogger = logger;
+      NativeLog.latestLogger = logger;
+      String w = pendingWarning;
+      String i = pendingInfo;
+      if (w != null || i != null) {
+        synchronized (Upcalls.class) {
+          if (pendingWarning != null) {
+            e.log().log(logger, io.nccltuner.engine.TunerLog.WARN, pendingWarning);
+            pendingWarning = null;
+          }
+          if (pendingInfo != null) {
+            e.log().log(logger, io.nccltuner.engine.TunerLog.INFO, pendingInfo);
+            pendingInfo = null;
+          }
+        }
+      }
+      long h = e.init(nRanks, nNodes, logger);
+      handle.reinterpret(JAVA_LONG.byteSize()).set(JAVA_LONG, 0, h);
+    } catch (Throwable t) {
+      fail(e, "init", t, logger);
+    }
+    return 0;
+  }
+
+  /** nccltj_get_coll_info_fn: the hot path. */
+  static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
+      int numAlgo, int numProto, MemorySegment nChannels) {
+    Engine e = engine;
+    try {
+      e.getCollInfo(handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels);
+    } catch (Throwable t) {
+      fail(e, "getCollInfo", t, lastLogger);
+    }
+    return 0;
+  }
+
+  /** nccltj_destroy_fn: closes a communicator and logs its summary. */
+  static int destroy(long handle) {
+    Engine e = engine;
+    try {
+      e.destroy(handle);
+    } catch (Throwable t) {
+      fail(e, "destroy", t, lastLogger);
+    }
+    return 0;
+  }
+
+  /** nccltj_flush_fn: at process exit, writes out queued decision-log records (waits up to 1 s). */
+  static int flush() {
+    Engine e = engine;
+    try {
+      e.flush();
+    } catch (Throwable t) {
+      fail(e, "flush", t, lastLogger);
+    }
+    return 0;
+  }
+
+  private static void fail(Engine e, String entry, Throwable t, MemorySegment logger) {
+    try {
+      if (e != null) {
+        e.failed(entry, t, logger);
+      }
+    } catch (Throwable ignored) {
+      // Nothing may escape an upcall; the WARN is best effort.
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code nccl-tuner explain} end to end, on the seed 001 fixture and the captured H200 logs. */
+class ExplainCommandTest {
+  record Run(int code, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  static String resource(String name) throws Exception {
+    if (name.startsWith(H200)) { // the captured traces live in tests/traces/
+      return Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces")
+          .resolve(name.substring(H200.length())).toString();
+    }
+    return Path.of(ExplainCommandTest.class.getResource(name).toURI()).toString();
+  }
+
+  static final String SEED = "/model/logs/nccl-2.22.3_4xV100_seed001.log";
+  static final String H200 = "/model/traces/nccl-2.28.9-h200-2rank/";
+
+  static String line(String out, String startsWith) {
+    return out.lines().filter(l -> l.stripLeading().startsWith(startsWith)).findFirst()
+        .orElseThrow(() -> new AssertionError("no line starting '" + startsWith + "' in\n" + out));
+  }
+
+  @Test
+  void seedTableAtOneMebibyte() throws Exception {
+    Run r = run("explain", "--log", resource(SEED));
+    assertEquals(0, r.code(), r.err());
+    System.out.print(r.out());
+    String header = line(r.out(), "size");
+    assertEquals(List.of("size", "nBytes", "TREE/LL", "TREE/LL128", "TREE/SIMPLE", "RING/LL", "RING/LL128",
+        "RING/SIMPLE", "NCCL", "pick", "also", "possible", "logged", "match"), List.of(header.trim().split("\\s+")));
+    List<String> oneMiB = List.of(line(r.out(), "1 MiB").trim().split("\\s+"));
+    assertEquals("1048576", oneMiB.get(2));
+    assertEquals(List.of("50.530", "39.647", "41.907", "RING/LL128", "RING/LL128", "yes"), oneMiB.subList(6, 12));
+    assertEquals(29, r.out().lines().filter(l -> l.matches("\\s*\\d+ [KMG]?i?B\\s+\\d+\\s.*")).count());
+    // pick column: size (2 tokens), nBytes, six times, then the pick
+    assertEquals("RING/LL", line(r.out(), "512 KiB").trim().split("\\s+")[9]);
+    assertEquals("RING/LL128", line(r.out(), "2 MiB").trim().split("\\s+")[9]);
+    assertEquals("RING/SIMPLE", line(r.out(), "4 MiB").trim().split("\\s+")[9]);
+    assertTrue(r.out().contains("29 sizes; the pick is ambiguous at 0"));
+    // times keep three decimals and columns line up under their headers
+    int col = header.indexOf("RING/LL128") + "RING/LL128".length();
+    assertEquals("39.647", line(r.out(), "1 MiB").substring(col - 6, col));
+  }
+
+  @Test
+  void capturedLogAgreesWithNcclAtEveryLoggedSize() throws Exception {
+    Run r = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "4B:256MiB");
+    assertEquals(0, r.code(), r.err());
+    System.out.print(r.out());
+    // the sweep logged AllReduce at 15 of these sizes (4 B, 8 B, 16 B, 64 B, 256 B, ... 256 MiB)
+    String summary = line(r.out(), "Selection lines for");
+    assertTrue(summary.startsWith("Selection lines for 15 sizes"), summary);
+    assertTrue(summary.contains("different at 0"), summary);
+    assertTrue(r.out().contains("compute capability unknown"));
+    assertTrue(r.out().contains("Compute capability unknown: RING/SIMPLE latency"));
+    assertTrue(line(r.out(), "Not offered").contains("RING/LL128"), "LL128 has bandwidth 0.0 on this socket setup");
+  }
+
+  @Test
+  void traceNarrowsTheModelAndFindsTheComputeCapabilityClass() throws Exception {
+    Run r = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "256B,64KiB",
+        "--trace", resource(H200 + "trace_sweep.csv"));
+    assertEquals(0, r.code(), r.err());
+    System.out.print(r.out());
+    assertTrue(r.out().contains("compute capability now >= 80"), r.out());
+    String treeLl = line(r.out(), "AllReduce      TREE/LL");
+    assertTrue(treeLl.contains("0.1500 .. 0.2500"), treeLl);
+    assertTrue(treeLl.contains("0.2469 .. 0.2469"), treeLl);
+    // 256 B: RING/SIMPLE pays the plateau x1.4: 36.4 x 1.4 + 256 / 1200 = 51.173 us
+    assertTrue(line(r.out(), "256 B").contains("51.173"), r.out());
+    assertTrue(line(r.out(), "64 KiB").contains("RING/SIMPLE"));
+    assertTrue(r.out().contains("the pick is ambiguous at 0"));
+  }
+
+  @Test
+  void communicatorsOfOneLogStayApart() throws Exception {
+    String log = resource("/model/logs/nccl-2.23.4_two-processes.log");
+    Run all = run("explain", "--log", log, "--sizes", "1MiB");
+    assertEquals(0, all.code(), all.err());
+    assertEquals(2, all.out().lines().filter(l -> l.contains(": comm 0x5600")).count());
+    assertTrue(all.err().contains("nccl-2.23.4_two-processes.log:") && all.err().contains("selection line in no known format"), all.err());
+    Run b = run("explain", "--log", log, "--comm", "2", "--sizes", "8B,64MiB");
+    assertEquals(0, b.code(), b.err());
+    assertTrue(b.out().contains("comm 0x5600bb000000"));
+    assertFalse(b.out().contains("comm 0x5600aa000000"));
+    assertTrue(line(b.out(), "Selection lines for").startsWith("Selection lines for 2 sizes"), b.out());
+    Run a = run("explain", "--log", log, "--comm", "0x5600aa000000", "--sizes", "1MiB");
+    assertTrue(a.out().contains("nChannels 24"), a.out());
+    Run none = run("explain", "--log", log, "--comm", "3");
+    assertEquals(1, none.code());
+    assertTrue(none.err().contains("2 communicator(s) with a table"), none.err());
+  }
+
+  /**
+   * policies/h200-2rank.yaml against the captured H200 table. Its AllReduce rules: [0, 8 KiB)
+   * RING/LL128 (bandwidth 0.0 in this table, so not offered) then RING/SIMPLE; [8 KiB, 32 KiB)
+   * TREE/LL; [32 KiB, 128 MiB) TREE/SIMPLE; nothing from 128 MiB.
+   */
+  @Test
+  void policyPickGoesThroughTheEngine() throws Exception {
+    String policy = Path.of(System.getProperty("nccltj.repo", "..")).resolve("policies/h200-2rank.yaml").toString();
+    Run r = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "4B,16KiB,64MiB,256MiB",
+        "--policy", policy);
+    assertEquals(0, r.code(), r.err());
+    System.out.print(r.out());
+    assertTrue(line(r.out(), "size").trim().endsWith("policy pick  nChannels"));
+    assertTrue(line(r.out(), "4 B").trim().endsWith("RING/SIMPLE"), r.out());
+    assertTrue(line(r.out(), "16 KiB").trim().endsWith("TREE/LL"), r.out());
+    assertTrue(line(r.out(), "64 MiB").trim().endsWith("TREE/SIMPLE"), r.out());
+    assertTrue(line(r.out(), "256 MiB").trim().endsWith("="), r.out());
+    assertTrue(r.out().contains("The policy changes NCCL's choice at 3 of 4 sizes"), r.out());
+    assertTrue(r.out().contains("engine: INFO policy h200-2rank-timesliced profile two-ranks-socket mode enforce"));
+
+    Run shadow = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "64MiB",
+        "--policy", policy, "--mode", "shadow");
+    assertTrue(line(shadow.out(), "64 MiB").trim().endsWith("="), shadow.out());
+  }
+
+  @Test
+  void inputErrorsExitOne(@TempDir Path dir) throws Exception {
+    Run badUnit = run("explain", "--log", resource(SEED), "--sizes", "4KB:1MB");
+    assertEquals(1, badUnit.code());
+    assertTrue(badUnit.err().contains("unknown size unit 'KB'"), badUnit.err());
+    Run badColl = run("explain", "--log", resource(SEED), "--collective", "AllToAll");
+    assertEquals(1, badColl.code());
+    Run missing = run("explain", "--log", dir.resolve("nope.log").toString());
+    assertEquals(1, missing.code());
+    Path empty = Files.writeString(dir.resolve("empty.log"), "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n");
+    Run noTable = run("explain", "--log", empty.toString());
+    assertEquals(1, noTable.code());
+    assertTrue(noTable.err().contains("no latency/bandwidth table"), noTable.err());
+  }
+
+  @Test
+  void sizes() {
+    assertEquals(29, ExplainCommand.Sizes.parseList("4B:1GiB").size());
+    assertEquals(1L << 30, ExplainCommand.Sizes.parseList("4B:1GiB").get(28));
+    assertEquals(List.of(4096L, 1572864L, 3L), ExplainCommand.Sizes.parseList("4KiB, 1.5 MiB,3"));
+    assertEquals(List.of(3L, 6L, 12L), ExplainCommand.Sizes.parseList("3:15"));
+    assertEquals("512 KiB", ExplainCommand.Sizes.format(512 * 1024));
+    assertEquals("1.5 KiB", ExplainCommand.Sizes.format(1536));
+    assertEquals("1000 B", ExplainCommand.Sizes.format(1000));
+    assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
+    assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
+  }
+}

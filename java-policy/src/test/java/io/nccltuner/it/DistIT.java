@@ -1,0 +1,78 @@
+package io.nccltuner.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The relocatable tarball of `make dist`: unpacked into a temporary folder and used with an empty
+ * environment (no JAVA_HOME, no java on PATH), the plugin finds its bundled runtime and jar.
+ */
+class DistIT {
+  static Path tarball() throws Exception {
+    Path dist = Harness.REPO.resolve("dist");
+    assertTrue(Files.isDirectory(dist), "dist/ is missing: run `make dist` (make test does)");
+    try (Stream<Path> s = Files.list(dist)) {
+      return s.filter(p -> p.getFileName().toString().endsWith("-linux-x86_64.tar.gz")).findFirst().orElseThrow();
+    }
+  }
+
+  @Test
+  void unpackedAnywhereWorksWithoutJdk(@TempDir Path tmp) throws Exception {
+    Harness.requireBuilt();
+    Path tgz = tarball();
+    assertTrue(Files.size(tgz) <= 25L << 20, "packed size " + Files.size(tgz) + " B is over 25 MiB");
+    Harness.Result untar = Harness.exec(List.of("/bin/tar", "-C", tmp.toString(), "-xzf", tgz.toString()), Map.of(), false);
+    assertEquals(0, untar.exit(), untar.text());
+    Path root;
+    try (Stream<Path> s = Files.list(tmp)) {
+      root = s.findFirst().orElseThrow();
+    }
+    for (String f : List.of("lib/libnccl-tuner-java.so", "lib/nccl-tuner-java.jar", "runtime/lib/server/libjvm.so",
+        "bin/nccl-tuner", "bin/nccl-tuner-aot", "policies/h200-2rank.yaml")) {
+      assertTrue(Files.exists(root.resolve(f)), f);
+    }
+    Map<String, String> env = Map.of("NCCL_DEBUG", "INFO",
+        "NCCL_TUNER_PLUGIN", root.resolve("lib/libnccl-tuner-java.so").toString(),
+        "NCCL_TUNER_JAVA_POLICY", root.resolve("policies/h200-2rank.yaml").toString());
+    List<String> replay = List.of(Harness.BIN.toString(), "--trace", Harness.TRACES.resolve("trace_tp_infer.csv").toString());
+    Harness.Result r = Harness.exec(replay, env, true);
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.warnings().isEmpty(), r.text());
+    assertTrue(r.summary().contains("calls=273 changed=257 warn=0"), r.summary());
+
+    // The scripts need a shell's basic tools but no java: a PATH holding only those.
+    Path tools = Files.createDirectories(tmp.resolve("tools"));
+    for (String t : List.of("rm", "dirname")) {
+      Files.createSymbolicLink(tools.resolve(t), Path.of("/bin", t).toRealPath());
+    }
+    Map<String, String> toolsPath = Map.of("PATH", tools.toString());
+
+    // The optional AOT cache, built on the target by the bundled runtime, is then used.
+    Harness.Result aot = Harness.exec(List.of(root.resolve("bin/nccl-tuner-aot").toString()), toolsPath, true);
+    assertEquals(0, aot.exit(), aot.text());
+    assertTrue(Files.size(root.resolve("lib/nccl-tuner-java.aot")) > 1 << 20);
+    long unpacked;
+    try (Stream<Path> s = Files.walk(root)) {
+      unpacked = s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    }
+    assertTrue(unpacked <= 60L << 20, "unpacked with the AOT cache: " + unpacked + " B, over 60 MiB");
+    Map<String, String> withLog = new java.util.HashMap<>(env);
+    withLog.put("NCCL_TUNER_JAVA_OPTS", "-Xlog:aot=info");
+    Harness.Result r2 = Harness.exec(replay, withLog, true);
+    assertEquals(0, r2.exit(), r2.text());
+    assertTrue(r2.summary().contains("calls=273 changed=257 warn=0"), r2.summary());
+    assertTrue(r2.text().contains("Using AOT-linked classes") || r2.text().contains("Opened AOT cache"), r2.text());
+
+    Harness.Result help = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "--help"), toolsPath, true);
+    assertEquals(0, help.exit(), help.text());
+    assertTrue(help.text().contains("Usage: nccl-tuner"), help.text());
+  }
+}

@@ -1,0 +1,122 @@
+package io.nccltuner.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Runs the host harness (tests/harness/harness.c, built by `make build`) in a process of its own. */
+final class Harness {
+  static final Path REPO = Path.of(System.getProperty("nccltj.repo", "..")).toAbsolutePath().normalize();
+  static final Path BUILD = REPO.resolve("build");
+  static final Path BIN = BUILD.resolve("tests/harness");
+  static final Path PLUGIN = BUILD.resolve("lib/libnccl-tuner-java.so");
+  static final Path JAR = BUILD.resolve("lib/nccl-tuner-java.jar");
+  static final Path NOOP = BUILD.resolve("tests/libnccl-tuner-noop.so");
+  static final Path TRACES = REPO.resolve("tests/traces");
+  static final String JAVA_HOME = System.getProperty("java.home");
+
+  /** One selection line: {@code AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..3}}. */
+  record Selection(String collective, long nBytes, String algorithm, String protocol, int channels) {
+    static final Pattern LINE = Pattern.compile(
+        "^(\\w+): (\\d+) Bytes -> Algo (\\w+) proto (\\w+) channel\\{Lo\\.\\.Hi\\}=\\{(auto|0\\.\\.(\\d+))\\}.*$");
+
+    static Selection parse(String line) {
+      Matcher m = LINE.matcher(line);
+      if (!m.matches()) {
+        return null;
+      }
+      int ch = m.group(6) == null ? 0 : Integer.parseInt(m.group(6)) + 1;
+      return new Selection(m.group(1), Long.parseLong(m.group(2)), m.group(3), m.group(4), ch);
+    }
+  }
+
+  record Result(int exit, List<String> lines) {
+    List<Selection> selections() {
+      List<Selection> out = new ArrayList<>();
+      for (String l : lines) {
+        Selection s = Selection.parse(l);
+        if (s != null) {
+          out.add(s);
+        }
+      }
+      return out;
+    }
+
+    List<String> warnings() {
+      return lines.stream().filter(l -> l.contains(" NCCL WARN ")).toList();
+    }
+
+    List<String> grep(String needle) {
+      return lines.stream().filter(l -> l.contains(needle)).toList();
+    }
+
+    String summary() {
+      return lines.stream().filter(l -> l.startsWith("harness: calls=")).findFirst().orElse("(no summary)");
+    }
+
+    String text() {
+      return String.join("\n", lines);
+    }
+  }
+
+  private Harness() {}
+
+  static void requireBuilt() {
+    for (Path p : List.of(BIN, PLUGIN, JAR, NOOP)) {
+      assertTrue(Files.exists(p), p + " is missing: integration tests run after `make build` (use `make test`)");
+    }
+  }
+
+  /**
+   * Runs the harness with a clean NCCL_* / JAVA environment plus {@code env}.
+   *
+   * @param env variables to set; a null value removes the variable
+   */
+  static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(BIN.toString());
+    cmd.addAll(List.of(args));
+    return exec(cmd, env, false);
+  }
+
+  /**
+   * Runs any command; with {@code bare} the environment is emptied first (no JAVA_HOME, no PATH),
+   * as on a GPU node without a JDK.
+   */
+  static Result exec(List<String> cmd, Map<String, String> env, boolean bare) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    Map<String, String> e = pb.environment();
+    if (bare) {
+      e.clear();
+      e.put("PATH", "/nonexistent");
+    }
+    e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.equals("JDK_JAVA_OPTIONS"));
+    if (!bare) {
+      e.put("JAVA_HOME", JAVA_HOME);
+    }
+    e.put("NCCL_DEBUG", "INFO");
+    env.forEach((k, v) -> {
+      if (v == null) {
+        e.remove(k);
+      } else {
+        e.put(k, v);
+      }
+    });
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("harness timed out: " + cmd);
+    }
+    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8).lines().toList());
+  }
+}

@@ -1,0 +1,53 @@
+# make/harness.mk -- the host harness (tests/harness/harness.c) and its two test plugins.
+#
+# Included by a Makefile that defines REPO (repository root) and BUILD (absolute build dir);
+# tests/harness/Makefile is such a Makefile for standalone use.
+#
+# Targets:
+#   harness         $(HARNESS_BIN) and the plugins $(HARNESS_NOOP), $(HARNESS_EVIL)
+#   harness-replay  replays each of $(HARNESS_TRACES) through the noop plugin (--quiet)
+#   harness-test    runs tests/harness/test_harness.sh (it builds its own copy in a temp dir)
+# Variables you may override: HARNESS_CC, HARNESS_CFLAGS, HARNESS_LDLIBS.
+# Variables you may read: HARNESS_BIN, HARNESS_NOOP, HARNESS_EVIL, HARNESS_TRACES.
+
+ifndef REPO
+$(error make/harness.mk: the including Makefile must define REPO (the repository root))
+endif
+ifndef BUILD
+$(error make/harness.mk: the including Makefile must define BUILD (an absolute build directory))
+endif
+
+HARNESS_CC      ?= $(CC)
+HARNESS_CFLAGS  ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread
+HARNESS_LDLIBS  ?= -ldl
+HARNESS_INCLUDE := -I$(REPO)/plugin-shim/include
+HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_java.h
+
+HARNESS_BIN     := $(BUILD)/tests/harness
+HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so
+HARNESS_EVIL    := $(BUILD)/tests/libnccl-tuner-evil.so
+HARNESS_TRACES  := $(sort $(wildcard $(REPO)/tests/traces/trace_*.csv))
+
+.PHONY: harness harness-replay harness-test
+
+harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL)
+
+$(HARNESS_BIN): $(REPO)/tests/harness/harness.c $(HARNESS_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -o $@ $< $(HARNESS_LDLIBS)
+
+# Plugins: everything hidden except the exported ncclTunerPlugin_v3 struct.
+$(HARNESS_NOOP): $(REPO)/tests/plugins/noop_plugin.c $(HARNESS_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -fPIC -fvisibility=hidden -shared $(HARNESS_INCLUDE) -o $@ $<
+
+$(HARNESS_EVIL): $(REPO)/tests/plugins/evil_plugin.c $(HARNESS_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -fPIC -fvisibility=hidden -shared $(HARNESS_INCLUDE) -o $@ $<
+
+harness-replay: harness
+	@set -e; for t in $(HARNESS_TRACES); do \
+	  printf '%s: ' "$${t##*/}"; $(HARNESS_BIN) --quiet --plugin $(HARNESS_NOOP) --trace $$t; done
+
+harness-test:
+	bash $(REPO)/tests/harness/test_harness.sh

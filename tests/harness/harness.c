@@ -1,0 +1,636 @@
+/*
+ * harness.c -- host harness for NCCL v3 tuner plugins (no GPU, no NCCL needed).
+ *
+ * Loads a tuner plugin the way NCCL 2.22 .. 2.30 does (src/plugin/tuner.cc) and replays
+ * getCollInfo traces captured from real NCCL through it, calling the plugin exactly as NCCL's
+ * src/enqueue.cc does, then applies NCCL's own selection to the table the plugin returns.
+ * It also checks the plugin against the rules of the v3 interface (see check_get below).
+ *
+ *   harness [options] [--trace] FILE...      (harness --help for the options)
+ *
+ * Output (stdout, line buffered): the plugin-loading line(s), one selection line per call
+ * (2.24+ NCCL format, bytes as the tuner received them), the plugin's logger lines in NCCL's
+ * format, "harness: ERROR ..." lines, and one summary line. Usage/IO errors go to stderr.
+ * Exit status: 0 ok, 2 usage or IO error, 3 plugin misbehaviour.
+ *
+ * The NCCL facts used here are those written down in plugin-shim/include/nccl_tuner_java.h.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccl_tuner_java.h"
+
+#define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
+#define GUARD_FLOATS 8          /* canary after the table: catches writes past numAlgo*numProto */
+#define MAX_ERROR_LINES 50      /* ERROR lines printed in full; the rest are only counted */
+#define NCCL_MIN_TIME_INIT 3600000000.0 /* NCCL's topoGetAlgoInfo starts minTime here (1 h in us) */
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_MISBEHAVIOUR = 3 };
+
+static const char* const kFuncNames[ncclNumFuncs] = {  /* NCCL's ncclFuncStr */
+  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv"};
+static const char* const kAlgoNames[NCCL_NUM_ALGORITHMS] = {
+  "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+static const char* const kProtoNames[NCCL_NUM_PROTOCOLS] = {"LL", "LL128", "SIMPLE"};
+static const char* const kResultNames[ncclNumResults] = {
+  "ncclSuccess", "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+  "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress"};
+
+/* ---- trace model ------------------------------------------------------------------------ */
+
+enum { EV_INIT, EV_GET, EV_DESTROY };
+
+typedef struct {
+  int kind;
+  int line;            /* line number in the trace file, for messages */
+  int slot;            /* index of this event's communicator within its trace */
+  size_t nRanks, nNodes;
+  int coll;
+  size_t nBytes;
+  int numPipeOps, numAlgo, numProto;
+  float costs[MAX_TABLE];
+} event_t;
+
+typedef struct {
+  const char* path;
+  event_t* ev;
+  size_t n, cap;
+  size_t nGets;
+  long long* commIds;  /* slot -> comm id as written in the trace */
+  int nComms;
+} trace_t;
+
+/* ---- configuration and global state ----------------------------------------------------- */
+
+static struct {
+  trace_t* traces;
+  int nTraces;
+  const char* plugin;  /* --plugin, else NCCL_TUNER_PLUGIN */
+  bool quiet, noDestroy, sigintHandler;
+  long repeat, threads, stackKib;
+} cfg = {.repeat = 1, .threads = 1, .stackKib = 1024};
+
+static const ncclTuner_v3_t* g_tuner;  /* NULL: NCCL's internal choice */
+static void* g_lib;
+static atomic_ulong g_warns, g_errors;
+static pthread_barrier_t g_start;
+
+/* logger state */
+static FILE* g_logOut;
+static int g_logLevel;  /* highest ncclDebugLogLevel printed */
+static char g_host[64];
+static int g_pid;
+
+static volatile sig_atomic_t g_sigintRan;
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static void die_usage(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("harness: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs(" (harness --help for usage)\n", stderr);
+  va_end(ap);
+  exit(EXIT_USAGE);
+}
+
+static const char* result_name(int r) {
+  return (r >= 0 && r < ncclNumResults) ? kResultNames[r] : "unknown ncclResult_t";
+}
+
+static const char* func_name(int coll) {
+  return (coll >= 0 && coll < ncclNumFuncs) ? kFuncNames[coll] : "UnknownFunc";
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* One misbehaviour report. Every report is counted; the first MAX_ERROR_LINES are printed.
+ * Where: t == NULL: the plugin as a whole; get != NULL: that get row; else communicator `slot`
+ * of trace t at `line` (0: the end of the trace). */
+static void report(const trace_t* t, int line, const event_t* get, int slot, int thread,
+                   const char* fmt, ...) {
+  unsigned long k = atomic_fetch_add(&g_errors, 1) + 1;
+  if (k > MAX_ERROR_LINES) return;
+  char msg[512], where[320], lineStr[16];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (line > 0) snprintf(lineStr, sizeof lineStr, "%d", line);
+  else snprintf(lineStr, sizeof lineStr, "end");
+  if (!t)
+    snprintf(where, sizeof where, "plugin");
+  else if (get)
+    snprintf(where, sizeof where, "%s:%s (%s %zu Bytes, thread %d)", t->path, lineStr,
+             func_name(get->coll), get->nBytes, thread);
+  else
+    snprintf(where, sizeof where, "%s:%s (comm %lld, thread %d)", t->path, lineStr,
+             t->commIds[slot], thread);
+  printf("harness: ERROR %s: %s\n", where, msg);
+}
+
+/* ---- NCCL's logger ---------------------------------------------------------------------- */
+
+/* Like NCCL's ncclDebugLog: "<host>:<pid>:<tid> [<dev>] NCCL <LEVEL> <msg>". Differences from
+ * NCCL, on purpose: WARN lines are printed even when NCCL_DEBUG is unset (NCCL prints nothing
+ * then) so that a plugin's warnings are never lost; NCCL_DEBUG_SUBSYS is not applied; WARN
+ * lines carry no file:line. Every WARN is counted for the summary. */
+static void harness_logger(ncclDebugLogLevel level, unsigned long flags, const char* file,
+                           int line, const char* fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level == NCCL_LOG_WARN) atomic_fetch_add(&g_warns, 1);
+  bool show = level == NCCL_LOG_WARN || level == NCCL_LOG_ABORT ||
+              ((level == NCCL_LOG_INFO || level == NCCL_LOG_VERSION) && g_logLevel >= NCCL_LOG_INFO) ||
+              (level == NCCL_LOG_TRACE && g_logLevel >= NCCL_LOG_TRACE);
+  if (!show || fmt == NULL) return;
+  const char* tag = level == NCCL_LOG_WARN ? "WARN" : level == NCCL_LOG_TRACE ? "TRACE"
+                  : level == NCCL_LOG_ABORT ? "ABORT" : "INFO";
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  size_t len = strlen(msg);
+  while (len > 0 && msg[len - 1] == '\n') msg[--len] = '\0';
+  fprintf(g_logOut, "%s:%d:%ld [0] NCCL %s %s\n", g_host, g_pid, (long)syscall(SYS_gettid), tag, msg);
+}
+
+static void logger_setup(void) {
+  gethostname(g_host, sizeof g_host - 1);
+  char* dot = strchr(g_host, '.');
+  if (dot) *dot = '\0';
+  g_pid = (int)getpid();
+
+  const char* d = getenv("NCCL_DEBUG");
+  g_logLevel = NCCL_LOG_WARN;  /* unset, empty, NONE, VERSION, WARN: WARN (and ABORT) lines only */
+  if (d && strcasecmp(d, "INFO") == 0) g_logLevel = NCCL_LOG_INFO;
+  if (d && strcasecmp(d, "TRACE") == 0) g_logLevel = NCCL_LOG_TRACE;
+
+  g_logOut = stdout;
+  const char* f = getenv("NCCL_DEBUG_FILE");
+  if (f && *f) {  /* NCCL expands %h (host) and %p (pid) */
+    char path[PATH_MAX];
+    size_t o = 0;
+    for (const char* p = f; *p && o < sizeof path - 1; p++) {
+      if (p[0] == '%' && p[1] == 'h') { o += (size_t)snprintf(path + o, sizeof path - o, "%s", g_host); p++; }
+      else if (p[0] == '%' && p[1] == 'p') { o += (size_t)snprintf(path + o, sizeof path - o, "%d", g_pid); p++; }
+      else path[o++] = *p;
+      if (o >= sizeof path) o = sizeof path - 1;
+    }
+    path[o] = '\0';
+    FILE* out = fopen(path, "w");
+    if (out) { setvbuf(out, NULL, _IOLBF, 0); g_logOut = out; }
+    else fprintf(stderr, "harness: cannot open NCCL_DEBUG_FILE %s (%s); logging to stdout\n", path, strerror(errno));
+  }
+}
+
+/* ---- trace reading ---------------------------------------------------------------------- */
+
+static bool parse_ll(const char* s, long long lo, long long hi, long long* out) {
+  if (!s || !*s) return false;
+  char* end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_size(const char* s, size_t* out) {
+  if (!s || !*s || *s == '-') return false;
+  char* end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v > SIZE_MAX) return false;
+  *out = (size_t)v;
+  return true;
+}
+
+static int comm_slot(trace_t* t, long long id) {
+  for (int i = 0; i < t->nComms; i++)
+    if (t->commIds[i] == id) return i;
+  long long* ids = realloc(t->commIds, (size_t)(t->nComms + 1) * sizeof *ids);
+  if (!ids) { perror("harness: realloc"); exit(EXIT_USAGE); }
+  t->commIds = ids;
+  t->commIds[t->nComms] = id;
+  return t->nComms++;
+}
+
+#define BAD(...) do { fprintf(stderr, "harness: %s:%d: ", t->path, lineNo); \
+                      fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(EXIT_USAGE); } while (0)
+
+static void read_trace(trace_t* t) {
+  FILE* f = fopen(t->path, "r");
+  if (!f) { fprintf(stderr, "harness: cannot open trace %s: %s\n", t->path, strerror(errno)); exit(EXIT_USAGE); }
+  char* buf = NULL;
+  size_t bufCap = 0;
+  int lineNo = 0;
+  enum { MAX_FIELDS = 10 + MAX_TABLE + 1 };
+  while (getline(&buf, &bufCap, f) != -1) {
+    lineNo++;
+    size_t len = strcspn(buf, "\r\n");
+    buf[len] = '\0';
+    if (len == 0 || buf[0] == '#') continue;
+    char* field[MAX_FIELDS];
+    int nf = 0;
+    for (char *p = buf, *tok; (tok = strsep(&p, ",")) != NULL;) {
+      if (nf == MAX_FIELDS) BAD("too many fields (at most %d costs)", MAX_TABLE);
+      field[nf++] = tok;
+    }
+    if (t->n == t->cap) {
+      t->cap = t->cap ? 2 * t->cap : 256;
+      event_t* ev = realloc(t->ev, t->cap * sizeof *ev);
+      if (!ev) { perror("harness: realloc"); exit(EXIT_USAGE); }
+      t->ev = ev;
+    }
+    event_t* e = &t->ev[t->n];
+    memset(e, 0, sizeof *e);
+    e->line = lineNo;
+    long long v;
+    if (strcmp(field[0], "init") == 0 || strcmp(field[0], "get") == 0) {
+      e->kind = field[0][0] == 'i' ? EV_INIT : EV_GET;
+      if (nf < 4) BAD("%s needs at least 4 fields", field[0]);
+      if (e->kind == EV_INIT && nf != 4) BAD("init has 4 fields: init,comm,nRanks,nNodes");
+      if (!parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
+      e->slot = comm_slot(t, v);
+      if (!parse_size(field[2], &e->nRanks) || e->nRanks == 0) BAD("bad nRanks '%s'", field[2]);
+      if (!parse_size(field[3], &e->nNodes) || e->nNodes == 0) BAD("bad nNodes '%s'", field[3]);
+    } else if (strcmp(field[0], "destroy") == 0) {
+      e->kind = EV_DESTROY;
+      if (nf != 2) BAD("destroy has 2 fields: destroy,comm");
+      if (!parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
+      e->slot = comm_slot(t, v);
+    } else {
+      BAD("unknown row kind '%s' (expected init, get or destroy)", field[0]);
+    }
+    if (e->kind == EV_GET) {
+      if (nf < 10) BAD("get needs 10 fields before the costs");
+      if (!parse_ll(field[4], 0, ncclNumFuncs - 1, &v)) BAD("bad collType '%s'", field[4]);
+      e->coll = (int)v;
+      if (!parse_size(field[5], &e->nBytes)) BAD("bad nBytes '%s'", field[5]);
+      if (!parse_ll(field[6], 0, INT_MAX, &v)) BAD("bad numPipeOps '%s'", field[6]);
+      e->numPipeOps = (int)v;
+      if (!parse_ll(field[7], 1, NCCL_NUM_ALGORITHMS, &v)) BAD("numAlgo '%s' not in 1..%d", field[7], NCCL_NUM_ALGORITHMS);
+      e->numAlgo = (int)v;
+      if (!parse_ll(field[8], 1, NCCL_NUM_PROTOCOLS, &v)) BAD("numProto '%s' not in 1..%d", field[8], NCCL_NUM_PROTOCOLS);
+      e->numProto = (int)v;
+      /* field[9], the nChannels NCCL passed in, is informational: NCCL always passes 0. */
+      if (!parse_ll(field[9], INT_MIN, INT_MAX, &v)) BAD("bad nChannelsIn '%s'", field[9]);
+      int n = e->numAlgo * e->numProto;
+      if (nf - 10 != n) BAD("%d costs for numAlgo*numProto = %d", nf - 10, n);
+      for (int i = 0; i < n; i++) {
+        char* end;
+        e->costs[i] = strtof(field[10 + i], &end);
+        if (end == field[10 + i] || *end) BAD("bad cost '%s' (column %d)", field[10 + i], 11 + i);
+      }
+      t->nGets++;
+    }
+    t->n++;
+  }
+  if (ferror(f)) { fprintf(stderr, "harness: error reading %s\n", t->path); exit(EXIT_USAGE); }
+  free(buf);
+  fclose(f);
+}
+
+/* ---- plugin loading (NCCL src/plugin/tuner.cc) ------------------------------------------ */
+
+static void say(const char* fmt, ...) {
+  if (cfg.quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+}
+
+static void* try_open(const char* name) {
+  void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);  /* NCCL's flags */
+  if (!h) say("TUNER/Plugin: Could not find: %s (%s)", name, dlerror());
+  return h;
+}
+
+static void load_plugin(void) {
+  const char* name = cfg.plugin;
+  if (!name) name = getenv("NCCL_TUNER_PLUGIN");
+  if (name && *name) {
+    g_lib = try_open(name);
+    if (!g_lib) {
+      char lib[PATH_MAX];
+      snprintf(lib, sizeof lib, "libnccl-tuner-%s.so", name);
+      g_lib = try_open(lib);
+    }
+  } else {
+    g_lib = try_open("libnccl-tuner.so");
+  }
+  if (!g_lib) { say("TUNER/Plugin: Using internal tuner (no plugin loaded)"); return; }
+  const ncclTuner_v3_t* t = (const ncclTuner_v3_t*)dlsym(g_lib, NCCL_TUNER_PLUGIN_SYMBOL);
+  if (!t) {
+    say("TUNER/Plugin: Failed to find %s symbol, using internal tuner instead.", NCCL_TUNER_PLUGIN_SYMBOL);
+    dlclose(g_lib);
+    g_lib = NULL;
+    return;
+  }
+  if (!t->init || !t->getCollInfo || !t->destroy) {
+    report(NULL, 0, NULL, 0, 0, "%s has a NULL entry point (init %s, getCollInfo %s, destroy %s); "
+           "NCCL would crash calling it. Running with the internal tuner.", NCCL_TUNER_PLUGIN_SYMBOL,
+           t->init ? "set" : "NULL", t->getCollInfo ? "set" : "NULL", t->destroy ? "set" : "NULL");
+    return;
+  }
+  g_tuner = t;
+  say("TUNER/Plugin: Using %s (v3)", t->name ? t->name : "(null)");
+}
+
+/* ---- replay ----------------------------------------------------------------------------- */
+
+typedef struct { bool live, tuned; void* ctx; } comm_t;
+
+typedef struct {
+  int index;
+  pthread_t tid;
+  unsigned long long calls, changed, pluginCalls;
+  double ns;
+  comm_t* comms;  /* sized for the trace with the most communicators */
+  float buf[MAX_TABLE + GUARD_FLOATS];
+} worker_t;
+
+static const uint32_t kGuardBits = 0x7fc0dea1u;  /* a quiet NaN nobody writes by accident */
+
+/* NCCL's topoGetAlgoInfo: strict minimum over entries >= 0 (and below 3.6e9 us), -1 skipped,
+ * algorithm-major, the first minimum winning ties. Returns a*numProto+p, or -1 for none. */
+static int select_pick(const float* table, int numAlgo, int numProto) {
+  double minTime = NCCL_MIN_TIME_INIT;
+  int pick = -1;
+  for (int a = 0; a < numAlgo; a++)
+    for (int p = 0; p < numProto; p++) {
+      float c = table[a * numProto + p];
+      if (c == NCCL_ALGO_PROTO_IGNORE) continue;
+      if (c >= 0.0 && c < minTime) { pick = a * numProto + p; minTime = c; }
+    }
+  return pick;
+}
+
+static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
+  c->live = true;
+  c->tuned = false;
+  c->ctx = NULL;
+  if (!g_tuner) return true;
+  ncclResult_t r = g_tuner->init(e->nRanks, e->nNodes, harness_logger, &c->ctx);
+  if (r != ncclSuccess) {
+    report(t, e->line, NULL, e->slot, w->index, "init(nRanks %zu, nNodes %zu) returned %d (%s); NCCL would fail the "
+           "communicator's creation. Continuing it without the tuner.", e->nRanks, e->nNodes,
+           (int)r, result_name(r));
+    return false;
+  }
+  c->tuned = true;
+  return true;
+}
+
+static void comm_destroy(worker_t* w, const trace_t* t, int line, int slot, comm_t* c) {
+  if (c->tuned && !cfg.noDestroy) {
+    ncclResult_t r = g_tuner->destroy(c->ctx);
+    if (r != ncclSuccess) report(t, line, NULL, slot, w->index, "destroy returned %d (%s)", (int)r, result_name(r));
+  }
+  c->live = c->tuned = false;
+  c->ctx = NULL;
+}
+
+/* One get row: call the plugin as NCCL's enqueue.cc does, check what it did, select, print. */
+static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
+  const int nA = e->numAlgo, nP = e->numProto, n = nA * nP;
+  float* buf = w->buf;
+  memcpy(buf, e->costs, (size_t)n * sizeof(float));
+  for (int i = 0; i < GUARD_FLOATS; i++) memcpy(&buf[n + i], &kGuardBits, sizeof kGuardBits);
+  int nChannels = 0;
+
+  if (c->tuned) {
+    double t0 = now_ns();
+    ncclResult_t r = g_tuner->getCollInfo(c->ctx, (ncclFunc_t)e->coll, e->nBytes, e->numPipeOps,
+                                          (float**)buf, nA, nP, &nChannels);
+    double t1 = now_ns();
+    w->ns += t1 - t0;
+    w->pluginCalls++;
+    if (r != ncclSuccess)
+      report(t, e->line, e, e->slot, w->index, "getCollInfo returned %d (%s); NCCL would fail the collective", (int)r, result_name(r));
+    for (int i = 0; i < n; i++) {
+      float before = e->costs[i], after = buf[i];
+      const char *an = kAlgoNames[i / nP], *pn = kProtoNames[i % nP];
+      if (before == NCCL_ALGO_PROTO_IGNORE && after != NCCL_ALGO_PROTO_IGNORE)
+        report(t, e->line, e, e->slot, w->index, "enabled unavailable candidate %s/%s (-1 -> %g); NCCL has no "
+               "resources for it", an, pn, after);
+      else if (isnan(after))
+        report(t, e->line, e, e->slot, w->index, "wrote NaN into %s/%s (was %g)", an, pn, before);
+      else if (after < 0 && after != NCCL_ALGO_PROTO_IGNORE)
+        report(t, e->line, e, e->slot, w->index, "wrote negative cost %g into %s/%s (only -1 may be written)", after, an, pn);
+    }
+    for (int i = 0; i < GUARD_FLOATS; i++)
+      if (memcmp(&buf[n + i], &kGuardBits, sizeof kGuardBits) != 0) {
+        report(t, e->line, e, e->slot, w->index, "wrote past the end of the %dx%d cost table (float index %d)", nA, nP, n + i);
+        break;
+      }
+    if (nChannels < 0 || nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS)
+      report(t, e->line, e, e->slot, w->index, "set nChannels = %d (allowed: 0 = NCCL decides, or 1..%d)",
+             nChannels, NCCL_TUNER_JAVA_MAX_CHANNELS);
+  }
+
+  int orig = select_pick(e->costs, nA, nP);
+  int pick = c->tuned ? select_pick(buf, nA, nP) : orig;
+  if (pick < 0 && orig >= 0)
+    report(t, e->line, e, e->slot, w->index, "left no selectable candidate (every entry -1 or >= 3.6e9 us); NCCL would "
+           "fall back to its backup algorithm or fail the collective");
+  bool changed = pick != orig;
+  w->calls++;
+  if (changed) w->changed++;
+
+  if (cfg.quiet || w->index != 0) return;
+  char ch[48];
+  if (nChannels > 0) snprintf(ch, sizeof ch, "{0..%d}", nChannels - 1);
+  else snprintf(ch, sizeof ch, "{auto}");
+  printf("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}=%s%s\n", func_name(e->coll), e->nBytes,
+         pick < 0 ? "NONE" : kAlgoNames[pick / nP], pick < 0 ? "NONE" : kProtoNames[pick % nP], ch,
+         changed ? " [changed]" : "");
+}
+
+static void replay_once(worker_t* w, const trace_t* t) {
+  for (int i = 0; i < t->nComms; i++) w->comms[i] = (comm_t){0};
+  for (size_t i = 0; i < t->n; i++) {
+    const event_t* e = &t->ev[i];
+    comm_t* c = &w->comms[e->slot];
+    switch (e->kind) {
+      case EV_INIT:
+        if (c->live) comm_destroy(w, t, e->line, e->slot, c);  /* re-init of a live id: a new communicator */
+        comm_init(w, t, e, c);
+        break;
+      case EV_GET:
+        if (!c->live) comm_init(w, t, e, c);    /* init never seen: init on first use */
+        do_get(w, t, e, c);
+        break;
+      case EV_DESTROY:
+        if (c->live) comm_destroy(w, t, e->line, e->slot, c);  /* destroy of an unknown comm: nothing to do */
+        break;
+    }
+  }
+  for (int i = 0; i < t->nComms; i++)          /* a trace without destroy rows */
+    if (w->comms[i].live) comm_destroy(w, t, 0, i, &w->comms[i]);
+}
+
+static void* worker_main(void* arg) {
+  worker_t* w = arg;
+  pthread_barrier_wait(&g_start);
+  for (long r = 0; r < cfg.repeat; r++)
+    for (int i = 0; i < cfg.nTraces; i++) replay_once(w, &cfg.traces[i]);
+  return NULL;
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void on_sigint(int sig) { (void)sig; g_sigintRan = 1; }
+
+static void usage(FILE* out) {
+  fputs(
+    "usage: harness [options] [--trace] FILE...\n"
+    "Replays NCCL getCollInfo traces through a v3 tuner plugin loaded like NCCL does.\n"
+    "  --trace FILE      trace CSV to replay (repeatable; bare arguments are traces too)\n"
+    "  --plugin X        plugin to load (overrides NCCL_TUNER_PLUGIN): dlopen(X), then\n"
+    "                    libnccl-tuner-X.so; neither set: libnccl-tuner.so\n"
+    "  --quiet           print only ERROR lines and the summary\n"
+    "  --repeat N        replay every trace N times (default 1)\n"
+    "  --threads T       T threads, each replaying on its own communicators (default 1);\n"
+    "                    selection lines are printed for thread 0 only\n"
+    "  --stack-kib K     stack size of the replay threads in KiB (default 1024)\n"
+    "  --no-destroy      never call the plugin's destroy\n"
+    "  --sigint-handler  install a SIGINT handler before loading the plugin, raise SIGINT at the\n"
+    "                    end and check that it ran\n"
+    "env: NCCL_TUNER_PLUGIN, NCCL_DEBUG (INFO/TRACE show INFO lines; WARN always shown),\n"
+    "     NCCL_DEBUG_FILE (logger output file, %h and %p expanded)\n"
+    "exit: 0 ok, 2 usage or IO error, 3 plugin misbehaviour\n", out);
+}
+
+static long parse_opt_num(const char* opt, const char* s, long lo, long hi) {
+  long long v;
+  if (!parse_ll(s, lo, hi, &v)) die_usage("%s wants a number in %ld..%ld, not '%s'", opt, lo, hi, s ? s : "");
+  return (long)v;
+}
+
+static void add_trace(const char* path) {
+  trace_t* ts = realloc(cfg.traces, (size_t)(cfg.nTraces + 1) * sizeof *ts);
+  if (!ts) { perror("harness: realloc"); exit(EXIT_USAGE); }
+  cfg.traces = ts;
+  cfg.traces[cfg.nTraces++] = (trace_t){.path = path};
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--trace") == 0) { if (!next) die_usage("--trace needs a file"); add_trace(next); i++; }
+    else if (strcmp(a, "--plugin") == 0) { if (!next) die_usage("--plugin needs a name or path"); cfg.plugin = next; i++; }
+    else if (strcmp(a, "--quiet") == 0) cfg.quiet = true;
+    else if (strcmp(a, "--repeat") == 0) { cfg.repeat = parse_opt_num(a, next, 1, 100000000); i++; }
+    else if (strcmp(a, "--threads") == 0) { cfg.threads = parse_opt_num(a, next, 1, 1024); i++; }
+    else if (strcmp(a, "--stack-kib") == 0) {
+      cfg.stackKib = parse_opt_num(a, next, (PTHREAD_STACK_MIN + 1023) / 1024, 1L << 20); i++;
+    }
+    else if (strcmp(a, "--no-destroy") == 0) cfg.noDestroy = true;
+    else if (strcmp(a, "--sigint-handler") == 0) cfg.sigintHandler = true;
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return EXIT_OK; }
+    else if (a[0] == '-' && a[1] != '\0') die_usage("unknown option %s", a);
+    else add_trace(a);
+  }
+  if (cfg.nTraces == 0) die_usage("no trace given");
+
+  int maxComms = 1;
+  for (int i = 0; i < cfg.nTraces; i++) {
+    read_trace(&cfg.traces[i]);
+    if (cfg.traces[i].nComms > maxComms) maxComms = cfg.traces[i].nComms;
+  }
+
+  if (cfg.sigintHandler) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) != 0) { perror("harness: sigaction"); return EXIT_USAGE; }
+  }
+  logger_setup();
+  load_plugin();
+
+  worker_t* ws = calloc((size_t)cfg.threads, sizeof *ws);
+  if (!ws) { perror("harness: calloc"); return EXIT_USAGE; }
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  int rc = pthread_attr_setstacksize(&attr, (size_t)cfg.stackKib * 1024);
+  if (rc) { fprintf(stderr, "harness: stack size %ld KiB: %s\n", cfg.stackKib, strerror(rc)); return EXIT_USAGE; }
+  pthread_barrier_init(&g_start, NULL, (unsigned)cfg.threads);
+  long started = 0;
+  for (long i = 0; i < cfg.threads; i++) {
+    ws[i].index = (int)i;
+    ws[i].comms = calloc((size_t)maxComms, sizeof(comm_t));
+    if (!ws[i].comms) { perror("harness: calloc"); return EXIT_USAGE; }
+    rc = pthread_create(&ws[i].tid, &attr, worker_main, &ws[i]);
+    if (rc) { fprintf(stderr, "harness: cannot start replay thread %ld: %s\n", i, strerror(rc)); break; }
+    started++;
+  }
+  if (started < cfg.threads) return EXIT_USAGE;  /* the started ones wait on the barrier forever */
+  for (long i = 0; i < cfg.threads; i++) pthread_join(ws[i].tid, NULL);
+  pthread_attr_destroy(&attr);
+  pthread_barrier_destroy(&g_start);
+
+  unsigned long long calls = 0, changed = 0, pluginCalls = 0;
+  double ns = 0;
+  for (long i = 0; i < cfg.threads; i++) {
+    calls += ws[i].calls; changed += ws[i].changed; pluginCalls += ws[i].pluginCalls; ns += ws[i].ns;
+    free(ws[i].comms);
+  }
+  free(ws);
+  const char* name = g_tuner ? (g_tuner->name ? g_tuner->name : "(null)") : "none";
+  char nameCopy[128];  /* the name lives in the plugin library, which is closed below */
+  snprintf(nameCopy, sizeof nameCopy, "%s", name);
+  if (g_lib) dlclose(g_lib);  /* NCCL closes the tuner library when its last communicator goes */
+  g_tuner = NULL;
+
+  if (cfg.sigintHandler) {
+    struct sigaction cur;
+    sigaction(SIGINT, NULL, &cur);
+    if (cur.sa_handler != on_sigint) {
+      report(NULL, 0, NULL, 0, 0, "the harness's SIGINT handler was replaced while the plugin was loaded; "
+             "not raising SIGINT");
+    } else {
+      raise(SIGINT);
+      if (g_sigintRan) printf("harness: own SIGINT handler ran\n");
+      else report(NULL, 0, NULL, 0, 0, "raise(SIGINT) did not reach the harness's own handler");
+    }
+  }
+
+  unsigned long errors = atomic_load(&g_errors);
+  if (errors > MAX_ERROR_LINES)
+    printf("harness: ERROR %lu more errors not shown\n", errors - MAX_ERROR_LINES);
+  if (errors) printf("harness: %lu plugin misbehaviour error(s); exit 3\n", errors);
+  printf("harness: calls=%llu changed=%llu warn=%lu us_per_call=%.3f plugin=%s\n", calls, changed,
+         atomic_load(&g_warns), pluginCalls ? ns / (double)pluginCalls / 1000.0 : 0.0, nameCopy);
+  if (g_logOut != stdout) fclose(g_logOut);
+  for (int i = 0; i < cfg.nTraces; i++) { free(cfg.traces[i].ev); free(cfg.traces[i].commIds); }
+  free(cfg.traces);
+  return errors ? EXIT_MISBEHAVIOUR : EXIT_OK;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The main job (`make run`): replays the tuner calls captured from NCCL 2.28.9 under PyTorch DDP,
+# FSDP, tensor-parallel decode and a coalesced group (tests/traces/) through the built
+# libnccl-tuner-java.so, loaded by the host harness exactly as NCCL loads a tuner, in enforce
+# mode and in shadow mode. Full outputs go to build/run/.
+set -euo pipefail
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+build="$repo/build"
+out="$build/run"
+mkdir -p "$out"
+rm -f "$out"/*.jsonl
+harness="$build/tests/harness"
+plugin="$build/lib/libnccl-tuner-java.so"
+policy="${POLICY:-$repo/policies/h200-2rank.yaml}"
+export NCCL_DEBUG=INFO
+
+show() { # trace mode policy
+  local trace=$1 mode=$2 pol=$3 name log
+  name=$(basename "$trace" .csv)
+  log="$out/$name.$mode.log"
+  NCCL_TUNER_JAVA_POLICY="$pol" NCCL_TUNER_JAVA_MODE="$mode" \
+  NCCL_TUNER_JAVA_LOG="$out/$name.$mode.%p.jsonl" \
+    "$harness" --plugin "$plugin" --trace "$trace" >"$log" 2>&1
+  echo "== ${name#trace_} / $mode / $(basename "$pol")"
+  grep -E 'TUNER/Java' "$log" | sed -E 's/^[^ ]+ \[[0-9]+\] NCCL (INFO|WARN) /  \1 /'
+  # Each distinct (collective, size, pick) once, in order of first appearance.
+  grep -E ' Bytes -> ' "$log" | awk '!seen[$0]++' | head -n 12 | sed 's/^/  /'
+  local distinct
+  distinct=$(grep -E ' Bytes -> ' "$log" | sort -u | wc -l)
+  [ "$distinct" -gt 12 ] && echo "  ... ($distinct distinct lines; all in $log)"
+  grep -E '^harness:' "$log" | sed 's/^/  /'
+}
+
+echo "nccl-tuner-java main job: traces from NCCL 2.28.9, 2 ranks on one H200 (nRanks=2 nNodes=2)"
+echo "policy: $policy"
+for t in ddp fsdp tp_infer coalesced; do
+  show "$repo/tests/traces/trace_$t.csv" enforce "$policy"
+  show "$repo/tests/traces/trace_$t.csv" shadow "$policy"
+done
+show "$repo/tests/traces/trace_fsdp.csv" enforce "$repo/policies/channel-override.yaml"
+sleep 0.2
+echo "== shadow decision logs (JSON lines): $(cat "$out"/*.shadow.*.jsonl 2>/dev/null | wc -l) records in $out"
+head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
