@@ -24,6 +24,10 @@ record CliRun(int exit, String out, String err) {
     }
   }
 
+  static String trace(String name) {
+    return Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces").resolve(name).toString();
+  }
+
   static String fixture(String name) {
     try {
       return Path.of(CliRun.class.getResource("/compile/" + name).toURI()).toString();

@@ -38,7 +38,7 @@ class CompileCommandTest {
     Path yaml = tmp.resolve("out/h200.yaml");
     Path html = tmp.resolve("h200.html");
     CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "-o", yaml.toString(),
-        "--html", html.toString(), "--workload", CliRun.fixture("h200-2rank-trace_tp_infer.csv"));
+        "--html", html.toString(), "--workload", CliRun.trace("trace_tp_infer.csv"));
     assertEquals(0, r.exit(), r.err());
     assertTrue(r.out().contains("AllReduce, nRanks 2, nNodes 2, numPipeOps 1: 25 sizes, 6 candidates, 1 replicate"),
         r.out());

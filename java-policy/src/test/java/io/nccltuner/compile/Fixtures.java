@@ -10,6 +10,11 @@ final class Fixtures {
 
   private Fixtures() {}
 
+  /** A captured trace or NCCL log under tests/traces (one copy for all tests). */
+  static Path trace(String name) {
+    return REPO.resolve("tests/traces").resolve(name);
+  }
+
   static Path path(String name) {
     try {
       var url = Fixtures.class.getResource("/compile/" + name);
@@ -25,7 +30,7 @@ final class Fixtures {
   static MeasurementSet read(String... names) throws Exception {
     MeasurementSet s = new MeasurementSet();
     for (String n : names) {
-      Path p = path(n);
+      Path p = n.startsWith("tests/traces/") ? REPO.resolve(n) : path(n);
       if (MeasurementCsv.looksLike(p)) {
         MeasurementCsv.parse(p, s);
       } else if (n.endsWith(".log")) {

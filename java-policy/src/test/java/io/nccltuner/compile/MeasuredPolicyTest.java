@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class MeasuredPolicyTest {
   static Compilation compile() throws Exception {
-    return Compiler.compile(Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv", "h200-2rank-nccl_sweep.rank0.log"),
+    return Compiler.compile(Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv", "tests/traces/nccl_sweep.rank0.log"),
         Compiler.Options.defaults("h200-2rank-measured"));
   }
 

@@ -17,7 +17,7 @@ class WorkloadTest {
 
   @Test
   void capturedTraceWeightsTheSharedSweep() throws Exception {
-    List<Workload.Call> calls = Workload.read(Fixtures.path("h200-2rank-trace_tp_infer.csv"));
+    List<Workload.Call> calls = Workload.read(Fixtures.trace("trace_tp_infer.csv"));
     assertEquals(273, calls.size()); // 257 AllReduce + 16 AllGather get rows
     assertEquals(new Workload.Call(Collective.AllReduce, 16384, 2, 2, 1, 1),
         calls.stream().filter(c -> c.collective() == Collective.AllReduce && c.nBytes() == 16384).findFirst().orElseThrow());
