@@ -36,8 +36,8 @@ import picocli.CommandLine.Spec;
     name = "import",
     mixinStandardHelpOptions = true,
     description = {
-      "Convert an NCCL example-tuner CSV config (collective,min_bytes,max_bytes,algorithm,protocol,channels,"
-          + "nNodes,nRanks[,numPipeOps[,regBuff]]) to a YAML policy.",
+      "Convert an NCCL example-tuner CSV config to a YAML policy.",
+      "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
       "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning."
     })
 final class ImportCommand implements Callable<Integer> {
@@ -60,7 +60,7 @@ final class ImportCommand implements Callable<Integer> {
       NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
       Policy p = r.policy();
       if (name != null) {
-        p = new Policy(name, p.mode(), p.description(), p.profiles(), null);
+        p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
       }
       for (String w : r.warnings()) {
         err.println("warning: " + w);

@@ -104,7 +104,7 @@ public final class NcclExampleConfig {
    *
    * @param csv the config file
    * @param warnings receives each approximation as {@code file:line: text}
-   * @return the policy, named after the file, mode enforce
+   * @return the policy, named after the file, mode enforce, {@link Policy#source()} the file
    * @throws IOException if the file cannot be read
    * @throws InputException on the first line the converter refuses (see the class comment)
    */
@@ -136,7 +136,9 @@ public final class NcclExampleConfig {
    */
   public static Result convert(Path csv) throws IOException, InputException {
     String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt)$", "");
-    return convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
+    Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
+    Policy p = r.policy();
+    return new Result(new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
   }
 
   /**
