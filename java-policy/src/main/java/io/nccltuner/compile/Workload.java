@@ -28,7 +28,8 @@ import java.util.List;
  *   <li>A shadow-mode log: one JSON object per line with {@code "collective"} (a name such as
  *       "AllReduce", or the ncclFunc_t number; {@code "coll"} is accepted too) and {@code "nBytes"},
  *       optionally {@code "nRanks"}, {@code "nNodes"}, {@code "numPipeOps"} and {@code "count"}
- *       (calls this line stands for, default 1). Other keys are ignored.
+ *       (calls this line stands for, default 1). Other keys are ignored. The engine's decision log
+ *       ({@code io.nccltuner.engine.DecisionLog}, NCCL_TUNER_JAVA_LOG) is such a log.
  * </ul>
  */
 public final class Workload {
@@ -134,9 +135,10 @@ public final class Workload {
     if (c == null || !n.hasNonNull("nBytes") || !n.get("nBytes").canConvertToExactIntegral()) {
       throw new InputException(where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
     }
-    Collective coll = c.isInt() ? Collective.ofId(c.asInt()) : Collective.parse(c.asText());
+    boolean numeric = c.isInt() || c.asText().matches("\\d+"); // the decision log writes unknown ids as "7"
+    Collective coll = numeric ? Collective.ofId(Integer.parseInt(c.asText())) : Collective.parse(c.asText());
     if (coll == null) {
-      if (c.isInt()) {
+      if (numeric) {
         return null; // point-to-point ncclFunc_t
       }
       throw new InputException(where, "unknown collective '" + c.asText() + "'");
