@@ -52,6 +52,23 @@ public final class TextReport {
       sb.append(g.key()).append(": ").append(g.sizes().size()).append(" sizes, ").append(configs.size())
           .append(configs.size() == 1 ? " candidate, " : " candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
           .append(maxRep == 1 ? " replicate" : " replicates").append(" per configuration").append(maxRep < 2 ? " (noise unknown: margin 0)" : "").append('\n');
+      List<Double> cvs = new java.util.ArrayList<>();
+      for (SizeResult s : g.sizes()) {
+        for (Stats st : s.candidates()) {
+          if (!Double.isNaN(st.cv())) {
+            cvs.add(st.cv());
+          }
+        }
+        if (s.nccl() != null && !Double.isNaN(s.nccl().cv())) {
+          cvs.add(s.nccl().cv());
+        }
+      }
+      if (!cvs.isEmpty()) {
+        java.util.Collections.sort(cvs);
+        sb.append("replicate CV (coefficient of variation) over ").append(cvs.size())
+            .append(" configurations with 2+ replicates: median ").append(pct(cvs.get(cvs.size() / 2)))
+            .append(", max ").append(pct(cvs.getLast())).append('\n');
+      }
       String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
       sb.append(String.format(Locale.ROOT, fmt, "size range", "NCCL's pick", "NCCL us", "best", "best us",
           "policy's pick", "before", "after", "noise", ""));
