@@ -11,10 +11,9 @@
 
 REPO      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD     := $(REPO)/build
-JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
-ifeq ($(wildcard $(JAVA_HOME)/bin/javac),)
+# Set here, whatever the environment says (the system default is Java 17); `make JAVA_HOME=...`
+# on the command line still overrides it.
 JAVA_HOME := /usr/lib/jvm/temurin-25-jdk-amd64
-endif
 export JAVA_HOME
 export PATH := $(JAVA_HOME)/bin:$(PATH)
 export MAVEN_OPTS ?= --sun-misc-unsafe-memory-access=allow
@@ -33,13 +32,15 @@ include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
 
-.PHONY: all build run test unit-test clean check-env
+.PHONY: all build run test unit-test gpu-script-test clean check-env
 .DEFAULT_GOAL := all
 
 all: build
 
 check-env:
 	@test -x "$(JAVA_HOME)/bin/javac" || { echo "make: no JDK 25 at JAVA_HOME=$(JAVA_HOME)"; exit 1; }
+	@v=$$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$(JAVA_HOME)/release"); test "$${v:-0}" -ge 25 || \
+	  { echo "make: JAVA_HOME=$(JAVA_HOME) is Java $$v; the build needs JDK 25 (Temurin 25 at /usr/lib/jvm/temurin-25-jdk-amd64)"; exit 1; }
 	@command -v mvn >/dev/null || { echo "make: Maven (mvn) is required"; exit 1; }
 	@command -v $(CC) >/dev/null || { echo "make: a C compiler ($(CC)) is required"; exit 1; }
 
@@ -68,8 +69,12 @@ unit-test: build dist
 	cd $(REPO) && mvn -B test -Pit
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
-# the host harness), then the harness's own shell tests.
-test: unit-test harness-test
+# the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
+# shell tests.
+gpu-script-test:
+	python3 $(REPO)/tests/gpu/test_e2e.py
+
+test: unit-test gpu-script-test harness-test
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/target
