@@ -1,19 +1,42 @@
 package io.nccltuner.shim;
 
+import io.nccltuner.compile.InputException;
+import io.nccltuner.compile.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Reads an NCCL example-tuner CSV ({@code NCCL_TUNER_CONFIG_FILE}) as a policy. */
+/**
+ * Reads an NCCL example-tuner CSV ({@code NCCL_TUNER_CONFIG_FILE}, the format of NCCL's
+ * plugins/tuner/example) as a policy, so a user of NCCL's example plugin only changes the library
+ * name. The conversion is {@link NcclExampleConfig#toPolicy(Path, java.util.function.Consumer)}.
+ */
 final class NcclConfigFile {
   private NcclConfigFile() {}
 
   /**
    * @param csv the CSV file
+   * @param approximations receives each approximation the conversion made ({@code file:line: text})
    * @return the policy it describes
-   * @throws PolicyException naming file and line of the first bad row
+   * @throws PolicyException naming file and line of the first refused row, or why the file cannot
+   *     be read
    */
+  static Policy load(Path csv, List<String> approximations) throws PolicyException {
+    try {
+      return NcclExampleConfig.toPolicy(csv, approximations::add);
+    } catch (InputException e) {
+      throw new PolicyException(e.getMessage());
+    } catch (IOException e) {
+      throw new PolicyException(csv + ": cannot read NCCL_TUNER_CONFIG_FILE: "
+          + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()));
+    }
+  }
+
+  /** As {@link #load(Path, List)}, dropping the approximations. */
   static Policy load(Path csv) throws PolicyException {
-    throw new PolicyException(csv + ": NCCL_TUNER_CONFIG_FILE is not supported by this build yet");
+    return load(csv, new ArrayList<>());
   }
 }

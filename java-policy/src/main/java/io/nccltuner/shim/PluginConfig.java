@@ -8,6 +8,8 @@ import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -61,11 +63,12 @@ record PluginConfig(Engine engine, String warning, String info) {
     String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
     String csv = env.get("NCCL_TUNER_CONFIG_FILE");
     Policy policy;
+    List<String> approximations = new ArrayList<>();
     try {
       if (yaml != null && !yaml.isBlank()) {
         policy = PolicyLoader.load(Path.of(yaml));
       } else if (csv != null && !csv.isBlank()) {
-        policy = NcclConfigFile.load(Path.of(csv));
+        policy = NcclConfigFile.load(Path.of(csv), approximations);
       } else {
         return new PluginConfig(new Engine(null, Mode.OFF, log, null, throwIn), null,
             jvmNotice() + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");
@@ -90,7 +93,12 @@ record PluginConfig(Engine engine, String warning, String info) {
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
       }
     }
-    return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, jvmNotice());
+    String info = jvmNotice();
+    if (!approximations.isEmpty()) {
+      info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
+          + approximations.getFirst();
+    }
+    return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, info);
   }
 
   /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */

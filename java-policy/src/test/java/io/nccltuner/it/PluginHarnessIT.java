@@ -159,6 +159,27 @@ class PluginHarnessIT {
     assertTrue(lines.getFirst().contains("\"applied\":false"), lines.getFirst());
   }
 
+  /** NCCL's example-tuner CSV, read directly when NCCL_TUNER_CONFIG_FILE names one and no YAML is set. */
+  @Test
+  void readsNcclExampleConfigFile(@TempDir Path tmp) throws Exception {
+    Path conf = tmp.resolve("nccl_tuner.conf");
+    Files.writeString(conf, "# collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n"
+        + "allreduce,0,1048575,tree,simple,-1,2,2\n");
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--trace", trace("tp_infer").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.warnings().isEmpty(), r.text());
+    List<Harness.Selection> sel = r.selections();
+    assertTrue(sel.contains(new Harness.Selection("AllReduce", 16384, "TREE", "SIMPLE", 0)), r.text());
+    assertTrue(sel.contains(new Harness.Selection("AllReduce", 1048576, "RING", "SIMPLE", 0)), "1 MiB is outside the range");
+    Files.writeString(conf, "allreduce,0,1048575,ringg,simple,-1,2,2\n");
+    Harness.Result bad = Harness.run(Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--trace", trace("tp_infer").toString());
+    assertEquals(1, bad.warnings().size(), bad.text());
+    assertTrue(bad.warnings().getFirst().contains(conf + ":1"), bad.warnings().getFirst());
+    assertTrue(bad.summary().contains("changed=0 warn=1"), bad.summary());
+  }
+
   /** Several traces in one process: one JVM serves every communicator, created once. */
   @Test
   void oneJvmForManyCommunicators() throws Exception {
