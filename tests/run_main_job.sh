@@ -39,6 +39,18 @@ for t in ddp fsdp tp_infer coalesced; do
   show "$repo/tests/traces/trace_$t.csv" shadow "$policy"
 done
 show "$repo/tests/traces/trace_fsdp.csv" enforce "$repo/policies/channel-override.yaml"
-sleep 0.2
 echo "== shadow decision logs (JSON lines): $(cat "$out"/*.shadow.*.jsonl 2>/dev/null | wc -l) records in $out"
 head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
+
+# Offline: measurements -> regret-ranked policy -> the plugin runs it.
+echo "== nccl-tuner compile: the measured AllReduce sweep of this testbed (NCCL 2.28.9) into a policy"
+"$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-java.jar" compile \
+  "$repo/java-policy/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
+  --nccl-log "$repo/tests/traces/nccl_sweep.rank0.log" --workload "$repo/tests/traces/trace_tp_infer.csv" \
+  --name h200-2rank-measured -o "$out/h200-2rank-measured.yaml" --html "$out/h200-2rank-measured.html" \
+  | sed 's/^/  /'
+show "$repo/tests/traces/trace_tp_infer.csv" enforce "$out/h200-2rank-measured.yaml"
+echo "== nccl-tuner explain: NCCL's cost model from its own log, and what the compiled policy changes"
+"$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-java.jar" explain --log "$repo/tests/traces/nccl_sweep.rank0.log" \
+  --policy "$out/h200-2rank-measured.yaml" --collective AllReduce --sizes 4B,1KiB,16KiB,1MiB,32MiB,64MiB \
+  --trace "$repo/tests/traces/trace_sweep.csv" | sed 's/^/  /'
