@@ -53,6 +53,13 @@ import java.util.TreeMap;
  */
 public final class Compiler {
   /**
+   * Largest regret the compiler reports or writes (1e6: a million times slower than the best), the
+   * bound {@link io.nccltuner.policy.PolicyLoader} accepts. Times are positive and finite, but a
+   * ratio of two of them can still overflow (1e300 / 1e-300); such regrets are capped here.
+   */
+  public static final double MAX_REGRET = 1e6;
+
+  /**
    * Compiler settings.
    *
    * @param threshold smallest regret of NCCL's pick worth a rule, as a fraction (0.05 = 5%)
@@ -156,9 +163,9 @@ public final class Compiler {
       return ruled() ? ranking.getFirst().medianUs() : ncclUs;
     }
 
-    /** @return the policy's regret: policyUs / best - 1 */
+    /** @return the policy's regret: policyUs / best - 1 (capped at {@link #MAX_REGRET}) */
     public double policyRegret() {
-      return policyUs() / bestUs() - 1;
+      return regret(policyUs(), bestUs());
     }
   }
 
@@ -271,7 +278,22 @@ public final class Compiler {
   static double median(List<Double> xs) {
     double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int n = a.length;
-    return n % 2 == 1 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+    return n % 2 == 1 ? a[n / 2] : a[n / 2 - 1] / 2 + a[n / 2] / 2; // halves first: no overflow near MAX_VALUE
+  }
+
+  /**
+   * time / best - 1, capped to [0, {@link #MAX_REGRET}] (NaN when time is NaN).
+   *
+   * @param time a median time, microseconds
+   * @param best the best median at the same size (positive)
+   * @return the regret, finite unless time is NaN
+   */
+  static double regret(double time, double best) {
+    if (Double.isNaN(time)) {
+      return Double.NaN;
+    }
+    double r = time / best - 1;
+    return r >= 0 ? Math.min(r, MAX_REGRET) : (Double.isNaN(r) ? MAX_REGRET : 0);
   }
 
   static double cv(List<Double> xs) {
@@ -279,10 +301,19 @@ public final class Compiler {
     if (n < 2) {
       return Double.NaN;
     }
-    double mean = xs.stream().mapToDouble(Double::doubleValue).sum() / n;
+    // scaled by the largest value, so neither tiny nor huge times under- or overflow
+    double max = xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    if (!(max > 0) || !Double.isFinite(max)) {
+      return 0;
+    }
+    double mean = 0;
+    for (double x : xs) {
+      mean += x / max / n;
+    }
     double ss = 0;
     for (double x : xs) {
-      ss += (x - mean) * (x - mean);
+      double d = x / max - mean;
+      ss += d * d;
     }
     return mean == 0 ? 0 : Math.sqrt(ss / (n - 1)) / mean;
   }
@@ -368,12 +399,12 @@ public final class Compiler {
         }
       }
       Stats ncclStats = ncclRuns.isEmpty() ? null
-          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, ncclUs / best - 1);
+          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, regret(ncclUs, best));
       pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
       for (var r : runs.entrySet()) {
         if (r.getKey().isCandidate()) {
           double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
-          s[0] += Math.log(median(r.getValue()) / best);
+          s[0] += Math.log1p(regret(median(r.getValue()), best));
           s[1]++;
         }
       }
@@ -390,7 +421,7 @@ public final class Compiler {
           double med = median(r.getValue());
           double cv = cv(r.getValue());
           cvs.put(r.getKey(), cv);
-          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, med / p.best() - 1));
+          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, regret(med, p.best())));
         }
       }
       cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(s -> s.config().label()));
@@ -400,7 +431,7 @@ public final class Compiler {
       } else {
         bestCv = p.ncclCv();
       }
-      double ncclRegret = p.ncclUs() / p.best() - 1;
+      double ncclRegret = regret(p.ncclUs(), p.best());
       double noise = margin(k, p.ncclCv(), bestCv);
       List<Stats> kept = new ArrayList<>();
       if (!Double.isNaN(p.ncclUs())) {

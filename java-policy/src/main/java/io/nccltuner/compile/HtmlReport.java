@@ -29,6 +29,8 @@ public final class HtmlReport {
   private static final int R = 230;
   private static final int T = 30;
   private static final int B = 60;
+  /** The chart's time axis spans at most this many decades below its largest time. */
+  static final double MAX_DECADES = 9;
 
   private HtmlReport() {}
 
@@ -138,12 +140,21 @@ public final class HtmlReport {
         yHi = Math.max(yHi, s.ncclUs());
       }
     }
-    double lyLo = Math.floor(Math.log10(yLo) * 10) / 10 - 0.05;
+    if (!(yLo > 0) || !(yHi >= yLo) || !Double.isFinite(yHi)) {
+      yLo = 1; // times are positive and finite; this only keeps the axes sane
+      yHi = 10;
+    }
     double lyHi = Math.ceil(Math.log10(yHi) * 10) / 10 + 0.05;
+    // at most MAX_DECADES decades: a stray tiny time would otherwise squash every line (and make
+    // millions of tick marks); times below the axis are drawn on its bottom edge
+    double lyLo = Math.max(Math.floor(Math.log10(yLo) * 10) / 10 - 0.05, lyHi - MAX_DECADES);
+    boolean clipped = Math.log10(yLo) < lyLo;
     final double x0 = xMin;
     final double x1 = xMax;
+    final double yBottom = lyLo;
     java.util.function.DoubleUnaryOperator px = b -> L + (log2(b) - x0) / (x1 - x0) * (W - L - R);
-    java.util.function.DoubleUnaryOperator py = t -> T + (lyHi - Math.log10(t)) / (lyHi - lyLo) * (H - T - B);
+    java.util.function.DoubleUnaryOperator py =
+        t -> T + (lyHi - Math.min(lyHi, Math.max(yBottom, Math.log10(t)))) / (lyHi - yBottom) * (H - T - B);
     sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(W).append("\" height=\"").append(H)
         .append("\" viewBox=\"0 0 ").append(W).append(' ').append(H).append("\" role=\"img\">\n");
     sb.append("<rect x=\"").append(L).append("\" y=\"").append(T).append("\" width=\"").append(W - L - R)
@@ -171,6 +182,9 @@ public final class HtmlReport {
       }
     }
     sb.append(text(L + (W - L - R) / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
+    if (clipped) {
+      sb.append(text(L + 4, H - B - 6, "start", "times below " + num(Math.pow(10, lyLo)) + " us drawn on the bottom edge"));
+    }
     sb.append("<text x=\"16\" y=\"").append(T + (H - T - B) / 2).append("\" transform=\"rotate(-90 16 ")
         .append(T + (H - T - B) / 2).append(")\" text-anchor=\"middle\">time per call (microseconds, log scale)</text>\n");
     int ci = 0;
@@ -254,7 +268,7 @@ public final class HtmlReport {
   }
 
   private static String num(double v) {
-    return v >= 1 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
+    return v >= 1 && v < 1e7 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
   }
 
   private static String f(double v) {

@@ -124,7 +124,7 @@ public final class MeasurementCsv {
       int channels = isAuto(chs) || chs.equals("-1") ? 0 : (int) r.longValue(sweep ? "max_channels" : "channels", 1, 64);
       int nRanks = (int) r.longValue("ranks", 1, Integer.MAX_VALUE);
       int nNodes = (int) r.longValue("nodes", 1, Integer.MAX_VALUE);
-      double time = r.doubleValue(sweep ? "median_us" : "latency_us");
+      double time = r.time(sweep ? "median_us" : "latency_us", size);
       Range pipe = Range.exactly(1);
       if (!sweep) {
         long p = r.longValue("pipeOps", -1, Integer.MAX_VALUE);
@@ -196,6 +196,20 @@ public final class MeasurementCsv {
         throw new InputException(where, name + " '" + s + "' is not a whole number");
       }
       throw new InputException(where, name + " " + s + " is outside " + min + ".." + max);
+    }
+
+    /** A time in microseconds: finite and above 0 (rows of 0 bytes are skipped, so any time will do there). */
+    double time(String name, long size) throws InputException {
+      String s = get(name);
+      try {
+        double v = Double.parseDouble(s);
+        if (Double.isFinite(v) && (v > 0 || (size == 0 && v >= 0))) {
+          return v;
+        }
+      } catch (NumberFormatException e) {
+        // below
+      }
+      throw new InputException(where, name + " '" + s + "' is not a time: times must be finite numbers > 0 us");
     }
 
     double doubleValue(String name) throws InputException {

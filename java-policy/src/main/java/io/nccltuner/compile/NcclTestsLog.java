@@ -224,8 +224,8 @@ public final class NcclTestsLog {
     for (int p = 0; p < n; p++) {
       String half = n == 1 ? "" : (p == 0 ? " (out-of-place)" : " (in-place)");
       time[p] = number(ln, tok[l.time()[p]], "time" + half);
-      if (!(time[p] >= 0)) {
-        throw new InputException(at(ln), "time" + half + " '" + tok[l.time()[p]] + "' is not a time in microseconds");
+      if (!(time[p] > 0) && size != 0) {
+        throw new InputException(at(ln), "time" + half + " '" + tok[l.time()[p]] + "' is not a time: times must be > 0 us");
       }
       String c = tok[l.check()[p]];
       check[p] = c.equals("N/A") ? Double.NaN : number(ln, c, (l.errorColumn() ? "error" : "#wrong") + half);

@@ -113,10 +113,15 @@ public final class PolicyYaml {
   /**
    * A regret for the file: 4 decimals, trailing zeros dropped, always with a decimal point.
    *
-   * @param v a non-negative fraction
+   * @param v a regret: a finite fraction from 0 to {@link Compiler#MAX_REGRET}
    * @return e.g. "0.21", "0.0", "1.2345"
+   * @throws IllegalArgumentException for anything else (never written: the loader would refuse it)
    */
   static String number(double v) {
+    if (!Double.isFinite(v) || v < 0 || v > Compiler.MAX_REGRET) {
+      // the compiler caps regrets; a value outside what the loader accepts is a bug, not input
+      throw new IllegalArgumentException("regret " + v + " is outside 0.." + Compiler.MAX_REGRET);
+    }
     String s = BigDecimal.valueOf(v).setScale(4, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     return s.contains(".") ? s : s + ".0";
   }

@@ -122,4 +122,27 @@ class CompileCommandTest {
     assertEquals(1, CliRun.run("compile").exit());
     assertEquals(1, CliRun.run("compile", tmp.resolve("missing.txt").toString()).exit());
   }
+
+  static final String SWEEP_HEADER =
+      "collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,config,replicate,median_us,p95_us,busbw_gbps,wrong\n";
+
+  @Test
+  void zeroTimeIsAnInputErrorAndATinyOneStillCompiles() throws Exception {
+    Path csv = tmp.resolve("tiny.csv");
+    String rows = "AllReduce,1048576,auto,auto,auto,2,2,auto,1,4621.536,5021.984,0.2269,0\n"
+        + "AllReduce,1048576,Ring,Simple,auto,2,2,ring_simple,1,2560.736,4613.536,0.4095,0\n"
+        + "AllReduce,1048576,Tree,Simple,auto,2,2,tree_simple,1,TIME,2507.680,0.4187,0\n";
+    Files.writeString(csv, SWEEP_HEADER + rows.replace("TIME", "0"));
+    CliRun zero = CliRun.run("compile", csv.toString(), "-o", tmp.resolve("z.yaml").toString());
+    assertEquals(1, zero.exit(), zero.err());
+    assertEquals("nccl-tuner compile: " + csv + ":4: median_us '0' is not a time: times must be finite numbers > 0 us\n",
+        zero.err());
+
+    Files.writeString(csv, SWEEP_HEADER + rows.replace("TIME", "1e-300"));
+    Path yaml = tmp.resolve("tiny.yaml");
+    CliRun tiny = CliRun.run("compile", csv.toString(), "-o", yaml.toString(), "--html", tmp.resolve("t.html").toString());
+    assertEquals(0, tiny.exit(), tiny.err());
+    assertEquals(1e6, PolicyLoader.load(yaml).profiles().getFirst().rules().getFirst().ncclRegret());
+    assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the bottom edge"));
+  }
 }

@@ -225,4 +225,32 @@ class CompilerTest {
         () -> Compiler.compile(s, Compiler.Options.defaults("t")));
     assertTrue(e.getMessage().contains("measured with numPipeOps any and 1"), e.getMessage());
   }
+
+  @Test
+  void absurdlySmallAndLargeTimesGiveFiniteCappedRegretsThatLoad() throws Exception {
+    MeasurementSet data = new MeasurementSet();
+    Range one = Range.exactly(1);
+    data.add(new Measurement("t:1", Collective.AllReduce, 2, 1, one, 1024, RunConfig.AUTO, 4621.5));
+    data.add(new Measurement("t:2", Collective.AllReduce, 2, 1, one, 1024, RING_SIMPLE, 2560.7));
+    data.add(new Measurement("t:3", Collective.AllReduce, 2, 1, one, 1024, TREE_SIMPLE, 1e-300));
+    // medians of two huge replicates must not overflow to infinity
+    data.add(new Measurement("t:4", Collective.AllReduce, 2, 1, one, 2048, RunConfig.AUTO, Double.MAX_VALUE));
+    data.add(new Measurement("t:5", Collective.AllReduce, 2, 1, one, 2048, RunConfig.AUTO, Double.MAX_VALUE));
+    data.add(new Measurement("t:6", Collective.AllReduce, 2, 1, one, 2048, RING_SIMPLE, 1e-300));
+    Compilation c = Compiler.compile(data, opts(0.05, 2, Compiler.Merge.RANKING));
+    SizeResult s = at(c.groups().getFirst(), 1024);
+    assertEquals(Compiler.MAX_REGRET, s.ncclRegret());
+    assertEquals(Compiler.MAX_REGRET, s.candidates().get(1).regret());
+    assertEquals(TREE_SIMPLE, s.ranking().getFirst().config());
+    SizeResult big = at(c.groups().getFirst(), 2048);
+    assertEquals(Double.MAX_VALUE, big.ncclUs());
+    assertEquals(0.0, big.nccl().cv());
+    Rule r = reload(c).profiles().getFirst().rules().getFirst();
+    assertEquals(Compiler.MAX_REGRET, r.ncclRegret());
+    assertEquals(List.of(0.0, Compiler.MAX_REGRET), r.candidates().stream().map(Candidate::regret).toList());
+    String html = HtmlReport.render(c, List.of());
+    assertTrue(html.length() < 100_000, "chart of bounded size: " + html.length());
+    assertTrue(html.contains(" us drawn on the bottom edge"), "clipped-times note missing");
+    assertFalse(html.contains("NaN") || html.contains("Infinity"), html);
+  }
 }

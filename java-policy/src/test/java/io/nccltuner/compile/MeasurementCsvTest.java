@@ -71,12 +71,29 @@ class MeasurementCsvTest {
     assertTrue(e.getMessage().startsWith(f + ":2: unknown algorithm 'Rnig'"), e.getMessage());
     Files.writeString(f, SWEEP_HEADER + "AllReduce,1024,Ring,LL,auto,2,1,x,1,8.o,9.0,0.1,0\n");
     e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
-    assertEquals(f + ":2: median_us '8.o' is not a non-negative number of microseconds", e.getMessage());
+    assertEquals(f + ":2: median_us '8.o' is not a time: times must be finite numbers > 0 us", e.getMessage());
     Files.writeString(f, SWEEP_HEADER + "AllReduce,1024,Ring,LL,auto,2\n");
     e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
     assertEquals(f + ":2: row has 6 fields, the header has 13; the row looks truncated", e.getMessage());
     Files.writeString(f, "size_bytes,foo\n1,2\n");
     e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
     assertTrue(e.getMessage().startsWith(f + ":1: header names neither the sweep columns"), e.getMessage());
+  }
+
+  @Test
+  void timesMustBePositiveAndFinite() throws Exception {
+    Path f = tmp.resolve("zero.csv");
+    for (String t : new String[] {"0", "0.0", "-5", "Infinity", "NaN"}) {
+      Files.writeString(f, SWEEP_HEADER + "AllReduce,1024,auto,auto,auto,2,1,auto,1,10.0,11.0,0.1,0\n"
+          + "AllReduce,1024,Ring,LL,auto,2,1,ring_ll,1," + t + ",9.0,0.1,0\n");
+      InputException e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
+      assertEquals(f + ":3: median_us '" + t + "' is not a time: times must be finite numbers > 0 us", e.getMessage());
+    }
+    // rows of 0 bytes are skipped anyway, whatever their time
+    Files.writeString(f, SWEEP_HEADER + "AllReduce,0,auto,auto,auto,2,1,auto,1,0,0,0,0\n"
+        + "AllReduce,1024,Ring,LL,auto,2,1,ring_ll,1,1e-300,9.0,0.1,0\n");
+    MeasurementSet s = new MeasurementSet();
+    MeasurementCsv.parse(f, s);
+    assertEquals(List.of(1e-300), s.measurements().stream().map(Measurement::timeUs).toList());
   }
 }

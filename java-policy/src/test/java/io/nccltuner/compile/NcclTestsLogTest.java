@@ -149,6 +149,24 @@ class NcclTestsLogTest {
   }
 
   @Test
+  void zeroTimeIsAnErrorNamingFileAndLine() throws Exception {
+    Path f = tmp.resolve("zero_all_reduce.txt");
+    Files.writeString(f, """
+        # nThread 1 nGpus 2 minBytes 0 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+        #  Rank  0 Group  0 Pid   1 on     host-a device  0 [0x18] GPU
+        #  Rank  1 Group  0 Pid   1 on     host-a device  1 [0x19] GPU
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+                   0             0     float     sum      -1    0.00    0.00    0.00      0    0.00    0.00    0.00      0
+                1024           256     float     sum      -1    9.00    0.11    0.11      0    0.00    0.12    0.12      0
+        # Avg bus bandwidth    : 0.1
+        """);
+    InputException e = assertThrows(InputException.class,
+        () -> NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, new MeasurementSet()));
+    // the 0-byte row may time 0 (it is skipped); a real size may not
+    assertEquals(f + ":6: time (in-place) '0.00' is not a time: times must be > 0 us", e.getMessage());
+  }
+
+  @Test
   void partialForcingIsCompletedBySelectionLinesOrNotUsed() throws Exception {
     String head = """
         # nThread 1 nGpus 2 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
