@@ -151,9 +151,13 @@ public final class NcclTestsLog {
       }
     }
     int used = 0;
+    List<Unforced> unknown = new ArrayList<>();
     for (Segment s : segments) {
       if (!s.rows.isEmpty()) {
-        resolve(s);
+        Unforced u = resolve(s);
+        if (u != null) {
+          unknown.add(u);
+        }
         used++;
       } else if (s.layout != null) {
         into.warn(at(s.layoutLine), "size table without rows");
@@ -162,6 +166,34 @@ public final class NcclTestsLog {
     if (used == 0) {
       throw new InputException(file.toString(), "no nccl-tests size table found (a '#  size  count  type ...' "
           + "header followed by rows); is this nccl-tests output?");
+    }
+    warnUnknownForcing(unknown);
+  }
+
+  /** A run counted as NCCL's own pick only because nothing says it was forced. */
+  private record Unforced(int line, Collective collective, int nRanks, int nNodes) {}
+
+  private void warnUnknownForcing(List<Unforced> unknown) {
+    if (unknown.isEmpty()) {
+      return;
+    }
+    String lines = unknown.stream().map(u -> Integer.toString(u.line())).collect(java.util.stream.Collectors.joining(", "));
+    into.warn(file.toString(), (unknown.size() == 1 ? "the run (table at line " + lines + ") names"
+        : unknown.size() + " runs (tables at lines " + lines + ") name") + " no forced configuration (no NCCL INFO "
+        + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO "
+        + "were set, say so with --in " + file + " --algo X --proto Y");
+    Map<List<Object>, List<Integer>> same = new LinkedHashMap<>();
+    for (Unforced u : unknown) {
+      same.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u.line());
+    }
+    for (var e : same.entrySet()) {
+      if (e.getValue().size() > 1) {
+        into.warn(file.toString(), e.getValue().size() + " runs of " + e.getKey().get(0) + " at nRanks "
+            + e.getKey().get(1) + ", nNodes " + e.getKey().get(2) + " (tables at lines "
+            + e.getValue().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+            + ") cannot be told apart: pooled as replicates of NCCL's own pick; if they were forced differently, "
+            + "split the file and pass each with --in FILE --algo X --proto Y");
+      }
     }
   }
 
@@ -407,7 +439,8 @@ public final class NcclTestsLog {
     return new Forced<>(t, v, where);
   }
 
-  private void resolve(Segment s) throws InputException {
+  /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
+  private Unforced resolve(Segment s) throws InputException {
     String where = at(s.layoutLine);
     // collective
     Collective coll = null;
@@ -415,7 +448,7 @@ public final class NcclTestsLog {
       coll = collectiveOfProgram(s.startedProgram);
       if (coll == null) {
         into.warn(at(s.startedLine), s.startedProgram + "_perf is not a collective NCCL asks a tuner about; run skipped");
-        return;
+        return null;
       }
       if (options.collective() != null && options.collective() != coll) {
         throw new InputException(at(s.startedLine), "the log says " + s.startedProgram + "_perf but --collective says "
@@ -427,7 +460,7 @@ public final class NcclTestsLog {
       coll = collectiveOfProgram(s.program);
       if (coll == null) {
         into.warn(where, s.program + "_perf is not a collective NCCL asks a tuner about; run skipped");
-        return;
+        return null;
       }
     } else {
       coll = collectiveOfFileName(file.getFileName().toString());
@@ -587,6 +620,9 @@ public final class NcclTestsLog {
     if (zero > 0) {
       into.warn(where, zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
     }
+    boolean saysNothing = s.env.isEmpty() && options.algorithm() == null && options.protocol() == null
+        && options.channels() == 0;
+    return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes) : null;
   }
 
   private boolean refused(Row row, int nRanks) {

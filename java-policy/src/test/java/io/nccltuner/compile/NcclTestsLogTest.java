@@ -149,6 +149,48 @@ class NcclTestsLogTest {
   }
 
   @Test
+  void runsWithoutForcingInfoAreNcclsPickWithOneWarningPerFile() throws Exception {
+    Path f = Fixtures.path("nccl-tests-2.19_all_reduce_timestamps.txt");
+    MeasurementSet s = new MeasurementSet();
+    NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, s);
+    assertTrue(s.measurements().stream().allMatch(m -> m.config().isAuto()));
+    assertEquals(List.of(f + ": the run (table at line 10) names no forced configuration (no NCCL INFO 'set by "
+        + "environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO were set, "
+        + "say so with --in " + f + " --algo X --proto Y"), s.warnings());
+    // --algo/--proto say what was forced: no warning
+    MeasurementSet forced = new MeasurementSet();
+    NcclTestsLog.parse(f, new NcclTestsLog.Options(null, Algorithm.RING, Protocol.LL, 0, 0, 0,
+        NcclTestsLog.Placement.OUT_OF_PLACE), forced);
+    assertEquals(List.of(), forced.warnings());
+    // NCCL's own 'set by environment' lines say so too
+    MeasurementSet logged = Fixtures.read("nccl-tests-2.13_all_reduce_forced-ring-ll128.txt");
+    assertTrue(logged.warnings().stream().noneMatch(w -> w.contains("forced configuration")), logged.warnings().toString());
+  }
+
+  @Test
+  void severalIndistinguishableRunsInOneFileArePooledWithAWarning() throws Exception {
+    String run = """
+        # nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+        #  Rank  0 Group  0 Pid   1 on     host-a device  0 [0x18] GPU
+        #  Rank  1 Group  0 Pid   1 on     host-a device  1 [0x19] GPU
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+                1024           256     float     sum      -1    TIME    0.11    0.11      0    8.90    0.12    0.12      0
+        # Avg bus bandwidth    : 0.1
+        """;
+    Path f = tmp.resolve("two_all_reduce.txt");
+    Files.writeString(f, run.replace("TIME", "9.00") + run.replace("TIME", "5.00"));
+    MeasurementSet s = new MeasurementSet();
+    NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, s);
+    assertEquals(List.of(9.0, 5.0), s.measurements().stream().map(Measurement::timeUs).toList());
+    assertEquals(2, s.warnings().size(), s.warnings().toString());
+    assertTrue(s.warnings().get(0).startsWith(f + ": 2 runs (tables at lines 4, 10) name no forced configuration"),
+        s.warnings().get(0));
+    assertEquals(f + ": 2 runs of AllReduce at nRanks 2, nNodes 1 (tables at lines 4, 10) cannot be told apart: pooled "
+        + "as replicates of NCCL's own pick; if they were forced differently, split the file and pass each with "
+        + "--in FILE --algo X --proto Y", s.warnings().get(1));
+  }
+
+  @Test
   void zeroTimeIsAnErrorNamingFileAndLine() throws Exception {
     Path f = tmp.resolve("zero_all_reduce.txt");
     Files.writeString(f, """
