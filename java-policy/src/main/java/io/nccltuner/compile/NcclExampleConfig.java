@@ -46,7 +46,9 @@ import java.util.function.Consumer;
  * first line that matches (collective, size, nNodes, nRanks, numPipeOps, regBuff) and whose
  * algorithm/protocol NCCL offers (cost not -1); a line NCCL does not offer passes to the next
  * matching line. So each policy rule lists, as candidates, the first up to four distinct
- * algorithm/protocol pairs of the lines that match there, in file order. Lines with specific
+ * algorithm/protocol pairs of the lines that match there, in file order; a fifth distinct line
+ * there (which NCCL reaches only when it offers none of the four) is left out with a warning
+ * naming it. Lines with specific
  * nNodes/nRanks become profiles: one per combination of the values the file names, most specific
  * first, each holding the lines that apply to it; profiles that change nothing are dropped.
  *
@@ -188,6 +190,7 @@ public final class NcclExampleConfig {
     }
     cells.add(new Cell(-1, -1));
     Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
+    Map<Integer, Dropped> dropped = new java.util.TreeMap<>();
     List<Profile> profiles = new ArrayList<>();
     for (Cell c : cells) {
       List<Line> applicable = lines.stream()
@@ -200,7 +203,17 @@ public final class NcclExampleConfig {
           : (c.nNodes() == -1 ? "" : "nNodes" + c.nNodes()) + (c.nNodes() != -1 && c.nRanks() != -1 ? "-" : "")
               + (c.nRanks() == -1 ? "" : "nRanks" + c.nRanks());
       profiles.add(new Profile(pname, c.nRanks() == -1 ? Range.ANY : Range.exactly(c.nRanks()),
-          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rules(file, applicable, ruleLines)));
+          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rules(file, applicable, ruleLines, dropped)));
+    }
+    for (var e : dropped.entrySet()) {
+      Dropped d = e.getValue();
+      long to = d.lastBucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(d.lastBucket() + 1) : -1L;
+      warnings.add(file + ":" + e.getKey() + ": not used for " + d.collective() + " [" + ByteSize.format(
+          SizeGrid.lowerBound(d.firstBucket())) + ", " + ByteSize.format(to) + "): lines " + d.kept().stream()
+          .map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " match there first with "
+          + PolicyLoader.MAX_CANDIDATES + " different algorithm/protocol pairs and a policy rule lists at most "
+          + PolicyLoader.MAX_CANDIDATES + " candidates (NCCL reaches line " + e.getKey()
+          + " there only when it offers none of them)");
     }
     // drop profiles whose removal changes no communicator's rules
     int otherNodes = nodeVals.isEmpty() ? 1 : nodeVals.last() + 1;
@@ -252,9 +265,17 @@ public final class NcclExampleConfig {
     return List.of();
   }
 
-  /** Resolves "first matching line wins" for one profile into non-overlapping rules. */
-  private static List<Rule> rules(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines)
-      throws InputException {
+  /** A line left out of the rules where more than MAX_CANDIDATES distinct lines match before it. */
+  private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {}
+
+  /**
+   * Resolves "first matching line wins" for one profile into non-overlapping rules.
+   *
+   * @param dropped receives, per config line, where it was left out (a rule keeps the first
+   *     {@link PolicyLoader#MAX_CANDIDATES} distinct algorithm/protocol pairs)
+   */
+  private static List<Rule> rules(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines,
+      Map<Integer, Dropped> dropped) throws InputException {
     List<Rule> out = new ArrayList<>();
     for (Collective coll : Collective.values()) {
       List<Line> ls = lines.stream().filter(l -> l.collective() == coll).toList();
@@ -298,9 +319,12 @@ public final class NcclExampleConfig {
               if (sizeOk && pipeOk && cands.stream().noneMatch(c -> c.algorithm() == l.candidate().algorithm()
                   && c.protocol() == l.candidate().protocol())) {
                 if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
-                  throw new InputException(file + ":" + l.line(), "more than " + PolicyLoader.MAX_CANDIDATES
-                      + " lines with different algorithm/protocol match " + coll + " at " + ByteSize.format(size)
-                      + "; a policy rule lists at most " + PolicyLoader.MAX_CANDIDATES + " candidates");
+                  // NCCL would try this line only after the first four, all not offered: keep those
+                  final int bucket = b;
+                  final List<Integer> kept = List.copyOf(from);
+                  dropped.merge(l.line(), new Dropped(coll, b, b, kept), (old, x) -> new Dropped(old.collective(),
+                      Math.min(old.firstBucket(), bucket), Math.max(old.lastBucket(), bucket), old.kept()));
+                  continue;
                 }
                 cands.add(l.candidate());
                 from.add(l.line());

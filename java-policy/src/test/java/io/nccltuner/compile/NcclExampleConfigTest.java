@@ -34,6 +34,28 @@ class NcclExampleConfigTest {
   }
 
   @Test
+  void moreThanFourOverlappingLinesKeepTheFirstFourAndWarnAboutTheRest() throws Exception {
+    NcclExampleConfig.Result r = convert(
+        "allreduce,0,65535,tree,ll,-1,-1,-1",
+        "allreduce,0,65535,ring,ll,-1,-1,-1",
+        "allreduce,0,65535,ring,ll128,-1,-1,-1",
+        "allreduce,0,1048575,tree,simple,-1,-1,-1",
+        "allreduce,0,65535,ring,simple,-1,-1,-1",
+        "allreduce,0,65535,tree,ll,-1,-1,-1");
+    Profile any = r.policy().profiles().getFirst();
+    Rule first = rule(any, Collective.AllReduce, 0);
+    assertEquals(64L << 10, first.toBytes());
+    assertEquals(List.of(c(Algorithm.TREE, Protocol.LL, 0), c(Algorithm.RING, Protocol.LL, 0),
+        c(Algorithm.RING, Protocol.LL128, 0), c(Algorithm.TREE, Protocol.SIMPLE, 0)), first.candidates());
+    assertEquals(List.of(c(Algorithm.TREE, Protocol.SIMPLE, 0)), rule(any, Collective.AllReduce, 64L << 10).candidates());
+    // line 6 repeats line 1's pair: nothing is lost by it, so no warning
+    assertEquals(List.of("t.conf:5: not used for AllReduce [0 B, 64 KiB): lines 1, 2, 3, 4 match there first with 4 "
+        + "different algorithm/protocol pairs and a policy rule lists at most 4 candidates (NCCL reaches line 5 "
+        + "there only when it offers none of them)"), r.warnings());
+    PolicyLoader.parse("t.yaml", PolicyYaml.write(r.policy(), List.of(), Map.of()));
+  }
+
+  @Test
   void convertsTheExampleFixture() throws Exception {
     List<String> warnings = new ArrayList<>();
     Policy p = NcclExampleConfig.toPolicy(Fixtures.path("example-tuner.conf"), warnings::add);
