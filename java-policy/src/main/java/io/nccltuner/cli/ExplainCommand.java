@@ -78,13 +78,13 @@ final class ExplainCommand implements Callable<Integer> {
       description = "captured tuner calls (CSV); their cost tables narrow the model first")
   Path trace;
 
-  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines")
+  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree)")
   Integer nRanks;
 
-  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20)")
+  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree)")
   Integer nNodes;
 
-  @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it")
+  @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it (else must agree)")
   Integer channels;
 
   @Option(names = "--compute-capability", paramLabel = "CC",
@@ -178,14 +178,26 @@ final class ExplainCommand implements Callable<Integer> {
         + String.join(", ", parsed.communicators().stream().map(c -> c.index() + " = " + c.label()).toList()));
   }
 
+  /** The flag where the log is silent (logged 0); the logged value, which the flag may only repeat. */
+  private int logged(Communicator c, String what, int inLog, Integer flag, String option) {
+    if (flag == null) {
+      return inLog;
+    }
+    if (inLog > 0 && flag != inLog) {
+      throw new InputError(log + ": communicator " + c.label() + ": the log says " + what + " " + inLog + " but "
+          + option + " says " + flag + "; " + option + " is only for logs that do not say");
+    }
+    return flag;
+  }
+
   private CommShape shape(Communicator c) {
-    int r = nRanks != null ? nRanks : c.nRanks();
-    int n = nNodes != null ? nNodes : c.nNodes();
+    int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
+    int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
     if (r <= 0 || n <= 0) {
       throw new InputError(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
           + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20); give --nranks and --nnodes");
     }
-    int ch = channels != null ? channels : Math.min(c.nChannels(), 64);
+    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels") : Math.min(c.nChannels(), 64);
     try {
       CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
       return computeCapability != null ? s.withComputeCapability(computeCapability) : s;

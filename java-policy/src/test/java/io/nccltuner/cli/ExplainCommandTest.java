@@ -156,6 +156,26 @@ class ExplainCommandTest {
   }
 
   @Test
+  void flagsThatContradictTheLogAreErrors() throws Exception {
+    Run ranks = run("explain", "--log", resource(SEED), "--nranks", "8", "--sizes", "1MiB");
+    assertEquals(1, ranks.code(), ranks.out());
+    assertEquals("nccl-tuner explain: " + resource(SEED) + ": communicator comm 0x55d0c0a00000 (host dgx1, pid 4242): "
+        + "the log says nRanks 4 but --nranks says 8; --nranks is only for logs that do not say\n", ranks.err());
+    Run nodes = run("explain", "--log", resource(SEED), "--nnodes", "2", "--sizes", "1MiB");
+    assertEquals(1, nodes.code());
+    assertTrue(nodes.err().contains("the log says nNodes 1 but --nnodes says 2"), nodes.err());
+    String two = resource("/model/logs/nccl-2.23.4_two-processes.log");
+    Run ch = run("explain", "--log", two, "--comm", "0x5600aa000000", "--channels", "8", "--sizes", "1MiB");
+    assertEquals(1, ch.code());
+    assertTrue(ch.err().contains("the log says nChannels 24 but --channels says 8"), ch.err());
+    // repeating the log, or filling in what it does not say, is fine
+    Run same = run("explain", "--log", resource(SEED), "--nranks", "4", "--nnodes", "1", "--channels", "2",
+        "--sizes", "1MiB");
+    assertEquals(0, same.code(), same.err());
+    assertTrue(same.out().contains("nRanks 4, nNodes 1, nChannels 2"), same.out());
+  }
+
+  @Test
   void sizes() {
     assertEquals(29, ExplainCommand.Sizes.parseList("4B:1GiB").size());
     assertEquals(1L << 30, ExplainCommand.Sizes.parseList("4B:1GiB").get(28));
