@@ -235,6 +235,7 @@ public final class Compiler {
           .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.timeUs());
     }
     checkPipeOpsOverlap(grouped.keySet());
+    warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
     List<Group> groups = new ArrayList<>();
     for (var e : grouped.entrySet()) {
       groups.add(group(e.getKey(), e.getValue(), data.selections(), o, warnings));
@@ -272,6 +273,36 @@ public final class Compiler {
               + "; their rules would overlap. Compile them separately, or pass --any-pipe-ops to pool them");
         }
       }
+    }
+  }
+
+  private static boolean matches(GroupKey k, Selection s) {
+    return (s.collective() == null || s.collective() == k.collective())
+        && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes());
+  }
+
+  /** A warning per file (NCCL log) none of whose selection lines belongs to a measured group. */
+  private static void warnUnmatchedSelections(List<Selection> sels, Set<GroupKey> keys, List<String> warnings) {
+    Map<String, List<Selection>> byFile = new LinkedHashMap<>();
+    for (Selection s : sels) {
+      int colon = s.source().lastIndexOf(':');
+      byFile.computeIfAbsent(colon > 0 ? s.source().substring(0, colon) : s.source(), x -> new ArrayList<>()).add(s);
+    }
+    for (var e : byFile.entrySet()) {
+      if (e.getValue().stream().anyMatch(s -> keys.stream().anyMatch(k -> matches(k, s)))) {
+        continue;
+      }
+      Set<String> logged = new java.util.TreeSet<>();
+      for (Selection s : e.getValue()) {
+        logged.add((s.collective() == null ? "any collective" : s.collective().toString())
+            + (s.nRanks() == 0 ? "" : " at nRanks " + s.nRanks()) + (s.nNodes() == 0 ? "" : ", nNodes " + s.nNodes()));
+      }
+      Set<String> measured = new java.util.TreeSet<>();
+      for (GroupKey k : keys) {
+        measured.add(k.collective() + " at nRanks " + k.nRanks() + ", nNodes " + k.nNodes());
+      }
+      warnings.add(e.getKey() + ": its " + e.getValue().size() + " selection lines (" + String.join("; ", logged)
+          + ") match no measured group (" + String.join("; ", measured) + "); NCCL's picks from it were not used");
     }
   }
 
@@ -337,8 +368,7 @@ public final class Compiler {
   private static Pick pickAt(GroupKey k, long size, List<Selection> sels, List<String> warnings) {
     TreeMap<Long, Set<RunConfig>> bySize = new TreeMap<>(Long::compareUnsigned);
     for (Selection s : sels) {
-      if ((s.collective() == null || s.collective() == k.collective())
-          && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes())) {
+      if (matches(k, s)) {
         bySize.computeIfAbsent(s.nBytes(), x -> new HashSet<>()).add(s.config());
       }
     }

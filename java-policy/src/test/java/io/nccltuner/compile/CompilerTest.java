@@ -253,4 +253,20 @@ class CompilerTest {
     assertTrue(html.contains(" us drawn on the bottom edge"), "clipped-times note missing");
     assertFalse(html.contains("NaN") || html.contains("Infinity"), html);
   }
+
+  @Test
+  void anNcclLogOfAnotherShapeIsReportedNotSilentlyDropped() throws Exception {
+    MeasurementSet data = Fixtures.read("seed001-v100-allreduce.csv", "tests/traces/nccl_sweep.rank0.log");
+    Compilation c = Compiler.compile(data, Compiler.Options.defaults("t"));
+    String log = Fixtures.trace("nccl_sweep.rank0.log").toString();
+    List<String> w = c.warnings().stream().filter(x -> x.startsWith(log)).toList();
+    assertEquals(1, w.size(), c.warnings().toString());
+    assertTrue(w.getFirst().matches(java.util.regex.Pattern.quote(log) + ": its \\d+ selection lines \\(.*AllReduce at "
+        + "nRanks 2, nNodes 2.*\\) match no measured group \\(AllReduce at nRanks 4, nNodes 1\\); NCCL's picks from it "
+        + "were not used"), w.getFirst());
+    // the seed's own log matches: no such warning
+    Compilation own = Compiler.compile(Fixtures.read("seed001-v100-allreduce.csv", "seed001-nccl-2.22.3-tuning.log"),
+        Compiler.Options.defaults("t"));
+    assertTrue(own.warnings().stream().noneMatch(x -> x.contains("match no measured group")), own.warnings().toString());
+  }
 }
