@@ -44,8 +44,8 @@ import picocli.CommandLine.Spec;
  * to a regret-ranked YAML policy, a text report on stdout and optionally an HTML chart. See
  * docs/compile.md and {@link Compiler} for the method.
  *
- * <p>Exit codes: 0 success, 1 an input or usage error (message names file and line), 2 an
- * internal error (the compiled policy failed to load).
+ * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input or usage error (the
+ * message names file and line), 2 an internal error (such as a compiled policy that does not load).
  */
 @Command(
     name = "compile",

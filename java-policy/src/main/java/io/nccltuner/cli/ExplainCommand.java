@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
  * selection lines for that size, whether the model's pick matches them. With {@code --trace} the
  * model is first narrowed with the cost tables a tuner captured.
  *
- * <p>Exit codes: 0 done, 1 an input error (message names the file and line), 2 internal error.
+ * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input or usage error (the message
+ * names the file and line), 2 an internal error.
  */
 @Command(
     name = "explain",
@@ -146,9 +147,6 @@ final class ExplainCommand implements Callable<Integer> {
     } catch (IOException e) {
       err.println("nccl-tuner explain: cannot read " + e.getMessage());
       return 1;
-    } catch (RuntimeException e) {
-      err.println("nccl-tuner explain: internal error: " + e);
-      return 2;
     }
   }
 

@@ -29,8 +29,9 @@ import picocli.CommandLine.Spec;
  * {@code nccl-tuner import}: an NCCL example-tuner CSV config ({@code NCCL_TUNER_CONFIG_FILE})
  * to a YAML policy; see {@link NcclExampleConfig} for the mapping and docs/compile.md.
  *
- * <p>Exit codes: 0 success, 1 a line the converter refuses (message names file:line), 2 an
- * internal error (the converted policy failed to load).
+ * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input or usage error (a missing
+ * file, a line the converter refuses: the message names file:line), 2 an internal error (such as a
+ * converted policy that does not load).
  */
 @Command(
     name = "import",

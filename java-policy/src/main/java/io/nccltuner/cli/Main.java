@@ -1,5 +1,6 @@
 package io.nccltuner.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,8 +9,16 @@ import picocli.CommandLine.Command;
  * policy, import NCCL example-tuner CSV configs, explain NCCL's cost model from its logs and replay
  * captured tuner calls through the same engine the plugin runs.
  *
- * <p>Exit codes: 0 success, 1 a usage or input error (the message names file and line), 2 an
- * internal error.
+ * <p>Exit codes, the same for every subcommand:
+ *
+ * <ul>
+ *   <li>0: done (warnings, if any, went to the report or to stderr).
+ *   <li>1: a usage or input error: an unknown or malformed option (picocli's parameter errors), a
+ *       file that does not exist or cannot be read, a line the parsers refuse. One line on stderr,
+ *       {@code nccl-tuner <command>: <file>[:<line>]: <what is wrong>}.
+ *   <li>2: an internal error (a bug): one line {@code nccl-tuner: internal error: <exception>}; the
+ *       stack trace too when the environment sets {@code NCCL_TUNER_DEBUG=1}.
+ * </ul>
  */
 @Command(
     name = "nccl-tuner",
@@ -26,6 +35,15 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** Exit code: done. */
+  public static final int EXIT_OK = 0;
+  /** Exit code: a usage or input error (bad options, a file that is missing or refused). */
+  public static final int EXIT_INPUT = 1;
+  /** Exit code: an internal error. */
+  public static final int EXIT_INTERNAL = 2;
+  /** Environment variable that adds the stack trace to an internal error. */
+  public static final String DEBUG_ENV = "NCCL_TUNER_DEBUG";
+
   /** Entry point; exits the JVM with the command's exit code. */
   public static void main(String[] args) {
     System.exit(run(args));
@@ -38,7 +56,58 @@ public final class Main implements Runnable {
    * @return the exit code
    */
   public static int run(String... args) {
-    return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    CommandLine cl = commandLine();
+    try {
+      return cl.execute(args);
+    } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
+      return internalError(e, cl.getErr(), debug());
+    }
+  }
+
+  /**
+   * The command line with this tool's exit codes: usage errors exit {@link #EXIT_INPUT} (not
+   * picocli's 2), uncaught exceptions print one line and exit {@link #EXIT_INTERNAL}.
+   *
+   * @return a fresh command line for {@code nccl-tuner}
+   */
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setParameterExceptionHandler(Main::usageError);
+    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> internalError(ex, cmd.getErr(), debug()));
+    return cl;
+  }
+
+  private static boolean debug() {
+    String v = System.getenv(DEBUG_ENV);
+    return v != null && !v.isEmpty() && !v.equals("0");
+  }
+
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    String name = cmd.getCommandSpec().qualifiedName();
+    err.println(name + ": " + e.getMessage());
+    CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+    err.println("see '" + name + " --help'");
+    err.flush();
+    return EXIT_INPUT;
+  }
+
+  /**
+   * Reports an exception no command handled.
+   *
+   * @param t the exception
+   * @param err where to print
+   * @param debug whether to print the stack trace too
+   * @return {@link #EXIT_INTERNAL}
+   */
+  static int internalError(Throwable t, PrintWriter err, boolean debug) {
+    err.println("nccl-tuner: internal error: " + t + (debug ? "" : " (" + DEBUG_ENV + "=1 prints the stack trace)"));
+    if (debug) {
+      t.printStackTrace(err);
+    }
+    err.flush();
+    return EXIT_INTERNAL;
   }
 
   @Override

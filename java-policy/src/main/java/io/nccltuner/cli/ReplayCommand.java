@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * without the policy. Times are NCCL's own predictions from the captured table (microseconds), not
  * measurements.
  *
- * <p>Exit codes: 0 done, 1 an input error (a policy or trace that does not load), 2 internal error.
+ * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input or usage error (a policy or
+ * trace that does not load), 2 an internal error.
  */
 @Command(
     name = "replay",
@@ -79,9 +80,6 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (IOException e) {
       err.println("nccl-tuner replay: cannot read " + e.getMessage());
       return 1;
-    } catch (RuntimeException e) {
-      err.println("nccl-tuner replay: internal error: " + e);
-      return 2;
     }
   }
 

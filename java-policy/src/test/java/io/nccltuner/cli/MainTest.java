@@ -1,0 +1,57 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Exit codes and messages common to all commands (see {@link Main}). */
+class MainTest {
+  @Command(name = "boom")
+  static final class Boom implements Callable<Integer> {
+    @Override
+    public Integer call() {
+      throw new IllegalStateException("kaput");
+    }
+  }
+
+  @Test
+  void usageErrorsExitOneWithOneLineAndAHint() {
+    CliRun unknown = CliRun.run("compile", "--bogus", "x.csv");
+    assertEquals(1, unknown.exit());
+    assertEquals("nccl-tuner compile: Unknown option: '--bogus'\nsee 'nccl-tuner compile --help'\n", unknown.err());
+    CliRun missing = CliRun.run("explain");
+    assertEquals(1, missing.exit());
+    assertTrue(missing.err().startsWith("nccl-tuner explain: Missing required option: '--log=FILE'\n"), missing.err());
+    CliRun notANumber = CliRun.run("explain", "--log", "x.log", "--nranks", "two");
+    assertEquals(1, notANumber.exit());
+    assertTrue(notANumber.err().contains("'two' is not an int"), notANumber.err());
+    assertEquals(1, CliRun.run("frobnicate").exit());
+  }
+
+  @Test
+  void uncaughtExceptionsExitTwoWithOneLine() {
+    CommandLine cl = Main.commandLine();
+    cl.addSubcommand(new Boom());
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err, true));
+    assertEquals(2, cl.execute("boom"));
+    assertEquals("nccl-tuner: internal error: java.lang.IllegalStateException: kaput (NCCL_TUNER_DEBUG=1 prints the "
+        + "stack trace)\n", err.toString());
+  }
+
+  @Test
+  void debugAddsTheStackTrace() {
+    StringWriter err = new StringWriter();
+    assertEquals(2, Main.internalError(new OutOfMemoryError("Java heap space"), new PrintWriter(err, true), true));
+    String[] lines = err.toString().split("\n");
+    assertEquals("nccl-tuner: internal error: java.lang.OutOfMemoryError: Java heap space", lines[0]);
+    assertTrue(lines[1].startsWith("java.lang.OutOfMemoryError: Java heap space"), err.toString());
+    assertTrue(lines[2].startsWith("\tat io.nccltuner.cli.MainTest.debugAddsTheStackTrace"), err.toString());
+  }
+}
