@@ -148,7 +148,7 @@ final class CompileCommand implements Callable<Integer> {
       err.flush();
       return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner compile: " + e);
+      err.println("nccl-tuner compile: " + InputFiles.describe(e, null));
       err.flush();
       return 1;
     }
@@ -192,6 +192,7 @@ final class CompileCommand implements Callable<Integer> {
       sources.add(in.file.toString());
     }
     for (Path log : ncclLogs) {
+      checkReadable(log);
       NcclLog.readSelections(log, data);
     }
     String policyName = name != null ? name
@@ -208,6 +209,7 @@ final class CompileCommand implements Callable<Integer> {
     if (!workloads.isEmpty()) {
       List<Workload.Call> calls = new ArrayList<>();
       for (Path w : workloads) {
+        checkReadable(w);
         calls.addAll(Workload.read(w));
       }
       savings = Workload.evaluate(c, calls);
@@ -234,13 +236,18 @@ final class CompileCommand implements Callable<Integer> {
   }
 
   private static void read(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
-    if (!Files.isRegularFile(f)) {
-      throw new InputException(f.toString(), "no such file");
-    }
+    checkReadable(f);
     if (MeasurementCsv.looksLike(f)) {
       MeasurementCsv.parse(f, data);
     } else {
       NcclTestsLog.parse(f, o, data);
+    }
+  }
+
+  private static void checkReadable(Path f) throws InputException {
+    String why = InputFiles.problem(f);
+    if (why != null) {
+      throw new InputException(f.toString(), why);
     }
   }
 

@@ -119,6 +119,12 @@ final class ExplainCommand implements Callable<Integer> {
         throw new InputError("--pipe-ops: must be at least 1, got " + pipeOps);
       }
       List<Long> sizeList = Sizes.parseList(sizes);
+      for (Path f : new Path[] {log, trace, policy}) {
+        String why = f == null ? null : InputFiles.problem(f);
+        if (why != null) {
+          throw new InputError(f + ": " + why);
+        }
+      }
       if (policy != null) {
         policyMode = Mode.parse(mode);
         if (policyMode == null) {
@@ -132,7 +138,7 @@ final class ExplainCommand implements Callable<Integer> {
       }
       NcclLog parsed = NcclLog.read(log);
       for (LogProblem p : parsed.problems()) {
-        err.println(log + ":" + p.line() + ": " + p.reason() + " (line not used)");
+        err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclLog.SKIPPED) ? "" : " (line not used)"));
       }
       List<Communicator> comms = select(parsed);
       TraceFile traceFile = trace == null ? null : readTrace(trace);
@@ -145,7 +151,7 @@ final class ExplainCommand implements Callable<Integer> {
       err.println("nccl-tuner explain: " + e.getMessage());
       return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner explain: cannot read " + e.getMessage());
+      err.println("nccl-tuner explain: " + InputFiles.describe(e, log));
       return 1;
     }
   }

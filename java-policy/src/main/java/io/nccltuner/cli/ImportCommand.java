@@ -58,6 +58,10 @@ final class ImportCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
+      String why = InputFiles.problem(file);
+      if (why != null) {
+        throw new InputException(file.toString(), why);
+      }
       NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
       Policy p = r.policy();
       if (name != null) {
@@ -108,7 +112,7 @@ final class ImportCommand implements Callable<Integer> {
       err.flush();
       return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner import: cannot read " + file + ": " + e);
+      err.println("nccl-tuner import: " + InputFiles.describe(e, file));
       err.flush();
       return 1;
     }

@@ -65,6 +65,13 @@ final class ReplayCommand implements Callable<Integer> {
         err.println("nccl-tuner replay: --mode: unknown mode '" + mode + "' (enforce, shadow or off)");
         return 1;
       }
+      for (Path f : new Path[] {trace, policy}) {
+        String why = InputFiles.problem(f);
+        if (why != null) {
+          err.println("nccl-tuner replay: " + f + ": " + why);
+          return 1;
+        }
+      }
       Policy p = PolicyLoader.load(policy);
       TraceFile t = TraceFile.read(trace);
       Replay.Result r = Replay.run(p, m, t);
@@ -78,7 +85,7 @@ final class ReplayCommand implements Callable<Integer> {
       err.println("nccl-tuner replay: " + e.getMessage());
       return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner replay: cannot read " + e.getMessage());
+      err.println("nccl-tuner replay: " + InputFiles.describe(e, trace));
       return 1;
     }
   }

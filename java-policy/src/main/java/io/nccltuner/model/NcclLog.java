@@ -80,6 +80,9 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
 
   // ---- parser ----------------------------------------------------------------------------
 
+  /** {@link LogProblem#text()} of a problem that sums up skipped lines rather than quoting one. */
+  public static final String SKIPPED = "(skipped)";
+
   private static final Pattern PREFIX =
       Pattern.compile("^\\s*(?:\\[[^\\]]*\\]\\s*)?([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
   private static final Pattern EMBEDDED_PREFIX =
@@ -147,6 +150,55 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
     final Map<String, TableState> tableByThread = new HashMap<>();
     final Map<String, CommState> lastTableByProcess = new HashMap<>();
     final List<CommState> withTables = new ArrayList<>();
+    /** Threads whose table was abandoned at a problem: the rest of it is skipped with one line. */
+    final Map<String, Skip> skipping = new HashMap<>();
+    /** Per process without a table: its first selection line, and how many more were skipped. */
+    final Map<String, int[]> orphanSelections = new java.util.LinkedHashMap<>();
+
+    /** The rest of a table after its first problem. */
+    static final class Skip {
+      final int problemLine;
+      int first;
+      int last;
+      int count;
+
+      Skip(int problemLine) {
+        this.problemLine = problemLine;
+      }
+
+      void skip(int no) {
+        if (count++ == 0) {
+          first = no;
+        }
+        last = no;
+      }
+    }
+
+    /** Reports a table line that does not parse and drops the table; its later lines are skipped. */
+    void abandon(int no, String text, String reason, String thread) {
+      problems.add(new LogProblem(no, text, reason + "; the rest of this table is skipped"));
+      tableByThread.remove(thread);
+      endSkip(thread);
+      skipping.put(thread, new Skip(no));
+    }
+
+    /** A table row with no table open: the rest of an abandoned table, or a problem of its own. */
+    void outside(int no, String text, String reason, String thread) {
+      Skip sk = skipping.get(thread);
+      if (sk != null) {
+        sk.skip(no);
+      } else {
+        problems.add(new LogProblem(no, text, reason));
+      }
+    }
+
+    void endSkip(String thread) {
+      Skip sk = skipping.remove(thread);
+      if (sk != null && sk.count > 0) {
+        problems.add(new LogProblem(sk.first, SKIPPED, sk.count + " more lines of the table abandoned at line "
+            + sk.problemLine + " skipped (lines " + sk.first + ".." + sk.last + ")"));
+      }
+    }
 
     void line(int no, String text) {
       Matcher m = PREFIX.matcher(text);
@@ -167,7 +219,8 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       if (tableRow(no, text, msg, thread, host, pid, tid)) {
         return;
       }
-      // Any other line of this thread ends a table it was printing.
+      // Any other line of this thread ends a table it was printing, or one it was skipping.
+      endSkip(thread);
       TableState open = tableByThread.remove(thread);
       if (open != null) {
         closeTable(open, thread, host, pid, tid);
@@ -240,8 +293,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
           Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
           Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
           if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
-            problems.add(new LogProblem(no, text, "unexpected column '" + cells[i] + "' in table header"));
-            tableByThread.remove(thread);
+            abandon(no, text, "unexpected column '" + cells[i] + "' in table header", thread);
             return true;
           }
           if (i % 3 == 0) {
@@ -249,14 +301,14 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
           }
         }
         if (cells.length == 0 || cells.length % 3 != 0) {
-          problems.add(new LogProblem(no, text, "table header has " + cells.length + " columns"));
-          tableByThread.remove(thread);
+          abandon(no, text, "table header has " + cells.length + " columns", thread);
           return true;
         }
         TableState prev = tableByThread.remove(thread);
         if (prev != null) {
           closeTable(prev, thread, host, pid, tid);
         }
+        endSkip(thread);
         TableState t = new TableState(no);
         tableByThread.put(thread, t);
         t.algorithms.addAll(algos);
@@ -275,8 +327,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
           }
           Algorithm alg = Algorithm.parse(name.trim());
           if (alg == null) {
-            problems.add(new LogProblem(no, text, "unknown algorithm '" + name.trim() + "' in table header"));
-            tableByThread.remove(thread);
+            abandon(no, text, "unknown algorithm '" + name.trim() + "' in table header", thread);
             return true;
           }
           algos.add(alg);
@@ -287,17 +338,23 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
           t = null;
         }
         if (t == null) {
+          if (!algos.isEmpty() && algos.get(0).id() == 0) {
+            endSkip(thread); // a new table
+          }
           t = new TableState(no);
           tableByThread.put(thread, t);
         } else if (!blockDone(t)) {
-          problems.add(new LogProblem(no, text, "table block started before the previous one was complete"));
-          tableByThread.remove(thread);
+          abandon(no, text, "table block started before the previous one was complete", thread);
           return true;
         }
         if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
-          problems.add(new LogProblem(no, text, "table header does not continue the algorithms "
-              + t.algorithms + " of the table started at line " + t.firstLine));
-          tableByThread.remove(thread);
+          if (t.algorithms.isEmpty() && skipping.containsKey(thread)) {
+            tableByThread.remove(thread);
+            skipping.get(thread).skip(no); // a later block of the table abandoned before
+            return true;
+          }
+          abandon(no, text, "table header does not continue the algorithms "
+              + t.algorithms + " of the table started at line " + t.firstLine, thread);
           return true;
         }
         t.algorithms.addAll(algos);
@@ -312,21 +369,19 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       Matcher pr = PROTOCOL_ROW.matcher(msg);
       if (pr.matches()) {
         if (t == null || t.block == null) {
-          problems.add(new LogProblem(no, text, "Protocol row outside a table"));
+          outside(no, text, "Protocol row outside a table", thread);
           return true;
         }
         String[] names = cells(pr.group(1));
         for (int i = 0; i < names.length; i++) {
           if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
-            problems.add(new LogProblem(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1)));
-            tableByThread.remove(thread);
+            abandon(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1), thread);
             return true;
           }
         }
         if (names.length < 3 * t.block.size()) {
-          problems.add(new LogProblem(no, text, "Protocol row has " + names.length + " columns for "
-              + t.block.size() + " algorithms"));
-          tableByThread.remove(thread);
+          abandon(no, text, "Protocol row has " + names.length + " columns for "
+              + t.block.size() + " algorithms", thread);
           return true;
         }
         t.protocolRowSeen = true;
@@ -335,21 +390,19 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       Matcher th = THREADS_ROW.matcher(msg);
       if (th.matches()) {
         if (t == null || t.block == null) {
-          problems.add(new LogProblem(no, text, "Max NThreads row outside a table"));
+          outside(no, text, "Max NThreads row outside a table", thread);
           return true;
         }
         String[] cells = cells(th.group(1));
         if (cells.length != 3 * t.block.size()) {
-          problems.add(new LogProblem(no, text, "Max NThreads row has " + cells.length + " values for "
-              + t.block.size() + " algorithms"));
-          tableByThread.remove(thread);
+          abandon(no, text, "Max NThreads row has " + cells.length + " values for "
+              + t.block.size() + " algorithms", thread);
           return true;
         }
         int[] v = new int[cells.length];
         for (int i = 0; i < cells.length; i++) {
           if (!cells[i].matches("-?\\d+")) {
-            problems.add(new LogProblem(no, text, "Max NThreads value '" + cells[i] + "' is not an integer"));
-            tableByThread.remove(thread);
+            abandon(no, text, "Max NThreads value '" + cells[i] + "' is not an integer", thread);
             return true;
           }
           v[i] = Integer.parseInt(cells[i]);
@@ -362,27 +415,24 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       if (cr.matches() && Collective.parse(cr.group(1)) != null && cr.group(2).contains("/")) {
         Collective coll = Collective.parse(cr.group(1));
         if (t == null || t.block == null) {
-          problems.add(new LogProblem(no, text, "latency/bandwidth row outside a table"));
+          outside(no, text, "latency/bandwidth row outside a table", thread);
           return true;
         }
         String[] cells = cells(cr.group(2));
         if (cells.length != 3 * t.block.size()) {
-          problems.add(new LogProblem(no, text, coll + " row has " + cells.length + " entries for "
-              + t.block.size() + " algorithms"));
-          tableByThread.remove(thread);
+          abandon(no, text, coll + " row has " + cells.length + " entries for "
+              + t.block.size() + " algorithms", thread);
           return true;
         }
         for (String cell : cells) {
           Matcher e = ENTRY.matcher(cell);
           if (!e.matches() || !NUMBER.matcher(e.group(1)).matches() || !NUMBER.matcher(e.group(2)).matches()) {
-            problems.add(new LogProblem(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth"));
-            tableByThread.remove(thread);
+            abandon(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth", thread);
             return true;
           }
         }
         if (t.blockRows[coll.id()] != null) {
-          problems.add(new LogProblem(no, text, coll + " row appears twice in one table block"));
-          tableByThread.remove(thread);
+          abandon(no, text, coll + " row appears twice in one table block", thread);
           return true;
         }
         t.blockRows[coll.id()] = cells;
@@ -479,7 +529,16 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       }
       CommState s = lastTableByProcess.get(process);
       if (s == null) {
-        problems.add(new LogProblem(no, text, "selection line before any table of process " + process));
+        int[] o = orphanSelections.get(process);
+        if (o == null) {
+          problems.add(new LogProblem(no, text, "selection line before any table of process " + process));
+          orphanSelections.put(process, new int[] {0, 0, 0}); // more, first more, last more
+        } else if (o[0]++ == 0) {
+          o[1] = no;
+          o[2] = no;
+        } else {
+          o[2] = no;
+        }
         return;
       }
       s.selections.add(sel);
@@ -528,6 +587,17 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
     }
 
     void finish() {
+      for (String thread : new ArrayList<>(skipping.keySet())) {
+        endSkip(thread);
+      }
+      for (var e : orphanSelections.entrySet()) {
+        int[] o = e.getValue();
+        if (o[0] > 0) {
+          problems.add(new LogProblem(o[1], SKIPPED, o[0] + " more selection lines of process " + e.getKey()
+              + " before any of its tables skipped (lines " + o[1] + ".." + o[2] + ")"));
+        }
+      }
+      problems.sort(java.util.Comparator.comparingInt(LogProblem::line));
       for (Map.Entry<String, TableState> e : new ArrayList<>(tableByThread.entrySet())) {
         TableState t = e.getValue();
         String[] k = e.getKey().split(":");

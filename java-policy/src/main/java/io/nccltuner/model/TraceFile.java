@@ -110,12 +110,11 @@ public record TraceFile(Path source, List<Event> events) {
         switch (f[0]) {
           case "init" -> {
             expectFields(f, 4);
-            events.add(new Init(i + 1, Integer.parseInt(f[1].trim()), Integer.parseInt(f[2].trim()),
-                Integer.parseInt(f[3].trim())));
+            events.add(new Init(i + 1, integer(f, 1, "comm"), integer(f, 2, "nRanks"), integer(f, 3, "nNodes")));
           }
           case "destroy" -> {
             expectFields(f, 2);
-            events.add(new Destroy(i + 1, Integer.parseInt(f[1].trim())));
+            events.add(new Destroy(i + 1, integer(f, 1, "comm")));
           }
           case "get" -> events.add(new Get(parseGet(i + 1, f)));
           default -> throw new IllegalArgumentException("unknown event '" + f[0] + "'");
@@ -133,17 +132,27 @@ public record TraceFile(Path source, List<Event> events) {
     }
   }
 
+  /** Field {@code i} (0-based) as an int, or an exception naming the field and what it expects. */
+  private static int integer(String[] f, int i, String name) {
+    String s = f[i].trim();
+    try {
+      return Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("field " + (i + 1) + " (" + name + ") '" + s + "' is not a whole number");
+    }
+  }
+
   private static TraceCall parseGet(int lineNo, String[] f) {
     if (f.length < 10) {
       throw new IllegalArgumentException("a get row has at least 10 fields, this one " + f.length);
     }
-    int collType = Integer.parseInt(f[4].trim());
+    int collType = integer(f, 4, "collType");
     Collective coll = Collective.ofId(collType);
     if (coll == null) {
       throw new IllegalArgumentException("collType " + collType + " is not a collective");
     }
-    int numAlgo = Integer.parseInt(f[7].trim());
-    int numProto = Integer.parseInt(f[8].trim());
+    int numAlgo = integer(f, 7, "numAlgo");
+    int numProto = integer(f, 8, "numProto");
     if (numAlgo < 1 || numAlgo > 7 || numProto < 1 || numProto > 3) {
       throw new IllegalArgumentException("numAlgo " + numAlgo + " / numProto " + numProto + " out of range");
     }
@@ -155,21 +164,34 @@ public record TraceFile(Path source, List<Event> events) {
     double[] tol = new double[n];
     for (int k = 0; k < n; k++) {
       String s = f[10 + k].trim();
+      BigDecimal d;
+      try {
+        d = new BigDecimal(s); // also refuses NaN, Infinity and Java's float suffixes
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("field " + (11 + k) + " (cost of " + io.nccltuner.policy.Algorithm.ofId(k / numProto)
+            + "/" + io.nccltuner.policy.Protocol.ofId(k % numProto) + ") '" + s
+            + "' is not a number; costs are microseconds, -1 where NCCL does not offer the entry");
+      }
       costs[k] = Float.parseFloat(s);
-      BigDecimal d = new BigDecimal(s);
       tol[k] = Math.pow(10, -d.scale()) / 2;
+    }
+    long nBytes;
+    try {
+      nBytes = Long.parseUnsignedLong(f[5].trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("field 6 (nBytes) '" + f[5].trim() + "' is not a whole number of bytes");
     }
     return new TraceCall(
         lineNo,
-        Integer.parseInt(f[1].trim()),
-        Integer.parseInt(f[2].trim()),
-        Integer.parseInt(f[3].trim()),
+        integer(f, 1, "comm"),
+        integer(f, 2, "nRanks"),
+        integer(f, 3, "nNodes"),
         coll,
-        Long.parseUnsignedLong(f[5].trim()),
-        Integer.parseInt(f[6].trim()),
+        nBytes,
+        integer(f, 6, "numPipeOps"),
         numAlgo,
         numProto,
-        Integer.parseInt(f[9].trim()),
+        integer(f, 9, "nChannelsIn"),
         costs,
         tol);
   }

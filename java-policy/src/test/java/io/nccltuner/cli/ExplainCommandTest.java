@@ -149,6 +149,10 @@ class ExplainCommandTest {
     assertEquals(1, badColl.code());
     Run missing = run("explain", "--log", dir.resolve("nope.log").toString());
     assertEquals(1, missing.code());
+    assertEquals("nccl-tuner explain: " + dir.resolve("nope.log") + ": no such file\n", missing.err());
+    Run directory = run("explain", "--log", dir.toString());
+    assertEquals(1, directory.code());
+    assertEquals("nccl-tuner explain: " + dir + ": is a directory, not a file\n", directory.err());
     Path empty = Files.writeString(dir.resolve("empty.log"), "h:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n");
     Run noTable = run("explain", "--log", empty.toString());
     assertEquals(1, noTable.code());

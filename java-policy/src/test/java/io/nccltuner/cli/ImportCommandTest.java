@@ -41,4 +41,11 @@ class ImportCommandTest {
     assertEquals("nccl-tuner import: " + conf + ":3: unknown algorithm 'rnig' (NCCL's example plugin would silently "
         + "use 'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n", r.err());
   }
+
+  @Test
+  void aMissingFileIsOneLineNamingIt() {
+    CliRun r = CliRun.run("import", tmp.resolve("nope.conf").toString());
+    assertEquals(1, r.exit());
+    assertEquals("nccl-tuner import: " + tmp.resolve("nope.conf") + ": no such file\n", r.err());
+  }
 }

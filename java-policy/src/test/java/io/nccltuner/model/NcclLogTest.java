@@ -138,6 +138,24 @@ class NcclLogTest {
   }
 
   @Test
+  void oneBadCellIsReportedOnceAndTheRestOfItsTableSkippedWithOneLine() throws Exception {
+    List<String> lines = new ArrayList<>(java.nio.file.Files.readAllLines(
+        Path.of(NcclLogTest.class.getResource("/model/logs/nccl-2.22.3_4xV100_seed001.log").toURI())));
+    assertTrue(lines.get(12).contains("Broadcast |     0.0/   0.0 |"), lines.get(12));
+    lines.set(12, lines.get(12).replaceFirst("0\\.0/   0\\.0", "0.0/   0.X"));
+    lines.add("dgx1:4242:4242 [0] NCCL INFO 2097152 Bytes -> Algo 1 proto 2 time 74.3");
+    lines.add("dgx1:4242:4242 [0] NCCL INFO 4194304 Bytes -> Algo 1 proto 2 time 120.1");
+    NcclLog log = NcclLog.parse("inline", lines);
+    assertEquals(List.of(), log.communicators());
+    assertEquals(List.of(
+        "line 13: entry '0.0/   0.X' is not latency/bandwidth; the rest of this table is skipped",
+        "line 14: 12 more lines of the table abandoned at line 13 skipped (lines 14..25)",
+        "line 28: selection line before any table of process dgx1:4242",
+        "line 29: 2 more selection lines of process dgx1:4242 before any of its tables skipped (lines 29..30)"),
+        log.problems().stream().map(p -> "line " + p.line() + ": " + p.reason()).toList());
+  }
+
+  @Test
   void otherLinesWithBytesOrCollectiveNamesAreNotMistaken() {
     String pre = "h:1:1 [0] NCCL INFO ";
     List<String> lines = List.of(
