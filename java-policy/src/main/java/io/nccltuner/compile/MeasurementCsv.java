@@ -30,9 +30,10 @@ import java.util.Map;
  * never compares against NCCL's default). Rows with {@code regBuff} 1 are skipped with a warning:
  * a v3 tuner is not told whether a buffer is registered.
  *
- * <p>Columns are found by name, in any order; extra columns are ignored. Lines starting with
+ * <p>Columns are found by name, in any order; extra named columns are ignored. Lines starting with
  * {@code #} and blank lines are skipped. Quoted fields are not supported (neither format uses
- * them). A row with a {@code wrong} count above 0 is refused (file:line recorded, never used).
+ * them). A row with fewer or more fields than the header is an error naming file and line. A row
+ * with a {@code wrong} count above 0 is refused (file:line recorded, never used).
  */
 public final class MeasurementCsv {
   private static final List<String> SWEEP = List.of(
@@ -69,6 +70,7 @@ public final class MeasurementCsv {
   public static void parse(Path file, MeasurementSet into) throws IOException, InputException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     Map<String, Integer> col = null;
+    int headerFields = 0;
     boolean sweep = false;
     int regBuffSkipped = 0;
     int rows = 0;
@@ -81,6 +83,7 @@ public final class MeasurementCsv {
       String[] f = split(where, line);
       if (col == null) {
         col = new HashMap<>();
+        headerFields = f.length;
         for (int c = 0; c < f.length; c++) {
           col.put(f[c], c);
         }
@@ -92,9 +95,13 @@ public final class MeasurementCsv {
         }
         continue;
       }
-      if (f.length < col.size()) {
-        throw new InputException(where, "row has " + f.length + " fields, the header has " + col.size()
+      if (f.length < headerFields) {
+        throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
             + "; the row looks truncated");
+      }
+      if (f.length > headerFields) {
+        throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
+            + "; a stray comma, or a value the header does not name");
       }
       Row r = new Row(where, f, col);
       Collective coll = Collective.parse(r.get("collective"));

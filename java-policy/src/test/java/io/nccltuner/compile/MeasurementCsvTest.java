@@ -75,6 +75,11 @@ class MeasurementCsvTest {
     Files.writeString(f, SWEEP_HEADER + "AllReduce,1024,Ring,LL,auto,2\n");
     e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
     assertEquals(f + ":2: row has 6 fields, the header has 13; the row looks truncated", e.getMessage());
+    Files.writeString(f, SWEEP_HEADER + "AllReduce,1024,auto,auto,auto,2,1,auto,1,10.0,11.0,0.1,0\n"
+        + "AllReduce,1024,Ring,LL,auto,2,1,ring_ll,1,8.0,9.0,0.1,0,extra\n");
+    e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
+    assertEquals(f + ":3: row has 14 fields, the header has 13; a stray comma, or a value the header does not name",
+        e.getMessage());
     Files.writeString(f, "size_bytes,foo\n1,2\n");
     e = assertThrows(InputException.class, () -> MeasurementCsv.parse(f, new MeasurementSet()));
     assertTrue(e.getMessage().startsWith(f + ":1: header names neither the sweep columns"), e.getMessage());
