@@ -311,6 +311,13 @@ final class ExplainCommand implements Callable<Integer> {
     } else {
       out.println("No selection lines for these sizes in the log.");
     }
+    long unnamed = c.selections().stream().filter(x -> x.collective() == null).count();
+    long unnamedUsed = rows.stream().flatMap(r -> r.logged().stream()).filter(x -> x.collective() == null).count();
+    if (unnamedUsed > 0) {
+      out.printf(Locale.ROOT, "Assumed %s: %d of the log's %d selection lines name no collective (NCCL 2.21 .. 2.22 format);"
+          + " they count as %s lines here because their logged time fits this model's time for their pick"
+          + " (--collective explains another).%n", coll, unnamedUsed, unnamed, coll);
+    }
     if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
       out.println("none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
     }

@@ -160,6 +160,18 @@ class ExplainCommandTest {
   }
 
   @Test
+  void selectionLinesWithoutACollectiveAreSaidToBeAssumed() throws Exception {
+    Run r = run("explain", "--log", resource(SEED), "--sizes", "1MiB");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("Assumed AllReduce: 1 of the log's 1 selection lines name no collective (NCCL 2.21 .. 2.22 format); they "
+        + "count as AllReduce lines here because their logged time fits this model's time for their pick "
+        + "(--collective explains another).", line(r.out(), "Assumed"));
+    // 2.24+ lines name their collective: nothing is assumed
+    Run named = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "1MiB");
+    assertFalse(named.out().contains("Assumed"), named.out());
+  }
+
+  @Test
   void flagsThatContradictTheLogAreErrors() throws Exception {
     Run ranks = run("explain", "--log", resource(SEED), "--nranks", "8", "--sizes", "1MiB");
     assertEquals(1, ranks.code(), ranks.out());
