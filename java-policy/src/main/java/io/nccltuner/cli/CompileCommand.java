@@ -92,7 +92,9 @@ final class CompileCommand implements Callable<Integer> {
     int nodes;
   }
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML policy here.")
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+      description = "Write the YAML policy here; '-' prints it on stdout (the report then goes to stderr). "
+          + "Without -o no policy is written.")
   Path output;
 
   @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
@@ -195,8 +197,9 @@ final class CompileCommand implements Callable<Integer> {
       checkReadable(log);
       NcclLog.readSelections(log, data);
     }
+    boolean yamlToStdout = output != null && output.toString().equals("-");
     String policyName = name != null ? name
-        : output != null ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "compiled";
+        : output != null && !yamlToStdout ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "compiled";
     Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
       case "ranking" -> Compiler.Merge.RANKING;
       case "pick" -> Compiler.Merge.PICK;
@@ -214,24 +217,35 @@ final class CompileCommand implements Callable<Integer> {
       }
       savings = Workload.evaluate(c, calls);
     }
-    out.print(TextReport.render(c, savings));
-    if (output != null) {
+    // with -o - stdout carries the YAML alone, so the report goes to stderr
+    PrintWriter report = yamlToStdout ? err : out;
+    report.print(TextReport.render(c, savings));
+    int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+    if (output == null) {
+      report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");
+    } else {
       String yaml = PolicyYaml.write(c.policy(), header(sources, c), ruleComments(c));
       try {
-        PolicyLoader.parse(output.toString(), yaml);
+        PolicyLoader.parse(yamlToStdout ? "stdout" : output.toString(), yaml);
       } catch (PolicyException e) {
         err.println("nccl-tuner compile: internal error, the compiled policy does not load: " + e.getMessage());
         err.flush();
         return 2;
       }
-      write(output, yaml);
-      out.println("policy: " + output + " (" + c.groups().stream().mapToInt(g -> g.rules().size()).sum() + " rules)");
+      if (yamlToStdout) {
+        out.print(yaml);
+        report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
+      } else {
+        write(output, yaml);
+        report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
+      }
     }
     if (html != null) {
       write(html, HtmlReport.render(c, savings));
-      out.println("html: " + html);
+      report.println("html: " + html);
     }
     out.flush();
+    err.flush();
     return 0;
   }
 

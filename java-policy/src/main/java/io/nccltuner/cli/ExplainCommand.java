@@ -302,11 +302,11 @@ final class ExplainCommand implements Callable<Integer> {
     }
     out.print(table.render());
     out.println();
-    out.printf(Locale.ROOT, "%d sizes; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
-        + "table's one-decimal rounding).%n", rows.size(), ambiguous);
+    out.printf(Locale.ROOT, "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
+        + "table's one-decimal rounding).%n", Main.count(rows.size(), "size"), ambiguous);
     if (withLines > 0) {
-      out.printf(Locale.ROOT, "Selection lines for %d sizes: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
-          withLines, exact, ambiguousLogged, differ,
+      out.printf(Locale.ROOT, "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
+          Main.count(withLines, "size"), exact, ambiguousLogged, differ,
           pipeOps == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
     } else {
       out.println("No selection lines for these sizes in the log.");
@@ -433,9 +433,29 @@ final class ExplainCommand implements Callable<Integer> {
       }
     }
 
-    /** @return "512 KiB", "1 GiB", "1.5 KiB", "3 B" ({@link ByteSize#format}) */
+    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+
+    /**
+     * A size for a table column: {@link ByteSize#format} where that reads well (at most four
+     * digits before the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant
+     * digits in the largest unit, marked approximate ("~125.06 MiB" for 131136000 B, which
+     * ByteSize writes "128062.5 KiB"). Tables that use it also show the exact nBytes.
+     *
+     * @param n bytes
+     * @return the size
+     */
     static String format(long n) {
-      return ByteSize.format(n);
+      String exact = ByteSize.format(n);
+      int space = exact.indexOf(' ');
+      String num = space < 0 ? exact : exact.substring(0, space);
+      int point = num.indexOf('.');
+      if (n < 0 || (point < 0 ? num.length() : point) <= 4) {
+        return exact;
+      }
+      int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(n)) / 10);
+      double v = n / Math.pow(1024, unit);
+      String s = String.format(Locale.ROOT, "%.2f", v).replaceFirst("\\.?0+$", "");
+      return (v * Math.pow(1024, unit) == n && s.indexOf('.') < 0 ? "" : "~") + s + " " + UNITS[unit];
     }
   }
 }

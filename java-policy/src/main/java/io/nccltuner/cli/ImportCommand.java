@@ -47,7 +47,7 @@ final class ImportCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
   Path file;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML here (default: stdout).")
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML here (default, or '-': stdout).")
   Path output;
 
   @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the config file name).")
@@ -80,13 +80,13 @@ final class ImportCommand implements Callable<Integer> {
       }
       String yaml = PolicyYaml.write(p, List.of("Imported by `nccl-tuner import` from " + file), comments);
       try {
-        PolicyLoader.parse(output == null ? "import" : output.toString(), yaml);
+        PolicyLoader.parse(output == null || output.toString().equals("-") ? "import" : output.toString(), yaml);
       } catch (PolicyException e) {
         err.println("nccl-tuner import: internal error, the converted policy does not load: " + e.getMessage());
         err.flush();
         return 2;
       }
-      if (output == null) {
+      if (output == null || output.toString().equals("-")) {
         out.print(yaml);
       } else {
         Path parent = output.toAbsolutePath().getParent();
@@ -95,8 +95,8 @@ final class ImportCommand implements Callable<Integer> {
         }
         Files.writeString(output, yaml, StandardCharsets.UTF_8);
         int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        out.println("policy: " + output + " (" + p.profiles().size() + " profiles, " + rules + " rules, "
-            + r.warnings().size() + " warnings)");
+        out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
+            + Main.count(rules, "rule") + ", " + Main.count(r.warnings().size(), "warning") + ")");
         for (Profile pr : p.profiles()) {
           out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
           for (Rule rule : pr.rules()) {

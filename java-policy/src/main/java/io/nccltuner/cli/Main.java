@@ -94,6 +94,17 @@ public final class Main implements Runnable {
   }
 
   /**
+   * A count with its noun: "1 rule", "21 rules".
+   *
+   * @param n the count
+   * @param noun the singular noun (plural adds "s")
+   * @return the phrase
+   */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /**
    * Reports an exception no command handled.
    *
    * @param t the exception

@@ -75,7 +75,9 @@ final class ReplayCommand implements Callable<Integer> {
       Policy p = PolicyLoader.load(policy);
       TraceFile t = TraceFile.read(trace);
       Replay.Result r = Replay.run(p, m, t);
-      report(out, p, m, t, r);
+      // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
+      Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t) : null;
+      report(out, p, m, t, r, would);
       out.flush();
       return 0;
     } catch (PolicyException e) {
@@ -90,12 +92,15 @@ final class ReplayCommand implements Callable<Integer> {
     }
   }
 
-  private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r) {
-    out.printf(Locale.ROOT, "%s: %d calls; policy %s (%s, mode %s in the file), replayed in %s mode%n",
-        trace, r.calls().size(), p.name(), policy, p.mode().spelling(), m.spelling());
+  private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
+    out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode%n",
+        trace, Main.count(r.calls().size(), "call"), p.name(), policy, p.mode().spelling(), m.spelling());
     out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables.");
+    if (would != null) {
+      out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
+    }
     out.println();
-    List<Replay.Change> changes = r.changes().stream()
+    List<Replay.Change> changes = (would != null ? would : r).changes().stream()
         .sorted(Comparator.comparing((Replay.Change c) -> c.collective().id())
             .thenComparingLong(Replay.Change::nBytes).thenComparingInt(Replay.Change::numPipeOps))
         .toList();
@@ -105,15 +110,18 @@ final class ReplayCommand implements Callable<Integer> {
       if (changesOnly && !c.changed()) {
         continue;
       }
-      table.row(c.collective().name(), ByteSize.format(c.nBytes()), Long.toString(c.nBytes()),
+      String change = !c.changed() ? ""
+          : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
+      table.row(c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
           Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
-          name(c.policyPick()), time(c.policyTime()), c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          !c.changed() ? "" : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed");
+          (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
+          c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
+          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change");
     }
     if (table.size() > 0) {
       out.print(table.render());
     } else {
-      out.println("The policy changes nothing in this trace.");
+      out.println(would != null ? "The policy would change nothing in this trace." : "The policy changes nothing in this trace.");
     }
     out.println();
     for (Collective coll : Collective.values()) {
@@ -122,9 +130,12 @@ final class ReplayCommand implements Callable<Integer> {
         continue;
       }
       long changed = r.calls().stream().filter(o -> o.call().collective() == coll && o.changed()).count();
-      out.printf(Locale.ROOT, "%s: %d calls, %d changed%n", coll, calls, changed);
+      out.printf(Locale.ROOT, "%s: %s, %d changed%s%n", coll, Main.count(calls, "call"), changed, would == null ? ""
+          : ", " + would.calls().stream().filter(o -> o.call().collective() == coll && o.changed()).count()
+              + " would change in enforce mode");
     }
-    out.printf(Locale.ROOT, "all: %d calls, %d changed%n", r.calls().size(), r.changedCalls());
+    out.printf(Locale.ROOT, "all: %s, %d changed%s%n", Main.count(r.calls().size(), "call"), r.changedCalls(),
+        would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
     r.engineLog().forEach(l -> out.println("engine: " + l));
   }
 

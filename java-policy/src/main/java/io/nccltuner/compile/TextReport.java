@@ -49,7 +49,7 @@ public final class TextReport {
       if (minRep == Integer.MAX_VALUE) {
         minRep = 0;
       }
-      sb.append(g.key()).append(": ").append(g.sizes().size()).append(" sizes, ").append(configs.size())
+      sb.append(g.key()).append(": ").append(count(g.sizes().size(), "size")).append(", ").append(configs.size())
           .append(configs.size() == 1 ? " candidate, " : " candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
           .append(maxRep == 1 ? " replicate" : " replicates").append(" per configuration").append(maxRep < 2 ? " (noise unknown: margin 0)" : "").append('\n');
       List<Double> cvs = new java.util.ArrayList<>();
@@ -90,7 +90,7 @@ public final class TextReport {
       sb.append('\n');
     }
     for (Workload.Savings s : savings) {
-      sb.append("workload ").append(s.key()).append(": ").append(s.calls()).append(" calls, ").append(s.priced())
+      sb.append("workload ").append(s.key()).append(": ").append(count(s.calls(), "call")).append(", ").append(s.priced())
           .append(" inside the measured span\n");
       if (s.priced() > 0) {
         sb.append(String.format(Locale.ROOT,
@@ -146,6 +146,11 @@ public final class TextReport {
       }
     }
     return sb.toString();
+  }
+
+  /** @return "1 size", "25 sizes" */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   static String label(Candidate c) {

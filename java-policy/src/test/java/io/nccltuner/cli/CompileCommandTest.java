@@ -92,10 +92,13 @@ class CompileCommandTest {
                   - {algorithm: RING, protocol: LL, regret: 0.0}
         """), text);
     assertEquals(1, PolicyLoader.load(yaml).profiles().getFirst().rules().size());
+    assertTrue(r.out().contains("policy: " + yaml + " (1 rule)\n"), r.out());
 
     CliRun strict = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--threshold", "25");
     assertEquals(0, strict.exit());
     assertTrue(strict.out().contains("rules: 0"), strict.out());
+    assertTrue(strict.out().endsWith("no -o: policy not written (0 rules; -o FILE writes it, -o - prints it)\n"),
+        strict.out());
   }
 
   @Test
@@ -144,5 +147,16 @@ class CompileCommandTest {
     assertEquals(0, tiny.exit(), tiny.err());
     assertEquals(1e6, PolicyLoader.load(yaml).profiles().getFirst().rules().getFirst().ncclRegret());
     assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the bottom edge"));
+  }
+
+  @Test
+  void dashOutputPrintsTheYamlAloneOnStdout() throws Exception {
+    CliRun r = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--nccl-log",
+        CliRun.fixture("seed001-nccl-2.22.3-tuning.log"), "-o", "-");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().startsWith("# Compiled by `nccl-tuner compile` from:\n"), r.out());
+    assertEquals("compiled", PolicyLoader.parse("stdout", r.out()).name());
+    assertTrue(r.err().contains("AllReduce, nRanks 4, nNodes 1, numPipeOps 1: 3 sizes, 3 candidates"), r.err());
+    assertTrue(r.err().endsWith("policy: stdout (1 rule)\n"), r.err());
   }
 }

@@ -200,6 +200,11 @@ class ExplainCommandTest {
     assertEquals("512 KiB", ExplainCommand.Sizes.format(512 * 1024));
     assertEquals("1.5 KiB", ExplainCommand.Sizes.format(1536));
     assertEquals("1000 B", ExplainCommand.Sizes.format(1000));
+    // ByteSize writes 131136000 B as "128062.5 KiB"; tables show it as about 125 MiB (nBytes alongside)
+    assertEquals("~125.06 MiB", ExplainCommand.Sizes.format(131136000));
+    assertEquals("~9.77 KiB", ExplainCommand.Sizes.format(10000));
+    assertEquals("1023 KiB", ExplainCommand.Sizes.format(1023 * 1024));
+    assertEquals("125 MiB", ExplainCommand.Sizes.format(125L << 20));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
   }

@@ -48,4 +48,16 @@ class ImportCommandTest {
     assertEquals(1, r.exit());
     assertEquals("nccl-tuner import: " + tmp.resolve("nope.conf") + ": no such file\n", r.err());
   }
+
+  @Test
+  void dashOutputIsStdoutAndCountsArePluralized() throws Exception {
+    CliRun dash = CliRun.run("import", CliRun.fixture("example-tuner.conf"), "-o", "-");
+    assertEquals(0, dash.exit(), dash.err());
+    assertTrue(dash.out().contains("schema: nccl-tuner-java/v1\nname: example-tuner\n"), dash.out());
+    assertTrue(Files.notExists(Path.of("-")));
+    Path conf = Files.writeString(tmp.resolve("one.conf"), "allreduce,0,65535,ring,ll,-1,-1,-1\n");
+    CliRun one = CliRun.run("import", conf.toString(), "-o", tmp.resolve("one.yaml").toString());
+    assertEquals(0, one.exit(), one.err());
+    assertTrue(one.out().startsWith("policy: " + tmp.resolve("one.yaml") + " (1 profile, 1 rule, 0 warnings)\n"), one.out());
+  }
 }

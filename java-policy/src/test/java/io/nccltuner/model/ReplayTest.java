@@ -124,13 +124,20 @@ class ReplayTest {
     assertTrue(r.out().contains("\nAllReduce: 24 calls, 23 changed\n"), r.out());
     assertTrue(r.out().contains("\nall: 31 calls, 23 changed\n"), r.out());
     String row = r.out().lines().filter(l -> l.contains(" 33583104 ")).findFirst().orElseThrow();
-    assertEquals(java.util.List.of("AllReduce", "32796", "KiB", "33583104", "1", "6", "RING/SIMPLE", "28036.900",
+    assertEquals(java.util.List.of("AllReduce", "~32.03", "MiB", "33583104", "1", "6", "RING/SIMPLE", "28036.900",
         "TREE/SIMPLE", "51161.602", "changed"), java.util.List.of(row.trim().split("\\s+")));
 
     Run shadow = cli("replay", "--trace", trace("ddp").toString(), "--policy", repo("policies/h200-2rank.yaml").toString(),
         "--mode", "shadow", "--changes-only");
     assertEquals(0, shadow.code(), shadow.err());
-    assertTrue(shadow.out().contains("The policy changes nothing in this trace."), shadow.out());
+    // shadow changes nothing, but shows what the policy would pick (its enforce-mode pick)
+    assertTrue(shadow.out().contains("\nall: 31 calls, 0 changed, 23 would change in enforce mode\n"), shadow.out());
+    String would = shadow.out().lines().filter(l -> l.contains(" 33583104 ")).findFirst().orElseThrow();
+    assertEquals(java.util.List.of("AllReduce", "~32.03", "MiB", "33583104", "1", "6", "RING/SIMPLE", "28036.900",
+        "would", "pick", "TREE/SIMPLE", "51161.602", "would", "change"), java.util.List.of(would.trim().split("\\s+")));
+    Run off = cli("replay", "--trace", trace("ddp").toString(), "--policy", repo("policies/h200-2rank.yaml").toString(),
+        "--mode", "off", "--changes-only");
+    assertTrue(off.out().contains("The policy changes nothing in this trace."), off.out());
 
     Path bad = Files.writeString(dir.resolve("bad.yaml"), "schema: nccl-tuner-java/v1\nname: x\nprofiles: []\n");
     Run refused = cli("replay", "--trace", trace("ddp").toString(), "--policy", bad.toString());
