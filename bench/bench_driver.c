@@ -3,13 +3,16 @@
  * NCCL v3 tuner plugin, loaded and called the way NCCL does it.
  *
  *   bench_driver --plugin LIB.so [options] TRACE.csv...
+ *     --calls N (10000000)  --warmup N (1000000)  --warmup-ms MS (1000)  --threads T (1)
+ *     --coll C (only rows of that collective)  --inits N (time N further inits)
+ *     --startup-only (stop after the first decision and the inits)  --gc-log PATH (JVM GC log)
  *
  * It dlopens the plugin (RTLD_NOW | RTLD_LOCAL, dlsym "ncclTunerPlugin_v3", as NCCL
  * src/plugin/tuner.cc), preloads the `get` rows of the traces (the cost tables NCCL 2.28.9 passed),
  * inits one communicator with the nRanks/nNodes of the traces (timing the first init, which is
  * where a JVM-backed plugin creates its JVM, and the first decision after it), then calls
- * getCollInfo over the rows in order, round and round: --warmup calls untimed, then --calls calls,
- * each timed on its own.
+ * getCollInfo over the rows in order, round and round: --warmup calls untimed (and for at least
+ * --warmup-ms), then --calls calls, each timed on its own.
  *
  * Timing (docs/benchmarks.md): each call is bracketed by `lfence; rdtsc; lfence` and
  * `rdtscp; lfence`; the cost table row is copied into the call's buffer (memcpy) and nChannels
@@ -58,9 +61,9 @@ static double g_ticksPerNs;
 static struct {
   const char* plugin;
   const char* gcLog;
-  long calls, warmup, threads, inits, coll;
+  long calls, warmup, warmupMs, threads, inits, coll;
   int startupOnly;
-} cfg = {.calls = 10000000, .warmup = 1000000, .threads = 1, .inits = 0, .coll = -1};
+} cfg = {.calls = 10000000, .warmup = 1000000, .warmupMs = 1000, .threads = 1, .inits = 0, .coll = -1};
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -353,7 +356,10 @@ static void* worker_main(void* arg) {
   worker_t* w = arg;
   if (!w->ctx) g_tuner->init(g_nRanks, g_nNodes, bench_logger, &w->ctx); /* its own communicator */
   size_t k = 0;
-  for (long i = 0; i < cfg.warmup; i++) {
+  /* Warm-up: at least --warmup calls and at least --warmup-ms, so that C2 has compiled the upcall
+   * path even when its queue is long (a large policy makes many methods hot at start-up). */
+  double until = now_ns() + (double)cfg.warmupMs * 1e6;
+  for (long i = 0; i < cfg.warmup || ((i & 4095) != 0 || now_ns() < until); i++) {
     const row_t* r = &g_rows[k];
     if (++k == g_nRows) k = 0;
     reset(w, r);
@@ -438,6 +444,7 @@ int main(int argc, char** argv) {
     if (!strcmp(a, "--plugin")) { cfg.plugin = v; i++; }
     else if (!strcmp(a, "--calls")) { cfg.calls = num(a, v); i++; }
     else if (!strcmp(a, "--warmup")) { cfg.warmup = num(a, v); i++; }
+    else if (!strcmp(a, "--warmup-ms")) { cfg.warmupMs = num(a, v); i++; }
     else if (!strcmp(a, "--threads")) { cfg.threads = num(a, v); i++; }
     else if (!strcmp(a, "--inits")) { cfg.inits = num(a, v); i++; }
     else if (!strcmp(a, "--coll")) { cfg.coll = num(a, v); i++; }
@@ -537,10 +544,10 @@ int main(int argc, char** argv) {
   }
   dist_finish(&d);
   double om = g_overheadMedian;
-  printf("bench: calls threads=%ld calls_per_thread=%ld warmup_per_thread=%ld median_ns=%.1f p90_ns=%.1f "
+  printf("bench: calls threads=%ld calls_per_thread=%ld warmup_per_thread=%ld warmup_min_ms=%ld median_ns=%.1f p90_ns=%.1f "
          "p99_ns=%.1f p999_ns=%.1f mean_ns=%.1f max_us=%.1f batch_mean_ns=%.1f reset_ns=%.1f "
          "timer_overhead_ns=%.1f tsc_step_ticks=%.0f tsc_ghz=%.4f wall_s=%.2f\n",
-         cfg.threads, cfg.calls, cfg.warmup, to_ns(dist_q(&d, 0.5), om), to_ns(dist_q(&d, 0.9), om),
+         cfg.threads, cfg.calls, cfg.warmup, cfg.warmupMs, to_ns(dist_q(&d, 0.5), om), to_ns(dist_q(&d, 0.9), om),
          to_ns(dist_q(&d, 0.99), om), to_ns(dist_q(&d, 0.999), om), to_ns(d.sum / (double)d.n, g_overheadMean),
          d.val[d.nVal - 1] / g_ticksPerNs / 1e3, batch / (double)cfg.threads, resetNs / (double)cfg.threads,
          om / g_ticksPerNs, g_quantum, g_ticksPerNs, (tw1 - tw0) / 1e9);

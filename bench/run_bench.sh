@@ -13,6 +13,7 @@ export LC_ALL=C
 : "${BENCH_JMH_JAR:?}" "${BENCH_AOT_DIR:?}" "${JAVA_HOME:?}"
 CALLS=${BENCH_CALLS:-10000000}
 WARMUP=${BENCH_WARMUP:-1000000}
+WARMUP_MS=${BENCH_WARMUP_MS:-1000}
 MT_CALLS=${BENCH_MT_CALLS:-2000000}
 STARTS=${BENCH_STARTS:-10}
 INITS=${BENCH_INITS:-512}
@@ -63,7 +64,7 @@ calls() {
   shift
   progress "$name"
   load1 >"$RAW/$name.load"
-  if ! env "${envs[@]}" "$BENCH_DRIVER" --plugin "$plugin" --calls "$CALLS" --warmup "$WARMUP" "$@" \
+  if ! env "${envs[@]}" "$BENCH_DRIVER" --plugin "$plugin" --calls "$CALLS" --warmup "$WARMUP" --warmup-ms "$WARMUP_MS" "$@" \
        >"$RAW/$name.txt" 2>"$RAW/$name.err"; then
     echo "bench: $name: bench_driver failed (exit $?); see $RAW/$name.err" >&2
     cat "$RAW/$name.err" >&2
@@ -191,7 +192,7 @@ say "load at end:   $END_UPTIME"
 say "(load = 1-minute load average just before each run; ns are per call, timer overhead $(f1 "$(kv "$RAW/c_enforce.txt" calls timer_overhead_ns)") ns subtracted,"
 say " TSC step $(kv "$RAW/c_enforce.txt" calls tsc_step_ticks) ticks at $(kv "$RAW/c_enforce.txt" calls tsc_ghz) GHz; batch = mean from batches of 1000 calls; alloc = JVM bytes per call in situ)"
 say ""
-say "1. per call: $ROWS get rows of tests/traces, $CALLS timed calls after $WARMUP warm-up, 1 thread"
+say "1. per call: $ROWS get rows of tests/traces, $CALLS timed calls after $WARMUP warm-up calls (and >= $WARMUP_MS ms), 1 thread"
 header
 row "(a) no-op C plugin" a_noop
 row "(b) C reference lookup (same compiled table)" b_cref
@@ -265,7 +266,9 @@ if [ "$JMH" != 0 ]; then
       "$(jmh "LookupBenchmark.$b:gc.alloc.rate.norm" | awk '{ printf "%.3f", $1 }')" | tee -a "$OUT"
   done
   for b in loadAndCompile compileOnly; do
-    printf '  %-48s %7s ms/op\n' "PolicyLoadBenchmark.$b (10,000 rules)" "$(f1 "$(jmh "PolicyLoadBenchmark.$b")")" | tee -a "$OUT"
+    printf '  %-48s %7s ms/op %9s MB/op allocated\n' "PolicyLoadBenchmark.$b (10,000 rules)" \
+      "$(f1 "$(jmh "PolicyLoadBenchmark.$b")")" \
+      "$(jmh "PolicyLoadBenchmark.$b:gc.alloc.rate.norm" | awk '{ printf "%.1f", $1 / 1048576 }')" | tee -a "$OUT"
   done
   say ""
 fi

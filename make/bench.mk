@@ -9,7 +9,7 @@
 #   make bench BENCH_JMH=0        without the JMH part
 #   make bench-build              build the drivers, policies, table dumps, AOT copy; run nothing
 # Knobs (environment or make variables): BENCH_CALLS (timed calls per run, 10000000),
-# BENCH_WARMUP (1000000), BENCH_MT_CALLS (timed calls per thread with 8 threads, 2000000),
+# BENCH_WARMUP (1000000 calls, and at least BENCH_WARMUP_MS=1000 ms), BENCH_MT_CALLS (timed calls per thread with 8 threads, 2000000),
 # BENCH_STARTS (fresh processes per start-up figure, 10), BENCH_INITS (512), BENCH_JMH (1),
 # BENCH_JMH_ARGS (extra JMH arguments, e.g. "-wi 2 -i 3" for a quick run).
 #
