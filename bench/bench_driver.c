@@ -341,6 +341,8 @@ typedef struct {
 } worker_t;
 
 static pthread_barrier_t g_barrier;
+static long g_gcOffset = -1, g_gcPausesWarm; /* GC log position and young collections when timing starts */
+static double g_gcEdenWarm;
 
 static inline void reset(worker_t* w, const row_t* r) {
   memcpy(w->buf, r->costs, sizeof r->costs);
@@ -365,7 +367,9 @@ static void* worker_main(void* arg) {
     reset(w, r);
     call(w, r);
   }
-  pthread_barrier_wait(&g_barrier);
+  pthread_barrier_wait(&g_barrier); /* all warmed up */
+  if (w->index == 0) g_gcOffset = gc_scan(0, &g_gcPausesWarm, &g_gcEdenWarm);
+  pthread_barrier_wait(&g_barrier); /* timing starts */
   k = 0;
   for (long i = 0; i < cfg.calls; i++) {
     const row_t* r = &g_rows[k];
@@ -515,9 +519,8 @@ int main(int argc, char** argv) {
     if (!ws[i].ticks) die("out of memory for %ld per-call times", cfg.calls);
     memset(ws[i].ticks, 0, (size_t)cfg.calls * sizeof(uint32_t)); /* fault the pages in now */
   }
-  long gcPausesWarm, gcPauses;
-  double gcEdenWarm, gcEden;
-  long gcOffset = gc_scan(0, &gcPausesWarm, &gcEdenWarm);
+  long gcPauses;
+  double gcEden;
   pthread_barrier_init(&g_barrier, NULL, (unsigned)cfg.threads);
   double tw0 = now_ns();
   if (cfg.threads == 1) {
@@ -528,6 +531,7 @@ int main(int argc, char** argv) {
     for (long i = 0; i < cfg.threads; i++) pthread_join(ws[i].tid, NULL);
   }
   double tw1 = now_ns();
+  long gcOffset = g_gcOffset, gcPausesWarm = g_gcPausesWarm;
   gc_scan(gcOffset, &gcPauses, &gcEden);
   proc_status(&rss3, &thr3);
 

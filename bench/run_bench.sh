@@ -17,6 +17,7 @@ WARMUP_MS=${BENCH_WARMUP_MS:-1000}
 MT_CALLS=${BENCH_MT_CALLS:-2000000}
 STARTS=${BENCH_STARTS:-10}
 INITS=${BENCH_INITS:-512}
+REPEATS=${BENCH_REPEATS:-3}
 JMH=${BENCH_JMH:-1}
 JMH_ARGS=${BENCH_JMH_ARGS:-}
 DIST_DIR=${DIST_DIR:-}
@@ -91,11 +92,11 @@ row() { # LABEL NAME [alloc] [nobatch]: median p99 p99.9 batch-mean alloc load
   batch=$(kv "$f" calls batch_mean_ns)
   [ "${3:-}" = alloc ] && alloc=$(kv "$f" after_calls alloc_bytes_per_call)
   [ "${4:-}" = nobatch ] && batch="-"
-  printf '  %-48s %7s %7s %7s %7s %8s %5s\n' "$1" "$(f1 "$(kv "$f" calls median_ns)")" \
+  printf '  %-48s %7s %7s %7s %7s %8s  %s\n' "$1" "$(f1 "$(kv "$f" calls median_ns)")" \
     "$(f1 "$(kv "$f" calls p99_ns)")" "$(f1 "$(kv "$f" calls p999_ns)")" \
     "$(f1 "$batch")" "$(f1 "$alloc")" "$(cat "$RAW/$2.load")" | tee -a "$OUT"
 }
-header() { printf '  %-48s %7s %7s %7s %7s %8s %5s\n' "" "median" "p99" "p99.9" "batch" "alloc B" "load" | tee -a "$OUT"; }
+header() { printf '  %-48s %7s %7s %7s %7s %8s  %s\n' "" "median" "p99" "p99.9" "batch" "alloc B" "load" | tee -a "$OUT"; }
 
 check_same() { # WHAT NAME... : all digests equal
   local what=$1 first d
@@ -124,10 +125,34 @@ java_calls c_enforce enforce "$H200"
 java_calls d_shadow shadow "$H200"
 java_calls e_norules enforce "$POL/rules-0.yaml"
 
-# 2. rule count, AllReduce rows
+# 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
+# load hits every policy alike; the table shows the median over the repeats of each figure.
+for r in $(seq 1 "$REPEATS"); do
+  for n in 1 100 10000 10000-last; do
+    java_calls "o_java_$n.r$r" enforce "$POL/rules-$n.yaml" --coll 4
+    cref_calls "o_cref_$n.r$r" "$TAB/rules-$n.table" --coll 4
+  done
+done
+combine() { # NAME: NAME.txt with the median over NAME.r*.txt of each per-call figure
+  local name=$1 f key line="bench: calls" loads
+  for key in median_ns p99_ns p999_ns batch_mean_ns; do
+    line="$line $key=$(for f in "$RAW/$name".r*.txt; do kv "$f" calls "$key"; done | median)"
+  done
+  {
+    grep -hE '^bench: (plugin=|startup|footprint)' "$RAW/$name.r1.txt"
+    echo "$line"
+    if grep -q alloc_bytes_per_call "$RAW/$name.r1.txt"; then
+      echo "bench: after_calls alloc_bytes_per_call=$(for f in "$RAW/$name".r*.txt; do kv "$f" after_calls alloc_bytes_per_call; done | median)"
+    fi
+    grep -h '^bench: digest=' "$RAW/$name.r1.txt"
+  } >"$RAW/$name.txt"
+  loads=$(cat "$RAW/$name".r*.load | minmax)
+  [ "${loads%-*}" = "${loads#*-}" ] && loads=${loads%-*}
+  echo "$loads" >"$RAW/$name.load"
+}
 for n in 1 100 10000 10000-last; do
-  java_calls "o_java_$n" enforce "$POL/rules-$n.yaml" --coll 4
-  cref_calls "o_cref_$n" "$TAB/rules-$n.table" --coll 4
+  combine "o_java_$n"
+  combine "o_cref_$n"
 done
 
 # 3. eight threads, each on its own communicator
@@ -209,7 +234,8 @@ say "  ratios (medians): c/b = $(calc "$C_MED / $B_MED" | awk '{ printf "%.2f", 
 check_same "(b) C reference vs (c) Java enforce" b_cref c_enforce
 check_same "(a) no-op, (d) shadow, (e) no rules change nothing" a_noop d_shadow e_norules
 say ""
-say "2. rule count: (c) on the $AR_ROWS AllReduce rows; every policy makes the same decision on every call"
+say "2. rule count: (c) on the $AR_ROWS AllReduce rows, every policy making the same decision on every call;"
+say "   median over $REPEATS processes per policy, run interleaved (load: min-max over them)"
 header
 compiled() { grep -m1 -F "/rules-$1.yaml:" "$POL.txt" 2>/dev/null | sed -E 's/.* ([0-9]+) compiled.*/\1/' || true; }
 row "Java, 1 rule" o_java_1 alloc
@@ -223,7 +249,8 @@ row "C reference, 10,000 rules, match at chain end" o_cref_10000-last
 O_MEDS=$(for n in 1 100 10000; do kv "$RAW/o_java_$n.txt" calls median_ns; done)
 O_SPREAD=$(echo "$O_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.1f", (hi-lo)/lo*100}')
 say "  spread of the Java medians over 1, 100, 10,000 rules: $O_SPREAD% of the smallest"
-check_same "rule-count policies, Java and C, all decide alike" o_java_1 o_java_100 o_java_10000 o_java_10000-last o_cref_1 o_cref_100 o_cref_10000 o_cref_10000-last
+mapfile -t O_RUNS < <(cd "$RAW" && ls o_java_*.r*.txt o_cref_*.r*.txt | sed 's/\.txt$//')
+check_same "rule-count policies, Java and C, all decide alike" "${O_RUNS[@]}"
 say ""
 say "3. eight threads at once, each on its own communicator ($MT_CALLS timed calls each, $(nproc) cores)"
 header
@@ -244,7 +271,7 @@ startrow "first init, build/lib, no AOT cache" noaot
 startrow "first init, with AOT cache (build/bench/aot)" aot
 [ "$HAVE_DIST" = 1 ] && startrow "first init, dist tree (jlinked runtime + AOT)" dist
 printf '  %-48s %7s ms  (1 process, from the rule-count run)  load %s\n' "first init, 10,000-rule policy, no AOT cache" \
-  "$(f1 "$(kv "$RAW/o_java_10000.txt" startup first_decision_ms)")" "$(cat "$RAW/o_java_10000.load")" | tee -a "$OUT"
+  "$(f1 "$(kv "$RAW/o_java_10000.txt" startup first_decision_ms)")" "$(cat "$RAW/o_java_10000.r1.load")" | tee -a "$OUT"
 INIT_MED=$(kv "$RAW/inits.txt" inits median_us)
 printf '  %-48s %7s us  (p99 %s us, max %s us)  load %s\n' "each further init ($INITS in one process)" \
   "$INIT_MED" "$(kv "$RAW/inits.txt" inits p99_us)" "$(kv "$RAW/inits.txt" inits max_us)" "$(cat "$RAW/inits.load")" | tee -a "$OUT"
