@@ -4,6 +4,7 @@
 #                plugin in enforce and in shadow mode (the main job where no GPU is)
 #   make test    build everything and run all tests (JUnit, ABI layout, harness, integration)
 #   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
+#   make bench   per-call and start-up figures beside a C reference (docs/benchmarks.md)
 #   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
 #
 # Every recipe sets JAVA_HOME itself: Temurin 25 (FFM is final there); override with
@@ -31,6 +32,7 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main -type f) $(REPO)/pom.x
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
+include $(REPO)/make/bench.mk
 
 .PHONY: all build run test unit-test gpu-script-test clean check-env
 .DEFAULT_GOAL := all

@@ -529,8 +529,8 @@ static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t 
                                      int numProto, int* nChannels) {
   nccltj_get_coll_info_fn up = bridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL && stackOk())
-    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (float*)collCostTable,
-       numAlgo, numProto, nChannels);
+    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
+       numAlgo, numProto, (uintptr_t)nChannels);
   return ncclSuccess;
 }
 

@@ -34,7 +34,7 @@
 #define HAS_TYPE(e, T) _Generic((e), T: 1, default: 0)
 
 typedef int (*sig_init_t)(size_t, size_t, void*, int64_t*);
-typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, float*, int, int, int*);
+typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, uintptr_t);
 typedef int (*sig_destroy_t)(int64_t);
 typedef void (*sig_log_t)(void*, int, const char*);
 typedef int (*sig_flush_t)(void);
@@ -81,7 +81,7 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
 static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* flush,
                  const char* log) {
   sig(init, 4, I(int), I(size_t), I(size_t), P, P);
-  sig(getCollInfo, 8, I(int), I(int64_t), I(int), I(size_t), I(int), P, I(int), I(int), P);
+  sig(getCollInfo, 8, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(uintptr_t));
   sig(destroy, 1, I(int), I(int64_t));
   sig(flush, 0, I(int));
   if (log) sig(log, 3, V, P, I(int), P);

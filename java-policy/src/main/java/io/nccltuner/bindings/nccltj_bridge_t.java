@@ -401,7 +401,7 @@ public class nccltj_bridge_t {
          * The function pointer signature, expressed as a functional interface
          */
         public interface Function {
-            int apply(long _x0, int _x1, long _x2, int _x3, MemorySegment _x4, int _x5, int _x6, MemorySegment _x7);
+            int apply(long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, long _x7);
         }
 
         private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
@@ -410,10 +410,10 @@ public class nccltj_bridge_t {
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_POINTER,
+            NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_POINTER
+            NcclTunerAbi.C_LONG
         );
 
         /**
@@ -438,7 +438,7 @@ public class nccltj_bridge_t {
         /**
          * Invoke the upcall stub {@code funcPtr}, with given parameters
          */
-        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, MemorySegment _x4, int _x5, int _x6, MemorySegment _x7) {
+        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, long _x7) {
             try {
                 return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7);
             } catch (Error | RuntimeException ex) {

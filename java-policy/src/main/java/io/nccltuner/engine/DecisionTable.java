@@ -5,8 +5,6 @@ import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.SizeGrid;
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
@@ -153,10 +151,6 @@ public final class DecisionTable {
   private static String digest(int[] head, int[] chains, int[] rules) {
     ByteBuffer buf = ByteBuffer.allocate(4 * (head.length + chains.length + rules.length));
     buf.asIntBuffer().put(head).put(chains).put(rules);
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(buf.array()));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-    }
+    return HexFormat.of().formatHex(Sha256.digest(buf.array()));
   }
 }

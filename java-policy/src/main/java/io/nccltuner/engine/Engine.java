@@ -174,6 +174,17 @@ public final class Engine {
    */
   public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
       int numAlgo, int numProto, MemorySegment nChannels) {
+    getCollInfo(handle, collType, nBytes, numPipeOps, costTable, 0L, numAlgo, numProto, nChannels, 0L);
+  }
+
+  /**
+   * As {@link #getCollInfo(long, int, long, int, MemorySegment, int, int, MemorySegment)}, with the
+   * cost table and nChannels given as a segment and a byte offset each. The plugin passes one
+   * constant segment over all memory and NCCL's addresses as offsets, so a call creates no
+   * objects; offline callers pass their own segments and offset 0.
+   */
+  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
+      long costTable, int numAlgo, int numProto, MemorySegment chMem, long nChannels) {
     Comm[] cs = comms;
     int slot = (int) handle;
     if (slot <= 0 || slot >= cs.length) {
@@ -199,32 +210,32 @@ public final class Engine {
     c.hits++;
     int[] rules = t.rules;
     int n = rules[r + DecisionTable.COUNT];
-    int cand = -1;
-    long offset = 0;
     for (int k = 1; k <= n; k++) {
-      int packed = rules[r + DecisionTable.COUNT + k];
-      int a = packed & 0xff;
-      int p = (packed >>> 8) & 0xff;
+      int cand = rules[r + DecisionTable.COUNT + k];
+      int a = cand & 0xff;
+      int p = (cand >>> 8) & 0xff;
       if (a < numAlgo && p < numProto) {
-        long off = (long) (a * numProto + p) * Float.BYTES;
-        if (costTable.get(JAVA_FLOAT, off) >= 0f) {
-          cand = packed;
-          offset = off;
-          break;
+        long off = costTable + (long) (a * numProto + p) * Float.BYTES;
+        if (mem.get(JAVA_FLOAT, off) >= 0f) {
+          apply(c, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, chMem, nChannels, cand, off);
+          return;
         }
       }
     }
-    if (cand < 0) {
-      return;
-    }
+  }
+
+  /** The chosen candidate: observed (shadow, decision log), then written in enforce mode. */
+  private void apply(Comm c, int collType, long nBytes, int numPipeOps, MemorySegment mem, long costTable,
+      int numAlgo, int numProto, MemorySegment chMem, long nChannels, int cand, long off) {
     if (c.observe) {
-      observe(c, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, cand);
+      observe(c, collType, nBytes, numPipeOps, mem.asSlice(costTable, (long) numAlgo * numProto * Float.BYTES),
+          numAlgo, numProto, cand);
     }
     if (c.write) {
-      costTable.set(JAVA_FLOAT, offset, 0f);
+      mem.set(JAVA_FLOAT, off, 0f);
       int ch = cand >>> 16;
       if (ch != 0) {
-        nChannels.set(JAVA_INT, 0, ch);
+        chMem.set(JAVA_INT, nChannels, ch);
       }
       c.applied++;
     }

@@ -72,7 +72,7 @@ public final class AotTraining {
           }
           nChannels.set(JAVA_INT, 0, 0);
           nccltj_get_coll_info_fn.invoke(get, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]),
-              Integer.parseInt(f[6]), table, numAlgo, numProto, nChannels);
+              Integer.parseInt(f[6]), table.address(), numAlgo, numProto, nChannels.address());
           calls++;
         } else if (f[0].equals("destroy")) {
           nccltj_destroy_fn.invoke(destroy, comm);

@@ -4,13 +4,11 @@ import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
 import io.nccltuner.bindings.nccltj_destroy_fn;
 import io.nccltuner.bindings.nccltj_flush_fn;
+import io.nccltuner.bindings.nccltj_get_coll_info_fn;
 import io.nccltuner.bindings.nccltj_init_fn;
 import io.nccltuner.engine.TunerLog;
 import java.lang.foreign.Arena;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 
 /**
  * The one JNI entry point. The shim calls {@link #start(long)} once per process, right after it
@@ -38,13 +36,8 @@ public final class Bootstrap {
       TunerLog log = new NativeLog(nccltj_bridge_t.log(bridge));
       Upcalls.install(PluginConfig.fromEnvironment(System.getenv(), log));
       Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
-      Linker linker = Linker.nativeLinker();
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
       MemorySegment init = nccltj_init_fn.allocate(Upcalls::init, arena);
-      MemorySegment get = linker.upcallStub(
-          lookup.findStatic(Upcalls.class, "getCollInfo", MethodType.methodType(int.class, long.class,
-              int.class, long.class, int.class, MemorySegment.class, int.class, int.class, MemorySegment.class)),
-          Upcalls.getCollInfoDescriptor(), arena);
+      MemorySegment get = nccltj_get_coll_info_fn.allocate(Upcalls::getCollInfo, arena);
       MemorySegment destroy = nccltj_destroy_fn.allocate(Upcalls::destroy, arena);
       MemorySegment flush = nccltj_flush_fn.allocate(Upcalls::flush, arena);
       nccltj_bridge_t.flush(bridge, flush);

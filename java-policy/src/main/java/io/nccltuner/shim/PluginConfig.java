@@ -94,6 +94,9 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
     }
     String info = jvmNotice();
+    if (yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
+      info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + csv + " is not read";
+    }
     if (!approximations.isEmpty()) {
       info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
           + approximations.getFirst();

@@ -1,14 +1,8 @@
 package io.nccltuner.shim;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import io.nccltuner.bindings.nccltj_get_coll_info_fn;
 import io.nccltuner.engine.Engine;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,6 +11,9 @@ import java.lang.foreign.MemorySegment;
  * becomes "change nothing" plus one WARN. Each returns 0 (ncclSuccess).
  */
 final class Upcalls {
+  /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
+  private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
   private static volatile Engine engine;
   private static volatile MemorySegment lastLogger = MemorySegment.NULL;
   private static volatile String pendingWarning;
@@ -24,16 +21,9 @@ final class Upcalls {
 
   private Upcalls() {}
 
-  /**
-   * The getCollInfo descriptor: the generated one with target layouts on the two pointers, so the
-   * upcall receives sized segments and does no per-call reinterpret.
-   */
-  static FunctionDescriptor getCollInfoDescriptor() {
-    FunctionDescriptor g = nccltj_get_coll_info_fn.descriptor();
-    var args = new java.util.ArrayList<>(g.argumentLayouts());
-    args.set(4, ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Engine.MAX_TABLE_ENTRIES, JAVA_FLOAT)));
-    args.set(7, ADDRESS.withTargetLayout(JAVA_INT));
-    return FunctionDescriptor.of(g.returnLayout().orElseThrow(), args.toArray(MemoryLayout[]::new));
+  /** The engine, fixed once the first upcall runs: a constant for the JIT on the hot path. */
+  private static final class Hot {
+    static final Engine ENGINE = engine;
   }
 
   static void install(PluginConfig config) {
@@ -70,14 +60,13 @@ final class Upcalls {
     return 0;
   }
 
-  /** nccltj_get_coll_info_fn: the hot path. */
-  static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
-      int numAlgo, int numProto, MemorySegment nChannels) {
-    Engine e = engine;
+  /** nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses. */
+  static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
+      int numAlgo, int numProto, long nChannels) {
     try {
-      e.getCollInfo(handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels);
+      Hot.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
     } catch (Throwable t) {
-      fail(e, "getCollInfo", t, lastLogger);
+      fail(engine, "getCollInfo", t, lastLogger);
     }
     return 0;
   }

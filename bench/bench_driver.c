@@ -1,0 +1,579 @@
+/*
+ * bench_driver.c -- the C driver of `make bench`: per-call cost, start-up and footprint of a
+ * NCCL v3 tuner plugin, loaded and called the way NCCL does it.
+ *
+ *   bench_driver --plugin LIB.so [options] TRACE.csv...
+ *     --calls N (10000000)  --warmup N (1000000)  --warmup-ms MS (1000)  --threads T (1)
+ *     --coll C (only rows of that collective)  --inits N (time N further inits)
+ *     --startup-only (stop after the first decision and the inits)  --gc-log PATH (JVM GC log)
+ *
+ * It dlopens the plugin (RTLD_NOW | RTLD_LOCAL, dlsym "ncclTunerPlugin_v3", as NCCL
+ * src/plugin/tuner.cc), preloads the `get` rows of the traces (the cost tables NCCL 2.28.9 passed),
+ * inits one communicator with the nRanks/nNodes of the traces (timing the first init, which is
+ * where a JVM-backed plugin creates its JVM, and the first decision after it), then calls
+ * getCollInfo over the rows in order, round and round: --warmup calls untimed (and for at least
+ * --warmup-ms), then --calls calls, each timed on its own.
+ *
+ * Timing (docs/benchmarks.md): each call is bracketed by `lfence; rdtsc; lfence` and
+ * `rdtscp; lfence`; the cost table row is copied into the call's buffer (memcpy) and nChannels
+ * reset to 0 before the first stamp, outside the timed region. The median of 1M empty brackets
+ * (the timer's own cost) is subtracted from each reported percentile. TSC ticks are converted to
+ * ns with a rate calibrated against CLOCK_MONOTONIC over 200 ms. Per-call ticks go into one array
+ * per thread; the percentiles are exact (a histogram, not a sample). A second, independent figure:
+ * the mean per call from batches of 1000 calls timed with clock_gettime, minus the same batches
+ * with the reset alone.
+ *
+ * Output: lines `bench: key=value ...` (parsed by bench/run_bench.sh); WARN lines of the plugin's
+ * logger on stderr. Exit 0, or 2 on usage/IO errors, 3 if the plugin logged a WARN.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "nccl_tuner_java.h"
+
+#define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
+#define HIST_CAP (1u << 20) /* ticks; slower calls are kept in an overflow list */
+
+typedef struct {
+  int coll, numPipeOps, numAlgo, numProto;
+  size_t nBytes;
+  float costs[MAX_TABLE];
+} row_t;
+
+static row_t* g_rows;
+static size_t g_nRows, g_capRows;
+static size_t g_nRanks = 2, g_nNodes = 2;
+static const ncclTuner_v3_t* g_tuner;
+static atomic_ulong g_warns;
+static double g_ticksPerNs;
+
+static struct {
+  const char* plugin;
+  const char* gcLog;
+  long calls, warmup, warmupMs, threads, inits, coll;
+  int startupOnly;
+} cfg = {.calls = 10000000, .warmup = 1000000, .warmupMs = 1000, .threads = 1, .inits = 0, .coll = -1};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline uint64_t stamp_begin(void) {
+  _mm_lfence();
+  uint64_t t = __rdtsc();
+  _mm_lfence();
+  return t;
+}
+
+static inline uint64_t stamp_end(void) {
+  unsigned aux;
+  uint64_t t = __rdtscp(&aux);
+  _mm_lfence();
+  return t;
+}
+
+static void die(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("bench_driver: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
+}
+
+/* VmRSS (kB) and Threads from /proc/self/status. */
+static void proc_status(long* rssKb, long* threads) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  *rssKb = *threads = -1;
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "VmRSS:", 6) == 0) *rssKb = strtol(line + 6, NULL, 10);
+    else if (strncmp(line, "Threads:", 8) == 0) *threads = strtol(line + 8, NULL, 10);
+  }
+  fclose(f);
+}
+
+/* Young collections in a JVM GC log (-Xlog:gc,gc+heap:file=PATH, the JVM run by the plugin) from
+ * byte offset `from` on, and the eden occupancy each found ("Eden: 2176K(2176K)->0K"): their sum is
+ * what the JVM allocated between the first and the last of those collections, so bytes per call
+ * are known to within one eden (a few MB over millions of calls: alloc_bound_bytes_per_call). Returns the end offset; -1 if
+ * there is no log. */
+static double g_edenCapKb; /* largest eden capacity seen in the GC log */
+
+static long gc_scan(long from, long* pauses, double* edenKb) {
+  *pauses = 0;
+  *edenKb = 0;
+  if (!cfg.gcLog) return -1;
+  FILE* f = fopen(cfg.gcLog, "r");
+  if (!f) return -1;
+  if (from > 0) fseek(f, from, SEEK_SET);
+  char line[1024];
+  while (fgets(line, sizeof line, f)) {
+    if (strstr(line, "Pause")) (*pauses)++;
+    const char* e = strstr(line, " Eden: ");
+    if (e) {
+      char* end;
+      *edenKb += strtod(e + 7, &end);
+      if (*end == 'K' && end[1] == '(') {
+        double cap = strtod(end + 2, NULL);
+        if (cap > g_edenCapKb) g_edenCapKb = cap;
+      }
+    }
+  }
+  long end = ftell(f);
+  fclose(f);
+  return end;
+}
+
+/* NCCL's logger as a plugin sees it with NCCL_DEBUG unset: WARN printed, the rest dropped. */
+static void bench_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
+                         const char* fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != NCCL_LOG_WARN || !fmt) return;
+  atomic_fetch_add(&g_warns, 1);
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("NCCL WARN ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* ---- traces ----------------------------------------------------------------------------- */
+
+static void read_trace(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (!f) die("cannot open %s: %s", path, strerror(errno));
+  char* line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) != -1) {
+    if (strncmp(line, "get,", 4) != 0) continue;
+    char* save = NULL;
+    char* tok = strtok_r(line, ",\r\n", &save); /* "get" */
+    long long v[10];
+    unsigned long long nBytes = 0;
+    for (int i = 1; i < 10; i++) {
+      tok = strtok_r(NULL, ",\r\n", &save);
+      if (!tok) die("%s: short get row", path);
+      v[i] = strtoll(tok, NULL, 10);
+      if (i == 5) nBytes = strtoull(tok, NULL, 10); /* a size_t */
+    }
+    row_t r = {.coll = (int)v[4], .nBytes = (size_t)nBytes, .numPipeOps = (int)v[6],
+               .numAlgo = (int)v[7], .numProto = (int)v[8]};
+    if (r.numAlgo < 1 || r.numAlgo > NCCL_NUM_ALGORITHMS || r.numProto < 1 || r.numProto > NCCL_NUM_PROTOCOLS)
+      die("%s: bad table shape %dx%d", path, r.numAlgo, r.numProto);
+    for (int i = 0; i < r.numAlgo * r.numProto; i++) {
+      tok = strtok_r(NULL, ",\r\n", &save);
+      if (!tok) die("%s: short cost table", path);
+      r.costs[i] = strtof(tok, NULL);
+    }
+    if (cfg.coll >= 0 && r.coll != cfg.coll) continue;
+    if (g_nRows == g_capRows) {
+      g_capRows = g_capRows ? 2 * g_capRows : 1024;
+      g_rows = realloc(g_rows, g_capRows * sizeof *g_rows);
+      if (!g_rows) die("out of memory");
+    }
+    if (g_nRows == 0) { g_nRanks = (size_t)v[2]; g_nNodes = (size_t)v[3]; }
+    g_rows[g_nRows++] = r;
+  }
+  free(line);
+  fclose(f);
+}
+
+/* ---- timing ----------------------------------------------------------------------------- */
+
+/* The TSC may advance in steps rather than by one (AMD Zen: about 10 ns steps of ~26 ticks at
+ * 2.6 GHz). g_quantum is the typical step, measured by spinning on rdtsc. */
+static double g_quantum;
+
+/* Exact distribution of per-call ticks: a histogram below HIST_CAP, the rest kept as values. */
+typedef struct {
+  uint64_t* hist; /* HIST_CAP counters */
+  uint32_t* over; /* values >= HIST_CAP, sorted before use */
+  size_t nOver, n;
+  double sum;
+  /* (value, count) of every observed value, ascending: built by dist_finish */
+  uint32_t* val;
+  uint64_t* cnt;
+  size_t nVal;
+} dist_t;
+
+static void dist_init(dist_t* d, size_t maxOver) {
+  memset(d, 0, sizeof *d);
+  d->hist = calloc(HIST_CAP, sizeof(uint64_t));
+  d->over = malloc((maxOver + 1) * sizeof(uint32_t));
+  if (!d->hist || !d->over) die("out of memory");
+}
+
+static void dist_add(dist_t* d, const uint32_t* v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t x = v[i];
+    if (x < HIST_CAP) d->hist[x]++;
+    else d->over[d->nOver++] = x;
+    d->sum += x;
+  }
+  d->n += n;
+}
+
+static int cmp_u32(const void* a, const void* b) {
+  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void dist_finish(dist_t* d) {
+  qsort(d->over, d->nOver, sizeof *d->over, cmp_u32);
+  size_t distinct = d->nOver;
+  for (uint32_t v = 0; v < HIST_CAP; v++) distinct += d->hist[v] != 0;
+  d->val = malloc((distinct + 1) * sizeof *d->val);
+  d->cnt = malloc((distinct + 1) * sizeof *d->cnt);
+  if (!d->val || !d->cnt) die("out of memory");
+  for (uint32_t v = 0; v < HIST_CAP; v++)
+    if (d->hist[v]) { d->val[d->nVal] = v; d->cnt[d->nVal++] = d->hist[v]; }
+  for (size_t i = 0; i < d->nOver; i++) {
+    if (d->nVal && d->val[d->nVal - 1] == d->over[i]) d->cnt[d->nVal - 1]++;
+    else { d->val[d->nVal] = d->over[i]; d->cnt[d->nVal++] = 1; }
+  }
+}
+
+static void dist_free(dist_t* d) {
+  free(d->hist); free(d->over); free(d->val); free(d->cnt);
+}
+
+/* Quantile q, in ticks, of the true call time: a reading v of a clock that advances in steps of Q
+ * at a phase uniform relative to the call stands for a time spread evenly over [v - Q/2, v + Q/2]
+ * (with Q = 1 this is the plain quantile to within a tick). Exact for the mean; within ~0.1 Q for
+ * quantiles (1 ns for 10 ns steps). */
+static double dist_q(const dist_t* d, double q) {
+  double Q = g_quantum < 1 ? 1 : g_quantum;
+  double target = q * (double)d->n;
+  double lo = (double)d->val[0] - Q / 2, hi = (double)d->val[d->nVal - 1] + Q / 2;
+  /* nearest-rank bracket first, so the bisection only scans values near the answer */
+  size_t acc = 0, j = 0;
+  while (j < d->nVal && (double)(acc + d->cnt[j]) < target) acc += d->cnt[j++];
+  if (j >= d->nVal) j = d->nVal - 1;
+  double center = d->val[j];
+  if (center - 2 * Q > lo) lo = center - 2 * Q;
+  if (center + 2 * Q < hi) hi = center + 2 * Q;
+  for (int it = 0; it < 60; it++) {
+    double x = (lo + hi) / 2, f = 0;
+    for (size_t i = 0; i < d->nVal; i++) {
+      double v = d->val[i];
+      if (v + Q / 2 <= x) f += (double)d->cnt[i];
+      else if (v - Q / 2 < x) f += (double)d->cnt[i] * (x - (v - Q / 2)) / Q;
+      else break;
+    }
+    if (f < target) lo = x; else hi = x;
+  }
+  return (lo + hi) / 2;
+}
+
+static double g_overheadMedian, g_overheadMean; /* ticks of an empty bracket */
+
+static void calibrate(void) {
+  double t0 = now_ns();
+  uint64_t c0 = __rdtsc();
+  struct timespec sl = {0, 200 * 1000 * 1000};
+  nanosleep(&sl, NULL);
+  double t1 = now_ns();
+  uint64_t c1 = __rdtsc();
+  g_ticksPerNs = (double)(c1 - c0) / (t1 - t0);
+
+  enum { STEPS = 1001 };
+  uint32_t steps[STEPS];
+  uint64_t last = __rdtsc();
+  for (int n = 0; n < STEPS;) {
+    uint64_t t = __rdtsc();
+    if (t != last) { steps[n++] = (uint32_t)(t - last); last = t; }
+  }
+  qsort(steps, STEPS, sizeof *steps, cmp_u32);
+  g_quantum = steps[STEPS / 2];
+
+  enum { N = 1000000 };
+  uint32_t* t = malloc(N * sizeof *t);
+  if (!t) die("out of memory");
+  for (int i = 0; i < N; i++) {
+    uint64_t a = stamp_begin();
+    uint64_t b = stamp_end();
+    t[i] = (uint32_t)(b - a);
+  }
+  dist_t d;
+  dist_init(&d, N);
+  dist_add(&d, t, N);
+  dist_finish(&d);
+  g_overheadMedian = dist_q(&d, 0.5);
+  g_overheadMean = d.sum / (double)d.n;
+  dist_free(&d);
+  free(t);
+}
+
+static double to_ns(double ticks, double overhead) {
+  double t = ticks - overhead;
+  return (t < 0 ? 0 : t) / g_ticksPerNs;
+}
+
+/* ---- the calls -------------------------------------------------------------------------- */
+
+typedef struct {
+  int index;
+  pthread_t tid;
+  void* ctx;
+  uint32_t* ticks;
+  double batchNs, resetNs; /* mean per call from batch timing */
+  float buf[64] __attribute__((aligned(64)));
+  int nChannels;
+} worker_t;
+
+static pthread_barrier_t g_barrier;
+static long g_gcOffset = -1, g_gcPausesWarm; /* GC log position and young collections when timing starts */
+static double g_gcEdenWarm;
+
+static inline void reset(worker_t* w, const row_t* r) {
+  memcpy(w->buf, r->costs, sizeof r->costs);
+  w->nChannels = 0;
+}
+
+static inline void call(worker_t* w, const row_t* r) {
+  g_tuner->getCollInfo(w->ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)w->buf, r->numAlgo,
+                       r->numProto, &w->nChannels);
+}
+
+static void* worker_main(void* arg) {
+  worker_t* w = arg;
+  if (!w->ctx) g_tuner->init(g_nRanks, g_nNodes, bench_logger, &w->ctx); /* its own communicator */
+  size_t k = 0;
+  /* Warm-up: at least --warmup calls and at least --warmup-ms, so that C2 has compiled the upcall
+   * path even when its queue is long (a large policy makes many methods hot at start-up). */
+  double until = now_ns() + (double)cfg.warmupMs * 1e6;
+  for (long i = 0; i < cfg.warmup || ((i & 4095) != 0 || now_ns() < until); i++) {
+    const row_t* r = &g_rows[k];
+    if (++k == g_nRows) k = 0;
+    reset(w, r);
+    call(w, r);
+  }
+  pthread_barrier_wait(&g_barrier); /* all warmed up */
+  if (w->index == 0) g_gcOffset = gc_scan(0, &g_gcPausesWarm, &g_gcEdenWarm);
+  pthread_barrier_wait(&g_barrier); /* timing starts */
+  k = 0;
+  for (long i = 0; i < cfg.calls; i++) {
+    const row_t* r = &g_rows[k];
+    if (++k == g_nRows) k = 0;
+    reset(w, r);
+    uint64_t a = stamp_begin();
+    call(w, r);
+    uint64_t b = stamp_end();
+    uint64_t dt = b - a;
+    w->ticks[i] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
+  }
+  pthread_barrier_wait(&g_barrier);
+  /* Batch timing: mean of (reset + call) minus mean of (reset alone), batches of 1000. */
+  long nb = cfg.calls < 2000000 ? cfg.calls : 2000000;
+  double withCall = 0, resetOnly = 0;
+  k = 0;
+  for (long i = 0; i < nb; i += 1000) {
+    double t0 = now_ns();
+    for (int j = 0; j < 1000; j++) {
+      const row_t* r = &g_rows[k];
+      if (++k == g_nRows) k = 0;
+      reset(w, r);
+      call(w, r);
+    }
+    double t1 = now_ns();
+    for (int j = 0; j < 1000; j++) {
+      const row_t* r = &g_rows[k];
+      if (++k == g_nRows) k = 0;
+      reset(w, r);
+      __asm__ volatile("" ::"r"(w->buf) : "memory");
+    }
+    withCall += t1 - t0;
+    resetOnly += now_ns() - t1;
+  }
+  w->batchNs = nb ? (withCall - resetOnly) / (double)nb : 0;
+  w->resetNs = nb ? resetOnly / (double)nb : 0;
+  return NULL;
+}
+
+/* FNV-1a over every row's table and nChannels after one call: equal digests = equal decisions. */
+static uint64_t digest(void* ctx) {
+  worker_t w = {.ctx = ctx};
+  uint64_t h = 1469598103934665603ull;
+  for (size_t k = 0; k < g_nRows; k++) {
+    reset(&w, &g_rows[k]);
+    call(&w, &g_rows[k]);
+    const unsigned char* p = (const unsigned char*)w.buf;
+    for (size_t i = 0; i < sizeof g_rows[k].costs; i++) h = (h ^ p[i]) * 1099511628211ull;
+    for (size_t i = 0; i < sizeof w.nChannels; i++) h = (h ^ ((const unsigned char*)&w.nChannels)[i]) * 1099511628211ull;
+  }
+  return h;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static long num(const char* opt, const char* s) {
+  if (!s) die("%s needs a value", opt);
+  char* end;
+  long v = strtol(s, &end, 10);
+  if (*end || v < 0) die("%s: bad value '%s'", opt, s);
+  return v;
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  double tStart = now_ns();
+  int nTraces = 0;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--plugin")) { cfg.plugin = v; i++; }
+    else if (!strcmp(a, "--calls")) { cfg.calls = num(a, v); i++; }
+    else if (!strcmp(a, "--warmup")) { cfg.warmup = num(a, v); i++; }
+    else if (!strcmp(a, "--warmup-ms")) { cfg.warmupMs = num(a, v); i++; }
+    else if (!strcmp(a, "--threads")) { cfg.threads = num(a, v); i++; }
+    else if (!strcmp(a, "--inits")) { cfg.inits = num(a, v); i++; }
+    else if (!strcmp(a, "--coll")) { cfg.coll = num(a, v); i++; }
+    else if (!strcmp(a, "--gc-log")) { cfg.gcLog = v; i++; }
+    else if (!strcmp(a, "--startup-only")) cfg.startupOnly = 1;
+    else if (a[0] == '-') die("unknown option %s (see the comment at the top of bench/bench_driver.c)", a);
+    else { read_trace(a); nTraces++; }
+  }
+  if (!cfg.plugin) die("--plugin is required");
+  if (nTraces == 0 || g_nRows == 0) die("no get rows (give trace CSVs%s)", cfg.coll >= 0 ? " with that --coll" : "");
+  if (cfg.threads < 1 || cfg.threads > 256) die("--threads in 1..256");
+
+  long rss0, thr0, rss1, thr1, rss2, thr2, rss3, thr3;
+  proc_status(&rss0, &thr0);
+  double t0 = now_ns();
+  void* lib = dlopen(cfg.plugin, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) die("dlopen %s: %s", cfg.plugin, dlerror());
+  g_tuner = dlsym(lib, NCCL_TUNER_PLUGIN_SYMBOL);
+  if (!g_tuner || !g_tuner->init || !g_tuner->getCollInfo || !g_tuner->destroy) die("%s: no usable %s", cfg.plugin, NCCL_TUNER_PLUGIN_SYMBOL);
+  double t1 = now_ns();
+  proc_status(&rss1, &thr1);
+
+  /* First init (JVM creation for the Java plugin) and first decision. */
+  worker_t* ws = calloc((size_t)cfg.threads, sizeof *ws);
+  if (!ws) die("out of memory");
+  double t2 = now_ns();
+  g_tuner->init(g_nRanks, g_nNodes, bench_logger, &ws[0].ctx);
+  double t3 = now_ns();
+  reset(&ws[0], &g_rows[0]);
+  call(&ws[0], &g_rows[0]);
+  double t4 = now_ns();
+  proc_status(&rss2, &thr2);
+  printf("bench: plugin=%s name=%s rows=%zu nRanks=%zu nNodes=%zu\n", cfg.plugin, g_tuner->name, g_nRows, g_nRanks, g_nNodes);
+  printf("bench: startup dlopen_ms=%.3f first_init_ms=%.3f first_call_us=%.1f first_decision_ms=%.3f "
+         "process_to_first_decision_ms=%.3f\n",
+         (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e3, (t4 - t2) / 1e6, (t4 - tStart) / 1e6);
+  printf("bench: footprint rss_before_kb=%ld rss_after_first_init_kb=%ld added_rss_mb=%.1f threads_before=%ld "
+         "threads_after=%ld added_threads=%ld\n",
+         rss1, rss2, (rss2 - rss1) / 1024.0, thr1, thr2, thr2 - thr1);
+  (void)rss0; (void)thr0;
+
+  if (cfg.inits > 0) { /* each further communicator init */
+    void** ctx = calloc((size_t)cfg.inits, sizeof *ctx);
+    double* us = calloc((size_t)cfg.inits, sizeof *us);
+    for (long i = 0; i < cfg.inits; i++) {
+      double a = now_ns();
+      g_tuner->init(g_nRanks, g_nNodes, bench_logger, &ctx[i]);
+      us[i] = (now_ns() - a) / 1e3;
+    }
+    double sum = 0;
+    for (long i = 0; i < cfg.inits; i++) sum += us[i];
+    qsort(us, (size_t)cfg.inits, sizeof *us, cmp_double);
+    printf("bench: inits n=%ld median_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f\n", cfg.inits,
+           us[cfg.inits / 2], us[(size_t)(0.99 * (double)cfg.inits)], us[cfg.inits - 1], sum / (double)cfg.inits);
+    for (long i = 0; i < cfg.inits; i++) g_tuner->destroy(ctx[i]);
+    free(ctx);
+    free(us);
+  }
+  if (cfg.startupOnly) {
+    g_tuner->destroy(ws[0].ctx);
+    return atomic_load(&g_warns) ? 3 : 0;
+  }
+
+  calibrate();
+  for (long i = 0; i < cfg.threads; i++) {
+    ws[i].index = (int)i;
+    ws[i].ticks = malloc((size_t)cfg.calls * sizeof(uint32_t) + 4);
+    if (!ws[i].ticks) die("out of memory for %ld per-call times", cfg.calls);
+    memset(ws[i].ticks, 0, (size_t)cfg.calls * sizeof(uint32_t)); /* fault the pages in now */
+  }
+  long gcPauses;
+  double gcEden;
+  pthread_barrier_init(&g_barrier, NULL, (unsigned)cfg.threads);
+  double tw0 = now_ns();
+  if (cfg.threads == 1) {
+    worker_main(&ws[0]);
+  } else {
+    for (long i = 0; i < cfg.threads; i++)
+      if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) die("pthread_create failed");
+    for (long i = 0; i < cfg.threads; i++) pthread_join(ws[i].tid, NULL);
+  }
+  double tw1 = now_ns();
+  long gcOffset = g_gcOffset, gcPausesWarm = g_gcPausesWarm;
+  gc_scan(gcOffset, &gcPauses, &gcEden);
+  proc_status(&rss3, &thr3);
+
+  size_t nOverMax = 0;
+  for (long i = 0; i < cfg.threads; i++)
+    for (long j = 0; j < cfg.calls; j++) nOverMax += ws[i].ticks[j] >= HIST_CAP;
+  dist_t d;
+  dist_init(&d, nOverMax);
+  double batch = 0, resetNs = 0;
+  for (long i = 0; i < cfg.threads; i++) {
+    dist_add(&d, ws[i].ticks, (size_t)cfg.calls);
+    batch += ws[i].batchNs;
+    resetNs += ws[i].resetNs;
+  }
+  dist_finish(&d);
+  double om = g_overheadMedian;
+  printf("bench: calls threads=%ld calls_per_thread=%ld warmup_per_thread=%ld warmup_min_ms=%ld median_ns=%.1f p90_ns=%.1f "
+         "p99_ns=%.1f p999_ns=%.1f mean_ns=%.1f max_us=%.1f batch_mean_ns=%.1f reset_ns=%.1f "
+         "timer_overhead_ns=%.1f tsc_step_ticks=%.0f tsc_ghz=%.4f wall_s=%.2f\n",
+         cfg.threads, cfg.calls, cfg.warmup, cfg.warmupMs, to_ns(dist_q(&d, 0.5), om), to_ns(dist_q(&d, 0.9), om),
+         to_ns(dist_q(&d, 0.99), om), to_ns(dist_q(&d, 0.999), om), to_ns(d.sum / (double)d.n, g_overheadMean),
+         d.val[d.nVal - 1] / g_ticksPerNs / 1e3, batch / (double)cfg.threads, resetNs / (double)cfg.threads,
+         om / g_ticksPerNs, g_quantum, g_ticksPerNs, (tw1 - tw0) / 1e9);
+  {
+    /* the workers' timed and batch passes: calls + min(calls, 2M) each */
+    /* added_rss_mb leaves out the driver's own per-call arrays */
+    double ticksMb = (double)cfg.threads * (double)cfg.calls * sizeof(uint32_t) / (1024.0 * 1024.0);
+    double calls = (double)cfg.threads * (double)(cfg.calls + (cfg.calls < 2000000 ? cfg.calls : 2000000));
+    if (gcOffset >= 0)
+      printf("bench: after_calls rss_kb=%ld added_rss_mb=%.1f threads=%ld gc_young_before=%ld gc_young_during=%ld "
+             "alloc_bytes_per_call=%.2f alloc_bound_bytes_per_call=%.2f\n",
+             rss3, (rss3 - rss1) / 1024.0 - ticksMb, thr3, gcPausesWarm, gcPauses, gcEden * 1024.0 / calls,
+             g_edenCapKb * 1024.0 / calls);
+    else
+      printf("bench: after_calls rss_kb=%ld added_rss_mb=%.1f threads=%ld\n", rss3, (rss3 - rss1) / 1024.0 - ticksMb, thr3);
+  }
+  printf("bench: digest=%016llx\n", (unsigned long long)digest(ws[0].ctx));
+  for (long i = 0; i < cfg.threads; i++) {
+    g_tuner->destroy(ws[i].ctx);
+    free(ws[i].ticks);
+  }
+  dist_free(&d);
+  free(ws);
+  return atomic_load(&g_warns) ? 3 : 0;
+}

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# run_bench.sh -- `make bench` (make/bench.mk builds everything first and sets the paths below).
+# Runs bench_driver over the captured traces for the no-op plugin, the C reference and the Java
+# plugin (enforce, shadow, no rules, 1/100/10,000 rules, 8 threads), the start-up runs, JMH, and
+# prints one table with the 1-minute load average next to every figure. docs/benchmarks.md
+# explains each figure. Raw outputs: $BENCH_DIR/raw/; the table: $BENCH_DIR/results.txt.
+# Exit status: 0, or 1 if the C reference and the Java plugin disagree on a decision (the figures
+# are printed either way; missed targets are reported, they do not fail the run).
+set -euo pipefail
+export LC_ALL=C
+
+: "${REPO:?}" "${BENCH_DIR:?}" "${BENCH_DRIVER:?}" "${BENCH_CREF:?}" "${SHIM_SO:?}" "${HARNESS_NOOP:?}"
+: "${BENCH_JMH_JAR:?}" "${BENCH_AOT_DIR:?}" "${JAVA_HOME:?}"
+CALLS=${BENCH_CALLS:-10000000}
+WARMUP=${BENCH_WARMUP:-1000000}
+WARMUP_MS=${BENCH_WARMUP_MS:-1000}
+MT_CALLS=${BENCH_MT_CALLS:-2000000}
+STARTS=${BENCH_STARTS:-10}
+INITS=${BENCH_INITS:-512}
+REPEATS=${BENCH_REPEATS:-3}
+JMH=${BENCH_JMH:-1}
+JMH_ARGS=${BENCH_JMH_ARGS:-}
+DIST_DIR=${DIST_DIR:-}
+
+# Nothing from the caller's environment may change what the plugin does.
+unset NCCL_TUNER_JAVA_POLICY NCCL_TUNER_JAVA_MODE NCCL_TUNER_JAVA_LOG NCCL_TUNER_JAVA_LOG_QUEUE \
+      NCCL_TUNER_JAVA_OPTS NCCL_TUNER_JAVA_CLASSPATH NCCL_TUNER_JAVA_HOME NCCL_TUNER_CONFIG_FILE \
+      NCCL_TUNER_JAVA_TEST_THROW NCCL_TUNER_PLUGIN NCCL_TUNER_REF_TABLE NCCL_DEBUG
+export JAVA_HOME
+
+RAW=$BENCH_DIR/raw
+rm -rf "$RAW"
+mkdir -p "$RAW"
+POL=$BENCH_DIR/policies
+TAB=$BENCH_DIR/tables
+H200=$REPO/policies/h200-2rank.yaml
+mapfile -t TRACES < <(ls "$REPO"/tests/traces/trace_*.csv)
+OUT=$BENCH_DIR/results.txt
+: >"$OUT"
+FAIL=0
+
+say() { printf '%s\n' "$*" | tee -a "$OUT"; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+progress() { printf '  .. %s (load %s)\n' "$*" "$(load1)" >&2; }
+# kv FILE LINE KEY: value of KEY= on the "bench: LINE ..." line of a driver output
+kv() { grep -E "^bench: $2 " "$1" | head -1 | grep -oE " $3=[^ ]+" | head -1 | cut -d= -f2 || true; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END {print lo "-" hi}'; }
+calc() { awk "BEGIN { printf \"%s\", $1 }"; }
+f1() { awk -v v="$1" 'BEGIN { if (v == "" || v == "-") print "-"; else printf "%.1f", v }'; }
+
+# java_env MODE POLICY [GCLOG]: the environment of a Java-plugin run
+java_env() {
+  local opts=""
+  [ -n "${3:-}" ] && opts="-Xlog:gc,gc+heap:file=$3"
+  echo "NCCL_TUNER_JAVA_MODE=$1 NCCL_TUNER_JAVA_POLICY=$2 NCCL_TUNER_JAVA_OPTS=$opts"
+}
+
+# calls NAME PLUGIN ENV... -- DRIVER-ARGS...: one per-call run; the load before it goes to NAME.load
+calls() {
+  local name=$1 plugin=$2
+  shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  progress "$name"
+  load1 >"$RAW/$name.load"
+  if ! env "${envs[@]}" "$BENCH_DRIVER" --plugin "$plugin" --calls "$CALLS" --warmup "$WARMUP" --warmup-ms "$WARMUP_MS" "$@" \
+       >"$RAW/$name.txt" 2>"$RAW/$name.err"; then
+    echo "bench: $name: bench_driver failed (exit $?); see $RAW/$name.err" >&2
+    cat "$RAW/$name.err" >&2
+    exit 2
+  fi
+}
+
+java_calls() { # NAME MODE POLICY DRIVER-ARGS...
+  local name=$1 mode=$2 policy=$3
+  shift 3
+  local gc=$RAW/$name.gc.log
+  calls "$name" "$SHIM_SO" NCCL_TUNER_JAVA_MODE="$mode" NCCL_TUNER_JAVA_POLICY="$policy" \
+    NCCL_TUNER_JAVA_OPTS="-Xlog:gc,gc+heap:file=$gc" -- --gc-log "$gc" "$@" "${TRACES[@]}"
+}
+
+cref_calls() { # NAME TABLE DRIVER-ARGS...
+  local name=$1 table=$2
+  shift 2
+  calls "$name" "$BENCH_CREF" NCCL_TUNER_REF_TABLE="$table" -- "$@" "${TRACES[@]}"
+}
+
+row() { # LABEL NAME [alloc] [nobatch]: median p99 p99.9 batch-mean alloc load
+  local f=$RAW/$2.txt alloc="-" batch
+  batch=$(kv "$f" calls batch_mean_ns)
+  [ "${3:-}" = alloc ] && alloc=$(kv "$f" after_calls alloc_bytes_per_call)
+  [ "${4:-}" = nobatch ] && batch="-"
+  printf '  %-48s %7s %7s %7s %7s %8s  %s\n' "$1" "$(f1 "$(kv "$f" calls median_ns)")" \
+    "$(f1 "$(kv "$f" calls p99_ns)")" "$(f1 "$(kv "$f" calls p999_ns)")" \
+    "$(f1 "$batch")" "$(f1 "$alloc")" "$(cat "$RAW/$2.load")" | tee -a "$OUT"
+}
+header() { printf '  %-48s %7s %7s %7s %7s %8s  %s\n' "" "median" "p99" "p99.9" "batch" "alloc B" "load" | tee -a "$OUT"; }
+
+check_same() { # WHAT NAME... : all digests equal
+  local what=$1 first d
+  shift
+  first=$(grep -oE 'digest=[0-9a-f]+' "$RAW/$1.txt" | cut -d= -f2)
+  for n in "$@"; do
+    d=$(grep -oE 'digest=[0-9a-f]+' "$RAW/$n.txt" | cut -d= -f2)
+    if [ "$d" != "$first" ]; then
+      say "  CHECK FAILED: $what: $1 digest $first, $n digest $d"
+      FAIL=1
+      return
+    fi
+  done
+  say "  check: $what: same decisions on every row (digest $first)"
+}
+
+# ---- runs ---------------------------------------------------------------------------------------
+
+START_UPTIME=$(uptime)
+echo "bench: $START_UPTIME" >&2
+
+# 1. per call, all rows of the traces
+calls a_noop "$HARNESS_NOOP" -- "${TRACES[@]}"
+cref_calls b_cref "$TAB/h200-2rank.table"
+java_calls c_enforce enforce "$H200"
+java_calls d_shadow shadow "$H200"
+java_calls e_norules enforce "$POL/rules-0.yaml"
+
+# 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
+# load hits every policy alike; the table shows the median over the repeats of each figure.
+for r in $(seq 1 "$REPEATS"); do
+  for n in 1 100 10000 10000-last; do
+    java_calls "o_java_$n.r$r" enforce "$POL/rules-$n.yaml" --coll 4
+    cref_calls "o_cref_$n.r$r" "$TAB/rules-$n.table" --coll 4
+  done
+done
+combine() { # NAME: NAME.txt with the median over NAME.r*.txt of each per-call figure
+  local name=$1 f key line="bench: calls" loads
+  for key in median_ns p99_ns p999_ns batch_mean_ns; do
+    line="$line $key=$(for f in "$RAW/$name".r*.txt; do kv "$f" calls "$key"; done | median)"
+  done
+  {
+    grep -hE '^bench: (plugin=|startup|footprint)' "$RAW/$name.r1.txt"
+    echo "$line"
+    if grep -q alloc_bytes_per_call "$RAW/$name.r1.txt"; then
+      echo "bench: after_calls alloc_bytes_per_call=$(for f in "$RAW/$name".r*.txt; do kv "$f" after_calls alloc_bytes_per_call; done | median)"
+    fi
+    grep -h '^bench: digest=' "$RAW/$name.r1.txt"
+  } >"$RAW/$name.txt"
+  loads=$(cat "$RAW/$name".r*.load | minmax)
+  [ "${loads%-*}" = "${loads#*-}" ] && loads=${loads%-*}
+  echo "$loads" >"$RAW/$name.load"
+}
+for n in 1 100 10000 10000-last; do
+  combine "o_java_$n"
+  combine "o_cref_$n"
+done
+
+# 3. eight threads, each on its own communicator
+CALLS_SAVED=$CALLS
+CALLS=$MT_CALLS
+java_calls t_java enforce "$H200" --threads 8
+cref_calls t_cref "$TAB/h200-2rank.table" --threads 8
+CALLS=$CALLS_SAVED
+
+# 4/5. start-up and footprint: fresh processes
+startup() { # NAME LIBDIR [EXTRA-ARGS...]
+  local name=$1 lib=$2 i
+  shift 2
+  progress "start-up $name x$STARTS"
+  load1 >"$RAW/start_$name.load"
+  for i in $(seq 1 "$STARTS"); do
+    NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$H200 \
+      "$BENCH_DRIVER" --plugin "$lib/libnccl-tuner-java.so" --startup-only "$@" "${TRACES[@]}" \
+      >"$RAW/start_$name.$i.txt" 2>&1 || { cat "$RAW/start_$name.$i.txt" >&2; exit 2; }
+  done
+}
+startup noaot "$(dirname "$SHIM_SO")"
+startup aot "$BENCH_AOT_DIR"
+HAVE_DIST=0
+if [ -n "$DIST_DIR" ] && [ -f "$DIST_DIR/lib/nccl-tuner-java.aot" ]; then
+  HAVE_DIST=1
+  startup dist "$DIST_DIR/lib"
+fi
+progress "$INITS further inits"
+load1 >"$RAW/inits.load"
+NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$H200 "$BENCH_DRIVER" \
+  --plugin "$BENCH_AOT_DIR/libnccl-tuner-java.so" --startup-only --inits "$INITS" "${TRACES[@]}" >"$RAW/inits.txt" 2>&1
+
+# 6. JMH
+if [ "$JMH" != 0 ]; then
+  progress "JMH (about 90 s)"
+  load1 >"$RAW/jmh.load"
+  # shellcheck disable=SC2086
+  "$JAVA_HOME/bin/java" -jar "$BENCH_JMH_JAR" -prof gc -rf csv -rff "$RAW/jmh.csv" \
+    -jvmArgsPrepend "-Dnccltj.repo=$REPO -Dnccltj.bench.policies=$POL" $JMH_ARGS >"$RAW/jmh.txt" 2>&1 \
+    || { tail -40 "$RAW/jmh.txt" >&2; exit 2; }
+  load1 >"$RAW/jmh.load.end"
+fi
+END_UPTIME=$(uptime)
+
+# ---- the table -----------------------------------------------------------------------------------
+
+col() { # per-start values of KEY on LINE
+  local name=$1 line=$2 key=$3 f
+  for f in "$RAW"/start_"$name".*.txt; do kv "$f" "$line" "$key"; done
+}
+jmh() { # BENCHMARK[:SECONDARY] -> score
+  [ -f "$RAW/jmh.csv" ] || { echo "-"; return; }
+  awk -F, -v b="\"io.nccltuner.jmh.$1\"" '$1 == b { gsub(/"/, "", $5); print $5; exit }' "$RAW/jmh.csv"
+}
+
+ROWS=$(grep -oE ' rows=[0-9]+' "$RAW/c_enforce.txt" | cut -d= -f2)
+AR_ROWS=$(grep -oE ' rows=[0-9]+' "$RAW/o_java_1.txt" | cut -d= -f2)
+say "nccl-tuner-java bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "load at start: $START_UPTIME"
+say "load at end:   $END_UPTIME"
+say "(load = 1-minute load average just before each run; ns are per call, timer overhead $(f1 "$(kv "$RAW/c_enforce.txt" calls timer_overhead_ns)") ns subtracted,"
+say " TSC step $(kv "$RAW/c_enforce.txt" calls tsc_step_ticks) ticks at $(kv "$RAW/c_enforce.txt" calls tsc_ghz) GHz; batch = mean from batches of 1000 calls; alloc = JVM bytes per call in situ)"
+say ""
+say "1. per call: $ROWS get rows of tests/traces, $CALLS timed calls after $WARMUP warm-up calls (and >= $WARMUP_MS ms), 1 thread"
+header
+row "(a) no-op C plugin" a_noop
+row "(b) C reference lookup (same compiled table)" b_cref
+row "(c) Java, enforce, h200-2rank.yaml (3 rules)" c_enforce alloc
+row "(d) Java, shadow, same policy" d_shadow alloc
+row "(e) Java, policy with no rules (upcall alone)" e_norules alloc
+C_MED=$(kv "$RAW/c_enforce.txt" calls median_ns)
+B_MED=$(kv "$RAW/b_cref.txt" calls median_ns)
+E_MED=$(kv "$RAW/e_norules.txt" calls median_ns)
+C_P99=$(kv "$RAW/c_enforce.txt" calls p99_ns)
+C_ALLOC=$(kv "$RAW/c_enforce.txt" after_calls alloc_bytes_per_call)
+C_BOUND=$(kv "$RAW/c_enforce.txt" after_calls alloc_bound_bytes_per_call)
+say "  ratios (medians): c/b = $(calc "$C_MED / $B_MED" | awk '{ printf "%.2f", $1 }')   c/e = $(calc "$C_MED / $E_MED" | awk '{ printf "%.2f", $1 }')"
+check_same "(b) C reference vs (c) Java enforce" b_cref c_enforce
+check_same "(a) no-op, (d) shadow, (e) no rules change nothing" a_noop d_shadow e_norules
+say ""
+say "2. rule count: (c) on the $AR_ROWS AllReduce rows, every policy making the same decision on every call;"
+say "   median over $REPEATS processes per policy, run interleaved (load: min-max over them)"
+header
+compiled() { grep -m1 -F "/rules-$1.yaml:" "$POL.txt" 2>/dev/null | sed -E 's/.* ([0-9]+) compiled.*/\1/' || true; }
+row "Java, 1 rule" o_java_1 alloc
+row "Java, 100 rules" o_java_100 alloc
+row "Java, 10,000 rules ($(compiled 10000) in the matched profile)" o_java_10000 alloc
+row "Java, 10,000 rules, match at chain end" o_java_10000-last alloc
+row "C reference, 1 rule" o_cref_1
+row "C reference, 100 rules" o_cref_100
+row "C reference, 10,000 rules" o_cref_10000
+row "C reference, 10,000 rules, match at chain end" o_cref_10000-last
+O_MEDS=$(for n in 1 100 10000; do kv "$RAW/o_java_$n.txt" calls median_ns; done)
+O_SPREAD=$(echo "$O_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.1f", (hi-lo)/lo*100}')
+say "  spread of the Java medians over 1, 100, 10,000 rules: $O_SPREAD% of the smallest"
+mapfile -t O_RUNS < <(cd "$RAW" && ls o_java_*.r*.txt o_cref_*.r*.txt | sed 's/\.txt$//')
+check_same "rule-count policies, Java and C, all decide alike" "${O_RUNS[@]}"
+say ""
+say "3. eight threads at once, each on its own communicator ($MT_CALLS timed calls each, $(nproc) cores)"
+header
+row "Java enforce, 8 threads" t_java alloc nobatch
+row "C reference, 8 threads" t_cref "" nobatch
+say "  (batch means are left out here: with 8 threads on $(nproc) cores they include time spent descheduled)"
+say ""
+say "4. start-up (fresh process, JVM creation to first decision; median of $STARTS, min-max)"
+startrow() { # LABEL NAME
+  local med p2 inits
+  med=$(col "$2" startup first_decision_ms | median)
+  p2=$(col "$2" startup process_to_first_decision_ms | median)
+  printf '  %-48s %7s ms  (%s)  process start to first decision %s ms  load %s\n' "$1" "$(f1 "$med")" \
+    "$(col "$2" startup first_decision_ms | minmax | awk -F- '{printf "%.0f-%.0f", $1, $2}')" "$(f1 "$p2")" \
+    "$(cat "$RAW/start_$2.load")" | tee -a "$OUT"
+}
+startrow "first init, build/lib, no AOT cache" noaot
+startrow "first init, with AOT cache (build/bench/aot)" aot
+[ "$HAVE_DIST" = 1 ] && startrow "first init, dist tree (jlinked runtime + AOT)" dist
+printf '  %-48s %7s ms  (1 process, from the rule-count run)  load %s\n' "first init, 10,000-rule policy, no AOT cache" \
+  "$(f1 "$(kv "$RAW/o_java_10000.txt" startup first_decision_ms)")" "$(cat "$RAW/o_java_10000.r1.load")" | tee -a "$OUT"
+INIT_MED=$(kv "$RAW/inits.txt" inits median_us)
+printf '  %-48s %7s us  (p99 %s us, max %s us)  load %s\n' "each further init ($INITS in one process)" \
+  "$INIT_MED" "$(kv "$RAW/inits.txt" inits p99_us)" "$(kv "$RAW/inits.txt" inits max_us)" "$(cat "$RAW/inits.load")" | tee -a "$OUT"
+say ""
+say "5. footprint after first init (median of $STARTS processes)"
+for n in noaot aot; do
+  printf '  %-48s %7s MB resident, +%s threads\n' "added by the plugin ($n)" \
+    "$(f1 "$(col $n footprint added_rss_mb | median)")" "$(col $n footprint added_threads | median | awk '{ printf "%.0f", $1 }')" | tee -a "$OUT"
+done
+printf '  %-48s %7s MB resident, +%s threads (1 process)\n' "added with the 10,000-rule policy (noaot)" \
+  "$(kv "$RAW/o_java_10000.txt" footprint added_rss_mb)" "$(kv "$RAW/o_java_10000.txt" footprint added_threads)" | tee -a "$OUT"
+printf '  %-48s %7s MB resident (driver arrays excluded)\n' "after (c)'s warm-up, timed and batch calls" \
+  "$(kv "$RAW/c_enforce.txt" after_calls added_rss_mb)" | tee -a "$OUT"
+say ""
+if [ "$JMH" != 0 ]; then
+  say "6. JMH (1 fork, -prof gc; load $(cat "$RAW/jmh.load") at start, $(cat "$RAW/jmh.load.end") at end)"
+  for b in find resetOnly engineGetCollInfo; do
+    printf '  %-48s %7s ns/op %9s B/op\n' "LookupBenchmark.$b" "$(f1 "$(jmh "LookupBenchmark.$b")")" \
+      "$(jmh "LookupBenchmark.$b:gc.alloc.rate.norm" | awk '{ printf "%.3f", $1 }')" | tee -a "$OUT"
+  done
+  for b in loadAndCompile compileOnly; do
+    printf '  %-48s %7s ms/op %9s MB/op allocated\n' "PolicyLoadBenchmark.$b (10,000 rules)" \
+      "$(f1 "$(jmh "PolicyLoadBenchmark.$b")")" \
+      "$(jmh "PolicyLoadBenchmark.$b:gc.alloc.rate.norm" | awk '{ printf "%.1f", $1 / 1048576 }')" | tee -a "$OUT"
+  done
+  say ""
+fi
+
+# ---- targets -------------------------------------------------------------------------------------
+target() { # LABEL VALUE LIMIT UNIT
+  local verdict
+  verdict=$(awk -v v="$2" -v l="$3" 'BEGIN { if (v == "" || v == "-") print "n/a"; else if (v <= l) print "ok"; else printf "MISSED by %.1f (%.0f%%)", v - l, (v - l) / l * 100 }')
+  printf '  %-52s %10s %-4s  limit %-8s %s\n' "$1" "$(f1 "$2")" "$4" "$3" "$verdict" | tee -a "$OUT"
+}
+AOT_MED=$(col aot startup first_decision_ms | median)
+RSS_MED=$(col aot footprint added_rss_mb | median)
+say "targets (2-core machine)"
+target "(c) median" "$C_MED" 45 ns
+target "(c) median / (e) median" "$(calc "$C_MED / $E_MED")" 1.3 x
+target "(c) p99" "$C_P99" 250 ns
+target "(c) bytes allocated per call, in situ (+-$C_BOUND)" "$C_ALLOC" 1 B
+target "rule count: spread of 1/100/10,000-rule medians" "$O_SPREAD" 10 %
+target "first init with AOT cache" "$AOT_MED" 120 ms
+target "each further init" "$INIT_MED" 200 us
+target "resident memory added" "$RSS_MED" 64 MB
+say ""
+say "raw outputs: $RAW; this table: $OUT"
+exit "$FAIL"
