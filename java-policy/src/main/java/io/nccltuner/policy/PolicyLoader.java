@@ -46,8 +46,13 @@ public final class PolicyLoader {
   /** Largest channel count a candidate may name (NCCL_MAXCHANNELS, NCCL 2.19+ device.h). */
   public static final int MAX_CHANNELS = 64;
 
+  /** Problems listed in full; further ones are only counted (a file of N copies of one rule has
+   * N^2/2 overlapping pairs). */
+  public static final int MAX_PROBLEMS = 100;
+
   private final String file;
   private final List<String> problems = new ArrayList<>();
+  private long unlisted;
 
   private PolicyLoader(String file) {
     this.file = file;
@@ -113,6 +118,9 @@ public final class PolicyLoader {
     }
     Policy p = bindPolicy(root, source);
     if (!problems.isEmpty()) {
+      if (unlisted > 0) {
+        problems.add(file + ": " + unlisted + " more problems not listed (only the first " + MAX_PROBLEMS + " are)");
+      }
       throw new PolicyException(problems);
     }
     return p;
@@ -121,7 +129,15 @@ public final class PolicyLoader {
   // ---- binding ------------------------------------------------------------------------------
 
   private void problem(Node at, String path, String message) {
-    problems.add(file + ":" + at.line() + ":" + at.column() + ": " + (path.isEmpty() ? "" : path + ": ") + message);
+    add(file + ":" + at.line() + ":" + at.column() + ": " + (path.isEmpty() ? "" : path + ": ") + message);
+  }
+
+  private void add(String problem) {
+    if (problems.size() < MAX_PROBLEMS) {
+      problems.add(problem);
+    } else {
+      unlisted++;
+    }
   }
 
   private MapNode map(Node n, String path, Set<String> allowed) {
@@ -132,7 +148,7 @@ public final class PolicyLoader {
     for (Entry e : m.entries().values()) {
       if (!allowed.contains(e.key())) {
         String hint = suggestKey(e.key(), allowed);
-        problems.add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
+        add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
             + (path.isEmpty() ? "" : path + ": ") + "unknown field '" + e.key() + "'"
             + (hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
       }
@@ -511,9 +527,12 @@ public final class PolicyLoader {
     }
     Arrays.sort(order, Comparator.<Integer>comparingInt(i -> rules.get(i).collective().ordinal())
         .thenComparing(i -> rules.get(i).fromBytes(), Long::compareUnsigned));
-    for (int a = 0; a < order.length; a++) {
+    // In a valid profile at most MAX_RULES_PER_BUCKET * BUCKETS rules start inside one rule's byte
+    // range, so the scan stops there (the per-bucket check below refuses anything denser); without
+    // the bound, N rules with disjoint numPipeOps and no upper byte bound cost N^2/2 comparisons.
+    for (int a = 0; a < order.length && problems.size() < MAX_PROBLEMS; a++) {
       Rule ra = rules.get(order[a]);
-      for (int b = a + 1; b < order.length; b++) {
+      for (int b = a + 1; b < order.length && b - a <= MAX_RULES_PER_BUCKET * SizeGrid.BUCKETS; b++) {
         Rule rb = rules.get(order[b]);
         if (rb.collective() != ra.collective()
             || (ra.toBytes() != -1L && Long.compareUnsigned(rb.fromBytes(), ra.toBytes()) >= 0)) {
