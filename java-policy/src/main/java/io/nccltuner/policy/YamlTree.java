@@ -25,7 +25,7 @@ import org.yaml.snakeyaml.LoaderOptions;
  */
 final class YamlTree {
   static final int MAX_DEPTH = 32;
-  static final int MAX_CODE_POINTS = 4 * 1024 * 1024;
+  static final int MAX_CODE_POINTS = (int) PolicyLoader.MAX_FILE_BYTES;
 
   /** Any node, with its 1-based position. */
   sealed interface Node permits MapNode, ListNode, Scalar {
