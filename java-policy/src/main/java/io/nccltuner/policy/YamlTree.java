@@ -106,15 +106,26 @@ final class YamlTree {
       }
       return root;
     } catch (JsonProcessingException e) {
-      JsonLocation l = e.getLocation();
+      // Limit breaches (StreamConstraintsException: nesting depth) carry no location: use the
+      // parser's, the place where the limit was crossed.
+      JsonLocation l = e.getLocation() != null ? e.getLocation() : location(parser);
       String msg = e.getOriginalMessage().lines().findFirst().orElse("malformed YAML");
       throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(),
           l == null ? 0 : l.getColumnNr());
     } catch (IOException | RuntimeException e) {
       // SnakeYAML reports limit breaches (aliases, depth, size) as unchecked exceptions.
+      JsonLocation l = location(parser);
       String msg = String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
-      JsonLocation l = parser == null ? null : parser.currentLocation();
-      throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr());
+      throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(),
+          l == null ? 0 : l.getColumnNr());
+    }
+  }
+
+  private static JsonLocation location(JsonParser p) {
+    try {
+      return p == null ? null : p.currentLocation();
+    } catch (RuntimeException e) {
+      return null;
     }
   }
 
