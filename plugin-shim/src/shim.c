@@ -336,6 +336,24 @@ static void describeException(JNIEnv* env, const char* what) {
   failf("%s%s; the plugin changes nothing", what, detail);
 }
 
+/* pthread_atfork child handler, registered once a JVM runs in the process. A forked child has
+ * only the forking thread: the JVM's own threads (VM thread, compiler, the decision-log writer)
+ * stayed in the parent, and the first call that needs one of them hangs for ever (measured: a
+ * child making getCollInfo calls hung). The child steps aside (the exit-time flush included) and
+ * says so once. */
+static void forkedChild(void) {
+  static const char msg[] = "this process was forked after the plugin's JVM started and a JVM does "
+                            "not survive fork; the plugin changes nothing in this process";
+  bridge.init = NULL;
+  bridge.getCollInfo = NULL;
+  bridge.destroy = NULL;
+  bridge.flush = NULL;
+  memcpy(startFailure, msg, sizeof msg);
+  failureLogged = 0;
+  stackWarned = 1;
+  pthread_mutex_init(&logMutex, NULL);
+}
+
 static void startJvm(void) {
   Dl_info info;
   if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
@@ -401,6 +419,7 @@ static void startJvm(void) {
     }
   }
 
+  pthread_atfork(NULL, NULL, forkedChild);
   jclass boot = loadBootstrap(env, jar);
   if (boot == NULL) {
     describeException(env, "cannot load the engine from the jar");
@@ -531,6 +550,8 @@ static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t 
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL && stackOk())
     up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
        numAlgo, numProto, (uintptr_t)nChannels);
+  else if (context != NULL && up == NULL && !__atomic_load_n(&failureLogged, __ATOMIC_RELAXED))
+    logFailureOnce(firstLogger); /* a forked child */
   return ncclSuccess;
 }
 
