@@ -52,6 +52,7 @@ public final class DecisionLog {
   private volatile boolean failed;
   private final Thread writer;
   private final Writer out;
+  private long stalledAt = -1; // records flushed when a wait last ran out with the writer stuck
 
   /**
    * Expands {@code %h} (host name) and {@code %p} (process id) in a path, as NCCL does for
@@ -191,15 +192,32 @@ public final class DecisionLog {
    * timeout passed. Called at communicator destroy (never on the hot path), so a process that
    * exits right after destroying its communicators keeps its records.
    *
+   * <p>A writer that is stuck (a FIFO nobody reads, a hung network file system) would make every
+   * destroy wait the whole timeout: 1,000 communicators, 2,000 s. So once a wait runs out with
+   * nothing written, one WARN says so and later calls return at once until the writer moves
+   * again. Called by one thread at a time (Engine.destroy is synchronized).
+   *
    * @param timeoutMillis longest wait in milliseconds
    * @return true if everything queued was flushed
    */
   public boolean awaitFlushed(long timeoutMillis) {
     long target = tail.get(); // tickets issued; dropped records took none
+    if (flushed == stalledAt && flushed < target) {
+      return false; // still stuck since the last wait ran out
+    }
+    long start = flushed;
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
     while (flushed < target && !failed && System.nanoTime() < deadline) {
       LockSupport.unpark(writer);
       LockSupport.parkNanos(100_000L);
+    }
+    if (flushed < target && !failed && flushed == start) {
+      if (stalledAt < 0) {
+        log.log(MemorySegment.NULL, TunerLog.WARN, "decision log " + path + ": nothing written for "
+            + timeoutMillis + " ms (is the file blocked?); communicator destroy no longer waits for it, "
+            + "and records are dropped (and counted) once the queue is full");
+      }
+      stalledAt = flushed;
     }
     return flushed >= target;
   }
