@@ -51,7 +51,7 @@ public final class DecisionLog {
   private final TunerLog log;
   private volatile boolean failed;
   private final Thread writer;
-  private final Writer out;
+  private Writer out; // null until the writer thread opens a FIFO
   private long stalledAt = -1; // records flushed when a wait last ran out with the writer stuck
 
   /**
@@ -77,7 +77,8 @@ public final class DecisionLog {
    * @param capacity ring size in records, rounded up to a power of two
    * @param log where the one warning about a failed write goes
    * @throws IOException if the file cannot be opened for appending (the caller warns once and runs
-   *     without a decision log)
+   *     without a decision log). A FIFO is opened by the writer thread instead: opening one blocks
+   *     until a reader appears, and NCCL's communicator init waited for ever.
    */
   public DecisionLog(Path path, int capacity, TunerLog log) throws IOException {
     this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
@@ -88,8 +89,7 @@ public final class DecisionLog {
     }
     this.path = path;
     this.log = log;
-    this.out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
+    this.out = isFifo(path) ? null : open(path);
     this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-log").unstarted(this::drain);
     this.writer.start();
   }
@@ -145,7 +145,28 @@ public final class DecisionLog {
     return true;
   }
 
+  private static Writer open(Path path) throws IOException {
+    return new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
+  }
+
+  private static boolean isFifo(Path path) {
+    try {
+      return ((Integer) Files.getAttribute(path, "unix:mode") & 0170000) == 0010000; // S_IFIFO
+    } catch (IOException | RuntimeException e) {
+      return false; // missing (it will be a regular file) or not a Unix file system
+    }
+  }
+
   private void drain() {
+    if (out == null) {
+      try {
+        out = open(path); // a FIFO: blocks here, on this thread, until a reader appears
+      } catch (IOException | RuntimeException e) {
+        fail("cannot open decision log " + path + " (" + e + "); decisions are not logged");
+        return;
+      }
+    }
     JsonFactory json = new JsonFactory();
     int idle = 0;
     int sinceFlush = 0;
