@@ -268,7 +268,9 @@ public final class PolicyLoader {
     Mode mode = Mode.ENFORCE;
     Node modeNode = get(m, "mode");
     if (modeNode != null) {
-      String s = string(modeNode, "mode");
+      // YAML 1.1 (SnakeYAML) reads a plain `off` as the boolean false; here it is the mode.
+      String s = modeNode instanceof Scalar sc && sc.token() == JsonToken.VALUE_FALSE
+          && sc.text().equalsIgnoreCase("off") ? "off" : string(modeNode, "mode");
       if (s != null) {
         mode = Mode.parse(s);
         if (mode == null) {
