@@ -25,7 +25,29 @@ final class NativeLog implements TunerLog {
   public void log(MemorySegment ncclLogger, int level, String message) {
     MemorySegment logger = ncclLogger.equals(MemorySegment.NULL) ? latestLogger : ncclLogger;
     try (Arena arena = Arena.ofConfined()) {
-      nccltj_log_fn.invoke(logFn, logger, level, arena.allocateFrom(message.replace('\n', ' ')));
+      nccltj_log_fn.invoke(logFn, logger, level, arena.allocateFrom(printable(message)));
     }
+  }
+
+  /**
+   * One printable line: control characters (CR, LF, ESC, NUL, ...) become spaces and invisible
+   * format characters (bidi overrides, zero-width spaces) become '?'. Messages quote policy text
+   * (names, unknown fields); without this a policy name "x\rNCCL WARN ..." forged a log line and
+   * ESC sequences reached the terminal.
+   */
+  static String printable(String message) {
+    StringBuilder sb = null;
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      int type = Character.getType(c);
+      char r = type == Character.CONTROL ? ' ' : type == Character.FORMAT ? '?' : c;
+      if (r != c && sb == null) {
+        sb = new StringBuilder(message);
+      }
+      if (sb != null) {
+        sb.setCharAt(i, r);
+      }
+    }
+    return sb == null ? message : sb.toString();
   }
 }
