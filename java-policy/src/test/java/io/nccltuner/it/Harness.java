@@ -13,23 +13,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Runs the host harness (tests/harness/harness.c, built by `make build`) in a process of its own. */
-final class Harness {
-  static final Path REPO = Path.of(System.getProperty("nccltj.repo", "..")).toAbsolutePath().normalize();
-  static final Path BUILD = REPO.resolve("build");
-  static final Path BIN = BUILD.resolve("tests/harness");
-  static final Path PLUGIN = BUILD.resolve("lib/libnccl-tuner-java.so");
-  static final Path JAR = BUILD.resolve("lib/nccl-tuner-java.jar");
-  static final Path NOOP = BUILD.resolve("tests/libnccl-tuner-noop.so");
-  static final Path TRACES = REPO.resolve("tests/traces");
-  static final String JAVA_HOME = System.getProperty("java.home");
+/**
+ * Runs the host harness (tests/harness/harness.c, built by `make build`) in a process of its own.
+ * Public for the reliability tests (io.nccltuner.reliability.it).
+ */
+public final class Harness {
+  public static final Path REPO = Path.of(System.getProperty("nccltj.repo", "..")).toAbsolutePath().normalize();
+  public static final Path BUILD = REPO.resolve("build");
+  public static final Path BIN = BUILD.resolve("tests/harness");
+  public static final Path PLUGIN = BUILD.resolve("lib/libnccl-tuner-java.so");
+  public static final Path JAR = BUILD.resolve("lib/nccl-tuner-java.jar");
+  public static final Path NOOP = BUILD.resolve("tests/libnccl-tuner-noop.so");
+  public static final Path TRACES = REPO.resolve("tests/traces");
+  public static final String JAVA_HOME = System.getProperty("java.home");
 
   /** One selection line: {@code AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..3}}. */
-  record Selection(String collective, long nBytes, String algorithm, String protocol, int channels) {
+  public record Selection(String collective, long nBytes, String algorithm, String protocol, int channels) {
     static final Pattern LINE = Pattern.compile(
         "^(\\w+): (\\d+) Bytes -> Algo (\\w+) proto (\\w+) channel\\{Lo\\.\\.Hi\\}=\\{(auto|0\\.\\.(\\d+))\\}.*$");
 
-    static Selection parse(String line) {
+    public static Selection parse(String line) {
       Matcher m = LINE.matcher(line);
       if (!m.matches()) {
         return null;
@@ -39,8 +42,8 @@ final class Harness {
     }
   }
 
-  record Result(int exit, List<String> lines) {
-    List<Selection> selections() {
+  public record Result(int exit, List<String> lines) {
+    public List<Selection> selections() {
       List<Selection> out = new ArrayList<>();
       for (String l : lines) {
         Selection s = Selection.parse(l);
@@ -51,26 +54,26 @@ final class Harness {
       return out;
     }
 
-    List<String> warnings() {
+    public List<String> warnings() {
       return lines.stream().filter(l -> l.contains(" NCCL WARN ")).toList();
     }
 
-    List<String> grep(String needle) {
+    public List<String> grep(String needle) {
       return lines.stream().filter(l -> l.contains(needle)).toList();
     }
 
-    String summary() {
+    public String summary() {
       return lines.stream().filter(l -> l.startsWith("harness: calls=")).findFirst().orElse("(no summary)");
     }
 
-    String text() {
+    public String text() {
       return String.join("\n", lines);
     }
   }
 
   private Harness() {}
 
-  static void requireBuilt() {
+  public static void requireBuilt() {
     for (Path p : List.of(BIN, PLUGIN, JAR, NOOP)) {
       assertTrue(Files.exists(p), p + " is missing: integration tests run after `make build` (use `make test`)");
     }
@@ -81,7 +84,7 @@ final class Harness {
    *
    * @param env variables to set; a null value removes the variable
    */
-  static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+  public static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(BIN.toString());
     cmd.addAll(List.of(args));
@@ -92,7 +95,7 @@ final class Harness {
    * Runs any command; with {@code bare} the environment is emptied first (no JAVA_HOME, no PATH),
    * as on a GPU node without a JDK.
    */
-  static Result exec(List<String> cmd, Map<String, String> env, boolean bare) throws IOException, InterruptedException {
+  public static Result exec(List<String> cmd, Map<String, String> env, boolean bare) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     Map<String, String> e = pb.environment();
     if (bare) {
