@@ -33,6 +33,7 @@ include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
 include $(REPO)/make/bench.mk
+include $(REPO)/make/reliability.mk
 
 .PHONY: all build run test unit-test gpu-script-test clean check-env
 .DEFAULT_GOAL := all

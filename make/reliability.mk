@@ -1,0 +1,32 @@
+# make/reliability.mk -- what the reliability tests (docs/reliability.md) need built.
+#
+# Included by the top-level Makefile (REPO, BUILD, CC, SHIM_CFLAGS, SHIM_LDFLAGS defined there);
+# `make build` builds it:
+#   $(RELIABILITY_HOST)    build/tests/reliability/rhost: a host that calls a v3 tuner in ways NCCL
+#                          does not (NULL context, after destroy, 8x4 tables, 16 threads sharing
+#                          64 communicators, fork, small stacks, its own SIGSEGV handler)
+#   $(RELIABILITY_ABI_SO)  build/tests/reliability/abi-other/libnccl-tuner-java.so: the shim built
+#                          with bridge ABI $(RELIABILITY_OTHER_ABI), to pair with this release's jar
+
+RELIABILITY_DIR       := $(BUILD)/tests/reliability
+RELIABILITY_HOST      := $(RELIABILITY_DIR)/rhost
+RELIABILITY_ABI_SO    := $(RELIABILITY_DIR)/abi-other/libnccl-tuner-java.so
+RELIABILITY_OTHER_ABI := 9999
+
+.PHONY: reliability-hosts
+reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_ABI_SO)
+
+build: reliability-hosts
+
+$(RELIABILITY_HOST): $(REPO)/tests/reliability/rhost.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -o $@ $< -ldl
+
+# The same shim.c against a copy of the header whose NCCL_TUNER_JAVA_ABI_VERSION differs (shim.c
+# includes "nccl_tuner_java.h", found in the first -I directory).
+$(RELIABILITY_ABI_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+	@mkdir -p $(@D)/include
+	sed 's/^#define NCCL_TUNER_JAVA_ABI_VERSION .*/#define NCCL_TUNER_JAVA_ABI_VERSION $(RELIABILITY_OTHER_ABI)/' \
+	  $(REPO)/plugin-shim/include/nccl_tuner_java.h > $(@D)/include/nccl_tuner_java.h
+	grep -q '^#define NCCL_TUNER_JAVA_ABI_VERSION $(RELIABILITY_OTHER_ABI)$$' $(@D)/include/nccl_tuner_java.h
+	$(CC) -I$(@D)/include $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $< -ldl -lpthread
