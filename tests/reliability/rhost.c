@@ -37,7 +37,8 @@
  *   sigsegv-handler              the host now installs its own SIGSEGV handler, which prints
  *                                "rhost: host SIGSEGV handler ran" and exits 86
  *   fork                         fork; the child runs the rest of the script with a 20 s
- *                                alarm and exits; the parent waits, prints how the child
+ *                                alarm and exits (exit(), so atexit handlers run); the parent
+ *                                waits, prints how the child
  *                                ended, then runs the rest of the script itself
  *   repeat,N,S0,nRanks,nNodes,coll,nBytes   N times: init slot S0, one get (7x3, every
  *                                entry offered), destroy; prints one summary line
@@ -124,6 +125,12 @@ typedef struct {
   float costs[MAX_ENTRIES];
 } call_t;
 
+/* numAlgo * numProto when that is 1..MAX_ENTRIES (computed without overflow), else 0. */
+static int entries(const call_t* c) {
+  long long n = (long long)c->numAlgo * c->numProto;
+  return c->numAlgo > 0 && c->numProto > 0 && n <= MAX_ENTRIES ? (int)n : 0;
+}
+
 typedef struct {
   int ret;
   int nChannels;
@@ -134,8 +141,7 @@ typedef struct {
  * tableMode: 0 normal, 1 NULL table, 2 NULL nChannels. */
 static void checked_get(void* ctx, const call_t* c, int tableMode, result_t* out, const char* where) {
   float buf[GUARD + MAX_ENTRIES + 64 + GUARD];  /* 64: the engine's view of a table is 64 floats */
-  int n = c->numAlgo > 0 && c->numProto > 0 && c->numAlgo * c->numProto <= MAX_ENTRIES
-              ? c->numAlgo * c->numProto : 0;
+  int n = entries(c);
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) memcpy(&buf[i], &kGuardBits, 4);
   float* table = buf + GUARD;
   memcpy(table, c->costs, (size_t)n * sizeof(float));
@@ -161,8 +167,7 @@ static void checked_get(void* ctx, const call_t* c, int tableMode, result_t* out
 }
 
 static void print_result(int line, const call_t* c, const result_t* r) {
-  int n = c->numAlgo > 0 && c->numProto > 0 && c->numAlgo * c->numProto <= MAX_ENTRIES
-              ? c->numAlgo * c->numProto : 0;
+  int n = entries(c);
   printf("rhost: get line=%d ret=%d nch=%d table=", line, r->ret, r->nChannels);
   for (int i = 0; i < n; i++) printf("%s%.9g", i ? "," : "", r->after[i]);
   printf(" guard=ok\n");
@@ -197,8 +202,7 @@ static void parse_call(char** f, int nf, bool withCosts, int line, call_t* c) {
   c->numAlgo = (int)num(f[3], INT_MIN, INT_MAX, line);
   c->numProto = (int)num(f[4], INT_MIN, INT_MAX, line);
   if (!withCosts) return;
-  int n = c->numAlgo > 0 && c->numProto > 0 && c->numAlgo * c->numProto <= MAX_ENTRIES
-              ? c->numAlgo * c->numProto : 0;
+  int n = entries(c);
   if (nf - 5 != n) usage_exit("script line %d: %d costs for a %dx%d table", line, nf - 5, c->numAlgo, c->numProto);
   for (int i = 0; i < n; i++) {
     char* end;
@@ -344,10 +348,10 @@ static void run_script(const char* path) {
   }
   free(buf);
   fclose(in);
-  if (child) {
+  if (child) {  /* exit(), not _exit(): atexit handlers run, as in any child that ends normally */
     printf("rhost: child done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
     fflush(stdout);
-    _exit(atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK);
+    exit(atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK);
   }
 }
 
@@ -413,6 +417,7 @@ static uint64_t result_hash(const call_t* c, const result_t* r) {
 }
 
 static uint64_t* results[2];
+static atomic_long changedCalls;  /* calls of the concurrent run after which the table or nChannels differ */
 
 typedef struct { int index, nThreads, phase; } worker_t;
 
@@ -424,6 +429,8 @@ static void* worker(void* arg) {
     gen_call(k, &c);
     checked_get(ctxs[comm_of(k)], &c, 0, &r, w->phase ? "single-thread run" : "concurrent run");
     results[w->phase][k] = result_hash(&c, &r);
+    if (w->phase == 0 && (r.nChannels != 0 || memcmp(r.after, c.costs, sizeof(float) * (size_t)(c.numAlgo * c.numProto)) != 0))
+      atomic_fetch_add(&changedCalls, 1);
   }
   return NULL;
 }
@@ -461,8 +468,8 @@ static void run_concurrent(long stackKib, bool single) {
     if (!results[p]) usage_exit("out of memory");
   }
   run_phase(0, cc.threads, stackKib);
-  printf("rhost: concurrent threads=%d comms=%d calls=%ld digest=%016" PRIx64 "\n", cc.threads, cc.comms,
-         cc.calls, digest(results[0], cc.calls));
+  printf("rhost: concurrent threads=%d comms=%d calls=%ld changed=%ld digest=%016" PRIx64 "\n", cc.threads,
+         cc.comms, cc.calls, atomic_load(&changedCalls), digest(results[0], cc.calls));
   if (single) {
     run_phase(1, 1, stackKib);
     long diff = 0;

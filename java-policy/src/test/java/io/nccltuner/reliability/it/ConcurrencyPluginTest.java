@@ -1,0 +1,161 @@
+package io.nccltuner.reliability.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nccltuner.it.Harness;
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.reliability.Workload;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The built plugin under concurrency, through rhost: 16 threads sharing 64 communicators make
+ * 4,000,000 calls; decisions equal a single-thread run of the same calls, and equal in two
+ * processes (the cross-rank guarantee). With shadow logging, 100,000 concurrent calls give
+ * 100,000 whole records; with a queue too small, what is not written is counted and reported.
+ */
+class ConcurrencyPluginTest {
+  static final Pattern DIGEST = Pattern.compile("digest=([0-9a-f]{16})");
+
+  @BeforeAll
+  static void built() {
+    Rhost.requireBuilt();
+  }
+
+  static Path randomPolicy(Path dir) throws Exception {
+    Path p = dir.resolve("random.yaml");
+    Files.writeString(p, Workload.randomPolicyYaml(new Random(64), "concurrency", "enforce"));
+    return p;
+  }
+
+  static String digest(Harness.Result r, String prefix) {
+    String line = r.grep(prefix).stream().findFirst().orElseThrow(() -> new AssertionError("no " + prefix + "\n" + r.text()));
+    Matcher m = DIGEST.matcher(line);
+    assertTrue(m.find(), line);
+    return m.group(1);
+  }
+
+  @Test
+  void sixteenThreadsSixtyFourCommunicatorsFourMillionCalls(@TempDir Path tmp) throws Exception {
+    Harness.Result r = Rhost.run(Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString()), "--plugin",
+        Harness.PLUGIN.toString(), "--concurrent", "--threads", "16", "--comms", "64", "--calls", "4000000", "--seed", "6");
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.grep("rhost: ERROR").isEmpty(), r.text());
+    assertTrue(r.warnings().isEmpty(), r.warnings().toString());
+    String line = r.grep("rhost: concurrent threads=16 comms=64 calls=4000000 ").getFirst();
+    long changed = Long.parseLong(line.replaceAll(".* changed=(\\d+) .*", "$1"));
+    assertTrue(changed > 400_000, "the policy changes many calls: " + line);
+    assertEquals(1, r.grep("rhost: single threads=1 calls=4000000 digest=" + digest(r, "rhost: concurrent") + " differing=0").size(),
+        "one thread decides every call as 16 threads did\n" + r.text());
+    assertEquals(64, r.grep("TUNER/Java: summary profile").size() + r.grep("no profile matches").size(), r.text());
+  }
+
+  /** Two processes (two ranks), different thread counts, the same calls: the same decisions. */
+  @Test
+  void twoProcessesDecideTheSame(@TempDir Path tmp) throws Exception {
+    Map<String, String> env = Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString());
+    Harness.Result a = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "16", "--calls",
+        "500000", "--seed", "7", "--no-single");
+    Harness.Result b = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
+        "500000", "--seed", "7", "--no-single");
+    Harness.Result c = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
+        "500000", "--seed", "8", "--no-single");
+    for (Harness.Result r : List.of(a, b, c)) {
+      assertEquals(0, r.exit(), r.text());
+    }
+    assertEquals(digest(a, "rhost: concurrent"), digest(b, "rhost: concurrent"));
+    assertNotEquals(digest(a, "rhost: concurrent"), digest(c, "rhost: concurrent"), "the digest depends on the calls");
+  }
+
+  static final String SHADOW_ALL = """
+      schema: nccl-tuner-java/v1
+      name: every-call
+      mode: shadow
+      profiles:
+        - name: all
+          rules:
+            - collective: AllReduce
+              bytes: {from: 0}
+              candidates: [{algorithm: RING, protocol: SIMPLE, channels: 8}]
+      """;
+
+  /**
+   * rhost --bytes seq: call k is AllReduce of k + 1 bytes, numPipeOps 1 + k % 4, costs 1 + (i + k) % 21,
+   * so each record names its call and every field can be checked.
+   */
+  static Harness.Result shadowRun(Path tmp, Path log, int queue) throws Exception {
+    Path policy = tmp.resolve("shadow.yaml");
+    Files.writeString(policy, SHADOW_ALL);
+    return Rhost.run(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString(), "NCCL_TUNER_JAVA_LOG", log.toString(),
+            "NCCL_TUNER_JAVA_LOG_QUEUE", Integer.toString(queue)), "--plugin", Harness.PLUGIN.toString(), "--concurrent",
+        "--threads", "16", "--comms", "64", "--calls", "100000", "--bytes", "seq", "--no-single");
+  }
+
+  static int checkRecord(ObjectMapper m, String line) throws Exception {
+    JsonNode n = m.readTree(line);
+    assertEquals(8, n.size(), line);
+    int k = (int) (n.get("nBytes").asLong() - 1);
+    assertEquals("AllReduce", n.get("collective").asText(), line);
+    assertEquals(1 + k % 4, n.get("numPipeOps").asInt(), line);
+    int pick = (21 - k % 21) % 21;
+    assertEquals(Algorithm.ofId(pick / 3) + "/" + Protocol.ofId(pick % 3), n.get("ncclPick").asText(), line);
+    assertEquals("RING/SIMPLE", n.get("policyPick").asText(), line);
+    assertEquals(8, n.get("channels").asInt(), line);
+    assertFalse(n.get("applied").asBoolean(), line);
+    assertTrue(n.get("comm").asLong() != 0, line);
+    return k;
+  }
+
+  @Test
+  void shadowLogHundredThousandConcurrentCallsHundredThousandWholeRecords(@TempDir Path tmp) throws Exception {
+    Path log = tmp.resolve("decisions.jsonl");
+    Harness.Result r = shadowRun(tmp, log, 131072);
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.grep("rhost: concurrent threads=16 comms=64 calls=100000 changed=0 ").size() == 1, "shadow never writes\n" + r.text());
+    assertTrue(r.warnings().isEmpty(), r.warnings().toString());
+    assertTrue(r.grep("decision log dropped").isEmpty(), r.text());
+    List<String> lines = Files.readAllLines(log);
+    assertEquals(100_000, lines.size());
+    ObjectMapper m = new ObjectMapper();
+    BitSet seen = new BitSet(100_000);
+    for (String line : lines) {
+      int k = checkRecord(m, line);
+      assertFalse(seen.get(k), "call " + k + " logged twice");
+      seen.set(k);
+    }
+    assertEquals(100_000, seen.cardinality(), "none lost");
+  }
+
+  @Test
+  void shadowLogQueueTooSmallCountsAndReportsDrops(@TempDir Path tmp) throws Exception {
+    Path log = tmp.resolve("decisions.jsonl");
+    Harness.Result r = shadowRun(tmp, log, 64);
+    assertEquals(0, r.exit(), r.text());
+    assertTrue(r.warnings().isEmpty(), "a full queue is not a failure: " + r.warnings());
+    List<String> reports = r.grep("TUNER/Java: decision log dropped ");
+    assertFalse(reports.isEmpty(), "drops are reported at destroy\n" + r.text());
+    long dropped = Long.parseLong(reports.getLast().replaceAll(".*decision log dropped (\\d+) records.*", "$1"));
+    List<String> lines = Files.readAllLines(log);
+    assertTrue(dropped > 0);
+    assertEquals(100_000, lines.size() + dropped, "every record is written or counted as dropped");
+    ObjectMapper m = new ObjectMapper();
+    for (String line : lines) {
+      checkRecord(m, line);
+    }
+  }
+}
