@@ -2,10 +2,6 @@ package io.nccltuner.shim;
 
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
-import io.nccltuner.bindings.nccltj_destroy_fn;
-import io.nccltuner.bindings.nccltj_flush_fn;
-import io.nccltuner.bindings.nccltj_get_coll_info_fn;
-import io.nccltuner.bindings.nccltj_init_fn;
 import io.nccltuner.bindings.nccltj_log_fn;
 import io.nccltuner.engine.TunerLog;
 import java.lang.foreign.Arena;
@@ -49,10 +45,10 @@ public final class Bootstrap {
         }
       });
       Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
-      MemorySegment init = nccltj_init_fn.allocate(Upcalls::init, arena);
-      MemorySegment get = nccltj_get_coll_info_fn.allocate(Upcalls::getCollInfo, arena);
-      MemorySegment destroy = nccltj_destroy_fn.allocate(Upcalls::destroy, arena);
-      MemorySegment flush = nccltj_flush_fn.allocate(Upcalls::flush, arena);
+      MemorySegment init = Upcalls.stub("init", Upcalls.INIT, arena);
+      MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
+      MemorySegment destroy = Upcalls.stub("destroy", Upcalls.DESTROY, arena);
+      MemorySegment flush = Upcalls.stub("flush", Upcalls.FLUSH, arena);
       Upcalls.install(config.join());
       nccltj_bridge_t.flush(bridge, flush);
       nccltj_bridge_t.destroy(bridge, destroy);

@@ -3,7 +3,15 @@ package io.nccltuner.shim;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.engine.Engine;
+import static io.nccltuner.bindings.NcclTunerAbi.C_INT;
+import static io.nccltuner.bindings.NcclTunerAbi.C_LONG;
+import static io.nccltuner.bindings.NcclTunerAbi.C_POINTER;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
 
 /**
  * Targets of the three FFM upcall stubs. Each catches Throwable: an exception escaping an upcall
@@ -11,6 +19,24 @@ import java.lang.foreign.MemorySegment;
  * becomes "change nothing" plus one WARN. Each returns 0 (ncclSuccess).
  */
 final class Upcalls {
+  /**
+   * The upcall descriptors, spelled as jextract spells them for the nccltj_*_fn typedefs
+   * (UpcallsTest checks they equal the generated ones). They are written out here because the
+   * generated classes' static initialisers also make a downcall handle each, which the plugin
+   * never uses and which cost about 10 ms apiece at start-up.
+   */
+  static final FunctionDescriptor INIT = FunctionDescriptor.of(C_INT, C_LONG, C_LONG, C_POINTER, C_POINTER);
+
+  /** nccltj_get_coll_info_fn: handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels. */
+  static final FunctionDescriptor GET_COLL_INFO =
+      FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_LONG);
+
+  /** nccltj_destroy_fn. */
+  static final FunctionDescriptor DESTROY = FunctionDescriptor.of(C_INT, C_LONG);
+
+  /** nccltj_flush_fn. */
+  static final FunctionDescriptor FLUSH = FunctionDescriptor.of(C_INT);
+
   /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
@@ -24,6 +50,20 @@ final class Upcalls {
   /** The engine, fixed once the first upcall runs: a constant for the JIT on the hot path. */
   private static final class Hot {
     static final Engine ENGINE = engine;
+  }
+
+  /**
+   * Makes the upcall stub for one of this class's static methods.
+   *
+   * @param name the method: "init", "getCollInfo", "destroy" or "flush"
+   * @param descriptor its C signature
+   * @param arena owner of the stub
+   * @return the stub's address, to store in the bridge
+   * @throws ReflectiveOperationException if the method is missing (a build error)
+   */
+  static MemorySegment stub(String name, FunctionDescriptor descriptor, Arena arena) throws ReflectiveOperationException {
+    return Linker.nativeLinker().upcallStub(
+        MethodHandles.lookup().findStatic(Upcalls.class, name, descriptor.toMethodType()), descriptor, arena);
   }
 
   static void install(PluginConfig config) {
