@@ -35,7 +35,7 @@ BINDINGS_CONSTANTS := \
   NCCL_ALGO_PROTO_IGNORE NCCL_TUNER_JAVA_MAX_CHANNELS NCCL_TUNER_PLUGIN_SYMBOL \
   NCCL_TUNER_JAVA_ABI_VERSION
 BINDINGS_STRUCTS  := ncclTuner_v3_t nccltj_bridge_t
-BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_flush_fn nccltj_log_fn
+BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_log_fn
 
 BINDINGS_JEXTRACT_ARGS := \
   --target-package $(BINDINGS_PACKAGE) --header-class-name NcclTunerAbi \

@@ -116,7 +116,7 @@ typedef struct {
 /* ---- The shim <-> Java bridge ----------------------------------------------------------- */
 
 /* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 3
+#define NCCL_TUNER_JAVA_ABI_VERSION 4
 
 /* Upcalls into the Java engine. They never throw and always return 0 (ncclSuccess).
  * `logger` is NCCL's ncclDebugLogger_t, passed through as an opaque pointer (may be NULL).
@@ -129,9 +129,9 @@ typedef int (*nccltj_init_fn)(size_t nRanks, size_t nNodes, void* logger, int64_
 typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps,
                                        uintptr_t costTable, int numAlgo, int numProto,
                                        uintptr_t nChannels);
+/* destroy(0) -- handle 0 is never a communicator -- is called once from an atexit handler: the
+ * engine then writes out queued decision-log records. */
 typedef int (*nccltj_destroy_fn)(int64_t handle);
-/* Called once from an atexit handler: lets the engine write out queued decision-log records. */
-typedef int (*nccltj_flush_fn)(void);
 
 /* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
  * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
@@ -139,7 +139,7 @@ typedef int (*nccltj_flush_fn)(void);
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
- * (engineAbiVersion and the four upcall stubs), in one JNI call at first init. */
+ * (engineAbiVersion and the three upcall stubs), in one JNI call at first init. */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;
@@ -148,7 +148,6 @@ typedef struct {
   nccltj_init_fn init;
   nccltj_get_coll_info_fn getCollInfo;
   nccltj_destroy_fn destroy;
-  nccltj_flush_fn flush;
 } nccltj_bridge_t;
 
 #endif /* NCCL_TUNER_JAVA_H_ */

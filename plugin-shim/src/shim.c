@@ -347,7 +347,6 @@ static void forkedChild(void) {
   bridge.init = NULL;
   bridge.getCollInfo = NULL;
   bridge.destroy = NULL;
-  bridge.flush = NULL;
   memcpy(startFailure, msg, sizeof msg);
   failureLogged = 0;
   stackWarned = 1;
@@ -447,7 +446,6 @@ static void startJvm(void) {
     bridge.init = NULL;
     bridge.getCollInfo = NULL;
     bridge.destroy = NULL;
-    bridge.flush = NULL;
   }
   /* The thread stays usable for upcalls (FFM attaches threads itself); it need not stay attached
    * through JNI. */
@@ -479,7 +477,7 @@ static void start(void) {
   } else {
     startJvm();
   }
-  if (bridge.flush != NULL) atexit(flushAtExit);
+  if (bridge.destroy != NULL) atexit(flushAtExit);
 }
 
 /* ---- the entry points ------------------------------------------------------------------------ */
@@ -511,9 +509,10 @@ static int stackOk(void) {
   return stackState == 1;
 }
 
+/* destroy(0) asks the engine to write out its decision log (see nccltj_destroy_fn). */
 static int flushAtExitUp(void) {
-  nccltj_flush_fn up = bridge.flush;
-  if (up != NULL && stackOk()) up();
+  nccltj_destroy_fn up = bridge.destroy;
+  if (up != NULL && stackOk()) up(0);
   return 0;
 }
 

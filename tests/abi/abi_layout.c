@@ -37,7 +37,6 @@ typedef int (*sig_init_t)(size_t, size_t, void*, int64_t*);
 typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, uintptr_t);
 typedef int (*sig_destroy_t)(int64_t);
 typedef void (*sig_log_t)(void*, int, const char*);
-typedef int (*sig_flush_t)(void);
 typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
 typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
 typedef ncclResult_t (*sig_v3_destroy_t)(void*);
@@ -48,8 +47,7 @@ _Static_assert(HAS_TYPE((nccltj_init_fn)0, sig_init_t), "nccltj_init_fn changed"
 _Static_assert(HAS_TYPE((nccltj_get_coll_info_fn)0, sig_get_coll_info_t), "nccltj_get_coll_info_fn changed");
 _Static_assert(HAS_TYPE((nccltj_destroy_fn)0, sig_destroy_t), "nccltj_destroy_fn changed");
 _Static_assert(HAS_TYPE((nccltj_log_fn)0, sig_log_t), "nccltj_log_fn changed");
-_Static_assert(HAS_TYPE((nccltj_flush_fn)0, sig_flush_t), "nccltj_flush_fn changed");
-_Static_assert(HAS_TYPE(BRIDGE->flush, sig_flush_t), "nccltj_bridge_t.flush changed");
+
 _Static_assert(HAS_TYPE(BRIDGE->log, sig_log_t), "nccltj_bridge_t.log changed");
 _Static_assert(HAS_TYPE(BRIDGE->init, sig_init_t), "nccltj_bridge_t.init changed");
 _Static_assert(HAS_TYPE(BRIDGE->getCollInfo, sig_get_coll_info_t), "nccltj_bridge_t.getCollInfo changed");
@@ -78,12 +76,10 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
   va_end(ap);
 }
 
-static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* flush,
-                 const char* log) {
+static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* log) {
   sig(init, 4, I(int), I(size_t), I(size_t), P, P);
   sig(getCollInfo, 8, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(uintptr_t));
   sig(destroy, 1, I(int), I(int64_t));
-  sig(flush, 0, I(int));
   if (log) sig(log, 3, V, P, I(int), P);
 }
 
@@ -102,12 +98,10 @@ int main(void) {
   FIELD(nccltj_bridge_t, init);
   FIELD(nccltj_bridge_t, getCollInfo);
   FIELD(nccltj_bridge_t, destroy);
-  FIELD(nccltj_bridge_t, flush);
 
-  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_flush_fn",
-       "nccltj_log_fn");
+  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_log_fn");
   sigs("nccltj_bridge_t.init", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.destroy",
-       "nccltj_bridge_t.flush", "nccltj_bridge_t.log");
+       "nccltj_bridge_t.log");
   /* ncclTuner_v3_t: enums are passed as int (4 bytes, like ncclResult_t / ncclFunc_t here). */
   _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int),
                  "enums are not int-sized");

@@ -140,10 +140,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNER_JAVA_MAX_CHANNELS() {
         return NCCL_TUNER_JAVA_MAX_CHANNELS;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)3L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)4L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 3
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 4
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {

@@ -22,7 +22,6 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  *     nccltj_init_fn init;
  *     nccltj_get_coll_info_fn getCollInfo;
  *     nccltj_destroy_fn destroy;
- *     nccltj_flush_fn flush;
  * }
  * }
  */
@@ -39,8 +38,7 @@ public class nccltj_bridge_t {
         NcclTunerAbi.C_POINTER.withName("libraryPath"),
         NcclTunerAbi.C_POINTER.withName("init"),
         NcclTunerAbi.C_POINTER.withName("getCollInfo"),
-        NcclTunerAbi.C_POINTER.withName("destroy"),
-        NcclTunerAbi.C_POINTER.withName("flush")
+        NcclTunerAbi.C_POINTER.withName("destroy")
     ).withName("nccltj_bridge_t");
 
     /**
@@ -591,104 +589,6 @@ public class nccltj_bridge_t {
      */
     public static void destroy(MemorySegment struct, MemorySegment fieldValue) {
         struct.set(destroy$LAYOUT, destroy$OFFSET, fieldValue);
-    }
-
-    /**
-     * {@snippet lang=c :
-     * nccltj_flush_fn flush
-     * }
-     */
-    public final static class flush {
-
-        private flush() {
-            // Should not be called directly
-        }
-
-        /**
-         * The function pointer signature, expressed as a functional interface
-         */
-        public interface Function {
-            int apply();
-        }
-
-        private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-            NcclTunerAbi.C_INT);
-
-        /**
-         * The descriptor of this function pointer
-         */
-        public static FunctionDescriptor descriptor() {
-            return $DESC;
-        }
-
-        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(flush.Function.class, "apply", $DESC);
-
-        /**
-         * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
-         * The lifetime of the returned segment is managed by {@code arena}
-         */
-        public static MemorySegment allocate(flush.Function fi, Arena arena) {
-            return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
-        }
-
-        private static final MethodHandle DOWN$MH = Linker.nativeLinker().downcallHandle($DESC);
-
-        /**
-         * Invoke the upcall stub {@code funcPtr}, with given parameters
-         */
-        public static int invoke(MemorySegment funcPtr) {
-            try {
-                return (int) DOWN$MH.invokeExact(funcPtr);
-            } catch (Error | RuntimeException ex) {
-                throw ex;
-            } catch (Throwable ex$) {
-                throw new AssertionError("should not reach here", ex$);
-            }
-        }
-    }
-
-    private static final AddressLayout flush$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("flush"));
-
-    /**
-     * Layout for field:
-     * {@snippet lang=c :
-     * nccltj_flush_fn flush
-     * }
-     */
-    public static final AddressLayout flush$layout() {
-        return flush$LAYOUT;
-    }
-
-    private static final long flush$OFFSET = $LAYOUT.byteOffset(groupElement("flush"));
-
-    /**
-     * Offset for field:
-     * {@snippet lang=c :
-     * nccltj_flush_fn flush
-     * }
-     */
-    public static final long flush$offset() {
-        return flush$OFFSET;
-    }
-
-    /**
-     * Getter for field:
-     * {@snippet lang=c :
-     * nccltj_flush_fn flush
-     * }
-     */
-    public static MemorySegment flush(MemorySegment struct) {
-        return struct.get(flush$LAYOUT, flush$OFFSET);
-    }
-
-    /**
-     * Setter for field:
-     * {@snippet lang=c :
-     * nccltj_flush_fn flush
-     * }
-     */
-    public static void flush(MemorySegment struct, MemorySegment fieldValue) {
-        struct.set(flush$LAYOUT, flush$OFFSET, fieldValue);
     }
 
     /**

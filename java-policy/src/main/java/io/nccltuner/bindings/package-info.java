@@ -13,8 +13,7 @@
  *   --target-package io.nccltuner.bindings --header-class-name NcclTunerAbi \
  *   --include-struct ncclTuner_v3_t --include-struct nccltj_bridge_t \
  *   --include-typedef nccltj_init_fn --include-typedef nccltj_get_coll_info_fn \
- *   --include-typedef nccltj_destroy_fn --include-typedef nccltj_flush_fn \
- *   --include-typedef nccltj_log_fn \
+ *   --include-typedef nccltj_destroy_fn --include-typedef nccltj_log_fn \
  *   --include-constant ncclSuccess --include-constant ncclUnhandledCudaError \
  *   --include-constant ncclSystemError --include-constant ncclInternalError \
  *   --include-constant ncclInvalidArgument --include-constant ncclInvalidUsage \

@@ -48,9 +48,7 @@ public final class Bootstrap {
       MemorySegment init = Upcalls.stub("init", Upcalls.INIT, arena);
       MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
       MemorySegment destroy = Upcalls.stub("destroy", Upcalls.DESTROY, arena);
-      MemorySegment flush = Upcalls.stub("flush", Upcalls.FLUSH, arena);
       Upcalls.install(config.join());
-      nccltj_bridge_t.flush(bridge, flush);
       nccltj_bridge_t.destroy(bridge, destroy);
       nccltj_bridge_t.getCollInfo(bridge, get);
       nccltj_bridge_t.init(bridge, init);

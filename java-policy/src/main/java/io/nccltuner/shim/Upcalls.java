@@ -34,9 +34,6 @@ final class Upcalls {
   /** nccltj_destroy_fn. */
   static final FunctionDescriptor DESTROY = FunctionDescriptor.of(C_INT, C_LONG);
 
-  /** nccltj_flush_fn. */
-  static final FunctionDescriptor FLUSH = FunctionDescriptor.of(C_INT);
-
   /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
@@ -55,7 +52,7 @@ final class Upcalls {
   /**
    * Makes the upcall stub for one of this class's static methods.
    *
-   * @param name the method: "init", "getCollInfo", "destroy" or "flush"
+   * @param name the method: "init", "getCollInfo" or "destroy"
    * @param descriptor its C signature
    * @param arena owner of the stub
    * @return the stub's address, to store in the bridge
@@ -111,24 +108,20 @@ final class Upcalls {
     return 0;
   }
 
-  /** nccltj_destroy_fn: closes a communicator and logs its summary. */
+  /**
+   * nccltj_destroy_fn: closes a communicator and logs its summary; handle 0 (never a
+   * communicator) comes once from the shim's atexit handler and writes out the decision log.
+   */
   static int destroy(long handle) {
     Engine e = engine;
     try {
-      e.destroy(handle);
+      if (handle == 0) {
+        e.flush();
+      } else {
+        e.destroy(handle);
+      }
     } catch (Throwable t) {
-      fail(e, "destroy", t, lastLogger);
-    }
-    return 0;
-  }
-
-  /** nccltj_flush_fn: at process exit, writes out queued decision-log records (waits up to 1 s). */
-  static int flush() {
-    Engine e = engine;
-    try {
-      e.flush();
-    } catch (Throwable t) {
-      fail(e, "flush", t, lastLogger);
+      fail(e, handle == 0 ? "flush" : "destroy", t, lastLogger);
     }
     return 0;
   }

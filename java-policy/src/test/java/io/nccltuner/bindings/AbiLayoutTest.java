@@ -160,8 +160,7 @@ class AbiLayoutTest {
         }
         // the bridge fields are declared with the nccltj_*_fn typedefs
         for (String[] p : new String[][] {{"log", "nccltj_log_fn"}, {"init", "nccltj_init_fn"},
-                {"getCollInfo", "nccltj_get_coll_info_fn"}, {"destroy", "nccltj_destroy_fn"},
-                {"flush", "nccltj_flush_fn"}}) {
+                {"getCollInfo", "nccltj_get_coll_info_fn"}, {"destroy", "nccltj_destroy_fn"}}) {
             FunctionDescriptor field = (FunctionDescriptor) Class.forName(PKG + "nccltj_bridge_t$" + p[0])
                     .getMethod("descriptor").invoke(null);
             FunctionDescriptor typedef = (FunctionDescriptor) Class.forName(PKG + p[1])
