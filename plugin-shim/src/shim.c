@@ -56,6 +56,9 @@ static char libraryPath[4096];
 static char javaHome[4096];               /* the runtime whose libjvm was loaded */
 static ncclDebugLogger_t firstLogger;     /* for warnings that arise outside an init */
 static int stackWarned;                   /* guarded by logMutex */
+static JavaVM* theJvm;                    /* set once the engine started */
+static pthread_key_t attachKey;           /* marks threads the shim attached; detaches them at exit */
+static volatile int forkedAfterStart;     /* set in a child forked after the JVM started */
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
@@ -204,7 +207,7 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   int nTok = 0, userGc = 0, userHeap = 0;
   char* save = NULL;
   for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
-    if (!allowedOption(tok)) {
+    if (!allowedOption(tok) || strncmp(tok, "-XX:VMOptionsFile", 17) == 0 || strncmp(tok, "-XX:Flags", 9) == 0) {
       failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog, "
             "-XX:, -verbose:); the plugin changes nothing", tok);
       free(copy);
@@ -241,8 +244,8 @@ static int probeOptions(const optionList* l) {
   char java[4200];
   snprintf(java, sizeof java, "%s/bin/java", javaHome);
   if (access(java, X_OK) != 0) {
-    failf("NCCL_TUNER_JAVA_OPTS is set but %s is missing, so the options cannot be checked; "
-          "the plugin changes nothing", java);
+    failf("JVM options are set (NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS) but %s is "
+          "missing, so they cannot be checked; the plugin changes nothing", java);
     return 0;
   }
   char* argv[MAX_OPTIONS + 3];
@@ -278,13 +281,15 @@ static int probeOptions(const optionList* l) {
   /* The first line that is not the JVM's generic closing words. */
   char* line = out;
   for (char* p = strtok(out, "\n"); p != NULL; p = strtok(NULL, "\n")) {
-    if (strstr(p, "Could not create the Java Virtual Machine") == NULL &&
+    if (strncmp(p, "Picked up ", 10) != 0 &&
+        strstr(p, "Could not create the Java Virtual Machine") == NULL &&
         strstr(p, "A fatal exception has occurred") == NULL && strstr(p, "Error occurred during initialization") == NULL) {
       line = p;
       break;
     }
   }
-  failf("NCCL_TUNER_JAVA_OPTS rejected by the JVM (%s); the plugin changes nothing", line[0] ? line : "no message");
+  failf("NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS rejected by the JVM (%s); the "
+        "plugin changes nothing", line[0] ? line : "no message");
   return 0;
 }
 
@@ -342,6 +347,7 @@ static void describeException(JNIEnv* env, const char* what) {
  * child making getCollInfo calls hung). The child steps aside (the exit-time flush included) and
  * says so once. */
 static void forkedChild(void) {
+  forkedAfterStart = 1;
   static const char msg[] = "this process was forked after the plugin's JVM started and a JVM does "
                             "not survive fork; the plugin changes nothing in this process";
   bridge.init = NULL;
@@ -401,7 +407,12 @@ static void startJvm(void) {
     snprintf(aot, sizeof aot, "%s/" AOT_NAME, libDir);
     optionList opts = {0};
     int extras = buildOptions(&opts, jar, isFile(aot) ? aot : NULL);
-    if (extras < 0 || (extras > 0 && !probeOptions(&opts))) {
+    /* The JVM also reads JAVA_TOOL_OPTIONS and _JAVA_OPTIONS from the environment, and some bad
+     * values there make it exit(): they are tried in the child too. */
+    const char* tool = getenv("JAVA_TOOL_OPTIONS");
+    const char* under = getenv("_JAVA_OPTIONS");
+    int envOpts = (tool != NULL && tool[0] != '\0') || (under != NULL && under[0] != '\0');
+    if (extras < 0 || ((extras > 0 || envOpts) && !probeOptions(&opts))) {
       freeOptions(&opts);
       return;
     }
@@ -413,12 +424,14 @@ static void startJvm(void) {
     jint rc = create(&vm, (void**)&env, &args);
     freeOptions(&opts);
     if (rc != JNI_OK) {
-      failf("JNI_CreateJavaVM failed with %d (check NCCL_TUNER_JAVA_OPTS); the plugin changes nothing", (int)rc);
+      failf("JNI_CreateJavaVM failed with %d (check NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS); "
+            "the plugin changes nothing", (int)rc);
       return;
     }
   }
 
   pthread_atfork(NULL, NULL, forkedChild);
+  theJvm = vm;
   jclass boot = loadBootstrap(env, jar);
   if (boot == NULL) {
     describeException(env, "cannot load the engine from the jar");
@@ -459,6 +472,7 @@ static void* startThread(void* unused) {
 }
 
 static int flushAtExitUp(void);
+static void detachThread(void* unused);
 
 static void flushAtExit(void) {
   flushAtExitUp();
@@ -467,6 +481,7 @@ static void flushAtExit(void) {
 /* Creates the JVM on a thread with START_THREAD_STACK of stack (the JVM needs more than some
  * callers have), then registers the exit-time flush of the decision log. */
 static void start(void) {
+  pthread_key_create(&attachKey, detachThread);
   pthread_attr_t attr;
   pthread_t t;
   int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, START_THREAD_STACK) == 0 &&
@@ -485,6 +500,25 @@ static void start(void) {
 /* Whether the calling thread has stack enough for an FFM upcall; checked once per thread. */
 static __thread int stackState __attribute__((tls_model("initial-exec")));
 
+/* pthread key destructor: a thread the shim attached to the JVM detaches when it ends (not in a
+ * forked child, whose JVM threads did not survive the fork). */
+static void detachThread(void* unused) {
+  (void)unused;
+  if (!forkedAfterStart && theJvm != NULL) (*theJvm)->DetachCurrentThread(theJvm);
+}
+
+/* Attaches a calling thread to the JVM through JNI before its first upcall. FFM would attach it
+ * by itself, but it registers a C++ thread_local destructor that detaches at exit(); in a child
+ * forked after the JVM started that destructor waits for ever on a JVM lock held by a thread that
+ * did not survive the fork (seen: a child hung in exit() in 4 runs of 15). A pthread key
+ * destructor runs only when the thread itself ends, never in exit(), and is skipped in a child. */
+static void attachThread(void) {
+  JNIEnv* env = NULL;
+  if (theJvm == NULL || (*theJvm)->GetEnv(theJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
+  if ((*theJvm)->AttachCurrentThreadAsDaemon(theJvm, (void**)&env, NULL) == JNI_OK)
+    pthread_setspecific(attachKey, (void*)1);
+}
+
 static int stackOk(void) {
   if (__builtin_expect(stackState == 0, 0)) {
     pthread_attr_t a;
@@ -494,6 +528,7 @@ static int stackOk(void) {
       pthread_attr_destroy(&a);
     }
     stackState = (size == 0 || size >= MIN_CALLER_STACK) ? 1 : 2;
+    if (stackState == 1) attachThread();
     if (stackState == 2) {
       pthread_mutex_lock(&logMutex);
       if (!stackWarned) {

@@ -74,6 +74,9 @@ public final class PolicyLoader {
    */
   public static Policy load(Path path) throws PolicyException {
     String name = path.toString();
+    if (Files.exists(path) && !Files.isRegularFile(path)) {
+      throw new PolicyException(name + ": not a regular file (a directory, FIFO or device); a policy is a YAML file");
+    }
     long size;
     try {
       size = Files.size(path);

@@ -21,7 +21,7 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_CONFIG_FILE}: NCCL example-tuner CSV, read when no YAML policy is set.
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
- *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536).
+ *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  *   <li>{@code NCCL_TUNER_JAVA_TEST_THROW}: test hook (init | getCollInfo | destroy).
  * </ul>
  *
@@ -34,6 +34,12 @@ import java.util.Map;
  */
 record PluginConfig(Engine engine, String warning, String info) {
   static final int DEFAULT_QUEUE = 65536;
+
+  /**
+   * Largest decision-log ring, in records: 40 bytes each, so 10 MiB of the plugin's 64 MB heap;
+   * larger values are clamped (a ring of millions of records would not fit the heap).
+   */
+  static final int MAX_QUEUE = 1 << 18;
 
   /**
    * Builds the configuration from an environment map (System.getenv() in the plugin). Never
@@ -87,7 +93,7 @@ record PluginConfig(Engine engine, String warning, String info) {
         // keep the default; the variable is a tuning knob
       }
       try {
-        decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, 1 << 24)), log);
+        decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, MAX_QUEUE)), log);
       } catch (java.io.IOException e) {
         return new PluginConfig(new Engine(policy, mode, log, null, throwIn),
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
@@ -107,8 +113,8 @@ record PluginConfig(Engine engine, String warning, String info) {
   /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */
   static String jvmNotice() {
     String lib = System.getProperty("nccltj.library");
-    return "engine on Java " + Runtime.version() + (lib != null ? " (JVM created by " + lib + ")"
-        : " (joined the process's JVM)");
+    return "engine on Java " + Runtime.version() + " from " + System.getProperty("java.home")
+        + (lib != null ? " (JVM created by " + lib + ")" : " (joined the process's JVM)");
   }
 
   private static PluginConfig off(TunerLog log, String throwIn, String warning) {
