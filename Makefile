@@ -71,12 +71,12 @@ run: build
 unit-test: build dist
 	cd $(REPO) && mvn -B test -Pit
 
-# JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
-# the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests.
 gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
 
+# JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
+# the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
+# shell tests.
 test: unit-test gpu-script-test harness-test
 
 clean:

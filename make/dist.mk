@@ -4,7 +4,7 @@
 # Produces dist/$(DIST_NAME)/ and dist/$(DIST_NAME).tar.gz:
 #   lib/libnccl-tuner-java.so, lib/nccl-tuner-java.jar, runtime/ (jlink image of java.base,
 #   stripped), bin/nccl-tuner (the command line on the bundled runtime), bin/nccl-tuner-aot (makes
-#   lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target), policies/.
+#   lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target), policies/, README.md, docs/.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
 # all, under the 60 MiB budget); the shim uses it when it is there. `make dist` also builds it in
@@ -33,6 +33,7 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(wildcard $(REPO)/policies/*.yaml) $(REPO
 	  --no-man-pages --compress zip-9 --output $(DIST_DIR)/runtime
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so
 	cp $(REPO)/policies/*.yaml $(DIST_DIR)/policies/
+	mkdir -p $(DIST_DIR)/docs && cp $(REPO)/README.md $(DIST_DIR)/ && cp $(REPO)/docs/*.md $(DIST_DIR)/docs/
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \
