@@ -71,7 +71,7 @@ class FaultScenariosTest {
       libjvm.so without JNI_CreateJavaVM          | NOT_JVM_SO    | is not a JVM (no JNI_CreateJavaVM)
       policy empty                                | EMPTY         | :1:1: the policy is empty
       policy of an unknown schema version         | SCHEMA_V2     | schema: unknown schema version 'nccl-tuner-java/v2'
-      policy path is a directory                  | POLICY_DIR    | Is a directory
+      policy path is a directory                  | POLICY_DIR    | not a regular file (a directory, FIFO or device)
       policy with a NaN regret                    | NAN_REGRET    | .nan is not a regret
       policy of 1000 overlapping rules            | OVERLAPS      | overlaps rules[0]
       OutOfMemoryError in the engine              | OOM           | java.lang.OutOfMemoryError: Java heap space
