@@ -3,12 +3,10 @@ package io.nccltuner.engine;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.SizeGrid;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -360,8 +358,4 @@ public final class Engine {
     }
   }
 
-  /** Names an algorithm/protocol pair as NCCL prints them, e.g. "RING/LL128". */
-  static String name(int algo, int proto) {
-    return Algorithm.ofId(algo) + "/" + Protocol.ofId(proto);
-  }
 }
