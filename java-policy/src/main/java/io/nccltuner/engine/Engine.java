@@ -357,5 +357,4 @@ public final class Engine {
           + "); this and later failures change nothing and are not logged again");
     }
   }
-
 }
