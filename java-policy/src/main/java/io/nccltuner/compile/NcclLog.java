@@ -1,8 +1,8 @@
 package io.nccltuner.compile;
 
-import io.nccltuner.policy.Algorithm;
+import io.nccltuner.model.AlgoProto;
+import io.nccltuner.model.SelectionLine;
 import io.nccltuner.policy.Collective;
-import io.nccltuner.policy.Protocol;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,11 +23,9 @@ import java.util.regex.Pattern;
  *       {@code NCCL_MAX_NCHANNELS set by environment to 4.} (src/misc/param.cc, integer
  *       parameters, with a trailing dot).
  *   <li>{@code comm 0x... rank 0 nRanks 2 nNodes 2 localRanks 1 ...} (src/init.cc, 2.12+).
- *   <li>Selection, rank 0 only: {@code 1048576 Bytes -> Algo 1 proto 1 time 39.646954} (2.22 and
- *       older, numeric ids), {@code AllReduce: 1048576 Bytes -> Algo 1 proto 1 time ...} (2.23),
- *       {@code AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}} (2.24+,
- *       src/enqueue.cc; bytes are {@code count * typeSize}, i.e. per rank for AllGather and
- *       ReduceScatter while the tuner gets nRanks times that).
+ *   <li>Selection lines, rank 0 only (src/enqueue.cc; 2.21 .. 2.22 numeric ids with time, 2.23 the
+ *       same after the collective name, 2.24+ names with the channel range): parsed by the cost
+ *       model's {@link SelectionLine}, so both read NCCL's pick alike.
  * </ul>
  */
 public final class NcclLog {
@@ -35,14 +33,23 @@ public final class NcclLog {
       Pattern.compile("NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
   static final Pattern COMM =
       Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank (\\d+) nRanks (\\d+) nNodes (\\d+)");
-  static final Pattern SELECTION = Pattern.compile(
-      "NCCL INFO (?:([A-Za-z]+): )?(\\d+) Bytes -> Algo (\\w+) proto (\\w+)");
+  private static final String INFO = "NCCL INFO ";
 
   private NcclLog() {}
 
-  /** A parsed selection line before the communicator's nRanks is applied. */
-  record RawSelection(String where, Collective collective, long bytes, Algorithm algorithm,
-      Protocol protocol, boolean perRankBytes) {
+  /**
+   * A selection line as {@link SelectionLine} parsed it, before the communicator's nRanks is
+   * applied.
+   *
+   * @param where {@code file:line}
+   * @param line the parsed line
+   */
+  record RawSelection(String where, io.nccltuner.model.Selection line) {
+
+    /** @return the collective the line names, or null where it names none (2.22 and older) */
+    Collective collective() {
+      return line.collective();
+    }
 
     /**
      * @param nRanks ranks of the communicator (0 when unknown)
@@ -51,53 +58,41 @@ public final class NcclLog {
      *     ReduceScatter bytes are per rank and nRanks is unknown
      */
     Selection resolve(int nRanks, int nNodes) {
-      long b = bytes;
-      if (perRankBytes && (collective == Collective.AllGather || collective == Collective.ReduceScatter)) {
-        if (nRanks <= 0) {
-          return null;
-        }
-        b = bytes * nRanks;
+      if (line.perRankBytes() && nRanks <= 0) {
+        return null;
       }
-      return new Selection(where, collective, nRanks, nNodes, b, algorithm, protocol);
+      AlgoProto pick = line.pick();
+      return new Selection(where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(),
+          pick.protocol());
     }
   }
 
   /**
-   * Parses a selection line.
+   * Parses a selection line with {@link SelectionLine}; the message is the text after the line's
+   * last {@code NCCL INFO }.
    *
    * @param where {@code file:line}
    * @param line the log line
-   * @return the selection, or null when the line is not one
-   * @throws InputException when the line is a selection line naming an unknown algorithm,
-   *     protocol or collective
+   * @return the selection, or null when the line is not one or is one of a function the tuner is
+   *     not asked about (SendRecv, AlltoAll, ...)
+   * @throws InputException when the line is a selection line in no known format or naming an
+   *     unknown algorithm or protocol
    */
   static RawSelection selection(String where, String line) throws InputException {
-    Matcher m = SELECTION.matcher(line);
-    if (!m.find()) {
+    int at = line.lastIndexOf(INFO);
+    if (at < 0) {
       return null;
     }
-    Collective coll = null;
-    if (m.group(1) != null) {
-      coll = Collective.parse(m.group(1));
-      if (coll == null) {
-        return null; // SendRecv and other non-tuner functions
-      }
-    }
-    String a = m.group(3);
-    String p = m.group(4);
-    boolean numeric = a.chars().allMatch(Character::isDigit);
-    Algorithm alg;
-    Protocol proto;
     try {
-      alg = numeric ? Algorithm.ofId(Integer.parseInt(a)) : Algorithm.parse(a);
-      proto = p.chars().allMatch(Character::isDigit) ? Protocol.ofId(Integer.parseInt(p)) : Protocol.parse(p);
+      return SelectionLine.parse(line.substring(at + INFO.length()), 0)
+          .map(s -> new RawSelection(where, s))
+          .orElse(null);
+    } catch (SelectionLine.OtherCollective e) {
+      return null;
     } catch (IllegalArgumentException e) {
-      throw new InputException(where, "selection line names " + e.getMessage());
+      String why = e.getMessage();
+      throw new InputException(where, why.startsWith("selection line") ? why : "selection line: " + why);
     }
-    if (alg == null || proto == null) {
-      throw new InputException(where, "selection line names unknown algorithm/protocol '" + a + "'/'" + p + "'");
-    }
-    return new RawSelection(where, coll, Long.parseLong(m.group(2)), alg, proto, !numeric);
   }
 
   /**

@@ -5,9 +5,9 @@ import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
 
 /**
- * What NCCL ran for one call, from a TUNING selection line of an NCCL INFO log, e.g.
- * {@code AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}} (2.24+) or
- * {@code 1048576 Bytes -> Algo 1 proto 1 time 39.646954} (2.22; ids from nccl_common.h).
+ * What NCCL ran for one call, for the compiler: a TUNING selection line of an NCCL INFO log (parsed
+ * by {@link io.nccltuner.model.SelectionLine}, e.g. {@code AllReduce: 1048576 Bytes -> Algo RING
+ * proto LL channel{Lo..Hi}={0..0}}) placed in its communicator, or what an nccl-tests run forced.
  *
  * @param source {@code file:line}
  * @param collective the collective, or null when the line does not name it (2.22 and older)

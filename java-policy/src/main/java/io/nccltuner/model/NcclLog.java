@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
  *       {@code Protocol} row, a {@code Max NThreads} row and one {@code lat/bw} row per
  *       collective; up to 2.17 one block whose single header row {@code Latency/AlgBw} names
  *       {@code Algo/Proto} pairs;
- *   <li>selection lines of the three {@link SelectionFormat}s.
+ *   <li>selection lines of the three {@link SelectionFormat}s, parsed by {@link SelectionLine}.
  * </ul>
  *
  * Several communicators stay apart: a table is assembled from the lines of the thread that prints
@@ -100,12 +100,6 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
   private static final Pattern COLL_ROW = Pattern.compile("^\\s*([A-Za-z]+)\\s*\\|(.*)$");
   private static final Pattern ENTRY = Pattern.compile("^\\s*(\\S+)\\s*/\\s*(\\S+)\\s*$");
   private static final Pattern NUMBER = Pattern.compile("^-?\\d+(\\.\\d+)?$");
-  private static final Pattern SEL_NAMES = Pattern.compile(
-      "^(\\w+): (\\d+) Bytes -> Algo (\\S+) proto (\\S+) channel\\{Lo\\.\\.Hi\\}=\\{(-?\\d+)\\.\\.(-?\\d+)\\}\\s*$");
-  private static final Pattern SEL_COLL_IDS =
-      Pattern.compile("^(\\w+): (\\d+) Bytes -> Algo (-?\\d+) proto (-?\\d+) time (\\S+)\\s*$");
-  private static final Pattern SEL_IDS =
-      Pattern.compile("^(\\d+) Bytes -> Algo (-?\\d+) proto (-?\\d+) time (\\S+)\\s*$");
 
   /** State of one communicator being read. */
   private static final class CommState {
@@ -261,7 +255,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
         }
         return;
       }
-      if (msg.contains(" Bytes -> Algo ")) {
+      if (msg.contains(SelectionLine.MARKER)) {
         selection(no, text, msg, process);
       }
     }
@@ -507,22 +501,8 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
 
     void selection(int no, String text, String msg, String process) {
       Selection sel;
-      Matcher m;
       try {
-        if ((m = SEL_NAMES.matcher(msg)).matches()) {
-          sel = new Selection(no, SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS, collective(m.group(1)),
-              Long.parseLong(m.group(2)), algoProto(m.group(3), m.group(4)), Double.NaN,
-              Integer.parseInt(m.group(5)), Integer.parseInt(m.group(6)));
-        } else if ((m = SEL_COLL_IDS.matcher(msg)).matches()) {
-          sel = new Selection(no, SelectionFormat.COLLECTIVE_IDS_WITH_TIME, collective(m.group(1)),
-              Long.parseLong(m.group(2)), algoProtoIds(m.group(3), m.group(4)), time(m.group(5)), -1, -1);
-        } else if ((m = SEL_IDS.matcher(msg)).matches()) {
-          sel = new Selection(no, SelectionFormat.IDS_WITH_TIME, null, Long.parseLong(m.group(1)),
-              algoProtoIds(m.group(2), m.group(3)), time(m.group(4)), -1, -1);
-        } else {
-          problems.add(new LogProblem(no, text, "selection line in no known format"));
-          return;
-        }
+        sel = SelectionLine.parse(msg, no).orElseThrow();
       } catch (IllegalArgumentException e) {
         problems.add(new LogProblem(no, text, e.getMessage()));
         return;
@@ -544,42 +524,8 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
       s.selections.add(sel);
     }
 
-    static Collective collective(String name) {
-      Collective c = Collective.parse(name);
-      if (c == null) {
-        throw new IllegalArgumentException("'" + name + "' is not a collective the tuner sees");
-      }
-      return c;
-    }
-
-    static AlgoProto algoProto(String algo, String proto) {
-      Algorithm a = Algorithm.parse(algo);
-      Protocol p = Protocol.parse(proto);
-      if (a == null || p == null) {
-        throw new IllegalArgumentException("unknown algorithm/protocol '" + algo + "/" + proto + "'");
-      }
-      return new AlgoProto(a, p);
-    }
-
-    static AlgoProto algoProtoIds(String algo, String proto) {
-      int a = Integer.parseInt(algo);
-      int p = Integer.parseInt(proto);
-      if (a < 0 || a >= Algorithm.values().length || p < 0 || p >= Protocol.values().length) {
-        throw new IllegalArgumentException("algorithm id " + a + " / protocol id " + p + " out of range");
-      }
-      return new AlgoProto(Algorithm.ofId(a), Protocol.ofId(p));
-    }
-
-    static double time(String s) {
-      double t = Double.parseDouble(s);
-      if (!Double.isFinite(t)) {
-        throw new IllegalArgumentException("time '" + s + "' is not finite");
-      }
-      return t;
-    }
-
     static boolean looksLikeModelLine(String msg) {
-      return msg.contains(" Bytes -> Algo ")
+      return msg.contains(SelectionLine.MARKER)
           || ALGORITHM_ROW.matcher(msg).matches()
           || PROTOCOL_ROW.matcher(msg).matches()
           || THREADS_ROW.matcher(msg).matches()

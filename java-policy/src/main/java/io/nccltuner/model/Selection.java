@@ -3,7 +3,7 @@ package io.nccltuner.model;
 import io.nccltuner.policy.Collective;
 
 /**
- * One selection line: what NCCL picked for a call.
+ * One selection line: what NCCL picked for a call, as {@link SelectionLine} parses it.
  *
  * @param line line number in the log (1-based)
  * @param format the line's era
@@ -25,6 +25,15 @@ public record Selection(
     int channelHi) {
 
   /**
+   * @return whether the logged bytes are per rank: AllGather and ReduceScatter lines of the 2.24+
+   *     format, which print {@code count * typeSize} where the tuner gets nRanks times that
+   */
+  public boolean perRankBytes() {
+    return format == SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS
+        && (collective == Collective.AllGather || collective == Collective.ReduceScatter);
+  }
+
+  /**
    * The size NCCL passed to the tuner for this call: the logged bytes, times nRanks for AllGather
    * and ReduceScatter lines of the 2.24+ format (which print per-rank bytes).
    *
@@ -32,9 +41,6 @@ public record Selection(
    * @return nBytes as in getCollInfo
    */
   public long nBytes(int nRanks) {
-    boolean perRank =
-        format == SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS
-            && (collective == Collective.AllGather || collective == Collective.ReduceScatter);
-    return perRank ? loggedBytes * nRanks : loggedBytes;
+    return perRankBytes() ? loggedBytes * nRanks : loggedBytes;
   }
 }
