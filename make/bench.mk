@@ -38,7 +38,7 @@ BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include
 BENCH_HEADER    := $(REPO)/plugin-shim/include/nccl_tuner_java.h
 BENCH_SOURCES   := $(shell find $(REPO)/java-bench/src -type f 2>/dev/null) $(REPO)/java-bench/pom.xml
 # The shim's JVM options (plugin-shim/src/shim.c buildOptions), so the AOT cache applies.
-BENCH_AOT_OPTS  := $(or $(DIST_AOT_OPTS),-Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData --enable-native-access=ALL-UNNAMED)
+BENCH_AOT_OPTS  := $(DIST_AOT_OPTS)
 BENCH_MVN       := $(or $(MVN),mvn -B -q)
 BENCH_IN_REACTOR := $(shell grep -q '<module>java-bench</module>' $(REPO)/pom.xml && echo yes)
 BENCH_REPO_REL  := $(shell realpath -m --relative-to=$(BENCH_DIR) $(REPO))

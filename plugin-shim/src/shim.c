@@ -231,6 +231,12 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
     addOption(l, "-Xmx64m");
   }
   addOption(l, "-XX:-UsePerfData");                   /* no hsperfdata files */
+  /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do not
+   * compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
+   * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */
+  addOption(l, "-XX:Tier3InvocationThreshold=2000");
+  addOption(l, "-XX:Tier3MinInvocationThreshold=1000");
+  addOption(l, "-XX:Tier3CompileThreshold=20000");
   addOption(l, "-Dnccltj.library=%s", libraryPath);
   if (aotCache != NULL) addOption(l, "-XX:AOTCache=%s", aotCache);
   for (int i = 0; i < nTok; i++) addOption(l, "%s", toks[i]);
