@@ -28,7 +28,20 @@ import org.junit.jupiter.api.io.TempDir;
  * the invariants, and every decision equals the one a single thread makes for the same call.
  * The same through the built plugin: io.nccltuner.reliability.it.ConcurrencyPluginTest.
  */
-class EngineConcurrencyTest {
+public class EngineConcurrencyTest {
+  /** A shadow-mode policy with one rule that every AllReduce hits (also used by ConcurrencyPluginTest). */
+  public static final String SHADOW_ALL = """
+      schema: nccl-tuner-java/v1
+      name: every-call
+      mode: shadow
+      profiles:
+        - name: all
+          rules:
+            - collective: AllReduce
+              bytes: {from: 0}
+              candidates: [{algorithm: RING, protocol: SIMPLE, channels: 8}]
+      """;
+
   static final int THREADS = 16;
   static final int COMMS = 64;
   static final int CALLS = 4_000_000;
@@ -114,17 +127,7 @@ class EngineConcurrencyTest {
    */
   @Test
   void shadowLoggingHundredThousandConcurrentCallsHundredThousandRecords(@TempDir Path dir) throws Exception {
-    Policy policy = io.nccltuner.policy.PolicyLoader.parse("all.yaml", """
-        schema: nccl-tuner-java/v1
-        name: every-call
-        mode: shadow
-        profiles:
-          - name: all
-            rules:
-              - collective: AllReduce
-                bytes: {from: 0}
-                candidates: [{algorithm: RING, protocol: SIMPLE, channels: 8}]
-        """);
+    Policy policy = io.nccltuner.policy.PolicyLoader.parse("all.yaml", SHADOW_ALL);
     List<String> warns = new CopyOnWriteArrayList<>();
     Path file = dir.resolve("shadow.jsonl");
     DecisionLog log = new DecisionLog(file, 1 << 17, (l, level, m) -> warns.add(m));

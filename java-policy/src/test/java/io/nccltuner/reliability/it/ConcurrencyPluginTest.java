@@ -82,17 +82,7 @@ class ConcurrencyPluginTest {
     assertNotEquals(digest(a, "rhost: concurrent"), digest(c, "rhost: concurrent"), "the digest depends on the calls");
   }
 
-  static final String SHADOW_ALL = """
-      schema: nccl-tuner-java/v1
-      name: every-call
-      mode: shadow
-      profiles:
-        - name: all
-          rules:
-            - collective: AllReduce
-              bytes: {from: 0}
-              candidates: [{algorithm: RING, protocol: SIMPLE, channels: 8}]
-      """;
+  static final String SHADOW_ALL = io.nccltuner.reliability.EngineConcurrencyTest.SHADOW_ALL;
 
   /**
    * rhost --bytes seq: call k is AllReduce of k + 1 bytes, numPipeOps 1 + k % 4, costs 1 + (i + k) % 21,
