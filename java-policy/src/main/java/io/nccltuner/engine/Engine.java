@@ -254,14 +254,18 @@ public final class Engine {
   }
 
   /**
-   * NCCL's selection over a cost table: the strict minimum over entries >= 0, algorithm-major,
-   * the first minimum winning ties (NCCL src/graph/tuning.cc topoGetAlgoInfo / enqueue.cc, 2.19+).
+   * NCCL's selection over a cost table: the strict minimum over entries >= 0, scanned
+   * algorithm-major from a starting minimum of 3600000000 us (so larger entries are never
+   * picked), the first minimum winning ties (NCCL src/enqueue.cc topoGetAlgoInfo, 2.19 .. 2.30;
+   * the same loop in getAlgoInfo of 2.18). The one implementation of this rule in the project:
+   * shadow mode uses it on NCCL's table and the offline model on captured ones.
    *
-   * @return {@code algorithm * numProto + protocol}, or -1 if every entry is unavailable
+   * @param table numAlgo x numProto floats (microseconds), algorithm-major; -1 = unavailable
+   * @return {@code algorithm * numProto + protocol}, or -1 if no entry is selectable
    */
   public static int ncclPick(MemorySegment table, int numAlgo, int numProto) {
     int best = -1;
-    float bestTime = Float.MAX_VALUE;
+    float bestTime = NCCL_START_MINIMUM;
     for (int i = 0, n = numAlgo * numProto; i < n; i++) {
       float v = table.getAtIndex(JAVA_FLOAT, i);
       if (v >= 0f && v < bestTime) {
@@ -271,6 +275,9 @@ public final class Engine {
     }
     return best;
   }
+
+  /** The minimum NCCL's selection loop starts from, microseconds (src/enqueue.cc, 2.18 .. 2.30). */
+  static final float NCCL_START_MINIMUM = 3600000000.0f;
 
   /**
    * Closes a communicator and logs its summary line (calls, rule hits, disagreements by

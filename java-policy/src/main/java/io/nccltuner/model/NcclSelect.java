@@ -1,12 +1,14 @@
 package io.nccltuner.model;
 
+import io.nccltuner.engine.Engine;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Protocol;
+import java.lang.foreign.MemorySegment;
 
 /**
- * NCCL's selection over a cost table: the strict minimum of the entries {@code >= 0}, scanned
- * algorithm-major, starting from 3600000000 us (src/enqueue.cc topoGetAlgoInfo, 2.19 .. 2.30; the
- * loop is the same in getAlgoInfo of 2.18). Ties keep the earlier entry.
+ * NCCL's selection over a cost table, as an {@link AlgoProto}: {@link Engine#ncclPick} (the strict
+ * minimum of the entries {@code >= 0}, scanned algorithm-major from 3600000000 us; src/enqueue.cc
+ * topoGetAlgoInfo, 2.19 .. 2.30, and getAlgoInfo of 2.18). Ties keep the earlier entry.
  */
 public final class NcclSelect {
   private NcclSelect() {}
@@ -18,14 +20,7 @@ public final class NcclSelect {
    *     falls back to its Ring backup)
    */
   public static AlgoProto pick(float[] costTable, int numProto) {
-    float min = 3600000000.0f;
-    int best = -1;
-    for (int i = 0; i < costTable.length; i++) {
-      if (costTable[i] >= 0 && costTable[i] < min) {
-        min = costTable[i];
-        best = i;
-      }
-    }
+    int best = Engine.ncclPick(MemorySegment.ofArray(costTable), costTable.length / numProto, numProto);
     return best < 0 ? null : new AlgoProto(Algorithm.ofId(best / numProto), Protocol.ofId(best % numProto));
   }
 }

@@ -186,6 +186,13 @@ class EngineTest {
     assertEquals("INFO policy t: no profile matches nRanks=4 nNodes=1; changing nothing for this communicator", logged.get(1));
   }
 
+  /** NCCL's loop starts from 3.6e9 us: a larger entry is never its pick, however alone. */
+  @Test
+  void ncclPickFollowsNcclsStartingMinimum() {
+    assertEquals(-1, Engine.ncclPick(table(2, 3, 4e9f, U, U, U, U, U), 2, 3));
+    assertEquals(4, Engine.ncclPick(table(2, 3, 4e9f, 5, 5, U, 3, 3), 2, 3), "first of equal minima");
+  }
+
   @Test
   void failureWarnsOnce() throws Exception {
     Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
