@@ -433,29 +433,9 @@ final class ExplainCommand implements Callable<Integer> {
       }
     }
 
-    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-
-    /**
-     * A size for a table column: {@link ByteSize#format} where that reads well (at most four
-     * digits before the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant
-     * digits in the largest unit, marked approximate ("~125.06 MiB" for 131136000 B, which
-     * ByteSize writes "128062.5 KiB"). Tables that use it also show the exact nBytes.
-     *
-     * @param n bytes
-     * @return the size
-     */
+    /** A size for a table column: {@link ByteSize#readable}. */
     static String format(long n) {
-      String exact = ByteSize.format(n);
-      int space = exact.indexOf(' ');
-      String num = space < 0 ? exact : exact.substring(0, space);
-      int point = num.indexOf('.');
-      if (n < 0 || (point < 0 ? num.length() : point) <= 4) {
-        return exact;
-      }
-      int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(n)) / 10);
-      double v = n / Math.pow(1024, unit);
-      String s = String.format(Locale.ROOT, "%.2f", v).replaceFirst("\\.?0+$", "");
-      return (v * Math.pow(1024, unit) == n && s.indexOf('.') < 0 ? "" : "~") + s + " " + UNITS[unit];
+      return ByteSize.readable(n);
     }
   }
 }

@@ -83,4 +83,27 @@ public final class ByteSize {
     }
     return bytes + " B";
   }
+
+  /**
+   * A size for a table column: {@link #format} where that reads well (at most four digits before
+   * the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant digits in the largest
+   * unit, marked approximate ("~125.06 MiB" for 131136000 B, which {@link #format} writes
+   * "128062.5 KiB"). Not for policy files: only {@link #format} parses back exactly.
+   *
+   * @param bytes size in bytes, unsigned; -1 prints as "unbounded"
+   * @return the size
+   */
+  public static String readable(long bytes) {
+    String exact = format(bytes);
+    int space = exact.indexOf(' ');
+    String num = space < 0 ? exact : exact.substring(0, space);
+    int point = num.indexOf('.');
+    if (bytes < 0 || (point < 0 ? num.length() : point) <= 4) {
+      return exact;
+    }
+    int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(bytes)) / 10);
+    double v = bytes / Math.pow(1024, unit);
+    String s = String.format(Locale.ROOT, "%.2f", v).replaceFirst("\\.?0+$", "");
+    return (v * Math.pow(1024, unit) == bytes && s.indexOf('.') < 0 ? "" : "~") + s + " " + UNITS[unit];
+  }
 }

@@ -45,6 +45,9 @@ class SizeGridTest {
     assertEquals("24 MiB", ByteSize.format(24L << 20));
     assertEquals("1.25 MiB", ByteSize.format(5L << 18));
     assertEquals("1000 B", ByteSize.format(1000));
+    assertEquals("~125.06 MiB", ByteSize.readable(131136000));
+    assertEquals("24 MiB", ByteSize.readable(24L << 20));
+    assertEquals("1.5 KiB", ByteSize.readable(1536));
     for (int b = 1; b < SizeGrid.BUCKETS; b++) {
       long v = SizeGrid.lowerBound(b);
       if (v < 0) {
