@@ -24,10 +24,12 @@ CC        ?= gcc
 LIB_DIR   := $(BUILD)/lib
 SHIM_SO   := $(LIB_DIR)/libnccl-tuner-java.so
 ENGINE_JAR:= $(LIB_DIR)/nccl-tuner-java.jar
+TOOLS_JAR := $(LIB_DIR)/nccl-tuner-tools.jar
 SHIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
                -I$(REPO)/plugin-shim/include -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 SHIM_LDFLAGS := -shared -Wl,-soname,libnccl-tuner-java.so -Wl,--no-undefined
-JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main -type f) $(REPO)/pom.xml $(REPO)/java-policy/pom.xml
+JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src/main -type f) $(REPO)/pom.xml \
+                $(REPO)/java-policy/pom.xml $(REPO)/java-tools/pom.xml
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
@@ -49,7 +51,7 @@ check-env:
 
 JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
 
-build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD)
+build: check-env $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) harness $(JVM_PRELOAD)
 
 # A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
 $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
@@ -60,10 +62,17 @@ $(SHIM_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tune
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $< -ldl -lpthread
 
-$(ENGINE_JAR): $(JAVA_SOURCES)
-	@mkdir -p $(@D)
+# Two Maven modules: java-policy (the runtime the plugin loads) and java-tools (the nccl-tuner
+# command line, which depends on it). One reactor build makes both jars. The plugin's jar must
+# hold no tools class and no picocli: checked here, so the build fails if runtime ever grows a
+# dependency on the tools (the module graph already keeps runtime from importing them).
+$(ENGINE_JAR) $(TOOLS_JAR) &: $(JAVA_SOURCES)
+	@mkdir -p $(LIB_DIR)
 	cd $(REPO) && $(MVN) -DskipTests package
-	cp $(REPO)/java-policy/target/nccl-tuner-java.jar $@
+	@if unzip -Z1 $(REPO)/java-policy/target/nccl-tuner-java.jar | grep -E '^(io/nccltuner/(cli|compile|model)/|picocli/)'; then \
+	  echo "make: the plugin's jar (java-policy) holds tools classes or picocli (above); runtime must not depend on java-tools" >&2; exit 1; fi
+	cp $(REPO)/java-policy/target/nccl-tuner-java.jar $(ENGINE_JAR)
+	cp $(REPO)/java-tools/target/nccl-tuner-tools.jar $(TOOLS_JAR)
 
 run: build
 	bash $(REPO)/tests/run_main_job.sh
@@ -80,4 +89,4 @@ gpu-script-test:
 test: unit-test gpu-script-test harness-test
 
 clean:
-	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/target
+	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/java-tools/target $(REPO)/target

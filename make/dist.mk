@@ -2,7 +2,8 @@
 #
 # Included by the top-level Makefile (REPO, BUILD, JAVA_HOME, SHIM_SO, ENGINE_JAR defined there).
 # Produces dist/$(DIST_NAME)/ and dist/$(DIST_NAME).tar.gz:
-#   lib/libnccl-tuner-java.so, lib/nccl-tuner-java.jar, runtime/ (jlink image of java.base,
+#   lib/libnccl-tuner-java.so, lib/nccl-tuner-java.jar (what the plugin loads),
+#   lib/nccl-tuner-tools.jar (the command line; its manifest names the runtime jar), runtime/ (jlink image of java.base,
 #   stripped), bin/nccl-tuner (the command line on the bundled runtime), bin/nccl-tuner-aot (makes
 #   lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target), policies/, README.md, docs/.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
@@ -27,10 +28,10 @@ DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData \
 .PHONY: dist
 dist: $(DIST_TGZ)
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(wildcard $(REPO)/policies/*.yaml) $(REPO)/make/dist.mk
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(REPO)/make/dist.mk
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
-	cp $(SHIM_SO) $(ENGINE_JAR) $(DIST_DIR)/lib/
+	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
 	$(JAVA_HOME)/bin/jlink --add-modules $(DIST_MODULES) --strip-debug --no-header-files \
 	  --no-man-pages --compress zip-9 --output $(DIST_DIR)/runtime
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so
@@ -39,7 +40,7 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(wildcard $(REPO)/policies/*.yaml) $(REPO
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \
-	  'exec "$$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -jar "$$here/lib/nccl-tuner-java.jar" "$$@"' \
+	  'exec "$$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -jar "$$here/lib/nccl-tuner-tools.jar" "$$@"' \
 	  > $(DIST_DIR)/bin/nccl-tuner
 	chmod +x $(DIST_DIR)/bin/nccl-tuner
 	printf '%s\n' '#!/bin/sh' \

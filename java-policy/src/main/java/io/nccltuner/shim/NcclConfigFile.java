@@ -1,7 +1,7 @@
 package io.nccltuner.shim;
 
-import io.nccltuner.compile.InputException;
-import io.nccltuner.compile.NcclExampleConfig;
+import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
 import java.io.IOException;

@@ -1,17 +1,9 @@
-package io.nccltuner.compile;
+package io.nccltuner.policy;
 
-import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.ByteSize;
-import io.nccltuner.policy.Collective;
-import io.nccltuner.policy.Mode;
-import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Policy.Rule;
-import io.nccltuner.policy.PolicyLoader;
-import io.nccltuner.policy.Protocol;
-import io.nccltuner.policy.SizeGrid;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.InputException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

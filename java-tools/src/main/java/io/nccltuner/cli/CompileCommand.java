@@ -5,7 +5,7 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
-import io.nccltuner.compile.InputException;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.compile.MeasurementCsv;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclLog;

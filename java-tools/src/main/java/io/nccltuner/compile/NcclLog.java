@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.SelectionLine;
 import io.nccltuner.policy.Collective;

@@ -1,4 +1,4 @@
-package io.nccltuner.compile;
+package io.nccltuner.policy;
 
 /**
  * An input file the compiler or importer cannot use. The message always starts with

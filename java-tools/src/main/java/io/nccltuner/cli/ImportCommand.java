@@ -1,7 +1,7 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.compile.InputException;
-import io.nccltuner.compile.NcclExampleConfig;
+import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
 import io.nccltuner.policy.Policy;

@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.InputException;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,9 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.NcclExampleConfig;
+
+import io.nccltuner.policy.InputException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

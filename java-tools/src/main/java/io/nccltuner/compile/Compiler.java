@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
