@@ -58,7 +58,7 @@ public class LookupBenchmark {
     arena = Arena.ofShared();
     rows = TraceRows.load(repo.resolve("tests/traces"), -1, arena);
     table = DecisionTable.compile(p.profileFor(2, 2));
-    engine = new Engine(p, Mode.ENFORCE, (logger, level, message) -> { }, null, null);
+    engine = new Engine(p, Mode.ENFORCE, (logger, level, message) -> { }, null);
     handle = engine.init(2, 2, MemorySegment.NULL);
     work = arena.allocate((long) Engine.MAX_TABLE_ENTRIES * Float.BYTES, 64);
     nChannels = arena.allocate(JAVA_INT);

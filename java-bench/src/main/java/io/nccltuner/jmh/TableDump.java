@@ -82,7 +82,7 @@ public final class TableDump {
       w.println("mode " + mode.spelling());
       w.println("rules " + count + " sha256 " + sha);
       w.println("geometry " + Collective.COUNT + " " + SizeGrid.BUCKETS + " " + DecisionTable.STRIDE + " "
-          + DecisionTable.COUNT);
+          + DecisionTable.CANDIDATE_COUNT);
       array(w, "head", head);
       array(w, "chains", chains);
       array(w, "records", rules);

@@ -24,8 +24,7 @@ import java.util.List;
  *       (collective, bucket), in file order, told apart only by numPipeOps (at most
  *       {@link PolicyLoader#MAX_RULES_PER_BUCKET}). Cells with the same rules share a run.
  *   <li>{@link #rules}: records of {@link #STRIDE} ints {@code [pipeLo, pipeHi, count, cand0,
- *       cand1, cand2, cand3, 0]}; each candidate packs {@code algorithm | protocol << 8 |
- *       channels << 16} (channels 0 = NCCL decides).
+ *       cand1, cand2, cand3, 0]}; each candidate is a {@link PackedCandidate}.
  * </ul>
  * A lookup is a bucket computation (a leading-zero count and a shift), two array loads and at
  * most four numPipeOps comparisons: no scan over rules, no allocation, no lock.
@@ -34,8 +33,11 @@ public final class DecisionTable {
   /** Ints per rule record. */
   public static final int STRIDE = 8;
 
-  /** Offset of the candidate count within a record; the candidates follow it. */
-  public static final int COUNT = 2;
+  /** Offset of the candidate count within a record. */
+  public static final int CANDIDATE_COUNT = 2;
+
+  /** Offset of the first (best) candidate within a record; the others follow it, best first. */
+  public static final int FIRST_CANDIDATE = 3;
 
   final int[] head;
   final int[] chains;
@@ -67,10 +69,9 @@ public final class DecisionTable {
       int off = i * STRIDE;
       rules[off] = (int) Math.min(r.numPipeOps().min(), Integer.MAX_VALUE);
       rules[off + 1] = (int) Math.min(r.numPipeOps().max(), Integer.MAX_VALUE);
-      rules[off + COUNT] = r.candidates().size();
+      rules[off + CANDIDATE_COUNT] = r.candidates().size();
       for (int k = 0; k < r.candidates().size(); k++) {
-        Policy.Candidate c = r.candidates().get(k);
-        rules[off + COUNT + 1 + k] = c.algorithm().id() | c.protocol().id() << 8 | c.channels() << 16;
+        rules[off + FIRST_CANDIDATE + k] = PackedCandidate.pack(r.candidates().get(k));
       }
       int lo = SizeGrid.bucket(r.fromBytes());
       int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
@@ -118,10 +119,22 @@ public final class DecisionTable {
    * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
    */
   public int find(int coll, long nBytes, int numPipeOps) {
+    return findInBucket(coll, SizeGrid.bucket(nBytes), numPipeOps);
+  }
+
+  /**
+   * As {@link #find}, for a size already bucketed (the per-call path computes the bucket once).
+   *
+   * @param coll ncclFunc_t value
+   * @param bucket {@code SizeGrid.bucket(nBytes)}
+   * @param numPipeOps number of operations NCCL pipelines together (>= 1)
+   * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
+   */
+  public int findInBucket(int coll, int bucket, int numPipeOps) {
     if (coll < 0 || coll >= Collective.COUNT) {
       return -1;
     }
-    int c = head[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)];
+    int c = head[coll * SizeGrid.BUCKETS + bucket];
     if (c < 0) {
       return -1;
     }

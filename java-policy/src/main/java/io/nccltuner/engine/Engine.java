@@ -29,11 +29,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * mode. Decisions depend only on the policy, nRanks, nNodes, the collective, nBytes, numPipeOps
  * and which entries are -1, so every rank decides the same.
  *
+ * <p>Not final so that tests can inject faults from the test side: a subclass that throws in an
+ * entry point, named by {@code -Dnccltj.engine=CLASS} (see {@code shim.PluginConfig}); production
+ * code has no test branch.
+ *
  * <p>Threads: init and destroy are serialized on the engine; getCollInfo reads an immutable
  * handle table and may run on any thread. Per-communicator counters are plain fields: NCCL
  * enqueues one communicator's collectives from one thread at a time.
  */
-public final class Engine {
+public class Engine {
   /** Largest numAlgo x numProto the engine edits (NCCL 2.28: 7 x 3); larger tables are left alone. */
   public static final int MAX_TABLE_ENTRIES = 64;
 
@@ -46,8 +50,6 @@ public final class Engine {
   private final DecisionLog decisionLog;
   private final Map<String, DecisionTable> tables = new HashMap<>();
   private final AtomicBoolean warnedFailure = new AtomicBoolean();
-  private final String throwIn;
-  private final boolean throwInGetCollInfo;
   private volatile Comm[] comms = new Comm[16];
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
   private int nextSlot = 1;
@@ -89,16 +91,12 @@ public final class Engine {
    * @param mode the effective mode (the policy's, or NCCL_TUNER_JAVA_MODE's)
    * @param log where INFO/WARN lines go
    * @param decisionLog where per-call records go, or null for none
-   * @param throwIn test hook: "init", "getCollInfo" or "destroy" makes that entry throw, to prove
-   *     the upcalls contain it; null in production
    */
-  public Engine(Policy policy, Mode mode, TunerLog log, DecisionLog decisionLog, String throwIn) {
+  public Engine(Policy policy, Mode mode, TunerLog log, DecisionLog decisionLog) {
     this.policy = policy;
     this.mode = policy == null ? Mode.OFF : mode;
     this.log = log;
     this.decisionLog = decisionLog;
-    this.throwIn = throwIn;
-    this.throwInGetCollInfo = "getCollInfo".equals(throwIn);
   }
 
   /** @return the effective mode */
@@ -125,9 +123,6 @@ public final class Engine {
    * @return a non-zero handle to pass to {@link #getCollInfo} and {@link #destroy}
    */
   public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger) {
-    if ("init".equals(throwIn)) {
-      throw new IllegalStateException("test hook: exception in init (NCCL_TUNER_JAVA_TEST_THROW=init)");
-    }
     Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes);
     DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
     int slot = freeSlots.isEmpty() ? nextSlot++ : freeSlots.pop();
@@ -176,13 +171,19 @@ public final class Engine {
   }
 
   /**
-   * As {@link #getCollInfo(long, int, long, int, MemorySegment, int, int, MemorySegment)}, with the
-   * cost table and nChannels given as a segment and a byte offset each. The plugin passes one
-   * constant segment over all memory and NCCL's addresses as offsets, so a call creates no
-   * objects; offline callers pass their own segments and offset 0.
+   * The per-call path, whole: from the upcall ({@code shim.Upcalls.getCollInfo}, which only
+   * forwards) to the write into NCCL's table. As {@link #getCollInfo(long, int, long, int,
+   * MemorySegment, int, int, MemorySegment)}, with the cost table and nChannels given as a segment
+   * and a byte offset each: the plugin passes one constant segment over all memory and NCCL's
+   * addresses as offsets, so a call creates no objects; offline callers pass their own segments
+   * and offset 0. Steps: (1) the communicator from its handle, (2) the size bucket, computed once,
+   * and the rule for (collective, bucket, numPipeOps), (3) the first ranked candidate NCCL offers,
+   * (4) in shadow mode or with a decision log, NCCL's own pick beside the policy's, (5) in enforce
+   * mode the write: that entry to 0.0, and nChannels when the candidate names channels.
    */
   public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, MemorySegment chMem, long nChannels) {
+    // (1) The communicator: an unknown or destroyed handle changes nothing.
     Comm[] cs = comms;
     int slot = (int) handle;
     if (slot <= 0 || slot >= cs.length) {
@@ -192,64 +193,59 @@ public final class Engine {
     if (c == null || c.handle != handle) {
       return;
     }
-    if (throwInGetCollInfo) {
-      throw new IllegalStateException("test hook: exception in getCollInfo (NCCL_TUNER_JAVA_TEST_THROW=getCollInfo)");
-    }
     c.calls++;
     DecisionTable t = c.table;
     if (t == null || numAlgo <= 0 || numProto <= 0 || numAlgo > MAX_TABLE_ENTRIES
         || numProto > MAX_TABLE_ENTRIES || numAlgo * numProto > MAX_TABLE_ENTRIES) {
       return;
     }
-    int r = t.find(collType, nBytes, numPipeOps);
+    // (2) The rule: O(1), see DecisionTable.
+    int bucket = SizeGrid.bucket(nBytes);
+    int r = t.findInBucket(collType, bucket, numPipeOps);
     if (r < 0) {
       return;
     }
     c.hits++;
+    // (3) The first candidate NCCL offers: inside the table and not -1.
     int[] rules = t.rules;
-    int n = rules[r + DecisionTable.COUNT];
-    for (int k = 1; k <= n; k++) {
-      int cand = rules[r + DecisionTable.COUNT + k];
-      int a = cand & 0xff;
-      int p = (cand >>> 8) & 0xff;
-      if (a < numAlgo && p < numProto) {
-        long off = costTable + (long) (a * numProto + p) * Float.BYTES;
-        if (mem.get(JAVA_FLOAT, off) >= 0f) {
-          apply(c, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, chMem, nChannels, cand, off);
-          return;
+    int first = r + DecisionTable.FIRST_CANDIDATE;
+    for (int k = first, end = first + rules[r + DecisionTable.CANDIDATE_COUNT]; k < end; k++) {
+      int cand = rules[k];
+      if (PackedCandidate.algorithm(cand) >= numAlgo || PackedCandidate.protocol(cand) >= numProto) {
+        continue;
+      }
+      long entry = costTable + (long) PackedCandidate.entry(cand, numProto) * Float.BYTES;
+      if (mem.get(JAVA_FLOAT, entry) < 0f) {
+        continue;
+      }
+      // (4) Observation, before any write, so NCCL's pick is read from NCCL's own table.
+      if (c.observe) {
+        observe(c, collType, bucket, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, cand);
+      }
+      // (5) The write.
+      if (c.write) {
+        mem.set(JAVA_FLOAT, entry, 0f);
+        int channels = PackedCandidate.channels(cand);
+        if (channels != 0) {
+          chMem.set(JAVA_INT, nChannels, channels);
         }
+        c.applied++;
       }
+      return;
     }
   }
 
-  /** The chosen candidate: observed (shadow, decision log), then written in enforce mode. */
-  private void apply(Comm c, int collType, long nBytes, int numPipeOps, MemorySegment mem, long costTable,
-      int numAlgo, int numProto, MemorySegment chMem, long nChannels, int cand, long off) {
-    if (c.observe) {
-      observe(c, collType, nBytes, numPipeOps, mem.asSlice(costTable, (long) numAlgo * numProto * Float.BYTES),
-          numAlgo, numProto, cand);
-    }
-    if (c.write) {
-      mem.set(JAVA_FLOAT, off, 0f);
-      int ch = cand >>> 16;
-      if (ch != 0) {
-        chMem.set(JAVA_INT, nChannels, ch);
-      }
-      c.applied++;
-    }
-  }
-
-  /** NCCL's own pick (strict minimum over entries >= 0), compared and recorded before any write. */
-  private void observe(Comm c, int coll, long nBytes, int numPipeOps, MemorySegment table, int numAlgo,
-      int numProto, int cand) {
-    int nccl = ncclPick(table, numAlgo, numProto);
-    int policyPick = (cand & 0xff) * numProto + ((cand >>> 8) & 0xff);
-    if (nccl != policyPick || (cand >>> 16) != 0) {
-      c.disagreements[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)]++;
+  /** NCCL's own pick beside the policy's: counted per (collective, bucket), and decision-logged. */
+  private void observe(Comm c, int coll, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
+      long costTable, int numAlgo, int numProto, int cand) {
+    int nccl = ncclPick(mem, costTable, numAlgo, numProto);
+    if (nccl != PackedCandidate.entry(cand, numProto) || PackedCandidate.channels(cand) != 0) {
+      c.disagreements[coll * SizeGrid.BUCKETS + bucket]++;
     }
     if (decisionLog != null) {
-      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto, nccl < 0 ? -1 : nccl % numProto,
-          cand & 0xff, (cand >>> 8) & 0xff, cand >>> 16, c.write);
+      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto,
+          nccl < 0 ? -1 : nccl % numProto, PackedCandidate.algorithm(cand), PackedCandidate.protocol(cand),
+          PackedCandidate.channels(cand), c.write);
     }
   }
 
@@ -264,10 +260,23 @@ public final class Engine {
    * @return {@code algorithm * numProto + protocol}, or -1 if no entry is selectable
    */
   public static int ncclPick(MemorySegment table, int numAlgo, int numProto) {
+    return ncclPick(table, 0L, numAlgo, numProto);
+  }
+
+  /**
+   * As {@link #ncclPick(MemorySegment, int, int)}, for a table at a byte offset in a segment.
+   *
+   * @param mem the segment holding the table
+   * @param costTable byte offset of the table in {@code mem}
+   * @param numAlgo rows
+   * @param numProto columns
+   * @return {@code algorithm * numProto + protocol}, or -1 if no entry is selectable
+   */
+  public static int ncclPick(MemorySegment mem, long costTable, int numAlgo, int numProto) {
     int best = -1;
     float bestTime = NCCL_START_MINIMUM;
     for (int i = 0, n = numAlgo * numProto; i < n; i++) {
-      float v = table.getAtIndex(JAVA_FLOAT, i);
+      float v = mem.get(JAVA_FLOAT, costTable + (long) i * Float.BYTES);
       if (v >= 0f && v < bestTime) {
         bestTime = v;
         best = i;
@@ -276,8 +285,12 @@ public final class Engine {
     return best;
   }
 
-  /** The minimum NCCL's selection loop starts from, microseconds (src/enqueue.cc, 2.18 .. 2.30). */
-  static final float NCCL_START_MINIMUM = 3600000000.0f;
+  /**
+   * The minimum NCCL's selection loop starts from, microseconds (src/enqueue.cc, 2.18 .. 2.30):
+   * entries at or above it are never picked. The one home of this fact (the offline cost model
+   * reads it from here).
+   */
+  public static final float NCCL_START_MINIMUM = 3600000000.0f;
 
   /**
    * Closes a communicator and logs its summary line (calls, rule hits, disagreements by
@@ -287,9 +300,6 @@ public final class Engine {
    * @return the summary line, or null if the handle was unknown or no policy applied
    */
   public synchronized String destroy(long handle) {
-    if ("destroy".equals(throwIn)) {
-      throw new IllegalStateException("test hook: exception in destroy (NCCL_TUNER_JAVA_TEST_THROW=destroy)");
-    }
     Comm[] cur = comms;
     int slot = (int) handle;
     if (slot <= 0 || slot >= cur.length || cur[slot] == null || cur[slot].handle != handle) {

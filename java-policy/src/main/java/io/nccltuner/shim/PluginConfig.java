@@ -22,11 +22,15 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
- *   <li>{@code NCCL_TUNER_JAVA_TEST_THROW}: test hook (init | getCollInfo | destroy).
  * </ul>
  *
  * A configuration error yields an engine that changes nothing plus one warning, which the first
  * init logs.
+ *
+ * <p>Tests inject faults from their side: {@code -Dnccltj.engine=CLASS} (through
+ * NCCL_TUNER_JAVA_OPTS, with the class on NCCL_TUNER_JAVA_CLASSPATH) names a subclass of
+ * {@link Engine} with the constructor {@code (Policy, Mode, TunerLog, DecisionLog)}, built here in
+ * place of the engine; nothing else in the runtime knows about tests.
  *
  * @param engine the engine to serve NCCL with
  * @param warning a one-line warning to log once, or null
@@ -50,19 +54,18 @@ record PluginConfig(Engine engine, String warning, String info) {
     try {
       return read(env, log);
     } catch (Throwable t) {
-      return off(log, env.get("NCCL_TUNER_JAVA_TEST_THROW"), "engine configuration failed (" + t
+      return off(log, "engine configuration failed (" + t
           + "); the plugin changes nothing");
     }
   }
 
   private static PluginConfig read(Map<String, String> env, TunerLog log) {
-    String throwIn = env.get("NCCL_TUNER_JAVA_TEST_THROW");
     String modeEnv = env.get("NCCL_TUNER_JAVA_MODE");
     Mode override = null;
     if (modeEnv != null && !modeEnv.isBlank()) {
       override = Mode.parse(modeEnv.trim());
       if (override == null) {
-        return off(log, throwIn, "NCCL_TUNER_JAVA_MODE=" + modeEnv
+        return off(log, "NCCL_TUNER_JAVA_MODE=" + modeEnv
             + " is not a mode (enforce, shadow or off); the plugin changes nothing");
       }
     }
@@ -76,11 +79,11 @@ record PluginConfig(Engine engine, String warning, String info) {
       } else if (csv != null && !csv.isBlank()) {
         policy = NcclConfigFile.load(Path.of(csv), approximations);
       } else {
-        return new PluginConfig(new Engine(null, Mode.OFF, log, null, throwIn), null,
+        return new PluginConfig(newEngine(null, Mode.OFF, log, null), null,
             jvmNotice() + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");
       }
     } catch (PolicyException e) {
-      return off(log, throwIn, "policy refused, the plugin changes nothing: " + e.getMessage());
+      return off(log, "policy refused, the plugin changes nothing: " + e.getMessage());
     }
     Mode mode = override != null ? override : policy.mode();
     DecisionLog decisions = null;
@@ -95,7 +98,7 @@ record PluginConfig(Engine engine, String warning, String info) {
       try {
         decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, MAX_QUEUE)), log);
       } catch (java.io.IOException e) {
-        return new PluginConfig(new Engine(policy, mode, log, null, throwIn),
+        return new PluginConfig(newEngine(policy, mode, log, null),
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
       }
     }
@@ -107,7 +110,7 @@ record PluginConfig(Engine engine, String warning, String info) {
       info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
           + approximations.getFirst();
     }
-    return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, info);
+    return new PluginConfig(newEngine(policy, mode, log, decisions), null, info);
   }
 
   /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */
@@ -117,7 +120,22 @@ record PluginConfig(Engine engine, String warning, String info) {
         + (lib != null ? " (JVM created by " + lib + ")" : " (joined the process's JVM)");
   }
 
-  private static PluginConfig off(TunerLog log, String throwIn, String warning) {
-    return new PluginConfig(new Engine(null, Mode.OFF, log, null, throwIn), warning, null);
+  private static PluginConfig off(TunerLog log, String warning) {
+    return new PluginConfig(newEngine(null, Mode.OFF, log, null), warning, null);
+  }
+
+  /** The engine, or the test-side subclass that {@code -Dnccltj.engine} names (class comment). */
+  static Engine newEngine(Policy policy, Mode mode, TunerLog log, DecisionLog decisions) {
+    String cls = System.getProperty("nccltj.engine");
+    if (cls == null || cls.isEmpty()) {
+      return new Engine(policy, mode, log, decisions);
+    }
+    try {
+      return Class.forName(cls).asSubclass(Engine.class)
+          .getConstructor(Policy.class, Mode.class, TunerLog.class, DecisionLog.class)
+          .newInstance(policy, mode, log, decisions);
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      throw new IllegalStateException("-Dnccltj.engine=" + cls + " is not an Engine subclass: " + e, e);
+    }
   }
 }

@@ -75,7 +75,7 @@ class EngineTest {
 
   @Test
   void appliesFirstOfferedCandidate() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     long h = e.init(2, 1, MemorySegment.NULL);
     // 7 x 3 table: TREE row, RING row, then unavailable, NVLS row available, PAT unavailable.
     MemorySegment t = table(7, 3, 10, 11, 12, /*RING*/ 20, 21, 22, U, U, U, U, U, U, /*NVLS*/ 40, 41, 42);
@@ -91,7 +91,7 @@ class EngineTest {
 
   @Test
   void sixRowTablesBeforeNccl223SkipPat() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     long h = e.init(2, 1, MemorySegment.NULL);
     MemorySegment t = table(6, 3, 10, 11, 12, 20, 21, 22); // NVLS unavailable, no PAT row
     MemorySegment ch = channels();
@@ -103,7 +103,7 @@ class EngineTest {
 
   @Test
   void numPipeOpsSelectsTheRule() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     long h = e.init(2, 2, MemorySegment.NULL);
     for (int pipe : new int[] {1, 4}) {
       MemorySegment t = table(7, 3, 10, 11, 12, 20, 21, 22);
@@ -116,7 +116,7 @@ class EngineTest {
 
   @Test
   void changesNothingWithoutRuleOrOffer() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     long h = e.init(2, 1, MemorySegment.NULL);
     float[] orig = {10, 11, 12, 20, 21, 22};
     for (long nBytes : new long[] {0, 1 << 19, 2 << 20, -1L}) {
@@ -143,7 +143,7 @@ class EngineTest {
   @Test
   void shadowAndOffNeverWrite() throws Exception {
     for (Mode m : new Mode[] {Mode.SHADOW, Mode.OFF}) {
-      Engine e = new Engine(policy(RULES), m, log, null, null);
+      Engine e = new Engine(policy(RULES), m, log, null);
       long h = e.init(2, 1, MemorySegment.NULL);
       MemorySegment t = table(7, 3, 10, 11, 12, 20, 21, 22);
       MemorySegment ch = channels();
@@ -161,7 +161,7 @@ class EngineTest {
 
   @Test
   void handlesAreCheckedAndReusedSafely() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     long h1 = e.init(2, 1, MemorySegment.NULL);
     e.destroy(h1);
     long h2 = e.init(2, 1, MemorySegment.NULL);
@@ -179,7 +179,7 @@ class EngineTest {
 
   @Test
   void initLogsPolicyProfileShaAndMode() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.SHADOW, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.SHADOW, log, null);
     e.init(2, 8, MemorySegment.NULL);
     e.init(4, 1, MemorySegment.NULL);
     assertTrue(logged.get(0).matches("INFO policy t profile two mode shadow rules 3 sha256 [0-9a-f]{64} \\(nRanks=2 nNodes=8\\)"), logged.get(0));
@@ -195,7 +195,7 @@ class EngineTest {
 
   @Test
   void failureWarnsOnce() throws Exception {
-    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null, null);
+    Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
     for (int i = 0; i < 3; i++) {
       e.failed("getCollInfo", new IllegalStateException("x"), MemorySegment.NULL);
     }

@@ -239,8 +239,8 @@ class PluginHarnessIT {
       case "NOPOLICY" -> policy = tmp.resolve("absent.yaml");
       case "MALFORMED" -> policy = write(tmp, "schema: nccl-tuner-java/v1\nname: [unclosed\n");
       case "RINGG" -> policy = write(tmp, Files.readString(policy).replace("algorithm: TREE, protocol: LL,", "algorithm: RINGG, protocol: LL,"));
-      case "THROWGET" -> env.put("NCCL_TUNER_JAVA_TEST_THROW", "getCollInfo");
-      case "THROWINIT" -> env.put("NCCL_TUNER_JAVA_TEST_THROW", "init");
+      case "THROWGET" -> env.putAll(ThrowingEngine.environment("getCollInfo"));
+      case "THROWINIT" -> env.putAll(ThrowingEngine.environment("init"));
       case "BADOPTS" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xmx32m -version");
       case "JVMREFUSE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+NoSuchJvmFlagAtAll");
       case "TINYHEAP" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xmx1k");

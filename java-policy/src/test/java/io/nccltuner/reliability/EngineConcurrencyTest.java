@@ -61,7 +61,7 @@ public class EngineConcurrencyTest {
   @Test
   void sixteenThreadsSixtyFourCommunicatorsFourMillionCallsDecideAsOneThread() throws Exception {
     Policy policy = Workload.randomPolicy(new Random(SEED), "concurrency", Mode.ENFORCE);
-    Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null, null);
+    Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null);
     long[] handles = new long[COMMS];
     for (int c = 0; c < COMMS; c++) {
       long[] shape = Workload.SHAPES[c % Workload.SHAPES.length];
@@ -135,7 +135,7 @@ public class EngineConcurrencyTest {
       if (level == io.nccltuner.engine.TunerLog.WARN) {
         warns.add(m);
       }
-    }, log, null);
+    }, log);
     long[] handles = new long[COMMS];
     for (int c = 0; c < COMMS; c++) {
       handles[c] = e.init(2, 1, MemorySegment.NULL);

@@ -120,7 +120,7 @@ class HostilePolicyTest {
   /** An accepted policy is used: every profile compiles, and random calls keep the invariants. */
   static void useSafely(Policy policy) {
     List<String> lines = new ArrayList<>();
-    Engine e = new Engine(policy, Mode.ENFORCE, (logger, level, message) -> lines.add(message), null, null);
+    Engine e = new Engine(policy, Mode.ENFORCE, (logger, level, message) -> lines.add(message), null);
     Random r = new Random(policy.name().hashCode());
     long[] handles = new long[Workload.SHAPES.length];
     for (int s = 0; s < handles.length; s++) {

@@ -52,7 +52,7 @@ class InvariantPropertyTest {
       for (int p = 0; p < POLICIES; p++) {
         Random r = new Random(SEED + p);
         Policy policy = Workload.randomPolicy(r, "random" + p, Mode.ENFORCE);
-        Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null, null);
+        Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null);
         long[] handles = new long[Workload.SHAPES.length];
         for (int s = 0; s < handles.length; s++) {
           handles[s] = e.init(Workload.SHAPES[s][0], Workload.SHAPES[s][1], MemorySegment.NULL);
@@ -132,7 +132,7 @@ class InvariantPropertyTest {
         for (int p = 0; p < 40; p++) {
           Random r = new Random(SEED * 31 + p);
           Policy policy = Workload.randomPolicy(r, "quiet" + p, mode);
-          Engine e = new Engine(policy, mode, Workload.QUIET, null, null);
+          Engine e = new Engine(policy, mode, Workload.QUIET, null);
           long[] handles = new long[Workload.SHAPES.length];
           for (int s = 0; s < handles.length; s++) {
             handles[s] = e.init(Workload.SHAPES[s][0], Workload.SHAPES[s][1], MemorySegment.NULL);

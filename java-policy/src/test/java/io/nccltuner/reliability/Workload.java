@@ -295,7 +295,7 @@ public final class Workload {
       for (int p = 0; p < policies; p++) {
         Random r = new Random(seed * 1_000_003L + p);
         Policy policy = randomPolicy(r, "digest" + p, Mode.ENFORCE);
-        Engine e = new Engine(policy, Mode.ENFORCE, QUIET, null, null);
+        Engine e = new Engine(policy, Mode.ENFORCE, QUIET, null);
         long[] handles = new long[SHAPES.length];
         for (int s = 0; s < SHAPES.length; s++) {
           handles[s] = e.init(SHAPES[s][0], SHAPES[s][1], MemorySegment.NULL);

@@ -156,7 +156,7 @@ public final class CostModel {
       }
     }
     AlgoProto pick = null;
-    double min = 3600000000.0;
+    double min = io.nccltuner.engine.Engine.NCCL_START_MINIMUM; // NCCL's starting minimum
     double minHi = Double.POSITIVE_INFINITY;
     for (CandidateTime t : list) {
       if (t.offered() && t.time() >= 0) {

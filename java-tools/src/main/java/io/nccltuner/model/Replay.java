@@ -122,7 +122,7 @@ public final class Replay {
   public static Result run(Policy policy, Mode mode, TraceFile trace) {
     List<String> lines = new ArrayList<>();
     TunerLog log = (logger, level, message) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + message);
-    Engine engine = new Engine(policy, mode, log, null, null);
+    Engine engine = new Engine(policy, mode, log, null);
     Map<Integer, Long> handles = new HashMap<>();
     List<CallOutcome> out = new ArrayList<>();
     List<String> summaries = new ArrayList<>();
@@ -192,7 +192,7 @@ public final class Replay {
       List<String> lines = new ArrayList<>();
       this.log = lines;
       this.engine = new Engine(policy, mode, (l, level, m) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + m),
-          null, null);
+          null);
       this.handle = engine.init(nRanks, nNodes, MemorySegment.NULL);
     }
 

@@ -1,0 +1,61 @@
+package io.nccltuner.engine;
+
+import io.nccltuner.policy.Policy;
+
+/**
+ * A ranked candidate as the decision table stores it: one int, {@code algorithm | protocol << 8 |
+ * channels << 16}, so the per-call path reads candidates without objects. The one place that
+ * knows the packing: every reader goes through these accessors.
+ *
+ * <ul>
+ *   <li>algorithm: NCCL's algorithm id, 0..255 (NCCL_ALGO_TREE 0 .. NCCL_ALGO_PAT 6 in 2.23+;
+ *       src/include/device.h);
+ *   <li>protocol: NCCL's protocol id, 0..255 (NCCL_PROTO_LL 0, LL128 1, SIMPLE 2);
+ *   <li>channels: the nChannels to set, 1..{@link io.nccltuner.policy.PolicyLoader#MAX_CHANNELS},
+ *       or 0 to leave NCCL's choice.
+ * </ul>
+ */
+public final class PackedCandidate {
+  private PackedCandidate() {}
+
+  /**
+   * @param candidate a validated policy candidate
+   * @return its packed form
+   */
+  public static int pack(Policy.Candidate candidate) {
+    return pack(candidate.algorithm().id(), candidate.protocol().id(), candidate.channels());
+  }
+
+  /**
+   * @param algorithm NCCL algorithm id, 0..255
+   * @param protocol NCCL protocol id, 0..255
+   * @param channels channel count to set, or 0 for NCCL's choice (0..65535)
+   * @return the packed candidate
+   */
+  public static int pack(int algorithm, int protocol, int channels) {
+    return (algorithm & 0xff) | (protocol & 0xff) << 8 | channels << 16;
+  }
+
+  /** @return the candidate's NCCL algorithm id */
+  public static int algorithm(int packed) {
+    return packed & 0xff;
+  }
+
+  /** @return the candidate's NCCL protocol id */
+  public static int protocol(int packed) {
+    return (packed >>> 8) & 0xff;
+  }
+
+  /** @return the channel count the candidate sets, 0 when it leaves NCCL's choice */
+  public static int channels(int packed) {
+    return packed >>> 16;
+  }
+
+  /**
+   * @param numProto columns of NCCL's cost table
+   * @return the candidate's index in the algorithm-major table, {@code algorithm * numProto + protocol}
+   */
+  public static int entry(int packed, int numProto) {
+    return algorithm(packed) * numProto + protocol(packed);
+  }
+}
