@@ -58,9 +58,14 @@ $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
 
-$(SHIM_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+# plugin.c: NCCL's entry points; jvm.c: the JVM start-up; shim_internal.h between them.
+SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/jvm.c
+SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
+                $(REPO)/plugin-shim/include/nccltj_bridge.h
+
+$(SHIM_SO): $(SHIM_SRCS) $(SHIM_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $< -ldl -lpthread
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_SRCS) -ldl -lpthread
 
 # Two Maven modules: java-policy (the runtime the plugin loads) and java-tools (the nccl-tuner
 # command line, which depends on it). One reactor build makes both jars. The plugin's jar must

@@ -40,7 +40,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 #define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
 #define HIST_CAP (1u << 20) /* ticks; slower calls are kept in an overflow list */
@@ -148,12 +149,12 @@ static void bench_logger(ncclDebugLogLevel level, unsigned long flags, const cha
   (void)flags; (void)file; (void)line;
   if (level != NCCL_LOG_WARN || !fmt) return;
   atomic_fetch_add(&g_warns, 1);
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fputs("NCCL WARN ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "NCCL WARN %s\n", msg);
 }
 
 /* ---- traces ----------------------------------------------------------------------------- */
@@ -165,32 +166,25 @@ static void read_trace(const char* path) {
   size_t cap = 0;
   while (getline(&line, &cap, f) != -1) {
     if (strncmp(line, "get,", 4) != 0) continue;
-    char* save = NULL;
-    char* tok = strtok_r(line, ",\r\n", &save); /* "get" */
-    long long v[10];
-    unsigned long long nBytes = 0;
-    for (int i = 1; i < 10; i++) {
-      tok = strtok_r(NULL, ",\r\n", &save);
-      if (!tok) die("%s: short get row", path);
-      v[i] = strtoll(tok, NULL, 10);
-      if (i == 5) nBytes = strtoull(tok, NULL, 10); /* a size_t */
-    }
-    row_t r = {.coll = (int)v[4], .nBytes = (size_t)nBytes, .numPipeOps = (int)v[6],
-               .numAlgo = (int)v[7], .numProto = (int)v[8]};
-    if (r.numAlgo < 1 || r.numAlgo > NCCL_NUM_ALGORITHMS || r.numProto < 1 || r.numProto > NCCL_NUM_PROTOCOLS)
-      die("%s: bad table shape %dx%d", path, r.numAlgo, r.numProto);
-    for (int i = 0; i < r.numAlgo * r.numProto; i++) {
-      tok = strtok_r(NULL, ",\r\n", &save);
-      if (!tok) die("%s: short cost table", path);
-      r.costs[i] = strtof(tok, NULL);
-    }
+    char* field[10 + MAX_TABLE + 1];
+    int nf = th_split_csv(line, field, 10 + MAX_TABLE + 1);
+    th_get_row g;
+    char why[256];
+    if (nf < 0 || th_parse_get_row(field, nf, &g, why, sizeof why) != NULL)
+      die("%s: %s", path, nf < 0 ? "too many fields" : why);
+    row_t r = {.coll = g.coll, .nBytes = g.nBytes, .numPipeOps = g.numPipeOps,
+               .numAlgo = g.numAlgo, .numProto = g.numProto};
+    memcpy(r.costs, g.costs, sizeof r.costs);
+    long long nRanks = 0, nNodes = 0;
+    if (!th_parse_ll(field[2], 1, LLONG_MAX, &nRanks) || !th_parse_ll(field[3], 1, LLONG_MAX, &nNodes))
+      die("%s: bad nRanks/nNodes", path);
     if (cfg.coll >= 0 && r.coll != cfg.coll) continue;
     if (g_nRows == g_capRows) {
       g_capRows = g_capRows ? 2 * g_capRows : 1024;
       g_rows = realloc(g_rows, g_capRows * sizeof *g_rows);
       if (!g_rows) die("out of memory");
     }
-    if (g_nRows == 0) { g_nRanks = (size_t)v[2]; g_nNodes = (size_t)v[3]; }
+    if (g_nRows == 0) { g_nRanks = (size_t)nRanks; g_nNodes = (size_t)nNodes; }
     g_rows[g_nRows++] = r;
   }
   free(line);
@@ -464,10 +458,11 @@ int main(int argc, char** argv) {
   long rss0, thr0, rss1, thr1, rss2, thr2, rss3, thr3;
   proc_status(&rss0, &thr0);
   double t0 = now_ns();
-  void* lib = dlopen(cfg.plugin, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) die("dlopen %s: %s", cfg.plugin, dlerror());
-  g_tuner = dlsym(lib, NCCL_TUNER_PLUGIN_SYMBOL);
-  if (!g_tuner || !g_tuner->init || !g_tuner->getCollInfo || !g_tuner->destroy) die("%s: no usable %s", cfg.plugin, NCCL_TUNER_PLUGIN_SYMBOL);
+  void* lib = NULL;
+  char why[512];
+  g_tuner = th_load_tuner(cfg.plugin, &lib, why, sizeof why);
+  if (!lib) die("dlopen %s: %s", cfg.plugin, why);
+  if (!th_tuner_complete(g_tuner)) die("%s: no usable %s", cfg.plugin, NCCL_TUNER_PLUGIN_SYMBOL);
   double t1 = now_ns();
   proc_status(&rss1, &thr1);
 

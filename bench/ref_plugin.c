@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
 
 typedef struct {
   int collectives, buckets, stride, count;  /* geometry, checked against the constants below */

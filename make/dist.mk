@@ -20,7 +20,7 @@ DIST_DIR   := $(DIST_ROOT)/$(DIST_NAME)
 DIST_TGZ   := $(DIST_ROOT)/$(DIST_NAME).tar.gz
 # The engine needs java.base only (Jackson's and picocli's java.desktop/java.sql uses are optional).
 DIST_MODULES := java.base
-# Same options as the shim passes (plugin-shim/src/shim.c buildOptions), so the cache applies.
+# Same options as the shim passes (plugin-shim/src/jvm.c buildOptions), so the cache applies.
 DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData \
   -XX:Tier3InvocationThreshold=2000 -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 \
   --enable-native-access=ALL-UNNAMED

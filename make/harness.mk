@@ -20,8 +20,8 @@ endif
 HARNESS_CC      ?= $(CC)
 HARNESS_CFLAGS  ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread
 HARNESS_LDLIBS  ?= -ldl
-HARNESS_INCLUDE := -I$(REPO)/plugin-shim/include
-HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_java.h
+HARNESS_INCLUDE := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
+HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 
 HARNESS_BIN     := $(BUILD)/tests/harness
 HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so

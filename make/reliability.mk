@@ -18,15 +18,18 @@ reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_ABI_SO)
 
 build: reliability-hosts
 
-$(RELIABILITY_HOST): $(REPO)/tests/reliability/rhost.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
-	@mkdir -p $(@D)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -o $@ $< -ldl
+RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
+RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 
-# The same shim.c against a copy of the header whose NCCL_TUNER_JAVA_ABI_VERSION differs (shim.c
-# includes "nccl_tuner_java.h", found in the first -I directory).
-$(RELIABILITY_ABI_SO): $(REPO)/plugin-shim/src/shim.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+$(RELIABILITY_HOST): $(REPO)/tests/reliability/rhost.c $(RELIABILITY_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
+
+# The same sources against a copy of the bridge header whose NCCL_TUNER_JAVA_ABI_VERSION differs
+# (shim_internal.h includes "nccltj_bridge.h", found in the first -I directory).
+$(RELIABILITY_ABI_SO): $(SHIM_SRCS) $(SHIM_HEADERS)
 	@mkdir -p $(@D)/include
 	sed 's/^#define NCCL_TUNER_JAVA_ABI_VERSION .*/#define NCCL_TUNER_JAVA_ABI_VERSION $(RELIABILITY_OTHER_ABI)/' \
-	  $(REPO)/plugin-shim/include/nccl_tuner_java.h > $(@D)/include/nccl_tuner_java.h
-	grep -q '^#define NCCL_TUNER_JAVA_ABI_VERSION $(RELIABILITY_OTHER_ABI)$$' $(@D)/include/nccl_tuner_java.h
-	$(CC) -I$(@D)/include $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $< -ldl -lpthread
+	  $(REPO)/plugin-shim/include/nccltj_bridge.h > $(@D)/include/nccltj_bridge.h
+	grep -q '^#define NCCL_TUNER_JAVA_ABI_VERSION $(RELIABILITY_OTHER_ABI)$$' $(@D)/include/nccltj_bridge.h
+	$(CC) -I$(@D)/include $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_SRCS) -ldl -lpthread

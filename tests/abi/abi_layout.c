@@ -1,5 +1,6 @@
 /*
- * abi_layout.c -- prints the C compiler's view of plugin-shim/include/nccl_tuner_java.h, one
+ * abi_layout.c -- prints the C compiler's view of plugin-shim/include/nccl_tuner_java.h (NCCL's ABI
+ * and the bridge, nccl_tuner_abi.h and nccltj_bridge.h), one
  * "key value" per line, for AbiLayoutTest (java-policy/src/test/java/io/nccltuner/bindings) to
  * compare with the jextract bindings in io.nccltuner.bindings:
  *

@@ -13,7 +13,9 @@
  * format, "harness: ERROR ..." lines, and one summary line. Usage/IO errors go to stderr.
  * Exit status: 0 ok, 2 usage or IO error, 3 plugin misbehaviour.
  *
- * The NCCL facts used here are those written down in plugin-shim/include/nccl_tuner_java.h.
+ * The NCCL facts used here are those written down in plugin-shim/include/nccl_tuner_abi.h; plugin
+ * loading, logger formatting and the get-row reader are shared with the other C hosts
+ * (tests/include/test_host.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -34,7 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 #define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
 #define GUARD_FLOATS 8          /* canary after the table: catches writes past numAlgo*numProto */
@@ -164,16 +167,13 @@ static void harness_logger(ncclDebugLogLevel level, unsigned long flags, const c
               ((level == NCCL_LOG_INFO || level == NCCL_LOG_VERSION) && g_logLevel >= NCCL_LOG_INFO) ||
               (level == NCCL_LOG_TRACE && g_logLevel >= NCCL_LOG_TRACE);
   if (!show || fmt == NULL) return;
-  const char* tag = level == NCCL_LOG_WARN ? "WARN" : level == NCCL_LOG_TRACE ? "TRACE"
-                  : level == NCCL_LOG_ABORT ? "ABORT" : "INFO";
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  size_t len = strlen(msg);
-  while (len > 0 && msg[len - 1] == '\n') msg[--len] = '\0';
-  fprintf(g_logOut, "%s:%d:%ld [0] NCCL %s %s\n", g_host, g_pid, (long)syscall(SYS_gettid), tag, msg);
+  fprintf(g_logOut, "%s:%d:%ld [0] NCCL %s %s\n", g_host, g_pid, (long)syscall(SYS_gettid),
+          th_level_name(level), msg);
 }
 
 static void logger_setup(void) {
@@ -206,26 +206,6 @@ static void logger_setup(void) {
 }
 
 /* ---- trace reading ---------------------------------------------------------------------- */
-
-static bool parse_ll(const char* s, long long lo, long long hi, long long* out) {
-  if (!s || !*s) return false;
-  char* end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-static bool parse_size(const char* s, size_t* out) {
-  if (!s || !*s || *s == '-') return false;
-  char* end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || v > SIZE_MAX) return false;
-  *out = (size_t)v;
-  return true;
-}
 
 static int comm_slot(trace_t* t, long long id) {
   for (int i = 0; i < t->nComms; i++)
@@ -272,38 +252,28 @@ static void read_trace(trace_t* t) {
       e->kind = field[0][0] == 'i' ? EV_INIT : EV_GET;
       if (nf < 4) BAD("%s needs at least 4 fields", field[0]);
       if (e->kind == EV_INIT && nf != 4) BAD("init has 4 fields: init,comm,nRanks,nNodes");
-      if (!parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
+      if (!th_parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
       e->slot = comm_slot(t, v);
-      if (!parse_size(field[2], &e->nRanks) || e->nRanks == 0) BAD("bad nRanks '%s'", field[2]);
-      if (!parse_size(field[3], &e->nNodes) || e->nNodes == 0) BAD("bad nNodes '%s'", field[3]);
+      if (!th_parse_size(field[2], &e->nRanks) || e->nRanks == 0) BAD("bad nRanks '%s'", field[2]);
+      if (!th_parse_size(field[3], &e->nNodes) || e->nNodes == 0) BAD("bad nNodes '%s'", field[3]);
     } else if (strcmp(field[0], "destroy") == 0) {
       e->kind = EV_DESTROY;
       if (nf != 2) BAD("destroy has 2 fields: destroy,comm");
-      if (!parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
+      if (!th_parse_ll(field[1], LLONG_MIN, LLONG_MAX, &v)) BAD("bad comm id '%s'", field[1]);
       e->slot = comm_slot(t, v);
     } else {
       BAD("unknown row kind '%s' (expected init, get or destroy)", field[0]);
     }
     if (e->kind == EV_GET) {
-      if (nf < 10) BAD("get needs 10 fields before the costs");
-      if (!parse_ll(field[4], 0, ncclNumFuncs - 1, &v)) BAD("bad collType '%s'", field[4]);
-      e->coll = (int)v;
-      if (!parse_size(field[5], &e->nBytes)) BAD("bad nBytes '%s'", field[5]);
-      if (!parse_ll(field[6], 0, INT_MAX, &v)) BAD("bad numPipeOps '%s'", field[6]);
-      e->numPipeOps = (int)v;
-      if (!parse_ll(field[7], 1, NCCL_NUM_ALGORITHMS, &v)) BAD("numAlgo '%s' not in 1..%d", field[7], NCCL_NUM_ALGORITHMS);
-      e->numAlgo = (int)v;
-      if (!parse_ll(field[8], 1, NCCL_NUM_PROTOCOLS, &v)) BAD("numProto '%s' not in 1..%d", field[8], NCCL_NUM_PROTOCOLS);
-      e->numProto = (int)v;
-      /* field[9], the nChannels NCCL passed in, is informational: NCCL always passes 0. */
-      if (!parse_ll(field[9], INT_MIN, INT_MAX, &v)) BAD("bad nChannelsIn '%s'", field[9]);
-      int n = e->numAlgo * e->numProto;
-      if (nf - 10 != n) BAD("%d costs for numAlgo*numProto = %d", nf - 10, n);
-      for (int i = 0; i < n; i++) {
-        char* end;
-        e->costs[i] = strtof(field[10 + i], &end);
-        if (end == field[10 + i] || *end) BAD("bad cost '%s' (column %d)", field[10 + i], 11 + i);
-      }
+      th_get_row row;
+      char why[256];
+      if (th_parse_get_row(field, nf, &row, why, sizeof why) != NULL) BAD("%s", why);
+      e->coll = row.coll;
+      e->nBytes = row.nBytes;
+      e->numPipeOps = row.numPipeOps;
+      e->numAlgo = row.numAlgo;
+      e->numProto = row.numProto;
+      memcpy(e->costs, row.costs, sizeof e->costs);
       t->nGets++;
     }
     t->n++;
@@ -324,27 +294,31 @@ static void say(const char* fmt, ...) {
   putchar('\n');
 }
 
-static void* try_open(const char* name) {
-  void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);  /* NCCL's flags */
-  if (!h) say("TUNER/Plugin: Could not find: %s (%s)", name, dlerror());
-  return h;
+/* Opens one candidate name; NULL (after NCCL's "Could not find" line) if it does not load. */
+static const ncclTuner_v3_t* try_open(const char* name, bool* loaded) {
+  char why[512];
+  const ncclTuner_v3_t* t = th_load_tuner(name, &g_lib, why, sizeof why);
+  *loaded = g_lib != NULL;
+  if (!g_lib) say("TUNER/Plugin: Could not find: %s (%s)", name, why);
+  return t;
 }
 
 static void load_plugin(void) {
   const char* name = cfg.plugin;
   if (!name) name = getenv("NCCL_TUNER_PLUGIN");
+  const ncclTuner_v3_t* t = NULL;
+  bool loaded = false;
   if (name && *name) {
-    g_lib = try_open(name);
-    if (!g_lib) {
+    t = try_open(name, &loaded);
+    if (!loaded) {
       char lib[PATH_MAX];
       snprintf(lib, sizeof lib, "libnccl-tuner-%s.so", name);
-      g_lib = try_open(lib);
+      t = try_open(lib, &loaded);
     }
   } else {
-    g_lib = try_open("libnccl-tuner.so");
+    t = try_open("libnccl-tuner.so", &loaded);
   }
-  if (!g_lib) { say("TUNER/Plugin: Using internal tuner (no plugin loaded)"); return; }
-  const ncclTuner_v3_t* t = (const ncclTuner_v3_t*)dlsym(g_lib, NCCL_TUNER_PLUGIN_SYMBOL);
+  if (!loaded) { say("TUNER/Plugin: Using internal tuner (no plugin loaded)"); return; }
   if (!t) {
     say("TUNER/Plugin: Failed to find %s symbol, using internal tuner instead.", NCCL_TUNER_PLUGIN_SYMBOL);
     dlclose(g_lib);
@@ -528,7 +502,7 @@ static void usage(FILE* out) {
 
 static long parse_opt_num(const char* opt, const char* s, long lo, long hi) {
   long long v;
-  if (!parse_ll(s, lo, hi, &v)) die_usage("%s wants a number in %ld..%ld, not '%s'", opt, lo, hi, s ? s : "");
+  if (!th_parse_ll(s, lo, hi, &v)) die_usage("%s wants a number in %ld..%ld, not '%s'", opt, lo, hi, s ? s : "");
   return (long)v;
 }
 

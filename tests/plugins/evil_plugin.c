@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
 
 enum mode { M_NONE, M_ENABLE, M_ERROR, M_CHANNELS, M_NEGATIVE, M_NAN, M_OVERFLOW, M_NONE_LEFT,
             M_INIT_ERROR, M_DESTROY_ERROR, M_SIGINT, M_WARN };

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
 
 typedef struct { ncclDebugLogger_t log; size_t nRanks, nNodes; } noop_ctx_t;
 

@@ -65,7 +65,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nccl_tuner_java.h"
+#include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 #define MAX_ENTRIES 128  /* largest table a script may pass (the engine edits at most 64) */
 #define GUARD 16         /* guard floats on each side of the table */
@@ -90,7 +91,7 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
   printf("rhost:%d:%ld [0] NCCL %s %s\n", (int)getpid(), (long)syscall(SYS_gettid),
          level == NCCL_LOG_WARN ? "WARN" : "INFO", msg);
@@ -510,10 +511,11 @@ int main(int argc, char** argv) {
   if (!plugin || (!script && !concurrent)) usage_exit("usage: rhost --plugin P (--script FILE | --concurrent ...)");
   const char* d = getenv("NCCL_DEBUG");
   if (d && strcasecmp(d, "INFO") == 0) logLevel = NCCL_LOG_INFO;
-  void* lib = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) usage_exit("cannot load %s: %s", plugin, dlerror());
-  tuner = (const ncclTuner_v3_t*)dlsym(lib, NCCL_TUNER_PLUGIN_SYMBOL);
-  if (!tuner || !tuner->init || !tuner->getCollInfo || !tuner->destroy) usage_exit("%s is not a v3 tuner", plugin);
+  void* lib = NULL;
+  char why[512];
+  tuner = th_load_tuner(plugin, &lib, why, sizeof why);
+  if (!lib) usage_exit("cannot load %s: %s", plugin, why);
+  if (!th_tuner_complete(tuner)) usage_exit("%s is not a v3 tuner", plugin);
   printf("rhost: using %s\n", tuner->name ? tuner->name : "(null)");
   if (script) run_script(script);
   if (concurrent) run_concurrent(stackKib, single);

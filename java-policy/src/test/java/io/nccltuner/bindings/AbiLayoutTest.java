@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Checks the jextract bindings against the C compiler's view of the same header: compiles and
  * runs {@code tests/abi/abi_layout.c} (which prints sizes, alignments, field offsets, function
- * pointer signatures and constant values of {@code plugin-shim/include/nccl_tuner_java.h}) and
+ * pointer signatures and constant values of {@code plugin-shim/include/nccl_tuner_java.h}, which includes nccl_tuner_abi.h and nccltj_bridge.h) and
  * compares every printed value with the generated Java classes. Fails when the header changed
  * without {@code make bindings}, or the bindings were edited by hand.
  */

@@ -157,7 +157,7 @@ class FaultScenariosTest {
   /** NCCL_TUNER_JAVA_ABI_VERSION of this release, from the shared header. */
   static int abi() throws Exception {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^#define NCCL_TUNER_JAVA_ABI_VERSION (\\d+)$")
-        .matcher(Files.readString(Harness.REPO.resolve("plugin-shim/include/nccl_tuner_java.h")));
+        .matcher(Files.readString(Harness.REPO.resolve("plugin-shim/include/nccltj_bridge.h")));
     assertTrue(m.find());
     return Integer.parseInt(m.group(1));
   }

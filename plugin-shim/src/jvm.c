@@ -1,16 +1,8 @@
 /*
- * libnccl-tuner-java.so: the C side of nccl-tuner-java.
- *
- * NCCL (2.19+) dlopens this library and reads the one exported symbol, ncclTunerPlugin_v3
- * (NCCL src/plugin/tuner.cc). At the first init in the process the shim finds a Java runtime,
- * dlopens its libjvm (no link-time dependency), creates the JVM once (or joins one the process
- * already has) and makes one JNI call, io.nccltuner.shim.Bootstrap.start(bridge). Java answers by
- * writing FFM upcall stubs for init, getCollInfo and destroy into the bridge; from then on each
- * call from NCCL is a C function forwarding to an upcall, with no JNI.
- *
- * Whatever fails, every entry point returns ncclSuccess and changes nothing (NCCL wraps them in
- * NCCLCHECK, so an error would fail communicator creation or the collective); the reason is
- * logged once per process through NCCL's logger. The JVM is never destroyed.
+ * jvm.c -- finding a Java runtime and the engine jar, the JVM's options, creating the JVM once
+ * (or joining one the process already runs) and the one JNI call, io.nccltuner.shim.Bootstrap.start,
+ * that fills in the nccltjBridge. NCCL's entry points are in plugin.c; nccltjStart runs once per process
+ * from the first init.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,18 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nccl_tuner_java.h"
+#include "shim_internal.h"
 
-#define HIDDEN __attribute__((visibility("hidden")))
-#define LOG_PREFIX "TUNER/Java: "
 #define MAX_OPTIONS 64
 #define JAR_NAME "nccl-tuner-java.jar"
 #define AOT_NAME "nccl-tuner-java.aot"
 #define BOOTSTRAP_CLASS "io/nccltuner/shim/Bootstrap"
 #define MIN_JAVA_FEATURE 25
-/* FFM upcalls from a native thread with 96 KiB of stack or less abort the process ("Could not
- * attach thread for upcall", measured with Temurin 25.0.3); 128 KiB worked. */
-#define MIN_CALLER_STACK (128 * 1024)
 /* The JVM is created on a thread of its own with this much stack, whatever the caller has. */
 #define START_THREAD_STACK (8 * 1024 * 1024)
 
@@ -47,22 +34,20 @@ extern char** environ;
 typedef jint (*create_vm_fn)(JavaVM**, void**, void*);
 typedef jint (*created_vms_fn)(JavaVM**, jsize, jsize*);
 
-static pthread_once_t startOnce = PTHREAD_ONCE_INIT;
-static nccltj_bridge_t bridge;            /* upcalls are non-NULL only after a good start */
-static char startFailure[1024];           /* why the JVM could not be used, logged once */
-static int failureLogged;                 /* guarded by logMutex */
-static pthread_mutex_t logMutex = PTHREAD_MUTEX_INITIALIZER;
+HIDDEN nccltj_bridge_t nccltjBridge;
+HIDDEN char nccltjStartFailure[1024];
+HIDDEN int nccltjFailureLogged;
+HIDDEN int nccltjStackWarned;
+HIDDEN pthread_mutex_t nccltjLogMutex = PTHREAD_MUTEX_INITIALIZER;
+HIDDEN ncclDebugLogger_t nccltjFirstLogger;
+HIDDEN JavaVM* nccltjJvm;
+HIDDEN pthread_key_t nccltjAttachKey;
+HIDDEN volatile int nccltjForkedAfterStart;
 static char libraryPath[4096];
 static char javaHome[4096];               /* the runtime whose libjvm was loaded */
-static ncclDebugLogger_t firstLogger;     /* for warnings that arise outside an init */
-static int stackWarned;                   /* guarded by logMutex */
-static JavaVM* theJvm;                    /* set once the engine started */
-static pthread_key_t attachKey;           /* marks threads the shim attached; detaches them at exit */
-static volatile int forkedAfterStart;     /* set in a child forked after the JVM started */
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
-/* Forwards one line to NCCL's logger under the TUNING subsystem; also handed to Java. */
 HIDDEN void nccltjLog(void* logger, int level, const char* message) {
   if (logger != NULL) {
     ((ncclDebugLogger_t)logger)((ncclDebugLogLevel)level, NCCL_TUNING, __FILE__, __LINE__,
@@ -75,7 +60,7 @@ HIDDEN void nccltjLog(void* logger, int level, const char* message) {
 static void failf(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(startFailure, sizeof startFailure, fmt, ap);
+  vsnprintf(nccltjStartFailure, sizeof nccltjStartFailure, fmt, ap);
   va_end(ap);
 }
 
@@ -353,16 +338,16 @@ static void describeException(JNIEnv* env, const char* what) {
  * child making getCollInfo calls hung). The child steps aside (the exit-time flush included) and
  * says so once. */
 static void forkedChild(void) {
-  forkedAfterStart = 1;
+  nccltjForkedAfterStart = 1;
   static const char msg[] = "this process was forked after the plugin's JVM started and a JVM does "
                             "not survive fork; the plugin changes nothing in this process";
-  bridge.init = NULL;
-  bridge.getCollInfo = NULL;
-  bridge.destroy = NULL;
-  memcpy(startFailure, msg, sizeof msg);
-  failureLogged = 0;
-  stackWarned = 1;
-  pthread_mutex_init(&logMutex, NULL);
+  nccltjBridge.init = NULL;
+  nccltjBridge.getCollInfo = NULL;
+  nccltjBridge.destroy = NULL;
+  memcpy(nccltjStartFailure, msg, sizeof msg);
+  nccltjFailureLogged = 0;
+  nccltjStackWarned = 1;
+  pthread_mutex_init(&nccltjLogMutex, NULL);
 }
 
 static void startJvm(void) {
@@ -437,7 +422,7 @@ static void startJvm(void) {
   }
 
   pthread_atfork(NULL, NULL, forkedChild);
-  theJvm = vm;
+  nccltjJvm = vm;
   jclass boot = loadBootstrap(env, jar);
   if (boot == NULL) {
     describeException(env, "cannot load the engine from the jar");
@@ -446,25 +431,25 @@ static void startJvm(void) {
     if (m == NULL) {
       describeException(env, "the engine jar has no Bootstrap.start(long): wrong version");
     } else {
-      bridge.abiVersion = NCCL_TUNER_JAVA_ABI_VERSION;
-      bridge.log = nccltjLog;
-      bridge.libraryPath = libraryPath;
-      jint rc = (*env)->CallStaticIntMethod(env, boot, m, (jlong)(intptr_t)&bridge);
+      nccltjBridge.abiVersion = NCCL_TUNER_JAVA_ABI_VERSION;
+      nccltjBridge.log = nccltjLog;
+      nccltjBridge.libraryPath = libraryPath;
+      jint rc = (*env)->CallStaticIntMethod(env, boot, m, (jlong)(intptr_t)&nccltjBridge);
       if ((*env)->ExceptionCheck(env)) {
         describeException(env, "the engine failed to start");
-      } else if (bridge.engineAbiVersion != NCCL_TUNER_JAVA_ABI_VERSION) {
+      } else if (nccltjBridge.engineAbiVersion != NCCL_TUNER_JAVA_ABI_VERSION) {
         failf("engine jar speaks bridge ABI %d, this library %d: the jar and the library come from "
               "different versions; the plugin changes nothing",
-              (int)bridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
-      } else if (rc != 0 || bridge.init == NULL || bridge.getCollInfo == NULL || bridge.destroy == NULL) {
+              (int)nccltjBridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
+      } else if (rc != 0 || nccltjBridge.init == NULL || nccltjBridge.getCollInfo == NULL || nccltjBridge.destroy == NULL) {
         failf("the engine did not start (code %d); the plugin changes nothing", (int)rc);
       }
     }
   }
-  if (startFailure[0] != '\0') {
-    bridge.init = NULL;
-    bridge.getCollInfo = NULL;
-    bridge.destroy = NULL;
+  if (nccltjStartFailure[0] != '\0') {
+    nccltjBridge.init = NULL;
+    nccltjBridge.getCollInfo = NULL;
+    nccltjBridge.destroy = NULL;
   }
   /* The thread stays usable for upcalls (FFM attaches threads itself); it need not stay attached
    * through JNI. */
@@ -477,17 +462,10 @@ static void* startThread(void* unused) {
   return NULL;
 }
 
-static int flushAtExitUp(void);
-static void detachThread(void* unused);
-
-static void flushAtExit(void) {
-  flushAtExitUp();
-}
-
 /* Creates the JVM on a thread with START_THREAD_STACK of stack (the JVM needs more than some
  * callers have), then registers the exit-time flush of the decision log. */
-static void start(void) {
-  pthread_key_create(&attachKey, detachThread);
+HIDDEN void nccltjStart(void) {
+  pthread_key_create(&nccltjAttachKey, nccltjDetachThread);
   pthread_attr_t attr;
   pthread_t t;
   int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, START_THREAD_STACK) == 0 &&
@@ -498,113 +476,5 @@ static void start(void) {
   } else {
     startJvm();
   }
-  if (bridge.destroy != NULL) atexit(flushAtExit);
+  if (nccltjBridge.destroy != NULL) atexit(nccltjFlushAtExit);
 }
-
-/* ---- the entry points ------------------------------------------------------------------------ */
-
-/* Whether the calling thread has stack enough for an FFM upcall; checked once per thread. */
-static __thread int stackState __attribute__((tls_model("initial-exec")));
-
-/* pthread key destructor: a thread the shim attached to the JVM detaches when it ends (not in a
- * forked child, whose JVM threads did not survive the fork). */
-static void detachThread(void* unused) {
-  (void)unused;
-  if (!forkedAfterStart && theJvm != NULL) (*theJvm)->DetachCurrentThread(theJvm);
-}
-
-/* Attaches a calling thread to the JVM through JNI before its first upcall. FFM would attach it
- * by itself, but it registers a C++ thread_local destructor that detaches at exit(); in a child
- * forked after the JVM started that destructor waits for ever on a JVM lock held by a thread that
- * did not survive the fork (seen: a child hung in exit() in 4 runs of 15). A pthread key
- * destructor runs only when the thread itself ends, never in exit(), and is skipped in a child. */
-static void attachThread(void) {
-  JNIEnv* env = NULL;
-  if (theJvm == NULL || (*theJvm)->GetEnv(theJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
-  if ((*theJvm)->AttachCurrentThreadAsDaemon(theJvm, (void**)&env, NULL) == JNI_OK)
-    pthread_setspecific(attachKey, (void*)1);
-}
-
-static int stackOk(void) {
-  if (__builtin_expect(stackState == 0, 0)) {
-    pthread_attr_t a;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-      pthread_attr_getstacksize(&a, &size);
-      pthread_attr_destroy(&a);
-    }
-    stackState = (size == 0 || size >= MIN_CALLER_STACK) ? 1 : 2;
-    if (stackState == 1) attachThread();
-    if (stackState == 2) {
-      pthread_mutex_lock(&logMutex);
-      if (!stackWarned) {
-        stackWarned = 1;
-        char msg[256];
-        snprintf(msg, sizeof msg, "a thread with %zu KiB of stack called the tuner; FFM upcalls need at "
-                 "least %d KiB, so calls from such threads change nothing", size / 1024, MIN_CALLER_STACK / 1024);
-        nccltjLog((void*)firstLogger, NCCL_LOG_WARN, msg);
-      }
-      pthread_mutex_unlock(&logMutex);
-    }
-  }
-  return stackState == 1;
-}
-
-/* destroy(0) asks the engine to write out its decision log (see nccltj_destroy_fn). */
-static int flushAtExitUp(void) {
-  nccltj_destroy_fn up = bridge.destroy;
-  if (up != NULL && stackOk()) up(0);
-  return 0;
-}
-
-static void logFailureOnce(ncclDebugLogger_t logger) {
-  pthread_mutex_lock(&logMutex);
-  if (startFailure[0] != '\0' && !failureLogged) {
-    failureLogged = 1;
-    nccltjLog((void*)logger, NCCL_LOG_WARN, startFailure);
-  }
-  pthread_mutex_unlock(&logMutex);
-}
-
-static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                              void** context) {
-  if (context == NULL) return ncclSuccess;
-  *context = NULL;
-  if (firstLogger == NULL) firstLogger = logFunction;
-  pthread_once(&startOnce, start);
-  if (bridge.init == NULL) {
-    logFailureOnce(logFunction);
-    return ncclSuccess;
-  }
-  if (!stackOk()) return ncclSuccess;
-  int64_t handle = 0;
-  bridge.init(nRanks, nNodes, (void*)logFunction, &handle);
-  *context = (void*)(intptr_t)handle;
-  return ncclSuccess;
-}
-
-static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
-                                     int numPipeOps, float** collCostTable, int numAlgo,
-                                     int numProto, int* nChannels) {
-  nccltj_get_coll_info_fn up = bridge.getCollInfo;
-  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL && stackOk())
-    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-       numAlgo, numProto, (uintptr_t)nChannels);
-  else if (context != NULL && up == NULL && !__atomic_load_n(&failureLogged, __ATOMIC_RELAXED))
-    logFailureOnce(firstLogger); /* a forked child */
-  return ncclSuccess;
-}
-
-static ncclResult_t tunerDestroy(void* context) {
-  nccltj_destroy_fn up = bridge.destroy;
-  if (context != NULL && up != NULL && stackOk()) up((int64_t)(intptr_t)context);
-  return ncclSuccess;
-}
-
-/* The one exported symbol (NCCL src/plugin/tuner.cc looks it up by this name, 2.19+). */
-__attribute__((visibility("default"))) const ncclTuner_v3_t ncclTunerPlugin_v3 = {
-    .name = "nccl-tuner-java",
-    .init = tunerInit,
-    .getCollInfo = tunerGetCollInfo,
-    .destroy = tunerDestroy,
-};
