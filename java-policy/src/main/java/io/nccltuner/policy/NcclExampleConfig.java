@@ -129,7 +129,7 @@ public final class NcclExampleConfig {
    * @throws InputException on a line the converter refuses
    */
   public static Result convert(Path csv) throws IOException, InputException {
-    String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt)$", "");
+    String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
     Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
     Policy p = r.policy();
     return new Result(new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
@@ -147,10 +147,44 @@ public final class NcclExampleConfig {
   public static Result convert(String file, String policyName, List<String> text) throws InputException {
     List<String> warnings = new ArrayList<>();
     List<Line> lines = new ArrayList<>();
-    for (int i = 0; i < text.size(); i++) {
-      Line l = parse(file + ":" + (i + 1), i + 1, text.get(i), warnings);
-      if (l != null) {
-        lines.add(l);
+    String first = text.stream().map(String::strip).filter(x -> !x.isEmpty()).findFirst().orElse("");
+    if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
+      for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
+        Line l = parse(file + ":" + j.line(), j.line(), String.join(",", j.fields()), warnings);
+        if (l != null) {
+          lines.add(l);
+        }
+      }
+      warnings.add(file + ": read as JSON rules (NCCLX style), one rule per object");
+    } else {
+      boolean seenLine = false;
+      for (int i = 0; i < text.size(); i++) {
+        String t = text.get(i).strip();
+        if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
+          seenLine = true;
+          String[] f = ConfigFormats.split(t);
+          String why = ConfigFormats.headerProblem(f);
+          if (why != null) {
+            throw new InputException(file + ":" + (i + 1), why);
+          }
+          if (ConfigFormats.looksLikeHeader(f)) {
+            warnings.add(file + ":" + (i + 1) + ": a header row ('" + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
+                + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
+            continue;
+          }
+        }
+        Line l;
+        try {
+          l = parse(file + ":" + (i + 1), i + 1, text.get(i), warnings);
+        } catch (InputException e) {
+          if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
+            throw new InputException(file + ":" + (i + 1), ConfigFormats.AWS_OFI);
+          }
+          throw e;
+        }
+        if (l != null) {
+          lines.add(l);
+        }
       }
     }
     if (lines.isEmpty()) {
@@ -393,9 +427,12 @@ public final class NcclExampleConfig {
     if (t.isEmpty() || t.startsWith("#")) {
       return null;
     }
-    String[] f = t.split(",", -1);
-    for (int i = 0; i < f.length; i++) {
-      f[i] = f[i].strip();
+    String[] f = ConfigFormats.split(t);
+    if (f.length >= 2 && ConfigFormats.isInterval(f[1])) {
+      f = ConfigFormats.fromIntervals(where, f); // NCCLX: the byte range as one interval field
+    }
+    if (f.length == 11 || f.length == 12) {
+      throw new InputException(where, ConfigFormats.rcclProblem(f.length));
     }
     if (f.length < 8 || f.length > 10) {
       throw new InputException(where, f.length + " fields; a line has 8 to 10: collective,min_bytes,max_bytes,"

@@ -109,6 +109,10 @@ final class YamlTree {
       // Limit breaches (StreamConstraintsException: nesting depth) carry no location: use the
       // parser's, the place where the limit was crossed.
       JsonLocation l = e.getLocation() != null ? e.getLocation() : location(parser);
+      ParseError marked = marked(e);
+      if (marked != null) {
+        throw marked;
+      }
       String msg = e.getOriginalMessage().lines().findFirst().orElse("malformed YAML");
       throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(),
           l == null ? 0 : l.getColumnNr());
@@ -119,6 +123,32 @@ final class YamlTree {
       throw new ParseError("malformed YAML: " + msg, l == null ? 0 : l.getLineNr(),
           l == null ? 0 : l.getColumnNr());
     }
+  }
+
+  /**
+   * SnakeYAML's own problem and where it is (its problem mark), rather than Jackson's first line,
+   * which is SnakeYAML's context ("while parsing a block mapping") and points at the context's
+   * start, often the line before: e.g. {@code found character '\t' that cannot start any token}
+   * at the tab itself.
+   *
+   * @return the error, or null when the cause is not a marked SnakeYAML error
+   */
+  static ParseError marked(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblem() != null) {
+        var mark = m.getProblemMark() != null ? m.getProblemMark() : m.getContextMark();
+        String problem = m.getProblem().strip();
+        String context = m.getContext() == null ? "" : m.getContext().strip();
+        String msg = problem + (context.isEmpty() ? "" : " (" + context
+            + (m.getContextMark() != null ? " started at line " + (m.getContextMark().getLine() + 1) : "") + ")");
+        if (problem.contains("'\t'")) {
+          msg += "; YAML indents with spaces, never tabs";
+        }
+        return new ParseError("malformed YAML: " + msg, mark == null ? 0 : mark.getLine() + 1,
+            mark == null ? 0 : mark.getColumn() + 1);
+      }
+    }
+    return null;
   }
 
   private static JsonLocation location(JsonParser p) {

@@ -51,15 +51,23 @@ record PluginConfig(Engine engine, String warning, String info) {
    * warning.
    */
   static PluginConfig fromEnvironment(Map<String, String> env, TunerLog log) {
+    return fromEnvironment(env, log, Path.of(""));
+  }
+
+  /**
+   * As {@link #fromEnvironment(Map, TunerLog)}, with the directory where {@code nccl_tuner.conf}
+   * is looked for when neither variable names a policy (the working directory in the plugin).
+   */
+  static PluginConfig fromEnvironment(Map<String, String> env, TunerLog log, Path workDir) {
     try {
-      return read(env, log);
+      return read(env, log, workDir);
     } catch (Throwable t) {
       return off(log, "engine configuration failed (" + t
           + "); the plugin changes nothing");
     }
   }
 
-  private static PluginConfig read(Map<String, String> env, TunerLog log) {
+  private static PluginConfig read(Map<String, String> env, TunerLog log, Path workDir) {
     String modeEnv = env.get("NCCL_TUNER_JAVA_MODE");
     Mode override = null;
     if (modeEnv != null && !modeEnv.isBlank()) {
@@ -71,6 +79,16 @@ record PluginConfig(Engine engine, String warning, String info) {
     }
     String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
     String csv = env.get("NCCL_TUNER_CONFIG_FILE");
+    String defaulted = null;
+    if ((yaml == null || yaml.isBlank()) && (csv == null || csv.isBlank())) {
+      // NCCL's example tuner reads nccl_tuner.conf from the working directory when
+      // NCCL_TUNER_CONFIG_FILE is unset (plugins/tuner/example/plugin.c, 2.27 .. 2.30.7)
+      Path dflt = workDir.resolve("nccl_tuner.conf");
+      if (java.nio.file.Files.isRegularFile(dflt)) {
+        csv = dflt.toString();
+        defaulted = csv;
+      }
+    }
     Policy policy;
     List<String> approximations = new ArrayList<>();
     try {
@@ -103,6 +121,10 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
     }
     String info = jvmNotice();
+    if (defaulted != null) {
+      info += "; read " + defaulted + " (NCCL_TUNER_CONFIG_FILE unset: the working directory's nccl_tuner.conf, "
+          + "as NCCL's example tuner does)";
+    }
     if (yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
       info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + csv + " is not read";
     }

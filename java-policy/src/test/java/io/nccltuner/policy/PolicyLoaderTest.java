@@ -176,4 +176,18 @@ class PolicyLoaderTest {
     PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse("x.yaml", policy(rules.toString())));
     assertTrue(e.getMessage().contains("more than 4 rules cover AllReduce at 0 B"), e.getMessage());
   }
+
+  /** Issue 13 item 12: SnakeYAML's own problem, at its own line and column. */
+  @Test
+  void yamlSyntaxErrorsNameTheParsersProblemWhereItIs() {
+    String head = "schema: nccl-tuner-java/v1\nname: x\nprofiles:\n  - name: a\n    rules:\n      - collective: AllReduce\n";
+    PolicyException tab = assertThrows(PolicyException.class,
+        () -> PolicyLoader.parse("t.yaml", head + "\tbytes: {from: 0}\n"));
+    assertTrue(tab.getMessage().startsWith("t.yaml:7:1: malformed YAML: found character '\\t(TAB)' that cannot start "
+        + "any token"), tab.getMessage());
+    PolicyException indent = assertThrows(PolicyException.class,
+        () -> PolicyLoader.parse("i.yaml", head + "          bytes: {from: 0}\n"));
+    assertTrue(indent.getMessage().startsWith("i.yaml:7:16: malformed YAML: mapping values are not allowed here"),
+        indent.getMessage());
+  }
 }

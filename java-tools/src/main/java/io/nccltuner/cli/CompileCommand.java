@@ -128,6 +128,11 @@ final class CompileCommand implements Callable<Integer> {
       description = "nccl-tests columns to use: out, in or both (default: ${DEFAULT-VALUE}).")
   String placement;
 
+  @Option(names = "--pool-runs", description = "Pool size tables of one file that have no run header of their "
+      + "own ('# nThread ...') and measure the same collective and shape as replicates (refused by default: "
+      + "separate tables are separate runs).")
+  boolean poolRuns;
+
   @Option(names = "--nccl-log", paramLabel = "FILE",
       description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
   List<Path> ncclLogs = new ArrayList<>();
@@ -176,7 +181,7 @@ final class CompileCommand implements Callable<Integer> {
     MeasurementSet data = new MeasurementSet();
     List<String> sources = new ArrayList<>();
     for (Path f : files) {
-      read(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl), data);
+      read(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl, poolRuns), data);
       sources.add(f.toString());
     }
     for (Input in : inputs) {
@@ -190,7 +195,7 @@ final class CompileCommand implements Callable<Integer> {
       if (in.channels < 0 || in.channels > 64) {
         throw new InputException("--in " + in.file, "--channels must be 1..64");
       }
-      read(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl), data);
+      read(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns), data);
       sources.add(in.file.toString());
     }
     for (Path log : ncclLogs) {

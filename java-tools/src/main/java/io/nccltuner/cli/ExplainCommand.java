@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -59,13 +60,15 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--log", required = true, paramLabel = "FILE", description = "NCCL log with the TUNING table")
   Path log;
 
-  @Option(names = "--sizes", defaultValue = "4B:1GiB", paramLabel = "SIZES",
+  @Option(names = "--sizes", paramLabel = "SIZES",
       description = "sizes as NCCL passes them to the tuner: FROM:TO (powers of two), or a comma list; "
-          + "units B, KiB, MiB, GiB, TiB (default ${DEFAULT-VALUE})")
+          + "units B, KiB, MiB, GiB, TiB (default: the powers of two 4B:1GiB and every size the log has a "
+          + "selection line for)")
   String sizes;
 
   @Option(names = "--collective", defaultValue = "AllReduce", paramLabel = "NAME",
-      description = "Broadcast, Reduce, AllGather, ReduceScatter or AllReduce (default ${DEFAULT-VALUE})")
+      description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, or 'all' (each collective the "
+          + "log has selection lines for; all five where it has none) (default ${DEFAULT-VALUE})")
   String collective;
 
   @Option(names = "--pipe-ops", defaultValue = "1", paramLabel = "N", description = "numPipeOps (default 1)")
@@ -104,6 +107,7 @@ final class ExplainCommand implements Callable<Integer> {
   String mode;
 
   private Policy loadedPolicy;
+  private io.nccltuner.model.LogShape hints;
   private Mode policyMode;
 
   @Override
@@ -111,14 +115,15 @@ final class ExplainCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
-      Collective coll = Collective.parse(collective);
+      boolean allColls = collective.equalsIgnoreCase("all");
+      Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
       if (coll == null) {
         throw new InputError("--collective: unknown collective '" + collective + "'");
       }
       if (pipeOps < 1) {
         throw new InputError("--pipe-ops: must be at least 1, got " + pipeOps);
       }
-      List<Long> sizeList = Sizes.parseList(sizes);
+      List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
       for (Path f : new Path[] {log, trace, policy}) {
         String why = f == null ? null : InputFiles.problem(f);
         if (why != null) {
@@ -137,13 +142,25 @@ final class ExplainCommand implements Callable<Integer> {
         }
       }
       NcclLog parsed = NcclLog.read(log);
+      hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
       for (LogProblem p : parsed.problems()) {
         err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclLog.SKIPPED) ? "" : " (line not used)"));
       }
       List<Communicator> comms = select(parsed);
       TraceFile traceFile = trace == null ? null : readTrace(trace);
       for (Communicator c : comms) {
-        explain(out, c, coll, sizeList, traceFile);
+        List<Collective> colls = List.of(coll);
+        if (allColls) {
+          colls = c.selections().stream().map(io.nccltuner.model.Selection::collective)
+              .filter(java.util.Objects::nonNull).distinct().sorted().toList();
+          if (colls.isEmpty()) {
+            colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
+                Collective.AllReduce);
+          }
+        }
+        for (Collective cc : colls) {
+          explain(out, c, cc, sizeList, traceFile);
+        }
       }
       out.flush();
       return 0;
@@ -194,12 +211,25 @@ final class ExplainCommand implements Callable<Integer> {
     return flag;
   }
 
+  private List<String> inferred = List.of();
+
   private CommShape shape(Communicator c) {
     int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
     int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
+    inferred = new ArrayList<>();
+    if (r <= 0 && hints != null && hints.nRanks() > 0) {
+      r = hints.nRanks();
+      inferred.add("nRanks " + r + " inferred from " + hints.nRanksFrom());
+    }
+    if (n <= 0 && hints != null && hints.nNodes() > 0 && (hints.nRanks() == 0 || hints.nRanks() == r)) {
+      n = hints.nNodes();
+      inferred.add("nNodes " + n + " inferred from " + hints.nNodesFrom());
+    }
     if (r <= 0 || n <= 0) {
       throw new InputError(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
-          + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20); give --nranks and --nnodes");
+          + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20)" + (r > 0 ? " and nothing else in the file tells nNodes (nRanks "
+              + r + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom()) + ")" : "")
+          + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
     }
     int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels") : Math.min(c.nChannels(), 64);
     try {
@@ -218,6 +248,18 @@ final class ExplainCommand implements Callable<Integer> {
         c.versionOrAssumed(), c.version() == null ? " (assumed: the log does not print its version)" : "",
         shape.nRanks(), shape.nNodes(), shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
         shape.computeCapabilityText());
+    for (String i : inferred) {
+      out.printf(Locale.ROOT, "Inferred (the log has no 'comm ... nRanks N nNodes M' line): %s.%n", i);
+    }
+    if (sizeList == null) {
+      TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
+      for (io.nccltuner.model.Selection s : c.selections()) {
+        if (s.collective() == null || s.collective() == coll) {
+          all.add(s.nBytes(shape.nRanks()));
+        }
+      }
+      sizeList = new ArrayList<>(all);
+    }
     NcclVersion v = c.versionOrAssumed();
     if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
       out.printf(Locale.ROOT, "Note: NCCL %s is outside %s .. %s, the releases whose cost function this model was checked"
@@ -322,9 +364,17 @@ final class ExplainCommand implements Callable<Integer> {
       out.println("none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
     }
     if (loadedPolicy != null) {
-      long changed = rows.stream().filter(r -> !java.util.Objects.equals(r.policyPick(), r.prediction().pick())
-          || r.policyChannels() != 0).count();
-      out.printf(Locale.ROOT, "The policy changes NCCL's choice at %d of %d sizes ('=' keeps NCCL's pick).%n", changed, rows.size());
+      long changed = rows.stream().filter(r -> !java.util.Objects.equals(r.policyPick(), r.prediction().pick())).count();
+      long channelsOnly = rows.stream().filter(r -> java.util.Objects.equals(r.policyPick(), r.prediction().pick())
+          && r.policyChannels() != 0).count();
+      if (changed == 0 && channelsOnly > 0) {
+        out.printf(Locale.ROOT, "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
+            + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n", channelsOnly, rows.size());
+      } else {
+        out.printf(Locale.ROOT, "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's "
+            + "pick).%n", changed, rows.size(), channelsOnly == 0 ? ""
+                : ", and only the channel count at " + channelsOnly + " more");
+      }
       engineLog.forEach(l -> out.println("engine: " + l));
     }
     CommShape used = model.shape();

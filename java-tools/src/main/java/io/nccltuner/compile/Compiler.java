@@ -239,8 +239,18 @@ public final class Compiler {
     checkPipeOpsOverlap(grouped.keySet());
     warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
     List<Group> groups = new ArrayList<>();
+    // sizes measured only by refused rows: no rule may reach over them (input handling, issue 13)
+    Map<GroupKey, java.util.TreeSet<Long>> holes = new HashMap<>();
+    for (MeasurementSet.Hole h : data.holes()) {
+      GroupKey k = new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
+      TreeMap<Long, Map<RunConfig, List<Double>>> sizes = grouped.get(k);
+      if (sizes != null && !sizes.containsKey(h.nBytes())) {
+        holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned)).add(h.nBytes());
+      }
+    }
     for (var e : grouped.entrySet()) {
-      groups.add(group(e.getKey(), e.getValue(), data.selections(), o, warnings));
+      Group g = group(e.getKey(), e.getValue(), data.selections(), o, warnings);
+      groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
     }
     Map<List<Integer>, List<Rule>> byShape = new LinkedHashMap<>();
     for (Group g : groups) {
@@ -585,6 +595,73 @@ public final class Compiler {
       b = e + 1;
     }
     return new Group(key, placed, rules);
+  }
+
+  /**
+   * Cuts rules and the ranges sizes govern where a size has only refused rows (a failed
+   * {@code #wrong} / {@code error} check): the bucket of such a size and the buckets after it up to
+   * the next measured size get no rule, so a 512 KiB measurement never stretches over a refused
+   * 1 MiB row.
+   */
+  static Group withoutHoles(Group g, java.util.NavigableSet<Long> holes, List<String> warnings) {
+    if (holes.isEmpty()) {
+      return g;
+    }
+    List<SizeResult> placed = new ArrayList<>();
+    for (SizeResult s : g.sizes()) {
+      long to = s.toBytes();
+      Long h = holes.higher(s.nBytes());
+      if (h != null && (to == -1L || Long.compareUnsigned(h, to) < 0)) {
+        long cut = SizeGrid.lowerBound(SizeGrid.bucket(h));
+        to = Long.compareUnsigned(cut, s.fromBytes()) > 0 ? cut : s.toBytes();
+      }
+      placed.add(new SizeResult(s.nBytes(), s.fromBytes(), to, s.nccl(), s.ncclPick(), s.pickInferred(), s.ncclUs(),
+          s.ncclRegret(), s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
+    }
+    // forbidden [bucket of the hole, bucket of the next measured size); -1 is "no bound", which is
+    // also the largest value in unsigned order
+    List<long[]> forbidden = new ArrayList<>();
+    for (long h : holes) {
+      long from = SizeGrid.lowerBound(SizeGrid.bucket(h));
+      long to = -1L;
+      for (SizeResult s : g.sizes()) {
+        if (Long.compareUnsigned(s.nBytes(), h) > 0) {
+          to = SizeGrid.lowerBound(SizeGrid.bucket(s.nBytes()));
+          break;
+        }
+      }
+      if (Long.compareUnsigned(from, to) < 0) {
+        forbidden.add(new long[] {from, to});
+      }
+    }
+    List<Rule> rules = new ArrayList<>();
+    for (Rule r : g.rules()) {
+      List<long[]> pieces = new ArrayList<>();
+      pieces.add(new long[] {r.fromBytes(), r.toBytes()});
+      for (long[] f : forbidden) {
+        List<long[]> next = new ArrayList<>();
+        for (long[] p : pieces) {
+          if (Long.compareUnsigned(f[1], p[0]) <= 0 || Long.compareUnsigned(f[0], p[1]) >= 0) {
+            next.add(p);
+            continue;
+          }
+          warnings.add(g.key() + ": sizes in [" + ByteSize.format(f[0]) + ", "
+              + (f[1] == -1L ? "no bound" : ByteSize.format(f[1])) + ") have only refused rows (failed checks): "
+              + "no rule there");
+          if (Long.compareUnsigned(p[0], f[0]) < 0) {
+            next.add(new long[] {p[0], f[0]});
+          }
+          if (Long.compareUnsigned(f[1], p[1]) < 0) {
+            next.add(new long[] {f[1], p[1]});
+          }
+        }
+        pieces = next;
+      }
+      for (long[] p : pieces) {
+        rules.add(new Rule(r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
+      }
+    }
+    return new Group(g.key(), placed, rules);
   }
 
   private static Rule rule(GroupKey key, long lo, long hi, List<RunConfig> verdict, List<SizeResult> members) {

@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Policy.Range;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,6 +16,38 @@ public final class MeasurementSet {
   private final List<Selection> selections = new ArrayList<>();
   private final List<String> refused = new ArrayList<>();
   private final List<String> warnings = new ArrayList<>();
+  private final List<Hole> holes = new ArrayList<>();
+
+  /**
+   * A size measured only by refused rows (a failed check): no rule may cover it, not even a
+   * neighbouring size's.
+   *
+   * @param collective the collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param numPipeOps numPipeOps of the run
+   * @param nBytes the size in bytes
+   */
+  public record Hole(Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes) {}
+
+  /**
+   * Records that a row at this size was refused; if no valid measurement of the same group and
+   * size exists, the compiler leaves the size's grid bucket without a rule.
+   *
+   * @param c the collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param numPipeOps numPipeOps of the run
+   * @param nBytes the size in bytes
+   */
+  public void hole(Collective c, int nRanks, int nNodes, Range numPipeOps, long nBytes) {
+    holes.add(new Hole(c, nRanks, nNodes, numPipeOps, nBytes));
+  }
+
+  /** @return sizes of refused rows, in reading order */
+  public List<Hole> holes() {
+    return Collections.unmodifiableList(holes);
+  }
 
   /** @param m a measurement to use */
   public void add(Measurement m) {

@@ -78,11 +78,19 @@ public final class NcclTestsLog {
    * @param nRanks ranks, overriding the device lines; 0 = from the log
    * @param nNodes nodes, overriding the device lines; 0 = from the log
    * @param placement which columns to use
+   * @param poolRuns pool size tables without run headers of their own (pasted tables) that
+   *     measure the same collective and shape as replicates, instead of refusing them
    */
   public record Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels,
-      int nRanks, int nNodes, Placement placement) {
+      int nRanks, int nNodes, Placement placement, boolean poolRuns) {
     /** Nothing assumed; out-of-place columns. */
     public static final Options NONE = new Options(null, null, null, 0, 0, 0, Placement.OUT_OF_PLACE);
+
+    /** The same, with {@code poolRuns} false: header-less tables of one shape are an error. */
+    public Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels, int nRanks,
+        int nNodes, Placement placement) {
+      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, false);
+    }
   }
 
   private static final Pattern RANK_LINE = Pattern.compile(
@@ -122,62 +130,262 @@ public final class NcclTestsLog {
     return file + ":" + line;
   }
 
+  /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
+  private static final Pattern SRUN_PREFIX = Pattern.compile("^\\s*\\d+: ?");
+  /** {@code mpirun --tag-output} (Open MPI): {@code [1,0]<stdout>:} before every line. */
+  private static final Pattern MPIRUN_PREFIX = Pattern.compile("^\\[\\d+,\\d+\\]<(?:stdout|stderr|stddiag)>: ?");
+  /**
+   * Where an NCCL line starts: {@code host:pid:tid [dev] NCCL INFO ...} (src/debug.cc), optionally
+   * after a {@code [timestamp]} (2.29+ WARN lines) and with a {@code file:line} before {@code NCCL
+   * WARN}.
+   */
+  private static final Pattern NCCL_AT_START = Pattern.compile(
+      "^(?:\\[[^\\]]*\\]\\s*)?([^\\s:\\[]+:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
+  /** An NCCL line glued to the end of a partial nccl-tests row, when the host names are not known. */
+  private static final Pattern NCCL_GLUED = Pattern.compile(
+      "(?<=[\\d.A])([A-Za-z][\\w.-]*:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
+  /** The setting a command line, {@code set -x} echo or environment dump shows. */
+  private static final Pattern ECHOED_ENV = Pattern.compile(
+      "\\b(NCCL_ALGO|NCCL_PROTO|NCCL_MIN_NCHANNELS|NCCL_MAX_NCHANNELS|NCCL_MIN_CTAS|NCCL_MAX_CTAS)="
+          + "(\"[^\"]*\"|'[^']*'|[^\\s)\"']*)");
+  /** A collective named in a file name or path on a line (superbench's {@code nccl_allreduce.log}). */
+  private static final Pattern NAMED = Pattern.compile(
+      "(?i)(?<![a-z])(all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|broadcast|reduce|all[_-]?to[_-]?allv?"
+          + "|send[_-]?recv|gather|scatter)(?![a-z])");
+
+  /** A line with its launcher prefix removed and split where an NCCL line was glued onto a row. */
+  private record Split(String text, String nccl, boolean warnNext) {}
+
+  private List<Split> split(List<String> lines) {
+    List<String> plain = new ArrayList<>(lines.size());
+    int prefixed = 0;
+    for (String line : lines) {
+      Matcher m = MPIRUN_PREFIX.matcher(line);
+      if (!m.find()) {
+        m = SRUN_PREFIX.matcher(line);
+        if (!m.find()) {
+          m = null;
+        }
+      }
+      if (m != null) {
+        prefixed++;
+        line = line.substring(m.end());
+      }
+      plain.add(line);
+    }
+    this.launcherPrefixed = prefixed;
+    // host:pid: of the NCCL lines that start a line: where a glued one starts
+    Set<String> procs = new HashSet<>();
+    for (String line : plain) {
+      Matcher m = NCCL_AT_START.matcher(line);
+      if (m.find()) {
+        procs.add(m.group(1));
+      }
+    }
+    List<Split> out = new ArrayList<>(plain.size());
+    for (int i = 0; i < plain.size(); i++) {
+      String line = plain.get(i);
+      String text = line;
+      String nccl = null;
+      if (line.contains("NCCL INFO") || line.contains("NCCL WARN")) {
+        if (NCCL_AT_START.matcher(line).find()) {
+          text = "";
+          nccl = line;
+        } else {
+          int at = -1;
+          for (String p : procs) {
+            int k = line.indexOf(p);
+            if (k > 0 && (at < 0 || k < at)) {
+              at = k;
+            }
+          }
+          if (at < 0) {
+            Matcher g = NCCL_GLUED.matcher(line);
+            if (g.find()) {
+              at = g.start();
+            }
+          }
+          if (at > 0) {
+            text = line.substring(0, at);
+            nccl = line.substring(at);
+          } else if (!line.strip().startsWith("#")) {
+            text = "";
+            nccl = line;
+          }
+        }
+      }
+      boolean warnNext = false;
+      for (int j = i + 1; j < plain.size(); j++) {
+        String n = plain.get(j);
+        if (!n.isBlank()) {
+          warnNext = n.contains("NCCL WARN") && NCCL_AT_START.matcher(n).find();
+          break;
+        }
+      }
+      out.add(new Split(text, nccl, warnNext));
+    }
+    return out;
+  }
+
+  private int launcherPrefixed;
+
   private void run() throws IOException, InputException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<Split> split = split(lines);
     List<Segment> segments = new ArrayList<>();
     Segment cur = new Segment();
     segments.add(cur);
-    for (int i = 0; i < lines.size(); i++) {
+    for (int i = 0; i < split.size(); i++) {
       int ln = i + 1;
-      String line = lines.get(i);
+      Split sp = split.get(i);
+      String line = sp.text();
       String t = line.strip();
       boolean marker = t.startsWith("# nccl-tests version") || t.startsWith("# Collective test starting")
           || t.startsWith("# nThread");
-      if ((marker && cur.started()) || (cur.closed && !t.startsWith("#") && !t.isEmpty())) {
+      boolean footer = t.equals("#") || t.startsWith("# Collective test concluded") || t.startsWith("# Out of bounds")
+          || t.startsWith("# Avg bus bandwidth");
+      Layout header = t.startsWith("#") ? layout(t) : null;
+      boolean newTable = header != null && cur.layout != null && (!cur.rows.isEmpty() || cur.closed);
+      if ((marker && cur.started()) || (cur.closed && !t.isEmpty() && !footer) || newTable) {
+        cur.finishRow(ln);
         cur = new Segment();
         segments.add(cur);
       }
-      if (line.contains("NCCL INFO")) {
-        cur.info(ln, line);
-        continue;
+      if (marker) {
+        cur.runHeader = true;
       }
-      if (t.startsWith("#")) {
-        cur.comment(ln, t);
-      } else if (cur.layout != null && !cur.closed && !t.isEmpty() && Character.isDigit(t.charAt(0))) {
-        cur.rows.add(parseRow(ln, t, cur.layout));
-      } else if (cur.program == null) {
-        Matcher m = PROGRAM.matcher(line);
-        if (m.find()) {
-          cur.program = m.group(1);
+      if (!t.isEmpty()) {
+        if (cur.pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
+          cur.finishRow(ln);
+        }
+        if (t.startsWith("#")) {
+          cur.comment(ln, t);
+        } else if (cur.pending != null) {
+          cur.pending.add(ln, t);
+        } else if (cur.layout != null && !cur.closed && Character.isDigit(t.charAt(0))) {
+          cur.pending = new RawRow(ln, cur.layout);
+          cur.pending.add(ln, t);
+        } else {
+          cur.other(ln, line);
+        }
+        if (cur.pending != null) {
+          // a row ends at a real line end; an NCCL line glued after it (or an NCCL WARN, which
+          // starts with a newline of its own) means nccl-tests has not finished printing it
+          boolean more = sp.nccl() != null || sp.warnNext();
+          if (cur.pending.complete(!more)) {
+            cur.rows.add(cur.pending);
+            cur.pending = null;
+          }
         }
       }
+      if (sp.nccl() != null && sp.nccl().contains("NCCL INFO")) {
+        cur.info(ln, sp.nccl());
+      }
+    }
+    cur.finishRow(-1);
+    if (launcherPrefixed > 0) {
+      into.warn(file.toString(), launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
+          + "--tag-output '[1,0]<stdout>:'); read without it");
     }
     int used = 0;
+    int tables = 0;
+    List<String> skipped = new ArrayList<>();
     List<Unforced> unknown = new ArrayList<>();
     for (Segment s : segments) {
       if (!s.rows.isEmpty()) {
-        Unforced u = resolve(s);
+        tables++;
+        int before = into.measurements().size();
+        Unforced u = resolve(s, skipped);
         if (u != null) {
           unknown.add(u);
         }
-        used++;
+        if (into.measurements().size() > before) {
+          used++;
+        }
       } else if (s.layout != null) {
         into.warn(at(s.layoutLine), "size table without rows");
       }
     }
-    if (used == 0) {
+    if (tables == 0) {
       throw new InputException(file.toString(), "no nccl-tests size table found (a '#  size  count  type ...' "
           + "header followed by rows); is this nccl-tests output?");
+    }
+    if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
+      throw new InputException(skipped.getFirst().substring(0, skipped.getFirst().indexOf(": ")),
+          skipped.getFirst().substring(skipped.getFirst().indexOf(": ") + 2).replace("; run skipped", "")
+              + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
+              + ": nothing in this file can become a rule");
+    }
+    for (String w : skipped) {
+      int k = w.indexOf(": ");
+      into.warn(w.substring(0, k), w.substring(k + 2));
     }
     warnUnknownForcing(unknown);
   }
 
-  /** A run counted as NCCL's own pick only because nothing says it was forced. */
-  private record Unforced(int line, Collective collective, int nRanks, int nNodes) {}
+  private static boolean isContinuation(String t) {
+    char c = t.charAt(0);
+    return Character.isDigit(c) || c == '-' || c == '.' || t.startsWith("N/A");
+  }
 
-  private void warnUnknownForcing(List<Unforced> unknown) {
+  /** A row's text as printed, possibly in parts split by NCCL lines; parsed once its run is known. */
+  private static final class RawRow {
+    final int line;
+    final Layout layout;
+    final List<String> tokens = new ArrayList<>();
+    final List<Integer> parts = new ArrayList<>();
+    int interruptedAt;
+
+    RawRow(int line, Layout layout) {
+      this.line = line;
+      this.layout = layout;
+    }
+
+    void add(int ln, String t) {
+      parts.add(ln);
+      for (String x : t.strip().split("\\s+")) {
+        tokens.add(x);
+      }
+    }
+
+    /** @param lineEnds whether the row's last part ended its line (nothing glued after it) */
+    boolean complete(boolean lineEnds) {
+      int n = tokens.size();
+      int full = layout.nCols();
+      if (layout.timestamp()) {
+        return n >= full + 2 || (lineEnds && n >= full) || lineEnds;
+      }
+      return n >= full || lineEnds;
+    }
+
+    String joined() {
+      return String.join(" ", tokens);
+    }
+  }
+
+  /** A run counted as NCCL's own pick only because nothing says it was forced. */
+  private record Unforced(int line, Collective collective, int nRanks, int nNodes, boolean runHeader) {}
+
+  private void warnUnknownForcing(List<Unforced> unknown) throws InputException {
     if (unknown.isEmpty()) {
       return;
+    }
+    if (!options.poolRuns()) {
+      // tables pasted without their run headers: other machines or settings, not replicates
+      Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
+      for (Unforced u : unknown) {
+        byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u);
+      }
+      for (List<Unforced> same : byShape.values()) {
+        if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
+          Unforced second = same.get(1);
+          throw new InputException(at(second.line()), "this size table and the one at line " + same.getFirst().line()
+              + " both measure " + second.collective() + " at nRanks " + second.nRanks() + ", nNodes "
+              + second.nNodes() + " with nothing forced, and at least one has no run header of its own "
+              + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
+              + "replicates; split the file, or pass --pool-runs to pool them as replicates");
+        }
+      }
     }
     String lines = unknown.stream().map(u -> Integer.toString(u.line())).collect(java.util.stream.Collectors.joining(", "));
     into.warn(file.toString(), (unknown.size() == 1 ? "the run (table at line " + lines + ") names"
@@ -203,7 +411,7 @@ public final class NcclTestsLog {
 
   /** Column positions of one size table, read from its header line. */
   record Layout(int nCols, boolean timestamp, int type, int[] time, int[] check, boolean errorColumn,
-      String header) {}
+      String header, int algbw, int busbw) {}
 
   static Layout layout(String header) {
     String[] tok = header.substring(1).strip().split("\\s+");
@@ -213,6 +421,8 @@ public final class NcclTestsLog {
     List<Integer> times = new ArrayList<>();
     List<Integer> checks = new ArrayList<>();
     int type = -1;
+    int algbw = -1;
+    int busbw = -1;
     boolean error = false;
     boolean ts = tok[tok.length - 1].equals("timestamp");
     for (int i = 0; i < tok.length; i++) {
@@ -224,6 +434,8 @@ public final class NcclTestsLog {
           error = true;
         }
         case "type" -> type = i;
+        case "algbw" -> algbw = algbw < 0 ? i : algbw;
+        case "busbw" -> busbw = busbw < 0 ? i : busbw;
         default -> { }
       }
     }
@@ -232,19 +444,26 @@ public final class NcclTestsLog {
     }
     return new Layout(ts ? tok.length - 1 : tok.length, ts, type,
         times.stream().mapToInt(Integer::intValue).toArray(),
-        checks.stream().mapToInt(Integer::intValue).toArray(), error, String.join(" ", tok));
+        checks.stream().mapToInt(Integer::intValue).toArray(), error, String.join(" ", tok), algbw, busbw);
   }
 
   /** One row of a size table; time and check per placement (index 0 out-of-place, 1 in-place). */
-  record Row(int line, long size, String type, double[] time, double[] check, boolean errorColumn) {}
+  record Row(int line, long size, String type, double[] time, double[] check, boolean errorColumn,
+      double algbw, double busbw) {}
 
-  private Row parseRow(int ln, String t, Layout l) throws InputException {
-    String[] tok = t.split("\\s+");
+  private Row parseRow(RawRow raw) throws InputException {
+    int ln = raw.line;
+    Layout l = raw.layout;
+    String[] tok = raw.tokens.toArray(String[]::new);
     boolean ok = tok.length == l.nCols() || (l.timestamp() && tok.length == l.nCols() + 2);
     if (!ok) {
+      String parts = raw.interruptedAt == 0 ? "" : " (its parts, between NCCL lines, are on line"
+          + (raw.parts.size() == 1 ? " " : "s ")
+          + raw.parts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+          + (raw.interruptedAt > 0 ? "; line " + raw.interruptedAt + " interrupts it" : "; the file ends first") + ")";
       throw new InputException(at(ln), "row has " + tok.length + " fields but the column header names "
           + l.nCols() + (l.timestamp() ? " (+2 for the timestamp)" : "") + " (" + l.header()
-          + "); the row looks truncated or mangled");
+          + "); the row looks truncated or mangled" + parts);
     }
     long size;
     try {
@@ -264,7 +483,19 @@ public final class NcclTestsLog {
       String c = tok[l.check()[p]];
       check[p] = c.equals("N/A") ? Double.NaN : number(ln, c, (l.errorColumn() ? "error" : "#wrong") + half);
     }
-    return new Row(ln, size, l.type() >= 0 ? tok[l.type()] : null, time, check, l.errorColumn());
+    return new Row(ln, size, l.type() >= 0 ? tok[l.type()] : null, time, check, l.errorColumn(),
+        bandwidth(tok, l.algbw()), bandwidth(tok, l.busbw()));
+  }
+
+  private static double bandwidth(String[] tok, int i) {
+    if (i < 0 || i >= tok.length) {
+      return Double.NaN;
+    }
+    try {
+      return Double.parseDouble(tok[i]);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
   }
 
   private double number(int ln, String s, String what) throws InputException {
@@ -299,10 +530,17 @@ public final class NcclTestsLog {
     String startedProgram;
     int startedLine;
     String program;
+    int programLine;
+    String named;
+    int namedLine;
     boolean nThread;
+    boolean runHeader;
     int aggIters = 1;
     final List<String> hosts = new ArrayList<>();
+    final List<Integer> rankIndex = new ArrayList<>();
+    final List<String> devices = new ArrayList<>();
     final Map<String, String[]> env = new LinkedHashMap<>(); // name -> {value, where}
+    final Map<String, String[]> echoed = new LinkedHashMap<>(); // name -> {value, where}
     int commRanks;
     int commNodes;
     String commWhere;
@@ -310,10 +548,19 @@ public final class NcclTestsLog {
     Layout layout;
     int layoutLine;
     boolean closed;
-    final List<Row> rows = new ArrayList<>();
+    RawRow pending;
+    final List<RawRow> rows = new ArrayList<>();
 
     boolean started() {
       return nThread || !rows.isEmpty() || closed;
+    }
+
+    void finishRow(int interruptedAt) {
+      if (pending != null) {
+        pending.interruptedAt = interruptedAt;
+        rows.add(pending);
+        pending = null;
+      }
     }
 
     void info(int ln, String line) throws InputException {
@@ -341,6 +588,68 @@ public final class NcclTestsLog {
       }
     }
 
+    /** A line that is not a row, not NCCL's and not one nccl-tests' own comments: hints. */
+    void other(int ln, String line) {
+      if (program == null) {
+        Matcher m = PROGRAM.matcher(line);
+        if (m.find()) {
+          program = m.group(1);
+          programLine = ln;
+        }
+      }
+      if (layout != null) {
+        return;
+      }
+      Matcher e = ECHOED_ENV.matcher(line);
+      Map<String, String> here = new LinkedHashMap<>();
+      Set<String> conflicting = new HashSet<>();
+      while (e.find()) {
+        String v = e.group(2);
+        if (v.length() >= 2 && (v.startsWith("\"") || v.startsWith("'"))) {
+          v = v.substring(1, v.length() - 1);
+        }
+        v = v.strip().replaceAll("[.,;:]+$", "");
+        if (!v.isEmpty() && here.containsKey(e.group(1)) && !here.get(e.group(1)).equals(v)) {
+          conflicting.add(e.group(1)); // prose listing several runs' settings, not one setting
+        }
+        here.putIfAbsent(e.group(1), v);
+      }
+      for (var x : here.entrySet()) {
+        if (conflicting.contains(x.getKey())) {
+          continue;
+        }
+        if (x.getValue().isEmpty()) {
+          echoed.remove(x.getKey()); // NCCL_PROTO= : unset
+        } else {
+          echoed.put(x.getKey(), new String[] {x.getValue(), at(ln)});
+        }
+      }
+      Matcher n = NAMED.matcher(line);
+      Set<Collective> seen = new HashSet<>();
+      String first = null;
+      boolean other = false;
+      while (n.find()) {
+        String w = n.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "");
+        Collective c = collectiveOfProgram(switch (w) {
+          case "allreduce" -> "all_reduce";
+          case "allgather" -> "all_gather";
+          case "reducescatter" -> "reduce_scatter";
+          default -> w;
+        });
+        if (c == null) {
+          other = true;
+          first = first == null ? w : first;
+        } else {
+          seen.add(c);
+          first = first == null ? w : first;
+        }
+      }
+      if (first != null && (seen.size() + (other ? 1 : 0)) == 1) {
+        named = first;
+        namedLine = ln;
+      }
+    }
+
     void comment(int ln, String t) {
       if (t.startsWith("# Collective test starting")) {
         String rest = t.substring(t.indexOf(':') + 1).strip();
@@ -358,7 +667,10 @@ public final class NcclTestsLog {
       } else {
         Matcher r = RANK_LINE.matcher(t);
         if (r.find()) {
+          rankIndex.add(Integer.parseInt(r.group(1)));
           hosts.add(r.group(2));
+          int d = t.indexOf(']', r.end());
+          devices.add(d > 0 ? t.substring(d + 1).strip() : "");
           return;
         }
         if (layout == null) {
@@ -366,6 +678,10 @@ public final class NcclTestsLog {
           if (l != null) {
             layout = l;
             layoutLine = ln;
+            return;
+          }
+          if (!t.startsWith("# nccl-tests version")) {
+            other(ln, t);
           }
         }
       }
@@ -381,6 +697,12 @@ public final class NcclTestsLog {
       case "reduce" -> Collective.Reduce;
       default -> null;
     };
+  }
+
+  /** @return alltoall, sendrecv, gather, scatter or hypercube when the file name says so, else null */
+  private static String otherOfFileName(String name) {
+    Matcher m = Pattern.compile("(?i)(all[_-]?to[_-]?allv?|send[_-]?recv|hypercube|gather|scatter)").matcher(name);
+    return m.find() ? m.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "") : null;
   }
 
   private static Collective collectiveOfFileName(String name) {
@@ -441,69 +763,238 @@ public final class NcclTestsLog {
     return new Forced<>(t, v, where);
   }
 
-  /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
-  private Unforced resolve(Segment s) throws InputException {
+  /** Why a named program or collective is not one NCCL asks a tuner about. */
+  static String notAsked(String name) {
+    return name + " is not a collective NCCL asks a tuner about: NCCL calls getCollInfo only for "
+        + "Broadcast, Reduce, AllGather, ReduceScatter and AllReduce (alltoall, sendrecv, gather and scatter "
+        + "run as point-to-point sends and receives, which never reach a tuner)";
+  }
+
+  /**
+   * busbw / algbw per collective for n ranks (nccl-tests src/*.cu, {@code getBw}): AllReduce
+   * 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1 (so those tell nothing).
+   */
+  static double busFactor(Collective c, int n) {
+    return switch (c) {
+      case AllReduce -> 2.0 * (n - 1) / n;
+      case AllGather, ReduceScatter -> (double) (n - 1) / n;
+      default -> 1.0;
+    };
+  }
+
+  /**
+   * The rank counts a table's busbw/algbw ratio allows, given that nccl-tests prints both with two
+   * decimals (rows with algbw of at least 1 GB/s are used, where the rounding matters least).
+   *
+   * @return {lo, hi} of the allowed ratio, or null when no row tells
+   */
+  static double[] ratioBounds(List<Row> rows) {
+    double lo = Double.NEGATIVE_INFINITY;
+    double hi = Double.POSITIVE_INFINITY;
+    boolean any = false;
+    for (Row r : rows) {
+      double a = r.algbw();
+      double b = r.busbw();
+      if (!(a >= 1.0) || !(b >= 0) || r.size() == 0) {
+        continue;
+      }
+      lo = Math.max(lo, (b - 0.005) / (a + 0.005));
+      hi = Math.min(hi, (b + 0.005) / (a - 0.005));
+      any = true;
+    }
+    return any ? new double[] {lo, hi} : null;
+  }
+
+  /** @return the rank counts 1..65536 whose bus factor lies within the bounds (at most 3 listed, plus a count) */
+  static List<Integer> ranksFitting(Collective c, double[] bounds) {
+    List<Integer> fit = new ArrayList<>();
+    if (bounds == null || bounds[0] > bounds[1] || c == Collective.Broadcast || c == Collective.Reduce) {
+      return fit;
+    }
+    for (int n = 1; n <= 65536; n++) {
+      double f = busFactor(c, n);
+      if (f >= bounds[0] && f <= bounds[1]) {
+        fit.add(n);
+      }
+    }
+    return fit;
+  }
+
+  private static String ratio(double[] b) {
+    return String.format(Locale.ROOT, "%.4f", (b[0] + b[1]) / 2);
+  }
+
+  private static String ranksText(List<Integer> fit) {
+    if (fit.size() <= 3) {
+      return fit.toString();
+    }
+    return fit.getFirst() + ".." + fit.getLast();
+  }
+
+  private Collective collectiveOf(Segment s, List<String> skipped) throws InputException {
     String where = at(s.layoutLine);
-    // collective
-    Collective coll = null;
     if (s.startedProgram != null) {
-      coll = collectiveOfProgram(s.startedProgram);
+      Collective coll = collectiveOfProgram(s.startedProgram);
       if (coll == null) {
-        into.warn(at(s.startedLine), s.startedProgram + "_perf is not a collective NCCL asks a tuner about; run skipped");
+        skipped.add(at(s.startedLine) + ": " + notAsked(s.startedProgram + "_perf") + "; run skipped");
         return null;
       }
       if (options.collective() != null && options.collective() != coll) {
         throw new InputException(at(s.startedLine), "the log says " + s.startedProgram + "_perf but --collective says "
             + options.collective());
       }
-    } else if (options.collective() != null) {
-      coll = options.collective();
-    } else if (s.program != null) {
-      coll = collectiveOfProgram(s.program);
+      return coll;
+    }
+    if (options.collective() != null) {
+      return options.collective();
+    }
+    if (s.program != null) {
+      Collective coll = collectiveOfProgram(s.program);
       if (coll == null) {
-        into.warn(where, s.program + "_perf is not a collective NCCL asks a tuner about; run skipped");
+        skipped.add(at(s.programLine) + ": " + notAsked(s.program + "_perf") + "; run skipped");
+      }
+      return coll;
+    }
+    if (s.named != null) {
+      Collective coll = collectiveOfProgram(switch (s.named) {
+        case "allreduce" -> "all_reduce";
+        case "allgather" -> "all_gather";
+        case "reducescatter" -> "reduce_scatter";
+        default -> s.named;
+      });
+      if (coll == null) {
+        skipped.add(at(s.namedLine) + ": line " + s.namedLine + " names " + s.named + " for this table; "
+            + notAsked(s.named) + "; run skipped");
         return null;
       }
-    } else {
-      coll = collectiveOfFileName(file.getFileName().toString());
+      into.warn(where, "collective " + coll + " read from line " + s.namedLine + " (it names " + s.named
+          + "), the only collective named before this table; pass --collective if that is wrong");
+      return coll;
     }
+    String fileName = file.getFileName().toString();
+    Collective coll = collectiveOfFileName(fileName);
     if (coll == null) {
+      String other = otherOfFileName(fileName);
+      if (other != null) {
+        skipped.add(where + ": the file name says " + other + "; " + notAsked(other) + "; run skipped");
+        return null;
+      }
       throw new InputException(where, "cannot tell which collective this table measured (no '# Collective test "
           + "starting' line, no *_perf program name, nothing in the file name); pass --collective");
+    }
+    return coll;
+  }
+
+  /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
+  private Unforced resolve(Segment s, List<String> skipped) throws InputException {
+    String where = at(s.layoutLine);
+    Collective coll = collectiveOf(s, skipped);
+    if (coll == null) {
+      return null;
+    }
+    List<Row> rows = new ArrayList<>();
+    for (RawRow r : s.rows) {
+      rows.add(parseRow(r));
     }
     // communicator shape
     int nRanks = options.nRanks();
     if (nRanks > 0 && s.commWhere != null && s.commRanks != nRanks) {
       throw new InputException(s.commWhere, "NCCL says nRanks " + s.commRanks + " but --ranks says " + nRanks);
     }
-    if (nRanks == 0) {
-      nRanks = s.commWhere != null ? s.commRanks : s.hosts.size();
-    }
-    if (nRanks == 0) {
-      throw new InputException(where, "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
-          + "'comm ... nRanks' line before this table; pass --ranks");
+    double[] bounds = ratioBounds(rows);
+    List<Integer> fit = ranksFitting(coll, bounds);
+    boolean missingRankLines = false;
+    if (nRanks == 0 && s.commWhere != null) {
+      nRanks = s.commRanks;
+    } else if (nRanks == 0 && !s.rankIndex.isEmpty()) {
+      int count = (int) s.rankIndex.stream().distinct().count();
+      int max = s.rankIndex.stream().mapToInt(Integer::intValue).max().orElse(0);
+      if (max + 1 == count) {
+        nRanks = count;
+      } else {
+        missingRankLines = true;
+        if (fit.isEmpty() || fit.contains(max + 1)) {
+          nRanks = max + 1;
+          into.warn(where, "nRanks " + nRanks + " inferred from the highest rank index (Rank " + max + ") of "
+              + count + " '# Rank' line" + (count == 1 ? "" : "s")
+              + (fit.isEmpty() ? "" : ", consistent with busbw/algbw " + ratio(bounds) + " of " + coll));
+        } else if (fit.getFirst() > max + 1 && fit.size() == 1) {
+          nRanks = fit.getFirst();
+          into.warn(where, "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+              + " (the '# Rank' lines go up to Rank " + max + ")");
+        } else {
+          throw new InputException(where, "cannot tell nRanks: " + count + " '# Rank' line" + (count == 1 ? "" : "s")
+              + " up to Rank " + max + ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks "
+              + ranksText(fit) + "; pass --ranks");
+        }
+      }
+    } else if (nRanks == 0) {
+      if (fit.size() == 1) {
+        nRanks = fit.getFirst();
+        into.warn(where, "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+            + " (no '# Rank' lines, no NCCL 'comm ... nRanks' line); pass --ranks if that is wrong");
+      } else {
+        throw new InputException(where, "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
+            + "'comm ... nRanks' line before this table" + (fit.isEmpty() ? ""
+                : ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks " + ranksText(fit))
+            + "; pass --ranks");
+      }
     }
     int nNodes = options.nNodes();
     if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
       throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
     }
-    if (nNodes == 0) {
-      nNodes = s.commWhere != null ? s.commNodes : (int) s.hosts.stream().distinct().count();
+    if (nNodes == 0 && s.commWhere != null) {
+      nNodes = s.commNodes;
+    } else if (nNodes == 0 && missingRankLines) {
+      throw new InputException(where, "cannot tell nNodes: the '# Rank' lines name only " + s.rankIndex.size()
+          + " of " + nRanks + " ranks, so their host names do not count the nodes, and there is no NCCL 'comm ... "
+          + "nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
+    } else if (nNodes == 0) {
+      List<String> distinct = s.hosts.stream().distinct().toList();
+      nNodes = distinct.size();
+      if (nNodes > 1) {
+        boolean mnnvl = s.devices.stream().anyMatch(d -> d.matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
+        into.warn(where, "nNodes " + nNodes + " counted from the host names of the '# Rank' lines ("
+            + String.join(", ", distinct.subList(0, Math.min(3, distinct.size()))) + (distinct.size() > 3 ? ", ..." : "")
+            + "); hosts that share one NVLink domain (MNNVL" + (mnnvl ? ", as these " + s.devices.getFirst()
+                + " GPUs may" : ": GB200/GB300 NVL72") + ") are one node to NCCL, which then says 'nNodes 1 ... "
+            + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
+      }
     }
     if (nNodes == 0) {
       throw new InputException(where, "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
-          + "'comm ... nNodes' line before this table; pass --nodes");
+          + "'comm ... nNodes' line before this table" + (options.nRanks() == 0 && s.commWhere == null
+              && s.rankIndex.isEmpty() ? " (nRanks " + nRanks + " is inferred from busbw/algbw " + ratio(bounds) + ")" : "")
+          + "; pass --nodes");
     }
     Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
     if (s.aggIters > 1) {
       into.warn(where, "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
           + "(the exact numPipeOps NCCL passed is not in the log)");
     }
-    // forced configuration
+    // forced configuration: NCCL's INFO lines, else what a command line or environment echo set
+    Map<String, String[]> env = new LinkedHashMap<>(s.env);
+    List<String> fromEcho = new ArrayList<>();
+    for (var e : s.echoed.entrySet()) {
+      String[] info = env.get(e.getKey());
+      if (info == null) {
+        env.put(e.getKey(), e.getValue());
+        fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " (" + e.getValue()[1].substring(file.toString().length() + 1)
+            .replaceFirst("^", "line ") + ")");
+      } else if (!info[0].equalsIgnoreCase(e.getValue()[0])) {
+        into.warn(info[1], "NCCL says " + e.getKey() + " " + info[0] + " but line "
+            + e.getValue()[1].substring(file.toString().length() + 1) + " sets " + e.getValue()[0] + "; NCCL's line wins");
+      }
+    }
+    if (!fromEcho.isEmpty()) {
+      into.warn(where, "forced " + String.join(", ", fromEcho) + ", read from a command line or environment echo "
+          + "before this table (no NCCL 'set by environment' INFO line says so)");
+    }
     final Collective c = coll;
-    Forced<Algorithm> fa = forced(s.env.get("NCCL_ALGO"), c, Algorithm::parse, "NCCL_ALGO",
+    Forced<Algorithm> fa = forced(env.get("NCCL_ALGO"), c, Algorithm::parse, "NCCL_ALGO",
         "TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT");
-    Forced<Protocol> fp = forced(s.env.get("NCCL_PROTO"), c, Protocol::parse, "NCCL_PROTO", "LL, LL128, SIMPLE");
+    Forced<Protocol> fp = forced(env.get("NCCL_PROTO"), c, Protocol::parse, "NCCL_PROTO", "LL, LL128, SIMPLE");
     Algorithm algo = fa.value();
     Protocol proto = fp.value();
     if (fa.text() == null && options.algorithm() != null) {
@@ -516,14 +1007,19 @@ public final class NcclTestsLog {
     } else if (proto != null && options.protocol() != null && proto != options.protocol()) {
       throw new InputException(fp.where(), "the log says NCCL_PROTO " + proto + " but --proto says " + options.protocol());
     }
+    if (algo == null && proto != null && !fa.ambiguous() && (c == Collective.Broadcast || c == Collective.Reduce)) {
+      // NCCL runs Broadcast and Reduce only with RING (src/graph/tuning.cc, ncclTopoTuneModel:
+      // "if ((coll == ncclFuncBroadcast || coll == ncclFuncReduce) && a != NCCL_ALGO_RING) continue;")
+      algo = Algorithm.RING;
+    }
     boolean channelsAmbiguous = false;
     int channels = 0;
-    boolean channelEnv = s.env.keySet().stream().anyMatch(CHANNEL_ENV::contains);
+    boolean channelEnv = env.keySet().stream().anyMatch(CHANNEL_ENV::contains);
     if (channelEnv) {
       int max = Integer.MAX_VALUE;
       int min = 0;
       for (String k : CHANNEL_ENV) {
-        String[] e = s.env.get(k);
+        String[] e = env.get(k);
         if (e == null) {
           continue;
         }
@@ -566,12 +1062,13 @@ public final class NcclTestsLog {
     int contradicted = 0;
     int zero = 0;
     Set<RunConfig> warnedRan = new HashSet<>();
-    for (Row row : s.rows) {
+    for (Row row : rows) {
       if (row.size() == 0) {
         zero++;
         continue;
       }
       if (refused(row, nRanks)) {
+        into.hole(c, nRanks, nNodes, pipeOps, row.size());
         continue;
       }
       Set<RunConfig> atSize = ran.get(row.size());
@@ -622,9 +1119,9 @@ public final class NcclTestsLog {
     if (zero > 0) {
       into.warn(where, zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
     }
-    boolean saysNothing = s.env.isEmpty() && options.algorithm() == null && options.protocol() == null
+    boolean saysNothing = env.isEmpty() && options.algorithm() == null && options.protocol() == null
         && options.channels() == 0;
-    return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes) : null;
+    return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes, s.runHeader) : null;
   }
 
   private boolean refused(Row row, int nRanks) {

@@ -132,7 +132,7 @@ class ExplainCommandTest {
     assertTrue(line(r.out(), "16 KiB").trim().endsWith("TREE/LL"), r.out());
     assertTrue(line(r.out(), "64 MiB").trim().endsWith("TREE/SIMPLE"), r.out());
     assertTrue(line(r.out(), "256 MiB").trim().endsWith("="), r.out());
-    assertTrue(r.out().contains("The policy changes NCCL's choice at 3 of 4 sizes"), r.out());
+    assertTrue(r.out().contains("The policy changes NCCL's algorithm/protocol at 3 of 4 sizes ("), r.out());
     assertTrue(r.out().contains("engine: INFO policy h200-2rank-timesliced profile two-ranks-socket mode enforce"));
 
     Run shadow = run("explain", "--log", resource(H200 + "nccl_sweep.rank0.log"), "--sizes", "64MiB",
@@ -207,5 +207,75 @@ class ExplainCommandTest {
     assertEquals("125 MiB", ExplainCommand.Sizes.format(125L << 20));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
     assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
+  }
+
+  /** Issue 13 item 10: a log without NCCL's INIT shape line, whose nccl-tests rank lines tell it. */
+  @Test
+  void shapeIsInferredFromTheSameFileAndSaidSo(@TempDir Path dir) throws Exception {
+    List<String> seed = Files.readAllLines(Path.of(resource(SEED)));
+    List<String> lines = new java.util.ArrayList<>(seed.stream()
+        .filter(l -> !l.contains("nRanks 4 nNodes 1") && !l.contains("ncclCommInitRank")).toList());
+    lines.addAll(0, List.of(
+        "#  Rank  0 Group  0 Pid   4242 on       dgx1 device  0 [0x06] Tesla V100-SXM2-16GB",
+        "#  Rank  1 Group  0 Pid   4242 on       dgx1 device  1 [0x07] Tesla V100-SXM2-16GB",
+        "#  Rank  2 Group  0 Pid   4242 on       dgx1 device  2 [0x08] Tesla V100-SXM2-16GB",
+        "#  Rank  3 Group  0 Pid   4242 on       dgx1 device  3 [0x09] Tesla V100-SXM2-16GB"));
+    lines.add("dgx1:4242:4242 [0] NCCL INFO 1000000 Bytes -> Algo 1 proto 1 time 38.9");
+    Path log = dir.resolve("no-init-line.log");
+    Files.write(log, lines);
+    Run r = run("explain", "--log", log.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("nRanks 4, nNodes 1"), r.out());
+    assertTrue(r.out().contains("Inferred (the log has no 'comm ... nRanks N nNodes M' line): nRanks 4 inferred from "
+        + "the 4 '# Rank' lines (line 1)."), r.out());
+    assertTrue(r.out().contains("nNodes 1 inferred from the host names of the '# Rank' lines (line 1)."), r.out());
+    // by default every logged size is checked, not only powers of two: 1000000 B and 1 MiB
+    assertTrue(line(r.out(), "~976.56 KiB").contains(" 1000000 "), r.out());
+    assertTrue(line(r.out(), "1 MiB").contains("RING/LL128  yes"), r.out());
+    // without the rank lines only nRanks can be told
+    Path bare = dir.resolve("bare.log");
+    Files.write(bare, seed.stream().filter(l -> !l.contains("nRanks 4 nNodes 1")).toList());
+    Run b = run("explain", "--log", bare.toString(), "--sizes", "1MiB");
+    assertEquals(1, b.code());
+    assertTrue(b.err().contains("nothing else in the file tells nNodes (nRanks 4); give --nnodes"), b.err());
+    Run given = run("explain", "--log", bare.toString(), "--sizes", "1MiB", "--nnodes", "1");
+    assertEquals(0, given.code(), given.err());
+    assertTrue(given.out().contains("nRanks 4, nNodes 1"), given.out());
+  }
+
+  @Test
+  void collectiveAllExplainsEachCollective() throws Exception {
+    Run r = run("explain", "--log", resource(SEED), "--collective", "all", "--sizes", "1MiB");
+    assertEquals(0, r.code(), r.err());
+    // the 2.22 lines name no collective: all five are explained
+    for (String c : List.of("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")) {
+      assertTrue(r.out().contains(c + ", numPipeOps 1: predicted time per candidate"), c + "\n" + r.out());
+    }
+    Run bad = run("explain", "--log", resource(SEED), "--collective", "every");
+    assertEquals(1, bad.code());
+  }
+
+  /** Issue 13 item 13: a policy that only sets the channel count says so. */
+  @Test
+  void policyThatOnlyChangesChannelsSaysChannels(@TempDir Path dir) throws Exception {
+    Path p = dir.resolve("channels.yaml");
+    Files.writeString(p, """
+        schema: nccl-tuner-java/v1
+        name: channels-only
+        mode: enforce
+        profiles:
+          - name: four
+            match: {nRanks: 4, nNodes: 1}
+            rules:
+              - collective: AllReduce
+                bytes: {from: 512 KiB, to: 2 MiB}
+                candidates:
+                  - {algorithm: RING, protocol: LL128, channels: 2}
+        """);
+    Run r = run("explain", "--log", resource(SEED), "--sizes", "256KiB,1MiB", "--policy", p.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(line(r.out(), "1 MiB").trim().matches(".*RING/LL128  yes +=  +2"), r.out());
+    assertTrue(r.out().contains("The policy keeps NCCL's algorithm and protocol at every size and changes only the "
+        + "channel count, at 1 of 2 sizes"), r.out());
   }
 }

@@ -52,7 +52,9 @@ class NcclTestsLogTest {
     Path f = Fixtures.path("nccl-tests-2.10_all_reduce_error-column.txt");
     InputException e = assertThrows(InputException.class,
         () -> NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, new MeasurementSet()));
-    assertTrue(e.getMessage().contains("error-column.txt:3: cannot tell nRanks"), e.getMessage());
+    // nRanks is inferred from busbw/algbw (AllReduce: 2(n-1)/n = 1.875 at 16 ranks); nNodes cannot be
+    assertTrue(e.getMessage().contains("error-column.txt:3: cannot tell nNodes"), e.getMessage());
+    assertTrue(e.getMessage().contains("(nRanks 16 is inferred from busbw/algbw 1.87"), e.getMessage());
     MeasurementSet s = new MeasurementSet();
     NcclTestsLog.parse(f, new NcclTestsLog.Options(null, null, null, 0, 16, 2, NcclTestsLog.Placement.OUT_OF_PLACE), s);
     // collective from the file name; 16 MiB row refused: 2e-04 > 1e-5 * (16 - 1)
