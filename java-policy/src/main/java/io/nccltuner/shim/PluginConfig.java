@@ -3,6 +3,7 @@ package io.nccltuner.shim;
 import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
+import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
@@ -20,6 +21,8 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_JAVA_POLICY}: path of the YAML policy.
  *   <li>{@code NCCL_TUNER_CONFIG_FILE}: NCCL example-tuner CSV, read when no YAML policy is set.
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
+ *   <li>{@code NCCL_TUNER_JAVA_FORCE}: ALGO/PROTO[/channels]: force one candidate wherever NCCL
+ *       offers it ({@link io.nccltuner.policy.ForcePolicy}); replaces any policy.
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  *   <li>{@code NCCL_TUNER_JAVA_TEST_THROW}: test hook (init | getCollInfo | destroy).
@@ -68,10 +71,17 @@ record PluginConfig(Engine engine, String warning, String info) {
     }
     String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
     String csv = env.get("NCCL_TUNER_CONFIG_FILE");
+    String force = env.get("NCCL_TUNER_JAVA_FORCE");
     Policy policy;
     List<String> approximations = new ArrayList<>();
     try {
-      if (yaml != null && !yaml.isBlank()) {
+      if (force != null && !force.isBlank()) {
+        try {
+          policy = ForcePolicy.of(ForcePolicy.parse(force));
+        } catch (IllegalArgumentException e) {
+          return off(log, throwIn, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
+        }
+      } else if (yaml != null && !yaml.isBlank()) {
         policy = PolicyLoader.load(Path.of(yaml));
       } else if (csv != null && !csv.isBlank()) {
         policy = NcclConfigFile.load(Path.of(csv), approximations);
@@ -100,7 +110,13 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
     }
     String info = jvmNotice();
-    if (yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
+    if (force != null && !force.isBlank()) {
+      info += "; force mode " + policy.profiles().getFirst().name().substring("force:".length())
+          + ": every call where NCCL offers it uses it, calls where its entry is -1 are left to NCCL (not forced = rule hits - applied)";
+      if ((yaml != null && !yaml.isBlank()) || (csv != null && !csv.isBlank())) {
+        info += "; NCCL_TUNER_JAVA_FORCE is set, so the policy is not read";
+      }
+    } else if (yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
       info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + csv + " is not read";
     }
     if (!approximations.isEmpty()) {
