@@ -34,6 +34,7 @@ include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
 include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
+include $(REPO)/make/simcluster.mk
 
 .PHONY: all build run test unit-test gpu-script-test clean check-env
 .DEFAULT_GOAL := all
@@ -49,7 +50,7 @@ check-env:
 
 JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
 
-build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD)
+build: check-env $(SHIM_SO) $(ENGINE_JAR) harness $(JVM_PRELOAD) $(SIMCLUSTER_BIN)
 
 # A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
 $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
