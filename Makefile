@@ -77,8 +77,8 @@ gpu-script-test:
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests.
-test: unit-test gpu-script-test harness-test
+# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster.
+test: unit-test gpu-script-test harness-test simcluster-loop
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/target

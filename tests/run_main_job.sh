@@ -54,3 +54,6 @@ echo "== nccl-tuner explain: NCCL's cost model from its own log, and what the co
 "$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-java.jar" explain --log "$repo/tests/traces/nccl_sweep.rank0.log" \
   --policy "$out/h200-2rank-measured.yaml" --collective AllReduce --sizes 4B,1KiB,16KiB,1MiB,32MiB,64MiB \
   --trace "$repo/tests/traces/trace_sweep.csv" | sed 's/^/  /'
+
+echo "== measure -> compile -> enforce on the simulated cluster (tests/simcluster; docs/measure.md)"
+python3 "$repo/tests/simcluster/loop.py" --short --keep "$out/simcluster-loop" | sed 's/^/  /'
