@@ -1,5 +1,6 @@
 package io.nccltuner.shim;
 
+import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
@@ -23,6 +24,8 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
  *   <li>{@code NCCL_TUNER_JAVA_FORCE}: ALGO/PROTO[/channels]: force one candidate wherever NCCL
  *       offers it ({@link io.nccltuner.policy.ForcePolicy}); replaces any policy.
+ *   <li>{@code NCCL_TUNER_JAVA_RECORD}: record every tuner call as a trace CSV (%h host, %p pid), in
+ *       any mode ({@link CallRecorder}).
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  *   <li>{@code NCCL_TUNER_JAVA_TEST_THROW}: test hook (init | getCollInfo | destroy).
@@ -50,12 +53,20 @@ record PluginConfig(Engine engine, String warning, String info) {
    * warning.
    */
   static PluginConfig fromEnvironment(Map<String, String> env, TunerLog log) {
+    String record = CallRecorder.configure(env, log); // record mode works whatever the policy says
+    PluginConfig c;
     try {
-      return read(env, log);
+      c = read(env, log);
     } catch (Throwable t) {
-      return off(log, env.get("NCCL_TUNER_JAVA_TEST_THROW"), "engine configuration failed (" + t
+      c = off(log, env.get("NCCL_TUNER_JAVA_TEST_THROW"), "engine configuration failed (" + t
           + "); the plugin changes nothing");
     }
+    if (record == null) {
+      return c;
+    }
+    return record.startsWith("cannot")
+        ? new PluginConfig(c.engine(), c.warning() == null ? record : c.warning() + "; " + record, c.info())
+        : new PluginConfig(c.engine(), c.warning(), c.info() == null ? record : c.info() + "; " + record);
   }
 
   private static PluginConfig read(Map<String, String> env, TunerLog log) {
