@@ -65,8 +65,9 @@ public final class CallRecorder {
   private long head;
   private final Path path;
   private final TunerLog log;
-  private final Writer out;
+  private Writer out; // null until the writer thread opens a FIFO
   private volatile boolean failed;
+  private long stalledAt = -1; // rows flushed when a wait last ran out with the writer stuck
   private final Thread writer;
 
   /** Communicator number and shape by handle slot (low 32 bits of the engine's handle). */
@@ -81,9 +82,8 @@ public final class CallRecorder {
     }
     this.path = path;
     this.log = log;
-    this.out = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE));
-    out.write("# event,comm,nRanks,nNodes,coll,nBytes,numPipeOps,numAlgo,numProto,nChannelsIn,costs(algo-major)\n");
+    // A FIFO is opened by the writer thread: opening one blocks until a reader appears.
+    this.out = isFifo(path) ? null : open(path);
     this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-record").unstarted(this::drain);
     writer.start();
   }
@@ -200,7 +200,17 @@ public final class CallRecorder {
     awaitFlushed(2000);
     long d = dropped.get();
     engineLog.log(ncclLogger, TunerLog.INFO, "record " + path + ": " + written.get() + " rows written"
-        + (d > 0 ? ", " + d + " calls dropped (queue full or write failed)" : ""));
+        + (d > 0 ? ", " + d + " rows dropped (queue full or write failed)" : ""));
+  }
+
+  /**
+   * Waits (at most the timeout) for the rows queued so far to reach the file.
+   *
+   * @param timeoutMillis longest wait in milliseconds
+   * @return true if every queued row is written and flushed
+   */
+  public boolean flush(long timeoutMillis) {
+    return awaitFlushed(timeoutMillis);
   }
 
   /** Writes out queued rows (at process exit); waits up to one second. */
@@ -243,7 +253,30 @@ public final class CallRecorder {
     return true;
   }
 
+  private static Writer open(Path path) throws IOException {
+    Writer w = new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE));
+    w.write("# event,comm,nRanks,nNodes,coll,nBytes,numPipeOps,numAlgo,numProto,nChannelsIn,costs(algo-major)\n");
+    return w;
+  }
+
+  private static boolean isFifo(Path path) {
+    try {
+      return ((Integer) Files.getAttribute(path, "unix:mode") & 0170000) == 0010000; // S_IFIFO
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   private void drain() {
+    if (out == null) {
+      try {
+        out = open(path);
+      } catch (IOException | RuntimeException e) {
+        fail(e);
+        return;
+      }
+    }
     StringBuilder sb = new StringBuilder(512);
     int idle = 0;
     while (true) {
@@ -317,12 +350,24 @@ public final class CallRecorder {
     return Float.toString(f);
   }
 
-  private boolean awaitFlushed(long timeoutMillis) {
+  /**
+   * Waits, bounded, for the rows queued so far to reach the file. A writer stuck on a FIFO nobody
+   * reads (or a hung file system) would make every destroy wait the whole timeout, so after one
+   * wait ran out with nothing written, later waits return at once until the writer moves again.
+   */
+  private synchronized boolean awaitFlushed(long timeoutMillis) {
     long target = tail.get();
+    if (flushed == stalledAt && flushed < target) {
+      return false;
+    }
+    long start = flushed;
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
     while (flushed < target && !failed && System.nanoTime() < deadline) {
       LockSupport.unpark(writer);
       LockSupport.parkNanos(100_000L);
+    }
+    if (flushed < target && !failed && flushed == start) {
+      stalledAt = flushed;
     }
     return flushed >= target;
   }
