@@ -63,7 +63,7 @@ final class SweepCommand implements Callable<Integer> {
   @Option(names = "--seed", paramLabel = "N", description = "Seed of the run order (default: drawn, and recorded).")
   Long seed;
 
-  @Option(names = "--launch", paramLabel = "CMD", description = "Launcher prefix, e.g. \"srun -N 2 --ntasks-per-node 8\" (default: none).")
+  @Option(names = "--launch", paramLabel = "CMD", description = "Launcher prefix, split on whitespace, e.g. \"srun -N 2 --ntasks-per-node 8\" (default: none).")
   String launch;
 
   @Option(names = "--binary", paramLabel = "PATH", description = "One binary for every collective; a non-*_perf binary "
