@@ -36,6 +36,7 @@ include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
 include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
+include $(REPO)/make/simcluster.mk
 
 .PHONY: all build run test unit-test gpu-script-test clean check-env
 .DEFAULT_GOAL := all
@@ -51,7 +52,7 @@ check-env:
 
 JVM_PRELOAD := $(BUILD)/tests/libjvm-preload.so
 
-build: check-env $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) harness $(JVM_PRELOAD)
+build: check-env $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) harness $(JVM_PRELOAD) $(SIMCLUSTER_BIN)
 
 # A stand-in for a host process that already runs a JVM (tests/hosts/jvm_preload.c).
 $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
@@ -87,11 +88,12 @@ unit-test: build dist
 
 gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
+	python3 $(REPO)/tests/gpu/test_sweep_gpu.py
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests.
-test: unit-test gpu-script-test harness-test
+# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster.
+test: unit-test gpu-script-test harness-test simcluster-loop
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/java-tools/target $(REPO)/target

@@ -28,7 +28,10 @@ DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData \
 .PHONY: dist
 dist: $(DIST_TGZ)
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(REPO)/make/dist.mk
+DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
+                 $(REPO)/tests/traces/README.md $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv
+
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
 	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
@@ -37,6 +40,10 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so
 	cp $(REPO)/policies/*.yaml $(DIST_DIR)/policies/
 	mkdir -p $(DIST_DIR)/docs && cp $(REPO)/README.md $(DIST_DIR)/ && cp $(REPO)/docs/*.md $(DIST_DIR)/docs/
+	# what the README's examples name: captured traces and NCCL logs, a measured sweep
+	mkdir -p $(DIST_DIR)/examples/traces $(DIST_DIR)/examples/measurements
+	cp $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log $(REPO)/tests/traces/README.md $(DIST_DIR)/examples/traces/
+	cp $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv $(DIST_DIR)/examples/measurements/
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \

@@ -45,7 +45,7 @@ head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
 # Offline: measurements -> regret-ranked policy -> the plugin runs it.
 echo "== nccl-tuner compile: the measured AllReduce sweep of this testbed (NCCL 2.28.9) into a policy"
 "$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-tools.jar" compile \
-  "$repo/java-policy/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
+  "$repo/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
   --nccl-log "$repo/tests/traces/nccl_sweep.rank0.log" --workload "$repo/tests/traces/trace_tp_infer.csv" \
   --name h200-2rank-measured -o "$out/h200-2rank-measured.yaml" --html "$out/h200-2rank-measured.html" \
   | sed 's/^/  /'
@@ -54,3 +54,6 @@ echo "== nccl-tuner explain: NCCL's cost model from its own log, and what the co
 "$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-tools.jar" explain --log "$repo/tests/traces/nccl_sweep.rank0.log" \
   --policy "$out/h200-2rank-measured.yaml" --collective AllReduce --sizes 4B,1KiB,16KiB,1MiB,32MiB,64MiB \
   --trace "$repo/tests/traces/trace_sweep.csv" | sed 's/^/  /'
+
+echo "== measure -> compile -> enforce on the simulated cluster (tests/simcluster; docs/measure.md)"
+python3 "$repo/tests/simcluster/loop.py" --short --keep "$out/simcluster-loop" | sed 's/^/  /'

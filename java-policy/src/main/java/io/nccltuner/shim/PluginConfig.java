@@ -1,8 +1,10 @@
 package io.nccltuner.shim;
 
+import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
+import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
@@ -20,6 +22,10 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_JAVA_POLICY}: path of the YAML policy.
  *   <li>{@code NCCL_TUNER_CONFIG_FILE}: NCCL example-tuner CSV, read when no YAML policy is set.
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
+ *   <li>{@code NCCL_TUNER_JAVA_FORCE}: ALGO/PROTO[/channels]: force one candidate wherever NCCL
+ *       offers it ({@link io.nccltuner.policy.ForcePolicy}); replaces any policy.
+ *   <li>{@code NCCL_TUNER_JAVA_RECORD}: record every tuner call as a trace CSV (%h host, %p pid), in
+ *       any mode ({@link CallRecorder}).
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  * </ul>
@@ -59,12 +65,20 @@ record PluginConfig(Engine engine, String warning, String info) {
    * is looked for when neither variable names a policy (the working directory in the plugin).
    */
   static PluginConfig fromEnvironment(Map<String, String> env, TunerLog log, Path workDir) {
+    String record = CallRecorder.configure(env, log); // record mode works whatever the policy says
+    PluginConfig c;
     try {
-      return read(env, log, workDir);
+      c = read(env, log, workDir);
     } catch (Throwable t) {
-      return off(log, "engine configuration failed (" + t
+      c = off(log, "engine configuration failed (" + t
           + "); the plugin changes nothing");
     }
+    if (record == null) {
+      return c;
+    }
+    return record.startsWith("cannot")
+        ? new PluginConfig(c.engine(), c.warning() == null ? record : c.warning() + "; " + record, c.info())
+        : new PluginConfig(c.engine(), c.warning(), c.info() == null ? record : c.info() + "; " + record);
   }
 
   private static PluginConfig read(Map<String, String> env, TunerLog log, Path workDir) {
@@ -89,10 +103,17 @@ record PluginConfig(Engine engine, String warning, String info) {
         defaulted = csv;
       }
     }
+    String force = env.get("NCCL_TUNER_JAVA_FORCE");
     Policy policy;
     List<String> approximations = new ArrayList<>();
     try {
-      if (yaml != null && !yaml.isBlank()) {
+      if (force != null && !force.isBlank()) {
+        try {
+          policy = ForcePolicy.of(ForcePolicy.parse(force));
+        } catch (IllegalArgumentException e) {
+          return off(log, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
+        }
+      } else if (yaml != null && !yaml.isBlank()) {
         policy = PolicyLoader.load(Path.of(yaml));
       } else if (csv != null && !csv.isBlank()) {
         policy = NcclConfigFile.load(Path.of(csv), approximations);
@@ -121,11 +142,17 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
     }
     String info = jvmNotice();
-    if (defaulted != null) {
+    if (force != null && !force.isBlank()) {
+      info += "; force mode " + policy.profiles().getFirst().name().substring("force:".length())
+          + ": every call where NCCL offers it uses it, calls where its entry is -1 are left to NCCL (not forced = rule hits - applied)";
+      if ((yaml != null && !yaml.isBlank()) || (csv != null && !csv.isBlank())) {
+        info += "; NCCL_TUNER_JAVA_FORCE is set, so the policy is not read";
+      }
+    } else if (defaulted != null) {
       info += "; read " + defaulted + " (NCCL_TUNER_CONFIG_FILE unset: the working directory's nccl_tuner.conf, "
           + "as NCCL's example tuner does)";
     }
-    if (yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
+    if ((force == null || force.isBlank()) && yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
       info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + csv + " is not read";
     }
     if (!approximations.isEmpty()) {

@@ -2,6 +2,7 @@ package io.nccltuner.shim;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.Engine;
 import static io.nccltuner.bindings.NcclTunerAbi.C_INT;
 import static io.nccltuner.bindings.NcclTunerAbi.C_LONG;
@@ -47,6 +48,7 @@ final class Upcalls {
   /** The engine, fixed once the first upcall runs: a constant for the JIT on the hot path. */
   private static final class Hot {
     static final Engine ENGINE = engine;
+    static final CallRecorder RECORDER = CallRecorder.current(); // record mode (NCCL_TUNER_JAVA_RECORD), or null
   }
 
   /**
@@ -91,6 +93,10 @@ final class Upcalls {
       }
       long h = e.init(nRanks, nNodes, logger);
       handle.reinterpret(JAVA_LONG.byteSize()).set(JAVA_LONG, 0, h);
+      CallRecorder rec = CallRecorder.current();
+      if (rec != null) {
+        rec.init(h, nRanks, nNodes);
+      }
     } catch (Throwable t) {
       fail(e, "init", t, logger);
     }
@@ -101,6 +107,10 @@ final class Upcalls {
   static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
       int numAlgo, int numProto, long nChannels) {
     try {
+      CallRecorder rec = Hot.RECORDER;
+      if (rec != null) { // before the engine edits the table: the table as NCCL passed it
+        rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
+      }
       Hot.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
     } catch (Throwable t) {
       fail(engine, "getCollInfo", t, lastLogger);
@@ -115,10 +125,17 @@ final class Upcalls {
   static int destroy(long handle) {
     Engine e = engine;
     try {
+      CallRecorder rec = CallRecorder.current();
       if (handle == 0) {
         e.flush();
+        if (rec != null) {
+          rec.flush();
+        }
       } else {
         e.destroy(handle);
+        if (rec != null) {
+          rec.destroy(handle, lastLogger, e.log());
+        }
       }
     } catch (Throwable t) {
       fail(e, handle == 0 ? "flush" : "destroy", t, lastLogger);

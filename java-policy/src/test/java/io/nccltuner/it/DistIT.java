@@ -36,7 +36,8 @@ class DistIT {
       root = s.findFirst().orElseThrow();
     }
     for (String f : List.of("lib/libnccl-tuner-java.so", "lib/nccl-tuner-java.jar", "runtime/lib/server/libjvm.so",
-        "bin/nccl-tuner", "bin/nccl-tuner-aot", "policies/h200-2rank.yaml")) {
+        "bin/nccl-tuner", "bin/nccl-tuner-aot", "policies/h200-2rank.yaml", "examples/traces/trace_tp_infer.csv",
+        "examples/traces/nccl_sweep.rank0.log", "examples/measurements/h200-2rank-sweep_allreduce.rep1.csv")) {
       assertTrue(Files.exists(root.resolve(f)), f);
     }
     Map<String, String> env = Map.of("NCCL_DEBUG", "INFO",
@@ -74,5 +75,17 @@ class DistIT {
     Harness.Result help = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "--help"), toolsPath, true);
     assertEquals(0, help.exit(), help.text());
     assertTrue(help.text().contains("Usage: nccl-tuner"), help.text());
+
+    // The README's examples run on the files the distribution carries.
+    Harness.Result compile = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "compile",
+        root.resolve("examples/measurements/h200-2rank-sweep_allreduce.rep1.csv").toString(),
+        "--nccl-log", root.resolve("examples/traces/nccl_sweep.rank0.log").toString(),
+        "--workload", root.resolve("examples/traces/trace_tp_infer.csv").toString(),
+        "-o", tmp.resolve("measured.yaml").toString()), toolsPath, true);
+    assertEquals(0, compile.exit(), compile.text());
+    Harness.Result replayEx = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "replay", "--trace",
+        root.resolve("examples/traces/trace_tp_infer.csv").toString(), "--policy", tmp.resolve("measured.yaml").toString()),
+        toolsPath, true);
+    assertEquals(0, replayEx.exit(), replayEx.text());
   }
 }

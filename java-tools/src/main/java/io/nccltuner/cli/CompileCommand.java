@@ -62,7 +62,8 @@ final class CompileCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Parameters(paramLabel = "FILE", arity = "0..*",
-      description = "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output).")
+      description = "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output), "
+          + "or a directory written by `nccl-tuner sweep`.")
   List<Path> files = new ArrayList<>();
 
   @ArgGroup(exclusive = false, multiplicity = "0..*", heading = "%nPer-file settings (for logs without NCCL INFO lines):%n")
@@ -181,6 +182,11 @@ final class CompileCommand implements Callable<Integer> {
     MeasurementSet data = new MeasurementSet();
     List<String> sources = new ArrayList<>();
     for (Path f : files) {
+      if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
+        io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
+        sources.add(f + " (sweep)");
+        continue;
+      }
       read(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl, poolRuns), data);
       sources.add(f.toString());
     }

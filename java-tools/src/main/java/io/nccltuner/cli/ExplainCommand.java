@@ -16,7 +16,7 @@ import io.nccltuner.model.Prediction;
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.model.TraceCheck;
-import io.nccltuner.model.TraceFile;
+import io.nccltuner.trace.TraceFile;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;

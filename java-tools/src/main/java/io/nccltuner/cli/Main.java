@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
       ImportCommand.class,
       ExplainCommand.class,
       ReplayCommand.class,
+      SweepCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

@@ -2,7 +2,7 @@ package io.nccltuner.cli;
 
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
-import io.nccltuner.model.TraceFile;
+import io.nccltuner.trace.TraceFile;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;

@@ -1,5 +1,7 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceCall;
+
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
@@ -364,7 +366,7 @@ public final class CostModel {
         for (Protocol p : Protocol.values()) {
           AlgoProto ap = new AlgoProto(Algorithm.ofId(a), p);
           int i = index(table, call.collective(), ap);
-          float cost = call.cost(ap);
+          float cost = call.cost(ap.algorithm().id(), ap.protocol().id());
           if (r[i] == null || cost < 0) {
             continue;
           }
@@ -373,7 +375,7 @@ public final class CostModel {
             continue;
           }
           double[] h = hyps.get(0);
-          double tol = call.tolerance(ap) + FLOAT_SLACK * Math.abs(cost);
+          double tol = call.tolerance(ap.algorithm().id(), ap.protocol().id()) + FLOAT_SLACK * Math.abs(cost);
           ParameterRegion clipped = r[i].clip(h[0], h[1], cost - tol, cost + tol);
           if (clipped == null) {
             Interval allowed = r[i].range(h[0], h[1]);

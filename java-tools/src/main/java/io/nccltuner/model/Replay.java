@@ -1,5 +1,9 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceCall;
+
+import io.nccltuner.trace.TraceFile;
+
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -101,8 +105,8 @@ public final class Replay {
         List<Object> key = java.util.Arrays.asList(c.collective(), c.nBytes(), c.numPipeOps(), o.ncclPick(),
             o.policyPick(), o.nChannels());
         Change prev = groups.get(key);
-        float ncclTime = o.ncclPick() == null ? -1 : c.cost(o.ncclPick());
-        float policyTime = o.policyPick() == null ? -1 : c.cost(o.policyPick());
+        float ncclTime = o.ncclPick() == null ? -1 : c.cost(o.ncclPick().algorithm().id(), o.ncclPick().protocol().id());
+        float policyTime = o.policyPick() == null ? -1 : c.cost(o.policyPick().algorithm().id(), o.policyPick().protocol().id());
         groups.put(key, new Change(c.collective(), c.nBytes(), c.numPipeOps(), prev == null ? 1 : prev.calls() + 1,
             o.ncclPick(), o.policyPick(), o.nChannels(), ncclTime, policyTime));
       }

@@ -1,5 +1,7 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceCall;
+
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Protocol;
 import java.util.ArrayList;
@@ -153,7 +155,7 @@ public final class TraceCheck {
         for (int p = 0; p < call.numProto(); p++) {
           AlgoProto ap = new AlgoProto(Algorithm.ofId(a), Protocol.ofId(p));
           CandidateTime ct = pr.candidate(ap);
-          float cost = call.cost(ap);
+          float cost = call.cost(ap.algorithm().id(), ap.protocol().id());
           entries++;
           String where = String.format(Locale.ROOT, "line %d: %s %s at %d B x%d",
               call.line(), call.collective(), ap, call.nBytes(), call.numPipeOps());
@@ -163,7 +165,7 @@ public final class TraceCheck {
             }
           } else if (!ct.offered()) {
             entryProblems.add(where + ": captured " + cost + " but the table has bandwidth 0");
-          } else if (!ct.range().contains(cost, call.tolerance(ap))) {
+          } else if (!ct.range().contains(cost, call.tolerance(ap.algorithm().id(), ap.protocol().id()))) {
             entryProblems.add(where + ": captured " + cost + " outside " + ct.range());
           }
         }
@@ -181,8 +183,8 @@ public final class TraceCheck {
       } else {
         v = pr.possiblePicks().contains(logged) ? Verdict.AMBIGUOUS : Verdict.MISMATCH;
       }
-      if (logged != null && !logged.equals(call.ncclPick())) {
-        pickProblems.add("line " + call.line() + ": captured table's minimum is " + call.ncclPick()
+      if (logged != null && !logged.equals(NcclSelect.pick(call.costs(), call.numProto()))) {
+        pickProblems.add("line " + call.line() + ": captured table's minimum is " + NcclSelect.pick(call.costs(), call.numProto())
             + ", log line " + lines.get(0).line() + " says " + logged);
       }
       results.add(new CallResult(call, lines, pr, v));

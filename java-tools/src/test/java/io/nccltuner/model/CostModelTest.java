@@ -1,5 +1,7 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceCall;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,5 +1,9 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceCall;
+
+import io.nccltuner.trace.TraceFile;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

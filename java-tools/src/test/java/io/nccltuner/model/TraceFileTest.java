@@ -1,5 +1,7 @@
 package io.nccltuner.model;
 
+import io.nccltuner.trace.TraceFile;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

@@ -1,4 +1,4 @@
-package io.nccltuner.model;
+package io.nccltuner.trace;
 
 import io.nccltuner.policy.Collective;
 
@@ -35,26 +35,29 @@ public record TraceCall(
     float[] costs,
     double[] costTolerance) {
 
-  /** @return the captured cost of an entry, or -1 when the table has no such entry */
-  public float cost(AlgoProto ap) {
-    if (ap.algorithm().id() >= numAlgo || ap.protocol().id() >= numProto) {
+  /**
+   * @param algorithm NCCL algorithm id
+   * @param protocol NCCL protocol id
+   * @return the captured cost of an entry (microseconds), or -1 when the table has no such entry
+   */
+  public float cost(int algorithm, int protocol) {
+    if (algorithm >= numAlgo || protocol >= numProto) {
       return -1f;
     }
-    return costs[ap.index(numProto)];
+    return costs[algorithm * numProto + protocol];
   }
 
-  /** @return the print tolerance of an entry's cost */
-  public double tolerance(AlgoProto ap) {
-    return costTolerance[ap.index(numProto)];
+  /** @return the print tolerance of an entry's cost (microseconds), for an entry inside the table */
+  public double tolerance(int algorithm, int protocol) {
+    return costTolerance[algorithm * numProto + protocol];
   }
 
   /**
-   * NCCL's own pick from the captured table: the strict minimum over entries {@code >= 0} in
-   * algorithm-major order (src/enqueue.cc topoGetAlgoInfo, 2.19 .. 2.30).
+   * NCCL's own pick from the captured table ({@link io.nccltuner.engine.Engine#ncclPick}).
    *
-   * @return the pick, or null if no entry is {@code >= 0}
+   * @return {@code algorithm * numProto + protocol}, or -1 if no entry is {@code >= 0}
    */
-  public AlgoProto ncclPick() {
-    return NcclSelect.pick(costs, numProto);
+  public int ncclPickEntry() {
+    return io.nccltuner.engine.Engine.ncclPick(java.lang.foreign.MemorySegment.ofArray(costs), numAlgo, numProto);
   }
 }

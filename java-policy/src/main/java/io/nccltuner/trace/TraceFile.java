@@ -1,4 +1,4 @@
-package io.nccltuner.model;
+package io.nccltuner.trace;
 
 import io.nccltuner.policy.Collective;
 import java.io.IOException;

@@ -1,0 +1,297 @@
+package io.nccltuner.sweep;
+
+import io.nccltuner.policy.ForcePolicy.Forced;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a sweep: each run of a {@link SweepPlan} as a fresh process of an nccl-tests binary,
+ * through the user's launcher, with the tuner plugin in force mode
+ * ({@code NCCL_TUNER_PLUGIN}, {@code NCCL_TUNER_JAVA_FORCE}); NCCL's own pick runs load the
+ * same plugin with no policy, so it changes nothing. Each run's stdout and stderr go to
+ * {@code runs/<id>.txt}; {@code manifest.json} is rewritten after every run, so a sweep that is
+ * interrupted resumes where it stopped (finished runs are skipped, failed and unfinished ones run
+ * again).
+ *
+ * <p>Every run gets {@code NCCL_DEBUG=INFO} and {@code NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING} unless
+ * the user set them: the INIT lines give the signature ({@link Signature}), NCCL's TUNING
+ * selection lines tell compile what actually ran where a forced candidate was not offered. The
+ * variables that would make the plugin do something else ({@code NCCL_TUNER_JAVA_POLICY},
+ * {@code _MODE}, {@code NCCL_TUNER_CONFIG_FILE}) are removed. The launcher must pass the
+ * environment on to the ranks (srun does by default; Open MPI's mpirun needs {@code -x
+ * NCCL_TUNER_PLUGIN -x NCCL_TUNER_JAVA_FORCE ...}).
+ */
+public final class Sweep {
+  /** Variables the sweep removes from every run's environment. */
+  static final List<String> REMOVED = List.of("NCCL_TUNER_JAVA_POLICY", "NCCL_TUNER_JAVA_MODE",
+      "NCCL_TUNER_CONFIG_FILE", "NCCL_TUNER_JAVA_FORCE", "NCCL_TUNER_JAVA_RECORD");
+
+  /**
+   * What to sweep.
+   *
+   * @param dir the sweep directory (created)
+   * @param programs nccl-tests programs without {@code _perf} (all_reduce, all_gather, ...)
+   * @param binary one binary for every program, or null: a {@code *_perf} file runs as is, any
+   *     other binary (the simulated cluster) gets {@code <program>_perf} as its first argument
+   * @param testsDir directory of the nccl-tests binaries, or null to find them on PATH
+   * @param launch the launcher's words, empty for none
+   * @param plugin the plugin to load
+   * @param candidates forced candidates
+   * @param replicates R >= 1
+   * @param seed the order's seed
+   * @param testsArgs options for every nccl-tests run
+   * @param timeoutSeconds longest a run may take before it is killed and counted failed
+   * @param env the environment the runs inherit (System.getenv())
+   */
+  public record Config(Path dir, List<String> programs, Path binary, Path testsDir, List<String> launch, Path plugin,
+      List<Forced> candidates, int replicates, long seed, List<String> testsArgs, long timeoutSeconds,
+      Map<String, String> env) {}
+
+  private final Config cfg;
+  private final PrintWriter progress;
+
+  /**
+   * @param cfg what to sweep
+   * @param progress where progress lines go (stderr in the CLI)
+   */
+  public Sweep(Config cfg, PrintWriter progress) {
+    this.cfg = cfg;
+    this.progress = progress;
+  }
+
+  /** @return the plan as manifest records, every run pending */
+  public Manifest planned() {
+    List<Manifest.RunRecord> runs = new ArrayList<>();
+    for (SweepPlan.Run r : SweepPlan.plan(cfg.programs(), cfg.candidates(), cfg.replicates(), cfg.seed())) {
+      Map<String, String> env = new TreeMap<>();
+      if (r.candidate() != null) {
+        env.put("NCCL_TUNER_JAVA_FORCE", r.candidate().label());
+      }
+      Forced f = r.candidate();
+      runs.add(new Manifest.RunRecord(r.id(), r.program(), f == null ? null : f.algorithm().name(),
+          f == null ? null : f.protocol().name(), f == null ? 0 : f.channels(), r.replicate(), r.order(),
+          "runs/" + r.id() + ".txt", command(r.program()), env, "pending", null, null));
+    }
+    return new Manifest(Manifest.SCHEMA, Instant.now().toString(), cfg.seed(), cfg.replicates(), cfg.programs(),
+        cfg.candidates().stream().map(Forced::label).toList(), cfg.launch(), cfg.plugin().toString(),
+        cfg.testsArgs(), commonEnv(), null, List.of(), runs);
+  }
+
+  /** The words of one run's command: launcher, binary, [program], nccl-tests options. */
+  List<String> command(String program) {
+    List<String> c = new ArrayList<>(cfg.launch());
+    if (cfg.binary() != null) {
+      c.add(cfg.binary().toString());
+      if (!cfg.binary().getFileName().toString().endsWith("_perf")) {
+        c.add(program + "_perf");
+      }
+    } else if (cfg.testsDir() != null) {
+      c.add(cfg.testsDir().resolve(program + "_perf").toString());
+    } else {
+      c.add(program + "_perf");
+    }
+    c.addAll(cfg.testsArgs());
+    return c;
+  }
+
+  /** The variables every run sees that matter to NCCL and to the plugin, sorted. */
+  Map<String, String> commonEnv() {
+    Map<String, String> e = new TreeMap<>();
+    cfg.env().forEach((k, v) -> {
+      if ((k.startsWith("NCCL_") || k.startsWith("CUDA_") || k.startsWith("SIMCLUSTER_") || k.startsWith("FI_")
+          || k.startsWith("UCX_") || k.equals("LD_LIBRARY_PATH") || k.equals("JAVA_HOME")) && !REMOVED.contains(k)) {
+        e.put(k, v);
+      }
+    });
+    e.put("NCCL_TUNER_PLUGIN", cfg.plugin().toString());
+    e.putIfAbsent("NCCL_DEBUG", "INFO");
+    e.putIfAbsent("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING");
+    return e;
+  }
+
+  /**
+   * Prints every run's command line, shell-quoted, with the variables it sets; runs nothing and
+   * writes nothing.
+   *
+   * @param out where
+   * @return the number of runs
+   */
+  public int dryRun(PrintWriter out) {
+    Manifest m = planned();
+    Map<String, String> common = m.environment();
+    out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x " + (m.candidates().size() + 1)
+        + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates), seed " + m.seed()
+        + "; every run: " + assignments(Map.of("NCCL_TUNER_PLUGIN", common.get("NCCL_TUNER_PLUGIN"),
+            "NCCL_DEBUG", common.get("NCCL_DEBUG"), "NCCL_DEBUG_SUBSYS", common.get("NCCL_DEBUG_SUBSYS"))));
+    for (Manifest.RunRecord r : m.runs()) {
+      out.println((r.env().isEmpty() ? "" : assignments(r.env()) + " ") + String.join(" ", r.command().stream()
+          .map(Sweep::quote).toList()) + " > " + quote(cfg.dir().resolve(r.file()).toString()));
+    }
+    out.flush();
+    return m.runs().size();
+  }
+
+  private static String assignments(Map<String, String> env) {
+    return String.join(" ", new TreeMap<>(env).entrySet().stream().map(e -> e.getKey() + "=" + quote(e.getValue())).toList());
+  }
+
+  /** @return the word, single-quoted for a POSIX shell where it needs to be */
+  static String quote(String w) {
+    if (!w.isEmpty() && w.matches("[A-Za-z0-9_@%+=:,./-]+")) {
+      return w;
+    }
+    return "'" + w.replace("'", "'\\''") + "'";
+  }
+
+  /**
+   * Runs the sweep, or resumes it when the directory already holds its manifest.
+   *
+   * @return the manifest as it stands at the end
+   * @throws IOException if the directory cannot be written, or holds a different sweep
+   * @throws InterruptedException if interrupted while a run is going (its process is killed)
+   */
+  public Manifest run() throws IOException, InterruptedException {
+    Files.createDirectories(cfg.dir().resolve("runs"));
+    Path mf = cfg.dir().resolve(Manifest.FILE);
+    Manifest plan = planned();
+    Manifest m = plan;
+    if (Files.exists(mf)) {
+      Manifest old = Manifest.read(mf);
+      if (!samePlan(old, plan)) {
+        throw new IOException(cfg.dir() + " holds a different sweep (other seed, candidates, programs, options or "
+            + "launcher); resume needs the same options, or use a new directory");
+      }
+      m = old;
+    }
+    List<Manifest.RunRecord> runs = new ArrayList<>(m.runs());
+    Signature sig = m.signature();
+    List<String> warnings = new ArrayList<>(m.warnings() == null ? List.of() : m.warnings());
+    int total = runs.size();
+    int done = 0;
+    for (Manifest.RunRecord r : runs) {
+      if (finished(r)) {
+        done++;
+      }
+    }
+    if (done > 0) {
+      progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total + " runs finished, skipped");
+    }
+    m.write(mf);
+    long t0 = System.nanoTime();
+    int ranNow = 0;
+    int failed = 0;
+    for (int i = 0; i < runs.size(); i++) {
+      Manifest.RunRecord r = runs.get(i);
+      if (finished(r)) {
+        continue;
+      }
+      long s0 = System.nanoTime();
+      int exit = exec(r);
+      double secs = (System.nanoTime() - s0) / 1e9;
+      Path out = cfg.dir().resolve(r.file());
+      Path part = out.resolveSibling(out.getFileName() + ".part");
+      if (exit == 0) {
+        Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Signature s = Signature.read(Files.readAllLines(out, StandardCharsets.UTF_8));
+        if (sig == null) {
+          sig = s;
+        } else if (!Objects.equals(sig, s)) {
+          warnings.add(r.id() + ": signature " + s + " differs from the first run's " + sig);
+        }
+      } else {
+        Files.move(part, out.resolveSibling(r.id() + ".failed.txt"), StandardCopyOption.REPLACE_EXISTING);
+        failed++;
+      }
+      runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
+      m = m.with(runs, sig, warnings);
+      m.write(mf);
+      done++;
+      ranNow++;
+      double elapsed = (System.nanoTime() - t0) / 1e9;
+      double eta = elapsed / ranNow * (total - done);
+      progress.println(String.format(Locale.ROOT, "sweep: %d/%d %s %s r%d: %s in %.1f s; elapsed %s, ETA %s", done,
+          total, r.program(), r.label(), r.replicate(), exit == 0 ? "ok" : "FAILED (exit " + exit + ", see "
+              + r.id() + ".failed.txt)", secs, duration(elapsed), duration(eta)));
+      progress.flush();
+    }
+    if (failed > 0) {
+      progress.println("sweep: " + failed + " runs failed; run the same command again to retry them");
+    }
+    progress.flush();
+    return m;
+  }
+
+  private boolean finished(Manifest.RunRecord r) {
+    return "done".equals(r.status()) && Files.exists(cfg.dir().resolve(r.file()));
+  }
+
+  private static boolean samePlan(Manifest a, Manifest b) {
+    if (a.seed() != b.seed() || a.runs().size() != b.runs().size()) {
+      return false;
+    }
+    for (int i = 0; i < a.runs().size(); i++) {
+      Manifest.RunRecord x = a.runs().get(i);
+      Manifest.RunRecord y = b.runs().get(i);
+      if (!x.id().equals(y.id()) || !x.command().equals(y.command()) || !x.env().equals(y.env())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int exec(Manifest.RunRecord r) throws IOException, InterruptedException {
+    Path out = cfg.dir().resolve(r.file());
+    Path part = out.resolveSibling(out.getFileName() + ".part");
+    ProcessBuilder pb = new ProcessBuilder(r.command()).redirectErrorStream(true)
+        .redirectOutput(part.toFile()).directory(cfg.dir().toFile());
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.putAll(cfg.env());
+    REMOVED.forEach(env::remove);
+    env.putAll(commonEnv());
+    env.putAll(r.env());
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      Files.writeString(part, "nccl-tuner sweep: cannot start " + r.command().getFirst() + ": " + e.getMessage() + "\n");
+      return 127;
+    }
+    try {
+      if (!p.waitFor(cfg.timeoutSeconds(), TimeUnit.SECONDS)) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        p.waitFor();
+        Files.writeString(part, "\nnccl-tuner sweep: killed after " + cfg.timeoutSeconds() + " s\n",
+            java.nio.file.StandardOpenOption.APPEND);
+        return 124;
+      }
+    } catch (InterruptedException e) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      throw e;
+    }
+    return p.exitValue();
+  }
+
+  private static String duration(double s) {
+    if (s < 60) {
+      return String.format(Locale.ROOT, "%.1f s", s);
+    }
+    long t = Math.round(s);
+    return t >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", t / 3600, t / 60 % 60)
+        : String.format(Locale.ROOT, "%dm%02ds", t / 60, t % 60);
+  }
+}
