@@ -164,7 +164,9 @@ class SweepTest {
     assertEquals(Map.of(RunConfig.AUTO, 20.0,
         new RunConfig(io.nccltuner.policy.Algorithm.RING, io.nccltuner.policy.Protocol.LL, 0), 30.0,
         new RunConfig(io.nccltuner.policy.Algorithm.RING, io.nccltuner.policy.Protocol.SIMPLE, 0), 10.0), times);
-    assertTrue(data.warnings().isEmpty(), data.warnings().toString());
+    // The fake runs print two host names and no NCCL INIT line: the only note is the MNNVL one.
+    assertTrue(data.warnings().stream().allMatch(w -> w.contains("counted from the host names")),
+        data.warnings().toString());
   }
 
   @Test
