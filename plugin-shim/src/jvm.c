@@ -421,6 +421,7 @@ static void hideEnvironmentOptions(void) {
   if (copy == NULL) return;
   size_t k = 0;
   char agents[512] = "", names[64] = "";
+  int present[2] = {0, 0};
   for (size_t i = 0; i < n; i++) {
     int hide = -1;
     for (int h = 0; hidden[h] != NULL; h++)
@@ -431,8 +432,7 @@ static void hideEnvironmentOptions(void) {
     }
     const char* value = env[i] + strlen(hidden[hide]);
     if (value[0] == '\0') continue;
-    size_t nl = strlen(names);
-    snprintf(names + nl, sizeof names - nl, "%s%.*s", nl ? " and " : "", (int)strlen(hidden[hide]) - 1, hidden[hide]);
+    present[hide] = 1;
     char* v = strdup(value);
     char* save = NULL;
     for (char* t = v ? strtok_r(v, " \t\n", &save) : NULL; t != NULL; t = strtok_r(NULL, " \t\n", &save)) {
@@ -442,6 +442,8 @@ static void hideEnvironmentOptions(void) {
     }
     free(v);
   }
+  snprintf(names, sizeof names, "%s%s%s", present[0] ? "JAVA_TOOL_OPTIONS" : "",
+           present[0] && present[1] ? " and " : "", present[1] ? "_JAVA_OPTIONS" : "");
   if (!haveSr && srSignal > 0) {
     static char sr[32];
     snprintf(sr, sizeof sr, "_JAVA_SR_SIGNUM=%d", srSignal);
