@@ -403,9 +403,13 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
  * JVM is created, `environ` points at a copy without them and with _JAVA_SR_SIGNUM (unless the
  * host set it); the host's own array is not written, and is put back right after creation. A host
  * thread that reads the environment meanwhile sees the copy; one that calls setenv meanwhile
- * keeps its change, and then the copy stays (both documented in docs/reliability.md). */
+ * keeps its change, and the two hidden variables are set again beside it (docs/reliability.md). */
 static char** hostEnviron;
 static char** jvmEnviron;
+static char** jvmEnvironAsMade;   /* the copy's entries as the shim made them */
+static char* hiddenEntries[2];     /* the host's JAVA_TOOL_OPTIONS=... and _JAVA_OPTIONS=... entries */
+static int hostHadSr;              /* whether the host's environment had _JAVA_SR_SIGNUM */
+static size_t jvmEnvironCount;
 
 /* Notes the env options (one WARN for agents among them, else one INFO) and installs the copy. */
 static void hideEnvironmentOptions(void) {
@@ -430,6 +434,7 @@ static void hideEnvironmentOptions(void) {
       copy[k++] = env[i];
       continue;
     }
+    hiddenEntries[hide] = env[i];
     const char* value = env[i] + strlen(hidden[hide]);
     if (value[0] == '\0') continue;
     present[hide] = 1;
@@ -461,17 +466,39 @@ static void hideEnvironmentOptions(void) {
     noticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
             "is the plugin's)", names);
   }
+  hostHadSr = haveSr;
   hostEnviron = env;
   jvmEnviron = copy;
+  jvmEnvironCount = k;
+  jvmEnvironAsMade = malloc((k + 1) * sizeof *copy);
+  if (jvmEnvironAsMade != NULL) memcpy(jvmEnvironAsMade, copy, (k + 1) * sizeof *copy);
   __atomic_store_n(&environ, copy, __ATOMIC_SEQ_CST);
 }
 
 static void restoreEnvironment(void) {
   if (jvmEnviron == NULL) return;
   char** expected = jvmEnviron;
-  /* Only if the host did not replace environ meanwhile (setenv from another thread). The copy is
-   * never freed: a host thread may still be reading it. */
-  __atomic_compare_exchange_n(&environ, &expected, hostEnviron, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  /* Untouched by the host meanwhile: same array, same entries (a setenv of an existing variable
+   * writes into the array in place). The copy is never freed: a host thread may still read it. */
+  int untouched = __atomic_load_n(&environ, __ATOMIC_SEQ_CST) == jvmEnviron && jvmEnvironAsMade != NULL &&
+                  memcmp(jvmEnviron, jvmEnvironAsMade, (jvmEnvironCount + 1) * sizeof *jvmEnviron) == 0;
+  if (!untouched ||
+      !__atomic_compare_exchange_n(&environ, &expected, hostEnviron, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    /* The host called setenv (or putenv, unsetenv) meanwhile: its change is in the copy, or in a
+     * new array glibc made from it. Keep it, and put back what the copy lacked or added with the
+     * host's own calls (safe beside its other setenv calls). */
+    /* glibc's setenv of a new name reallocates its last array, which may be the host's old one:
+     * only the entries saved at hiding time are read, never hostEnviron. */
+    for (int h = 0; h < 2; h++) {
+      const char* e = hiddenEntries[h];
+      const char* eq = e != NULL ? strchr(e, '=') : NULL;
+      if (eq == NULL) continue;
+      char name[32];
+      snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
+      if (getenv(name) == NULL) setenv(name, eq + 1, 0);
+    }
+    if (!hostHadSr) unsetenv("_JAVA_SR_SIGNUM");
+  }
   jvmEnviron = NULL;
 }
 

@@ -33,6 +33,9 @@
  *   preload-libjvm PATH   PATH dlopened RTLD_GLOBAL (no JVM created) before the plugin
  *   sigchld ign|reaper    SIGCHLD ignored, or a thread reaping every child (waitpid(-1))
  *   init-rc               prints init's return code (rc=) and replays if it is ncclSuccess
+ *   setenv-race           a host thread calls setenv (of existing names) in a loop during the first init; afterwards
+ *                         JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are as before and _JAVA_SR_SIGNUM
+ *                         is not set
  * Every command ends with "guest-host: done warn=W" (W: WARN lines the plugin logged) and exits
  * 0; a check that fails prints "guest-host: FAIL ..." and exits 3; usage errors exit 2.
  */
@@ -505,6 +508,54 @@ static void cmd_sigchld(const char* mode) {
        before.sa_handler == after.sa_handler ? "yes" : "no");
 }
 
+static atomic_int stopSetenv;
+static int lastWritten[64];
+static void* setenv_loop(void* arg) {
+  (void)arg;
+  char name[32], value[16];
+  for (int i = 0; !atomic_load(&stopSetenv) || i < 64; i++) {
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", i % 64);
+    snprintf(value, sizeof value, "%d", i);
+    setenv(name, value, 1);
+    lastWritten[i % 64] = i;
+    if (i % 64 == 63) usleep(100);
+  }
+  return NULL;
+}
+
+static void cmd_setenv_race(void) {
+  const char* jto = getenv("JAVA_TOOL_OPTIONS");
+  const char* jo = getenv("_JAVA_OPTIONS");
+  char jtoBefore[512], joBefore[512];
+  snprintf(jtoBefore, sizeof jtoBefore, "%s", jto ? jto : "(unset)");
+  snprintf(joBefore, sizeof joBefore, "%s", jo ? jo : "(unset)");
+  /* The names exist before the thread starts, so its setenv calls replace values in place: a
+   * setenv of a new name beside getenv on another thread is a race in glibc itself. */
+  for (int k = 0; k < 64; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", k);
+    setenv(name, "-1", 1);
+  }
+  pthread_t th;
+  pthread_create(&th, NULL, setenv_loop, NULL);
+  void* lib = NULL;
+  int changed = one_comm(load(plugin, &lib));
+  atomic_store(&stopSetenv, 1);
+  pthread_join(th, NULL);
+  jto = getenv("JAVA_TOOL_OPTIONS");
+  jo = getenv("_JAVA_OPTIONS");
+  int same = strcmp(jtoBefore, jto ? jto : "(unset)") == 0 && strcmp(joBefore, jo ? jo : "(unset)") == 0;
+  int lost = 0;
+  for (int k = 0; k < 64; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", k);
+    const char* v = getenv(name);
+    if (!v || atoi(v) != lastWritten[k]) lost++;
+  }
+  fact("changed=%d env_options_kept=%s sr_signum=%s host_writes_lost=%d", changed, same ? "yes" : "no",
+       getenv("_JAVA_SR_SIGNUM") ? getenv("_JAVA_SR_SIGNUM") : "unset", lost);
+}
+
 int main(int argc, char** argv) {
   facts = stdout;
   logOut = stdout;
@@ -540,6 +591,7 @@ int main(int argc, char** argv) {
     void* lib = NULL;
     fact("changed=%d", one_comm(load(plugin, &lib)));
   } else if (strcmp(cmd, "sigchld") == 0) { NEED_ARG(); cmd_sigchld(arg); }
+  else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
   else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);

@@ -40,7 +40,8 @@ public final class Bootstrap {
         if (startedBy != null) {
           return 2;
         }
-        startedBy = nccltj_bridge_t.libraryPath(bridge).reinterpret(4096).getString(0);
+        MemorySegment path = nccltj_bridge_t.libraryPath(bridge);
+        startedBy = path.equals(MemorySegment.NULL) ? "" : path.reinterpret(4096).getString(0);
       }
       TunerLog log = new NativeLog(nccltj_bridge_t.log(bridge));
       if (System.getProperty("nccltj.library") != null) {

@@ -223,6 +223,22 @@ class GuestTest {
     assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
   }
 
+  /**
+   * Case 6: while the JVM is created the environment it sees is a copy; a host thread calling
+   * setenv meanwhile keeps every write, and the host's JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are
+   * as before afterwards (no _JAVA_SR_SIGNUM left behind).
+   */
+  @Test
+  void theHostsEnvironmentStays() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      Run r = run(Map.of("JAVA_TOOL_OPTIONS", "-Dfor.other.tools=1", "_JAVA_OPTIONS", "-Xmx1g"), 60, "setenv-race");
+      assertEquals(APPLIED, r.num("changed"));
+      assertEquals("yes", r.fact("env_options_kept"), r.text());
+      assertEquals("unset", r.fact("sr_signum"), r.text());
+      assertEquals(0, r.num("host_writes_lost"), r.text());
+    }
+  }
+
   private static String flag(List<String> lines, String name) {
     return lines.stream().filter(l -> l.contains("TUNER/Java: JVM: ") && l.matches(".* " + name + " +=.*"))
         .findFirst().orElse("(no " + name + " line)");
