@@ -5,16 +5,19 @@
 #   $(RELIABILITY_HOST)    build/tests/reliability/rhost: a host that calls a v3 tuner in ways NCCL
 #                          does not (NULL context, after destroy, 8x4 tables, 16 threads sharing
 #                          64 communicators, fork, small stacks, its own SIGSEGV handler)
+#   $(RELIABILITY_GUEST)   build/tests/reliability/guest-host: hosts that reload the plugin, fork
+#                          during init, limit it, own signals, locale and output (issue 10)
 #   $(RELIABILITY_ABI_SO)  build/tests/reliability/abi-other/libnccl-tuner-java.so: the shim built
 #                          with bridge ABI $(RELIABILITY_OTHER_ABI), to pair with this release's jar
 
 RELIABILITY_DIR       := $(BUILD)/tests/reliability
 RELIABILITY_HOST      := $(RELIABILITY_DIR)/rhost
+RELIABILITY_GUEST     := $(RELIABILITY_DIR)/guest-host
 RELIABILITY_ABI_SO    := $(RELIABILITY_DIR)/abi-other/libnccl-tuner-java.so
 RELIABILITY_OTHER_ABI := 9999
 
 .PHONY: reliability-hosts
-reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_ABI_SO)
+reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_GUEST) $(RELIABILITY_ABI_SO)
 
 build: reliability-hosts
 
@@ -22,6 +25,11 @@ RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/p
 RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 
 $(RELIABILITY_HOST): $(REPO)/tests/reliability/rhost.c $(RELIABILITY_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
+
+# The hostile hosts of "A perfect guest" (docs/reliability.md cases 1-11).
+$(RELIABILITY_GUEST): $(REPO)/tests/reliability/guest_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
 

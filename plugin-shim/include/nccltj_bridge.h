@@ -16,9 +16,11 @@
 /* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch. */
 #define NCCL_TUNER_JAVA_ABI_VERSION 4
 
-/* Upcalls into the Java engine. They never throw and always return 0 (ncclSuccess).
+/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3.
  * `logger` is NCCL's ncclDebugLogger_t, passed through as an opaque pointer (may be NULL).
- * init writes an opaque non-zero communicator handle to *handle, or leaves it 0 to step aside. */
+ * init writes an opaque non-zero communicator handle to *handle, or leaves it 0 to step aside;
+ * it returns 3 (ncclInternalError) where a failure made it step aside (it logged the WARN), which
+ * the shim passes on to NCCL only under NCCL_TUNER_JAVA_ON_ERROR=fail. */
 typedef int (*nccltj_init_fn)(size_t nRanks, size_t nNodes, void* logger, int64_t* handle);
 /* costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
  * NCCL's int. They travel as integers so that the Java side reads and writes them through one
@@ -37,7 +39,9 @@ typedef int (*nccltj_destroy_fn)(int64_t handle);
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
- * (engineAbiVersion and the three upcall stubs), in one JNI call at first init. */
+ * (engineAbiVersion and the three upcall stubs), in one JNI call at first init. Bootstrap.start
+ * returns 0, 1 (abiVersion differs) or 2 (another copy of the library, at another path, already
+ * started the engine in this JVM: this copy steps aside). */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;

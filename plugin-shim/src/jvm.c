@@ -1,22 +1,39 @@
 /*
  * jvm.c -- finding a Java runtime and the engine jar, the JVM's options, creating the JVM once
  * (or joining one the process already runs) and the one JNI call, io.nccltuner.shim.Bootstrap.start,
- * that fills in the nccltjBridge. NCCL's entry points are in plugin.c; nccltjStart runs once per process
+ * that fills in the bridge. NCCL's entry points are in plugin.c; nccltjStart runs once per process
  * from the first init.
+ *
+ * The host is someone else's house (docs/reliability.md, "A perfect guest"). Around JVM creation
+ * the shim therefore:
+ *   - pins this library (RTLD_NODELETE), so NCCL's dlclose/dlopen cycles (2.22+) find the same
+ *     statics, the same running engine and no pthread key or destructor pointing into unmapped code;
+ *   - creates the JVM on a thread of its own (8 MiB stack) with every asynchronous signal blocked,
+ *     so the JVM's threads (which inherit that mask) never take a signal meant for the host;
+ *   - passes the JVM only its own options: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS (meant for other
+ *     Java tools) are hidden from it during creation, options that could end the process are
+ *     overridden last, and HotSpot's output goes through a vfprintf hook to NCCL's logger;
+ *   - turns HotSpot's exit() or abort() during creation (bad options, no threads or memory left)
+ *     into a failed start through the JavaVMInitArgs "exit" and "abort" hooks: the creating thread
+ *     ends, the host goes on with NCCL's defaults;
+ *   - moves HotSpot's suspend/resume signal off SIGUSR2 (_JAVA_SR_SIGNUM, read by HotSpot 25's
+ *     src/hotspot/os/posix/signals_posix.cpp) and, once the engine started, puts back every signal
+ *     disposition HotSpot does not need (all but SIGSEGV, SIGBUS, SIGFPE, SIGILL and its own
+ *     suspend/resume signal) and the C locale (the JVM's start calls setlocale(LC_ALL, "")).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <jni.h>
-#include <fcntl.h>
+#include <link.h>
+#include <locale.h>
 #include <pthread.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shim_internal.h"
@@ -43,8 +60,11 @@ HIDDEN ncclDebugLogger_t nccltjFirstLogger;
 HIDDEN JavaVM* nccltjJvm;
 HIDDEN pthread_key_t nccltjAttachKey;
 HIDDEN volatile int nccltjForkedAfterStart;
+HIDDEN int nccltjStrict;
+HIDDEN char nccltjNotice[1024];
 static char libraryPath[4096];
 static char javaHome[4096];               /* the runtime whose libjvm was loaded */
+static int srSignal;                      /* HotSpot's suspend/resume signal in this process */
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
@@ -62,6 +82,90 @@ static void failf(const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(nccltjStartFailure, sizeof nccltjStartFailure, fmt, ap);
   va_end(ap);
+}
+
+static void noticef(const char* fmt, ...) {
+  size_t used = strlen(nccltjNotice);
+  if (used >= sizeof nccltjNotice - 3) return;
+  if (used > 0) used += (size_t)snprintf(nccltjNotice + used, sizeof nccltjNotice - used, "; ");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(nccltjNotice + used, sizeof nccltjNotice - used, fmt, ap);
+  va_end(ap);
+}
+
+/* ---- HotSpot's output and exits (JavaVMInitArgs hooks) --------------------------------------- */
+
+static pthread_mutex_t outMutex = PTHREAD_MUTEX_INITIALIZER;
+static char outLine[1024];                /* the line being assembled, guarded by outMutex */
+static size_t outUsed;
+static char creationOutput[2048];         /* what HotSpot printed while the JVM was created */
+static volatile int creating;             /* 1 while JNI_CreateJavaVM runs on creatorThread */
+static pthread_t creatorThread;
+static volatile int creationAborted;      /* HotSpot called exit() or abort() during creation */
+
+/* Every line HotSpot prints (jio_vfprintf: warnings, -Xlog to stdout/stderr, -XX:+PrintFlagsFinal,
+ * errors) reaches NCCL's logger at INFO as "TUNER/Java: JVM: <line>" instead of fds 1 and 2. */
+static jint JNICALL vfprintfHook(FILE* stream, const char* fmt, va_list ap) {
+  (void)stream;
+  char chunk[2048];
+  int n = vsnprintf(chunk, sizeof chunk, fmt, ap);
+  pthread_mutex_lock(&outMutex);
+  for (const char* p = chunk; *p != '\0'; p++) {
+    if (*p != '\n' && outUsed < sizeof outLine - 1) {
+      outLine[outUsed++] = *p;
+      continue;
+    }
+    if (*p != '\n') continue;  /* line too long: the rest is dropped */
+    outLine[outUsed] = '\0';
+    if (outUsed > 0) {
+      char msg[1100];
+      snprintf(msg, sizeof msg, "JVM: %s", outLine);
+      nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_INFO, msg);
+      if (creating) {
+        size_t used = strlen(creationOutput);
+        snprintf(creationOutput + used, sizeof creationOutput - used, "%s\n", outLine);
+      }
+    }
+    outUsed = 0;
+  }
+  pthread_mutex_unlock(&outMutex);
+  return n;
+}
+
+/* HotSpot calls the exit hook, then exit(), and the abort hook, then abort(), where it gives up
+ * during creation (vm_exit_during_initialization and os::abort in HotSpot 25: bad option values,
+ * no thread or memory left). On the shim's own creating thread the hook ends that thread instead,
+ * so nccltjStart sees a failed start and the host lives on. Elsewhere (a JVM thread, or after
+ * creation) the hook returns and HotSpot goes on: nothing can be done there. */
+static void JNICALL exitHook(jint code) {
+  (void)code;
+  if (creating && pthread_equal(pthread_self(), creatorThread)) {
+    creationAborted = 1;
+    pthread_exit(NULL);
+  }
+}
+
+static void JNICALL abortHook(void) {
+  exitHook(1);
+}
+
+/* The first line HotSpot printed during creation that is not its generic closing words. */
+static const char* creationError(void) {
+  static char line[512];
+  line[0] = '\0';
+  char copy[sizeof creationOutput];
+  snprintf(copy, sizeof copy, "%s", creationOutput);
+  char* save = NULL;
+  for (char* p = strtok_r(copy, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save)) {
+    if (strstr(p, "Could not create the Java Virtual Machine") == NULL &&
+        strstr(p, "A fatal exception has occurred") == NULL &&
+        strstr(p, "Error occurred during initialization") == NULL) {
+      snprintf(line, sizeof line, "%s", p);
+      break;
+    }
+  }
+  return line[0] ? line : "no message";
 }
 
 /* ---- finding a runtime and the engine jar -------------------------------------------------- */
@@ -138,16 +242,45 @@ static int findLibjvm(const char* libDir, char* libjvm, size_t n) {
   return 0;
 }
 
+/* A libjvm already in the process (loaded by the host: libhdfs-style clients, LD_PRELOAD) other
+ * than `ours`. Two libjvms in one process crash: the second runtime's libjava binds to the first
+ * libjvm by its soname. Writes its path to out; 0 if there is none. */
+typedef struct {
+  const char* ours;
+  char* out;
+  size_t n;
+  int found;
+} libjvmSearch;
+
+static int findLoadedLibjvm(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  libjvmSearch* s = data;
+  const char* name = info->dlpi_name;
+  size_t len = name ? strlen(name) : 0;
+  if (len < 10 || strcmp(name + len - 10, "/libjvm.so") != 0) return 0;
+  char real[4096];
+  if (realpath(name, real) == NULL) snprintf(real, sizeof real, "%s", name);
+  if (s->ours != NULL && strcmp(real, s->ours) == 0) return 0;
+  snprintf(s->out, s->n, "%s", real);
+  s->found = 1;
+  return 1;
+}
+
 /* ---- JVM options --------------------------------------------------------------------------- */
 
 /* Extra options from NCCL_TUNER_JAVA_OPTS must look like these; others (e.g. -version, -help,
- * which make the JVM exit during creation, or agents) are refused before the JVM is created. The
- * whole set is then tried in a child `java -version` first, because the JVM calls exit() on some
- * bad values (-Xms above -Xmx, two collectors) instead of returning an error. */
+ * agents) are refused before the JVM is created, and so are options that hand the process to
+ * another program or stop it (-XX:OnError, -XX:OnOutOfMemoryError, -XX:+ShowMessageBoxOnError,
+ * option files). A value the JVM itself refuses, even one that makes HotSpot exit() during
+ * creation, fails the start through the exit and abort hooks. */
 static int allowedOption(const char* o) {
   static const char* prefixes[] = {"-D", "-Xmx", "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:",
                                    "-Xshare:", "-Xint", "-Xcheck:jni", "-ea", "-da", "-esa",
                                    "-dsa", NULL};
+  static const char* refused[] = {"-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError",
+                                  "-XX:+ShowMessageBoxOnError", NULL};
+  for (int i = 0; refused[i] != NULL; i++)
+    if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
   for (int i = 0; prefixes[i] != NULL; i++)
     if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
   return 0;
@@ -156,6 +289,12 @@ static int allowedOption(const char* o) {
 static int isGcChoice(const char* o) {
   size_t n = strlen(o);
   return strncmp(o, "-XX:+Use", 8) == 0 && n > 10 && strcmp(o + n - 2, "GC") == 0;
+}
+
+static int isAgentOption(const char* o) {
+  return strncmp(o, "-agentlib", 9) == 0 || strncmp(o, "-agentpath", 10) == 0 ||
+         strncmp(o, "-javaagent", 10) == 0 || strncmp(o, "-Xrun", 5) == 0 ||
+         strcmp(o, "-Xdebug") == 0;
 }
 
 typedef struct {
@@ -179,12 +318,25 @@ static int addOption(optionList* l, const char* fmt, ...) {
   return 1;
 }
 
+static void addHook(optionList* l, const char* name, void* fn) {
+  if (addOption(l, "%s", name)) l->opts[l->n - 1].extraInfo = fn;
+}
+
 static void freeOptions(optionList* l) {
   for (int i = 0; i < l->n; i++) free(l->owned[i]);
   l->n = 0;
 }
 
-/* Returns the number of extra options added (>= 0), or -1 after failf(). */
+/* Where HotSpot writes its crash report (hs_err) for a crash in this process: $TMPDIR, else /tmp,
+ * never the job's working directory. */
+static void errorFile(char* out, size_t n) {
+  const char* tmp = getenv("TMPDIR");
+  struct stat st;
+  if (tmp == NULL || tmp[0] != '/' || stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode)) tmp = "/tmp";
+  snprintf(out, n, "%s/nccl-tuner-java-hs_err_pid%%p.log", tmp);
+}
+
+/* Returns 0, or -1 after failf(). */
 static int buildOptions(optionList* l, const char* classPath, const char* aotCache) {
   const char* extra = getenv("NCCL_TUNER_JAVA_OPTS");
   char* copy = strdup(extra != NULL ? extra : "");
@@ -192,14 +344,14 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   int nTok = 0, userGc = 0, userHeap = 0;
   char* save = NULL;
   for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
-    if (!allowedOption(tok) || strncmp(tok, "-XX:VMOptionsFile", 17) == 0 || strncmp(tok, "-XX:Flags", 9) == 0) {
+    if (!allowedOption(tok)) {
       failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog, "
-            "-XX:, -verbose:); the plugin changes nothing", tok);
+            "-XX:, -verbose:; no agents, option files, OnError or OnOutOfMemoryError); the plugin changes nothing", tok);
       free(copy);
       return -1;
     }
-    if (nTok == MAX_OPTIONS - 16) {
-      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 16);
+    if (nTok == MAX_OPTIONS - 24) {
+      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 24);
       free(copy);
       return -1;
     }
@@ -207,9 +359,13 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
     userHeap |= strncmp(tok, "-Xmx", 4) == 0 || strncmp(tok, "-Xms", 4) == 0;
     toks[nTok++] = tok;
   }
+  /* The hooks first, so that HotSpot's messages about the options after them are caught too. */
+  addHook(l, "vfprintf", (void*)vfprintfHook);
+  addHook(l, "exit", (void*)exitHook);
+  addHook(l, "abort", (void*)abortHook);
   addOption(l, "-Djava.class.path=%s", classPath);
-  addOption(l, "-Xrs");                               /* leave SIGINT/SIGTERM/SIGHUP to the host */
-  addOption(l, "--enable-native-access=ALL-UNNAMED"); /* FFM upcalls/downcalls from the engine */
+  addOption(l, "-Xrs");                               /* leave SIGINT/SIGTERM/SIGHUP/SIGQUIT to the host */
+  addOption(l, "--enable-native-access=ALL-UNNAMED"); /* FFM upcalls/downcalls: no restricted-method warning */
   if (!userGc) addOption(l, "-XX:+UseSerialGC");      /* defaults give way to the user's choice */
   if (!userHeap) {
     addOption(l, "-Xms8m");
@@ -225,63 +381,183 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   addOption(l, "-Dnccltj.library=%s", libraryPath);
   if (aotCache != NULL) addOption(l, "-XX:AOTCache=%s", aotCache);
   for (int i = 0; i < nTok; i++) addOption(l, "%s", toks[i]);
+  /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
+   * (it steps aside) instead of ending or dumping the process, and a crash report goes to a
+   * documented place. */
+  addOption(l, "-XX:-ExitOnOutOfMemoryError");
+  addOption(l, "-XX:-CrashOnOutOfMemoryError");
+  addOption(l, "-XX:-HeapDumpOnOutOfMemoryError");
+  char ef[4200];
+  errorFile(ef, sizeof ef);
+  addOption(l, "-XX:ErrorFile=%s", ef);
   free(copy);
-  return nTok;
+  return 0;
 }
 
-/* Runs `<javaHome>/bin/java <options> -version` in a child process; 1 if it exits 0. On failure
- * records the JVM's own first error line. */
-static int probeOptions(const optionList* l) {
-  char java[4200];
-  snprintf(java, sizeof java, "%s/bin/java", javaHome);
-  if (access(java, X_OK) != 0) {
-    failf("JVM options are set (NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS) but %s is "
-          "missing, so they cannot be checked; the plugin changes nothing", java);
-    return 0;
+/* ---- the environment the JVM sees ------------------------------------------------------------ */
+
+/* JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are read by HotSpot itself during creation (arguments.cpp:
+ * JAVA_TOOL_OPTIONS before the JavaVMInitArgs options, _JAVA_OPTIONS after them, so neither can
+ * be overridden from here, and HotSpot prints "Picked up ..." to fd 2 before any hook is set).
+ * They are meant for the job's other Java tools: the plugin's JVM does not take them. While the
+ * JVM is created, `environ` points at a copy without them and with _JAVA_SR_SIGNUM (unless the
+ * host set it); the host's own array is not written, and is put back right after creation. A host
+ * thread that reads the environment meanwhile sees the copy; one that calls setenv meanwhile
+ * keeps its change, and the two hidden variables are set again beside it (docs/reliability.md). */
+static char** hostEnviron;
+static char** jvmEnviron;
+static char** jvmEnvironAsMade;   /* the copy's entries as the shim made them */
+static char* hiddenEntries[2];     /* the host's JAVA_TOOL_OPTIONS=... and _JAVA_OPTIONS=... entries */
+static int hostHadSr;              /* whether the host's environment had _JAVA_SR_SIGNUM */
+static size_t jvmEnvironCount;
+
+/* Notes the env options (one WARN for agents among them, else one INFO) and installs the copy. */
+static void hideEnvironmentOptions(void) {
+  static const char* hidden[] = {"JAVA_TOOL_OPTIONS=", "_JAVA_OPTIONS=", NULL};
+  char** env = environ;
+  size_t n = 0;
+  int haveSr = 0;
+  while (env != NULL && env[n] != NULL) {
+    if (strncmp(env[n], "_JAVA_SR_SIGNUM=", 16) == 0) haveSr = 1;
+    n++;
   }
-  char* argv[MAX_OPTIONS + 3];
-  int n = 0;
-  argv[n++] = java;
-  for (int i = 0; i < l->n; i++)
-    if (strncmp(l->opts[i].optionString, "-Djava.class.path=", 18) != 0) argv[n++] = l->opts[i].optionString;
-  argv[n++] = "-version";
-  argv[n] = NULL;
-  int fds[2];
-  if (pipe(fds) != 0) return 1; /* cannot check: go ahead as before */
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  pid_t pid;
-  int rc = posix_spawn(&pid, java, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  char out[4096] = "";
-  size_t got = 0;
-  ssize_t r;
-  while (got < sizeof out - 1 && (r = read(fds[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)r;
-  out[got] = '\0';
-  close(fds[0]);
-  if (rc != 0) return 1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 1;
-  /* The first line that is not the JVM's generic closing words. */
-  char* line = out;
-  for (char* p = strtok(out, "\n"); p != NULL; p = strtok(NULL, "\n")) {
-    if (strncmp(p, "Picked up ", 10) != 0 &&
-        strstr(p, "Could not create the Java Virtual Machine") == NULL &&
-        strstr(p, "A fatal exception has occurred") == NULL && strstr(p, "Error occurred during initialization") == NULL) {
-      line = p;
-      break;
+  char** copy = calloc(n + 2, sizeof *copy);
+  if (copy == NULL) return;
+  size_t k = 0;
+  char agents[512] = "", names[64] = "";
+  int present[2] = {0, 0};
+  for (size_t i = 0; i < n; i++) {
+    int hide = -1;
+    for (int h = 0; hidden[h] != NULL; h++)
+      if (strncmp(env[i], hidden[h], strlen(hidden[h])) == 0) hide = h;
+    if (hide < 0) {
+      copy[k++] = env[i];
+      continue;
     }
+    hiddenEntries[hide] = env[i];
+    const char* value = env[i] + strlen(hidden[hide]);
+    if (value[0] == '\0') continue;
+    present[hide] = 1;
+    char* v = strdup(value);
+    char* save = NULL;
+    for (char* t = v ? strtok_r(v, " \t\n", &save) : NULL; t != NULL; t = strtok_r(NULL, " \t\n", &save)) {
+      if (!isAgentOption(t)) continue;
+      size_t al = strlen(agents);
+      snprintf(agents + al, sizeof agents - al, "%s'%s'", al ? ", " : "", t);
+    }
+    free(v);
   }
-  failf("NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS rejected by the JVM (%s); the "
-        "plugin changes nothing", line[0] ? line : "no message");
+  snprintf(names, sizeof names, "%s%s%s", present[0] ? "JAVA_TOOL_OPTIONS" : "",
+           present[0] && present[1] ? " and " : "", present[1] ? "_JAVA_OPTIONS" : "");
+  if (!haveSr && srSignal > 0) {
+    static char sr[32];
+    snprintf(sr, sizeof sr, "_JAVA_SR_SIGNUM=%d", srSignal);
+    copy[k++] = sr;
+  }
+  copy[k] = NULL;
+  if (agents[0] != '\0') {
+    pthread_mutex_lock(&nccltjLogMutex);
+    char msg[800];
+    snprintf(msg, sizeof msg, "%s hold the agent option(s) %s: refused, the plugin's JVM runs no agent or "
+             "debugger (it would stop or end the process); the plugin works without them", names, agents);
+    nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
+    pthread_mutex_unlock(&nccltjLogMutex);
+  } else if (names[0] != '\0') {
+    noticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
+            "is the plugin's)", names);
+  }
+  hostHadSr = haveSr;
+  hostEnviron = env;
+  jvmEnviron = copy;
+  jvmEnvironCount = k;
+  jvmEnvironAsMade = malloc((k + 1) * sizeof *copy);
+  if (jvmEnvironAsMade != NULL) memcpy(jvmEnvironAsMade, copy, (k + 1) * sizeof *copy);
+  __atomic_store_n(&environ, copy, __ATOMIC_SEQ_CST);
+}
+
+static void restoreEnvironment(void) {
+  if (jvmEnviron == NULL) return;
+  char** expected = jvmEnviron;
+  /* Untouched by the host meanwhile: same array, same entries (a setenv of an existing variable
+   * writes into the array in place). The copy is never freed: a host thread may still read it. */
+  int untouched = __atomic_load_n(&environ, __ATOMIC_SEQ_CST) == jvmEnviron && jvmEnvironAsMade != NULL &&
+                  memcmp(jvmEnviron, jvmEnvironAsMade, (jvmEnvironCount + 1) * sizeof *jvmEnviron) == 0;
+  if (!untouched ||
+      !__atomic_compare_exchange_n(&environ, &expected, hostEnviron, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    /* The host called setenv (or putenv, unsetenv) meanwhile: its change is in the copy, or in a
+     * new array glibc made from it. Keep it, and put back what the copy lacked or added with the
+     * host's own calls (safe beside its other setenv calls). */
+    /* glibc's setenv of a new name reallocates its last array, which may be the host's old one:
+     * only the entries saved at hiding time are read, never hostEnviron. */
+    for (int h = 0; h < 2; h++) {
+      const char* e = hiddenEntries[h];
+      const char* eq = e != NULL ? strchr(e, '=') : NULL;
+      if (eq == NULL) continue;
+      char name[32];
+      snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
+      if (getenv(name) == NULL) setenv(name, eq + 1, 0);
+    }
+    if (!hostHadSr) unsetenv("_JAVA_SR_SIGNUM");
+  }
+  jvmEnviron = NULL;
+}
+
+/* ---- signals and locale ------------------------------------------------------------------------ */
+
+static struct sigaction savedActions[NSIG];
+
+static int jvmOwns(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == srSignal;
+}
+
+/* HotSpot's suspend/resume signal is SIGUSR2 unless _JAVA_SR_SIGNUM names another one above
+ * SIGBUS (HotSpot 25, signals_posix.cpp SR_initialize). SLURM and training frameworks use
+ * SIGUSR2, so the shim picks the highest real-time signal from SIGRTMAX down to SIGRTMIN+4 that
+ * the host has left at SIG_DFL; 0 (HotSpot's default) if none is free. */
+static int pickSrSignal(void) {
+  const char* user = getenv("_JAVA_SR_SIGNUM");
+  if (user != NULL && user[0] != '\0') return atoi(user);
+  for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
+    struct sigaction a;
+    if (sigaction(sig, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return sig;
+  }
   return 0;
+}
+
+static void saveSignals(void) {
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &savedActions[sig]);
+}
+
+/* Puts back every disposition that changed, except those HotSpot needs (jvmOwns): its handlers
+ * for SIGSEGV, SIGBUS, SIGFPE and SIGILL chain to the host's earlier ones (UseSignalChaining). */
+static void restoreSignals(void) {
+  for (int sig = 1; sig < NSIG; sig++) {
+    if (sig == SIGKILL || sig == SIGSTOP || jvmOwns(sig)) continue;
+    struct sigaction now;
+    if (sigaction(sig, NULL, &now) != 0) continue;
+    /* SA_RESTORER (0x04000000) is glibc's own addition to any sigaction it installs. */
+    if (now.sa_handler != savedActions[sig].sa_handler ||
+        (now.sa_flags & ~0x04000000) != (savedActions[sig].sa_flags & ~0x04000000))
+      sigaction(sig, &savedActions[sig], NULL);
+  }
+}
+
+HIDDEN void nccltjAttachCurrentThread(void) {
+  JNIEnv* env = NULL;
+  if (nccltjJvm == NULL || (*nccltjJvm)->GetEnv(nccltjJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
+  sigset_t before;
+  pthread_sigmask(SIG_SETMASK, NULL, &before);
+  if ((*nccltjJvm)->AttachCurrentThreadAsDaemon(nccltjJvm, (void**)&env, NULL) == JNI_OK)
+    pthread_setspecific(nccltjAttachKey, (void*)1);
+  /* HotSpot's attach unblocks its signals on this thread (PosixSignals::hotspot_sigmask). The
+   * host's mask comes back, but for the synchronous faults: compiled Java code takes SIGSEGV by
+   * design (safepoint polls, implicit null checks), and a blocked synchronous fault kills the
+   * process. */
+  sigdelset(&before, SIGSEGV);
+  sigdelset(&before, SIGBUS);
+  sigdelset(&before, SIGFPE);
+  sigdelset(&before, SIGILL);
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 /* ---- start-up ------------------------------------------------------------------------------ */
@@ -332,30 +608,67 @@ static void describeException(JNIEnv* env, const char* what) {
   failf("%s%s; the plugin changes nothing", what, detail);
 }
 
-/* pthread_atfork child handler, registered once a JVM runs in the process. A forked child has
- * only the forking thread: the JVM's own threads (VM thread, compiler, the decision-log writer)
- * stayed in the parent, and the first call that needs one of them hangs for ever (measured: a
- * child making getCollInfo calls hung). The child steps aside (the exit-time flush included) and
- * says so once. */
-static void forkedChild(void) {
+/* A JVM does not survive fork: its threads (VM thread, compiler, the decision-log writer) stayed
+ * in the parent, and the first call that needs one of them hangs for ever (measured: a child
+ * making getCollInfo calls hung), and so does a child forked while another thread was creating
+ * the JVM. The child steps aside (the exit-time flush included) and says so once. */
+HIDDEN void nccltjInForkedChild(int starting) {
   nccltjForkedAfterStart = 1;
-  static const char msg[] = "this process was forked after the plugin's JVM started and a JVM does "
-                            "not survive fork; the plugin changes nothing in this process";
   nccltjBridge.init = NULL;
   nccltjBridge.getCollInfo = NULL;
   nccltjBridge.destroy = NULL;
-  memcpy(nccltjStartFailure, msg, sizeof msg);
+  snprintf(nccltjStartFailure, sizeof nccltjStartFailure,
+           "this process was forked %s the plugin's JVM started and a JVM does not survive fork; the "
+           "plugin changes nothing in this process", starting ? "while" : "after");
   nccltjFailureLogged = 0;
   nccltjStackWarned = 1;
   pthread_mutex_init(&nccltjLogMutex, NULL);
+  pthread_mutex_init(&outMutex, NULL);
 }
 
-static void startJvm(void) {
-  Dl_info info;
-  if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
-    if (realpath(info.dli_fname, libraryPath) == NULL)
-      snprintf(libraryPath, sizeof libraryPath, "%s", info.dli_fname);
+/* Creates the JVM through libjvm at `libjvm`; 0 after failf(). */
+static int createJvm(const char* libjvm, const char* libDir, const char* jar, JavaVM** vm, JNIEnv** env) {
+  void* h = dlopen(libjvm, RTLD_NOW | RTLD_GLOBAL);
+  if (h == NULL) {
+    failf("cannot load %s (%s); the plugin changes nothing", libjvm, dlerror());
+    return 0;
   }
+  create_vm_fn create = (create_vm_fn)dlsym(h, "JNI_CreateJavaVM");
+  if (create == NULL) {
+    failf("%s is not a JVM (no JNI_CreateJavaVM); the plugin changes nothing", libjvm);
+    return 0;
+  }
+  char aot[4200];
+  snprintf(aot, sizeof aot, "%s/" AOT_NAME, libDir);
+  optionList opts = {0};
+  if (buildOptions(&opts, jar, isFile(aot) ? aot : NULL) < 0) {
+    freeOptions(&opts);
+    return 0;
+  }
+  JavaVMInitArgs args;
+  args.version = JNI_VERSION_10;
+  args.nOptions = opts.n;
+  args.options = opts.opts;
+  args.ignoreUnrecognized = JNI_FALSE;
+  hideEnvironmentOptions();
+  creatorThread = pthread_self();
+  creating = 1;
+  /* Should HotSpot give up, the exit/abort hook ends this thread here: nccltjStart reads
+   * creationAborted after the join. The environment is put back there too. */
+  jint rc = create(vm, (void**)env, &args);
+  creating = 0;
+  restoreEnvironment();
+  freeOptions(&opts);
+  if (rc != JNI_OK) {
+    failf("NCCL_TUNER_JAVA_OPTS or the JVM refused to start (JNI_CreateJavaVM %d: %s); the plugin "
+          "changes nothing", (int)rc, creationError());
+    return 0;
+  }
+  return 1;
+}
+
+/* Runs on the start thread. */
+static void startJvm(void) {
   char libDir[4096];
   dirOf(libraryPath, libDir, sizeof libDir);
 
@@ -384,44 +697,30 @@ static void startJvm(void) {
   } else {
     char libjvm[4200];
     if (!findLibjvm(libDir, libjvm, sizeof libjvm)) return;
-    void* h = dlopen(libjvm, RTLD_NOW | RTLD_GLOBAL);
-    if (h == NULL) {
-      failf("cannot load %s (%s); the plugin changes nothing", libjvm, dlerror());
-      return;
+    char ours[4200], other[4096];
+    if (realpath(libjvm, ours) == NULL) snprintf(ours, sizeof ours, "%s", libjvm);
+    libjvmSearch s = {ours, other, sizeof other, 0};
+    dl_iterate_phdr(findLoadedLibjvm, &s);
+    if (s.found) {
+      /* Its own runtime is usable if it is new enough: use that libjvm, not a second one. */
+      char server[4096], lib[4096], home[4096];
+      dirOf(other, server, sizeof server); /* .../lib/server */
+      dirOf(server, lib, sizeof lib);      /* .../lib */
+      dirOf(lib, home, sizeof home);       /* the Java home */
+      int feature = javaFeature(home);
+      if (feature < MIN_JAVA_FEATURE) {
+        failf("another Java runtime's libjvm (%s, Java %d) is already loaded in this process with no JVM "
+              "created, and a second libjvm in one process crashes it; the engine needs Java %d+, so the "
+              "plugin changes nothing", other, feature, MIN_JAVA_FEATURE);
+        return;
+      }
+      snprintf(libjvm, sizeof libjvm, "%s", other);
+      snprintf(javaHome, sizeof javaHome, "%s", home);
+      noticef("using the Java %d runtime whose libjvm the process had already loaded (%s)", feature, other);
     }
-    create_vm_fn create = (create_vm_fn)dlsym(h, "JNI_CreateJavaVM");
-    if (create == NULL) {
-      failf("%s is not a JVM (no JNI_CreateJavaVM); the plugin changes nothing", libjvm);
-      return;
-    }
-    char aot[4200];
-    snprintf(aot, sizeof aot, "%s/" AOT_NAME, libDir);
-    optionList opts = {0};
-    int extras = buildOptions(&opts, jar, isFile(aot) ? aot : NULL);
-    /* The JVM also reads JAVA_TOOL_OPTIONS and _JAVA_OPTIONS from the environment, and some bad
-     * values there make it exit(): they are tried in the child too. */
-    const char* tool = getenv("JAVA_TOOL_OPTIONS");
-    const char* under = getenv("_JAVA_OPTIONS");
-    int envOpts = (tool != NULL && tool[0] != '\0') || (under != NULL && under[0] != '\0');
-    if (extras < 0 || ((extras > 0 || envOpts) && !probeOptions(&opts))) {
-      freeOptions(&opts);
-      return;
-    }
-    JavaVMInitArgs args;
-    args.version = JNI_VERSION_10;
-    args.nOptions = opts.n;
-    args.options = opts.opts;
-    args.ignoreUnrecognized = JNI_FALSE;
-    jint rc = create(&vm, (void**)&env, &args);
-    freeOptions(&opts);
-    if (rc != JNI_OK) {
-      failf("JNI_CreateJavaVM failed with %d (check NCCL_TUNER_JAVA_OPTS, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS); "
-            "the plugin changes nothing", (int)rc);
-      return;
-    }
+    if (!createJvm(libjvm, libDir, jar, &vm, &env)) return;
   }
 
-  pthread_atfork(NULL, NULL, forkedChild);
   nccltjJvm = vm;
   jclass boot = loadBootstrap(env, jar);
   if (boot == NULL) {
@@ -441,6 +740,9 @@ static void startJvm(void) {
         failf("engine jar speaks bridge ABI %d, this library %d: the jar and the library come from "
               "different versions; the plugin changes nothing",
               (int)nccltjBridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
+      } else if (rc == 2) {
+        failf("another copy of the plugin (another libnccl-tuner-java.so) already serves this process's "
+              "JVM; this copy (%s) changes nothing", libraryPath);
       } else if (rc != 0 || nccltjBridge.init == NULL || nccltjBridge.getCollInfo == NULL || nccltjBridge.destroy == NULL) {
         failf("the engine did not start (code %d); the plugin changes nothing", (int)rc);
       }
@@ -462,19 +764,62 @@ static void* startThread(void* unused) {
   return NULL;
 }
 
-/* Creates the JVM on a thread with START_THREAD_STACK of stack (the JVM needs more than some
- * callers have), then registers the exit-time flush of the decision log. */
 HIDDEN void nccltjStart(void) {
+  Dl_info info;
+  if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
+    if (realpath(info.dli_fname, libraryPath) == NULL)
+      snprintf(libraryPath, sizeof libraryPath, "%s", info.dli_fname);
+    /* Pin: NCCL 2.22+ dlcloses the tuner when its last communicator is destroyed and dlopens it
+     * again for the next (src/plugin/tuner.cc ncclTunerPluginUnload, src/plugin/plugin_open.cc).
+     * The JVM, the engine's upcall stubs (which point at nccltjLog) and the pthread key destructor
+     * outlive any one mapping, so this one stays mapped; the next dlopen returns it, statics and all. */
+    if (dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) == NULL)
+      noticef("could not pin %s in memory (%s)", libraryPath, dlerror());
+  }
   pthread_key_create(&nccltjAttachKey, nccltjDetachThread);
+
+  /* Everything the JVM's start may change in the host, saved on the calling thread. */
+  char* locale = setlocale(LC_ALL, NULL);
+  char* savedLocale = locale != NULL ? strdup(locale) : NULL;
+  saveSignals();
+  srSignal = pickSrSignal();
+
+  /* The start thread, and so every JVM thread (they inherit its mask), blocks every signal but
+   * the synchronous faults, which HotSpot unblocks itself with its suspend/resume signal. */
+  sigset_t all, callerMask;
+  sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGILL);
   pthread_attr_t attr;
   pthread_t t;
-  int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, START_THREAD_STACK) == 0 &&
-           pthread_create(&t, &attr, startThread, NULL) == 0;
+  int err = pthread_attr_init(&attr);
+  if (err == 0) err = pthread_attr_setstacksize(&attr, START_THREAD_STACK);
+  pthread_sigmask(SIG_SETMASK, &all, &callerMask);
+  if (err == 0) err = pthread_create(&t, &attr, startThread, NULL);
+  pthread_sigmask(SIG_SETMASK, &callerMask, NULL);
   pthread_attr_destroy(&attr);
-  if (ok) {
+  if (err == 0) {
     pthread_join(t, NULL);
   } else {
-    startJvm();
+    failf("cannot create a thread to start the JVM (%s): the process is at its thread or memory limit "
+          "(pids cgroup, ulimit -u, ulimit -v); the plugin changes nothing", strerror(err));
+  }
+  if (creationAborted) {
+    restoreEnvironment();
+    creating = 0;
+    failf("the JVM gave up during creation (HotSpot exit or abort: %s); out of threads or memory "
+          "(pids cgroup, ulimit -u, ulimit -v) or a bad NCCL_TUNER_JAVA_OPTS value; the plugin changes nothing",
+          creationError());
+    nccltjBridge.init = NULL;
+    nccltjBridge.getCollInfo = NULL;
+    nccltjBridge.destroy = NULL;
+  }
+  restoreSignals();
+  if (savedLocale != NULL) {
+    setlocale(LC_ALL, savedLocale);
+    free(savedLocale);
   }
   if (nccltjBridge.destroy != NULL) atexit(nccltjFlushAtExit);
 }

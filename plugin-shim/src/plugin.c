@@ -9,21 +9,59 @@
  *
  * Whatever fails, every entry point returns ncclSuccess and changes nothing (NCCL wraps them in
  * NCCLCHECK, so an error would fail communicator creation or the collective); the reason is
- * logged once per process through NCCL's logger. The JVM is never destroyed.
+ * logged once per process through NCCL's logger. The one exception is the operator's choice
+ * NCCL_TUNER_JAVA_ON_ERROR=fail: then such a failure returns ncclInternalError, so that one rank
+ * cannot run with NCCL's defaults while the others enforce the policy. The JVM is never destroyed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim_internal.h"
 
-static pthread_once_t startOnce = PTHREAD_ONCE_INIT;
+/* The once-per-process start, as a state machine rather than pthread_once, so that a child
+ * forked while another thread is inside the start does not wait for ever for a thread it does
+ * not have: 0 not started, 1 starting, 2 done. */
+static int startState;
+static pthread_mutex_t startMutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether the calling thread has stack enough for an FFM upcall; checked once per thread
- * (0 unknown, 1 enough, 2 too little). */
-static __thread int stackState __attribute__((tls_model("initial-exec")));
+/* The calling thread's view: the low end of its stack (0 until first looked up) and whether it
+ * was told that a call had too little stack. */
+static __thread uintptr_t stackLow __attribute__((tls_model("initial-exec")));
+static __thread int stackWarnedHere __attribute__((tls_model("initial-exec")));
+static __thread int attached __attribute__((tls_model("initial-exec")));
+
+static void forkChild(void) {
+  int state = __atomic_load_n(&startState, __ATOMIC_RELAXED);
+  pthread_mutex_init(&startMutex, NULL);
+  if (state != 0) {
+    nccltjInForkedChild(state == 1);
+    __atomic_store_n(&startState, 2, __ATOMIC_RELEASE);
+  }
+}
+
+/* Registered when the library is loaded, so that a fork at any moment, the first init
+ * included, is seen. dlclose unregisters it (glibc), and after the first init the library is
+ * never unloaded (jvm.c pins it). */
+__attribute__((constructor)) static void onLoad(void) {
+  pthread_atfork(NULL, NULL, forkChild);
+}
+
+static void startOnce(void) {
+  if (__atomic_load_n(&startState, __ATOMIC_ACQUIRE) == 2) return;
+  pthread_mutex_lock(&startMutex);
+  if (__atomic_load_n(&startState, __ATOMIC_ACQUIRE) == 0) {
+    __atomic_store_n(&startState, 1, __ATOMIC_RELEASE);
+    const char* onError = getenv("NCCL_TUNER_JAVA_ON_ERROR");
+    nccltjStrict = onError != NULL && strcmp(onError, "fail") == 0;
+    nccltjStart();
+    __atomic_store_n(&startState, 2, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&startMutex);
+}
 
 /* pthread key destructor: a thread the shim attached to the JVM detaches when it ends (not in a
  * forked child, whose JVM threads did not survive the fork). */
@@ -32,41 +70,50 @@ HIDDEN void nccltjDetachThread(void* unused) {
   if (!nccltjForkedAfterStart && nccltjJvm != NULL) (*nccltjJvm)->DetachCurrentThread(nccltjJvm);
 }
 
-/* Attaches a calling thread to the JVM through JNI before its first upcall. FFM would attach it
- * by itself, but it registers a C++ thread_local destructor that detaches at exit(); in a child
- * forked after the JVM started that destructor waits for ever on a JVM lock held by a thread that
- * did not survive the fork (seen: a child hung in exit() in 4 runs of 15). A pthread key
- * destructor runs only when the thread itself ends, never in exit(), and is skipped in a child. */
-static void attachThread(void) {
-  JNIEnv* env = NULL;
-  if (nccltjJvm == NULL || (*nccltjJvm)->GetEnv(nccltjJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
-  if ((*nccltjJvm)->AttachCurrentThreadAsDaemon(nccltjJvm, (void**)&env, NULL) == JNI_OK)
-    pthread_setspecific(nccltjAttachKey, (void*)1);
+/* Looks up the low end of the calling thread's stack (once per thread). */
+static __attribute__((noinline)) void findStackLow(void) {
+  pthread_attr_t a;
+  void* addr = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &addr, &size);
+    pthread_attr_destroy(&a);
+  }
+  stackLow = addr != NULL ? (uintptr_t)addr : 1;
 }
 
-static int stackOk(void) {
-  if (__builtin_expect(stackState == 0, 0)) {
-    pthread_attr_t a;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-      pthread_attr_getstacksize(&a, &size);
-      pthread_attr_destroy(&a);
-    }
-    stackState = (size == 0 || size >= MIN_CALLER_STACK) ? 1 : 2;
-    if (stackState == 1) attachThread();
-    if (stackState == 2) {
-      pthread_mutex_lock(&nccltjLogMutex);
-      if (!nccltjStackWarned) {
-        nccltjStackWarned = 1;
-        char msg[256];
-        snprintf(msg, sizeof msg, "a thread with %zu KiB of stack called the tuner; FFM upcalls need at "
-                 "least %d KiB, so calls from such threads change nothing", size / 1024, MIN_CALLER_STACK / 1024);
-        nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
-      }
-      pthread_mutex_unlock(&nccltjLogMutex);
-    }
+static __attribute__((noinline)) void warnStack(size_t freeBytes) {
+  stackWarnedHere = 1;
+  char msg[256];
+  snprintf(msg, sizeof msg, "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
+           "KiB, so calls with less change nothing (said once per thread)", freeBytes / 1024,
+           MIN_FREE_STACK / 1024);
+  pthread_mutex_lock(&nccltjLogMutex);
+  nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
+  pthread_mutex_unlock(&nccltjLogMutex);
+}
+
+/* Whether the call has free stack enough for an FFM upcall, measured from this frame down to the
+ * low end of the thread's stack; attaches the thread to the JVM before its first upcall. Below
+ * the limit the call changes nothing and the thread says so once. */
+static inline int stackOk(void) {
+  if (__builtin_expect(stackLow == 0, 0)) findStackLow();
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  size_t freeBytes = stackLow > 1 && here > stackLow ? here - stackLow : SIZE_MAX;
+  if (__builtin_expect(freeBytes < MIN_FREE_STACK, 0)) {
+    if (!stackWarnedHere) warnStack(freeBytes);
+    return 0;
   }
-  return stackState == 1;
+  /* FFM would attach the thread by itself, but it registers a C++ thread_local destructor that
+   * detaches at exit(); in a child forked after the JVM started that destructor waits for ever on
+   * a JVM lock held by a thread that did not survive the fork (seen: a child hung in exit() in 4
+   * runs of 15). A pthread key destructor runs only when the thread itself ends, never in exit(),
+   * and is skipped in a child. */
+  if (__builtin_expect(!attached, 0)) {
+    attached = 1;
+    nccltjAttachCurrentThread();
+  }
+  return 1;
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
@@ -83,6 +130,22 @@ static void logFailureOnce(ncclDebugLogger_t logger) {
   pthread_mutex_unlock(&nccltjLogMutex);
 }
 
+static void logNoticeOnce(ncclDebugLogger_t logger) {
+  pthread_mutex_lock(&nccltjLogMutex);
+  if (nccltjNotice[0] != '\0') {
+    nccltjLog((void*)logger, NCCL_LOG_INFO, nccltjNotice);
+    nccltjNotice[0] = '\0';
+  }
+  pthread_mutex_unlock(&nccltjLogMutex);
+}
+
+/* What init returns where this process steps aside for a failure: ncclSuccess (NCCL's defaults,
+ * the default), or under NCCL_TUNER_JAVA_ON_ERROR=fail ncclInternalError, so that communicator
+ * creation fails with the WARN's reason instead of this rank diverging from the others. */
+static ncclResult_t failure(void) {
+  return nccltjStrict ? ncclInternalError : ncclSuccess;
+}
+
 /* ---- the entry points ------------------------------------------------------------------------ */
 
 static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
@@ -90,27 +153,32 @@ static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
   if (context == NULL) return ncclSuccess;
   *context = NULL;
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
-  pthread_once(&startOnce, nccltjStart);
+  startOnce();
+  if (nccltjNotice[0] != '\0') logNoticeOnce(logFunction);
   if (nccltjBridge.init == NULL) {
     logFailureOnce(logFunction);
-    return ncclSuccess;
+    return failure();
   }
-  if (!stackOk()) return ncclSuccess;
+  if (!stackOk()) return failure();
   int64_t handle = 0;
-  nccltjBridge.init(nRanks, nNodes, (void*)logFunction, &handle);
+  /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
+  int rc = nccltjBridge.init(nRanks, nNodes, (void*)logFunction, &handle);
   *context = (void*)(intptr_t)handle;
-  return ncclSuccess;
+  return rc != 0 ? failure() : ncclSuccess;
 }
 
 static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
                                      int numPipeOps, float** collCostTable, int numAlgo,
                                      int numProto, int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
-  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL && stackOk())
+  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
+    if (__builtin_expect(!stackOk(), 0)) return failure();
     up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
        numAlgo, numProto, (uintptr_t)nChannels);
-  else if (context != NULL && up == NULL && !__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED))
-    logFailureOnce(nccltjFirstLogger); /* a forked child */
+  } else if (context != NULL && up == NULL) {
+    if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
+    return failure();
+  }
   return ncclSuccess;
 }
 

@@ -14,9 +14,15 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 #define LOG_PREFIX "TUNER/Java: "
 
-/* FFM upcalls from a native thread with 96 KiB of stack or less abort the process ("Could not
- * attach thread for upcall", measured with Temurin 25.0.3); 128 KiB worked. */
-#define MIN_CALLER_STACK (128 * 1024)
+/* Free stack an upcall needs at the call, measured from the caller's frame to the low end of its
+ * stack. HotSpot 25 keeps guard zones (yellow 2 + red 1 + reserved 1 pages) and a shadow zone
+ * (20 pages) at the low end of every thread that runs Java, 96 KiB with 4 KiB pages
+ * (src/hotspot/cpu/x86/globals_x86.hpp). Measured with Temurin 25.0.3 (guest-host stack KIB, the
+ * first calls interpreted): 104 KiB free or less crashed the process, 112 KiB worked; 120 KiB
+ * keeps a margin and still lets a thread of 128 KiB (123 KiB free at its first call) work. */
+#ifndef MIN_FREE_STACK
+#define MIN_FREE_STACK (120 * 1024)
+#endif
 
 /* The bridge: upcalls are non-NULL only after a good start (jvm.c fills it in). */
 extern HIDDEN nccltj_bridge_t nccltjBridge;
@@ -29,14 +35,27 @@ extern HIDDEN ncclDebugLogger_t nccltjFirstLogger; /* for warnings that arise ou
 extern HIDDEN JavaVM* nccltjJvm;                /* set once the engine started */
 extern HIDDEN pthread_key_t nccltjAttachKey;    /* marks threads the shim attached */
 extern HIDDEN volatile int nccltjForkedAfterStart; /* set in a child forked after the JVM started */
+/* NCCL_TUNER_JAVA_ON_ERROR=fail: a failure that makes this process step aside fails init. */
+extern HIDDEN int nccltjStrict;
+/* A one-line notice for the first init to log at INFO ("" if none); guarded by nccltjLogMutex. */
+extern HIDDEN char nccltjNotice[1024];
 
 /* Forwards one line to NCCL's logger under the TUNING subsystem (NULL logger: WARN lines go to
  * stderr, the rest is dropped); also handed to Java as the bridge's log function. */
 HIDDEN void nccltjLog(void* logger, int level, const char* message);
 
-/* The pthread_once routine of the first init: creates or joins the JVM, calls Bootstrap.start and
- * fills nccltjBridge, or leaves its upcalls NULL with nccltjStartFailure set (jvm.c). */
+/* Runs once per process, from the first init (plugin.c serialises it): pins this library in
+ * memory, creates or joins the JVM, calls Bootstrap.start and fills nccltjBridge, or leaves its
+ * upcalls NULL with nccltjStartFailure set (jvm.c). */
 HIDDEN void nccltjStart(void);
+
+/* In a child forked while the JVM started or after (plugin.c's atfork handler): the child steps
+ * aside, with one WARN at its next call (jvm.c). */
+HIDDEN void nccltjInForkedChild(int starting);
+
+/* Attaches the calling thread to the JVM through JNI, leaving its signal mask as it was except
+ * for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which HotSpot needs unblocked (jvm.c). */
+HIDDEN void nccltjAttachCurrentThread(void);
 
 /* pthread key destructor of nccltjAttachKey: detaches a thread the shim attached (plugin.c). */
 HIDDEN void nccltjDetachThread(void* unused);

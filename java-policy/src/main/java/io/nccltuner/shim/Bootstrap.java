@@ -16,11 +16,16 @@ import java.util.concurrent.CompletableFuture;
 public final class Bootstrap {
   private Bootstrap() {}
 
+  /** The library that started the engine in this JVM; a second copy of the library steps aside. */
+  private static String startedBy;
+
   /**
    * Reads the configuration, builds the engine and writes the upcall stubs into the bridge.
    *
    * @param bridgeAddress address of the shim's {@code nccltj_bridge_t}
-   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch)
+   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch); 2 if
+   *     another copy of the library (another path) already started the engine in this JVM: the
+   *     engine's configuration is per JVM, so the second copy changes nothing (the shim warns)
    * @throws IllegalStateException if the stubs cannot be made; the shim reports it in its one WARN
    *     line and changes nothing
    */
@@ -31,7 +36,19 @@ public final class Bootstrap {
       if (nccltj_bridge_t.abiVersion(bridge) != NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION()) {
         return 1;
       }
+      synchronized (Bootstrap.class) {
+        if (startedBy != null) {
+          return 2;
+        }
+        MemorySegment path = nccltj_bridge_t.libraryPath(bridge);
+        startedBy = path.equals(MemorySegment.NULL) ? "" : path.reinterpret(4096).getString(0);
+      }
       TunerLog log = new NativeLog(nccltj_bridge_t.log(bridge));
+      if (System.getProperty("nccltj.library") != null) {
+        // The shim created this JVM: nothing in it may write to the host's fds 1 and 2.
+        System.setOut(new LineToLog(log, "System.out"));
+        System.setErr(new LineToLog(log, "System.err"));
+      }
       // Reading the policy (YAML parse, compile) and making the upcall stubs each take tens of
       // milliseconds on a fresh JVM; they are independent, so the policy is read on a second
       // thread meanwhile (measured with a valid AOT cache: policy 37-54 ms beside 60-80 ms of stubs).

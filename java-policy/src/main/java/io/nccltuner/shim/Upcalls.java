@@ -65,13 +65,21 @@ final class Upcalls {
         MethodHandles.lookup().findStatic(Upcalls.class, name, descriptor.toMethodType()), descriptor, arena);
   }
 
+  /** Whether the configuration failed (the engine then changes nothing): init then returns 3. */
+  private static volatile boolean configFailed;
+
   static void install(PluginConfig config) {
+    configFailed = config.warning() != null && config.engine().mode() == io.nccltuner.policy.Mode.OFF;
     engine = config.engine();
     pendingWarning = config.warning();
     pendingInfo = config.info();
   }
 
-  /** nccltj_init_fn: opens a communicator and writes its handle; logs pending notices once. */
+  /**
+   * nccltj_init_fn: opens a communicator and writes its handle; logs pending notices once.
+   * Returns 0, or 3 (ncclInternalError) when a failure made the engine step aside (it logged the
+   * WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+   */
   static int init(long nRanks, long nNodes, MemorySegment logger, MemorySegment handle) {
     Engine e = engine;
     try {
@@ -99,8 +107,9 @@ final class Upcalls {
       }
     } catch (Throwable t) {
       fail(e, "init", t, logger);
+      return 3;
     }
-    return 0;
+    return configFailed ? 3 : 0;
   }
 
   /** nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses. */

@@ -114,12 +114,28 @@ public final class Harness {
         e.put(k, v);
       }
     });
-    Process p = pb.start();
-    byte[] out = p.getInputStream().readAllBytes();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IllegalStateException("harness timed out: " + cmd);
+    return waitFor(pb, cmd, 120);
+  }
+
+  /**
+   * Starts pb (output merged into a temporary file, so that a process that hangs cannot block
+   * the reader) and waits at most timeoutSeconds for it; a process still running then is killed
+   * and the test fails with what it printed so far.
+   */
+  public static Result waitFor(ProcessBuilder pb, List<String> cmd, long timeoutSeconds)
+      throws IOException, InterruptedException {
+    Path out = Files.createTempFile("nccltj-process", ".out");
+    try {
+      pb.redirectErrorStream(true).redirectOutput(out.toFile());
+      Process p = pb.start();
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor();
+        throw new AssertionError("timed out after " + timeoutSeconds + " s (a hang): " + cmd + "\n"
+            + new String(Files.readAllBytes(out), StandardCharsets.UTF_8));
+      }
+      return new Result(p.exitValue(), new String(Files.readAllBytes(out), StandardCharsets.UTF_8).lines().toList());
+    } finally {
+      Files.deleteIfExists(out);
     }
-    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8).lines().toList());
   }
 }

@@ -210,12 +210,12 @@ class PluginHarnessIT {
       exception in getCollInfo | THROWGET  | internal error in getCollInfo
       exception in init        | THROWINIT | internal error in init
       bad NCCL_TUNER_JAVA_OPTS | BADOPTS   | NCCL_TUNER_JAVA_OPTS: option '-version' is not allowed
-      JVM refuses an option    | JVMREFUSE | _JAVA_OPTIONS rejected by the JVM (Unrecognized VM option 'NoSuchJvmFlagAtAll')
-      heap too small           | TINYHEAP  | _JAVA_OPTIONS rejected by the JVM (Too small maximum heap)
+      JVM refuses an option    | JVMREFUSE | NCCL_TUNER_JAVA_OPTS or the JVM refused to start (JNI_CreateJavaVM -6: Unrecognized VM option 'NoSuchJvmFlagAtAll')
+      heap too small           | TINYHEAP  | the JVM gave up during creation (HotSpot exit or abort: Too small maximum heap)
       agent option             | AGENT     | option '-agentlib:jdwp' is not allowed
-      caller stack of 96 KiB   | STACK96   | a thread with 96 KiB of stack called the tuner
-      _JAVA_OPTIONS=-Xms1g     | UNDERJO   | _JAVA_OPTIONS rejected by the JVM (Initial heap size set to a larger value than the maximum heap size)
-      JAVA_TOOL_OPTIONS agent  | TOOLAGENT | _JAVA_OPTIONS rejected by the JVM
+      caller stack of 96 KiB   | STACK96   | KiB of free stack; FFM upcalls need at least 120 KiB
+      -Xms above -Xmx          | XMSXMX    | the JVM gave up during creation (HotSpot exit or abort: Initial heap size set to a larger value than the maximum heap size)
+      OnOutOfMemoryError       | ONOOM     | option '-XX:OnOutOfMemoryError=kill' is not allowed
       VMOptionsFile bypass     | OPTSFILE  | option '-XX:VMOptionsFile=/dev/null' is not allowed
       a FIFO as the policy     | FIFO      | not a regular file (a directory, FIFO or device)
       bad NCCL_TUNER_JAVA_MODE | BADMODE   | NCCL_TUNER_JAVA_MODE=loud is not a mode
@@ -246,8 +246,8 @@ class PluginHarnessIT {
       case "TINYHEAP" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xmx1k");
       case "AGENT" -> env.put("NCCL_TUNER_JAVA_OPTS", "-agentlib:jdwp");
       case "STACK96" -> stackKib = "96";
-      case "UNDERJO" -> env.put("_JAVA_OPTIONS", "-Xms1g");
-      case "TOOLAGENT" -> env.put("JAVA_TOOL_OPTIONS", "-agentlib:nosuchagent");
+      case "XMSXMX" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xms128m -Xmx64m");
+      case "ONOOM" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:OnOutOfMemoryError=kill");
       case "OPTSFILE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:VMOptionsFile=/dev/null");
       case "FIFO" -> {
         policy = tmp.resolve("fifo.yaml");

@@ -1,0 +1,314 @@
+package io.nccltuner.reliability.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.it.Harness;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * "A perfect guest" (issue 10; docs/reliability.md cases 1-11): the built plugin in hostile hosts,
+ * tests/reliability/guest_host.c (make/reliability.mk), one process per test with a timeout.
+ * Each host checks its own state before and after and prints the facts as key=value; each test
+ * checks the exit status, the facts and the WARN lines.
+ *
+ * <p>The trace is tests/traces/trace_ddp.csv: 31 getCollInfo calls of which the policy
+ * policies/h200-2rank.yaml (enforce) changes 23, and NCCL's defaults change none.
+ */
+@Timeout(300)
+class GuestTest {
+  static final Path BIN = Harness.BUILD.resolve("tests/reliability/guest-host");
+  static final Path TRACE = Harness.TRACES.resolve("trace_ddp.csv");
+  /** Calls of TRACE that the policy changes. */
+  static final int APPLIED = 23;
+
+  record Run(int exit, List<String> lines) {
+    /** The value of key on the first "guest-host:" facts line that has it. */
+    String fact(String key) {
+      Pattern p = Pattern.compile("(?:^|\\s)" + Pattern.quote(key) + "=(\\S*)");
+      for (String l : lines) {
+        if (l.startsWith("guest-host: ") && !l.startsWith("guest-host: NCCL ")) {
+          Matcher m = p.matcher(l);
+          if (m.find()) {
+            return m.group(1);
+          }
+        }
+      }
+      throw new AssertionError("no " + key + "= in\n" + text());
+    }
+
+    int num(String key) {
+      return Integer.parseInt(fact(key));
+    }
+
+    List<String> warnings() {
+      return lines.stream().filter(l -> l.startsWith("guest-host: NCCL WARN ")).toList();
+    }
+
+    String text() {
+      return String.join("\n", lines);
+    }
+  }
+
+  @BeforeAll
+  static void built() {
+    Harness.requireBuilt();
+    assertTrue(Files.exists(BIN), BIN + " is missing: run `make build` (make test does)");
+  }
+
+  static Run run(Map<String, String> env, long timeoutSeconds, String... args) throws Exception {
+    return run(Harness.PLUGIN, env, timeoutSeconds, args);
+  }
+
+  static Run run(Path plugin, Map<String, String> env, long timeoutSeconds, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--plugin", plugin.toString(), "--trace", TRACE.toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+    e.put("JAVA_HOME", Harness.JAVA_HOME);
+    e.put("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString());
+    env.forEach((k, v) -> {
+      if (v == null) {
+        e.remove(k);
+      } else {
+        e.put(k, v);
+      }
+    });
+    Harness.Result r = Harness.waitFor(pb, cmd, timeoutSeconds);
+    Run out = new Run(r.exit(), r.lines());
+    assertEquals(0, out.exit(), "exit status\n" + out.text());
+    assertTrue(out.lines().stream().anyMatch(l -> l.startsWith("guest-host: done ")), out.text());
+    return out;
+  }
+
+  /** Case 1: NCCL 2.22+ dlcloses and dlopens the tuner around communicators. */
+  @Test
+  void reloadsDecideAlikeAndDoNotGrow() throws Exception {
+    Run r = run(Map.of(), 240, "reload", "1000");
+    assertEquals(1000, r.num("cycles"));
+    assertEquals(APPLIED, r.num("changed_each"), "every cycle decides like the first\n" + r.text());
+    assertEquals(r.num("threads10"), r.num("threads"), "no thread added after cycle 10");
+    int growthKib = r.num("rss_kib") - r.num("rss10_kib");
+    assertTrue(growthKib < 4096, "resident memory grew " + growthKib + " KiB over 990 cycles");
+    assertEquals("ok", r.fact("key_create"), "the host can still create pthread keys");
+    assertEquals(0, r.warnings().size(), r.text());
+  }
+
+  /** Case 1: a build tree and a distribution in one process: the second copy steps aside. */
+  @Test
+  void aSecondCopyStepsAside(@TempDir Path tmp) throws Exception {
+    Path copy = tmp.resolve("libnccl-tuner-java.so");
+    Files.copy(Harness.PLUGIN, copy, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(Harness.JAR, tmp.resolve("nccl-tuner-java.jar"), StandardCopyOption.REPLACE_EXISTING);
+    Run r = run(Map.of(), 120, "two-copies", copy.toString());
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(0, r.num("changed2"), "the second copy changes nothing");
+    assertEquals(APPLIED, r.num("changed_again"), "and leaves the first copy's decisions alone");
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains("another copy of the plugin"), r.warnings().getFirst());
+  }
+
+  /**
+   * Case 2: no child process is started any more, so init ends whatever the host does with
+   * children (the bound is JVM creation itself); the host's SIGCHLD disposition stays.
+   */
+  @ParameterizedTest(name = "SIGCHLD {0}")
+  @ValueSource(strings = {"ign", "reaper"})
+  void initEndsWhateverTheHostDoesWithChildren(String mode) throws Exception {
+    Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xmx48m"), 60, "sigchld", mode);
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals("yes", r.fact("sigchld_kept"));
+    assertEquals(0, r.warnings().size(), r.text());
+  }
+
+  /** Case 2: a debugger agent waiting for a connection (suspend=y) in JAVA_TOOL_OPTIONS. */
+  @Test
+  void agentsFromTheEnvironmentAreRefused() throws Exception {
+    Run r = run(Map.of("JAVA_TOOL_OPTIONS", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=localhost:0",
+        "_JAVA_OPTIONS", "-javaagent:/nonexistent.jar"), 60, "basic");
+    assertEquals(APPLIED, r.num("changed"), "the plugin works without the agents");
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains("JAVA_TOOL_OPTIONS and _JAVA_OPTIONS hold the agent option(s) "), r.warnings().getFirst());
+    assertTrue(r.warnings().getFirst().contains("'-agentlib:jdwp=transport=dt_socket"), r.warnings().getFirst());
+    assertTrue(r.warnings().getFirst().contains("'-javaagent:/nonexistent.jar'"), r.warnings().getFirst());
+  }
+
+  /**
+   * Case 3: an address-space limit (ulimit -v) that leaves the JVM no room for its code cache:
+   * HotSpot gives up (it would exit() the process); the abort hook ends the shim's creating thread
+   * instead. A tighter limit leaves no room for the shim's start thread.
+   */
+  @ParameterizedTest(name = "ulimit -v +{0} MiB")
+  @ValueSource(ints = {300, 4})
+  void resourceLimitsStepAside(int mib) throws Exception {
+    Run r = run(Map.of(), 60, "rlimit-as", Integer.toString(mib));
+    assertEquals(0, r.num("changed"));
+    assertEquals("ok", r.fact("host_malloc"));
+    assertEquals(1, r.warnings().size(), r.text());
+    String expected = mib > 100 ? "the JVM gave up during creation (HotSpot exit or abort: Could not reserve"
+        : "cannot create a thread to start the JVM";
+    assertTrue(r.warnings().getFirst().contains(expected), r.warnings().getFirst());
+  }
+
+  /** Case 4: another JDK's libjvm loaded RTLD_GLOBAL, no VM created (libhdfs-style clients). */
+  @Test
+  void aForeignLibjvmMakesThePluginStepAside() throws Exception {
+    Path jdk17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(jdk17), "needs a JDK 17 at " + jdk17);
+    Run r = run(Map.of(), 60, "preload-libjvm", jdk17.toString());
+    assertEquals(0, r.num("changed"));
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains("another Java runtime's libjvm (" + jdk17.toRealPath()), r.warnings().getFirst());
+  }
+
+  /** Case 5: the free stack is measured at the call, deep in an 8 MiB thread. */
+  @ParameterizedTest(name = "{0} KiB free")
+  @ValueSource(ints = {64, 100, 118, 160, 1024})
+  void freeStackAtTheCall(int freeKib) throws Exception {
+    Run r = run(Map.of(), 60, "stack", Integer.toString(freeKib));
+    boolean enough = freeKib >= 120;
+    assertEquals(enough ? APPLIED : 0, r.num("changed"), r.text());
+    assertEquals(enough ? APPLIED : 0, r.num("changed_second"), r.text());
+    assertEquals(APPLIED, r.num("changed_main"), "the main thread is not affected");
+    assertEquals(enough ? 0 : 1, r.warnings().size(), "said once per thread\n" + r.text());
+    if (!enough) {
+      assertTrue(r.warnings().getFirst().contains("KiB of free stack; FFM upcalls need at least 120 KiB"), r.warnings().getFirst());
+    }
+  }
+
+  /**
+   * Case 6 and 10: options meant for other Java tools (OOM exits, other collectors, output) do
+   * not reach the plugin's JVM; nothing reaches fds 1 and 2, HotSpot's own output (here
+   * -XX:+PrintFlagsFinal from NCCL_TUNER_JAVA_OPTS) goes to NCCL's logger, crash reports to
+   * $TMPDIR or /tmp.
+   */
+  @Test
+  void inheritedOptionsAndOutput(@TempDir Path tmp) throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("JAVA_TOOL_OPTIONS", "-XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -verbose:class -XX:+PrintFlagsFinal");
+    env.put("_JAVA_OPTIONS", "-XX:+CrashOnOutOfMemoryError -XX:+UseZGC -Xmx2g");
+    env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+PrintFlagsFinal -Xlog:gc*=info");
+    env.put("TMPDIR", tmp.toString());
+    Path log = tmp.resolve("log");
+    Run r = run(env, 60, "--log", log.toString(), "capture", tmp.toString());
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(0, r.num("fd1_bytes"), "nothing on the host's stdout");
+    assertEquals(0, r.num("fd2_bytes"), "nothing on the host's stderr");
+    assertEquals(0, Files.size(tmp.resolve("fd1")), "nothing on stdout at exit either");
+    assertEquals(0, Files.size(tmp.resolve("fd2")), "nothing on stderr at exit either");
+    List<String> lines = Files.readAllLines(log);
+    assertTrue(flag(lines, "ExitOnOutOfMemoryError").contains("= false"), flag(lines, "ExitOnOutOfMemoryError"));
+    assertTrue(flag(lines, "CrashOnOutOfMemoryError").contains("= false"), flag(lines, "CrashOnOutOfMemoryError"));
+    assertTrue(flag(lines, "UseSerialGC").contains("= true"), flag(lines, "UseSerialGC"));
+    assertTrue(flag(lines, "UseZGC").contains("= false"), flag(lines, "UseZGC"));
+    assertTrue(flag(lines, "MaxHeapSize").contains("= 67108864"), flag(lines, "MaxHeapSize"));
+    assertTrue(flag(lines, "ErrorFile").contains("= " + tmp + "/nccl-tuner-java-hs_err_pid%p.log"), flag(lines, "ErrorFile"));
+    assertTrue(lines.stream().anyMatch(l -> l.contains("NCCL INFO TUNER/Java: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS not applied")),
+        String.join("\n", lines));
+    assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
+  }
+
+  /**
+   * Case 6: while the JVM is created the environment it sees is a copy; a host thread calling
+   * setenv meanwhile keeps every write, and the host's JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are
+   * as before afterwards (no _JAVA_SR_SIGNUM left behind).
+   */
+  @Test
+  void theHostsEnvironmentStays() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      Run r = run(Map.of("JAVA_TOOL_OPTIONS", "-Dfor.other.tools=1", "_JAVA_OPTIONS", "-Xmx1g"), 60, "setenv-race");
+      assertEquals(APPLIED, r.num("changed"));
+      assertEquals("yes", r.fact("env_options_kept"), r.text());
+      assertEquals("unset", r.fact("sr_signum"), r.text());
+      assertEquals(0, r.num("host_writes_lost"), r.text());
+    }
+  }
+
+  private static String flag(List<String> lines, String name) {
+    return lines.stream().filter(l -> l.contains("TUNER/Java: JVM: ") && l.matches(".* " + name + " +=.*"))
+        .findFirst().orElse("(no " + name + " line)");
+  }
+
+  /** Case 7: a fork while another thread is inside the first init (and at the start of it). */
+  @ParameterizedTest(name = "fork {0} us into the first init")
+  @ValueSource(ints = {0, 3000, 30000, 150000})
+  void forkDuringTheFirstInit(int delayUs) throws Exception {
+    Run r = run(Map.of(), 60, "fork-during-init", Integer.toString(delayUs));
+    assertEquals(0, r.num("child_exit"), "the child ends by itself (no hang, no signal)\n" + r.text());
+    assertEquals(0, r.num("child_signal"));
+    assertEquals(APPLIED, r.num("parent_changed"));
+    assertEquals(APPLIED, r.num("parent_again"));
+    int child = r.num("changed");
+    assertTrue(child == 0 || child == APPLIED, r.text());
+    if (child == 0) {
+      assertTrue(r.warnings().stream().anyMatch(w -> w.contains("this process was forked")), r.text());
+    }
+  }
+
+  /** Case 8: the host's C locale stays, whatever LANG says. */
+  @Test
+  void theHostsLocaleStays() throws Exception {
+    Run r = run(Map.of("LANG", "C.UTF-8", "LC_ALL", "C.UTF-8"), 60, "locale");
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals("C", r.fact("locale_before"));
+    assertEquals("C", r.fact("locale_after"));
+    assertEquals("0.125", r.fact("strtod"));
+    assertEquals("0.125", r.fact("printf"));
+  }
+
+  /**
+   * Case 9: every disposition but HotSpot's own (SIGSEGV, SIGBUS, SIGFPE, SIGILL, and its
+   * suspend/resume signal moved from SIGUSR2 to the highest free real-time signal) stays; the
+   * calling thread's mask stays; the host's handlers run; a process-directed SIGUSR2 reaches the
+   * host's sigwait (no JVM thread takes it).
+   */
+  @Test
+  void signalsStayTheHosts() throws Exception {
+    Run r = run(Map.of(), 60, "signals");
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(0, r.num("dispositions_changed"), r.text());
+    assertEquals(64, r.num("jvm_signal"), "SIGRTMAX, not SIGUSR2 (12)");
+    assertEquals(0, r.num("mask_changed"), r.text());
+    assertEquals("ok", r.fact("sigwait_usr2"));
+    assertEquals(6, r.num("handlers_ran"));
+  }
+
+  /** Case 11: NCCL_TUNER_JAVA_ON_ERROR=fail turns a step-aside into an init error; default steps aside. */
+  @ParameterizedTest(name = "ON_ERROR={0}")
+  @ValueSource(strings = {"fail", "", "step-aside"})
+  void strictModeFailsInit(String onError, @TempDir Path tmp) throws Exception {
+    boolean strict = onError.equals("fail");
+    // A failure inside the engine (its init throws) ...
+    Map<String, String> throwing = new java.util.HashMap<>(io.nccltuner.it.ThrowingEngine.environment("init"));
+    throwing.put("NCCL_TUNER_JAVA_ON_ERROR", onError);
+    Run r = run(throwing, 60, "init-rc");
+    assertEquals(strict ? 3 : 0, r.num("rc"), r.text());
+    assertEquals(0, r.num("changed"));
+    assertEquals(1, r.warnings().size(), r.text());
+    // ... one in the shim (no engine jar beside the library) ...
+    Path so = tmp.resolve("libnccl-tuner-java.so");
+    Files.copy(Harness.PLUGIN, so, StandardCopyOption.REPLACE_EXISTING);
+    Run noJar = run(so, Map.of("NCCL_TUNER_JAVA_ON_ERROR", onError), 60, "init-rc");
+    assertEquals(strict ? 3 : 0, noJar.num("rc"), noJar.text());
+    assertTrue(noJar.warnings().getFirst().contains("engine jar"), noJar.text());
+    // ... and none: strict mode changes nothing when all goes well.
+    Run ok = run(Map.of("NCCL_TUNER_JAVA_ON_ERROR", onError), 60, "init-rc");
+    assertEquals(0, ok.num("rc"));
+    assertEquals(APPLIED, ok.num("changed"));
+  }
+}

@@ -1,0 +1,607 @@
+/*
+ * guest_host.c -- hostile hosts for "A perfect guest" (issue 10, docs/reliability.md cases 1-11):
+ * each command is a process that loads a v3 tuner the way NCCL does (tests/include/test_host.h),
+ * does to it what real training processes do (reload it, fork, limit it, own signals and the
+ * locale, ignore children, redirect output), and checks that nothing in the host changed but the
+ * cost tables. The Java drivers (io.nccltuner.reliability.it.GuestTest) run one command per
+ * process with a timeout and check the exit status and the printed facts.
+ *
+ *   guest-host --plugin P --trace T [--log FILE] COMMAND [ARGS]
+ *
+ * Every replay makes the trace's get rows (tests/traces/README.md) on one communicator of the
+ * trace's shape and counts the calls whose cost table or nChannels came back changed.
+ *
+ * Commands (the facts each prints, as key=value on a "guest-host:" line):
+ *   basic                 init, replay, destroy: changed=N
+ *   reload N              N cycles of dlopen, init, replay on a new thread, destroy, dlclose;
+ *                         the thread exits after the dlclose. Fails if a cycle decides unlike the
+ *                         first. Prints rss_kib/threads after cycle 10 and at the end, and whether
+ *                         pthread_key_create still works.
+ *   two-copies P2         a second copy of the library at path P2 beside P: changed=/changed2=
+ *   fork-during-init US   a thread starts the first init, the main thread forks US microseconds
+ *                         later; the child (20 s alarm) replays and exits; the parent reports how
+ *                         the child ended, then replays itself
+ *   stack KIB             replays on a thread whose calls have about KIB KiB of stack free
+ *   signals               host handlers for USR1, USR2, CHLD, TERM, INT, HUP, SIGPIPE ignored,
+ *                         a blocked-signals mask on the calling thread: dispositions and mask
+ *                         compared before and after; each signal raised and its handler counted;
+ *                         a process-directed SIGUSR2 must reach the host's sigwait
+ *   locale                host locale before and after init (setlocale, strtod of "0.125")
+ *   capture DIR           fds 1 and 2 redirected to DIR/fd1, DIR/fd2 before loading the plugin
+ *                         (the facts go to the original stdout)
+ *   rlimit-as MIB         RLIMIT_AS set to the current size + MIB MiB before the first init
+ *   preload-libjvm PATH   PATH dlopened RTLD_GLOBAL (no JVM created) before the plugin
+ *   sigchld ign|reaper    SIGCHLD ignored, or a thread reaping every child (waitpid(-1))
+ *   init-rc               prints init's return code (rc=) and replays if it is ncclSuccess
+ *   setenv-race           a host thread calls setenv (of existing names) in a loop during the first init; afterwards
+ *                         JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are as before and _JAVA_SR_SIGNUM
+ *                         is not set
+ * Every command ends with "guest-host: done warn=W" (W: WARN lines the plugin logged) and exits
+ * 0; a check that fails prints "guest-host: FAIL ..." and exits 3; usage errors exit 2.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccl_tuner_abi.h"
+#include "test_host.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_FAIL = 3 };
+
+static const char* plugin;
+static const char* tracePath;
+static FILE* facts;          /* where the "guest-host:" lines go */
+static FILE* logOut;         /* where logger lines go */
+static atomic_ulong warns;
+static atomic_int failures;
+static th_get_row* rows;
+static size_t nRows;
+static size_t nRanks = 2, nNodes = 2;
+
+static void usage_exit(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("guest-host: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(EXIT_USAGE);
+}
+
+static void fact(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("guest-host: ", facts);
+  vfprintf(facts, fmt, ap);
+  fputc('\n', facts);
+  fflush(facts);
+  va_end(ap);
+}
+
+static void fail(const char* fmt, ...) {
+  atomic_fetch_add(&failures, 1);
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fact("FAIL %s", msg);
+}
+
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
+                   const char* fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level == NCCL_LOG_WARN) atomic_fetch_add(&warns, 1);
+  if (fmt == NULL) return;
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  th_format_log(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(logOut, "guest-host: NCCL %s %s\n", th_level_name(level), msg);
+  fflush(logOut);
+}
+
+/* ---- trace and replay ------------------------------------------------------------------- */
+
+static void read_trace(void) {
+  FILE* f = fopen(tracePath, "r");
+  if (!f) usage_exit("cannot open %s: %s", tracePath, strerror(errno));
+  char* line = NULL;
+  size_t cap = 0, capRows = 0;
+  while (getline(&line, &cap, f) != -1) {
+    if (strncmp(line, "get,", 4) != 0) continue;
+    char* field[10 + TH_MAX_TABLE + 1];
+    int nf = th_split_csv(line, field, 10 + TH_MAX_TABLE + 1);
+    char why[256];
+    if (nRows == capRows) {
+      capRows = capRows ? 2 * capRows : 64;
+      rows = realloc(rows, capRows * sizeof *rows);
+      if (!rows) usage_exit("out of memory");
+    }
+    if (nf < 0 || th_parse_get_row(field, nf, &rows[nRows], why, sizeof why) != NULL)
+      usage_exit("%s: bad get row (%s)", tracePath, nf < 0 ? "too many fields" : why);
+    long long r = 0, n = 0;
+    if (nRows == 0 && th_parse_ll(field[2], 1, 1 << 20, &r) && th_parse_ll(field[3], 1, 1 << 20, &n)) {
+      nRanks = (size_t)r;
+      nNodes = (size_t)n;
+    }
+    nRows++;
+  }
+  free(line);
+  fclose(f);
+  if (nRows == 0) usage_exit("%s: no get rows", tracePath);
+}
+
+/* Replays every get row on ctx; returns the calls whose table or nChannels changed (-1 if a call
+ * returned an error). */
+static int replay(const ncclTuner_v3_t* t, void* ctx) {
+  int changed = 0;
+  for (size_t i = 0; i < nRows; i++) {
+    const th_get_row* r = &rows[i];
+    float table[TH_MAX_TABLE];
+    int n = r->numAlgo * r->numProto;
+    memcpy(table, r->costs, (size_t)n * sizeof(float));
+    int nChannels = 0;
+    ncclResult_t rc = t->getCollInfo(ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)table,
+                                     r->numAlgo, r->numProto, &nChannels);
+    if (rc != ncclSuccess) return -1;
+    if (nChannels != 0 || memcmp(table, r->costs, (size_t)n * sizeof(float)) != 0) changed++;
+  }
+  return changed;
+}
+
+static const ncclTuner_v3_t* load(const char* path, void** lib) {
+  char why[512];
+  const ncclTuner_v3_t* t = th_load_tuner(path, lib, why, sizeof why);
+  if (!th_tuner_complete(t)) usage_exit("cannot load a v3 tuner from %s: %s", path, t ? "NULL entry point" : why);
+  return t;
+}
+
+/* init, replay, destroy on one new communicator; returns changed (or -1). */
+static int one_comm(const ncclTuner_v3_t* t) {
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+  if (rc != ncclSuccess) fail("init returned %d", rc);
+  int changed = replay(t, ctx);
+  if (changed < 0) fail("getCollInfo returned an error");
+  t->destroy(ctx);
+  return changed;
+}
+
+static void proc_status(long* rssKib, long* threads) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  *rssKib = *threads = -1;
+  while (f && fgets(line, sizeof line, f)) {
+    if (strncmp(line, "VmRSS:", 6) == 0) *rssKib = atol(line + 6);
+    if (strncmp(line, "Threads:", 8) == 0) *threads = atol(line + 8);
+  }
+  if (f) fclose(f);
+}
+
+/* ---- case 1: reloads -------------------------------------------------------------------- */
+
+typedef struct {
+  const ncclTuner_v3_t* t;
+  void* ctx;
+  int changed;
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  bool closed;
+} cycle_t;
+
+static void* cycle_thread(void* arg) {
+  cycle_t* cy = arg;
+  cy->changed = replay(cy->t, cy->ctx);
+  pthread_mutex_lock(&cy->m);
+  pthread_cond_signal(&cy->c);
+  while (!cy->closed) pthread_cond_wait(&cy->c, &cy->m);   /* exits after the dlclose */
+  pthread_mutex_unlock(&cy->m);
+  return NULL;
+}
+
+static void cmd_reload(long cycles) {
+  int first = -1;
+  long rss10 = 0, thr10 = 0;
+  for (long k = 0; k < cycles; k++) {
+    void* lib = NULL;
+    const ncclTuner_v3_t* t = load(plugin, &lib);
+    cycle_t cy = {.t = t, .changed = -2, .m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER};
+    if (t->init(nRanks, nNodes, logger, &cy.ctx) != ncclSuccess) fail("cycle %ld: init failed", k);
+    pthread_t th;
+    if (pthread_create(&th, NULL, cycle_thread, &cy) != 0) { fail("pthread_create failed in cycle %ld", k); break; }
+    pthread_mutex_lock(&cy.m);
+    while (cy.changed == -2) pthread_cond_wait(&cy.c, &cy.m);
+    pthread_mutex_unlock(&cy.m);
+    t->destroy(cy.ctx);
+    dlclose(lib);
+    pthread_mutex_lock(&cy.m);
+    cy.closed = true;
+    pthread_cond_signal(&cy.c);
+    pthread_mutex_unlock(&cy.m);
+    pthread_join(th, NULL);
+    if (k == 0) first = cy.changed;
+    if (cy.changed != first) { fail("cycle %ld changed %d calls, the first %d", k, cy.changed, first); break; }
+    if (k == 9) proc_status(&rss10, &thr10);
+  }
+  long rss, thr;
+  proc_status(&rss, &thr);
+  pthread_key_t key;
+  int keyRc = pthread_key_create(&key, NULL);
+  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss_kib=%ld threads10=%ld threads=%ld key_create=%s",
+       cycles, first, rss10, rss, thr10, thr, keyRc == 0 ? "ok" : strerror(keyRc));
+}
+
+static void cmd_two_copies(const char* second) {
+  void *lib1 = NULL, *lib2 = NULL;
+  const ncclTuner_v3_t* t1 = load(plugin, &lib1);
+  int c1 = one_comm(t1);
+  const ncclTuner_v3_t* t2 = load(second, &lib2);
+  if (lib1 == lib2) fail("the two paths loaded one library");
+  int c2 = one_comm(t2);
+  int c1again = one_comm(t1);
+  fact("changed=%d changed2=%d changed_again=%d", c1, c2, c1again);
+}
+
+/* ---- case 7: fork during the first init -------------------------------------------------- */
+
+static const ncclTuner_v3_t* forkTuner;
+static void* init_thread(void* arg) {
+  int* changed = arg;
+  *changed = one_comm(forkTuner);
+  return NULL;
+}
+
+static void cmd_fork_during_init(long delayUs) {
+  void* lib = NULL;
+  forkTuner = load(plugin, &lib);
+  pthread_t th;
+  int parentFirst = -2;
+  pthread_create(&th, NULL, init_thread, &parentFirst);
+  usleep((useconds_t)delayUs);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    int c = one_comm(forkTuner);
+    fact("child changed=%d warn=%lu", c, atomic_load(&warns));
+    fflush(NULL);
+    exit(atomic_load(&failures) ? EXIT_FAIL : EXIT_OK);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  pthread_join(th, NULL);
+  int again = one_comm(forkTuner);
+  fact("child_exit=%d child_signal=%d parent_changed=%d parent_again=%d",
+       WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+       parentFirst, again);
+}
+
+/* ---- case 5: free stack at the call ------------------------------------------------------ */
+
+static const ncclTuner_v3_t* stackTuner;
+static void* stackCtx;
+static long stackFreeKib;
+
+static __attribute__((noinline)) int call_with_free(size_t targetFree) {
+  pthread_attr_t a;
+  void* low = NULL;
+  size_t size = 0;
+  pthread_getattr_np(pthread_self(), &a);
+  pthread_attr_getstack(&a, &low, &size);
+  pthread_attr_destroy(&a);
+  char here;
+  size_t freeNow = (size_t)(&here - (char*)low);
+  size_t burn = freeNow > targetFree + 4096 ? freeNow - targetFree : 0;
+  volatile char* pad = alloca(burn);
+  if (burn) pad[0] = 0;
+  int c = replay(stackTuner, stackCtx);
+  if (burn) pad[burn - 1] = 1;
+  return c;
+}
+
+static void* stack_thread(void* arg) {
+  int* out = arg;
+  out[0] = call_with_free((size_t)stackFreeKib * 1024);
+  out[1] = call_with_free((size_t)stackFreeKib * 1024);  /* a second round: said once per thread */
+  return NULL;
+}
+
+static void cmd_stack(long freeKib) {
+  void* lib = NULL;
+  stackTuner = load(plugin, &lib);
+  if (stackTuner->init(nRanks, nNodes, logger, &stackCtx) != ncclSuccess) fail("init failed");
+  stackFreeKib = freeKib;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 8 << 20);
+  int out[2] = {-2, -2};
+  pthread_t th;
+  pthread_create(&th, &attr, stack_thread, out);
+  pthread_join(th, NULL);
+  int normal = replay(stackTuner, stackCtx);
+  stackTuner->destroy(stackCtx);
+  fact("free_kib=%ld changed=%d changed_second=%d changed_main=%d", freeKib, out[0], out[1], normal);
+}
+
+/* ---- case 9: signals --------------------------------------------------------------------- */
+
+static volatile sig_atomic_t ran[NSIG];
+static void on_signal(int sig) { ran[sig]++; }
+
+static void cmd_signals(void) {
+  static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(mine[i], &sa, NULL);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  /* The calling thread blocks every signal but the synchronous faults, like a host that sigwaits. */
+  sigset_t block, maskBefore, maskAfter;
+  sigfillset(&block);
+  sigdelset(&block, SIGSEGV); sigdelset(&block, SIGBUS); sigdelset(&block, SIGFPE); sigdelset(&block, SIGILL);
+  pthread_sigmask(SIG_SETMASK, &block, NULL);
+  struct sigaction before[NSIG], after[NSIG];
+  bool known[NSIG];
+  for (int s = 1; s < NSIG; s++) known[s] = sigaction(s, NULL, &before[s]) == 0;
+  pthread_sigmask(SIG_SETMASK, NULL, &maskBefore);
+
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+
+  pthread_sigmask(SIG_SETMASK, NULL, &maskAfter);
+  for (int s = 1; s < NSIG; s++) if (known[s]) sigaction(s, NULL, &after[s]);
+  int changedDispositions = 0, jvmRt = 0;
+  char list[512] = "";
+  for (int s = 1; s < NSIG; s++) {
+    if (!known[s]) continue;  /* glibc's own (SIGCANCEL, SIGSETXID) */
+    /* SA_RESTORER (0x04000000) is glibc's own addition to every sigaction it installs. */
+    if (before[s].sa_handler == after[s].sa_handler &&
+        (before[s].sa_flags & ~0x04000000) == (after[s].sa_flags & ~0x04000000)) continue;
+    if (s == SIGSEGV || s == SIGBUS || s == SIGFPE || s == SIGILL) continue;  /* HotSpot's, chained */
+    if (s >= SIGRTMIN + 4 && before[s].sa_handler == SIG_DFL && jvmRt == 0) { jvmRt = s; continue; }
+    changedDispositions++;
+    size_t l = strlen(list);
+    snprintf(list + l, sizeof list - l, "%s%d", l ? "," : "", s);
+  }
+  int maskDiff = 0;
+  for (int s = 1; s < NSIG; s++)
+    if (sigismember(&maskBefore, s) != sigismember(&maskAfter, s)) maskDiff++;
+  /* A process-directed SIGUSR2 while the host blocks it: it must stay pending for the host's
+   * sigwait, not be taken by a JVM thread. */
+  kill(getpid(), SIGUSR2);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, SIGUSR2);
+  struct timespec ts = {2, 0};
+  int got = sigtimedwait(&one, NULL, &ts);
+  /* Then each host handler, unblocked, runs when its signal arrives. */
+  pthread_sigmask(SIG_SETMASK, &maskBefore, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, NULL);
+  int handled = 0;
+  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+    int s = mine[i];
+    int was = ran[s];
+    kill(getpid(), s);
+    for (int w = 0; w < 200 && ran[s] == was; w++) usleep(1000);
+    if (ran[s] > was) handled++;
+    else fail("the host's handler for signal %d did not run", s);
+  }
+  fact("changed=%d dispositions_changed=%d [%s] jvm_signal=%d mask_changed=%d sigwait_usr2=%s handlers_ran=%d",
+       changed, changedDispositions, list, jvmRt, maskDiff, got == SIGUSR2 ? "ok" : "lost", handled);
+}
+
+/* ---- case 8: locale ---------------------------------------------------------------------- */
+
+static void cmd_locale(void) {
+  char before[256];
+  snprintf(before, sizeof before, "%s", setlocale(LC_ALL, NULL));
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  const char* after = setlocale(LC_ALL, NULL);
+  double d = strtod("0.125", NULL);
+  char printed[32];
+  snprintf(printed, sizeof printed, "%.3f", 0.125);
+  fact("changed=%d locale_before=%s locale_after=%s strtod=%g printf=%s", changed, before, after, d, printed);
+}
+
+/* ---- case 10: stdout and stderr ---------------------------------------------------------- */
+
+static void cmd_capture(const char* dir) {
+  char p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/fd1", dir);
+  snprintf(p2, sizeof p2, "%s/fd2", dir);
+  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd1 < 0 || fd2 < 0) usage_exit("cannot create %s or %s", p1, p2);
+  fflush(NULL);
+  int keep = dup(1);
+  facts = fdopen(keep, "w");
+  if (logOut == stdout) logOut = facts;
+  dup2(fd1, 1);
+  dup2(fd2, 2);
+  close(fd1);
+  close(fd2);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  struct stat s1, s2;
+  stat(p1, &s1);
+  stat(p2, &s2);
+  fact("changed=%d fd1_bytes=%lld fd2_bytes=%lld", changed, (long long)s1.st_size, (long long)s2.st_size);
+}
+
+/* ---- case 3: address-space limit ---------------------------------------------------------- */
+
+static void cmd_rlimit_as(long mib) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  long vm = 0;
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmSize:", 7) == 0) vm = atol(line + 7);
+  if (f) fclose(f);
+  struct rlimit rl;
+  getrlimit(RLIMIT_AS, &rl);
+  rl.rlim_cur = (rlim_t)(vm + mib * 1024) * 1024;
+  if (setrlimit(RLIMIT_AS, &rl) != 0) usage_exit("setrlimit: %s", strerror(errno));
+  int changed = one_comm(t);
+  /* The host still works: it can allocate and start a thread of its own. */
+  void* p = malloc(1 << 20);
+  fact("changed=%d vmsize_kib=%ld limit_mib=%ld host_malloc=%s", changed, vm, mib, p ? "ok" : "failed");
+  free(p);
+}
+
+/* ---- case 2: children ---------------------------------------------------------------------- */
+
+static void* reaper(void* arg) {
+  (void)arg;
+  for (;;) {
+    if (waitpid(-1, NULL, 0) < 0) usleep(1000);
+  }
+  return NULL;
+}
+
+static void cmd_sigchld(const char* mode) {
+  if (strcmp(mode, "ign") == 0) {
+    signal(SIGCHLD, SIG_IGN);
+  } else {
+    pthread_t th;
+    pthread_create(&th, NULL, reaper, NULL);
+    pthread_detach(th);
+  }
+  struct sigaction before, after;
+  sigaction(SIGCHLD, NULL, &before);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  sigaction(SIGCHLD, NULL, &after);
+  double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  fact("changed=%d init_ms=%.0f sigchld_kept=%s", changed, ms,
+       before.sa_handler == after.sa_handler ? "yes" : "no");
+}
+
+static atomic_int stopSetenv;
+static int lastWritten[64];
+static void* setenv_loop(void* arg) {
+  (void)arg;
+  char name[32], value[16];
+  for (int i = 0; !atomic_load(&stopSetenv) || i < 64; i++) {
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", i % 64);
+    snprintf(value, sizeof value, "%d", i);
+    setenv(name, value, 1);
+    lastWritten[i % 64] = i;
+    if (i % 64 == 63) usleep(100);
+  }
+  return NULL;
+}
+
+static void cmd_setenv_race(void) {
+  const char* jto = getenv("JAVA_TOOL_OPTIONS");
+  const char* jo = getenv("_JAVA_OPTIONS");
+  char jtoBefore[512], joBefore[512];
+  snprintf(jtoBefore, sizeof jtoBefore, "%s", jto ? jto : "(unset)");
+  snprintf(joBefore, sizeof joBefore, "%s", jo ? jo : "(unset)");
+  /* The names exist before the thread starts, so its setenv calls replace values in place: a
+   * setenv of a new name beside getenv on another thread is a race in glibc itself. */
+  for (int k = 0; k < 64; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", k);
+    setenv(name, "-1", 1);
+  }
+  pthread_t th;
+  pthread_create(&th, NULL, setenv_loop, NULL);
+  void* lib = NULL;
+  int changed = one_comm(load(plugin, &lib));
+  atomic_store(&stopSetenv, 1);
+  pthread_join(th, NULL);
+  jto = getenv("JAVA_TOOL_OPTIONS");
+  jo = getenv("_JAVA_OPTIONS");
+  int same = strcmp(jtoBefore, jto ? jto : "(unset)") == 0 && strcmp(joBefore, jo ? jo : "(unset)") == 0;
+  int lost = 0;
+  for (int k = 0; k < 64; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "GUEST_HOST_VAR_%d", k);
+    const char* v = getenv(name);
+    if (!v || atoi(v) != lastWritten[k]) lost++;
+  }
+  fact("changed=%d env_options_kept=%s sr_signum=%s host_writes_lost=%d", changed, same ? "yes" : "no",
+       getenv("_JAVA_SR_SIGNUM") ? getenv("_JAVA_SR_SIGNUM") : "unset", lost);
+}
+
+int main(int argc, char** argv) {
+  facts = stdout;
+  logOut = stdout;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i += 2) {
+    if (i + 1 >= argc) usage_exit("%s needs a value", argv[i]);
+    if (strcmp(argv[i], "--plugin") == 0) plugin = argv[i + 1];
+    else if (strcmp(argv[i], "--trace") == 0) tracePath = argv[i + 1];
+    else if (strcmp(argv[i], "--log") == 0) {
+      logOut = fopen(argv[i + 1], "w");
+      if (!logOut) usage_exit("cannot open %s", argv[i + 1]);
+    } else usage_exit("unknown option %s", argv[i]);
+  }
+  if (!plugin || !tracePath || i >= argc) usage_exit("usage: guest-host --plugin P --trace T COMMAND [ARG] (see guest_host.c)");
+  read_trace();
+  const char* cmd = argv[i];
+  const char* arg = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG() do { if (!arg) usage_exit("%s needs an argument", cmd); } while (0)
+  if (strcmp(cmd, "basic") == 0) {
+    void* lib = NULL;
+    fact("changed=%d", one_comm(load(plugin, &lib)));
+  } else if (strcmp(cmd, "reload") == 0) { NEED_ARG(); cmd_reload(atol(arg)); }
+  else if (strcmp(cmd, "two-copies") == 0) { NEED_ARG(); cmd_two_copies(arg); }
+  else if (strcmp(cmd, "fork-during-init") == 0) { NEED_ARG(); cmd_fork_during_init(atol(arg)); }
+  else if (strcmp(cmd, "stack") == 0) { NEED_ARG(); cmd_stack(atol(arg)); }
+  else if (strcmp(cmd, "signals") == 0) cmd_signals();
+  else if (strcmp(cmd, "locale") == 0) cmd_locale();
+  else if (strcmp(cmd, "capture") == 0) { NEED_ARG(); cmd_capture(arg); }
+  else if (strcmp(cmd, "rlimit-as") == 0) { NEED_ARG(); cmd_rlimit_as(atol(arg)); }
+  else if (strcmp(cmd, "preload-libjvm") == 0) {
+    NEED_ARG();
+    if (!dlopen(arg, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", arg, dlerror());
+    void* lib = NULL;
+    fact("changed=%d", one_comm(load(plugin, &lib)));
+  } else if (strcmp(cmd, "sigchld") == 0) { NEED_ARG(); cmd_sigchld(arg); }
+  else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
+  else if (strcmp(cmd, "init-rc") == 0) {
+    void* lib = NULL;
+    const ncclTuner_v3_t* t = load(plugin, &lib);
+    void* ctx = NULL;
+    ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+    int changed = rc == ncclSuccess ? replay(t, ctx) : 0;
+    fact("rc=%d changed=%d", rc, changed);
+    if (rc == ncclSuccess) t->destroy(ctx);
+  } else usage_exit("unknown command %s", cmd);
+  fact("done warn=%lu", atomic_load(&warns));
+  fflush(NULL);
+  return atomic_load(&failures) ? EXIT_FAIL : EXIT_OK;
+}
