@@ -9,8 +9,8 @@ set -u
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 PUB="${1:-$REPO/../shared/data/public}"
 JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
-JAR="$REPO/build/lib/nccl-tuner-java.jar"
-[ -f "$JAR" ] || JAR="$REPO/java-policy/target/nccl-tuner-java.jar"
+JAR="$REPO/build/lib/nccl-tuner-tools.jar"
+[ -f "$JAR" ] || JAR="$REPO/java-tools/target/nccl-tuner-tools.jar"
 [ -d "$PUB" ] || { echo "no public data at $PUB"; exit 0; }
 nt() { timeout 120 "$JAVA" -jar "$JAR" "$@"; }
 gist() { # the lines that carry the verdict

@@ -31,7 +31,7 @@ import tempfile
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.join(REPO, "build")
 SIM = os.path.join(BUILD, "tests", "simcluster")
-JAR = os.path.join(BUILD, "lib", "nccl-tuner-java.jar")
+JAR = os.path.join(BUILD, "lib", "nccl-tuner-tools.jar")  # the nccl-tuner command line
 PLUGIN = os.path.join(BUILD, "lib", "libnccl-tuner-java.so")
 JAVA_HOME = os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
 JAVA = os.path.join(JAVA_HOME, "bin", "java")
