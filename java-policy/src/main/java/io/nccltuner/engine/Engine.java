@@ -67,6 +67,7 @@ public final class Engine {
     long hits;
     long applied;
     final long[] disagreements;
+    final ShadowAggregate aggregate;
 
     Comm(long handle, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode, boolean observe,
         MemorySegment logger) {
@@ -79,6 +80,7 @@ public final class Engine {
       this.write = mode == Mode.ENFORCE;
       this.observe = observe || mode == Mode.SHADOW;
       this.disagreements = new long[Collective.COUNT * SizeGrid.BUCKETS];
+      this.aggregate = observe ? new ShadowAggregate() : null;
     }
   }
 
@@ -247,7 +249,10 @@ public final class Engine {
     if (nccl != policyPick || (cand >>> 16) != 0) {
       c.disagreements[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)]++;
     }
-    if (decisionLog != null) {
+    if (c.aggregate != null) {
+      c.aggregate.count(coll, nBytes, nccl, numProto, cand);
+    }
+    if (decisionLog != null && decisionLog.logsCalls()) {
       decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto, nccl < 0 ? -1 : nccl % numProto,
           cand & 0xff, (cand >>> 8) & 0xff, cand >>> 16, c.write);
     }
@@ -305,6 +310,7 @@ public final class Engine {
     }
     String line = summary(c);
     log.log(c.logger, TunerLog.INFO, line);
+    ShadowAggregate.write(c, mode, policy.name(), decisionLog, "destroy");
     if (decisionLog != null) {
       decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
     }
@@ -346,6 +352,9 @@ public final class Engine {
   /** Writes out queued decision-log records (at process exit); waits up to one second. */
   public void flush() {
     if (decisionLog != null) {
+      for (Comm c : comms) {
+        ShadowAggregate.write(c, mode, policy == null ? null : policy.name(), decisionLog, "exit");
+      }
       decisionLog.awaitFlushed(1000);
     }
   }

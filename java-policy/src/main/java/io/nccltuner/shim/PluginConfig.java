@@ -21,6 +21,8 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_CONFIG_FILE}: NCCL example-tuner CSV, read when no YAML policy is set.
  *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
+ *   <li>{@code NCCL_TUNER_JAVA_LOG_CALLS}: 1 = one record per decision as well (default: only the
+ *       per-communicator aggregates, written at destroy and exit; see engine.ShadowAggregate).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  *   <li>{@code NCCL_TUNER_JAVA_TEST_THROW}: test hook (init | getCollInfo | destroy).
  * </ul>
@@ -93,7 +95,9 @@ record PluginConfig(Engine engine, String warning, String info) {
         // keep the default; the variable is a tuning knob
       }
       try {
-        decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, MAX_QUEUE)), log);
+        boolean calls = "1".equals(env.getOrDefault("NCCL_TUNER_JAVA_LOG_CALLS", "").trim());
+        decisions = new DecisionLog(DecisionLog.expand(logPath), calls ? Math.max(2, Math.min(queue, MAX_QUEUE)) : 2, log,
+            calls);
       } catch (java.io.IOException e) {
         return new PluginConfig(new Engine(policy, mode, log, null, throwIn),
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
