@@ -252,7 +252,7 @@ C_ALLOC=$(kv "$RAW/c_enforce.txt" after_calls alloc_bytes_per_call)
 C_BOUND=$(kv "$RAW/c_enforce.txt" after_calls alloc_bound_bytes_per_call)
 say "  ratios (medians): c/b = $(calc "$C_MED / $B_MED" | awk '{ printf "%.2f", $1 }')   c/e = $(calc "$C_MED / $E_MED" | awk '{ printf "%.2f", $1 }')"
 check_same "(b) C reference vs (c) Java enforce" b_cref c_enforce
-check_same "(a) no-op, (d) shadow, (e) no rules change nothing" a_noop d_shadow d_shadow_agg d_shadow_calls e_norules
+check_same "(a) no-op, (d), (d2), (d3) shadow, (e) no rules change nothing" a_noop d_shadow d_shadow_agg d_shadow_calls e_norules
 D_MED=$(kv "$RAW/d_shadow.txt" calls median_ns)
 D2_MED=$(kv "$RAW/d_shadow_agg.txt" calls median_ns)
 say "  shadow - enforce (medians): (d) - (c) = $(calc "$D_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns," \

@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
       ImportCommand.class,
       ExplainCommand.class,
       ReplayCommand.class,
+      ValidateCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

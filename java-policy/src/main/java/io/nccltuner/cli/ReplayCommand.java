@@ -55,6 +55,14 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--changes-only", description = "list only sizes where the policy changes NCCL's choice")
   boolean changesOnly;
 
+  @Option(names = "--nranks", paramLabel = "N",
+      description = "run every communicator of the trace as nRanks N (the policy's profile is matched on it; "
+          + "NCCL's captured cost tables stay as they are)")
+  Integer nRanks;
+
+  @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
+  Integer nNodes;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -72,8 +80,12 @@ final class ReplayCommand implements Callable<Integer> {
           return 1;
         }
       }
+      if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
+        err.println("nccl-tuner replay: --nranks and --nnodes must be >= 1");
+        return 1;
+      }
       Policy p = PolicyLoader.load(policy);
-      TraceFile t = TraceFile.read(trace);
+      TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       Replay.Result r = Replay.run(p, m, t);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
       Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t) : null;
@@ -92,9 +104,39 @@ final class ReplayCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The trace with every communicator's shape replaced (null: keep the captured value). Only the
+   * shape the engine matches profiles on changes; NCCL's cost tables are the captured ones.
+   */
+  static TraceFile withShape(TraceFile t, Integer nRanks, Integer nNodes) {
+    if (nRanks == null && nNodes == null) {
+      return t;
+    }
+    List<TraceFile.Event> events = new java.util.ArrayList<>();
+    for (TraceFile.Event e : t.events()) {
+      events.add(switch (e) {
+        case TraceFile.Init i -> new TraceFile.Init(i.line(), i.comm(), nRanks != null ? nRanks : i.nRanks(),
+            nNodes != null ? nNodes : i.nNodes());
+        case TraceFile.Get g -> {
+          io.nccltuner.model.TraceCall c = g.call();
+          yield new TraceFile.Get(new io.nccltuner.model.TraceCall(c.line(), c.comm(),
+              nRanks != null ? nRanks : c.nRanks(), nNodes != null ? nNodes : c.nNodes(), c.collective(), c.nBytes(),
+              c.numPipeOps(), c.numAlgo(), c.numProto(), c.nChannelsIn(), c.costs(), c.costTolerance()));
+        }
+        case TraceFile.Destroy d -> d;
+      });
+    }
+    return new TraceFile(t.source(), events);
+  }
+
   private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
     out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode%n",
         trace, Main.count(r.calls().size(), "call"), p.name(), policy, p.mode().spelling(), m.spelling());
+    if (nRanks != null || nNodes != null) {
+      out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
+          + (nNodes != null ? " nNodes " + nNodes : "") + " (profile matched on it; NCCL's cost tables as captured"
+          + " for the trace's own shape).");
+    }
     out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables.");
     if (would != null) {
       out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");

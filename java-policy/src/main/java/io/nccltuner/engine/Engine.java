@@ -246,11 +246,12 @@ public final class Engine {
       int numProto, int cand) {
     int nccl = ncclPick(table, numAlgo, numProto);
     int policyPick = (cand & 0xff) * numProto + ((cand >>> 8) & 0xff);
+    int bucket = SizeGrid.bucket(nBytes);
     if (nccl != policyPick || (cand >>> 16) != 0) {
-      c.disagreements[coll * SizeGrid.BUCKETS + SizeGrid.bucket(nBytes)]++;
+      c.disagreements[coll * SizeGrid.BUCKETS + bucket]++;
     }
     if (c.aggregate != null) {
-      c.aggregate.count(coll, nBytes, nccl, numProto, cand);
+      c.aggregate.count(coll, bucket, nccl, numProto, cand);
     }
     if (decisionLog != null && decisionLog.logsCalls()) {
       decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto, nccl < 0 ? -1 : nccl % numProto,

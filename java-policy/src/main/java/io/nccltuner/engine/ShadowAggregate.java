@@ -26,9 +26,9 @@ import java.util.List;
  * down; the comm line reports them). Counts are plain longs: NCCL enqueues one communicator's
  * collectives from one thread at a time (as for the engine's other per-communicator counters).
  *
- * <p>Key: collective (8 bits) | bucket (16) | NCCL's algorithm (8) and protocol (8), 0xff each when
- * NCCL had no selectable entry | the policy's candidate as the decision table packs it (algorithm,
- * protocol, channels: 24 bits).
+ * <p>Key: collective (8 bits) | bucket (16) | numProto (8) | NCCL's pick as algorithm * numProto +
+ * protocol (8; 0xff when NCCL had no selectable entry) | the policy's candidate as the decision
+ * table packs it (algorithm, protocol, channels: 24 bits).
  */
 public final class ShadowAggregate {
   /** Slots in the table (a power of two). */
@@ -37,8 +37,8 @@ public final class ShadowAggregate {
   /** Longest probe sequence before a key counts as unaggregated. */
   static final int PROBES = 16;
 
-  private final long[] keys = new long[SLOTS];
-  private final long[] counts = new long[SLOTS];
+  /** (key, count) pairs side by side, so a probe touches one cache line; count 0 = free slot. */
+  private final long[] slots = new long[2 * SLOTS];
   private long unaggregated;
   private final java.util.concurrent.atomic.AtomicBoolean written = new java.util.concurrent.atomic.AtomicBoolean();
   private static volatile String host;
@@ -47,28 +47,28 @@ public final class ShadowAggregate {
    * Counts one decision.
    *
    * @param coll ncclFunc_t value (0..255)
-   * @param nBytes message size (unsigned)
+   * @param bucket the size-grid bucket of nBytes ({@link SizeGrid#bucket})
    * @param ncclPick NCCL's pick as {@code algorithm * numProto + protocol}, or -1 for none
    * @param numProto columns of NCCL's cost table (to split ncclPick)
    * @param cand the policy's candidate as packed by {@link DecisionTable}: algorithm | protocol
    *     &lt;&lt; 8 | channels &lt;&lt; 16
    */
-  public void count(int coll, long nBytes, int ncclPick, int numProto, int cand) {
-    long na = ncclPick < 0 ? 0xff : (ncclPick / numProto) & 0xff;
-    long np = ncclPick < 0 ? 0xff : (ncclPick % numProto) & 0xff;
-    long key = (long) (coll & 0xff) << 56 | (long) (SizeGrid.bucket(nBytes) & 0xffff) << 40 | na << 32 | np << 24
-        | (cand & 0xffffffL);
+  public void count(int coll, int bucket, int ncclPick, int numProto, int cand) {
+    // NCCL's pick kept as (numProto, index): split into algorithm and protocol when written, not per call
+    long key = (long) (coll & 0xff) << 56 | (long) (bucket & 0xffff) << 40 | (long) (numProto & 0xff) << 32
+        | (long) (ncclPick & 0xff) << 24 | (cand & 0xffffffL);
     int h = (int) ((key * 0x9E3779B97F4A7C15L) >>> 54); // 10 bits: SLOTS = 1024
+    long[] t = slots;
     for (int p = 0; p < PROBES; p++) {
-      int i = (h + p) & (SLOTS - 1);
-      long c = counts[i];
-      if (c == 0) {
-        keys[i] = key;
-        counts[i] = 1;
+      int i = ((h + p) & (SLOTS - 1)) << 1;
+      long c = t[i + 1];
+      if (c != 0 && t[i] == key) {
+        t[i + 1] = c + 1;
         return;
       }
-      if (keys[i] == key) {
-        counts[i] = c + 1;
+      if (c == 0) {
+        t[i] = key;
+        t[i + 1] = 1;
         return;
       }
     }
@@ -99,8 +99,8 @@ public final class ShadowAggregate {
   public List<Entry> entries() {
     List<long[]> kc = new ArrayList<>();
     for (int i = 0; i < SLOTS; i++) {
-      if (counts[i] != 0) {
-        kc.add(new long[] {keys[i], counts[i]});
+      if (slots[2 * i + 1] != 0) {
+        kc.add(new long[] {slots[2 * i], slots[2 * i + 1]});
       }
     }
     kc.sort((a, b) -> Long.compareUnsigned(a[0], b[0]));
@@ -109,8 +109,10 @@ public final class ShadowAggregate {
       long k = e[0];
       int coll = (int) (k >>> 56);
       int bucket = (int) ((k >>> 40) & 0xffff);
-      int na = (int) ((k >>> 32) & 0xff);
-      int np = (int) ((k >>> 24) & 0xff);
+      int numProto = (int) ((k >>> 32) & 0xff);
+      int pick = (int) ((k >>> 24) & 0xff);
+      int na = pick == 0xff || numProto == 0 ? 0xff : pick / numProto;
+      int np = pick == 0xff || numProto == 0 ? 0xff : pick % numProto;
       int cand = (int) (k & 0xffffff);
       String nccl = na >= Algorithm.values().length || np >= Protocol.values().length ? null
           : Algorithm.ofId(na) + "/" + Protocol.ofId(np);

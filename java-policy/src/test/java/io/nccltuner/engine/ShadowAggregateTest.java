@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.policy.SizeGrid;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -45,11 +46,11 @@ class ShadowAggregateTest {
     ShadowAggregate a = new ShadowAggregate();
     int ringSimple = 1 | 2 << 8; // RING=1, SIMPLE=2
     for (int i = 0; i < 7; i++) {
-      a.count(4, 1 << 20, 0, 3, ringSimple); // NCCL TREE/LL
+      a.count(4, SizeGrid.bucket(1 << 20), 0, 3, ringSimple); // NCCL TREE/LL
     }
-    a.count(4, (1 << 20) + 1, 0, 3, ringSimple); // same bucket [1 MiB, 1.25 MiB)
-    a.count(4, 3 << 19, 1, 3, ringSimple); // 1.5 MiB, NCCL TREE/LL128
-    a.count(2, 100, -1, 3, 1 | 0 << 8 | 2 << 16); // AllGather, no NCCL pick, RING/LL 2 channels
+    a.count(4, SizeGrid.bucket((1 << 20) + 1), 0, 3, ringSimple); // same bucket [1 MiB, 1.25 MiB)
+    a.count(4, SizeGrid.bucket(3 << 19), 1, 3, ringSimple); // 1.5 MiB, NCCL TREE/LL128
+    a.count(2, SizeGrid.bucket(100), -1, 3, 1 | 0 << 8 | 2 << 16); // AllGather, no NCCL pick, RING/LL 2 channels
     List<ShadowAggregate.Entry> e = a.entries();
     assertEquals(3, e.size());
     assertEquals(new ShadowAggregate.Entry(Collective.AllGather, 2, 96, 112, null, "RING/LL", 2, 1), e.get(0));
@@ -65,7 +66,7 @@ class ShadowAggregateTest {
     ShadowAggregate a = new ShadowAggregate();
     int keys = 3000;
     for (int k = 0; k < keys; k++) {
-      a.count(4, 1L << (k % 40), k / 40 % 21, 3, k / 840); // 3000 distinct (bucket, pick, cand) keys
+      a.count(4, SizeGrid.bucket(1L << (k % 40)), k / 40 % 21, 3, k / 840); // 3000 distinct (bucket, pick, cand) keys
     }
     long sum = a.entries().stream().mapToLong(ShadowAggregate.Entry::count).sum();
     assertEquals(keys, sum + a.unaggregated());
