@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
       ExplainCommand.class,
       ReplayCommand.class,
       ValidateCommand.class,
+      ReportCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
