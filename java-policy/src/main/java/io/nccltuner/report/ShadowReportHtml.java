@@ -38,8 +38,8 @@ public final class ShadowReportHtml {
         .append("body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\n")
         .append("h1{font-size:1.6em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.4em 0 .4em}\n")
         .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
-        .append("table{border-collapse:collapse;width:100%;margin:.6em 0}th,td{border:1px solid #ccc;padding:2px 6px;")
-        .append("text-align:right;white-space:nowrap}th{background:#f2f2f2}td.l,th.l{text-align:left}\n")
+        .append("table{border-collapse:collapse;width:100%;margin:.6em 0;font-size:12px}.legend{font-size:12px;margin:.2em 0}th,td{border:1px solid #ccc;padding:2px 6px;")
+        .append("text-align:right;white-space:nowrap}th{background:#f2f2f2;white-space:normal}td.l,th.l{text-align:left}\n")
         .append(".bad{color:#b00020;font-weight:bold}.ok{color:#1b5e20}.noise{color:#666}\n")
         .append("</style></head><body>\n");
     h.append("<h1>").append(esc(r.policy())).append("</h1>\n");
@@ -63,6 +63,10 @@ public final class ShadowReportHtml {
       }
       h.append("<h2>").append(esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes()))
           .append(": regret by size</h2>\n");
+      h.append("<p class=\"legend\"><span style=\"color:#c62828\">- - NCCL's own pick</span> &nbsp; "
+          + "<span style=\"color:#1565c0\">&mdash; with the policy of the logs (dots: sizes the logs decided; "
+          + "the decision with the most calls)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
+          + "noise, a compile keeps NCCL's pick</span></p>\n");
       h.append(chart(g, rows));
     }
     h.append("<h2>Decisions</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th><th class=\"l\">size")
@@ -133,9 +137,11 @@ public final class ShadowReportHtml {
       x[i] = Math.log(Math.max(1, s.nBytes())) / Math.log(2);
       nccl[i] = s.ncclRegret();
       pol[i] = nccl[i];
-      for (ShadowReport.Row row : rows) {
-        if (Long.compareUnsigned(s.nBytes(), row.fromBytes()) >= 0
+      long most = -1;
+      for (ShadowReport.Row row : rows) { // the decision with the most calls at this size
+        if (row.calls() > most && Long.compareUnsigned(s.nBytes(), row.fromBytes()) >= 0
             && (row.toBytes() == -1 || Long.compareUnsigned(s.nBytes(), row.toBytes()) < 0)) {
+          most = row.calls();
           var pc = ShadowReport.config(row.policyPick(), row.channels());
           for (Compiler.Stats st : s.candidates()) {
             if (st.config().equals(pc)) {
@@ -187,8 +193,8 @@ public final class ShadowReportHtml {
         + "</text>%n", left + pw / 2, ht - 8));
     s.append(f("<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">"
         + "regret vs best measured</text>%n", top + ph / 2, top + ph / 2));
-    s.append(polyline(x, nccl, x0, x1, max, left, top, pw, ph, "#c62828", "6 4"));
     s.append(polyline(x, pol, x0, x1, max, left, top, pw, ph, "#1565c0", null));
+    s.append(polyline(x, nccl, x0, x1, max, left, top, pw, ph, "#c62828", "6 4")); // on top: visible where equal
     for (int i = 0; i < sizes.size(); i++) {
       double cx = left + (x[i] - x0) / (x1 - x0) * pw;
       double cy = top + ph - Math.min(pol[i], max) / max * ph;
@@ -197,11 +203,6 @@ public final class ShadowReportHtml {
             + "</title></circle>%n", cx, cy, esc(ByteSize.format(sizes.get(i).nBytes())), 100 * pol[i], 100 * nccl[i]));
       }
     }
-    s.append(f("<g font-size=\"12\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c62828\" "
-        + "stroke-dasharray=\"6 4\" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">NCCL's own pick</text>"
-        + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1565c0\" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">"
-        + "with the policy (dots: sizes the logs decided)</text></g>%n", w - 420, top + 10, w - 390, top + 10, w - 385,
-        top + 14, w - 250, top + 10, w - 220, top + 10, w - 215, top + 14));
     s.append("</svg>\n");
     return s.toString();
   }
