@@ -63,6 +63,12 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
   Integer nNodes;
 
+  @Option(names = "--measurements", paramLabel = "FILE",
+      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output)")
+  Path measurements;
+
+  private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -86,6 +92,21 @@ final class ReplayCommand implements Callable<Integer> {
       }
       Policy p = PolicyLoader.load(policy);
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
+      if (measurements != null) {
+        String bad = InputFiles.problem(measurements);
+        if (bad != null) {
+          err.println("nccl-tuner replay: " + measurements + ": " + bad);
+          return 1;
+        }
+        io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
+        if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
+          io.nccltuner.compile.MeasurementCsv.parse(measurements, data);
+        } else {
+          io.nccltuner.compile.NcclTestsLog.parse(measurements, io.nccltuner.compile.NcclTestsLog.Options.NONE, data);
+        }
+        measured = io.nccltuner.compile.Compiler.compile(data, io.nccltuner.compile.Compiler.Options.defaults("replay"))
+            .groups();
+      }
       Replay.Result r = Replay.run(p, m, t);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
       Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t) : null;
@@ -96,6 +117,9 @@ final class ReplayCommand implements Callable<Integer> {
       err.println("nccl-tuner replay: " + e.getMessage());
       return 1;
     } catch (IllegalArgumentException e) {
+      err.println("nccl-tuner replay: " + e.getMessage());
+      return 1;
+    } catch (io.nccltuner.compile.InputException e) {
       err.println("nccl-tuner replay: " + e.getMessage());
       return 1;
     } catch (IOException e) {
@@ -137,7 +161,9 @@ final class ReplayCommand implements Callable<Integer> {
           + (nNodes != null ? " nNodes " + nNodes : "") + " (profile matched on it; NCCL's cost tables as captured"
           + " for the trace's own shape).");
     }
-    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables.");
+    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
+        + (measured.isEmpty() ? "." : "; measured: median times from " + measurements
+            + " at the measured size governing each size (NCCL's pick forced where measured, else unforced)."));
     if (would != null) {
       out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
     }
@@ -146,19 +172,50 @@ final class ReplayCommand implements Callable<Integer> {
         .sorted(Comparator.comparing((Replay.Change c) -> c.collective().id())
             .thenComparingLong(Replay.Change::nBytes).thenComparingInt(Replay.Change::numPipeOps))
         .toList();
-    TextTable table = new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
+    boolean priced = !measured.isEmpty();
+    TextTable table = priced
+        ? new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick", ">NCCL us", "policy pick",
+            ">policy us", ">nChannels", "change", ">measured NCCL us", ">measured policy us", ">saved us")
+        : new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
         ">NCCL us", "policy pick", ">policy us", ">nChannels", "change");
+    long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+    long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+    double measNccl = 0;
+    double measPolicy = 0;
+    long measCalls = 0;
     for (Replay.Change c : changes) {
+      io.nccltuner.report.ShadowReport.Price pr = !priced || c.ncclPick() == null || c.policyPick() == null ? null
+          : io.nccltuner.report.ShadowReport.price(c.collective(), shapeRanks, shapeNodes, c.nBytes(),
+              c.ncclPick().toString(), c.policyPick().toString(), c.changed() ? c.nChannels() : 0, measured);
+      if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
+        pr = new io.nccltuner.report.ShadowReport.Price(pr.measuredBytes(), pr.ncclUs(), pr.ncclUs(), pr.bestUs(),
+            pr.ncclBusbw(), pr.ncclBusbw(), pr.keptByNoise());
+      }
+      if (pr != null && !Double.isNaN(pr.policyUs())) {
+        measNccl += pr.ncclUs() * c.calls();
+        measPolicy += pr.policyUs() * c.calls();
+        measCalls += c.calls();
+      }
       if (changesOnly && !c.changed()) {
         continue;
       }
       String change = !c.changed() ? ""
           : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
-      table.row(c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
+      String[] cells = {c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
           Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
           (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
           c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change");
+          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change"};
+      if (priced) {
+        String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
+        more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
+        more[cells.length + 1] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
+            : String.format(Locale.ROOT, "%.1f", pr.policyUs());
+        more[cells.length + 2] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
+            : String.format(Locale.ROOT, "%.1f", pr.savedUs());
+        cells = more;
+      }
+      table.row(cells);
     }
     if (table.size() > 0) {
       out.print(table.render());
@@ -178,6 +235,11 @@ final class ReplayCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "all: %s, %d changed%s%n", Main.count(r.calls().size(), "call"), r.changedCalls(),
         would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+    if (priced) {
+      out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
+          + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
+          measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
+    }
     r.engineLog().forEach(l -> out.println("engine: " + l));
   }
 

@@ -214,7 +214,20 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     return a == null || p == null ? null : new RunConfig(a, p, channels);
   }
 
-  private static Price price(Collective c, long nRanks, long nNodes, long fromBytes, String nccl, String policy,
+  /**
+   * Prices one decision with compiled measurements (see the class comment).
+   *
+   * @param c collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param fromBytes the size (or a bucket's first size)
+   * @param nccl NCCL's pick, "RING/LL"
+   * @param policy the policy's pick, "TREE/SIMPLE"
+   * @param channels the policy's channels (0 = NCCL's)
+   * @param groups the compiled measurements
+   * @return the price, or null when no measured size governs it or NCCL's time is unknown
+   */
+  public static Price price(Collective c, long nRanks, long nNodes, long fromBytes, String nccl, String policy,
       int channels, List<Compiler.Group> groups) {
     for (Compiler.Group g : groups) {
       if (g.key().collective() != c || g.key().nRanks() != nRanks || g.key().nNodes() != nNodes

@@ -146,4 +146,22 @@ class ValidateCommandTest {
     assertTrue(as16.out().contains("AllReduce: 257 calls, 0 changed"), as16.out());
     assertTrue(as16.out().contains("all: 273 calls, 16 changed"), as16.out());
   }
+
+  /**
+   * Replay priced with measurements: the shipped policy on the tp_infer trace. Changed: 1 call at
+   * 4 B (NCCL RING/LL unforced 4806.560 us -> RING/SIMPLE 2453.248 us) and 64 at 16 KiB (4531.264 ->
+   * 2455.104 us); unchanged sizes cost the same either way (64 KiB: forced RING/SIMPLE 2458.048 us).
+   */
+  @Test
+  void replayPricesWithMeasurements() {
+    CliRun r = CliRun.run("replay", "--trace", CliRun.trace("trace_tp_infer.csv"), "--policy",
+        CliRun.trace("../../policies/h200-2rank-measured.yaml"), "--measurements",
+        CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
+    assertEquals(0, r.exit(), r.err());
+    double saved = (4806.560 - 2453.248) + 64 * (4531.264 - 2455.104);
+    assertTrue(r.out().contains(String.format(java.util.Locale.ROOT, "expected saving %.1f us", saved)), r.out());
+    assertTrue(r.out().contains("257 of 273 calls priced"), r.out()); // AllGather was not measured
+    assertTrue(r.out().replaceAll(" +", " ").contains("64 KiB 65536 1 64 RING/SIMPLE 105.573 RING/SIMPLE 105.573 2458.0 2458.0 0.0"),
+        r.out());
+  }
 }
