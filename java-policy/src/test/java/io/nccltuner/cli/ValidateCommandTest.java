@@ -164,4 +164,22 @@ class ValidateCommandTest {
     assertTrue(r.out().replaceAll(" +", " ").contains("64 KiB 65536 1 64 RING/SIMPLE 105.573 RING/SIMPLE 105.573 2458.0 2458.0 0.0"),
         r.out());
   }
+
+  /**
+   * explain --measurements: the model's pick and the policy's pick priced with the sweep (4 B: NCCL's
+   * RING/LL unforced 4806.560 us, RING/SIMPLE 2453.248 us; 64 KiB: the policy keeps NCCL's
+   * RING/SIMPLE, forced 2458.048 us).
+   */
+  @Test
+  void explainPricesWithMeasurements() {
+    CliRun r = CliRun.run("explain", "--log", CliRun.trace("nccl_sweep.rank0.log"), "--policy",
+        CliRun.trace("../../policies/h200-2rank-measured.yaml"), "--sizes", "4B,64KiB", "--measurements",
+        CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
+    assertEquals(0, r.exit(), r.err());
+    String t = r.out().replaceAll(" +", " ");
+    assertTrue(t.contains("measured NCCL us measured policy us saved us"), r.out());
+    assertTrue(t.contains("RING/SIMPLE 4806.6 2453.2 " + String.format(java.util.Locale.ROOT, "%.1f", 4806.560 - 2453.248)),
+        r.out());
+    assertTrue(t.contains("= 2458.0 2458.0 0.0"), r.out());
+  }
 }

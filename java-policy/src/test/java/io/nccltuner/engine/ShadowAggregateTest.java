@@ -143,4 +143,54 @@ class ShadowAggregateTest {
     assertEquals(42, m.readTree(lines.get(5)).get("count").asLong());
     assertTrue(warns.isEmpty(), warns.toString());
   }
+
+  /** Threads each driving their own communicator, as NCCL does: every rule hit is counted. */
+  @Test
+  void oneThreadPerCommunicatorCountsEveryHit(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("d.jsonl");
+    DecisionLog log = new DecisionLog(file, 2, (l, level, m) -> { }, false);
+    Engine e = new Engine(PolicyLoader.parse("agg.yaml", POLICY), Mode.SHADOW, (l, level, m) -> { }, log, null);
+    int threads = 8;
+    int per = 50_000;
+    long[] h = new long[threads];
+    for (int t = 0; t < threads; t++) {
+      h[t] = e.init(2, 1, MemorySegment.NULL);
+    }
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      ts[t] = Thread.ofPlatform().start(() -> {
+        try (Arena arena = Arena.ofConfined()) {
+          MemorySegment tab = arena.allocate(JAVA_FLOAT, 21);
+          MemorySegment ch = arena.allocate(JAVA_INT);
+          for (int k = 0; k < per; k++) {
+            for (int i = 0; i < 21; i++) {
+              tab.setAtIndex(JAVA_FLOAT, i, 1f + (i + k) % 21);
+            }
+            e.getCollInfo(h[id], 2, 1L + k, 1, tab, 7, 3, ch); // AllGather: every call a rule hit
+          }
+        }
+      });
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    for (long x : h) {
+      e.destroy(x);
+    }
+    ObjectMapper m = new ObjectMapper();
+    long counted = 0;
+    long hits = 0;
+    for (String l : Files.readAllLines(file)) {
+      JsonNode n = m.readTree(l);
+      if (n.get("type").asText().equals("aggregate")) {
+        counted += n.get("count").asLong();
+      } else {
+        hits += n.get("ruleHits").asLong();
+        counted += n.get("unaggregated").asLong();
+      }
+    }
+    assertEquals((long) threads * per, hits);
+    assertEquals((long) threads * per, counted);
+  }
 }
