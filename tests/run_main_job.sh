@@ -46,6 +46,10 @@ done
 show "$repo/tests/traces/trace_fsdp.csv" enforce "$repo/policies/channel-override.yaml"
 echo "== shadow decision logs (JSON lines): $(cat "$out"/*.shadow.*.jsonl 2>/dev/null | wc -l) records in $out"
 head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
+echo "== nccl-tuner report: the shadow logs of the four traces (each counts as a rank here), priced with the measured sweep"
+"$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-java.jar" report "$out"/trace_*.shadow.*.jsonl \
+  --measurements "$repo/java-policy/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
+  --html "$out/shadow-report.html" | sed 's/^/  /'
 
 # Offline: measurements -> regret-ranked policy -> the plugin runs it.
 echo "== nccl-tuner compile: the measured AllReduce sweep of this testbed (NCCL 2.28.9) into a policy"
