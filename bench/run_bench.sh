@@ -81,6 +81,22 @@ java_calls() { # NAME MODE POLICY DRIVER-ARGS...
     NCCL_TUNER_JAVA_OPTS="-Xlog:gc,gc+heap:file=$gc" -- --gc-log "$gc" "$@" "${TRACES[@]}"
 }
 
+java_log_calls() { # NAME MODE POLICY LOG_CALLS(0|1): as java_calls, with a decision log at $RAW/NAME.jsonl
+  local name=$1 mode=$2 policy=$3 percall=$4
+  local gc=$RAW/$name.gc.log
+  rm -f "$RAW/$name.jsonl"
+  calls "$name" "$SHIM_SO" NCCL_TUNER_JAVA_MODE="$mode" NCCL_TUNER_JAVA_POLICY="$policy" \
+    NCCL_TUNER_JAVA_LOG="$RAW/$name.jsonl" NCCL_TUNER_JAVA_LOG_CALLS="$percall" \
+    NCCL_TUNER_JAVA_OPTS="-Xlog:gc,gc+heap:file=$gc" -- --gc-log "$gc" "${TRACES[@]}"
+}
+# logsum NAME KEY [TYPE]: sum of "KEY":N over the decision log's lines (of "type":TYPE if given)
+logsum() {
+  local f=$RAW/$1.jsonl
+  [ -f "$f" ] || { echo 0; return; }
+  if [ -n "${3:-}" ]; then grep -F "\"type\":\"$3\"" "$f"; else cat "$f"; fi \
+    | grep -oE "\"$2\":[0-9]+" | cut -d: -f2 | awk '{s+=$1} END {printf "%d", s}'
+}
+
 cref_calls() { # NAME TABLE DRIVER-ARGS...
   local name=$1 table=$2
   shift 2
@@ -123,6 +139,8 @@ calls a_noop "$HARNESS_NOOP" -- "${TRACES[@]}"
 cref_calls b_cref "$TAB/h200-2rank.table"
 java_calls c_enforce enforce "$H200"
 java_calls d_shadow shadow "$H200"
+java_log_calls d_shadow_agg shadow "$H200" 0
+java_log_calls d_shadow_calls shadow "$H200" 1
 java_calls e_norules enforce "$POL/rules-0.yaml"
 
 # 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
@@ -223,6 +241,8 @@ row "(a) no-op C plugin" a_noop
 row "(b) C reference lookup (same compiled table)" b_cref
 row "(c) Java, enforce, h200-2rank.yaml (3 rules)" c_enforce alloc
 row "(d) Java, shadow, same policy" d_shadow alloc
+row "(d2) Java, shadow + decision log (aggregated)" d_shadow_agg alloc
+row "(d3) Java, shadow + per-call records (LOG_CALLS=1)" d_shadow_calls alloc
 row "(e) Java, policy with no rules (upcall alone)" e_norules alloc
 C_MED=$(kv "$RAW/c_enforce.txt" calls median_ns)
 B_MED=$(kv "$RAW/b_cref.txt" calls median_ns)
@@ -232,7 +252,20 @@ C_ALLOC=$(kv "$RAW/c_enforce.txt" after_calls alloc_bytes_per_call)
 C_BOUND=$(kv "$RAW/c_enforce.txt" after_calls alloc_bound_bytes_per_call)
 say "  ratios (medians): c/b = $(calc "$C_MED / $B_MED" | awk '{ printf "%.2f", $1 }')   c/e = $(calc "$C_MED / $E_MED" | awk '{ printf "%.2f", $1 }')"
 check_same "(b) C reference vs (c) Java enforce" b_cref c_enforce
-check_same "(a) no-op, (d) shadow, (e) no rules change nothing" a_noop d_shadow e_norules
+check_same "(a) no-op, (d), (d2), (d3) shadow, (e) no rules change nothing" a_noop d_shadow d_shadow_agg d_shadow_calls e_norules
+D_MED=$(kv "$RAW/d_shadow.txt" calls median_ns)
+D2_MED=$(kv "$RAW/d_shadow_agg.txt" calls median_ns)
+say "  shadow - enforce (medians): (d) - (c) = $(calc "$D_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns," \
+    "(d2) - (c) = $(calc "$D2_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (target: <= 10 ns)"
+AGG_HITS=$(logsum d_shadow_agg ruleHits comm)
+AGG_COUNT=$(logsum d_shadow_agg count aggregate)
+AGG_UN=$(logsum d_shadow_agg unaggregated comm)
+AGG_LOST=$((AGG_HITS - AGG_COUNT - AGG_UN))
+say "  (d2) decision log: rule hits $AGG_HITS, counted in $(grep -cF '"type":"aggregate"' "$RAW/d_shadow_agg.jsonl" 2>/dev/null || echo 0) aggregate lines $AGG_COUNT, unaggregated $AGG_UN: dropped $AGG_LOST"
+[ "$AGG_HITS" -gt 0 ] && [ "$AGG_LOST" -eq 0 ] && [ "$AGG_UN" -eq 0 ] || { say "  CHECK FAILED: (d2) aggregates do not account for every rule hit"; FAIL=1; }
+CALLS_HITS=$(logsum d_shadow_calls ruleHits comm)
+CALLS_LINES=$(grep -cvF '"type":' "$RAW/d_shadow_calls.jsonl" 2>/dev/null || echo 0)
+say "  (d3) per-call records: $CALLS_LINES of $CALLS_HITS rule hits written ($(calc "100 * ($CALLS_HITS - $CALLS_LINES) / $CALLS_HITS" | awk '{ printf "%.1f", $1 }')% dropped; the aggregates still count all $(logsum d_shadow_calls count aggregate))"
 say ""
 say "2. rule count: (c) on the $AR_ROWS AllReduce rows, every policy making the same decision on every call;"
 say "   median over $REPEATS processes per policy, run interleaved (load: min-max over them)"

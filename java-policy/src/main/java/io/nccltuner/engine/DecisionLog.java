@@ -33,7 +33,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Record fields: {@code comm} (handle), {@code collective} (NCCL name), {@code nBytes},
  * {@code numPipeOps}, {@code ncclPick} (NCCL's strict-minimum pick, {@code "RING/LL"}),
  * {@code policyPick} ({@code "TREE/SIMPLE"}), {@code channels} (0 = NCCL decides), {@code
- * applied} (false in shadow mode).
+ * applied} (false in shadow mode). Per-call records are written only when the log was opened with
+ * {@code logCalls} ({@code NCCL_TUNER_JAVA_LOG_CALLS=1}); otherwise the engine counts decisions in
+ * a {@link ShadowAggregate} per communicator and hands its lines to {@link #writeLines} at destroy
+ * and at exit (queued like records, written by the same thread, never blocking the caller).
  */
 public final class DecisionLog {
   private static final int FIELDS = 5;
@@ -53,6 +56,11 @@ public final class DecisionLog {
   private final Thread writer;
   private Writer out; // null until the writer thread opens a FIFO
   private long stalledAt = -1; // records flushed when a wait last ran out with the writer stuck
+  private final boolean logCalls;
+  private final java.util.concurrent.ConcurrentLinkedQueue<String> lines = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final AtomicLong linesQueued = new AtomicLong();
+  private long linesTaken; // writer thread only
+  private volatile long linesFlushed;
 
   /**
    * Expands {@code %h} (host name) and {@code %p} (process id) in a path, as NCCL does for
@@ -81,6 +89,20 @@ public final class DecisionLog {
    *     until a reader appears, and NCCL's communicator init waited for ever.
    */
   public DecisionLog(Path path, int capacity, TunerLog log) throws IOException {
+    this(path, capacity, log, true);
+  }
+
+  /**
+   * Opens the log and starts its writer thread.
+   *
+   * @param path the file to append to (created if missing)
+   * @param capacity ring size in records, rounded up to a power of two
+   * @param log where the one warning about a failed write goes
+   * @param logCalls whether the engine writes one record per decision ({@link #logsCalls()})
+   * @throws IOException as {@link #DecisionLog(Path, int, TunerLog)}
+   */
+  public DecisionLog(Path path, int capacity, TunerLog log, boolean logCalls) throws IOException {
+    this.logCalls = logCalls;
     this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
     this.mask = this.capacity - 1;
     this.ring = new AtomicLongArray(this.capacity * FIELDS);
@@ -92,6 +114,26 @@ public final class DecisionLog {
     this.out = isFifo(path) ? null : open(path);
     this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-log").unstarted(this::drain);
     this.writer.start();
+  }
+
+  /** @return whether per-call records are wanted (NCCL_TUNER_JAVA_LOG_CALLS=1) */
+  public boolean logsCalls() {
+    return logCalls;
+  }
+
+  /**
+   * Queues whole lines (aggregates) for the writer thread; never blocks. Lines are dropped once the
+   * log has failed.
+   *
+   * @param text one or more lines, each ending in a newline
+   */
+  public void writeLines(String text) {
+    if (failed || text.isEmpty()) {
+      return;
+    }
+    linesQueued.incrementAndGet();
+    lines.add(text);
+    LockSupport.unpark(writer);
   }
 
   /** @return records dropped because the ring was full or the file failed */
@@ -171,6 +213,18 @@ public final class DecisionLog {
     int idle = 0;
     int sinceFlush = 0;
     while (true) {
+      String text = lines.poll();
+      if (text != null) {
+        try {
+          out.write(text);
+          linesTaken++;
+        } catch (IOException | RuntimeException e) {
+          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
+          return;
+        }
+        idle = 0;
+        continue;
+      }
       int base = (int) (head & mask) * FIELDS;
       if (ring.getAcquire(base) == head + 1) {
         long comm = ring.getPlain(base + 1);
@@ -184,6 +238,7 @@ public final class DecisionLog {
           written.incrementAndGet();
           if (++sinceFlush >= FLUSH_EVERY) {
             out.flush();
+            linesFlushed = linesTaken;
             flushed = head;
             sinceFlush = 0;
           }
@@ -196,6 +251,7 @@ public final class DecisionLog {
         try {
           if (idle++ == 0) {
             out.flush();
+            linesFlushed = linesTaken;
             flushed = head;
             sinceFlush = 0;
           }
@@ -222,25 +278,31 @@ public final class DecisionLog {
    * @return true if everything queued was flushed
    */
   public boolean awaitFlushed(long timeoutMillis) {
-    long target = tail.get(); // tickets issued; dropped records took none
-    if (flushed == stalledAt && flushed < target) {
+    long target = tail.get() + linesQueued.get(); // tickets issued (dropped records took none), line batches
+    if (done() == stalledAt && done() < target) {
       return false; // still stuck since the last wait ran out
     }
-    long start = flushed;
+    long start = done();
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-    while (flushed < target && !failed && System.nanoTime() < deadline) {
+    while (done() < target && !failed && System.nanoTime() < deadline) {
       LockSupport.unpark(writer);
       LockSupport.parkNanos(100_000L);
     }
-    if (flushed < target && !failed && flushed == start) {
+    if (done() < target && !failed && done() == start) {
       if (stalledAt < 0) {
         log.log(MemorySegment.NULL, TunerLog.WARN, "decision log " + path + ": nothing written for "
             + timeoutMillis + " ms (is the file blocked?); communicator destroy no longer waits for it, "
             + "and records are dropped (and counted) once the queue is full");
       }
-      stalledAt = flushed;
+      stalledAt = done();
     }
-    return flushed >= target;
+    return done() >= target;
+  }
+
+  /** Records and line batches flushed so far (linesFlushed first: it is published before flushed). */
+  private long done() {
+    long l = linesFlushed;
+    return flushed + l;
   }
 
   private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f, int numPipeOps)

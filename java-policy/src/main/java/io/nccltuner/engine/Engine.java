@@ -69,6 +69,7 @@ public class Engine {
     long hits;
     long applied;
     final long[] disagreements;
+    final ShadowAggregate aggregate;
 
     Comm(long handle, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode, boolean observe,
         MemorySegment logger) {
@@ -81,6 +82,7 @@ public class Engine {
       this.write = mode == Mode.ENFORCE;
       this.observe = observe || mode == Mode.SHADOW;
       this.disagreements = new long[Collective.COUNT * SizeGrid.BUCKETS];
+      this.aggregate = observe ? new ShadowAggregate() : null;
     }
   }
 
@@ -235,14 +237,17 @@ public class Engine {
     }
   }
 
-  /** NCCL's own pick beside the policy's: counted per (collective, bucket), and decision-logged. */
+  /** NCCL's own pick beside the policy's: counted per (collective, bucket), aggregated, and decision-logged. */
   private void observe(Comm c, int coll, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, int cand) {
     int nccl = ncclPick(mem, costTable, numAlgo, numProto);
     if (nccl != PackedCandidate.entry(cand, numProto) || PackedCandidate.channels(cand) != 0) {
       c.disagreements[coll * SizeGrid.BUCKETS + bucket]++;
     }
-    if (decisionLog != null) {
+    if (c.aggregate != null) {
+      c.aggregate.count(coll, bucket, nccl, numProto, cand);
+    }
+    if (decisionLog != null && decisionLog.logsCalls()) {
       decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto,
           nccl < 0 ? -1 : nccl % numProto, PackedCandidate.algorithm(cand), PackedCandidate.protocol(cand),
           PackedCandidate.channels(cand), c.write);
@@ -315,6 +320,7 @@ public class Engine {
     }
     String line = summary(c);
     log.log(c.logger, TunerLog.INFO, line);
+    ShadowAggregate.write(c, mode, policy.name(), decisionLog, "destroy");
     if (decisionLog != null) {
       decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
     }
@@ -356,6 +362,9 @@ public class Engine {
   /** Writes out queued decision-log records (at process exit); waits up to one second. */
   public void flush() {
     if (decisionLog != null) {
+      for (Comm c : comms) {
+        ShadowAggregate.write(c, mode, policy == null ? null : policy.name(), decisionLog, "exit");
+      }
       decisionLog.awaitFlushed(1000);
     }
   }

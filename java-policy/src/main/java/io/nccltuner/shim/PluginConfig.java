@@ -27,6 +27,8 @@ import java.util.Map;
  *   <li>{@code NCCL_TUNER_JAVA_RECORD}: record every tuner call as a trace CSV (%h host, %p pid), in
  *       any mode ({@link CallRecorder}).
  *   <li>{@code NCCL_TUNER_JAVA_LOG}: decision log path (JSON lines; %h host, %p pid).
+ *   <li>{@code NCCL_TUNER_JAVA_LOG_CALLS}: 1 = one record per decision as well (default: only the
+ *       per-communicator aggregates, written at destroy and exit; see engine.ShadowAggregate).
  *   <li>{@code NCCL_TUNER_JAVA_LOG_QUEUE}: decision log ring size in records (default 65536, clamped to [2, 262144]).
  * </ul>
  *
@@ -135,7 +137,9 @@ record PluginConfig(Engine engine, String warning, String info) {
         // keep the default; the variable is a tuning knob
       }
       try {
-        decisions = new DecisionLog(DecisionLog.expand(logPath), Math.max(2, Math.min(queue, MAX_QUEUE)), log);
+        boolean calls = "1".equals(env.getOrDefault("NCCL_TUNER_JAVA_LOG_CALLS", "").trim());
+        decisions = new DecisionLog(DecisionLog.expand(logPath), calls ? Math.max(2, Math.min(queue, MAX_QUEUE)) : 2, log,
+            calls);
       } catch (java.io.IOException e) {
         return new PluginConfig(newEngine(policy, mode, log, null),
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());

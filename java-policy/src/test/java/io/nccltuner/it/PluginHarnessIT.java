@@ -143,7 +143,7 @@ class PluginHarnessIT {
    */
   @Test
   void decisionLogSurvivesExitWithoutDestroy(@TempDir Path tmp) throws Exception {
-    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_MODE", "shadow",
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_MODE", "shadow", "NCCL_TUNER_JAVA_LOG_CALLS", "1",
         "NCCL_TUNER_JAVA_LOG", tmp.resolve("d.%p.jsonl").toString(),
         "NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
         "--plugin", Harness.PLUGIN.toString(), "--no-destroy", "--repeat", "20", "--trace", trace("tp_infer").toString());
@@ -154,9 +154,17 @@ class PluginHarnessIT {
     }
     assertEquals(1, logs.size());
     assertEquals(List.of(tmp.resolve("d." + logs.getFirst().getFileName().toString().split("\\.")[1] + ".jsonl")), logs, "%p expanded");
-    List<String> lines = Files.readAllLines(logs.getFirst());
+    List<String> all = Files.readAllLines(logs.getFirst());
+    List<String> lines = all.stream().filter(l -> !l.startsWith("{\"type\"")).toList();
     assertEquals(20 * 257, lines.size(), "one record per rule hit, none lost");
     assertTrue(lines.getFirst().contains("\"applied\":false"), lines.getFirst());
+    // the communicators were never destroyed: their aggregates were written at exit, one comm line each
+    List<String> comms = all.stream().filter(l -> l.startsWith("{\"type\":\"comm\"")).toList();
+    assertEquals(20, comms.size(), String.join("\n", comms));
+    assertTrue(comms.stream().allMatch(l -> l.contains("\"at\":\"exit\"") && l.contains("\"ruleHits\":257")), comms.get(0));
+    long counted = all.stream().filter(l -> l.startsWith("{\"type\":\"aggregate\""))
+        .mapToLong(l -> Long.parseLong(l.replaceAll(".*\"count\":(\\d+).*", "$1"))).sum();
+    assertEquals(20 * 257, counted);
   }
 
   /** NCCL's example-tuner CSV, read directly when NCCL_TUNER_CONFIG_FILE names one and no YAML is set. */

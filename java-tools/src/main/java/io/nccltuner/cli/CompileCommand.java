@@ -109,8 +109,14 @@ final class CompileCommand implements Callable<Integer> {
   double thresholdPct;
 
   @Option(names = "--noise-sigmas", paramLabel = "K", defaultValue = "2",
-      description = "Noise margin = K x sqrt(cv1^2 + cv2^2) of the replicates (default: ${DEFAULT-VALUE}).")
+      description = "Noise margin = K x sqrt(n1^2 + n2^2), n = max(CV of the replicates, neighbour jump) "
+          + "(default: ${DEFAULT-VALUE}).")
   double noiseSigmas;
+
+  @Option(names = "--window", paramLabel = "N", defaultValue = "2",
+      description = "Measured sizes on each side a verdict looks at: neighbour jumps and minimax regret; "
+          + "0 decides each size alone (default: ${DEFAULT-VALUE}).")
+  int window;
 
   @Option(names = "--tie", paramLabel = "PCT", defaultValue = "0",
       description = "Candidates closer than max(this percent, noise margin) are ordered by their regret over "
@@ -176,6 +182,9 @@ final class CompileCommand implements Callable<Integer> {
     if (m == null) {
       throw new InputException("--mode", "'" + mode + "' is not enforce, shadow or off");
     }
+    if (window < 0 || window > 8) {
+      throw new InputException("--window", window + " is outside 0..8");
+    }
     if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
       throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
     }
@@ -217,7 +226,7 @@ final class CompileCommand implements Callable<Integer> {
       default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
     };
     Compiler.Options opts = new Compiler.Options(thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps,
-        mergeBy, policyName, m, null);
+        mergeBy, policyName, m, null, window);
     Compilation c = Compiler.compile(data, opts);
     List<Workload.Savings> savings = new ArrayList<>();
     if (!workloads.isEmpty()) {

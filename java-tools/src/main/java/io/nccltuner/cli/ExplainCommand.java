@@ -106,9 +106,14 @@ final class ExplainCommand implements Callable<Integer> {
       description = "mode to run the policy in: enforce (default), shadow or off")
   String mode;
 
+  @Option(names = "--measurements", paramLabel = "FILE",
+      description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output")
+  Path measurements;
+
   private Policy loadedPolicy;
   private io.nccltuner.model.LogShape hints;
   private Mode policyMode;
+  private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
 
   @Override
   public Integer call() {
@@ -138,6 +143,24 @@ final class ExplainCommand implements Callable<Integer> {
         try {
           loadedPolicy = PolicyLoader.load(policy);
         } catch (PolicyException e) {
+          throw new InputError(e.getMessage());
+        }
+      }
+      if (measurements != null) {
+        String bad = InputFiles.problem(measurements);
+        if (bad != null) {
+          throw new InputError(measurements + ": " + bad);
+        }
+        io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
+        try {
+          if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
+            io.nccltuner.compile.MeasurementCsv.parse(measurements, data);
+          } else {
+            io.nccltuner.compile.NcclTestsLog.parse(measurements, io.nccltuner.compile.NcclTestsLog.Options.NONE, data);
+          }
+          measured = io.nccltuner.compile.Compiler.compile(data,
+              io.nccltuner.compile.Compiler.Options.defaults("explain")).groups();
+        } catch (io.nccltuner.policy.InputException e) {
           throw new InputError(e.getMessage());
         }
       }
@@ -300,6 +323,12 @@ final class ExplainCommand implements Callable<Integer> {
     if (loadedPolicy != null) {
       headers.addAll(List.of("policy pick", ">nChannels"));
     }
+    if (!measured.isEmpty()) {
+      headers.add(">measured NCCL us");
+      if (loadedPolicy != null) {
+        headers.addAll(List.of(">measured policy us", ">saved us"));
+      }
+    }
     TextTable table = new TextTable(headers.toArray(String[]::new));
     int ambiguous = 0;
     int withLines = 0;
@@ -327,6 +356,20 @@ final class ExplainCommand implements Callable<Integer> {
         boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
         cells.add(r.policyPick() == null ? "none" : same ? "=" : r.policyPick().toString());
         cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
+      }
+      if (!measured.isEmpty()) {
+        // the measured times of the model's pick and of the policy's pick (ShadowReport's pricing)
+        String np = p.pick() == null ? "none" : p.pick().toString();
+        boolean keeps = r.policyPick() == null || (r.policyPick().equals(p.pick()) && r.policyChannels() == 0);
+        String pp = keeps ? np : r.policyPick().toString();
+        io.nccltuner.report.ShadowReport.Price pr = io.nccltuner.report.ShadowReport.price(coll,
+            model.shape().nRanks(), model.shape().nNodes(), r.nBytes(), np, pp, keeps ? 0 : r.policyChannels(), measured);
+        double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
+        cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
+        if (loadedPolicy != null) {
+          cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
+          cells.add(pr == null || Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs() - polUs));
+        }
       }
       table.row(cells.toArray(String[]::new));
       if (p.ambiguous()) {

@@ -31,6 +31,8 @@ import picocli.CommandLine.Command;
       ExplainCommand.class,
       ReplayCommand.class,
       SweepCommand.class,
+      ValidateCommand.class,
+      ReportCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

@@ -55,6 +55,20 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--changes-only", description = "list only sizes where the policy changes NCCL's choice")
   boolean changesOnly;
 
+  @Option(names = "--nranks", paramLabel = "N",
+      description = "run every communicator of the trace as nRanks N (the policy's profile is matched on it; "
+          + "NCCL's captured cost tables stay as they are)")
+  Integer nRanks;
+
+  @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
+  Integer nNodes;
+
+  @Option(names = "--measurements", paramLabel = "FILE",
+      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output)")
+  Path measurements;
+
+  private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -72,8 +86,27 @@ final class ReplayCommand implements Callable<Integer> {
           return 1;
         }
       }
+      if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
+        err.println("nccl-tuner replay: --nranks and --nnodes must be >= 1");
+        return 1;
+      }
       Policy p = PolicyLoader.load(policy);
-      TraceFile t = TraceFile.read(trace);
+      TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
+      if (measurements != null) {
+        String bad = InputFiles.problem(measurements);
+        if (bad != null) {
+          err.println("nccl-tuner replay: " + measurements + ": " + bad);
+          return 1;
+        }
+        io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
+        if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
+          io.nccltuner.compile.MeasurementCsv.parse(measurements, data);
+        } else {
+          io.nccltuner.compile.NcclTestsLog.parse(measurements, io.nccltuner.compile.NcclTestsLog.Options.NONE, data);
+        }
+        measured = io.nccltuner.compile.Compiler.compile(data, io.nccltuner.compile.Compiler.Options.defaults("replay"))
+            .groups();
+      }
       Replay.Result r = Replay.run(p, m, t);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
       Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t) : null;
@@ -86,16 +119,51 @@ final class ReplayCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       err.println("nccl-tuner replay: " + e.getMessage());
       return 1;
+    } catch (io.nccltuner.policy.InputException e) {
+      err.println("nccl-tuner replay: " + e.getMessage());
+      return 1;
     } catch (IOException e) {
       err.println("nccl-tuner replay: " + InputFiles.describe(e, trace));
       return 1;
     }
   }
 
+  /**
+   * The trace with every communicator's shape replaced (null: keep the captured value). Only the
+   * shape the engine matches profiles on changes; NCCL's cost tables are the captured ones.
+   */
+  static TraceFile withShape(TraceFile t, Integer nRanks, Integer nNodes) {
+    if (nRanks == null && nNodes == null) {
+      return t;
+    }
+    List<TraceFile.Event> events = new java.util.ArrayList<>();
+    for (TraceFile.Event e : t.events()) {
+      events.add(switch (e) {
+        case TraceFile.Init i -> new TraceFile.Init(i.line(), i.comm(), nRanks != null ? nRanks : i.nRanks(),
+            nNodes != null ? nNodes : i.nNodes());
+        case TraceFile.Get g -> {
+          io.nccltuner.trace.TraceCall c = g.call();
+          yield new TraceFile.Get(new io.nccltuner.trace.TraceCall(c.line(), c.comm(),
+              nRanks != null ? nRanks : c.nRanks(), nNodes != null ? nNodes : c.nNodes(), c.collective(), c.nBytes(),
+              c.numPipeOps(), c.numAlgo(), c.numProto(), c.nChannelsIn(), c.costs(), c.costTolerance()));
+        }
+        case TraceFile.Destroy d -> d;
+      });
+    }
+    return new TraceFile(t.source(), events);
+  }
+
   private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
     out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode%n",
         trace, Main.count(r.calls().size(), "call"), p.name(), policy, p.mode().spelling(), m.spelling());
-    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables.");
+    if (nRanks != null || nNodes != null) {
+      out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
+          + (nNodes != null ? " nNodes " + nNodes : "") + " (profile matched on it; NCCL's cost tables as captured"
+          + " for the trace's own shape).");
+    }
+    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
+        + (measured.isEmpty() ? "." : "; measured: median times from " + measurements
+            + " at the measured size governing each size (NCCL's pick forced where measured, else unforced)."));
     if (would != null) {
       out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
     }
@@ -104,19 +172,50 @@ final class ReplayCommand implements Callable<Integer> {
         .sorted(Comparator.comparing((Replay.Change c) -> c.collective().id())
             .thenComparingLong(Replay.Change::nBytes).thenComparingInt(Replay.Change::numPipeOps))
         .toList();
-    TextTable table = new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
+    boolean priced = !measured.isEmpty();
+    TextTable table = priced
+        ? new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick", ">NCCL us", "policy pick",
+            ">policy us", ">nChannels", "change", ">measured NCCL us", ">measured policy us", ">saved us")
+        : new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
         ">NCCL us", "policy pick", ">policy us", ">nChannels", "change");
+    long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+    long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+    double measNccl = 0;
+    double measPolicy = 0;
+    long measCalls = 0;
     for (Replay.Change c : changes) {
+      io.nccltuner.report.ShadowReport.Price pr = !priced || c.ncclPick() == null || c.policyPick() == null ? null
+          : io.nccltuner.report.ShadowReport.price(c.collective(), shapeRanks, shapeNodes, c.nBytes(),
+              c.ncclPick().toString(), c.policyPick().toString(), c.changed() ? c.nChannels() : 0, measured);
+      if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
+        pr = new io.nccltuner.report.ShadowReport.Price(pr.measuredBytes(), pr.ncclUs(), pr.ncclUs(), pr.bestUs(),
+            pr.ncclBusbw(), pr.ncclBusbw(), pr.keptByNoise());
+      }
+      if (pr != null && !Double.isNaN(pr.policyUs())) {
+        measNccl += pr.ncclUs() * c.calls();
+        measPolicy += pr.policyUs() * c.calls();
+        measCalls += c.calls();
+      }
       if (changesOnly && !c.changed()) {
         continue;
       }
       String change = !c.changed() ? ""
           : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
-      table.row(c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
+      String[] cells = {c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
           Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
           (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
           c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change");
+          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change"};
+      if (priced) {
+        String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
+        more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
+        more[cells.length + 1] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
+            : String.format(Locale.ROOT, "%.1f", pr.policyUs());
+        more[cells.length + 2] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
+            : String.format(Locale.ROOT, "%.1f", pr.savedUs());
+        cells = more;
+      }
+      table.row(cells);
     }
     if (table.size() > 0) {
       out.print(table.render());
@@ -136,6 +235,11 @@ final class ReplayCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "all: %s, %d changed%s%n", Main.count(r.calls().size(), "call"), r.changedCalls(),
         would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+    if (priced) {
+      out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
+          + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
+          measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
+    }
     r.engineLog().forEach(l -> out.println("engine: " + l));
   }
 

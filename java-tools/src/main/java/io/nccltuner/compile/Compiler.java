@@ -72,12 +72,31 @@ public final class Compiler {
    * @param name the policy name
    * @param mode the policy mode
    * @param description the policy description (null: one is generated)
+   * @param window measured sizes on each side of a size that its verdict looks at (0: the size
+   *     alone, the method before the robust compile; default 2: two sizes below and two above). With a
+   *     window, a candidate's noise includes its neighbour jump and candidates are ranked by their
+   *     worst regret over the window (minimax), see docs/compile.md
    */
   public record Options(double threshold, double noiseSigmas, double tie, boolean anyPipeOps, Merge merge,
-      String name, Mode mode, String description) {
-    /** @return threshold 5%, k = 2, tie 0 (only the noise margin), measured numPipeOps, merge by ranking */
+      String name, Mode mode, String description, int window) {
+    /** The settings without a window (window 0): each size decided on its own readings alone. */
+    public Options(double threshold, double noiseSigmas, double tie, boolean anyPipeOps, Merge merge,
+        String name, Mode mode, String description) {
+      this(threshold, noiseSigmas, tie, anyPipeOps, merge, name, mode, description, 0);
+    }
+
+    public Options {
+      if (window < 0 || window > 8) {
+        throw new IllegalArgumentException("window " + window + " is outside 0..8");
+      }
+    }
+
+    /**
+     * @return threshold 5%, k = 2, tie 0 (only the noise margin), measured numPipeOps, merge by
+     *     ranking, window 2 (the robust compile)
+     */
     public static Options defaults(String name) {
-      return new Options(0.05, 2.0, 0.0, false, Merge.RANKING, name, Mode.ENFORCE, null);
+      return new Options(0.05, 2.0, 0.0, false, Merge.RANKING, name, Mode.ENFORCE, null, 2);
     }
   }
 
@@ -115,8 +134,43 @@ public final class Compiler {
    * @param medianUs median time in microseconds
    * @param cv coefficient of variation of the replicates, NaN with one replicate
    * @param regret medianUs / best - 1 at this size
+   * @param p95Us median of the replicates' P95 (microseconds), NaN where the input has none
+   * @param neighbourJump how far this configuration's time falls from a smaller measured size to a
+   *     larger one around this size, as ln(t_smaller / t_larger) (0 when it never falls; times grow
+   *     with size, so a fall is noise); 0 without a window
+   * @param windowRegret the largest regret of this configuration over the window of sizes around
+   *     this one where it was measured (= regret without a window)
    */
-  public record Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {}
+  public record Stats(RunConfig config, int replicates, double medianUs, double cv, double regret, double p95Us,
+      double neighbourJump, double windowRegret) {
+    /** Stats without P95 or window information. */
+    public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {
+      this(config, replicates, medianUs, cv, regret, Double.NaN, 0, regret);
+    }
+
+    /** @return the noise used in the margin: max(CV of the replicates, neighbour jump); 0 when neither is known */
+    public double noise() {
+      return Math.max(Double.isNaN(cv) ? 0 : cv, neighbourJump);
+    }
+  }
+
+  /**
+   * The expected regret over one stretch of the size grid where the verdict is the same: a rule's
+   * range, or a stretch where NCCL's pick is kept.
+   *
+   * @param fromBytes first byte
+   * @param toBytes end (exclusive), -1 for no bound
+   * @param pick the policy's pick there (its first candidate), or null where NCCL's pick is kept
+   * @param sizes how many measured sizes the range governs
+   * @param expectedRegret mean regret over those sizes of what runs there (the pick, else NCCL's own)
+   * @param uncertainty spread of that regret: sample standard deviation over the range's sizes and
+   *     their window neighbours, combined with the replicates' CV (sqrt of the sum of squares); 0
+   *     with a single reading
+   * @param keptForNoise whether NCCL's pick is kept although some candidate measured faster by more
+   *     than the threshold at one of the sizes (the gain was within the noise)
+   */
+  public record RangeEstimate(long fromBytes, long toBytes, RunConfig pick, int sizes, double expectedRegret,
+      double uncertainty, boolean keptForNoise) {}
 
   /**
    * The verdict at one measured size.
@@ -177,8 +231,9 @@ public final class Compiler {
    * @param key the group
    * @param sizes per measured size, ascending
    * @param rules the merged rules
+   * @param ranges the expected regret per stretch of the grid, ascending (rules and kept stretches)
    */
-  public record Group(GroupKey key, List<SizeResult> sizes, List<Rule> rules) {
+  public record Group(GroupKey key, List<SizeResult> sizes, List<Rule> rules, List<RangeEstimate> ranges) {
     /**
      * The measured size whose verdict applies to a message size.
      *
@@ -230,11 +285,16 @@ public final class Compiler {
         Comparator.comparingInt((GroupKey k) -> k.nRanks()).thenComparingInt(GroupKey::nNodes)
             .thenComparing(GroupKey::collective).thenComparingLong(k -> k.numPipeOps().min())
             .thenComparingLong(k -> k.numPipeOps().max()));
+    Map<GroupKey, Map<Long, Map<RunConfig, List<Double>>>> p95s = new HashMap<>();
     for (Measurement m : data.measurements()) {
       GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
       grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
           .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
           .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.timeUs());
+      if (!Double.isNaN(m.p95Us())) {
+        p95s.computeIfAbsent(k, x -> new HashMap<>()).computeIfAbsent(m.nBytes(), x -> new HashMap<>())
+            .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.p95Us());
+      }
     }
     checkPipeOpsOverlap(grouped.keySet());
     warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
@@ -249,7 +309,8 @@ public final class Compiler {
       }
     }
     for (var e : grouped.entrySet()) {
-      Group g = group(e.getKey(), e.getValue(), data.selections(), o, warnings);
+      Group g = group(e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o,
+          warnings);
       groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
     }
     Map<List<Integer>, List<Rule>> byShape = new LinkedHashMap<>();
@@ -267,7 +328,9 @@ public final class Compiler {
     }
     String desc = o.description() != null ? o.description()
         : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
-            + o.noiseSigmas() + " x combined CV, at most 4 candidates per rule.";
+            + o.noiseSigmas() + " x combined noise" + (o.window() > 0 ? " (CV and neighbour jump), window "
+            + o.window() + " size" + (o.window() == 1 ? "" : "s") + " each side, minimax regret" : " (CV)")
+            + ", at most 4 candidates per rule.";
     Policy policy = new Policy(o.name(), o.mode(), desc, profiles, null);
     return new Compilation(policy, groups, warnings, data.refused(), o);
   }
@@ -405,7 +468,7 @@ public final class Compiler {
   }
 
   private static Group group(GroupKey key, TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
-      List<Selection> sels, Options o, List<String> warnings) {
+      Map<Long, Map<RunConfig, List<Double>>> p95BySize, List<Selection> sels, Options o, List<String> warnings) {
     double k = o.noiseSigmas();
     // first pass: per size stats, NCCL's time, best
     record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, boolean inferred, double ncclUs,
@@ -453,28 +516,77 @@ public final class Compiler {
     }
     Comparator<RunConfig> groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
         .thenComparing(RunConfig::label);
+    // per configuration, per size index: median (NaN where not measured); NCCL's own series
+    int n = pres.size();
+    int w = o.window();
+    Map<RunConfig, double[]> series = new HashMap<>();
+    double[] ncclSeries = new double[n];
+    double[] bests = new double[n];
+    for (int i = 0; i < n; i++) {
+      Pre p = pres.get(i);
+      ncclSeries[i] = p.ncclUs();
+      bests[i] = p.best();
+      for (var r : p.runs().entrySet()) {
+        if (r.getKey().isCandidate()) {
+          series.computeIfAbsent(r.getKey(), x -> {
+            double[] a = new double[n];
+            java.util.Arrays.fill(a, Double.NaN);
+            return a;
+          })[i] = median(r.getValue());
+        }
+      }
+    }
+    Map<RunConfig, double[]> p95Series = new HashMap<>();
+    double[] p95Best = new double[n];
+    java.util.Arrays.fill(p95Best, Double.POSITIVE_INFINITY);
+    for (int i = 0; i < n; i++) {
+      Map<RunConfig, List<Double>> at = p95BySize.getOrDefault(pres.get(i).size(), Map.of());
+      for (var r : at.entrySet()) {
+        double v = median(r.getValue());
+        if (r.getKey().isCandidate()) {
+          p95Series.computeIfAbsent(r.getKey(), x -> {
+            double[] a = new double[n];
+            java.util.Arrays.fill(a, Double.NaN);
+            return a;
+          })[i] = v;
+        }
+        p95Best[i] = Math.min(p95Best[i], v);
+      }
+    }
     // second pass: verdicts
     List<SizeResult> results = new ArrayList<>();
-    for (Pre p : pres) {
+    for (int i = 0; i < n; i++) {
+      Pre p = pres.get(i);
+      double ncclJump = w > 0 ? jump(ncclSeries, i, w) : 0;
       List<Stats> cands = new ArrayList<>();
-      Map<RunConfig, Double> cvs = new HashMap<>();
       for (var r : p.runs().entrySet()) {
         if (r.getKey().isCandidate()) {
           double med = median(r.getValue());
           double cv = cv(r.getValue());
-          cvs.put(r.getKey(), cv);
-          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, regret(med, p.best())));
+          double[] ser = series.get(r.getKey());
+          double[] p95 = p95Series.get(r.getKey());
+          double wr = regret(med, p.best());
+          if (w > 0) {
+            for (int j = Math.max(0, i - w); j <= Math.min(n - 1, i + w); j++) {
+              if (!Double.isNaN(ser[j])) {
+                wr = Math.max(wr, regret(ser[j], bests[j]));
+              }
+            }
+          }
+          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, regret(med, p.best()),
+              p95 == null ? Double.NaN : p95[i], w > 0 ? jump(ser, i, w) : 0, wr));
         }
       }
-      cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(s -> s.config().label()));
-      double bestCv = Double.NaN;
+      cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(st -> st.config().label()));
+      double bestNoise;
       if (!cands.isEmpty() && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
-        bestCv = cands.getFirst().cv();
+        bestNoise = w > 0 ? cands.getFirst().noise() : cands.getFirst().cv();
       } else {
-        bestCv = p.ncclCv();
+        bestNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
       }
+      double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
       double ncclRegret = regret(p.ncclUs(), p.best());
-      double noise = margin(k, p.ncclCv(), bestCv);
+      double noise = margin(k, ncclNoise, bestNoise);
       List<Stats> kept = new ArrayList<>();
       if (!Double.isNaN(p.ncclUs())) {
         RunConfig pickCfg = p.pick();
@@ -483,39 +595,78 @@ public final class Compiler {
             continue;
           }
           double gain = p.ncclUs() / c.medianUs() - 1;
-          if (gain > Math.max(o.threshold(), orZero(margin(k, p.ncclCv(), c.cv())))) {
+          double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
+          if (gain > Math.max(o.threshold(), orZero(m))) {
             kept.add(c);
           }
         }
       }
-      // tie clusters ordered by group-wide regret
       List<Stats> ranking = new ArrayList<>();
-      int i = 0;
-      while (i < kept.size()) {
-        Stats lead = kept.get(i);
-        List<Stats> cluster = new ArrayList<>();
-        cluster.add(lead);
-        int j = i + 1;
-        while (j < kept.size()) {
-          Stats c = kept.get(j);
-          double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
-          if (c.medianUs() > lead.medianUs() * (1 + tol)) {
-            break;
+      if (w > 0) {
+        // minimax: the candidate whose worst regret over the window is least; then the least P95
+        // regret over the size itself; then the name (a stable order)
+        double p95b = p95Best[i];
+        kept.sort(Comparator.comparingDouble(Stats::windowRegret)
+            .thenComparingDouble(st -> Double.isNaN(st.p95Us()) ? Double.POSITIVE_INFINITY : st.p95Us() / p95b)
+            .thenComparing(st -> st.config().label()));
+        ranking.addAll(kept);
+      } else {
+        // tie clusters ordered by group-wide regret
+        int a = 0;
+        while (a < kept.size()) {
+          Stats lead = kept.get(a);
+          List<Stats> cluster = new ArrayList<>();
+          cluster.add(lead);
+          int b = a + 1;
+          while (b < kept.size()) {
+            Stats c = kept.get(b);
+            double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
+            if (c.medianUs() > lead.medianUs() * (1 + tol)) {
+              break;
+            }
+            cluster.add(c);
+            b++;
           }
-          cluster.add(c);
-          j++;
+          cluster.sort(Comparator.comparing(Stats::config, groupOrder));
+          ranking.addAll(cluster);
+          a = b;
         }
-        cluster.sort(Comparator.comparing(Stats::config, groupOrder));
-        ranking.addAll(cluster);
-        i = j;
       }
       if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
         ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
       }
+      String note = p.note();
+      if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
+        note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
+      }
       results.add(new SizeResult(p.size(), 0, 0, p.nccl(), p.pick(), p.inferred(), p.ncclUs(), ncclRegret, noise,
-          cands, List.copyOf(ranking), p.note()));
+          cands, List.copyOf(ranking), note));
     }
-    return buckets(key, results, o.merge(), warnings);
+    return buckets(key, results, o, warnings);
+  }
+
+  /**
+   * The neighbour jump of a time series at index i: the largest ln(t[a] / t[b]) over measured
+   * indices a < b within the window around i, with a or b = i (how much the time falls while the
+   * size grows; 0 when it never falls). Times of one configuration grow with message size, so a
+   * fall is noise of that size.
+   */
+  static double jump(double[] t, int i, int w) {
+    if (Double.isNaN(t[i])) {
+      return 0;
+    }
+    double j = 0;
+    for (int a = Math.max(0, i - w); a < i; a++) {
+      if (!Double.isNaN(t[a])) {
+        j = Math.max(j, Math.log(t[a] / t[i]));
+      }
+    }
+    for (int b = i + 1; b <= Math.min(t.length - 1, i + w); b++) {
+      if (!Double.isNaN(t[b])) {
+        j = Math.max(j, Math.log(t[i] / t[b]));
+      }
+    }
+    return Double.isFinite(j) ? Math.min(j, Math.log(MAX_REGRET)) : Math.log(MAX_REGRET);
   }
 
   private static List<RunConfig> identity(SizeResult s, Merge merge) {
@@ -526,7 +677,8 @@ public final class Compiler {
   }
 
   /** Assigns grid buckets to measured sizes and merges buckets with the same ranking into rules. */
-  private static Group buckets(GroupKey key, List<SizeResult> sizes, Merge merge, List<String> warnings) {
+  private static Group buckets(GroupKey key, List<SizeResult> sizes, Options o, List<String> warnings) {
+    Merge merge = o.merge();
     int first = SizeGrid.bucket(sizes.getFirst().nBytes());
     int last = SizeGrid.bucket(sizes.getLast().nBytes());
     int n = last - first + 1;
@@ -576,11 +728,21 @@ public final class Compiler {
           s.ncclRegret(), s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
     }
     List<Rule> rules = new ArrayList<>();
+    List<RangeEstimate> ranges = new ArrayList<>();
     int b = 0;
     while (b < n) {
       List<RunConfig> v = verdict.get(b);
       if (v.isEmpty()) {
-        b++;
+        int e = b;
+        Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
+        while (e + 1 < n && verdict.get(e + 1).isEmpty()) {
+          e++;
+          members.addAll(gov.get(e));
+        }
+        long lo = SizeGrid.lowerBound(first + b);
+        long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+        ranges.add(estimate(lo, hi, null, members, placed, o));
+        b = e + 1;
         continue;
       }
       int e = b;
@@ -592,9 +754,79 @@ public final class Compiler {
       long lo = SizeGrid.lowerBound(first + b);
       long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
       rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
+      ranges.add(estimate(lo, hi, v.getFirst(), members, placed, o));
       b = e + 1;
     }
-    return new Group(key, placed, rules);
+    return new Group(key, placed, rules, List.copyOf(ranges));
+  }
+
+  /** The regret of what runs at a measured size: the pick's (null: NCCL's own), NaN when not measured. */
+  private static double regretOf(SizeResult s, RunConfig pick) {
+    if (pick == null) {
+      return s.ncclRegret();
+    }
+    for (Stats st : s.candidates()) {
+      if (st.config().equals(pick)) {
+        return st.regret();
+      }
+    }
+    return Double.NaN;
+  }
+
+  private static double cvOf(SizeResult s, RunConfig pick) {
+    if (pick == null) {
+      return s.nccl() == null ? Double.NaN : s.nccl().cv();
+    }
+    for (Stats st : s.candidates()) {
+      if (st.config().equals(pick)) {
+        return st.cv();
+      }
+    }
+    return Double.NaN;
+  }
+
+  /**
+   * Expected regret of a stretch: the mean of the regret of what runs there over its measured
+   * sizes; uncertainty: sqrt(sd^2 + cv^2) with sd the sample standard deviation of that regret over
+   * the sizes and their window neighbours and cv the largest replicate CV among the sizes.
+   */
+  private static RangeEstimate estimate(long lo, long hi, RunConfig pick, Set<Integer> members,
+      List<SizeResult> sizes, Options o) {
+    double sum = 0;
+    int cnt = 0;
+    double cvMax = 0;
+    boolean keptForNoise = false;
+    for (int x : members) {
+      double r = regretOf(sizes.get(x), pick);
+      if (!Double.isNaN(r)) {
+        sum += r;
+        cnt++;
+      }
+      cvMax = Math.max(cvMax, orZero(cvOf(sizes.get(x), pick)));
+      if (pick == null && sizes.get(x).ncclRegret() > o.threshold() && !sizes.get(x).candidates().isEmpty()) {
+        keptForNoise = true;
+      }
+    }
+    int from = members.stream().min(Integer::compare).orElse(0);
+    int to = members.stream().max(Integer::compare).orElse(0);
+    List<Double> spread = new ArrayList<>();
+    for (int j = Math.max(0, from - o.window()); j <= Math.min(sizes.size() - 1, to + o.window()); j++) {
+      double r = regretOf(sizes.get(j), pick);
+      if (!Double.isNaN(r)) {
+        spread.add(r);
+      }
+    }
+    double sd = 0;
+    if (spread.size() > 1) {
+      double mean = spread.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+      double ss = 0;
+      for (double r : spread) {
+        ss += (r - mean) * (r - mean);
+      }
+      sd = Math.sqrt(ss / (spread.size() - 1));
+    }
+    return new RangeEstimate(lo, hi, pick, members.size(), cnt == 0 ? Double.NaN : sum / cnt,
+        Math.sqrt(sd * sd + cvMax * cvMax), keptForNoise);
   }
 
   /**
@@ -661,7 +893,7 @@ public final class Compiler {
         rules.add(new Rule(r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
       }
     }
-    return new Group(g.key(), placed, rules);
+    return new Group(g.key(), placed, rules, g.ranges());
   }
 
   private static Rule rule(GroupKey key, long lo, long hi, List<RunConfig> verdict, List<SizeResult> members) {

@@ -16,6 +16,8 @@ import io.nccltuner.policy.Policy.Range;
  * @param config what was forced ({@link RunConfig#AUTO}: NCCL's own pick)
  * @param timeUs time of one call in microseconds (nccl-tests: average over its iterations;
  *     sweep CSV: median over its timed calls)
+ * @param p95Us 95th percentile of the timed calls in microseconds where the input gives it (the
+ *     sweep CSV's {@code p95_us}), else NaN
  */
 public record Measurement(
     String source,
@@ -25,4 +27,11 @@ public record Measurement(
     Range numPipeOps,
     long nBytes,
     RunConfig config,
-    double timeUs) {}
+    double timeUs,
+    double p95Us) {
+  /** A measurement without a P95 (nccl-tests output, optimize_config.py CSV). */
+  public Measurement(String source, Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes,
+      RunConfig config, double timeUs) {
+    this(source, collective, nRanks, nNodes, numPipeOps, nBytes, config, timeUs, Double.NaN);
+  }
+}

@@ -22,7 +22,8 @@ import java.util.Map;
  * config,replicate,median_us,p95_us,busbw_gbps,wrong}. {@code algorithm}, {@code protocol} and
  * {@code max_channels} are NCCL_ALGO / NCCL_PROTO / NCCL_MAX_NCHANNELS values or {@code auto};
  * a row with all three {@code auto} measured NCCL's own pick. The time is {@code median_us}
- * (microseconds); each row is one replicate. Rows are single calls, so rules get numPipeOps 1.
+ * (microseconds); each row is one replicate; {@code p95_us}, when present, is kept as the
+ * measurement's P95. Rows are single calls, so rules get numPipeOps 1.
  *
  * <p><b>optimize_config.py format</b> (NCCL plugins/tuner/example/scripts/optimize_config.py):
  * {@code collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,regBuff,
@@ -159,7 +160,7 @@ public final class MeasurementCsv {
             + "algorithm and protocol; row not used");
         continue;
       }
-      into.add(new Measurement(where, coll, nRanks, nNodes, pipe, size, cfg, time));
+      into.add(new Measurement(where, coll, nRanks, nNodes, pipe, size, cfg, time, sweep ? p95(r, col) : Double.NaN));
       rows++;
     }
     if (col == null) {
@@ -187,6 +188,23 @@ public final class MeasurementCsv {
       f[i] = f[i].strip();
     }
     return f;
+  }
+
+  /**
+   * The optional {@code p95_us} column: NaN when absent or empty; else a time as for median_us.
+   * A P95 below the median is an error (it cannot be).
+   */
+  private static double p95(Row r, Map<String, Integer> col) throws InputException {
+    Integer i = col.get("p95_us");
+    if (i == null || r.f()[i].isEmpty()) {
+      return Double.NaN;
+    }
+    double v = r.time("p95_us", 1);
+    double med = r.time("median_us", 1);
+    if (v < med) {
+      throw new InputException(r.where(), "p95_us " + r.get("p95_us") + " is below median_us " + r.get("median_us"));
+    }
+    return v;
   }
 
   private record Row(String where, String[] f, Map<String, Integer> col) {

@@ -87,6 +87,16 @@ public final class TextReport {
       for (Rule r : g.rules()) {
         sb.append("  ").append(describe(r)).append('\n');
       }
+      if (!g.ranges().isEmpty()) {
+        sb.append("expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
+        for (Compiler.RangeEstimate e : g.ranges()) {
+          sb.append(String.format(Locale.ROOT, "  %-20s %-18s %8s +- %-8s %s", "[" + ByteSize.format(e.fromBytes())
+              + ", " + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")",
+              e.pick() == null ? "NCCL's pick" : e.pick().label(), pct(e.expectedRegret()), pct(e.uncertainty()),
+              e.keptForNoise() ? "NCCL's pick kept: faster candidates measured, gain within the noise" : "")
+              .stripTrailing()).append('\n');
+        }
+      }
       sb.append('\n');
     }
     for (Workload.Savings s : savings) {

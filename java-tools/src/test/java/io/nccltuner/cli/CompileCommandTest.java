@@ -43,11 +43,12 @@ class CompileCommandTest {
     assertTrue(r.out().contains("AllReduce, nRanks 2, nNodes 2, numPipeOps 1: 25 sizes, 6 candidates, 1 replicate"),
         r.out());
     String table = r.out().replaceAll(" +", " ");
-    assertTrue(table.contains("4 B .. 8 B auto 4806.560 RING/SIMPLE 2453.248 RING/SIMPLE 95.93% 0.00% n/a"), r.out());
-    assertTrue(table.contains("64 MiB .. 80 MiB auto 35056.992 TREE/SIMPLE 26286.144 TREE/SIMPLE 33.37% 0.00% n/a"),
+    // noise: 2 x NCCL's neighbour jump ln(4806.560 / 4526.560) from 4 B to 16 B (one replicate: no CV)
+    assertTrue(table.contains("4 B .. 8 B auto 4806.560 RING/SIMPLE 2453.248 RING/SIMPLE 95.93% 0.00% 12.00%"), r.out());
+    assertTrue(table.contains("64 MiB .. 80 MiB auto 35056.992 TREE/SIMPLE 26286.144 TREE/SIMPLE 33.37% 0.00% 0.00%"),
         r.out());
-    assertTrue(r.out().contains("expected saving 46.11%"), r.out());
-    assertTrue(r.out().contains("policy: " + yaml + " (21 rules)"), r.out());
+    assertTrue(r.out().contains("expected saving 45.94%"), r.out());
+    assertTrue(r.out().contains("policy: " + yaml + " (12 rules)"), r.out());
 
     Policy p = PolicyLoader.load(yaml);
     assertEquals("h200", p.name());
@@ -67,7 +68,7 @@ class CompileCommandTest {
         .parse(new ByteArrayInputStream(m.group().getBytes(StandardCharsets.UTF_8)));
     // one line per candidate (6) plus NCCL's own pick; a ring per NCCL point, a diamond per ruled size
     assertEquals(7, svg.getElementsByTagName("polyline").getLength());
-    assertEquals(25 + 1, svg.getElementsByTagName("path").getLength());
+    assertEquals(24 + 1, svg.getElementsByTagName("path").getLength()); // 8 MiB keeps NCCL's pick (noise)
     assertTrue(page.contains("policy's pick TREE/SIMPLE 64 MiB: 26286.144 us"), "tooltip of the 64 MiB pick");
   }
 

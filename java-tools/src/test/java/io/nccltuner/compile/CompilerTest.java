@@ -95,32 +95,67 @@ class CompilerTest {
     assertTrue(reload(c).profiles().getFirst().rules().isEmpty());
   }
 
+  static final RunConfig RING_SIMPLE_1CH = new RunConfig(Algorithm.RING, Protocol.SIMPLE, 1);
+
+  /** The per-size method (window 0), as before the robust compile: a rule at every size. */
   @Test
-  void sharedH200SweepRegretPerSize() throws Exception {
+  void sharedH200SweepPerSizeRulesEverywhere() throws Exception {
     Compilation c = Compiler.compile(Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv"),
-        Compiler.Options.defaults("h200-2rank-measured"));
+        opts(0.05, 2, Compiler.Merge.RANKING));
     Group g = c.groups().getFirst();
     assertEquals(25, g.sizes().size());
-    // NCCL's own pick loses more than 5% at every measured size of this time-sliced testbed
     assertTrue(g.sizes().stream().allMatch(SizeResult::ruled));
     assertEquals(4806.560 / 2453.248 - 1, at(g, 4).ncclRegret(), 1e-12); // 95.93%
     assertEquals(3713.280 / 3155.776 - 1, at(g, 8 << 20).ncclRegret(), 1e-12); // 17.67%, the smallest
-    assertEquals(35056.992 / 26286.144 - 1, at(g, 64 << 20).ncclRegret(), 1e-12); // 33.37%
-    assertEquals(TREE_SIMPLE, at(g, 64 << 20).ranking().getFirst().config());
+    // the single low reading of TREE/SIMPLE at 32 KiB (16 KiB: 4530.0 us) wins there
+    assertEquals(TREE_SIMPLE, at(g, 32 << 10).ranking().getFirst().config());
     assertEquals(21, g.rules().size());
-    Rule first = g.rules().getFirst();
-    assertEquals(4, first.fromBytes());
-    assertEquals(8, first.toBytes());
     Rule mid = g.rules().stream().filter(r -> r.fromBytes() == 8L << 20).findFirst().orElseThrow();
     assertEquals(32L << 20, mid.toBytes()); // 8 MiB and 16 MiB rank TREE/SIMPLE, RING/SIMPLE alike
-    assertEquals(List.of(Algorithm.TREE, Algorithm.RING), mid.candidates().stream().map(Candidate::algorithm).toList());
     assertEquals(7844.480 / 7318.368 - 1, mid.candidates().get(1).regret(), 1e-12); // worst of 8 and 16 MiB
-    assertEquals(3713.280 / 3155.776 - 1, mid.ncclRegret(), 1e-12); // least of 8 and 16 MiB
     Rule last = g.rules().getLast();
     assertEquals(64L << 20, last.fromBytes());
     assertEquals(80L << 20, last.toBytes()); // only the last measured size's own grid bucket
     assertNull(last.ncclPick());
     assertEquals(21, reload(c).profiles().getFirst().rules().size());
+  }
+
+  /**
+   * The robust compile (window 2) on the same sweep; expected values from a separate Python
+   * re-implementation of the method over the CSV (neighbour jump, margin, minimax over 5 sizes).
+   */
+  @Test
+  void sharedH200SweepRobustCompile() throws Exception {
+    Compilation c = Compiler.compile(Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv"),
+        Compiler.Options.defaults("h200-2rank-measured"));
+    assertEquals(2, c.options().window());
+    Group g = c.groups().getFirst();
+    assertEquals(List.of(RING_SIMPLE), at(g, 4).ranking().stream().map(Compiler.Stats::config).toList());
+    // 32 KiB: TREE/SIMPLE's low reading falls ln(4530.0/2411.2) = 63% from 16 KiB: a jump, so its gain
+    // (88%) is inside the margin 2 x 63%; RING/SIMPLE, within 2% of the best over 8 KiB .. 128 KiB, leads
+    SizeResult k32 = at(g, 32 << 10);
+    assertEquals(List.of(RING_SIMPLE, RING_SIMPLE_1CH), k32.ranking().stream().map(Compiler.Stats::config).toList());
+    Compiler.Stats tree = k32.candidates().stream().filter(s -> s.config().equals(TREE_SIMPLE)).findFirst().orElseThrow();
+    assertEquals(Math.log(4530.048 / 2411.168), tree.neighbourJump(), 1e-9);
+    assertEquals(2456.864 / 2411.168 - 1, k32.ranking().getFirst().regret(), 1e-9);
+    // 128 B: RING/LL128 sat on the fast plateau from 32 B to 512 B: window regret 0
+    assertEquals(RING_LL128, at(g, 128).ranking().getFirst().config());
+    assertEquals(0.0, at(g, 128).ranking().getFirst().windowRegret(), 1e-12);
+    // 8 MiB: NCCL's 17.67% is inside the noise (its own time falls 4799.3 -> 3713.3 us from 4 MiB)
+    SizeResult m8 = at(g, 8 << 20);
+    assertFalse(m8.ruled());
+    assertTrue(m8.note().contains("within the noise"), m8.note());
+    assertEquals(2 * Math.log(4799.296 / 3713.280), m8.noiseMargin(), 1e-3);
+    assertEquals(12, g.rules().size());
+    assertEquals(List.of(4L, 128L, 256L, 1024L, 128L << 10, 256L << 10, 512L << 10, 1L << 20, 2L << 20, 16L << 20,
+        32L << 20, 64L << 20), g.rules().stream().map(Rule::fromBytes).toList());
+    Compiler.RangeEstimate kept = g.ranges().stream().filter(r -> r.fromBytes() == 8L << 20).findFirst().orElseThrow();
+    assertNull(kept.pick());
+    assertTrue(kept.keptForNoise());
+    assertEquals(16L << 20, kept.toBytes());
+    assertEquals(3713.280 / 3155.776 - 1, kept.expectedRegret(), 1e-9);
+    assertEquals(13, g.ranges().size());
+    assertEquals(12, reload(c).profiles().getFirst().rules().size());
   }
 
   @Test

@@ -36,7 +36,7 @@ class MeasuredPolicyTest {
     assertEquals("h200-2rank-measured", committed.name());
     assertEquals(Mode.ENFORCE, committed.mode());
     assertEquals(fresh.profiles(), committed.profiles());
-    assertEquals(15, committed.profileFor(2, 2).rules().size());
+    assertEquals(6, committed.profileFor(2, 2).rules().size());
   }
 
   @Test

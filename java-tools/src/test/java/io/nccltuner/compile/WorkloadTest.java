@@ -31,16 +31,19 @@ class WorkloadTest {
     assertEquals(257, w.calls());
     assertEquals(257, w.priced());
     // 64 calls each at 16, 64, 256 KiB and 1 MiB, one at 4 B; NCCL's times vs the policy's picks
+    // (the robust compile takes RING/SIMPLE at 16 and 64 KiB, where TREE/LL and TREE/SIMPLE were
+    // fastest in single readings next to slow ones)
     double nccl = 64 * (4531.264 + 4545.760 + 4559.136 + 4621.536) + 4806.560;
-    double policy = 64 * (2440.064 + 2442.400 + 2454.304 + 2504.384) + 2453.248;
+    double policy = 64 * (2455.104 + 2458.048 + 2454.304 + 2504.384) + 2453.248;
+    double best = 64 * (2440.064 + 2442.400 + 2454.304 + 2504.384) + 2453.248;
     assertEquals(nccl, w.defaultUs(), 1e-6);
     assertEquals(policy, w.policyUs(), 1e-6);
-    assertEquals(policy, w.bestUs(), 1e-6);
+    assertEquals(best, w.bestUs(), 1e-6);
     assertEquals(1 - policy / nccl, w.saving(), 1e-12);
-    assertEquals("46.11%", TextReport.pct(w.saving()));
-    assertEquals(0.0, w.policyRegret(), 1e-12);
+    assertEquals("45.94%", TextReport.pct(w.saving()));
+    assertEquals(policy / best - 1, w.policyRegret(), 1e-12);
     String report = TextReport.render(c, s);
-    assertTrue(report.contains("expected saving 46.11%"), report);
+    assertTrue(report.contains("expected saving 45.94%"), report);
   }
 
   @Test

@@ -1,0 +1,135 @@
+package io.nccltuner.cli;
+
+import io.nccltuner.engine.DecisionTable;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.validate.PolicyCheck;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nccl-tuner validate policy.yaml [--nranks N --nnodes M]...}: loads a policy as the plugin
+ * does and prints every problem (not only the first, as the plugin's WARN does), the profile each
+ * given communicator shape matches, and what can never apply ({@link PolicyCheck}).
+ *
+ * <p>Exit codes: 0 the policy loads and nothing in it is unreachable; 1 it is refused, something
+ * can never apply (an error finding), a given shape matches no profile, or a usage error; 2 an
+ * internal error. Warnings (a candidate NCCL never offers beside others it does) do not change the
+ * exit code.
+ */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Check a policy without running a job: every problem, the profile each shape matches, rules that can never apply.",
+      "Exit 0 when it loads and everything in it can apply; 1 otherwise."
+    })
+final class ValidateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML")
+  Path policy;
+
+  @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
+  List<Long> nRanks = new ArrayList<>();
+
+  @Option(names = "--nnodes", paramLabel = "M",
+      description = "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all; default 1)")
+  List<Long> nNodes = new ArrayList<>();
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
+      err.println("nccl-tuner validate: " + nRanks.size() + " --nranks but " + nNodes.size()
+          + " --nnodes; give one --nnodes per --nranks, or one for all");
+      return Main.EXIT_INPUT;
+    }
+    for (long v : concat(nRanks, nNodes)) {
+      if (v < 1) {
+        err.println("nccl-tuner validate: --nranks and --nnodes must be >= 1 (got " + v + ")");
+        return Main.EXIT_INPUT;
+      }
+    }
+    String why = InputFiles.problem(policy);
+    if (why != null) {
+      err.println("nccl-tuner validate: " + policy + ": " + why);
+      return Main.EXIT_INPUT;
+    }
+    Policy p;
+    try {
+      p = PolicyLoader.load(policy);
+    } catch (PolicyException e) {
+      out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
+      for (String problem : e.problems()) {
+        out.println("  " + problem);
+      }
+      out.println("result: FAILED (the plugin would change nothing and log the first problem and the count)");
+      out.flush();
+      return Main.EXIT_INPUT;
+    }
+    int errors = 0;
+    int warnings = 0;
+    int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+    out.println(policy + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
+        + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
+    for (int i = 0; i < p.profiles().size(); i++) {
+      Policy.Profile pr = p.profiles().get(i);
+      out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
+          + range(pr.nNodes()) + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
+          + DecisionTable.compile(pr).sha256());
+    }
+    List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p));
+    for (int s = 0; s < nRanks.size(); s++) {
+      long r = nRanks.get(s);
+      long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
+      PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n);
+      if (sr.profileIndex() < 0) {
+        out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
+        errors++;
+      } else {
+        out.println("nRanks=" + r + " nNodes=" + n + ": profile " + sr.profile() + " (profiles[" + sr.profileIndex()
+            + "], " + Main.count(sr.rules(), "rule") + ")");
+      }
+      findings.addAll(sr.findings());
+    }
+    for (PolicyCheck.Finding f : findings) {
+      out.println(f);
+      if (f.level() == PolicyCheck.Level.ERROR) {
+        errors++;
+      } else {
+        warnings++;
+      }
+    }
+    out.println("result: " + (errors == 0 ? "OK" : "FAILED") + " (" + Main.count(errors, "error") + ", "
+        + Main.count(warnings, "warning") + ")");
+    out.flush();
+    return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+  }
+
+  private static List<Long> concat(List<Long> a, List<Long> b) {
+    List<Long> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  private static String range(Policy.Range r) {
+    if (r.equals(Policy.Range.ANY)) {
+      return "any";
+    }
+    if (r.min() == r.max()) {
+      return Long.toString(r.min());
+    }
+    return r.min() + ".." + (r.max() == Long.MAX_VALUE ? "" : Long.toString(r.max()));
+  }
+}

@@ -1,0 +1,168 @@
+package io.nccltuner.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.SizeGrid;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One process's decision log ({@code NCCL_TUNER_JAVA_LOG}, JSON lines), as the engine writes it:
+ * {@code "type":"comm"} lines (one per communicator, at destroy or exit: host, pid, policy,
+ * profile, sha256, mode, nRanks, nNodes, calls, ruleHits, applied, unaggregated),
+ * {@code "type":"aggregate"} lines (rule hits per collective, size-grid bucket, NCCL's pick and the
+ * policy's pick, {@code io.nccltuner.engine.ShadowAggregate}) and, with
+ * {@code NCCL_TUNER_JAVA_LOG_CALLS=1}, per-call records (no {@code type}). Per-call records are
+ * counted into aggregates of their own only for communicators without aggregate lines (a log of an
+ * older plugin), so no call counts twice.
+ *
+ * @param file the file
+ * @param host host name from its comm lines ("?" without any)
+ * @param pid process id from its comm lines (0 without any)
+ * @param comms one per communicator
+ * @param aggregates rule hits by communicator, collective, bucket and picks
+ */
+public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms, List<Aggregate> aggregates) {
+  /**
+   * A communicator's comm line.
+   *
+   * @param comm the engine's handle (unique within one process)
+   * @param policy policy name
+   * @param profile profile name
+   * @param sha256 compiled table digest
+   * @param mode enforce, shadow or off
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param calls getCollInfo calls
+   * @param ruleHits calls a rule covered
+   * @param applied decisions written to NCCL's table
+   * @param unaggregated rule hits not broken down (the aggregate table was full)
+   * @param at "destroy" or "exit"
+   */
+  public record Comm(long comm, String policy, String profile, String sha256, String mode, long nRanks, long nNodes,
+      long calls, long ruleHits, long applied, long unaggregated, String at) {}
+
+  /**
+   * Rule hits of one combination.
+   *
+   * @param comm the communicator handle
+   * @param collective the collective
+   * @param fromBytes the bucket's first size
+   * @param toBytes its end (exclusive), -1 for none
+   * @param ncclPick NCCL's pick ("RING/LL"), or "none"
+   * @param policyPick the policy's pick ("TREE/SIMPLE")
+   * @param channels channels the policy sets (0 = NCCL decides)
+   * @param count rule hits
+   */
+  public record Aggregate(long comm, Collective collective, long fromBytes, long toBytes, String ncclPick,
+      String policyPick, int channels, long count) {}
+
+  /** @return "host:pid" (or the file name when the log has no comm lines) */
+  public String rank() {
+    return pid == 0 ? file.getFileName().toString() : host + ":" + pid;
+  }
+
+  /**
+   * Reads one decision log.
+   *
+   * @param file the JSON-lines file
+   * @return what it says
+   * @throws IOException if it cannot be read
+   * @throws InputException for a line that is not a JSON object, or an unknown collective
+   */
+  public static DecisionLogFile read(Path file) throws IOException, InputException {
+    ObjectMapper m = new ObjectMapper();
+    List<Comm> comms = new ArrayList<>();
+    List<Aggregate> aggs = new ArrayList<>();
+    Map<List<Object>, long[]> perCall = new LinkedHashMap<>();
+    String host = "?";
+    long pid = 0;
+    try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      String line;
+      int n = 0;
+      while ((line = r.readLine()) != null) {
+        n++;
+        if (line.isBlank()) {
+          continue;
+        }
+        JsonNode j;
+        try {
+          j = m.readTree(line);
+        } catch (IOException e) {
+          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+        }
+        if (j == null || !j.isObject()) {
+          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+        }
+        String type = j.path("type").asText("");
+        switch (type) {
+          case "comm" -> {
+            host = j.path("host").asText(host);
+            pid = j.path("pid").asLong(pid);
+            comms.add(new Comm(j.path("comm").asLong(), j.path("policy").asText(null), j.path("profile").asText(null),
+                j.path("sha256").asText(null), j.path("mode").asText(null), j.path("nRanks").asLong(),
+                j.path("nNodes").asLong(), j.path("calls").asLong(), j.path("ruleHits").asLong(),
+                j.path("applied").asLong(), j.path("unaggregated").asLong(), j.path("at").asText(null)));
+          }
+          case "aggregate" -> aggs.add(new Aggregate(j.path("comm").asLong(), collective(j, file, n),
+              Long.parseUnsignedLong(j.path("nBytes").asText("0")), j.path("toBytes").asLong(-1),
+              j.path("ncclPick").isNull() ? "none" : j.path("ncclPick").asText("none"),
+              j.path("policyPick").asText(), j.path("channels").asInt(), j.path("count").asLong()));
+          case "" -> {
+            if (!j.has("policyPick")) {
+              continue; // some other JSON line (a workload log); not a decision
+            }
+            long nBytes = Long.parseUnsignedLong(j.path("nBytes").asText("0"));
+            int b = SizeGrid.bucket(nBytes);
+            List<Object> key = List.of(j.path("comm").asLong(), collective(j, file, n), b,
+                j.path("ncclPick").isNull() ? "none" : j.path("ncclPick").asText("none"), j.path("policyPick").asText(),
+                j.path("channels").asInt());
+            perCall.computeIfAbsent(key, k -> new long[1])[0]++;
+          }
+          default -> {
+            // a later line type: ignored
+          }
+        }
+      }
+    }
+    java.util.Set<Long> aggregated = new java.util.HashSet<>();
+    aggs.forEach(a -> aggregated.add(a.comm()));
+    for (var e : perCall.entrySet()) {
+      List<Object> k = e.getKey();
+      long comm = (Long) k.get(0);
+      if (aggregated.contains(comm)) {
+        continue;
+      }
+      int b = (Integer) k.get(2);
+      aggs.add(new Aggregate(comm, (Collective) k.get(1), SizeGrid.lowerBound(b),
+          b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L, (String) k.get(3), (String) k.get(4),
+          (Integer) k.get(5), e.getValue()[0]));
+    }
+    return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
+  }
+
+  private static Collective collective(JsonNode j, Path file, int line) throws InputException {
+    String s = j.path("collective").asText("");
+    Collective c = Collective.parse(s);
+    if (c == null) {
+      try {
+        c = Collective.ofId(Integer.parseInt(s));
+      } catch (NumberFormatException e) {
+        c = null;
+      }
+    }
+    if (c == null) {
+      throw new InputException(file + ":" + line, "unknown collective '" + s + "'");
+    }
+    return c;
+  }
+}

@@ -1,0 +1,355 @@
+package io.nccltuner.report;
+
+import io.nccltuner.compile.Compiler;
+import io.nccltuner.compile.RunConfig;
+import io.nccltuner.model.TextTable;
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Protocol;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What the decision logs of a job's ranks say, summed: per communicator shape, collective, size
+ * bucket, NCCL's pick and the policy's pick, the rule hits over all ranks; whether every rank runs
+ * the same compiled table (sha256) and reaches the same decision (a rank that differs is a hang
+ * risk: ranks of one communicator must run the same algorithm and protocol); and, with
+ * measurements, the expected time saved per call and over the whole log.
+ *
+ * <p>Pricing: the measurements are compiled ({@link Compiler#compile}, default options) and each
+ * row is priced at the measured size that governs its bucket ({@link Compiler.Group#governing}):
+ * NCCL's pick at its forced time where it was measured forced (channels left to NCCL), else NCCL's
+ * unforced time; the policy's pick at the forced time of that exact configuration. Saved per call
+ * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
+ * hits. busbw = nBytes / time x the nccl-tests bus factor (AllReduce 2(n-1)/n, AllGather and
+ * ReduceScatter (n-1)/n, Broadcast and Reduce 1; nccl-tests doc/PERFORMANCE.md), GB/s, at the
+ * measured size.
+ *
+ * @param logs the logs read, one per process (rank)
+ * @param policy the policy name(s) the logs name, joined by ", "
+ * @param rows the decisions, by shape, collective, size, picks
+ * @param tableProblems ranks whose shape's compiled table differs from the other ranks'
+ * @param decisionProblems sizes where ranks reach different decisions
+ * @param groups the compiled measurements, empty without them
+ */
+public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> rows, List<String> tableProblems,
+    List<String> decisionProblems, List<Compiler.Group> groups) {
+  /**
+   * One decision, summed over ranks.
+   *
+   * @param nRanks ranks (0 when the log did not say)
+   * @param nNodes nodes
+   * @param collective the collective
+   * @param fromBytes the bucket's first size
+   * @param toBytes its end, -1 for none
+   * @param ncclPick NCCL's pick
+   * @param policyPick the policy's pick
+   * @param channels the policy's channel count (0 = NCCL's)
+   * @param calls rule hits over all ranks
+   * @param ranks how many ranks made this decision
+   * @param price the price at the governing measured size, or null without one
+   */
+  public record Row(long nRanks, long nNodes, Collective collective, long fromBytes, long toBytes, String ncclPick,
+      String policyPick, int channels, long calls, int ranks, Price price) {
+    /** @return "RING/SIMPLE" or "RING/SIMPLE/8ch" */
+    public String policyLabel() {
+      return channels == 0 ? policyPick : policyPick + "/" + channels + "ch";
+    }
+  }
+
+  /**
+   * A row's price.
+   *
+   * @param measuredBytes the measured size governing the row's bucket
+   * @param ncclUs NCCL's pick's time there, microseconds
+   * @param policyUs the policy's pick's time there, microseconds (NaN when not measured)
+   * @param bestUs the best time measured there
+   * @param ncclBusbw busbw of NCCL's pick, GB/s
+   * @param policyBusbw busbw of the policy's pick, GB/s (NaN when not measured)
+   * @param keptByNoise whether the compile of these measurements would keep NCCL's pick here (its
+   *     loss is within the noise)
+   */
+  public record Price(long measuredBytes, double ncclUs, double policyUs, double bestUs, double ncclBusbw,
+      double policyBusbw, boolean keptByNoise) {
+    /** @return NCCL's time - the policy's time per call, microseconds (NaN when unpriced) */
+    public double savedUs() {
+      return ncclUs - policyUs;
+    }
+  }
+
+  /**
+   * Builds the report.
+   *
+   * @param logs the decision logs, one per process
+   * @param measured the compiled measurements (empty for none)
+   * @return the report
+   */
+  public static ShadowReport build(List<DecisionLogFile> logs, List<Compiler.Group> measured) {
+    Set<String> policies = new TreeSet<>();
+    // shape of each (file, comm)
+    Map<DecisionLogFile, Map<Long, DecisionLogFile.Comm>> comms = new HashMap<>();
+    for (DecisionLogFile f : logs) {
+      Map<Long, DecisionLogFile.Comm> m = new HashMap<>();
+      for (DecisionLogFile.Comm c : f.comms()) {
+        m.put(c.comm(), c);
+        if (c.policy() != null) {
+          policies.add(c.policy());
+        }
+      }
+      comms.put(f, m);
+    }
+    record Key(long nRanks, long nNodes, Collective collective, long fromBytes, long toBytes, String nccl,
+        String policy, int channels) {}
+    Map<Key, long[]> sums = new LinkedHashMap<>();
+    Map<Key, Set<String>> rankSets = new HashMap<>();
+    // (shape, collective, bucket, nccl) -> rank -> decisions
+    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(Comparator.comparing(Object::toString));
+    for (DecisionLogFile f : logs) {
+      for (DecisionLogFile.Aggregate a : f.aggregates()) {
+        DecisionLogFile.Comm c = comms.get(f).get(a.comm());
+        long r = c == null ? 0 : c.nRanks();
+        long n = c == null ? 0 : c.nNodes();
+        Key k = new Key(r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
+        sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
+        rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
+        decisions.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick()), x -> new TreeMap<>())
+            .computeIfAbsent(f.rank(), x -> new TreeSet<>())
+            .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
+      }
+    }
+    List<Row> rows = new ArrayList<>();
+    for (var e : sums.entrySet()) {
+      Key k = e.getKey();
+      rows.add(new Row(k.nRanks(), k.nNodes(), k.collective(), k.fromBytes(), k.toBytes(), k.nccl(), k.policy(),
+          k.channels(), e.getValue()[0], rankSets.get(k).size(), price(k.collective(), k.nRanks(), k.nNodes(),
+              k.fromBytes(), k.nccl(), k.policy(), k.channels(), measured)));
+    }
+    rows.sort(Comparator.comparingLong(Row::nRanks).thenComparingLong(Row::nNodes)
+        .thenComparingInt(r -> r.collective().id()).thenComparing(Row::fromBytes, Long::compareUnsigned)
+        .thenComparing(Row::ncclPick).thenComparing(Row::policyLabel));
+    List<String> tableProblems = new ArrayList<>();
+    Map<List<Long>, Map<String, Set<String>>> shaByShape = new TreeMap<>(Comparator.comparing(Object::toString));
+    for (DecisionLogFile f : logs) {
+      for (DecisionLogFile.Comm c : f.comms()) {
+        shaByShape.computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeMap<>())
+            .computeIfAbsent(String.valueOf(c.sha256()), x -> new TreeSet<>()).add(f.rank());
+      }
+    }
+    for (var e : shaByShape.entrySet()) {
+      if (e.getValue().size() > 1) {
+        StringBuilder sb = new StringBuilder("nRanks " + e.getKey().get(0) + " nNodes " + e.getKey().get(1)
+            + ": ranks run different tables:");
+        e.getValue().forEach((sha, ranks) -> sb.append(" sha256 ").append(shortSha(sha)).append(" on ")
+            .append(String.join(", ", ranks)).append(';'));
+        sb.setLength(sb.length() - 1);
+        tableProblems.add(sb.toString());
+      }
+    }
+    List<String> decisionProblems = new ArrayList<>();
+    for (var e : decisions.entrySet()) {
+      Map<String, Set<String>> byRank = e.getValue();
+      Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
+      byRank.forEach((rank, d) -> variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
+      if (variants.size() > 1) {
+        List<Object> k = e.getKey();
+        StringBuilder sb = new StringBuilder("nRanks " + k.get(0) + " nNodes " + k.get(1) + " "
+            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + k.get(4)
+            + "): ranks decide differently (hang risk):");
+        variants.entrySet().stream().sorted(Comparator.comparingInt(v -> v.getValue().size()))
+            .forEach(v -> sb.append(' ').append(String.join(", ", v.getValue())).append(" -> ")
+                .append(String.join(" | ", v.getKey())).append(';'));
+        sb.setLength(sb.length() - 1);
+        decisionProblems.add(sb.toString());
+      }
+    }
+    return new ShadowReport(List.copyOf(logs), policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
+        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(measured));
+  }
+
+  static String shortSha(String sha) {
+    return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
+  }
+
+  /** The nccl-tests bus-bandwidth factor for a collective over n ranks (doc/PERFORMANCE.md). */
+  static double busFactor(Collective c, long n) {
+    if (n <= 0) {
+      return Double.NaN;
+    }
+    return switch (c) {
+      case AllReduce -> 2.0 * (n - 1) / n;
+      case AllGather, ReduceScatter -> (double) (n - 1) / n;
+      default -> 1.0;
+    };
+  }
+
+  /**
+   * busbw in GB/s of nBytes in timeUs.
+   *
+   * @param c collective
+   * @param nRanks ranks
+   * @param nBytes bytes as NCCL passes them to getCollInfo
+   * @param timeUs microseconds
+   * @return GB/s (1e9 bytes per second), NaN when unknown
+   */
+  static double busbw(Collective c, long nRanks, long nBytes, double timeUs) {
+    return nBytes / (timeUs * 1e-6) / 1e9 * busFactor(c, nRanks);
+  }
+
+  static RunConfig config(String pick, int channels) {
+    int slash = pick.indexOf('/');
+    if (slash < 0) {
+      return null;
+    }
+    Algorithm a = Algorithm.parse(pick.substring(0, slash));
+    Protocol p = Protocol.parse(pick.substring(slash + 1));
+    return a == null || p == null ? null : new RunConfig(a, p, channels);
+  }
+
+  /**
+   * Prices one decision with compiled measurements (see the class comment).
+   *
+   * @param c collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param fromBytes the size (or a bucket's first size)
+   * @param nccl NCCL's pick, "RING/LL"
+   * @param policy the policy's pick, "TREE/SIMPLE"
+   * @param channels the policy's channels (0 = NCCL's)
+   * @param groups the compiled measurements
+   * @return the price, or null when no measured size governs it or NCCL's time is unknown
+   */
+  public static Price price(Collective c, long nRanks, long nNodes, long fromBytes, String nccl, String policy,
+      int channels, List<Compiler.Group> groups) {
+    for (Compiler.Group g : groups) {
+      if (g.key().collective() != c || g.key().nRanks() != nRanks || g.key().nNodes() != nNodes
+          || !g.key().numPipeOps().contains(1)) {
+        continue;
+      }
+      Compiler.SizeResult s = g.governing(fromBytes);
+      if (s == null) {
+        return null;
+      }
+      RunConfig nc = config(nccl, 0);
+      RunConfig pc = config(policy, channels);
+      double ncclUs = s.ncclUs();
+      double policyUs = Double.NaN;
+      for (Compiler.Stats st : s.candidates()) {
+        if (st.config().equals(nc)) {
+          ncclUs = st.medianUs();
+        }
+        if (st.config().equals(pc)) {
+          policyUs = st.medianUs();
+        }
+      }
+      if (Double.isNaN(ncclUs)) {
+        return null;
+      }
+      boolean kept = !s.ruled() && s.note().contains("within the noise");
+      return new Price(s.nBytes(), ncclUs, policyUs, s.bestUs(), busbw(c, nRanks, s.nBytes(), ncclUs),
+          busbw(c, nRanks, s.nBytes(), policyUs), kept);
+    }
+    return null;
+  }
+
+  /** @return calls with a price for both picks */
+  public long pricedCalls() {
+    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs())).mapToLong(Row::calls).sum();
+  }
+
+  /** @return expected time saved over all priced calls of all logs, microseconds */
+  public double savedUs() {
+    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
+        .mapToDouble(r -> r.calls() * r.price().savedUs()).sum();
+  }
+
+  /** @return NCCL's time over the priced calls, microseconds */
+  public double ncclUs() {
+    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
+        .mapToDouble(r -> r.calls() * r.price().ncclUs()).sum();
+  }
+
+  private static String us(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String gbps(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  /** @return the text report */
+  public String text() {
+    StringBuilder sb = new StringBuilder();
+    long comms = logs.stream().mapToLong(l -> l.comms().size()).sum();
+    sb.append("policy ").append(policy).append(": ").append(logs.size()).append(logs.size() == 1 ? " log, " : " logs, ")
+        .append(comms).append(comms == 1 ? " communicator" : " communicators").append('\n');
+    for (DecisionLogFile f : logs) {
+      Set<String> shas = new TreeSet<>();
+      long calls = 0;
+      long hits = 0;
+      long applied = 0;
+      long unagg = 0;
+      Set<String> modes = new TreeSet<>();
+      for (DecisionLogFile.Comm c : f.comms()) {
+        shas.add(shortSha(String.valueOf(c.sha256())));
+        calls += c.calls();
+        hits += c.ruleHits();
+        applied += c.applied();
+        unagg += c.unaggregated();
+        modes.add(String.valueOf(c.mode()));
+      }
+      sb.append("  rank ").append(f.rank()).append(" (").append(f.file()).append("): ").append(f.comms().size())
+          .append(" comms, mode ").append(String.join("/", modes)).append(", sha256 ").append(String.join(" ", shas))
+          .append(", calls ").append(calls).append(", rule hits ").append(hits).append(", applied ").append(applied)
+          .append(unagg > 0 ? ", " + unagg + " hits not broken down" : "").append('\n');
+    }
+    sb.append(tableProblems.isEmpty() ? "tables: every rank of each shape runs the same table (sha256)\n"
+        : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
+    sb.append(decisionProblems.isEmpty() ? "decisions: every rank reaches the same decision at every size\n"
+        : "decisions: DIFFER\n  " + String.join("\n  ", decisionProblems) + "\n");
+    sb.append('\n');
+    boolean priced = !groups.isEmpty();
+    TextTable t = priced
+        ? new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick", ">at",
+            ">NCCL us", ">policy us", ">NCCL busbw", ">policy busbw", ">saved us/call", ">saved us", "note")
+        : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
+    for (Row r : rows) {
+      String shape = r.nRanks() == 0 ? "?" : r.nRanks() + "x" + r.nNodes();
+      String size = "[" + ByteSize.format(r.fromBytes()) + ", " + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes()))
+          + ")";
+      if (!priced) {
+        t.row(shape, r.collective().name(), size, Long.toString(r.calls()), Integer.toString(r.ranks()), r.ncclPick(),
+            r.policyLabel());
+        continue;
+      }
+      Price p = r.price();
+      t.row(shape, r.collective().name(), size, Long.toString(r.calls()), Integer.toString(r.ranks()), r.ncclPick(),
+          r.policyLabel(), p == null ? "-" : ByteSize.format(p.measuredBytes()), p == null ? "-" : us(p.ncclUs()),
+          p == null ? "-" : us(p.policyUs()), p == null ? "-" : gbps(p.ncclBusbw()),
+          p == null ? "-" : gbps(p.policyBusbw()), p == null ? "-" : us(p.savedUs()),
+          p == null || Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
+          p == null ? "not measured" : Double.isNaN(p.policyUs()) ? "policy's pick not measured"
+              : p.keptByNoise() ? "measured gain within noise: a compile would keep NCCL's pick" : "");
+    }
+    sb.append(t.size() == 0 ? "no decisions in the logs (no rule hit)\n" : t.render());
+    if (priced) {
+      long pc = pricedCalls();
+      long all = rows.stream().mapToLong(Row::calls).sum();
+      double saved = savedUs();
+      sb.append(String.format(Locale.ROOT,
+          "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us there; %.1f us per call;"
+              + " %.1f us per rank over %d logs)%n",
+          saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
+          logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,221 @@
+package io.nccltuner.validate;
+
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Policy.Candidate;
+import io.nccltuner.policy.Policy.Profile;
+import io.nccltuner.policy.Policy.Rule;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Checks a loaded policy for what can never take effect: candidates NCCL never offers for their
+ * collective, rules none of whose candidates NCCL ever offers, profiles an earlier profile always
+ * shadows, and, for a given communicator shape, which profile matches and what cannot apply there.
+ * Used by {@code nccl-tuner validate}; the plugin does not need it (a candidate NCCL does not offer
+ * is skipped per call, which is safe).
+ *
+ * <p>NCCL facts (src/graph/tuning.cc, ncclTopoTuneModel, the same in 2.23 .. 2.30.7; 2.19 .. 2.22
+ * offer a subset): an algorithm/protocol pair NCCL skips there keeps bandwidth 0, and
+ * updateCollCostTable (src/enqueue.cc) leaves its cost-table entry at -1, so a tuner can never
+ * select it:
+ *
+ * <ul>
+ *   <li>Broadcast and Reduce: RING only.
+ *   <li>AllGather and ReduceScatter: RING, PAT, NVLS and COLLNET_DIRECT only.
+ *   <li>AllReduce: every algorithm but PAT.
+ *   <li>NVLS and NVLS_TREE: SIMPLE only. PAT: SIMPLE only, and with the default NCCL_PAT_ENABLE=2
+ *       only when nNodes == nRanks (one GPU per node; ncclPatEnable).
+ * </ul>
+ *
+ * <p>NCCL does not call the tuner for one-rank communicators (updateCollCostTable returns before
+ * the tuner's table is used; the cost table is RING/SIMPLE 0 alone), so a shape with nRanks 1 never
+ * reaches a rule.
+ */
+public final class PolicyCheck {
+  private PolicyCheck() {}
+
+  /** How bad a finding is. */
+  public enum Level {
+    /** Something in the policy can never take effect (validate exits 1). */
+    ERROR,
+    /** Part of a rule cannot take effect, the rest can. */
+    WARNING
+  }
+
+  /**
+   * One finding.
+   *
+   * @param level how bad
+   * @param where the field path, e.g. {@code profiles[0].rules[2].candidates[1]}
+   * @param message what and why, with the NCCL source
+   */
+  public record Finding(Level level, String where, String message) {
+    @Override
+    public String toString() {
+      return (level == Level.ERROR ? "error: " : "warning: ") + where + ": " + message;
+    }
+  }
+
+  /**
+   * Why NCCL never offers a candidate for a collective, whatever the communicator.
+   *
+   * @param c the collective
+   * @param a the algorithm
+   * @param p the protocol
+   * @return the reason, or null when NCCL may offer it
+   */
+  public static String neverOffered(Collective c, Algorithm a, Protocol p) {
+    String src = " (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)";
+    switch (c) {
+      case Broadcast, Reduce -> {
+        if (a != Algorithm.RING) {
+          return "NCCL offers only RING for " + c + src;
+        }
+      }
+      case AllGather, ReduceScatter -> {
+        if (a != Algorithm.RING && a != Algorithm.PAT && a != Algorithm.NVLS && a != Algorithm.COLLNET_DIRECT) {
+          return "NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for " + c + src;
+        }
+      }
+      case AllReduce -> {
+        if (a == Algorithm.PAT) {
+          return "NCCL never offers PAT for AllReduce" + src;
+        }
+      }
+      default -> {
+        return null;
+      }
+    }
+    if ((a == Algorithm.NVLS || a == Algorithm.NVLS_TREE || a == Algorithm.PAT) && p != Protocol.SIMPLE) {
+      return "NCCL offers " + a + " only with SIMPLE" + src;
+    }
+    return null;
+  }
+
+  /**
+   * Findings that hold for every communicator shape.
+   *
+   * @param policy a loaded policy
+   * @return the findings, in file order
+   */
+  public static List<Finding> check(Policy policy) {
+    List<Finding> out = new ArrayList<>();
+    List<Profile> ps = policy.profiles();
+    for (int i = 0; i < ps.size(); i++) {
+      Profile p = ps.get(i);
+      for (int j = 0; j < i; j++) {
+        Profile q = ps.get(j);
+        if (covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes())) {
+          out.add(new Finding(Level.ERROR, "profiles[" + i + "] (" + p.name() + ")", "can never match: profiles[" + j
+              + "] (" + q.name() + ") comes first and matches every shape it matches (the first matching profile is used)"));
+          break;
+        }
+      }
+      if (p.nRanks().max() < 2) {
+        out.add(new Finding(Level.ERROR, "profiles[" + i + "] (" + p.name() + ")",
+            "matches only one-rank communicators, for which NCCL never calls the tuner"));
+      }
+      for (int r = 0; r < p.rules().size(); r++) {
+        Rule rule = p.rules().get(r);
+        String rw = "profiles[" + i + "].rules[" + r + "] (" + describe(rule) + ")";
+        int never = 0;
+        for (int k = 0; k < rule.candidates().size(); k++) {
+          Candidate c = rule.candidates().get(k);
+          String why = neverOffered(rule.collective(), c.algorithm(), c.protocol());
+          if (why != null) {
+            never++;
+            out.add(new Finding(Level.WARNING, rw + ".candidates[" + k + "]",
+                c.algorithm() + "/" + c.protocol() + " is never offered: " + why));
+          }
+        }
+        if (never == rule.candidates().size()) {
+          out.add(new Finding(Level.ERROR, rw, "can never apply: NCCL offers none of its candidates for "
+              + rule.collective()));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * What a communicator shape gets.
+   *
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param profileIndex index of the matching profile, -1 for none
+   * @param profile its name, or null
+   * @param rules its rules
+   * @param findings what cannot apply for this shape in particular
+   */
+  public record ShapeResult(long nRanks, long nNodes, int profileIndex, String profile, int rules,
+      List<Finding> findings) {}
+
+  /**
+   * The profile a shape matches (the first whose nRanks and nNodes ranges hold it, as the plugin
+   * chooses at init) and what cannot apply for that shape: PAT candidates where nRanks != nNodes,
+   * a rule whose candidates are all unavailable there, a one-rank shape.
+   *
+   * @param policy a loaded policy
+   * @param nRanks ranks (1 or more)
+   * @param nNodes nodes (1 or more)
+   * @return the result
+   */
+  public static ShapeResult shape(Policy policy, long nRanks, long nNodes) {
+    List<Finding> out = new ArrayList<>();
+    String shape = "nRanks=" + nRanks + " nNodes=" + nNodes;
+    if (nNodes > nRanks) {
+      out.add(new Finding(Level.ERROR, shape, "more nodes than ranks: no communicator has this shape"));
+    }
+    int idx = -1;
+    for (int i = 0; i < policy.profiles().size(); i++) {
+      Profile p = policy.profiles().get(i);
+      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+        idx = i;
+        break;
+      }
+    }
+    if (idx < 0) {
+      return new ShapeResult(nRanks, nNodes, -1, null, 0, out);
+    }
+    Profile p = policy.profiles().get(idx);
+    if (nRanks < 2) {
+      out.add(new Finding(Level.ERROR, shape, "NCCL never calls the tuner for one-rank communicators"));
+    }
+    for (int r = 0; r < p.rules().size(); r++) {
+      Rule rule = p.rules().get(r);
+      String rw = "profiles[" + idx + "].rules[" + r + "] (" + describe(rule) + ")";
+      int never = 0;
+      int patOff = 0;
+      for (int k = 0; k < rule.candidates().size(); k++) {
+        Candidate c = rule.candidates().get(k);
+        if (neverOffered(rule.collective(), c.algorithm(), c.protocol()) != null) {
+          never++;
+        } else if (c.algorithm() == Algorithm.PAT && nRanks != nNodes) {
+          patOff++;
+          out.add(new Finding(Level.WARNING, rw + ".candidates[" + k + "]", "PAT is offered only with one rank per node"
+              + " (nNodes == nRanks) unless NCCL_PAT_ENABLE=1 (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclPatEnable)"));
+        }
+      }
+      if (patOff > 0 && never + patOff == rule.candidates().size()) {
+        out.add(new Finding(Level.WARNING, rw, "cannot apply at " + shape + ": none of its candidates is offered there"));
+      }
+    }
+    return new ShapeResult(nRanks, nNodes, idx, p.name(), p.rules().size(), out);
+  }
+
+  /** Whether range a holds every value of range b. */
+  private static boolean covers(Policy.Range a, Policy.Range b) {
+    return a.min() <= b.min() && a.max() >= b.max();
+  }
+
+  /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
+  public static String describe(Rule r) {
+    return r.collective() + " [" + ByteSize.format(r.fromBytes()) + ", "
+        + (r.toBytes() == -1L ? "inf" : ByteSize.format(r.toBytes())) + ")"
+        + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
+  }
+}

@@ -1,0 +1,110 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.report.DecisionLogFile;
+import io.nccltuner.report.ShadowReport;
+import java.io.ByteArrayInputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three ranks' decision logs (src/test/resources/report): a and b run the same table, c another
+ * (and logged per-call records only); at 16 KiB b picks TREE/SIMPLE where a and c pick RING/SIMPLE.
+ * Prices from the H200 sweep's replicate 1 (times in the CSV): 4 B NCCL (unforced) 4806.560 us,
+ * RING/SIMPLE 2453.248 us; 16 KiB NCCL 4531.264 us, RING/SIMPLE 2455.104 us, TREE/SIMPLE 4530.048 us.
+ */
+@Timeout(60)
+class ReportCommandTest {
+  @TempDir Path tmp;
+
+  static String res(String name) {
+    try {
+      return Path.of(ReportCommandTest.class.getResource("/report/" + name).toURI()).toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void perCallRecordsAreBucketedAndAggregatesWin() throws Exception {
+    DecisionLogFile c = DecisionLogFile.read(Path.of(res("rank-c.jsonl")));
+    assertEquals("c:3", c.rank());
+    assertEquals(2, c.aggregates().size());
+    assertEquals(3, c.aggregates().get(0).count());
+    assertEquals(4, c.aggregates().get(0).fromBytes());
+    assertEquals(10, c.aggregates().get(1).count()); // 16384 and 20000 B share [16 KiB, 20 KiB)
+    assertEquals(20480, c.aggregates().get(1).toBytes());
+  }
+
+  @Test
+  void textReportNamesTheDifferingRanksAndPricesTheLog() {
+    CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), res("rank-c.jsonl"), "--measurements",
+        CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
+    assertEquals(0, r.exit(), r.err());
+    String o = r.out();
+    assertTrue(o.startsWith("policy agg-test: 3 logs, 3 communicators\n"), o);
+    assertTrue(o.contains("tables: DIFFER\n  nRanks 2 nNodes 2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
+        + " sha256 bbbbbb...bbb on c:3\n"), o);
+    assertTrue(o.contains("decisions: DIFFER\n  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
+        + "differently (hang risk): b:2 -> TREE/SIMPLE; a:1, c:3 -> RING/SIMPLE\n"), o);
+    String t = o.replaceAll(" +", " ");
+    assertTrue(t.contains("2x2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
+    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 20 2 RING/LL RING/SIMPLE 16 KiB 4531.3 2455.1"), o);
+    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 10 1 RING/LL TREE/SIMPLE 16 KiB 4531.3 4530.0"), o);
+    double saved = 9 * (4806.560 - 2453.248) + 20 * (4531.264 - 2455.104) + 10 * (4531.264 - 4530.048);
+    double nccl = 9 * 4806.560 + 30 * 4531.264;
+    assertTrue(o.contains(String.format(java.util.Locale.ROOT, "expected saving: %.1f us over 39 of 39 rule hits priced "
+        + "(%.2f%% of NCCL's %.1f us there", saved, 100 * saved / nccl, nccl)), o);
+  }
+
+  @Test
+  void modelValuesAndBusbw() throws Exception {
+    List<DecisionLogFile> logs = List.of(DecisionLogFile.read(Path.of(res("rank-a.jsonl"))));
+    ShadowReport r = ShadowReport.build(logs, List.of());
+    assertTrue(r.tableProblems().isEmpty());
+    assertTrue(r.decisionProblems().isEmpty());
+    assertEquals(2, r.rows().size());
+    assertEquals(13, r.rows().stream().mapToLong(ShadowReport.Row::calls).sum());
+    assertTrue(r.text().contains("decisions: every rank reaches the same decision at every size"));
+  }
+
+  @Test
+  void htmlPageHasTitleChartAndNoiseMark() throws Exception {
+    Path html = tmp.resolve("r.html");
+    CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), "--measurements",
+        CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--html", html.toString());
+    assertEquals(0, r.exit(), r.err());
+    String page = Files.readString(html);
+    assertTrue(page.startsWith("<!DOCTYPE html>"));
+    assertTrue(page.contains("<title>agg-test - nccl-tuner report</title>"), "the policy's name is the title");
+    assertTrue(page.contains("<h1>agg-test</h1>"));
+    assertFalse(page.contains("<script"));
+    assertTrue(page.contains("<th>NCCL us</th><th>NCCL busbw GB/s</th>"), "busbw beside time");
+    // busbw of RING/SIMPLE at 16 KiB: 16384 B / 2455.104 us x 2(2-1)/2
+    assertTrue(page.contains(String.format(java.util.Locale.ROOT, "<td>%.3f</td>", 16384 / (2455.104e-6) / 1e9)), page);
+    Matcher m = Pattern.compile("<svg.*?</svg>", Pattern.DOTALL).matcher(page);
+    assertTrue(m.find());
+    String svg = m.group();
+    assertTrue(svg.contains("viewBox=\"0 0 1000 320\""));
+    assertTrue(page.contains("svg.chart{display:block;width:100%;height:auto"), "chart at the page's width");
+    // the compile of rep1 keeps NCCL's pick at 8 MiB (17.67% inside a 51.31% margin): marked on the chart
+    assertTrue(svg.contains("noise: NCCL kept"), svg);
+    assertTrue(svg.contains("8 MiB: NCCL's pick kept, its 17.7% loss is within the noise margin 51.3%"), svg);
+    var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+    assertEquals(2, doc.getElementsByTagName("polyline").getLength());
+    assertEquals(2, doc.getElementsByTagName("circle").getLength()); // 4 B and 16 KiB were decided
+  }
+}

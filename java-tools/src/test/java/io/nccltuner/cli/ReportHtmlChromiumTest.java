@@ -1,0 +1,72 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The report page in a real browser: tests/html/check_report.sh renders it in headless Chromium;
+ * the screenshot must show the regret chart across the page's width (its blue policy line and red
+ * NCCL line reach from the left to the right of the 1200-pixel window). Skipped where Chromium is
+ * not installed (the script exits 3).
+ */
+@Timeout(180)
+class ReportHtmlChromiumTest {
+  @TempDir Path tmp;
+
+  @Test
+  void chartSpansThePageInChromium() throws Exception {
+    Path html = tmp.resolve("r.html");
+    CliRun r = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), ReportCommandTest.res("rank-b.jsonl"),
+        "--measurements", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--html", html.toString());
+    assertEquals(0, r.exit(), r.err());
+    Path png = tmp.resolve("r.png");
+    Path script = Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/html/check_report.sh");
+    Process p = new ProcessBuilder("bash", script.toString(), html.toString(), png.toString()).redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertTrue(p.waitFor(150, TimeUnit.SECONDS), "chromium finished");
+    Assumptions.assumeTrue(p.exitValue() != 3, "chromium is not installed");
+    assertEquals(0, p.exitValue(), out);
+    BufferedImage img = ImageIO.read(png.toFile());
+    assertEquals(1200, img.getWidth());
+    int minBlue = Integer.MAX_VALUE;
+    int maxBlue = -1;
+    int minRed = Integer.MAX_VALUE;
+    int maxRed = -1;
+    for (int y = 0; y < img.getHeight(); y++) {
+      for (int x = 0; x < img.getWidth(); x++) {
+        int rgb = img.getRGB(x, y) & 0xffffff;
+        if (near(rgb, 0x1565c0)) {
+          minBlue = Math.min(minBlue, x);
+          maxBlue = Math.max(maxBlue, x);
+        } else if (near(rgb, 0xc62828)) {
+          minRed = Math.min(minRed, x);
+          maxRed = Math.max(maxRed, x);
+        }
+      }
+    }
+    System.out.println("ReportHtmlChromiumTest: policy line x " + minBlue + ".." + maxBlue + ", NCCL line x " + minRed
+        + ".." + maxRed + " of " + img.getWidth());
+    assertTrue(maxBlue - minBlue > 0.8 * img.getWidth(), "policy line spans the page: " + minBlue + ".." + maxBlue);
+    assertTrue(maxRed - minRed > 0.8 * img.getWidth(), "NCCL line spans the page: " + minRed + ".." + maxRed);
+  }
+
+  private static boolean near(int a, int b) {
+    for (int s = 0; s <= 16; s += 8) {
+      if (Math.abs(((a >> s) & 0xff) - ((b >> s) & 0xff)) > 24) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
