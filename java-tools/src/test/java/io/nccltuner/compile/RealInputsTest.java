@@ -103,7 +103,12 @@ class RealInputsTest {
         "Broadcast 1048576 RING/SIMPLE 40.0"), got);
     assertTrue(warned(s, "forced NCCL_ALGO=Tree (line 19), NCCL_PROTO=LL (line 21), read from a command line"),
         s.warnings().toString());
-    Compiler.Compilation c = Compiler.compile(s, Compiler.Options.defaults("t"));
+    // Per size (window 0): the forced runs' own readings decide, so TREE/LL wins at 1 MiB. (The
+    // default window of 2 would rank by the worst regret over both sizes and pick RING/LL128.)
+    Compiler.Options d = Compiler.Options.defaults("t");
+    Compiler.Options perSize = new Compiler.Options(d.threshold(), d.noiseSigmas(), d.tie(), d.anyPipeOps(), d.merge(),
+        d.name(), d.mode(), d.description(), 0);
+    Compiler.Compilation c = Compiler.compile(s, perSize);
     List<Rule> rules = c.policy().profiles().getFirst().rules();
     assertEquals(Algorithm.TREE, rules.getFirst().candidates().getFirst().algorithm());
     assertEquals(Protocol.LL, rules.getFirst().candidates().getFirst().protocol());
