@@ -1,12 +1,12 @@
 package io.nccltuner.shim;
 
+import io.nccltuner.engine.CompiledPolicy;
 import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +72,7 @@ record PluginConfig(Engine engine, String warning, String info) {
     List<String> approximations = new ArrayList<>();
     try {
       if (yaml != null && !yaml.isBlank()) {
-        policy = PolicyLoader.load(Path.of(yaml));
+        policy = CompiledPolicy.load(Path.of(yaml)); // the YAML, or its binary form when that matches it
       } else if (csv != null && !csv.isBlank()) {
         policy = NcclConfigFile.load(Path.of(csv), approximations);
       } else {
@@ -110,11 +110,15 @@ record PluginConfig(Engine engine, String warning, String info) {
     return new PluginConfig(new Engine(policy, mode, log, decisions, throwIn), null, info);
   }
 
-  /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */
+  /**
+   * Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's; for
+   * one the shim created, whether it started from an AOT cache ({@link AotCacheStatus}).
+   */
   static String jvmNotice() {
     String lib = System.getProperty("nccltj.library");
     return "engine on Java " + Runtime.version() + " from " + System.getProperty("java.home")
-        + (lib != null ? " (JVM created by " + lib + ")" : " (joined the process's JVM)");
+        + (lib != null ? " (JVM created by " + lib + "; " + AotCacheStatus.describe() + ")"
+            : " (joined the process's JVM)");
   }
 
   private static PluginConfig off(TunerLog log, String throwIn, String warning) {
