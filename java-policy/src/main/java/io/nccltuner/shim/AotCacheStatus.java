@@ -38,14 +38,11 @@ final class AotCacheStatus {
    */
   static boolean isMapped(Path maps, String path) {
     try {
-      for (String line : Files.readAllLines(maps, StandardCharsets.UTF_8)) {
-        if (line.endsWith(" " + path)) {
-          return true;
-        }
-      }
+      // readAllBytes, not readAllLines: no Reader classes to load at start (/proc files read to EOF)
+      String text = new String(Files.readAllBytes(maps), StandardCharsets.UTF_8);
+      return text.contains(" " + path + "\n") || text.endsWith(" " + path);
     } catch (IOException | RuntimeException e) {
       return false;
     }
-    return false;
   }
 }
