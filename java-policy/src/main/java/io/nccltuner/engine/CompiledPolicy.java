@@ -40,7 +40,8 @@ import java.util.List;
  * policy's folder. The plugin only reads: it never writes beside a policy.
  *
  * <p>When it is used: {@link #load(Path)} reads the YAML bytes, and uses {@code FILE.compiled}
- * only when its format version is this one and its recorded SHA-256 equals that of the bytes;
+ * only when it has the YAML's owner and is writable by no one else, its format version is this
+ * one, and its recorded SHA-256 equals that of the bytes;
  * otherwise (absent, stale, truncated, another version, any inconsistency) it parses the YAML with
  * {@link PolicyLoader}, exactly as without it. The file holds every field of {@link Policy}
  * (the policy as {@link PolicyLoader} returned it, already validated), so decisions, the table's
@@ -79,7 +80,8 @@ public final class CompiledPolicy {
     byte[] text;
     try {
       Path bin = pathFor(yaml);
-      if (!Files.isRegularFile(bin) || !Files.isRegularFile(yaml) || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES) {
+      if (!Files.isRegularFile(bin) || !Files.isRegularFile(yaml) || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES
+          || !trusted(bin, yaml)) {
         return PolicyLoader.load(yaml);
       }
       compiled = Files.readAllBytes(bin);
@@ -89,6 +91,16 @@ public final class CompiledPolicy {
     }
     Policy p = decode(compiled, Sha256.digest(text), yaml);
     return p != null ? p : PolicyLoader.load(yaml);
+  }
+
+  /**
+   * Whether the binary form may stand for the YAML: the same owner as the YAML, and writable by
+   * nobody else (so that, say, a policy in a shared folder like /tmp cannot be shadowed by a
+   * binary form someone else put beside it: the SHA-256 only says which YAML it claims to be).
+   */
+  static boolean trusted(Path bin, Path yaml) throws IOException {
+    int mode = (Integer) Files.getAttribute(bin, "unix:mode");
+    return (mode & 0022) == 0 && Files.getAttribute(bin, "unix:uid").equals(Files.getAttribute(yaml, "unix:uid"));
   }
 
   /**
@@ -106,6 +118,7 @@ public final class CompiledPolicy {
     Path tmp = bin.resolveSibling(bin.getFileName() + ".tmp" + ProcessHandle.current().pid());
     try {
       Files.write(tmp, encode(p, Sha256.digest(text)));
+      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
       Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(tmp);
@@ -262,6 +275,9 @@ public final class CompiledPolicy {
   private static Range range(DataInputStream in) throws IOException {
     long min = in.readLong();
     long max = in.readLong();
+    if (min > max) {
+      throw new IOException("bad range " + min + ".." + max);
+    }
     return min == Range.ANY.min() && max == Range.ANY.max() ? Range.ANY : new Range(min, max);
   }
 
@@ -275,6 +291,10 @@ public final class CompiledPolicy {
   private static Candidate candidate(DataInputStream in) throws IOException {
     Algorithm a = Algorithm.ofId(in.readUnsignedByte());
     Protocol p = Protocol.ofId(in.readUnsignedByte());
-    return new Candidate(a, p, in.readInt(), in.readDouble());
+    int channels = in.readInt();
+    if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
+      throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
+    }
+    return new Candidate(a, p, channels, in.readDouble());
   }
 }

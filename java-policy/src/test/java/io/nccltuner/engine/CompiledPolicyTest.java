@@ -2,6 +2,7 @@ package io.nccltuner.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -81,6 +82,37 @@ class CompiledPolicyTest {
     // and load() then parses the YAML
     Files.write(bin, Arrays.copyOf(good, good.length / 2));
     assertEquals(PolicyLoader.load(yaml), CompiledPolicy.load(yaml));
+  }
+
+  @Test
+  void aBinaryFormOthersCanWriteIsIgnored(@TempDir Path tmp) throws Exception {
+    Path yaml = copy("h200-2rank.yaml", tmp);
+    Path bin = CompiledPolicy.write(yaml);
+    assertTrue(CompiledPolicy.trusted(bin, yaml));
+    // a binary form claiming this YAML but naming another policy: used only while trusted
+    Policy p = PolicyLoader.load(yaml);
+    Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
+    Files.write(bin, CompiledPolicy.encode(other, Sha256.digest(Files.readAllBytes(yaml))));
+    assertEquals("planted", CompiledPolicy.load(yaml).name());
+    Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertFalse(CompiledPolicy.trusted(bin, yaml));
+    assertEquals(p, CompiledPolicy.load(yaml), "world-writable: the YAML is parsed");
+  }
+
+  @Test
+  void aChannelCountPolicyLoaderWouldRefuseIsNotRead(@TempDir Path tmp) throws Exception {
+    Path yaml = copy("channel-override.yaml", tmp);
+    Policy p = PolicyLoader.load(yaml);
+    Policy.Rule r = p.profiles().get(0).rules().get(0);
+    Policy.Candidate c = r.candidates().get(0);
+    Policy.Rule bad = new Policy.Rule(r.collective(), r.fromBytes(), r.toBytes(), r.numPipeOps(), r.ncclPick(),
+        r.ncclRegret(), java.util.List.of(new Policy.Candidate(c.algorithm(), c.protocol(), 65, c.regret())));
+    Policy.Profile prof = p.profiles().get(0);
+    Policy tampered = new Policy(p.name(), p.mode(), p.description(),
+        java.util.List.of(new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))), yaml);
+    byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
+    assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, sha), sha, yaml));
+    assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, sha), sha, yaml));
   }
 
   @Test
