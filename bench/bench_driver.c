@@ -6,6 +6,7 @@
  *     --calls N (10000000)  --warmup N (1000000)  --warmup-ms MS (1000)  --threads T (1)
  *     --coll C (only rows of that collective)  --inits N (time N further inits)
  *     --startup-only (stop after the first decision and the inits)  --gc-log PATH (JVM GC log)
+ *     --smaps PATH (a copy of /proc/self/smaps just after the first decision)
  *
  * It dlopens the plugin (RTLD_NOW | RTLD_LOCAL, dlsym "ncclTunerPlugin_v3", as NCCL
  * src/plugin/tuner.cc), preloads the `get` rows of the traces (the cost tables NCCL 2.28.9 passed),
@@ -27,6 +28,7 @@
  * logger on stderr. Exit 0, or 2 on usage/IO errors, 3 if the plugin logged a WARN.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -62,6 +65,7 @@ static double g_ticksPerNs;
 static struct {
   const char* plugin;
   const char* gcLog;
+  const char* smaps;
   long calls, warmup, warmupMs, threads, inits, coll;
   int startupOnly;
 } cfg = {.calls = 10000000, .warmup = 1000000, .warmupMs = 1000, .threads = 1, .inits = 0, .coll = -1};
@@ -109,6 +113,56 @@ static void proc_status(long* rssKb, long* threads) {
     else if (strncmp(line, "Threads:", 8) == 0) *threads = strtol(line + 8, NULL, 10);
   }
   fclose(f);
+}
+
+/* Copies a file (here /proc/self/smaps: where the resident memory is, mapping by mapping). */
+static void copy_file(const char* from, const char* to) {
+  FILE* in = fopen(from, "r");
+  FILE* out = in ? fopen(to, "w") : NULL;
+  char buf[65536];
+  size_t n;
+  while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+  if (out) fclose(out);
+  if (in) fclose(in);
+}
+
+/* User + system CPU time of the whole process so far, in ms (every thread: the JVM's too). */
+static double cpu_ms(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* The names of the process's threads (/proc/self/task/N/comm), comma-separated, sorted, into buf;
+ * spaces in names become '_'. */
+static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+static void thread_names(char* buf, size_t cap) {
+  buf[0] = '\0';
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  char* names[512];
+  int n = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL && n < 512) {
+    if (e->d_name[0] == '.') continue;
+    char path[300], name[64] = "?";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE* f = fopen(path, "r");
+    if (f) {
+      if (fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = '\0';
+      fclose(f);
+    }
+    for (char* c = name; *c; c++) if (*c == ' ' || *c == ',') *c = '_';
+    names[n++] = strdup(name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, cmp_str);
+  size_t used = 0;
+  for (int i = 0; i < n; i++) {
+    if (used + strlen(names[i]) + 2 < cap) used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "", names[i]);
+    free(names[i]);
+  }
 }
 
 /* Young collections in a JVM GC log (-Xlog:gc,gc+heap:file=PATH, the JVM run by the plugin) from
@@ -447,6 +501,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--inits")) { cfg.inits = num(a, v); i++; }
     else if (!strcmp(a, "--coll")) { cfg.coll = num(a, v); i++; }
     else if (!strcmp(a, "--gc-log")) { cfg.gcLog = v; i++; }
+    else if (!strcmp(a, "--smaps")) { cfg.smaps = v; i++; }
     else if (!strcmp(a, "--startup-only")) cfg.startupOnly = 1;
     else if (a[0] == '-') die("unknown option %s (see the comment at the top of bench/bench_driver.c)", a);
     else { read_trace(a); nTraces++; }
@@ -457,6 +512,7 @@ int main(int argc, char** argv) {
 
   long rss0, thr0, rss1, thr1, rss2, thr2, rss3, thr3;
   proc_status(&rss0, &thr0);
+  double cpu0 = cpu_ms();
   double t0 = now_ns();
   void* lib = NULL;
   char why[512];
@@ -475,14 +531,19 @@ int main(int argc, char** argv) {
   reset(&ws[0], &g_rows[0]);
   call(&ws[0], &g_rows[0]);
   double t4 = now_ns();
+  double cpu1 = cpu_ms();
   proc_status(&rss2, &thr2);
+  static char names[8192];
+  thread_names(names, sizeof names);
+  if (cfg.smaps) copy_file("/proc/self/smaps", cfg.smaps);
   printf("bench: plugin=%s name=%s rows=%zu nRanks=%zu nNodes=%zu\n", cfg.plugin, g_tuner->name, g_nRows, g_nRanks, g_nNodes);
   printf("bench: startup dlopen_ms=%.3f first_init_ms=%.3f first_call_us=%.1f first_decision_ms=%.3f "
-         "process_to_first_decision_ms=%.3f\n",
-         (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e3, (t4 - t2) / 1e6, (t4 - tStart) / 1e6);
+         "process_to_first_decision_ms=%.3f cpu_ms=%.1f\n",
+         (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e3, (t4 - t2) / 1e6, (t4 - tStart) / 1e6, cpu1 - cpu0);
   printf("bench: footprint rss_before_kb=%ld rss_after_first_init_kb=%ld added_rss_mb=%.1f threads_before=%ld "
          "threads_after=%ld added_threads=%ld\n",
          rss1, rss2, (rss2 - rss1) / 1024.0, thr1, thr2, thr2 - thr1);
+  printf("bench: threads after_first_init=%s\n", names);
   (void)rss0; (void)thr0;
 
   if (cfg.inits > 0) { /* each further communicator init */

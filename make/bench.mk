@@ -93,11 +93,15 @@ $(BENCH_DIR)/.generated: $(BENCH_JMH_JAR) $(REPO)/policies/h200-2rank.yaml
 # A copy of build/lib with a JDK 25 AOT cache beside the shim, made as bin/nccl-tuner-aot makes
 # the dist one (io.nccltuner.shim.AotTraining, the shim's JVM options) but on $(JAVA_HOME), the
 # runtime the shim uses from build/. build/lib itself is left without a cache.
-$(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR)
+# As bin/nccl-tuner-aot, it first writes the policy's binary form (a copy of h200-2rank.yaml and
+# its .compiled beside the plugin: run_bench.sh's AOT start-up runs use that copy).
+$(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml
 	rm -rf $(BENCH_AOT_DIR)
 	mkdir -p $(BENCH_AOT_DIR)
-	cp $(SHIM_SO) $(ENGINE_JAR) $(BENCH_AOT_DIR)/
-	NCCL_TUNER_JAVA_POLICY=$(REPO)/policies/h200-2rank.yaml $(JAVA_HOME)/bin/java \
+	cp $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml $(BENCH_AOT_DIR)/
+	$(JAVA_HOME)/bin/java -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar io.nccltuner.engine.CompiledPolicy \
+	  $(BENCH_AOT_DIR)/h200-2rank.yaml
+	NCCL_TUNER_JAVA_POLICY=$(BENCH_AOT_DIR)/h200-2rank.yaml $(JAVA_HOME)/bin/java \
 	  -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar \
 	  io.nccltuner.shim.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
 	  || { cat $(BENCH_DIR)/aot-training.log; exit 1; }

@@ -4,8 +4,9 @@
 # Produces dist/$(DIST_NAME)/ and dist/$(DIST_NAME).tar.gz:
 #   lib/libnccl-tuner-java.so, lib/nccl-tuner-java.jar (what the plugin loads),
 #   lib/nccl-tuner-tools.jar (the command line; its manifest names the runtime jar), runtime/ (jlink image of java.base,
-#   stripped), bin/nccl-tuner (the command line on the bundled runtime), bin/nccl-tuner-aot (makes
-#   lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target), policies/, README.md, docs/.
+#   stripped), bin/nccl-tuner (the command line on the bundled runtime), bin/nccl-tuner-aot
+#   (make/nccl-tuner-aot.sh: makes lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target; it
+#   fails with a message when lib/ is not writable), policies/, README.md, docs/.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
 # all, under the 60 MiB budget); the shim uses it when it is there. `make dist` also builds it in
@@ -21,8 +22,12 @@ DIST_TGZ   := $(DIST_ROOT)/$(DIST_NAME).tar.gz
 # The engine needs java.base only (Jackson's and picocli's java.desktop/java.sql uses are optional).
 DIST_MODULES := java.base
 # Same options as the shim passes (plugin-shim/src/jvm.c buildOptions), so the cache applies.
+# -XX:-AOTRecordTraining: the shim runs with -XX:-AOTReplayTraining, so the cache holds no
+# training data (method profiles) that would not be used.
 DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData \
   -XX:Tier3InvocationThreshold=2000 -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 \
+  -XX:+DisableAttachMechanism --finalization=disabled -XX:-TieredCompilation \
+  -XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:-AOTRecordTraining \
   --enable-native-access=ALL-UNNAMED
 
 .PHONY: dist
@@ -31,7 +36,7 @@ dist: $(DIST_TGZ)
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
                  $(REPO)/tests/traces/README.md $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
 	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
@@ -50,16 +55,7 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*
 	  'exec "$$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -jar "$$here/lib/nccl-tuner-tools.jar" "$$@"' \
 	  > $(DIST_DIR)/bin/nccl-tuner
 	chmod +x $(DIST_DIR)/bin/nccl-tuner
-	printf '%s\n' '#!/bin/sh' \
-	  '# nccl-tuner-aot: builds lib/nccl-tuner-java.aot, the JDK 25 AOT cache that shortens the' \
-	  '# plugin start (JVM creation to first decision), with a training run on the bundled runtime.' \
-	  'set -e' \
-	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \
-	  'rm -f "$$here/lib/nccl-tuner-java.aot"' \
-	  'NCCL_TUNER_JAVA_POLICY="$${NCCL_TUNER_JAVA_POLICY:-$$here/policies/h200-2rank.yaml}" \' \
-	  '  "$$here/runtime/bin/java" -XX:AOTCacheOutput="$$here/lib/nccl-tuner-java.aot" $(DIST_AOT_OPTS) \' \
-	  '  -cp "$$here/lib/nccl-tuner-java.jar" io.nccltuner.shim.AotTraining "$$@"' \
-	  > $(DIST_DIR)/bin/nccl-tuner-aot
+	sed 's|@AOT_OPTS@|$(DIST_AOT_OPTS)|' $(REPO)/make/nccl-tuner-aot.sh > $(DIST_DIR)/bin/nccl-tuner-aot
 	chmod +x $(DIST_DIR)/bin/nccl-tuner-aot
 	tar -C $(DIST_ROOT) -czf $(DIST_TGZ) $(DIST_NAME)
 	$(DIST_DIR)/bin/nccl-tuner-aot >$(BUILD)/aot-training.log 2>&1 || { cat $(BUILD)/aot-training.log; exit 1; }

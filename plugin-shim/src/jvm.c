@@ -38,7 +38,7 @@
 
 #include "shim_internal.h"
 
-#define MAX_OPTIONS 64
+#define MAX_OPTIONS 80 /* 48 from NCCL_TUNER_JAVA_OPTS, up to 32 of our own (hooks included) */
 #define JAR_NAME "nccl-tuner-java.jar"
 #define AOT_NAME "nccl-tuner-java.aot"
 #define BOOTSTRAP_CLASS "io/nccltuner/shim/Bootstrap"
@@ -350,8 +350,8 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
       free(copy);
       return -1;
     }
-    if (nTok == MAX_OPTIONS - 24) {
-      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 24);
+    if (nTok == MAX_OPTIONS - 32) {
+      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 32);
       free(copy);
       return -1;
     }
@@ -378,8 +378,24 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   addOption(l, "-XX:Tier3InvocationThreshold=2000");
   addOption(l, "-XX:Tier3MinInvocationThreshold=1000");
   addOption(l, "-XX:Tier3CompileThreshold=20000");
+  /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
+   * /tmp/.java_pid<pid> socket, no jcmd or agent into the host), no finalizer thread. */
+  addOption(l, "-XX:+DisableAttachMechanism");
+  addOption(l, "--finalization=disabled");
   addOption(l, "-Dnccltj.library=%s", libraryPath);
-  if (aotCache != NULL) addOption(l, "-XX:AOTCache=%s", aotCache);
+  if (aotCache != NULL) {
+    addOption(l, "-XX:AOTCache=%s", aotCache);
+    addOption(l, "-Dnccltj.aotCache=%s", aotCache); /* the engine's INFO line says if it was used */
+    /* No "Training replay" thread compiling the training run's methods during the start (-40 ms
+     * CPU, -3 MiB). A diagnostic flag of JDK 25 (the oldest runtime the plugin takes); a JDK
+     * that drops it fails creation, which the plugin reports in one WARN and steps aside. */
+    addOption(l, "-XX:+UnlockDiagnosticVMOptions");
+    addOption(l, "-XX:-AOTReplayTraining");
+    /* One compiler thread (C2; the hot path is C2-compiled as before). Only with the cache: its
+     * start (classes archived, the policy's compiled form that bin/nccl-tuner-aot writes) runs
+     * little Java, while parsing a large YAML policy without C1 takes 40-60% more CPU. */
+    addOption(l, "-XX:-TieredCompilation");
+  }
   for (int i = 0; i < nTok; i++) addOption(l, "%s", toks[i]);
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
    * (it steps aside) instead of ending or dumping the process, and a crash report goes to a

@@ -41,6 +41,13 @@ public final class AotTraining {
         lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
       }
     }
+    // Classes the plugin's start loads that this run would not, so that they are in the cache
+    // too (else the JVM opens its module image for them at start: +1 MiB resident): the INFO
+    // line's AOT check, NCCL_TUNER_JAVA_MODE's parse, and the generated name of a thread that FFM
+    // attaches on its first upcall (NCCL's threads; here the calls come from Java's main thread).
+    AotCacheStatus.isMapped(Path.of("/proc/self/maps"), "/");
+    io.nccltuner.policy.Mode.parse("enforce");
+    new Thread(() -> { }).getName();
     Arena arena = Arena.global();
     MemorySegment bridge = nccltj_bridge_t.allocate(arena);
     nccltj_bridge_t.abiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());

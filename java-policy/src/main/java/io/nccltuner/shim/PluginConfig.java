@@ -1,6 +1,7 @@
 package io.nccltuner.shim;
 
 import io.nccltuner.engine.CallRecorder;
+import io.nccltuner.engine.CompiledPolicy;
 import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
@@ -8,7 +9,6 @@ import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +116,7 @@ record PluginConfig(Engine engine, String warning, String info) {
           return off(log, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
         }
       } else if (yaml != null && !yaml.isBlank()) {
-        policy = PolicyLoader.load(Path.of(yaml));
+        policy = CompiledPolicy.load(Path.of(yaml)); // the YAML, or its binary form when that matches it
       } else if (csv != null && !csv.isBlank()) {
         policy = NcclConfigFile.load(Path.of(csv), approximations);
       } else {
@@ -166,11 +166,15 @@ record PluginConfig(Engine engine, String warning, String info) {
     return new PluginConfig(newEngine(policy, mode, log, decisions), null, info);
   }
 
-  /** Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's. */
+  /**
+   * Which JVM serves the plugin: one the shim created (it sets nccltj.library) or the host's; for
+   * one the shim created, whether it started from an AOT cache ({@link AotCacheStatus}).
+   */
   static String jvmNotice() {
     String lib = System.getProperty("nccltj.library");
     return "engine on Java " + Runtime.version() + " from " + System.getProperty("java.home")
-        + (lib != null ? " (JVM created by " + lib + ")" : " (joined the process's JVM)");
+        + (lib != null ? " (JVM created by " + lib + "; " + AotCacheStatus.describe() + ")"
+            : " (joined the process's JVM)");
   }
 
   private static PluginConfig off(TunerLog log, String warning) {

@@ -48,6 +48,7 @@ class DistIT {
     assertEquals(0, r.exit(), r.text());
     assertTrue(r.warnings().isEmpty(), r.text());
     assertTrue(r.summary().contains("calls=273 changed=257 warn=0"), r.summary());
+    assertEquals(1, r.grep("; no AOT cache: ").size(), r.text());
 
     // The scripts need a shell's basic tools but no java: a PATH holding only those.
     Path tools = Files.createDirectories(tmp.resolve("tools"));
@@ -71,6 +72,9 @@ class DistIT {
     assertEquals(0, r2.exit(), r2.text());
     assertTrue(r2.summary().contains("calls=273 changed=257 warn=0"), r2.summary());
     assertTrue(r2.text().contains("Using AOT-linked classes") || r2.text().contains("Opened AOT cache"), r2.text());
+    // the first INFO line says the cache was used
+    Harness.Result r3 = Harness.exec(replay, env, true);
+    assertEquals(1, r3.grep("; AOT cache " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + ")").size(), r3.text());
 
     Harness.Result help = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "--help"), toolsPath, true);
     assertEquals(0, help.exit(), help.text());
@@ -87,5 +91,40 @@ class DistIT {
         root.resolve("examples/traces/trace_tp_infer.csv").toString(), "--policy", tmp.resolve("measured.yaml").toString()),
         toolsPath, true);
     assertEquals(0, replayEx.exit(), replayEx.text());
+  }
+
+  /**
+   * A root-owned install (lib/ not writable by the user running bin/nccl-tuner-aot): the script
+   * fails with a message that says what to do, and writes nothing. Run as root, the test runs the
+   * script as nobody (setpriv); otherwise it makes lib/ read-only.
+   */
+  @Test
+  void aotScriptFailsClearlyWhenLibIsNotWritable(@TempDir Path tmp) throws Exception {
+    Harness.requireBuilt();
+    Harness.Result untar = Harness.exec(List.of("/bin/tar", "-C", tmp.toString(), "-xzf", tarball().toString()), Map.of(), false);
+    assertEquals(0, untar.exit(), untar.text());
+    Path root;
+    try (Stream<Path> s = Files.list(tmp)) {
+      root = s.findFirst().orElseThrow();
+    }
+    Path lib = root.resolve("lib");
+    List<String> cmd;
+    if ("root".equals(System.getProperty("user.name"))) {
+      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+      cmd = List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+          root.resolve("bin/nccl-tuner-aot").toString());
+    } else {
+      Files.setPosixFilePermissions(lib, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+      cmd = List.of(root.resolve("bin/nccl-tuner-aot").toString());
+    }
+    try {
+      Harness.Result aot = Harness.exec(cmd, Map.of("PATH", "/usr/bin:/bin"), true);
+      assertEquals(1, aot.exit(), aot.text());
+      assertTrue(aot.text().contains("nccl-tuner-aot: " + lib + " is not writable by "), aot.text());
+      assertTrue(aot.text().contains("run bin/nccl-tuner-aot as the owner of " + lib), aot.text());
+      assertTrue(Files.notExists(lib.resolve("nccl-tuner-java.aot")));
+    } finally {
+      Files.setPosixFilePermissions(lib, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
   }
 }

@@ -1,0 +1,44 @@
+#!/bin/sh
+# nccl-tuner-aot: builds lib/nccl-tuner-java.aot, the JDK 25 AOT cache that shortens the plugin's
+# start (JVM creation to first decision), with a training run on the runtime bundled in this tree.
+# Run it once after unpacking, as the user who owns lib/ (root for an install under /opt); the
+# plugin uses the cache from then on, and its first INFO line says "AOT cache <path>". It also
+# writes the binary form of the tree's policies and of NCCL_TUNER_JAVA_POLICY (FILE.yaml.compiled,
+# read by the plugin instead of the YAML while the YAML is unchanged). Any extra
+# argument is passed to the training run (a trace CSV in the shared format).
+# Exit status: 0 with the cache written; 1 without it (lib/ not writable, or the runtime wrote no
+# cache), with the reason on stderr. (Installed by make/dist.mk, which fills in the JVM options.)
+set -e
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache="$here/lib/nccl-tuner-java.aot"
+if [ ! -w "$here/lib" ] || { [ -e "$cache" ] && [ ! -w "$cache" ]; }; then
+  echo "nccl-tuner-aot: $here/lib is not writable by $(id -un 2>/dev/null || echo this user), so no AOT cache was made;" \
+    "run bin/nccl-tuner-aot as the owner of $here/lib (for example with sudo), once after installing." \
+    "The plugin works without the cache; it only starts slower." >&2
+  exit 1
+fi
+rm -f "$cache"
+policy="${NCCL_TUNER_JAVA_POLICY:-$here/policies/h200-2rank.yaml}"
+# First the policies' binary forms (FILE.yaml.compiled beside each, keyed by the YAML's SHA-256):
+# the plugin then starts without parsing YAML. The tree's policies, and NCCL_TUNER_JAVA_POLICY
+# when its folder is writable; a policy without one still works (its YAML is parsed at start).
+done=""
+for f in "$here"/policies/*.yaml "$policy"; do
+  case "$done" in *"|$f|"*) continue ;; esac
+  done="$done|$f|"
+  if [ -f "$f" ] && [ -w "$(dirname "$f")" ]; then
+    "$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+      -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.engine.CompiledPolicy "$f"
+  else
+    echo "nccl-tuner-aot: $f: folder not writable, no binary form made (the plugin parses its YAML at start)" >&2
+  fi
+done
+# Then the training run for the AOT cache, which reads the policy as the plugin does.
+NCCL_TUNER_JAVA_POLICY="$policy" \
+  "$here/runtime/bin/java" -XX:AOTCacheOutput="$cache" @AOT_OPTS@ \
+  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.shim.AotTraining "$@"
+if [ ! -s "$cache" ]; then
+  echo "nccl-tuner-aot: the Java runtime in $here/runtime wrote no AOT cache at $cache (see its messages above)" >&2
+  exit 1
+fi
+echo "nccl-tuner-aot: wrote $cache"
