@@ -34,7 +34,7 @@ harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL)
 
 $(HARNESS_BIN): $(REPO)/tests/harness/harness.c $(HARNESS_HEADER)
 	@mkdir -p $(@D)
-	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -o $@ $< $(HARNESS_LDLIBS)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -Wl,--export-dynamic-symbol=ncclGetVersion -o $@ $< $(HARNESS_LDLIBS)
 
 # Plugins: everything hidden except the exported ncclTunerPlugin_v3 struct.
 $(HARNESS_NOOP): $(REPO)/tests/plugins/noop_plugin.c $(HARNESS_HEADER)
