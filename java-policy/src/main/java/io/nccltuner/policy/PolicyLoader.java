@@ -735,14 +735,21 @@ public final class PolicyLoader {
         }
       }
     }
-    // At most MAX_RULES_PER_BUCKET rules (told apart by numPipeOps) may share a size bucket.
-    int[][] perBucket = new int[Collective.COUNT][SizeGrid.BUCKETS];
+    // At most MAX_RULES_PER_BUCKET rules (told apart by numPipeOps) may share a size bucket, counted
+    // for unregistered and registered buffers apart (a regBuff: any rule counts for both).
+    int[][][] perBucket = new int[2][Collective.COUNT][SizeGrid.BUCKETS];
     for (int i = 0; i < rules.size(); i++) {
       Rule r = rules.get(i);
       int lo = SizeGrid.bucket(r.fromBytes());
       int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
       for (int bkt = lo; bkt < hi; bkt++) {
-        if (++perBucket[r.collective().ordinal()][bkt] == MAX_RULES_PER_BUCKET + 1) {
+        int worst = 0;
+        for (int reg = 0; reg < 2; reg++) {
+          if (r.regBuff() == null || r.regBuff() == (reg == 1)) {
+            worst = Math.max(worst, ++perBucket[reg][r.collective().ordinal()][bkt]);
+          }
+        }
+        if (worst == MAX_RULES_PER_BUCKET + 1) {
           problem(nodes.get(i), path + ".rules[" + i + "]", "more than " + MAX_RULES_PER_BUCKET
               + " rules cover " + r.collective() + " at " + ByteSize.format(SizeGrid.lowerBound(bkt))
               + "; merge numPipeOps ranges");
