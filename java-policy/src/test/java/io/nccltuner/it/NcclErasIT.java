@@ -278,4 +278,52 @@ class NcclErasIT {
       assertEquals(1, r.grep("profile h200 skipped: gpu 'H200' named but the GPU is unknown").size(), r.text());
     }
   }
+  static final Path FAKE_CUDA = Harness.BUILD.resolve("tests/fake-cuda/libcuda.so.1");
+
+  /**
+   * The GPU from a CUDA driver the process has loaded (a fake libcuda.so.1, LD_PRELOADed): an H200
+   * at 9.0 matches the h200 profile; an A100 at 8.0, or a driver with no current context (device
+   * unknown), does not, and the skip names why.
+   */
+  @ParameterizedTest(name = "{0} cc {1} context {2} -> {3}")
+  @CsvSource({"NVIDIA H200, 9.0, true, h200, GPU NVIDIA H200 (cc 9.0)",
+      "NVIDIA A100-SXM4-80GB, 8.0, true, fallback, GPU NVIDIA A100-SXM4-80GB (cc 8.0)",
+      "NVIDIA H200, 9.0, false, fallback, GPU unknown (cc unknown)"})
+  void gpuFromTheLoadedCudaDriver(String name, String cc, boolean context, String profile, String logged)
+      throws Exception {
+    assertTrue(Files.exists(FAKE_CUDA), FAKE_CUDA + " is built by `make build`");
+    Map<String, String> env = new HashMap<>(Map.of("NCCL_TUNER_JAVA_POLICY", write("hw.yaml", HARDWARE).toString(),
+        "LD_PRELOAD", FAKE_CUDA.toString(), "FAKE_CUDA_NAME", name, "FAKE_CUDA_CC", cc));
+    if (!context) {
+      env.put("FAKE_CUDA_NO_CONTEXT", "1");
+    }
+    Harness.Result r = Harness.run(env, "--plugin", Harness.PLUGIN.toString(), "--nccl-era", "2.24",
+        "--trace", trace("coalesced").toString());
+    assertEquals(0, r.exit(), r.text());
+    String init = r.grep("TUNER/Java: policy t profile ").get(0);
+    assertTrue(init.contains("TUNER/Java: policy t profile " + profile + " mode enforce"), r.text());
+    assertTrue(init.endsWith("; tuner v4, NCCL 2.24.3, " + logged + ", nvlDomains unknown"), init);
+    if (!profile.equals("h200")) {
+      assertEquals(1, r.grep("profile h200 skipped: gpu '" + (context ? name + "' does not contain 'H200'"
+          : "H200' named but the GPU is unknown")).size(), r.text());
+    }
+  }
+
+  /** v5+: the decision log's comm is NCCL's commId (the init line's, as an unsigned number). */
+  @Test
+  void decisionLogCarriesCommId() throws Exception {
+    Path log = tmp.resolve("decisions.jsonl");
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString(),
+        "NCCL_TUNER_JAVA_MODE", "shadow", "NCCL_TUNER_JAVA_LOG", log.toString()),
+        "--plugin", Harness.PLUGIN.toString(), "--nccl-era", "2.28", "--trace", trace("coalesced").toString());
+    assertEquals(0, r.exit(), r.text());
+    Matcher m = Pattern.compile(" commId 0x([0-9a-f]+);").matcher(r.grep("TUNER/Java: policy ").get(0));
+    assertTrue(m.find(), r.text());
+    String id = Long.toUnsignedString(Long.parseUnsignedLong(m.group(1), 16));
+    List<String> records = Files.readAllLines(log);
+    assertEquals(19, records.size(), "one record per rule hit");
+    assertTrue(records.stream().allMatch(l -> l.startsWith("{\"comm\":" + id + ",")), records.get(0) + " vs " + id);
+    assertEquals(1, r.grep("summary profile two-ranks-socket mode shadow commId 0x" + m.group(1) + ": calls 19").size(),
+        r.text());
+  }
 }
