@@ -326,4 +326,25 @@ class NcclErasIT {
     assertEquals(1, r.grep("summary profile two-ranks-socket mode shadow commId 0x" + m.group(1) + ": calls 19").size(),
         r.text());
   }
+
+  /** An exception in getChunkSize (v6) is contained like the others: NCCL's chunk size, one WARN, exit 0. */
+  @Test
+  void exceptionInGetChunkSizeChangesNothing() throws Exception {
+    Path p = write("chunk2.yaml", HEAD + """
+          - name: two
+            rules:
+              - collective: AllReduce
+                bytes: {from: 0 B}
+                candidates: [{algorithm: RING, protocol: SIMPLE, chunkSize: 1 MiB}, {algorithm: RING, protocol: LL}]
+        """);
+    Map<String, String> env = new HashMap<>(ThrowingEngine.environment("getChunkSize"));
+    env.put("NCCL_TUNER_JAVA_POLICY", p.toString());
+    Harness.Result r = Harness.run(env, "--plugin", Harness.PLUGIN.toString(), "--nccl-era", "2.30", "--trace",
+        trace("ddp").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().get(0).contains("internal error in getChunkSize"), r.warnings().get(0));
+    assertTrue(r.lines().stream().noneMatch(l -> l.contains("chunkSize=")), r.text());
+    assertTrue(r.summary().contains(" warn=1 "), r.summary());
+  }
 }
