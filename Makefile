@@ -59,8 +59,10 @@ $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
 
-# plugin.c: NCCL's entry points; jvm.c: the JVM start-up; shim_internal.h between them.
-SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/jvm.c
+# plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
+# signature; jvm.c: the JVM start-up; shim_internal.h between them.
+SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
+                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
                 $(REPO)/plugin-shim/include/nccltj_bridge.h
 

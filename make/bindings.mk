@@ -33,15 +33,27 @@ BINDINGS_CONSTANTS := \
   NCCL_ALGO_NVLS NCCL_ALGO_NVLS_TREE NCCL_ALGO_PAT NCCL_NUM_ALGORITHMS \
   NCCL_PROTO_UNDEF NCCL_PROTO_LL NCCL_PROTO_LL128 NCCL_PROTO_SIMPLE NCCL_NUM_PROTOCOLS \
   NCCL_ALGO_PROTO_IGNORE NCCL_TUNER_JAVA_MAX_CHANNELS NCCL_TUNER_PLUGIN_SYMBOL \
-  NCCL_TUNER_JAVA_ABI_VERSION
-BINDINGS_STRUCTS  := ncclTuner_v3_t nccltj_bridge_t
-BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_log_fn
+  NCCL_TUNER_JAVA_ABI_VERSION NCCLTJ_REGBUFF_UNKNOWN \
+  NCCL_TUNER_PLUGIN_SYMBOL_V4 NCCL_TUNER_PLUGIN_SYMBOL_V5 NCCL_TUNER_PLUGIN_SYMBOL_V6 \
+  NCCL_NUM_ALGORITHMS_V5 NCCL_NUM_PROTOCOLS_V5 NCCL_NUM_HW_LINKS_V5 NCCL_NUM_COMPCAPS_V5 \
+  NCCL_NUM_TUNING_SCALES_V5 NCCL_HW_NVLINK NCCL_HW_PCI NCCL_HW_NET \
+  NCCL_VOLTA_COMPCAP_IDX NCCL_AMPERE_COMPCAP_IDX NCCL_HOPPER_COMPCAP_IDX NCCL_BLACKWELL_COMPCAP_IDX \
+  NCCL_TUNING_SCALE_1NODE NCCL_TUNING_SCALE_2NODES NCCL_TUNING_SCALE_4NODES
+BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t \
+  ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t nccltj_bridge_t nccltj_hw_t
+BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_log_fn \
+  nccltj_get_chunk_size_fn ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t
 
 BINDINGS_JEXTRACT_ARGS := \
   --target-package $(BINDINGS_PACKAGE) --header-class-name NcclTunerAbi \
   $(addprefix --include-struct ,$(BINDINGS_STRUCTS)) \
   $(addprefix --include-typedef ,$(BINDINGS_TYPEDEFS)) \
   $(addprefix --include-constant ,$(BINDINGS_CONSTANTS))
+
+# jextract 25 with Debian's libclang 19 does not reach glibc's <stdint.h> through its own
+# resource-dir stdint.h (int64_t stays undeclared), so jextract reads a wrapper that includes the
+# C library's stdint.h by path first, then the header. Override for another C library's layout.
+BINDINGS_STDINT ?= /usr/include/stdint.h
 
 # A relative JEXTRACT path is taken relative to where make was started (the recipe cds to REPO).
 BINDINGS_JEXTRACT_CMD = $(if $(findstring /,$(JEXTRACT)),$(abspath $(JEXTRACT)),$(JEXTRACT))
@@ -62,9 +74,10 @@ bindings:
 	@set -e; \
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	cd "$(REPO)"; \
-	echo "$(JEXTRACT) --output $(BINDINGS_SRC_ROOT) $(BINDINGS_JEXTRACT_ARGS) $(BINDINGS_HEADER)"; \
-	"$(BINDINGS_JEXTRACT_CMD)" --output "$$tmp" $(BINDINGS_JEXTRACT_ARGS) $(BINDINGS_HEADER); \
-	gen="$$tmp/io/nccltuner/bindings"; \
+	printf '#include "%s"\n#include "%s"\n' "$(BINDINGS_STDINT)" "$(REPO)/$(BINDINGS_HEADER)" > "$$tmp/nccl_tuner_java.h"; \
+	echo "$(JEXTRACT) --output $(BINDINGS_SRC_ROOT) $(BINDINGS_JEXTRACT_ARGS) $(BINDINGS_HEADER)  (through a wrapper including $(BINDINGS_STDINT) first)"; \
+	"$(BINDINGS_JEXTRACT_CMD)" --output "$$tmp/out" $(BINDINGS_JEXTRACT_ARGS) "$$tmp/nccl_tuner_java.h"; \
+	gen="$$tmp/out/io/nccltuner/bindings"; \
 	if [ ! -f "$$gen/NcclTunerAbi.java" ] || [ -e "$$gen/package-info.java" ]; then \
 	  echo "make bindings: unexpected jextract output in $$gen" >&2; exit 1; \
 	fi; \

@@ -4,7 +4,8 @@
 # tests/harness/Makefile is such a Makefile for standalone use.
 #
 # Targets:
-#   harness         $(HARNESS_BIN) and the plugins $(HARNESS_NOOP), $(HARNESS_EVIL)
+#   harness         $(HARNESS_BIN), the plugins $(HARNESS_NOOP), $(HARNESS_EVIL) and the fake
+#                   CUDA driver $(HARNESS_CUDA)
 #   harness-replay  replays each of $(HARNESS_TRACES) through the noop plugin (--quiet)
 #   harness-test    runs tests/harness/test_harness.sh (it builds its own copy in a temp dir)
 # Variables you may override: HARNESS_CC, HARNESS_CFLAGS, HARNESS_LDLIBS.
@@ -26,15 +27,21 @@ HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/in
 HARNESS_BIN     := $(BUILD)/tests/harness
 HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so
 HARNESS_EVIL    := $(BUILD)/tests/libnccl-tuner-evil.so
+HARNESS_CUDA    := $(BUILD)/tests/fake-cuda/libcuda.so.1
 HARNESS_TRACES  := $(sort $(wildcard $(REPO)/tests/traces/trace_*.csv))
 
 .PHONY: harness harness-replay harness-test
 
-harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL)
+harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA)
+
+# A fake CUDA driver (soname libcuda.so.1) for the hardware-signature tests (tests/plugins/fake_cuda.c).
+$(HARNESS_CUDA): $(REPO)/tests/plugins/fake_cuda.c
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 $(HARNESS_BIN): $(REPO)/tests/harness/harness.c $(HARNESS_HEADER)
 	@mkdir -p $(@D)
-	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -o $@ $< $(HARNESS_LDLIBS)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -Wl,--export-dynamic-symbol=ncclGetVersion -o $@ $< $(HARNESS_LDLIBS)
 
 # Plugins: everything hidden except the exported ncclTunerPlugin_v3 struct.
 $(HARNESS_NOOP): $(REPO)/tests/plugins/noop_plugin.c $(HARNESS_HEADER)

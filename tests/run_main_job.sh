@@ -44,6 +44,21 @@ for t in ddp fsdp tp_infer coalesced; do
   show "$repo/tests/traces/trace_$t.csv" shadow "$policy"
 done
 show "$repo/tests/traces/trace_fsdp.csv" enforce "$repo/policies/channel-override.yaml"
+# Every NCCL era: the same trace and policy, loaded as that NCCL loads a tuner (its symbol order,
+# its core's adaptation of older versions); which version each chose, and the same decisions.
+echo "== NCCL eras: tp_infer with $(basename "$policy"), the plugin loaded as each NCCL release does"
+ref=""
+for era in 2.22 2.24 2.28 2.30 2.32.6; do
+  log="$out/trace_tp_infer.era-$era.log"
+  NCCL_TUNER_JAVA_POLICY="$policy" "$harness" --nccl-era "$era" --plugin "$plugin" \
+    --trace "$repo/tests/traces/trace_tp_infer.csv" >"$log" 2>&1
+  picks=$(grep -E ' Bytes -> ' "$log" | sed 's/ \[changed\]//' | md5sum | cut -c1-12)
+  [ -z "$ref" ] && ref=$picks
+  printf '  NCCL %-6s %s; %s; decisions %s%s\n' "$era" \
+    "$(grep -E 'TUNER/Plugin: Using' "$log" | sed 's/TUNER\/Plugin: //')" \
+    "$(grep -E '^harness: calls=' "$log" | sed -E 's/^harness: (calls=[0-9]+ changed=[0-9]+).*/\1/')" \
+    "$picks" "$([ "$picks" = "$ref" ] && echo " (same as 2.22)" || echo " (DIFFERENT from 2.22)")"
+done
 echo "== shadow decision logs (JSON lines): $(cat "$out"/*.shadow.*.jsonl 2>/dev/null | wc -l) records in $out"
 head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
 echo "== nccl-tuner report: the shadow logs of the four traces (each counts as a rank here), priced with the measured sweep"

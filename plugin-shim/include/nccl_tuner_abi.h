@@ -1,5 +1,5 @@
 /*
- * nccl_tuner_abi.h -- the NCCL tuner v3 ABI as nccl-tuner-java sees it: NCCL facts only.
+ * nccl_tuner_abi.h -- the NCCL tuner ABI, versions 3 to 6, as nccl-tuner-java sees it: NCCL facts only.
  *
  * Written from the facts of NCCL's own headers (no NCCL code copied):
  *   - NCCL 2.19+  src/include/nccl_tuner.h, and from 2.24 src/include/plugin/tuner/tuner_v3.h:
@@ -10,6 +10,14 @@
  *     the algorithm ids (TREE 0 .. PAT 6; 7 algorithms since 2.23, 6 before) and protocol
  *     ids (LL 0, LL128 1, SIMPLE 2).
  *   - NCCL nccl.h: ncclResult_t values.
+ *   - NCCL src/include/plugin/tuner/tuner_v4.h (2.24.3+), tuner_v5.h (2.28.3+), tuner_v6.h
+ *     (2.30.3+), read at v2.30.7-1: ncclTuner_v4_t .. ncclTuner_v6_t, ncclNvlDomainInfo_v5_t,
+ *     ncclTunerConstants_v5_t and its array dimensions; src/include/plugin/nccl_tuner.h (2.30.7):
+ *     the link (NCCL_HW_*), compute-capability and tuning-scale indices.
+ *   - Which symbol each NCCL looks up first (src/misc/tuner.cc 2.22 .. 2.25, src/plugin/tuner.cc
+ *     2.26+): ncclTunerPlugin_v3 in 2.22-2.23, _v4 in 2.24-2.27, _v5 in 2.28-2.29, _v6 in 2.30.
+ *     The v7 of 2.32.6 (a fifth compute-capability row) is not declared here: no 2.32 tag is in
+ *     the NCCL mirror this was checked against (newest: v2.30.7-1), so its layout is not certain.
  * The cost table that NCCL passes as `float** collCostTable` is really a contiguous
  * float[numAlgo][numProto] (NCCL src/enqueue.cc casts a 2-D array); entries are predicted
  * times in microseconds, -1.0 meaning "candidate unavailable".
@@ -110,5 +118,98 @@ typedef struct {
 } ncclTuner_v3_t;
 
 #define NCCL_TUNER_PLUGIN_SYMBOL "ncclTunerPlugin_v3"
+
+/* ---- v4: NCCL 2.24.3 (src/include/plugin/tuner/tuner_v4.h): getCollInfo gains regBuff ---------- */
+
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context);
+  /* regBuff: 1 when NCCL can register the user buffer (or captures a graph with
+   * NCCL_GRAPH_REGISTER), else 0; it comes between numProto and nChannels. */
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float** collCostTable, int numAlgo, int numProto, int regBuff,
+                              int* nChannels);
+  ncclResult_t (*destroy)(void* context);
+} ncclTuner_v4_t;
+
+/* ---- v5: NCCL 2.28.3 (src/include/plugin/tuner/tuner_v5.h) ---------------------------------- */
+
+/* NVLink domains of the communicator (an MNNVL NVL72 job on two trays: nNodes 1, nNvlDomains 1). */
+typedef struct {
+  int nNvlDomains;
+  int minRanksPerNvlDomain;
+  int maxRanksPerNvlDomain;
+} ncclNvlDomainInfo_v5_t;
+
+#define NCCL_NUM_ALGORITHMS_V5 7
+#define NCCL_NUM_PROTOCOLS_V5 3
+#define NCCL_NUM_HW_LINKS_V5 3
+#define NCCL_NUM_COMPCAPS_V5 4
+#define NCCL_NUM_TUNING_SCALES_V5 3
+
+/* Link types, compute-capability rows and tuning scales indexing the constants
+ * (src/include/plugin/nccl_tuner.h, 2.28.3 .. 2.30.7). */
+#define NCCL_HW_NVLINK 0
+#define NCCL_HW_PCI 1
+#define NCCL_HW_NET 2
+#define NCCL_VOLTA_COMPCAP_IDX 0
+#define NCCL_AMPERE_COMPCAP_IDX 1
+#define NCCL_HOPPER_COMPCAP_IDX 2
+#define NCCL_BLACKWELL_COMPCAP_IDX 3
+#define NCCL_TUNING_SCALE_1NODE 0
+#define NCCL_TUNING_SCALE_2NODES 1
+#define NCCL_TUNING_SCALE_4NODES 2
+
+/* NCCL's own model constants, which a v5+ plugin may correct at init (NCCL then computes its
+ * latencies and bandwidths from them, src/graph/tuning.cc). Latencies in microseconds,
+ * bandwidths in GB/s. 1152 bytes, doubles only. */
+typedef struct {
+  double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  double llMaxBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+} ncclTunerConstants_v5_t;
+
+/* init's argument order changes (context first, then commId = NCCL's commHash, the same on every
+ * rank of a communicator); destroy is renamed finalize. */
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
+                       ncclTunerConstants_v5_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float** collCostTable, int numAlgo, int numProto, int regBuff,
+                              int* nChannels);
+  ncclResult_t (*finalize)(void* context);
+} ncclTuner_v5_t;
+
+/* ---- v6: NCCL 2.30.3 (src/include/plugin/tuner/tuner_v6.h) ---------------------------------- */
+
+/* The constants and the NVL domain struct are v5's (tuner_v6.h typedefs them). */
+typedef ncclTunerConstants_v5_t ncclTunerConstants_v6_t;
+typedef ncclNvlDomainInfo_v5_t ncclNvlDomainInfo_v6_t;
+
+/* v5 plus an optional getChunkSize (NULL: NCCL keeps its own chunk size). NCCL calls it for the
+ * algorithm, protocol and channel count it chose (src/enqueue.cc, 2.30.7), clamps the result to
+ * the buffer's maximum chunk size and rounds it down to a multiple of the protocol's grain. */
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v6_t* nvlDomainInfo,
+                       ncclTunerConstants_v6_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float** collCostTable, int numAlgo, int numProto, int regBuff,
+                              int* nChannels);
+  ncclResult_t (*finalize)(void* context);
+  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo,
+                               int proto, int nChannels, size_t* chunkSize);
+} ncclTuner_v6_t;
+
+#define NCCL_TUNER_PLUGIN_SYMBOL_V4 "ncclTunerPlugin_v4"
+#define NCCL_TUNER_PLUGIN_SYMBOL_V5 "ncclTunerPlugin_v5"
+#define NCCL_TUNER_PLUGIN_SYMBOL_V6 "ncclTunerPlugin_v6"
 
 #endif /* NCCL_TUNER_ABI_H_ */

@@ -13,22 +13,45 @@
 
 #include "nccl_tuner_abi.h"
 
-/* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 4
+/* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch.
+ * 5: init carries the tuner ABI version NCCL chose, commId, nvlDomainInfo, constants and the
+ *    hardware signature; getCollInfo carries regBuff; getChunkSize added (NCCL tuner v4..v6). */
+#define NCCL_TUNER_JAVA_ABI_VERSION 5
+
+/* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
+#define NCCLTJ_REGBUFF_UNKNOWN (-1)
+
+/* The hardware signature the shim finds in the process at each init, without link-time
+ * dependencies (signature.c): -1 or "" where it could not learn a field. */
+typedef struct {
+  int32_t ncclVersion;  /* ncclGetVersion()'s code (2.28.7 -> 22807), when the host exports it */
+  int32_t ccMajor;      /* compute capability of the calling thread's current CUDA device */
+  int32_t ccMinor;
+  int32_t reserved;
+  char gpuName[96];     /* that device's name ("NVIDIA H200"), from a CUDA driver already loaded */
+} nccltj_hw_t;
 
 /* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3.
  * `logger` is NCCL's ncclDebugLogger_t, passed through as an opaque pointer (may be NULL).
  * init writes an opaque non-zero communicator handle to *handle, or leaves it 0 to step aside;
  * it returns 3 (ncclInternalError) where a failure made it step aside (it logged the WARN), which
- * the shim passes on to NCCL only under NCCL_TUNER_JAVA_ON_ERROR=fail. */
-typedef int (*nccltj_init_fn)(size_t nRanks, size_t nNodes, void* logger, int64_t* handle);
+ * the shim passes on to NCCL only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+ * tunerVersion is the ABI NCCL chose (3..6); commId is NCCL's commHash (0 under v3 and v4);
+ * nvlDomainInfo (an ncclNvlDomainInfo_v5_t) and constants (an ncclTunerConstants_v5_t, which the
+ * engine may edit) are addresses, 0 under v3 and v4; hw is an nccltj_hw_t's address. */
+typedef int (*nccltj_init_fn)(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
+                              void* logger, uintptr_t nvlDomainInfo, uintptr_t constants,
+                              uintptr_t hw, int64_t* handle);
 /* costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
  * NCCL's int. They travel as integers so that the Java side reads and writes them through one
  * constant segment, with no per-call segment objects (measured: 81 B allocated per call with
- * pointer parameters, 0 B with addresses). */
+ * pointer parameters, 0 B with addresses). regBuff: 0 or 1 (v4+), NCCLTJ_REGBUFF_UNKNOWN (v3). */
 typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps,
-                                       uintptr_t costTable, int numAlgo, int numProto,
+                                       uintptr_t costTable, int numAlgo, int numProto, int regBuff,
                                        uintptr_t nChannels);
+/* v6+: chunkSize is the address of NCCL's size_t, which the engine may overwrite. */
+typedef int (*nccltj_get_chunk_size_fn)(int64_t handle, int collType, size_t nBytes, int algo,
+                                        int proto, int nChannels, uintptr_t chunkSize);
 /* destroy(0) -- handle 0 is never a communicator -- is called once from an atexit handler: the
  * engine then writes out queued decision-log records. */
 typedef int (*nccltj_destroy_fn)(int64_t handle);
@@ -39,7 +62,7 @@ typedef int (*nccltj_destroy_fn)(int64_t handle);
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
- * (engineAbiVersion and the three upcall stubs), in one JNI call at first init. Bootstrap.start
+ * (engineAbiVersion and the four upcall stubs), in one JNI call at first init. Bootstrap.start
  * returns 0, 1 (abiVersion differs) or 2 (another copy of the library, at another path, already
  * started the engine in this JVM: this copy steps aside). */
 typedef struct {
@@ -50,6 +73,7 @@ typedef struct {
   nccltj_init_fn init;
   nccltj_get_coll_info_fn getCollInfo;
   nccltj_destroy_fn destroy;
+  nccltj_get_chunk_size_fn getChunkSize;
 } nccltj_bridge_t;
 
 #endif /* NCCLTJ_BRIDGE_H_ */

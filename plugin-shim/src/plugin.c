@@ -1,8 +1,9 @@
 /*
  * libnccl-tuner-java.so: NCCL's entry points (this file) and the JVM start-up (jvm.c).
  *
- * NCCL (2.19+) dlopens this library and reads the one exported symbol, ncclTunerPlugin_v3
- * (NCCL src/plugin/tuner.cc). The first init in the process starts the engine once (jvm.c: find a
+ * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
+ * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
+ * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm. The first init in the process starts the engine once (jvm.c: find a
  * Java runtime, create or join the JVM, one JNI call to io.nccltuner.shim.Bootstrap.start, which
  * writes FFM upcall stubs into the bridge); from then on each call from NCCL is one of the short
  * functions below forwarding to an upcall, with no JNI.
@@ -146,10 +147,11 @@ static ncclResult_t failure(void) {
   return nccltjStrict ? ncclInternalError : ncclSuccess;
 }
 
-/* ---- the entry points ------------------------------------------------------------------------ */
+/* ---- the common entry points (v3 here, v4..v6 in versions.c adapt to them) ------------------ */
 
-static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                              void** context) {
+HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
+                                   void* constants, void** context) {
   if (context == NULL) return ncclSuccess;
   *context = NULL;
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
@@ -160,21 +162,24 @@ static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
     return failure();
   }
   if (!stackOk()) return failure();
+  nccltj_hw_t hw;
+  nccltjHardwareSignature(&hw);
   int64_t handle = 0;
   /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
-  int rc = nccltjBridge.init(nRanks, nNodes, (void*)logFunction, &handle);
+  int rc = nccltjBridge.init(tunerVersion, commId, nRanks, nNodes, (void*)logFunction,
+                             (uintptr_t)nvlDomainInfo, (uintptr_t)constants, (uintptr_t)&hw, &handle);
   *context = (void*)(intptr_t)handle;
   return rc != 0 ? failure() : ncclSuccess;
 }
 
-static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
-                                     int numPipeOps, float** collCostTable, int numAlgo,
-                                     int numProto, int* nChannels) {
+HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
+                                      int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
     up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-       numAlgo, numProto, (uintptr_t)nChannels);
+       numAlgo, numProto, regBuff, (uintptr_t)nChannels);
   } else if (context != NULL && up == NULL) {
     if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();
@@ -182,16 +187,39 @@ static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t 
   return ncclSuccess;
 }
 
-static ncclResult_t tunerDestroy(void* context) {
+/* Only while getCollInfo is usable too: a forked child or a failed start clears getCollInfo. */
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
+                                       int proto, int nChannels, size_t* chunkSize) {
+  nccltj_get_chunk_size_fn up = nccltjBridge.getChunkSize;
+  if (context != NULL && up != NULL && nccltjBridge.getCollInfo != NULL && chunkSize != NULL && stackOk())
+    up((int64_t)(intptr_t)context, (int)collType, nBytes, algo, proto, nChannels, (uintptr_t)chunkSize);
+  return ncclSuccess;
+}
+
+HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
   nccltj_destroy_fn up = nccltjBridge.destroy;
   if (context != NULL && up != NULL && stackOk()) up((int64_t)(intptr_t)context);
   return ncclSuccess;
 }
 
-/* The one exported symbol (NCCL src/plugin/tuner.cc looks it up by this name, 2.19+). */
+/* ---- v3: NCCL 2.19 .. 2.23 look it up first; later NCCL still accept it ---------------------- */
+
+static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                              void** context) {
+  return nccltjInitComm(3, 0, nRanks, nNodes, logFunction, NULL, NULL, context);
+}
+
+static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
+                                     int numPipeOps, float** collCostTable, int numAlgo,
+                                     int numProto, int* nChannels) {
+  return nccltjGetCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
+                           NCCLTJ_REGBUFF_UNKNOWN, nChannels);
+}
+
+/* NCCL src/plugin/tuner.cc (2.26+; src/misc/tuner.cc before) looks it up by this name, 2.19+. */
 __attribute__((visibility("default"))) const ncclTuner_v3_t ncclTunerPlugin_v3 = {
     .name = "nccl-tuner-java",
     .init = tunerInit,
     .getCollInfo = tunerGetCollInfo,
-    .destroy = tunerDestroy,
+    .destroy = nccltjDestroyComm,
 };

@@ -1,7 +1,8 @@
 /*
  * shim_internal.h -- what plugin.c (NCCL's entry points) and jvm.c (finding, creating or joining
  * the JVM) share inside libnccl-tuner-java.so. Everything here has hidden visibility (the library
- * is built with -fvisibility=hidden); the only exported symbol is ncclTunerPlugin_v3.
+ * is built with -fvisibility=hidden); the only exported symbols are ncclTunerPlugin_v3 (plugin.c)
+ * and ncclTunerPlugin_v4 .. _v6 (versions.c).
  */
 #ifndef NCCLTJ_SHIM_INTERNAL_H_
 #define NCCLTJ_SHIM_INTERNAL_H_
@@ -62,5 +63,21 @@ HIDDEN void nccltjDetachThread(void* unused);
 
 /* destroy(0): asks the engine to write out its decision log; registered with atexit (plugin.c). */
 HIDDEN void nccltjFlushAtExit(void);
+
+/* The common entry points behind every exported tuner version (plugin.c). Each returns
+ * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..6); commId 0, nvlDomainInfo
+ * and constants NULL where that version has none; regBuff NCCLTJ_REGBUFF_UNKNOWN under v3. */
+HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
+                                   void* constants, void** context);
+HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
+                                      int* nChannels);
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
+                                       int proto, int nChannels, size_t* chunkSize);
+HIDDEN ncclResult_t nccltjDestroyComm(void* context);
+
+/* Fills the hardware signature from what the process already has loaded (signature.c). */
+HIDDEN void nccltjHardwareSignature(nccltj_hw_t* out);
 
 #endif /* NCCLTJ_SHIM_INTERNAL_H_ */

@@ -4,7 +4,9 @@
  * "key value" per line, for AbiLayoutTest (java-policy/src/test/java/io/nccltuner/bindings) to
  * compare with the jextract bindings in io.nccltuner.bindings:
  *
- *   S                  sizeof(S)                 for the structs ncclTuner_v3_t, nccltj_bridge_t
+ *   S                  sizeof(S)                 for every struct: ncclTuner_v3_t .. ncclTuner_v6_t,
+ *                                                ncclNvlDomainInfo_v5_t/_v6_t, ncclTunerConstants_v5_t/_v6_t,
+ *                                                nccltj_bridge_t, nccltj_hw_t
  *   S:align            _Alignof(S)
  *   S.field            offsetof(S, field)        for every field
  *   S.field:size       sizeof(field)
@@ -34,13 +36,18 @@
 /* Compile-time: does expression `e` have exactly function-pointer type `T`? */
 #define HAS_TYPE(e, T) _Generic((e), T: 1, default: 0)
 
-typedef int (*sig_init_t)(size_t, size_t, void*, int64_t*);
-typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, uintptr_t);
+typedef int (*sig_init_t)(int, uint64_t, size_t, size_t, void*, uintptr_t, uintptr_t, uintptr_t, int64_t*);
+typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t);
+typedef int (*sig_get_chunk_size_t)(int64_t, int, size_t, int, int, int, uintptr_t);
 typedef int (*sig_destroy_t)(int64_t);
 typedef void (*sig_log_t)(void*, int, const char*);
 typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
 typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
 typedef ncclResult_t (*sig_v3_destroy_t)(void*);
+typedef ncclResult_t (*sig_v4_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int, int*);
+typedef ncclResult_t (*sig_v5_init_t)(void**, uint64_t, size_t, size_t, ncclDebugLogger_t, ncclNvlDomainInfo_v5_t*,
+                                      ncclTunerConstants_v5_t*);
+typedef ncclResult_t (*sig_v6_get_chunk_size_t)(void*, ncclFunc_t, size_t, int, int, int, size_t*);
 
 #define BRIDGE ((nccltj_bridge_t*)0)
 #define TUNER ((ncclTuner_v3_t*)0)
@@ -56,6 +63,20 @@ _Static_assert(HAS_TYPE(BRIDGE->destroy, sig_destroy_t), "nccltj_bridge_t.destro
 _Static_assert(HAS_TYPE(TUNER->init, sig_v3_init_t), "ncclTuner_v3_t.init changed");
 _Static_assert(HAS_TYPE(TUNER->getCollInfo, sig_v3_get_coll_info_t), "ncclTuner_v3_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(TUNER->destroy, sig_v3_destroy_t), "ncclTuner_v3_t.destroy changed");
+_Static_assert(HAS_TYPE((nccltj_get_chunk_size_fn)0, sig_get_chunk_size_t), "nccltj_get_chunk_size_fn changed");
+_Static_assert(HAS_TYPE(BRIDGE->getChunkSize, sig_get_chunk_size_t), "nccltj_bridge_t.getChunkSize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->init, sig_v3_init_t), "ncclTuner_v4_t.init changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v4_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->destroy, sig_v3_destroy_t), "ncclTuner_v4_t.destroy changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->init, sig_v5_init_t), "ncclTuner_v5_t.init changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v5_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v5_t.finalize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->init, sig_v5_init_t), "ncclTuner_v6_t.init changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v6_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v6_t.finalize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getChunkSize, sig_v6_get_chunk_size_t), "ncclTuner_v6_t.getChunkSize changed");
+/* NCCL's constants: doubles only, 7x3, 3x7x3 and five 4x3 arrays (tuner_v5.h, 2.28.3 .. 2.30.7). */
+_Static_assert(sizeof(ncclTunerConstants_v5_t) == (21 + 63 + 5 * 12) * sizeof(double), "constants size changed");
 
 /* (kind, size) pairs for sig() */
 #define I(T) 'i', sizeof(T)
@@ -77,11 +98,23 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
   va_end(ap);
 }
 
-static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* log) {
-  sig(init, 4, I(int), I(size_t), I(size_t), P, P);
-  sig(getCollInfo, 8, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(uintptr_t));
+static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* log,
+                 const char* getChunkSize) {
+  sig(init, 9, I(int), I(int), I(uint64_t), I(size_t), I(size_t), P, I(uintptr_t), I(uintptr_t), I(uintptr_t), P);
+  sig(getCollInfo, 9, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(int),
+      I(uintptr_t));
   sig(destroy, 1, I(int), I(int64_t));
   if (log) sig(log, 3, V, P, I(int), P);
+  sig(getChunkSize, 7, I(int), I(int64_t), I(int), I(size_t), I(int), I(int), I(int), I(uintptr_t));
+}
+
+/* getCollInfo with regBuff: v4, v5, v6 */
+static void tunerGetCollInfoV4(const char* key) {
+  sig(key, 9, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), P, I(int), I(int), I(int), P);
+}
+
+static void tunerInitV5(const char* key) {
+  sig(key, 7, I(ncclResult_t), P, I(uint64_t), I(size_t), I(size_t), P, P, P);
 }
 
 int main(void) {
@@ -99,10 +132,57 @@ int main(void) {
   FIELD(nccltj_bridge_t, init);
   FIELD(nccltj_bridge_t, getCollInfo);
   FIELD(nccltj_bridge_t, destroy);
+  FIELD(nccltj_bridge_t, getChunkSize);
 
-  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_log_fn");
+  STRUCT(nccltj_hw_t);
+  FIELD(nccltj_hw_t, ncclVersion);
+  FIELD(nccltj_hw_t, ccMajor);
+  FIELD(nccltj_hw_t, ccMinor);
+  FIELD(nccltj_hw_t, reserved);
+  FIELD(nccltj_hw_t, gpuName);
+
+  STRUCT(ncclTuner_v4_t);
+  FIELD(ncclTuner_v4_t, name);
+  FIELD(ncclTuner_v4_t, init);
+  FIELD(ncclTuner_v4_t, getCollInfo);
+  FIELD(ncclTuner_v4_t, destroy);
+
+  STRUCT(ncclTuner_v5_t);
+  FIELD(ncclTuner_v5_t, name);
+  FIELD(ncclTuner_v5_t, init);
+  FIELD(ncclTuner_v5_t, getCollInfo);
+  FIELD(ncclTuner_v5_t, finalize);
+
+  STRUCT(ncclTuner_v6_t);
+  FIELD(ncclTuner_v6_t, name);
+  FIELD(ncclTuner_v6_t, init);
+  FIELD(ncclTuner_v6_t, getCollInfo);
+  FIELD(ncclTuner_v6_t, finalize);
+  FIELD(ncclTuner_v6_t, getChunkSize);
+
+#define NVL(S) STRUCT(S); FIELD(S, nNvlDomains); FIELD(S, minRanksPerNvlDomain); FIELD(S, maxRanksPerNvlDomain)
+  NVL(ncclNvlDomainInfo_v5_t);
+  NVL(ncclNvlDomainInfo_v6_t);
+#define CONSTANTS(S) STRUCT(S); FIELD(S, baseLatencies); FIELD(S, hwLatencies); FIELD(S, llMaxBws); \
+  FIELD(S, perChMaxRingLL128Bws); FIELD(S, perChMaxTreeLL128Bws); FIELD(S, perChMaxTreeBws);          \
+  FIELD(S, perChMaxNVLSTreeBws)
+  CONSTANTS(ncclTunerConstants_v5_t);
+  CONSTANTS(ncclTunerConstants_v6_t);
+
+  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_log_fn",
+       "nccltj_get_chunk_size_fn");
   sigs("nccltj_bridge_t.init", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.destroy",
-       "nccltj_bridge_t.log");
+       "nccltj_bridge_t.log", "nccltj_bridge_t.getChunkSize");
+  sig("ncclTuner_v4_t.init", 4, I(ncclResult_t), I(size_t), I(size_t), P, P);
+  tunerGetCollInfoV4("ncclTuner_v4_t.getCollInfo");
+  sig("ncclTuner_v4_t.destroy", 1, I(ncclResult_t), P);
+  tunerInitV5("ncclTuner_v5_t.init");
+  tunerGetCollInfoV4("ncclTuner_v5_t.getCollInfo");
+  sig("ncclTuner_v5_t.finalize", 1, I(ncclResult_t), P);
+  tunerInitV5("ncclTuner_v6_t.init");
+  tunerGetCollInfoV4("ncclTuner_v6_t.getCollInfo");
+  sig("ncclTuner_v6_t.finalize", 1, I(ncclResult_t), P);
+  sig("ncclTuner_v6_t.getChunkSize", 7, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), I(int), I(int), P);
   /* ncclTuner_v3_t: enums are passed as int (4 bytes, like ncclResult_t / ncclFunc_t here). */
   _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int),
                  "enums are not int-sized");
@@ -168,6 +248,25 @@ int main(void) {
   INT_CONST(NCCL_NUM_PROTOCOLS);
   INT_CONST(NCCL_TUNER_JAVA_MAX_CHANNELS);
   INT_CONST(NCCL_TUNER_JAVA_ABI_VERSION);
+  INT_CONST(NCCLTJ_REGBUFF_UNKNOWN);
+  INT_CONST(NCCL_NUM_ALGORITHMS_V5);
+  INT_CONST(NCCL_NUM_PROTOCOLS_V5);
+  INT_CONST(NCCL_NUM_HW_LINKS_V5);
+  INT_CONST(NCCL_NUM_COMPCAPS_V5);
+  INT_CONST(NCCL_NUM_TUNING_SCALES_V5);
+  INT_CONST(NCCL_HW_NVLINK);
+  INT_CONST(NCCL_HW_PCI);
+  INT_CONST(NCCL_HW_NET);
+  INT_CONST(NCCL_VOLTA_COMPCAP_IDX);
+  INT_CONST(NCCL_AMPERE_COMPCAP_IDX);
+  INT_CONST(NCCL_HOPPER_COMPCAP_IDX);
+  INT_CONST(NCCL_BLACKWELL_COMPCAP_IDX);
+  INT_CONST(NCCL_TUNING_SCALE_1NODE);
+  INT_CONST(NCCL_TUNING_SCALE_2NODES);
+  INT_CONST(NCCL_TUNING_SCALE_4NODES);
+  printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V4", NCCL_TUNER_PLUGIN_SYMBOL_V4);
+  printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V5", NCCL_TUNER_PLUGIN_SYMBOL_V5);
+  printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V6", NCCL_TUNER_PLUGIN_SYMBOL_V6);
   printf("%s %.17g\n", "NCCL_ALGO_PROTO_IGNORE", (double)NCCL_ALGO_PROTO_IGNORE);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL", NCCL_TUNER_PLUGIN_SYMBOL);
   return 0;

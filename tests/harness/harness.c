@@ -1,10 +1,17 @@
 /*
- * harness.c -- host harness for NCCL v3 tuner plugins (no GPU, no NCCL needed).
+ * harness.c -- host harness for NCCL tuner plugins, ABI v3 .. v6 (no GPU, no NCCL needed).
  *
- * Loads a tuner plugin the way NCCL 2.22 .. 2.30 does (src/plugin/tuner.cc) and replays
- * getCollInfo traces captured from real NCCL through it, calling the plugin exactly as NCCL's
- * src/enqueue.cc does, then applies NCCL's own selection to the table the plugin returns.
- * It also checks the plugin against the rules of the v3 interface (see check_get below).
+ * Loads a tuner plugin the way NCCL 2.22 .. 2.32 does (src/misc/tuner.cc, src/plugin/tuner.cc)
+ * and replays getCollInfo traces captured from real NCCL through it, calling the plugin exactly
+ * as NCCL's src/enqueue.cc does, then applies NCCL's own selection to the table the plugin
+ * returns. It also checks the plugin against the rules of the interface (see do_get below).
+ *
+ * Without --nccl-era it looks up ncclTunerPlugin_v3 only (as NCCL 2.19 .. 2.23). With
+ * --nccl-era E it loads as that NCCL does: its symbol order (newest first) and the adaptation its
+ * core applies to an older plugin (NCCL 2.30.7 src/plugin/tuner/tuner_v3.cc .. v5.cc): a v3
+ * plugin gets no regBuff, v3 and v4 plugins get no commId, NVLink domains or constants, and only
+ * a v6 plugin under a 2.30+ core is asked getChunkSize. It also exports ncclGetVersion with that
+ * era's version, as libnccl would, so the plugin's hardware signature sees it.
  *
  *   harness [options] [--trace] FILE...      (harness --help for the options)
  *
@@ -85,11 +92,38 @@ static struct {
   trace_t* traces;
   int nTraces;
   const char* plugin;  /* --plugin, else NCCL_TUNER_PLUGIN */
-  bool quiet, noDestroy, sigintHandler;
+  bool quiet, noDestroy, sigintHandler, printConstants;
   long repeat, threads, stackKib;
-} cfg = {.repeat = 1, .threads = 1, .stackKib = 1024};
+  int regBuff;         /* --regbuff: what a v4+ core passes */
+  int nvl[3];          /* --nvl-domain N,MIN,MAX (nvl[0] 0: one domain per node) */
+  long chunkSize;      /* --chunk-size: NCCL's own chunk size given to getChunkSize */
+} cfg = {.repeat = 1, .threads = 1, .stackKib = 1024, .chunkSize = 131072};
 
-static const ncclTuner_v3_t* g_tuner;  /* NULL: NCCL's internal choice */
+static const ncclTuner_v3_t* g_tuner;  /* NULL: NCCL's internal choice; else the loaded symbol */
+static int g_tunerVersion;             /* ABI of the loaded symbol: 3..6 */
+
+/* ---- NCCL eras (--nccl-era) ---------------------------------------------------------------
+ * core: the tuner ABI of that NCCL's core (its ncclTuner_t); order: the symbols it tries, newest
+ * first (src/misc/tuner.cc 2.22-2.25, src/plugin/tuner.cc 2.26+); version: ncclGetVersion's code.
+ * 2.28 reports 2.28.9, the release the traces were captured with. 2.32.6 tries _v7 first (its
+ * layout is not in the NCCL mirror this was written from: the harness cannot call a v7). */
+typedef struct { const char* name; int core; int version; int order[7]; } era_t;
+static const era_t kEras[] = {
+  {"2.22", 3, 22203, {3, 2, 0}},
+  {"2.24", 4, 22403, {4, 3, 2, 0}},
+  {"2.28", 5, 22809, {5, 4, 3, 2, 0}},
+  {"2.30", 6, 23007, {6, 5, 4, 3, 2, 0}},
+  {"2.32.6", 7, 23206, {7, 6, 5, 4, 3, 2, 0}},
+};
+static const era_t* g_era;
+
+/* libnccl's ncclGetVersion, exported from the harness (make/harness.mk links it with
+ * --export-dynamic-symbol): the era's version code, or an error without --nccl-era. */
+__attribute__((visibility("default"))) ncclResult_t ncclGetVersion(int* version) {
+  if (g_era == NULL || version == NULL) return ncclInvalidUsage;
+  *version = g_era->version;
+  return ncclSuccess;
+}
 static void* g_lib;
 static atomic_ulong g_warns, g_errors;
 static pthread_barrier_t g_start;
@@ -319,6 +353,38 @@ static void load_plugin(void) {
     t = try_open("libnccl-tuner.so", &loaded);
   }
   if (!loaded) { say("TUNER/Plugin: Using internal tuner (no plugin loaded)"); return; }
+  if (g_era != NULL) {  /* that NCCL's symbol order, newest first */
+    for (const int* v = g_era->order; *v; v++) {
+      char sym[32];
+      snprintf(sym, sizeof sym, "ncclTunerPlugin_v%d", *v);
+      const void* p = dlsym(g_lib, sym);
+      if (p == NULL) { say("TUNER/Plugin: Failed to find %s symbol.", sym); continue; }
+      if (*v == 7 || *v == 2) {
+        report(NULL, 0, NULL, 0, 0, "the plugin exports %s; this harness does not emulate v%d. Running with "
+               "the internal tuner.", sym, *v);
+        return;
+      }
+      const ncclTuner_v3_t* h = p;  /* name and init lead every version's struct */
+      const void* fns[4] = {NULL, NULL, NULL, NULL};
+      if (*v == 3) { fns[0] = (const void*)h->init; fns[1] = (const void*)h->getCollInfo; fns[2] = (const void*)h->destroy; }
+      if (*v == 4) { const ncclTuner_v4_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->destroy; }
+      if (*v == 5) { const ncclTuner_v5_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->finalize; }
+      if (*v == 6) { const ncclTuner_v6_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->finalize; }
+      if (!fns[0] || !fns[1] || !fns[2]) {
+        report(NULL, 0, NULL, 0, 0, "%s has a NULL entry point; NCCL would crash calling it. Running with the "
+               "internal tuner.", sym);
+        return;
+      }
+      g_tuner = h;
+      g_tunerVersion = *v;
+      say("TUNER/Plugin: Using %s (v%d)", h->name ? h->name : "(null)", *v);
+      return;
+    }
+    say("TUNER/Plugin: Failed to find any tuner symbol, using internal tuner instead.");
+    dlclose(g_lib);
+    g_lib = NULL;
+    return;
+  }
   if (!t) {
     say("TUNER/Plugin: Failed to find %s symbol, using internal tuner instead.", NCCL_TUNER_PLUGIN_SYMBOL);
     dlclose(g_lib);
@@ -332,7 +398,50 @@ static void load_plugin(void) {
     return;
   }
   g_tuner = t;
+  g_tunerVersion = 3;
   say("TUNER/Plugin: Using %s (v3)", t->name ? t->name : "(null)");
+}
+
+/* ---- the core's side of v5+: commId, NVLink domains, constants --------------------------- */
+
+/* NCCL's commHash stand-in: the same for every thread's copy of a trace communicator. */
+static uint64_t comm_hash(const trace_t* t, int slot) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char* p = t->path; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  h ^= (uint64_t)t->commIds[slot] * 0x9e3779b97f4a7c15ull;
+  return h ? h : 1;
+}
+
+/* The baseLatencies NCCL 2.30.7 starts from (src/graph/tuning.cc; microseconds, [algorithm][protocol]);
+ * the harness leaves every other constant 0. */
+static void constants_defaults(ncclTunerConstants_v5_t* k) {
+  memset(k, 0, sizeof *k);
+  static const double tree[3] = {6.8, 14.0, 8.4}, ring[3] = {6.6, 14.0, 8.4}, pat[3] = {8.0, 8.0, 8.0};
+  for (int p = 0; p < 3; p++) {
+    k->baseLatencies[NCCL_ALGO_TREE][p] = tree[p];
+    k->baseLatencies[NCCL_ALGO_RING][p] = ring[p];
+    k->baseLatencies[NCCL_ALGO_PAT][p] = pat[p];
+  }
+}
+
+/* Prints every constant the plugin changed: "harness: constant NAME BEFORE -> AFTER". */
+static void constants_print(const ncclTunerConstants_v5_t* before, const ncclTunerConstants_v5_t* after) {
+  static const char* const links[] = {"NVLINK", "PCI", "NET"};
+  static const char* const caps[] = {"VOLTA", "AMPERE", "HOPPER", "BLACKWELL"};
+  static const char* const scales[] = {"1NODE", "2NODES", "4NODES"};
+  static const char* const bws[] = {"llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws",
+                                    "perChMaxTreeBws", "perChMaxNVLSTreeBws"};
+  const double* b = (const double*)before;
+  const double* a = (const double*)after;
+  for (size_t i = 0; i < sizeof *before / sizeof(double); i++) {
+    if (memcmp(&a[i], &b[i], sizeof(double)) == 0) continue;
+    char name[96];
+    if (i < 21) snprintf(name, sizeof name, "baseLatencies.%s.%s", kAlgoNames[i / 3], kProtoNames[i % 3]);
+    else if (i < 84) snprintf(name, sizeof name, "hwLatencies.%s.%s.%s", links[(i - 21) / 21],
+                              kAlgoNames[(i - 21) % 21 / 3], kProtoNames[(i - 21) % 3]);
+    else snprintf(name, sizeof name, "%s.%s.%s", bws[(i - 84) / 12], caps[(i - 84) % 12 / 3], scales[(i - 84) % 3]);
+    printf("harness: constant %s %g -> %g\n", name, b[i], a[i]);
+  }
 }
 
 /* ---- replay ----------------------------------------------------------------------------- */
@@ -369,7 +478,24 @@ static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c
   c->tuned = false;
   c->ctx = NULL;
   if (!g_tuner) return true;
-  ncclResult_t r = g_tuner->init(e->nRanks, e->nNodes, harness_logger, &c->ctx);
+  ncclResult_t r;
+  if (g_tunerVersion <= 4) {  /* v3 and v4: NCCL's adapter passes no commId, domains or constants */
+    const ncclTuner_v4_t* v4 = (const void*)g_tuner;
+    r = g_tunerVersion == 3 ? g_tuner->init(e->nRanks, e->nNodes, harness_logger, &c->ctx)
+                            : v4->init(e->nRanks, e->nNodes, harness_logger, &c->ctx);
+  } else {
+    ncclNvlDomainInfo_v5_t nvl = {(int)e->nNodes, (int)(e->nRanks / e->nNodes), (int)((e->nRanks + e->nNodes - 1) / e->nNodes)};
+    if (cfg.nvl[0] > 0) nvl = (ncclNvlDomainInfo_v5_t){cfg.nvl[0], cfg.nvl[1], cfg.nvl[2]};
+    ncclTunerConstants_v5_t k, k0;
+    constants_defaults(&k);
+    k0 = k;
+    const ncclTuner_v5_t* v5 = (const void*)g_tuner;
+    const ncclTuner_v6_t* v6 = (const void*)g_tuner;
+    uint64_t id = comm_hash(t, e->slot);
+    r = g_tunerVersion == 5 ? v5->init(&c->ctx, id, e->nRanks, e->nNodes, harness_logger, &nvl, &k)
+                            : v6->init(&c->ctx, id, e->nRanks, e->nNodes, harness_logger, &nvl, &k);
+    if (cfg.printConstants && w->index == 0 && !cfg.quiet) constants_print(&k0, &k);
+  }
   if (r != ncclSuccess) {
     report(t, e->line, NULL, e->slot, w->index, "init(nRanks %zu, nNodes %zu) returned %d (%s); NCCL would fail the "
            "communicator's creation. Continuing it without the tuner.", e->nRanks, e->nNodes,
@@ -382,7 +508,13 @@ static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c
 
 static void comm_destroy(worker_t* w, const trace_t* t, int line, int slot, comm_t* c) {
   if (c->tuned && !cfg.noDestroy) {
-    ncclResult_t r = g_tuner->destroy(c->ctx);
+    ncclResult_t r;
+    switch (g_tunerVersion) {  /* destroy (v3, v4) and finalize (v5, v6) sit in the same place */
+      case 4: r = ((const ncclTuner_v4_t*)(const void*)g_tuner)->destroy(c->ctx); break;
+      case 5: r = ((const ncclTuner_v5_t*)(const void*)g_tuner)->finalize(c->ctx); break;
+      case 6: r = ((const ncclTuner_v6_t*)(const void*)g_tuner)->finalize(c->ctx); break;
+      default: r = g_tuner->destroy(c->ctx); break;
+    }
     if (r != ncclSuccess) report(t, line, NULL, slot, w->index, "destroy returned %d (%s)", (int)r, result_name(r));
   }
   c->live = c->tuned = false;
@@ -399,8 +531,12 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
 
   if (c->tuned) {
     double t0 = now_ns();
-    ncclResult_t r = g_tuner->getCollInfo(c->ctx, (ncclFunc_t)e->coll, e->nBytes, e->numPipeOps,
-                                          (float**)buf, nA, nP, &nChannels);
+    ncclResult_t r;
+    if (g_tunerVersion == 3)  /* NCCL's v3 adapter drops regBuff */
+      r = g_tuner->getCollInfo(c->ctx, (ncclFunc_t)e->coll, e->nBytes, e->numPipeOps, (float**)buf, nA, nP, &nChannels);
+    else  /* v4, v5 and v6 share getCollInfo's signature and place */
+      r = ((const ncclTuner_v4_t*)(const void*)g_tuner)->getCollInfo(c->ctx, (ncclFunc_t)e->coll, e->nBytes,
+              e->numPipeOps, (float**)buf, nA, nP, cfg.regBuff, &nChannels);
     double t1 = now_ns();
     w->ns += t1 - t0;
     w->pluginCalls++;
@@ -436,13 +572,30 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
   w->calls++;
   if (changed) w->changed++;
 
+  /* NCCL 2.30+ asks a v6 plugin for the chunk size of what it chose (src/enqueue.cc). The harness
+   * has no chunk model: it offers --chunk-size and the plugin's nChannels (1 when NCCL decides). */
+  size_t chunk = (size_t)cfg.chunkSize;
+  bool chunkChanged = false;
+  if (c->tuned && pick >= 0 && g_tunerVersion == 6 && g_era != NULL && g_era->core >= 6) {
+    const ncclTuner_v6_t* v6 = (const void*)g_tuner;
+    if (v6->getChunkSize != NULL) {
+      ncclResult_t r = v6->getChunkSize(c->ctx, (ncclFunc_t)e->coll, e->nBytes, pick / nP, pick % nP,
+                                        nChannels > 0 ? nChannels : 1, &chunk);
+      if (r != ncclSuccess)
+        report(t, e->line, e, e->slot, w->index, "getChunkSize returned %d (%s); NCCL would fail the collective", (int)r, result_name(r));
+      chunkChanged = chunk != (size_t)cfg.chunkSize;
+    }
+  }
+
   if (cfg.quiet || w->index != 0) return;
   char ch[48];
   if (nChannels > 0) snprintf(ch, sizeof ch, "{0..%d}", nChannels - 1);
   else snprintf(ch, sizeof ch, "{auto}");
-  printf("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}=%s%s\n", func_name(e->coll), e->nBytes,
+  char chunkStr[48] = "";
+  if (chunkChanged) snprintf(chunkStr, sizeof chunkStr, " chunkSize=%zu", chunk);
+  printf("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}=%s%s%s\n", func_name(e->coll), e->nBytes,
          pick < 0 ? "NONE" : kAlgoNames[pick / nP], pick < 0 ? "NONE" : kProtoNames[pick % nP], ch,
-         changed ? " [changed]" : "");
+         chunkStr, changed ? " [changed]" : "");
 }
 
 static void replay_once(worker_t* w, const trace_t* t) {
@@ -483,7 +636,14 @@ static void on_sigint(int sig) { (void)sig; g_sigintRan = 1; }
 static void usage(FILE* out) {
   fputs(
     "usage: harness [options] [--trace] FILE...\n"
-    "Replays NCCL getCollInfo traces through a v3 tuner plugin loaded like NCCL does.\n"
+    "Replays NCCL getCollInfo traces through a tuner plugin (v3..v6) loaded like NCCL does.\n"
+    "  --nccl-era E      load and call the plugin as NCCL E does: 2.22 (v3), 2.24 (v4 first),\n"
+    "                    2.28 (v5), 2.30 (v6), 2.32.6 (v7 first, then v6); default: v3 only\n"
+    "  --regbuff 0|1     regBuff a v4+ core passes to getCollInfo (default 0)\n"
+    "  --nvl-domain N,MIN,MAX  ncclNvlDomainInfo a v5+ core passes (default: one domain per node)\n"
+    "  --chunk-size B    NCCL's own chunk size offered to a v6 getChunkSize (default 131072);\n"
+    "                    a changed one shows as chunkSize=B on the selection line\n"
+    "  --print-constants print each model constant a v5+ plugin changed at init\n"
     "  --trace FILE      trace CSV to replay (repeatable; bare arguments are traces too)\n"
     "  --plugin X        plugin to load (overrides NCCL_TUNER_PLUGIN): dlopen(X), then\n"
     "                    libnccl-tuner-X.so; neither set: libnccl-tuner.so\n"
@@ -527,6 +687,22 @@ int main(int argc, char** argv) {
       cfg.stackKib = parse_opt_num(a, next, (PTHREAD_STACK_MIN + 1023) / 1024, 1L << 20); i++;
     }
     else if (strcmp(a, "--no-destroy") == 0) cfg.noDestroy = true;
+    else if (strcmp(a, "--nccl-era") == 0) {
+      if (!next) die_usage("--nccl-era needs 2.22, 2.24, 2.28, 2.30 or 2.32.6");
+      for (size_t k = 0; k < sizeof kEras / sizeof kEras[0]; k++)
+        if (strcmp(next, kEras[k].name) == 0) g_era = &kEras[k];
+      if (!g_era) die_usage("unknown --nccl-era '%s' (2.22, 2.24, 2.28, 2.30 or 2.32.6)", next);
+      i++;
+    }
+    else if (strcmp(a, "--regbuff") == 0) { cfg.regBuff = (int)parse_opt_num(a, next, 0, 1); i++; }
+    else if (strcmp(a, "--chunk-size") == 0) { cfg.chunkSize = parse_opt_num(a, next, 1, 1L << 30); i++; }
+    else if (strcmp(a, "--print-constants") == 0) cfg.printConstants = true;
+    else if (strcmp(a, "--nvl-domain") == 0) {
+      if (!next || sscanf(next, "%d,%d,%d", &cfg.nvl[0], &cfg.nvl[1], &cfg.nvl[2]) != 3 || cfg.nvl[0] < 1 ||
+          cfg.nvl[1] < 1 || cfg.nvl[2] < cfg.nvl[1])
+        die_usage("--nvl-domain wants N,MIN,MAX (N >= 1, 1 <= MIN <= MAX)");
+      i++;
+    }
     else if (strcmp(a, "--sigint-handler") == 0) cfg.sigintHandler = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return EXIT_OK; }
     else if (a[0] == '-' && a[1] != '\0') die_usage("unknown option %s", a);

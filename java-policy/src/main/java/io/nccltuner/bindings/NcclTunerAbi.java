@@ -140,10 +140,145 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNER_JAVA_MAX_CHANNELS() {
         return NCCL_TUNER_JAVA_MAX_CHANNELS;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)4L;
+    private static final int NCCL_NUM_ALGORITHMS_V5 = (int)7L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 4
+     * #define NCCL_NUM_ALGORITHMS_V5 7
+     * }
+     */
+    public static int NCCL_NUM_ALGORITHMS_V5() {
+        return NCCL_NUM_ALGORITHMS_V5;
+    }
+    private static final int NCCL_NUM_PROTOCOLS_V5 = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_NUM_PROTOCOLS_V5 3
+     * }
+     */
+    public static int NCCL_NUM_PROTOCOLS_V5() {
+        return NCCL_NUM_PROTOCOLS_V5;
+    }
+    private static final int NCCL_NUM_HW_LINKS_V5 = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_NUM_HW_LINKS_V5 3
+     * }
+     */
+    public static int NCCL_NUM_HW_LINKS_V5() {
+        return NCCL_NUM_HW_LINKS_V5;
+    }
+    private static final int NCCL_NUM_COMPCAPS_V5 = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_NUM_COMPCAPS_V5 4
+     * }
+     */
+    public static int NCCL_NUM_COMPCAPS_V5() {
+        return NCCL_NUM_COMPCAPS_V5;
+    }
+    private static final int NCCL_NUM_TUNING_SCALES_V5 = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_NUM_TUNING_SCALES_V5 3
+     * }
+     */
+    public static int NCCL_NUM_TUNING_SCALES_V5() {
+        return NCCL_NUM_TUNING_SCALES_V5;
+    }
+    private static final int NCCL_HW_NVLINK = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_HW_NVLINK 0
+     * }
+     */
+    public static int NCCL_HW_NVLINK() {
+        return NCCL_HW_NVLINK;
+    }
+    private static final int NCCL_HW_PCI = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_HW_PCI 1
+     * }
+     */
+    public static int NCCL_HW_PCI() {
+        return NCCL_HW_PCI;
+    }
+    private static final int NCCL_HW_NET = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_HW_NET 2
+     * }
+     */
+    public static int NCCL_HW_NET() {
+        return NCCL_HW_NET;
+    }
+    private static final int NCCL_VOLTA_COMPCAP_IDX = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_VOLTA_COMPCAP_IDX 0
+     * }
+     */
+    public static int NCCL_VOLTA_COMPCAP_IDX() {
+        return NCCL_VOLTA_COMPCAP_IDX;
+    }
+    private static final int NCCL_AMPERE_COMPCAP_IDX = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_AMPERE_COMPCAP_IDX 1
+     * }
+     */
+    public static int NCCL_AMPERE_COMPCAP_IDX() {
+        return NCCL_AMPERE_COMPCAP_IDX;
+    }
+    private static final int NCCL_HOPPER_COMPCAP_IDX = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_HOPPER_COMPCAP_IDX 2
+     * }
+     */
+    public static int NCCL_HOPPER_COMPCAP_IDX() {
+        return NCCL_HOPPER_COMPCAP_IDX;
+    }
+    private static final int NCCL_BLACKWELL_COMPCAP_IDX = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_BLACKWELL_COMPCAP_IDX 3
+     * }
+     */
+    public static int NCCL_BLACKWELL_COMPCAP_IDX() {
+        return NCCL_BLACKWELL_COMPCAP_IDX;
+    }
+    private static final int NCCL_TUNING_SCALE_1NODE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNING_SCALE_1NODE 0
+     * }
+     */
+    public static int NCCL_TUNING_SCALE_1NODE() {
+        return NCCL_TUNING_SCALE_1NODE;
+    }
+    private static final int NCCL_TUNING_SCALE_2NODES = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNING_SCALE_2NODES 1
+     * }
+     */
+    public static int NCCL_TUNING_SCALE_2NODES() {
+        return NCCL_TUNING_SCALE_2NODES;
+    }
+    private static final int NCCL_TUNING_SCALE_4NODES = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNING_SCALE_4NODES 2
+     * }
+     */
+    public static int NCCL_TUNING_SCALE_4NODES() {
+        return NCCL_TUNING_SCALE_4NODES;
+    }
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 5
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
@@ -556,6 +691,51 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
                 = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v3");
         }
         return Holder.NCCL_TUNER_PLUGIN_SYMBOL;
+    }
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_PLUGIN_SYMBOL_V4 "ncclTunerPlugin_v4"
+     * }
+     */
+    public static MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V4() {
+        class Holder {
+            static final MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V4
+                = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v4");
+        }
+        return Holder.NCCL_TUNER_PLUGIN_SYMBOL_V4;
+    }
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_PLUGIN_SYMBOL_V5 "ncclTunerPlugin_v5"
+     * }
+     */
+    public static MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V5() {
+        class Holder {
+            static final MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V5
+                = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v5");
+        }
+        return Holder.NCCL_TUNER_PLUGIN_SYMBOL_V5;
+    }
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_PLUGIN_SYMBOL_V6 "ncclTunerPlugin_v6"
+     * }
+     */
+    public static MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V6() {
+        class Holder {
+            static final MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V6
+                = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v6");
+        }
+        return Holder.NCCL_TUNER_PLUGIN_SYMBOL_V6;
+    }
+    private static final int NCCLTJ_REGBUFF_UNKNOWN = (int)-1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_REGBUFF_UNKNOWN -1
+     * }
+     */
+    public static int NCCLTJ_REGBUFF_UNKNOWN() {
+        return NCCLTJ_REGBUFF_UNKNOWN;
     }
 }
 

@@ -22,6 +22,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  *     nccltj_init_fn init;
  *     nccltj_get_coll_info_fn getCollInfo;
  *     nccltj_destroy_fn destroy;
+ *     nccltj_get_chunk_size_fn getChunkSize;
  * }
  * }
  */
@@ -38,7 +39,8 @@ public class nccltj_bridge_t {
         NcclTunerAbi.C_POINTER.withName("libraryPath"),
         NcclTunerAbi.C_POINTER.withName("init"),
         NcclTunerAbi.C_POINTER.withName("getCollInfo"),
-        NcclTunerAbi.C_POINTER.withName("destroy")
+        NcclTunerAbi.C_POINTER.withName("destroy"),
+        NcclTunerAbi.C_POINTER.withName("getChunkSize")
     ).withName("nccltj_bridge_t");
 
     /**
@@ -296,14 +298,19 @@ public class nccltj_bridge_t {
          * The function pointer signature, expressed as a functional interface
          */
         public interface Function {
-            int apply(long _x0, long _x1, MemorySegment _x2, MemorySegment _x3);
+            int apply(int _x0, long _x1, long _x2, long _x3, MemorySegment _x4, long _x5, long _x6, long _x7, MemorySegment _x8);
         }
 
         private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
             NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_POINTER,
+            NcclTunerAbi.C_LONG,
+            NcclTunerAbi.C_LONG,
+            NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_POINTER
         );
 
@@ -329,9 +336,9 @@ public class nccltj_bridge_t {
         /**
          * Invoke the upcall stub {@code funcPtr}, with given parameters
          */
-        public static int invoke(MemorySegment funcPtr, long _x0, long _x1, MemorySegment _x2, MemorySegment _x3) {
+        public static int invoke(MemorySegment funcPtr, int _x0, long _x1, long _x2, long _x3, MemorySegment _x4, long _x5, long _x6, long _x7, MemorySegment _x8) {
             try {
-                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3);
+                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7, _x8);
             } catch (Error | RuntimeException ex) {
                 throw ex;
             } catch (Throwable ex$) {
@@ -399,7 +406,7 @@ public class nccltj_bridge_t {
          * The function pointer signature, expressed as a functional interface
          */
         public interface Function {
-            int apply(long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, long _x7);
+            int apply(long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, int _x7, long _x8);
         }
 
         private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
@@ -409,6 +416,7 @@ public class nccltj_bridge_t {
             NcclTunerAbi.C_LONG,
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_LONG,
+            NcclTunerAbi.C_INT,
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_LONG
@@ -436,9 +444,9 @@ public class nccltj_bridge_t {
         /**
          * Invoke the upcall stub {@code funcPtr}, with given parameters
          */
-        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, long _x7) {
+        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, int _x7, long _x8) {
             try {
-                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7);
+                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7, _x8);
             } catch (Error | RuntimeException ex) {
                 throw ex;
             } catch (Throwable ex$) {
@@ -589,6 +597,112 @@ public class nccltj_bridge_t {
      */
     public static void destroy(MemorySegment struct, MemorySegment fieldValue) {
         struct.set(destroy$LAYOUT, destroy$OFFSET, fieldValue);
+    }
+
+    /**
+     * {@snippet lang=c :
+     * nccltj_get_chunk_size_fn getChunkSize
+     * }
+     */
+    public final static class getChunkSize {
+
+        private getChunkSize() {
+            // Should not be called directly
+        }
+
+        /**
+         * The function pointer signature, expressed as a functional interface
+         */
+        public interface Function {
+            int apply(long _x0, int _x1, long _x2, int _x3, int _x4, int _x5, long _x6);
+        }
+
+        private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_LONG,
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_LONG,
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_INT,
+            NcclTunerAbi.C_LONG
+        );
+
+        /**
+         * The descriptor of this function pointer
+         */
+        public static FunctionDescriptor descriptor() {
+            return $DESC;
+        }
+
+        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(getChunkSize.Function.class, "apply", $DESC);
+
+        /**
+         * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
+         * The lifetime of the returned segment is managed by {@code arena}
+         */
+        public static MemorySegment allocate(getChunkSize.Function fi, Arena arena) {
+            return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
+        }
+
+        private static final MethodHandle DOWN$MH = Linker.nativeLinker().downcallHandle($DESC);
+
+        /**
+         * Invoke the upcall stub {@code funcPtr}, with given parameters
+         */
+        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, int _x4, int _x5, long _x6) {
+            try {
+                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6);
+            } catch (Error | RuntimeException ex) {
+                throw ex;
+            } catch (Throwable ex$) {
+                throw new AssertionError("should not reach here", ex$);
+            }
+        }
+    }
+
+    private static final AddressLayout getChunkSize$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("getChunkSize"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * nccltj_get_chunk_size_fn getChunkSize
+     * }
+     */
+    public static final AddressLayout getChunkSize$layout() {
+        return getChunkSize$LAYOUT;
+    }
+
+    private static final long getChunkSize$OFFSET = $LAYOUT.byteOffset(groupElement("getChunkSize"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * nccltj_get_chunk_size_fn getChunkSize
+     * }
+     */
+    public static final long getChunkSize$offset() {
+        return getChunkSize$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * nccltj_get_chunk_size_fn getChunkSize
+     * }
+     */
+    public static MemorySegment getChunkSize(MemorySegment struct) {
+        return struct.get(getChunkSize$LAYOUT, getChunkSize$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * nccltj_get_chunk_size_fn getChunkSize
+     * }
+     */
+    public static void getChunkSize(MemorySegment struct, MemorySegment fieldValue) {
+        struct.set(getChunkSize$LAYOUT, getChunkSize$OFFSET, fieldValue);
     }
 
     /**

@@ -14,7 +14,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
 
 /**
  * {@snippet lang=c :
- * typedef int (*nccltj_init_fn)(size_t, size_t, void *, int64_t *)
+ * typedef int (*nccltj_init_fn)(int, uint64_t, size_t, size_t, void *, uintptr_t, uintptr_t, uintptr_t, int64_t *)
  * }
  */
 public final class nccltj_init_fn {
@@ -27,14 +27,19 @@ public final class nccltj_init_fn {
      * The function pointer signature, expressed as a functional interface
      */
     public interface Function {
-        int apply(long nRanks, long nNodes, MemorySegment logger, MemorySegment handle);
+        int apply(int tunerVersion, long commId, long nRanks, long nNodes, MemorySegment logger, long nvlDomainInfo, long constants, long hw, MemorySegment handle);
     }
 
     private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
         NcclTunerAbi.C_INT,
+        NcclTunerAbi.C_INT,
+        NcclTunerAbi.C_LONG,
         NcclTunerAbi.C_LONG,
         NcclTunerAbi.C_LONG,
         NcclTunerAbi.C_POINTER,
+        NcclTunerAbi.C_LONG,
+        NcclTunerAbi.C_LONG,
+        NcclTunerAbi.C_LONG,
         NcclTunerAbi.C_POINTER
     );
 
@@ -60,9 +65,9 @@ public final class nccltj_init_fn {
     /**
      * Invoke the upcall stub {@code funcPtr}, with given parameters
      */
-    public static int invoke(MemorySegment funcPtr, long nRanks, long nNodes, MemorySegment logger, MemorySegment handle) {
+    public static int invoke(MemorySegment funcPtr, int tunerVersion, long commId, long nRanks, long nNodes, MemorySegment logger, long nvlDomainInfo, long constants, long hw, MemorySegment handle) {
         try {
-            return (int) DOWN$MH.invokeExact(funcPtr, nRanks, nNodes, logger, handle);
+            return (int) DOWN$MH.invokeExact(funcPtr, tunerVersion, commId, nRanks, nNodes, logger, nvlDomainInfo, constants, hw, handle);
         } catch (Error | RuntimeException ex) {
             throw ex;
         } catch (Throwable ex$) {

@@ -11,9 +11,14 @@
  * <pre>
  * jextract --output java-policy/src/main/java \
  *   --target-package io.nccltuner.bindings --header-class-name NcclTunerAbi \
- *   --include-struct ncclTuner_v3_t --include-struct nccltj_bridge_t \
+ *   --include-struct ncclTuner_v3_t --include-struct ncclTuner_v4_t \
+ *   --include-struct ncclTuner_v5_t --include-struct ncclTuner_v6_t \
+ *   --include-struct ncclNvlDomainInfo_v5_t --include-struct ncclTunerConstants_v5_t \
+ *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t \
  *   --include-typedef nccltj_init_fn --include-typedef nccltj_get_coll_info_fn \
  *   --include-typedef nccltj_destroy_fn --include-typedef nccltj_log_fn \
+ *   --include-typedef nccltj_get_chunk_size_fn --include-typedef ncclTunerConstants_v6_t \
+ *   --include-typedef ncclNvlDomainInfo_v6_t \
  *   --include-constant ncclSuccess --include-constant ncclUnhandledCudaError \
  *   --include-constant ncclSystemError --include-constant ncclInternalError \
  *   --include-constant ncclInvalidArgument --include-constant ncclInvalidUsage \
@@ -43,8 +48,23 @@
  *   --include-constant NCCL_NUM_PROTOCOLS \
  *   --include-constant NCCL_ALGO_PROTO_IGNORE --include-constant NCCL_TUNER_JAVA_MAX_CHANNELS \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL --include-constant NCCL_TUNER_JAVA_ABI_VERSION \
- *   plugin-shim/include/nccl_tuner_java.h
+ *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
+ *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 \
+ *   --include-constant NCCL_NUM_ALGORITHMS_V5 --include-constant NCCL_NUM_PROTOCOLS_V5 \
+ *   --include-constant NCCL_NUM_HW_LINKS_V5 --include-constant NCCL_NUM_COMPCAPS_V5 \
+ *   --include-constant NCCL_NUM_TUNING_SCALES_V5 --include-constant NCCL_HW_NVLINK \
+ *   --include-constant NCCL_HW_PCI --include-constant NCCL_HW_NET \
+ *   --include-constant NCCL_VOLTA_COMPCAP_IDX --include-constant NCCL_AMPERE_COMPCAP_IDX \
+ *   --include-constant NCCL_HOPPER_COMPCAP_IDX --include-constant NCCL_BLACKWELL_COMPCAP_IDX \
+ *   --include-constant NCCL_TUNING_SCALE_1NODE --include-constant NCCL_TUNING_SCALE_2NODES \
+ *   --include-constant NCCL_TUNING_SCALE_4NODES \
+ *   nccl_tuner_java.h
  * </pre>
+ * where {@code nccl_tuner_java.h} is a wrapper in a temporary directory holding
+ * {@code #include "/usr/include/stdint.h"} and then {@code #include} of
+ * {@code plugin-shim/include/nccl_tuner_java.h}: this jextract with Debian's libclang 19 does not
+ * reach glibc's {@code <stdint.h>} through its own resource-dir copy ({@code BINDINGS_STDINT} in
+ * {@code make/bindings.mk} names another path).
  * The variadic {@code ncclDebugLogger_t} is deliberately not bound (jextract cannot); the shim
  * calls it on Java's behalf through {@code nccltj_log_fn}.
  *

@@ -30,7 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  * quiet; the plugin keeps working. The file is flushed whenever the queue runs empty and at least
  * every {@value #FLUSH_EVERY} records.
  *
- * <p>Record fields: {@code comm} (handle), {@code collective} (NCCL name), {@code nBytes},
+ * <p>Record fields: {@code comm} (NCCL's commId under tuner v5+, unsigned: the same on every
+ * rank of a communicator; before v5 the plugin's process-local handle), {@code collective} (NCCL name), {@code nBytes},
  * {@code numPipeOps}, {@code ncclPick} (NCCL's strict-minimum pick, {@code "RING/LL"}),
  * {@code policyPick} ({@code "TREE/SIMPLE"}), {@code channels} (0 = NCCL decides), {@code
  * applied} (false in shadow mode). Per-call records are written only when the log was opened with
@@ -309,7 +310,8 @@ public final class DecisionLog {
       throws IOException {
     JsonGenerator g = json.createGenerator(out);
     g.writeStartObject();
-    g.writeNumberField("comm", comm);
+    g.writeFieldName("comm");
+    g.writeNumber(Long.toUnsignedString(comm)); // commId is a uint64_t
     Collective c = Collective.ofId((int) (f & 0xff));
     g.writeStringField("collective", c == null ? Long.toString(f & 0xff) : c.name());
     g.writeFieldName("nBytes");

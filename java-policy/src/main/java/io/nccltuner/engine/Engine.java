@@ -1,13 +1,17 @@
 package io.nccltuner.engine;
 
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Signature;
 import io.nccltuner.policy.SizeGrid;
+import io.nccltuner.policy.TunerConstant;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -19,15 +23,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The policy engine behind the three tuner entry points, in plain Java (the FFM upcalls in
  * {@code io.nccltuner.shim} only forward to it, and offline tools call it directly).
  *
- * <p>{@link #init} picks the policy profile matching (nRanks, nNodes) and returns a communicator
+ * <p>{@link #init} picks the policy profile matching (nRanks, nNodes) and the hardware
+ * {@link Signature}, sets the profile's model constants under tuner v5+ and returns a communicator
  * handle; {@link #getCollInfo} edits NCCL's cost table in place, O(1) with no allocation, lock or
- * I/O: it looks up the rule for (collective, nBytes, numPipeOps), applies the first ranked
+ * I/O: it looks up the rule for (collective, nBytes, numPipeOps, regBuff), applies the first ranked
  * candidate NCCL offers (entry >= 0, algorithm < numAlgo, protocol < numProto) by setting that
  * entry to 0.0 and, when the candidate names one, setting nChannels. NCCL then selects the strict
  * minimum (NCCL src/enqueue.cc, topoGetAlgoInfo, 2.19 .. 2.28), so the candidate wins. It never
  * writes a -1 entry, never writes outside numAlgo x numProto and never writes in shadow or off
- * mode. Decisions depend only on the policy, nRanks, nNodes, the collective, nBytes, numPipeOps
- * and which entries are -1, so every rank decides the same.
+ * mode. Decisions depend only on the policy, nRanks, nNodes, the hardware signature, the
+ * collective, nBytes, numPipeOps, regBuff and which entries are -1, so every rank decides the same.
+ * {@link #getChunkSize} (tuner v6+) gives NCCL a candidate's chunkSize.
  *
  * <p>Not final so that tests can inject faults from the test side: a subclass that throws in an
  * entry point, named by {@code -Dnccltj.engine=CLASS} (see {@code shim.PluginConfig}); production
@@ -58,6 +64,7 @@ public class Engine {
   /** State of one communicator, reached through its handle. */
   static final class Comm {
     final long handle;
+    final long commId;
     final long nRanks;
     final long nNodes;
     final DecisionTable table;
@@ -68,12 +75,14 @@ public class Engine {
     long calls;
     long hits;
     long applied;
+    long chunkSizes;
     final long[] disagreements;
     final ShadowAggregate aggregate;
 
-    Comm(long handle, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode, boolean observe,
-        MemorySegment logger) {
+    Comm(long handle, long commId, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode,
+        boolean observe, MemorySegment logger) {
       this.handle = handle;
+      this.commId = commId;
       this.logger = logger;
       this.nRanks = nRanks;
       this.nNodes = nNodes;
@@ -124,13 +133,31 @@ public class Engine {
    * @param ncclLogger NCCL's logger from init, or {@link MemorySegment#NULL}
    * @return a non-zero handle to pass to {@link #getCollInfo} and {@link #destroy}
    */
-  public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger) {
-    Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes);
+  public long init(long nRanks, long nNodes, MemorySegment ncclLogger) {
+    return init(nRanks, nNodes, ncclLogger, Signature.UNKNOWN, MemorySegment.NULL);
+  }
+
+  /**
+   * Opens a communicator, knowing what NCCL's tuner version passes (v5+: commId, NVLink domains,
+   * model constants) and the process's hardware signature.
+   *
+   * @param nRanks ranks in the communicator
+   * @param nNodes nodes in the communicator
+   * @param ncclLogger NCCL's logger from init, or {@link MemorySegment#NULL}
+   * @param sig the signature; {@link Signature#UNKNOWN} when nothing is known
+   * @param constants NCCL's ncclTunerConstants_v5_t (at least {@link TunerConstant#STRUCT_BYTES}
+   *     bytes), which enforce mode edits with the profile's constants; NULL before v5
+   * @return a non-zero handle to pass to {@link #getCollInfo} and {@link #destroy}
+   */
+  public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger, Signature sig,
+      MemorySegment constants) {
+    java.util.List<String> skipped = new java.util.ArrayList<>();
+    Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes, sig, skipped);
     DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
     int slot = freeSlots.isEmpty() ? nextSlot++ : freeSlots.pop();
     long handle = ((long) (++generation & 0x7fffffff) << 32) | slot;
-    Comm c = new Comm(handle, nRanks, nNodes, t, p == null ? null : p.name(), mode, decisionLog != null,
-        ncclLogger);
+    Comm c = new Comm(handle, sig.commId(), nRanks, nNodes, t, p == null ? null : p.name(), mode,
+        decisionLog != null, ncclLogger);
     Comm[] cur = comms;
     if (slot >= cur.length) {
       cur = java.util.Arrays.copyOf(cur, Math.max(cur.length * 2, slot + 1));
@@ -142,16 +169,76 @@ public class Engine {
     if (policy == null) {
       return handle;
     }
+    for (String line : skipped) {
+      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + ": " + line);
+    }
+    String where = " (nRanks=" + nRanks + " nNodes=" + nNodes + ")" + commIdText(sig.commId())
+        + "; " + sig.describe();
     if (p == null) {
       log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + ": no profile matches nRanks=" + nRanks
-          + " nNodes=" + nNodes + "; changing nothing for this communicator");
+          + " nNodes=" + nNodes + "; changing nothing for this communicator" + commIdText(sig.commId())
+          + "; " + sig.describe());
     } else {
       DecisionTable dt = t != null ? t : DecisionTable.compile(p);
       log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + " profile " + p.name() + " mode "
-          + mode.spelling() + " rules " + dt.ruleCount() + " sha256 " + dt.sha256() + " (nRanks=" + nRanks
-          + " nNodes=" + nNodes + ")");
+          + mode.spelling() + " rules " + dt.ruleCount() + " sha256 " + dt.sha256() + where);
+      versionNotes(p, sig.tunerVersion(), ncclLogger);
+      if (mode != Mode.OFF) {
+        applyConstants(p, sig.tunerVersion(), constants, ncclLogger);
+      }
     }
     return handle;
+  }
+
+  private static String commIdText(long commId) {
+    return commId == 0 ? "" : " commId 0x" + Long.toHexString(commId);
+  }
+
+  private final java.util.Set<String> notedProfiles = new java.util.HashSet<>();
+
+  /** Says once per profile and tuner version what that version cannot do for the profile. */
+  private void versionNotes(Policy.Profile p, int tunerVersion, MemorySegment ncclLogger) {
+    if (!notedProfiles.add(p.name() + "/" + tunerVersion)) {
+      return;
+    }
+    if (tunerVersion < 4 && p.needsRegBuff()) {
+      long n = p.rules().stream().filter(r -> r.regBuff() != null).count();
+      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + n + " rules name regBuff, which NCCL passes "
+          + "from tuner v4 (2.24); under v" + tunerVersion + " regBuff is unknown and they never match");
+    }
+    if (tunerVersion < 6 && p.needsChunkSize()) {
+      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": candidates name chunkSize, which NCCL asks for "
+          + "from tuner v6 (2.30); under v" + tunerVersion + " NCCL keeps its own chunk sizes");
+    }
+  }
+
+  /**
+   * Writes the profile's constants into NCCL's ncclTunerConstants_v5_t (v5+, enforce mode), or
+   * says why not. NCCL computes its latencies and bandwidths from them after init returns
+   * (src/init.cc then src/graph/tuning.cc, 2.28.3 .. 2.30.7).
+   */
+  private void applyConstants(Policy.Profile p, int tunerVersion, MemorySegment constants, MemorySegment ncclLogger) {
+    if (p.constants().isEmpty()) {
+      return;
+    }
+    if (tunerVersion < 5 || constants.address() == 0) {
+      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + p.constants().size() + " constants not set: "
+          + "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion);
+      return;
+    }
+    MemorySegment k = constants.byteSize() >= TunerConstant.STRUCT_BYTES ? constants
+        : constants.reinterpret(TunerConstant.STRUCT_BYTES);
+    StringBuilder sb = new StringBuilder();
+    for (TunerConstant tc : p.constants()) {
+      double before = k.get(JAVA_DOUBLE, tc.byteOffset());
+      if (mode == Mode.ENFORCE) {
+        k.set(JAVA_DOUBLE, tc.byteOffset(), tc.value());
+      }
+      sb.append(sb.isEmpty() ? "" : ", ").append(tc.name()).append(' ').append(before).append(" -> ")
+          .append(tc.value()).append(tc.unit().equals("GB/s") ? " GB/s" : " us");
+    }
+    log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + (mode == Mode.ENFORCE ? "set " : "would set (shadow) ")
+        + p.constants().size() + " constants: " + sb);
   }
 
   /**
@@ -185,6 +272,16 @@ public class Engine {
    */
   public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, MemorySegment chMem, long nChannels) {
+    getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, -1, chMem, nChannels);
+  }
+
+  /**
+   * As {@link #getCollInfo(long, int, long, int, MemorySegment, long, int, int, MemorySegment,
+   * long)}, with the call's regBuff (tuner v4+: 0 or 1; -1 under v3, where rules naming regBuff
+   * do not match). The per-call path of the plugin.
+   */
+  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
+      long costTable, int numAlgo, int numProto, int regBuff, MemorySegment chMem, long nChannels) {
     // (1) The communicator: an unknown or destroyed handle changes nothing.
     Comm[] cs = comms;
     int slot = (int) handle;
@@ -203,7 +300,7 @@ public class Engine {
     }
     // (2) The rule: O(1), see DecisionTable.
     int bucket = SizeGrid.bucket(nBytes);
-    int r = t.findInBucket(collType, bucket, numPipeOps);
+    int r = t.findInBucket(collType, bucket, numPipeOps, regBuff < 0 ? -1 : regBuff != 0 ? 1 : 0);
     if (r < 0) {
       return;
     }
@@ -237,6 +334,40 @@ public class Engine {
     }
   }
 
+  /**
+   * NCCL's getChunkSize (tuner v6+), after it chose algorithm, protocol and channels: in enforce
+   * mode, writes the chunkSize of the first rule covering (collective, nBytes) whose candidate
+   * names this algorithm and protocol with one ({@link DecisionTable#chunkSize}); leaves NCCL's
+   * value otherwise. NCCL then clamps it to the buffer's maximum and rounds it down to its grain
+   * (src/enqueue.cc, 2.30.7).
+   *
+   * @param handle from {@link #init}
+   * @param collType ncclFunc_t value
+   * @param nBytes message size, unsigned
+   * @param algorithm the algorithm NCCL chose
+   * @param protocol the protocol NCCL chose
+   * @param nChannels the channels NCCL uses (not part of the decision)
+   * @param mem a segment holding NCCL's size_t
+   * @param chunkSize its byte offset in {@code mem}
+   */
+  public void getChunkSize(long handle, int collType, long nBytes, int algorithm, int protocol, int nChannels,
+      MemorySegment mem, long chunkSize) {
+    Comm[] cs = comms;
+    int slot = (int) handle;
+    if (slot <= 0 || slot >= cs.length) {
+      return;
+    }
+    Comm c = cs[slot];
+    if (c == null || c.handle != handle || c.table == null || !c.write) {
+      return;
+    }
+    long v = c.table.chunkSize(collType, SizeGrid.bucket(nBytes), algorithm, protocol);
+    if (v != 0) {
+      mem.set(JAVA_LONG, chunkSize, v);
+      c.chunkSizes++;
+    }
+  }
+
   /** NCCL's own pick beside the policy's: counted per (collective, bucket), aggregated, and decision-logged. */
   private void observe(Comm c, int coll, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, int cand) {
@@ -248,7 +379,7 @@ public class Engine {
       c.aggregate.count(coll, bucket, nccl, numProto, cand);
     }
     if (decisionLog != null && decisionLog.logsCalls()) {
-      decisionLog.offer(c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto,
+      decisionLog.offer(c.commId != 0 ? c.commId : c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto,
           nccl < 0 ? -1 : nccl % numProto, PackedCandidate.algorithm(cand), PackedCandidate.protocol(cand),
           PackedCandidate.channels(cand), c.write);
     }
@@ -333,8 +464,12 @@ public class Engine {
   private String summary(Comm c) {
     StringBuilder sb = new StringBuilder();
     sb.append("summary profile ").append(c.profile).append(" mode ").append(mode.spelling())
+        .append(commIdText(c.commId))
         .append(": calls ").append(c.calls).append(", rule hits ").append(c.hits)
         .append(", applied ").append(c.applied);
+    if (c.chunkSizes != 0) {
+      sb.append(", chunk sizes set ").append(c.chunkSizes);
+    }
     if (c.observe) {
       TreeMap<Integer, Long> d = new TreeMap<>();
       long total = 0;

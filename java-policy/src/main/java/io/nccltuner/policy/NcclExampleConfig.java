@@ -53,8 +53,10 @@ import java.util.function.Consumer;
  *       points (0, 1024, 65536, 4 GiB...; e.g. 0..65535); otherwise the warning names the sizes
  *       that change hands (for 0..65536: sizes 65537..81919 B follow this line too). A line that
  *       covers no grid point is dropped. max_bytes of 2^64 - 1 (or -1) means no upper bound.
- *   <li>regBuff: a v3 tuner is not told whether the buffer is registered. regBuff 0 is treated
- *       as any (most buffers are not registered); lines with regBuff 1 are dropped.
+ *   <li>regBuff: kept. Where lines name regBuff 0 or 1, the first-match resolution runs once
+ *       for unregistered and once for registered buffers; rules the same in both stay
+ *       {@code regBuff: any}, the others become {@code regBuff: false} / {@code true} rules, which
+ *       NCCL 2.24+ (tuner v4) lets match and a v3 NCCL never does (said once per such line).
  * </ul>
  *
  * <p>Not replicated: the example plugin sets {@code *nChannels = 1} at the top of every
@@ -80,7 +82,7 @@ public final class NcclExampleConfig {
    * @param numPipeOps numPipeOps matched, -1 any
    */
   record Line(int line, Collective collective, long from, long to, Candidate candidate, int nNodes, int nRanks,
-      int numPipeOps) {}
+      int numPipeOps, int regBuff) {}
 
   /**
    * The converted policy and what did not convert exactly.
@@ -229,7 +231,7 @@ public final class NcclExampleConfig {
           : (c.nNodes() == -1 ? "" : "nNodes" + c.nNodes()) + (c.nNodes() != -1 && c.nRanks() != -1 ? "-" : "")
               + (c.nRanks() == -1 ? "" : "nRanks" + c.nRanks());
       profiles.add(new Profile(pname, c.nRanks() == -1 ? Range.ANY : Range.exactly(c.nRanks()),
-          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rules(file, applicable, ruleLines, dropped)));
+          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rulesByRegBuff(file, applicable, ruleLines, dropped)));
     }
     for (var e : dropped.entrySet()) {
       Dropped d = e.getValue();
@@ -293,6 +295,34 @@ public final class NcclExampleConfig {
 
   /** A line left out of the rules where more than MAX_CANDIDATES distinct lines match before it. */
   private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {}
+
+  /**
+   * As {@link #rules}, keeping the regBuff column: resolved once for regBuff 0 (lines naming 0 or
+   * any) and once for regBuff 1 (1 or any); a rule the same in both is kept for any regBuff.
+   */
+  private static List<Rule> rulesByRegBuff(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines,
+      Map<Integer, Dropped> dropped) throws InputException {
+    if (lines.stream().allMatch(l -> l.regBuff() == -1)) {
+      return rules(file, lines, ruleLines, dropped);
+    }
+    List<Rule> no = rules(file, lines.stream().filter(l -> l.regBuff() != 1).toList(), ruleLines, dropped);
+    List<Rule> yes = new ArrayList<>(rules(file, lines.stream().filter(l -> l.regBuff() != 0).toList(), ruleLines, dropped));
+    List<Rule> out = new ArrayList<>();
+    for (Rule r : no) {
+      out.add(yes.remove(r) ? r : withRegBuff(r, false, ruleLines));
+    }
+    for (Rule r : yes) {
+      out.add(withRegBuff(r, true, ruleLines));
+    }
+    return out;
+  }
+
+  private static Rule withRegBuff(Rule r, boolean regBuff, Map<Rule, List<Integer>> ruleLines) {
+    Rule t = new Rule(r.collective(), r.fromBytes(), r.toBytes(), r.numPipeOps(), r.ncclPick(), r.ncclRegret(),
+        r.candidates(), regBuff);
+    ruleLines.put(t, ruleLines.getOrDefault(r, List.of()));
+    return t;
+  }
 
   /**
    * Resolves "first matching line wins" for one profile into non-overlapping rules.
@@ -461,14 +491,9 @@ public final class NcclExampleConfig {
       throw new InputException(where, (pipe == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
           : "nNodes/nRanks 0 matches no communicator") + "; write -1 for any");
     }
-    if (reg == 1) {
-      warnings.add(where + ": regBuff 1 (registered buffers only): a v3 tuner is not told whether a buffer is "
-          + "registered; line dropped");
-      return null;
-    }
-    if (reg == 0) {
-      warnings.add(where + ": regBuff 0: a v3 tuner is not told whether a buffer is registered; the line "
-          + "applies to registered buffers too");
+    if (reg != -1) {
+      warnings.add(where + ": regBuff " + reg + ": kept as regBuff " + (reg == 1) + " rules, which match from "
+          + "NCCL 2.24 (tuner v4); a v3 NCCL does not say whether a buffer is registered and they never match there");
     }
     // inclusive [min, max] -> half-open grid range: each bucket follows its smallest size
     long from = SizeGrid.ceilGridPoint(min);
@@ -494,7 +519,7 @@ public final class NcclExampleConfig {
           + ByteSize.format(to) + "): " + String.join(", ", moved));
     }
     Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
-    return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe);
+    return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);
   }
 
   private static int name(String where, String s, String[] names, String what, String dflt) throws InputException {

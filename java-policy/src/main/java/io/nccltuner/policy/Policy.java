@@ -9,7 +9,7 @@ import java.util.List;
  * @param name policy name, logged at init
  * @param mode mode from the file (before any NCCL_TUNER_JAVA_MODE override)
  * @param description free text, may be empty
- * @param profiles profiles in file order; the first matching (nRanks, nNodes) wins
+ * @param profiles profiles in file order; the first matching (nRanks, nNodes) and hardware wins
  * @param source the file it came from, or null when built in memory
  */
 public record Policy(String name, Mode mode, String description, List<Profile> profiles, Path source) {
@@ -38,16 +38,58 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
   }
 
   /**
+   * The first profile that matches a communicator's shape and the process's hardware signature.
+   *
+   * @param nRanks number of ranks in the communicator
+   * @param nNodes number of nodes in the communicator
+   * @param signature what the plugin learnt at init (fields it could not learn are unknown)
+   * @param skipped receives one line per profile whose shape matched but whose hardware did not
+   * @return the profile, or null if none matches
+   */
+  public Profile profileFor(long nRanks, long nNodes, Signature signature, List<String> skipped) {
+    for (Profile p : profiles) {
+      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+        String why = p.hardware().mismatch(signature);
+        if (why == null) {
+          return p;
+        }
+        skipped.add("profile " + p.name() + " skipped: " + why);
+      }
+    }
+    return null;
+  }
+
+  /**
    * A named set of rules for communicators of a given shape.
    *
    * @param name unique within the policy
    * @param nRanks ranks matched
    * @param nNodes nodes matched
    * @param rules non-overlapping rules
+   * @param hardware the hardware signature matched ({@link HardwareMatch#ANY} when not named)
+   * @param constants NCCL model constants to set at init under tuner v5+ (empty for none)
    */
-  public record Profile(String name, Range nRanks, Range nNodes, List<Rule> rules) {
+  public record Profile(String name, Range nRanks, Range nNodes, List<Rule> rules, HardwareMatch hardware,
+      List<TunerConstant> constants) {
     public Profile {
       rules = List.copyOf(rules);
+      hardware = hardware == null ? HardwareMatch.ANY : hardware;
+      constants = constants == null ? List.of() : List.copyOf(constants);
+    }
+
+    /** A profile that names no hardware and no constants. */
+    public Profile(String name, Range nRanks, Range nNodes, List<Rule> rules) {
+      this(name, nRanks, nNodes, rules, HardwareMatch.ANY, List.of());
+    }
+
+    /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
+    public boolean needsRegBuff() {
+      return rules.stream().anyMatch(r -> r.regBuff() != null);
+    }
+
+    /** @return whether some candidate names a chunk size, which NCCL asks for only from tuner v6 */
+    public boolean needsChunkSize() {
+      return rules.stream().anyMatch(r -> r.candidates().stream().anyMatch(c -> c.chunkSize() != 0));
     }
   }
 
@@ -97,6 +139,8 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
    * @param ncclPick NCCL's own pick as measured, or null
    * @param ncclRegret how much slower NCCL's pick measured than the best (0.21 = 21%), or NaN
    * @param candidates 1..4 candidates, best first
+   * @param regBuff the regBuff value matched (NCCL tuner v4+: whether the user buffer can be
+   *     registered), or null for any; a rule naming it never matches under v3 (regBuff unknown)
    */
   public record Rule(
       Collective collective,
@@ -105,9 +149,24 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
       Range numPipeOps,
       Candidate ncclPick,
       double ncclRegret,
-      List<Candidate> candidates) {
+      List<Candidate> candidates,
+      Boolean regBuff) {
     public Rule {
       candidates = List.copyOf(candidates);
+    }
+
+    /** A rule for any regBuff. */
+    public Rule(Collective collective, long fromBytes, long toBytes, Range numPipeOps, Candidate ncclPick,
+        double ncclRegret, List<Candidate> candidates) {
+      this(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, null);
+    }
+
+    /**
+     * @param regBuff the call's regBuff: 0, 1, or -1 when NCCL does not pass it (tuner v3)
+     * @return whether this rule's regBuff condition holds
+     */
+    public boolean matchesRegBuff(int regBuff) {
+      return this.regBuff == null || (regBuff >= 0 && this.regBuff == (regBuff != 0));
     }
 
     /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
@@ -124,6 +183,13 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
    * @param protocol NCCL protocol
    * @param channels channel count to set, 1..64, or 0 to let NCCL decide
    * @param regret measured time / best time - 1 (0.0 for the best), or NaN when not given
+   * @param chunkSize chunk size in bytes to give NCCL when it asks (tuner v6+ getChunkSize) about
+   *     this algorithm and protocol, or 0 to leave NCCL's
    */
-  public record Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret) {}
+  public record Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret, long chunkSize) {
+    /** A candidate that leaves the chunk size to NCCL. */
+    public Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret) {
+      this(algorithm, protocol, channels, regret, 0L);
+    }
+  }
 }

@@ -52,6 +52,9 @@ public final class PolicyLoader {
   /** Largest channel count a candidate may name (NCCL_MAXCHANNELS, NCCL 2.19+ device.h). */
   public static final int MAX_CHANNELS = 64;
 
+  /** Largest chunkSize a candidate may name, bytes: NCCL holds the chunk size in an int (src/enqueue.cc). */
+  public static final long MAX_CHUNK_SIZE = Integer.MAX_VALUE;
+
   /** Problems listed in full; further ones are only counted (a file of N copies of one rule has
    * N^2/2 overlapping pairs). */
   public static final int MAX_PROBLEMS = 100;
@@ -314,23 +317,27 @@ public final class PolicyLoader {
   }
 
   private Profile bindProfile(Node n, String path) {
-    MapNode m = map(n, path, Set.of("name", "match", "rules"));
+    MapNode m = map(n, path, Set.of("name", "match", "rules", "constants"));
     if (m == null) {
       return null;
     }
     String name = requireString(m, n, "name", path);
     Range nRanks = Range.ANY;
     Range nNodes = Range.ANY;
+    HardwareMatch hardware = HardwareMatch.ANY;
     Node match = get(m, "match");
     if (match != null) {
-      MapNode mm = map(match, path + ".match", Set.of("nRanks", "nNodes"));
+      MapNode mm = map(match, path + ".match", Set.of("nRanks", "nNodes", "nvlDomain", "ncclVersion", "gpu",
+          "computeCapability"));
       if (mm != null) {
         Node r = get(mm, "nRanks");
         Node d = get(mm, "nNodes");
         nRanks = r == null ? Range.ANY : range(r, path + ".match.nRanks", 1);
         nNodes = d == null ? Range.ANY : range(d, path + ".match.nNodes", 1);
+        hardware = bindHardware(mm, path + ".match");
       }
     }
+    List<TunerConstant> constants = bindConstants(get(m, "constants"), path + ".constants");
     List<Rule> rules = new ArrayList<>();
     List<Node> ruleNodes = new ArrayList<>();
     Node rulesNode = get(m, "rules");
@@ -348,7 +355,128 @@ public final class PolicyLoader {
       }
     }
     checkOverlaps(rules, ruleNodes, path);
-    return name == null || nRanks == null || nNodes == null ? null : new Profile(name, nRanks, nNodes, rules);
+    return name == null || nRanks == null || nNodes == null || hardware == null ? null
+        : new Profile(name, nRanks, nNodes, rules, hardware, constants);
+  }
+
+  /** The hardware fields of a profile's match (docs/policy-format.md); null after a problem. */
+  private HardwareMatch bindHardware(MapNode mm, String path) {
+    boolean ok = true;
+    Range nvl = null;
+    Range minR = null;
+    Range maxR = null;
+    Node nd = get(mm, "nvlDomain");
+    if (nd != null) {
+      MapNode dm = map(nd, path + ".nvlDomain", Set.of("nNvlDomains", "minRanksPerNvlDomain", "maxRanksPerNvlDomain"));
+      if (dm == null) {
+        return null;
+      }
+      Node a = get(dm, "nNvlDomains");
+      Node b = get(dm, "minRanksPerNvlDomain");
+      Node c = get(dm, "maxRanksPerNvlDomain");
+      nvl = a == null ? null : range(a, path + ".nvlDomain.nNvlDomains", 1);
+      minR = b == null ? null : range(b, path + ".nvlDomain.minRanksPerNvlDomain", 1);
+      maxR = c == null ? null : range(c, path + ".nvlDomain.maxRanksPerNvlDomain", 1);
+      ok = (a == null || nvl != null) && (b == null || minR != null) && (c == null || maxR != null);
+    }
+    Range version = null;
+    Node vn = get(mm, "ncclVersion");
+    if (vn != null) {
+      version = dottedRange(vn, path + ".ncclVersion", false);
+      ok &= version != null;
+    }
+    String gpu = null;
+    Node gn = get(mm, "gpu");
+    if (gn != null) {
+      gpu = string(gn, path + ".gpu");
+      ok &= gpu != null;
+    }
+    Range cc = null;
+    Node cn = get(mm, "computeCapability");
+    if (cn != null) {
+      cc = dottedRange(cn, path + ".computeCapability", true);
+      ok &= cc != null;
+    }
+    return ok ? new HardwareMatch(nvl, minR, maxR, version, gpu, cc) : null;
+  }
+
+  /** "2.28.9" or {min: "2.28.3", max: "2.30.7"} (versions), "9.0" or {min: "9.0", max: "10.0"}
+   * (compute capabilities, as major * 10 + minor); YAML may read "9.0" as a number. */
+  private Range dottedRange(Node n, String path, boolean computeCapability) {
+    if (n instanceof MapNode) {
+      MapNode m = map(n, path, Set.of("min", "max"));
+      Node lo = get(m, "min");
+      Node hi = get(m, "max");
+      Long min = lo == null ? Long.valueOf(0) : dotted(lo, path + ".min", computeCapability);
+      Long max = hi == null ? Long.valueOf(Long.MAX_VALUE) : dotted(hi, path + ".max", computeCapability);
+      if (min == null || max == null) {
+        return null;
+      }
+      if (min > max) {
+        problem(n, path, "min is above max");
+        return null;
+      }
+      return new Range(min, max);
+    }
+    Long v = dotted(n, path, computeCapability);
+    return v == null ? null : Range.exactly(v);
+  }
+
+  private Long dotted(Node n, String path, boolean computeCapability) {
+    if (!(n instanceof Scalar s) || s.isNull()) {
+      problem(n, path, "expected " + (computeCapability ? "a compute capability such as \"9.0\"" : "an NCCL version such as \"2.28.9\"")
+          + ", found " + kind(n));
+      return null;
+    }
+    String t = s.text().trim();
+    if (computeCapability) {
+      String[] p = t.split("\\.");
+      try {
+        if (p.length == 2 && p[1].length() == 1) {
+          long major = Long.parseLong(p[0]);
+          long minor = Long.parseLong(p[1]);
+          if (major >= 1 && major <= 99) {
+            return major * 10 + minor;
+          }
+        }
+      } catch (NumberFormatException ignored) {
+        // fall through
+      }
+      problem(n, path, "'" + t + "' is not a compute capability MAJOR.MINOR such as 9.0 or 10.0");
+      return null;
+    }
+    try {
+      return Signature.parseVersion(t);
+    } catch (IllegalArgumentException e) {
+      problem(n, path, e.getMessage());
+      return null;
+    }
+  }
+
+  /** A profile's constants: a mapping of names (TunerConstant) to microseconds or GB/s. */
+  private List<TunerConstant> bindConstants(Node n, String path) {
+    List<TunerConstant> out = new ArrayList<>();
+    if (n == null) {
+      return out;
+    }
+    if (!(n instanceof MapNode m)) {
+      problem(n, path, "expected a mapping of constant names to values (baseLatencies.RING.LL: 7.5), found " + kind(n));
+      return out;
+    }
+    for (Entry e : m.entries().values()) {
+      String at = path + "." + e.key();
+      if (!(e.value() instanceof Scalar s)
+          || (s.token() != JsonToken.VALUE_NUMBER_INT && s.token() != JsonToken.VALUE_NUMBER_FLOAT)) {
+        problem(e.value(), at, "expected a number (microseconds for latencies, GB/s for bandwidths), found " + kind(e.value()));
+        continue;
+      }
+      try {
+        out.add(TunerConstant.parse(e.key(), Double.parseDouble(s.text())));
+      } catch (IllegalArgumentException ex) {
+        problem(e.value(), at, ex.getMessage());
+      }
+    }
+    return out;
   }
 
   private Range range(Node n, String path, long floor) {
@@ -379,7 +507,7 @@ public final class PolicyLoader {
   }
 
   private Rule bindRule(Node n, String path) {
-    MapNode m = map(n, path, Set.of("collective", "bytes", "numPipeOps", "ncclPick", "ncclRegret", "candidates"));
+    MapNode m = map(n, path, Set.of("collective", "bytes", "numPipeOps", "regBuff", "ncclPick", "ncclRegret", "candidates"));
     if (m == null) {
       return null;
     }
@@ -427,6 +555,17 @@ public final class PolicyLoader {
     if (pn != null) {
       pipe = range(pn, path + ".numPipeOps", 0);
     }
+    Boolean regBuff = null;
+    boolean regBuffOk = true;
+    Node rb = get(m, "regBuff");
+    if (rb != null) {
+      if (rb instanceof Scalar s && (s.token() == JsonToken.VALUE_TRUE || s.token() == JsonToken.VALUE_FALSE)) {
+        regBuff = s.token() == JsonToken.VALUE_TRUE;
+      } else if (!(rb instanceof Scalar s && s.token() == JsonToken.VALUE_STRING && s.text().equalsIgnoreCase("any"))) {
+        problem(rb, path + ".regBuff", "expected true, false or any, found " + kind(rb));
+        regBuffOk = false;
+      }
+    }
     Candidate ncclPick = null;
     Node np = get(m, "ncclPick");
     if (np != null) {
@@ -453,10 +592,10 @@ public final class PolicyLoader {
         }
       }
     }
-    if (coll == null || !bytesOk || pipe == null || cands.isEmpty()) {
+    if (coll == null || !bytesOk || pipe == null || cands.isEmpty() || !regBuffOk) {
       return null;
     }
-    return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands);
+    return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands, regBuff);
   }
 
   private Long size(Node n, String path) {
@@ -494,7 +633,7 @@ public final class PolicyLoader {
   }
 
   private Candidate bindCandidate(Node n, String path, boolean full) {
-    MapNode m = map(n, path, full ? Set.of("algorithm", "protocol", "channels", "regret")
+    MapNode m = map(n, path, full ? Set.of("algorithm", "protocol", "channels", "regret", "chunkSize")
         : Set.of("algorithm", "protocol", "channels"));
     if (m == null) {
       return null;
@@ -529,7 +668,43 @@ public final class PolicyLoader {
       channels = c.intValue();
     }
     double regret = full ? regret(get(m, "regret"), path + ".regret") : Double.NaN;
-    return a == null || p == null ? null : new Candidate(a, p, channels, regret);
+    long chunkSize = 0;
+    Node csn = get(m, "chunkSize");
+    if (csn != null) {
+      Long c = chunkSize(csn, path + ".chunkSize");
+      if (c == null) {
+        return null;
+      }
+      chunkSize = c;
+    }
+    return a == null || p == null ? null : new Candidate(a, p, channels, regret, chunkSize);
+  }
+
+  /** A candidate's chunkSize: bytes (4096 or "512 KiB"), 1 .. MAX_CHUNK_SIZE; NCCL keeps it in an int. */
+  private Long chunkSize(Node n, String path) {
+    long v;
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+      try {
+        v = Long.parseLong(s.text());
+      } catch (NumberFormatException e) {
+        v = -1;
+      }
+    } else if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+      try {
+        v = ByteSize.parse(s.text());
+      } catch (IllegalArgumentException e) {
+        problem(n, path, e.getMessage());
+        return null;
+      }
+    } else {
+      problem(n, path, "expected a size in bytes such as 524288 or \"512 KiB\", found " + kind(n));
+      return null;
+    }
+    if (v < 1 || v > MAX_CHUNK_SIZE) {
+      problem(n, path, "chunkSize must be 1 .. " + MAX_CHUNK_SIZE + " bytes");
+      return null;
+    }
+    return v;
   }
 
   // ---- validation ---------------------------------------------------------------------------
@@ -552,7 +727,8 @@ public final class PolicyLoader {
             || (ra.toBytes() != -1L && Long.compareUnsigned(rb.fromBytes(), ra.toBytes()) >= 0)) {
           break;
         }
-        if (ra.numPipeOps().intersects(rb.numPipeOps())) {
+        if (ra.numPipeOps().intersects(rb.numPipeOps())
+            && (ra.regBuff() == null || rb.regBuff() == null || ra.regBuff().equals(rb.regBuff()))) {
           int first = Math.min(order[a], order[b]);
           int second = Math.max(order[a], order[b]);
           problem(nodes.get(second), path + ".rules[" + second + "]", "overlaps rules[" + first + "] (line "
@@ -562,14 +738,21 @@ public final class PolicyLoader {
         }
       }
     }
-    // At most MAX_RULES_PER_BUCKET rules (told apart by numPipeOps) may share a size bucket.
-    int[][] perBucket = new int[Collective.COUNT][SizeGrid.BUCKETS];
+    // At most MAX_RULES_PER_BUCKET rules (told apart by numPipeOps) may share a size bucket, counted
+    // for unregistered and registered buffers apart (a regBuff: any rule counts for both).
+    int[][][] perBucket = new int[2][Collective.COUNT][SizeGrid.BUCKETS];
     for (int i = 0; i < rules.size(); i++) {
       Rule r = rules.get(i);
       int lo = SizeGrid.bucket(r.fromBytes());
       int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
       for (int bkt = lo; bkt < hi; bkt++) {
-        if (++perBucket[r.collective().ordinal()][bkt] == MAX_RULES_PER_BUCKET + 1) {
+        int worst = 0;
+        for (int reg = 0; reg < 2; reg++) {
+          if (r.regBuff() == null || r.regBuff() == (reg == 1)) {
+            worst = Math.max(worst, ++perBucket[reg][r.collective().ordinal()][bkt]);
+          }
+        }
+        if (worst == MAX_RULES_PER_BUCKET + 1) {
           problem(nodes.get(i), path + ".rules[" + i + "]", "more than " + MAX_RULES_PER_BUCKET
               + " rules cover " + r.collective() + " at " + ByteSize.format(SizeGrid.lowerBound(bkt))
               + "; merge numPipeOps ranges");

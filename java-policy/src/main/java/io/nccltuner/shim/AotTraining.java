@@ -69,7 +69,8 @@ public final class AotTraining {
       for (String line : lines) {
         String[] f = line.split(",");
         if (f[0].equals("init")) {
-          nccltj_init_fn.invoke(init, Long.parseLong(f[2]), Long.parseLong(f[3]), MemorySegment.NULL, handle);
+          nccltj_init_fn.invoke(init, 3, 0L, Long.parseLong(f[2]), Long.parseLong(f[3]), MemorySegment.NULL, 0L, 0L,
+              0L, handle);
           comm = handle.get(JAVA_LONG, 0);
         } else if (f[0].equals("get")) {
           int numAlgo = Integer.parseInt(f[7]);
@@ -79,7 +80,7 @@ public final class AotTraining {
           }
           nChannels.set(JAVA_INT, 0, 0);
           nccltj_get_coll_info_fn.invoke(get, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]),
-              Integer.parseInt(f[6]), table.address(), numAlgo, numProto, nChannels.address());
+              Integer.parseInt(f[6]), table.address(), numAlgo, numProto, -1, nChannels.address());
           calls++;
         } else if (f[0].equals("destroy")) {
           nccltj_destroy_fn.invoke(destroy, comm);

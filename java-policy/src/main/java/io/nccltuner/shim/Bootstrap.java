@@ -65,7 +65,9 @@ public final class Bootstrap {
       MemorySegment init = Upcalls.stub("init", Upcalls.INIT, arena);
       MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
       MemorySegment destroy = Upcalls.stub("destroy", Upcalls.DESTROY, arena);
+      MemorySegment chunk = Upcalls.stub("getChunkSize", Upcalls.GET_CHUNK_SIZE, arena);
       Upcalls.install(config.join());
+      nccltj_bridge_t.getChunkSize(bridge, chunk);
       nccltj_bridge_t.destroy(bridge, destroy);
       nccltj_bridge_t.getCollInfo(bridge, get);
       nccltj_bridge_t.init(bridge, init);

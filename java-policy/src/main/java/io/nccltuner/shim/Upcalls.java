@@ -2,8 +2,11 @@ package io.nccltuner.shim;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.nccltuner.bindings.ncclNvlDomainInfo_v5_t;
+import io.nccltuner.bindings.nccltj_hw_t;
 import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.Engine;
+import io.nccltuner.policy.Signature;
 import static io.nccltuner.bindings.NcclTunerAbi.C_INT;
 import static io.nccltuner.bindings.NcclTunerAbi.C_LONG;
 import static io.nccltuner.bindings.NcclTunerAbi.C_POINTER;
@@ -15,7 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 
 /**
- * Targets of the three FFM upcall stubs. Each catches Throwable: an exception escaping an upcall
+ * Targets of the four FFM upcall stubs. Each catches Throwable: an exception escaping an upcall
  * would print a stack trace and exit the host process (JDK 25 Linker behaviour), so every failure
  * becomes "change nothing" plus one WARN. Each returns 0 (ncclSuccess).
  */
@@ -26,11 +29,16 @@ final class Upcalls {
    * generated classes' static initialisers also make a downcall handle each, which the plugin
    * never uses and which cost about 10 ms apiece at start-up.
    */
-  static final FunctionDescriptor INIT = FunctionDescriptor.of(C_INT, C_LONG, C_LONG, C_POINTER, C_POINTER);
+  static final FunctionDescriptor INIT = FunctionDescriptor.of(C_INT, C_INT, C_LONG, C_LONG, C_LONG, C_POINTER,
+      C_LONG, C_LONG, C_LONG, C_POINTER);
 
-  /** nccltj_get_coll_info_fn: handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels. */
+  /** nccltj_get_coll_info_fn: handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, regBuff, nChannels. */
   static final FunctionDescriptor GET_COLL_INFO =
-      FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_LONG);
+      FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_INT, C_LONG);
+
+  /** nccltj_get_chunk_size_fn: handle, collType, nBytes, algo, proto, nChannels, chunkSize. */
+  static final FunctionDescriptor GET_CHUNK_SIZE =
+      FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_INT, C_LONG);
 
   /** nccltj_destroy_fn. */
   static final FunctionDescriptor DESTROY = FunctionDescriptor.of(C_INT, C_LONG);
@@ -54,7 +62,7 @@ final class Upcalls {
   /**
    * Makes the upcall stub for one of this class's static methods.
    *
-   * @param name the method: "init", "getCollInfo" or "destroy"
+   * @param name the method: "init", "getCollInfo", "getChunkSize" or "destroy"
    * @param descriptor its C signature
    * @param arena owner of the stub
    * @return the stub's address, to store in the bridge
@@ -77,10 +85,12 @@ final class Upcalls {
 
   /**
    * nccltj_init_fn: opens a communicator and writes its handle; logs pending notices once.
-   * Returns 0, or 3 (ncclInternalError) when a failure made the engine step aside (it logged the
-   * WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+   * nvlDomainInfo and constants are NCCL's addresses (0 before tuner v5), hw the shim's
+   * nccltj_hw_t. Returns 0, or 3 (ncclInternalError) when a failure made the engine step aside
+   * (it logged the WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
    */
-  static int init(long nRanks, long nNodes, MemorySegment logger, MemorySegment handle) {
+  static int init(int tunerVersion, long commId, long nRanks, long nNodes, MemorySegment logger,
+      long nvlDomainInfo, long constants, long hw, MemorySegment handle) {
     Engine e = engine;
     try {
       lastLogger = logger;
@@ -99,7 +109,8 @@ final class Upcalls {
           }
         }
       }
-      long h = e.init(nRanks, nNodes, logger);
+      long h = e.init(nRanks, nNodes, logger, signature(tunerVersion, commId, nvlDomainInfo, hw),
+          constants == 0 ? MemorySegment.NULL : ALL.asSlice(constants, io.nccltuner.policy.TunerConstant.STRUCT_BYTES));
       handle.reinterpret(JAVA_LONG.byteSize()).set(JAVA_LONG, 0, h);
       CallRecorder rec = CallRecorder.current();
       if (rec != null) {
@@ -112,17 +123,53 @@ final class Upcalls {
     return configFailed ? 3 : 0;
   }
 
+  /** The signature from the shim's nccltj_hw_t and NCCL's ncclNvlDomainInfo_v5_t (when given). */
+  private static Signature signature(int tunerVersion, long commId, long nvlDomainInfo, long hw) {
+    int nvl = -1;
+    int minR = -1;
+    int maxR = -1;
+    if (nvlDomainInfo != 0) {
+      MemorySegment d = ALL.asSlice(nvlDomainInfo, ncclNvlDomainInfo_v5_t.sizeof());
+      nvl = ncclNvlDomainInfo_v5_t.nNvlDomains(d);
+      minR = ncclNvlDomainInfo_v5_t.minRanksPerNvlDomain(d);
+      maxR = ncclNvlDomainInfo_v5_t.maxRanksPerNvlDomain(d);
+    }
+    int version = -1;
+    int major = -1;
+    int minor = -1;
+    String gpu = "";
+    if (hw != 0) {
+      MemorySegment h = ALL.asSlice(hw, nccltj_hw_t.sizeof());
+      version = nccltj_hw_t.ncclVersion(h);
+      major = nccltj_hw_t.ccMajor(h);
+      minor = nccltj_hw_t.ccMinor(h);
+      gpu = nccltj_hw_t.gpuName(h).getString(0);
+    }
+    return new Signature(tunerVersion, commId, nvl, minR, maxR, version, gpu, major, minor);
+  }
+
   /** nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses. */
   static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
-      int numAlgo, int numProto, long nChannels) {
+      int numAlgo, int numProto, int regBuff, long nChannels) {
     try {
       CallRecorder rec = Hot.RECORDER;
       if (rec != null) { // before the engine edits the table: the table as NCCL passed it
         rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
       }
-      Hot.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
+      Hot.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff,
+          ALL, nChannels);
     } catch (Throwable t) {
       fail(engine, "getCollInfo", t, lastLogger);
+    }
+    return 0;
+  }
+
+  /** nccltj_get_chunk_size_fn (tuner v6+): chunkSize is the address of NCCL's size_t. */
+  static int getChunkSize(long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize) {
+    try {
+      Hot.ENGINE.getChunkSize(handle, collType, nBytes, algo, proto, nChannels, ALL, chunkSize);
+    } catch (Throwable t) {
+      fail(engine, "getChunkSize", t, lastLogger);
     }
     return 0;
   }

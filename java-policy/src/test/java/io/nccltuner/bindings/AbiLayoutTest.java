@@ -40,9 +40,18 @@ import org.junit.jupiter.api.Test;
 class AbiLayoutTest {
 
     private static final String PKG = "io.nccltuner.bindings.";
-    private static final Map<String, Class<?>> STRUCTS = Map.of(
-            "ncclTuner_v3_t", ncclTuner_v3_t.class,
-            "nccltj_bridge_t", nccltj_bridge_t.class);
+    /** Every struct of every tuner version the library exports (v3 .. v6), and the bridge's. */
+    private static final Map<String, Class<?>> STRUCTS = Map.ofEntries(
+            Map.entry("ncclTuner_v3_t", ncclTuner_v3_t.class),
+            Map.entry("ncclTuner_v4_t", ncclTuner_v4_t.class),
+            Map.entry("ncclTuner_v5_t", ncclTuner_v5_t.class),
+            Map.entry("ncclTuner_v6_t", ncclTuner_v6_t.class),
+            Map.entry("ncclNvlDomainInfo_v5_t", ncclNvlDomainInfo_v5_t.class),
+            Map.entry("ncclNvlDomainInfo_v6_t", ncclNvlDomainInfo_v6_t.class),
+            Map.entry("ncclTunerConstants_v5_t", ncclTunerConstants_v5_t.class),
+            Map.entry("ncclTunerConstants_v6_t", ncclTunerConstants_v6_t.class),
+            Map.entry("nccltj_bridge_t", nccltj_bridge_t.class),
+            Map.entry("nccltj_hw_t", nccltj_hw_t.class));
 
     /** key -> value, in the order abi_layout printed them. */
     private static Map<String, String> c;
@@ -160,7 +169,8 @@ class AbiLayoutTest {
         }
         // the bridge fields are declared with the nccltj_*_fn typedefs
         for (String[] p : new String[][] {{"log", "nccltj_log_fn"}, {"init", "nccltj_init_fn"},
-                {"getCollInfo", "nccltj_get_coll_info_fn"}, {"destroy", "nccltj_destroy_fn"}}) {
+                {"getCollInfo", "nccltj_get_coll_info_fn"}, {"destroy", "nccltj_destroy_fn"},
+                {"getChunkSize", "nccltj_get_chunk_size_fn"}}) {
             FunctionDescriptor field = (FunctionDescriptor) Class.forName(PKG + "nccltj_bridge_t$" + p[0])
                     .getMethod("descriptor").invoke(null);
             FunctionDescriptor typedef = (FunctionDescriptor) Class.forName(PKG + p[1])
@@ -169,7 +179,7 @@ class AbiLayoutTest {
                 errors.add("nccltj_bridge_t." + p[0] + " " + field + " != " + p[1] + " " + typedef);
             }
         }
-        assertTrue(cSigs.size() >= 11, "too few signatures printed: " + cSigs);
+        assertTrue(cSigs.size() >= 23, "too few signatures printed: " + cSigs);
         assertTrue(errors.isEmpty(), "C and Java signatures differ:\n" + String.join("\n", errors));
     }
 
@@ -256,6 +266,17 @@ class AbiLayoutTest {
         assertEquals(cLong("NCCL_LOG_INFO"), NcclTunerAbi.NCCL_LOG_INFO());
         assertEquals(cLong("ncclFuncAllReduce"), NcclTunerAbi.ncclFuncAllReduce());
         assertEquals(cLong("ncclSuccess"), NcclTunerAbi.ncclSuccess());
+        assertEquals(cLong("nccltj_bridge_t.getChunkSize"), nccltj_bridge_t.getChunkSize$offset());
+        assertEquals(cLong("nccltj_hw_t"), nccltj_hw_t.sizeof());
+        assertEquals(cLong("ncclNvlDomainInfo_v5_t"), ncclNvlDomainInfo_v5_t.sizeof());
+        // TunerConstant's offset arithmetic is the header's layout
+        assertEquals(cLong("ncclTunerConstants_v5_t"), io.nccltuner.policy.TunerConstant.STRUCT_BYTES);
+        assertEquals(cLong("ncclTunerConstants_v5_t.hwLatencies"),
+                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NVLINK.TREE.LL", 1).byteOffset());
+        assertEquals(cLong("ncclTunerConstants_v5_t.perChMaxNVLSTreeBws") + (3 * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.BLACKWELL.4NODES", 1).byteOffset());
+        assertEquals(cLong("ncclTunerConstants_v5_t.llMaxBws") + (2 * 3) * 8,
+                io.nccltuner.policy.TunerConstant.parse("llMaxBws.HOPPER.1NODE", 1).byteOffset());
     }
 
     private static void check(List<String> errors, String what, long cValue, long javaValue) {

@@ -182,8 +182,10 @@ class EngineTest {
     Engine e = new Engine(policy(RULES), Mode.SHADOW, log, null);
     e.init(2, 8, MemorySegment.NULL);
     e.init(4, 1, MemorySegment.NULL);
-    assertTrue(logged.get(0).matches("INFO policy t profile two mode shadow rules 3 sha256 [0-9a-f]{64} \\(nRanks=2 nNodes=8\\)"), logged.get(0));
-    assertEquals("INFO policy t: no profile matches nRanks=4 nNodes=1; changing nothing for this communicator", logged.get(1));
+    assertTrue(logged.get(0).matches("INFO policy t profile two mode shadow rules 3 sha256 [0-9a-f]{64} \\(nRanks=2 nNodes=8\\); "
+        + "tuner v3, NCCL unknown, GPU unknown \\(cc unknown\\), nvlDomains unknown"), logged.get(0));
+    assertEquals("INFO policy t: no profile matches nRanks=4 nNodes=1; changing nothing for this communicator; "
+        + "tuner v3, NCCL unknown, GPU unknown (cc unknown), nvlDomains unknown", logged.get(1));
   }
 
   /** NCCL's loop starts from 3.6e9 us: a larger entry is never its pick, however alone. */

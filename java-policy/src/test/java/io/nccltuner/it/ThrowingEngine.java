@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * A fault injected from the test side: the plugin builds this engine in place of its own when the
  * test passes {@code -Dnccltj.engine=io.nccltuner.it.ThrowingEngine} (NCCL_TUNER_JAVA_OPTS) with
- * the test classes on NCCL_TUNER_JAVA_CLASSPATH. {@code -Dnccltj.test.throwIn=init|getCollInfo|destroy}
+ * the test classes on NCCL_TUNER_JAVA_CLASSPATH. {@code -Dnccltj.test.throwIn=init|getCollInfo|getChunkSize|destroy}
  * names the entry point that throws, to prove the upcalls contain it.
  */
 public class ThrowingEngine extends Engine {
@@ -35,21 +35,32 @@ public class ThrowingEngine extends Engine {
         "NCCL_TUNER_JAVA_CLASSPATH", Harness.JAR + ":" + testClasses);
   }
 
+  /** The entry points the plugin calls (every tuner version goes through these). */
   @Override
-  public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger) {
+  public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger,
+      io.nccltuner.policy.Signature sig, MemorySegment constants) {
     if (throwIn.equals("init")) {
       throw new IllegalStateException("test hook: exception in init");
     }
-    return super.init(nRanks, nNodes, ncclLogger);
+    return super.init(nRanks, nNodes, ncclLogger, sig, constants);
   }
 
   @Override
   public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
-      long costTable, int numAlgo, int numProto, MemorySegment chMem, long nChannels) {
+      long costTable, int numAlgo, int numProto, int regBuff, MemorySegment chMem, long nChannels) {
     if (throwIn.equals("getCollInfo")) {
       throw new IllegalStateException("test hook: exception in getCollInfo");
     }
-    super.getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, chMem, nChannels);
+    super.getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, regBuff, chMem, nChannels);
+  }
+
+  @Override
+  public void getChunkSize(long handle, int collType, long nBytes, int algorithm, int protocol, int nChannels,
+      MemorySegment mem, long chunkSize) {
+    if (throwIn.equals("getChunkSize")) {
+      throw new IllegalStateException("test hook: exception in getChunkSize");
+    }
+    super.getChunkSize(handle, collType, nBytes, algorithm, protocol, nChannels, mem, chunkSize);
   }
 
   @Override

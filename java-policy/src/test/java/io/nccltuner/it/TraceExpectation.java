@@ -44,23 +44,33 @@ final class TraceExpectation {
 
   /** @param policy the policy, or null for NCCL's own choice; @param enforce false for shadow mode */
   static Harness.Selection expect(Call c, Policy policy, boolean enforce) {
-    float[] t = c.costs().clone();
-    int channels = 0;
-    if (policy != null && enforce) {
-      Policy.Profile profile = null;
+    Policy.Profile profile = null;
+    if (policy != null) {
       for (Policy.Profile p : policy.profiles()) {
         if (p.nRanks().contains(c.nRanks()) && p.nNodes().contains(c.nNodes())) {
           profile = p;
           break;
         }
       }
+    }
+    return expect(c, profile, enforce, -1);
+  }
+
+  /**
+   * As {@link #expect(Call, Policy, boolean)}, for a profile the test chose itself (hardware
+   * matching is the test's own statement) and the regBuff the host passes: a rule naming regBuff
+   * applies only when the host passes that value (never when it passes none: -1).
+   */
+  static Harness.Selection expect(Call c, Policy.Profile profile, boolean enforce, int regBuff) {
+    float[] t = c.costs().clone();
+    int channels = 0;
+    if (profile != null && enforce) {
       Policy.Rule rule = null;
-      if (profile != null) {
-        for (Policy.Rule r : profile.rules()) {
-          if (r.collective().id() == c.coll() && r.containsBytes(c.nBytes())
-              && r.numPipeOps().contains(c.numPipeOps())) {
-            rule = r;
-          }
+      for (Policy.Rule r : profile.rules()) {
+        boolean regBuffOk = r.regBuff() == null || (regBuff >= 0 && r.regBuff() == (regBuff == 1));
+        if (r.collective().id() == c.coll() && r.containsBytes(c.nBytes())
+            && r.numPipeOps().contains(c.numPipeOps()) && regBuffOk) {
+          rule = r;
         }
       }
       if (rule != null) {
@@ -82,5 +92,26 @@ final class TraceExpectation {
       }
     }
     return new Harness.Selection(COLLS[c.coll()], c.nBytes(), ALGOS[best / c.numProto()], PROTOS[best % c.numProto()], channels);
+  }
+
+  /**
+   * The chunk size a v6 plugin should give for NCCL's pick: the first rule (file order) covering
+   * the collective and size with a candidate of the picked algorithm and protocol naming one.
+   *
+   * @return bytes, or 0 when NCCL's own chunk size stays
+   */
+  static long expectChunk(Call c, Policy.Profile profile, Harness.Selection pick) {
+    for (Policy.Rule r : profile.rules()) {
+      if (r.collective().id() != c.coll() || !r.containsBytes(c.nBytes())) {
+        continue;
+      }
+      for (Policy.Candidate cand : r.candidates()) {
+        if (cand.algorithm().name().equals(pick.algorithm()) && cand.protocol().name().equals(pick.protocol())
+            && cand.chunkSize() != 0) {
+          return cand.chunkSize();
+        }
+      }
+    }
+    return 0;
   }
 }

@@ -296,6 +296,7 @@ final class ExplainCommand implements Callable<Integer> {
     if (loadedPolicy != null) {
       out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
           + " edits this cost table.%n", loadedPolicy.name(), policy, loadedPolicy.mode().spelling(), policyMode.spelling());
+      model = withConstants(out, model, shape);
       try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes())) {
         rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
         engineLog = tuner.log();
@@ -432,6 +433,22 @@ final class ExplainCommand implements Callable<Integer> {
       out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: " + String.join(" ", conditional));
     }
     out.println();
+  }
+
+  /**
+   * The profile's model constants (tuner v5+, set at init in enforce mode) applied to the model,
+   * so the table below predicts with them (model.ConstantEdits says which are modelled).
+   */
+  private CostModel withConstants(PrintWriter out, CostModel model, CommShape shape) {
+    Policy.Profile p = loadedPolicy.profileFor(shape.nRanks(), shape.nNodes());
+    if (p == null || p.constants().isEmpty() || policyMode != Mode.ENFORCE) {
+      return model;
+    }
+    io.nccltuner.model.ConstantEdits.Result r = io.nccltuner.model.ConstantEdits.apply(model, p);
+    out.printf(Locale.ROOT, "Profile %s sets NCCL's model constants at init (NCCL 2.28+, tuner v5); predicted with:%n", p.name());
+    r.applied().forEach(l -> out.printf(Locale.ROOT, "  %s%n", l));
+    r.notModelled().forEach(l -> out.printf(Locale.ROOT, "  %s (not modelled: NCCL's own value kept here)%n", l));
+    return r.model();
   }
 
   private CostModel tighten(PrintWriter out, CostModel model, TraceFile traceFile) {

@@ -73,6 +73,9 @@ public final class PolicyYaml {
         if (!r.numPipeOps().equals(Range.ANY)) {
           sb.append("        numPipeOps: ").append(range(r.numPipeOps())).append('\n');
         }
+        if (r.regBuff() != null) {
+          sb.append("        regBuff: ").append(r.regBuff()).append('\n');
+        }
         if (r.ncclPick() != null) {
           sb.append("        ncclPick: ").append(candidate(r.ncclPick(), false)).append('\n');
         }
@@ -96,6 +99,9 @@ public final class PolicyYaml {
     }
     if (withRegret && !Double.isNaN(c.regret())) {
       sb.append(", regret: ").append(number(c.regret()));
+    }
+    if (c.chunkSize() != 0) {
+      sb.append(", chunkSize: ").append(c.chunkSize());
     }
     return sb.append('}').toString();
   }

@@ -101,6 +101,30 @@ public final class CostModel {
     return (c.id() * t.numAlgorithms() + ap.algorithm().id()) * NP + ap.protocol().id();
   }
 
+  /**
+   * The model with one entry's latency moved for every collective, as a changed
+   * baseLatencies[algorithm][protocol] moves it (NCCL adds the base latency first and the hop
+   * terms after it, src/graph/tuning.cc 2.28.3 .. 2.30.7; see {@link ConstantEdits}).
+   *
+   * @param ap the entry
+   * @param deltaUs microseconds added to its latency
+   * @return a new model; this one is unchanged
+   */
+  public CostModel withLatencyShift(AlgoProto ap, double deltaUs) {
+    ParameterRegion[] r = regions.clone();
+    double[] lat = nominalLat.clone();
+    if (ap.algorithm().id() < table.numAlgorithms()) {
+      for (Collective c : Collective.values()) {
+        int i = index(table, c, ap);
+        if (r[i] != null) {
+          r[i] = r[i].shiftLatency(deltaUs);
+          lat[i] += deltaUs;
+        }
+      }
+    }
+    return new CostModel(version, shape, table, r, lat, nominalInv.clone(), observations.clone());
+  }
+
   /** @return the NCCL release whose facts the model uses */
   public NcclVersion version() {
     return version;

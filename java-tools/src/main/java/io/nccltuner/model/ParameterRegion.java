@@ -82,6 +82,15 @@ final class ParameterRegion {
     return new ParameterRegion(Arrays.copyOf(nl, m), Arrays.copyOf(ni, m));
   }
 
+  /** @return the region moved by {@code delta} microseconds of latency */
+  ParameterRegion shiftLatency(double delta) {
+    double[] l = lat.clone();
+    for (int i = 0; i < l.length; i++) {
+      l[i] += delta;
+    }
+    return new ParameterRegion(l, inv.clone());
+  }
+
   /** @return the latencies in the region, microseconds */
   Interval latency() {
     return range(1, 0);

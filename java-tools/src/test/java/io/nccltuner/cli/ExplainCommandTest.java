@@ -140,6 +140,40 @@ class ExplainCommandTest {
     assertTrue(line(shadow.out(), "64 MiB").trim().endsWith("="), shadow.out());
   }
 
+  /**
+   * A profile's constants change the prediction: baseLatencies.RING.LL 106.6 us is NCCL's default
+   * 6.6 us plus 100, so RING/LL's predicted time grows by exactly 100 us (latency counted once for
+   * Ring at numPipeOps 1; the Ring plateau factor is for SIMPLE only); hwLatencies is listed as
+   * not modelled; shadow mode sets nothing, so it predicts as NCCL does.
+   */
+  @Test
+  void policyConstantsChangeThePrediction(@TempDir Path dir) throws Exception {
+    Path policy = Files.writeString(dir.resolve("k.yaml"), """
+        schema: nccl-tuner-java/v1
+        name: k
+        profiles:
+          - name: two
+            constants: {baseLatencies.RING.LL: 106.6, hwLatencies.NET.RING.LL: 3}
+            rules: []
+        """);
+    String log = resource(H200 + "nccl_sweep.rank0.log");
+    Run plain = run("explain", "--log", log, "--sizes", "4B,1MiB");
+    Run edited = run("explain", "--log", log, "--sizes", "4B,1MiB", "--policy", policy.toString());
+    Run shadow = run("explain", "--log", log, "--sizes", "4B,1MiB", "--policy", policy.toString(), "--mode", "shadow");
+    assertEquals(0, edited.code(), edited.err());
+    System.out.print(edited.out());
+    int col = List.of(line(plain.out(), "size").trim().split("\\s+")).indexOf("RING/LL") + 1; // sizes are 2 tokens
+    for (String size : List.of("4 B", "1 MiB")) {
+      double before = Double.parseDouble(line(plain.out(), size).trim().split("\\s+")[col]);
+      double after = Double.parseDouble(line(edited.out(), size).trim().split("\\s+")[col]);
+      double same = Double.parseDouble(line(shadow.out(), size).trim().split("\\s+")[col]);
+      assertEquals(before + 100, after, 0.002, size);
+      assertEquals(before, same, 0.0005, size);
+    }
+    assertTrue(edited.out().contains("baseLatencies.RING.LL = 106.6 us: RING/LL latency +100.00 us"), edited.out());
+    assertTrue(edited.out().contains("hwLatencies.NET.RING.LL = 3.0 microseconds (not modelled"), edited.out());
+  }
+
   @Test
   void inputErrorsExitOne(@TempDir Path dir) throws Exception {
     Run badUnit = run("explain", "--log", resource(SEED), "--sizes", "4KB:1MB");

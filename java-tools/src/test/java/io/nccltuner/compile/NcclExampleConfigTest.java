@@ -92,11 +92,20 @@ class NcclExampleConfigTest {
     Rule b1 = rule(any, Collective.Broadcast, 40L << 10);
     assertEquals(Range.exactly(1), b1.numPipeOps());
     assertEquals(4L << 30, b1.toBytes());
-    // regBuff 1 line dropped; the reducescatter line (regBuff 0) only for 2 nodes x 16 ranks
-    assertTrue(p.profiles().stream().flatMap(x -> x.rules().stream()).noneMatch(r -> r.collective() == Collective.AllGather));
+    // the regBuff 1 line becomes a regBuff: true rule (in every profile); the reducescatter line
+    // (regBuff 0) a regBuff: false rule, only for 2 nodes x 16 ranks; the rest stays regBuff any
+    for (Profile x : p.profiles()) {
+      Rule ag = rule(x, Collective.AllGather, 0);
+      assertEquals(Boolean.TRUE, ag.regBuff());
+      assertEquals(4L << 30, ag.toBytes());
+      assertEquals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 4)), ag.candidates());
+      assertEquals(1, x.rules().stream().filter(r -> r.collective() == Collective.AllGather).count());
+    }
     assertTrue(any.rules().stream().noneMatch(r -> r.collective() == Collective.ReduceScatter));
-    assertEquals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 0)),
-        rule(p.profiles().getFirst(), Collective.ReduceScatter, 0).candidates());
+    Rule rs = rule(p.profiles().getFirst(), Collective.ReduceScatter, 0);
+    assertEquals(List.of(c(Algorithm.RING, Protocol.SIMPLE, 0)), rs.candidates());
+    assertEquals(Boolean.FALSE, rs.regBuff());
+    assertEquals(null, small.regBuff());
     assertEquals(p.profiles().getFirst(), p.profileFor(16, 2));
     assertEquals(any, p.profileFor(16, 4));
 
@@ -106,16 +115,18 @@ class NcclExampleConfigTest {
             + "32769..40959 B follow this line too",
         f + ":10: bytes 32769..4294967295 (inclusive) is not on the size grid; rounded to [40 KiB, 4 GiB): sizes "
             + "32769..40959 B no longer follow this line",
-        f + ":12: regBuff 1 (registered buffers only): a v3 tuner is not told whether a buffer is registered; "
-            + "line dropped",
-        f + ":13: regBuff 0: a v3 tuner is not told whether a buffer is registered; the line applies to registered "
-            + "buffers too"), warnings);
+        f + ":12: regBuff 1: kept as regBuff true rules, which match from NCCL 2.24 (tuner v4); a v3 NCCL does "
+            + "not say whether a buffer is registered and they never match there",
+        f + ":13: regBuff 0: kept as regBuff false rules, which match from NCCL 2.24 (tuner v4); a v3 NCCL does "
+            + "not say whether a buffer is registered and they never match there"), warnings);
 
     // the YAML loads unchanged with the plugin's loader
     Policy loaded = PolicyLoader.parse("imported.yaml", PolicyYaml.write(p, List.of(), Map.of()));
     assertEquals(p.profiles().size(), loaded.profiles().size());
     assertEquals(rule(one, Collective.AllReduce, 1L << 20).candidates(),
         rule(loaded.profiles().get(1), Collective.AllReduce, 1L << 20).candidates());
+    assertEquals(Boolean.TRUE, rule(loaded.profiles().get(1), Collective.AllGather, 0).regBuff());
+    assertEquals(p.profiles(), loaded.profiles());
   }
 
   @Test
