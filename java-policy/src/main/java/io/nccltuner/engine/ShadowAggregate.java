@@ -218,7 +218,7 @@ public final class ShadowAggregate {
     if (c == null || log == null || c.aggregate == null || c.table == null || !c.aggregate.written.compareAndSet(false, true)) {
       return;
     }
-    CommInfo info = new CommInfo(c.handle, host(), ProcessHandle.current().pid(), policy, c.profile, c.table.sha256(),
+    CommInfo info = new CommInfo(c.commId != 0 ? c.commId : c.handle, host(), ProcessHandle.current().pid(), policy, c.profile, c.table.sha256(),
         mode.spelling(), c.nRanks, c.nNodes, c.calls, c.hits, c.applied);
     log.writeLines(c.aggregate.toJsonLines(info, reason));
   }
@@ -240,7 +240,8 @@ public final class ShadowAggregate {
   }
 
   private static void common(JsonGenerator g, CommInfo info) throws IOException {
-    g.writeNumberField("comm", info.comm());
+    g.writeFieldName("comm");
+    g.writeNumber(Long.toUnsignedString(info.comm())); // NCCL's commHash is an unsigned 64-bit value
     g.writeStringField("host", info.host());
     g.writeNumberField("pid", info.pid());
   }

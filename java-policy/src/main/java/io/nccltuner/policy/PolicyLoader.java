@@ -162,10 +162,7 @@ public final class PolicyLoader {
         String hint = suggestKey(e.key(), allowed);
         add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
             + (path.isEmpty() ? "" : path + ": ") + "unknown field '" + e.key() + "'"
-            + (e.key().equalsIgnoreCase("regBuff") ? "; a v3 tuner is not told whether a buffer is registered "
-                + "(regBuff is a getCollInfo argument from NCCL's tuner v4, src/include/plugin/tuner/tuner_v4.h), "
-                + "so a rule cannot select on it"
-            : hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
+            + (hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
       }
     }
     return m;

@@ -1,6 +1,7 @@
 package io.nccltuner.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nccltuner.policy.Policy;
@@ -314,15 +315,20 @@ class NcclErasIT {
   void decisionLogCarriesCommId() throws Exception {
     Path log = tmp.resolve("decisions.jsonl");
     Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Harness.REPO.resolve("policies/h200-2rank.yaml").toString(),
-        "NCCL_TUNER_JAVA_MODE", "shadow", "NCCL_TUNER_JAVA_LOG", log.toString()),
+        "NCCL_TUNER_JAVA_MODE", "shadow", "NCCL_TUNER_JAVA_LOG", log.toString(), "NCCL_TUNER_JAVA_LOG_CALLS", "1"),
         "--plugin", Harness.PLUGIN.toString(), "--nccl-era", "2.28", "--trace", trace("coalesced").toString());
     assertEquals(0, r.exit(), r.text());
     Matcher m = Pattern.compile(" commId 0x([0-9a-f]+);").matcher(r.grep("TUNER/Java: policy ").get(0));
     assertTrue(m.find(), r.text());
     String id = Long.toUnsignedString(Long.parseUnsignedLong(m.group(1), 16));
-    List<String> records = Files.readAllLines(log);
+    List<String> lines = Files.readAllLines(log);
+    // per-call records (NCCL_TUNER_JAVA_LOG_CALLS=1), then the comm and aggregate lines at destroy
+    List<String> records = lines.stream().filter(l -> !l.contains("\"type\":")).toList();
     assertEquals(19, records.size(), "one record per rule hit");
     assertTrue(records.stream().allMatch(l -> l.startsWith("{\"comm\":" + id + ",")), records.get(0) + " vs " + id);
+    List<String> aggregates = lines.stream().filter(l -> l.contains("\"type\":")).toList();
+    assertFalse(aggregates.isEmpty(), lines.toString());
+    assertTrue(aggregates.stream().allMatch(l -> l.contains("\"comm\":" + id + ",")), aggregates.get(0) + " vs " + id);
     assertEquals(1, r.grep("summary profile two-ranks-socket mode shadow commId 0x" + m.group(1) + ": calls 19").size(),
         r.text());
   }
