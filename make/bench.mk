@@ -91,7 +91,7 @@ $(BENCH_DIR)/.generated: $(BENCH_JMH_JAR) $(REPO)/policies/h200-2rank.yaml
 	@touch $@
 
 # A copy of build/lib with a JDK 25 AOT cache beside the shim, made as bin/nccl-tuner-aot makes
-# the dist one (io.nccltuner.shim.AotTraining, the shim's JVM options) but on $(JAVA_HOME), the
+# the dist one (io.nccltuner.ffm.AotTraining, the shim's JVM options) but on $(JAVA_HOME), the
 # runtime the shim uses from build/. build/lib itself is left without a cache.
 # As bin/nccl-tuner-aot, it first writes the policy's binary form (a copy of h200-2rank.yaml and
 # its .compiled beside the plugin: run_bench.sh's AOT start-up runs use that copy).
@@ -103,5 +103,5 @@ $(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml
 	  $(BENCH_AOT_DIR)/h200-2rank.yaml
 	NCCL_TUNER_JAVA_POLICY=$(BENCH_AOT_DIR)/h200-2rank.yaml $(JAVA_HOME)/bin/java \
 	  -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar \
-	  io.nccltuner.shim.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
+	  io.nccltuner.ffm.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
 	  || { cat $(BENCH_DIR)/aot-training.log; exit 1; }

@@ -36,7 +36,7 @@ done
 # Then the training run for the AOT cache, which reads the policy as the plugin does.
 NCCL_TUNER_JAVA_POLICY="$policy" \
   "$here/runtime/bin/java" -XX:AOTCacheOutput="$cache" @AOT_OPTS@ \
-  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.shim.AotTraining "$@"
+  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.ffm.AotTraining "$@"
 if [ ! -s "$cache" ]; then
   echo "nccl-tuner-aot: the Java runtime in $here/runtime wrote no AOT cache at $cache (see its messages above)" >&2
   exit 1

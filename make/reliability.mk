@@ -2,7 +2,7 @@
 #
 # Included by the top-level Makefile (REPO, BUILD, CC, SHIM_CFLAGS, SHIM_LDFLAGS defined there);
 # `make build` builds it:
-#   $(RELIABILITY_HOST)    build/tests/reliability/rhost: a host that calls a v3 tuner in ways NCCL
+#   $(RELIABILITY_HOST)    build/tests/reliability/hostile_host: a host that calls a v3 tuner in ways NCCL
 #                          does not (NULL context, after destroy, 8x4 tables, 16 threads sharing
 #                          64 communicators, fork, small stacks, its own SIGSEGV handler)
 #   $(RELIABILITY_GUEST)   build/tests/reliability/guest-host: hosts that reload the plugin, fork
@@ -11,7 +11,7 @@
 #                          with bridge ABI $(RELIABILITY_OTHER_ABI), to pair with this release's jar
 
 RELIABILITY_DIR       := $(BUILD)/tests/reliability
-RELIABILITY_HOST      := $(RELIABILITY_DIR)/rhost
+RELIABILITY_HOST      := $(RELIABILITY_DIR)/hostile_host
 RELIABILITY_GUEST     := $(RELIABILITY_DIR)/guest-host
 RELIABILITY_ABI_SO    := $(RELIABILITY_DIR)/abi-other/libnccl-tuner-java.so
 RELIABILITY_OTHER_ABI := 9999
@@ -24,7 +24,7 @@ build: reliability-hosts
 RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 
-$(RELIABILITY_HOST): $(REPO)/tests/reliability/rhost.c $(RELIABILITY_HEADERS)
+$(RELIABILITY_HOST): $(REPO)/tests/reliability/hostile_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
 

@@ -1,6 +1,6 @@
 /*
  * nccltj_bridge.h -- the private bridge between the C shim (plugin-shim/src) and the Java policy
- * engine (io.nccltuner.shim.Bootstrap, io.nccltuner.shim.Upcalls): not an NCCL interface.
+ * engine (io.nccltuner.ffm.Bootstrap, io.nccltuner.ffm.Upcalls): not an NCCL interface.
  *
  * The Java side binds it through jextract (make/bindings.mk reads nccl_tuner_java.h, which
  * includes this header and nccl_tuner_abi.h). Keep it plain C11.

@@ -1,6 +1,6 @@
 /*
  * jvm.c -- finding a Java runtime and the engine jar, the JVM's options, creating the JVM once
- * (or joining one the process already runs) and the one JNI call, io.nccltuner.shim.Bootstrap.start,
+ * (or joining one the process already runs) and the one JNI call, io.nccltuner.ffm.Bootstrap.start,
  * that fills in the bridge. NCCL's entry points are in plugin.c; nccltjStart runs once per process
  * from the first init.
  *
@@ -41,7 +41,7 @@
 #define MAX_OPTIONS 80 /* 48 from NCCL_TUNER_JAVA_OPTS, up to 32 of our own (hooks included) */
 #define JAR_NAME "nccl-tuner-java.jar"
 #define AOT_NAME "nccl-tuner-java.aot"
-#define BOOTSTRAP_CLASS "io/nccltuner/shim/Bootstrap"
+#define BOOTSTRAP_CLASS "io/nccltuner/ffm/Bootstrap"
 #define MIN_JAVA_FEATURE 25
 /* The JVM is created on a thread of its own with this much stack, whatever the caller has. */
 #define START_THREAD_STACK (8 * 1024 * 1024)
@@ -602,7 +602,7 @@ static jclass loadBootstrap(JNIEnv* env, const char* jar) {
   jobject loader = urls ? (*env)->NewObject(env, loaderCls, loaderCtor, urls) : NULL;
   if (loader == NULL) return NULL;
   jobject cls = (*env)->CallObjectMethod(env, loader, loadClass,
-                                         (*env)->NewStringUTF(env, "io.nccltuner.shim.Bootstrap"));
+                                         (*env)->NewStringUTF(env, "io.nccltuner.ffm.Bootstrap"));
   return (jclass)cls;
 }
 

@@ -4,7 +4,7 @@
  * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
  * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
  * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm. The first init in the process starts the engine once (jvm.c: find a
- * Java runtime, create or join the JVM, one JNI call to io.nccltuner.shim.Bootstrap.start, which
+ * Java runtime, create or join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which
  * writes FFM upcall stubs into the bridge); from then on each call from NCCL is one of the short
  * functions below forwarding to an upcall, with no JNI.
  *

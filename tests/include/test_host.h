@@ -1,6 +1,6 @@
 /*
  * test_host.h -- what the C test hosts share (tests/harness/harness.c, bench/bench_driver.c,
- * tests/reliability/rhost.c): loading a tuner plugin the way NCCL does, formatting a logger line,
+ * tests/reliability/hostile_host.c): loading a tuner plugin the way NCCL does, formatting a logger line,
  * and reading a get row of a trace CSV (tests/traces/README.md). Header-only: every function is
  * static, so each host includes it once. Build with -I plugin-shim/include -I tests/include.
  *

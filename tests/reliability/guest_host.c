@@ -3,7 +3,7 @@
  * each command is a process that loads a v3 tuner the way NCCL does (tests/include/test_host.h),
  * does to it what real training processes do (reload it, fork, limit it, own signals and the
  * locale, ignore children, redirect output), and checks that nothing in the host changed but the
- * cost tables. The Java drivers (io.nccltuner.reliability.it.GuestTest) run one command per
+ * cost tables. The Java drivers (io.nccltuner.reliability.it.GuestIT) run one command per
  * process with a timeout and check the exit status and the printed facts.
  *
  *   guest-host --plugin P --trace T [--log FILE] COMMAND [ARGS]

@@ -36,7 +36,7 @@ import java.util.List;
  * Jackson or SnakeYAML.
  *
  * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} (through
- * {@code io.nccltuner.shim.AotTraining}) for the policy it trains with, by the owner of the
+ * {@code io.nccltuner.ffm.AotTraining}) for the policy it trains with, by the owner of the
  * policy's folder. The plugin only reads: it never writes beside a policy.
  *
  * <p>When it is used: {@link #load(Path)} reads the YAML bytes, and uses {@code FILE.compiled}

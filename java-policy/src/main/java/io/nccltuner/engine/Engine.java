@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The policy engine behind the three tuner entry points, in plain Java (the FFM upcalls in
- * {@code io.nccltuner.shim} only forward to it, and offline tools call it directly).
+ * {@code io.nccltuner.ffm} only forward to it, and offline tools call it directly).
  *
  * <p>{@link #init} picks the policy profile matching (nRanks, nNodes) and the hardware
  * {@link Signature}, sets the profile's model constants under tuner v5+ and returns a communicator
@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #getChunkSize} (tuner v6+) gives NCCL a candidate's chunkSize.
  *
  * <p>Not final so that tests can inject faults from the test side: a subclass that throws in an
- * entry point, named by {@code -Dnccltj.engine=CLASS} (see {@code shim.PluginConfig}); production
+ * entry point, named by {@code -Dnccltj.engine=CLASS} (see {@code ffm.PluginConfig}); production
  * code has no test branch.
  *
  * <p>Threads: init and destroy are serialized on the engine; getCollInfo reads an immutable
@@ -260,7 +260,7 @@ public class Engine {
   }
 
   /**
-   * The per-call path, whole: from the upcall ({@code shim.Upcalls.getCollInfo}, which only
+   * The per-call path, whole: from the upcall ({@code ffm.Upcalls.getCollInfo}, which only
    * forwards) to the write into NCCL's table. As {@link #getCollInfo(long, int, long, int,
    * MemorySegment, int, int, MemorySegment)}, with the cost table and nChannels given as a segment
    * and a byte offset each: the plugin passes one constant segment over all memory and NCCL's

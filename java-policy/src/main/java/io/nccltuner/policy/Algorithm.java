@@ -6,7 +6,7 @@ package io.nccltuner.policy;
  *
  * <p>Source: NCCL src/include/nccl_common.h (2.23 .. 2.28): NCCL_ALGO_TREE 0, RING 1,
  * COLLNET_DIRECT 2, COLLNET_CHAIN 3, NVLS 4, NVLS_TREE 5, PAT 6 (PAT added in 2.23, so tables
- * before 2.23 have 6 rows). Names are NCCL's spellings as accepted by {@code NCCL_ALGO}.
+ * before 2.23 have 6 rows). EnumNames are NCCL's spellings as accepted by {@code NCCL_ALGO}.
  */
 public enum Algorithm {
   TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT;
@@ -37,6 +37,6 @@ public enum Algorithm {
    * @return the algorithm, or null if the name is unknown
    */
   public static Algorithm parse(String name) {
-    return Names.lookup(BY_ID, name);
+    return EnumNames.lookup(BY_ID, name);
   }
 }

@@ -5,7 +5,7 @@ package io.nccltuner.policy;
  *
  * <p>Source: NCCL src/include/nccl_common.h (2.19 .. 2.28): ncclFuncBroadcast 0, Reduce 1,
  * AllGather 2, ReduceScatter 3, AllReduce 4 (SendRecv 5, Send 6, Recv 7 never reach
- * getCollInfo). Names are NCCL's ncclFuncStr spellings.
+ * getCollInfo). EnumNames are NCCL's ncclFuncStr spellings.
  */
 public enum Collective {
   Broadcast, Reduce, AllGather, ReduceScatter, AllReduce;
@@ -30,6 +30,6 @@ public enum Collective {
 
   /** Case-insensitive lookup ("allreduce", "AllReduce", "all_reduce"); null if unknown. */
   public static Collective parse(String name) {
-    return Names.lookup(BY_ID, name);
+    return EnumNames.lookup(BY_ID, name);
   }
 }

@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 public record HardwareMatch(Policy.Range nNvlDomains, Policy.Range minRanksPerNvlDomain,
     Policy.Range maxRanksPerNvlDomain, Policy.Range ncclVersion, String gpu, Policy.Range computeCapability) {
-  /** Names nothing: matches every process. */
+  /** EnumNames nothing: matches every process. */
   public static final HardwareMatch ANY = new HardwareMatch(null, null, null, null, null, null);
 
   /**

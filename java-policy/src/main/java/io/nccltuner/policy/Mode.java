@@ -10,7 +10,7 @@ public enum Mode {
 
   /** Case-insensitive lookup; null if unknown. */
   public static Mode parse(String s) {
-    return Names.lookup(values(), s);
+    return EnumNames.lookup(values(), s);
   }
 
   /** @return the spelling used in policy files and logs ("enforce") */

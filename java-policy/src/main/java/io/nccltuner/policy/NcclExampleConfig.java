@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * {@code collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]]};
  * lines starting with {@code #} and blank lines are skipped; fields are trimmed of spaces and
  * tabs; -1 means "any" for nNodes, nRanks, numPipeOps and regBuff and "NCCL's default" for
- * channels; the byte range is inclusive. Names are lower case: collectives {@code broadcast,
+ * channels; the byte range is inclusive. EnumNames are lower case: collectives {@code broadcast,
  * reduce, allgather, reducescatter, allreduce}; algorithms {@code tree, ring, collnet_direct,
  * collnet_chain, nvls, nvls_tree, pat}; protocols {@code ll, ll128, simple}.
  *

@@ -49,7 +49,11 @@ public final class PolicyLoader {
   /** Most rules that may cover one (collective, size bucket), told apart by numPipeOps. */
   public static final int MAX_RULES_PER_BUCKET = 4;
 
-  /** Largest channel count a candidate may name (NCCL_MAXCHANNELS, NCCL 2.19+ device.h). */
+  /**
+   * Largest channel count a candidate may name: NCCL_MAXCHANNELS, 64 (NCCL 2.19+ src/include/device.h).
+   * The one home of this fact in Java; the C side's is NCCL_TUNER_JAVA_MAX_CHANNELS in
+   * plugin-shim/include/nccl_tuner_abi.h, and AbiLayoutTest checks that the two agree.
+   */
   public static final int MAX_CHANNELS = 64;
 
   /** Largest chunkSize a candidate may name, bytes: NCCL holds the chunk size in an int (src/enqueue.cc). */
@@ -159,26 +163,13 @@ public final class PolicyLoader {
     }
     for (Entry e : m.entries().values()) {
       if (!allowed.contains(e.key())) {
-        String hint = suggestKey(e.key(), allowed);
+        String hint = EnumNames.suggest(allowed, e.key());
         add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
             + (path.isEmpty() ? "" : path + ": ") + "unknown field '" + e.key() + "'"
             + (hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
       }
     }
     return m;
-  }
-
-  private static String suggestKey(String key, Set<String> allowed) {
-    String best = null;
-    int bestD = 3;
-    for (String a : allowed) {
-      int d = Names.distance(a.toUpperCase(java.util.Locale.ROOT), key.toUpperCase(java.util.Locale.ROOT));
-      if (d < bestD) {
-        bestD = d;
-        best = a;
-      }
-    }
-    return best;
   }
 
   private static String kind(Node n) {
@@ -513,7 +504,7 @@ public final class PolicyLoader {
     if (cs != null) {
       coll = Collective.parse(cs);
       if (coll == null) {
-        String hint = Names.suggest(Collective.values(), cs);
+        String hint = EnumNames.suggest(Collective.values(), cs);
         problem(get(m, "collective"), path + ".collective", "unknown collective '" + cs + "'"
             + (hint == null ? "; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce" : "; did you mean " + hint + "?"));
       }
@@ -640,7 +631,7 @@ public final class PolicyLoader {
     if (as != null) {
       a = Algorithm.parse(as);
       if (a == null) {
-        String hint = Names.suggest(Algorithm.values(), as);
+        String hint = EnumNames.suggest(Algorithm.values(), as);
         problem(get(m, "algorithm"), path + ".algorithm", "unknown algorithm '" + as + "'"
             + (hint == null ? "; use one of " + Arrays.toString(Algorithm.values()) : "; did you mean " + hint + "?"));
       }
@@ -650,7 +641,7 @@ public final class PolicyLoader {
     if (ps != null) {
       p = Protocol.parse(ps);
       if (p == null) {
-        String hint = Names.suggest(Protocol.values(), ps);
+        String hint = EnumNames.suggest(Protocol.values(), ps);
         problem(get(m, "protocol"), path + ".protocol", "unknown protocol '" + ps + "'"
             + (hint == null ? "; use LL, LL128 or SIMPLE" : "; did you mean " + hint + "?"));
       }

@@ -30,6 +30,6 @@ public enum Protocol {
 
   /** Case-insensitive lookup ("Simple" as NCCL logs print it, "SIMPLE"); null if unknown. */
   public static Protocol parse(String name) {
-    return Names.lookup(BY_ID, name);
+    return EnumNames.lookup(BY_ID, name);
   }
 }

@@ -104,6 +104,12 @@ class AbiLayoutTest {
         return Long.parseLong(v);
     }
 
+    /** The channel limit has one home per language; the C header's and the policy loader's agree. */
+    @Test
+    void channelLimitAgreesWithThePolicyLoader() {
+        assertEquals(NcclTunerAbi.NCCL_TUNER_JAVA_MAX_CHANNELS(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+    }
+
     @Test
     void structSizesAlignmentsAndFieldOffsetsMatch() throws ReflectiveOperationException {
         List<String> errors = new ArrayList<>();

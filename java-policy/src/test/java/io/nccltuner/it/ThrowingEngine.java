@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
 public class ThrowingEngine extends Engine {
   private final String throwIn = System.getProperty("nccltj.test.throwIn", "");
 
-  /** The plugin's engine constructor, as {@code shim.PluginConfig} calls it. */
+  /** The plugin's engine constructor, as {@code ffm.PluginConfig} calls it. */
   public ThrowingEngine(Policy policy, Mode mode, TunerLog log, DecisionLog decisionLog) {
     super(policy, mode, log, decisionLog);
   }

@@ -7,8 +7,8 @@ import io.nccltuner.engine.DecisionLog;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.reliability.Workload.Call;
-import io.nccltuner.reliability.Workload.Guarded;
+import io.nccltuner.reliability.RandomWorkload.Call;
+import io.nccltuner.reliability.RandomWorkload.Guarded;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on 64 communicators they share (call k runs on thread k % 16, on communicator mix(k) % 64), while
  * another thread keeps opening and closing communicators of its own. No exception, every call keeps
  * the invariants, and every decision equals the one a single thread makes for the same call.
- * The same through the built plugin: io.nccltuner.reliability.it.ConcurrencyPluginTest.
+ * The same through the built plugin: io.nccltuner.reliability.it.ConcurrencyPluginIT.
  */
 public class EngineConcurrencyTest {
   /** A shadow-mode policy with one rule that every AllReduce hits (also used by ConcurrencyPluginTest). */
@@ -55,16 +55,16 @@ public class EngineConcurrencyTest {
 
   /** Call k of the workload, a pure function of k. */
   static Call call(long k) {
-    return Workload.randomCall(new Random(SEED * 7919 + k));
+    return RandomWorkload.randomCall(new Random(SEED * 7919 + k));
   }
 
   @Test
   void sixteenThreadsSixtyFourCommunicatorsFourMillionCallsDecideAsOneThread() throws Exception {
-    Policy policy = Workload.randomPolicy(new Random(SEED), "concurrency", Mode.ENFORCE);
-    Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null);
+    Policy policy = RandomWorkload.randomPolicy(new Random(SEED), "concurrency", Mode.ENFORCE);
+    Engine e = new Engine(policy, Mode.ENFORCE, RandomWorkload.QUIET, null);
     long[] handles = new long[COMMS];
     for (int c = 0; c < COMMS; c++) {
-      long[] shape = Workload.SHAPES[c % Workload.SHAPES.length];
+      long[] shape = RandomWorkload.SHAPES[c % RandomWorkload.SHAPES.length];
       handles[c] = e.init(shape[0], shape[1], MemorySegment.NULL);
     }
     long[] concurrent = new long[CALLS];
@@ -87,7 +87,7 @@ public class EngineConcurrencyTest {
           for (long k = first; k < CALLS; k += THREADS) {
             Call c = call(k);
             g.load(c);
-            Workload.call(e, handles[commOf(k)], c, g, k);
+            RandomWorkload.call(e, handles[commOf(k)], c, g, k);
             InvariantPropertyTest.check(g, c, "concurrent call " + k);
             concurrent[(int) k] = g.hash();
           }
@@ -111,10 +111,10 @@ public class EngineConcurrencyTest {
       for (long k = 0; k < CALLS; k++) {
         Call c = call(k);
         g.load(c);
-        Workload.call(e, handles[commOf(k)], c, g, k);
+        RandomWorkload.call(e, handles[commOf(k)], c, g, k);
         differing += g.hash() != concurrent[(int) k] ? 1 : 0;
-        long[] shape = Workload.SHAPES[commOf(k) % Workload.SHAPES.length];
-        applied += Workload.expect(policy, Mode.ENFORCE, shape[0], shape[1], c).index() >= 0 ? 1 : 0;
+        long[] shape = RandomWorkload.SHAPES[commOf(k) % RandomWorkload.SHAPES.length];
+        applied += RandomWorkload.expect(policy, Mode.ENFORCE, shape[0], shape[1], c).index() >= 0 ? 1 : 0;
       }
     }
     assertEquals(0, differing, "calls decided differently by 16 threads than by one");
@@ -154,7 +154,7 @@ public class EngineConcurrencyTest {
             }
             Call c = new Call(4, k + 1L, 1 + k % 4, 7, 3, costs);
             g.load(c);
-            Workload.call(e, handles[commOf(k)], c, g, k);
+            RandomWorkload.call(e, handles[commOf(k)], c, g, k);
             InvariantPropertyTest.check(g, c, "shadow call " + k);
             for (int i = 0; i < 21; i++) {
               assertEquals(costs[i], g.entry(i), "shadow never writes");

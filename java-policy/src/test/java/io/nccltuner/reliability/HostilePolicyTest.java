@@ -9,8 +9,8 @@ import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
-import io.nccltuner.reliability.Workload.Call;
-import io.nccltuner.reliability.Workload.Guarded;
+import io.nccltuner.reliability.RandomWorkload.Call;
+import io.nccltuner.reliability.RandomWorkload.Guarded;
 import java.io.IOException;
 import java.io.Writer;
 import java.lang.foreign.MemorySegment;
@@ -122,18 +122,18 @@ class HostilePolicyTest {
     List<String> lines = new ArrayList<>();
     Engine e = new Engine(policy, Mode.ENFORCE, (logger, level, message) -> lines.add(message), null);
     Random r = new Random(policy.name().hashCode());
-    long[] handles = new long[Workload.SHAPES.length];
+    long[] handles = new long[RandomWorkload.SHAPES.length];
     for (int s = 0; s < handles.length; s++) {
-      handles[s] = e.init(Workload.SHAPES[s][0], Workload.SHAPES[s][1], MemorySegment.NULL);
+      handles[s] = e.init(RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], MemorySegment.NULL);
     }
     try (Guarded g = new Guarded()) {
       for (int i = 0; i < 20_000; i++) {
-        Call c = Workload.randomCall(r);
+        Call c = RandomWorkload.randomCall(r);
         int s = r.nextInt(handles.length);
         g.load(c);
-        Workload.call(e, handles[s], c, g, i);
+        RandomWorkload.call(e, handles[s], c, g, i);
         InvariantPropertyTest.check(g, c, policy.name() + " call " + i);
-        Workload.Expect want = Workload.expect(policy, Mode.ENFORCE, Workload.SHAPES[s][0], Workload.SHAPES[s][1], c);
+        RandomWorkload.Expect want = RandomWorkload.expect(policy, Mode.ENFORCE, RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], c);
         assertEquals(want.channels(), g.nChannels());
       }
     }

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.reliability.Workload.Call;
-import io.nccltuner.reliability.Workload.Expect;
-import io.nccltuner.reliability.Workload.Guarded;
+import io.nccltuner.reliability.RandomWorkload.Call;
+import io.nccltuner.reliability.RandomWorkload.Expect;
+import io.nccltuner.reliability.RandomWorkload.Guarded;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -51,18 +51,18 @@ class InvariantPropertyTest {
     try (Guarded g = new Guarded()) {
       for (int p = 0; p < POLICIES; p++) {
         Random r = new Random(SEED + p);
-        Policy policy = Workload.randomPolicy(r, "random" + p, Mode.ENFORCE);
-        Engine e = new Engine(policy, Mode.ENFORCE, Workload.QUIET, null);
-        long[] handles = new long[Workload.SHAPES.length];
+        Policy policy = RandomWorkload.randomPolicy(r, "random" + p, Mode.ENFORCE);
+        Engine e = new Engine(policy, Mode.ENFORCE, RandomWorkload.QUIET, null);
+        long[] handles = new long[RandomWorkload.SHAPES.length];
         for (int s = 0; s < handles.length; s++) {
-          handles[s] = e.init(Workload.SHAPES[s][0], Workload.SHAPES[s][1], MemorySegment.NULL);
+          handles[s] = e.init(RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], MemorySegment.NULL);
         }
         for (int i = 0; i < CALLS_PER_POLICY; i++) {
-          Call c = Workload.randomCall(r);
+          Call c = RandomWorkload.randomCall(r);
           int s = r.nextInt(handles.length);
           g.load(c);
-          Workload.call(e, handles[s], c, g, i);
-          Expect want = Workload.expect(policy, Mode.ENFORCE, Workload.SHAPES[s][0], Workload.SHAPES[s][1], c);
+          RandomWorkload.call(e, handles[s], c, g, i);
+          Expect want = RandomWorkload.expect(policy, Mode.ENFORCE, RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], c);
           String where = "policy " + p + " call " + i + " " + c.coll() + "/" + Long.toUnsignedString(c.nBytes()) + "/"
               + c.numPipeOps() + " " + c.numAlgo() + "x" + c.numProto();
           check(g, c, where);
@@ -131,24 +131,24 @@ class InvariantPropertyTest {
       for (Mode mode : List.of(Mode.SHADOW, Mode.OFF)) {
         for (int p = 0; p < 40; p++) {
           Random r = new Random(SEED * 31 + p);
-          Policy policy = Workload.randomPolicy(r, "quiet" + p, mode);
-          Engine e = new Engine(policy, mode, Workload.QUIET, null);
-          long[] handles = new long[Workload.SHAPES.length];
+          Policy policy = RandomWorkload.randomPolicy(r, "quiet" + p, mode);
+          Engine e = new Engine(policy, mode, RandomWorkload.QUIET, null);
+          long[] handles = new long[RandomWorkload.SHAPES.length];
           for (int s = 0; s < handles.length; s++) {
-            handles[s] = e.init(Workload.SHAPES[s][0], Workload.SHAPES[s][1], MemorySegment.NULL);
+            handles[s] = e.init(RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], MemorySegment.NULL);
           }
           for (int i = 0; i < 5_000; i++) {
-            Call c = Workload.randomCall(r);
+            Call c = RandomWorkload.randomCall(r);
             int s = r.nextInt(handles.length);
             g.load(c);
-            Workload.call(e, handles[s], c, g, i);
+            RandomWorkload.call(e, handles[s], c, g, i);
             String where = mode + " policy " + p + " call " + i;
             assertNull(g.brokenGuard(), where);
             for (int k = 0; k < c.entries(); k++) {
               assertEquals(Float.floatToRawIntBits(c.costs()[k]), Float.floatToRawIntBits(g.entry(k)), where + " entry " + k);
             }
             assertEquals(0, g.nChannels(), where);
-            if (Workload.expect(policy, Mode.ENFORCE, Workload.SHAPES[s][0], Workload.SHAPES[s][1], c).index() >= 0) {
+            if (RandomWorkload.expect(policy, Mode.ENFORCE, RandomWorkload.SHAPES[s][0], RandomWorkload.SHAPES[s][1], c).index() >= 0) {
               hits++; // enforce would have written here
             }
           }
@@ -161,12 +161,12 @@ class InvariantPropertyTest {
   /** Every thread decides the same for the same inputs: 8 threads run the seeded workload at once. */
   @Test
   void identicalDecisionsOnEveryThread() throws Exception {
-    long reference = Workload.digest(SEED, 20, 5_000);
+    long reference = RandomWorkload.digest(SEED, 20, 5_000);
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<Future<Long>> runs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
-        runs.add(pool.submit(() -> Workload.digest(SEED, 20, 5_000)));
+        runs.add(pool.submit(() -> RandomWorkload.digest(SEED, 20, 5_000)));
       }
       for (Future<Long> f : runs) {
         assertEquals(reference, f.get(120, TimeUnit.SECONDS));
@@ -174,7 +174,7 @@ class InvariantPropertyTest {
     } finally {
       pool.shutdownNow();
     }
-    assertTrue(reference != Workload.digest(SEED + 1, 20, 5_000), "the digest depends on the workload");
+    assertTrue(reference != RandomWorkload.digest(SEED + 1, 20, 5_000), "the digest depends on the workload");
   }
 
   /**
@@ -183,11 +183,11 @@ class InvariantPropertyTest {
    */
   @Test
   void identicalDecisionsInTwoSeparateJvms() throws Exception {
-    String expected = "digest=" + Long.toHexString(Workload.digest(SEED, 20, 5_000));
+    String expected = "digest=" + Long.toHexString(RandomWorkload.digest(SEED, 20, 5_000));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     for (int run = 0; run < 2; run++) {
       ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx256m", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-          Workload.class.getName(), Long.toString(SEED), "20", "5000").redirectErrorStream(true);
+          RandomWorkload.class.getName(), Long.toString(SEED), "20", "5000").redirectErrorStream(true);
       pb.environment().remove("JAVA_TOOL_OPTIONS");
       Process proc = pb.start();
       String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();

@@ -8,7 +8,7 @@ import io.nccltuner.compile.HtmlReport;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.compile.MeasurementCsv;
 import io.nccltuner.compile.MeasurementSet;
-import io.nccltuner.compile.NcclLog;
+import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
@@ -207,15 +207,15 @@ final class CompileCommand implements Callable<Integer> {
         throw new InputException("--in " + in.file, "unknown name in --collective/--algo/--proto ("
             + in.collective + "/" + in.algo + "/" + in.proto + ")");
       }
-      if (in.channels < 0 || in.channels > 64) {
-        throw new InputException("--in " + in.file, "--channels must be 1..64");
+      if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+        throw new InputException("--in " + in.file, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
       }
       read(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns), data);
       sources.add(in.file.toString());
     }
     for (Path log : ncclLogs) {
       checkReadable(log);
-      NcclLog.readSelections(log, data);
+      NcclRunLog.readSelections(log, data);
     }
     boolean yamlToStdout = output != null && output.toString().equals("-");
     String policyName = name != null ? name
@@ -244,9 +244,10 @@ final class CompileCommand implements Callable<Integer> {
     if (output == null) {
       report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");
     } else {
-      String yaml = PolicyYaml.write(c.policy(), header(sources, c), ruleComments(c));
+      String yaml;
       try {
-        PolicyLoader.parse(yamlToStdout ? "stdout" : output.toString(), yaml);
+        yaml = PolicyYaml.writeChecked(c.policy(), header(sources, c), ruleComments(c),
+            yamlToStdout ? "stdout" : output.toString());
       } catch (PolicyException e) {
         err.println("nccl-tuner compile: internal error, the compiled policy does not load: " + e.getMessage());
         err.flush();

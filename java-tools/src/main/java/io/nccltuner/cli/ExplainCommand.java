@@ -10,7 +10,7 @@ import io.nccltuner.model.Explain;
 import io.nccltuner.model.Interval;
 import io.nccltuner.model.LogProblem;
 import io.nccltuner.model.NcclFacts;
-import io.nccltuner.model.NcclLog;
+import io.nccltuner.model.NcclModelLog;
 import io.nccltuner.model.NcclVersion;
 import io.nccltuner.model.Prediction;
 import io.nccltuner.model.Replay;
@@ -164,17 +164,17 @@ final class ExplainCommand implements Callable<Integer> {
           throw new InputError(e.getMessage());
         }
       }
-      NcclLog parsed = NcclLog.read(log);
+      NcclModelLog parsed = NcclModelLog.read(log);
       hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
       for (LogProblem p : parsed.problems()) {
-        err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclLog.SKIPPED) ? "" : " (line not used)"));
+        err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
       }
       List<Communicator> comms = select(parsed);
       TraceFile traceFile = trace == null ? null : readTrace(trace);
       for (Communicator c : comms) {
         List<Collective> colls = List.of(coll);
         if (allColls) {
-          colls = c.selections().stream().map(io.nccltuner.model.Selection::collective)
+          colls = c.selections().stream().map(io.nccltuner.model.LoggedSelection::collective)
               .filter(java.util.Objects::nonNull).distinct().sorted().toList();
           if (colls.isEmpty()) {
             colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
@@ -204,7 +204,7 @@ final class ExplainCommand implements Callable<Integer> {
     }
   }
 
-  private List<Communicator> select(NcclLog parsed) {
+  private List<Communicator> select(NcclModelLog parsed) {
     if (parsed.communicators().isEmpty()) {
       throw new InputError(log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
           + " only rank 0 of a communicator prints it)");
@@ -276,7 +276,7 @@ final class ExplainCommand implements Callable<Integer> {
     }
     if (sizeList == null) {
       TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
-      for (io.nccltuner.model.Selection s : c.selections()) {
+      for (io.nccltuner.model.LoggedSelection s : c.selections()) {
         if (s.collective() == null || s.collective() == coll) {
           all.add(s.nBytes(shape.nRanks()));
         }

@@ -78,9 +78,10 @@ final class ImportCommand implements Callable<Integer> {
               + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
         }
       }
-      String yaml = PolicyYaml.write(p, List.of("Imported by `nccl-tuner import` from " + file), comments);
+      String yaml;
       try {
-        PolicyLoader.parse(output == null || output.toString().equals("-") ? "import" : output.toString(), yaml);
+        yaml = PolicyYaml.writeChecked(p, List.of("Imported by `nccl-tuner import` from " + file), comments,
+            output == null || output.toString().equals("-") ? "import" : output.toString());
       } catch (PolicyException e) {
         err.println("nccl-tuner import: internal error, the converted policy does not load: " + e.getMessage());
         err.flush();

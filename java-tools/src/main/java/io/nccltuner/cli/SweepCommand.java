@@ -165,8 +165,8 @@ final class SweepCommand implements Callable<Integer> {
     for (String a : algorithms) {
       for (String p : protocols) {
         for (int ch : chs) {
-          if (ch < 0 || ch > 64) {
-            throw new IllegalArgumentException("--channels: " + ch + " is not 0..64");
+          if (ch < 0 || ch > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+            throw new IllegalArgumentException("--channels: " + ch + " is not 0.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
           }
           cands.add(ForcePolicy.parse(a + "/" + p + (ch > 0 ? "/" + ch : "")));
         }

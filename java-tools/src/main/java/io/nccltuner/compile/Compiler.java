@@ -351,15 +351,15 @@ public final class Compiler {
     }
   }
 
-  private static boolean matches(GroupKey k, Selection s) {
+  private static boolean matches(GroupKey k, RunSelection s) {
     return (s.collective() == null || s.collective() == k.collective())
         && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes());
   }
 
   /** A warning per file (NCCL log) none of whose selection lines belongs to a measured group. */
-  private static void warnUnmatchedSelections(List<Selection> sels, Set<GroupKey> keys, List<String> warnings) {
-    Map<String, List<Selection>> byFile = new LinkedHashMap<>();
-    for (Selection s : sels) {
+  private static void warnUnmatchedSelections(List<RunSelection> sels, Set<GroupKey> keys, List<String> warnings) {
+    Map<String, List<RunSelection>> byFile = new LinkedHashMap<>();
+    for (RunSelection s : sels) {
       int colon = s.source().lastIndexOf(':');
       byFile.computeIfAbsent(colon > 0 ? s.source().substring(0, colon) : s.source(), x -> new ArrayList<>()).add(s);
     }
@@ -368,7 +368,7 @@ public final class Compiler {
         continue;
       }
       Set<String> logged = new java.util.TreeSet<>();
-      for (Selection s : e.getValue()) {
+      for (RunSelection s : e.getValue()) {
         logged.add((s.collective() == null ? "any collective" : s.collective().toString())
             + (s.nRanks() == 0 ? "" : " at nRanks " + s.nRanks()) + (s.nNodes() == 0 ? "" : ", nNodes " + s.nNodes()));
       }
@@ -440,9 +440,9 @@ public final class Compiler {
   /** NCCL's pick at a size, from the selections: logged there, or inferred between two logged sizes. */
   private record Pick(RunConfig config, boolean inferred) {}
 
-  private static Pick pickAt(GroupKey k, long size, List<Selection> sels, List<String> warnings) {
+  private static Pick pickAt(GroupKey k, long size, List<RunSelection> sels, List<String> warnings) {
     TreeMap<Long, Set<RunConfig>> bySize = new TreeMap<>(Long::compareUnsigned);
-    for (Selection s : sels) {
+    for (RunSelection s : sels) {
       if (matches(k, s)) {
         bySize.computeIfAbsent(s.nBytes(), x -> new HashSet<>()).add(s.config());
       }
@@ -468,7 +468,7 @@ public final class Compiler {
   }
 
   private static Group group(GroupKey key, TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
-      Map<Long, Map<RunConfig, List<Double>>> p95BySize, List<Selection> sels, Options o, List<String> warnings) {
+      Map<Long, Map<RunConfig, List<Double>>> p95BySize, List<RunSelection> sels, Options o, List<String> warnings) {
     double k = o.noiseSigmas();
     // first pass: per size stats, NCCL's time, best
     record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, boolean inferred, double ncclUs,

@@ -13,7 +13,7 @@ import java.util.List;
  */
 public final class MeasurementSet {
   private final List<Measurement> measurements = new ArrayList<>();
-  private final List<Selection> selections = new ArrayList<>();
+  private final List<RunSelection> selections = new ArrayList<>();
   private final List<String> refused = new ArrayList<>();
   private final List<String> warnings = new ArrayList<>();
   private final List<Hole> holes = new ArrayList<>();
@@ -55,7 +55,7 @@ public final class MeasurementSet {
   }
 
   /** @param s a selection NCCL logged */
-  public void add(Selection s) {
+  public void add(RunSelection s) {
     selections.add(s);
   }
 
@@ -85,7 +85,7 @@ public final class MeasurementSet {
   }
 
   /** @return selections in reading order */
-  public List<Selection> selections() {
+  public List<RunSelection> selections() {
     return Collections.unmodifiableList(selections);
   }
 

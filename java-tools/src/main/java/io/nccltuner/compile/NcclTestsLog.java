@@ -544,7 +544,7 @@ public final class NcclTestsLog {
     int commRanks;
     int commNodes;
     String commWhere;
-    final List<NcclLog.RawSelection> selections = new ArrayList<>();
+    final List<NcclRunLog.RawSelection> selections = new ArrayList<>();
     Layout layout;
     int layoutLine;
     boolean closed;
@@ -564,12 +564,12 @@ public final class NcclTestsLog {
     }
 
     void info(int ln, String line) throws InputException {
-      Matcher m = NcclLog.ENV.matcher(line);
+      Matcher m = NcclRunLog.ENV.matcher(line);
       if (m.find()) {
         env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
         return;
       }
-      m = NcclLog.COMM.matcher(line);
+      m = NcclRunLog.COMM.matcher(line);
       if (m.find()) {
         int r = Integer.parseInt(m.group(2));
         int n = Integer.parseInt(m.group(3));
@@ -582,7 +582,7 @@ public final class NcclTestsLog {
         commWhere = at(ln);
         return;
       }
-      NcclLog.RawSelection s = NcclLog.selection(at(ln), line);
+      NcclRunLog.RawSelection s = NcclRunLog.selection(at(ln), line);
       if (s != null) {
         selections.add(s);
       }
@@ -1035,7 +1035,7 @@ public final class NcclTestsLog {
           min = Math.max(min, v);
         }
       }
-      if (max == Integer.MAX_VALUE || min > max || max < 1 || max > 64) {
+      if (max == Integer.MAX_VALUE || min > max || max < 1 || max > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
         channelsAmbiguous = true;
       } else {
         channels = max;
@@ -1049,11 +1049,11 @@ public final class NcclTestsLog {
     }
     // what NCCL ran, per size
     Map<Long, Set<RunConfig>> ran = new HashMap<>();
-    for (NcclLog.RawSelection r : s.selections) {
+    for (NcclRunLog.RawSelection r : s.selections) {
       if (r.collective() != null && r.collective() != c) {
         continue;
       }
-      Selection sel = r.resolve(nRanks, nNodes);
+      RunSelection sel = r.resolve(nRanks, nNodes);
       ran.computeIfAbsent(sel.nBytes(), k -> new HashSet<>()).add(sel.config());
     }
     boolean auto = algo == null && proto == null && channels == 0 && !fa.ambiguous() && !fp.ambiguous()
@@ -1077,7 +1077,7 @@ public final class NcclTestsLog {
       if (auto) {
         cfg = RunConfig.AUTO;
         if (actual != null) {
-          into.add(new Selection(at(row.line()), c, nRanks, nNodes, row.size(), actual.algorithm(), actual.protocol()));
+          into.add(new RunSelection(at(row.line()), c, nRanks, nNodes, row.size(), actual.algorithm(), actual.protocol()));
         }
       } else {
         Algorithm a = algo;

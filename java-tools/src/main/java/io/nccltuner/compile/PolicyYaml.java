@@ -26,6 +26,24 @@ public final class PolicyYaml {
   private PolicyYaml() {}
 
   /**
+   * Renders a policy and loads the text back with the plugin's own loader, so that what a
+   * command writes is what the plugin accepts (the one home of this check for compile and import).
+   *
+   * @param p the policy
+   * @param header comment lines for the top of the file (without "# "), may be empty
+   * @param ruleComments comment lines to put above a rule (looked up by identity), may be empty
+   * @param source the name the loader's messages give the text (the output file, or "stdout")
+   * @return the YAML text, ending in a newline
+   * @throws io.nccltuner.policy.PolicyException if the written text does not load (a bug in the writer)
+   */
+  public static String writeChecked(Policy p, List<String> header, Map<Rule, List<String>> ruleComments, String source)
+      throws io.nccltuner.policy.PolicyException {
+    String yaml = write(p, header, ruleComments);
+    io.nccltuner.policy.PolicyLoader.parse(source, yaml);
+    return yaml;
+  }
+
+  /**
    * Renders a policy.
    *
    * @param p the policy

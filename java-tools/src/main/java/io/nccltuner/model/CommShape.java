@@ -23,7 +23,7 @@ public record CommShape(
       throw new IllegalArgumentException("nRanks " + nRanks + ", nNodes " + nNodes);
     }
     if (nChannels < 0 || nChannels > NcclFacts.MAX_CHANNELS) {
-      throw new IllegalArgumentException("nChannels " + nChannels + " outside [0, 64]");
+      throw new IllegalArgumentException("nChannels " + nChannels + " outside [0, " + NcclFacts.MAX_CHANNELS + "]");
     }
     if (minCompCapLo < 0 || minCompCapLo > minCompCapHi) {
       throw new IllegalArgumentException("compute capability range " + minCompCapLo + ".." + minCompCapHi);

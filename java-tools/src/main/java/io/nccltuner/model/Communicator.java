@@ -36,7 +36,7 @@ public record Communicator(
     NcclVersion version,
     CostTable table,
     int tableLine,
-    List<Selection> selections) {
+    List<LoggedSelection> selections) {
   public Communicator {
     selections = List.copyOf(selections);
   }
@@ -54,7 +54,7 @@ public record Communicator(
     if (table.numAlgorithms() < 7) {
       return new NcclVersion(2, 22, 3);
     }
-    for (Selection s : selections) {
+    for (LoggedSelection s : selections) {
       if (s.format() == SelectionFormat.COLLECTIVE_IDS_WITH_TIME) {
         return new NcclVersion(2, 23, 4);
       }

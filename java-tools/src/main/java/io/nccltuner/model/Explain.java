@@ -45,7 +45,7 @@ public final class Explain {
   public record Row(
       long nBytes,
       Prediction prediction,
-      List<Selection> logged,
+      List<LoggedSelection> logged,
       TraceCheck.Verdict match,
       AlgoProto policyPick,
       int policyChannels) {
@@ -56,7 +56,7 @@ public final class Explain {
     /** @return the pick all logged lines agree on, or null when there are none or they differ */
     public AlgoProto loggedPick() {
       AlgoProto p = null;
-      for (Selection s : logged) {
+      for (LoggedSelection s : logged) {
         if (p != null && !p.equals(s.pick())) {
           return null;
         }
@@ -79,7 +79,7 @@ public final class Explain {
    */
   public static List<Row> rows(
       CostModel model,
-      List<Selection> selections,
+      List<LoggedSelection> selections,
       Collective collective,
       List<Long> sizes,
       int numPipeOps,
@@ -88,7 +88,7 @@ public final class Explain {
     int numProto = Protocol.values().length;
     for (long n : sizes) {
       Prediction p = model.predict(collective, n, numPipeOps);
-      List<Selection> logged = loggedFor(model, selections, collective, n, numPipeOps);
+      List<LoggedSelection> logged = loggedFor(model, selections, collective, n, numPipeOps);
       AlgoProto policyPick = null;
       int channels = 0;
       if (tuner != null) {
@@ -107,12 +107,12 @@ public final class Explain {
    * that name no collective (2.21 .. 2.22) only where their logged time fits the model's range for
    * the logged pick, since the same size of another collective costs differently.
    */
-  static List<Selection> loggedFor(
-      CostModel model, List<Selection> selections, Collective collective, long nBytes, int numPipeOps) {
-    List<Selection> out = new ArrayList<>();
+  static List<LoggedSelection> loggedFor(
+      CostModel model, List<LoggedSelection> selections, Collective collective, long nBytes, int numPipeOps) {
+    List<LoggedSelection> out = new ArrayList<>();
     int nRanks = model.shape().nRanks();
     Prediction p = null;
-    for (Selection s : selections) {
+    for (LoggedSelection s : selections) {
       if (s.nBytes(nRanks) != nBytes) {
         continue;
       }
@@ -131,11 +131,11 @@ public final class Explain {
     return out;
   }
 
-  private static TraceCheck.Verdict verdict(Prediction p, List<Selection> logged) {
+  private static TraceCheck.Verdict verdict(Prediction p, List<LoggedSelection> logged) {
     if (logged.isEmpty()) {
       return TraceCheck.Verdict.UNMATCHED;
     }
-    for (Selection s : logged) {
+    for (LoggedSelection s : logged) {
       if (!p.possiblePicks().contains(s.pick())) {
         return TraceCheck.Verdict.MISMATCH;
       }

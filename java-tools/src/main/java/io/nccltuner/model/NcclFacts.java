@@ -1,5 +1,7 @@
 package io.nccltuner.model;
 
+import io.nccltuner.policy.PolicyLoader;
+
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
@@ -43,8 +45,8 @@ public final class NcclFacts {
    */
   public static final long RING_PLATEAU_BYTES_PER_RANK_CHANNEL = 64;
 
-  /** NCCL_MAXCHANNELS since 2.19 (src/include/device.h): the largest possible comm nChannels. */
-  public static final int MAX_CHANNELS = 64;
+  /** NCCL_MAXCHANNELS: the largest possible comm nChannels; its one home is {@link PolicyLoader#MAX_CHANNELS}. */
+  public static final int MAX_CHANNELS = PolicyLoader.MAX_CHANNELS;
 
   /**
    * Tree correction factor for one protocol and size, or 1.0 where NCCL applies none.

@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * The parser of NCCL's per-call selection line (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING, rank 0),
- * shared by the cost model's {@link NcclLog} and the compiler's reading of NCCL's own pick.
+ * shared by the cost model's {@link NcclModelLog} and the compiler's reading of NCCL's own pick.
  *
  * <p>The message (the text after {@code NCCL INFO }) must match one {@link SelectionFormat} whole,
  * trailing blanks aside:
@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  *   <li>2.23, src/enqueue.cc: {@code AllReduce: 1048576 Bytes -> Algo 1 proto 1 time 39.646954};
  *   <li>2.24+, src/enqueue.cc: {@code AllReduce: 1048576 Bytes -> Algo RING proto LL
  *       channel{Lo..Hi}={0..0}} (bytes {@code count * typeSize}: per rank for AllGather and
- *       ReduceScatter, see {@link Selection#perRankBytes()}).
+ *       ReduceScatter, see {@link LoggedSelection#perRankBytes()}).
  * </ul>
  */
 public final class SelectionLine {
@@ -56,22 +56,22 @@ public final class SelectionLine {
    * @throws IllegalArgumentException when the line is in no known format, names an unknown
    *     algorithm or protocol, or its time is not finite; the message says which
    */
-  public static Optional<Selection> parse(String infoMessage, int line) {
+  public static Optional<LoggedSelection> parse(String infoMessage, int line) {
     if (!infoMessage.contains(MARKER)) {
       return Optional.empty();
     }
     Matcher m;
     if ((m = NAMES.matcher(infoMessage)).matches()) {
-      return Optional.of(new Selection(line, SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS,
+      return Optional.of(new LoggedSelection(line, SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS,
           collective(m.group(1)), Long.parseLong(m.group(2)), algoProto(m.group(3), m.group(4)), Double.NaN,
           Integer.parseInt(m.group(5)), Integer.parseInt(m.group(6))));
     }
     if ((m = COLL_IDS.matcher(infoMessage)).matches()) {
-      return Optional.of(new Selection(line, SelectionFormat.COLLECTIVE_IDS_WITH_TIME, collective(m.group(1)),
+      return Optional.of(new LoggedSelection(line, SelectionFormat.COLLECTIVE_IDS_WITH_TIME, collective(m.group(1)),
           Long.parseLong(m.group(2)), algoProtoIds(m.group(3), m.group(4)), time(m.group(5)), -1, -1));
     }
     if ((m = IDS.matcher(infoMessage)).matches()) {
-      return Optional.of(new Selection(line, SelectionFormat.IDS_WITH_TIME, null, Long.parseLong(m.group(1)),
+      return Optional.of(new LoggedSelection(line, SelectionFormat.IDS_WITH_TIME, null, Long.parseLong(m.group(1)),
           algoProtoIds(m.group(2), m.group(3)), time(m.group(4)), -1, -1));
     }
     throw new IllegalArgumentException("selection line in no known format");

@@ -45,7 +45,7 @@ public final class TraceCheck {
    * @param prediction the model's prediction
    * @param verdict how the model's pick compared
    */
-  public record CallResult(TraceCall call, List<Selection> lines, Prediction prediction, Verdict verdict) {
+  public record CallResult(TraceCall call, List<LoggedSelection> lines, Prediction prediction, Verdict verdict) {
     public CallResult {
       lines = List.copyOf(lines);
     }
@@ -56,7 +56,7 @@ public final class TraceCheck {
         return null;
       }
       AlgoProto p = lines.get(0).pick();
-      for (Selection s : lines) {
+      for (LoggedSelection s : lines) {
         if (!s.pick().equals(p)) {
           return null;
         }
@@ -105,15 +105,15 @@ public final class TraceCheck {
    * @param nRanks ranks of the communicator
    * @return for each call its lines, empty when unmatched
    */
-  public static List<List<Selection>> match(List<TraceCall> calls, List<Selection> selections, int nRanks) {
-    List<List<Selection>> out = new ArrayList<>();
+  public static List<List<LoggedSelection>> match(List<TraceCall> calls, List<LoggedSelection> selections, int nRanks) {
+    List<List<LoggedSelection>> out = new ArrayList<>();
     int j = 0;
     for (TraceCall call : calls) {
-      List<Selection> group = new ArrayList<>();
+      List<LoggedSelection> group = new ArrayList<>();
       long sum = 0;
       int k = j;
       while (k < selections.size()) {
-        Selection s = selections.get(k);
+        LoggedSelection s = selections.get(k);
         if (s.collective() != null && s.collective() != call.collective()) {
           break;
         }
@@ -142,8 +142,8 @@ public final class TraceCheck {
    * @param selections the communicator's selection lines
    * @return the outcome
    */
-  public static Report run(CostModel model, List<TraceCall> calls, List<Selection> selections) {
-    List<List<Selection>> matched = match(calls, selections, model.shape().nRanks());
+  public static Report run(CostModel model, List<TraceCall> calls, List<LoggedSelection> selections) {
+    List<List<LoggedSelection>> matched = match(calls, selections, model.shape().nRanks());
     List<CallResult> results = new ArrayList<>();
     List<String> entryProblems = new ArrayList<>();
     List<String> pickProblems = new ArrayList<>();
@@ -170,7 +170,7 @@ public final class TraceCheck {
           }
         }
       }
-      List<Selection> lines = matched.get(i);
+      List<LoggedSelection> lines = matched.get(i);
       Verdict v;
       CallResult tmp = new CallResult(call, lines, pr, Verdict.UNMATCHED);
       AlgoProto logged = tmp.loggedPick();

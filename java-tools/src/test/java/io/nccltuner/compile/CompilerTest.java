@@ -247,7 +247,7 @@ class CompilerTest {
     assertFalse(r.ruled());
     assertEquals("no unforced run (NCCL's own pick) at this size", r.note());
     // NCCL's pick named by a log and measured forced: its forced time is NCCL's time
-    s.add(new Selection("n.log:1", Collective.AllGather, 8, 1, 4096, Algorithm.RING, Protocol.SIMPLE));
+    s.add(new RunSelection("n.log:1", Collective.AllGather, 8, 1, 4096, Algorithm.RING, Protocol.SIMPLE));
     r = Compiler.compile(s, opts(0.05, 2, Compiler.Merge.RANKING)).groups().getFirst().sizes().getFirst();
     assertEquals(1.0, r.ncclRegret(), 1e-12);
     assertEquals(List.of(RING_LL), r.ranking().stream().map(Compiler.Stats::config).toList());

@@ -34,7 +34,7 @@ final class Fixtures {
       if (MeasurementCsv.looksLike(p)) {
         MeasurementCsv.parse(p, s);
       } else if (n.endsWith(".log")) {
-        NcclLog.readSelections(p, s);
+        NcclRunLog.readSelections(p, s);
       } else {
         NcclTestsLog.parse(p, NcclTestsLog.Options.NONE, s);
       }

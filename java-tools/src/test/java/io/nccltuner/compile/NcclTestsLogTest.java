@@ -113,9 +113,9 @@ class NcclTestsLogTest {
     assertEquals(List.of(10.21, 12.64, 19.87), s.measurements().stream().map(Measurement::timeUs).toList());
     assertTrue(s.measurements().stream().allMatch(m -> m.config().isAuto() && m.collective() == Collective.ReduceScatter));
     // 2.24+ selection lines print ReduceScatter bytes per rank; the tuner sees nRanks (2) times that
-    List<Selection> sel = s.selections();
-    assertEquals(List.of(8192L, 65536L, 524288L), sel.stream().map(Selection::nBytes).toList());
-    assertEquals(List.of(Protocol.LL, Protocol.LL128, Protocol.SIMPLE), sel.stream().map(Selection::protocol).toList());
+    List<RunSelection> sel = s.selections();
+    assertEquals(List.of(8192L, 65536L, 524288L), sel.stream().map(RunSelection::nBytes).toList());
+    assertEquals(List.of(Protocol.LL, Protocol.LL128, Protocol.SIMPLE), sel.stream().map(RunSelection::protocol).toList());
     assertTrue(sel.stream().allMatch(x -> x.algorithm() == Algorithm.RING && x.nRanks() == 2 && x.nNodes() == 1));
   }
 

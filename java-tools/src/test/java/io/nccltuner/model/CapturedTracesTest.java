@@ -44,7 +44,7 @@ class CapturedTracesTest {
     long exactTight = 0;
     long ambiguousTight = 0;
     for (Pair p : pairs) {
-      NcclLog log = NcclLog.read(p.log());
+      NcclModelLog log = NcclModelLog.read(p.log());
       assertEquals(List.of(), log.problems(), p.name() + " log problems");
       assertEquals(1, log.communicators().size(), p.name() + " communicators");
       Communicator comm = log.communicators().get(0);
@@ -104,7 +104,7 @@ class CapturedTracesTest {
   void parametersNarrowedFromTheSweepCarryOverToTheOtherTraces() throws Exception {
     List<Pair> pairs = pairs();
     Pair sweep = pairs.stream().filter(p -> p.name().endsWith("/sweep")).findFirst().orElseThrow();
-    Communicator sc = NcclLog.read(sweep.log()).communicators().get(0);
+    Communicator sc = NcclModelLog.read(sweep.log()).communicators().get(0);
     CostModel.Tightening t = sc.model().tighten(TraceFile.read(sweep.trace()).calls());
     assertEquals(List.of(), t.problems());
     assertEquals(">= 80", t.model().shape().computeCapabilityText(), "x1.4 plateau: compute capability 8.0 or more (H200 is 9.0)");
@@ -115,7 +115,7 @@ class CapturedTracesTest {
       if (p == sweep) {
         continue;
       }
-      Communicator c = NcclLog.read(p.log()).communicators().get(0);
+      Communicator c = NcclModelLog.read(p.log()).communicators().get(0);
       // same machine and release: the narrowed model applies because the logged tables are equal
       assertTrue(sameTable(sc.table(), c.table()), p.name());
       TraceCheck.Report r = TraceCheck.run(t.model(), TraceFile.read(p.trace()).calls(), c.selections());

@@ -23,7 +23,7 @@ class Seed001V100Test {
   static final AlgoProto RING_SIMPLE = new AlgoProto(Algorithm.RING, Protocol.SIMPLE);
 
   static Communicator comm() throws Exception {
-    NcclLog log = NcclLog.read(Path.of(Seed001V100Test.class.getResource("/model/logs/nccl-2.22.3_4xV100_seed001.log").toURI()));
+    NcclModelLog log = NcclModelLog.read(Path.of(Seed001V100Test.class.getResource("/model/logs/nccl-2.22.3_4xV100_seed001.log").toURI()));
     assertEquals(java.util.List.of(), log.problems());
     assertEquals(1, log.communicators().size());
     return log.communicators().get(0);
@@ -46,7 +46,7 @@ class Seed001V100Test {
   @Test
   void loggedLineAgreesWithTheModel() throws Exception {
     Communicator c = comm();
-    Selection s = c.selections().get(0);
+    LoggedSelection s = c.selections().get(0);
     assertEquals(SelectionFormat.IDS_WITH_TIME, s.format());
     Prediction p = c.model().predict(Collective.AllReduce, s.loggedBytes(), 1);
     assertEquals(s.pick(), p.pick());

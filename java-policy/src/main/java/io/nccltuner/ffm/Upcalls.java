@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -54,7 +54,7 @@ final class Upcalls {
   private Upcalls() {}
 
   /** The engine, fixed once the first upcall runs: a constant for the JIT on the hot path. */
-  private static final class Hot {
+  private static final class Installed {
     static final Engine ENGINE = engine;
     static final CallRecorder RECORDER = CallRecorder.current(); // record mode (NCCL_TUNER_JAVA_RECORD), or null
   }
@@ -152,11 +152,11 @@ final class Upcalls {
   static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
       int numAlgo, int numProto, int regBuff, long nChannels) {
     try {
-      CallRecorder rec = Hot.RECORDER;
+      CallRecorder rec = Installed.RECORDER;
       if (rec != null) { // before the engine edits the table: the table as NCCL passed it
         rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
       }
-      Hot.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff,
+      Installed.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff,
           ALL, nChannels);
     } catch (Throwable t) {
       fail(engine, "getCollInfo", t, lastLogger);
@@ -167,7 +167,7 @@ final class Upcalls {
   /** nccltj_get_chunk_size_fn (tuner v6+): chunkSize is the address of NCCL's size_t. */
   static int getChunkSize(long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize) {
     try {
-      Hot.ENGINE.getChunkSize(handle, collType, nBytes, algo, proto, nChannels, ALL, chunkSize);
+      Installed.ENGINE.getChunkSize(handle, collType, nBytes, algo, proto, nChannels, ALL, chunkSize);
     } catch (Throwable t) {
       fail(engine, "getChunkSize", t, lastLogger);
     }

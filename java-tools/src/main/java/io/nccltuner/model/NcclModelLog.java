@@ -45,8 +45,8 @@ import java.util.regex.Pattern;
  * @param problems lines that could not be read or placed
  * @param lines number of lines read
  */
-public record NcclLog(String source, List<Communicator> communicators, List<LogProblem> problems, int lines) {
-  public NcclLog {
+public record NcclModelLog(String source, List<Communicator> communicators, List<LogProblem> problems, int lines) {
+  public NcclModelLog {
     communicators = List.copyOf(communicators);
     problems = List.copyOf(problems);
   }
@@ -58,7 +58,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
    * @return what it holds
    * @throws IOException if it cannot be read
    */
-  public static NcclLog read(Path file) throws IOException {
+  public static NcclModelLog read(Path file) throws IOException {
     return parse(file.toString(), Files.readAllLines(file, StandardCharsets.ISO_8859_1));
   }
 
@@ -69,13 +69,13 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
    * @param lines the log's lines
    * @return what they hold
    */
-  public static NcclLog parse(String source, List<String> lines) {
+  public static NcclModelLog parse(String source, List<String> lines) {
     Parser p = new Parser();
     for (int i = 0; i < lines.size(); i++) {
       p.line(i + 1, lines.get(i));
     }
     p.finish();
-    return new NcclLog(source, p.done, p.problems, lines.size());
+    return new NcclModelLog(source, p.done, p.problems, lines.size());
   }
 
   // ---- parser ----------------------------------------------------------------------------
@@ -114,7 +114,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
     int nChannels;
     CostTable table;
     int tableLine;
-    final List<Selection> selections = new ArrayList<>();
+    final List<LoggedSelection> selections = new ArrayList<>();
     Communicator built;
   }
 
@@ -500,7 +500,7 @@ public record NcclLog(String source, List<Communicator> communicators, List<LogP
     }
 
     void selection(int no, String text, String msg, String process) {
-      Selection sel;
+      LoggedSelection sel;
       try {
         sel = SelectionLine.parse(msg, no).orElseThrow();
       } catch (IllegalArgumentException e) {

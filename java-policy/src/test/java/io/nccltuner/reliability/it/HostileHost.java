@@ -13,18 +13,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Runs tests/reliability/rhost (built by `make build`, make/reliability.mk) in a process of its own,
+ * Runs tests/reliability/hostile_host (built by `make build`, make/reliability.mk) in a process of its own,
  * through {@link Harness#exec}, and reads its output.
  */
-final class Rhost {
-  static final Path BIN = Harness.BUILD.resolve("tests/reliability/rhost");
+final class HostileHost {
+  static final Path BIN = Harness.BUILD.resolve("tests/reliability/hostile_host");
   /** The shim built with bridge ABI 9999 (make/reliability.mk). */
   static final Path SHIM_OTHER_ABI = Harness.BUILD.resolve("tests/reliability/abi-other/libnccl-tuner-java.so");
   static final Path POLICY = Harness.REPO.resolve("policies/h200-2rank.yaml");
 
-  /** One "rhost: get" line: the table and nChannels after the call. */
+  /** One "hostile_host: get" line: the table and nChannels after the call. */
   record Get(int line, int ret, int nChannels, float[] table) {
-    static final Pattern LINE = Pattern.compile("^rhost: get line=(\\d+) ret=(-?\\d+) nch=(-?\\d+) table=(\\S*) guard=ok$");
+    static final Pattern LINE = Pattern.compile("^hostile_host: get line=(\\d+) ret=(-?\\d+) nch=(-?\\d+) table=(\\S*) guard=ok$");
 
     static Get parse(String s) {
       Matcher m = LINE.matcher(s);
@@ -40,7 +40,7 @@ final class Rhost {
     }
   }
 
-  private Rhost() {}
+  private HostileHost() {}
 
   static void requireBuilt() {
     Harness.requireBuilt();

@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

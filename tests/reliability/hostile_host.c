@@ -1,13 +1,13 @@
 /*
- * rhost.c -- a hostile host for NCCL v3 tuner plugins, for the reliability tests (issue 6).
+ * hostile_host.c -- a hostile host for NCCL v3 tuner plugins, for the reliability tests (issue 6).
  *
  * The host harness (tests/harness/harness.c) replays traces exactly as NCCL calls a tuner. This
  * host calls the plugin in ways NCCL does not, or not usually, and reports what came back:
  *
- *   rhost --plugin P --script FILE
+ *   hostile_host --plugin P --script FILE
  *       Runs a script of calls, one per line (see "script" below), printing one result line per
  *       call. The Java tests write the scripts and compute the expected results independently.
- *   rhost --plugin P --concurrent [--threads T] [--comms C] [--calls N] [--seed S]
+ *   hostile_host --plugin P --concurrent [--threads T] [--comms C] [--calls N] [--seed S]
  *         [--bytes random|seq] [--stack-kib K] [--no-single]
  *       C communicators shared by T threads make N seeded getCollInfo calls in all (call k on
  *       thread k % T, on communicator mix(k) % C); then, unless --no-single, one thread makes the
@@ -19,7 +19,7 @@
  *
  * Every getCollInfo goes through a table with guard floats before and after it; the host
  * checks that the plugin returned ncclSuccess, wrote no -1 entry, wrote nothing but 0.0, wrote
- * no guard and set nChannels to 0 or 1..64. Misbehaviour: "rhost: ERROR" lines and exit 3.
+ * no guard and set nChannels to 0 or 1..64. Misbehaviour: "hostile_host: ERROR" lines and exit 3.
  *
  * Script lines (comma-separated; '#' starts a comment; S is a communicator slot 0..4095):
  *   init,S,nRanks,nNodes         init into slot S (the context is kept after destroy, so a
@@ -35,14 +35,14 @@
  *   destroy,S                    destroy(context of S)
  *   destroy-null                 destroy(NULL)
  *   sigsegv-handler              the host now installs its own SIGSEGV handler, which prints
- *                                "rhost: host SIGSEGV handler ran" and exits 86
+ *                                "hostile_host: host SIGSEGV handler ran" and exits 86
  *   fork                         fork; the child runs the rest of the script with a 20 s
  *                                alarm and exits (exit(), so atexit handlers run); the parent
  *                                waits, prints how the child
  *                                ended, then runs the rest of the script itself
  *   repeat,N,S0,nRanks,nNodes,coll,nBytes   N times: init slot S0, one get (7x3, every
  *                                entry offered), destroy; prints one summary line
- * Output: "rhost: get line=L ret=R nch=C table=v,v,... guard=ok" per get.
+ * Output: "hostile_host: get line=L ret=R nch=C table=v,v,... guard=ok" per get.
  * Exit: 0 ok, 2 usage or IO error, 3 plugin misbehaviour.
  */
 #define _GNU_SOURCE
@@ -93,7 +93,7 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   va_start(ap, fmt);
   th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  printf("rhost:%d:%ld [0] NCCL %s %s\n", (int)getpid(), (long)syscall(SYS_gettid),
+  printf("hostile_host:%d:%ld [0] NCCL %s %s\n", (int)getpid(), (long)syscall(SYS_gettid),
          level == NCCL_LOG_WARN ? "WARN" : "INFO", msg);
 }
 
@@ -104,13 +104,13 @@ static void error(const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  printf("rhost: ERROR %s\n", msg);
+  printf("hostile_host: ERROR %s\n", msg);
 }
 
 static void usage_exit(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("rhost: ", stderr);
+  fputs("hostile_host: ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
@@ -169,7 +169,7 @@ static void checked_get(void* ctx, const call_t* c, int tableMode, result_t* out
 
 static void print_result(int line, const call_t* c, const result_t* r) {
   int n = entries(c);
-  printf("rhost: get line=%d ret=%d nch=%d table=", line, r->ret, r->nChannels);
+  printf("hostile_host: get line=%d ret=%d nch=%d table=", line, r->ret, r->nChannels);
   for (int i = 0; i < n; i++) printf("%s%.9g", i ? "," : "", r->after[i]);
   printf(" guard=ok\n");
 }
@@ -224,7 +224,7 @@ static void* thread_get_main(void* arg) {
 
 static void on_host_sigsegv(int sig) {
   (void)sig;
-  static const char msg[] = "rhost: host SIGSEGV handler ran\n";
+  static const char msg[] = "hostile_host: host SIGSEGV handler ran\n";
   ssize_t w = write(1, msg, sizeof msg - 1);
   (void)w;
   _exit(86);
@@ -256,11 +256,11 @@ static void run_script(const char* path) {
       long s = num(f[1], 0, MAX_SLOTS - 1, line);
       int rc = tuner->init(size_arg(f[2], line), size_arg(f[3], line), logger, &ctxs[s]);
       if (rc != ncclSuccess) error("%s: init returned %d", where, rc);
-      printf("rhost: init line=%d ret=%d context=%s\n", line, rc, ctxs[s] ? "set" : "NULL");
+      printf("hostile_host: init line=%d ret=%d context=%s\n", line, rc, ctxs[s] ? "set" : "NULL");
     } else if (strcmp(op, "init-null") == 0 && nf == 3) {
       int rc = tuner->init(size_arg(f[1], line), size_arg(f[2], line), logger, NULL);
       if (rc != ncclSuccess) error("%s: init returned %d", where, rc);
-      printf("rhost: init-null line=%d ret=%d\n", line, rc);
+      printf("hostile_host: init-null line=%d ret=%d\n", line, rc);
     } else if (strcmp(op, "get") == 0 || strcmp(op, "get-null-table") == 0 || strcmp(op, "get-null-nch") == 0) {
       parse_call(f + 2, nf - 2, true, line, &c);
       int mode = strcmp(op, "get") == 0 ? 0 : strcmp(op, "get-null-table") == 0 ? 1 : 2;
@@ -295,18 +295,18 @@ static void run_script(const char* path) {
     } else if (strcmp(op, "destroy") == 0 && nf == 2) {
       int rc = tuner->destroy(slot_ctx(f[1], line));
       if (rc != ncclSuccess) error("%s: destroy returned %d", where, rc);
-      printf("rhost: destroy line=%d ret=%d\n", line, rc);
+      printf("hostile_host: destroy line=%d ret=%d\n", line, rc);
     } else if (strcmp(op, "destroy-null") == 0) {
       int rc = tuner->destroy(NULL);
       if (rc != ncclSuccess) error("%s: destroy returned %d", where, rc);
-      printf("rhost: destroy-null line=%d ret=%d\n", line, rc);
+      printf("hostile_host: destroy-null line=%d ret=%d\n", line, rc);
     } else if (strcmp(op, "sigsegv-handler") == 0) {
       struct sigaction sa;
       memset(&sa, 0, sizeof sa);
       sa.sa_handler = on_host_sigsegv;
       sigemptyset(&sa.sa_mask);
       if (sigaction(SIGSEGV, &sa, NULL) != 0) usage_exit("sigaction failed");
-      printf("rhost: installed a SIGSEGV handler\n");
+      printf("hostile_host: installed a SIGSEGV handler\n");
     } else if (strcmp(op, "fork") == 0) {
       fflush(stdout);
       pid_t pid = fork();
@@ -314,14 +314,14 @@ static void run_script(const char* path) {
       if (pid == 0) {
         child = true;
         alarm(20);
-        printf("rhost: child running\n");
+        printf("hostile_host: child running\n");
         continue;
       }
       int st = 0;
       waitpid(pid, &st, 0);
-      printf("rhost: child ended %s %d\n", WIFEXITED(st) ? "exit" : "signal",
+      printf("hostile_host: child ended %s %d\n", WIFEXITED(st) ? "exit" : "signal",
              WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-      printf("rhost: parent continues\n");  /* and runs the rest of the script itself */
+      printf("hostile_host: parent continues\n");  /* and runs the rest of the script itself */
     } else if (strcmp(op, "repeat") == 0 && nf == 7) {
       long n = num(f[1], 1, 10000000, line), s = num(f[2], 0, MAX_SLOTS - 1, line);
       size_t nRanks = size_arg(f[3], line), nNodes = size_arg(f[4], line);
@@ -342,7 +342,7 @@ static void run_script(const char* path) {
         if (memcmp(r.after, c.costs, sizeof(float) * 21) != 0 || r.nChannels != 0) changed++;
         if (tuner->destroy(ctxs[s]) != ncclSuccess) error("%s: destroy %ld failed", where, i);
       }
-      printf("rhost: repeat line=%d communicators=%ld with-context=%ld changed=%ld\n", line, n, tuned, changed);
+      printf("hostile_host: repeat line=%d communicators=%ld with-context=%ld changed=%ld\n", line, n, tuned, changed);
     } else {
       usage_exit("script line %d: unknown or malformed row '%s' (%d fields)", line, op, nf);
     }
@@ -350,7 +350,7 @@ static void run_script(const char* path) {
   free(buf);
   fclose(in);
   if (child) {  /* exit(), not _exit(): atexit handlers run, as in any child that ends normally */
-    printf("rhost: child done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
+    printf("hostile_host: child done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
     fflush(stdout);
     exit(atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK);
   }
@@ -469,13 +469,13 @@ static void run_concurrent(long stackKib, bool single) {
     if (!results[p]) usage_exit("out of memory");
   }
   run_phase(0, cc.threads, stackKib);
-  printf("rhost: concurrent threads=%d comms=%d calls=%ld changed=%ld digest=%016" PRIx64 "\n", cc.threads,
+  printf("hostile_host: concurrent threads=%d comms=%d calls=%ld changed=%ld digest=%016" PRIx64 "\n", cc.threads,
          cc.comms, cc.calls, atomic_load(&changedCalls), digest(results[0], cc.calls));
   if (single) {
     run_phase(1, 1, stackKib);
     long diff = 0;
     for (long k = 0; k < cc.calls; k++) diff += results[0][k] != results[1][k];
-    printf("rhost: single threads=1 calls=%ld digest=%016" PRIx64 " differing=%ld\n", cc.calls,
+    printf("hostile_host: single threads=1 calls=%ld digest=%016" PRIx64 " differing=%ld\n", cc.calls,
            digest(results[1], cc.calls), diff);
     if (diff) error("%ld calls decided differently on 1 thread than on %d", diff, cc.threads);
   }
@@ -506,9 +506,9 @@ int main(int argc, char** argv) {
     else if (strcmp(a, "--seed") == 0) { cc.seed = (uint64_t)num(v, 0, LONG_MAX, 0); i++; }
     else if (strcmp(a, "--bytes") == 0) { cc.seqBytes = strcmp(v, "seq") == 0; i++; }
     else if (strcmp(a, "--stack-kib") == 0) { stackKib = num(v, 16, 1 << 20, 0); i++; }
-    else usage_exit("unknown option %s (see the comment at the top of tests/reliability/rhost.c)", a);
+    else usage_exit("unknown option %s (see the comment at the top of tests/reliability/hostile_host.c)", a);
   }
-  if (!plugin || (!script && !concurrent)) usage_exit("usage: rhost --plugin P (--script FILE | --concurrent ...)");
+  if (!plugin || (!script && !concurrent)) usage_exit("usage: hostile_host --plugin P (--script FILE | --concurrent ...)");
   const char* d = getenv("NCCL_DEBUG");
   if (d && strcasecmp(d, "INFO") == 0) logLevel = NCCL_LOG_INFO;
   void* lib = NULL;
@@ -516,9 +516,9 @@ int main(int argc, char** argv) {
   tuner = th_load_tuner(plugin, &lib, why, sizeof why);
   if (!lib) usage_exit("cannot load %s: %s", plugin, why);
   if (!th_tuner_complete(tuner)) usage_exit("%s is not a v3 tuner", plugin);
-  printf("rhost: using %s\n", tuner->name ? tuner->name : "(null)");
+  printf("hostile_host: using %s\n", tuner->name ? tuner->name : "(null)");
   if (script) run_script(script);
   if (concurrent) run_concurrent(stackKib, single);
-  printf("rhost: done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
+  printf("hostile_host: done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
   return atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK;
 }

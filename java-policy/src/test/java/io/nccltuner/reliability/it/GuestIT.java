@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * policies/h200-2rank.yaml (enforce) changes 23, and NCCL's defaults change none.
  */
 @Timeout(300)
-class GuestTest {
+class GuestIT {
   static final Path BIN = Harness.BUILD.resolve("tests/reliability/guest-host");
   static final Path TRACE = Harness.TRACES.resolve("trace_ddp.csv");
   /** Calls of TRACE that the policy changes. */
@@ -81,7 +81,7 @@ class GuestTest {
     Map<String, String> e = pb.environment();
     e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
     e.put("JAVA_HOME", Harness.JAVA_HOME);
-    e.put("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString());
+    e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
     env.forEach((k, v) -> {
       if (v == null) {
         e.remove(k);

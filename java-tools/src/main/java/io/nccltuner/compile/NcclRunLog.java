@@ -30,14 +30,14 @@ import java.util.regex.Pattern;
  *       model's {@link SelectionLine}, so both read NCCL's pick alike.
  * </ul>
  */
-public final class NcclLog {
+public final class NcclRunLog {
   static final Pattern ENV =
       Pattern.compile("NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
   static final Pattern COMM =
       Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank (\\d+) nRanks (\\d+) nNodes (\\d+)");
   private static final String INFO = "NCCL INFO ";
 
-  private NcclLog() {}
+  private NcclRunLog() {}
 
   /**
    * A selection line as {@link SelectionLine} parsed it, before the communicator's nRanks is
@@ -46,7 +46,7 @@ public final class NcclLog {
    * @param where {@code file:line}
    * @param line the parsed line
    */
-  record RawSelection(String where, io.nccltuner.model.Selection line) {
+  record RawSelection(String where, io.nccltuner.model.LoggedSelection line) {
 
     /** @return the collective the line names, or null where it names none (2.22 and older) */
     Collective collective() {
@@ -59,12 +59,12 @@ public final class NcclLog {
      * @return the selection with bytes as the tuner sees them, or null when AllGather or
      *     ReduceScatter bytes are per rank and nRanks is unknown
      */
-    Selection resolve(int nRanks, int nNodes) {
+    RunSelection resolve(int nRanks, int nNodes) {
       if (line.perRankBytes() && nRanks <= 0) {
         return null;
       }
       AlgoProto pick = line.pick();
-      return new Selection(where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(),
+      return new RunSelection(where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(),
           pick.protocol());
     }
   }
@@ -134,7 +134,7 @@ public final class NcclLog {
     }
     int unusable = 0;
     for (RawSelection s : raw) {
-      Selection sel = s.resolve(nRanks, nNodes);
+      RunSelection sel = s.resolve(nRanks, nNodes);
       if (sel == null) {
         unusable++;
       } else {

@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -24,7 +24,7 @@ import java.util.List;
  * first init needs are in the cache.
  *
  * <p>Usage: {@code java -XX:AOTCacheOutput=nccl-tuner-java.aot -cp nccl-tuner-java.jar
- * io.nccltuner.shim.AotTraining [TRACE.csv]} with {@code NCCL_TUNER_JAVA_POLICY} set; without a
+ * io.nccltuner.ffm.AotTraining [TRACE.csv]} with {@code NCCL_TUNER_JAVA_POLICY} set; without a
  * trace it replays the tensor-parallel decode trace bundled in the jar (captured from NCCL 2.28.9).
  * Exits 0 after printing the number of calls replayed; 1 if the engine did not start.
  */

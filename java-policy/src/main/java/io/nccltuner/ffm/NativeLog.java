@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import io.nccltuner.bindings.nccltj_log_fn;
 import io.nccltuner.engine.TunerLog;

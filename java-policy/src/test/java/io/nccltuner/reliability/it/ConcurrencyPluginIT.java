@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nccltuner.it.Harness;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Protocol;
-import io.nccltuner.reliability.Workload;
+import io.nccltuner.reliability.RandomWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
@@ -24,22 +24,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The built plugin under concurrency, through rhost: 16 threads sharing 64 communicators make
+ * The built plugin under concurrency, through hostile_host: 16 threads sharing 64 communicators make
  * 4,000,000 calls; decisions equal a single-thread run of the same calls, and equal in two
  * processes (the cross-rank guarantee). With shadow logging, 100,000 concurrent calls give
  * 100,000 whole records; with a queue too small, what is not written is counted and reported.
  */
-class ConcurrencyPluginTest {
+class ConcurrencyPluginIT {
   static final Pattern DIGEST = Pattern.compile("digest=([0-9a-f]{16})");
 
   @BeforeAll
   static void built() {
-    Rhost.requireBuilt();
+    HostileHost.requireBuilt();
   }
 
   static Path randomPolicy(Path dir) throws Exception {
     Path p = dir.resolve("random.yaml");
-    Files.writeString(p, Workload.randomPolicyYaml(new Random(64), "concurrency", "enforce"));
+    Files.writeString(p, RandomWorkload.randomPolicyYaml(new Random(64), "concurrency", "enforce"));
     return p;
   }
 
@@ -52,15 +52,15 @@ class ConcurrencyPluginTest {
 
   @Test
   void sixteenThreadsSixtyFourCommunicatorsFourMillionCalls(@TempDir Path tmp) throws Exception {
-    Harness.Result r = Rhost.run(Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString()), "--plugin",
+    Harness.Result r = HostileHost.run(Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString()), "--plugin",
         Harness.PLUGIN.toString(), "--concurrent", "--threads", "16", "--comms", "64", "--calls", "4000000", "--seed", "6");
     assertEquals(0, r.exit(), r.text());
-    assertTrue(r.grep("rhost: ERROR").isEmpty(), r.text());
+    assertTrue(r.grep("hostile_host: ERROR").isEmpty(), r.text());
     assertTrue(r.warnings().isEmpty(), r.warnings().toString());
-    String line = r.grep("rhost: concurrent threads=16 comms=64 calls=4000000 ").getFirst();
+    String line = r.grep("hostile_host: concurrent threads=16 comms=64 calls=4000000 ").getFirst();
     long changed = Long.parseLong(line.replaceAll(".* changed=(\\d+) .*", "$1"));
     assertTrue(changed > 400_000, "the policy changes many calls: " + line);
-    assertEquals(1, r.grep("rhost: single threads=1 calls=4000000 digest=" + digest(r, "rhost: concurrent") + " differing=0").size(),
+    assertEquals(1, r.grep("hostile_host: single threads=1 calls=4000000 digest=" + digest(r, "hostile_host: concurrent") + " differing=0").size(),
         "one thread decides every call as 16 threads did\n" + r.text());
     assertEquals(64, r.grep("TUNER/Java: summary profile").size() + r.grep("no profile matches").size(), r.text());
   }
@@ -69,29 +69,29 @@ class ConcurrencyPluginTest {
   @Test
   void twoProcessesDecideTheSame(@TempDir Path tmp) throws Exception {
     Map<String, String> env = Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString());
-    Harness.Result a = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "16", "--calls",
+    Harness.Result a = HostileHost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "16", "--calls",
         "500000", "--seed", "7", "--no-single");
-    Harness.Result b = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
+    Harness.Result b = HostileHost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
         "500000", "--seed", "7", "--no-single");
-    Harness.Result c = Rhost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
+    Harness.Result c = HostileHost.run(env, "--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", "3", "--calls",
         "500000", "--seed", "8", "--no-single");
     for (Harness.Result r : List.of(a, b, c)) {
       assertEquals(0, r.exit(), r.text());
     }
-    assertEquals(digest(a, "rhost: concurrent"), digest(b, "rhost: concurrent"));
-    assertNotEquals(digest(a, "rhost: concurrent"), digest(c, "rhost: concurrent"), "the digest depends on the calls");
+    assertEquals(digest(a, "hostile_host: concurrent"), digest(b, "hostile_host: concurrent"));
+    assertNotEquals(digest(a, "hostile_host: concurrent"), digest(c, "hostile_host: concurrent"), "the digest depends on the calls");
   }
 
   static final String SHADOW_ALL = io.nccltuner.reliability.EngineConcurrencyTest.SHADOW_ALL;
 
   /**
-   * rhost --bytes seq: call k is AllReduce of k + 1 bytes, numPipeOps 1 + k % 4, costs 1 + (i + k) % 21,
+   * hostile_host --bytes seq: call k is AllReduce of k + 1 bytes, numPipeOps 1 + k % 4, costs 1 + (i + k) % 21,
    * so each record names its call and every field can be checked.
    */
   static Harness.Result shadowRun(Path tmp, Path log, int queue) throws Exception {
     Path policy = tmp.resolve("shadow.yaml");
     Files.writeString(policy, SHADOW_ALL);
-    return Rhost.run(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString(), "NCCL_TUNER_JAVA_LOG", log.toString(),
+    return HostileHost.run(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString(), "NCCL_TUNER_JAVA_LOG", log.toString(),
             "NCCL_TUNER_JAVA_LOG_QUEUE", Integer.toString(queue), "NCCL_TUNER_JAVA_LOG_CALLS", "1"), "--plugin", Harness.PLUGIN.toString(), "--concurrent",
         "--threads", "16", "--comms", "64", "--calls", "100000", "--bytes", "seq", "--no-single");
   }
@@ -138,14 +138,14 @@ class ConcurrencyPluginTest {
     Path log = tmp.resolve("decisions.jsonl");
     Harness.Result r = shadowRun(tmp, log, 131072);
     assertEquals(0, r.exit(), r.text());
-    assertTrue(r.grep("rhost: concurrent threads=16 comms=64 calls=100000 changed=0 ").size() == 1, "shadow never writes\n" + r.text());
+    assertTrue(r.grep("hostile_host: concurrent threads=16 comms=64 calls=100000 changed=0 ").size() == 1, "shadow never writes\n" + r.text());
     assertTrue(r.warnings().isEmpty(), r.warnings().toString());
     assertTrue(r.grep("decision log dropped").isEmpty(), r.text());
     List<String> all = Files.readAllLines(log);
     List<String> lines = perCall(all);
     assertEquals(100_000, lines.size());
     ObjectMapper m = new ObjectMapper();
-    // rhost calls each communicator from several threads at once (NCCL never does: it enqueues one
+    // hostile_host calls each communicator from several threads at once (NCCL never does: it enqueues one
     // communicator's collectives from one thread at a time), so the plain per-communicator counters
     // may lose a concurrent increment; every record is still whole and the counts are close
     long counted = aggregated(m, all);

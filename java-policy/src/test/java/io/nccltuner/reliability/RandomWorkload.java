@@ -27,7 +27,7 @@ import java.util.TreeSet;
  * <p>{@link #main} prints the digest of a fixed seeded workload, so that two JVMs can be compared
  * (the cross-rank guarantee: every rank decides the same).
  */
-public final class Workload {
+public final class RandomWorkload {
   /** The (nRanks, nNodes) shapes communicators are opened with. */
   public static final long[][] SHAPES = {{2, 1}, {2, 2}, {4, 1}, {8, 2}, {16, 4}, {3, 3}};
 
@@ -35,7 +35,7 @@ public final class Workload {
   static final int[][] TABLE_SHAPES = {{7, 3}, {7, 3}, {7, 3}, {7, 3}, {6, 3}, {8, 4}, {1, 1}, {4, 2},
       {9, 7}, {10, 7}, {7, 1}, {0, 3}, {7, 0}, {-1, 3}, {64, 1}, {1, 64}, {65, 1}, {Integer.MAX_VALUE, 2}};
 
-  private Workload() {}
+  private RandomWorkload() {}
 
   // ---- random policies ------------------------------------------------------------------------
 
@@ -311,7 +311,7 @@ public final class Workload {
     return d;
   }
 
-  /** {@code java ... io.nccltuner.reliability.Workload SEED POLICIES CALLS}: prints the digest. */
+  /** {@code java ... io.nccltuner.reliability.RandomWorkload SEED POLICIES CALLS}: prints the digest. */
   public static void main(String[] args) {
     long d = digest(Long.parseLong(args[0]), Integer.parseInt(args[1]), Integer.parseInt(args[2]));
     System.out.println("digest=" + Long.toHexString(d));

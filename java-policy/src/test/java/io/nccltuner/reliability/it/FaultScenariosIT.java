@@ -9,9 +9,9 @@ import io.nccltuner.it.Harness;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyLoader;
-import io.nccltuner.reliability.Workload;
-import io.nccltuner.reliability.Workload.Call;
-import io.nccltuner.reliability.Workload.Expect;
+import io.nccltuner.reliability.RandomWorkload;
+import io.nccltuner.reliability.RandomWorkload.Call;
+import io.nccltuner.reliability.RandomWorkload.Expect;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.FileSystem;
@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Faults and odd calls, each in a host process of its own (the host harness, or rhost where NCCL
+ * Faults and odd calls, each in a host process of its own (the host harness, or hostile_host where NCCL
  * would never make the call). A fault ends with the host alive, exit 0, ncclSuccess from every
  * entry point, NCCL's default choices (compared with the same trace through the no-op plugin) and
  * exactly one WARN. A scenario that is not a fault (an 8 x 4 table, nBytes 0, a NULL context)
@@ -42,16 +42,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The faults of io.nccltuner.it.PluginHarnessIT (no runtime, bad options, a caller stack of 96
  * KiB, ...) are not repeated here; docs/reliability.md lists them all.
  */
-class FaultScenariosTest {
+class FaultScenariosIT {
   static final Path TRACE = Harness.TRACES.resolve("trace_tp_infer.csv");
   static Harness.Result reference;
   static Harness.Result enforced;
 
   @BeforeAll
   static void built() throws Exception {
-    Rhost.requireBuilt();
+    HostileHost.requireBuilt();
     reference = Harness.run(Map.of(), "--plugin", Harness.NOOP.toString(), "--trace", TRACE.toString());
-    enforced = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString()), "--plugin",
+    enforced = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), "--plugin",
         Harness.PLUGIN.toString(), "--trace", TRACE.toString());
     assertEquals(0, enforced.exit(), enforced.text());
     assertTrue(enforced.summary().contains(" changed=257 warn=0 "), "the policy changes this trace: " + enforced.summary());
@@ -79,7 +79,7 @@ class FaultScenariosTest {
   void faultChangesNothingAndWarnsOnce(String what, String kind, String expected, @TempDir Path tmp) throws Exception {
     Path plugin = Harness.PLUGIN;
     Map<String, String> env = new HashMap<>();
-    env.put("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString());
+    env.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
     List<String> extra = new ArrayList<>();
     switch (kind) {
       case "CORRUPT_JAR" -> {
@@ -96,7 +96,7 @@ class FaultScenariosTest {
       case "CP_MISSING" -> env.put("NCCL_TUNER_JAVA_CLASSPATH", tmp.resolve("absent.jar").toString());
       case "JAR_ABI" -> env.put("NCCL_TUNER_JAVA_CLASSPATH", jarWithAbi(tmp, 9998).toString());
       case "SHIM_ABI" -> {
-        plugin = Rhost.SHIM_OTHER_ABI;
+        plugin = HostileHost.SHIM_OTHER_ABI;
         env.put("NCCL_TUNER_JAVA_CLASSPATH", Harness.JAR.toString());
       }
       case "OLD_JAVA", "BAD_LIBJVM", "NOT_JVM_SO" -> {
@@ -115,10 +115,10 @@ class FaultScenariosTest {
       }
       case "EMPTY" -> env.put("NCCL_TUNER_JAVA_POLICY", write(tmp, "policy.yaml", "").toString());
       case "SCHEMA_V2" -> env.put("NCCL_TUNER_JAVA_POLICY",
-          write(tmp, "policy.yaml", Files.readString(Rhost.POLICY).replace("schema: nccl-tuner-java/v1\n", "\nschema: nccl-tuner-java/v2\n")).toString());
+          write(tmp, "policy.yaml", Files.readString(HostileHost.POLICY).replace("schema: nccl-tuner-java/v1\n", "\nschema: nccl-tuner-java/v2\n")).toString());
       case "POLICY_DIR" -> env.put("NCCL_TUNER_JAVA_POLICY", tmp.toString());
       case "NAN_REGRET" -> env.put("NCCL_TUNER_JAVA_POLICY",
-          write(tmp, "policy.yaml", Files.readString(Rhost.POLICY).replace("regret: 0.0}", "regret: .nan}")).toString());
+          write(tmp, "policy.yaml", Files.readString(HostileHost.POLICY).replace("regret: 0.0}", "regret: .nan}")).toString());
       case "OVERLAPS" -> {
         StringBuilder y = new StringBuilder("schema: nccl-tuner-java/v1\nname: copies\nprofiles:\n  - name: p\n    rules:\n");
         for (int i = 0; i < 1000; i++) {
@@ -221,7 +221,7 @@ class FaultScenariosTest {
     };
     long t0 = System.nanoTime();
     // Five communicators one after the other: a stuck log costs one wait at destroy, not five.
-    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString(), "NCCL_TUNER_JAVA_LOG", path),
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString(), "NCCL_TUNER_JAVA_LOG", path),
         "--plugin", Harness.PLUGIN.toString(), "--trace", TRACE.toString(), "--repeat", "5");
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertEquals(0, r.exit(), r.text());
@@ -241,7 +241,7 @@ class FaultScenariosTest {
   /** A host with its own SIGINT handler keeps it (the JVM runs with -Xrs) and it still runs. */
   @Test
   void hostWithItsOwnSigintHandler() throws Exception {
-    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString()), "--plugin",
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), "--plugin",
         Harness.PLUGIN.toString(), "--trace", TRACE.toString(), "--sigint-handler");
     assertEquals(0, r.exit(), r.text());
     assertEquals(1, r.grep("harness: own SIGINT handler ran").size(), r.text());
@@ -257,7 +257,7 @@ class FaultScenariosTest {
   @ParameterizedTest(name = "policy {0}")
   @ValueSource(strings = {"unicode-lf-in-name.yaml", "unicode-bidi-override-name.yaml"})
   void oddPolicyNamesStayOnOneLogLine(String file) throws Exception {
-    Path policy = Path.of(FaultScenariosTest.class.getResource("/hostile/" + file).toURI());
+    Path policy = Path.of(FaultScenariosIT.class.getResource("/hostile/" + file).toURI());
     Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString()), "--plugin",
         Harness.PLUGIN.toString(), "--trace", TRACE.toString());
     assertEquals(0, r.exit(), r.text());
@@ -272,7 +272,7 @@ class FaultScenariosTest {
   /** 1,000 communicators created and destroyed in one process: each decides, each summarises, no WARN. */
   @Test
   void thousandCommunicators() throws Exception {
-    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", Rhost.POLICY.toString()), "--plugin",
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), "--plugin",
         Harness.PLUGIN.toString(), "--trace", Harness.TRACES.resolve("trace_coalesced.csv").toString(), "--repeat", "1000", "--quiet");
     assertEquals(0, r.exit(), r.text());
     assertTrue(r.summary().contains("calls=19000 changed=13000 warn=0 "), r.summary());
@@ -305,7 +305,7 @@ class FaultScenariosTest {
   static Step get(String op, String slot, int coll, String nBytes, int pipe, int numAlgo, int numProto, float[] costs, boolean oracle) {
     long bytes = nBytes.equals("SIZE_MAX") ? -1L : Long.parseUnsignedLong(nBytes);
     String line = op + (slot == null ? "" : "," + slot) + "," + coll + "," + nBytes + "," + pipe + "," + numAlgo + "," + numProto
-        + Rhost.costs(costs);
+        + HostileHost.costs(costs);
     return new Step(line, new Call(coll, bytes, pipe, numAlgo, numProto, costs), oracle);
   }
 
@@ -314,8 +314,8 @@ class FaultScenariosTest {
   }
 
   /**
-   * Calls NCCL does not make, or not in this shape, through rhost: each scenario in a process of
-   * its own, every entry point returns ncclSuccess, rhost's guard words are intact, each get
+   * Calls NCCL does not make, or not in this shape, through hostile_host: each scenario in a process of
+   * its own, every entry point returns ncclSuccess, hostile_host's guard words are intact, each get
    * leaves the table as the oracle says, and no WARN.
    */
   @ParameterizedTest(name = "{0}")
@@ -395,24 +395,24 @@ class FaultScenariosTest {
       default -> throw new IllegalArgumentException(scenario);
     }
     steps.add(line("destroy,0"));
-    Path script = Rhost.script(tmp, "edges", steps.stream().map(Step::line).toList());
-    Harness.Result r = Rhost.run(Map.of("NCCL_TUNER_JAVA_POLICY", policyFile.toString()), "--plugin", Harness.PLUGIN.toString(),
+    Path script = HostileHost.script(tmp, "edges", steps.stream().map(Step::line).toList());
+    Harness.Result r = HostileHost.run(Map.of("NCCL_TUNER_JAVA_POLICY", policyFile.toString()), "--plugin", Harness.PLUGIN.toString(),
         "--script", script.toString());
     assertEquals(0, r.exit(), scenario + "\n" + r.text());
     assertTrue(r.warnings().isEmpty(), scenario + ": no WARN\n" + r.text());
-    assertTrue(r.grep("rhost: ERROR").isEmpty(), r.text());
+    assertTrue(r.grep("hostile_host: ERROR").isEmpty(), r.text());
     assertTrue(r.lines().stream().filter(l -> l.contains(" ret=")).allMatch(l -> l.contains(" ret=0")), "ncclSuccess everywhere\n" + r.text());
-    Map<Integer, Rhost.Get> byLine = new HashMap<>();
-    Rhost.gets(r).forEach(g -> byLine.put(g.line(), g));
+    Map<Integer, HostileHost.Get> byLine = new HashMap<>();
+    HostileHost.gets(r).forEach(g -> byLine.put(g.line(), g));
     long applied = 0;
     for (int i = 0; i < steps.size(); i++) {
       Step s = steps.get(i);
       if (s.call() == null) {
         continue;
       }
-      Rhost.Get got = byLine.get(i + 1);
+      HostileHost.Get got = byLine.get(i + 1);
       assertNotNull(got, "no result for script line " + (i + 1) + "\n" + r.text());
-      Expect want = s.oracle() ? Workload.expect(policy, Mode.ENFORCE, 8, 1, s.call()) : Expect.NOTHING;
+      Expect want = s.oracle() ? RandomWorkload.expect(policy, Mode.ENFORCE, 8, 1, s.call()) : Expect.NOTHING;
       float[] after = s.call().costs().clone();
       if (want.index() >= 0) {
         after[want.index()] = 0f;

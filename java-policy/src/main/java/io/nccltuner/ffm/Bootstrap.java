@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;

@@ -14,7 +14,7 @@ import io.nccltuner.policy.Collective;
  * @param channelLo first channel used, -1 where not printed
  * @param channelHi last channel used, -1 where not printed
  */
-public record Selection(
+public record LoggedSelection(
     int line,
     SelectionFormat format,
     Collective collective,

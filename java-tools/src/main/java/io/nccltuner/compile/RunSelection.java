@@ -18,7 +18,7 @@ import io.nccltuner.policy.Protocol;
  * @param algorithm the algorithm NCCL ran
  * @param protocol the protocol NCCL ran
  */
-public record Selection(
+public record RunSelection(
     String source,
     Collective collective,
     int nRanks,

@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -13,24 +13,24 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Reading NCCL INFO logs of three table/selection-line eras, and refusing what does not parse. */
-class NcclLogTest {
+class NcclModelLogTest {
   static final AlgoProto TREE_LL = new AlgoProto(Algorithm.TREE, Protocol.LL);
   static final AlgoProto RING_LL = new AlgoProto(Algorithm.RING, Protocol.LL);
   static final AlgoProto RING_LL128 = new AlgoProto(Algorithm.RING, Protocol.LL128);
   static final AlgoProto RING_SIMPLE = new AlgoProto(Algorithm.RING, Protocol.SIMPLE);
   static final AlgoProto PAT_SIMPLE = new AlgoProto(Algorithm.PAT, Protocol.SIMPLE);
 
-  static NcclLog read(String resource) throws Exception {
+  static NcclModelLog read(String resource) throws Exception {
     if (resource.startsWith("/model/traces/nccl-2.28.9-h200-2rank/")) {
-      return NcclLog.read(Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces")
+      return NcclModelLog.read(Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces")
           .resolve(resource.substring(resource.lastIndexOf('/') + 1)));
     }
-    return NcclLog.read(Path.of(NcclLogTest.class.getResource(resource).toURI()));
+    return NcclModelLog.read(Path.of(NcclModelLogTest.class.getResource(resource).toURI()));
   }
 
   @Test
   void era224NamesAndChannels() throws Exception {
-    NcclLog log = read("/model/traces/nccl-2.28.9-h200-2rank/nccl_sweep.rank0.log");
+    NcclModelLog log = read("/model/traces/nccl-2.28.9-h200-2rank/nccl_sweep.rank0.log");
     assertEquals(List.of(), log.problems());
     Communicator c = log.communicators().get(0);
     assertEquals("0xc23bec0", c.commId());
@@ -50,7 +50,7 @@ class NcclLogTest {
     assertEquals(256, t.maxThreads(RING_SIMPLE));
     assertEquals(640, t.maxThreads(new AlgoProto(Algorithm.NVLS_TREE, Protocol.SIMPLE)));
     assertEquals(141, c.selections().size());
-    Selection first = c.selections().get(0);
+    LoggedSelection first = c.selections().get(0);
     assertEquals(SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS, first.format());
     assertEquals(Collective.AllReduce, first.collective());
     assertEquals(8, first.loggedBytes());
@@ -58,18 +58,18 @@ class NcclLogTest {
     assertEquals(0, first.channelLo());
     assertEquals(0, first.channelHi());
     assertTrue(Double.isNaN(first.time()));
-    Selection ag = c.selections().get(3);
+    LoggedSelection ag = c.selections().get(3);
     assertEquals(Collective.AllGather, ag.collective());
     assertEquals(8, ag.loggedBytes());
     assertEquals(16, ag.nBytes(c.nRanks()), "2.24+ prints AllGather bytes per rank");
-    Selection pat = c.selections().stream().filter(s -> s.pick().equals(PAT_SIMPLE)).findFirst().orElseThrow();
+    LoggedSelection pat = c.selections().stream().filter(s -> s.pick().equals(PAT_SIMPLE)).findFirst().orElseThrow();
     assertEquals(16384, pat.loggedBytes());
     assertEquals(1, pat.channelHi());
   }
 
   @Test
   void era222TwoBlocksWithIdsAndTime() throws Exception {
-    NcclLog log = read("/model/logs/nccl-2.22.3_4xV100_seed001.log");
+    NcclModelLog log = read("/model/logs/nccl-2.22.3_4xV100_seed001.log");
     assertEquals(List.of(), log.problems());
     assertEquals(1, log.communicators().size(), "only rank 0 prints a table");
     Communicator c = log.communicators().get(0);
@@ -81,7 +81,7 @@ class NcclLogTest {
     assertEquals(6, c.table().numAlgorithms());
     assertEquals(168.0, c.table().latency(Collective.AllReduce, new AlgoProto(Algorithm.TREE, Protocol.SIMPLE)));
     assertEquals(73.6, c.table().bandwidth(Collective.AllReduce, RING_LL128));
-    Selection s = c.selections().get(0);
+    LoggedSelection s = c.selections().get(0);
     assertEquals(SelectionFormat.IDS_WITH_TIME, s.format());
     assertNull(s.collective());
     assertEquals(1048576, s.loggedBytes());
@@ -91,7 +91,7 @@ class NcclLogTest {
 
   @Test
   void era223TwoProcessesStayApart() throws Exception {
-    NcclLog log = read("/model/logs/nccl-2.23.4_two-processes.log");
+    NcclModelLog log = read("/model/logs/nccl-2.23.4_two-processes.log");
     assertEquals(2, log.communicators().size());
     Communicator a = log.communicators().get(0);
     Communicator b = log.communicators().get(1);
@@ -130,7 +130,7 @@ class NcclLogTest {
     lines.add(pre + "     Broadcast |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |    22.4/   1.2 |");
     lines.add(pre + "        Reduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |");
     lines.add(pre + "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
-    NcclLog log = NcclLog.parse("inline", lines);
+    NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(List.of(), log.communicators());
     assertEquals(4, log.problems().get(0).line());
     assertTrue(log.problems().get(0).reason().startsWith("Reduce row has 5 entries for 2 algorithms"), log.problems()::toString);
@@ -140,12 +140,12 @@ class NcclLogTest {
   @Test
   void oneBadCellIsReportedOnceAndTheRestOfItsTableSkippedWithOneLine() throws Exception {
     List<String> lines = new ArrayList<>(java.nio.file.Files.readAllLines(
-        Path.of(NcclLogTest.class.getResource("/model/logs/nccl-2.22.3_4xV100_seed001.log").toURI())));
+        Path.of(NcclModelLogTest.class.getResource("/model/logs/nccl-2.22.3_4xV100_seed001.log").toURI())));
     assertTrue(lines.get(12).contains("Broadcast |     0.0/   0.0 |"), lines.get(12));
     lines.set(12, lines.get(12).replaceFirst("0\\.0/   0\\.0", "0.0/   0.X"));
     lines.add("dgx1:4242:4242 [0] NCCL INFO 2097152 Bytes -> Algo 1 proto 2 time 74.3");
     lines.add("dgx1:4242:4242 [0] NCCL INFO 4194304 Bytes -> Algo 1 proto 2 time 120.1");
-    NcclLog log = NcclLog.parse("inline", lines);
+    NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(List.of(), log.communicators());
     assertEquals(List.of(
         "line 13: entry '0.0/   0.X' is not latency/bandwidth; the rest of this table is skipped",
@@ -164,7 +164,7 @@ class NcclLogTest {
         "     8388608       2097152     float     sum      -1mew0:1:1 [1] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}",
         pre + "AllReduce: 8 Bytes -> Algo RINGG proto LL channel{Lo..Hi}={0..0}",
         pre + "AlltoAll: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
-    NcclLog log = NcclLog.parse("inline", lines);
+    NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(3, log.problems().size(), log.problems()::toString);
     assertEquals("NCCL line runs into other output; not used", log.problems().get(0).reason());
     assertEquals("unknown algorithm/protocol 'RINGG/LL'", log.problems().get(1).reason());
@@ -194,7 +194,7 @@ class NcclLogTest {
       lines.add(pre + row);
     }
     lines.add(pre + "threadThresholds 8/8/64 | 32/8/64 | 512 | 512");
-    NcclLog log = NcclLog.parse("inline", lines);
+    NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(List.of(), log.problems());
     CostTable t = log.communicators().get(0).table();
     assertEquals(5, t.numAlgorithms());
@@ -217,7 +217,7 @@ class NcclLogTest {
       lines.add(pre + String.format("%13s |", coll) + "     4.0/   1.5 |     5.0/   2.5 |     6.0/   3.5 |     7.0/   4.5 |     8.0/   5.5 |     9.0/   6.5 |");
     }
     lines.add(pre + "AllReduce: 4 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}");
-    NcclLog log = NcclLog.parse("inline", lines);
+    NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(List.of(), log.problems());
     Communicator c = log.communicators().get(0);
     assertEquals(2, c.table().numAlgorithms());

@@ -1,4 +1,4 @@
-package io.nccltuner.shim;
+package io.nccltuner.ffm;
 
 import io.nccltuner.engine.TunerLog;
 import java.io.ByteArrayOutputStream;

@@ -2,9 +2,12 @@ package io.nccltuner.policy;
 
 import java.util.Locale;
 
-/** Case- and separator-insensitive enum lookup and "did you mean" suggestions. */
-final class Names {
-  private Names() {}
+/**
+ * Case- and separator-insensitive name lookup and the one "did you mean" routine of the project:
+ * the closest name within {@link #MAX_EDITS} edits, compared case- and separator-insensitively.
+ */
+final class EnumNames {
+  private EnumNames() {}
 
   static String fold(String s) {
     return s.replace("_", "").replace("-", "").replace(" ", "").toUpperCase(java.util.Locale.ROOT);
@@ -23,15 +26,27 @@ final class Names {
     return null;
   }
 
-  /** The closest name by edit distance (at most 3 edits), or null. */
+  /** Most edits (insertions, deletions, substitutions) between a name and its suggestion. */
+  static final int MAX_EDITS = 3;
+
+  /** The closest enum constant's name, or null (see {@link #suggest(Iterable, String)}). */
   static <E extends Enum<E>> String suggest(E[] values, String name) {
+    return suggest(java.util.Arrays.stream(values).map(Enum::name).toList(), name);
+  }
+
+  /**
+   * @param names the names that are allowed
+   * @param name what was written
+   * @return the closest allowed name within {@link #MAX_EDITS} edits (first wins ties), or null
+   */
+  static String suggest(Iterable<String> names, String name) {
     String best = null;
-    int bestD = 4;
-    for (E e : values) {
-      int d = distance(fold(e.name()), fold(name));
+    int bestD = MAX_EDITS + 1;
+    for (String n : names) {
+      int d = distance(fold(n), fold(name));
       if (d < bestD) {
         bestD = d;
-        best = e.name();
+        best = n;
       }
     }
     return best;
