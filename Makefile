@@ -31,6 +31,14 @@ SHIM_LDFLAGS := -shared -Wl,-soname,libnccl-tuner-java.so -Wl,--no-undefined
 JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src/main -type f) $(REPO)/pom.xml \
                 $(REPO)/java-policy/pom.xml $(REPO)/java-tools/pom.xml
 
+# Defined before the includes: make/reliability.mk names them as prerequisites (expanded when read).
+# plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
+# signature; jvm.c: the JVM start-up; shim_internal.h between them.
+SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
+                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c
+SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
+                $(REPO)/plugin-shim/include/nccltj_bridge.h
+
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
 include $(REPO)/make/dist.mk
@@ -58,13 +66,6 @@ build: check-env $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) harness $(JVM_PRELOAD) $(
 $(JVM_PRELOAD): $(REPO)/tests/hosts/jvm_preload.c
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -shared -o $@ $< -ldl
-
-# plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
-# signature; jvm.c: the JVM start-up; shim_internal.h between them.
-SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
-                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c
-SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
-                $(REPO)/plugin-shim/include/nccltj_bridge.h
 
 $(SHIM_SO): $(SHIM_SRCS) $(SHIM_HEADERS)
 	@mkdir -p $(@D)
