@@ -62,8 +62,8 @@ done
 echo "== shadow decision logs (JSON lines): $(cat "$out"/*.shadow.*.jsonl 2>/dev/null | wc -l) records in $out"
 head -n 2 "$(ls "$out"/trace_ddp.shadow.*.jsonl | head -1)" | sed 's/^/  /'
 echo "== nccl-tuner report: the shadow logs of the four traces (each counts as a rank here), priced with the measured sweep"
-"$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-java.jar" report "$out"/trace_*.shadow.*.jsonl \
-  --measurements "$repo/java-policy/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
+"$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-tools.jar" report "$out"/trace_*.shadow.*.jsonl \
+  --measurements "$repo/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
   --html "$out/shadow-report.html" | sed 's/^/  /'
 
 # Offline: measurements -> regret-ranked policy -> the plugin runs it.

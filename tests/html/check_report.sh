@@ -5,7 +5,7 @@
 #   tests/html/check_report.sh [REPORT.html] [OUT.png]
 #
 # Without REPORT.html it builds one from the test fixtures (three ranks' decision logs under
-# java-policy/src/test/resources/report and the H200 sweep's replicate 1) with build/lib's jar.
+# java-tools/src/test/resources/report and the H200 sweep's replicate 1) with build/lib's jar.
 # Needs Debian's `chromium` (apt-get install -y chromium); exits 3 when it is absent, so callers can
 # skip. The window is 1200 x 1800 CSS pixels; the chart should span the page's width.
 set -euo pipefail
@@ -22,7 +22,7 @@ if [ -z "$html" ]; then
   html=$repo/build/html/report.html
   java=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
   res=$repo/java-policy/src/test/resources
-  "$java" -jar "$repo/build/lib/nccl-tuner-java.jar" report "$res/report/rank-a.jsonl" "$res/report/rank-b.jsonl" \
+  "$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" report "$res/report/rank-a.jsonl" "$res/report/rank-b.jsonl" \
     "$res/report/rank-c.jsonl" --measurements "$res/compile/h200-2rank-sweep_allreduce.rep1.csv" --html "$html" >/dev/null
 fi
 profile=$(mktemp -d)
