@@ -126,11 +126,11 @@ public final class PolicyLoader {
     try {
       root = YamlTree.parse(r);
     } catch (YamlTree.ParseError e) {
-      throw new PolicyException(file + ":" + e.line + ":" + e.column + ": " + e.getMessage());
+      throw new PolicyException(PolicyProblem.at(file, e.line, e.column, e.getMessage()).format());
     }
     if (root == null) {
-      throw new PolicyException(file + ":1:1: the policy is empty; it needs at least "
-          + "'schema: " + Policy.SCHEMA + "', 'name' and 'profiles'");
+      throw new PolicyException(PolicyProblem.at(file, 1, 1, "the policy is empty")
+          .detail("it needs at least 'schema: " + Policy.SCHEMA + "', 'name' and 'profiles'").format());
     }
     Policy p = bindPolicy(root, source);
     if (!problems.isEmpty()) {
@@ -145,7 +145,11 @@ public final class PolicyLoader {
   // ---- binding ------------------------------------------------------------------------------
 
   private void problem(Node at, String path, String message) {
-    add(file + ":" + at.line() + ":" + at.column() + ": " + (path.isEmpty() ? "" : path + ": ") + message);
+    add(PolicyProblem.at(file, at.line(), at.column(), message).path(path));
+  }
+
+  private void add(PolicyProblem problem) {
+    add(problem.format());
   }
 
   private void add(String problem) {
@@ -163,10 +167,8 @@ public final class PolicyLoader {
     }
     for (Entry e : m.entries().values()) {
       if (!allowed.contains(e.key())) {
-        String hint = EnumNames.suggest(allowed, e.key());
-        add(file + ":" + e.keyLine() + ":" + e.keyColumn() + ": "
-            + (path.isEmpty() ? "" : path + ": ") + "unknown field '" + e.key() + "'"
-            + (hint == null ? "; allowed: " + String.join(", ", allowed) : "; did you mean '" + hint + "'?"));
+        add(PolicyProblem.at(file, e.keyLine(), e.keyColumn(), "unknown field '" + e.key() + "'").path(path)
+            .suggest(EnumNames.suggest(allowed, e.key()), true).allowed(List.copyOf(allowed), "allowed: "));
       }
     }
     return m;
@@ -273,7 +275,8 @@ public final class PolicyLoader {
       if (s != null) {
         mode = Mode.parse(s);
         if (mode == null) {
-          problem(modeNode, "mode", "unknown mode '" + s + "'; use enforce, shadow or off");
+          add(PolicyProblem.at(file, modeNode.line(), modeNode.column(), "unknown mode '" + s + "'").path("mode")
+              .allowed(List.of("enforce", "shadow", "off"), "use "));
         }
       }
     }
@@ -504,9 +507,10 @@ public final class PolicyLoader {
     if (cs != null) {
       coll = Collective.parse(cs);
       if (coll == null) {
-        String hint = EnumNames.suggest(Collective.values(), cs);
-        problem(get(m, "collective"), path + ".collective", "unknown collective '" + cs + "'"
-            + (hint == null ? "; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce" : "; did you mean " + hint + "?"));
+        Node at = get(m, "collective");
+        add(PolicyProblem.at(file, at.line(), at.column(), "unknown collective '" + cs + "'").path(path + ".collective")
+            .suggest(EnumNames.suggest(Collective.values(), cs), false)
+            .allowed(java.util.Arrays.stream(Collective.values()).map(Enum::name).toList(), "use "));
       }
     }
     long from = 0;
@@ -631,9 +635,10 @@ public final class PolicyLoader {
     if (as != null) {
       a = Algorithm.parse(as);
       if (a == null) {
-        String hint = EnumNames.suggest(Algorithm.values(), as);
-        problem(get(m, "algorithm"), path + ".algorithm", "unknown algorithm '" + as + "'"
-            + (hint == null ? "; use one of " + Arrays.toString(Algorithm.values()) : "; did you mean " + hint + "?"));
+        Node at = get(m, "algorithm");
+        add(PolicyProblem.at(file, at.line(), at.column(), "unknown algorithm '" + as + "'").path(path + ".algorithm")
+            .suggest(EnumNames.suggest(Algorithm.values(), as), false)
+            .allowed(java.util.Arrays.stream(Algorithm.values()).map(Enum::name).toList(), "use "));
       }
     }
     Protocol p = null;
@@ -641,9 +646,10 @@ public final class PolicyLoader {
     if (ps != null) {
       p = Protocol.parse(ps);
       if (p == null) {
-        String hint = EnumNames.suggest(Protocol.values(), ps);
-        problem(get(m, "protocol"), path + ".protocol", "unknown protocol '" + ps + "'"
-            + (hint == null ? "; use LL, LL128 or SIMPLE" : "; did you mean " + hint + "?"));
+        Node at = get(m, "protocol");
+        add(PolicyProblem.at(file, at.line(), at.column(), "unknown protocol '" + ps + "'").path(path + ".protocol")
+            .suggest(EnumNames.suggest(Protocol.values(), ps), false)
+            .allowed(java.util.Arrays.stream(Protocol.values()).map(Enum::name).toList(), "use "));
       }
     }
     int channels = 0;
