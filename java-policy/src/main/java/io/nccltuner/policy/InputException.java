@@ -1,8 +1,10 @@
 package io.nccltuner.policy;
 
 /**
- * An input file the compiler or importer cannot use. The message always starts with
- * {@code file:line:} (or {@code file:} when the problem is the whole file) and says what to do.
+ * An input the tools cannot use: a file the compiler or importer refuses, or an option value the
+ * command line refuses. The one error carrier of the {@code nccl-tuner} commands: they throw it,
+ * and the command line prints {@code nccl-tuner <command>: <message>} and exits 1. The message
+ * starts with {@code file:line:} (or {@code file:}, or the option) and says what to do.
  */
 public final class InputException extends Exception {
   private final String where;
@@ -16,7 +18,17 @@ public final class InputException extends Exception {
     this.where = where;
   }
 
-  /** @return {@code file:line} (or {@code file}) of the problem */
+  /**
+   * An input error whose message already says where (an option name, or several places).
+   *
+   * @param message what is wrong, where, and what to do
+   */
+  public InputException(String message) {
+    super(message);
+    this.where = "";
+  }
+
+  /** @return {@code file:line} (or {@code file}) of the problem; empty when the message says where */
   public String where() {
     return where;
   }

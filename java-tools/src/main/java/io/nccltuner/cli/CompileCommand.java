@@ -152,19 +152,13 @@ final class CompileCommand implements Callable<Integer> {
   Path html;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
       return run(out, err);
-    } catch (InputException e) {
-      err.println("nccl-tuner compile: " + e.getMessage());
-      err.flush();
-      return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner compile: " + InputFiles.describe(e, null));
-      err.flush();
-      return 1;
+      throw new InputException(InputFiles.describe(e, null));
     }
   }
 
@@ -249,9 +243,7 @@ final class CompileCommand implements Callable<Integer> {
         yaml = PolicyYaml.writeChecked(c.policy(), header(sources, c), ruleComments(c),
             yamlToStdout ? "stdout" : output.toString());
       } catch (PolicyException e) {
-        err.println("nccl-tuner compile: internal error, the compiled policy does not load: " + e.getMessage());
-        err.flush();
-        return 2;
+        throw new IllegalStateException("the compiled policy does not load: " + e.getMessage(), e);
       }
       if (yamlToStdout) {
         out.print(yaml);

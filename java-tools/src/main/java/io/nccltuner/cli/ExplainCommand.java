@@ -1,5 +1,7 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.Availability;
 import io.nccltuner.model.CandidateTime;
@@ -116,40 +118,40 @@ final class ExplainCommand implements Callable<Integer> {
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
       boolean allColls = collective.equalsIgnoreCase("all");
       Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
       if (coll == null) {
-        throw new InputError("--collective: unknown collective '" + collective + "'");
+        throw new InputException("--collective: unknown collective '" + collective + "'");
       }
       if (pipeOps < 1) {
-        throw new InputError("--pipe-ops: must be at least 1, got " + pipeOps);
+        throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
       }
       List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
       for (Path f : new Path[] {log, trace, policy}) {
         String why = f == null ? null : InputFiles.problem(f);
         if (why != null) {
-          throw new InputError(f + ": " + why);
+          throw new InputException(f + ": " + why);
         }
       }
       if (policy != null) {
         policyMode = Mode.parse(mode);
         if (policyMode == null) {
-          throw new InputError("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+          throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
         }
         try {
           loadedPolicy = PolicyLoader.load(policy);
         } catch (PolicyException e) {
-          throw new InputError(e.getMessage());
+          throw new InputException(e.getMessage());
         }
       }
       if (measurements != null) {
         String bad = InputFiles.problem(measurements);
         if (bad != null) {
-          throw new InputError(measurements + ": " + bad);
+          throw new InputException(measurements + ": " + bad);
         }
         io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
         try {
@@ -161,7 +163,7 @@ final class ExplainCommand implements Callable<Integer> {
           measured = io.nccltuner.compile.Compiler.compile(data,
               io.nccltuner.compile.Compiler.Options.defaults("explain")).groups();
         } catch (io.nccltuner.policy.InputException e) {
-          throw new InputError(e.getMessage());
+          throw new InputException(e.getMessage());
         }
       }
       NcclModelLog parsed = NcclModelLog.read(log);
@@ -187,26 +189,22 @@ final class ExplainCommand implements Callable<Integer> {
       }
       out.flush();
       return 0;
-    } catch (InputError e) {
-      err.println("nccl-tuner explain: " + e.getMessage());
-      return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner explain: " + InputFiles.describe(e, log));
-      return 1;
+      throw new InputException(InputFiles.describe(e, log));
     }
   }
 
-  private static TraceFile readTrace(Path file) throws IOException {
+  private static TraceFile readTrace(Path file) throws IOException, InputException {
     try {
       return TraceFile.read(file);
     } catch (IllegalArgumentException e) {
-      throw new InputError(e.getMessage());
+      throw new InputException(e.getMessage());
     }
   }
 
-  private List<Communicator> select(NcclModelLog parsed) {
+  private List<Communicator> select(NcclModelLog parsed) throws InputException {
     if (parsed.communicators().isEmpty()) {
-      throw new InputError(log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
+      throw new InputException(log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
           + " only rank 0 of a communicator prints it)");
     }
     if (comm == null) {
@@ -217,18 +215,18 @@ final class ExplainCommand implements Callable<Integer> {
         return List.of(c);
       }
     }
-    throw new InputError("--comm " + comm + ": the log has " + parsed.communicators().size()
+    throw new InputException("--comm " + comm + ": the log has " + parsed.communicators().size()
         + " communicator(s) with a table: "
         + String.join(", ", parsed.communicators().stream().map(c -> c.index() + " = " + c.label()).toList()));
   }
 
   /** The flag where the log is silent (logged 0); the logged value, which the flag may only repeat. */
-  private int logged(Communicator c, String what, int inLog, Integer flag, String option) {
+  private int logged(Communicator c, String what, int inLog, Integer flag, String option) throws InputException {
     if (flag == null) {
       return inLog;
     }
     if (inLog > 0 && flag != inLog) {
-      throw new InputError(log + ": communicator " + c.label() + ": the log says " + what + " " + inLog + " but "
+      throw new InputException(log + ": communicator " + c.label() + ": the log says " + what + " " + inLog + " but "
           + option + " says " + flag + "; " + option + " is only for logs that do not say");
     }
     return flag;
@@ -236,7 +234,7 @@ final class ExplainCommand implements Callable<Integer> {
 
   private List<String> inferred = List.of();
 
-  private CommShape shape(Communicator c) {
+  private CommShape shape(Communicator c) throws InputException {
     int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
     int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
     inferred = new ArrayList<>();
@@ -249,7 +247,7 @@ final class ExplainCommand implements Callable<Integer> {
       inferred.add("nNodes " + n + " inferred from " + hints.nNodesFrom());
     }
     if (r <= 0 || n <= 0) {
-      throw new InputError(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
+      throw new InputException(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
           + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20)" + (r > 0 ? " and nothing else in the file tells nNodes (nRanks "
               + r + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom()) + ")" : "")
           + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
@@ -259,11 +257,12 @@ final class ExplainCommand implements Callable<Integer> {
       CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
       return computeCapability != null ? s.withComputeCapability(computeCapability) : s;
     } catch (IllegalArgumentException e) {
-      throw new InputError(e.getMessage());
+      throw new InputException(e.getMessage());
     }
   }
 
-  private void explain(PrintWriter out, Communicator c, Collective coll, List<Long> sizeList, TraceFile traceFile) {
+  private void explain(PrintWriter out, Communicator c, Collective coll, List<Long> sizeList, TraceFile traceFile)
+      throws InputException {
     CommShape shape = shape(c);
     CostModel model = CostModel.of(c.versionOrAssumed(), shape, c.table());
     out.printf(Locale.ROOT, "%s: %s%n", log, c.label());
@@ -494,11 +493,6 @@ final class ExplainCommand implements Callable<Integer> {
   }
 
   /** A usage or input error; the message names the option or file. */
-  static final class InputError extends RuntimeException {
-    InputError(String message) {
-      super(message);
-    }
-  }
 
   /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
   static final class Sizes {
@@ -507,9 +501,9 @@ final class ExplainCommand implements Callable<Integer> {
     /**
      * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
      * @return the sizes in bytes, in the order given
-     * @throws InputError naming the part that does not parse
+     * @throws InputException naming the part that does not parse
      */
-    static List<Long> parseList(String text) {
+    static List<Long> parseList(String text) throws InputException {
       List<Long> out = new ArrayList<>();
       for (String part : text.split(",")) {
         String p = part.trim();
@@ -521,7 +515,7 @@ final class ExplainCommand implements Callable<Integer> {
         long from = parse(p.substring(0, colon));
         long to = parse(p.substring(colon + 1));
         if (from <= 0 || from > to) {
-          throw new InputError("--sizes: '" + p + "' needs 0 < FROM <= TO");
+          throw new InputException("--sizes: '" + p + "' needs 0 < FROM <= TO");
         }
         for (long n = from; n <= to && n > 0; n <<= 1) {
           out.add(n);
@@ -533,13 +527,13 @@ final class ExplainCommand implements Callable<Integer> {
     /**
      * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
      * @return bytes
-     * @throws InputError for what {@link ByteSize#parse} refuses
+     * @throws InputException for what {@link ByteSize#parse} refuses
      */
-    static long parse(String text) {
+    static long parse(String text) throws InputException {
       try {
         return ByteSize.parse(text);
       } catch (IllegalArgumentException e) {
-        throw new InputError("--sizes: " + e.getMessage());
+        throw new InputException("--sizes: " + e.getMessage());
       }
     }
 

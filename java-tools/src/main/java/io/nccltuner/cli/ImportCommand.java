@@ -54,7 +54,7 @@ final class ImportCommand implements Callable<Integer> {
   String name;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
@@ -83,9 +83,7 @@ final class ImportCommand implements Callable<Integer> {
         yaml = PolicyYaml.writeChecked(p, List.of("Imported by `nccl-tuner import` from " + file), comments,
             output == null || output.toString().equals("-") ? "import" : output.toString());
       } catch (PolicyException e) {
-        err.println("nccl-tuner import: internal error, the converted policy does not load: " + e.getMessage());
-        err.flush();
-        return 2;
+        throw new IllegalStateException("the converted policy does not load: " + e.getMessage(), e);
       }
       if (output == null || output.toString().equals("-")) {
         out.print(yaml);
@@ -108,14 +106,8 @@ final class ImportCommand implements Callable<Integer> {
       out.flush();
       err.flush();
       return 0;
-    } catch (InputException e) {
-      err.println("nccl-tuner import: " + e.getMessage());
-      err.flush();
-      return 1;
     } catch (IOException e) {
-      err.println("nccl-tuner import: " + InputFiles.describe(e, file));
-      err.flush();
-      return 1;
+      throw new InputException(InputFiles.describe(e, file));
     }
   }
 }

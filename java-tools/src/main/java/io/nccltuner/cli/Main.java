@@ -13,11 +13,16 @@ import picocli.CommandLine.Command;
  *
  * <ul>
  *   <li>0: done (warnings, if any, went to the report or to stderr).
- *   <li>1: a usage or input error: an unknown or malformed option (picocli's parameter errors), a
- *       file that does not exist or cannot be read, a line the parsers refuse. One line on stderr,
- *       {@code nccl-tuner <command>: <file>[:<line>]: <what is wrong>}.
- *   <li>2: an internal error (a bug): one line {@code nccl-tuner: internal error: <exception>}; the
- *       stack trace too when the environment sets {@code NCCL_TUNER_DEBUG=1}.
+ *   <li>1: an input error: a file that does not exist or cannot be read, a line the parsers
+ *       refuse, an option value that makes no sense, a policy that {@code validate} refuses. The
+ *       commands throw {@link io.nccltuner.policy.InputException}, the one error carrier, and this
+ *       class prints one line on stderr, {@code nccl-tuner <command>: <file>[:<line>]: <what is
+ *       wrong>}.
+ *   <li>2: a usage error (picocli's convention): an unknown or malformed option or subcommand; the
+ *       message, picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
+ *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
+ *       internal error: <exception>}; the stack trace too when the environment sets
+ *       {@code NCCL_TUNER_DEBUG=1}.
  * </ul>
  */
 @Command(
@@ -40,10 +45,12 @@ public final class Main implements Runnable {
 
   /** Exit code: done. */
   public static final int EXIT_OK = 0;
-  /** Exit code: a usage or input error (bad options, a file that is missing or refused). */
+  /** Exit code: an input error (a file that is missing or refused, an option value that makes no sense). */
   public static final int EXIT_INPUT = 1;
-  /** Exit code: an internal error. */
-  public static final int EXIT_INTERNAL = 2;
+  /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
+  public static final int EXIT_USAGE = 2;
+  /** Exit code: an internal error (EX_SOFTWARE). */
+  public static final int EXIT_INTERNAL = 70;
   /** Environment variable that adds the stack trace to an internal error. */
   public static final String DEBUG_ENV = "NCCL_TUNER_DEBUG";
 
@@ -68,15 +75,17 @@ public final class Main implements Runnable {
   }
 
   /**
-   * The command line with this tool's exit codes: usage errors exit {@link #EXIT_INPUT} (not
-   * picocli's 2), uncaught exceptions print one line and exit {@link #EXIT_INTERNAL}.
+   * The command line with this tool's exit codes: usage errors exit {@link #EXIT_USAGE}, an
+   * {@link io.nccltuner.policy.InputException} from a command prints one line and exits
+   * {@link #EXIT_INPUT}, any other exception prints one line and exits {@link #EXIT_INTERNAL}.
    *
    * @return a fresh command line for {@code nccl-tuner}
    */
   static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     cl.setParameterExceptionHandler(Main::usageError);
-    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> internalError(ex, cmd.getErr(), debug()));
+    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
+        ? inputError(ex.getMessage(), cmd) : internalError(ex, cmd.getErr(), debug()));
     return cl;
   }
 
@@ -92,6 +101,14 @@ public final class Main implements Runnable {
     err.println(name + ": " + e.getMessage());
     CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
     err.println("see '" + name + " --help'");
+    err.flush();
+    return EXIT_USAGE;
+  }
+
+  /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
+  private static int inputError(String message, CommandLine cmd) {
+    PrintWriter err = cmd.getErr();
+    err.println(cmd.getCommandSpec().qualifiedName() + ": " + message);
     err.flush();
     return EXIT_INPUT;
   }

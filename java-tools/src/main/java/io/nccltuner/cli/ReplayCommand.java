@@ -1,5 +1,7 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.trace.TraceFile;
@@ -70,33 +72,29 @@ final class ReplayCommand implements Callable<Integer> {
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
       Mode m = Mode.parse(mode);
       if (m == null) {
-        err.println("nccl-tuner replay: --mode: unknown mode '" + mode + "' (enforce, shadow or off)");
-        return 1;
+        throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
       }
       for (Path f : new Path[] {trace, policy}) {
         String why = InputFiles.problem(f);
         if (why != null) {
-          err.println("nccl-tuner replay: " + f + ": " + why);
-          return 1;
+          throw new InputException(f + ": " + why);
         }
       }
       if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
-        err.println("nccl-tuner replay: --nranks and --nnodes must be >= 1");
-        return 1;
+        throw new InputException("--nranks and --nnodes must be >= 1");
       }
       Policy p = PolicyLoader.load(policy);
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
         String bad = InputFiles.problem(measurements);
         if (bad != null) {
-          err.println("nccl-tuner replay: " + measurements + ": " + bad);
-          return 1;
+          throw new InputException(measurements + ": " + bad);
         }
         io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
         if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
@@ -114,17 +112,13 @@ final class ReplayCommand implements Callable<Integer> {
       out.flush();
       return 0;
     } catch (PolicyException e) {
-      err.println("nccl-tuner replay: " + e.getMessage());
-      return 1;
+      throw new InputException(e.getMessage());
     } catch (IllegalArgumentException e) {
-      err.println("nccl-tuner replay: " + e.getMessage());
-      return 1;
+      throw new InputException(e.getMessage());
     } catch (io.nccltuner.policy.InputException e) {
-      err.println("nccl-tuner replay: " + e.getMessage());
-      return 1;
+      throw new InputException(e.getMessage());
     } catch (IOException e) {
-      err.println("nccl-tuner replay: " + InputFiles.describe(e, trace));
-      return 1;
+      throw new InputException(InputFiles.describe(e, trace));
     }
   }
 

@@ -56,10 +56,9 @@ final class ReportCommand implements Callable<Integer> {
   Path html;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
+    {
       List<DecisionLogFile> files = new ArrayList<>();
       for (Path l : logs) {
         check(l);
@@ -98,9 +97,6 @@ final class ReportCommand implements Callable<Integer> {
       }
       out.flush();
       return Main.EXIT_OK;
-    } catch (InputException e) {
-      err.println("nccl-tuner report: " + e.getMessage());
-      return Main.EXIT_INPUT;
     }
   }
 

@@ -1,5 +1,7 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.ForcePolicy.Forced;
 import io.nccltuner.sweep.Manifest;
@@ -107,16 +109,14 @@ final class SweepCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Override
-  public Integer call() throws IOException, InterruptedException {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Sweep.Config cfg;
     try {
       cfg = config();
     } catch (IllegalArgumentException e) {
-      err.println("nccl-tuner sweep: " + e.getMessage());
-      err.flush();
-      return Main.EXIT_INPUT;
+      throw new InputException(e.getMessage());
     }
     Sweep s = new Sweep(cfg, err);
     if (dryRun) {
@@ -127,9 +127,7 @@ final class SweepCommand implements Callable<Integer> {
     try {
       m = s.run();
     } catch (IOException e) {
-      err.println("nccl-tuner sweep: " + e.getMessage());
-      err.flush();
-      return Main.EXIT_INPUT;
+      throw new InputException(e.getMessage());
     }
     long failed = m.runs().stream().filter(r -> !"done".equals(r.status())).count();
     out.println("sweep: " + dir + ": " + (m.runs().size() - failed) + " of " + m.runs().size() + " runs done"

@@ -1,5 +1,7 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.policy.InputException;
+
 import io.nccltuner.engine.DecisionTable;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.validate.PolicyCheck;
@@ -47,24 +49,21 @@ final class ValidateCommand implements Callable<Integer> {
   List<Long> nNodes = new ArrayList<>();
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
-      err.println("nccl-tuner validate: " + nRanks.size() + " --nranks but " + nNodes.size()
+      throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
           + " --nnodes; give one --nnodes per --nranks, or one for all");
-      return Main.EXIT_INPUT;
     }
     for (long v : concat(nRanks, nNodes)) {
       if (v < 1) {
-        err.println("nccl-tuner validate: --nranks and --nnodes must be >= 1 (got " + v + ")");
-        return Main.EXIT_INPUT;
+        throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
       }
     }
     String why = InputFiles.problem(policy);
     if (why != null) {
-      err.println("nccl-tuner validate: " + policy + ": " + why);
-      return Main.EXIT_INPUT;
+      throw new InputException(policy + ": " + why);
     }
     Policy p;
     try {

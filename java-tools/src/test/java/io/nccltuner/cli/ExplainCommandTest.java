@@ -226,7 +226,7 @@ class ExplainCommandTest {
   }
 
   @Test
-  void sizes() {
+  void sizes() throws Exception {
     assertEquals(29, ExplainCommand.Sizes.parseList("4B:1GiB").size());
     assertEquals(1L << 30, ExplainCommand.Sizes.parseList("4B:1GiB").get(28));
     assertEquals(List.of(4096L, 1572864L, 3L), ExplainCommand.Sizes.parseList("4KiB, 1.5 MiB,3"));
@@ -239,8 +239,8 @@ class ExplainCommandTest {
     assertEquals("~9.77 KiB", ExplainCommand.Sizes.format(10000));
     assertEquals("1023 KiB", ExplainCommand.Sizes.format(1023 * 1024));
     assertEquals("125 MiB", ExplainCommand.Sizes.format(125L << 20));
-    assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
-    assertThrows(ExplainCommand.InputError.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
+    assertThrows(io.nccltuner.policy.InputException.class, () -> ExplainCommand.Sizes.parse("1.3 B"));
+    assertThrows(io.nccltuner.policy.InputException.class, () -> ExplainCommand.Sizes.parseList("1MiB:4KiB"));
   }
 
   /** Issue 13 item 10: a log without NCCL's INIT shape line, whose nccl-tests rank lines tell it. */

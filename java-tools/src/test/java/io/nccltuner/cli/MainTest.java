@@ -21,26 +21,41 @@ class MainTest {
   }
 
   @Test
-  void usageErrorsExitOneWithOneLineAndAHint() {
+  void usageErrorsExitTwoWithOneLineAndAHint() {
     CliRun unknown = CliRun.run("compile", "--bogus", "x.csv");
-    assertEquals(1, unknown.exit());
+    assertEquals(2, unknown.exit());
     assertEquals("nccl-tuner compile: Unknown option: '--bogus'\nsee 'nccl-tuner compile --help'\n", unknown.err());
     CliRun missing = CliRun.run("explain");
-    assertEquals(1, missing.exit());
+    assertEquals(2, missing.exit());
     assertTrue(missing.err().startsWith("nccl-tuner explain: Missing required option: '--log=FILE'\n"), missing.err());
     CliRun notANumber = CliRun.run("explain", "--log", "x.log", "--nranks", "two");
-    assertEquals(1, notANumber.exit());
+    assertEquals(2, notANumber.exit());
     assertTrue(notANumber.err().contains("'two' is not an int"), notANumber.err());
-    assertEquals(1, CliRun.run("frobnicate").exit());
+    assertEquals(2, CliRun.run("frobnicate").exit());
+  }
+
+  /** An input error (the one carrier, InputException) exits 1 with one line naming the command once. */
+  @Test
+  void inputErrorsExitOneWithOneLine() {
+    CliRun missing = CliRun.run("compile", "/nonexistent/sweep.csv");
+    assertEquals(1, missing.exit(), missing.err());
+    assertTrue(missing.err().startsWith("nccl-tuner compile: /nonexistent/sweep.csv"), missing.err());
+    assertEquals(1, missing.err().lines().count(), missing.err());
+    CliRun badSizes = CliRun.run("explain", "--log", "x.log", "--sizes", "1MiB:4KiB");
+    assertEquals(1, badSizes.exit(), badSizes.err());
+    assertTrue(badSizes.err().startsWith("nccl-tuner explain: "), badSizes.err());
+    for (CliRun r : new CliRun[] {missing, badSizes}) {
+      assertTrue(!r.err().contains("compile: compile:") && !r.err().contains("explain: explain:"), r.err());
+    }
   }
 
   @Test
-  void uncaughtExceptionsExitTwoWithOneLine() {
+  void uncaughtExceptionsExitSeventyWithOneLine() {
     CommandLine cl = Main.commandLine();
     cl.addSubcommand(new Boom());
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err, true));
-    assertEquals(2, cl.execute("boom"));
+    assertEquals(70, cl.execute("boom"));
     assertEquals("nccl-tuner: internal error: java.lang.IllegalStateException: kaput (NCCL_TUNER_DEBUG=1 prints the "
         + "stack trace)\n", err.toString());
   }
@@ -48,7 +63,7 @@ class MainTest {
   @Test
   void debugAddsTheStackTrace() {
     StringWriter err = new StringWriter();
-    assertEquals(2, Main.internalError(new OutOfMemoryError("Java heap space"), new PrintWriter(err, true), true));
+    assertEquals(70, Main.internalError(new OutOfMemoryError("Java heap space"), new PrintWriter(err, true), true));
     String[] lines = err.toString().split("\n");
     assertEquals("nccl-tuner: internal error: java.lang.OutOfMemoryError: Java heap space", lines[0]);
     assertTrue(lines[1].startsWith("java.lang.OutOfMemoryError: Java heap space"), err.toString());
