@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <jni.h>
 #include <link.h>
 #include <locale.h>
@@ -33,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -278,9 +280,13 @@ static int allowedOption(const char* o) {
                                    "-Xshare:", "-Xint", "-Xcheck:jni", "-ea", "-da", "-esa",
                                    "-dsa", NULL};
   static const char* refused[] = {"-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError",
-                                  "-XX:+ShowMessageBoxOnError", NULL};
+                                  "-XX:+ShowMessageBoxOnError", "-XX:CompileCommandFile", "-XX:+PrintVMOptions",
+                                  "-XX:+PrintCommandLineFlags", "-Xlog:help", "-Xlog:disable", NULL};
   for (int i = 0; refused[i] != NULL; i++)
     if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
+  /* Unified logging writes to the host's stdout unless told a file (found by a hostile host:
+   * -Xlog:all=info:stdout, -Xlog:gc with no output): -Xlog must name its own file. */
+  if (strncmp(o, "-Xlog", 5) == 0 && strstr(o, ":file=") == NULL) return 0;
   for (int i = 0; prefixes[i] != NULL; i++)
     if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
   return 0;
@@ -345,8 +351,9 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   char* save = NULL;
   for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
     if (!allowedOption(tok)) {
-      failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog, "
-            "-XX:, -verbose:; no agents, option files, OnError or OnOutOfMemoryError); the plugin changes nothing", tok);
+      failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:...:file=PATH, "
+            "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError or output to stdout); the plugin "
+            "changes nothing", tok);
       free(copy);
       return -1;
     }
@@ -406,6 +413,17 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   char ef[4200];
   errorFile(ef, sizeof ef);
   addOption(l, "-XX:ErrorFile=%s", ef);
+  /* A compiler crash's replay file goes beside the crash report, not into the working directory;
+   * a .hotspotrc or .hotspot_compiler there is not read (HotSpot warns on stderr when it finds one
+   * and no -XX:Flags / -XX:CompileCommandFile is given; found by a hostile host). */
+  char* rf = strstr(ef, "hs_err_pid");
+  if (rf != NULL) {
+    char replay[4200];
+    snprintf(replay, sizeof replay, "%.*sreplay_pid%%p.log", (int)(rf - ef), ef);
+    addOption(l, "-XX:ReplayDataFile=%s", replay);
+  }
+  addOption(l, "-XX:Flags=/dev/null");
+  addOption(l, "-XX:CompileCommandFile=/dev/null");
   free(copy);
   return 0;
 }
@@ -424,17 +442,26 @@ static char** hostEnviron;
 static char** jvmEnviron;
 static char** jvmEnvironAsMade;   /* the copy's entries as the shim made them */
 static char* hiddenEntries[2];     /* the host's JAVA_TOOL_OPTIONS=... and _JAVA_OPTIONS=... entries */
-static int hostHadSr;              /* whether the host's environment had _JAVA_SR_SIGNUM */
+static int hostHadSr;              /* whether the host's environment had a valid _JAVA_SR_SIGNUM */
+static const char* hostInvalidSr;  /* the host's own _JAVA_SR_SIGNUM entry when it is not valid */
 static size_t jvmEnvironCount;
 
 /* Notes the env options (one WARN for agents among them, else one INFO) and installs the copy. */
+/* A _JAVA_SR_SIGNUM value HotSpot 25 takes without a warning on stderr: above SIGSEGV and SIGBUS,
+ * below NSIG (signals_posix.cpp SR_initialize). */
+static int srValueValid(const char* v) {
+  char* end = NULL;
+  long sig = strtol(v, &end, 10);
+  return end != v && *end == '\0' && sig > SIGSEGV && sig > SIGBUS && sig < NSIG;
+}
+
 static void hideEnvironmentOptions(void) {
   static const char* hidden[] = {"JAVA_TOOL_OPTIONS=", "_JAVA_OPTIONS=", NULL};
   char** env = environ;
   size_t n = 0;
   int haveSr = 0;
   while (env != NULL && env[n] != NULL) {
-    if (strncmp(env[n], "_JAVA_SR_SIGNUM=", 16) == 0) haveSr = 1;
+    if (strncmp(env[n], "_JAVA_SR_SIGNUM=", 16) == 0 && srValueValid(env[n] + 16)) haveSr = 1;
     n++;
   }
   char** copy = calloc(n + 2, sizeof *copy);
@@ -443,6 +470,11 @@ static void hideEnvironmentOptions(void) {
   char agents[512] = "", names[64] = "";
   int present[2] = {0, 0};
   for (size_t i = 0; i < n; i++) {
+    /* An invalid value would make HotSpot print a warning on the host's stderr: the JVM sees ours. */
+    if (strncmp(env[i], "_JAVA_SR_SIGNUM=", 16) == 0 && !srValueValid(env[i] + 16)) {
+      hostInvalidSr = env[i];
+      continue;
+    }
     int hide = -1;
     for (int h = 0; hidden[h] != NULL; h++)
       if (strncmp(env[i], hidden[h], strlen(hidden[h])) == 0) hide = h;
@@ -513,7 +545,11 @@ static void restoreEnvironment(void) {
       snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
       if (getenv(name) == NULL) setenv(name, eq + 1, 0);
     }
-    if (!hostHadSr) unsetenv("_JAVA_SR_SIGNUM");
+    if (hostInvalidSr != NULL) {
+      setenv("_JAVA_SR_SIGNUM", hostInvalidSr + 16, 1);
+    } else if (!hostHadSr) {
+      unsetenv("_JAVA_SR_SIGNUM");
+    }
   }
   jvmEnviron = NULL;
 }
@@ -532,7 +568,7 @@ static int jvmOwns(int sig) {
  * the host has left at SIG_DFL; 0 (HotSpot's default) if none is free. */
 static int pickSrSignal(void) {
   const char* user = getenv("_JAVA_SR_SIGNUM");
-  if (user != NULL && user[0] != '\0') return atoi(user);
+  if (user != NULL && srValueValid(user)) return atoi(user);
   for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
     struct sigaction a;
     if (sigaction(sig, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return sig;
@@ -642,8 +678,48 @@ HIDDEN void nccltjInForkedChild(int starting) {
   pthread_mutex_init(&outMutex, NULL);
 }
 
+/* What JVM creation needs of the process's limits before it can even report a failure: HotSpot
+ * reserves its heap, code cache and class space up front and, when a reservation or an early
+ * open() fails, exits or aborts the process (found by a hostile host: `ulimit -v` near 2 GB made
+ * the host exit 1, near 200 MB it crashed in libjimage; one free file descriptor aborted it).
+ * Below these the plugin steps aside instead. Training processes with CUDA run with no
+ * address-space limit (CUDA reserves far more), so the margins cost nothing there. */
+#define MIN_FREE_ADDRESS_SPACE (4ULL << 30) /* bytes of ulimit -v left above what the process uses */
+#define MIN_FREE_FDS 16
+
+static int resourcesOk(void) {
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    unsigned long long used = 0;
+    FILE* f = fopen("/proc/self/statm", "r");
+    if (f != NULL) {
+      unsigned long pages = 0;
+      if (fscanf(f, "%lu", &pages) == 1) used = (unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+      fclose(f);
+    }
+    if ((unsigned long long)as.rlim_cur < used + MIN_FREE_ADDRESS_SPACE) {
+      failf("the address-space limit (ulimit -v) is %llu MiB and the process uses %llu MiB: the JVM needs %llu "
+            "MiB more (HotSpot reserves its heap, code cache and class space at start and ends the process when "
+            "it cannot); the plugin changes nothing", (unsigned long long)as.rlim_cur >> 20, used >> 20,
+            MIN_FREE_ADDRESS_SPACE >> 20);
+      return 0;
+    }
+  }
+  int fds[MIN_FREE_FDS];
+  int n = 0;
+  while (n < MIN_FREE_FDS && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) n++;
+  for (int i = 0; i < n; i++) close(fds[i]);
+  if (n < MIN_FREE_FDS) {
+    failf("only %d file descriptors are free (ulimit -n); the JVM needs at least %d to start (HotSpot aborts the "
+          "process when an early open fails); the plugin changes nothing", n, MIN_FREE_FDS);
+    return 0;
+  }
+  return 1;
+}
+
 /* Creates the JVM through libjvm at `libjvm`; 0 after failf(). */
 static int createJvm(const char* libjvm, const char* libDir, const char* jar, JavaVM** vm, JNIEnv** env) {
+  if (!resourcesOk()) return 0;
   void* h = dlopen(libjvm, RTLD_NOW | RTLD_GLOBAL);
   if (h == NULL) {
     failf("cannot load %s (%s); the plugin changes nothing", libjvm, dlerror());

@@ -32,6 +32,7 @@ static pthread_mutex_t startMutex = PTHREAD_MUTEX_INITIALIZER;
 /* The calling thread's view: the low end of its stack (0 until first looked up) and whether it
  * was told that a call had too little stack. */
 static __thread uintptr_t stackLow __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stackHigh __attribute__((tls_model("initial-exec")));
 static __thread int stackWarnedHere __attribute__((tls_model("initial-exec")));
 static __thread int attached __attribute__((tls_model("initial-exec")));
 
@@ -81,14 +82,20 @@ static __attribute__((noinline)) void findStackLow(void) {
     pthread_attr_destroy(&a);
   }
   stackLow = addr != NULL ? (uintptr_t)addr : 1;
+  stackHigh = addr != NULL ? (uintptr_t)addr + size : UINTPTR_MAX;
 }
 
 static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   stackWarnedHere = 1;
-  char msg[256];
-  snprintf(msg, sizeof msg, "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
-           "KiB, so calls with less change nothing (said once per thread)", freeBytes / 1024,
-           MIN_FREE_STACK / 1024);
+  char msg[320];
+  if (freeBytes == 0)
+    snprintf(msg, sizeof msg, "a call to the tuner ran on a stack that is not its thread's (a coroutine, "
+             "makecontext/swapcontext, or an alternate signal stack); the JVM cannot run there, so such calls "
+             "change nothing (said once per thread)");
+  else
+    snprintf(msg, sizeof msg, "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
+             "KiB, so calls with less change nothing (said once per thread)", freeBytes / 1024,
+             MIN_FREE_STACK / 1024);
   pthread_mutex_lock(&nccltjLogMutex);
   nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
   pthread_mutex_unlock(&nccltjLogMutex);
@@ -96,11 +103,14 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
 
 /* Whether the call has free stack enough for an FFM upcall, measured from this frame down to the
  * low end of the thread's stack; attaches the thread to the JVM before its first upcall. Below
- * the limit the call changes nothing and the thread says so once. */
+ * the limit the call changes nothing and the thread says so once. A frame outside the thread's
+ * stack (a coroutine's stack from makecontext/swapcontext, a sigaltstack) counts as no free
+ * stack: HotSpot checks the stack pointer against the thread's own bounds, and an upcall there
+ * ends in StackOverflowError and an abort (found by a hostile host). */
 static inline int stackOk(void) {
   if (__builtin_expect(stackLow == 0, 0)) findStackLow();
   uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-  size_t freeBytes = stackLow > 1 && here > stackLow ? here - stackLow : SIZE_MAX;
+  size_t freeBytes = stackLow <= 1 ? SIZE_MAX : here > stackLow && here <= stackHigh ? here - stackLow : 0;
   if (__builtin_expect(freeBytes < MIN_FREE_STACK, 0)) {
     if (!stackWarnedHere) warnStack(freeBytes);
     return 0;
@@ -147,12 +157,34 @@ static ncclResult_t failure(void) {
   return nccltjStrict ? ncclInternalError : ncclSuccess;
 }
 
+/* pthread_cancel of a host thread while it is inside an upcall (deferred cancellation acts at the
+ * JVM's own cancellation points) unwinds through JVM frames and crashes the process (found by a
+ * hostile host: SIGSEGV in the VM thread). Each entry point holds cancellation off while it runs;
+ * a pending cancel takes effect at the host's next cancellation point. */
+#define NOCANCEL_BEGIN \
+  int cancelState_;  \
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
+#define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
+
 /* ---- the common entry points (v3 here, v4..v6 in versions.c adapt to them) ------------------ */
+
+static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
+                             void** context);
 
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
                                    ncclDebugLogger_t logFunction, void* nvlDomainInfo,
                                    void* constants, void** context) {
   if (context == NULL) return ncclSuccess;
+  NOCANCEL_BEGIN;
+  ncclResult_t r = initComm(tunerVersion, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);
+  NOCANCEL_END;
+  return r;
+}
+
+static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
+                             void** context) {
   *context = NULL;
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
   startOnce();
@@ -178,8 +210,10 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
+    NOCANCEL_BEGIN;
     up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
        numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    NOCANCEL_END;
   } else if (context != NULL && up == NULL) {
     if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();
@@ -191,14 +225,21 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
 HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
                                        int proto, int nChannels, size_t* chunkSize) {
   nccltj_get_chunk_size_fn up = nccltjBridge.getChunkSize;
-  if (context != NULL && up != NULL && nccltjBridge.getCollInfo != NULL && chunkSize != NULL && stackOk())
+  if (context != NULL && up != NULL && nccltjBridge.getCollInfo != NULL && chunkSize != NULL && stackOk()) {
+    NOCANCEL_BEGIN;
     up((int64_t)(intptr_t)context, (int)collType, nBytes, algo, proto, nChannels, (uintptr_t)chunkSize);
+    NOCANCEL_END;
+  }
   return ncclSuccess;
 }
 
 HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
   nccltj_destroy_fn up = nccltjBridge.destroy;
-  if (context != NULL && up != NULL && stackOk()) up((int64_t)(intptr_t)context);
+  if (context != NULL && up != NULL && stackOk()) {
+    NOCANCEL_BEGIN;
+    up((int64_t)(intptr_t)context);
+    NOCANCEL_END;
+  }
   return ncclSuccess;
 }
 

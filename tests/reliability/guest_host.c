@@ -44,6 +44,8 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -556,6 +558,85 @@ static void cmd_setenv_race(void) {
        getenv("_JAVA_SR_SIGNUM") ? getenv("_JAVA_SR_SIGNUM") : "unset", lost);
 }
 
+
+/* ---- found by the hostile-host review: coroutines, pthread_cancel, file descriptors ----------- */
+
+/* getCollInfo from a makecontext/swapcontext coroutine with its own mmap'd stack of `kib` KiB
+ * (after a normal first init): must change nothing and return ncclSuccess, not abort. */
+static const ncclTuner_v3_t* coT;
+static void* coCtx;
+static int coChanged = -2;
+static ucontext_t coMain, coCtxU;
+static void coroutine_body(void) { coChanged = replay(coT, coCtx); }
+
+static void cmd_coroutine(long kib) {
+  void* lib = NULL;
+  coT = load(plugin, &lib);
+  if (coT->init(nRanks, nNodes, logger, &coCtx) != ncclSuccess) fail("init failed");
+  size_t size = (size_t)kib * 1024;
+  void* stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) usage_exit("mmap: %s", strerror(errno));
+  getcontext(&coCtxU);
+  coCtxU.uc_stack.ss_sp = stack;
+  coCtxU.uc_stack.ss_size = size;
+  coCtxU.uc_link = &coMain;
+  makecontext(&coCtxU, coroutine_body, 0);
+  swapcontext(&coMain, &coCtxU);
+  if (coChanged < 0) fail("getCollInfo from a coroutine returned an error");
+  fact("coroutine_changed=%d thread_changed=%d", coChanged, replay(coT, coCtx));
+  coT->destroy(coCtx);
+}
+
+/* Threads looping on the tuner are cancelled (deferred) at random moments, `trials` times; then
+ * the process must still decide as before. */
+static const ncclTuner_v3_t* caT;
+static void* caCtx;
+static void* cancel_loop(void* unused) {
+  (void)unused;
+  for (;;) {
+    replay(caT, caCtx);
+    pthread_testcancel();
+  }
+  return NULL;
+}
+
+static void cmd_cancel(long trials) {
+  void* lib = NULL;
+  caT = load(plugin, &lib);
+  if (caT->init(nRanks, nNodes, logger, &caCtx) != ncclSuccess) fail("init failed");
+  int first = replay(caT, caCtx);
+  for (long k = 0; k < trials; k++) {
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, cancel_loop, NULL);
+    usleep((useconds_t)(2000 + (k * 7919) % 30000));
+    for (int i = 0; i < 3; i++) pthread_cancel(th[i]);
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  }
+  int after = replay(caT, caCtx);
+  if (after != first) fail("after the cancellations %d calls changed, before %d", after, first);
+  fact("cancel_trials=%ld changed=%d", trials, after);
+  caT->destroy(caCtx);
+}
+
+/* Leaves only `free` file descriptors free (RLIMIT_NOFILE stays), then the first init. */
+static void cmd_fds(long freeFds) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* early = load(plugin, &lib); /* the library itself is mapped first */
+  (void)early;
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  rl.rlim_cur = 64; /* a small table, filled but for `freeFds` */
+  if (setrlimit(RLIMIT_NOFILE, &rl) != 0) usage_exit("setrlimit: %s", strerror(errno));
+  int held[64];
+  int n = 0;
+  while (n < 64 && (held[n] = open("/dev/null", O_RDONLY)) >= 0) n++;
+  for (long k = 0; k < freeFds && n > 0; k++) close(held[--n]);
+  const ncclTuner_v3_t* t = early;
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+  fact("fds_free=%ld init_rc=%d changed=%d", freeFds, rc, rc == ncclSuccess ? replay(t, ctx) : -1);
+}
+
 int main(int argc, char** argv) {
   facts = stdout;
   logOut = stdout;
@@ -592,6 +673,9 @@ int main(int argc, char** argv) {
     fact("changed=%d", one_comm(load(plugin, &lib)));
   } else if (strcmp(cmd, "sigchld") == 0) { NEED_ARG(); cmd_sigchld(arg); }
   else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
+  else if (strcmp(cmd, "coroutine") == 0) { NEED_ARG(); cmd_coroutine(atol(arg)); }
+  else if (strcmp(cmd, "cancel") == 0) { NEED_ARG(); cmd_cancel(atol(arg)); }
+  else if (strcmp(cmd, "fds") == 0) { NEED_ARG(); cmd_fds(atol(arg)); }
   else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);

@@ -160,7 +160,7 @@ class GuestIT {
     assertEquals(0, r.num("changed"));
     assertEquals("ok", r.fact("host_malloc"));
     assertEquals(1, r.warnings().size(), r.text());
-    String expected = mib > 100 ? "the JVM gave up during creation (HotSpot exit or abort: Could not reserve"
+    String expected = mib > 100 ? "the address-space limit (ulimit -v) is"
         : "cannot create a thread to start the JVM";
     assertTrue(r.warnings().getFirst().contains(expected), r.warnings().getFirst());
   }
@@ -202,7 +202,7 @@ class GuestIT {
     Map<String, String> env = new HashMap<>();
     env.put("JAVA_TOOL_OPTIONS", "-XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -verbose:class -XX:+PrintFlagsFinal");
     env.put("_JAVA_OPTIONS", "-XX:+CrashOnOutOfMemoryError -XX:+UseZGC -Xmx2g");
-    env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+PrintFlagsFinal -Xlog:gc*=info");
+    env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+PrintFlagsFinal -Xlog:gc*=info:file=" + tmp.resolve("gc.log"));
     env.put("TMPDIR", tmp.toString());
     Path log = tmp.resolve("log");
     Run r = run(env, 60, "--log", log.toString(), "capture", tmp.toString());
@@ -310,5 +310,74 @@ class GuestIT {
     Run ok = run(Map.of("NCCL_TUNER_JAVA_ON_ERROR", onError), 60, "init-rc");
     assertEquals(0, ok.num("rc"));
     assertEquals(APPLIED, ok.num("changed"));
+  }
+
+  // ---- found by the hostile-host review (a fresh helper told only the ABI and the promise) ----
+
+  /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
+  @Test
+  void aCallFromACoroutineChangesNothing() throws Exception {
+    Run r = run(Map.of(), 60, "coroutine", "1024");
+    assertEquals(0, r.num("coroutine_changed"), r.text());
+    assertEquals(APPLIED, r.num("thread_changed"), "the thread's own stack still works\n" + r.text());
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains("ran on a stack that is not its thread's"), r.warnings().getFirst());
+  }
+
+  /** pthread_cancel of threads inside tuner calls (it used to crash the VM thread). */
+  @Test
+  void cancelledCallersLeaveTheProcessWhole() throws Exception {
+    Run r = run(Map.of(), 120, "cancel", "10");
+    assertEquals(10, r.num("cancel_trials"));
+    assertEquals(APPLIED, r.num("changed"), "decides as before the cancellations\n" + r.text());
+    assertEquals(0, r.warnings().size(), r.text());
+  }
+
+  /** One free file descriptor: one WARN and nothing changed (it used to abort in JVM creation). */
+  @ParameterizedTest(name = "{0} free")
+  @ValueSource(ints = {1, 40})
+  void fileDescriptorsAtTheStart(int free) throws Exception {
+    Run r = run(Map.of(), 60, "fds", Integer.toString(free));
+    assertEquals(0, r.num("init_rc"));
+    if (free < 16) {
+      assertEquals(0, r.num("changed"));
+      assertEquals(1, r.warnings().size(), r.text());
+      assertTrue(r.warnings().getFirst().contains("only " + free + " file descriptors are free"), r.warnings().getFirst());
+    } else {
+      assertEquals(APPLIED, r.num("changed"), r.text());
+      assertEquals(0, r.warnings().size(), r.text());
+    }
+  }
+
+  /**
+   * Files HotSpot would read from the working directory (.hotspotrc, .hotspot_compiler), an invalid
+   * _JAVA_SR_SIGNUM and an -Xlog to stdout: nothing reaches fds 1 and 2, and the -Xlog is refused
+   * with one WARN naming it (it used to print on the host's stdout).
+   */
+  @Test
+  void nothingFromTheWorkingDirectoryOrBadValuesReachesTheHostsOutput(@TempDir Path tmp) throws Exception {
+    Files.writeString(tmp.resolve(".hotspotrc"), "+PrintVMOptions\n");
+    Files.writeString(tmp.resolve(".hotspot_compiler"), "print *.*\n");
+    List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--plugin", Harness.PLUGIN.toString(), "--trace",
+        TRACE.toString(), "capture", tmp.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+    e.put("JAVA_HOME", Harness.JAVA_HOME);
+    e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+    e.put("_JAVA_SR_SIGNUM", "5");
+    Harness.Result ok = Harness.waitFor(pb, cmd, 60);
+    assertEquals(0, ok.exit(), String.join("\n", ok.lines()));
+    assertTrue(ok.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")),
+        String.join("\n", ok.lines()));
+    try (var files = Files.list(tmp)) {
+      assertEquals(List.of(".hotspot_compiler", ".hotspotrc", "fd1", "fd2"),
+          files.map(f -> f.getFileName().toString()).sorted().toList(), "no file written into the working directory");
+    }
+    Run xlog = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc"), 60, "capture", tmp.toString());
+    assertEquals(0, xlog.num("changed"));
+    assertEquals(0, xlog.num("fd1_bytes"));
+    assertEquals(1, xlog.warnings().size(), xlog.text());
+    assertTrue(xlog.warnings().getFirst().contains("option '-Xlog:gc' is not allowed"), xlog.warnings().getFirst());
   }
 }
