@@ -281,12 +281,14 @@ static int allowedOption(const char* o) {
                                    "-dsa", NULL};
   static const char* refused[] = {"-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError",
                                   "-XX:+ShowMessageBoxOnError", "-XX:CompileCommandFile", "-XX:+PrintVMOptions",
-                                  "-XX:+PrintCommandLineFlags", "-Xlog:help", "-Xlog:disable", NULL};
+                                  "-XX:+PrintCommandLineFlags", "-Xlog:help", NULL};
   for (int i = 0; refused[i] != NULL; i++)
     if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
-  /* Unified logging writes to the host's stdout unless told a file (found by a hostile host:
-   * -Xlog:all=info:stdout, -Xlog:gc with no output): -Xlog must name its own file. */
-  if (strncmp(o, "-Xlog", 5) == 0 && strstr(o, ":file=") == NULL) return 0;
+  /* Unified logging's output reaches NCCL's logger through the vfprintf hook, but HotSpot prints
+   * some notes about the `all` selection straight to stderr (found by a hostile host:
+   * -Xlog:all=info:stdout wrote 146 B to fd 2), and -Xlog:help prints to stdout: `-Xlog` alone and
+   * `-Xlog:all...` are refused; name the tags (-Xlog:gc, -Xlog:aot=info, ...). */
+  if (strcmp(o, "-Xlog") == 0 || strncmp(o, "-Xlog:all", 9) == 0) return 0;
   for (int i = 0; prefixes[i] != NULL; i++)
     if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
   return 0;
@@ -351,7 +353,7 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   char* save = NULL;
   for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
     if (!allowedOption(tok)) {
-      failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:...:file=PATH, "
+      failf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:TAGS, "
             "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError or output to stdout); the plugin "
             "changes nothing", tok);
       free(copy);

@@ -351,8 +351,8 @@ class GuestIT {
 
   /**
    * Files HotSpot would read from the working directory (.hotspotrc, .hotspot_compiler), an invalid
-   * _JAVA_SR_SIGNUM and an -Xlog to stdout: nothing reaches fds 1 and 2, and the -Xlog is refused
-   * with one WARN naming it (it used to print on the host's stdout).
+   * _JAVA_SR_SIGNUM, -Xlog:all and -XX:+PrintVMOptions: nothing reaches fds 1 and 2; the options
+   * are refused with one WARN naming them (they used to print on the host's stdout or stderr).
    */
   @Test
   void nothingFromTheWorkingDirectoryOrBadValuesReachesTheHostsOutput(@TempDir Path tmp) throws Exception {
@@ -374,10 +374,15 @@ class GuestIT {
       assertEquals(List.of(".hotspot_compiler", ".hotspotrc", "fd1", "fd2"),
           files.map(f -> f.getFileName().toString()).sorted().toList(), "no file written into the working directory");
     }
-    Run xlog = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc"), 60, "capture", tmp.toString());
+    Run xlog = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:all=info:stdout"), 60, "capture", tmp.toString());
     assertEquals(0, xlog.num("changed"));
     assertEquals(0, xlog.num("fd1_bytes"));
+    assertEquals(0, xlog.num("fd2_bytes"));
     assertEquals(1, xlog.warnings().size(), xlog.text());
-    assertTrue(xlog.warnings().getFirst().contains("option '-Xlog:gc' is not allowed"), xlog.warnings().getFirst());
+    assertTrue(xlog.warnings().getFirst().contains("option '-Xlog:all=info:stdout' is not allowed"),
+        xlog.warnings().getFirst());
+    Run gc = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc -XX:+PrintVMOptions"), 60, "capture", tmp.toString());
+    assertEquals(1, gc.warnings().size(), gc.text());
+    assertTrue(gc.warnings().getFirst().contains("option '-XX:+PrintVMOptions' is not allowed"), gc.warnings().getFirst());
   }
 }
