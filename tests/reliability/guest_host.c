@@ -600,6 +600,21 @@ static void* cancel_loop(void* unused) {
   return NULL;
 }
 
+/* The same with communicators opened and closed in the loop (init/destroy upcalls allocate, log
+ * and take locks: where the hostile host's cancellations crashed the process). */
+static void* cancel_comm_loop(void* unused) {
+  (void)unused;
+  for (;;) {
+    void* c = NULL;
+    caT->init(nRanks, nNodes, logger, &c);
+    pthread_testcancel();
+    replay(caT, c);
+    caT->destroy(c);
+    pthread_testcancel();
+  }
+  return NULL;
+}
+
 static void cmd_cancel(long trials) {
   void* lib = NULL;
   caT = load(plugin, &lib);
@@ -607,7 +622,7 @@ static void cmd_cancel(long trials) {
   int first = replay(caT, caCtx);
   for (long k = 0; k < trials; k++) {
     pthread_t th[3];
-    for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, cancel_loop, NULL);
+    for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, i == 1 ? cancel_comm_loop : cancel_loop, NULL);
     usleep((useconds_t)(2000 + (k * 7919) % 30000));
     for (int i = 0; i < 3; i++) pthread_cancel(th[i]);
     for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);

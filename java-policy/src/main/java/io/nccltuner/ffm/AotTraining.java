@@ -7,7 +7,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
 import io.nccltuner.bindings.nccltj_destroy_fn;
+import io.nccltuner.bindings.nccltj_get_chunk_size_fn;
 import io.nccltuner.bindings.nccltj_get_coll_info_fn;
+import io.nccltuner.bindings.nccltj_hw_t;
 import io.nccltuner.bindings.nccltj_init_fn;
 import io.nccltuner.bindings.nccltj_log_fn;
 import java.lang.foreign.Arena;
@@ -63,6 +65,14 @@ public final class AotTraining {
     MemorySegment handle = arena.allocate(JAVA_LONG);
     MemorySegment table = arena.allocate(JAVA_FLOAT, 64);
     MemorySegment nChannels = arena.allocate(JAVA_INT);
+    // As the shim passes them: a hardware signature (NCCL and GPU unknown here) on every init,
+    // so that reading it is in the cache too, and NCCL's size_t for getChunkSize.
+    MemorySegment hw = nccltj_hw_t.allocate(arena);
+    nccltj_hw_t.ncclVersion(hw, 0);
+    nccltj_hw_t.ccMajor(hw, -1);
+    nccltj_hw_t.ccMinor(hw, -1);
+    MemorySegment chunk = arena.allocate(JAVA_LONG);
+    MemorySegment chunkStub = nccltj_bridge_t.getChunkSize(bridge);
     long comm = 0;
     int calls = 0;
     for (int round = 0; round < 200; round++) {
@@ -70,7 +80,7 @@ public final class AotTraining {
         String[] f = line.split(",");
         if (f[0].equals("init")) {
           nccltj_init_fn.invoke(init, 3, 0L, Long.parseLong(f[2]), Long.parseLong(f[3]), MemorySegment.NULL, 0L, 0L,
-              0L, handle);
+              hw.address(), handle);
           comm = handle.get(JAVA_LONG, 0);
         } else if (f[0].equals("get")) {
           int numAlgo = Integer.parseInt(f[7]);
@@ -82,6 +92,11 @@ public final class AotTraining {
           nccltj_get_coll_info_fn.invoke(get, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]),
               Integer.parseInt(f[6]), table.address(), numAlgo, numProto, -1, nChannels.address());
           calls++;
+          if (round == 0) {
+            chunk.set(JAVA_LONG, 0, 1L << 20);
+            nccltj_get_chunk_size_fn.invoke(chunkStub, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]), 1, 2, 2,
+                chunk.address());
+          }
         } else if (f[0].equals("destroy")) {
           nccltj_destroy_fn.invoke(destroy, comm);
         }
