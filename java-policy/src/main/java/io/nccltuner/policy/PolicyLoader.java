@@ -148,6 +148,13 @@ public final class PolicyLoader {
     add(PolicyProblem.at(file, at.line(), at.column(), message).path(path));
   }
 
+  /** An enum-valued field with a name that is none of the values: the closest one, or the list. */
+  private <E extends Enum<E>> void unknownName(Node at, String path, String field, String written, E[] values) {
+    add(PolicyProblem.at(file, at.line(), at.column(), "unknown " + field + " '" + written + "'").path(path + "." + field)
+        .suggest(EnumNames.suggest(values, written), false)
+        .allowed(java.util.Arrays.stream(values).map(Enum::name).toList(), "use "));
+  }
+
   private void add(PolicyProblem problem) {
     add(problem.format());
   }
@@ -507,10 +514,7 @@ public final class PolicyLoader {
     if (cs != null) {
       coll = Collective.parse(cs);
       if (coll == null) {
-        Node at = get(m, "collective");
-        add(PolicyProblem.at(file, at.line(), at.column(), "unknown collective '" + cs + "'").path(path + ".collective")
-            .suggest(EnumNames.suggest(Collective.values(), cs), false)
-            .allowed(java.util.Arrays.stream(Collective.values()).map(Enum::name).toList(), "use "));
+        unknownName(get(m, "collective"), path, "collective", cs, Collective.values());
       }
     }
     long from = 0;
@@ -635,10 +639,7 @@ public final class PolicyLoader {
     if (as != null) {
       a = Algorithm.parse(as);
       if (a == null) {
-        Node at = get(m, "algorithm");
-        add(PolicyProblem.at(file, at.line(), at.column(), "unknown algorithm '" + as + "'").path(path + ".algorithm")
-            .suggest(EnumNames.suggest(Algorithm.values(), as), false)
-            .allowed(java.util.Arrays.stream(Algorithm.values()).map(Enum::name).toList(), "use "));
+        unknownName(get(m, "algorithm"), path, "algorithm", as, Algorithm.values());
       }
     }
     Protocol p = null;
@@ -646,10 +647,7 @@ public final class PolicyLoader {
     if (ps != null) {
       p = Protocol.parse(ps);
       if (p == null) {
-        Node at = get(m, "protocol");
-        add(PolicyProblem.at(file, at.line(), at.column(), "unknown protocol '" + ps + "'").path(path + ".protocol")
-            .suggest(EnumNames.suggest(Protocol.values(), ps), false)
-            .allowed(java.util.Arrays.stream(Protocol.values()).map(Enum::name).toList(), "use "));
+        unknownName(get(m, "protocol"), path, "protocol", ps, Protocol.values());
       }
     }
     int channels = 0;
