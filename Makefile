@@ -78,7 +78,7 @@ $(SHIM_SO): $(SHIM_SRCS) $(SHIM_HEADERS)
 $(ENGINE_JAR) $(TOOLS_JAR) &: $(JAVA_SOURCES)
 	@mkdir -p $(LIB_DIR)
 	cd $(REPO) && $(MVN) -DskipTests package
-	@if unzip -Z1 $(REPO)/java-policy/target/nccl-tuner-java.jar | grep -E '^(io/nccltuner/(cli|compile|model)/|picocli/)'; then \
+	@if $(JAVA_HOME)/bin/jar tf $(REPO)/java-policy/target/nccl-tuner-java.jar | grep -E '^(io/nccltuner/(cli|compile|model|sweep|validate|report)/|picocli/)'; then \
 	  echo "make: the plugin's jar (java-policy) holds tools classes or picocli (above); runtime must not depend on java-tools" >&2; exit 1; fi
 	cp $(REPO)/java-policy/target/nccl-tuner-java.jar $(ENGINE_JAR)
 	cp $(REPO)/java-tools/target/nccl-tuner-tools.jar $(TOOLS_JAR)

@@ -636,8 +636,7 @@ static void cmd_cancel(long trials) {
 /* Leaves only `free` file descriptors free (RLIMIT_NOFILE stays), then the first init. */
 static void cmd_fds(long freeFds) {
   void* lib = NULL;
-  const ncclTuner_v3_t* early = load(plugin, &lib); /* the library itself is mapped first */
-  (void)early;
+  const ncclTuner_v3_t* t = load(plugin, &lib); /* mapped before the descriptors are used up */
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
   rl.rlim_cur = 64; /* a small table, filled but for `freeFds` */
@@ -646,7 +645,6 @@ static void cmd_fds(long freeFds) {
   int n = 0;
   while (n < 64 && (held[n] = open("/dev/null", O_RDONLY)) >= 0) n++;
   for (long k = 0; k < freeFds && n > 0; k++) close(held[--n]);
-  const ncclTuner_v3_t* t = early;
   void* ctx = NULL;
   ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
   fact("fds_free=%ld init_rc=%d changed=%d", freeFds, rc, rc == ncclSuccess ? replay(t, ctx) : -1);

@@ -594,26 +594,38 @@ public final class PolicyLoader {
     return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands, regBuff);
   }
 
-  private Long size(Node n, String path) {
-    long v;
+  /**
+   * A byte count written as a whole number or with an IEC unit ({@link ByteSize}); null after a
+   * problem (not a number or size, or above 2^63 - 1, reported as {@code tooLarge}).
+   */
+  private Long byteCount(Node n, String path, String example, String tooLarge) {
     if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
       try {
-        v = Long.parseLong(s.text());
+        return Long.parseLong(s.text());
       } catch (NumberFormatException e) {
-        problem(n, path, s.text() + " is too large; sizes are below 2^63 bytes");
+        problem(n, path, tooLarge);
         return null;
       }
-    } else if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+    }
+    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
       try {
-        v = ByteSize.parse(s.text());
+        return ByteSize.parse(s.text());
       } catch (IllegalArgumentException e) {
         problem(n, path, e.getMessage());
         return null;
       }
-    } else {
-      problem(n, path, "expected a size such as 4096 or \"4 KiB\", found " + kind(n));
+    }
+    problem(n, path, "expected a size " + example + ", found " + kind(n));
+    return null;
+  }
+
+  private Long size(Node n, String path) {
+    Long parsed = byteCount(n, path, "such as 4096 or \"4 KiB\"",
+        (n instanceof Scalar s ? s.text() : "") + " is too large; sizes are below 2^63 bytes");
+    if (parsed == null) {
       return null;
     }
+    long v = parsed;
     if (v < 0) {
       problem(n, path, "a size cannot be negative");
       return null;
@@ -674,26 +686,14 @@ public final class PolicyLoader {
 
   /** A candidate's chunkSize: bytes (4096 or "512 KiB"), 1 .. MAX_CHUNK_SIZE; NCCL keeps it in an int. */
   private Long chunkSize(Node n, String path) {
-    long v;
-    if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
-      try {
-        v = Long.parseLong(s.text());
-      } catch (NumberFormatException e) {
-        v = -1;
-      }
-    } else if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
-      try {
-        v = ByteSize.parse(s.text());
-      } catch (IllegalArgumentException e) {
-        problem(n, path, e.getMessage());
-        return null;
-      }
-    } else {
-      problem(n, path, "expected a size in bytes such as 524288 or \"512 KiB\", found " + kind(n));
+    String range = "chunkSize must be 1 .. " + MAX_CHUNK_SIZE + " bytes";
+    Long parsed = byteCount(n, path, "in bytes such as 524288 or \"512 KiB\"", range);
+    if (parsed == null) {
       return null;
     }
+    long v = parsed;
     if (v < 1 || v > MAX_CHUNK_SIZE) {
-      problem(n, path, "chunkSize must be 1 .. " + MAX_CHUNK_SIZE + " bytes");
+      problem(n, path, range);
       return null;
     }
     return v;
