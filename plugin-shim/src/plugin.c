@@ -204,9 +204,11 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   return rc != 0 ? failure() : ncclSuccess;
 }
 
-HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
-                                      int* nChannels) {
+/* The per-call path, inlined into each version's entry point (one call less per collective). */
+static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* context, ncclFunc_t collType,
+                                                                     size_t nBytes, int numPipeOps,
+                                                                     float** collCostTable, int numAlgo,
+                                                                     int numProto, int regBuff, int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
@@ -220,6 +222,12 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
     return failure();
   }
   return ncclSuccess;
+}
+
+HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
+                                      int* nChannels) {
+  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels);
 }
 
 /* Only while getCollInfo is usable too: a forked child or a failed start clears getCollInfo. */
@@ -254,8 +262,8 @@ static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
 static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
                                      int numPipeOps, float** collCostTable, int numAlgo,
                                      int numProto, int* nChannels) {
-  return nccltjGetCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
-                           NCCLTJ_REGBUFF_UNKNOWN, nChannels);
+  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
+                     NCCLTJ_REGBUFF_UNKNOWN, nChannels);
 }
 
 /* NCCL src/plugin/tuner.cc (2.26+; src/misc/tuner.cc before) looks it up by this name, 2.19+. */

@@ -170,8 +170,8 @@ public final class DecisionTable {
    * @param coll ncclFunc_t value
    * @param bucket {@code SizeGrid.bucket(nBytes)}
    * @param numPipeOps number of operations NCCL pipelines together (>= 1)
-   * @param regBuff 0 or 1 as NCCL passes it (tuner v4+), -1 when unknown (v3): then a rule that
-   *     names regBuff does not match
+   * @param regBuff as NCCL passes it (tuner v4+: 0, or non-zero for a registered buffer), or
+   *     negative when unknown (v3): then a rule that names regBuff does not match
    * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
    */
   public int findInBucket(int coll, int bucket, int numPipeOps, int regBuff) {
@@ -182,7 +182,7 @@ public final class DecisionTable {
     if (c < 0) {
       return -1;
     }
-    int have = regBuff + 1;
+    int have = regBuff < 0 ? 0 : regBuff == 0 ? 1 : 2; // as rules store it: 0 any, 1 false, 2 true
     for (int r; (r = chains[c]) >= 0; c++) {
       int want = rules[r + REG_BUFF];
       if (numPipeOps >= rules[r] && numPipeOps <= rules[r + 1] && (want == 0 || want == have)) {
