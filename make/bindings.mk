@@ -34,15 +34,16 @@ BINDINGS_CONSTANTS := \
   NCCL_PROTO_UNDEF NCCL_PROTO_LL NCCL_PROTO_LL128 NCCL_PROTO_SIMPLE NCCL_NUM_PROTOCOLS \
   NCCL_ALGO_PROTO_IGNORE NCCL_TUNER_JAVA_MAX_CHANNELS NCCL_TUNER_PLUGIN_SYMBOL \
   NCCL_TUNER_JAVA_ABI_VERSION NCCLTJ_REGBUFF_UNKNOWN \
+  NCCLTJ_CALL_INIT NCCLTJ_CALL_DESTROY NCCLTJ_CALL_FLUSH NCCLTJ_CALL_GET_CHUNK_SIZE \
   NCCL_TUNER_PLUGIN_SYMBOL_V4 NCCL_TUNER_PLUGIN_SYMBOL_V5 NCCL_TUNER_PLUGIN_SYMBOL_V6 \
   NCCL_NUM_ALGORITHMS_V5 NCCL_NUM_PROTOCOLS_V5 NCCL_NUM_HW_LINKS_V5 NCCL_NUM_COMPCAPS_V5 \
   NCCL_NUM_TUNING_SCALES_V5 NCCL_HW_NVLINK NCCL_HW_PCI NCCL_HW_NET \
   NCCL_VOLTA_COMPCAP_IDX NCCL_AMPERE_COMPCAP_IDX NCCL_HOPPER_COMPCAP_IDX NCCL_BLACKWELL_COMPCAP_IDX \
   NCCL_TUNING_SCALE_1NODE NCCL_TUNING_SCALE_2NODES NCCL_TUNING_SCALE_4NODES
 BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t \
-  ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t nccltj_bridge_t nccltj_hw_t
-BINDINGS_TYPEDEFS := nccltj_init_fn nccltj_get_coll_info_fn nccltj_destroy_fn nccltj_log_fn \
-  nccltj_get_chunk_size_fn ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t
+  ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t nccltj_bridge_t nccltj_hw_t nccltj_call_t
+BINDINGS_TYPEDEFS := nccltj_control_fn nccltj_get_coll_info_fn nccltj_log_fn \
+  ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t
 
 BINDINGS_JEXTRACT_ARGS := \
   --target-package $(BINDINGS_PACKAGE) --header-class-name NcclTunerAbi \

@@ -15,8 +15,11 @@
 
 /* Bumped whenever this bridge changes; the shim and the engine jar refuse each other on mismatch.
  * 5: init carries the tuner ABI version NCCL chose, commId, nvlDomainInfo, constants and the
- *    hardware signature; getCollInfo carries regBuff; getChunkSize added (NCCL tuner v4..v6). */
-#define NCCL_TUNER_JAVA_ABI_VERSION 5
+ *    hardware signature; getCollInfo carries regBuff; getChunkSize added (NCCL tuner v4..v6).
+ * 6: init, destroy, the exit-time flush and getChunkSize are one upcall, control, taking an
+ *    nccltj_call_t: two FFM upcall stubs instead of four (each costs 7-14 ms of method-handle
+ *    spinning at the first init on 2 cores; the JDK 25 AOT cache does not keep them). */
+#define NCCL_TUNER_JAVA_ABI_VERSION 6
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -31,17 +34,46 @@ typedef struct {
   char gpuName[96];     /* that device's name ("NVIDIA H200"), from a CUDA driver already loaded */
 } nccltj_hw_t;
 
-/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3.
- * `logger` is NCCL's ncclDebugLogger_t, passed through as an opaque pointer (may be NULL).
- * init writes an opaque non-zero communicator handle to *handle, or leaves it 0 to step aside;
- * it returns 3 (ncclInternalError) where a failure made it step aside (it logged the WARN), which
- * the shim passes on to NCCL only under NCCL_TUNER_JAVA_ON_ERROR=fail.
- * tunerVersion is the ABI NCCL chose (3..6); commId is NCCL's commHash (0 under v3 and v4);
- * nvlDomainInfo (an ncclNvlDomainInfo_v5_t) and constants (an ncclTunerConstants_v5_t, which the
- * engine may edit) are addresses, 0 under v3 and v4; hw is an nccltj_hw_t's address. */
-typedef int (*nccltj_init_fn)(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                              void* logger, uintptr_t nvlDomainInfo, uintptr_t constants,
-                              uintptr_t hw, int64_t* handle);
+/* What an nccltj_call_t asks of the engine (its op). */
+#define NCCLTJ_CALL_INIT 1           /* open a communicator: in tunerVersion .. hw, out handle */
+#define NCCLTJ_CALL_DESTROY 2        /* close one: in handle */
+#define NCCLTJ_CALL_FLUSH 3          /* once, from an atexit handler: write out queued decision-log records */
+#define NCCLTJ_CALL_GET_CHUNK_SIZE 4 /* tuner v6+: in handle, collType .. nChannels, chunkSize */
+
+/* One call of the control upcall, in the caller's memory (the shim's stack). Only the fields of
+ * its op are read; the engine writes only `handle` (init) and NCCL's size_t at `chunkSize`.
+ * init: tunerVersion is the ABI NCCL chose (3..6); commId is NCCL's commHash (0 under v3 and v4);
+ * logger is NCCL's ncclDebugLogger_t as an opaque pointer (may be NULL); nvlDomainInfo (an
+ * ncclNvlDomainInfo_v5_t) and constants (an ncclTunerConstants_v5_t, which the engine may edit)
+ * are addresses, 0 under v3 and v4; hw is an nccltj_hw_t's address. The engine writes an opaque
+ * non-zero communicator handle, or leaves 0 to step aside. getChunkSize: collType, nBytes,
+ * algorithm, protocol and nChannels as NCCL passes them; chunkSize is the address of NCCL's
+ * size_t, which the engine may overwrite. */
+typedef struct {
+  int32_t op;
+  int32_t tunerVersion;
+  int64_t handle;
+  uint64_t commId;
+  uint64_t nRanks;
+  uint64_t nNodes;
+  void* logger;
+  uintptr_t nvlDomainInfo;
+  uintptr_t constants;
+  uintptr_t hw;
+  uint64_t nBytes;
+  int32_t collType;
+  int32_t algorithm;
+  int32_t protocol;
+  int32_t nChannels;
+  uintptr_t chunkSize;
+} nccltj_call_t;
+
+/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3. */
+
+/* call is an nccltj_call_t's address. Returns 0, or for init 3 (ncclInternalError) where a
+ * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL only
+ * under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+typedef int (*nccltj_control_fn)(uintptr_t call);
 /* costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
  * NCCL's int. They travel as integers so that the Java side reads and writes them through one
  * constant segment, with no per-call segment objects (measured: 81 B allocated per call with
@@ -49,12 +81,6 @@ typedef int (*nccltj_init_fn)(int tunerVersion, uint64_t commId, size_t nRanks, 
 typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps,
                                        uintptr_t costTable, int numAlgo, int numProto, int regBuff,
                                        uintptr_t nChannels);
-/* v6+: chunkSize is the address of NCCL's size_t, which the engine may overwrite. */
-typedef int (*nccltj_get_chunk_size_fn)(int64_t handle, int collType, size_t nBytes, int algo,
-                                        int proto, int nChannels, uintptr_t chunkSize);
-/* destroy(0) -- handle 0 is never a communicator -- is called once from an atexit handler: the
- * engine then writes out queued decision-log records. */
-typedef int (*nccltj_destroy_fn)(int64_t handle);
 
 /* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
  * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
@@ -62,7 +88,7 @@ typedef int (*nccltj_destroy_fn)(int64_t handle);
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
- * (engineAbiVersion and the four upcall stubs), in one JNI call at first init. Bootstrap.start
+ * (engineAbiVersion and the two upcall stubs), in one JNI call at first init. Bootstrap.start
  * returns 0, 1 (abiVersion differs) or 2 (another copy of the library, at another path, already
  * started the engine in this JVM: this copy steps aside). */
 typedef struct {
@@ -70,10 +96,8 @@ typedef struct {
   int32_t engineAbiVersion;
   nccltj_log_fn log;
   const char* libraryPath;
-  nccltj_init_fn init;
   nccltj_get_coll_info_fn getCollInfo;
-  nccltj_destroy_fn destroy;
-  nccltj_get_chunk_size_fn getChunkSize;
+  nccltj_control_fn control;
 } nccltj_bridge_t;
 
 #endif /* NCCLTJ_BRIDGE_H_ */

@@ -668,9 +668,8 @@ static void describeException(JNIEnv* env, const char* what) {
  * the JVM. The child steps aside (the exit-time flush included) and says so once. */
 HIDDEN void nccltjInForkedChild(int starting) {
   nccltjForkedAfterStart = 1;
-  nccltjBridge.init = NULL;
+  nccltjBridge.control = NULL;
   nccltjBridge.getCollInfo = NULL;
-  nccltjBridge.destroy = NULL;
   snprintf(nccltjStartFailure, sizeof nccltjStartFailure,
            "this process was forked %s the plugin's JVM started and a JVM does not survive fork; the "
            "plugin changes nothing in this process", starting ? "while" : "after");
@@ -837,15 +836,14 @@ static void startJvm(void) {
       } else if (rc == 2) {
         failf("another copy of the plugin (another libnccl-tuner-java.so) already serves this process's "
               "JVM; this copy (%s) changes nothing", libraryPath);
-      } else if (rc != 0 || nccltjBridge.init == NULL || nccltjBridge.getCollInfo == NULL || nccltjBridge.destroy == NULL) {
+      } else if (rc != 0 || nccltjBridge.control == NULL || nccltjBridge.getCollInfo == NULL) {
         failf("the engine did not start (code %d); the plugin changes nothing", (int)rc);
       }
     }
   }
   if (nccltjStartFailure[0] != '\0') {
-    nccltjBridge.init = NULL;
+    nccltjBridge.control = NULL;
     nccltjBridge.getCollInfo = NULL;
-    nccltjBridge.destroy = NULL;
   }
   /* The thread stays usable for upcalls (FFM attaches threads itself); it need not stay attached
    * through JNI. */
@@ -906,14 +904,13 @@ HIDDEN void nccltjStart(void) {
     failf("the JVM gave up during creation (HotSpot exit or abort: %s); out of threads or memory "
           "(pids cgroup, ulimit -u, ulimit -v) or a bad NCCL_TUNER_JAVA_OPTS value; the plugin changes nothing",
           creationError());
-    nccltjBridge.init = NULL;
+    nccltjBridge.control = NULL;
     nccltjBridge.getCollInfo = NULL;
-    nccltjBridge.destroy = NULL;
   }
   restoreSignals();
   if (savedLocale != NULL) {
     setlocale(LC_ALL, savedLocale);
     free(savedLocale);
   }
-  if (nccltjBridge.destroy != NULL) atexit(nccltjFlushAtExit);
+  if (nccltjBridge.control != NULL) atexit(nccltjFlushAtExit);
 }

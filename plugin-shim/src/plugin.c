@@ -3,10 +3,12 @@
  *
  * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
  * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
- * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm. The first init in the process starts the engine once (jvm.c: find a
- * Java runtime, create or join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which
- * writes FFM upcall stubs into the bridge); from then on each call from NCCL is one of the short
- * functions below forwarding to an upcall, with no JNI.
+ * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm.
+ * The first init in the process starts the engine once (jvm.c: find a Java runtime, create or
+ * join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which writes two FFM upcall
+ * stubs into the bridge); from then on each call from NCCL is one of the short functions below
+ * forwarding to an upcall, with no JNI: getCollInfo to its own, the others to the control
+ * upcall with an nccltj_call_t on the stack.
  *
  * Whatever fails, every entry point returns ncclSuccess and changes nothing (NCCL wraps them in
  * NCCLCHECK, so an error would fail communicator creation or the collective); the reason is
@@ -128,8 +130,11 @@ static inline int stackOk(void) {
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
-  nccltj_destroy_fn up = nccltjBridge.destroy;
-  if (up != NULL && stackOk()) up(0);
+  nccltj_control_fn up = nccltjBridge.control;
+  if (up != NULL && stackOk()) {
+    nccltj_call_t call = {.op = NCCLTJ_CALL_FLUSH};
+    up((uintptr_t)&call);
+  }
 }
 
 static void logFailureOnce(ncclDebugLogger_t logger) {
@@ -189,18 +194,21 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
   startOnce();
   if (nccltjNotice[0] != '\0') logNoticeOnce(logFunction);
-  if (nccltjBridge.init == NULL) {
+  nccltj_control_fn up = nccltjBridge.control;
+  if (up == NULL) {
     logFailureOnce(logFunction);
     return failure();
   }
   if (!stackOk()) return failure();
   nccltj_hw_t hw;
   nccltjHardwareSignature(&hw);
-  int64_t handle = 0;
+  nccltj_call_t call = {.op = NCCLTJ_CALL_INIT, .tunerVersion = tunerVersion, .commId = commId,
+                        .nRanks = nRanks, .nNodes = nNodes, .logger = (void*)logFunction,
+                        .nvlDomainInfo = (uintptr_t)nvlDomainInfo, .constants = (uintptr_t)constants,
+                        .hw = (uintptr_t)&hw};
   /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
-  int rc = nccltjBridge.init(tunerVersion, commId, nRanks, nNodes, (void*)logFunction,
-                             (uintptr_t)nvlDomainInfo, (uintptr_t)constants, (uintptr_t)&hw, &handle);
-  *context = (void*)(intptr_t)handle;
+  int rc = up((uintptr_t)&call);
+  *context = (void*)(intptr_t)call.handle;
   return rc != 0 ? failure() : ncclSuccess;
 }
 
@@ -233,20 +241,24 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
 /* Only while getCollInfo is usable too: a forked child or a failed start clears getCollInfo. */
 HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
                                        int proto, int nChannels, size_t* chunkSize) {
-  nccltj_get_chunk_size_fn up = nccltjBridge.getChunkSize;
+  nccltj_control_fn up = nccltjBridge.control;
   if (context != NULL && up != NULL && nccltjBridge.getCollInfo != NULL && chunkSize != NULL && stackOk()) {
+    nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE, .handle = (int64_t)(intptr_t)context,
+                          .collType = (int32_t)collType, .nBytes = nBytes, .algorithm = algo,
+                          .protocol = proto, .nChannels = nChannels, .chunkSize = (uintptr_t)chunkSize};
     NOCANCEL_BEGIN;
-    up((int64_t)(intptr_t)context, (int)collType, nBytes, algo, proto, nChannels, (uintptr_t)chunkSize);
+    up((uintptr_t)&call);
     NOCANCEL_END;
   }
   return ncclSuccess;
 }
 
 HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
-  nccltj_destroy_fn up = nccltjBridge.destroy;
+  nccltj_control_fn up = nccltjBridge.control;
   if (context != NULL && up != NULL && stackOk()) {
+    nccltj_call_t call = {.op = NCCLTJ_CALL_DESTROY, .handle = (int64_t)(intptr_t)context};
     NOCANCEL_BEGIN;
-    up((int64_t)(intptr_t)context);
+    up((uintptr_t)&call);
     NOCANCEL_END;
   }
   return ncclSuccess;

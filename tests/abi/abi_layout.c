@@ -6,7 +6,7 @@
  *
  *   S                  sizeof(S)                 for every struct: ncclTuner_v3_t .. ncclTuner_v6_t,
  *                                                ncclNvlDomainInfo_v5_t/_v6_t, ncclTunerConstants_v5_t/_v6_t,
- *                                                nccltj_bridge_t, nccltj_hw_t
+ *                                                nccltj_bridge_t, nccltj_hw_t, nccltj_call_t
  *   S:align            _Alignof(S)
  *   S.field            offsetof(S, field)        for every field
  *   S.field:size       sizeof(field)
@@ -36,10 +36,8 @@
 /* Compile-time: does expression `e` have exactly function-pointer type `T`? */
 #define HAS_TYPE(e, T) _Generic((e), T: 1, default: 0)
 
-typedef int (*sig_init_t)(int, uint64_t, size_t, size_t, void*, uintptr_t, uintptr_t, uintptr_t, int64_t*);
+typedef int (*sig_control_t)(uintptr_t);
 typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t);
-typedef int (*sig_get_chunk_size_t)(int64_t, int, size_t, int, int, int, uintptr_t);
-typedef int (*sig_destroy_t)(int64_t);
 typedef void (*sig_log_t)(void*, int, const char*);
 typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
 typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
@@ -51,20 +49,16 @@ typedef ncclResult_t (*sig_v6_get_chunk_size_t)(void*, ncclFunc_t, size_t, int, 
 
 #define BRIDGE ((nccltj_bridge_t*)0)
 #define TUNER ((ncclTuner_v3_t*)0)
-_Static_assert(HAS_TYPE((nccltj_init_fn)0, sig_init_t), "nccltj_init_fn changed");
+_Static_assert(HAS_TYPE((nccltj_control_fn)0, sig_control_t), "nccltj_control_fn changed");
 _Static_assert(HAS_TYPE((nccltj_get_coll_info_fn)0, sig_get_coll_info_t), "nccltj_get_coll_info_fn changed");
-_Static_assert(HAS_TYPE((nccltj_destroy_fn)0, sig_destroy_t), "nccltj_destroy_fn changed");
 _Static_assert(HAS_TYPE((nccltj_log_fn)0, sig_log_t), "nccltj_log_fn changed");
 
 _Static_assert(HAS_TYPE(BRIDGE->log, sig_log_t), "nccltj_bridge_t.log changed");
-_Static_assert(HAS_TYPE(BRIDGE->init, sig_init_t), "nccltj_bridge_t.init changed");
+_Static_assert(HAS_TYPE(BRIDGE->control, sig_control_t), "nccltj_bridge_t.control changed");
 _Static_assert(HAS_TYPE(BRIDGE->getCollInfo, sig_get_coll_info_t), "nccltj_bridge_t.getCollInfo changed");
-_Static_assert(HAS_TYPE(BRIDGE->destroy, sig_destroy_t), "nccltj_bridge_t.destroy changed");
 _Static_assert(HAS_TYPE(TUNER->init, sig_v3_init_t), "ncclTuner_v3_t.init changed");
 _Static_assert(HAS_TYPE(TUNER->getCollInfo, sig_v3_get_coll_info_t), "ncclTuner_v3_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(TUNER->destroy, sig_v3_destroy_t), "ncclTuner_v3_t.destroy changed");
-_Static_assert(HAS_TYPE((nccltj_get_chunk_size_fn)0, sig_get_chunk_size_t), "nccltj_get_chunk_size_fn changed");
-_Static_assert(HAS_TYPE(BRIDGE->getChunkSize, sig_get_chunk_size_t), "nccltj_bridge_t.getChunkSize changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->init, sig_v3_init_t), "ncclTuner_v4_t.init changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v4_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->destroy, sig_v3_destroy_t), "ncclTuner_v4_t.destroy changed");
@@ -98,14 +92,11 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
   va_end(ap);
 }
 
-static void sigs(const char* init, const char* getCollInfo, const char* destroy, const char* log,
-                 const char* getChunkSize) {
-  sig(init, 9, I(int), I(int), I(uint64_t), I(size_t), I(size_t), P, I(uintptr_t), I(uintptr_t), I(uintptr_t), P);
+static void sigs(const char* control, const char* getCollInfo, const char* log) {
+  sig(control, 1, I(int), I(uintptr_t));
   sig(getCollInfo, 9, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(int),
       I(uintptr_t));
-  sig(destroy, 1, I(int), I(int64_t));
   if (log) sig(log, 3, V, P, I(int), P);
-  sig(getChunkSize, 7, I(int), I(int64_t), I(int), I(size_t), I(int), I(int), I(int), I(uintptr_t));
 }
 
 /* getCollInfo with regBuff: v4, v5, v6 */
@@ -129,10 +120,26 @@ int main(void) {
   FIELD(nccltj_bridge_t, engineAbiVersion);
   FIELD(nccltj_bridge_t, log);
   FIELD(nccltj_bridge_t, libraryPath);
-  FIELD(nccltj_bridge_t, init);
   FIELD(nccltj_bridge_t, getCollInfo);
-  FIELD(nccltj_bridge_t, destroy);
-  FIELD(nccltj_bridge_t, getChunkSize);
+  FIELD(nccltj_bridge_t, control);
+
+  STRUCT(nccltj_call_t);
+  FIELD(nccltj_call_t, op);
+  FIELD(nccltj_call_t, tunerVersion);
+  FIELD(nccltj_call_t, handle);
+  FIELD(nccltj_call_t, commId);
+  FIELD(nccltj_call_t, nRanks);
+  FIELD(nccltj_call_t, nNodes);
+  FIELD(nccltj_call_t, logger);
+  FIELD(nccltj_call_t, nvlDomainInfo);
+  FIELD(nccltj_call_t, constants);
+  FIELD(nccltj_call_t, hw);
+  FIELD(nccltj_call_t, nBytes);
+  FIELD(nccltj_call_t, collType);
+  FIELD(nccltj_call_t, algorithm);
+  FIELD(nccltj_call_t, protocol);
+  FIELD(nccltj_call_t, nChannels);
+  FIELD(nccltj_call_t, chunkSize);
 
   STRUCT(nccltj_hw_t);
   FIELD(nccltj_hw_t, ncclVersion);
@@ -169,10 +176,8 @@ int main(void) {
   CONSTANTS(ncclTunerConstants_v5_t);
   CONSTANTS(ncclTunerConstants_v6_t);
 
-  sigs("nccltj_init_fn", "nccltj_get_coll_info_fn", "nccltj_destroy_fn", "nccltj_log_fn",
-       "nccltj_get_chunk_size_fn");
-  sigs("nccltj_bridge_t.init", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.destroy",
-       "nccltj_bridge_t.log", "nccltj_bridge_t.getChunkSize");
+  sigs("nccltj_control_fn", "nccltj_get_coll_info_fn", "nccltj_log_fn");
+  sigs("nccltj_bridge_t.control", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.log");
   sig("ncclTuner_v4_t.init", 4, I(ncclResult_t), I(size_t), I(size_t), P, P);
   tunerGetCollInfoV4("ncclTuner_v4_t.getCollInfo");
   sig("ncclTuner_v4_t.destroy", 1, I(ncclResult_t), P);
@@ -264,6 +269,10 @@ int main(void) {
   INT_CONST(NCCL_TUNING_SCALE_1NODE);
   INT_CONST(NCCL_TUNING_SCALE_2NODES);
   INT_CONST(NCCL_TUNING_SCALE_4NODES);
+  INT_CONST(NCCLTJ_CALL_INIT);
+  INT_CONST(NCCLTJ_CALL_DESTROY);
+  INT_CONST(NCCLTJ_CALL_FLUSH);
+  INT_CONST(NCCLTJ_CALL_GET_CHUNK_SIZE);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V4", NCCL_TUNER_PLUGIN_SYMBOL_V4);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V5", NCCL_TUNER_PLUGIN_SYMBOL_V5);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V6", NCCL_TUNER_PLUGIN_SYMBOL_V6);

@@ -275,14 +275,50 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNING_SCALE_4NODES() {
         return NCCL_TUNING_SCALE_4NODES;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)5L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)6L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 5
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 6
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
         return NCCL_TUNER_JAVA_ABI_VERSION;
+    }
+    private static final int NCCLTJ_CALL_INIT = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_INIT 1
+     * }
+     */
+    public static int NCCLTJ_CALL_INIT() {
+        return NCCLTJ_CALL_INIT;
+    }
+    private static final int NCCLTJ_CALL_DESTROY = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_DESTROY 2
+     * }
+     */
+    public static int NCCLTJ_CALL_DESTROY() {
+        return NCCLTJ_CALL_DESTROY;
+    }
+    private static final int NCCLTJ_CALL_FLUSH = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_FLUSH 3
+     * }
+     */
+    public static int NCCLTJ_CALL_FLUSH() {
+        return NCCLTJ_CALL_FLUSH;
+    }
+    private static final int NCCLTJ_CALL_GET_CHUNK_SIZE = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_GET_CHUNK_SIZE 4
+     * }
+     */
+    public static int NCCLTJ_CALL_GET_CHUNK_SIZE() {
+        return NCCLTJ_CALL_GET_CHUNK_SIZE;
     }
     private static final int ncclSuccess = (int)0L;
     /**

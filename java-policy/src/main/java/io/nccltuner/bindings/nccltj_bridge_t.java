@@ -19,10 +19,8 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  *     int32_t engineAbiVersion;
  *     nccltj_log_fn log;
  *     const char *libraryPath;
- *     nccltj_init_fn init;
  *     nccltj_get_coll_info_fn getCollInfo;
- *     nccltj_destroy_fn destroy;
- *     nccltj_get_chunk_size_fn getChunkSize;
+ *     nccltj_control_fn control;
  * }
  * }
  */
@@ -37,10 +35,8 @@ public class nccltj_bridge_t {
         NcclTunerAbi.C_INT.withName("engineAbiVersion"),
         NcclTunerAbi.C_POINTER.withName("log"),
         NcclTunerAbi.C_POINTER.withName("libraryPath"),
-        NcclTunerAbi.C_POINTER.withName("init"),
         NcclTunerAbi.C_POINTER.withName("getCollInfo"),
-        NcclTunerAbi.C_POINTER.withName("destroy"),
-        NcclTunerAbi.C_POINTER.withName("getChunkSize")
+        NcclTunerAbi.C_POINTER.withName("control")
     ).withName("nccltj_bridge_t");
 
     /**
@@ -285,114 +281,6 @@ public class nccltj_bridge_t {
 
     /**
      * {@snippet lang=c :
-     * nccltj_init_fn init
-     * }
-     */
-    public final static class init {
-
-        private init() {
-            // Should not be called directly
-        }
-
-        /**
-         * The function pointer signature, expressed as a functional interface
-         */
-        public interface Function {
-            int apply(int _x0, long _x1, long _x2, long _x3, MemorySegment _x4, long _x5, long _x6, long _x7, MemorySegment _x8);
-        }
-
-        private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_POINTER,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_POINTER
-        );
-
-        /**
-         * The descriptor of this function pointer
-         */
-        public static FunctionDescriptor descriptor() {
-            return $DESC;
-        }
-
-        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(init.Function.class, "apply", $DESC);
-
-        /**
-         * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
-         * The lifetime of the returned segment is managed by {@code arena}
-         */
-        public static MemorySegment allocate(init.Function fi, Arena arena) {
-            return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
-        }
-
-        private static final MethodHandle DOWN$MH = Linker.nativeLinker().downcallHandle($DESC);
-
-        /**
-         * Invoke the upcall stub {@code funcPtr}, with given parameters
-         */
-        public static int invoke(MemorySegment funcPtr, int _x0, long _x1, long _x2, long _x3, MemorySegment _x4, long _x5, long _x6, long _x7, MemorySegment _x8) {
-            try {
-                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7, _x8);
-            } catch (Error | RuntimeException ex) {
-                throw ex;
-            } catch (Throwable ex$) {
-                throw new AssertionError("should not reach here", ex$);
-            }
-        }
-    }
-
-    private static final AddressLayout init$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("init"));
-
-    /**
-     * Layout for field:
-     * {@snippet lang=c :
-     * nccltj_init_fn init
-     * }
-     */
-    public static final AddressLayout init$layout() {
-        return init$LAYOUT;
-    }
-
-    private static final long init$OFFSET = $LAYOUT.byteOffset(groupElement("init"));
-
-    /**
-     * Offset for field:
-     * {@snippet lang=c :
-     * nccltj_init_fn init
-     * }
-     */
-    public static final long init$offset() {
-        return init$OFFSET;
-    }
-
-    /**
-     * Getter for field:
-     * {@snippet lang=c :
-     * nccltj_init_fn init
-     * }
-     */
-    public static MemorySegment init(MemorySegment struct) {
-        return struct.get(init$LAYOUT, init$OFFSET);
-    }
-
-    /**
-     * Setter for field:
-     * {@snippet lang=c :
-     * nccltj_init_fn init
-     * }
-     */
-    public static void init(MemorySegment struct, MemorySegment fieldValue) {
-        struct.set(init$LAYOUT, init$OFFSET, fieldValue);
-    }
-
-    /**
-     * {@snippet lang=c :
      * nccltj_get_coll_info_fn getCollInfo
      * }
      */
@@ -501,12 +389,12 @@ public class nccltj_bridge_t {
 
     /**
      * {@snippet lang=c :
-     * nccltj_destroy_fn destroy
+     * nccltj_control_fn control
      * }
      */
-    public final static class destroy {
+    public final static class control {
 
-        private destroy() {
+        private control() {
             // Should not be called directly
         }
 
@@ -529,13 +417,13 @@ public class nccltj_bridge_t {
             return $DESC;
         }
 
-        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(destroy.Function.class, "apply", $DESC);
+        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(control.Function.class, "apply", $DESC);
 
         /**
          * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
          * The lifetime of the returned segment is managed by {@code arena}
          */
-        public static MemorySegment allocate(destroy.Function fi, Arena arena) {
+        public static MemorySegment allocate(control.Function fi, Arena arena) {
             return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
         }
 
@@ -555,154 +443,48 @@ public class nccltj_bridge_t {
         }
     }
 
-    private static final AddressLayout destroy$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("destroy"));
+    private static final AddressLayout control$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("control"));
 
     /**
      * Layout for field:
      * {@snippet lang=c :
-     * nccltj_destroy_fn destroy
+     * nccltj_control_fn control
      * }
      */
-    public static final AddressLayout destroy$layout() {
-        return destroy$LAYOUT;
+    public static final AddressLayout control$layout() {
+        return control$LAYOUT;
     }
 
-    private static final long destroy$OFFSET = $LAYOUT.byteOffset(groupElement("destroy"));
+    private static final long control$OFFSET = $LAYOUT.byteOffset(groupElement("control"));
 
     /**
      * Offset for field:
      * {@snippet lang=c :
-     * nccltj_destroy_fn destroy
+     * nccltj_control_fn control
      * }
      */
-    public static final long destroy$offset() {
-        return destroy$OFFSET;
+    public static final long control$offset() {
+        return control$OFFSET;
     }
 
     /**
      * Getter for field:
      * {@snippet lang=c :
-     * nccltj_destroy_fn destroy
+     * nccltj_control_fn control
      * }
      */
-    public static MemorySegment destroy(MemorySegment struct) {
-        return struct.get(destroy$LAYOUT, destroy$OFFSET);
+    public static MemorySegment control(MemorySegment struct) {
+        return struct.get(control$LAYOUT, control$OFFSET);
     }
 
     /**
      * Setter for field:
      * {@snippet lang=c :
-     * nccltj_destroy_fn destroy
+     * nccltj_control_fn control
      * }
      */
-    public static void destroy(MemorySegment struct, MemorySegment fieldValue) {
-        struct.set(destroy$LAYOUT, destroy$OFFSET, fieldValue);
-    }
-
-    /**
-     * {@snippet lang=c :
-     * nccltj_get_chunk_size_fn getChunkSize
-     * }
-     */
-    public final static class getChunkSize {
-
-        private getChunkSize() {
-            // Should not be called directly
-        }
-
-        /**
-         * The function pointer signature, expressed as a functional interface
-         */
-        public interface Function {
-            int apply(long _x0, int _x1, long _x2, int _x3, int _x4, int _x5, long _x6);
-        }
-
-        private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG
-        );
-
-        /**
-         * The descriptor of this function pointer
-         */
-        public static FunctionDescriptor descriptor() {
-            return $DESC;
-        }
-
-        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(getChunkSize.Function.class, "apply", $DESC);
-
-        /**
-         * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
-         * The lifetime of the returned segment is managed by {@code arena}
-         */
-        public static MemorySegment allocate(getChunkSize.Function fi, Arena arena) {
-            return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
-        }
-
-        private static final MethodHandle DOWN$MH = Linker.nativeLinker().downcallHandle($DESC);
-
-        /**
-         * Invoke the upcall stub {@code funcPtr}, with given parameters
-         */
-        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, int _x4, int _x5, long _x6) {
-            try {
-                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6);
-            } catch (Error | RuntimeException ex) {
-                throw ex;
-            } catch (Throwable ex$) {
-                throw new AssertionError("should not reach here", ex$);
-            }
-        }
-    }
-
-    private static final AddressLayout getChunkSize$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("getChunkSize"));
-
-    /**
-     * Layout for field:
-     * {@snippet lang=c :
-     * nccltj_get_chunk_size_fn getChunkSize
-     * }
-     */
-    public static final AddressLayout getChunkSize$layout() {
-        return getChunkSize$LAYOUT;
-    }
-
-    private static final long getChunkSize$OFFSET = $LAYOUT.byteOffset(groupElement("getChunkSize"));
-
-    /**
-     * Offset for field:
-     * {@snippet lang=c :
-     * nccltj_get_chunk_size_fn getChunkSize
-     * }
-     */
-    public static final long getChunkSize$offset() {
-        return getChunkSize$OFFSET;
-    }
-
-    /**
-     * Getter for field:
-     * {@snippet lang=c :
-     * nccltj_get_chunk_size_fn getChunkSize
-     * }
-     */
-    public static MemorySegment getChunkSize(MemorySegment struct) {
-        return struct.get(getChunkSize$LAYOUT, getChunkSize$OFFSET);
-    }
-
-    /**
-     * Setter for field:
-     * {@snippet lang=c :
-     * nccltj_get_chunk_size_fn getChunkSize
-     * }
-     */
-    public static void getChunkSize(MemorySegment struct, MemorySegment fieldValue) {
-        struct.set(getChunkSize$LAYOUT, getChunkSize$OFFSET, fieldValue);
+    public static void control(MemorySegment struct, MemorySegment fieldValue) {
+        struct.set(control$LAYOUT, control$OFFSET, fieldValue);
     }
 
     /**

@@ -15,9 +15,9 @@
  *   --include-struct ncclTuner_v5_t --include-struct ncclTuner_v6_t \
  *   --include-struct ncclNvlDomainInfo_v5_t --include-struct ncclTunerConstants_v5_t \
  *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t \
- *   --include-typedef nccltj_init_fn --include-typedef nccltj_get_coll_info_fn \
- *   --include-typedef nccltj_destroy_fn --include-typedef nccltj_log_fn \
- *   --include-typedef nccltj_get_chunk_size_fn --include-typedef ncclTunerConstants_v6_t \
+ *   --include-struct nccltj_call_t \
+ *   --include-typedef nccltj_control_fn --include-typedef nccltj_get_coll_info_fn \
+ *   --include-typedef nccltj_log_fn --include-typedef ncclTunerConstants_v6_t \
  *   --include-typedef ncclNvlDomainInfo_v6_t \
  *   --include-constant ncclSuccess --include-constant ncclUnhandledCudaError \
  *   --include-constant ncclSystemError --include-constant ncclInternalError \
@@ -48,7 +48,9 @@
  *   --include-constant NCCL_NUM_PROTOCOLS \
  *   --include-constant NCCL_ALGO_PROTO_IGNORE --include-constant NCCL_TUNER_JAVA_MAX_CHANNELS \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL --include-constant NCCL_TUNER_JAVA_ABI_VERSION \
- *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
+ *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCLTJ_CALL_INIT \
+ *   --include-constant NCCLTJ_CALL_DESTROY --include-constant NCCLTJ_CALL_FLUSH \
+ *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 \
  *   --include-constant NCCL_NUM_ALGORITHMS_V5 --include-constant NCCL_NUM_PROTOCOLS_V5 \
  *   --include-constant NCCL_NUM_HW_LINKS_V5 --include-constant NCCL_NUM_COMPCAPS_V5 \

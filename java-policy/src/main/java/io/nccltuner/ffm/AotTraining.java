@@ -5,12 +5,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.bindings.NcclTunerAbi;
+import io.nccltuner.bindings.ncclNvlDomainInfo_v5_t;
 import io.nccltuner.bindings.nccltj_bridge_t;
-import io.nccltuner.bindings.nccltj_destroy_fn;
-import io.nccltuner.bindings.nccltj_get_chunk_size_fn;
+import io.nccltuner.bindings.nccltj_call_t;
+import io.nccltuner.bindings.nccltj_control_fn;
 import io.nccltuner.bindings.nccltj_get_coll_info_fn;
 import io.nccltuner.bindings.nccltj_hw_t;
-import io.nccltuner.bindings.nccltj_init_fn;
 import io.nccltuner.bindings.nccltj_log_fn;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,8 +21,8 @@ import java.util.List;
 /**
  * The training run for the JDK 25 AOT cache that {@code make dist} ships beside the engine jar
  * ({@code -XX:AOTCacheOutput}): it walks the plugin's start-up path the way the shim does, through
- * {@link Bootstrap#start(long)} with a bridge in native memory, then calls the three upcall stubs
- * over the calls of a captured trace, so the classes, method handles and upcall stubs that a real
+ * {@link Bootstrap#start(long)} with a bridge in native memory, then calls the two upcall stubs
+ * (control for init, getChunkSize and destroy; getCollInfo) over the calls of a captured trace, so the classes, method handles and upcall stubs that a real
  * first init needs are in the cache.
  *
  * <p>Usage: {@code java -XX:AOTCacheOutput=nccl-tuner-java.aot -cp nccl-tuner-java.jar
@@ -50,6 +50,14 @@ public final class AotTraining {
     AotCacheStatus.isMapped(Path.of("/proc/self/maps"), "/");
     io.nccltuner.policy.Mode.parse("enforce");
     new Thread(() -> { }).getName();
+    // The JVM's charset for file names and the environment follows the host's locale: under
+    // LANG=C or none it is US-ASCII, whose encoder classes are otherwise read from the module image.
+    for (String cs : new String[] {"US-ASCII", "ISO-8859-1", "UTF-8"}) {
+      java.nio.charset.Charset.forName(cs).newEncoder().encode(java.nio.CharBuffer.wrap("aot\ud800"),
+          java.nio.ByteBuffer.allocate(16), true);
+      java.nio.charset.Charset.forName(cs).newDecoder();
+    }
+    java.nio.charset.Charset.forName("ANSI_X3.4-1968");
     Arena arena = Arena.global();
     MemorySegment bridge = nccltj_bridge_t.allocate(arena);
     nccltj_bridge_t.abiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
@@ -59,10 +67,9 @@ public final class AotTraining {
       System.err.println("AotTraining: the engine did not start");
       System.exit(1);
     }
-    MemorySegment init = nccltj_bridge_t.init(bridge);
+    MemorySegment control = nccltj_bridge_t.control(bridge);
     MemorySegment get = nccltj_bridge_t.getCollInfo(bridge);
-    MemorySegment destroy = nccltj_bridge_t.destroy(bridge);
-    MemorySegment handle = arena.allocate(JAVA_LONG);
+    MemorySegment call = nccltj_call_t.allocate(arena);
     MemorySegment table = arena.allocate(JAVA_FLOAT, 64);
     MemorySegment nChannels = arena.allocate(JAVA_INT);
     // As the shim passes them: a hardware signature (NCCL and GPU unknown here) on every init,
@@ -72,16 +79,32 @@ public final class AotTraining {
     nccltj_hw_t.ccMajor(hw, -1);
     nccltj_hw_t.ccMinor(hw, -1);
     MemorySegment chunk = arena.allocate(JAVA_LONG);
-    MemorySegment chunkStub = nccltj_bridge_t.getChunkSize(bridge);
+    // Every other init as NCCL 2.28+ makes it (tuner v5: NVLink domains and model constants), so
+    // that the classes reading them are in the cache as well.
+    MemorySegment nvl = arena.allocate(ncclNvlDomainInfo_v5_t.layout());
+    ncclNvlDomainInfo_v5_t.nNvlDomains(nvl, 1);
+    ncclNvlDomainInfo_v5_t.minRanksPerNvlDomain(nvl, 1);
+    ncclNvlDomainInfo_v5_t.maxRanksPerNvlDomain(nvl, 1);
+    MemorySegment constants = arena.allocate(io.nccltuner.policy.TunerConstant.STRUCT_BYTES, Double.BYTES);
+    int inits = 0;
     long comm = 0;
     int calls = 0;
     for (int round = 0; round < 200; round++) {
       for (String line : lines) {
         String[] f = line.split(",");
         if (f[0].equals("init")) {
-          nccltj_init_fn.invoke(init, 3, 0L, Long.parseLong(f[2]), Long.parseLong(f[3]), MemorySegment.NULL, 0L, 0L,
-              hw.address(), handle);
-          comm = handle.get(JAVA_LONG, 0);
+          call.fill((byte) 0);
+          nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_INIT());
+          boolean v5 = inits++ % 2 == 1;
+          nccltj_call_t.tunerVersion(call, v5 ? 5 : 3);
+          nccltj_call_t.commId(call, v5 ? 0x1234L + inits : 0);
+          nccltj_call_t.nRanks(call, Long.parseLong(f[2]));
+          nccltj_call_t.nNodes(call, Long.parseLong(f[3]));
+          nccltj_call_t.nvlDomainInfo(call, v5 ? nvl.address() : 0);
+          nccltj_call_t.constants(call, v5 ? constants.address() : 0);
+          nccltj_call_t.hw(call, hw.address());
+          nccltj_control_fn.invoke(control, call.address());
+          comm = nccltj_call_t.handle(call);
         } else if (f[0].equals("get")) {
           int numAlgo = Integer.parseInt(f[7]);
           int numProto = Integer.parseInt(f[8]);
@@ -94,11 +117,22 @@ public final class AotTraining {
           calls++;
           if (round == 0) {
             chunk.set(JAVA_LONG, 0, 1L << 20);
-            nccltj_get_chunk_size_fn.invoke(chunkStub, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]), 1, 2, 2,
-                chunk.address());
+            call.fill((byte) 0);
+            nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_GET_CHUNK_SIZE());
+            nccltj_call_t.handle(call, comm);
+            nccltj_call_t.collType(call, Integer.parseInt(f[4]));
+            nccltj_call_t.nBytes(call, Long.parseLong(f[5]));
+            nccltj_call_t.algorithm(call, 1);
+            nccltj_call_t.protocol(call, 2);
+            nccltj_call_t.nChannels(call, 2);
+            nccltj_call_t.chunkSize(call, chunk.address());
+            nccltj_control_fn.invoke(control, call.address());
           }
         } else if (f[0].equals("destroy")) {
-          nccltj_destroy_fn.invoke(destroy, comm);
+          call.fill((byte) 0);
+          nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_DESTROY());
+          nccltj_call_t.handle(call, comm);
+          nccltj_control_fn.invoke(control, call.address());
         }
       }
     }

@@ -6,12 +6,11 @@ import io.nccltuner.bindings.nccltj_log_fn;
 import io.nccltuner.engine.TunerLog;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The one JNI entry point. The shim calls {@link #start(long)} once per process, right after it
- * created (or joined) the JVM; from then on NCCL's calls reach {@link Upcalls} through FFM upcall
- * stubs, with no JNI.
+ * created (or joined) the JVM; from then on NCCL's calls reach {@link Upcalls} through two FFM
+ * upcall stubs (getCollInfo and control), with no JNI.
  */
 public final class Bootstrap {
   private Bootstrap() {}
@@ -52,25 +51,29 @@ public final class Bootstrap {
       // Reading the policy (YAML parse, compile) and making the upcall stubs each take tens of
       // milliseconds on a fresh JVM; they are independent, so the policy is read on a second
       // thread meanwhile (measured with a valid AOT cache: policy 37-54 ms beside 60-80 ms of stubs).
-      CompletableFuture<PluginConfig> config = new CompletableFuture<>();
-      Thread.ofPlatform().daemon().name("nccl-tuner-java-start").start(() -> {
+      // A plain thread and Thread.join, not a CompletableFuture: waiting on a future that is not
+      // done yet loads ForkJoinPool's blocking classes from the module image (not in the AOT
+      // cache when the training run never waited), about 1 MiB resident and a few ms.
+      PluginConfig[] config = new PluginConfig[1];
+      Throwable[] configFailure = new Throwable[1];
+      Thread reader = Thread.ofPlatform().daemon().name("nccl-tuner-java-start").start(() -> {
         try {
           nccltj_log_fn.descriptor(); // initialises the logger's downcall handle too
-          config.complete(PluginConfig.fromEnvironment(System.getenv(), log));
+          config[0] = PluginConfig.fromEnvironment(System.getenv(), log);
         } catch (Throwable t) {
-          config.completeExceptionally(t);
+          configFailure[0] = t;
         }
       });
       Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
-      MemorySegment init = Upcalls.stub("init", Upcalls.INIT, arena);
+      MemorySegment control = Upcalls.stub("control", Upcalls.CONTROL, arena);
       MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
-      MemorySegment destroy = Upcalls.stub("destroy", Upcalls.DESTROY, arena);
-      MemorySegment chunk = Upcalls.stub("getChunkSize", Upcalls.GET_CHUNK_SIZE, arena);
-      Upcalls.install(config.join());
-      nccltj_bridge_t.getChunkSize(bridge, chunk);
-      nccltj_bridge_t.destroy(bridge, destroy);
+      reader.join();
+      if (configFailure[0] != null) {
+        throw configFailure[0];
+      }
+      Upcalls.install(config[0]);
       nccltj_bridge_t.getCollInfo(bridge, get);
-      nccltj_bridge_t.init(bridge, init);
+      nccltj_bridge_t.control(bridge, control);
       return 0;
     } catch (Throwable t) {
       throw new IllegalStateException("engine start failed: " + t, t);

@@ -1,9 +1,11 @@
 package io.nccltuner.ffm;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.ncclNvlDomainInfo_v5_t;
-import io.nccltuner.bindings.nccltj_hw_t;
+import io.nccltuner.bindings.nccltj_call_t;
 import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.policy.Signature;
@@ -18,30 +20,46 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 
 /**
- * Targets of the four FFM upcall stubs. Each catches Throwable: an exception escaping an upcall
- * would print a stack trace and exit the host process (JDK 25 Linker behaviour), so every failure
- * becomes "change nothing" plus one WARN. Each returns 0 (ncclSuccess).
+ * Targets of the two FFM upcall stubs: {@link #getCollInfo}, the per-call path, and
+ * {@link #control}, which serves init, destroy, the exit-time flush and getChunkSize from an
+ * {@code nccltj_call_t} (plugin-shim/include/nccltj_bridge.h, bridge ABI 6). Each catches
+ * Throwable: an exception escaping an upcall would print a stack trace and exit the host process
+ * (JDK 25 Linker behaviour), so every failure becomes "change nothing" plus one WARN. Each returns
+ * 0 (ncclSuccess), but for init's 3.
+ *
+ * <p>Why one control upcall: every upcall stub with its own C signature costs 7-14 ms of
+ * method-handle spinning at the first init on 2 cores (LambdaForm classes that the JDK 25 AOT
+ * cache does not keep), so two stubs instead of four take about 20 ms off the first init. The
+ * call's fields are read at the offsets jextract computed for {@code nccltj_call_t}, through the
+ * same plain value layouts the per-call path uses, so reading them creates no new var handles.
  */
 final class Upcalls {
-  /**
-   * The upcall descriptors, spelled as jextract spells them for the nccltj_*_fn typedefs
-   * (UpcallsTest checks they equal the generated ones). They are written out here because the
-   * generated classes' static initialisers also make a downcall handle each, which the plugin
-   * never uses and which cost about 10 ms apiece at start-up.
+  /*
+   * The upcall descriptors, spelled as jextract spells the nccltj_*_fn typedefs (UpcallsTest
+   * checks they equal the generated ones). They are written out here because the generated
+   * classes' static initialisers also make a downcall handle each, which the plugin never uses
+   * and which cost about 10 ms apiece at start-up.
    */
-  static final FunctionDescriptor INIT = FunctionDescriptor.of(C_INT, C_INT, C_LONG, C_LONG, C_LONG, C_POINTER,
-      C_LONG, C_LONG, C_LONG, C_POINTER);
+
+  /** nccltj_control_fn: the address of an nccltj_call_t. */
+  static final FunctionDescriptor CONTROL = FunctionDescriptor.of(C_INT, C_LONG);
 
   /** nccltj_get_coll_info_fn: handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, regBuff, nChannels. */
   static final FunctionDescriptor GET_COLL_INFO =
       FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_INT, C_LONG);
 
-  /** nccltj_get_chunk_size_fn: handle, collType, nBytes, algo, proto, nChannels, chunkSize. */
-  static final FunctionDescriptor GET_CHUNK_SIZE =
-      FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_INT, C_LONG);
-
-  /** nccltj_destroy_fn. */
-  static final FunctionDescriptor DESTROY = FunctionDescriptor.of(C_INT, C_LONG);
+  /**
+   * nccltj_hw_t's field offsets and gpuName's length in bytes, as jextract lays the struct out
+   * (UpcallsTest checks them against the generated class, AbiLayoutTest that class against the C
+   * compiler). Written out because the generated class's static initialiser makes a var handle
+   * for the gpuName array, which spins six BoundMethodHandle species at the first init (about
+   * 15 ms on 2 cores; found with -XX:LogClassLoadingCauseFor).
+   */
+  static final long HW_NCCL_VERSION = 0;
+  static final long HW_CC_MAJOR = 4;
+  static final long HW_CC_MINOR = 8;
+  static final long HW_GPU_NAME = 16;
+  static final long HW_GPU_NAME_BYTES = 96;
 
   /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -62,7 +80,7 @@ final class Upcalls {
   /**
    * Makes the upcall stub for one of this class's static methods.
    *
-   * @param name the method: "init", "getCollInfo", "getChunkSize" or "destroy"
+   * @param name the method: "control" or "getCollInfo"
    * @param descriptor its C signature
    * @param arena owner of the stub
    * @return the stub's address, to store in the bridge
@@ -84,15 +102,49 @@ final class Upcalls {
   }
 
   /**
-   * nccltj_init_fn: opens a communicator and writes its handle; logs pending notices once.
-   * nvlDomainInfo and constants are NCCL's addresses (0 before tuner v5), hw the shim's
-   * nccltj_hw_t. Returns 0, or 3 (ncclInternalError) when a failure made the engine step aside
-   * (it logged the WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+   * nccltj_control_fn: one of init, destroy, flush or getChunkSize, as the call's op says
+   * (NCCLTJ_CALL_*); an unknown op changes nothing.
+   *
+   * @param call the address of the shim's nccltj_call_t
+   * @return init's result (0, or 3 where the engine stepped aside for a failure); 0 otherwise
    */
-  static int init(int tunerVersion, long commId, long nRanks, long nNodes, MemorySegment logger,
-      long nvlDomainInfo, long constants, long hw, MemorySegment handle) {
+  static int control(long call) {
+    int op = ALL.get(JAVA_INT, call + nccltj_call_t.op$offset());
+    if (op == NcclTunerAbi.NCCLTJ_CALL_INIT()) {
+      return init(call);
+    }
+    long handle = ALL.get(JAVA_LONG, call + nccltj_call_t.handle$offset());
+    if (op == NcclTunerAbi.NCCLTJ_CALL_GET_CHUNK_SIZE()) {
+      return getChunkSize(handle, ALL.get(JAVA_INT, call + nccltj_call_t.collType$offset()),
+          ALL.get(JAVA_LONG, call + nccltj_call_t.nBytes$offset()),
+          ALL.get(JAVA_INT, call + nccltj_call_t.algorithm$offset()),
+          ALL.get(JAVA_INT, call + nccltj_call_t.protocol$offset()),
+          ALL.get(JAVA_INT, call + nccltj_call_t.nChannels$offset()),
+          ALL.get(JAVA_LONG, call + nccltj_call_t.chunkSize$offset()));
+    }
+    if (op == NcclTunerAbi.NCCLTJ_CALL_DESTROY()) {
+      return destroy(handle);
+    }
+    if (op == NcclTunerAbi.NCCLTJ_CALL_FLUSH()) {
+      return destroy(0);
+    }
+    return 0;
+  }
+
+  /**
+   * NCCLTJ_CALL_INIT: opens a communicator and writes its handle into the call; logs pending
+   * notices once. nvlDomainInfo and constants are NCCL's addresses (0 before tuner v5), hw the
+   * shim's nccltj_hw_t. Returns 0, or 3 (ncclInternalError) when a failure made the engine step
+   * aside (it logged the WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+   */
+  private static int init(long call) {
     Engine e = engine;
+    MemorySegment logger = MemorySegment.NULL;
     try {
+      logger = MemorySegment.ofAddress(ALL.get(JAVA_LONG, call + nccltj_call_t.logger$offset()));
+      long nRanks = ALL.get(JAVA_LONG, call + nccltj_call_t.nRanks$offset());
+      long nNodes = ALL.get(JAVA_LONG, call + nccltj_call_t.nNodes$offset());
+      long constants = ALL.get(JAVA_LONG, call + nccltj_call_t.constants$offset());
       lastLogger = logger;
       NativeLog.latestLogger = logger;
       String w = pendingWarning;
@@ -109,9 +161,13 @@ final class Upcalls {
           }
         }
       }
-      long h = e.init(nRanks, nNodes, logger, signature(tunerVersion, commId, nvlDomainInfo, hw),
+      Signature sig = signature(ALL.get(JAVA_INT, call + nccltj_call_t.tunerVersion$offset()),
+          ALL.get(JAVA_LONG, call + nccltj_call_t.commId$offset()),
+          ALL.get(JAVA_LONG, call + nccltj_call_t.nvlDomainInfo$offset()),
+          ALL.get(JAVA_LONG, call + nccltj_call_t.hw$offset()));
+      long h = e.init(nRanks, nNodes, logger, sig,
           constants == 0 ? MemorySegment.NULL : ALL.asSlice(constants, io.nccltuner.policy.TunerConstant.STRUCT_BYTES));
-      handle.reinterpret(JAVA_LONG.byteSize()).set(JAVA_LONG, 0, h);
+      ALL.set(JAVA_LONG, call + nccltj_call_t.handle$offset(), h);
       CallRecorder rec = CallRecorder.current();
       if (rec != null) {
         rec.init(h, nRanks, nNodes);
@@ -129,21 +185,19 @@ final class Upcalls {
     int minR = -1;
     int maxR = -1;
     if (nvlDomainInfo != 0) {
-      MemorySegment d = ALL.asSlice(nvlDomainInfo, ncclNvlDomainInfo_v5_t.sizeof());
-      nvl = ncclNvlDomainInfo_v5_t.nNvlDomains(d);
-      minR = ncclNvlDomainInfo_v5_t.minRanksPerNvlDomain(d);
-      maxR = ncclNvlDomainInfo_v5_t.maxRanksPerNvlDomain(d);
+      nvl = ALL.get(JAVA_INT, nvlDomainInfo + ncclNvlDomainInfo_v5_t.nNvlDomains$offset());
+      minR = ALL.get(JAVA_INT, nvlDomainInfo + ncclNvlDomainInfo_v5_t.minRanksPerNvlDomain$offset());
+      maxR = ALL.get(JAVA_INT, nvlDomainInfo + ncclNvlDomainInfo_v5_t.maxRanksPerNvlDomain$offset());
     }
     int version = -1;
     int major = -1;
     int minor = -1;
     String gpu = "";
     if (hw != 0) {
-      MemorySegment h = ALL.asSlice(hw, nccltj_hw_t.sizeof());
-      version = nccltj_hw_t.ncclVersion(h);
-      major = nccltj_hw_t.ccMajor(h);
-      minor = nccltj_hw_t.ccMinor(h);
-      gpu = nccltj_hw_t.gpuName(h).getString(0);
+      version = ALL.get(JAVA_INT, hw + HW_NCCL_VERSION);
+      major = ALL.get(JAVA_INT, hw + HW_CC_MAJOR);
+      minor = ALL.get(JAVA_INT, hw + HW_CC_MINOR);
+      gpu = ALL.asSlice(hw + HW_GPU_NAME, HW_GPU_NAME_BYTES).getString(0);
     }
     return new Signature(tunerVersion, commId, nvl, minR, maxR, version, gpu, major, minor);
   }
@@ -164,8 +218,8 @@ final class Upcalls {
     return 0;
   }
 
-  /** nccltj_get_chunk_size_fn (tuner v6+): chunkSize is the address of NCCL's size_t. */
-  static int getChunkSize(long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize) {
+  /** NCCLTJ_CALL_GET_CHUNK_SIZE (tuner v6+): chunkSize is the address of NCCL's size_t. */
+  private static int getChunkSize(long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize) {
     try {
       Installed.ENGINE.getChunkSize(handle, collType, nBytes, algo, proto, nChannels, ALL, chunkSize);
     } catch (Throwable t) {
@@ -175,10 +229,11 @@ final class Upcalls {
   }
 
   /**
-   * nccltj_destroy_fn: closes a communicator and logs its summary; handle 0 (never a
-   * communicator) comes once from the shim's atexit handler and writes out the decision log.
+   * NCCLTJ_CALL_DESTROY: closes a communicator and logs its summary; handle 0 (never a
+   * communicator; NCCLTJ_CALL_FLUSH) comes once from the shim's atexit handler and writes out the
+   * decision log.
    */
-  static int destroy(long handle) {
+  private static int destroy(long handle) {
     Engine e = engine;
     try {
       CallRecorder rec = CallRecorder.current();

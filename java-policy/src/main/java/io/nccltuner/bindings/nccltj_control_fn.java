@@ -14,12 +14,12 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
 
 /**
  * {@snippet lang=c :
- * typedef int (*nccltj_get_chunk_size_fn)(int64_t, int, size_t, int, int, int, uintptr_t)
+ * typedef int (*nccltj_control_fn)(uintptr_t)
  * }
  */
-public final class nccltj_get_chunk_size_fn {
+public final class nccltj_control_fn {
 
-    private nccltj_get_chunk_size_fn() {
+    private nccltj_control_fn() {
         // Should not be called directly
     }
 
@@ -27,16 +27,10 @@ public final class nccltj_get_chunk_size_fn {
      * The function pointer signature, expressed as a functional interface
      */
     public interface Function {
-        int apply(long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize);
+        int apply(long call);
     }
 
     private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_LONG,
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_LONG,
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_INT,
         NcclTunerAbi.C_INT,
         NcclTunerAbi.C_LONG
     );
@@ -48,13 +42,13 @@ public final class nccltj_get_chunk_size_fn {
         return $DESC;
     }
 
-    private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(nccltj_get_chunk_size_fn.Function.class, "apply", $DESC);
+    private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(nccltj_control_fn.Function.class, "apply", $DESC);
 
     /**
      * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
      * The lifetime of the returned segment is managed by {@code arena}
      */
-    public static MemorySegment allocate(nccltj_get_chunk_size_fn.Function fi, Arena arena) {
+    public static MemorySegment allocate(nccltj_control_fn.Function fi, Arena arena) {
         return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
     }
 
@@ -63,9 +57,9 @@ public final class nccltj_get_chunk_size_fn {
     /**
      * Invoke the upcall stub {@code funcPtr}, with given parameters
      */
-    public static int invoke(MemorySegment funcPtr, long handle, int collType, long nBytes, int algo, int proto, int nChannels, long chunkSize) {
+    public static int invoke(MemorySegment funcPtr, long call) {
         try {
-            return (int) DOWN$MH.invokeExact(funcPtr, handle, collType, nBytes, algo, proto, nChannels, chunkSize);
+            return (int) DOWN$MH.invokeExact(funcPtr, call);
         } catch (Error | RuntimeException ex) {
             throw ex;
         } catch (Throwable ex$) {
