@@ -24,7 +24,7 @@ DIST_MODULES := java.base
 # Same options as the shim passes (plugin-shim/src/jvm.c buildOptions), so the cache applies.
 # -XX:-AOTRecordTraining: the shim runs with -XX:-AOTReplayTraining, so the cache holds no
 # training data (method profiles) that would not be used.
-DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:-UsePerfData \
+DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:NewSize=1m -XX:-UsePerfData \
   -XX:Tier3InvocationThreshold=2000 -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 \
   -XX:+DisableAttachMechanism --finalization=disabled -XX:-TieredCompilation \
   -XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:-AOTRecordTraining \

@@ -379,6 +379,11 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   if (!userHeap) {
     addOption(l, "-Xms8m");
     addOption(l, "-Xmx64m");
+    /* A young generation of 1 MiB at start instead of a third of -Xms (2.7 MiB): the start
+     * touches less of it (resident memory added 40.4 -> 39.4 MiB with the AOT cache). It grows
+     * with the heap as the default would (a 10,000-rule YAML policy starts as fast); the per-call
+     * path allocates nothing, so its collections are the inits' alone. */
+    addOption(l, "-XX:NewSize=1m");
   }
   addOption(l, "-XX:-UsePerfData");                   /* no hsperfdata files */
   /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do not

@@ -61,7 +61,7 @@ HIDDEN void nccltjAttachCurrentThread(void);
 /* pthread key destructor of nccltjAttachKey: detaches a thread the shim attached (plugin.c). */
 HIDDEN void nccltjDetachThread(void* unused);
 
-/* destroy(0): asks the engine to write out its decision log; registered with atexit (plugin.c). */
+/* NCCLTJ_CALL_FLUSH: asks the engine to write out its decision log; registered with atexit (plugin.c). */
 HIDDEN void nccltjFlushAtExit(void);
 
 /* The common entry points behind every exported tuner version (plugin.c). Each returns
