@@ -68,6 +68,11 @@ typedef struct {
   uintptr_t chunkSize;
 } nccltj_call_t;
 
+/* Set by the engine in a communicator's handle (the context NCCL holds) when getChunkSize may
+ * change the chunk size for it; without it the shim makes no getChunkSize upcall (NCCL 2.30+
+ * asks once per collective). io.nccltuner.engine.Engine.CHUNK_SIZES. */
+#define NCCLTJ_HANDLE_CHUNK_SIZES (1LL << 62)
+
 /* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3. */
 
 /* call is an nccltj_call_t's address. Returns 0, or for init 3 (ncclInternalError) where a

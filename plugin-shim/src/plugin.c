@@ -242,7 +242,9 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
 HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
                                        int proto, int nChannels, size_t* chunkSize) {
   nccltj_control_fn up = nccltjBridge.control;
-  if (context != NULL && up != NULL && nccltjBridge.getCollInfo != NULL && chunkSize != NULL && stackOk()) {
+  /* Only for communicators whose policy names chunk sizes (the engine flags their handle). */
+  if (((intptr_t)context & NCCLTJ_HANDLE_CHUNK_SIZES) != 0 && up != NULL && nccltjBridge.getCollInfo != NULL &&
+      chunkSize != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE, .handle = (int64_t)(intptr_t)context,
                           .collType = (int32_t)collType, .nBytes = nBytes, .algorithm = algo,
                           .protocol = proto, .nChannels = nChannels, .chunkSize = (uintptr_t)chunkSize};

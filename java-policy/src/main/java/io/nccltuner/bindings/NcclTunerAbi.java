@@ -773,5 +773,14 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCLTJ_REGBUFF_UNKNOWN() {
         return NCCLTJ_REGBUFF_UNKNOWN;
     }
+    private static final long NCCLTJ_HANDLE_CHUNK_SIZES = 4611686018427387904L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_HANDLE_CHUNK_SIZES 4611686018427387904
+     * }
+     */
+    public static long NCCLTJ_HANDLE_CHUNK_SIZES() {
+        return NCCLTJ_HANDLE_CHUNK_SIZES;
+    }
 }
 

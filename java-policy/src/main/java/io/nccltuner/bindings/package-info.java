@@ -50,7 +50,8 @@
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL --include-constant NCCL_TUNER_JAVA_ABI_VERSION \
  *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCLTJ_CALL_INIT \
  *   --include-constant NCCLTJ_CALL_DESTROY --include-constant NCCLTJ_CALL_FLUSH \
- *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
+ *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCLTJ_HANDLE_CHUNK_SIZES \
+ *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 \
  *   --include-constant NCCL_NUM_ALGORITHMS_V5 --include-constant NCCL_NUM_PROTOCOLS_V5 \
  *   --include-constant NCCL_NUM_HW_LINKS_V5 --include-constant NCCL_NUM_COMPCAPS_V5 \

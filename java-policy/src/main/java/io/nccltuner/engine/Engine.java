@@ -47,6 +47,15 @@ public class Engine {
   /** Largest numAlgo x numProto the engine edits (NCCL 2.28: 7 x 3); larger tables are left alone. */
   public static final int MAX_TABLE_ENTRIES = 64;
 
+  /**
+   * Set in a communicator's handle when {@link #getChunkSize} may change NCCL's chunk size for it
+   * (enforce mode, and its profile's candidates name chunk sizes); without it the shim does not
+   * make the getChunkSize upcall at all (NCCL 2.30+ asks once per collective, src/enqueue.cc).
+   * The handle's other bits: slot (bits 0-31), generation (bits 32-61). nccltj_bridge.h's
+   * NCCLTJ_HANDLE_CHUNK_SIZES.
+   */
+  public static final long CHUNK_SIZES = 1L << 62;
+
   /** Longest wait at destroy for the decision log to reach the disk, in milliseconds. */
   static final long FLUSH_WAIT_MILLIS = 2000;
 
@@ -155,7 +164,10 @@ public class Engine {
     Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes, sig, skipped);
     DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
     int slot = freeSlots.isEmpty() ? nextSlot++ : freeSlots.pop();
-    long handle = ((long) (++generation & 0x7fffffff) << 32) | slot;
+    long handle = ((long) (++generation & 0x3fffffff) << 32) | slot;
+    if (t != null && mode == Mode.ENFORCE && t.chunkSizes().length > 0) {
+      handle |= CHUNK_SIZES;
+    }
     Comm c = new Comm(handle, sig.commId(), nRanks, nNodes, t, p == null ? null : p.name(), mode,
         decisionLog != null, ncclLogger);
     Comm[] cur = comms;

@@ -54,18 +54,20 @@ public final class Bootstrap {
       // A plain thread and Thread.join, not a CompletableFuture: waiting on a future that is not
       // done yet loads ForkJoinPool's blocking classes from the module image (not in the AOT
       // cache when the training run never waited), about 1 MiB resident and a few ms.
+      // The second thread also makes the control stub, so that the two stubs are made at once.
+      Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
       PluginConfig[] config = new PluginConfig[1];
+      MemorySegment[] control = new MemorySegment[1];
       Throwable[] configFailure = new Throwable[1];
       Thread reader = Thread.ofPlatform().daemon().name("nccl-tuner-java-start").start(() -> {
         try {
           nccltj_log_fn.descriptor(); // initialises the logger's downcall handle too
           config[0] = PluginConfig.fromEnvironment(System.getenv(), log);
+          control[0] = Upcalls.stub("control", Upcalls.CONTROL, arena);
         } catch (Throwable t) {
           configFailure[0] = t;
         }
       });
-      Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
-      MemorySegment control = Upcalls.stub("control", Upcalls.CONTROL, arena);
       MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
       reader.join();
       if (configFailure[0] != null) {
@@ -73,7 +75,7 @@ public final class Bootstrap {
       }
       Upcalls.install(config[0]);
       nccltj_bridge_t.getCollInfo(bridge, get);
-      nccltj_bridge_t.control(bridge, control);
+      nccltj_bridge_t.control(bridge, control[0]);
       return 0;
     } catch (Throwable t) {
       throw new IllegalStateException("engine start failed: " + t, t);

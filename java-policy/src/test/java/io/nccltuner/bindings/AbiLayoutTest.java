@@ -267,6 +267,7 @@ class AbiLayoutTest {
         assertEquals(cLong("nccltj_call_t.handle"), nccltj_call_t.handle$offset());
         assertEquals(cLong("nccltj_call_t.chunkSize"), nccltj_call_t.chunkSize$offset());
         assertEquals(cLong("NCCLTJ_CALL_INIT"), NcclTunerAbi.NCCLTJ_CALL_INIT());
+        assertEquals(cLong("NCCLTJ_HANDLE_CHUNK_SIZES"), io.nccltuner.engine.Engine.CHUNK_SIZES);
         assertEquals(cLong("NCCL_TUNER_JAVA_ABI_VERSION"), NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
         assertEquals(cLong("NCCL_NUM_ALGORITHMS"), NcclTunerAbi.NCCL_NUM_ALGORITHMS());
         assertEquals(cLong("NCCL_NUM_PROTOCOLS"), NcclTunerAbi.NCCL_NUM_PROTOCOLS());

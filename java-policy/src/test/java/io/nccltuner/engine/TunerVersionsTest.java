@@ -157,6 +157,21 @@ class TunerVersionsTest {
     assertTrue(ex.getMessage().contains("chunkSize must be 1 .. 2147483647 bytes"), ex.getMessage());
   }
 
+  @Test
+  void handleSaysWhetherGetChunkSizeCanChangeAnything() throws Exception {
+    // The shim skips the getChunkSize upcall for a handle without Engine.CHUNK_SIZES.
+    long enforce = new Engine(parse(CHUNK), Mode.ENFORCE, log, null).init(8, 1, MemorySegment.NULL, sig(6, 1, 23007),
+        MemorySegment.NULL);
+    long shadow = new Engine(parse(CHUNK), Mode.SHADOW, log, null).init(8, 1, MemorySegment.NULL, sig(6, 1, 23007),
+        MemorySegment.NULL);
+    long noChunks = new Engine(parse(CHUNK.replace(", chunkSize: 512 KiB", "").replace(", chunkSize: 131072", "")),
+        Mode.ENFORCE, log, null).init(8, 1, MemorySegment.NULL, sig(6, 1, 23007), MemorySegment.NULL);
+    assertEquals(Engine.CHUNK_SIZES, enforce & Engine.CHUNK_SIZES);
+    assertEquals(0, shadow & Engine.CHUNK_SIZES);
+    assertEquals(0, noChunks & Engine.CHUNK_SIZES);
+    assertTrue(enforce > 0 && shadow > 0 && noChunks > 0, "handles stay positive");
+  }
+
   static final String CONSTANTS = """
         - name: p
           constants:
