@@ -31,8 +31,12 @@
 static int startState;
 static pthread_mutex_t startMutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* The calling thread's view: the low end of its stack (0 until first looked up) and whether it
- * was told that a call had too little stack. */
+/* The calling thread's view: the bounds of its stack (stackLow 0 until first looked up), whether
+ * it was told that a call had too little stack, whether the shim attached it to the JVM, and the
+ * fast path's bounds: a frame in (okFloor, okHigh] has free stack enough (both 0 until the
+ * thread's first good call has attached it). */
+static __thread uintptr_t okFloor __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t okHigh __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stackLow __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stackHigh __attribute__((tls_model("initial-exec")));
 static __thread int stackWarnedHere __attribute__((tls_model("initial-exec")));
@@ -109,11 +113,10 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
  * stack (a coroutine's stack from makecontext/swapcontext, a sigaltstack) counts as no free
  * stack: HotSpot checks the stack pointer against the thread's own bounds, and an upcall there
  * ends in StackOverflowError and an abort (found by a hostile host). */
-static inline int stackOk(void) {
-  if (__builtin_expect(stackLow == 0, 0)) findStackLow();
-  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
+  if (stackLow == 0) findStackLow();
   size_t freeBytes = stackLow <= 1 ? SIZE_MAX : here > stackLow && here <= stackHigh ? here - stackLow : 0;
-  if (__builtin_expect(freeBytes < MIN_FREE_STACK, 0)) {
+  if (freeBytes < MIN_FREE_STACK) {
     if (!stackWarnedHere) warnStack(freeBytes);
     return 0;
   }
@@ -122,11 +125,19 @@ static inline int stackOk(void) {
    * a JVM lock held by a thread that did not survive the fork (seen: a child hung in exit() in 4
    * runs of 15). A pthread key destructor runs only when the thread itself ends, never in exit(),
    * and is skipped in a child. */
-  if (__builtin_expect(!attached, 0)) {
+  if (!attached) {
     attached = 1;
     nccltjAttachCurrentThread();
   }
+  okFloor = stackLow <= 1 ? 0 : stackLow + MIN_FREE_STACK - 1;
+  okHigh = stackLow <= 1 ? UINTPTR_MAX : stackHigh;
   return 1;
+}
+
+static inline int stackOk(void) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (__builtin_expect(here > okFloor && here <= okHigh, 1)) return 1; /* attached, stack enough */
+  return stackOkSlow(here);
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
