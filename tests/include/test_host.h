@@ -64,6 +64,26 @@ static __attribute__((unused)) void th_format_log(char* out, size_t n, const cha
   while (len > 0 && out[len - 1] == '\n') out[--len] = '\0';
 }
 
+/* Prints "<head><message><tail>" on f, the message formatted from fmt and ap (the hosts' fatal,
+ * failure and fact lines). Does not flush. */
+static __attribute__((unused)) void th_vprint(FILE* f, const char* head, const char* tail, const char* fmt,
+                                              va_list ap) {
+  fputs(head, f);
+  vfprintf(f, fmt, ap);
+  fputs(tail, f);
+}
+
+/* Defines `static void name(const char* fmt, ...)`, printf-like: prints head, the message and tail
+ * on stderr (th_vprint) and exits with code. Each host's usage and fatal errors. */
+#define TH_DIE_FUNCTION(name, head, tail, code)                                 \
+  static __attribute__((noreturn)) void name(const char* fmt, ...) {            \
+    va_list ap;                                                                 \
+    va_start(ap, fmt);                                                          \
+    th_vprint(stderr, head, tail, fmt, ap);                                     \
+    va_end(ap);                                                                 \
+    exit(code);                                                                 \
+  }
+
 /* ---- trace CSV get rows ------------------------------------------------------------------- */
 
 /* One get row: get,comm,nRanks,nNodes,collType,nBytes,numPipeOps,numAlgo,numProto,nChannelsIn,

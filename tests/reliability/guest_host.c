@@ -74,34 +74,23 @@ static th_get_row* rows;
 static size_t nRows;
 static size_t nRanks = 2, nNodes = 2;
 
-static void usage_exit(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("guest-host: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(EXIT_USAGE);
-}
+TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", EXIT_USAGE)
 
 static void fact(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("guest-host: ", facts);
-  vfprintf(facts, fmt, ap);
-  fputc('\n', facts);
-  fflush(facts);
+  th_vprint(facts, "guest-host: ", "\n", fmt, ap);
   va_end(ap);
+  fflush(facts);
 }
 
 static void fail(const char* fmt, ...) {
   atomic_fetch_add(&failures, 1);
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  th_vprint(facts, "guest-host: FAIL ", "\n", fmt, ap);
   va_end(ap);
-  fact("FAIL %s", msg);
+  fflush(facts);
 }
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
