@@ -233,18 +233,14 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       Matcher c = COMM_SHAPE.matcher(msg);
       if (c.find()) {
-        CommState s = comm(process, thread, c.group(1), host, pid, tid);
-        s.rank = Integer.parseInt(c.group(2));
-        s.nRanks = Integer.parseInt(c.group(3));
+        CommState s = commRank(c, process, thread, host, pid, tid);
         s.nNodes = Integer.parseInt(c.group(4));
         s.mnnvl = c.group(7) != null && !c.group(7).equals("0");
         return;
       }
       Matcher st = INIT_START.matcher(msg);
       if (st.find()) {
-        CommState s = comm(process, thread, st.group(1), host, pid, tid);
-        s.rank = Integer.parseInt(st.group(2));
-        s.nRanks = Integer.parseInt(st.group(3));
+        commRank(st, process, thread, host, pid, tid);
         return;
       }
       Matcher ch = CHANNELS.matcher(msg);
@@ -261,6 +257,14 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     }
 
     /** The communicator a comm line names; a new one if this thread moves on to another. */
+    /** The communicator a COMM_SHAPE or INIT_START line names (group 1), with its rank and nRanks (groups 2, 3). */
+    CommState commRank(Matcher m, String process, String thread, String host, long pid, long tid) {
+      CommState s = comm(process, thread, m.group(1), host, pid, tid);
+      s.rank = Integer.parseInt(m.group(2));
+      s.nRanks = Integer.parseInt(m.group(3));
+      return s;
+    }
+
     CommState comm(String process, String thread, String id, String host, long pid, long tid) {
       String key = process + ":" + id;
       CommState s = commById.get(key);
