@@ -73,15 +73,21 @@ static __attribute__((unused)) void th_vprint(FILE* f, const char* head, const c
   fputs(tail, f);
 }
 
+/* th_vprint of the variadic arguments after fmt, inside a printf-like function `(fmt, ...)`. */
+#define TH_VPRINT(f, head, tail, fmt)          \
+  do {                                         \
+    va_list th_ap_;                            \
+    va_start(th_ap_, fmt);                     \
+    th_vprint(f, head, tail, fmt, th_ap_);     \
+    va_end(th_ap_);                            \
+  } while (0)
+
 /* Defines `static void name(const char* fmt, ...)`, printf-like: prints head, the message and tail
  * on stderr (th_vprint) and exits with code. Each host's usage and fatal errors. */
-#define TH_DIE_FUNCTION(name, head, tail, code)                                 \
-  static __attribute__((noreturn)) void name(const char* fmt, ...) {            \
-    va_list ap;                                                                 \
-    va_start(ap, fmt);                                                          \
-    th_vprint(stderr, head, tail, fmt, ap);                                     \
-    va_end(ap);                                                                 \
-    exit(code);                                                                 \
+#define TH_DIE_FUNCTION(name, head, tail, code)                        \
+  static __attribute__((noreturn)) void name(const char* fmt, ...) {   \
+    TH_VPRINT(stderr, head, tail, fmt);                                \
+    exit(code);                                                        \
   }
 
 /* ---- trace CSV get rows ------------------------------------------------------------------- */

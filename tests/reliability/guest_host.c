@@ -77,19 +77,13 @@ static size_t nRanks = 2, nNodes = 2;
 TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", EXIT_USAGE)
 
 static void fact(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  th_vprint(facts, "guest-host: ", "\n", fmt, ap);
-  va_end(ap);
+  TH_VPRINT(facts, "guest-host: ", "\n", fmt);
   fflush(facts);
 }
 
 static void fail(const char* fmt, ...) {
   atomic_fetch_add(&failures, 1);
-  va_list ap;
-  va_start(ap, fmt);
-  th_vprint(facts, "guest-host: FAIL ", "\n", fmt, ap);
-  va_end(ap);
+  TH_VPRINT(facts, "guest-host: FAIL ", "\n", fmt);
   fflush(facts);
 }
 

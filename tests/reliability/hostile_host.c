@@ -99,10 +99,7 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
 
 static void error(const char* fmt, ...) {
   atomic_fetch_add(&errors, 1);
-  va_list ap;
-  va_start(ap, fmt);
-  th_vprint(stdout, "hostile_host: ERROR ", "\n", fmt, ap);
-  va_end(ap);
+  TH_VPRINT(stdout, "hostile_host: ERROR ", "\n", fmt);
 }
 
 TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", EXIT_USAGE)
