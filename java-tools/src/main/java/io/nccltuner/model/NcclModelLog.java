@@ -177,6 +177,15 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     }
 
     /** A table row with no table open: the rest of an abandoned table, or a problem of its own. */
+    /** Whether a table row came with no table open on its thread (then reported: "{@code row} outside a table"). */
+    boolean outsideTable(TableState t, int no, String text, String row, String thread) {
+      if (t != null && t.block != null) {
+        return false;
+      }
+      outside(no, text, row + " outside a table", thread);
+      return true;
+    }
+
     void outside(int no, String text, String reason, String thread) {
       Skip sk = skipping.get(thread);
       if (sk != null) {
@@ -366,8 +375,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       TableState t = tableByThread.get(thread);
       Matcher pr = PROTOCOL_ROW.matcher(msg);
       if (pr.matches()) {
-        if (t == null || t.block == null) {
-          outside(no, text, "Protocol row outside a table", thread);
+        if (outsideTable(t, no, text, "Protocol row", thread)) {
           return true;
         }
         String[] names = cells(pr.group(1));
@@ -387,8 +395,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       Matcher th = THREADS_ROW.matcher(msg);
       if (th.matches()) {
-        if (t == null || t.block == null) {
-          outside(no, text, "Max NThreads row outside a table", thread);
+        if (outsideTable(t, no, text, "Max NThreads row", thread)) {
           return true;
         }
         String[] cells = cells(th.group(1));
@@ -412,8 +419,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       Matcher cr = COLL_ROW.matcher(msg);
       if (cr.matches() && Collective.parse(cr.group(1)) != null && cr.group(2).contains("/")) {
         Collective coll = Collective.parse(cr.group(1));
-        if (t == null || t.block == null) {
-          outside(no, text, "latency/bandwidth row outside a table", thread);
+        if (outsideTable(t, no, text, "latency/bandwidth row", thread)) {
           return true;
         }
         String[] cells = cells(cr.group(2));
