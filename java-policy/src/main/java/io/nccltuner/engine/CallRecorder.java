@@ -64,8 +64,8 @@ public final class CallRecorder {
   private CallRecorder(Path path, TunerLog log) throws IOException {
     this.path = path;
     String failed = "cannot write %s (%s); calls are no longer recorded";
-    this.ring = new RecordRing(path, CAPACITY, FIELDS, "nccl-tuner-java-record", log, CallRecorder::open,
-        this::write, Integer.MAX_VALUE, failed, failed, null);
+    this.ring = new RecordRing(path, CAPACITY, log, new RecordRing.Config("nccl-tuner-java-record", FIELDS,
+        Integer.MAX_VALUE, CallRecorder::open, this::write, failed, failed, null));
   }
 
   /**

@@ -85,11 +85,11 @@ public final class DecisionLog {
    */
   public DecisionLog(Path path, int capacity, TunerLog log, boolean logCalls) throws IOException {
     this.logCalls = logCalls;
-    this.ring = new RecordRing(path, capacity, FIELDS, "nccl-tuner-java-log", log, DecisionLog::open, this::write,
-        FLUSH_EVERY, "cannot open decision log %s (%s); decisions are not logged",
+    this.ring = new RecordRing(path, capacity, log, new RecordRing.Config("nccl-tuner-java-log", FIELDS, FLUSH_EVERY,
+        DecisionLog::open, this::write, "cannot open decision log %s (%s); decisions are not logged",
         "cannot write decision log %s (%s); decisions are no longer logged",
         "decision log %s: nothing written for %d ms (is the file blocked?); communicator destroy no longer waits "
-            + "for it, and records are dropped (and counted) once the queue is full");
+            + "for it, and records are dropped (and counted) once the queue is full"));
   }
 
   /** @return whether per-call records are wanted (NCCL_TUNER_JAVA_LOG_CALLS=1) */

@@ -40,6 +40,23 @@ final class RecordRing {
     void write(Writer out, long[] record) throws IOException;
   }
 
+  /**
+   * What a ring writes and how it says it failed.
+   *
+   * @param threadName the writer thread's name
+   * @param fields longs a slot, the sequence included (so a record has {@code fields - 1})
+   * @param flushEvery records written between two flushes, at most
+   * @param opener opens the file
+   * @param format writes one record
+   * @param openFailed the warning when the writer thread cannot open a FIFO: a format with the
+   *     path and the exception ({@code %s} each)
+   * @param writeFailed the warning when a write fails, the same two {@code %s}
+   * @param stalled the one warning when a wait runs out with nothing written (path {@code %s},
+   *     timeout in milliseconds {@code %d}), or null for none
+   */
+  record Config(String threadName, int fields, int flushEvery, Opener opener, Format format, String openFailed,
+      String writeFailed, String stalled) {}
+
   private final int capacity;
   private final int mask;
   private final int fields;
@@ -55,12 +72,7 @@ final class RecordRing {
   private volatile long linesFlushed;
   private final Path path;
   private final TunerLog log;
-  private final Opener opener;
-  private final Format format;
-  private final int flushEvery;
-  private final String openFailed;
-  private final String writeFailed;
-  private final String stalled;
+  private final Config config;
   private volatile boolean failed;
   private Writer out; // null until the writer thread opens a FIFO
   private long stalledAt = -1; // records and lines flushed when a wait last ran out with the writer stuck
@@ -71,38 +83,23 @@ final class RecordRing {
    *
    * @param path the file
    * @param capacity ring size in records, rounded up to a power of two
-   * @param fields longs a slot, the sequence included (so a record has {@code fields - 1})
-   * @param threadName the writer thread's name
    * @param log where the one warning about a failed open or write goes
-   * @param opener opens the file
-   * @param format writes one record
-   * @param flushEvery records written between two flushes, at most
-   * @param openFailed the warning when the writer thread cannot open a FIFO: a format with the
-   *     path and the exception ({@code %s} each)
-   * @param writeFailed the warning when a write fails, the same two {@code %s}
-   * @param stalled the one warning when a wait runs out with nothing written (path {@code %s},
-   *     timeout in milliseconds {@code %d}), or null for none
-   * @throws IOException if {@code opener} cannot open a file that is not a FIFO
+   * @param config what the ring writes and its warnings
+   * @throws IOException if the opener cannot open a file that is not a FIFO
    */
-  RecordRing(Path path, int capacity, int fields, String threadName, TunerLog log, Opener opener, Format format,
-      int flushEvery, String openFailed, String writeFailed, String stalled) throws IOException {
+  RecordRing(Path path, int capacity, TunerLog log, Config config) throws IOException {
     this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
     this.mask = this.capacity - 1;
-    this.fields = fields;
+    this.fields = config.fields();
     this.ring = new AtomicLongArray(this.capacity * fields);
     for (int i = 0; i < this.capacity; i++) {
       ring.set(i * fields, i); // sequence: slot i is free for ticket i
     }
     this.path = path;
     this.log = log;
-    this.opener = opener;
-    this.format = format;
-    this.flushEvery = flushEvery;
-    this.openFailed = openFailed;
-    this.writeFailed = writeFailed;
-    this.stalled = stalled;
-    this.out = isFifo(path) ? null : opener.open(path);
-    this.writer = Thread.ofPlatform().daemon().name(threadName).unstarted(this::drain);
+    this.config = config;
+    this.out = isFifo(path) ? null : config.opener().open(path);
+    this.writer = Thread.ofPlatform().daemon().name(config.threadName()).unstarted(this::drain);
     this.writer.start();
   }
 
@@ -198,13 +195,15 @@ final class RecordRing {
   private void drain() {
     if (out == null) {
       try {
-        out = opener.open(path); // a FIFO: blocks here, on this thread, until a reader appears
+        out = config.opener().open(path); // a FIFO: blocks here, on this thread, until a reader appears
       } catch (IOException | RuntimeException e) {
-        fail(openFailed, e);
+        fail(config.openFailed(), e);
         return;
       }
     }
     long[] record = new long[fields - 1];
+    Format format = config.format();
+    int flushEvery = config.flushEvery();
     int idle = 0;
     int sinceFlush = 0;
     while (true) {
@@ -214,7 +213,7 @@ final class RecordRing {
           out.write(text);
           linesTaken++;
         } catch (IOException | RuntimeException e) {
-          fail(writeFailed, e);
+          fail(config.writeFailed(), e);
           return;
         }
         idle = 0;
@@ -235,7 +234,7 @@ final class RecordRing {
             sinceFlush = 0;
           }
         } catch (IOException | RuntimeException e) {
-          fail(writeFailed, e);
+          fail(config.writeFailed(), e);
           return;
         }
         idle = 0;
@@ -246,7 +245,7 @@ final class RecordRing {
             sinceFlush = 0;
           }
         } catch (IOException e) {
-          fail(writeFailed, e);
+          fail(config.writeFailed(), e);
           return;
         }
         LockSupport.parkNanos(idle > 100 ? 10_000_000L : 200_000L);
@@ -285,8 +284,8 @@ final class RecordRing {
       LockSupport.parkNanos(100_000L);
     }
     if (done() < target && !failed && done() == start) {
-      if (stalledAt < 0 && stalled != null) {
-        log.log(MemorySegment.NULL, TunerLog.WARN, String.format(stalled, path, timeoutMillis));
+      if (stalledAt < 0 && config.stalled() != null) {
+        log.log(MemorySegment.NULL, TunerLog.WARN, String.format(config.stalled(), path, timeoutMillis));
       }
       stalledAt = done();
     }
