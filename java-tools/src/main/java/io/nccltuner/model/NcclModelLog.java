@@ -103,9 +103,9 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
 
   /** State of one communicator being read. */
   private static final class CommState {
-    String host;
-    long pid;
-    long tid;
+    final String host;
+    final long pid;
+    long tid; // the thread that printed its table, once it has one
     String commId;
     int rank = -1;
     int nRanks;
@@ -116,6 +116,13 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     int tableLine;
     final List<LoggedSelection> selections = new ArrayList<>();
     Communicator built;
+
+    /** A communicator first seen on this process and thread. */
+    CommState(String host, long pid, long tid) {
+      this.host = host;
+      this.pid = pid;
+      this.tid = tid;
+    }
   }
 
   /** A table being assembled from one thread's lines. */
@@ -278,10 +285,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       String key = process + ":" + id;
       CommState s = commById.get(key);
       if (s == null || s.table != null) {
-        s = new CommState();
-        s.host = host;
-        s.pid = pid;
-        s.tid = tid;
+        s = new CommState(host, pid, tid);
         s.commId = id;
         commById.put(key, s);
       }
@@ -496,10 +500,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       CommState s = commByThread.get(thread);
       if (s == null || s.table != null) {
-        s = new CommState();
-        s.host = host;
-        s.pid = pid;
-        s.tid = tid;
+        s = new CommState(host, pid, tid);
         commByThread.put(thread, s);
       }
       s.table = b.build();
