@@ -92,15 +92,7 @@ static inline uint64_t stamp_end(void) {
   return t;
 }
 
-static void die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("bench_driver: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(2);
-}
+TH_DIE_FUNCTION(die, "bench_driver: ", "\n", 2)
 
 /* VmRSS (kB) and Threads from /proc/self/status. */
 static void proc_status(long* rssKb, long* threads) {

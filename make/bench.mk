@@ -18,12 +18,8 @@
 # through a generated aggregator pom over java-policy and java-bench, so nothing is installed
 # into ~/.m2 either way.
 
-ifndef REPO
-$(error make/bench.mk: the including Makefile must define REPO (the repository root))
-endif
-ifndef BUILD
-$(error make/bench.mk: the including Makefile must define BUILD (an absolute build directory))
-endif
+$(if $(REPO),,$(error make/bench.mk: the including Makefile must define REPO (the repository root)))
+$(if $(BUILD),,$(error make/bench.mk: the including Makefile must define BUILD (an absolute build directory)))
 
 BENCH_DIR       := $(BUILD)/bench
 BENCH_DRIVER    := $(BENCH_DIR)/bench_driver

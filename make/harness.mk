@@ -11,12 +11,8 @@
 # Variables you may override: HARNESS_CC, HARNESS_CFLAGS, HARNESS_LDLIBS.
 # Variables you may read: HARNESS_BIN, HARNESS_NOOP, HARNESS_EVIL, HARNESS_TRACES.
 
-ifndef REPO
-$(error make/harness.mk: the including Makefile must define REPO (the repository root))
-endif
-ifndef BUILD
-$(error make/harness.mk: the including Makefile must define BUILD (an absolute build directory))
-endif
+$(if $(REPO),,$(error make/harness.mk: the including Makefile must define REPO (the repository root)))
+$(if $(BUILD),,$(error make/harness.mk: the including Makefile must define BUILD (an absolute build directory)))
 
 HARNESS_CC      ?= $(CC)
 HARNESS_CFLAGS  ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread

@@ -33,13 +33,19 @@ __attribute__((visibility("default"))) const ncclTuner_v4_t ncclTunerPlugin_v4 =
     .destroy = nccltjDestroyComm,
 };
 
+/* v5 and v6 share init's signature (v6's constants and NVL domain types are v5's, tuner_v6.h);
+ * only the tuner version handed to the engine differs. COMMID_INIT(N) defines vNInit. */
+#define COMMID_INIT(N)                                                                              \
+  static ncclResult_t v##N##Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes,     \
+                                 ncclDebugLogger_t logFunction,                                     \
+                                 ncclNvlDomainInfo_v##N##_t* nvlDomainInfo,                         \
+                                 ncclTunerConstants_v##N##_t* constants) {                          \
+    return nccltjInitComm(N, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context); \
+  }
+
 /* ---- v5: introduced in NCCL 2.28.3 (tuner_v5.h): commId, nvlDomainInfo, constants, finalize ---- */
 
-static ncclResult_t v5Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                           ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
-                           ncclTunerConstants_v5_t* constants) {
-  return nccltjInitComm(5, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);
-}
+COMMID_INIT(5)
 
 __attribute__((visibility("default"))) const ncclTuner_v5_t ncclTunerPlugin_v5 = {
     .name = kName,
@@ -50,11 +56,7 @@ __attribute__((visibility("default"))) const ncclTuner_v5_t ncclTunerPlugin_v5 =
 
 /* ---- v6: introduced in NCCL 2.30.3 (tuner_v6.h): getChunkSize ------------------------------- */
 
-static ncclResult_t v6Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                           ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v6_t* nvlDomainInfo,
-                           ncclTunerConstants_v6_t* constants) {
-  return nccltjInitComm(6, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);
-}
+COMMID_INIT(6)
 
 __attribute__((visibility("default"))) const ncclTuner_v6_t ncclTunerPlugin_v6 = {
     .name = kName,

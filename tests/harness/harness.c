@@ -138,15 +138,7 @@ static volatile sig_atomic_t g_sigintRan;
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-static void die_usage(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("harness: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs(" (harness --help for usage)\n", stderr);
-  va_end(ap);
-  exit(EXIT_USAGE);
-}
+TH_DIE_FUNCTION(die_usage, "harness: ", " (harness --help for usage)\n", EXIT_USAGE)
 
 static const char* result_name(int r) {
   return (r >= 0 && r < ncclNumResults) ? kResultNames[r] : "unknown ncclResult_t";

@@ -64,6 +64,32 @@ static __attribute__((unused)) void th_format_log(char* out, size_t n, const cha
   while (len > 0 && out[len - 1] == '\n') out[--len] = '\0';
 }
 
+/* Prints "<head><message><tail>" on f, the message formatted from fmt and ap (the hosts' fatal,
+ * failure and fact lines). Does not flush. */
+static __attribute__((unused)) void th_vprint(FILE* f, const char* head, const char* tail, const char* fmt,
+                                              va_list ap) {
+  fputs(head, f);
+  vfprintf(f, fmt, ap);
+  fputs(tail, f);
+}
+
+/* th_vprint of the variadic arguments after fmt, inside a printf-like function `(fmt, ...)`. */
+#define TH_VPRINT(f, head, tail, fmt)          \
+  do {                                         \
+    va_list th_ap_;                            \
+    va_start(th_ap_, fmt);                     \
+    th_vprint(f, head, tail, fmt, th_ap_);     \
+    va_end(th_ap_);                            \
+  } while (0)
+
+/* Defines `static void name(const char* fmt, ...)`, printf-like: prints head, the message and tail
+ * on stderr (th_vprint) and exits with code. Each host's usage and fatal errors. */
+#define TH_DIE_FUNCTION(name, head, tail, code)                        \
+  static __attribute__((noreturn)) void name(const char* fmt, ...) {   \
+    TH_VPRINT(stderr, head, tail, fmt);                                \
+    exit(code);                                                        \
+  }
+
 /* ---- trace CSV get rows ------------------------------------------------------------------- */
 
 /* One get row: get,comm,nRanks,nNodes,collType,nBytes,numPipeOps,numAlgo,numProto,nChannelsIn,

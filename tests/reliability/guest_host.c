@@ -74,34 +74,17 @@ static th_get_row* rows;
 static size_t nRows;
 static size_t nRanks = 2, nNodes = 2;
 
-static void usage_exit(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("guest-host: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(EXIT_USAGE);
-}
+TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", EXIT_USAGE)
 
 static void fact(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("guest-host: ", facts);
-  vfprintf(facts, fmt, ap);
-  fputc('\n', facts);
+  TH_VPRINT(facts, "guest-host: ", "\n", fmt);
   fflush(facts);
-  va_end(ap);
 }
 
 static void fail(const char* fmt, ...) {
   atomic_fetch_add(&failures, 1);
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fact("FAIL %s", msg);
+  TH_VPRINT(facts, "guest-host: FAIL ", "\n", fmt);
+  fflush(facts);
 }
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,

@@ -99,23 +99,10 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
 
 static void error(const char* fmt, ...) {
   atomic_fetch_add(&errors, 1);
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  printf("hostile_host: ERROR %s\n", msg);
+  TH_VPRINT(stdout, "hostile_host: ERROR ", "\n", fmt);
 }
 
-static void usage_exit(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("hostile_host: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(EXIT_USAGE);
-}
+TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", EXIT_USAGE)
 
 /* ---- one checked getCollInfo ------------------------------------------------------------ */
 

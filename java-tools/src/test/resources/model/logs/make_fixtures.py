@@ -56,10 +56,16 @@ V100_ALLREDUCE = [[(10.4, 14.5), (21.5, 42.9), (168.0, 55.2)],   # Tree LL, LL12
 V100_THREADS = [[512, 640, 512], [512, 640, 512], [0, 0, 640], [0, 0, 640], [0, 0, 0], [0, 0, 0]]
 
 
-def v100_2_22():
-    lb = zeros(6)
+def v100_lat_bw(n_algos):
+    """Seed 001's table: the AllReduce row's Tree and Ring entries, zeros elsewhere."""
+    lb = zeros(n_algos)
     lb[4][0] = V100_ALLREDUCE[0]
     lb[4][1] = V100_ALLREDUCE[1]
+    return lb
+
+
+def v100_2_22():
+    lb = v100_lat_bw(6)
     out = []
     host, pid = "dgx1", 4242
     out.append(prefix(host, pid, pid, 0) + "NCCL version 2.22.3+cuda12.6")
@@ -100,19 +106,19 @@ def two_processes_2_23():
     Process A carries the seed's V100 table, process B the H200 table; rank 1 of B's node prints
     an unrelated line in the middle of B's table from another thread, and one selection line of A
     is truncated."""
-    lb_a = zeros(7)
-    lb_a[4][0] = V100_ALLREDUCE[0]
-    lb_a[4][1] = V100_ALLREDUCE[1]
-    a_rows = [prefix("nodeA", 1001, 1001, 0) + r for r in table(7, 3, lb_a, V100_THREADS + [[0, 0, 0]])]
+    a = prefix("nodeA", 1001, 1001, 0)     # process A's one thread
+    b = prefix("nodeB", 2002, 2002, 0)     # process B's main thread
+    b_init = prefix("nodeB", 2002, 2010, 0)  # the thread that initializes B's communicator
+    a_rows = [a + r for r in table(7, 3, v100_lat_bw(7), V100_THREADS + [[0, 0, 0]])]
     lb_b, th_b = h200_table()
-    b_rows = [prefix("nodeB", 2002, 2010, 0) + r for r in table(7, 3, lb_b, th_b)]
+    b_rows = [b_init + r for r in table(7, 3, lb_b, th_b)]
     out = [
-        prefix("nodeA", 1001, 1001, 0) + "NCCL version 2.23.4+cuda12.6",
-        prefix("nodeB", 2002, 2002, 0) + "NCCL version 2.23.4+cuda12.6",
-        prefix("nodeA", 1001, 1001, 0) + "ncclCommInitRank comm 0x5600aa000000 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 6000 commId 0x1111 - Init START",
-        prefix("nodeB", 2002, 2010, 0) + "ncclCommInitRank comm 0x5600bb000000 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x2222 - Init START",
-        prefix("nodeA", 1001, 1001, 0) + "comm 0x5600aa000000 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
-        prefix("nodeB", 2002, 2010, 0) + "comm 0x5600bb000000 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0",
+        a + "NCCL version 2.23.4+cuda12.6",
+        b + "NCCL version 2.23.4+cuda12.6",
+        a + "ncclCommInitRank comm 0x5600aa000000 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 6000 commId 0x1111 - Init START",
+        b_init + "ncclCommInitRank comm 0x5600bb000000 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x2222 - Init START",
+        a + "comm 0x5600aa000000 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
+        b_init + "comm 0x5600bb000000 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0",
     ]
     # interleave the two tables line by line, and drop a foreign-thread line into B's table
     for i in range(max(len(a_rows), len(b_rows))):
@@ -123,16 +129,16 @@ def two_processes_2_23():
         if i == 9:
             out.append(prefix("nodeB", 2002, 2011, 1) + "init.cc:447 Cuda Alloc Size 23648 pointer 0x7fc3adc00000")
     out += [
-        prefix("nodeA", 1001, 1001, 0) + "threadThresholds 8/8/64 | 32/8/64 | 512 | 512",
-        prefix("nodeB", 2002, 2010, 0) + "threadThresholds 8/8/64 | 16/8/64 | 512 | 512",
-        prefix("nodeA", 1001, 1001, 0) + "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer",
-        prefix("nodeB", 2002, 2010, 0) + "2 coll channels, 2 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p channels per peer",
+        a + "threadThresholds 8/8/64 | 32/8/64 | 512 | 512",
+        b_init + "threadThresholds 8/8/64 | 16/8/64 | 512 | 512",
+        a + "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer",
+        b_init + "2 coll channels, 2 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p channels per peer",
         # times of B's lines: NCCL's own costs from data/traces/.../trace_sweep.csv
-        prefix("nodeB", 2002, 2002, 0) + "AllReduce: 8 Bytes -> Algo 1 proto 0 time 16.613300",
-        prefix("nodeA", 1001, 1001, 0) + "AllReduce: 1048576 Bytes -> Algo 1 proto 1 time 39.646954",
-        prefix("nodeB", 2002, 2002, 0) + "AllGather: 16 Bytes -> Algo 1 proto 0 time 11.613300",
-        prefix("nodeA", 1001, 1001, 0) + "AllReduce: 4194304 Bytes -> Algo 1 pro",
-        prefix("nodeB", 2002, 2002, 0) + "AllReduce: 67108864 Bytes -> Algo 1 proto 2 time 55975.000000",
+        b + "AllReduce: 8 Bytes -> Algo 1 proto 0 time 16.613300",
+        a + "AllReduce: 1048576 Bytes -> Algo 1 proto 1 time 39.646954",
+        b + "AllGather: 16 Bytes -> Algo 1 proto 0 time 11.613300",
+        a + "AllReduce: 4194304 Bytes -> Algo 1 pro",
+        b + "AllReduce: 67108864 Bytes -> Algo 1 proto 2 time 55975.000000",
     ]
     return out
 

@@ -12,9 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Record mode ({@code NCCL_TUNER_JAVA_RECORD=path}, {@code %h} host, {@code %p} pid): every tuner
@@ -56,36 +53,19 @@ public final class CallRecorder {
 
   private static volatile CallRecorder current;
 
-  private final int mask;
-  private final AtomicLongArray ring;
-  private final AtomicLong tail = new AtomicLong();
-  private final AtomicLong dropped = new AtomicLong();
-  private final AtomicLong written = new AtomicLong();
-  private volatile long flushed;
-  private long head;
+  private final RecordRing ring;
   private final Path path;
-  private final TunerLog log;
-  private Writer out; // null until the writer thread opens a FIFO
-  private volatile boolean failed;
-  private long stalledAt = -1; // rows flushed when a wait last ran out with the writer stuck
-  private final Thread writer;
+  private final StringBuilder row = new StringBuilder(512); // writer thread only
 
   /** Communicator number and shape by handle slot (low 32 bits of the engine's handle). */
   private volatile long[] bySlot = new long[64 * 3];
   private int nextComm;
 
   private CallRecorder(Path path, TunerLog log) throws IOException {
-    this.mask = CAPACITY - 1;
-    this.ring = new AtomicLongArray(CAPACITY * FIELDS);
-    for (int i = 0; i < CAPACITY; i++) {
-      ring.set(i * FIELDS, i);
-    }
     this.path = path;
-    this.log = log;
-    // A FIFO is opened by the writer thread: opening one blocks until a reader appears.
-    this.out = isFifo(path) ? null : open(path);
-    this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-record").unstarted(this::drain);
-    writer.start();
+    String failed = "cannot write %s (%s); calls are no longer recorded";
+    this.ring = new RecordRing(path, CAPACITY, log, new RecordRing.Config("nccl-tuner-java-record", FIELDS,
+        Integer.MAX_VALUE, CallRecorder::open, this::write, failed, failed, null));
   }
 
   /**
@@ -119,12 +99,12 @@ public final class CallRecorder {
 
   /** @return rows dropped (ring full, or the file failed) */
   public long dropped() {
-    return dropped.get();
+    return ring.dropped();
   }
 
   /** @return rows written so far */
   public long written() {
-    return written.get();
+    return ring.written();
   }
 
   /** @return the file written */
@@ -171,7 +151,7 @@ public final class CallRecorder {
       return;
     }
     if (numAlgo <= 0 || numProto <= 0 || numAlgo * numProto > MAX_COSTS || numAlgo > MAX_COSTS) {
-      dropped.incrementAndGet();
+      ring.countDropped();
       return;
     }
     int chIn = Math.max(0, Math.min(255, chMem.get(JAVA_INT, nChannels)));
@@ -197,9 +177,9 @@ public final class CallRecorder {
     cur = cur.clone();
     cur[slot * 3] = 0;
     bySlot = cur;
-    awaitFlushed(2000);
-    long d = dropped.get();
-    engineLog.log(ncclLogger, TunerLog.INFO, "record " + path + ": " + written.get() + " rows written"
+    ring.awaitFlushed(2000);
+    long d = ring.dropped();
+    engineLog.log(ncclLogger, TunerLog.INFO, "record " + path + ": " + ring.written() + " rows written"
         + (d > 0 ? ", " + d + " rows dropped (queue full or write failed)" : ""));
   }
 
@@ -210,46 +190,32 @@ public final class CallRecorder {
    * @return true if every queued row is written and flushed
    */
   public boolean flush(long timeoutMillis) {
-    return awaitFlushed(timeoutMillis);
+    return ring.awaitFlushed(timeoutMillis);
   }
 
   /** Writes out queued rows (at process exit); waits up to one second. */
   public void flush() {
-    awaitFlushed(1000);
+    ring.awaitFlushed(1000);
   }
 
   private boolean offer(int kind, int comm, long shape, int coll, long nBytes, int numPipeOps, int numAlgo,
       int numProto, int chIn, MemorySegment mem, long costTable) {
-    if (failed) {
-      dropped.incrementAndGet();
-      return false;
+    long t = ring.claim();
+    if (t < 0) {
+      return false; // ring full or file failed: dropped and counted
     }
-    long t;
-    while (true) {
-      t = tail.get();
-      long diff = ring.getAcquire((int) (t & mask) * FIELDS) - t;
-      if (diff == 0) {
-        if (tail.compareAndSet(t, t + 1)) {
-          break;
-        }
-      } else if (diff < 0) {
-        dropped.incrementAndGet();
-        return false;
-      }
-    }
-    int base = (int) (t & mask) * FIELDS;
-    ring.setPlain(base + 1, (long) kind << 32 | (comm & 0xffffffffL));
-    ring.setPlain(base + 2, nBytes);
-    ring.setPlain(base + 3, shape);
-    ring.setPlain(base + 4, (long) (coll & 0xff) | (long) (numAlgo & 0xff) << 8 | (long) (numProto & 0xff) << 16
+    ring.put(t, 0, (long) kind << 32 | (comm & 0xffffffffL));
+    ring.put(t, 1, nBytes);
+    ring.put(t, 2, shape);
+    ring.put(t, 3, (long) (coll & 0xff) | (long) (numAlgo & 0xff) << 8 | (long) (numProto & 0xff) << 16
         | (numPipeOps & 0xffffffffL) << 24 | (long) chIn << 56);
     int n = numAlgo * numProto;
     for (int k = 0; k < MAX_COSTS + 1; k += 2) {
       long lo = k < n ? Float.floatToRawIntBits(mem.get(JAVA_FLOAT, costTable + (long) k * Float.BYTES)) & 0xffffffffL : 0;
       long hi = k + 1 < n ? Float.floatToRawIntBits(mem.get(JAVA_FLOAT, costTable + (long) (k + 1) * Float.BYTES)) : 0;
-      ring.setPlain(base + 5 + k / 2, lo | hi << 32);
+      ring.put(t, 4 + k / 2, lo | hi << 32);
     }
-    ring.setRelease(base, t + 1);
+    ring.publish(t);
     return true;
   }
 
@@ -260,65 +226,20 @@ public final class CallRecorder {
     return w;
   }
 
-  private static boolean isFifo(Path path) {
-    try {
-      return ((Integer) Files.getAttribute(path, "unix:mode") & 0170000) == 0010000; // S_IFIFO
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
+  /** One CSV row for a record; on the writer thread (the one user of {@link #row}). */
+  private void write(Writer out, long[] record) throws IOException {
+    row.setLength(0);
+    format(row, record);
+    out.append(row);
   }
 
-  private void drain() {
-    if (out == null) {
-      try {
-        out = open(path);
-      } catch (IOException | RuntimeException e) {
-        fail(e);
-        return;
-      }
-    }
-    StringBuilder sb = new StringBuilder(512);
-    int idle = 0;
-    while (true) {
-      int base = (int) (head & mask) * FIELDS;
-      if (ring.getAcquire(base) == head + 1) {
-        long kc = ring.getPlain(base + 1);
-        long nBytes = ring.getPlain(base + 2);
-        long shape = ring.getPlain(base + 3);
-        long packed = ring.getPlain(base + 4);
-        long[] costs = new long[MAX_COSTS / 2 + 1];
-        for (int k = 0; k < costs.length; k++) {
-          costs[k] = ring.getPlain(base + 5 + k);
-        }
-        ring.setRelease(base, head + CAPACITY);
-        head++;
-        sb.setLength(0);
-        format(sb, (int) (kc >>> 32), (int) kc, shape, nBytes, packed, costs);
-        try {
-          out.append(sb);
-          written.incrementAndGet();
-        } catch (IOException | RuntimeException e) {
-          fail(e);
-          return;
-        }
-        idle = 0;
-      } else {
-        try {
-          if (idle++ == 0) {
-            out.flush();
-            flushed = head;
-          }
-        } catch (IOException e) {
-          fail(e);
-          return;
-        }
-        LockSupport.parkNanos(idle > 100 ? 10_000_000L : 200_000L);
-      }
-    }
-  }
-
-  /** One CSV row for a ring slot. */
-  static void format(StringBuilder sb, int kind, int comm, long shape, long nBytes, long packed, long[] costs) {
+  /** One CSV row for a record: kind|comm, nBytes, shape, packed, then the costs two floats a long. */
+  static void format(StringBuilder sb, long[] record) {
+    int kind = (int) (record[0] >>> 32);
+    int comm = (int) record[0];
+    long nBytes = record[1];
+    long shape = record[2];
+    long packed = record[3];
     long nRanks = shape & 0xffffffffL;
     long nNodes = shape >>> 32;
     switch (kind) {
@@ -333,7 +254,7 @@ public final class CallRecorder {
             .append(packed & 0xff).append(',').append(Long.toUnsignedString(nBytes)).append(',').append(numPipeOps)
             .append(',').append(numAlgo).append(',').append(numProto).append(',').append(chIn);
         for (int k = 0; k < numAlgo * numProto; k++) {
-          long w = costs[k / 2];
+          long w = record[4 + k / 2];
           float f = Float.intBitsToFloat((int) (k % 2 == 0 ? w : w >>> 32));
           sb.append(',').append(cost(f));
         }
@@ -348,35 +269,5 @@ public final class CallRecorder {
       return Long.toString((long) f);
     }
     return Float.toString(f);
-  }
-
-  /**
-   * Waits, bounded, for the rows queued so far to reach the file. A writer stuck on a FIFO nobody
-   * reads (or a hung file system) would make every destroy wait the whole timeout, so after one
-   * wait ran out with nothing written, later waits return at once until the writer moves again.
-   */
-  private synchronized boolean awaitFlushed(long timeoutMillis) {
-    long target = tail.get();
-    if (flushed == stalledAt && flushed < target) {
-      return false;
-    }
-    long start = flushed;
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-    while (flushed < target && !failed && System.nanoTime() < deadline) {
-      LockSupport.unpark(writer);
-      LockSupport.parkNanos(100_000L);
-    }
-    if (flushed < target && !failed && flushed == start) {
-      stalledAt = flushed;
-    }
-    return flushed >= target;
-  }
-
-  private void fail(Exception e) {
-    try {
-      log.log(MemorySegment.NULL, TunerLog.WARN, "cannot write " + path + " (" + e + "); calls are no longer recorded");
-    } finally {
-      failed = true;
-    }
   }
 }

@@ -8,15 +8,11 @@ import io.nccltuner.policy.Protocol;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.Writer;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The decision log ({@code NCCL_TUNER_JAVA_LOG}): one JSON object per line per decision, written
@@ -40,28 +36,13 @@ import java.util.concurrent.locks.LockSupport;
  * and at exit (queued like records, written by the same thread, never blocking the caller).
  */
 public final class DecisionLog {
+  /** Longs a ring slot: sequence, comm, nBytes, coll|ncclAlgo|ncclProto|algo|proto|channels|applied, numPipeOps. */
   private static final int FIELDS = 5;
   /** Records written between two flushes of the file, at most. */
   private static final int FLUSH_EVERY = 1024;
-  private final int capacity;
-  private final int mask;
-  private final AtomicLongArray ring;
-  private final AtomicLong tail = new AtomicLong();
-  private final AtomicLong dropped = new AtomicLong();
-  private final AtomicLong written = new AtomicLong();
-  private long head;
-  private volatile long flushed;
-  private final Path path;
-  private final TunerLog log;
-  private volatile boolean failed;
-  private final Thread writer;
-  private Writer out; // null until the writer thread opens a FIFO
-  private long stalledAt = -1; // records flushed when a wait last ran out with the writer stuck
+  private final RecordRing ring;
   private final boolean logCalls;
-  private final java.util.concurrent.ConcurrentLinkedQueue<String> lines = new java.util.concurrent.ConcurrentLinkedQueue<>();
-  private final AtomicLong linesQueued = new AtomicLong();
-  private long linesTaken; // writer thread only
-  private volatile long linesFlushed;
+  private final JsonFactory json = new JsonFactory();
 
   /**
    * Expands {@code %h} (host name) and {@code %p} (process id) in a path, as NCCL does for
@@ -104,17 +85,11 @@ public final class DecisionLog {
    */
   public DecisionLog(Path path, int capacity, TunerLog log, boolean logCalls) throws IOException {
     this.logCalls = logCalls;
-    this.capacity = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
-    this.mask = this.capacity - 1;
-    this.ring = new AtomicLongArray(this.capacity * FIELDS);
-    for (int i = 0; i < this.capacity; i++) {
-      ring.set(i * FIELDS, i); // sequence: slot i is free for ticket i
-    }
-    this.path = path;
-    this.log = log;
-    this.out = isFifo(path) ? null : open(path);
-    this.writer = Thread.ofPlatform().daemon().name("nccl-tuner-java-log").unstarted(this::drain);
-    this.writer.start();
+    this.ring = new RecordRing(path, capacity, log, new RecordRing.Config("nccl-tuner-java-log", FIELDS, FLUSH_EVERY,
+        DecisionLog::open, this::write, "cannot open decision log %s (%s); decisions are not logged",
+        "cannot write decision log %s (%s); decisions are no longer logged",
+        "decision log %s: nothing written for %d ms (is the file blocked?); communicator destroy no longer waits "
+            + "for it, and records are dropped (and counted) once the queue is full"));
   }
 
   /** @return whether per-call records are wanted (NCCL_TUNER_JAVA_LOG_CALLS=1) */
@@ -129,27 +104,22 @@ public final class DecisionLog {
    * @param text one or more lines, each ending in a newline
    */
   public void writeLines(String text) {
-    if (failed || text.isEmpty()) {
-      return;
-    }
-    linesQueued.incrementAndGet();
-    lines.add(text);
-    LockSupport.unpark(writer);
+    ring.writeLines(text);
   }
 
   /** @return records dropped because the ring was full or the file failed */
   public long dropped() {
-    return dropped.get();
+    return ring.dropped();
   }
 
   /** @return records written to the file so far */
   public long written() {
-    return written.get();
+    return ring.written();
   }
 
   /** @return ring capacity in records */
   public int capacity() {
-    return capacity;
+    return ring.capacity();
   }
 
   /**
@@ -159,110 +129,23 @@ public final class DecisionLog {
    */
   public boolean offer(long comm, int coll, long nBytes, int numPipeOps, int ncclAlgo, int ncclProto,
       int algo, int proto, int channels, boolean applied) {
-    if (failed) {
-      dropped.incrementAndGet();
-      return false;
+    long t = ring.claim();
+    if (t < 0) {
+      return false; // ring full or file failed: dropped and counted
     }
-    // Bounded multi-producer ring (Vyukov): a slot's sequence equals the ticket that may fill it.
-    long t;
-    while (true) {
-      t = tail.get();
-      long diff = ring.getAcquire((int) (t & mask) * FIELDS) - t;
-      if (diff == 0) {
-        if (tail.compareAndSet(t, t + 1)) {
-          break;
-        }
-      } else if (diff < 0) {
-        dropped.incrementAndGet(); // the writer has not drained this slot's previous lap: full
-        return false;
-      }
-    }
-    int base = (int) (t & mask) * FIELDS;
-    ring.setPlain(base + 1, comm);
-    ring.setPlain(base + 2, nBytes);
-    ring.setPlain(base + 3, (long) (coll & 0xff) | (long) (ncclAlgo & 0xff) << 8 | (long) (ncclProto & 0xff) << 16
+    ring.put(t, 0, comm);
+    ring.put(t, 1, nBytes);
+    ring.put(t, 2, (long) (coll & 0xff) | (long) (ncclAlgo & 0xff) << 8 | (long) (ncclProto & 0xff) << 16
         | (long) (algo & 0xff) << 24 | (long) (proto & 0xff) << 32 | (long) (channels & 0xff) << 40
         | (applied ? 1L : 0L) << 48);
-    ring.setPlain(base + 4, numPipeOps);
-    ring.setRelease(base, t + 1); // published: sequence = ticket + 1
+    ring.put(t, 3, numPipeOps);
+    ring.publish(t);
     return true;
   }
 
   private static Writer open(Path path) throws IOException {
     return new BufferedWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8,
         StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
-  }
-
-  private static boolean isFifo(Path path) {
-    try {
-      return ((Integer) Files.getAttribute(path, "unix:mode") & 0170000) == 0010000; // S_IFIFO
-    } catch (IOException | RuntimeException e) {
-      return false; // missing (it will be a regular file) or not a Unix file system
-    }
-  }
-
-  private void drain() {
-    if (out == null) {
-      try {
-        out = open(path); // a FIFO: blocks here, on this thread, until a reader appears
-      } catch (IOException | RuntimeException e) {
-        fail("cannot open decision log " + path + " (" + e + "); decisions are not logged");
-        return;
-      }
-    }
-    JsonFactory json = new JsonFactory();
-    int idle = 0;
-    int sinceFlush = 0;
-    while (true) {
-      String text = lines.poll();
-      if (text != null) {
-        try {
-          out.write(text);
-          linesTaken++;
-        } catch (IOException | RuntimeException e) {
-          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
-          return;
-        }
-        idle = 0;
-        continue;
-      }
-      int base = (int) (head & mask) * FIELDS;
-      if (ring.getAcquire(base) == head + 1) {
-        long comm = ring.getPlain(base + 1);
-        long nBytes = ring.getPlain(base + 2);
-        long f = ring.getPlain(base + 3);
-        int numPipeOps = (int) ring.getPlain(base + 4);
-        ring.setRelease(base, head + capacity); // free for the ticket one lap later
-        head++;
-        try {
-          write(json, out, comm, nBytes, f, numPipeOps);
-          written.incrementAndGet();
-          if (++sinceFlush >= FLUSH_EVERY) {
-            out.flush();
-            linesFlushed = linesTaken;
-            flushed = head;
-            sinceFlush = 0;
-          }
-        } catch (IOException | RuntimeException e) {
-          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
-          return;
-        }
-        idle = 0;
-      } else {
-        try {
-          if (idle++ == 0) {
-            out.flush();
-            linesFlushed = linesTaken;
-            flushed = head;
-            sinceFlush = 0;
-          }
-        } catch (IOException e) {
-          fail("cannot write decision log " + path + " (" + e + "); decisions are no longer logged");
-          return;
-        }
-        LockSupport.parkNanos(idle > 100 ? 10_000_000L : 200_000L);
-      }
-    }
   }
 
   /**
@@ -279,35 +162,15 @@ public final class DecisionLog {
    * @return true if everything queued was flushed
    */
   public boolean awaitFlushed(long timeoutMillis) {
-    long target = tail.get() + linesQueued.get(); // tickets issued (dropped records took none), line batches
-    if (done() == stalledAt && done() < target) {
-      return false; // still stuck since the last wait ran out
-    }
-    long start = done();
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-    while (done() < target && !failed && System.nanoTime() < deadline) {
-      LockSupport.unpark(writer);
-      LockSupport.parkNanos(100_000L);
-    }
-    if (done() < target && !failed && done() == start) {
-      if (stalledAt < 0) {
-        log.log(MemorySegment.NULL, TunerLog.WARN, "decision log " + path + ": nothing written for "
-            + timeoutMillis + " ms (is the file blocked?); communicator destroy no longer waits for it, "
-            + "and records are dropped (and counted) once the queue is full");
-      }
-      stalledAt = done();
-    }
-    return done() >= target;
+    return ring.awaitFlushed(timeoutMillis);
   }
 
-  /** Records and line batches flushed so far (linesFlushed first: it is published before flushed). */
-  private long done() {
-    long l = linesFlushed;
-    return flushed + l;
-  }
-
-  private static void write(JsonFactory json, Writer out, long comm, long nBytes, long f, int numPipeOps)
-      throws IOException {
+  /** One JSON line for a record (comm, nBytes, packed fields, numPipeOps); on the writer thread. */
+  private void write(Writer out, long[] record) throws IOException {
+    long comm = record[0];
+    long nBytes = record[1];
+    long f = record[2];
+    int numPipeOps = (int) record[3];
     JsonGenerator g = json.createGenerator(out);
     g.writeStartObject();
     g.writeFieldName("comm");
@@ -327,13 +190,5 @@ public final class DecisionLog {
     g.writeEndObject();
     g.flush();
     out.write('\n');
-  }
-
-  private void fail(String message) {
-    try {
-      log.log(MemorySegment.NULL, TunerLog.WARN, message);
-    } finally {
-      failed = true; // after the warning, so awaitFlushed() returns with it logged
-    }
   }
 }

@@ -24,10 +24,7 @@ public enum Algorithm {
    * @throws IllegalArgumentException if the id is not in [0, 7)
    */
   public static Algorithm ofId(int id) {
-    if (id < 0 || id >= BY_ID.length) {
-      throw new IllegalArgumentException("no NCCL algorithm with id " + id);
-    }
-    return BY_ID[id];
+    return EnumNames.ofId(BY_ID, id, "algorithm");
   }
 
   /**

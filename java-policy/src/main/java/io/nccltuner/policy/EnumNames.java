@@ -13,6 +13,20 @@ final class EnumNames {
     return s.replace("_", "").replace("-", "").replace(" ", "").toUpperCase(java.util.Locale.ROOT);
   }
 
+  /**
+   * @param byId the constants in NCCL's id order
+   * @param id an NCCL id
+   * @param kind what the ids number ("algorithm"), for the message
+   * @return the constant with that id
+   * @throws IllegalArgumentException "no NCCL algorithm with id 9" if the id is out of range
+   */
+  static <E extends Enum<E>> E ofId(E[] byId, int id, String kind) {
+    if (id < 0 || id >= byId.length) {
+      throw new IllegalArgumentException("no NCCL " + kind + " with id " + id);
+    }
+    return byId[id];
+  }
+
   static <E extends Enum<E>> E lookup(E[] values, String name) {
     if (name == null) {
       return null;

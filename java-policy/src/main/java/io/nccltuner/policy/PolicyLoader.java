@@ -148,7 +148,24 @@ public final class PolicyLoader {
     add(PolicyProblem.at(file, at.line(), at.column(), message).path(path));
   }
 
-  /** An enum-valued field with a name that is none of the values: the closest one, or the list. */
+  /**
+   * A required enum-valued field (collective, algorithm, protocol): its value, or null after a
+   * problem (missing, not a string, or a name that is none of the values: then the closest one, or
+   * the list).
+   */
+  private <E extends Enum<E>> E requireName(MapNode m, Node n, String field, String path,
+      java.util.function.Function<String, E> parse, E[] values) {
+    String written = requireString(m, n, field, path);
+    if (written == null) {
+      return null;
+    }
+    E v = parse.apply(written);
+    if (v == null) {
+      unknownName(get(m, field), path, field, written, values);
+    }
+    return v;
+  }
+
   private <E extends Enum<E>> void unknownName(Node at, String path, String field, String written, E[] values) {
     add(PolicyProblem.at(file, at.line(), at.column(), "unknown " + field + " '" + written + "'").path(path + "." + field)
         .suggest(EnumNames.suggest(values, written), false)
@@ -509,14 +526,7 @@ public final class PolicyLoader {
     if (m == null) {
       return null;
     }
-    Collective coll = null;
-    String cs = requireString(m, n, "collective", path);
-    if (cs != null) {
-      coll = Collective.parse(cs);
-      if (coll == null) {
-        unknownName(get(m, "collective"), path, "collective", cs, Collective.values());
-      }
-    }
+    Collective coll = requireName(m, n, "collective", path, Collective::parse, Collective.values());
     long from = 0;
     long to = -1L;
     boolean bytesOk = true;
@@ -646,22 +656,8 @@ public final class PolicyLoader {
     if (m == null) {
       return null;
     }
-    Algorithm a = null;
-    String as = requireString(m, n, "algorithm", path);
-    if (as != null) {
-      a = Algorithm.parse(as);
-      if (a == null) {
-        unknownName(get(m, "algorithm"), path, "algorithm", as, Algorithm.values());
-      }
-    }
-    Protocol p = null;
-    String ps = requireString(m, n, "protocol", path);
-    if (ps != null) {
-      p = Protocol.parse(ps);
-      if (p == null) {
-        unknownName(get(m, "protocol"), path, "protocol", ps, Protocol.values());
-      }
-    }
+    Algorithm a = requireName(m, n, "algorithm", path, Algorithm::parse, Algorithm.values());
+    Protocol p = requireName(m, n, "protocol", path, Protocol::parse, Protocol.values());
     int channels = 0;
     Node chn = get(m, "channels");
     if (chn != null) {

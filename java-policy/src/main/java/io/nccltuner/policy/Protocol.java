@@ -22,10 +22,7 @@ public enum Protocol {
    * @throws IllegalArgumentException if the id is not in [0, 3)
    */
   public static Protocol ofId(int id) {
-    if (id < 0 || id >= BY_ID.length) {
-      throw new IllegalArgumentException("no NCCL protocol with id " + id);
-    }
-    return BY_ID[id];
+    return EnumNames.ofId(BY_ID, id, "protocol");
   }
 
   /** Case-insensitive lookup ("Simple" as NCCL logs print it, "SIMPLE"); null if unknown. */

@@ -6,7 +6,6 @@ import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
 import io.nccltuner.policy.InputException;
-import io.nccltuner.compile.MeasurementCsv;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
@@ -23,21 +22,16 @@ import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.Policy.Rule;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner compile}: measurements (nccl-tests output, sweep CSV, optimize_config.py CSV)
@@ -49,7 +43,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "compile",
-    mixinStandardHelpOptions = true,
     description = {
       "Compile measurements into a regret-ranked policy.",
       "Inputs: nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
@@ -58,9 +51,7 @@ import picocli.CommandLine.Spec;
           + "the best candidate by more than max(--threshold, noise margin)."
     },
     sortOptions = false)
-final class CompileCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class CompileCommand extends ToolCommand {
   @Parameters(paramLabel = "FILE", arity = "0..*",
       description = "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output), "
           + "or a directory written by `nccl-tuner sweep`.")
@@ -152,17 +143,7 @@ final class CompileCommand implements Callable<Integer> {
   Path html;
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
-      return run(out, err);
-    } catch (IOException e) {
-      throw new InputException(InputFiles.describe(e, null));
-    }
-  }
-
-  private int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (files.isEmpty() && inputs.isEmpty()) {
       throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
     }
@@ -190,7 +171,7 @@ final class CompileCommand implements Callable<Integer> {
         sources.add(f + " (sweep)");
         continue;
       }
-      read(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl, poolRuns), data);
+      InputFiles.readMeasurements(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl, poolRuns), data);
       sources.add(f.toString());
     }
     for (Input in : inputs) {
@@ -204,11 +185,11 @@ final class CompileCommand implements Callable<Integer> {
       if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
         throw new InputException("--in " + in.file, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
       }
-      read(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns), data);
+      InputFiles.readMeasurements(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns), data);
       sources.add(in.file.toString());
     }
     for (Path log : ncclLogs) {
-      checkReadable(log);
+      InputFiles.requireReadable(log);
       NcclRunLog.readSelections(log, data);
     }
     boolean yamlToStdout = output != null && output.toString().equals("-");
@@ -226,7 +207,7 @@ final class CompileCommand implements Callable<Integer> {
     if (!workloads.isEmpty()) {
       List<Workload.Call> calls = new ArrayList<>();
       for (Path w : workloads) {
-        checkReadable(w);
+        InputFiles.requireReadable(w);
         calls.addAll(Workload.read(w));
       }
       savings = Workload.evaluate(c, calls);
@@ -249,41 +230,17 @@ final class CompileCommand implements Callable<Integer> {
         out.print(yaml);
         report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
       } else {
-        write(output, yaml);
+        writeFile(output, yaml);
         report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
       }
     }
     if (html != null) {
-      write(html, HtmlReport.render(c, savings));
+      writeFile(html, HtmlReport.render(c, savings));
       report.println("html: " + html);
     }
     out.flush();
     err.flush();
     return 0;
-  }
-
-  private static void read(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
-    checkReadable(f);
-    if (MeasurementCsv.looksLike(f)) {
-      MeasurementCsv.parse(f, data);
-    } else {
-      NcclTestsLog.parse(f, o, data);
-    }
-  }
-
-  private static void checkReadable(Path f) throws InputException {
-    String why = InputFiles.problem(f);
-    if (why != null) {
-      throw new InputException(f.toString(), why);
-    }
-  }
-
-  private static void write(Path p, String text) throws IOException {
-    Path parent = p.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    Files.writeString(p, text, StandardCharsets.UTF_8);
   }
 
   private List<String> header(List<String> sources, Compilation c) {

@@ -32,11 +32,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner explain}: NCCL's cost model rebuilt from an NCCL INFO log ({@code
@@ -51,14 +48,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "explain",
-    mixinStandardHelpOptions = true,
     description = {
       "Show what NCCL picks at each size, from the latency/bandwidth table in its INFO log.",
       "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
     })
-final class ExplainCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ExplainCommand extends ToolCommand {
   @Option(names = "--log", required = true, paramLabel = "FILE", description = "NCCL log with the TUNING table")
   Path log;
 
@@ -118,80 +112,60 @@ final class ExplainCommand implements Callable<Integer> {
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
-      boolean allColls = collective.equalsIgnoreCase("all");
-      Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
-      if (coll == null) {
-        throw new InputException("--collective: unknown collective '" + collective + "'");
-      }
-      if (pipeOps < 1) {
-        throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
-      }
-      List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
-      for (Path f : new Path[] {log, trace, policy}) {
-        String why = f == null ? null : InputFiles.problem(f);
-        if (why != null) {
-          throw new InputException(f + ": " + why);
-        }
-      }
-      if (policy != null) {
-        policyMode = Mode.parse(mode);
-        if (policyMode == null) {
-          throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
-        }
-        try {
-          loadedPolicy = PolicyLoader.load(policy);
-        } catch (PolicyException e) {
-          throw new InputException(e.getMessage());
-        }
-      }
-      if (measurements != null) {
-        String bad = InputFiles.problem(measurements);
-        if (bad != null) {
-          throw new InputException(measurements + ": " + bad);
-        }
-        io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
-        try {
-          if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
-            io.nccltuner.compile.MeasurementCsv.parse(measurements, data);
-          } else {
-            io.nccltuner.compile.NcclTestsLog.parse(measurements, io.nccltuner.compile.NcclTestsLog.Options.NONE, data);
-          }
-          measured = io.nccltuner.compile.Compiler.compile(data,
-              io.nccltuner.compile.Compiler.Options.defaults("explain")).groups();
-        } catch (io.nccltuner.policy.InputException e) {
-          throw new InputException(e.getMessage());
-        }
-      }
-      NcclModelLog parsed = NcclModelLog.read(log);
-      hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
-      for (LogProblem p : parsed.problems()) {
-        err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
-      }
-      List<Communicator> comms = select(parsed);
-      TraceFile traceFile = trace == null ? null : readTrace(trace);
-      for (Communicator c : comms) {
-        List<Collective> colls = List.of(coll);
-        if (allColls) {
-          colls = c.selections().stream().map(io.nccltuner.model.LoggedSelection::collective)
-              .filter(java.util.Objects::nonNull).distinct().sorted().toList();
-          if (colls.isEmpty()) {
-            colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
-                Collective.AllReduce);
-          }
-        }
-        for (Collective cc : colls) {
-          explain(out, c, cc, sizeList, traceFile);
-        }
-      }
-      out.flush();
-      return 0;
-    } catch (IOException e) {
-      throw new InputException(InputFiles.describe(e, log));
+  Path inputFile() {
+    return log;
+  }
+
+  @Override
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    boolean allColls = collective.equalsIgnoreCase("all");
+    Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
+    if (coll == null) {
+      throw new InputException("--collective: unknown collective '" + collective + "'");
     }
+    if (pipeOps < 1) {
+      throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
+    }
+    List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
+    for (Path f : new Path[] {log, trace, policy}) {
+      if (f != null) {
+        InputFiles.requireReadable(f);
+      }
+    }
+    if (policy != null) {
+      policyMode = parseMode(mode);
+      try {
+        loadedPolicy = PolicyLoader.load(policy);
+      } catch (PolicyException e) {
+        throw new InputException(e.getMessage());
+      }
+    }
+    if (measurements != null) {
+      measured = InputFiles.measuredGroups(measurements, "explain");
+    }
+    NcclModelLog parsed = NcclModelLog.read(log);
+    hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
+    for (LogProblem p : parsed.problems()) {
+      err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
+    }
+    List<Communicator> comms = select(parsed);
+    TraceFile traceFile = trace == null ? null : readTrace(trace);
+    for (Communicator c : comms) {
+      List<Collective> colls = List.of(coll);
+      if (allColls) {
+        colls = c.selections().stream().map(io.nccltuner.model.LoggedSelection::collective)
+            .filter(java.util.Objects::nonNull).distinct().sorted().toList();
+        if (colls.isEmpty()) {
+          colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
+              Collective.AllReduce);
+        }
+      }
+      for (Collective cc : colls) {
+        explain(out, c, cc, sizeList, traceFile);
+      }
+    }
+    out.flush();
+    return 0;
   }
 
   private static TraceFile readTrace(Path file) throws IOException, InputException {

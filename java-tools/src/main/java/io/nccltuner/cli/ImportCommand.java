@@ -11,19 +11,14 @@ import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner import}: an NCCL example-tuner CSV config ({@code NCCL_TUNER_CONFIG_FILE})
@@ -35,15 +30,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "import",
-    mixinStandardHelpOptions = true,
     description = {
       "Convert an NCCL example-tuner CSV config to a YAML policy.",
       "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
       "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning."
     })
-final class ImportCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ImportCommand extends ToolCommand {
   @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
   Path file;
 
@@ -54,60 +46,52 @@ final class ImportCommand implements Callable<Integer> {
   String name;
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
-      String why = InputFiles.problem(file);
-      if (why != null) {
-        throw new InputException(file.toString(), why);
-      }
-      NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-      Policy p = r.policy();
-      if (name != null) {
-        p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
-      }
-      for (String w : r.warnings()) {
-        err.println("warning: " + w);
-      }
-      Map<Rule, List<String>> comments = new IdentityHashMap<>();
-      for (Profile pr : p.profiles()) {
-        for (Rule rule : pr.rules()) {
-          List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-          comments.put(rule, List.of((ls.size() == 1 ? "line " : "lines ")
-              + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
-        }
-      }
-      String yaml;
-      try {
-        yaml = PolicyYaml.writeChecked(p, List.of("Imported by `nccl-tuner import` from " + file), comments,
-            output == null || output.toString().equals("-") ? "import" : output.toString());
-      } catch (PolicyException e) {
-        throw new IllegalStateException("the converted policy does not load: " + e.getMessage(), e);
-      }
-      if (output == null || output.toString().equals("-")) {
-        out.print(yaml);
-      } else {
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-          Files.createDirectories(parent);
-        }
-        Files.writeString(output, yaml, StandardCharsets.UTF_8);
-        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
-            + Main.count(rules, "rule") + ", " + Main.count(r.warnings().size(), "warning") + ")");
-        for (Profile pr : p.profiles()) {
-          out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
-          for (Rule rule : pr.rules()) {
-            out.println("    " + TextReport.describe(rule));
-          }
-        }
-      }
-      out.flush();
-      err.flush();
-      return 0;
-    } catch (IOException e) {
-      throw new InputException(InputFiles.describe(e, file));
+  Path inputFile() {
+    return file;
+  }
+
+  @Override
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    InputFiles.requireReadable(file);
+    NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
+    Policy p = r.policy();
+    if (name != null) {
+      p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
     }
+    for (String w : r.warnings()) {
+      err.println("warning: " + w);
+    }
+    Map<Rule, List<String>> comments = new IdentityHashMap<>();
+    for (Profile pr : p.profiles()) {
+      for (Rule rule : pr.rules()) {
+        List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+        comments.put(rule, List.of((ls.size() == 1 ? "line " : "lines ")
+            + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
+      }
+    }
+    String yaml;
+    try {
+      yaml = PolicyYaml.writeChecked(p, List.of("Imported by `nccl-tuner import` from " + file), comments,
+          output == null || output.toString().equals("-") ? "import" : output.toString());
+    } catch (PolicyException e) {
+      throw new IllegalStateException("the converted policy does not load: " + e.getMessage(), e);
+    }
+    if (output == null || output.toString().equals("-")) {
+      out.print(yaml);
+    } else {
+      writeFile(output, yaml);
+      int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+      out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
+          + Main.count(rules, "rule") + ", " + Main.count(r.warnings().size(), "warning") + ")");
+      for (Profile pr : p.profiles()) {
+        out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+        for (Rule rule : pr.rules()) {
+          out.println("    " + TextReport.describe(rule));
+        }
+      }
+    }
+    out.flush();
+    err.flush();
+    return 0;
   }
 }

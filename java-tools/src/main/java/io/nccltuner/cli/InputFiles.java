@@ -1,13 +1,22 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.compile.Compiler;
+import io.nccltuner.compile.MeasurementCsv;
+import io.nccltuner.compile.MeasurementSet;
+import io.nccltuner.compile.NcclTestsLog;
+import io.nccltuner.policy.InputException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 
-/** Messages for files that cannot be read, naming the file: "x.log: no such file". */
+/**
+ * Input files of the commands: messages for files that cannot be read, naming the file ("x.log: no
+ * such file"), and reading measurement files (sweep CSV or nccl-tests output).
+ */
 final class InputFiles {
   private InputFiles() {}
 
@@ -54,5 +63,53 @@ final class InputFiles {
     }
     String m = e.getMessage();
     return (fallback == null ? "" : fallback + ": ") + (m == null ? e.getClass().getSimpleName() : m);
+  }
+
+  /**
+   * Refuses a path that cannot be read as an input file.
+   *
+   * @param p the path given
+   * @throws InputException {@code <p>: <}{@link #problem}{@code >}
+   */
+  static void requireReadable(Path p) throws InputException {
+    String why = problem(p);
+    if (why != null) {
+      throw new InputException(p.toString(), why);
+    }
+  }
+
+  /**
+   * Reads one measurement file into a set: a sweep or optimize_config.py CSV (detected by its
+   * header) or nccl-tests output.
+   *
+   * @param f the file (checked with {@link #requireReadable} first)
+   * @param o how to read nccl-tests output
+   * @param data where the measurements go
+   * @throws InputException for an unreadable file or a line the parser refuses (file:line)
+   * @throws IOException if reading fails
+   */
+  static void readMeasurements(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
+    requireReadable(f);
+    if (MeasurementCsv.looksLike(f)) {
+      MeasurementCsv.parse(f, data);
+    } else {
+      NcclTestsLog.parse(f, o, data);
+    }
+  }
+
+  /**
+   * The measured groups (collective, shape, sizes, candidates' times) of one measurement file, for
+   * pricing picks in {@code explain} and {@code replay}.
+   *
+   * @param f the file
+   * @param command the command's name (in the compiler's defaults)
+   * @return the groups {@link Compiler#compile} forms with its default options
+   * @throws InputException as {@link #readMeasurements}
+   * @throws IOException if reading fails
+   */
+  static List<Compiler.Group> measuredGroups(Path f, String command) throws IOException, InputException {
+    MeasurementSet data = new MeasurementSet();
+    readMeasurements(f, NcclTestsLog.Options.NONE, data);
+    return Compiler.compile(data, Compiler.Options.defaults(command)).groups();
   }
 }

@@ -17,11 +17,8 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner replay}: runs captured getCollInfo calls (the CSV the trace tuner writes)
@@ -36,14 +33,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "replay",
-    mixinStandardHelpOptions = true,
     description = {
       "Replay captured tuner calls through the policy engine and report what the policy changes.",
       "Times are NCCL's predicted microseconds from the captured cost tables."
     })
-final class ReplayCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ReplayCommand extends ToolCommand {
   @Option(names = "--trace", required = true, paramLabel = "FILE", description = "captured calls (CSV)")
   Path trace;
 
@@ -72,38 +66,23 @@ final class ReplayCommand implements Callable<Integer> {
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+  Path inputFile() {
+    return trace;
+  }
+
+  @Override
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     try {
-      Mode m = Mode.parse(mode);
-      if (m == null) {
-        throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
-      }
-      for (Path f : new Path[] {trace, policy}) {
-        String why = InputFiles.problem(f);
-        if (why != null) {
-          throw new InputException(f + ": " + why);
-        }
-      }
+      Mode m = parseMode(mode);
+      InputFiles.requireReadable(trace);
+      InputFiles.requireReadable(policy);
       if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
         throw new InputException("--nranks and --nnodes must be >= 1");
       }
       Policy p = PolicyLoader.load(policy);
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
-        String bad = InputFiles.problem(measurements);
-        if (bad != null) {
-          throw new InputException(measurements + ": " + bad);
-        }
-        io.nccltuner.compile.MeasurementSet data = new io.nccltuner.compile.MeasurementSet();
-        if (io.nccltuner.compile.MeasurementCsv.looksLike(measurements)) {
-          io.nccltuner.compile.MeasurementCsv.parse(measurements, data);
-        } else {
-          io.nccltuner.compile.NcclTestsLog.parse(measurements, io.nccltuner.compile.NcclTestsLog.Options.NONE, data);
-        }
-        measured = io.nccltuner.compile.Compiler.compile(data, io.nccltuner.compile.Compiler.Options.defaults("replay"))
-            .groups();
+        measured = InputFiles.measuredGroups(measurements, "replay");
       }
       Replay.Result r = Replay.run(p, m, t);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
@@ -111,14 +90,8 @@ final class ReplayCommand implements Callable<Integer> {
       report(out, p, m, t, r, would);
       out.flush();
       return 0;
-    } catch (PolicyException e) {
+    } catch (PolicyException | IllegalArgumentException e) { // a policy or trace that does not load
       throw new InputException(e.getMessage());
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
-    } catch (io.nccltuner.policy.InputException e) {
-      throw new InputException(e.getMessage());
-    } catch (IOException e) {
-      throw new InputException(InputFiles.describe(e, trace));
     }
   }
 

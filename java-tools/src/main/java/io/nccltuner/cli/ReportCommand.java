@@ -2,7 +2,6 @@ package io.nccltuner.cli;
 
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.policy.InputException;
-import io.nccltuner.compile.MeasurementCsv;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.report.DecisionLogFile;
@@ -10,18 +9,14 @@ import io.nccltuner.report.ShadowReport;
 import io.nccltuner.report.ShadowReportHtml;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV] [--html out.html]}: reads the
@@ -37,14 +32,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "report",
-    mixinStandardHelpOptions = true,
     description = {
       "Summarise decision logs of many ranks: decisions per size, cross-rank agreement, and with measurements the",
       "expected time saved."
     })
-final class ReportCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ReportCommand extends ToolCommand {
   @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")
   List<Path> logs;
 
@@ -56,62 +48,39 @@ final class ReportCommand implements Callable<Integer> {
   Path html;
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    {
-      List<DecisionLogFile> files = new ArrayList<>();
-      for (Path l : logs) {
-        check(l);
-        files.add(DecisionLogFile.read(l));
-      }
-      List<Compiler.Group> groups = List.of();
-      if (measurements != null) {
-        MeasurementSet data = new MeasurementSet();
-        if (Files.isDirectory(measurements)) {
-          List<Path> in;
-          try (Stream<Path> s = Files.list(measurements)) {
-            in = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
-                .sorted().toList();
-          }
-          if (in.isEmpty()) {
-            throw new InputException(measurements.toString(), "no *.csv or *.txt measurement files in this folder");
-          }
-          for (Path p : in) {
-            read(p, data);
-          }
-        } else {
-          check(measurements);
-          read(measurements, data);
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    List<DecisionLogFile> files = new ArrayList<>();
+    for (Path l : logs) {
+      InputFiles.requireReadable(l);
+      files.add(DecisionLogFile.read(l));
+    }
+    List<Compiler.Group> groups = List.of();
+    if (measurements != null) {
+      MeasurementSet data = new MeasurementSet();
+      if (Files.isDirectory(measurements)) {
+        List<Path> in;
+        try (Stream<Path> s = Files.list(measurements)) {
+          in = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
+              .sorted().toList();
         }
-        groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
-      }
-      ShadowReport r = ShadowReport.build(files, groups);
-      out.print(r.text());
-      if (html != null) {
-        Path parent = html.toAbsolutePath().getParent();
-        if (parent != null) {
-          Files.createDirectories(parent);
+        if (in.isEmpty()) {
+          throw new InputException(measurements.toString(), "no *.csv or *.txt measurement files in this folder");
         }
-        Files.writeString(html, ShadowReportHtml.render(r), StandardCharsets.UTF_8);
-        out.println("html: " + html);
+        for (Path p : in) {
+          InputFiles.readMeasurements(p, NcclTestsLog.Options.NONE, data);
+        }
+      } else {
+        InputFiles.readMeasurements(measurements, NcclTestsLog.Options.NONE, data);
       }
-      out.flush();
-      return Main.EXIT_OK;
+      groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
     }
-  }
-
-  private static void check(Path f) throws InputException {
-    String why = InputFiles.problem(f);
-    if (why != null) {
-      throw new InputException(f.toString(), why);
+    ShadowReport r = ShadowReport.build(files, groups);
+    out.print(r.text());
+    if (html != null) {
+      writeFile(html, ShadowReportHtml.render(r));
+      out.println("html: " + html);
     }
-  }
-
-  private static void read(Path f, MeasurementSet data) throws IOException, InputException {
-    if (MeasurementCsv.looksLike(f)) {
-      MeasurementCsv.parse(f, data);
-    } else {
-      NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, data);
-    }
+    out.flush();
+    return Main.EXIT_OK;
   }
 }

@@ -14,11 +14,8 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner sweep}: measures forced candidates with nccl-tests through the plugin's force
@@ -30,16 +27,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "sweep",
-    mixinStandardHelpOptions = true,
     description = {
       "Run nccl-tests once per candidate (plus NCCL's own pick) with the plugin in force mode, R replicates in a "
           + "randomized balanced order; write each run's output and manifest.json to DIR. Run the same command again "
           + "to resume. Then: nccl-tuner compile DIR -o policy.yaml."
     },
     sortOptions = false)
-final class SweepCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class SweepCommand extends ToolCommand {
   @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "Sweep directory (created; resumed if it holds this sweep).")
   Path dir;
 
@@ -109,9 +103,7 @@ final class SweepCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+  int run(PrintWriter out, PrintWriter err) throws InputException, InterruptedException {
     Sweep.Config cfg;
     try {
       cfg = config();

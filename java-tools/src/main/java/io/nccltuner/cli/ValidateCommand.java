@@ -7,16 +7,14 @@ import io.nccltuner.policy.Policy;
 import io.nccltuner.validate.PolicyCheck;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nccl-tuner validate policy.yaml [--nranks N --nnodes M]...}: loads a policy as the plugin
@@ -30,14 +28,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "validate",
-    mixinStandardHelpOptions = true,
     description = {
       "Check a policy without running a job: every problem, the profile each shape matches, rules that can never apply.",
       "Exit 0 when it loads and everything in it can apply; 1 otherwise."
     })
-final class ValidateCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ValidateCommand extends ToolCommand {
   @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML")
   Path policy;
 
@@ -49,9 +44,7 @@ final class ValidateCommand implements Callable<Integer> {
   List<Long> nNodes = new ArrayList<>();
 
   @Override
-  public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
       throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
           + " --nnodes; give one --nnodes per --nranks, or one for all");
@@ -61,10 +54,7 @@ final class ValidateCommand implements Callable<Integer> {
         throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
       }
     }
-    String why = InputFiles.problem(policy);
-    if (why != null) {
-      throw new InputException(policy + ": " + why);
-    }
+    InputFiles.requireReadable(policy);
     Policy p;
     try {
       p = PolicyLoader.load(policy);

@@ -22,21 +22,35 @@ public final class CostTable {
   private static final int NC = Collective.COUNT;
 
   private final int numAlgorithms;
-  private final double[] latency;
-  private final double[] bandwidth;
-  private final double[] latencyHalfUnit;
-  private final double[] bandwidthHalfUnit;
-  private final boolean[] present;
-  private final int[] maxThreads;
+  private final Entries e;
 
-  private CostTable(Builder b) {
-    this.numAlgorithms = b.numAlgorithms;
-    this.latency = b.latency.clone();
-    this.bandwidth = b.bandwidth.clone();
-    this.latencyHalfUnit = b.latencyHalfUnit.clone();
-    this.bandwidthHalfUnit = b.bandwidthHalfUnit.clone();
-    this.present = b.present.clone();
-    this.maxThreads = b.maxThreads.clone();
+  /**
+   * The table's arrays, shared in shape by the table and its builder. Entry arrays are indexed by
+   * {@link #index}; maxThreads by algorithm and protocol (-1: the log had no such row).
+   */
+  private record Entries(double[] latency, double[] bandwidth, double[] latencyHalfUnit, double[] bandwidthHalfUnit,
+      boolean[] present, int[] maxThreads) {
+    static Entries empty(int numAlgorithms) {
+      int n = NC * numAlgorithms * NP;
+      int[] maxThreads = new int[Algorithm.values().length * NP];
+      Arrays.fill(maxThreads, -1);
+      return new Entries(new double[n], new double[n], new double[n], new double[n], new boolean[n], maxThreads);
+    }
+
+    Entries copy() {
+      return new Entries(latency.clone(), bandwidth.clone(), latencyHalfUnit.clone(), bandwidthHalfUnit.clone(),
+          present.clone(), maxThreads.clone());
+    }
+  }
+
+  private CostTable(int numAlgorithms, Entries e) {
+    this.numAlgorithms = numAlgorithms;
+    this.e = e;
+  }
+
+  /** Index of an entry: collective-major, then algorithm, then protocol. */
+  private static int index(int numAlgorithms, Collective c, AlgoProto ap) {
+    return (c.id() * numAlgorithms + ap.algorithm().id()) * NP + ap.protocol().id();
   }
 
   /**
@@ -56,28 +70,28 @@ public final class CostTable {
     if (ap.algorithm().id() >= numAlgorithms) {
       throw new IllegalArgumentException(ap.algorithm() + " is not in a table of " + numAlgorithms + " algorithms");
     }
-    return (c.id() * numAlgorithms + ap.algorithm().id()) * NP + ap.protocol().id();
+    return index(numAlgorithms, c, ap);
   }
 
   /** @return whether the log printed this entry (every entry of a complete table) */
   public boolean has(Collective c, AlgoProto ap) {
-    return ap.algorithm().id() < numAlgorithms && present[idx(c, ap)];
+    return ap.algorithm().id() < numAlgorithms && e.present[idx(c, ap)];
   }
 
   /** @return the printed latency in microseconds */
   public double latency(Collective c, AlgoProto ap) {
-    return latency[idx(c, ap)];
+    return e.latency[idx(c, ap)];
   }
 
   /** @return the printed algorithm bandwidth in GB/s; 0 means the candidate is disabled */
   public double bandwidth(Collective c, AlgoProto ap) {
-    return bandwidth[idx(c, ap)];
+    return e.bandwidth[idx(c, ap)];
   }
 
   /** @return the latencies (microseconds) that print as the logged value, clamped at 0 */
   public Interval latencyRange(Collective c, AlgoProto ap) {
     int i = idx(c, ap);
-    return new Interval(Math.max(0, latency[i] - latencyHalfUnit[i]), latency[i] + latencyHalfUnit[i]);
+    return new Interval(Math.max(0, e.latency[i] - e.latencyHalfUnit[i]), e.latency[i] + e.latencyHalfUnit[i]);
   }
 
   /**
@@ -86,15 +100,15 @@ public final class CostTable {
    */
   public Interval bandwidthRange(Collective c, AlgoProto ap) {
     int i = idx(c, ap);
-    if (bandwidth[i] == 0) {
+    if (e.bandwidth[i] == 0) {
       return Interval.point(0);
     }
-    return new Interval(Math.max(0, bandwidth[i] - bandwidthHalfUnit[i]), bandwidth[i] + bandwidthHalfUnit[i]);
+    return new Interval(Math.max(0, e.bandwidth[i] - e.bandwidthHalfUnit[i]), e.bandwidth[i] + e.bandwidthHalfUnit[i]);
   }
 
   /** @return the "Max NThreads" entry, or -1 when the log had no such row */
   public int maxThreads(AlgoProto ap) {
-    return maxThreads[ap.algorithm().id() * NP + ap.protocol().id()];
+    return e.maxThreads[ap.algorithm().id() * NP + ap.protocol().id()];
   }
 
   /** @return the half unit of the last printed digit of a decimal ("10.4" gives 0.05) */
@@ -106,26 +120,14 @@ public final class CostTable {
   /** Collects table entries; see {@link CostTable#builder}. */
   public static final class Builder {
     private final int numAlgorithms;
-    private final double[] latency;
-    private final double[] bandwidth;
-    private final double[] latencyHalfUnit;
-    private final double[] bandwidthHalfUnit;
-    private final boolean[] present;
-    private final int[] maxThreads;
+    private final Entries e;
 
     private Builder(int numAlgorithms) {
       if (numAlgorithms < 1 || numAlgorithms > Algorithm.values().length) {
         throw new IllegalArgumentException("numAlgorithms " + numAlgorithms + " outside [1, 7]");
       }
       this.numAlgorithms = numAlgorithms;
-      int n = NC * numAlgorithms * NP;
-      latency = new double[n];
-      bandwidth = new double[n];
-      latencyHalfUnit = new double[n];
-      bandwidthHalfUnit = new double[n];
-      present = new boolean[n];
-      maxThreads = new int[Algorithm.values().length * NP];
-      Arrays.fill(maxThreads, -1);
+      this.e = Entries.empty(numAlgorithms);
     }
 
     /**
@@ -139,24 +141,24 @@ public final class CostTable {
      * @throws NumberFormatException if either text is not a decimal number
      */
     public Builder entry(Collective c, AlgoProto ap, String latencyText, String bandwidthText) {
-      int i = (c.id() * numAlgorithms + ap.algorithm().id()) * NP + ap.protocol().id();
-      latency[i] = Double.parseDouble(latencyText.trim());
-      bandwidth[i] = Double.parseDouble(bandwidthText.trim());
-      latencyHalfUnit[i] = halfUnit(latencyText);
-      bandwidthHalfUnit[i] = halfUnit(bandwidthText);
-      present[i] = true;
+      int i = index(numAlgorithms, c, ap);
+      e.latency[i] = Double.parseDouble(latencyText.trim());
+      e.bandwidth[i] = Double.parseDouble(bandwidthText.trim());
+      e.latencyHalfUnit[i] = halfUnit(latencyText);
+      e.bandwidthHalfUnit[i] = halfUnit(bandwidthText);
+      e.present[i] = true;
       return this;
     }
 
     /** Sets one "Max NThreads" entry. */
     public Builder maxThreads(AlgoProto ap, int threads) {
-      maxThreads[ap.algorithm().id() * NP + ap.protocol().id()] = threads;
+      e.maxThreads[ap.algorithm().id() * NP + ap.protocol().id()] = threads;
       return this;
     }
 
     /** @return whether every collective, algorithm and protocol has an entry */
     public boolean complete() {
-      for (boolean b : present) {
+      for (boolean b : e.present) {
         if (!b) {
           return false;
         }
@@ -166,7 +168,7 @@ public final class CostTable {
 
     /** @return the table */
     public CostTable build() {
-      return new CostTable(this);
+      return new CostTable(numAlgorithms, e.copy());
     }
   }
 }

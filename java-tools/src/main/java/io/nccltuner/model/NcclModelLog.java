@@ -103,9 +103,9 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
 
   /** State of one communicator being read. */
   private static final class CommState {
-    String host;
-    long pid;
-    long tid;
+    final String host;
+    final long pid;
+    long tid; // the thread that printed its table, once it has one
     String commId;
     int rank = -1;
     int nRanks;
@@ -116,6 +116,13 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     int tableLine;
     final List<LoggedSelection> selections = new ArrayList<>();
     Communicator built;
+
+    /** A communicator first seen on this process and thread. */
+    CommState(String host, long pid, long tid) {
+      this.host = host;
+      this.pid = pid;
+      this.tid = tid;
+    }
   }
 
   /** A table being assembled from one thread's lines. */
@@ -177,6 +184,15 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     }
 
     /** A table row with no table open: the rest of an abandoned table, or a problem of its own. */
+    /** Whether a table row came with no table open on its thread (then reported: "{@code row} outside a table"). */
+    boolean outsideTable(TableState t, int no, String text, String row, String thread) {
+      if (t != null && t.block != null) {
+        return false;
+      }
+      outside(no, text, row + " outside a table", thread);
+      return true;
+    }
+
     void outside(int no, String text, String reason, String thread) {
       Skip sk = skipping.get(thread);
       if (sk != null) {
@@ -233,18 +249,14 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       Matcher c = COMM_SHAPE.matcher(msg);
       if (c.find()) {
-        CommState s = comm(process, thread, c.group(1), host, pid, tid);
-        s.rank = Integer.parseInt(c.group(2));
-        s.nRanks = Integer.parseInt(c.group(3));
+        CommState s = commRank(c, process, thread, host, pid, tid);
         s.nNodes = Integer.parseInt(c.group(4));
         s.mnnvl = c.group(7) != null && !c.group(7).equals("0");
         return;
       }
       Matcher st = INIT_START.matcher(msg);
       if (st.find()) {
-        CommState s = comm(process, thread, st.group(1), host, pid, tid);
-        s.rank = Integer.parseInt(st.group(2));
-        s.nRanks = Integer.parseInt(st.group(3));
+        commRank(st, process, thread, host, pid, tid);
         return;
       }
       Matcher ch = CHANNELS.matcher(msg);
@@ -261,14 +273,19 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
     }
 
     /** The communicator a comm line names; a new one if this thread moves on to another. */
+    /** The communicator a COMM_SHAPE or INIT_START line names (group 1), with its rank and nRanks (groups 2, 3). */
+    CommState commRank(Matcher m, String process, String thread, String host, long pid, long tid) {
+      CommState s = comm(process, thread, m.group(1), host, pid, tid);
+      s.rank = Integer.parseInt(m.group(2));
+      s.nRanks = Integer.parseInt(m.group(3));
+      return s;
+    }
+
     CommState comm(String process, String thread, String id, String host, long pid, long tid) {
       String key = process + ":" + id;
       CommState s = commById.get(key);
       if (s == null || s.table != null) {
-        s = new CommState();
-        s.host = host;
-        s.pid = pid;
-        s.tid = tid;
+        s = new CommState(host, pid, tid);
         s.commId = id;
         commById.put(key, s);
       }
@@ -362,8 +379,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       TableState t = tableByThread.get(thread);
       Matcher pr = PROTOCOL_ROW.matcher(msg);
       if (pr.matches()) {
-        if (t == null || t.block == null) {
-          outside(no, text, "Protocol row outside a table", thread);
+        if (outsideTable(t, no, text, "Protocol row", thread)) {
           return true;
         }
         String[] names = cells(pr.group(1));
@@ -383,8 +399,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       Matcher th = THREADS_ROW.matcher(msg);
       if (th.matches()) {
-        if (t == null || t.block == null) {
-          outside(no, text, "Max NThreads row outside a table", thread);
+        if (outsideTable(t, no, text, "Max NThreads row", thread)) {
           return true;
         }
         String[] cells = cells(th.group(1));
@@ -408,8 +423,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       Matcher cr = COLL_ROW.matcher(msg);
       if (cr.matches() && Collective.parse(cr.group(1)) != null && cr.group(2).contains("/")) {
         Collective coll = Collective.parse(cr.group(1));
-        if (t == null || t.block == null) {
-          outside(no, text, "latency/bandwidth row outside a table", thread);
+        if (outsideTable(t, no, text, "latency/bandwidth row", thread)) {
           return true;
         }
         String[] cells = cells(cr.group(2));
@@ -486,10 +500,7 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
       CommState s = commByThread.get(thread);
       if (s == null || s.table != null) {
-        s = new CommState();
-        s.host = host;
-        s.pid = pid;
-        s.tid = tid;
+        s = new CommState(host, pid, tid);
         commByThread.put(thread, s);
       }
       s.table = b.build();

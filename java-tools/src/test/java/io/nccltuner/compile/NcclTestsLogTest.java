@@ -132,24 +132,19 @@ class NcclTestsLogTest {
     assertEquals(6, both.measurements().size());
   }
 
-  @Test
-  void truncatedRowIsAnErrorNamingFileAndLine() {
-    Path f = Fixtures.path("bad-truncated-row_all_reduce.txt");
+  /** A truncated row and a bad number: errors naming the file and line 21. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+      "bad-truncated-row_all_reduce.txt | bad-truncated-row_all_reduce.txt:21: row has 7 fields but the column header "
+          + "names 13 (size count type redop root time algbw busbw #wrong time algbw busbw #wrong); the row looks "
+          + "truncated or mangled",
+      "bad-number_all_reduce.txt | :21: time (out-of-place) '18.3x' is not a number"})
+  void badRowIsAnErrorNamingFileAndLine(String fixture, String messageEnd) {
+    Path f = Fixtures.path(fixture);
     InputException e = assertThrows(InputException.class,
         () -> NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, new MeasurementSet()));
     assertEquals(f + ":21", e.where());
-    assertTrue(e.getMessage().endsWith("bad-truncated-row_all_reduce.txt:21: row has 7 fields but the column header "
-        + "names 13 (size count type redop root time algbw busbw #wrong time algbw busbw #wrong); the row looks "
-        + "truncated or mangled"), e.getMessage());
-  }
-
-  @Test
-  void badNumberIsAnErrorNamingFileAndLine() {
-    Path f = Fixtures.path("bad-number_all_reduce.txt");
-    InputException e = assertThrows(InputException.class,
-        () -> NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, new MeasurementSet()));
-    assertEquals(f + ":21", e.where());
-    assertTrue(e.getMessage().endsWith(":21: time (out-of-place) '18.3x' is not a number"), e.getMessage());
+    assertTrue(e.getMessage().endsWith(messageEnd), e.getMessage());
   }
 
   @Test
@@ -237,7 +232,7 @@ class NcclTestsLogTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
+  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
     "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong | 13 | false | 5,9",
     "#  size  count  type  time  algbw  busbw  error  time  algbw  busbw  error | 11 | true | 3,7",
     "#  size  count  type  redop  root  cputime  algbw  busbw  #wrong  time  algbw  busbw  #wrong  timestamp | 13 | false | 5,9",

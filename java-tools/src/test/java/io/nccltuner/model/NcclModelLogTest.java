@@ -20,6 +20,19 @@ class NcclModelLogTest {
   static final AlgoProto RING_SIMPLE = new AlgoProto(Algorithm.RING, Protocol.SIMPLE);
   static final AlgoProto PAT_SIMPLE = new AlgoProto(Algorithm.PAT, Protocol.SIMPLE);
 
+  /** The header rows of a TUNING table over TREE and RING, as NCCL prints them. */
+  static final String TREE_RING_ALGORITHMS = "  Algorithm   |                            Tree                  |                            Ring                  |";
+  static final String TREE_RING_PROTOCOLS = "  Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |";
+
+  /** @return log lines (a mutable list): each message after the same NCCL prefix */
+  static List<String> logLines(String prefix, String... messages) {
+    List<String> lines = new ArrayList<>();
+    for (String m : messages) {
+      lines.add(prefix + m);
+    }
+    return lines;
+  }
+
   static NcclModelLog read(String resource) throws Exception {
     if (resource.startsWith("/model/traces/nccl-2.28.9-h200-2rank/")) {
       return NcclModelLog.read(Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/traces")
@@ -123,13 +136,10 @@ class NcclModelLogTest {
 
   @Test
   void aTableRowThatDoesNotParseIsReportedAndTheTableDropped() {
-    List<String> lines = new ArrayList<>();
-    String pre = "h:1:1 [0] NCCL INFO ";
-    lines.add(pre + "  Algorithm   |                            Tree                  |                            Ring                  |");
-    lines.add(pre + "  Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |");
-    lines.add(pre + "     Broadcast |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |    22.4/   1.2 |");
-    lines.add(pre + "        Reduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |");
-    lines.add(pre + "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
+    List<String> lines = logLines("h:1:1 [0] NCCL INFO ", TREE_RING_ALGORITHMS, TREE_RING_PROTOCOLS,
+        "     Broadcast |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |    22.4/   1.2 |",
+        "        Reduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |     9.3/   0.6 |    18.0/   0.0 |",
+        "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
     NcclModelLog log = NcclModelLog.parse("inline", lines);
     assertEquals(List.of(), log.communicators());
     assertEquals(4, log.problems().get(0).line());
@@ -206,13 +216,10 @@ class NcclModelLogTest {
 
   @Test
   void timestampedPrefixIsRead() {
-    List<String> lines = new ArrayList<>();
     String pre = "[2026-11-30 01:02:03] h:7:8 [0] NCCL INFO ";
-    lines.add(pre + "NCCL version 2.28.9+cuda13.0");
-    lines.add(pre + "comm 0xabc rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0");
-    lines.add(pre + "  Algorithm   |                            Tree                  |                            Ring                  |");
-    lines.add(pre + "  Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |");
-    lines.add(pre + " Max NThreads |            512 |            640 |            512 |            512 |            640 |            512 |");
+    List<String> lines = logLines(pre, "NCCL version 2.28.9+cuda13.0",
+        "comm 0xabc rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0", TREE_RING_ALGORITHMS, TREE_RING_PROTOCOLS,
+        " Max NThreads |            512 |            640 |            512 |            512 |            640 |            512 |");
     for (String coll : List.of("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")) {
       lines.add(pre + String.format("%13s |", coll) + "     4.0/   1.5 |     5.0/   2.5 |     6.0/   3.5 |     7.0/   4.5 |     8.0/   5.5 |     9.0/   6.5 |");
     }
