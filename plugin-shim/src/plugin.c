@@ -42,6 +42,14 @@ static __thread uintptr_t stackHigh __attribute__((tls_model("initial-exec")));
 static __thread int stackWarnedHere __attribute__((tls_model("initial-exec")));
 static __thread int attached __attribute__((tls_model("initial-exec")));
 
+/* getCollInfo calls this thread made while the per-call path may still be interpreted, and
+ * whether any thread made COMPILED_AFTER_CALLS of them: by then HotSpot has compiled the path
+ * (C2 after 10,000-15,000 invocations, and the compile itself takes milliseconds; 2,000,000
+ * calls are 0.1 s or more of calling). */
+#define COMPILED_AFTER_CALLS 2000000u
+static __thread unsigned callsHere __attribute__((tls_model("initial-exec")));
+static int callsCompiled;
+
 static void forkChild(void) {
   int state = __atomic_load_n(&startState, __ATOMIC_RELAXED);
   pthread_mutex_init(&startMutex, NULL);
@@ -126,8 +134,13 @@ static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
    * runs of 15). A pthread key destructor runs only when the thread itself ends, never in exit(),
    * and is skipped in a child. */
   if (!attached) {
+    /* Attaching takes JVM locks whose waits are cancellation points: a pthread_cancel of a new
+     * thread during its first call hung the process (GuestIT, 1 run in ~30). */
+    int cancelState;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
     attached = 1;
     nccltjAttachCurrentThread();
+    pthread_setcancelstate(cancelState, NULL);
   }
   okFloor = stackLow <= 1 ? 0 : stackLow + MIN_FREE_STACK - 1;
   okHigh = stackLow <= 1 ? UINTPTR_MAX : stackHigh;
@@ -231,11 +244,23 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
-    /* Not held off here: two pthread_setcancelstate calls cost 10 ns per call (measured), and this
-     * upcall allocates nothing and does no I/O, so it reaches no cancellation point but a
-     * safepoint block; the hostile host's cancel test crashed through init/destroy, never here. */
-    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-       numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    if (__builtin_expect(!__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED), 0)) {
+      /* Until the per-call path is compiled, it runs in HotSpot's interpreter, which allocates and
+       * can wait on JVM locks (a full TLAB, class resolution): a pthread_cancel there left a JVM
+       * lock held and hung the process (GuestIT, about 1 run in 40 under load). Held off then. */
+      NOCANCEL_BEGIN;
+      up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
+         numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+      NOCANCEL_END;
+      if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
+    } else {
+      /* Compiled, the upcall allocates nothing, takes no lock and does no I/O: it reaches no
+       * cancellation point (HotSpot's safepoint wait is a raw futex), so it is not held off, which
+       * would cost two pthread_setcancelstate calls, 10 ns per call (measured). A deoptimisation
+       * back to the interpreter would reopen the window: docs/reliability.md. */
+      up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
+         numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    }
   } else if (context != NULL && up == NULL) {
     if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();
