@@ -38,8 +38,8 @@ import picocli.CommandLine.Parameters;
  * to a regret-ranked YAML policy, a text report on stdout and optionally an HTML chart. See
  * docs/compile.md and {@link Compiler} for the method.
  *
- * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input or usage error (the
- * message names file and line), 2 an internal error (such as a compiled policy that does not load).
+ * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input error (the
+ * message names file and line), 2 a usage error, 70 an internal error (such as a compiled policy that does not load).
  */
 @Command(
     name = "compile",

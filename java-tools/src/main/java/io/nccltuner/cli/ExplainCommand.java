@@ -43,8 +43,8 @@ import picocli.CommandLine.Option;
  * selection lines for that size, whether the model's pick matches them. With {@code --trace} the
  * model is first narrowed with the cost tables a tuner captured.
  *
- * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input or usage error (the message
- * names the file and line), 2 an internal error.
+ * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input error (the message
+ * names the file and line), 2 a usage error, 70 an internal error.
  */
 @Command(
     name = "explain",

@@ -24,8 +24,8 @@ import picocli.CommandLine.Parameters;
  * {@code nccl-tuner import}: an NCCL example-tuner CSV config ({@code NCCL_TUNER_CONFIG_FILE})
  * to a YAML policy; see {@link NcclExampleConfig} for the mapping and docs/compile.md.
  *
- * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input or usage error (a missing
- * file, a line the converter refuses: the message names file:line), 2 an internal error (such as a
+ * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input error (a missing
+ * file, a line the converter refuses: the message names file:line), 2 a usage error, 70 an internal error (such as a
  * converted policy that does not load).
  */
 @Command(

@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
  * without the policy. Times are NCCL's own predictions from the captured table (microseconds), not
  * measurements.
  *
- * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input or usage error (a policy or
- * trace that does not load), 2 an internal error.
+ * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input error (a policy or
+ * trace that does not load), 2 a usage error, 70 an internal error.
  */
 @Command(
     name = "replay",

@@ -27,14 +27,15 @@ import picocli.CommandLine.Parameters;
  * call and over the whole log ({@link ShadowReport}). Text on stdout; {@code --html} also writes a
  * page ({@link ShadowReportHtml}).
  *
- * <p>Exit codes: 0 done (also when ranks differ: the report says so), 1 an input or usage error,
- * 2 an internal error.
+ * <p>Exit codes (cli.Main's scheme): 0 done (also when ranks differ: the report says so), 1 an
+ * input error (a log or measurement file unreadable or malformed), 2 a usage error, 70 an
+ * internal error.
  */
 @Command(
     name = "report",
     description = {
-      "Summarise decision logs of many ranks: decisions per size, cross-rank agreement, and with measurements the",
-      "expected time saved."
+      "Summarise decision logs of many ranks: decisions per size and cross-rank agreement.",
+      "With measurements, also the expected time saved."
     })
 final class ReportCommand extends ToolCommand {
   @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")

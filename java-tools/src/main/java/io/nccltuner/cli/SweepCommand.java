@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
  * mode, in fresh processes, R replicates in a randomized balanced order, into a directory that
  * {@code nccl-tuner compile DIR} reads. See {@link Sweep} and docs/measure.md.
  *
- * <p>Exit codes: 0 every run finished, 1 a usage error or some run failed (run again to retry),
- * 2 an internal error.
+ * <p>Exit codes: 0 every run finished, 1 some run failed (run again to retry) or an input error;
+ * as for every command ({@link Main}), 2 a usage error and 70 an internal one.
  */
 @Command(
     name = "sweep",

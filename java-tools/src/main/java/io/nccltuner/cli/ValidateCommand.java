@@ -22,8 +22,8 @@ import picocli.CommandLine.Parameters;
  * given communicator shape matches, and what can never apply ({@link PolicyCheck}).
  *
  * <p>Exit codes: 0 the policy loads and nothing in it is unreachable; 1 it is refused, something
- * can never apply (an error finding), a given shape matches no profile, or a usage error; 2 an
- * internal error. Warnings (a candidate NCCL never offers beside others it does) do not change the
+ * can never apply (an error finding), or a given shape matches no profile; as for every command
+ * ({@link Main}), 2 a usage error and 70 an internal one. Warnings (a candidate NCCL never offers beside others it does) do not change the
  * exit code.
  */
 @Command(
