@@ -392,6 +392,13 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   addOption(l, "-XX:Tier3InvocationThreshold=2000");
   addOption(l, "-XX:Tier3MinInvocationThreshold=1000");
   addOption(l, "-XX:Tier3CompileThreshold=20000");
+  /* The engine's per-call path inlined into the upcall's target whatever the compile order: C2
+   * refuses to inline a method it already compiled on its own into more than InlineSmallCode
+   * bytes ("already compiled into a big method", seen in shadow mode), and each call then pays a
+   * call with eleven arguments (about 5 ns). quiet: HotSpot would print the command on stdout. */
+  addOption(l, "-XX:CompileCommand=quiet");
+  addOption(l, "-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo");
+  addOption(l, "-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo");
   /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host), no finalizer thread. */
   addOption(l, "-XX:+DisableAttachMechanism");
