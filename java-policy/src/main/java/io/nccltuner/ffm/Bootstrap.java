@@ -54,24 +54,34 @@ public final class Bootstrap {
       // A plain thread and Thread.join, not a CompletableFuture: waiting on a future that is not
       // done yet loads ForkJoinPool's blocking classes from the module image (not in the AOT
       // cache when the training run never waited), about 1 MiB resident and a few ms.
-      // The second thread also makes the control stub, so that the two stubs are made at once.
+      // The control stub is made by whichever thread is free first: the second thread after a
+      // quick compiled-policy read (with the AOT cache), this one after the getCollInfo stub when
+      // a YAML parse keeps the second thread busy (no cache: 150 ms and more).
       Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
       PluginConfig[] config = new PluginConfig[1];
       MemorySegment[] control = new MemorySegment[1];
       Throwable[] configFailure = new Throwable[1];
+      java.util.concurrent.atomic.AtomicBoolean controlClaimed = new java.util.concurrent.atomic.AtomicBoolean();
       Thread reader = Thread.ofPlatform().daemon().name("nccl-tuner-java-start").start(() -> {
         try {
           nccltj_log_fn.descriptor(); // initialises the logger's downcall handle too
           config[0] = PluginConfig.fromEnvironment(System.getenv(), log);
-          control[0] = Upcalls.stub("control", Upcalls.CONTROL, arena);
+          if (controlClaimed.compareAndSet(false, true)) {
+            control[0] = Upcalls.stub("control", Upcalls.CONTROL, arena);
+          }
         } catch (Throwable t) {
           configFailure[0] = t;
         }
       });
       MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
+      MemorySegment ownControl = controlClaimed.compareAndSet(false, true)
+          ? Upcalls.stub("control", Upcalls.CONTROL, arena) : null;
       reader.join();
       if (configFailure[0] != null) {
         throw configFailure[0];
+      }
+      if (ownControl != null) {
+        control[0] = ownControl;
       }
       Upcalls.install(config[0]);
       nccltj_bridge_t.getCollInfo(bridge, get);
