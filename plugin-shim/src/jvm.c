@@ -22,6 +22,7 @@
  *     suspend/resume signal) and the C locale (the JVM's start calls setlocale(LC_ALL, "")).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <jni.h>
@@ -66,6 +67,7 @@ HIDDEN int nccltjStrict;
 HIDDEN char nccltjNotice[1024];
 static char libraryPath[4096];
 static char javaHome[4096];               /* the runtime whose libjvm was loaded */
+static char engineJar[4200];              /* the engine jar on the JVM's class path */
 static int srSignal;                      /* HotSpot's suspend/resume signal in this process */
 
 /* ---- logging ------------------------------------------------------------------------------ */
@@ -403,6 +405,13 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host), no finalizer thread. */
   addOption(l, "-XX:+DisableAttachMechanism");
   addOption(l, "--finalization=disabled");
+  /* HotSpot's SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers stay for the life of the process (the JVM
+   * needs them), so a crash in the host's own code reaches HotSpot's error reporter, which prints
+   * its fatal-error banner on fd 1 and writes an hs_err file (found by a hostile host). With this
+   * it aborts at once, silently: the host's crash still ends the process (SIGABRT, a core where
+   * the host allows one). NCCL_TUNER_JAVA_OPTS=-XX:-SuppressFatalErrorMessage brings the reports
+   * back, for diagnosing a crash in the plugin's JVM. */
+  addOption(l, "-XX:+SuppressFatalErrorMessage");
   addOption(l, "-Dnccltj.library=%s", libraryPath);
   if (aotCache != NULL) {
     addOption(l, "-XX:AOTCache=%s", aotCache);
@@ -795,6 +804,8 @@ static void startJvm(void) {
     }
   }
 
+  snprintf(engineJar, sizeof engineJar, "%s", jar);
+
   JavaVM* vm = NULL;
   JNIEnv* env = NULL;
   /* Join a JVM the process already runs (for example a host that embeds Java itself). */
@@ -874,6 +885,62 @@ static void* startThread(void* unused) {
   return NULL;
 }
 
+/* Whether `target` (a /proc/self/fd link) is `path` or lies under the directory `dir`. */
+static int samePath(const char* target, const char* path) {
+  char real[4200];
+  if (path == NULL || path[0] == '\0') return 0;
+  if (realpath(path, real) == NULL) snprintf(real, sizeof real, "%s", path);
+  return strcmp(target, real) == 0;
+}
+
+static int underDir(const char* target, const char* dir) {
+  char real[4200];
+  if (dir == NULL || dir[0] == '\0' || realpath(dir, real) == NULL) return 0;
+  size_t n = strlen(real);
+  return strncmp(target, real, n) == 0 && target[n] == '/';
+}
+
+/* Whether `target` may be a file named by an NCCL_TUNER_JAVA_LOG / _RECORD value: the whole
+ * value, or, where it has %h/%p expansions, the same text up to the first '%'. */
+static int matchesLogValue(const char* target, const char* value) {
+  if (value == NULL || value[0] != '/') return 0;
+  const char* pct = strchr(value, '%');
+  if (pct == NULL) return samePath(target, value);
+  size_t n = (size_t)(pct - value);
+  return n > 1 && strncmp(target, value, n) == 0;
+}
+
+/* The JVM and the engine open their files (the Java runtime's lib/modules, the engine jar, the
+ * decision log and the call record) without close-on-exec, so a child the host forks and execs
+ * would inherit them (found by a hostile host). Marks exactly those close-on-exec, recognised by
+ * what they point at; every other descriptor is the host's and is left alone. Called on a host
+ * thread after the JVM start and after each init and destroy (cold paths); a file the engine
+ * opens later is marked at the next of them. */
+HIDDEN void nccltjCloseOnExecOwnFiles(void) {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == NULL) return;
+  int self = dirfd(d);
+  const char* log = getenv("NCCL_TUNER_JAVA_LOG");
+  const char* record = getenv("NCCL_TUNER_JAVA_RECORD");
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    int fd = atoi(e->d_name);
+    if (fd == self) continue;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags < 0 || (flags & FD_CLOEXEC)) continue;
+    char link[64], target[4200];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (samePath(target, engineJar) || underDir(target, javaHome) || matchesLogValue(target, log) ||
+        matchesLogValue(target, record))
+      fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+  closedir(d);
+}
+
 HIDDEN void nccltjStart(void) {
   Dl_info info;
   if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
@@ -930,5 +997,8 @@ HIDDEN void nccltjStart(void) {
     setlocale(LC_ALL, savedLocale);
     free(savedLocale);
   }
-  if (nccltjBridge.control != NULL) atexit(nccltjFlushAtExit);
+  if (nccltjBridge.control != NULL) {
+    atexit(nccltjFlushAtExit);
+    nccltjCloseOnExecOwnFiles();
+  }
 }

@@ -233,6 +233,7 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
   *context = (void*)(intptr_t)call.handle;
+  nccltjCloseOnExecOwnFiles();
   return rc != 0 ? failure() : ncclSuccess;
 }
 
@@ -297,6 +298,7 @@ HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_DESTROY, .handle = (int64_t)(intptr_t)context};
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
+    nccltjCloseOnExecOwnFiles();
     NOCANCEL_END;
   }
   return ncclSuccess;

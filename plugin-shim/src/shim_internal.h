@@ -64,6 +64,9 @@ HIDDEN void nccltjDetachThread(void* unused);
 /* NCCLTJ_CALL_FLUSH: asks the engine to write out its decision log; registered with atexit (plugin.c). */
 HIDDEN void nccltjFlushAtExit(void);
 
+/* Marks the plugin's own files (engine jar, the runtime's lib/, decision log, call record) close-on-exec (jvm.c). */
+HIDDEN void nccltjCloseOnExecOwnFiles(void);
+
 /* The common entry points behind every exported tuner version (plugin.c). Each returns
  * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..6); commId 0, nvlDomainInfo
  * and constants NULL where that version has none; regBuff NCCLTJ_REGBUFF_UNKNOWN under v3. */

@@ -633,6 +633,51 @@ static void cmd_fds(long freeFds) {
   fact("fds_free=%ld init_rc=%d changed=%d", freeFds, rc, rc == ncclSuccess ? replay(t, ctx) : -1);
 }
 
+/* ---- found by the second hostile-host review: a crash of the host's own, inherited fds ------ */
+
+/* After one communicator, the host's own code dereferences a bad pointer: the process must end
+ * by a signal with nothing written to fds 1 and 2 (HotSpot's error reporter is off). Output goes
+ * to the files DIR/fd1 and DIR/fd2; the test reads them and the exit status. */
+static void cmd_host_crash(const char* dir) {
+  char p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/fd1", dir);
+  snprintf(p2, sizeof p2, "%s/fd2", dir);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  fact("changed=%d", one_comm(t));
+  fflush(NULL);
+  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd1 < 0 || fd2 < 0) usage_exit("cannot create %s or %s", p1, p2);
+  dup2(fd1, 1);
+  dup2(fd2, 2);
+  volatile uintptr_t bad = 16;
+  *(volatile int*)bad = 1; /* the host's own bug */
+}
+
+/* After init and destroy, no descriptor the plugin opened survives an exec: prints how many
+ * descriptors lack close-on-exec before the plugin and after it. */
+static int open_without_cloexec(void) {
+  int n = 0;
+  for (int fd = 3; fd < 1024; fd++) {
+    int fl = fcntl(fd, F_GETFD);
+    if (fl >= 0 && !(fl & FD_CLOEXEC)) n++;
+  }
+  return n;
+}
+
+static void cmd_cloexec(void) {
+  int before = open_without_cloexec();
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  void* ctx = NULL; /* a second communicator: the decision log is open by now */
+  t->init(nRanks, nNodes, logger, &ctx);
+  replay(t, ctx);
+  t->destroy(ctx);
+  fact("changed=%d inheritable_before=%d inheritable_after=%d", changed, before, open_without_cloexec());
+}
+
 int main(int argc, char** argv) {
   facts = stdout;
   logOut = stdout;
@@ -672,6 +717,8 @@ int main(int argc, char** argv) {
   else if (strcmp(cmd, "coroutine") == 0) { NEED_ARG(); cmd_coroutine(atol(arg)); }
   else if (strcmp(cmd, "cancel") == 0) { NEED_ARG(); cmd_cancel(atol(arg)); }
   else if (strcmp(cmd, "fds") == 0) { NEED_ARG(); cmd_fds(atol(arg)); }
+  else if (strcmp(cmd, "host-crash") == 0) { NEED_ARG(); cmd_host_crash(arg); }
+  else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
   else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);

@@ -385,4 +385,41 @@ class GuestIT {
     assertEquals(1, gc.warnings().size(), gc.text());
     assertTrue(gc.warnings().getFirst().contains("option '-XX:+PrintVMOptions' is not allowed"), gc.warnings().getFirst());
   }
+
+  /**
+   * A crash in the host's own code after the plugin ran (found by the second hostile-host review):
+   * HotSpot's signal handlers stay, but its error reporter is off, so the process ends by a
+   * signal with nothing on fds 1 and 2 and no hs_err file (it printed a 940-byte banner on fd 1).
+   */
+  @Test
+  void aCrashOfTheHostsOwnWritesNothing(@TempDir Path tmp) throws Exception {
+    List<String> cmd = List.of(BIN.toString(), "--plugin", Harness.PLUGIN.toString(), "--trace", TRACE.toString(),
+        "host-crash", tmp.toString());
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+    e.put("JAVA_HOME", Harness.JAVA_HOME);
+    e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+    e.put("TMPDIR", tmp.toString());
+    Harness.Result r = Harness.waitFor(pb, cmd, 60);
+    assertTrue(r.exit() > 128, "ended by a signal: exit " + r.exit() + "\n" + String.join("\n", r.lines()));
+    assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED)), String.join("\n", r.lines()));
+    assertEquals(0, Files.size(tmp.resolve("fd1")), "nothing on the host's stdout: " + Files.readString(tmp.resolve("fd1")));
+    assertEquals(0, Files.size(tmp.resolve("fd2")), "nothing on the host's stderr: " + Files.readString(tmp.resolve("fd2")));
+    try (var files = Files.list(tmp)) {
+      assertEquals(List.of("fd1", "fd2"), files.map(f -> f.getFileName().toString()).sorted().toList(), "no crash report");
+    }
+  }
+
+  /**
+   * The descriptors the plugin opens (the runtime's lib/modules, the engine jar, the decision
+   * log) are close-on-exec, so the host's exec'd children do not inherit them (they were not).
+   */
+  @Test
+  void thePluginsFilesAreNotInherited(@TempDir Path tmp) throws Exception {
+    Run r = run(Map.of("NCCL_TUNER_JAVA_LOG", tmp.resolve("decisions.jsonl").toString(), "NCCL_TUNER_JAVA_MODE", "shadow"),
+        60, "cloexec");
+    assertTrue(Files.size(tmp.resolve("decisions.jsonl")) > 0, "the decision log was written");
+    assertEquals(r.num("inheritable_before"), r.num("inheritable_after"), r.text());
+  }
 }
