@@ -72,13 +72,81 @@ static int srSignal;                      /* HotSpot's suspend/resume signal in 
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
-HIDDEN void nccltjLog(void* logger, int level, const char* message) {
+static void callLogger(void* logger, int level, const char* message) {
   if (logger != NULL) {
     ((ncclDebugLogger_t)logger)((ncclDebugLogLevel)level, NCCL_TUNING, __FILE__, __LINE__,
                                 LOG_PREFIX "%s", message);
   } else if (level == NCCL_LOG_WARN) {
     fprintf(stderr, "NCCL WARN " LOG_PREFIX "%s\n", message);
   }
+}
+
+/* Lines logged on a thread that is not the host's (HotSpot's VM thread printing -verbose:gc, the
+ * shim's JVM-creating thread, the decision-log writer) wait here for the next init or destroy on
+ * a host thread: the host's logger may take a lock that the calling thread holds around its
+ * tuner call while it waits for that other thread (a hostile host deadlocked so). */
+#define DEFERRED_LINES 2048              /* -XX:+PrintFlagsFinal at creation prints ~900; BSS, touched when used */
+static struct {
+  void* logger;
+  int level;
+  char text[480];
+} deferred[DEFERRED_LINES];
+static int deferredHead;                  /* guarded by deferredMutex: a ring from deferredHead */
+static int deferredCount;                 /* guarded by deferredMutex */
+static unsigned long deferredDropped;     /* guarded by deferredMutex */
+static pthread_mutex_t deferredMutex = PTHREAD_MUTEX_INITIALIZER;
+static __thread int hostThread __attribute__((tls_model("initial-exec")));
+
+HIDDEN void nccltjMarkHostThread(void) {
+  hostThread = 1;
+}
+
+HIDDEN void nccltjFlushDeferredLog(void) {
+  if (!hostThread || __atomic_load_n(&deferredCount, __ATOMIC_RELAXED) == 0) return;
+  for (;;) {
+    void* logger;
+    int level;
+    char text[sizeof deferred[0].text];
+    unsigned long dropped = 0;
+    pthread_mutex_lock(&deferredMutex);
+    if (deferredCount == 0) {
+      dropped = deferredDropped;
+      deferredDropped = 0;
+      pthread_mutex_unlock(&deferredMutex);
+      if (dropped != 0) {
+        snprintf(text, sizeof text, "%lu lines from the JVM's own threads were dropped (more than %d waiting)",
+                 dropped, DEFERRED_LINES);
+        callLogger((void*)nccltjFirstLogger, NCCL_LOG_INFO, text);
+      }
+      return;
+    }
+    logger = deferred[deferredHead].logger;
+    level = deferred[deferredHead].level;
+    memcpy(text, deferred[deferredHead].text, sizeof text);
+    deferredHead = (deferredHead + 1) % DEFERRED_LINES;
+    deferredCount--;
+    pthread_mutex_unlock(&deferredMutex);
+    callLogger(logger, level, text);
+  }
+}
+
+HIDDEN void nccltjLog(void* logger, int level, const char* message) {
+  if (!hostThread) {
+    pthread_mutex_lock(&deferredMutex);
+    if (deferredCount < DEFERRED_LINES) {
+      int at = (deferredHead + deferredCount) % DEFERRED_LINES;
+      deferred[at].logger = logger;
+      deferred[at].level = level;
+      snprintf(deferred[at].text, sizeof deferred[0].text, "%s", message);
+      deferredCount++;
+    } else {
+      deferredDropped++;
+    }
+    pthread_mutex_unlock(&deferredMutex);
+    return;
+  }
+  nccltjFlushDeferredLog();
+  callLogger(logger, level, message);
 }
 
 static void failf(const char* fmt, ...) {
@@ -704,6 +772,7 @@ HIDDEN void nccltjInForkedChild(int starting) {
   nccltjStackWarned = 1;
   pthread_mutex_init(&nccltjLogMutex, NULL);
   pthread_mutex_init(&outMutex, NULL);
+  pthread_mutex_init(&deferredMutex, NULL);
 }
 
 /* What JVM creation needs of the process's limits before it can even report a failure: HotSpot

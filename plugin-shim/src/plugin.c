@@ -122,6 +122,7 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
  * stack: HotSpot checks the stack pointer against the thread's own bounds, and an upcall there
  * ends in StackOverflowError and an abort (found by a hostile host). */
 static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
+  nccltjMarkHostThread();
   if (stackLow == 0) findStackLow();
   size_t freeBytes = stackLow <= 1 ? SIZE_MAX : here > stackLow && here <= stackHigh ? here - stackLow : 0;
   if (freeBytes < MIN_FREE_STACK) {
@@ -154,11 +155,13 @@ static inline int stackOk(void) {
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
+  nccltjMarkHostThread();
   nccltj_control_fn up = nccltjBridge.control;
   if (up != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_FLUSH};
     up((uintptr_t)&call);
   }
+  nccltjFlushDeferredLog();
 }
 
 static void logFailureOnce(ncclDebugLogger_t logger) {
@@ -215,8 +218,10 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
                              ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
                              void** context) {
   *context = NULL;
+  nccltjMarkHostThread();
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
   startOnce();
+  nccltjFlushDeferredLog(); /* what HotSpot printed while the JVM was created, outside the start's lock */
   if (nccltjNotice[0] != '\0') logNoticeOnce(logFunction);
   nccltj_control_fn up = nccltjBridge.control;
   if (up == NULL) {
@@ -234,6 +239,7 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   int rc = up((uintptr_t)&call);
   *context = (void*)(intptr_t)call.handle;
   nccltjCloseOnExecOwnFiles();
+  nccltjFlushDeferredLog();
   return rc != 0 ? failure() : ncclSuccess;
 }
 
@@ -299,6 +305,7 @@ HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
     nccltjCloseOnExecOwnFiles();
+    nccltjFlushDeferredLog();
     NOCANCEL_END;
   }
   return ncclSuccess;

@@ -45,6 +45,11 @@ extern HIDDEN char nccltjNotice[1024];
  * stderr, the rest is dropped); also handed to Java as the bridge's log function. */
 HIDDEN void nccltjLog(void* logger, int level, const char* message);
 
+/* The calling thread is the host's (it called an entry point): nccltjLog calls the logger on it
+ * directly; on other threads it queues the line for nccltjFlushDeferredLog (jvm.c). */
+HIDDEN void nccltjMarkHostThread(void);
+HIDDEN void nccltjFlushDeferredLog(void);
+
 /* Runs once per process, from the first init (plugin.c serialises it): pins this library in
  * memory, creates or joins the JVM, calls Bootstrap.start and fills nccltjBridge, or leaves its
  * upcalls NULL with nccltjStartFailure set (jvm.c). */

@@ -678,6 +678,47 @@ static void cmd_cloexec(void) {
   fact("changed=%d inheritable_before=%d inheritable_after=%d", changed, before, open_without_cloexec());
 }
 
+/* The host holds its own (recursive) lock around every tuner call and its logger takes the same
+ * lock: a line the plugin logs from another thread while the caller waits would deadlock. Two
+ * communicators, each init, replay and destroy under the lock. */
+static pthread_mutex_t hostLock;
+static void lockingLogger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
+                          const char* fmt, ...) {
+  pthread_mutex_lock(&hostLock);
+  (void)flags; (void)file; (void)line;
+  if (level == NCCL_LOG_WARN) atomic_fetch_add(&warns, 1);
+  if (fmt != NULL) {
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    th_format_log(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(logOut, "guest-host: NCCL %s %s\n", th_level_name(level), msg);
+    fflush(logOut);
+  }
+  pthread_mutex_unlock(&hostLock);
+}
+
+static void cmd_logger_lock(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&hostLock, &a);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = 0;
+  ncclResult_t rc = ncclSuccess;
+  for (int k = 0; k < 2; k++) {
+    pthread_mutex_lock(&hostLock);
+    void* ctx = NULL;
+    rc |= t->init(nRanks, nNodes, lockingLogger, &ctx);
+    changed = replay(t, ctx);
+    t->destroy(ctx);
+    pthread_mutex_unlock(&hostLock);
+  }
+  fact("init_rc=%d changed=%d", rc, changed);
+}
+
 int main(int argc, char** argv) {
   facts = stdout;
   logOut = stdout;
@@ -719,6 +760,7 @@ int main(int argc, char** argv) {
   else if (strcmp(cmd, "fds") == 0) { NEED_ARG(); cmd_fds(atol(arg)); }
   else if (strcmp(cmd, "host-crash") == 0) { NEED_ARG(); cmd_host_crash(arg); }
   else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
+  else if (strcmp(cmd, "logger-lock") == 0) cmd_logger_lock();
   else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);

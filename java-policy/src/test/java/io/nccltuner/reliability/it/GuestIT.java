@@ -422,4 +422,25 @@ class GuestIT {
     assertTrue(Files.size(tmp.resolve("decisions.jsonl")) > 0, "the decision log was written");
     assertEquals(r.num("inheritable_before"), r.num("inheritable_after"), r.text());
   }
+
+  /**
+   * A host whose logger takes a lock it holds around its tuner calls (found by the second
+   * hostile-host review: with JVM logging or a refused option, HotSpot's lines reached the logger
+   * from the JVM's own threads while the caller waited for them, and the process hung). Lines
+   * from other threads now wait for the next init or destroy on a host thread.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"-Xlog:gc*", "-XX:+NoSuchOption"})
+  void aLoggerThatTakesTheCallersLockDoesNotHang(String option) throws Exception {
+    Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", option), 60, "logger-lock");
+    assertEquals(0, r.num("init_rc"));
+    if (option.startsWith("-Xlog")) {
+      assertEquals(APPLIED, r.num("changed"), r.text());
+      assertTrue(r.lines().stream().anyMatch(l -> l.contains("JVM: [") && l.contains("gc")), r.text());
+    } else {
+      assertEquals(0, r.num("changed"));
+      assertEquals(1, r.warnings().size(), r.text());
+      assertTrue(r.warnings().getFirst().contains("NoSuchOption"), r.warnings().getFirst());
+    }
+  }
 }
