@@ -954,19 +954,18 @@ static void* startThread(void* unused) {
   return NULL;
 }
 
-/* Whether `target` (a /proc/self/fd link) is `path` or lies under the directory `dir`. */
-static int samePath(const char* target, const char* path) {
-  char real[4200];
-  if (path == NULL || path[0] == '\0') return 0;
-  if (realpath(path, real) == NULL) snprintf(real, sizeof real, "%s", path);
-  return strcmp(target, real) == 0;
-}
+/* The real paths the plugin's own descriptors point at, resolved once (realpath costs a few
+ * system calls per path component; the scan runs at every init and destroy). */
+static char realJar[4200], realHome[4200];
+static size_t realHomeLength;
+static int realPathsKnown;
 
-static int underDir(const char* target, const char* dir) {
-  char real[4200];
-  if (dir == NULL || dir[0] == '\0' || realpath(dir, real) == NULL) return 0;
-  size_t n = strlen(real);
-  return strncmp(target, real, n) == 0 && target[n] == '/';
+static void knowRealPaths(void) {
+  if (realPathsKnown) return;
+  if (engineJar[0] == '\0' || realpath(engineJar, realJar) == NULL) realJar[0] = '\0';
+  if (javaHome[0] == '\0' || realpath(javaHome, realHome) == NULL) realHome[0] = '\0';
+  realHomeLength = strlen(realHome);
+  realPathsKnown = 1;
 }
 
 /* Whether `target` may be a file named by an NCCL_TUNER_JAVA_LOG / _RECORD value: the whole
@@ -974,8 +973,7 @@ static int underDir(const char* target, const char* dir) {
 static int matchesLogValue(const char* target, const char* value) {
   if (value == NULL || value[0] != '/') return 0;
   const char* pct = strchr(value, '%');
-  if (pct == NULL) return samePath(target, value);
-  size_t n = (size_t)(pct - value);
+  size_t n = pct == NULL ? strlen(value) + 1 : (size_t)(pct - value);
   return n > 1 && strncmp(target, value, n) == 0;
 }
 
@@ -986,11 +984,17 @@ static int matchesLogValue(const char* target, const char* value) {
  * thread after the JVM start and after each init and destroy (cold paths); a file the engine
  * opens later is marked at the next of them. */
 HIDDEN void nccltjCloseOnExecOwnFiles(void) {
+  static int started;
+  const char* log = getenv("NCCL_TUNER_JAVA_LOG");
+  const char* record = getenv("NCCL_TUNER_JAVA_RECORD");
+  /* The JVM opens its files during the start; later only the decision log and the record are
+   * opened, so without them one scan, after the start, is enough. */
+  if (started && (log == NULL || log[0] == '\0') && (record == NULL || record[0] == '\0')) return;
+  started = 1;
+  knowRealPaths();
   DIR* d = opendir("/proc/self/fd");
   if (d == NULL) return;
   int self = dirfd(d);
-  const char* log = getenv("NCCL_TUNER_JAVA_LOG");
-  const char* record = getenv("NCCL_TUNER_JAVA_RECORD");
   struct dirent* e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
@@ -1003,8 +1007,9 @@ HIDDEN void nccltjCloseOnExecOwnFiles(void) {
     ssize_t n = readlink(link, target, sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
-    if (samePath(target, engineJar) || underDir(target, javaHome) || matchesLogValue(target, log) ||
-        matchesLogValue(target, record))
+    if ((realJar[0] != '\0' && strcmp(target, realJar) == 0) ||
+        (realHomeLength > 0 && strncmp(target, realHome, realHomeLength) == 0 && target[realHomeLength] == '/') ||
+        matchesLogValue(target, log) || matchesLogValue(target, record))
       fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
   }
   closedir(d);
