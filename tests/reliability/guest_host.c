@@ -87,18 +87,22 @@ static void fail(const char* fmt, ...) {
   fflush(facts);
 }
 
-static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                   const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void logLine(ncclDebugLogLevel level, const char* fmt, va_list ap) {
   if (level == NCCL_LOG_WARN) atomic_fetch_add(&warns, 1);
   if (fmt == NULL) return;
   char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
   th_format_log(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   fprintf(logOut, "guest-host: NCCL %s %s\n", th_level_name(level), msg);
   fflush(logOut);
+}
+
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
+                   const char* fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  va_list ap;
+  va_start(ap, fmt);
+  logLine(level, fmt, ap);
+  va_end(ap);
 }
 
 /* ---- trace and replay ------------------------------------------------------------------- */
@@ -684,18 +688,12 @@ static void cmd_cloexec(void) {
 static pthread_mutex_t hostLock;
 static void lockingLogger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
                           const char* fmt, ...) {
-  pthread_mutex_lock(&hostLock);
   (void)flags; (void)file; (void)line;
-  if (level == NCCL_LOG_WARN) atomic_fetch_add(&warns, 1);
-  if (fmt != NULL) {
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    th_format_log(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(logOut, "guest-host: NCCL %s %s\n", th_level_name(level), msg);
-    fflush(logOut);
-  }
+  pthread_mutex_lock(&hostLock);
+  va_list ap;
+  va_start(ap, fmt);
+  logLine(level, fmt, ap);
+  va_end(ap);
   pthread_mutex_unlock(&hostLock);
 }
 
