@@ -89,7 +89,7 @@ typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nByt
 
 /* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
  * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
- * (then WARN lines go to stderr and INFO lines are dropped). */
+ * (then the line is dropped: nothing is written to the host's fds 1 and 2). */
 typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start

@@ -72,12 +72,12 @@ static int srSignal;                      /* HotSpot's suspend/resume signal in 
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
+/* Without a logger (NCCL always passes one) the line is dropped: the host's fds 1 and 2 are not
+ * the plugin's to write (a hostile host's NULL logger got a WARN on stderr). */
 static void callLogger(void* logger, int level, const char* message) {
   if (logger != NULL) {
     ((ncclDebugLogger_t)logger)((ncclDebugLogLevel)level, NCCL_TUNING, __FILE__, __LINE__,
                                 LOG_PREFIX "%s", message);
-  } else if (level == NCCL_LOG_WARN) {
-    fprintf(stderr, "NCCL WARN " LOG_PREFIX "%s\n", message);
   }
 }
 
