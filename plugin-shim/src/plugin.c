@@ -115,6 +115,15 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   pthread_mutex_unlock(&nccltjLogMutex);
 }
 
+/* pthread_cancel of a host thread while it is inside an upcall (deferred cancellation acts at the
+ * JVM's own cancellation points) unwinds through JVM frames and crashes the process (found by a
+ * hostile host: SIGSEGV in the VM thread). init, destroy and getChunkSize hold cancellation off
+ * while they run; a pending cancel takes effect at the host's next cancellation point. */
+#define NOCANCEL_BEGIN \
+  int cancelState_;  \
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
+#define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
+
 /* Whether the call has free stack enough for an FFM upcall, measured from this frame down to the
  * low end of the thread's stack; attaches the thread to the JVM before its first upcall. Below
  * the limit the call changes nothing and the thread says so once. A frame outside the thread's
@@ -137,11 +146,10 @@ static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
   if (!attached) {
     /* Attaching takes JVM locks whose waits are cancellation points: a pthread_cancel of a new
      * thread during its first call hung the process (GuestIT, 1 run in ~30). */
-    int cancelState;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
+    NOCANCEL_BEGIN;
     attached = 1;
     nccltjAttachCurrentThread();
-    pthread_setcancelstate(cancelState, NULL);
+    NOCANCEL_END;
   }
   okFloor = stackLow <= 1 ? 0 : stackLow + MIN_FREE_STACK - 1;
   okHigh = stackLow <= 1 ? UINTPTR_MAX : stackHigh;
@@ -189,14 +197,6 @@ static ncclResult_t failure(void) {
   return nccltjStrict ? ncclInternalError : ncclSuccess;
 }
 
-/* pthread_cancel of a host thread while it is inside an upcall (deferred cancellation acts at the
- * JVM's own cancellation points) unwinds through JVM frames and crashes the process (found by a
- * hostile host: SIGSEGV in the VM thread). init, destroy and getChunkSize hold cancellation off
- * while they run; a pending cancel takes effect at the host's next cancellation point. */
-#define NOCANCEL_BEGIN \
-  int cancelState_;  \
-  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
-#define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
 
 /* ---- the common entry points (v3 here, v4..v6 in versions.c adapt to them) ------------------ */
 
@@ -251,22 +251,21 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
-    if (__builtin_expect(!__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED), 0)) {
-      /* Until the per-call path is compiled, it runs in HotSpot's interpreter, which allocates and
-       * can wait on JVM locks (a full TLAB, class resolution): a pthread_cancel there left a JVM
-       * lock held and hung the process (GuestIT, about 1 run in 40 under load). Held off then. */
-      NOCANCEL_BEGIN;
-      up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-         numAlgo, numProto, regBuff, (uintptr_t)nChannels);
-      NOCANCEL_END;
+    /* Until the per-call path is compiled, it runs in HotSpot's interpreter, which allocates and
+     * can wait on JVM locks (a full TLAB, class resolution): a pthread_cancel there left a JVM lock
+     * held and hung the process (GuestIT, about 1 run in 40 under load), so cancellation is held
+     * off then. Compiled, the upcall allocates nothing, takes no lock and does no I/O: it reaches
+     * no cancellation point (HotSpot's safepoint wait is a raw futex), so it is not held off,
+     * which would cost two pthread_setcancelstate calls, 10 ns per call (measured). A
+     * deoptimisation back to the interpreter would reopen the window: docs/reliability.md. */
+    const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
+    int cancelState = 0;
+    if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
+    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
+       numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    if (__builtin_expect(interpreted, 0)) {
+      pthread_setcancelstate(cancelState, NULL);
       if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
-    } else {
-      /* Compiled, the upcall allocates nothing, takes no lock and does no I/O: it reaches no
-       * cancellation point (HotSpot's safepoint wait is a raw futex), so it is not held off, which
-       * would cost two pthread_setcancelstate calls, 10 ns per call (measured). A deoptimisation
-       * back to the interpreter would reopen the window: docs/reliability.md. */
-      up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-         numAlgo, numProto, regBuff, (uintptr_t)nChannels);
     }
   } else if (context != NULL && up == NULL) {
     if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
