@@ -18,8 +18,11 @@
  *    hardware signature; getCollInfo carries regBuff; getChunkSize added (NCCL tuner v4..v6).
  * 6: init, destroy, the exit-time flush and getChunkSize are one upcall, control, taking an
  *    nccltj_call_t: two FFM upcall stubs instead of four (each costs 7-14 ms of method-handle
- *    spinning at the first init on 2 cores; the JDK 25 AOT cache does not keep them). */
-#define NCCL_TUNER_JAVA_ABI_VERSION 6
+ *    spinning at the first init on 2 cores; the JDK 25 AOT cache does not keep them).
+ * 7: getCollInfo returns the call's decision code (NCCLTJ_DECISION_*), which the profiler joins
+ *    with the collective NCCL executed; NCCLTJ_CALL_MEASURED hands a communicator's measurements
+ *    (nccltj_measured_t) to the engine at the profiler's finalize. */
+#define NCCL_TUNER_JAVA_ABI_VERSION 7
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -39,6 +42,7 @@ typedef struct {
 #define NCCLTJ_CALL_DESTROY 2        /* close one: in handle */
 #define NCCLTJ_CALL_FLUSH 3          /* once, from an atexit handler: write out queued decision-log records */
 #define NCCLTJ_CALL_GET_CHUNK_SIZE 4 /* tuner v6+: in handle, collType .. nChannels, chunkSize */
+#define NCCLTJ_CALL_MEASURED 5       /* profiler finalize: in commId, measured (an nccltj_measured_t) */
 
 /* One call of the control upcall, in the caller's memory (the shim's stack). Only the fields of
  * its op are read; the engine writes only `handle` (init) and NCCL's size_t at `chunkSize`.
@@ -66,6 +70,7 @@ typedef struct {
   int32_t protocol;
   int32_t nChannels;
   uintptr_t chunkSize;
+  uintptr_t measured;
 } nccltj_call_t;
 
 /* Set by the engine in a communicator's handle (the context NCCL holds) when getChunkSize may
@@ -73,13 +78,97 @@ typedef struct {
  * asks once per collective). io.nccltuner.engine.Engine.CHUNK_SIZES. */
 #define NCCLTJ_HANDLE_CHUNK_SIZES (1LL << 62)
 
-/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3. */
+/* ---- the decision code getCollInfo returns (bridge 7) ------------------------------------------
+ * What the engine did with one getCollInfo call, for the profiler to join with the collective NCCL
+ * then executes (profiler.c): 0 when the engine did not look at the call (unknown handle, no
+ * policy table for the communicator, a table shape it does not edit). Otherwise
+ * NCCLTJ_DECISION_SEEN is set, bits 0-7 hold the size bucket of nBytes
+ * (io.nccltuner.policy.SizeGrid, 252 buckets), and when a rule matched NCCLTJ_DECISION_RULE is
+ * set with the arm, NCCL's own pick (the strict minimum of the table as NCCL passed it, as
+ * algorithm * numProto + protocol; NCCLTJ_DECISION_NONE when not computed or none is
+ * selectable), the policy's candidate (same encoding; NONE when no candidate was offered) and the
+ * candidate's channel count (0: NCCL decides). io.nccltuner.engine.Decision is the Java side. */
+#define NCCLTJ_DECISION_SEEN (1 << 30)
+#define NCCLTJ_DECISION_RULE (1 << 29)
+#define NCCLTJ_DECISION_BUCKET_MASK 0xff
+#define NCCLTJ_DECISION_NCCL_SHIFT 8    /* 5 bits */
+#define NCCLTJ_DECISION_CAND_SHIFT 13   /* 5 bits */
+#define NCCLTJ_DECISION_CHANNELS_SHIFT 18 /* 7 bits */
+#define NCCLTJ_DECISION_ARM_SHIFT 25    /* 2 bits */
+#define NCCLTJ_DECISION_ENTRY_MASK 0x1f
+#define NCCLTJ_DECISION_CHANNELS_MASK 0x7f
+#define NCCLTJ_DECISION_NONE 0x1f
+/* Arms. POLICY: the engine wrote its candidate into the table; NCCL: a rule matched and NCCL's
+ * pick was kept (the canary's control arm, or shadow mode); NOT_OFFERED: a rule matched but NCCL
+ * offered none of its candidates. Two more arms exist only in measurements: UNRULED (the engine
+ * saw the call, no rule covers it) and UNJOINED (the profiler found no decision for the
+ * collective). */
+#define NCCLTJ_ARM_NCCL 0
+#define NCCLTJ_ARM_POLICY 1
+#define NCCLTJ_ARM_NOT_OFFERED 2
+#define NCCLTJ_ARM_UNRULED 3
+#define NCCLTJ_ARM_UNJOINED 4
+
+/* ---- measurements (profiler.c -> the engine, NCCLTJ_CALL_MEASURED) ---------------------------
+ * Device time of a collective: the span of its channels on the GPU, from the earliest KernelCh
+ * start's pTimer to the latest ncclProfilerKernelChStop pTimer (GPU globaltimer, nanoseconds).
+ * Histogram: bucket 0 holds times below 2^NCCLTJ_HIST_MIN_LOG2 ns, the last bucket times at or
+ * above 2^(NCCLTJ_HIST_MIN_LOG2 + NCCLTJ_HIST_OCTAVES) ns; bucket 1 + 16 * k + j holds
+ * [2^(MIN_LOG2 + k) * (1 + j / 16), 2^(MIN_LOG2 + k) * (1 + (j + 1) / 16)) ns. */
+#define NCCLTJ_HIST_SUB 16
+#define NCCLTJ_HIST_MIN_LOG2 8
+#define NCCLTJ_HIST_OCTAVES 24
+#define NCCLTJ_HIST_BUCKETS (NCCLTJ_HIST_SUB * NCCLTJ_HIST_OCTAVES + 2)
+/* Series one communicator keeps (further keys are counted in `unaggregated`). */
+#define NCCLTJ_MAX_SERIES 64
+
+/* One series: the collectives of one (collective, size bucket, arm, decided configuration,
+ * executed configuration) on one communicator. Configurations are algorithm * NCCL_NUM_PROTOCOLS
+ * + protocol (-1: none decided / NCCL's name not known); channels 0 = NCCL decides. */
+typedef struct {
+  int32_t collType;       /* ncclFunc_t */
+  int32_t bucket;         /* size bucket of the decision's nBytes; -1 for UNJOINED */
+  int32_t arm;            /* NCCLTJ_ARM_* */
+  int32_t decided;        /* the policy's candidate (POLICY) or NCCL's pick (NCCL, NOT_OFFERED); -1 */
+  int32_t decidedChannels;/* the candidate's channels (POLICY), else 0 */
+  int32_t executed;       /* Coll event's algo/proto as a configuration; -1 if not recognised */
+  int32_t nChannels;      /* Coll event's nChannels */
+  int32_t kernelChannels; /* most KernelCh events seen for one collective of the series */
+  uint64_t count;         /* collectives */
+  uint64_t timed;         /* of them with a device time */
+  double sumUs;           /* device times, microseconds */
+  double sumSqUs;         /* their squares, us^2 */
+  double minUs;
+  double maxUs;
+  uint32_t hist[NCCLTJ_HIST_BUCKETS];
+} nccltj_series_t;
+
+/* What one communicator's profiler measured, handed over once at its finalize. */
+typedef struct {
+  uint64_t commId;        /* the profiler init's commId (NCCL's commHash) */
+  int32_t rank;
+  int32_t nRanks;
+  int32_t nNodes;
+  int32_t profilerVersion;/* 4..6 */
+  int32_t nSeries;
+  int32_t joined;         /* 1 when a tuner communicator was joined to this profiler context */
+  uint64_t collectives;   /* Coll events */
+  uint64_t unjoined;      /* of them with no decision found */
+  uint64_t untimed;       /* of them whose channels gave no device time */
+  uint64_t unaggregated;  /* of them whose series found no slot */
+  uint64_t decisionsDropped; /* decisions the tuner made that no collective claimed */
+  nccltj_series_t* series;
+} nccltj_measured_t;
+
+/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3
+ * and getCollInfo's decision code. */
 
 /* call is an nccltj_call_t's address. Returns 0, or for init 3 (ncclInternalError) where a
  * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL only
  * under NCCL_TUNER_JAVA_ON_ERROR=fail. */
 typedef int (*nccltj_control_fn)(uintptr_t call);
-/* costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
+/* Returns the call's decision code (NCCLTJ_DECISION_*; never negative).
+ * costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
  * NCCL's int. They travel as integers so that the Java side reads and writes them through one
  * constant segment, with no per-call segment objects (measured: 81 B allocated per call with
  * pointer parameters, 0 B with addresses). regBuff: 0 or 1 (v4+), NCCLTJ_REGBUFF_UNKNOWN (v3). */
