@@ -300,7 +300,7 @@ public final class PolicyLoader {
         mode = Mode.parse(s);
         if (mode == null) {
           add(PolicyProblem.at(file, modeNode.line(), modeNode.column(), "unknown mode '" + s + "'").path("mode")
-              .allowed(List.of("enforce", "shadow", "off"), "use "));
+              .allowed(List.of("enforce", "shadow", "off", "canary"), "use "));
         }
       }
     }
