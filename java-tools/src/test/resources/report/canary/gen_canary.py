@@ -56,7 +56,7 @@ def fmt_bytes(b):
     return f"{b} B"
 
 
-def line(rank, host, pid, nBytes, arm, decided, dch, executed, ch, as_decided, values, count=None, sha=SHA):
+def measured(rank, host, pid, nBytes, arm, decided, dch, executed, ch, as_decided, values, count=None, sha=SHA):
     count = len(values) if count is None else count
     vals = [round(v, 1) for v in values]
     hist = {}
@@ -81,6 +81,7 @@ def line(rank, host, pid, nBytes, arm, decided, dch, executed, ch, as_decided, v
 
 def rank_lines(idx, host, pid, rnd, sha=SHA, policy_1m="TREE/SIMPLE"):
     g = lambda m, s, n: [rnd.gauss(m, s) for _ in range(n)]
+    line = lambda *a, **k: measured(*a, sha=sha, **k)
     d = [0.0, 2.0, -2.0][idx % 3]
     L = []
     L.append({"type": "comm", "comm": -2863311531, "host": host, "pid": pid, "policy": "canary-test", "profile": "p3",
