@@ -88,6 +88,7 @@ run: build
 	bash $(REPO)/tests/run_main_job.sh
 
 unit-test: build dist
+	bash $(REPO)/tests/html/install_chromium.sh
 	cd $(REPO) && mvn -B test -Pit
 
 gpu-script-test:

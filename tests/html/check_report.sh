@@ -4,10 +4,13 @@
 #
 #   tests/html/check_report.sh [REPORT.html] [OUT.png]
 #
-# Without REPORT.html it builds one from the test fixtures (three ranks' decision logs under
-# java-tools/src/test/resources/report and the H200 sweep's replicate 1) with build/lib's jar.
-# Needs Debian's `chromium` (apt-get install -y chromium); exits 3 when it is absent, so callers can
-# skip. The window is 1200 x 1800 CSS pixels; the chart should span the page's width.
+# Without REPORT.html it builds two from the test fixtures with build/lib's jar: the shadow page
+# (three ranks' decision logs under java-tools/src/test/resources/report and the H200 sweep's
+# replicate 1) -> OUT.png, and the canary page (report/canary/canary-{a,b,c}.jsonl: both arms per
+# size) -> OUT with "-canary" before ".png".
+# Needs Debian's `chromium` (tests/html/install_chromium.sh installs it; the Makefile's unit-test
+# calls that); exits 3 when it is absent, so callers can skip. The window is 1200 x 1800 CSS
+# pixels; the chart should span the page's width.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -17,19 +20,28 @@ if [ -z "$chromium" ]; then
 fi
 out_png=${2:-$repo/build/html/report.png}
 mkdir -p "$(dirname "$out_png")"
-html=${1:-}
-if [ -z "$html" ]; then
-  html=$repo/build/html/report.html
-  java=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-  res=$repo/java-policy/src/test/resources
-  "$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" report "$res/report/rank-a.jsonl" "$res/report/rank-b.jsonl" \
-    "$res/report/rank-c.jsonl" --measurements "$res/compile/h200-2rank-sweep_allreduce.rep1.csv" --html "$html" >/dev/null
-fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-# Headless, no sandbox (containers), no GPU, nothing fetched from the network.
-timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
-  --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
-  --hide-scrollbars --window-size=1200,1800 --screenshot="$out_png" "file://$(realpath "$html")" >/dev/null 2>&1
-test -s "$out_png"
-echo "check_report.sh: $html -> $out_png"
+shot() { # HTML PNG
+  # Headless, no sandbox (containers), no GPU, nothing fetched from the network.
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+    --hide-scrollbars --window-size=1200,1800 --screenshot="$2" "file://$(realpath "$1")" >/dev/null 2>&1
+  test -s "$2"
+  echo "check_report.sh: $1 -> $2"
+}
+html=${1:-}
+if [ -n "$html" ]; then
+  shot "$html" "$out_png"
+  exit 0
+fi
+html=$repo/build/html/report.html
+java=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
+res=$repo/java-tools/src/test/resources
+"$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" report "$res/report/rank-a.jsonl" "$res/report/rank-b.jsonl" \
+  "$res/report/rank-c.jsonl" --measurements "$res/compile/h200-2rank-sweep_allreduce.rep1.csv" --html "$html" >/dev/null
+shot "$html" "$out_png"
+canary=$repo/build/html/report-canary.html
+"$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" report "$res/report/canary/canary-a.jsonl" \
+  "$res/report/canary/canary-b.jsonl" "$res/report/canary/canary-c.jsonl" --html "$canary" >/dev/null
+shot "$canary" "${out_png%.png}-canary.png"

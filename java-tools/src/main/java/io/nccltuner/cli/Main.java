@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
  *       wrong>}.
  *   <li>2: a usage error (picocli's convention): an unknown or malformed option or subcommand; the
  *       message, picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
+ *   <li>3: a check failed ({@code report --check}: the ranks of some shape run different tables or
+ *       reach different decisions); the report itself was written.
  *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
  *       internal error: <exception>}; the stack trace too when the environment sets
  *       {@code NCCL_TUNER_DEBUG=1}.
@@ -49,6 +51,8 @@ public final class Main implements Runnable {
   public static final int EXIT_INPUT = 1;
   /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
   public static final int EXIT_USAGE = 2;
+  /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
+  public static final int EXIT_CHECK = 3;
   /** Exit code: an internal error (EX_SOFTWARE). */
   public static final int EXIT_INTERNAL = 70;
   /** Environment variable that adds the stack trace to an internal error. */

@@ -4,7 +4,13 @@ import io.nccltuner.compile.Compiler;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclTestsLog;
+import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.report.CanaryReport;
 import io.nccltuner.report.DecisionLogFile;
+import io.nccltuner.report.PromotedPolicy;
 import io.nccltuner.report.ShadowReport;
 import io.nccltuner.report.ShadowReportHtml;
 import java.io.IOException;
@@ -14,28 +20,37 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV] [--html out.html]}: reads the
+ * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV] [--html out.html] [--min-calls N]
+ * [--check] [--emit-policy OUT.yaml --policy POLICY.yaml]}: reads the
  * decision logs of a job's ranks ({@code NCCL_TUNER_JAVA_LOG}, one per process) and reports per
  * communicator shape, collective and size the rule hits, NCCL's pick and the policy's pick; whether
  * all ranks run the same table and reach the same decisions (naming any rank that differs); with
  * measurements (a sweep CSV, nccl-tests output, or a folder of them), the expected time saved per
  * call and over the whole log ({@link ShadowReport}). Text on stdout; {@code --html} also writes a
- * page ({@link ShadowReportHtml}).
+ * page ({@link ShadowReportHtml}). The canary's measured and profiled lines (docs/canary.md) are
+ * read in the same pass ({@link CanaryReport}): both arms per size, the measured gain with its 95%
+ * interval, what executed as decided, a verdict per size; {@code --emit-policy} writes the policy
+ * cut to the promoted ranges ({@link PromotedPolicy}), in mode enforce.
  *
- * <p>Exit codes (cli.Main's scheme): 0 done (also when ranks differ: the report says so), 1 an
- * input error (a log or measurement file unreadable or malformed), 2 a usage error, 70 an
+ * <p>Exit codes (cli.Main's scheme): 0 done (also when ranks differ, without {@code --check}: the
+ * report says so), 1 an input error (a log, measurement or policy file unreadable or malformed),
+ * 2 a usage error ({@code --emit-policy} without {@code --policy}, {@code --min-calls} below 2),
+ * 3 ({@link Main#EXIT_CHECK}) with {@code --check} when the ranks of some shape run different
+ * tables or reach different decisions (the report and any files are written first), 70 an
  * internal error.
  */
 @Command(
     name = "report",
     description = {
       "Summarise decision logs of many ranks: decisions per size and cross-rank agreement.",
-      "With measurements, also the expected time saved."
+      "With measurements, also the expected time saved. With the canary's measured lines: both arms per size,",
+      "the measured gain, verdicts, and (--emit-policy) the policy cut to the promoted ranges."
     })
 final class ReportCommand extends ToolCommand {
   @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")
@@ -48,13 +63,47 @@ final class ReportCommand extends ToolCommand {
   @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
   Path html;
 
+  @Option(names = "--min-calls", paramLabel = "N", defaultValue = "30",
+      description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
+  long minCalls;
+
+  @Option(names = "--check", description = "exit 3 when the ranks of a shape run different tables or reach different"
+      + " decisions (for CI)")
+  boolean check;
+
+  @Option(names = "--emit-policy", paramLabel = "OUT.yaml",
+      description = "write --policy cut to the canary's promoted size ranges, in mode enforce")
+  Path emitPolicy;
+
+  @Option(names = "--policy", paramLabel = "POLICY.yaml", description = "the policy the canary ran (for --emit-policy)")
+  Path policy;
+
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    List<DecisionLogFile> files = new ArrayList<>();
-    for (Path l : logs) {
-      InputFiles.requireReadable(l);
-      files.add(DecisionLogFile.read(l));
+    if (emitPolicy != null && policy == null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");
     }
+    if (minCalls < 2) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--min-calls must be at least 2, not " + minCalls);
+    }
+    Policy ran = null;
+    if (policy != null) {
+      InputFiles.requireReadable(policy);
+      try {
+        ran = PolicyLoader.load(policy);
+      } catch (PolicyException e) {
+        throw new InputException(e.getMessage());
+      }
+    }
+    List<DecisionLogFile> files = new ArrayList<>();
+    CanaryReport.Builder canary = new CanaryReport.Builder();
+    for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
+      InputFiles.requireReadable(l);
+      DecisionLogFile f = DecisionLogFile.read(l, canary);
+      canary.endRank(f.rank());
+      files.add(f);
+    }
+    CanaryReport c = canary.build(minCalls);
     List<Compiler.Group> groups = List.of();
     if (measurements != null) {
       MeasurementSet data = new MeasurementSet();
@@ -77,11 +126,41 @@ final class ReportCommand extends ToolCommand {
     }
     ShadowReport r = ShadowReport.build(files, groups);
     out.print(r.text());
+    if (!c.isEmpty()) {
+      out.print('\n');
+      out.print(c.text());
+    }
     if (html != null) {
-      writeFile(html, ShadowReportHtml.render(r));
+      writeFile(html, ShadowReportHtml.render(r, c));
       out.println("html: " + html);
     }
+    if (emitPolicy != null) {
+      PromotedPolicy p = PromotedPolicy.of(ran, c);
+      for (Policy.Profile pr : ran.profiles()) {
+        if (!pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY) || !pr.constants().isEmpty()) {
+          err.println("nccl-tuner report: warning: profile " + pr.name() + ": its hardware match and constants are not"
+              + " written to " + emitPolicy + " (the YAML writer does not carry them)");
+        }
+      }
+      String yaml;
+      try {
+        yaml = PolicyYaml.writeChecked(p.policy(), List.of("written by nccl-tuner report --emit-policy from "
+            + files.size() + " rank logs: " + policy.getFileName() + " cut to the size ranges the canary promoted",
+            "(min calls " + minCalls + " per arm); NCCL picks everywhere else"), p.comments(), emitPolicy.toString());
+      } catch (PolicyException e) {
+        throw new IllegalStateException("the promoted policy does not load: " + e.getMessage(), e);
+      }
+      writeFile(emitPolicy, yaml);
+      out.println("policy: " + emitPolicy + " (" + p.kept() + " rules kept, " + p.cut() + " cut to promoted ranges, "
+          + p.dropped() + " dropped; mode enforce)");
+    }
     out.flush();
+    if (check && !(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
+      err.println("nccl-tuner report: --check: ranks disagree (" + (r.tableProblems().size() + c.tableProblems().size())
+          + " table, " + (r.decisionProblems().size() + c.decisionProblems().size()) + " decision problems)");
+      err.flush();
+      return Main.EXIT_CHECK;
+    }
     return Main.EXIT_OK;
   }
 }

@@ -23,7 +23,9 @@ import java.util.Map;
  * policy's pick, {@code io.nccltuner.engine.ShadowAggregate}) and, with
  * {@code NCCL_TUNER_JAVA_LOG_CALLS=1}, per-call records (no {@code type}). Per-call records are
  * counted into aggregates of their own only for communicators without aggregate lines (a log of an
- * older plugin), so no call counts twice.
+ * older plugin), so no call counts twice. Lines of other types ({@code measured}, {@code profiled}:
+ * the canary's, docs/canary.md) go to a {@link LineSink} as they are read ({@link CanaryReport}), so
+ * one pass over the file serves both reports and nothing per line is kept here.
  *
  * @param file the file
  * @param host host name from its comm lines ("?" without any)
@@ -66,6 +68,22 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
   public record Aggregate(long comm, Collective collective, long fromBytes, long toBytes, String ncclPick,
       String policyPick, int channels, long count) {}
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Receives the lines this class does not keep, as they are read. */
+  @FunctionalInterface
+  public interface LineSink {
+    /**
+     * One line.
+     *
+     * @param type its {@code type} ("measured", "profiled", or a later type)
+     * @param line the parsed object
+     * @param where "file:line", for messages
+     * @throws InputException when the line is malformed for its type
+     */
+    void line(String type, JsonNode line, String where) throws InputException;
+  }
+
   /** @return "host:pid" (or the file name when the log has no comm lines) */
   public String rank() {
     return pid == 0 ? file.getFileName().toString() : host + ":" + pid;
@@ -80,7 +98,22 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
    * @throws InputException for a line that is not a JSON object, or an unknown collective
    */
   public static DecisionLogFile read(Path file) throws IOException, InputException {
-    ObjectMapper m = new ObjectMapper();
+    return read(file, null);
+  }
+
+  /**
+   * Reads one decision log, handing the lines of other types to a sink.
+   *
+   * @param file the JSON-lines file
+   * @param sink receives every line whose type is neither comm nor aggregate nor a per-call record
+   *     (null: they are ignored)
+   * @return what it says
+   * @throws IOException if it cannot be read
+   * @throws InputException for a line that is not a JSON object, an unknown collective, or what the
+   *     sink refuses
+   */
+  public static DecisionLogFile read(Path file, LineSink sink) throws IOException, InputException {
+    ObjectMapper m = JSON;
     List<Comm> comms = new ArrayList<>();
     List<Aggregate> aggs = new ArrayList<>();
     Map<List<Object>, long[]> perCall = new LinkedHashMap<>();
@@ -129,7 +162,9 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
             perCall.computeIfAbsent(key, k -> new long[1])[0]++;
           }
           default -> {
-            // a later line type: ignored
+            if (sink != null) {
+              sink.line(type, j, file + ":" + n);
+            }
           }
         }
       }
@@ -151,6 +186,11 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
   }
 
   private static Collective collective(JsonNode j, Path file, int line) throws InputException {
+    return collective(j, file + ":" + line);
+  }
+
+  /** The line's collective ("AllReduce", or NCCL's ncclFunc_t id); an InputException at where otherwise. */
+  static Collective collective(JsonNode j, String where) throws InputException {
     String s = j.path("collective").asText("");
     Collective c = Collective.parse(s);
     if (c == null) {
@@ -161,7 +201,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
       }
     }
     if (c == null) {
-      throw new InputException(file + ":" + line, "unknown collective '" + s + "'");
+      throw new InputException(where, "unknown collective '" + s + "'");
     }
     return c;
   }

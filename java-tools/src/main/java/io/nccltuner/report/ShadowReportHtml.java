@@ -12,7 +12,8 @@ import java.util.Locale;
  * measurements a regret-by-size chart (SVG, as wide as the page: NCCL's own pick against what the
  * logged policy runs, regret = time / best measured - 1, log size axis; sizes where the measured
  * gain was within the noise, so a compile keeps NCCL's pick, are shaded and labelled on the
- * chart); then the decisions with time and busbw side by side.
+ * chart); then the decisions with time and busbw side by side. With the canary's measured lines,
+ * its section ({@link CanaryReportHtml}) follows the cross-rank checks.
  */
 public final class ShadowReportHtml {
   private ShadowReportHtml() {}
@@ -32,6 +33,17 @@ public final class ShadowReportHtml {
    * @return the HTML text
    */
   public static String render(ShadowReport r) {
+    return render(r, null);
+  }
+
+  /**
+   * Renders the page with the canary's section.
+   *
+   * @param r the report
+   * @param canary the canary report of the same logs, or null
+   * @return the HTML text
+   */
+  public static String render(ShadowReport r, CanaryReport canary) {
     StringBuilder h = new StringBuilder();
     h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>").append(esc(r.policy()))
         .append(" - nccl-tuner report</title>\n<style>\n")
@@ -55,6 +67,9 @@ public final class ShadowReportHtml {
           r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
     }
     h.append("</ul>\n");
+    if (canary != null) {
+      h.append(CanaryReportHtml.section(canary));
+    }
     for (Compiler.Group g : r.groups()) {
       List<ShadowReport.Row> rows = r.rows().stream().filter(x -> x.collective() == g.key().collective()
           && x.nRanks() == g.key().nRanks() && x.nNodes() == g.key().nNodes()).toList();

@@ -16,8 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The report page in a real browser: tests/html/check_report.sh renders it in headless Chromium;
  * the screenshot must show the regret chart across the page's width (its blue policy line and red
- * NCCL line reach from the left to the right of the 1200-pixel window). Skipped where Chromium is
- * not installed (the script exits 3).
+ * NCCL line reach from the left to the right of the 1200-pixel window); the canary page must show
+ * both arms' markers, NCCL's red and the policy's blue, at each of its five sizes. Skipped where
+ * Chromium is not installed (the script exits 3; tests/html/install_chromium.sh, which the
+ * Makefile's unit-test runs first, installs it as root).
  */
 @Timeout(180)
 class ReportHtmlChromiumTest {
@@ -59,6 +61,56 @@ class ReportHtmlChromiumTest {
         + ".." + maxRed + " of " + img.getWidth());
     assertTrue(maxBlue - minBlue > 0.8 * img.getWidth(), "policy line spans the page: " + minBlue + ".." + maxBlue);
     assertTrue(maxRed - minRed > 0.8 * img.getWidth(), "NCCL line spans the page: " + minRed + ".." + maxRed);
+  }
+
+  @Test
+  void canaryChartShowsBothArmsAtEverySizeInChromium() throws Exception {
+    Path html = tmp.resolve("c.html");
+    CliRun r = CliRun.run(CanaryReportCommandTest.args("--html", html.toString()));
+    assertEquals(0, r.exit(), r.err());
+    Path png = tmp.resolve("c.png");
+    Path script = Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/html/check_report.sh");
+    Process p = new ProcessBuilder("bash", script.toString(), html.toString(), png.toString()).redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertTrue(p.waitFor(150, TimeUnit.SECONDS), "chromium finished");
+    Assumptions.assumeTrue(p.exitValue() != 3, "chromium is not installed");
+    assertEquals(0, p.exitValue(), out);
+    BufferedImage img = ImageIO.read(png.toFile());
+    // columns holding each arm's colour, as runs of adjacent columns: one per marker, one per legend swatch
+    // the chart's rows: from the legend to the lowest marker, where the policy's blue is (nothing else is blue)
+    int y0 = Integer.MAX_VALUE;
+    int y1 = -1;
+    for (int y = 0; y < img.getHeight(); y++) {
+      for (int x = 0; x < img.getWidth(); x++) {
+        if (near(img.getRGB(x, y) & 0xffffff, 0x1565c0)) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y);
+        }
+      }
+    }
+    assertTrue(y1 > y0 + 100, "the chart is taller than 100 pixels: rows " + y0 + ".." + y1);
+    int red = runs(img, 0xc62828, y0, y1);
+    int blue = runs(img, 0x1565c0, y0, y1);
+    System.out.println("ReportHtmlChromiumTest: canary chart, " + red + " NCCL and " + blue + " policy marker columns");
+    assertTrue(red >= 6 && red <= 8, "NCCL's arm at 5 sizes and in the legend: " + red + " runs");
+    assertTrue(blue >= 6 && blue <= 8, "the policy's arm at 5 sizes and in the legend: " + blue + " runs");
+  }
+
+  private static int runs(BufferedImage img, int color, int y0, int y1) {
+    int runs = 0;
+    boolean prev = false;
+    for (int x = 0; x < img.getWidth(); x++) {
+      boolean any = false;
+      for (int y = y0; y <= y1 && !any; y++) {
+        any = near(img.getRGB(x, y) & 0xffffff, color);
+      }
+      if (any && !prev) {
+        runs++;
+      }
+      prev = any;
+    }
+    return runs;
   }
 
   private static boolean near(int a, int b) {
