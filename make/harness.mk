@@ -5,7 +5,7 @@
 #
 # Targets:
 #   harness         $(HARNESS_BIN), the plugins $(HARNESS_NOOP), $(HARNESS_EVIL) and the fake
-#                   CUDA driver $(HARNESS_CUDA)
+#                   CUDA driver $(HARNESS_CUDA), and the oracle test's host $(ORACLE_HOST)
 #   harness-replay  replays each of $(HARNESS_TRACES) through the noop plugin (--quiet)
 #   harness-test    runs tests/harness/test_harness.sh (it builds its own copy in a temp dir)
 # Variables you may override: HARNESS_CC, HARNESS_CFLAGS, HARNESS_LDLIBS.
@@ -24,11 +24,18 @@ HARNESS_BIN     := $(BUILD)/tests/harness
 HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so
 HARNESS_EVIL    := $(BUILD)/tests/libnccl-tuner-evil.so
 HARNESS_CUDA    := $(BUILD)/tests/fake-cuda/libcuda.so.1
+ORACLE_HOST     := $(BUILD)/tests/oracle-host
 HARNESS_TRACES  := $(sort $(wildcard $(REPO)/tests/traces/trace_*.csv))
 
 .PHONY: harness harness-replay harness-test
 
-harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA)
+harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA) $(ORACLE_HOST)
+
+# The randomized oracle test's host (tests/oracle/oracle_host.c, driven by OracleIT): a script of
+# init/getCollInfo/getChunkSize calls in, the plugin's tables, channels and chunk sizes out.
+$(ORACLE_HOST): $(REPO)/tests/oracle/oracle_host.c $(REPO)/plugin-shim/include/nccl_tuner_abi.h
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -I$(REPO)/plugin-shim/include -Wl,--export-dynamic-symbol=ncclGetVersion -o $@ $< $(HARNESS_LDLIBS)
 
 # A fake CUDA driver (soname libcuda.so.1) for the hardware-signature tests (tests/plugins/fake_cuda.c).
 $(HARNESS_CUDA): $(REPO)/tests/plugins/fake_cuda.c

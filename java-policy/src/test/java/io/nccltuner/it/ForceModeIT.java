@@ -8,6 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Force mode through the built plugin: NCCL_TUNER_JAVA_FORCE=TREE/SIMPLE/4 over the captured
@@ -55,6 +57,28 @@ class ForceModeIT {
     assertEquals(1, r.grep("NCCL_TUNER_JAVA_FORCE is set, so the policy is not read").size(), r.text());
     assertEquals(1, r.grep("TUNER/Java: policy force-TREE-SIMPLE-4 profile force:TREE/SIMPLE/4 mode enforce rules 5").size(), r.text());
     assertEquals(1, r.grep("summary profile force:TREE/SIMPLE/4 mode enforce: calls 141, rule hits 141, applied 29").size(),
+        r.text());
+  }
+
+  /**
+   * docs/measure.md: force mode is enforce "unless NCCL_TUNER_JAVA_MODE says shadow or off". In
+   * both, not one call of the sweep trace may change: NCCL's own pick and nChannels everywhere.
+   */
+  @ParameterizedTest(name = "NCCL_TUNER_JAVA_MODE={0}")
+  @ValueSource(strings = {"shadow", "off"})
+  void forceModeRespectsShadowAndOff(String mode) throws Exception {
+    var trace = Harness.TRACES.resolve("trace_sweep.csv");
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_FORCE", "tree/simple/4", "NCCL_TUNER_JAVA_MODE", mode),
+        "--plugin", Harness.PLUGIN.toString(), "--trace", trace.toString());
+    assertEquals(0, r.exit(), r.text());
+    List<TraceExpectation.Call> calls = TraceExpectation.read(trace);
+    List<Harness.Selection> got = r.selections();
+    assertEquals(calls.size(), got.size(), r.text());
+    for (int i = 0; i < calls.size(); i++) {
+      assertEquals(TraceExpectation.expect(calls.get(i), null, false), got.get(i), "call " + i + " in " + mode + " mode");
+    }
+    assertTrue(r.summary().startsWith("harness: calls=141 changed=0 warn=0 "), r.summary());
+    assertEquals(1, r.grep("TUNER/Java: policy force-TREE-SIMPLE-4 profile force:TREE/SIMPLE/4 mode " + mode).size(),
         r.text());
   }
 

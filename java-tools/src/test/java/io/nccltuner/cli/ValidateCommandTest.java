@@ -109,6 +109,48 @@ class ValidateCommandTest {
     assertTrue(o.contains("result: FAILED (3 errors, 5 warnings)"), o);
   }
 
+  /**
+   * LL128 with NVLS, NVLS_TREE and PAT: NCCL offers these three only with SIMPLE (the same
+   * src/graph/tuning.cc check as LL above), so each LL128 candidate is a warning of its own.
+   */
+  @Test
+  void ll128WithNvlsNvlsTreeOrPatIsNeverOffered() throws Exception {
+    Path f = tmp.resolve("ll128.yaml");
+    Files.writeString(f, """
+        schema: nccl-tuner-java/v1
+        name: ll128
+        profiles:
+          - name: p
+            rules:
+              - collective: AllReduce
+                bytes: {from: 0 B, to: 1 MiB}
+                candidates:
+                  - {algorithm: NVLS, protocol: LL128}
+                  - {algorithm: RING, protocol: LL128}
+              - collective: AllReduce
+                bytes: {from: 1 MiB}
+                candidates:
+                  - {algorithm: NVLS_TREE, protocol: LL128}
+                  - {algorithm: NVLS_TREE, protocol: SIMPLE}
+              - collective: AllGather
+                bytes: {from: 0 B}
+                candidates:
+                  - {algorithm: PAT, protocol: LL128}
+                  - {algorithm: RING, protocol: SIMPLE}
+        """);
+    CliRun r = CliRun.run("validate", f.toString());
+    String o = r.out();
+    List<String> warnings = o.lines().filter(l -> l.startsWith("warning: ")).toList();
+    assertEquals(List.of(
+        "warning: profiles[0].rules[0] (AllReduce [0 B, 1 MiB)).candidates[0]: NVLS/LL128 is never offered: NCCL offers "
+            + "NVLS only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)",
+        "warning: profiles[0].rules[1] (AllReduce [1 MiB, inf)).candidates[0]: NVLS_TREE/LL128 is never offered: NCCL "
+            + "offers NVLS_TREE only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)",
+        "warning: profiles[0].rules[2] (AllGather [0 B, inf)).candidates[0]: PAT/LL128 is never offered: NCCL offers "
+            + "PAT only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)"), warnings, o);
+    assertTrue(o.contains("(0 errors, 3 warnings)"), o);
+  }
+
   @Test
   void mismatchedShapeOptionsAreAUsageError() {
     CliRun r = CliRun.run("validate", CliRun.trace("../../policies/h200-2rank-measured.yaml"), "--nranks", "2",

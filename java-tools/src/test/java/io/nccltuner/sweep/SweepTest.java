@@ -169,6 +169,32 @@ class SweepTest {
         data.warnings().toString());
   }
 
+  /**
+   * Resume trusts the output file, not the manifest alone: a run the manifest calls done whose
+   * output was deleted runs again (and only it), and its file is back afterwards.
+   */
+  @Test
+  void resumeRerunsADoneRunWhoseOutputIsGone() throws Exception {
+    Path dir = tmp.resolve("sweep");
+    Path calls = tmp.resolve("calls.log");
+    Map<String, String> env = new HashMap<>(Map.of("PATH", "/usr/bin:/bin", "CALLS", calls.toString()));
+    Manifest m = new Sweep(config(dir, fakeBinary(), env, 9), new PrintWriter(new StringWriter())).run();
+    assertEquals(12, Files.readAllLines(calls).size());
+    assertTrue(m.runs().stream().allMatch(r -> "done".equals(r.status())), m.runs().toString());
+    Path gone = dir.resolve("runs/all_gather_RING-SIMPLE_r2.txt");
+    assertTrue(Files.exists(gone));
+    Files.delete(gone);
+    Files.delete(calls);
+    StringWriter again = new StringWriter();
+    Manifest m2 = new Sweep(config(dir, fakeBinary(), env, 9), new PrintWriter(again)).run();
+    assertTrue(again.toString().startsWith("sweep: resuming " + dir + ": 11 of 12 runs finished, skipped"),
+        again.toString());
+    assertEquals(List.of("RING/SIMPLE|all_gather_perf"), Files.readAllLines(calls));
+    assertTrue(Files.exists(gone), gone + " is written again");
+    assertTrue(Files.readString(gone).contains("# Collective test starting: all_gather_perf"));
+    assertTrue(m2.runs().stream().allMatch(r -> "done".equals(r.status())), m2.runs().toString());
+  }
+
   @Test
   void signatureFromNcclInfoLinesWinsOverTheHeader() {
     Signature s = Signature.read(List.of(
