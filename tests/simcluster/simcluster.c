@@ -46,7 +46,7 @@
  * Era-mode options: --rank R (SIMCLUSTER_RANK, default 0: the rank the profiler's init gets; the
  * noise seed is mixed with it), --comm-id N (SIMCLUSTER_COMM_ID: the commHash, default a constant
  * every rank shares), --calls FILE (SIMCLUSTER_CALLS: one line per getCollInfo, "INDEX FUNC
- * NBYTES ALGO/PROTO/CHANNELS" as executed), --exec-algo NAME (SIMCLUSTER_EXEC_ALGO: NCCL runs
+ * NBYTES ALGO/PROTO/CHANNELS SPAN_NS": what executed and its device time), --exec-algo NAME (SIMCLUSTER_EXEC_ALGO: NCCL runs
  * that algorithm, where offered, whatever the selection said: an override after the tuner, for
  * negative controls).
  *
@@ -635,7 +635,6 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     ((const ncclTuner_v6_t*)g_tuner)->getChunkSize(g_tctx, (ncclFunc_t)g_coll, n, a, p, ch, &chunk);
   }
   ++g_callIndex;
-  if (g_calls) fprintf(g_calls, "%ld %s %zu %s/%s/%d\n", g_callIndex, fn, n, kAlgo[a], kProto[p], ch);
   *algoOut = a; *protoOut = p; *chOut = ch;
 
   /* the GPU: the true time of what runs, plus noise, over ch channels with a start skew */
@@ -654,6 +653,8 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     if (j.stop[c] <= j.start[c]) j.stop[c] = j.start[c] + 1;
   }
   g_gpuNs = t0 + span;
+  if (g_calls)
+    fprintf(g_calls, "%ld %s %zu %s/%s/%d %llu\n", g_callIndex, fn, n, kAlgo[a], kProto[p], ch, (unsigned long long)span);
 
   /* ncclLaunchKernel: KernelLaunch (own bit); hostStreamPlanTask: Group, Coll, their stops */
   if (g_profVer >= 5 && (mask & ncclProfileKernelLaunch)) {
