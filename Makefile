@@ -97,8 +97,9 @@ gpu-script-test:
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster.
-test: unit-test gpu-script-test harness-test simcluster-loop
+# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
+# on two simulated ranks (measured gain against the model's truth).
+test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/java-tools/target $(REPO)/target

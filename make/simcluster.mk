@@ -5,16 +5,32 @@
 #   simcluster        $(SIMCLUSTER_BIN)
 #   simcluster-loop   sweep it, compile, enforce: the before/after check (tests/simcluster/loop.py),
 #                     outputs in $(BUILD)/simcluster-loop; part of `make test`
+#   simcluster-canary the canary on two simulated ranks, with the plugin as tuner and profiler in
+#                     NCCL 2.27, 2.28 and 2.30's ABIs: measured gain against the model's truth
+#                     (tests/simcluster/canary.py), outputs in $(BUILD)/simcluster-canary; part of
+#                     `make test`
 
 SIMCLUSTER_BIN := $(BUILD)/tests/simcluster
+# A checking profiler plugin for the simulated cluster's own tests (tests/simcluster/profcheck.c):
+# it checks that the host calls a profiler the way NCCL does.
+PROFCHECK_SO   := $(BUILD)/tests/libsim-profcheck.so
 
-.PHONY: simcluster simcluster-loop
+.PHONY: simcluster simcluster-loop simcluster-canary
 
-simcluster: $(SIMCLUSTER_BIN)
+simcluster: $(SIMCLUSTER_BIN) $(PROFCHECK_SO)
 
-$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/plugin-shim/include/nccl_tuner_java.h
+$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/plugin-shim/include/nccl_tuner_java.h \
+                   $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(PROFCHECK_SO)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -o $@ $< -ldl -lm
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -o $@ $< -ldl -lm -lpthread
+
+$(PROFCHECK_SO): $(REPO)/tests/simcluster/profcheck.c $(REPO)/plugin-shim/include/nccl_profiler_abi.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I$(REPO)/plugin-shim/include \
+	  -o $@ $< -lpthread
 
 simcluster-loop: build
 	python3 $(REPO)/tests/simcluster/loop.py --keep $(BUILD)/simcluster-loop
+
+simcluster-canary: build
+	python3 $(REPO)/tests/simcluster/canary.py --keep $(BUILD)/simcluster-canary
