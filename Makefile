@@ -35,9 +35,10 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src
 # plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
 # signature; jvm.c: the JVM start-up; shim_internal.h between them.
 SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
-                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c
+                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c \
+                $(REPO)/plugin-shim/src/profiler.c
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
-                $(REPO)/plugin-shim/include/nccltj_bridge.h
+                $(REPO)/plugin-shim/include/nccltj_bridge.h $(REPO)/plugin-shim/include/nccl_profiler_abi.h
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk

@@ -475,6 +475,7 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
    * call with eleven arguments (about 5 ns). quiet: HotSpot would print the command on stdout. */
   addOption(l, "-XX:CompileCommand=quiet");
   addOption(l, "-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo");
+  addOption(l, "-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide");
   addOption(l, "-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo");
   /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host), no finalizer thread. */

@@ -238,6 +238,8 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
   *context = (void*)(intptr_t)call.handle;
+  if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
+    nccltjProfilerTunerInit(call.handle, commId, nRanks, nNodes);
   nccltjCloseOnExecOwnFiles();
   nccltjFlushDeferredLog();
   return rc != 0 ? failure() : ncclSuccess;
@@ -261,8 +263,11 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
     const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
     int cancelState = 0;
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
-    up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-       numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
+                  numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    /* With the profiler of this library loaded: the decision, for its Coll event (profiler.c). */
+    if (__builtin_expect(__atomic_load_n(&nccltjProfiling, __ATOMIC_RELAXED), 0))
+      nccltjProfilerDecision((int64_t)(intptr_t)context, (int)collType, nBytes, numProto, code);
     if (__builtin_expect(interpreted, 0)) {
       pthread_setcancelstate(cancelState, NULL);
       if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
@@ -299,6 +304,8 @@ HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_
 
 HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
   nccltj_control_fn up = nccltjBridge.control;
+  if (context != NULL && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
+    nccltjProfilerTunerDestroy((int64_t)(intptr_t)context);
   if (context != NULL && up != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_DESTROY, .handle = (int64_t)(intptr_t)context};
     NOCANCEL_BEGIN;
@@ -308,6 +315,17 @@ HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
     NOCANCEL_END;
   }
   return ncclSuccess;
+}
+
+HIDDEN int nccltjControl(nccltj_call_t* call) {
+  nccltjMarkHostThread();
+  nccltj_control_fn up = nccltjBridge.control;
+  if (up == NULL || nccltjBridge.getCollInfo == NULL || !stackOk()) return -1;
+  NOCANCEL_BEGIN;
+  int rc = up((uintptr_t)call);
+  nccltjFlushDeferredLog();
+  NOCANCEL_END;
+  return rc;
 }
 
 /* ---- v3: NCCL 2.19 .. 2.23 look it up first; later NCCL still accept it ---------------------- */

@@ -1,8 +1,8 @@
 /*
  * shim_internal.h -- what plugin.c (NCCL's entry points) and jvm.c (finding, creating or joining
  * the JVM) share inside libnccl-tuner-java.so. Everything here has hidden visibility (the library
- * is built with -fvisibility=hidden); the only exported symbols are ncclTunerPlugin_v3 (plugin.c)
- * and ncclTunerPlugin_v4 .. _v6 (versions.c).
+ * is built with -fvisibility=hidden); the only exported symbols are ncclTunerPlugin_v3 (plugin.c),
+ * ncclTunerPlugin_v4 .. _v6 (versions.c) and ncclProfiler_v4 .. _v6 (profiler.c).
  */
 #ifndef NCCLTJ_SHIM_INTERNAL_H_
 #define NCCLTJ_SHIM_INTERNAL_H_
@@ -84,6 +84,20 @@ HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t
 HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
                                        int proto, int nChannels, size_t* chunkSize);
 HIDDEN ncclResult_t nccltjDestroyComm(void* context);
+
+/* The profiler in this library (profiler.c). nccltjProfiling turns 1 at the first profiler init;
+ * until then the tuner's paths below are never called. */
+extern HIDDEN int nccltjProfiling;
+/* A tuner communicator opened (handle from the engine) or closed: joined to the profiler context
+ * that the same thread opened just before (NCCL's init order), matching nRanks, nNodes and commId. */
+HIDDEN void nccltjProfilerTunerInit(int64_t handle, uint64_t commId, size_t nRanks, size_t nNodes);
+HIDDEN void nccltjProfilerTunerDestroy(int64_t handle);
+/* getCollInfo's decision code for the joined profiler context to take at the Coll event. */
+HIDDEN void nccltjProfilerDecision(int64_t handle, int collType, size_t nBytes, int numProto, int code);
+
+/* Makes a control upcall from a host thread with the guards of the tuner's own (engine started,
+ * free stack, cancellation held off, deferred log flushed); returns -1 if it could not (plugin.c). */
+HIDDEN int nccltjControl(nccltj_call_t* call);
 
 /* Fills the hardware signature from what the process already has loaded (signature.c). */
 HIDDEN void nccltjHardwareSignature(nccltj_hw_t* out);

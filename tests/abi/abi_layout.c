@@ -6,7 +6,8 @@
  *
  *   S                  sizeof(S)                 for every struct: ncclTuner_v3_t .. ncclTuner_v6_t,
  *                                                ncclNvlDomainInfo_v5_t/_v6_t, ncclTunerConstants_v5_t/_v6_t,
- *                                                nccltj_bridge_t, nccltj_hw_t, nccltj_call_t
+ *                                                nccltj_bridge_t, nccltj_hw_t, nccltj_call_t,
+ *                                                nccltj_series_t, nccltj_measured_t
  *   S:align            _Alignof(S)
  *   S.field            offsetof(S, field)        for every field
  *   S.field:size       sizeof(field)
@@ -140,6 +141,39 @@ int main(void) {
   FIELD(nccltj_call_t, protocol);
   FIELD(nccltj_call_t, nChannels);
   FIELD(nccltj_call_t, chunkSize);
+  FIELD(nccltj_call_t, measured);
+
+  STRUCT(nccltj_series_t);
+  FIELD(nccltj_series_t, collType);
+  FIELD(nccltj_series_t, bucket);
+  FIELD(nccltj_series_t, arm);
+  FIELD(nccltj_series_t, decided);
+  FIELD(nccltj_series_t, decidedChannels);
+  FIELD(nccltj_series_t, executed);
+  FIELD(nccltj_series_t, nChannels);
+  FIELD(nccltj_series_t, kernelChannels);
+  FIELD(nccltj_series_t, count);
+  FIELD(nccltj_series_t, timed);
+  FIELD(nccltj_series_t, sumUs);
+  FIELD(nccltj_series_t, sumSqUs);
+  FIELD(nccltj_series_t, minUs);
+  FIELD(nccltj_series_t, maxUs);
+  FIELD(nccltj_series_t, hist);
+
+  STRUCT(nccltj_measured_t);
+  FIELD(nccltj_measured_t, commId);
+  FIELD(nccltj_measured_t, rank);
+  FIELD(nccltj_measured_t, nRanks);
+  FIELD(nccltj_measured_t, nNodes);
+  FIELD(nccltj_measured_t, profilerVersion);
+  FIELD(nccltj_measured_t, nSeries);
+  FIELD(nccltj_measured_t, joined);
+  FIELD(nccltj_measured_t, collectives);
+  FIELD(nccltj_measured_t, unjoined);
+  FIELD(nccltj_measured_t, untimed);
+  FIELD(nccltj_measured_t, unaggregated);
+  FIELD(nccltj_measured_t, decisionsDropped);
+  FIELD(nccltj_measured_t, series);
 
   STRUCT(nccltj_hw_t);
   FIELD(nccltj_hw_t, ncclVersion);
@@ -274,6 +308,27 @@ int main(void) {
   INT_CONST(NCCLTJ_CALL_FLUSH);
   INT_CONST(NCCLTJ_CALL_GET_CHUNK_SIZE);
   INT_CONST(NCCLTJ_HANDLE_CHUNK_SIZES);
+  INT_CONST(NCCLTJ_CALL_MEASURED);
+  INT_CONST(NCCLTJ_DECISION_SEEN);
+  INT_CONST(NCCLTJ_DECISION_RULE);
+  INT_CONST(NCCLTJ_DECISION_BUCKET_MASK);
+  INT_CONST(NCCLTJ_DECISION_NCCL_SHIFT);
+  INT_CONST(NCCLTJ_DECISION_CAND_SHIFT);
+  INT_CONST(NCCLTJ_DECISION_CHANNELS_SHIFT);
+  INT_CONST(NCCLTJ_DECISION_ARM_SHIFT);
+  INT_CONST(NCCLTJ_DECISION_ENTRY_MASK);
+  INT_CONST(NCCLTJ_DECISION_CHANNELS_MASK);
+  INT_CONST(NCCLTJ_DECISION_NONE);
+  INT_CONST(NCCLTJ_ARM_NCCL);
+  INT_CONST(NCCLTJ_ARM_POLICY);
+  INT_CONST(NCCLTJ_ARM_NOT_OFFERED);
+  INT_CONST(NCCLTJ_ARM_UNRULED);
+  INT_CONST(NCCLTJ_ARM_UNJOINED);
+  INT_CONST(NCCLTJ_HIST_SUB);
+  INT_CONST(NCCLTJ_HIST_MIN_LOG2);
+  INT_CONST(NCCLTJ_HIST_OCTAVES);
+  INT_CONST(NCCLTJ_HIST_BUCKETS);
+  INT_CONST(NCCLTJ_MAX_SERIES);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V4", NCCL_TUNER_PLUGIN_SYMBOL_V4);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V5", NCCL_TUNER_PLUGIN_SYMBOL_V5);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V6", NCCL_TUNER_PLUGIN_SYMBOL_V6);

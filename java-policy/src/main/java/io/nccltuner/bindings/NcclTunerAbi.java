@@ -275,10 +275,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNING_SCALE_4NODES() {
         return NCCL_TUNING_SCALE_4NODES;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)6L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)7L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 6
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 7
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
@@ -319,6 +319,168 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
      */
     public static int NCCLTJ_CALL_GET_CHUNK_SIZE() {
         return NCCLTJ_CALL_GET_CHUNK_SIZE;
+    }
+    private static final int NCCLTJ_CALL_MEASURED = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_MEASURED 5
+     * }
+     */
+    public static int NCCLTJ_CALL_MEASURED() {
+        return NCCLTJ_CALL_MEASURED;
+    }
+    private static final int NCCLTJ_DECISION_BUCKET_MASK = (int)255L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_BUCKET_MASK 255
+     * }
+     */
+    public static int NCCLTJ_DECISION_BUCKET_MASK() {
+        return NCCLTJ_DECISION_BUCKET_MASK;
+    }
+    private static final int NCCLTJ_DECISION_NCCL_SHIFT = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_NCCL_SHIFT 8
+     * }
+     */
+    public static int NCCLTJ_DECISION_NCCL_SHIFT() {
+        return NCCLTJ_DECISION_NCCL_SHIFT;
+    }
+    private static final int NCCLTJ_DECISION_CAND_SHIFT = (int)13L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_CAND_SHIFT 13
+     * }
+     */
+    public static int NCCLTJ_DECISION_CAND_SHIFT() {
+        return NCCLTJ_DECISION_CAND_SHIFT;
+    }
+    private static final int NCCLTJ_DECISION_CHANNELS_SHIFT = (int)18L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_CHANNELS_SHIFT 18
+     * }
+     */
+    public static int NCCLTJ_DECISION_CHANNELS_SHIFT() {
+        return NCCLTJ_DECISION_CHANNELS_SHIFT;
+    }
+    private static final int NCCLTJ_DECISION_ARM_SHIFT = (int)25L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_ARM_SHIFT 25
+     * }
+     */
+    public static int NCCLTJ_DECISION_ARM_SHIFT() {
+        return NCCLTJ_DECISION_ARM_SHIFT;
+    }
+    private static final int NCCLTJ_DECISION_ENTRY_MASK = (int)31L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_ENTRY_MASK 31
+     * }
+     */
+    public static int NCCLTJ_DECISION_ENTRY_MASK() {
+        return NCCLTJ_DECISION_ENTRY_MASK;
+    }
+    private static final int NCCLTJ_DECISION_CHANNELS_MASK = (int)127L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_CHANNELS_MASK 127
+     * }
+     */
+    public static int NCCLTJ_DECISION_CHANNELS_MASK() {
+        return NCCLTJ_DECISION_CHANNELS_MASK;
+    }
+    private static final int NCCLTJ_DECISION_NONE = (int)31L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_NONE 31
+     * }
+     */
+    public static int NCCLTJ_DECISION_NONE() {
+        return NCCLTJ_DECISION_NONE;
+    }
+    private static final int NCCLTJ_ARM_NCCL = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_ARM_NCCL 0
+     * }
+     */
+    public static int NCCLTJ_ARM_NCCL() {
+        return NCCLTJ_ARM_NCCL;
+    }
+    private static final int NCCLTJ_ARM_POLICY = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_ARM_POLICY 1
+     * }
+     */
+    public static int NCCLTJ_ARM_POLICY() {
+        return NCCLTJ_ARM_POLICY;
+    }
+    private static final int NCCLTJ_ARM_NOT_OFFERED = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_ARM_NOT_OFFERED 2
+     * }
+     */
+    public static int NCCLTJ_ARM_NOT_OFFERED() {
+        return NCCLTJ_ARM_NOT_OFFERED;
+    }
+    private static final int NCCLTJ_ARM_UNRULED = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_ARM_UNRULED 3
+     * }
+     */
+    public static int NCCLTJ_ARM_UNRULED() {
+        return NCCLTJ_ARM_UNRULED;
+    }
+    private static final int NCCLTJ_ARM_UNJOINED = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_ARM_UNJOINED 4
+     * }
+     */
+    public static int NCCLTJ_ARM_UNJOINED() {
+        return NCCLTJ_ARM_UNJOINED;
+    }
+    private static final int NCCLTJ_HIST_SUB = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_HIST_SUB 16
+     * }
+     */
+    public static int NCCLTJ_HIST_SUB() {
+        return NCCLTJ_HIST_SUB;
+    }
+    private static final int NCCLTJ_HIST_MIN_LOG2 = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_HIST_MIN_LOG2 8
+     * }
+     */
+    public static int NCCLTJ_HIST_MIN_LOG2() {
+        return NCCLTJ_HIST_MIN_LOG2;
+    }
+    private static final int NCCLTJ_HIST_OCTAVES = (int)24L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_HIST_OCTAVES 24
+     * }
+     */
+    public static int NCCLTJ_HIST_OCTAVES() {
+        return NCCLTJ_HIST_OCTAVES;
+    }
+    private static final int NCCLTJ_MAX_SERIES = (int)64L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_MAX_SERIES 64
+     * }
+     */
+    public static int NCCLTJ_MAX_SERIES() {
+        return NCCLTJ_MAX_SERIES;
     }
     private static final int ncclSuccess = (int)0L;
     /**
@@ -781,6 +943,33 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
      */
     public static long NCCLTJ_HANDLE_CHUNK_SIZES() {
         return NCCLTJ_HANDLE_CHUNK_SIZES;
+    }
+    private static final int NCCLTJ_DECISION_SEEN = (int)1073741824L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_SEEN 1073741824
+     * }
+     */
+    public static int NCCLTJ_DECISION_SEEN() {
+        return NCCLTJ_DECISION_SEEN;
+    }
+    private static final int NCCLTJ_DECISION_RULE = (int)536870912L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_DECISION_RULE 536870912
+     * }
+     */
+    public static int NCCLTJ_DECISION_RULE() {
+        return NCCLTJ_DECISION_RULE;
+    }
+    private static final int NCCLTJ_HIST_BUCKETS = (int)386L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_HIST_BUCKETS 386
+     * }
+     */
+    public static int NCCLTJ_HIST_BUCKETS() {
+        return NCCLTJ_HIST_BUCKETS;
     }
 }
 

@@ -31,6 +31,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  *     int32_t protocol;
  *     int32_t nChannels;
  *     uintptr_t chunkSize;
+ *     uintptr_t measured;
  * }
  * }
  */
@@ -56,7 +57,8 @@ public class nccltj_call_t {
         NcclTunerAbi.C_INT.withName("algorithm"),
         NcclTunerAbi.C_INT.withName("protocol"),
         NcclTunerAbi.C_INT.withName("nChannels"),
-        NcclTunerAbi.C_LONG.withName("chunkSize")
+        NcclTunerAbi.C_LONG.withName("chunkSize"),
+        NcclTunerAbi.C_LONG.withName("measured")
     ).withName("nccltj_call_t");
 
     /**
@@ -768,6 +770,50 @@ public class nccltj_call_t {
      */
     public static void chunkSize(MemorySegment struct, long fieldValue) {
         struct.set(chunkSize$LAYOUT, chunkSize$OFFSET, fieldValue);
+    }
+
+    private static final OfLong measured$LAYOUT = (OfLong)$LAYOUT.select(groupElement("measured"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * uintptr_t measured
+     * }
+     */
+    public static final OfLong measured$layout() {
+        return measured$LAYOUT;
+    }
+
+    private static final long measured$OFFSET = $LAYOUT.byteOffset(groupElement("measured"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * uintptr_t measured
+     * }
+     */
+    public static final long measured$offset() {
+        return measured$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * uintptr_t measured
+     * }
+     */
+    public static long measured(MemorySegment struct) {
+        return struct.get(measured$LAYOUT, measured$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * uintptr_t measured
+     * }
+     */
+    public static void measured(MemorySegment struct, long fieldValue) {
+        struct.set(measured$LAYOUT, measured$OFFSET, fieldValue);
     }
 
     /**

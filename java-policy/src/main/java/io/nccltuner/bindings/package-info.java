@@ -14,53 +14,60 @@
  *   --include-struct ncclTuner_v3_t --include-struct ncclTuner_v4_t \
  *   --include-struct ncclTuner_v5_t --include-struct ncclTuner_v6_t \
  *   --include-struct ncclNvlDomainInfo_v5_t --include-struct ncclTunerConstants_v5_t \
- *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t \
- *   --include-struct nccltj_call_t \
+ *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t --include-struct nccltj_call_t \
+ *   --include-struct nccltj_series_t --include-struct nccltj_measured_t \
  *   --include-typedef nccltj_control_fn --include-typedef nccltj_get_coll_info_fn \
  *   --include-typedef nccltj_log_fn --include-typedef ncclTunerConstants_v6_t \
- *   --include-typedef ncclNvlDomainInfo_v6_t \
- *   --include-constant ncclSuccess --include-constant ncclUnhandledCudaError \
- *   --include-constant ncclSystemError --include-constant ncclInternalError \
- *   --include-constant ncclInvalidArgument --include-constant ncclInvalidUsage \
- *   --include-constant ncclRemoteError --include-constant ncclInProgress \
- *   --include-constant ncclNumResults \
+ *   --include-typedef ncclNvlDomainInfo_v6_t --include-constant ncclSuccess \
+ *   --include-constant ncclUnhandledCudaError --include-constant ncclSystemError \
+ *   --include-constant ncclInternalError --include-constant ncclInvalidArgument \
+ *   --include-constant ncclInvalidUsage --include-constant ncclRemoteError \
+ *   --include-constant ncclInProgress --include-constant ncclNumResults \
  *   --include-constant ncclFuncBroadcast --include-constant ncclFuncReduce \
  *   --include-constant ncclFuncAllGather --include-constant ncclFuncReduceScatter \
  *   --include-constant ncclFuncAllReduce --include-constant ncclFuncSendRecv \
  *   --include-constant ncclFuncSend --include-constant ncclFuncRecv \
- *   --include-constant ncclNumFuncs \
- *   --include-constant NCCL_LOG_NONE --include-constant NCCL_LOG_VERSION \
- *   --include-constant NCCL_LOG_WARN --include-constant NCCL_LOG_INFO \
- *   --include-constant NCCL_LOG_ABORT --include-constant NCCL_LOG_TRACE \
- *   --include-constant NCCL_INIT --include-constant NCCL_COLL --include-constant NCCL_P2P \
- *   --include-constant NCCL_SHM --include-constant NCCL_NET --include-constant NCCL_GRAPH \
- *   --include-constant NCCL_TUNING --include-constant NCCL_ENV --include-constant NCCL_ALLOC \
- *   --include-constant NCCL_CALL --include-constant NCCL_PROXY --include-constant NCCL_NVLS \
- *   --include-constant NCCL_BOOTSTRAP --include-constant NCCL_REG \
+ *   --include-constant ncclNumFuncs --include-constant NCCL_LOG_NONE \
+ *   --include-constant NCCL_LOG_VERSION --include-constant NCCL_LOG_WARN \
+ *   --include-constant NCCL_LOG_INFO --include-constant NCCL_LOG_ABORT \
+ *   --include-constant NCCL_LOG_TRACE --include-constant NCCL_INIT --include-constant NCCL_COLL \
+ *   --include-constant NCCL_P2P --include-constant NCCL_SHM --include-constant NCCL_NET \
+ *   --include-constant NCCL_GRAPH --include-constant NCCL_TUNING --include-constant NCCL_ENV \
+ *   --include-constant NCCL_ALLOC --include-constant NCCL_CALL --include-constant NCCL_PROXY \
+ *   --include-constant NCCL_NVLS --include-constant NCCL_BOOTSTRAP --include-constant NCCL_REG \
  *   --include-constant NCCL_PROFILE --include-constant NCCL_RAS --include-constant NCCL_ALL \
  *   --include-constant NCCL_ALGO_UNDEF --include-constant NCCL_ALGO_TREE \
  *   --include-constant NCCL_ALGO_RING --include-constant NCCL_ALGO_COLLNET_DIRECT \
  *   --include-constant NCCL_ALGO_COLLNET_CHAIN --include-constant NCCL_ALGO_NVLS \
  *   --include-constant NCCL_ALGO_NVLS_TREE --include-constant NCCL_ALGO_PAT \
- *   --include-constant NCCL_NUM_ALGORITHMS \
- *   --include-constant NCCL_PROTO_UNDEF --include-constant NCCL_PROTO_LL \
- *   --include-constant NCCL_PROTO_LL128 --include-constant NCCL_PROTO_SIMPLE \
- *   --include-constant NCCL_NUM_PROTOCOLS \
+ *   --include-constant NCCL_NUM_ALGORITHMS --include-constant NCCL_PROTO_UNDEF \
+ *   --include-constant NCCL_PROTO_LL --include-constant NCCL_PROTO_LL128 \
+ *   --include-constant NCCL_PROTO_SIMPLE --include-constant NCCL_NUM_PROTOCOLS \
  *   --include-constant NCCL_ALGO_PROTO_IGNORE --include-constant NCCL_TUNER_JAVA_MAX_CHANNELS \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL --include-constant NCCL_TUNER_JAVA_ABI_VERSION \
  *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCLTJ_CALL_INIT \
  *   --include-constant NCCLTJ_CALL_DESTROY --include-constant NCCLTJ_CALL_FLUSH \
  *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCLTJ_HANDLE_CHUNK_SIZES \
- *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 \
- *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 \
- *   --include-constant NCCL_NUM_ALGORITHMS_V5 --include-constant NCCL_NUM_PROTOCOLS_V5 \
- *   --include-constant NCCL_NUM_HW_LINKS_V5 --include-constant NCCL_NUM_COMPCAPS_V5 \
- *   --include-constant NCCL_NUM_TUNING_SCALES_V5 --include-constant NCCL_HW_NVLINK \
- *   --include-constant NCCL_HW_PCI --include-constant NCCL_HW_NET \
- *   --include-constant NCCL_VOLTA_COMPCAP_IDX --include-constant NCCL_AMPERE_COMPCAP_IDX \
- *   --include-constant NCCL_HOPPER_COMPCAP_IDX --include-constant NCCL_BLACKWELL_COMPCAP_IDX \
- *   --include-constant NCCL_TUNING_SCALE_1NODE --include-constant NCCL_TUNING_SCALE_2NODES \
- *   --include-constant NCCL_TUNING_SCALE_4NODES \
+ *   --include-constant NCCLTJ_CALL_MEASURED --include-constant NCCLTJ_DECISION_SEEN \
+ *   --include-constant NCCLTJ_DECISION_RULE --include-constant NCCLTJ_DECISION_BUCKET_MASK \
+ *   --include-constant NCCLTJ_DECISION_NCCL_SHIFT --include-constant NCCLTJ_DECISION_CAND_SHIFT \
+ *   --include-constant NCCLTJ_DECISION_CHANNELS_SHIFT \
+ *   --include-constant NCCLTJ_DECISION_ARM_SHIFT --include-constant NCCLTJ_DECISION_ENTRY_MASK \
+ *   --include-constant NCCLTJ_DECISION_CHANNELS_MASK --include-constant NCCLTJ_DECISION_NONE \
+ *   --include-constant NCCLTJ_ARM_NCCL --include-constant NCCLTJ_ARM_POLICY \
+ *   --include-constant NCCLTJ_ARM_NOT_OFFERED --include-constant NCCLTJ_ARM_UNRULED \
+ *   --include-constant NCCLTJ_ARM_UNJOINED --include-constant NCCLTJ_HIST_SUB \
+ *   --include-constant NCCLTJ_HIST_MIN_LOG2 --include-constant NCCLTJ_HIST_OCTAVES \
+ *   --include-constant NCCLTJ_HIST_BUCKETS --include-constant NCCLTJ_MAX_SERIES \
+ *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 \
+ *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 --include-constant NCCL_NUM_ALGORITHMS_V5 \
+ *   --include-constant NCCL_NUM_PROTOCOLS_V5 --include-constant NCCL_NUM_HW_LINKS_V5 \
+ *   --include-constant NCCL_NUM_COMPCAPS_V5 --include-constant NCCL_NUM_TUNING_SCALES_V5 \
+ *   --include-constant NCCL_HW_NVLINK --include-constant NCCL_HW_PCI \
+ *   --include-constant NCCL_HW_NET --include-constant NCCL_VOLTA_COMPCAP_IDX \
+ *   --include-constant NCCL_AMPERE_COMPCAP_IDX --include-constant NCCL_HOPPER_COMPCAP_IDX \
+ *   --include-constant NCCL_BLACKWELL_COMPCAP_IDX --include-constant NCCL_TUNING_SCALE_1NODE \
+ *   --include-constant NCCL_TUNING_SCALE_2NODES --include-constant NCCL_TUNING_SCALE_4NODES \
  *   nccl_tuner_java.h
  * </pre>
  * where {@code nccl_tuner_java.h} is a wrapper in a temporary directory holding

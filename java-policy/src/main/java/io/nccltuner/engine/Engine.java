@@ -65,6 +65,7 @@ public class Engine {
   private final DecisionLog decisionLog;
   private final Map<String, DecisionTable> tables = new HashMap<>();
   private final AtomicBoolean warnedFailure = new AtomicBoolean();
+  private volatile int canaryThreshold = Canary.threshold(Canary.DEFAULT_FRACTION);
   private volatile Comm[] comms = new Comm[16];
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
   private int nextSlot = 1;
@@ -80,6 +81,9 @@ public class Engine {
     final String profile;
     final boolean write;
     final boolean observe;
+    /** Canary: the policy's candidate applies when {@link Canary#policyArm} holds; ALL in enforce mode. */
+    final int canaryThreshold;
+    final long canarySeed;
     final MemorySegment logger;
     long calls;
     long hits;
@@ -89,7 +93,7 @@ public class Engine {
     final ShadowAggregate aggregate;
 
     Comm(long handle, long commId, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode,
-        boolean observe, MemorySegment logger) {
+        boolean observe, MemorySegment logger, int canaryThreshold) {
       this.handle = handle;
       this.commId = commId;
       this.logger = logger;
@@ -97,8 +101,10 @@ public class Engine {
       this.nNodes = nNodes;
       this.table = table;
       this.profile = profile;
-      this.write = mode == Mode.ENFORCE;
-      this.observe = observe || mode == Mode.SHADOW;
+      this.write = mode == Mode.ENFORCE || mode == Mode.CANARY;
+      this.observe = observe || mode == Mode.SHADOW || mode == Mode.CANARY;
+      this.canaryThreshold = mode == Mode.CANARY ? canaryThreshold : Canary.ALL;
+      this.canarySeed = table == null ? 0 : Canary.seed(table.sha256(), commId);
       // Only where NCCL's pick is observed: 10 KB per communicator otherwise spent for nothing
       // (4,350 open enforce-mode communicators filled the 64 MB heap; found by a hostile host).
       this.disagreements = this.observe ? new long[Collective.COUNT * SizeGrid.BUCKETS] : null;
@@ -119,6 +125,17 @@ public class Engine {
     this.mode = policy == null ? Mode.OFF : mode;
     this.log = log;
     this.decisionLog = decisionLog;
+  }
+
+  /**
+   * Sets the canary fraction (canary mode; {@code NCCL_TUNER_JAVA_CANARY}) for communicators opened
+   * after this call.
+   *
+   * @param fraction of the rule hits that get the policy's candidate, in [0, 1]
+   * @throws IllegalArgumentException outside [0, 1] or NaN
+   */
+  public void canaryFraction(double fraction) {
+    canaryThreshold = Canary.threshold(fraction);
   }
 
   /** @return the effective mode */
@@ -171,7 +188,7 @@ public class Engine {
       handle |= CHUNK_SIZES;
     }
     Comm c = new Comm(handle, sig.commId(), nRanks, nNodes, t, p == null ? null : p.name(), mode,
-        decisionLog != null, ncclLogger);
+        decisionLog != null, ncclLogger, canaryThreshold);
     Comm[] cur = comms;
     if (slot >= cur.length) {
       cur = java.util.Arrays.copyOf(cur, Math.max(cur.length * 2, slot + 1));
@@ -180,6 +197,9 @@ public class Engine {
     }
     cur[slot] = c;
     comms = cur;
+    if (t != null && sig.commId() != 0) {
+      tableOfComm.put(sig.commId(), t.sha256());
+    }
     if (policy == null) {
       return handle;
     }
@@ -195,7 +215,8 @@ public class Engine {
     } else {
       DecisionTable dt = t != null ? t : DecisionTable.compile(p);
       log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + " profile " + p.name() + " mode "
-          + mode.spelling() + " rules " + dt.ruleCount() + " sha256 " + dt.sha256() + where);
+          + mode.spelling() + (mode == Mode.CANARY ? " " + Canary.fraction(c.canaryThreshold) : "") + " rules "
+          + dt.ruleCount() + " sha256 " + dt.sha256() + where);
       versionNotes(p, sig.tunerVersion(), ncclLogger);
       if (mode != Mode.OFF) {
         applyConstants(p, sig.tunerVersion(), constants, ncclLogger);
@@ -235,6 +256,11 @@ public class Engine {
     if (p.constants().isEmpty()) {
       return;
     }
+    if (mode == Mode.CANARY) {
+      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + p.constants().size() + " constants not set in "
+          + "canary mode: NCCL's model constants apply to every call, so both arms would run with them");
+      return;
+    }
     if (tunerVersion < 5 || constants.address() == 0) {
       log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + p.constants().size() + " constants not set: "
           + "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion);
@@ -267,58 +293,53 @@ public class Engine {
    * @param numAlgo rows in the table (7 in NCCL 2.23+, 6 before)
    * @param numProto columns in the table (3)
    * @param nChannels the int NCCL reads back; 0 = NCCL decides
+   * @return the call's {@link Decision} code
    */
-  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
+  public int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment costTable,
       int numAlgo, int numProto, MemorySegment nChannels) {
-    getCollInfo(handle, collType, nBytes, numPipeOps, costTable, 0L, numAlgo, numProto, nChannels, 0L);
+    return getCollInfo(handle, collType, nBytes, numPipeOps, costTable, 0L, numAlgo, numProto, -1, nChannels, 0L);
   }
 
   /**
    * The per-call path, whole: from the upcall ({@code ffm.Upcalls.getCollInfo}, which only
-   * forwards) to the write into NCCL's table. As {@link #getCollInfo(long, int, long, int,
-   * MemorySegment, int, int, MemorySegment)}, with the cost table and nChannels given as a segment
-   * and a byte offset each: the plugin passes one constant segment over all memory and NCCL's
+   * forwards) to the write into NCCL's table, with the cost table and nChannels given as a segment
+   * and a byte offset each (the plugin passes one constant segment over all memory and NCCL's
    * addresses as offsets, so a call creates no objects; offline callers pass their own segments
-   * and offset 0. Steps: (1) the communicator from its handle, (2) the size bucket, computed once,
-   * and the rule for (collective, bucket, numPipeOps), (3) the first ranked candidate NCCL offers,
-   * (4) in shadow mode or with a decision log, NCCL's own pick beside the policy's, (5) in enforce
-   * mode the write: that entry to 0.0, and nChannels when the candidate names channels.
+   * and offset 0) and the call's regBuff (tuner v4+: 0 or 1; -1 under v3, where rules naming regBuff
+   * do not match). Steps: (1) the communicator from its handle and the call's index on it, (2)
+   * the size bucket, computed once, and the rule for (collective, bucket, numPipeOps), (3) the
+   * first ranked candidate NCCL offers (an entry {@code >= 0}: not -1 and not NaN), then in
+   * {@link #decide} (4) the arm (canary mode) and, in shadow or canary mode or with a decision log,
+   * NCCL's own pick beside the policy's, (5) on the policy's arm the write: that entry to 0.0, and
+   * nChannels when the candidate names channels.
+   *
+   * @return the call's {@link Decision} code: 0 when the engine did not look at the call
    */
-  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
-      long costTable, int numAlgo, int numProto, MemorySegment chMem, long nChannels) {
-    getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, -1, chMem, nChannels);
-  }
-
-  /**
-   * As {@link #getCollInfo(long, int, long, int, MemorySegment, long, int, int, MemorySegment,
-   * long)}, with the call's regBuff (tuner v4+: 0 or 1; -1 under v3, where rules naming regBuff
-   * do not match). The per-call path of the plugin.
-   */
-  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
+  public int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, int regBuff, MemorySegment chMem, long nChannels) {
     // (1) The communicator: an unknown or destroyed handle changes nothing.
     Comm[] cs = comms;
     int slot = (int) handle;
     if (slot <= 0 || slot >= cs.length) {
-      return;
+      return 0;
     }
     Comm c = cs[slot];
     if (c == null || c.handle != handle) {
-      return;
+      return 0;
     }
-    c.calls++;
+    long index = ++c.calls;
     DecisionTable t = c.table;
+    int bucket = SizeGrid.bucket(nBytes);
     if (t == null || !tableFits(numAlgo, numProto)) {
-      return;
+      return Decision.SEEN | bucket;
     }
     // (2) The rule: O(1), see DecisionTable.
-    int bucket = SizeGrid.bucket(nBytes);
     int r = t.findInBucket(collType, bucket, numPipeOps, regBuff);
     if (r < 0) {
-      return;
+      return Decision.SEEN | bucket;
     }
     c.hits++;
-    // (3) The first candidate NCCL offers: inside the table and not -1.
+    // (3) The first candidate NCCL offers: inside the table, and its entry >= 0 (not -1, not NaN).
     int[] rules = t.rules;
     int first = r + DecisionTable.FIRST_CANDIDATE;
     for (int k = first, end = first + rules[r + DecisionTable.CANDIDATE_COUNT]; k < end; k++) {
@@ -327,24 +348,41 @@ public class Engine {
         continue;
       }
       long entry = costTable + (long) PackedCandidate.entry(cand, numProto) * Float.BYTES;
-      if (mem.get(JAVA_FLOAT, entry) < 0f) {
+      if (!(mem.get(JAVA_FLOAT, entry) >= 0f)) {
         continue;
       }
-      // (4) Observation, before any write, so NCCL's pick is read from NCCL's own table.
-      if (c.observe) {
-        observe(c, collType, bucket, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, cand);
-      }
-      // (5) The write.
-      if (c.write) {
-        mem.set(JAVA_FLOAT, entry, 0f);
-        int channels = PackedCandidate.channels(cand);
-        if (channels != 0) {
-          chMem.set(JAVA_INT, nChannels, channels);
-        }
-        c.applied++;
-      }
-      return;
+      return decide(c, index, collType, bucket, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, cand, entry,
+          chMem, nChannels);
     }
+    return notOffered(c, bucket, mem, costTable, numAlgo, numProto);
+  }
+
+  /**
+   * Steps (4) and (5) of {@link #getCollInfo}: the arm, the observation of NCCL's pick (before any
+   * write, so it is read from NCCL's own table) and, on the policy's arm, the write. Kept apart so
+   * that getCollInfo stays under HotSpot's FreqInlineSize; the shim forces both inlines.
+   */
+  private int decide(Comm c, long index, int collType, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
+      long costTable, int numAlgo, int numProto, int cand, long entry, MemorySegment chMem, long nChannels) {
+    boolean apply = c.write && (c.canaryThreshold == Canary.ALL || Canary.policyArm(c.canarySeed, index, c.canaryThreshold));
+    int nccl = c.observe ? observe(c, collType, bucket, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, cand, apply)
+        : Decision.NONE;
+    int channels = PackedCandidate.channels(cand);
+    if (apply) {
+      mem.set(JAVA_FLOAT, entry, 0f);
+      if (channels != 0) {
+        chMem.set(JAVA_INT, nChannels, channels);
+      }
+      c.applied++;
+    }
+    return Decision.rule(bucket, apply ? Decision.ARM_POLICY : Decision.ARM_NCCL, nccl,
+        PackedCandidate.entry(cand, numProto), channels);
+  }
+
+  /** A rule matched but NCCL offers none of its candidates: NCCL's pick stays (and is reported). */
+  private static int notOffered(Comm c, int bucket, MemorySegment mem, long costTable, int numAlgo, int numProto) {
+    int nccl = c.observe ? ncclPick(mem, costTable, numAlgo, numProto) : -1;
+    return Decision.rule(bucket, Decision.ARM_NOT_OFFERED, nccl < 0 ? Decision.NONE : nccl, Decision.NONE, 0);
   }
 
   /**
@@ -392,9 +430,14 @@ public class Engine {
     }
   }
 
-  /** NCCL's own pick beside the policy's: counted per (collective, bucket), aggregated, and decision-logged. */
-  private void observe(Comm c, int coll, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
-      long costTable, int numAlgo, int numProto, int cand) {
+  /**
+   * NCCL's own pick beside the policy's: counted per (collective, bucket), aggregated, and
+   * decision-logged.
+   *
+   * @return NCCL's pick ({@code algorithm * numProto + protocol}), or {@link Decision#NONE}
+   */
+  private int observe(Comm c, int coll, int bucket, long nBytes, int numPipeOps, MemorySegment mem,
+      long costTable, int numAlgo, int numProto, int cand, boolean applied) {
     int nccl = ncclPick(mem, costTable, numAlgo, numProto);
     if (nccl != PackedCandidate.entry(cand, numProto) || PackedCandidate.channels(cand) != 0) {
       c.disagreements[coll * SizeGrid.BUCKETS + bucket]++;
@@ -405,8 +448,9 @@ public class Engine {
     if (decisionLog != null && decisionLog.logsCalls()) {
       decisionLog.offer(c.commId != 0 ? c.commId : c.handle, coll, nBytes, numPipeOps, nccl < 0 ? -1 : nccl / numProto,
           nccl < 0 ? -1 : nccl % numProto, PackedCandidate.algorithm(cand), PackedCandidate.protocol(cand),
-          PackedCandidate.channels(cand), c.write);
+          PackedCandidate.channels(cand), applied);
     }
+    return nccl < 0 ? Decision.NONE : nccl;
   }
 
   /**
@@ -516,6 +560,41 @@ public class Engine {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * The compiled tables of recently opened communicators by commId, for the profiler's
+   * measurements, which NCCL hands over after the tuner's destroy (src/init.cc commFree, 2.28).
+   * Bounded: the oldest entries go first.
+   */
+  private final Map<Long, String> tableOfComm = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+      return size() > 4096;
+    }
+  };
+
+  /**
+   * The profiler's measurements of one communicator, at its finalize: logs the summary line
+   * ({@link Measurement#summary}) at INFO and, with a decision log, writes the {@code measured}
+   * and {@code profiled} lines (docs/canary.md). Never changes a decision.
+   *
+   * @param m what was measured
+   * @param ncclLogger the profiler init's logger, or {@link MemorySegment#NULL}
+   */
+  public void measured(Measurement m, MemorySegment ncclLogger) {
+    String sha;
+    synchronized (this) {
+      sha = tableOfComm.get(m.commId());
+    }
+    if (m.collectives() > 0 || m.joined()) {
+      log.log(ncclLogger, TunerLog.INFO, m.summary());
+    }
+    if (decisionLog != null) {
+      decisionLog.writeLines(m.toJsonLines(ShadowAggregate.host(), ProcessHandle.current().pid(),
+          policy == null ? null : policy.name(), sha, mode.spelling()));
+      decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
+    }
   }
 
   /** Writes out queued decision-log records (at process exit); waits up to one second. */

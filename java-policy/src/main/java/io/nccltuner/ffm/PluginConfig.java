@@ -21,7 +21,10 @@ import java.util.Map;
  * <ul>
  *   <li>{@code NCCL_TUNER_JAVA_POLICY}: path of the YAML policy.
  *   <li>{@code NCCL_TUNER_CONFIG_FILE}: NCCL example-tuner CSV, read when no YAML policy is set.
- *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off, overriding the policy's mode.
+ *   <li>{@code NCCL_TUNER_JAVA_MODE}: enforce | shadow | off | canary, overriding the policy's mode.
+ *   <li>{@code NCCL_TUNER_JAVA_CANARY}: canary mode's fraction of rule hits that get the policy's
+ *       candidate, in [0, 1] (default 0.1; docs/canary.md); not a number in [0, 1]: one WARN and
+ *       the plugin changes nothing.
  *   <li>{@code NCCL_TUNER_JAVA_FORCE}: ALGO/PROTO[/channels]: force one candidate wherever NCCL
  *       offers it ({@link io.nccltuner.policy.ForcePolicy}); replaces any policy.
  *   <li>{@code NCCL_TUNER_JAVA_RECORD}: record every tuner call as a trace CSV (%h host, %p pid), in
@@ -90,7 +93,7 @@ record PluginConfig(Engine engine, String warning, String info) {
       override = Mode.parse(modeEnv.trim());
       if (override == null) {
         return off(log, "NCCL_TUNER_JAVA_MODE=" + modeEnv
-            + " is not a mode (enforce, shadow or off); the plugin changes nothing");
+            + " is not a mode (enforce, shadow, off or canary); the plugin changes nothing");
       }
     }
     String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
@@ -131,6 +134,17 @@ record PluginConfig(Engine engine, String warning, String info) {
       return off(log, "policy refused, the plugin changes nothing: " + e.getMessage());
     }
     Mode mode = override != null ? override : policy.mode();
+    double canary = io.nccltuner.engine.Canary.DEFAULT_FRACTION;
+    String canaryEnv = env.get("NCCL_TUNER_JAVA_CANARY");
+    if (canaryEnv != null && !canaryEnv.isBlank()) {
+      try {
+        canary = Double.parseDouble(canaryEnv.trim());
+        io.nccltuner.engine.Canary.threshold(canary);
+      } catch (IllegalArgumentException e) { // NumberFormatException too
+        return off(log, "NCCL_TUNER_JAVA_CANARY=" + canaryEnv
+            + " is not a fraction in [0, 1] (e.g. 0.1); the plugin changes nothing");
+      }
+    }
     DecisionLog decisions = null;
     String logPath = env.get("NCCL_TUNER_JAVA_LOG");
     if (logPath != null && !logPath.isBlank() && mode != Mode.OFF) {
@@ -145,7 +159,9 @@ record PluginConfig(Engine engine, String warning, String info) {
         decisions = new DecisionLog(DecisionLog.expand(logPath), calls ? Math.max(2, Math.min(queue, MAX_QUEUE)) : 2, log,
             calls);
       } catch (java.io.IOException e) {
-        return new PluginConfig(newEngine(policy, mode, log, null),
+        Engine unlogged = newEngine(policy, mode, log, null);
+        unlogged.canaryFraction(canary);
+        return new PluginConfig(unlogged,
             "cannot open decision log " + logPath + " (" + e + "); decisions are not logged", jvmNotice());
       }
     }
@@ -167,7 +183,9 @@ record PluginConfig(Engine engine, String warning, String info) {
       info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
           + approximations.getFirst();
     }
-    return new PluginConfig(newEngine(policy, mode, log, decisions), null, info);
+    Engine engine = newEngine(policy, mode, log, decisions);
+    engine.canaryFraction(canary);
+    return new PluginConfig(engine, null, info);
   }
 
   /**

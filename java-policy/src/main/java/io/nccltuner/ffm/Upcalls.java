@@ -1,11 +1,15 @@
 package io.nccltuner.ffm;
 
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.ncclNvlDomainInfo_v5_t;
 import io.nccltuner.bindings.nccltj_call_t;
+import io.nccltuner.bindings.nccltj_measured_t;
+import io.nccltuner.bindings.nccltj_series_t;
+import io.nccltuner.engine.Measurement;
 import io.nccltuner.engine.CallRecorder;
 import io.nccltuner.engine.Engine;
 import io.nccltuner.policy.Signature;
@@ -128,6 +132,62 @@ final class Upcalls {
     if (op == NcclTunerAbi.NCCLTJ_CALL_FLUSH()) {
       return destroy(0);
     }
+    if (op == NcclTunerAbi.NCCLTJ_CALL_MEASURED()) {
+      return measured(call);
+    }
+    return 0;
+  }
+
+  /**
+   * NCCLTJ_CALL_MEASURED: the profiler's finalize hands over one communicator's measurements
+   * (an nccltj_measured_t at {@code measured}, its series array beside it; only read here).
+   */
+  private static int measured(long call) {
+    Engine e = engine;
+    MemorySegment logger = MemorySegment.NULL;
+    try {
+      logger = MemorySegment.ofAddress(ALL.get(JAVA_LONG, call + nccltj_call_t.logger$offset()));
+      long m = ALL.get(JAVA_LONG, call + nccltj_call_t.measured$offset());
+      if (m == 0) {
+        return 0;
+      }
+      int n = ALL.get(JAVA_INT, m + nccltj_measured_t.nSeries$offset());
+      long series = ALL.get(JAVA_LONG, m + nccltj_measured_t.series$offset());
+      long size = nccltj_series_t.layout().byteSize();
+      java.util.List<Measurement.Series> list = new java.util.ArrayList<>();
+      for (int i = 0; i < n && series != 0 && i < NcclTunerAbi.NCCLTJ_MAX_SERIES(); i++) {
+        long s = series + i * size;
+        long[] hist = new long[NcclTunerAbi.NCCLTJ_HIST_BUCKETS()];
+        for (int b = 0; b < hist.length; b++) {
+          hist[b] = Integer.toUnsignedLong(ALL.get(JAVA_INT, s + nccltj_series_t.hist$offset() + 4L * b));
+        }
+        list.add(new Measurement.Series(ALL.get(JAVA_INT, s + nccltj_series_t.collType$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.bucket$offset()), ALL.get(JAVA_INT, s + nccltj_series_t.arm$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.decided$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.decidedChannels$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.executed$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.nChannels$offset()),
+            ALL.get(JAVA_INT, s + nccltj_series_t.kernelChannels$offset()),
+            ALL.get(JAVA_LONG, s + nccltj_series_t.count$offset()), ALL.get(JAVA_LONG, s + nccltj_series_t.timed$offset()),
+            ALL.get(JAVA_DOUBLE, s + nccltj_series_t.sumUs$offset()),
+            ALL.get(JAVA_DOUBLE, s + nccltj_series_t.sumSqUs$offset()),
+            ALL.get(JAVA_DOUBLE, s + nccltj_series_t.minUs$offset()),
+            ALL.get(JAVA_DOUBLE, s + nccltj_series_t.maxUs$offset()), hist));
+      }
+      Measurement meas = new Measurement(ALL.get(JAVA_LONG, m + nccltj_measured_t.commId$offset()),
+          ALL.get(JAVA_INT, m + nccltj_measured_t.rank$offset()), ALL.get(JAVA_INT, m + nccltj_measured_t.nRanks$offset()),
+          ALL.get(JAVA_INT, m + nccltj_measured_t.nNodes$offset()),
+          ALL.get(JAVA_INT, m + nccltj_measured_t.profilerVersion$offset()),
+          ALL.get(JAVA_INT, m + nccltj_measured_t.joined$offset()) != 0,
+          ALL.get(JAVA_LONG, m + nccltj_measured_t.collectives$offset()),
+          ALL.get(JAVA_LONG, m + nccltj_measured_t.unjoined$offset()),
+          ALL.get(JAVA_LONG, m + nccltj_measured_t.untimed$offset()),
+          ALL.get(JAVA_LONG, m + nccltj_measured_t.unaggregated$offset()),
+          ALL.get(JAVA_LONG, m + nccltj_measured_t.decisionsDropped$offset()), list);
+      e.measured(meas, logger);
+    } catch (Throwable t) {
+      fail(e, "measured", t, logger);
+    }
     return 0;
   }
 
@@ -202,7 +262,11 @@ final class Upcalls {
     return new Signature(tunerVersion, commId, nvl, minR, maxR, version, gpu, major, minor);
   }
 
-  /** nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses. */
+  /**
+   * nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses.
+   *
+   * @return the call's decision code (engine.Decision), 0 after a failure
+   */
   static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
       int numAlgo, int numProto, int regBuff, long nChannels) {
     try {
@@ -210,8 +274,8 @@ final class Upcalls {
       if (rec != null) { // before the engine edits the table: the table as NCCL passed it
         rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
       }
-      Installed.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff,
-          ALL, nChannels);
+      return Installed.ENGINE.getCollInfo(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto,
+          regBuff, ALL, nChannels);
     } catch (Throwable t) {
       fail(engine, "getCollInfo", t, lastLogger);
     }

@@ -52,7 +52,9 @@ class AbiLayoutTest {
             Map.entry("ncclTunerConstants_v6_t", ncclTunerConstants_v6_t.class),
             Map.entry("nccltj_bridge_t", nccltj_bridge_t.class),
             Map.entry("nccltj_hw_t", nccltj_hw_t.class),
-            Map.entry("nccltj_call_t", nccltj_call_t.class));
+            Map.entry("nccltj_call_t", nccltj_call_t.class),
+            Map.entry("nccltj_series_t", nccltj_series_t.class),
+            Map.entry("nccltj_measured_t", nccltj_measured_t.class));
 
     /** key -> value, in the order abi_layout printed them. */
     private static Map<String, String> c;
@@ -109,6 +111,31 @@ class AbiLayoutTest {
     @Test
     void channelLimitAgreesWithThePolicyLoader() {
         assertEquals(NcclTunerAbi.NCCL_TUNER_JAVA_MAX_CHANNELS(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+    }
+
+    /**
+     * The decision code and the measurement layout have one home per language: nccltj_bridge.h
+     * (through these bindings) and engine.Decision / engine.Measurement; they agree.
+     */
+    @Test
+    void decisionCodeAndHistogramAgreeWithTheEngine() {
+        assertEquals(NcclTunerAbi.NCCLTJ_DECISION_SEEN(), io.nccltuner.engine.Decision.SEEN);
+        assertEquals(NcclTunerAbi.NCCLTJ_DECISION_RULE(), io.nccltuner.engine.Decision.RULE);
+        assertEquals(NcclTunerAbi.NCCLTJ_DECISION_NONE(), io.nccltuner.engine.Decision.NONE);
+        assertEquals(NcclTunerAbi.NCCLTJ_ARM_NCCL(), io.nccltuner.engine.Decision.ARM_NCCL);
+        assertEquals(NcclTunerAbi.NCCLTJ_ARM_POLICY(), io.nccltuner.engine.Decision.ARM_POLICY);
+        assertEquals(NcclTunerAbi.NCCLTJ_ARM_NOT_OFFERED(), io.nccltuner.engine.Decision.ARM_NOT_OFFERED);
+        assertEquals(NcclTunerAbi.NCCLTJ_ARM_UNRULED(), io.nccltuner.engine.Decision.ARM_UNRULED);
+        assertEquals(NcclTunerAbi.NCCLTJ_ARM_UNJOINED(), io.nccltuner.engine.Decision.ARM_UNJOINED);
+        int code = io.nccltuner.engine.DecisionTestAccess.rule(17, io.nccltuner.engine.Decision.ARM_POLICY, 5, 2, 16);
+        assertEquals(17, code & NcclTunerAbi.NCCLTJ_DECISION_BUCKET_MASK());
+        assertEquals(5, code >> NcclTunerAbi.NCCLTJ_DECISION_NCCL_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_ENTRY_MASK());
+        assertEquals(2, code >> NcclTunerAbi.NCCLTJ_DECISION_CAND_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_ENTRY_MASK());
+        assertEquals(16, code >> NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_MASK());
+        assertEquals(1, code >> NcclTunerAbi.NCCLTJ_DECISION_ARM_SHIFT() & 3);
+        assertEquals(NcclTunerAbi.NCCLTJ_HIST_BUCKETS(), io.nccltuner.engine.Measurement.HIST_BUCKETS);
+        assertEquals(NcclTunerAbi.NCCLTJ_HIST_SUB(), io.nccltuner.engine.Measurement.HIST_SUB);
+        assertEquals(NcclTunerAbi.NCCLTJ_HIST_MIN_LOG2(), io.nccltuner.engine.Measurement.HIST_MIN_LOG2);
     }
 
     @Test

@@ -39,7 +39,7 @@ class HotPathSizeTest {
   @Test
   void engineGetCollInfoFitsTheInliningLimit() throws Exception {
     int n = codeLength(Engine.class, "getCollInfo",
-        "(JIJILjava/lang/foreign/MemorySegment;JIIILjava/lang/foreign/MemorySegment;J)V");
+        "(JIJILjava/lang/foreign/MemorySegment;JIIILjava/lang/foreign/MemorySegment;J)I");
     assertTrue(n > 100, "found the method's code: " + n + " bytes");
     assertTrue(n <= FREQ_INLINE_SIZE, "Engine.getCollInfo is " + n + " bytes of bytecode, over " + FREQ_INLINE_SIZE);
   }

@@ -46,12 +46,13 @@ public class ThrowingEngine extends Engine {
   }
 
   @Override
-  public void getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
+  public int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, MemorySegment mem,
       long costTable, int numAlgo, int numProto, int regBuff, MemorySegment chMem, long nChannels) {
     if (throwIn.equals("getCollInfo")) {
       throw new IllegalStateException("test hook: exception in getCollInfo");
     }
-    super.getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, regBuff, chMem, nChannels);
+    return super.getCollInfo(handle, collType, nBytes, numPipeOps, mem, costTable, numAlgo, numProto, regBuff, chMem,
+        nChannels);
   }
 
   @Override

@@ -278,8 +278,8 @@ public final class RandomWorkload {
    */
   static void call(Engine e, long handle, Call c, Guarded g, long k) {
     if ((k & 1) != 0) {
-      e.getCollInfo(handle, c.coll(), c.nBytes(), c.numPipeOps(), ALL, g.table.address(), c.numAlgo(), c.numProto(), ALL,
-          g.nChannels.address());
+      e.getCollInfo(handle, c.coll(), c.nBytes(), c.numPipeOps(), ALL, g.table.address(), c.numAlgo(), c.numProto(), -1,
+          ALL, g.nChannels.address());
     } else {
       e.getCollInfo(handle, c.coll(), c.nBytes(), c.numPipeOps(), g.table, c.numAlgo(), c.numProto(), g.nChannels);
     }
