@@ -31,7 +31,7 @@ $(RELIABILITY_HOST): $(REPO)/tests/reliability/hostile_host.c $(RELIABILITY_HEAD
 # The hostile hosts of "A perfect guest" (docs/reliability.md cases 1-11).
 $(RELIABILITY_GUEST): $(REPO)/tests/reliability/guest_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
+	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl -lm
 
 # The same sources against a copy of the bridge header whose NCCL_TUNER_JAVA_ABI_VERSION differs
 # (shim_internal.h includes "nccltj_bridge.h", found in the first -I directory).

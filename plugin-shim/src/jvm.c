@@ -24,6 +24,10 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <jni.h>
 #include <link.h>
@@ -48,8 +52,6 @@
 #define MIN_JAVA_FEATURE 25
 /* The JVM is created on a thread of its own with this much stack, whatever the caller has. */
 #define START_THREAD_STACK (8 * 1024 * 1024)
-
-extern char** environ;
 
 typedef jint (*create_vm_fn)(JavaVM**, void**, void*);
 typedef jint (*created_vms_fn)(JavaVM**, jsize, jsize*);
@@ -210,10 +212,15 @@ static jint JNICALL vfprintfHook(FILE* stream, const char* fmt, va_list ap) {
  * no thread or memory left). On the shim's own creating thread the hook ends that thread instead,
  * so nccltjStart sees a failed start and the host lives on. Elsewhere (a JVM thread, or after
  * creation) the hook returns and HotSpot goes on: nothing can be done there. */
+static void noteJvmLocale(void);
+static void noteJvmSignals(void);
+
 static void JNICALL exitHook(jint code) {
   (void)code;
   if (creating && pthread_equal(pthread_self(), creatorThread)) {
     creationAborted = 1;
+    noteJvmLocale();
+    noteJvmSignals();
     pthread_exit(NULL);
   }
 }
@@ -531,20 +538,105 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
 /* JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are read by HotSpot itself during creation (arguments.cpp:
  * JAVA_TOOL_OPTIONS before the JavaVMInitArgs options, _JAVA_OPTIONS after them, so neither can
  * be overridden from here, and HotSpot prints "Picked up ..." to fd 2 before any hook is set).
- * They are meant for the job's other Java tools: the plugin's JVM does not take them. While the
- * JVM is created, `environ` points at a copy without them and with _JAVA_SR_SIGNUM (unless the
- * host set it); the host's own array is not written, and is put back right after creation. A host
- * thread that reads the environment meanwhile sees the copy; one that calls setenv meanwhile
- * keeps its change, and the two hidden variables are set again beside it (docs/reliability.md). */
-static char** hostEnviron;
-static char** jvmEnviron;
-static char** jvmEnvironAsMade;   /* the copy's entries as the shim made them */
-static char* hiddenEntries[2];     /* the host's JAVA_TOOL_OPTIONS=... and _JAVA_OPTIONS=... entries */
-static int hostHadSr;              /* whether the host's environment had a valid _JAVA_SR_SIGNUM */
-static const char* hostInvalidSr;  /* the host's own _JAVA_SR_SIGNUM entry when it is not valid */
-static size_t jvmEnvironCount;
+ * They are meant for the job's other Java tools: the plugin's JVM does not take them. The host's
+ * environment is not touched (the shim used to point `environ` at a copy during creation; a host
+ * thread's setenv beside it crashed the process, 2 runs of 7, with 64 communicators starting):
+ * instead libjvm's own calls to getenv and secure_getenv go through jvmGetenv, by rewriting
+ * libjvm's GOT slots for them (libjvm is the plugin's, loaded by the shim, and it is linked with
+ * full RELRO: the page is made writable for the one store and read-only again). jvmGetenv hides
+ * the two variables and gives HotSpot the shim's _JAVA_SR_SIGNUM; every other name is the host's
+ * live environment. */
+static char* (*realGetenv)(const char*);
+static char* (*realSecureGetenv)(const char*);
+static char srValue[16];                 /* the _JAVA_SR_SIGNUM value the JVM sees, "" for the host's */
+static int envHooked;
 
-/* Notes the env options (one WARN for agents among them, else one INFO) and installs the copy. */
+static int hiddenName(const char* name) {
+  return strcmp(name, "JAVA_TOOL_OPTIONS") == 0 || strcmp(name, "_JAVA_OPTIONS") == 0;
+}
+
+static char* jvmGetenv(const char* name) {
+  if (name == NULL) return realGetenv(name);
+  if (hiddenName(name)) return NULL;
+  if (srValue[0] != '\0' && strcmp(name, "_JAVA_SR_SIGNUM") == 0) return srValue;
+  return realGetenv(name);
+}
+
+static char* jvmSecureGetenv(const char* name) {
+  if (name == NULL) return realSecureGetenv(name);
+  if (hiddenName(name)) return NULL;
+  if (srValue[0] != '\0' && strcmp(name, "_JAVA_SR_SIGNUM") == 0) return srValue;
+  return realSecureGetenv(name);
+}
+
+typedef struct {
+  ElfW(Addr) base;
+  ElfW(Addr) relroStart, relroEnd;
+} relroSearch;
+
+static int findRelro(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  relroSearch* r = data;
+  if (info->dlpi_addr != r->base) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+      r->relroStart = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+      r->relroEnd = r->relroStart + info->dlpi_phdr[i].p_memsz;
+    }
+  return 1;
+}
+
+/* Points every GOT slot of `handle` that binds `name` (JUMP_SLOT or GLOB_DAT) at `to`; the old
+ * target goes to *from. Returns the number of slots rewritten. */
+static int rewriteGot(void* handle, const char* name, void* to, void** from) {
+  struct link_map* lm = NULL;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_ld == NULL) return 0;
+  ElfW(Addr) base = lm->l_addr;
+  const ElfW(Sym)* symtab = NULL;
+  const char* strtab = NULL;
+  const ElfW(Rela)* tables[2] = {NULL, NULL};
+  size_t sizes[2] = {0, 0};
+  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+    ElfW(Addr) v = d->d_un.d_ptr;
+    ElfW(Addr) abs = v < base ? v + base : v; /* glibc relocates these in place on x86-64 */
+    switch (d->d_tag) {
+      case DT_SYMTAB: symtab = (const ElfW(Sym)*)abs; break;
+      case DT_STRTAB: strtab = (const char*)abs; break;
+      case DT_JMPREL: tables[0] = (const ElfW(Rela)*)abs; break;
+      case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
+      case DT_RELA: tables[1] = (const ElfW(Rela)*)abs; break;
+      case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+      default: break;
+    }
+  }
+  if (symtab == NULL || strtab == NULL) return 0;
+  relroSearch relro = {base, 0, 0};
+  dl_iterate_phdr(findRelro, &relro);
+  long page = sysconf(_SC_PAGESIZE);
+  int rewritten = 0;
+  for (int t = 0; t < 2; t++) {
+    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(ElfW(Rela)); i++) {
+      const ElfW(Rela)* r = &tables[t][i];
+      unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
+      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      size_t sym = ELF64_R_SYM(r->r_info);
+      if (sym == 0 || strcmp(strtab + symtab[sym].st_name, name) != 0) continue;
+      void** slot = (void**)(base + r->r_offset);
+      int readOnly = (ElfW(Addr))slot >= relro.relroStart && (ElfW(Addr))slot < relro.relroEnd;
+      void* pageStart = (void*)((uintptr_t)slot & ~(uintptr_t)(page - 1));
+      if (readOnly && mprotect(pageStart, (size_t)page, PROT_READ | PROT_WRITE) != 0) continue;
+      void* old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+      if (old != to) {
+        if (*from == NULL) *from = old;
+        __atomic_store_n(slot, to, __ATOMIC_RELEASE);
+      }
+      if (readOnly) mprotect(pageStart, (size_t)page, PROT_READ);
+      rewritten++;
+    }
+  }
+  return rewritten;
+}
+
 /* A _JAVA_SR_SIGNUM value HotSpot 25 takes without a warning on stderr: above SIGSEGV and SIGBUS,
  * below NSIG (signals_posix.cpp SR_initialize). */
 static int srValueValid(const char* v) {
@@ -553,37 +645,16 @@ static int srValueValid(const char* v) {
   return end != v && *end == '\0' && sig > SIGSEGV && sig > SIGBUS && sig < NSIG;
 }
 
-static void hideEnvironmentOptions(void) {
-  static const char* hidden[] = {"JAVA_TOOL_OPTIONS=", "_JAVA_OPTIONS=", NULL};
-  char** env = environ;
-  size_t n = 0;
-  int haveSr = 0;
-  while (env != NULL && env[n] != NULL) {
-    if (strncmp(env[n], "_JAVA_SR_SIGNUM=", 16) == 0 && srValueValid(env[n] + 16)) haveSr = 1;
-    n++;
-  }
-  char** copy = calloc(n + 2, sizeof *copy);
-  if (copy == NULL) return;
-  size_t k = 0;
+/* Notes the env options (one WARN for agents among them, else one INFO) and hooks libjvm's getenv.
+ * Returns 0 after failf() where the variables are set and cannot be hidden. */
+static int hideEnvironmentOptions(void* libjvmHandle) {
+  static const char* hidden[] = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", NULL};
   char agents[512] = "", names[64] = "";
   int present[2] = {0, 0};
-  for (size_t i = 0; i < n; i++) {
-    /* An invalid value would make HotSpot print a warning on the host's stderr: the JVM sees ours. */
-    if (strncmp(env[i], "_JAVA_SR_SIGNUM=", 16) == 0 && !srValueValid(env[i] + 16)) {
-      hostInvalidSr = env[i];
-      continue;
-    }
-    int hide = -1;
-    for (int h = 0; hidden[h] != NULL; h++)
-      if (strncmp(env[i], hidden[h], strlen(hidden[h])) == 0) hide = h;
-    if (hide < 0) {
-      copy[k++] = env[i];
-      continue;
-    }
-    hiddenEntries[hide] = env[i];
-    const char* value = env[i] + strlen(hidden[hide]);
-    if (value[0] == '\0') continue;
-    present[hide] = 1;
+  for (int h = 0; hidden[h] != NULL; h++) {
+    const char* value = getenv(hidden[h]);
+    if (value == NULL || value[0] == '\0') continue;
+    present[h] = 1;
     char* v = strdup(value);
     char* save = NULL;
     for (char* t = v ? strtok_r(v, " \t\n", &save) : NULL; t != NULL; t = strtok_r(NULL, " \t\n", &save)) {
@@ -595,12 +666,31 @@ static void hideEnvironmentOptions(void) {
   }
   snprintf(names, sizeof names, "%s%s%s", present[0] ? "JAVA_TOOL_OPTIONS" : "",
            present[0] && present[1] ? " and " : "", present[1] ? "_JAVA_OPTIONS" : "");
-  if (!haveSr && srSignal > 0) {
-    static char sr[32];
-    snprintf(sr, sizeof sr, "_JAVA_SR_SIGNUM=%d", srSignal);
-    copy[k++] = sr;
+  const char* sr = getenv("_JAVA_SR_SIGNUM");
+  if ((sr == NULL || !srValueValid(sr)) && srSignal > 0) snprintf(srValue, sizeof srValue, "%d", srSignal);
+  if (!envHooked) {
+    void* g = NULL;
+    void* sg = NULL;
+    int n = rewriteGot(libjvmHandle, "getenv", (void*)jvmGetenv, &g);
+    if (g != NULL) realGetenv = (char* (*)(const char*))g;
+    int m = rewriteGot(libjvmHandle, "secure_getenv", (void*)jvmSecureGetenv, &sg);
+    if (sg != NULL) realSecureGetenv = (char* (*)(const char*))sg;
+    if (realGetenv == NULL) realGetenv = getenv;
+    if (realSecureGetenv == NULL) realSecureGetenv = secure_getenv;
+    envHooked = n > 0;
+    (void)m;
   }
-  copy[k] = NULL;
+  if (!envHooked) {
+    /* No getenv slot found in this libjvm: HotSpot reads the host's environment as it is. */
+    srValue[0] = '\0';
+    srSignal = sr != NULL && srValueValid(sr) ? atoi(sr) : SIGUSR2;
+    if (names[0] != '\0') {
+      failf("%s set, and this libjvm's getenv could not be hooked to hide them from the plugin's JVM (they are "
+            "meant for other Java tools and would change it); the plugin changes nothing", names);
+      return 0;
+    }
+    return 1;
+  }
   if (agents[0] != '\0') {
     pthread_mutex_lock(&nccltjLogMutex);
     char msg[800];
@@ -612,49 +702,14 @@ static void hideEnvironmentOptions(void) {
     noticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
             "is the plugin's)", names);
   }
-  hostHadSr = haveSr;
-  hostEnviron = env;
-  jvmEnviron = copy;
-  jvmEnvironCount = k;
-  jvmEnvironAsMade = malloc((k + 1) * sizeof *copy);
-  if (jvmEnvironAsMade != NULL) memcpy(jvmEnvironAsMade, copy, (k + 1) * sizeof *copy);
-  __atomic_store_n(&environ, copy, __ATOMIC_SEQ_CST);
-}
-
-static void restoreEnvironment(void) {
-  if (jvmEnviron == NULL) return;
-  char** expected = jvmEnviron;
-  /* Untouched by the host meanwhile: same array, same entries (a setenv of an existing variable
-   * writes into the array in place). The copy is never freed: a host thread may still read it. */
-  int untouched = __atomic_load_n(&environ, __ATOMIC_SEQ_CST) == jvmEnviron && jvmEnvironAsMade != NULL &&
-                  memcmp(jvmEnviron, jvmEnvironAsMade, (jvmEnvironCount + 1) * sizeof *jvmEnviron) == 0;
-  if (!untouched ||
-      !__atomic_compare_exchange_n(&environ, &expected, hostEnviron, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-    /* The host called setenv (or putenv, unsetenv) meanwhile: its change is in the copy, or in a
-     * new array glibc made from it. Keep it, and put back what the copy lacked or added with the
-     * host's own calls (safe beside its other setenv calls). */
-    /* glibc's setenv of a new name reallocates its last array, which may be the host's old one:
-     * only the entries saved at hiding time are read, never hostEnviron. */
-    for (int h = 0; h < 2; h++) {
-      const char* e = hiddenEntries[h];
-      const char* eq = e != NULL ? strchr(e, '=') : NULL;
-      if (eq == NULL) continue;
-      char name[32];
-      snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
-      if (getenv(name) == NULL) setenv(name, eq + 1, 0);
-    }
-    if (hostInvalidSr != NULL) {
-      setenv("_JAVA_SR_SIGNUM", hostInvalidSr + 16, 1);
-    } else if (!hostHadSr) {
-      unsetenv("_JAVA_SR_SIGNUM");
-    }
-  }
-  jvmEnviron = NULL;
+  return 1;
 }
 
 /* ---- signals and locale ------------------------------------------------------------------------ */
 
 static struct sigaction savedActions[NSIG];
+static struct sigaction jvmActions[NSIG];  /* the dispositions when the engine had started */
+static int jvmActionsKnown;
 
 static int jvmOwns(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == srSignal;
@@ -678,17 +733,169 @@ static void saveSignals(void) {
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &savedActions[sig]);
 }
 
-/* Puts back every disposition that changed, except those HotSpot needs (jvmOwns): its handlers
- * for SIGSEGV, SIGBUS, SIGFPE and SIGILL chain to the host's earlier ones (UseSignalChaining). */
+/* On the start thread once the engine started (or creation gave up): what the JVM left. */
+static void noteJvmSignals(void) {
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &jvmActions[sig]);
+  jvmActionsKnown = 1;
+}
+
+static int sameAction(const struct sigaction* a, const struct sigaction* b) {
+  /* SA_RESTORER (0x04000000) is glibc's own addition to any sigaction it installs. */
+  return a->sa_handler == b->sa_handler && (a->sa_flags & ~0x04000000) == (b->sa_flags & ~0x04000000);
+}
+
+/* Whether `handler` is code of the Java runtime (libjvm, libjava, ...): a disposition the JVM
+ * installed. One a host thread installed meanwhile (NCCL's non-blocking init runs the first init on
+ * a thread while the main thread goes on) is the host's and stays. */
+static int jvmHandler(const struct sigaction* a) {
+  void* h = (a->sa_flags & SA_SIGINFO) ? (void*)a->sa_sigaction : (void*)a->sa_handler;
+  if (h == (void*)SIG_DFL || h == (void*)SIG_IGN) return 0;
+  Dl_info info;
+  if (dladdr(h, &info) == 0 || info.dli_fname == NULL) return 0;
+  const char* f = info.dli_fname;
+  size_t n = strlen(f);
+  if (n >= 9 && strcmp(f + n - 9, "libjvm.so") == 0) return 1;
+  size_t hn = strlen(javaHome);
+  return hn > 0 && strncmp(f, javaHome, hn) == 0 && f[hn] == '/';
+}
+
+/* The default action of a fault, for HotSpot to chain to. HotSpot's SIGSEGV, SIGBUS, SIGFPE and
+ * SIGILL handlers stay for the life of the process; a fault that is not the JVM's goes to the
+ * handler that was installed before HotSpot's (UseSignalChaining), or, where that was SIG_DFL, to
+ * HotSpot's fatal-error path, which aborts (SIGABRT, not the host's own signal; found by a host
+ * with Python's faulthandler, which puts back the previous handler, HotSpot's, and re-raises).
+ * This handler, installed before the JVM where the host left SIG_DFL, makes the end the default
+ * action's: the disposition back to SIG_DFL, and the signal again (a fault re-executes). */
+static void defaultAction(int sig, siginfo_t* info, void* uc) {
+  (void)uc;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, NULL);
+  if (info == NULL || info->si_code <= 0) { /* sent (kill, raise): no instruction to re-execute */
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+  }
+}
+
+static const int faultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static int defaultActionInstalled[NSIG];
+
+static void installDefaultActions(void) {
+  for (size_t i = 0; i < sizeof faultSignals / sizeof faultSignals[0]; i++) {
+    int sig = faultSignals[i];
+    const struct sigaction* was = &savedActions[sig];
+    if ((was->sa_flags & SA_SIGINFO) || was->sa_handler != SIG_DFL) continue;
+    struct sigaction a;
+    memset(&a, 0, sizeof a);
+    a.sa_sigaction = defaultAction;
+    sigemptyset(&a.sa_mask);
+    a.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    defaultActionInstalled[sig] = sigaction(sig, &a, NULL) == 0;
+  }
+}
+
+/* Puts back every disposition the JVM changed, except those HotSpot needs (jvmOwns): its handlers
+ * for SIGSEGV, SIGBUS, SIGFPE and SIGILL chain to the host's earlier ones (UseSignalChaining).
+ * Only a disposition that still holds the JVM's handler is put back; where the JVM did not start,
+ * the shim's own default-action handlers go too. */
 static void restoreSignals(void) {
   for (int sig = 1; sig < NSIG; sig++) {
-    if (sig == SIGKILL || sig == SIGSTOP || jvmOwns(sig)) continue;
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
     struct sigaction now;
     if (sigaction(sig, NULL, &now) != 0) continue;
-    /* SA_RESTORER (0x04000000) is glibc's own addition to any sigaction it installs. */
-    if (now.sa_handler != savedActions[sig].sa_handler ||
-        (now.sa_flags & ~0x04000000) != (savedActions[sig].sa_flags & ~0x04000000))
+    if (defaultActionInstalled[sig]) {
+      if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == defaultAction) sigaction(sig, &savedActions[sig], NULL);
+      continue;
+    }
+    if (jvmOwns(sig) || sameAction(&now, &savedActions[sig])) continue;
+    /* The JVM's: a handler in the runtime's code, or SIG_DFL/SIG_IGN as the JVM left it (libjava's
+     * ProcessImpl init sets SIGCHLD to SIG_DFL). A host function installed meanwhile stays. */
+    int dflOrIgn = !(now.sa_flags & SA_SIGINFO) && (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN);
+    if (jvmHandler(&now) || (dflOrIgn && jvmActionsKnown && sameAction(&now, &jvmActions[sig])))
       sigaction(sig, &savedActions[sig], NULL);
+  }
+}
+
+/* ---- the floating-point environment ---------------------------------------------------------- */
+
+/* A host may trap FP exceptions (feenableexcept, FE_INEXACT included) or keep its own rounding and
+ * sticky flags. HotSpot's C++ code (JVM creation, a thread's JNI attach) runs on the FP environment
+ * it finds: with FE_INEXACT trapped the host died by SIGFPE in JVM creation, and after an init the
+ * calling thread's sticky inexact flag was set. The start thread (and so every JVM thread) begins
+ * in the default environment, and the calling thread's whole environment (x87 control and status,
+ * MXCSR) is put back after the start and after its attach. x86-64 only, without libm: fnstenv and
+ * stmxcsr, then fldenv and ldmxcsr, as glibc's fegetenv/fesetenv do. Upcalls keep the caller's
+ * MXCSR themselves (HotSpot's upcall stubs load the standard one and restore the caller's). */
+typedef struct {
+  unsigned char x87[28];
+  unsigned int mxcsr;
+} fpEnv;
+
+static void fpSave(fpEnv* e) {
+#if defined(__x86_64__)
+  __asm__ volatile("fnstenv %0\n\tfldenv %0\n\tstmxcsr %1" : "=m"(e->x87), "=m"(e->mxcsr));
+#else
+  (void)e;
+#endif
+}
+
+static void fpRestore(const fpEnv* e) {
+#if defined(__x86_64__)
+  __asm__ volatile("fldenv %0\n\tldmxcsr %1" : : "m"(e->x87), "m"(e->mxcsr));
+#else
+  (void)e;
+#endif
+}
+
+/* The default environment: x87 control word 0x37f, no x87 flags, MXCSR 0x1f80. */
+static void fpDefault(void) {
+#if defined(__x86_64__)
+  unsigned short cw = 0x37f;
+  unsigned int mxcsr = 0x1f80;
+  __asm__ volatile("fnclex\n\tfldcw %0\n\tldmxcsr %1" : : "m"(cw), "m"(mxcsr));
+#endif
+}
+
+/* ---- file descriptors 0-2 ----------------------------------------------------------------------- */
+
+/* A daemon may close fds 0-2 before NCCL starts: the JVM's own files (lib/modules, the jar) would
+ * then take them, a host write(2, ...) that failed with EBADF would reach the jar, and a later
+ * dup2(log, 1) by the host would put its log where the JVM reads its jar (SIGSEGV at the next
+ * destroy). During the start each closed one of 0-2 holds /dev/null (close-on-exec), so the JVM's
+ * descriptors land at 3 or above; each is closed after the start if it is still the shim's (same
+ * file, still close-on-exec: a host thread's dup2 onto it meanwhile clears the flag). */
+static struct stat heldLowStat[3];
+static int heldLow[3];
+
+static void holdLowFds(void) {
+  for (int fd = 0; fd < 3; fd++) {
+    heldLow[fd] = 0;
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    int got = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (got < 0) continue;
+    if (got != fd) { /* another thread took it meanwhile: this one is not needed */
+      close(got);
+      continue;
+    }
+    heldLow[fd] = fstat(fd, &heldLowStat[fd]) == 0;
+    if (!heldLow[fd]) close(fd);
+  }
+}
+
+static void releaseLowFds(void) {
+  for (int fd = 0; fd < 3; fd++) {
+    if (!heldLow[fd]) continue;
+    heldLow[fd] = 0;
+    struct stat st;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0 && (flags & FD_CLOEXEC) && fstat(fd, &st) == 0 && st.st_dev == heldLowStat[fd].st_dev &&
+        st.st_ino == heldLowStat[fd].st_ino && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY)
+      close(fd);
   }
 }
 
@@ -697,8 +904,12 @@ HIDDEN void nccltjAttachCurrentThread(void) {
   if (nccltjJvm == NULL || (*nccltjJvm)->GetEnv(nccltjJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
   sigset_t before;
   pthread_sigmask(SIG_SETMASK, NULL, &before);
+  fpEnv fp;
+  fpSave(&fp);
+  fpDefault();
   if ((*nccltjJvm)->AttachCurrentThreadAsDaemon(nccltjJvm, (void**)&env, NULL) == JNI_OK)
     pthread_setspecific(nccltjAttachKey, (void*)1);
+  fpRestore(&fp);
   /* HotSpot's attach unblocks its signals on this thread (PosixSignals::hotspot_sigmask). The
    * host's mask comes back, but for the synchronous faults: compiled Java code takes SIGSEGV by
    * design (safepoint polls, implicit null checks), and a blocked synchronous fault kills the
@@ -815,9 +1026,80 @@ static int resourcesOk(void) {
   return 1;
 }
 
+/* What HotSpot needs of the runtime and the process before its hooks exist: HotSpot finds its
+ * runtime through the real path of libjvm (os::jvm_path, realpath) and its classes in
+ * <home>/lib/modules, both before it reads the JavaVMInitArgs options; when either fails it prints
+ * "Error occurred during initialization of VM / Failed setting boot class path." on fd 1 and calls
+ * exit(1) with no hook set (found by a hostile host: a jlinked runtime without lib/modules, a seccomp
+ * filter denying readlink). A sandbox denying sched_getaffinity makes it print three lines on fd 2,
+ * again before the hooks, and give up. Checked here first; the plugin steps aside instead. */
+static int runtimeOk(const char* libjvm) {
+  char real[4096];
+  if (realpath(libjvm, real) == NULL) {
+    failf("cannot resolve the real path of %s (%s): HotSpot finds its runtime through it (readlink denied by a "
+          "sandbox?) and would exit the process; the plugin changes nothing", libjvm, strerror(errno));
+    return 0;
+  }
+  char server[4096], lib[4096], modules[4200];
+  dirOf(real, server, sizeof server);
+  dirOf(server, lib, sizeof lib);
+  snprintf(modules, sizeof modules, "%s/modules", lib);
+  int fd = open(modules, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  int why = errno;
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    failf("the Java runtime of %s has no readable lib/modules (%s): an incomplete runtime, with which HotSpot "
+          "would exit the process; the plugin changes nothing", real, fd < 0 ? strerror(why) : "not a regular file");
+    return 0;
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 && errno != EINVAL) {
+    failf("sched_getaffinity fails in this process (%s; a seccomp sandbox?): HotSpot would print on stderr and give "
+          "up; the plugin changes nothing", strerror(errno));
+    return 0;
+  }
+  return 1;
+}
+
+static char jvmLocale[512];                /* setlocale(LC_ALL, NULL) right after the JVM's start set it */
+
+static void noteJvmLocale(void) {
+  const char* l = setlocale(LC_ALL, NULL);
+  snprintf(jvmLocale, sizeof jvmLocale, "%s", l != NULL ? l : "");
+}
+
+/* The locale the JVM's setlocale(LC_ALL, "") sets, from the environment as glibc reads it
+ * (LC_ALL, else LC_<category>, else LANG, else C; POSIX reads as C), computed before the JVM is
+ * created so that a host thread's setlocale after the JVM's is told apart from it. NULL where the
+ * categories differ (the snapshot after creation is used then); the caller's value where that
+ * locale does not exist (setlocale fails and changes nothing). */
+static const char* environmentLocale(const char* current) {
+  static char name[256];
+  static const char* cats[] = {"LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
+                               "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT",
+                               "LC_IDENTIFICATION", NULL};
+  const char* all = getenv("LC_ALL");
+  const char* lang = getenv("LANG");
+  const char* first = NULL;
+  for (int i = 0; cats[i] != NULL; i++) {
+    const char* v = all != NULL && all[0] != '\0' ? all : getenv(cats[i]);
+    if (v == NULL || v[0] == '\0') v = lang != NULL && lang[0] != '\0' ? lang : "C";
+    if (strcmp(v, "POSIX") == 0) v = "C";
+    if (first == NULL) first = v;
+    else if (strcmp(first, v) != 0) return NULL;
+  }
+  locale_t l = newlocale(LC_ALL_MASK, first, (locale_t)0);
+  if (l == (locale_t)0) return current;
+  freelocale(l);
+  snprintf(name, sizeof name, "%s", first);
+  return name;
+}
+
 /* Creates the JVM through libjvm at `libjvm`; 0 after failf(). */
 static int createJvm(const char* libjvm, const char* libDir, const char* jar, JavaVM** vm, JNIEnv** env) {
-  if (!resourcesOk()) return 0;
+  if (!resourcesOk() || !runtimeOk(libjvm)) return 0;
   void* h = dlopen(libjvm, RTLD_NOW | RTLD_GLOBAL);
   if (h == NULL) {
     failf("cannot load %s (%s); the plugin changes nothing", libjvm, dlerror());
@@ -840,14 +1122,17 @@ static int createJvm(const char* libjvm, const char* libDir, const char* jar, Ja
   args.nOptions = opts.n;
   args.options = opts.opts;
   args.ignoreUnrecognized = JNI_FALSE;
-  hideEnvironmentOptions();
+  if (!hideEnvironmentOptions(h)) {
+    freeOptions(&opts);
+    return 0;
+  }
   creatorThread = pthread_self();
   creating = 1;
   /* Should HotSpot give up, the exit/abort hook ends this thread here: nccltjStart reads
-   * creationAborted after the join. The environment is put back there too. */
+   * creationAborted after the join. */
   jint rc = create(vm, (void**)env, &args);
+  noteJvmLocale();
   creating = 0;
-  restoreEnvironment();
   freeOptions(&opts);
   if (rc != JNI_OK) {
     failf("NCCL_TUNER_JAVA_OPTS or the JVM refused to start (JNI_CreateJavaVM %d: %s); the plugin "
@@ -952,6 +1237,7 @@ static void startJvm(void) {
 static void* startThread(void* unused) {
   (void)unused;
   startJvm();
+  noteJvmSignals();
   return NULL;
 }
 
@@ -1033,8 +1319,14 @@ HIDDEN void nccltjStart(void) {
   /* Everything the JVM's start may change in the host, saved on the calling thread. */
   char* locale = setlocale(LC_ALL, NULL);
   char* savedLocale = locale != NULL ? strdup(locale) : NULL;
+  const char* envLocale = savedLocale != NULL ? environmentLocale(savedLocale) : NULL;
+  char* expectedLocale = envLocale != NULL ? strdup(envLocale) : NULL;
   saveSignals();
   srSignal = pickSrSignal();
+  installDefaultActions();
+  holdLowFds();
+  fpEnv fp;
+  fpSave(&fp);
 
   /* The start thread, and so every JVM thread (they inherit its mask), blocks every signal but
    * the synchronous faults, which HotSpot unblocks itself with its suspend/resume signal. */
@@ -1049,7 +1341,9 @@ HIDDEN void nccltjStart(void) {
   int err = pthread_attr_init(&attr);
   if (err == 0) err = pthread_attr_setstacksize(&attr, START_THREAD_STACK);
   pthread_sigmask(SIG_SETMASK, &all, &callerMask);
+  fpDefault(); /* the start thread inherits it */
   if (err == 0) err = pthread_create(&t, &attr, startThread, NULL);
+  fpRestore(&fp);
   pthread_sigmask(SIG_SETMASK, &callerMask, NULL);
   pthread_attr_destroy(&attr);
   if (err == 0) {
@@ -1059,7 +1353,6 @@ HIDDEN void nccltjStart(void) {
           "(pids cgroup, ulimit -u, ulimit -v); the plugin changes nothing", strerror(err));
   }
   if (creationAborted) {
-    restoreEnvironment();
     creating = 0;
     failf("the JVM gave up during creation (HotSpot exit or abort: %s); out of threads or memory "
           "(pids cgroup, ulimit -u, ulimit -v) or a bad NCCL_TUNER_JAVA_OPTS value; the plugin changes nothing",
@@ -1068,9 +1361,17 @@ HIDDEN void nccltjStart(void) {
     nccltjBridge.getCollInfo = NULL;
   }
   restoreSignals();
+  releaseLowFds();
+  fpRestore(&fp);
+  /* The JVM's start set the locale from the environment (setlocale(LC_ALL, "")): put back the
+   * host's only if it still holds the value the JVM set (a host thread may have set its own). */
   if (savedLocale != NULL) {
-    setlocale(LC_ALL, savedLocale);
+    const char* now = setlocale(LC_ALL, NULL);
+    const char* jvms = expectedLocale != NULL ? expectedLocale : jvmLocale;
+    if (now != NULL && jvms[0] != '\0' && strcmp(now, jvms) == 0 && strcmp(now, savedLocale) != 0)
+      setlocale(LC_ALL, savedLocale);
     free(savedLocale);
+    free(expectedLocale);
   }
   if (nccltjBridge.control != NULL) {
     atexit(nccltjFlushAtExit);

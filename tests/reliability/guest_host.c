@@ -36,11 +36,39 @@
  *   setenv-race           a host thread calls setenv (of existing names) in a loop during the first init; afterwards
  *                         JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are as before and _JAVA_SR_SIGNUM
  *                         is not set
+ *   closed-stdio DIR      fds 0-2 closed before the first init (a daemon): afterwards 0-2 must still
+ *                         be closed (open_low=), write(2) fails with EBADF; then the host dup2s
+ *                         /dev/null onto 0 and DIR/log onto 1 and 2 and opens a second communicator
+ *   fenv traps|flags      traps: FE_ALL_EXCEPT trapped (feenableexcept) before the first init;
+ *                         flags: sticky flags cleared, rounding FE_UPWARD; both: the calling
+ *                         thread's FP environment (traps, flags, rounding) compared after
+ *   jvm-after HOME        after the first init the host loads HOME's libjvm and makes a JVM of its
+ *                         own (JPype, JNI embedding): create_rc=, created=, and whether the JVM it
+ *                         finds through JNI_GetCreatedJavaVMs runs Java (find_class=)
+ *   during-init           while the first init runs on a thread, the main thread installs handlers
+ *                         (TERM, INT, USR1, HUP, CHLD, PIPE) once HotSpot's own are in, changes
+ *                         LC_NUMERIC once the JVM's setlocale happened, unsetenv(JAVA_TOOL_OPTIONS):
+ *                         all must stay the host's
+ *   setenv-storm N        a host thread calls setenv (new and existing names) in a loop while N
+ *                         threads make the first init at once
+ *   faulthandler DIR      after one communicator, a handler like CPython's faulthandler (installed
+ *                         over HotSpot's, restores it and re-raises), then the host's own SIGSEGV:
+ *                         the process must die by SIGSEGV (fds 1 and 2 go to DIR/fd1, DIR/fd2)
+ *   nonascii-policy DIR utf8|latin1  the policy copied to a file whose name has a non-ASCII byte
+ *                         sequence (U+00FC in UTF-8, or the Latin-1 byte 0xFC), LANG/LC_ALL unset
+ * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
+ * before the first init.
  * Every command ends with "guest-host: done warn=W" (W: WARN lines the plugin logged) and exits
  * 0; a check that fails prints "guest-host: FAIL ..." and exits 3; usage errors exit 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fenv.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
@@ -417,6 +445,7 @@ static void cmd_locale(void) {
   fact("changed=%d locale_before=%s locale_after=%s strtod=%g printf=%s", changed, before, after, d, printed);
 }
 
+static void deny_syscalls(const char* names);
 /* ---- case 10: stdout and stderr ---------------------------------------------------------- */
 
 static void cmd_capture(const char* dir) {
@@ -436,6 +465,8 @@ static void cmd_capture(const char* dir) {
   close(fd2);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
+  const char* deny = getenv("GUEST_HOST_DENY");
+  if (deny != NULL && deny[0] != '\0') deny_syscalls(deny);
   int changed = one_comm(t);
   struct stat s1, s2;
   stat(p1, &s1);
@@ -717,6 +748,285 @@ static void cmd_logger_lock(void) {
   fact("init_rc=%d changed=%d", rc, changed);
 }
 
+
+/* ---- the fourth pass: the host boundary (daemons, FP state, other threads, a JVM of its own) -- */
+
+/* A seccomp filter: the named system calls fail with EPERM (a sandbox). */
+static void deny_syscalls(const char* names) {
+  static const struct { const char* name; int nr; } known[] = {
+    {"readlink", SYS_readlink}, {"readlinkat", SYS_readlinkat}, {"sched_getaffinity", SYS_sched_getaffinity},
+    {"prctl", SYS_prctl}, {"mlock", SYS_mlock}, {"madvise", SYS_madvise}, {"membarrier", SYS_membarrier},
+    {"sysinfo", SYS_sysinfo}, {"getrlimit", SYS_getrlimit}, {"prlimit64", SYS_prlimit64}};
+  struct sock_filter f[64];
+  int n = 0;
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", names);
+  char* save = NULL;
+  for (char* t = strtok_r(copy, ",", &save); t != NULL && n < 60; t = strtok_r(NULL, ",", &save)) {
+    int nr = -1;
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) if (strcmp(t, known[k].name) == 0) nr = known[k].nr;
+    if (nr < 0) usage_exit("GUEST_HOST_DENY: unknown system call %s", t);
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  }
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  struct sock_fprog prog = {(unsigned short)n, f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    usage_exit("seccomp: %s", strerror(errno));
+}
+
+static void cmd_closed_stdio(const char* dir) {
+  fflush(NULL);
+  int keep = fcntl(1, F_DUPFD_CLOEXEC, 10);
+  facts = fdopen(keep, "w");
+  logOut = facts;
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  close(0);
+  close(1);
+  close(2);
+  int changed = one_comm(t);
+  char low[32] = "";
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) >= 0) snprintf(low + strlen(low), sizeof low - strlen(low), "%s%d", low[0] ? "," : "", fd);
+  errno = 0;
+  ssize_t w = write(2, "x", 1);
+  int werr = errno;
+  /* The daemon then points 0-2 somewhere, as daemons do. */
+  char p[4096];
+  snprintf(p, sizeof p, "%s/log", dir);
+  int devnull = open("/dev/null", O_RDWR);
+  int logfd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(devnull, 0);
+  dup2(logfd, 1);
+  dup2(logfd, 2);
+  if (devnull > 2) close(devnull);
+  if (logfd > 2) close(logfd);
+  int again = one_comm(t);
+  void* ctx = NULL;
+  t->init(nRanks, nNodes, logger, &ctx);
+  replay(t, ctx);
+  t->destroy(ctx);
+  fact("changed=%d open_low=%s write2=%s changed_after_dup2=%d", changed, low[0] ? low : "none",
+       w < 0 && werr == EBADF ? "EBADF" : "written", again);
+}
+
+static void cmd_fenv(const char* mode) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int traps = strcmp(mode, "traps") == 0;
+  feclearexcept(FE_ALL_EXCEPT);
+  if (traps) feenableexcept(FE_ALL_EXCEPT);
+  else fesetround(FE_UPWARD);
+  int exceptBefore = fegetexcept(), roundBefore = fegetround();
+  int changed = one_comm(t);
+  int flags = fetestexcept(FE_ALL_EXCEPT), exceptAfter = fegetexcept(), roundAfter = fegetround();
+  void* ctx = NULL; /* a second communicator: a thread already attached, the engine running */
+  t->init(nRanks, nNodes, logger, &ctx);
+  int changed2 = replay(t, ctx);
+  t->destroy(ctx);
+  int flags2 = fetestexcept(FE_ALL_EXCEPT);
+  fedisableexcept(FE_ALL_EXCEPT);
+  fesetround(FE_TONEAREST);
+  fact("changed=%d changed2=%d traps_kept=%s rounding_kept=%s sticky_flags=%#x sticky_flags2=%#x", changed, changed2,
+       exceptAfter == exceptBefore ? "yes" : "no", roundAfter == roundBefore ? "yes" : "no", flags, flags2);
+}
+
+/* Enough of jni.h for a host (the reliability hosts build without a JDK's headers). */
+typedef struct { int version; int nOptions; void* options; unsigned char ignoreUnrecognized; } th_vm_args;
+typedef int (*th_create_fn)(void**, void**, void*);
+typedef int (*th_created_fn)(void**, int, int*);
+static void cmd_jvm_after(const char* home) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/lib/server/libjvm.so", home);
+  fflush(NULL);
+  void* jvm = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (jvm == NULL) { fact("changed=%d dlopen=%s", changed, dlerror()); return; }
+  th_create_fn create = (th_create_fn)dlsym(jvm, "JNI_CreateJavaVM");
+  th_created_fn created = (th_created_fn)dlsym(jvm, "JNI_GetCreatedJavaVMs");
+  void* vm = NULL;
+  void* env = NULL;
+  int count = 0;
+  int crc = created(&vm, 1, &count);
+  th_vm_args args = {0x000a0000 /* JNI_VERSION_10 */, 0, NULL, 0};
+  void* vm2 = NULL;
+  int rc = create(&vm2, &env, &args);
+  const char* found = "no-vm";
+  if (count > 0) {
+    /* (*vm)->AttachCurrentThread(vm, &env, NULL): index 4 of JNIInvokeInterface_ */
+    void** invoke = *(void***)vm;
+    int (*attach)(void*, void**, void*) = (int (*)(void*, void**, void*))invoke[4];
+    if (attach(vm, &env, NULL) == 0) {
+      void** fns = *(void***)env;
+      void* (*findClass)(void*, const char*) = (void* (*)(void*, const char*))fns[6];
+      found = findClass(env, "java/lang/String") != NULL ? "ok" : "failed";
+      int (*detach)(void*) = (int (*)(void*))invoke[5];
+      detach(vm);
+    } else {
+      found = "attach-failed";
+    }
+  }
+  fact("changed=%d created_rc=%d created=%d create_rc=%d find_class=%s changed_after=%d", changed, crc, count, rc,
+       found, one_comm(t));
+}
+
+/* During the first init (on another thread) the host goes on: handlers, locale, environment. */
+static const ncclTuner_v3_t* diT;
+static atomic_int diDone;
+static void* during_init_thread(void* arg) {
+  int* changed = arg;
+  *changed = one_comm(diT);
+  atomic_store(&diDone, 1);
+  return NULL;
+}
+
+static void on_host_signal(int sig) { ran[sig]++; }
+
+static void cmd_during_init(void) {
+  static const int mine[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGCHLD, SIGPIPE};
+  void* lib = NULL;
+  diT = load(plugin, &lib);
+  int changed = -2;
+  pthread_t th;
+  pthread_create(&th, NULL, during_init_thread, &changed);
+  /* Once HotSpot installed its handlers (SIGSEGV is its), the host installs its own. */
+  struct sigaction seg;
+  int waited = 0;
+  for (; waited < 20000; waited++) {
+    struct sigaction xfsz;
+    sigaction(SIGSEGV, NULL, &seg);
+    sigaction(SIGXFSZ, NULL, &xfsz); /* HotSpot installs it last of its handlers */
+    if ((seg.sa_handler != SIG_DFL && xfsz.sa_handler != SIG_DFL) || atomic_load(&diDone)) break;
+    usleep(500);
+  }
+  int afterJvmHandlers = !atomic_load(&diDone);
+  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_host_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(mine[i], &sa, NULL);
+  }
+  unsetenv("JAVA_TOOL_OPTIONS");
+  /* Once the JVM's setlocale(LC_ALL, "") happened (LANG=C.UTF-8), the host sets LC_NUMERIC. */
+  for (int w = 0; w < 20000 && !atomic_load(&diDone); w++) {
+    const char* now = setlocale(LC_ALL, NULL);
+    if (now != NULL && strcmp(now, "C") != 0) break;
+    usleep(200);
+  }
+  int afterJvmLocale = !atomic_load(&diDone);
+  setlocale(LC_NUMERIC, "C");
+  char hostLocale[512];
+  snprintf(hostLocale, sizeof hostLocale, "%s", setlocale(LC_ALL, NULL));
+  pthread_join(th, NULL);
+  int kept = 0;
+  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+    struct sigaction now;
+    sigaction(mine[i], NULL, &now);
+    if (now.sa_handler == on_host_signal) kept++;
+    else fact("lost_signal=%d", mine[i]);
+  }
+  const char* loc = setlocale(LC_ALL, NULL);
+  const char* jto = getenv("JAVA_TOOL_OPTIONS");
+  fact("changed=%d timing_ok=%s handlers_kept=%d locale_kept=%s jto=%s", changed,
+       afterJvmHandlers && afterJvmLocale ? "yes" : "no", kept, strcmp(loc, hostLocale) == 0 ? "yes" : "no",
+       jto ? jto : "unset");
+}
+
+static atomic_int stormStop;
+static void* storm_setenv(void* arg) {
+  (void)arg;
+  char name[32], value[16];
+  for (unsigned i = 0; !atomic_load(&stormStop); i++) {
+    snprintf(name, sizeof name, "GUEST_STORM_%u", i % 512);
+    snprintf(value, sizeof value, "%u", i);
+    setenv(name, value, 1);
+  }
+  return NULL;
+}
+
+static const ncclTuner_v3_t* stT;
+static atomic_int stChanged;
+static void* storm_init(void* arg) {
+  (void)arg;
+  atomic_fetch_add(&stChanged, one_comm(stT) == 23 ? 1 : 0);
+  return NULL;
+}
+
+static void cmd_setenv_storm(long n) {
+  void* lib = NULL;
+  stT = load(plugin, &lib);
+  pthread_t setter, th[256];
+  if (n > 256) n = 256;
+  pthread_create(&setter, NULL, storm_setenv, NULL);
+  for (long i = 0; i < n; i++) pthread_create(&th[i], NULL, storm_init, NULL);
+  for (long i = 0; i < n; i++) pthread_join(th[i], NULL);
+  atomic_store(&stormStop, 1);
+  pthread_join(setter, NULL);
+  fact("communicators=%ld applied_all=%d", n, atomic_load(&stChanged));
+}
+
+/* CPython's faulthandler (Modules/faulthandler.c): installed with SA_NODEFER over the previous
+ * handler; on a fault it writes the traceback, puts the previous handler back and raises. */
+static struct sigaction fhPrevious;
+static void fh_handler(int sig) {
+  static const char tb[] = "Fatal Python error: Segmentation fault\n";
+  ssize_t ignored = write(2, tb, sizeof tb - 1);
+  (void)ignored;
+  sigaction(sig, &fhPrevious, NULL);
+  raise(sig);
+}
+
+static void cmd_faulthandler(const char* dir) {
+  char p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/fd1", dir);
+  snprintf(p2, sizeof p2, "%s/fd2", dir);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  fact("changed=%d", one_comm(t));
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fh_handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_NODEFER | SA_ONSTACK;
+  sigaction(SIGSEGV, &sa, &fhPrevious);
+  fflush(NULL);
+  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd1, 1);
+  dup2(fd2, 2);
+  volatile uintptr_t bad = 16;
+  *(volatile int*)bad = 1; /* the script's own bug */
+}
+
+static void cmd_nonascii_policy(const char* dir, const char* how) {
+  const char* src = getenv("NCCL_TUNER_JAVA_POLICY");
+  if (src == NULL) usage_exit("NCCL_TUNER_JAVA_POLICY is not set");
+  char sub[4096], dst[4200];
+  snprintf(sub, sizeof sub, "%s/%s", dir, strcmp(how, "latin1") == 0 ? "r\xfcle" : "r\xc3\xbcle");
+  mkdir(sub, 0755);
+  snprintf(dst, sizeof dst, "%s/policy.yaml", sub);
+  FILE* in = fopen(src, "r");
+  FILE* out = fopen(dst, "w");
+  if (!in || !out) usage_exit("cannot copy the policy to %s", dst);
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, k, out);
+  fclose(in);
+  fclose(out);
+  setenv("NCCL_TUNER_JAVA_POLICY", dst, 1);
+  unsetenv("LANG");
+  unsetenv("LC_ALL");
+  unsetenv("LC_CTYPE");
+  void* lib = NULL;
+  fact("changed=%d", one_comm(load(plugin, &lib)));
+}
+
 int main(int argc, char** argv) {
   facts = stdout;
   logOut = stdout;
@@ -759,7 +1069,17 @@ int main(int argc, char** argv) {
   else if (strcmp(cmd, "host-crash") == 0) { NEED_ARG(); cmd_host_crash(arg); }
   else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
   else if (strcmp(cmd, "logger-lock") == 0) cmd_logger_lock();
-  else if (strcmp(cmd, "init-rc") == 0) {
+  else if (strcmp(cmd, "closed-stdio") == 0) { NEED_ARG(); cmd_closed_stdio(arg); }
+  else if (strcmp(cmd, "fenv") == 0) { NEED_ARG(); cmd_fenv(arg); }
+  else if (strcmp(cmd, "jvm-after") == 0) { NEED_ARG(); cmd_jvm_after(arg); }
+  else if (strcmp(cmd, "during-init") == 0) cmd_during_init();
+  else if (strcmp(cmd, "setenv-storm") == 0) { NEED_ARG(); cmd_setenv_storm(atol(arg)); }
+  else if (strcmp(cmd, "faulthandler") == 0) { NEED_ARG(); cmd_faulthandler(arg); }
+  else if (strcmp(cmd, "nonascii-policy") == 0) {
+    NEED_ARG();
+    if (i + 2 >= argc) usage_exit("nonascii-policy DIR utf8|latin1");
+    cmd_nonascii_policy(arg, argv[i + 2]);
+  } else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);
     void* ctx = NULL;

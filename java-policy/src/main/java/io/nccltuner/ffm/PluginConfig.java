@@ -119,9 +119,13 @@ record PluginConfig(Engine engine, String warning, String info) {
           return off(log, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
         }
       } else if (yaml != null && !yaml.isBlank()) {
-        policy = CompiledPolicy.load(Path.of(yaml)); // the YAML, or its binary form when that matches it
+        try (HostPath p = HostPath.of("NCCL_TUNER_JAVA_POLICY", yaml)) {
+          policy = CompiledPolicy.load(p.path); // the YAML, or its binary form when that matches it
+        }
       } else if (csv != null && !csv.isBlank()) {
-        policy = NcclConfigFile.load(Path.of(csv), approximations);
+        try (HostPath p = defaulted != null ? HostPath.of("", csv) : HostPath.of("NCCL_TUNER_CONFIG_FILE", csv)) {
+          policy = NcclConfigFile.load(p.path, approximations);
+        }
       } else {
         return new PluginConfig(newEngine(null, Mode.OFF, log, null), null,
             jvmNotice() + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");

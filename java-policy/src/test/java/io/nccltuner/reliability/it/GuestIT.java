@@ -443,4 +443,138 @@ class GuestIT {
       assertTrue(r.warnings().getFirst().contains("NoSuchOption"), r.warnings().getFirst());
     }
   }
+
+  // ---- the fourth pass: the host boundary (docs/reliability.md, "The fourth pass") ----
+
+  /** A daemon with fds 0-2 closed: the JVM's files land at 3 or above; 0-2 stay closed (they held the jar). */
+  @Test
+  void closedStandardDescriptorsStayClosed(@TempDir Path tmp) throws Exception {
+    Run r = run(Map.of(), 60, "closed-stdio", tmp.toString());
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals("none", r.fact("open_low"), r.text());
+    assertEquals("EBADF", r.fact("write2"), r.text());
+    assertEquals(APPLIED, r.num("changed_after_dup2"), r.text());
+    assertEquals(0, Files.size(tmp.resolve("log")), "nothing written to the host's log");
+  }
+
+  /** A runtime without lib/modules exited the host (1) with two lines on fd 1. */
+  @Test
+  void anIncompleteRuntimeStepsAside(@TempDir Path tmp) throws Exception {
+    Path jdk = Path.of(Harness.JAVA_HOME);
+    Path home = tmp.resolve("home");
+    Files.createDirectories(home.resolve("lib/server"));
+    try (var top = Files.list(jdk)) {
+      for (Path f : top.toList()) {
+        if (!f.getFileName().toString().equals("lib")) {
+          Files.createSymbolicLink(home.resolve(f.getFileName().toString()), f);
+        }
+      }
+    }
+    try (var lib = Files.list(jdk.resolve("lib"))) {
+      for (Path f : lib.toList()) {
+        String n = f.getFileName().toString();
+        if (!n.equals("modules") && !n.equals("server")) {
+          Files.createSymbolicLink(home.resolve("lib").resolve(n), f);
+        }
+      }
+    }
+    Files.copy(jdk.resolve("lib/server/libjvm.so"), home.resolve("lib/server/libjvm.so"));
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    Run r = run(Map.of("NCCL_TUNER_JAVA_HOME", home.toString()), 60, "capture", out.toString());
+    assertEquals(0, r.num("changed"));
+    assertEquals(0, r.num("fd1_bytes"), r.text());
+    assertEquals(0, r.num("fd2_bytes"), r.text());
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains("has no readable lib/modules"), r.warnings().getFirst());
+  }
+
+  /** Sandboxes: readlink denied exited the host (1, fd 1); sched_getaffinity denied printed 3 lines on fd 2. */
+  @ParameterizedTest(name = "deny {0}")
+  @ValueSource(strings = {"readlink,readlinkat", "sched_getaffinity"})
+  void aSandboxThatDeniesSystemCallsStepsAside(String deny, @TempDir Path tmp) throws Exception {
+    Run r = run(Map.of("GUEST_HOST_DENY", deny), 60, "capture", tmp.toString());
+    assertEquals(0, r.num("changed"));
+    assertEquals(0, r.num("fd1_bytes"), r.text());
+    assertEquals(0, r.num("fd2_bytes"), r.text());
+    assertEquals(1, r.warnings().size(), r.text());
+    assertTrue(r.warnings().getFirst().contains(deny.startsWith("readlink") ? "cannot resolve the real path" : "sched_getaffinity fails"),
+        r.warnings().getFirst());
+  }
+
+  /** FP traps (FE_INEXACT included) killed the host by SIGFPE in JVM creation; the sticky inexact flag was set after. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"traps", "flags"})
+  void theHostsFloatingPointEnvironmentStays(String mode) throws Exception {
+    Run r = run(Map.of(), 60, "fenv", mode);
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(APPLIED, r.num("changed2"));
+    assertEquals("yes", r.fact("traps_kept"));
+    assertEquals("yes", r.fact("rounding_kept"));
+    assertEquals("0", r.fact("sticky_flags"), r.text());
+    assertEquals("0", r.fact("sticky_flags2"), r.text());
+  }
+
+  /**
+   * Limit: a host that makes its own JVM after the first init gets JNI_EEXIST (-5) from Java 25;
+   * the plugin's JVM is the one JNI_GetCreatedJavaVMs returns, and it runs the host's JNI calls.
+   */
+  @Test
+  void aHostsOwnJvmAfterTheInitFindsThePlugins() throws Exception {
+    Run r = run(Map.of(), 60, "jvm-after", Harness.JAVA_HOME);
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(1, r.num("created"));
+    assertEquals(-5, r.num("create_rc"));
+    assertEquals("ok", r.fact("find_class"));
+    assertEquals(APPLIED, r.num("changed_after"));
+  }
+
+  /**
+   * Another host thread during the first init: handlers it installs, its setlocale and its
+   * unsetenv stay (they were reverted: 0 of 6 handlers kept, the locale and JAVA_TOOL_OPTIONS
+   * put back). SIGCHLD is the documented exception (libjava sets it to SIG_DFL in the engine's start).
+   */
+  @Test
+  void whatAnotherHostThreadDoesDuringTheInitStays() throws Exception {
+    Run r = run(Map.of("LANG", "C.UTF-8", "JAVA_TOOL_OPTIONS", "-Dfor.other.tools=1"), 60, "during-init");
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals("yes", r.fact("timing_ok"), r.text());
+    assertEquals(5, r.num("handlers_kept"), r.text());
+    assertEquals("17", r.fact("lost_signal"), r.text());
+    assertEquals("yes", r.fact("locale_kept"), r.text());
+    assertEquals("unset", r.fact("jto"), r.text());
+  }
+
+  /** A host thread calling setenv in a loop while 64 communicators start at once (environ is never swapped). */
+  @Test
+  void setenvDuringSixtyFourFirstInits() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      Run r = run(Map.of("JAVA_TOOL_OPTIONS", "-Dfor.other.tools=1"), 60, "setenv-storm", "64");
+      assertEquals(64, r.num("applied_all"), r.text());
+    }
+  }
+
+  /** CPython's faulthandler after the init: the script's own fault ends by SIGSEGV (it was SIGABRT). */
+  @Test
+  void aFaultAfterFaulthandlerEndsBySigsegv(@TempDir Path tmp) throws Exception {
+    List<String> cmd = List.of(BIN.toString(), "--plugin", Harness.PLUGIN.toString(), "--trace", TRACE.toString(),
+        "faulthandler", tmp.toString());
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+    e.put("JAVA_HOME", Harness.JAVA_HOME);
+    e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+    Harness.Result r = Harness.waitFor(pb, cmd, 60);
+    assertEquals(128 + 11, r.exit(), "ended by SIGSEGV\n" + String.join("\n", r.lines()));
+    assertEquals("Fatal Python error: Segmentation fault\n", Files.readString(tmp.resolve("fd2")));
+    assertEquals(0, Files.size(tmp.resolve("fd1")));
+  }
+
+  /** A policy path with a non-ASCII byte, LANG and LC_ALL unset (it was InvalidPathException: Malformed input). */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"utf8", "latin1"})
+  void aNonAsciiPolicyPathIsRead(String how, @TempDir Path tmp) throws Exception {
+    Run r = run(Map.of(), 60, "nonascii-policy", tmp.toString(), how);
+    assertEquals(APPLIED, r.num("changed"), r.text());
+    assertEquals(0, r.warnings().size(), r.text());
+  }
 }
