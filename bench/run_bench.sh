@@ -216,6 +216,15 @@ if [ "$JMH" != 0 ]; then
     || { tail -40 "$RAW/jmh.txt" >&2; exit 2; }
   load1 >"$RAW/jmh.load.end"
 fi
+
+# 7. nccl-tuner report over 4,096 synthetic canary rank logs, against a bare line count of the same
+#    files (io.nccltuner.jmh.ReportBench; TOOLS_CP: the tools and engine jars)
+if [ -n "${TOOLS_CP:-}" ]; then
+  progress "report over 4,096 rank logs (about 30 s)"
+  load1 >"$RAW/report.load"
+  "$JAVA_HOME/bin/java" -cp "$BENCH_JMH_JAR" io.nccltuner.jmh.ReportBench "$TOOLS_CP" >"$RAW/report.txt" 2>&1 \
+    || { tail -20 "$RAW/report.txt" >&2; exit 2; }
+fi
 END_UPTIME=$(uptime)
 
 # ---- the table -----------------------------------------------------------------------------------
@@ -356,6 +365,11 @@ target "first init with AOT cache" "$AOT_MED" 90 ms
 target "each further init" "$INIT_MED" 200 us
 target "resident memory added (AOT cache)" "$RSS_MED" 40 MiB
 target "threads added (AOT cache)" "$THR_MED" 8 ""
+if [ -f "$RAW/report.txt" ]; then
+  say ""
+  say "report over 4,096 rank logs (load $(cat "$RAW/report.load"); times exclude JVM start-up):"
+  grep -E '^(bench|target): ' "$RAW/report.txt" | sed 's/^/  /' | tee -a "$OUT"
+fi
 say ""
 say "raw outputs: $RAW; this table: $OUT"
 exit "$FAIL"

@@ -1,6 +1,6 @@
 # make/bench.mk -- `make bench`: hot path and start-up of the built plugin, side by side with C.
 #
-# Included by the top-level Makefile (REPO, BUILD, JAVA_HOME, CC, MVN, SHIM_SO, ENGINE_JAR,
+# Included by the top-level Makefile (REPO, BUILD, JAVA_HOME, CC, MVN, SHIM_SO, ENGINE_JAR, TOOLS_JAR,
 # JAVA_SOURCES and, from make/harness.mk, HARNESS_NOOP; make/dist.mk's DIST_AOT_OPTS and DIST_DIR
 # if included before this file). Prints one table (bench/run_bench.sh; docs/benchmarks.md says
 # what each figure is); raw outputs go to $(BENCH_DIR)/raw/, the table to $(BENCH_DIR)/results.txt.
@@ -45,9 +45,9 @@ bench: bench-build
 	BENCH_DIR="$(BENCH_DIR)" BENCH_DRIVER="$(BENCH_DRIVER)" BENCH_CREF="$(BENCH_CREF)" \
 	SHIM_SO="$(SHIM_SO)" HARNESS_NOOP="$(HARNESS_NOOP)" BENCH_JMH_JAR="$(BENCH_JMH_JAR)" \
 	BENCH_AOT_DIR="$(BENCH_AOT_DIR)" DIST_DIR="$(DIST_DIR)" JAVA_HOME="$(JAVA_HOME)" REPO="$(REPO)" \
-	  bash $(REPO)/bench/run_bench.sh
+	TOOLS_CP="$(TOOLS_JAR):$(ENGINE_JAR)" bash $(REPO)/bench/run_bench.sh
 
-bench-build: $(SHIM_SO) $(ENGINE_JAR) $(HARNESS_NOOP) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
+bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
              $(BENCH_DIR)/.generated $(BENCH_AOT)
 
 $(BENCH_DRIVER): $(REPO)/bench/bench_driver.c $(BENCH_HEADER)

@@ -412,6 +412,15 @@ def other_eras(work):
                     "era %s: a policy-arm series not asDecided" % era)
         print("  era %s: %d calls per rank, ranks agree: %s; measured arms %s, policy arm %d collectives, profiler v%d"
               % (era, len(calls), "yes" if same else "NO", arms, npol, ver))
+        # docs/canary.md: the comm lines use the measured lines' comm value (a report joins them by host, pid, comm)
+        for log, _, _ in ranks:
+            with open(log) as f:
+                recs = [json.loads(l) for l in f if l.startswith("{")]
+            comm = {r["comm"] for r in recs if r.get("type") == "comm"}
+            meas = {r["comm"] for r in recs if r.get("type") in ("measured", "profiled")}
+            if comm != meas:
+                print("  NOTE era %s %s: comm lines say comm %s, measured/profiled lines %s (docs/canary.md says they "
+                      "are the same value)" % (era, os.path.basename(log), sorted(comm), sorted(meas)))
 
 
 def negative(work):

@@ -143,6 +143,61 @@ class NcclErasIT {
         r.text());
   }
 
+  static final String SHAPES = HEAD + """
+        - name: eight-ranks-two-nodes
+          match: {nRanks: 8, nNodes: 2}
+          rules:
+            - collective: AllReduce
+              bytes: {from: 0 B, to: 128 MiB}
+              candidates: [{algorithm: TREE, protocol: SIMPLE, channels: 6}]
+        - name: two-ranks-eight-nodes
+          match: {nRanks: 2, nNodes: 8}
+          rules:
+            - collective: AllReduce
+              bytes: {from: 0 B, to: 128 MiB}
+              candidates: [{algorithm: RING, protocol: LL, channels: 3}]
+      """;
+
+  /**
+   * nRanks != nNodes (every other test has nRanks == nNodes): the tp_infer trace as a communicator
+   * of 8 ranks on 2 nodes. Each tuner version (v3, v4 and v5/v6, whose init takes commId before
+   * nRanks and nNodes) must reach the profile for 8 ranks on 2 nodes, never its swap.
+   */
+  @ParameterizedTest(name = "NCCL {0}")
+  @CsvSource({"2.22", "2.24", "2.28", "2.30"})
+  void nRanksAndNNodesReachTheirOwnFields(String era) throws Exception {
+    List<String> rows = new ArrayList<>();
+    for (String l : Files.readAllLines(trace("tp_infer"))) {
+      String[] f = l.split(",", -1);
+      if (f.length >= 4 && (f[0].equals("init") || f[0].equals("get"))) {
+        f[2] = "8";
+        f[3] = "2";
+      }
+      rows.add(String.join(",", f));
+    }
+    Path t = tmp.resolve("tp_infer_8x2.csv");
+    Files.write(t, rows);
+    Path p = write("shapes.yaml", SHAPES);
+    Policy policy = PolicyLoader.load(p);
+    Harness.Result r = run(p, "--nccl-era", era, "--trace", t.toString());
+    assertEquals(0, r.exit(), r.text());
+    assertEquals(1, r.grep("TUNER/Java: policy t profile eight-ranks-two-nodes mode enforce").size(), r.text());
+    assertEquals(1, r.grep("(nRanks=8 nNodes=2)").size(), r.text());
+    List<TraceExpectation.Call> calls = TraceExpectation.read(t);
+    List<Harness.Selection> got = r.selections();
+    assertEquals(calls.size(), got.size());
+    int tree = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      assertEquals(TraceExpectation.expect(calls.get(i), policy.profiles().get(0), true, era.equals("2.22") ? -1 : 0),
+          got.get(i), "call " + i);
+      if (calls.get(i).coll() == 4) {
+        assertEquals("TREE/SIMPLE/6", got.get(i).algorithm() + "/" + got.get(i).protocol() + "/" + got.get(i).channels());
+        tree++;
+      }
+    }
+    assertTrue(tree > 200, "tp_infer has 257 AllReduce calls: " + tree);
+  }
+
   static final Pattern CHUNK = Pattern.compile(" chunkSize=(\\d+)");
 
   /** A chunkSize candidate: NCCL 2.30 (v6) asks for the chunk size of what it chose and gets it; 2.28 never asks. */

@@ -671,6 +671,44 @@ class OracleIT {
     return "policy " + c.index() + " (" + keep + ", env " + c.env() + "): " + problem;
   }
 
+  /**
+   * docs/policy-format.md: a candidate is offered when its cost-table entry is >= 0. A NaN entry is
+   * not: the next candidate applies, and the NaN stays as NCCL wrote it.
+   */
+  @Test
+  void nanEntryIsNotOffered() throws Exception {
+    String yaml = """
+        schema: nccl-tuner-java/v1
+        name: nan
+        profiles:
+          - name: p
+            rules:
+              - collective: AllReduce
+                bytes: {from: 0 B}
+                candidates:
+                  - {algorithm: RING, protocol: LL, channels: 2}
+                  - {algorithm: TREE, protocol: SIMPLE, channels: 5}
+        """;
+    StringBuilder costs = new StringBuilder();
+    StringBuilder want = new StringBuilder();
+    for (int i = 0; i < 21; i++) {
+      String c = i == 3 ? "nan" : Float.toString(10f + i); // RING/LL = 1*3+0
+      costs.append(' ').append(c);
+      want.append(' ').append(i == 2 ? "0.0" : c);       // TREE/SIMPLE = 0*3+2
+    }
+    for (int v = 4; v <= 6; v += 2) {
+      String script = "version " + v + "\nncclversion 0\ninit 0 8 2 2 4 4\ncall 0 4 1048576 1 0 7 3 0" + costs
+          + "\ndestroy 0\n";
+      Case c = new Case(-v, yaml, script, List.of(new Expect("I 0", "init"),
+          new Expect("R 0 5" + want, "AllReduce 1 MiB, RING/LL NaN: TREE/SIMPLE on 5 channels"), new Expect("D 0",
+          "destroy")), Map.of(), 1, 0);
+      String problem = run(c);
+      if (problem != null) {
+        fail("v" + v + ": " + problem);
+      }
+    }
+  }
+
   @Test
   void randomPoliciesAndCallsAgreeWithTheDocumentedSemantics() throws Exception {
     long t0 = System.nanoTime();
