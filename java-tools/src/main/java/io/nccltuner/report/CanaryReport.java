@@ -547,7 +547,8 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
         throw new InputException(where, "unknown arm '" + j.path("arm").asText("")
             + "' (policy, nccl, notOffered, unruled, unjoined)");
       }
-      long nBytes = Long.parseUnsignedLong(j.path("nBytes").asText("0"));
+      // unjoined collectives have no decision and so no size bucket (nBytes null): counted at 0 B
+      long nBytes = j.path("nBytes").isNumber() ? Long.parseUnsignedLong(j.path("nBytes").asText()) : 0L;
       Shape shape = new Shape(j.path("nRanks").asLong(), j.path("nNodes").asLong());
       Key k = new Key(shape.nRanks(), shape.nNodes(), c, SizeGrid.bucket(nBytes));
       Cell cell = cells.computeIfAbsent(k, x -> new Cell());
