@@ -145,7 +145,7 @@ typedef struct {
 
 /* What one communicator's profiler measured, handed over once at its finalize. */
 typedef struct {
-  uint64_t commId;        /* the profiler init's commId (NCCL's commHash) */
+  uint64_t commId;        /* NCCL's commHash; under tuner v3/v4 the joined tuner communicator's handle */
   int32_t rank;
   int32_t nRanks;
   int32_t nNodes;

@@ -77,6 +77,8 @@ typedef struct profComm {
   int32_t profilerLive, tunerLive; /* under registryMutex */
   ncclDebugLogger_t logger;
   int64_t tunerHandle; /* atomic; 0: no tuner communicator joined */
+  int64_t joinedHandle; /* the tuner communicator joined (kept after its destroy) */
+  uint64_t tunerCommId; /* the commId the tuner's init had: 0 under tuner v3 and v4 */
   int32_t joined;
   uint32_t slot;
   /* decisions: one producer (getCollInfo), one consumer (Coll start) */
@@ -117,6 +119,8 @@ HIDDEN void nccltjProfilerTunerInit(int64_t handle, uint64_t commId, size_t nRan
       (size_t)pc->nNodes == nNodes && (commId == 0 || commId == pc->commId) && slot > 0 && slot < MAX_SLOTS) {
     pc->tunerLive = 1;
     pc->joined = 1;
+    pc->joinedHandle = handle;
+    pc->tunerCommId = commId;
     pc->slot = slot;
     __atomic_store_n(&pc->tunerHandle, handle, __ATOMIC_RELEASE);
     __atomic_store_n(&bySlot[slot], pc, __ATOMIC_RELEASE);
@@ -466,7 +470,10 @@ static ncclResult_t finalize(void* context) {
   if (pc == NULL) return ncclSuccess;
   for (uint32_t i = 0; pc->pool != NULL && i < POOL; i++)
     if (pc->pool[i].inUse) finish(pc, &pc->pool[i]);
-  nccltj_measured_t m = {.commId = pc->commId, .rank = pc->rank, .nRanks = pc->nRanks, .nNodes = pc->nNodes,
+  /* The communicator as the engine's own log lines name it: NCCL's commId, or under tuner v3/v4
+   * (no commId) the engine's handle, which its `comm` lines carry (engine.ShadowAggregate). */
+  uint64_t logged = pc->joined && pc->tunerCommId == 0 ? (uint64_t)pc->joinedHandle : pc->commId;
+  nccltj_measured_t m = {.commId = logged, .rank = pc->rank, .nRanks = pc->nRanks, .nNodes = pc->nNodes,
                          .profilerVersion = pc->version, .nSeries = pc->nSeries, .joined = pc->joined,
                          .collectives = pc->collectives, .unjoined = pc->unjoined, .untimed = pc->untimed,
                          .unaggregated = pc->unaggregated,

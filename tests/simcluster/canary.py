@@ -418,9 +418,8 @@ def other_eras(work):
                 recs = [json.loads(l) for l in f if l.startswith("{")]
             comm = {r["comm"] for r in recs if r.get("type") == "comm"}
             meas = {r["comm"] for r in recs if r.get("type") in ("measured", "profiled")}
-            if comm != meas:
-                print("  NOTE era %s %s: comm lines say comm %s, measured/profiled lines %s (docs/canary.md says they "
-                      "are the same value)" % (era, os.path.basename(log), sorted(comm), sorted(meas)))
+            ok &= check(comm == meas, "era %s %s: comm lines say comm %s, measured/profiled lines %s (docs/canary.md: "
+                        "the same value)" % (era, os.path.basename(log), sorted(comm), sorted(meas)))
 
 
 def negative(work):

@@ -197,8 +197,8 @@ public class Engine {
     }
     cur[slot] = c;
     comms = cur;
-    if (t != null && sig.commId() != 0) {
-      tableOfComm.put(sig.commId(), t.sha256());
+    if (t != null) {
+      tableOfComm.put(sig.commId() != 0 ? sig.commId() : handle, t.sha256()); // as the comm lines name it
     }
     if (policy == null) {
       return handle;
