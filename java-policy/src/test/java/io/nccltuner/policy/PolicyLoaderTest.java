@@ -135,7 +135,7 @@ class PolicyLoaderTest {
       duplicate key   | 'schema: nccl-tuner-java/v1\\nname: a\\nname: b\\nprofiles: [{name: p}]' | x.yaml:3:
       alias           | 'schema: nccl-tuner-java/v1\\nname: &n a\\nprofiles: [{name: *n}]' | x.yaml:3:19: YAML aliases (*n) are not allowed
       no profiles     | 'schema: nccl-tuner-java/v1\\nname: a'                       | x.yaml:1:1: missing required field 'profiles'
-      bad mode        | 'schema: nccl-tuner-java/v1\\nname: a\\nmode: loud\\nprofiles: [{name: p}]' | x.yaml:3:7: mode: unknown mode 'loud'; use enforce, shadow or off
+      bad mode        | 'schema: nccl-tuner-java/v1\\nname: a\\nmode: loud\\nprofiles: [{name: p}]' | x.yaml:3:7: mode: unknown mode 'loud'; use enforce, shadow, off or canary
       """)
   void refusesDocuments(String what, String yaml, String prefix) {
     String text = yaml == null ? "" : yaml.replace("\\n", "\n");

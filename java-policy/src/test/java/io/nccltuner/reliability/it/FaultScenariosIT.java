@@ -105,6 +105,8 @@ class FaultScenariosIT {
         Files.createDirectories(home.resolve("lib/server"));
         Files.writeString(home.resolve("release"), "JAVA_VERSION=\"" + (kind.equals("OLD_JAVA") ? "17.0.9" : "25.0.1") + "\"\n");
         Path libjvm = home.resolve("lib/server/libjvm.so");
+        // a runtime image: the shim checks lib/modules first (an incomplete runtime is a fault of its own)
+        Files.writeString(home.resolve("lib/modules"), "");
         if (kind.equals("NOT_JVM_SO")) {
           Files.copy(Harness.NOOP, libjvm); // a real shared library, but no JVM in it
         } else {
