@@ -12,7 +12,7 @@
  * src/plugin/profiler.cc does (a parent fires if any descendant's bit is set).
  *
  *   profiler_host --profiler LIB [--tuner LIB] [--version 5|6] [--colls N] [--channels C]
- *                 [--sizes B1,B2,..] [--late]
+ *                 [--sizes B1,B2,..] [--rank R] [--late]
  *     prints "host: mask=0x.. sent GroupApi=.. CollApi=.. ..." (the events it started, by type)
  *     --late: after finalize, stops one GroupApi event started before it (a late call)
  *   profiler_host --bench ITERS --profiler LIB --floor NOOPLIB [--tuner LIB] [--channels 8,32]
@@ -90,6 +90,7 @@ static void* openLib(const char* path) {
 
 static const uint64_t kCommId = 0x5eedc0ffee123457ull;
 static const int kRanks = 2, kNodes = 2;
+static int hostRank;
 
 static void profInit(prof_t* pr, const char* path, int version) {
   void* lib = openLib(path);
@@ -99,7 +100,7 @@ static void profInit(prof_t* pr, const char* path, int version) {
   if (pr->p == NULL) die("%s: no %s", path, sym);
   pr->version = version;
   pr->mask = 0;
-  if (pr->p->init(&pr->ctx, kCommId, &pr->mask, "host-comm", kNodes, kRanks, 0, logger) != ncclSuccess)
+  if (pr->p->init(&pr->ctx, kCommId, &pr->mask, "host-comm", kNodes, kRanks, hostRank, logger) != ncclSuccess)
     die("%s: profiler init failed", path);
 }
 
@@ -352,6 +353,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--channels")) { channelList = v; nCh = atoi(v); }
     else if (!strcmp(a, "--sizes")) sizes = v;
     else if (!strcmp(a, "--bench")) benchIters = atol(v);
+    else if (!strcmp(a, "--rank")) hostRank = atoi(v);
     else die("unknown option %s", a);
   }
   if (profiler == NULL || (version != 5 && version != 6)) die("usage: see tests/hosts/profiler_host.c");
