@@ -346,6 +346,29 @@ if [ "$JMH" != 0 ]; then
   say ""
 fi
 
+# ---- the profiler's cost per collective ------------------------------------------------------------
+# tests/hosts/profiler_host.c --bench: NCCL 2.28's v5 events of one 1 MiB AllReduce (host thread:
+# GroupApi start/record/record, CollApi start/stop, Group start, Coll start/stop, Group stop,
+# GroupApi stop; proxy thread, per channel: KernelCh start/record/stop) through the no-op
+# profiler (the floor) and through this library's, each after getCollInfo through the tuner in
+# canary mode (untimed); alternating batches of 64 collectives, the 10th percentile of the batches.
+PROF_CALLS=${BENCH_PROF_CALLS:-500000}
+PROF_HOST_ADDED=""
+PROF_PROXY_ADDED=""
+if [ -n "${PROFILER_HOST:-}" ] && [ -x "$PROFILER_HOST" ]; then
+  progress "profiler per collective"
+  say "7. profiler per collective: $PROF_CALLS collectives of 1 MiB AllReduce per arm, NCCL 2.28's v5 events,"
+  say "   canary mode (h200-2rank, fraction 0.1); 10th percentile of batches of 64 (load $(load1))"
+  env NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1 NCCL_TUNER_JAVA_POLICY="$H200" \
+    "$PROFILER_HOST" --bench "$PROF_CALLS" --profiler "$SHIM_SO" --tuner "$SHIM_SO" --floor "$NOOP_PROFILER" \
+    --channels 8,32 >"$RAW/profiler.txt" 2>"$RAW/profiler.err" || { cat "$RAW/profiler.err" >&2; exit 2; }
+  grep '^profiler bench: ' "$RAW/profiler.txt" | sed 's/^profiler bench: /  /' | tee -a "$OUT"
+  pk() { grep "^profiler bench result: channels=$1 " "$RAW/profiler.txt" | grep -oE " $2=[^ ]+" | cut -d= -f2; }
+  PROF_HOST_ADDED=$(printf '%s\n%s\n' "$(pk 8 hostAddedNs)" "$(pk 32 hostAddedNs)" | sort -g | tail -1)
+  PROF_PROXY_ADDED=$(printf '%s\n%s\n' "$(pk 8 proxyAddedPerChannelNs)" "$(pk 32 proxyAddedPerChannelNs)" | sort -g | tail -1)
+  say ""
+fi
+
 # ---- targets -------------------------------------------------------------------------------------
 target() { # LABEL VALUE LIMIT UNIT
   local verdict
@@ -365,6 +388,8 @@ target "first init with AOT cache" "$AOT_MED" 90 ms
 target "each further init" "$INIT_MED" 200 us
 target "resident memory added (AOT cache)" "$RSS_MED" 40 MiB
 target "threads added (AOT cache)" "$THR_MED" 8 ""
+target "profiler: host side added per collective (8, 32 ch)" "$PROF_HOST_ADDED" 150 ns
+target "profiler: proxy side added per channel (8, 32 ch)" "$PROF_PROXY_ADDED" 40 ns
 if [ -f "$RAW/report.txt" ]; then
   say ""
   say "report over 4,096 rank logs (load $(cat "$RAW/report.load"); times exclude JVM start-up):"

@@ -10,7 +10,9 @@
 #   make bench-build              build the drivers, policies, table dumps, AOT copy; run nothing
 # Knobs (environment or make variables): BENCH_CALLS (timed calls per run, 10000000),
 # BENCH_WARMUP (1000000 calls, and at least BENCH_WARMUP_MS=1000 ms), BENCH_MT_CALLS (timed calls per thread with 8 threads, 2000000),
-# BENCH_STARTS (fresh processes per start-up figure, 10), BENCH_INITS (512), BENCH_JMH (1),
+# BENCH_STARTS (fresh processes per start-up figure, 10), BENCH_INITS (512), BENCH_PROF_CALLS
+# (collectives per arm in the profiler's figures, 500000; from make/harness.mk's PROFILER_HOST
+# and NOOP_PROFILER), BENCH_JMH (1),
 # BENCH_JMH_ARGS (extra JMH arguments, e.g. "-wi 2 -i 3" for a quick run).
 #
 # The JMH module java-bench/ depends on the engine artifact io.nccltuner:nccl-tuner-java. When the
@@ -45,9 +47,10 @@ bench: bench-build
 	BENCH_DIR="$(BENCH_DIR)" BENCH_DRIVER="$(BENCH_DRIVER)" BENCH_CREF="$(BENCH_CREF)" \
 	SHIM_SO="$(SHIM_SO)" HARNESS_NOOP="$(HARNESS_NOOP)" BENCH_JMH_JAR="$(BENCH_JMH_JAR)" \
 	BENCH_AOT_DIR="$(BENCH_AOT_DIR)" DIST_DIR="$(DIST_DIR)" JAVA_HOME="$(JAVA_HOME)" REPO="$(REPO)" \
-	TOOLS_CP="$(TOOLS_JAR):$(ENGINE_JAR)" bash $(REPO)/bench/run_bench.sh
+	TOOLS_CP="$(TOOLS_JAR):$(ENGINE_JAR)" PROFILER_HOST="$(PROFILER_HOST)" NOOP_PROFILER="$(NOOP_PROFILER)" \
+	  bash $(REPO)/bench/run_bench.sh
 
-bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
+bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(PROFILER_HOST) $(NOOP_PROFILER) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
              $(BENCH_DIR)/.generated $(BENCH_AOT)
 
 $(BENCH_DRIVER): $(REPO)/bench/bench_driver.c $(BENCH_HEADER)

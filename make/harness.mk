@@ -26,10 +26,34 @@ HARNESS_EVIL    := $(BUILD)/tests/libnccl-tuner-evil.so
 HARNESS_CUDA    := $(BUILD)/tests/fake-cuda/libcuda.so.1
 ORACLE_HOST     := $(BUILD)/tests/oracle-host
 HARNESS_TRACES  := $(sort $(wildcard $(REPO)/tests/traces/trace_*.csv))
+# The profiler's host (NCCL 2.28/2.29's event sequence, tests/hosts/profiler_host.c), the test
+# profilers it chains (tests/plugins/chain_profiler.c as v5 and as v4) and the bench's floor.
+PROFILER_HOST   := $(BUILD)/tests/profiler_host
+CHAIN_PROFILER  := $(BUILD)/tests/libchain-profiler.so
+CHAIN_PROFILER4 := $(BUILD)/tests/libchain-profiler-v4.so
+NOOP_PROFILER   := $(BUILD)/tests/libnoop-profiler.so
+PROFILER_HEADER := $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h
 
 .PHONY: harness harness-replay harness-test
 
-harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA) $(ORACLE_HOST)
+harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA) $(PROFILER_HOST) $(CHAIN_PROFILER) \
+         $(CHAIN_PROFILER4) $(NOOP_PROFILER) $(ORACLE_HOST)
+
+$(PROFILER_HOST): $(REPO)/tests/hosts/profiler_host.c $(PROFILER_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -o $@ $< $(HARNESS_LDLIBS)
+
+$(CHAIN_PROFILER): $(REPO)/tests/plugins/chain_profiler.c $(PROFILER_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -fPIC -fvisibility=hidden -shared $(HARNESS_INCLUDE) -o $@ $<
+
+$(CHAIN_PROFILER4): $(REPO)/tests/plugins/chain_profiler.c $(PROFILER_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -DCHAIN_V4 -fPIC -fvisibility=hidden -shared $(HARNESS_INCLUDE) -o $@ $<
+
+$(NOOP_PROFILER): $(REPO)/bench/noop_profiler.c $(PROFILER_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -fPIC -fvisibility=hidden -shared $(HARNESS_INCLUDE) -o $@ $<
 
 # The randomized oracle test's host (tests/oracle/oracle_host.c, driven by OracleIT): a script of
 # init/getCollInfo/getChunkSize calls in, the plugin's tables, channels and chunk sizes out.

@@ -17,9 +17,19 @@
  * only this communicator's aggregation mutex, once per collective; it never enters the JVM (a
  * safepoint there would stall NCCL's network progress). Every entry point returns ncclSuccess;
  * nothing is written to fds 1 and 2.
+ *
+ * NCCL_TUNER_JAVA_PROFILER_CHAIN=/path/other-profiler.so keeps the user's own profiler: at the
+ * first init that library is dlopened and its newest ncclProfiler_vN not newer than the version
+ * NCCL chose for us is taken; every event NCCL sends is forwarded to it (v6 -> v5 as the same
+ * members, -> v4 translated as NCCL's profiler_v4.cc does), its parents translated to its own
+ * handles through wrappers from preallocated pools, and NCCL's activation mask is ours | its own
+ * (docs/canary.md, "Keeping your profiler").
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +52,23 @@
 
 #define COMM_TAG 0x4e54504du /* "NTPM" */
 #define COLL_TAG 0x4e545043u /* "NTPC" */
+#define WRAP_TAG 0x4e545057u /* "NTPW" */
+#define DUMMY_TAG 0x4e545044u /* "NTPD" */
+
+/* The chained profiler (NCCL_TUNER_JAVA_PROFILER_CHAIN): each event the chained plugin holds a
+ * handle for is handed to NCCL as a wrapper {our handle, its handle}, from two preallocated pools
+ * per communicator. Events that are parents after their own stop (CollApi, P2pApi: of Coll and
+ * P2p; Coll, P2p: of the proxy thread's ProxyOp and KernelCh, which start after the Coll stopped)
+ * take a ring, reused WRAP_LONG such events later (as the collectives' own pool above); every
+ * other event takes a slot of the short pool, claimed with one compare-and-swap and freed at its
+ * stop. A start that finds no free slot within WRAP_PROBES is not forwarded (counted; its
+ * children reach the chained plugin with a NULL parent). */
+#define WRAP_SHORT 4096u
+#define WRAP_LONG 2048u
+#define WRAP_PROBES 64u
+#define LONG_TYPES ((uint64_t)(ncclProfileCollApi | ncclProfileP2pApi | ncclProfileColl | ncclProfileP2p))
+#define API_TYPES ((uint64_t)(ncclProfileGroupApi | ncclProfileCollApi | ncclProfileP2pApi | ncclProfileKernelLaunch))
+#define CE_TYPES ((uint64_t)(ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch))
 
 /* NCCL's spellings (src/collectives.cc ncclFuncToString, ncclAlgoToString, ncclProtoToString,
  * 2.27 .. 2.30), in ncclFunc_t and NCCL_ALGO_* / NCCL_PROTO_* order. */
@@ -58,6 +85,29 @@ typedef struct {
 } pending_t;
 
 struct profComm;
+
+typedef struct {
+  uint32_t tag;  /* WRAP_TAG */
+  uint32_t busy; /* short pool: atomic, 0 free, 1 in use; long ring: 2 */
+  struct profComm* comm;
+  void* ours;   /* this plugin's handle (NULL, DUMMY, a collRec or a channel) */
+  void* theirs; /* the chained plugin's */
+} wrapRec;
+
+/* The chained library: loaded once, at the first profiler init (under registryMutex). */
+typedef struct {
+  int tried;
+  int version; /* 4..6: the symbol taken; 0: no chain */
+  void* lib;
+  const char* name;
+  ncclResult_t (*init4)(void**, int*, const char*, uint64_t, int, int, int, ncclDebugLogger_t);
+  ncclResult_t (*init5)(void**, uint64_t, int*, const char*, int, int, int, ncclDebugLogger_t);
+  ncclResult_t (*start)(void* context, void** eHandle, void* eDescr); /* the version's descriptor */
+  ncclResult_t (*stop)(void* eHandle);
+  ncclResult_t (*record)(void* eHandle, ncclProfilerEventState_t eState, ncclProfilerEventStateArgs_v5_t* a);
+  ncclResult_t (*finalize)(void* context);
+  int initFailureLogged;
+} chain_t;
 
 typedef struct __attribute__((aligned(64))) {
   uint32_t tag;
@@ -95,6 +145,16 @@ typedef struct profComm {
   nccltj_series_t* series;
   int32_t nSeries;
   uint64_t untimed, unaggregated;
+  /* the chained profiler on this communicator (host thread writes, at init and finalize) */
+  const chain_t* chain;     /* non-NULL: its init succeeded here */
+  void* chainCtx;           /* its context */
+  int32_t chainLive;        /* atomic: 1 from its init to just before its finalize */
+  int32_t ncclVersion;      /* the descriptor version NCCL sends us */
+  wrapRec* wrapShort;       /* WRAP_SHORT, kept with the context */
+  wrapRec* wrapLong;        /* WRAP_LONG, kept with the context */
+  uint32_t longNext;        /* host thread */
+  uint64_t chainEvents;     /* atomic: starts forwarded */
+  uint64_t chainDropped;    /* atomic: starts not forwarded (no free wrapper) */
   struct profComm* nextFree;
 } profComm;
 
@@ -106,7 +166,11 @@ static profComm* bySlot[MAX_SLOTS];
  * the same thread for one communicator (src/init.cc, 2.27 .. 2.30), which joins them where the
  * tuner has no commId (v3, v4). */
 static __thread profComm* openedHere;
-static char dummyEvent; /* the handle of the parent events this plugin does not look at */
+/* The handle of the parent events this plugin does not look at (8-byte aligned, tagged, so that
+ * every even handle this plugin hands out starts with a readable tag). */
+static const uint64_t dummyEvent = DUMMY_TAG;
+#define DUMMY ((void*)(uintptr_t)&dummyEvent)
+static chain_t chain;
 
 /* ---- the tuner's side (plugin.c) ------------------------------------------------------------- */
 
@@ -306,10 +370,10 @@ static collRec* collOf(profComm* pc, void* p) {
 static void* collStart(profComm* pc, const char* func, size_t count, const char* datatype, const char* algo,
                        const char* proto, uint8_t nChannels) {
   int f = lookup(func, kFunc, 5);
-  if (f < 0) return &dummyEvent;
+  if (f < 0) return DUMMY;
   if (pc->pool == NULL) {
     pc->pool = aligned_alloc(64, POOL * sizeof(collRec));
-    if (pc->pool == NULL) return &dummyEvent;
+    if (pc->pool == NULL) return DUMMY;
     memset(pc->pool, 0, POOL * sizeof(collRec));
   }
   collRec* r = &pc->pool[pc->next++ % POOL];
@@ -358,18 +422,16 @@ static collRec* channelOf(void* handle) {
   return r->tag == COLL_TAG ? r : NULL;
 }
 
-static ncclResult_t stopEvent(void* eHandle) {
+static void ownStop(void* eHandle) {
   collRec* r = channelOf(eHandle);
   if (r != NULL) {
     uint32_t s = __atomic_add_fetch(&r->stopped, 1, __ATOMIC_ACQ_REL);
     if (r->nChannels > 0 && s >= (uint32_t)r->nChannels && s >= __atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
       finish(r->comm, r);
   }
-  return ncclSuccess;
 }
 
-static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                     ncclProfilerEventStateArgs_v5_t* eStateArgs) {
+static void ownRecord(void* eHandle, ncclProfilerEventState_t eState, ncclProfilerEventStateArgs_v5_t* eStateArgs) {
   collRec* r = eState == ncclProfilerKernelChStop && eStateArgs != NULL ? channelOf(eHandle) : NULL;
   if (r != NULL) {
     uint64_t t = eStateArgs->kernelCh.pTimer;
@@ -377,7 +439,6 @@ static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eSt
     while (t > cur && !__atomic_compare_exchange_n(&r->tmax, &cur, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
     }
   }
-  return ncclSuccess;
 }
 
 /* The parent events the measurement needs NCCL to create (so that their children come): a
@@ -386,18 +447,180 @@ static int isParent(uint64_t type) {
   return (type & (ncclProfileGroup | ncclProfileGroupApi | ncclProfileCollApi | ncclProfileKernelLaunch)) != 0;
 }
 
+/* This plugin's own start of an event, parent already translated (d: a v4 or v5/v6 descriptor;
+ * the members read are at the same places in all three, profiler_v4.h .. profiler_v6.h). */
+#define OWN_START(pc, type, parent, d)                                                                    \
+  ((type) == ncclProfileColl                                                                              \
+       ? collStart(pc, (d)->coll.func, (d)->coll.count, (d)->coll.datatype, (d)->coll.algo, (d)->coll.proto, \
+                   (d)->coll.nChannels)                                                                   \
+   : (type) == ncclProfileKernelCh ? kernelChStart(pc, parent, (d)->kernelCh.pTimer)                       \
+   : isParent(type)                ? DUMMY                                                                \
+                                   : NULL)
+
+/* ---- the chained profiler: wrappers and forwarding ------------------------------------------ */
+
+/* A wrapper this plugin handed out, or NULL. Every even handle this plugin hands out (a collRec,
+ * DUMMY, a wrapper) starts with a 32-bit tag; channels are odd. */
+static inline wrapRec* wrapOf(void* h) {
+  uintptr_t a = (uintptr_t)h;
+  if (h == NULL || (a & 7u) != 0) return NULL;
+  return *(const uint32_t*)h == WRAP_TAG ? (wrapRec*)h : NULL;
+}
+
+static __thread uint32_t wrapCursor; /* where this thread next looks in a short pool */
+
+static wrapRec* wrapAlloc(profComm* pc, uint64_t type) {
+  wrapRec* w;
+  if (type & LONG_TYPES) { /* host thread */
+    w = &pc->wrapLong[pc->longNext++ % WRAP_LONG];
+    w->busy = 2;
+  } else {
+    uint32_t i = wrapCursor;
+    if (i == 0) i = (uint32_t)(((uintptr_t)&wrapCursor >> 6) * 2654435761u) | 1u; /* threads apart */
+    w = NULL;
+    for (uint32_t k = 0; k < WRAP_PROBES; k++) {
+      wrapRec* c = &pc->wrapShort[(i + k) % WRAP_SHORT];
+      uint32_t z = 0;
+      if (__atomic_load_n(&c->busy, __ATOMIC_RELAXED) == 0 &&
+          __atomic_compare_exchange_n(&c->busy, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        w = c;
+        i += k;
+        break;
+      }
+    }
+    wrapCursor = i + 1;
+    if (w == NULL) return NULL;
+  }
+  w->tag = WRAP_TAG;
+  w->comm = pc;
+  return w;
+}
+
+static inline void wrapFree(wrapRec* w) {
+  if (w->busy == 1) __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+}
+
+static inline void* theirsOf(void* parent) {
+  wrapRec* w = wrapOf(parent);
+  return w != NULL ? w->theirs : NULL;
+}
+
+static inline void* oursOf(void* parent) {
+  wrapRec* w = wrapOf(parent);
+  return w != NULL ? w->ours : parent;
+}
+
+/* The chained plugin's start of an event NCCL sent us in its version `from` (descriptor d), in the
+ * chained plugin's version: parents translated to its handles; to v5 from v6 the same members
+ * (profiler_v6.h), no copy-engine event; to v4 a uint8_t type, Coll's and P2p's parent their
+ * Group (coll.parentGroup), no API or copy-engine event (as NCCL's own profiler_v4.cc adapter). */
+static void* chainedStart(profComm* pc, uint64_t type, const void* d, int from) {
+  const chain_t* c = pc->chain;
+  void* h = NULL;
+  if (c->version == 4) {
+    ncclProfilerEventDescr_v4_t d4;
+    if (from == 4) {
+      memcpy(&d4, d, sizeof d4);
+      d4.parentObj = theirsOf(d4.parentObj);
+    } else {
+      if (type & (API_TYPES | CE_TYPES)) return NULL;
+      const ncclProfilerEventDescr_v5_t* d5 = d;
+      memset(&d4, 0, sizeof d4);
+      d4.type = (uint8_t)type;
+      d4.rank = d5->rank;
+      /* every v4 union member is a prefix of v5's (profiler_v4.h, profiler_v5.h) */
+      memcpy(&d4.coll, &d5->coll, sizeof d4 - offsetof(ncclProfilerEventDescr_v4_t, coll));
+      d4.parentObj = theirsOf(type == ncclProfileColl  ? d5->coll.parentGroup
+                              : type == ncclProfileP2p ? d5->p2p.parentGroup
+                                                       : d5->parentObj);
+    }
+    c->start(pc->chainCtx, &h, &d4);
+  } else if (c->version == 5 || from == 5) {
+    if (type & CE_TYPES) return NULL;
+    ncclProfilerEventDescr_v5_t d5;
+    memcpy(&d5, d, sizeof d5); /* v6 starts with v5's members */
+    d5.parentObj = theirsOf(d5.parentObj);
+    if (type == ncclProfileColl) d5.coll.parentGroup = theirsOf(d5.coll.parentGroup);
+    if (type == ncclProfileP2p) d5.p2p.parentGroup = theirsOf(d5.p2p.parentGroup);
+    c->start(pc->chainCtx, &h, &d5);
+  } else {
+    ncclProfilerEventDescr_v6_t d6;
+    memcpy(&d6, d, sizeof d6);
+    d6.parentObj = theirsOf(d6.parentObj);
+    if (type == ncclProfileColl) d6.coll.parentGroup = theirsOf(d6.coll.parentGroup);
+    if (type == ncclProfileP2p) d6.p2p.parentGroup = theirsOf(d6.p2p.parentGroup);
+    c->start(pc->chainCtx, &h, &d6);
+  }
+  return h;
+}
+
+/* A start with a chain on this communicator: ours (on our parent), then the chained plugin's in a
+ * wrapper. NCCL sees our handle alone when the chained plugin has none for the event. */
+static void* startChained(profComm* pc, uint64_t type, void* parent, void* ours, const void* d, int from) {
+  if (!__atomic_load_n(&pc->chainLive, __ATOMIC_ACQUIRE)) return ours;
+  (void)parent;
+  wrapRec* w = wrapAlloc(pc, type);
+  if (w == NULL) {
+    __atomic_fetch_add(&pc->chainDropped, 1, __ATOMIC_RELAXED);
+    return ours;
+  }
+  void* theirs = chainedStart(pc, type, d, from);
+  if (theirs == NULL) {
+    wrapFree(w);
+    return ours;
+  }
+  __atomic_fetch_add(&pc->chainEvents, 1, __ATOMIC_RELAXED);
+  w->ours = ours;
+  w->theirs = theirs;
+  return w;
+}
+
+/* ---- events --------------------------------------------------------------------------------- */
+
+static ncclResult_t stopEvent(void* eHandle) {
+  wrapRec* w = wrapOf(eHandle);
+  if (w == NULL) {
+    ownStop(eHandle);
+    return ncclSuccess;
+  }
+  void* ours = w->ours;
+  void* theirs = w->theirs;
+  profComm* pc = w->comm;
+  wrapFree(w); /* a short event is no parent after its stop; a long one stays in its ring */
+  if (ours != NULL) ownStop(ours);
+  if (theirs != NULL && __atomic_load_n(&pc->chainLive, __ATOMIC_ACQUIRE)) pc->chain->stop(theirs);
+  return ncclSuccess;
+}
+
+static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                     ncclProfilerEventStateArgs_v5_t* eStateArgs) {
+  wrapRec* w = wrapOf(eHandle);
+  if (w == NULL) {
+    ownRecord(eHandle, eState, eStateArgs);
+    return ncclSuccess;
+  }
+  if (w->ours != NULL) ownRecord(w->ours, eState, eStateArgs);
+  profComm* pc = w->comm;
+  if (w->theirs != NULL && __atomic_load_n(&pc->chainLive, __ATOMIC_ACQUIRE)) {
+    /* v4 has no GroupApi states (its GroupApi events are never forwarded anyway) */
+    if (pc->chain->version == 4 && (eState == ncclProfilerGroupStartApiStop || eState == ncclProfilerGroupEndApiStart))
+      return ncclSuccess;
+    pc->chain->record(w->theirs, eState, eStateArgs);
+  }
+  return ncclSuccess;
+}
+
 static ncclResult_t startV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d) {
   if (eHandle == NULL) return ncclSuccess;
   *eHandle = NULL;
   profComm* pc = commOf(context);
   if (pc == NULL || d == NULL) return ncclSuccess;
-  if (d->type == ncclProfileColl)
-    *eHandle = collStart(pc, d->coll.func, d->coll.count, d->coll.datatype, d->coll.algo, d->coll.proto,
-                         d->coll.nChannels);
-  else if (d->type == ncclProfileKernelCh)
-    *eHandle = kernelChStart(pc, d->parentObj, d->kernelCh.pTimer);
-  else if (isParent(d->type))
-    *eHandle = &dummyEvent;
+  if (__builtin_expect(pc->chain == NULL, 1)) {
+    *eHandle = OWN_START(pc, d->type, d->parentObj, d);
+    return ncclSuccess;
+  }
+  void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);
+  *eHandle = startChained(pc, d->type, d->parentObj, ours, d, pc->ncclVersion);
   return ncclSuccess;
 }
 
@@ -411,25 +634,133 @@ static ncclResult_t startV4(void* context, void** eHandle, ncclProfilerEventDesc
   *eHandle = NULL;
   profComm* pc = commOf(context);
   if (pc == NULL || d == NULL) return ncclSuccess;
-  if (d->type == ncclProfileColl)
-    *eHandle = collStart(pc, d->coll.func, d->coll.count, d->coll.datatype, d->coll.algo, d->coll.proto,
-                         d->coll.nChannels);
-  else if (d->type == ncclProfileKernelCh)
-    *eHandle = kernelChStart(pc, d->parentObj, d->kernelCh.pTimer);
-  else if (isParent(d->type))
-    *eHandle = &dummyEvent;
+  if (__builtin_expect(pc->chain == NULL, 1)) {
+    *eHandle = OWN_START(pc, d->type, d->parentObj, d);
+    return ncclSuccess;
+  }
+  void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);
+  *eHandle = startChained(pc, d->type, d->parentObj, ours, d, 4);
   return ncclSuccess;
+}
+
+/* The exported structs (defined below), which a chain must not name. */
+extern const ncclProfiler_v4_t ncclProfiler_v4;
+extern const ncclProfiler_v5_t ncclProfiler_v5;
+extern const ncclProfiler_v6_t ncclProfiler_v6;
+
+/* ---- the chained library -------------------------------------------------------------------- */
+
+static void logInfo(ncclDebugLogger_t logger, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logInfo(ncclDebugLogger_t logger, const char* fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  nccltjLog((void*)logger, NCCL_LOG_INFO, msg);
+}
+
+/* Once per process, at the first profiler init (under registryMutex): dlopen the library
+ * NCCL_TUNER_JAVA_PROFILER_CHAIN names and take its newest ncclProfiler_vN not newer than the
+ * version NCCL chose for us. */
+static void loadChain(int version, ncclDebugLogger_t logger) {
+  chain.tried = 1;
+  const char* path = getenv("NCCL_TUNER_JAVA_PROFILER_CHAIN");
+  if (path == NULL || path[0] == '\0') return;
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    const char* e = dlerror();
+    logInfo(logger, "profiler chain: %s did not load (%s); measuring without it", path,
+            e != NULL ? e : "?");
+    return;
+  }
+  static const void* const own[] = {&ncclProfiler_v4, &ncclProfiler_v5, &ncclProfiler_v6};
+  for (int v = version; v >= 4; v--) {
+    char sym[32];
+    snprintf(sym, sizeof sym, "ncclProfiler_v%d", v);
+    const void* p = dlsym(lib, sym);
+    if (p == NULL) continue;
+    if (p == own[v - 4]) {
+      logInfo(logger, "profiler chain: %s is this library; measuring without a chain", path);
+      dlclose(lib);
+      return;
+    }
+    if (v == 4) {
+      const ncclProfiler_v4_t* t = p;
+      chain.init4 = t->init;
+      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.stop = t->stopEvent;
+      chain.record = (ncclResult_t (*)(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs_v5_t*))t->recordEventState;
+      chain.finalize = t->finalize;
+      chain.name = t->name;
+    } else { /* v5 and v6 share init's, stop's, record's and finalize's signatures */
+      const ncclProfiler_v5_t* t = p;
+      chain.init5 = t->init;
+      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.stop = t->stopEvent;
+      chain.record = t->recordEventState;
+      chain.finalize = t->finalize;
+      chain.name = t->name;
+    }
+    if ((chain.init4 == NULL && chain.init5 == NULL) || chain.start == NULL || chain.stop == NULL ||
+        chain.record == NULL || chain.finalize == NULL) {
+      logInfo(logger, "profiler chain: %s's %s has a NULL entry point; measuring without it", path, sym);
+      memset(&chain, 0, sizeof chain);
+      chain.tried = 1;
+      dlclose(lib);
+      return;
+    }
+    chain.version = v;
+    chain.lib = lib; /* kept loaded for the process's lifetime */
+    logInfo(logger, "profiler chain: %s (%s, %s) receives every event", path,
+            chain.name != NULL ? chain.name : "?", sym);
+    return;
+  }
+  logInfo(logger, "profiler chain: %s exports no ncclProfiler_v4..v%d; measuring without it", path, version);
+  dlclose(lib);
+}
+
+/* The chained plugin's init on this communicator; its mask is OR-ed into the one NCCL gets. */
+static int initChain(profComm* pc, const char* commName, int* mask) {
+  int theirMask = 0;
+  void* ctx = NULL;
+  ncclResult_t rc = chain.version == 4
+                        ? chain.init4(&ctx, &theirMask, commName, pc->commId, pc->nNodes, pc->nRanks, pc->rank, pc->logger)
+                        : chain.init5(&ctx, pc->commId, &theirMask, commName, pc->nNodes, pc->nRanks, pc->rank, pc->logger);
+  if (rc != ncclSuccess) {
+    pthread_mutex_lock(&registryMutex);
+    int first = !chain.initFailureLogged;
+    chain.initFailureLogged = 1;
+    pthread_mutex_unlock(&registryMutex);
+    if (first)
+      logInfo(pc->logger, "profiler chain: %s's init failed (%d) on commId %llu; measuring without it",
+              chain.name != NULL ? chain.name : "the chained plugin", (int)rc, (unsigned long long)pc->commId);
+    return 0;
+  }
+  if (pc->wrapShort == NULL) pc->wrapShort = calloc(WRAP_SHORT, sizeof(wrapRec));
+  if (pc->wrapLong == NULL) pc->wrapLong = calloc(WRAP_LONG, sizeof(wrapRec));
+  if (pc->wrapShort == NULL || pc->wrapLong == NULL) {
+    chain.finalize(ctx);
+    return 0;
+  }
+  pc->chain = &chain;
+  pc->chainCtx = ctx;
+  __atomic_store_n(&pc->chainLive, 1, __ATOMIC_RELEASE);
+  *mask |= theirMask;
+  return 1;
 }
 
 /* ---- init and finalize ---------------------------------------------------------------------- */
 
-static ncclResult_t profInit(int version, void** context, uint64_t commId, int* eActivationMask, int nNodes,
-                             int nRanks, int rank, ncclDebugLogger_t logfn) {
+static ncclResult_t profInit(int version, void** context, uint64_t commId, int* eActivationMask, const char* commName,
+                             int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn) {
   if (context == NULL) return ncclSuccess;
   *context = NULL;
   const char* off = getenv("NCCL_TUNER_JAVA_PROFILER");
   if (off != NULL && strcmp(off, "0") == 0) return ncclSuccess; /* mask left as NCCL set it */
+  nccltjMarkHostThread(); /* NCCL's host thread: log lines go to its logger directly */
   pthread_mutex_lock(&registryMutex);
+  if (!chain.tried) loadChain(version, logfn);
   profComm* pc = freeComms;
   if (pc != NULL) {
     freeComms = pc->nextFree;
@@ -439,14 +770,21 @@ static ncclResult_t profInit(int version, void** context, uint64_t commId, int* 
   if (pc != NULL) {
     collRec* pool = pc->pool;
     nccltj_series_t* series = pc->series;
+    wrapRec* wrapShort = pc->wrapShort;
+    wrapRec* wrapLong = pc->wrapLong;
     memset(pc, 0, sizeof *pc); /* a context from the free list holds no lock */
     pthread_mutex_init(&pc->mu, NULL);
     pc->pool = pool;
     pc->series = series;
+    pc->wrapShort = wrapShort;
+    pc->wrapLong = wrapLong;
     if (pool != NULL) memset(pool, 0, POOL * sizeof(collRec));
     if (series != NULL) memset(series, 0, NCCLTJ_MAX_SERIES * sizeof(nccltj_series_t));
+    if (wrapShort != NULL) memset(wrapShort, 0, WRAP_SHORT * sizeof(wrapRec));
+    if (wrapLong != NULL) memset(wrapLong, 0, WRAP_LONG * sizeof(wrapRec));
     pc->tag = COMM_TAG;
     pc->version = version;
+    pc->ncclVersion = version;
     pc->commId = commId;
     pc->rank = rank;
     pc->nRanks = nRanks;
@@ -460,7 +798,9 @@ static ncclResult_t profInit(int version, void** context, uint64_t commId, int* 
   if (pc == NULL) return ncclSuccess;
   /* KernelCh alone: NCCL then also creates Group and Coll (v5+: GroupApi, CollApi) as parents
    * (src/plugin/profiler.cc), and the kernel writes the channels' GPU timestamps. */
-  if (eActivationMask != NULL) *eActivationMask = ncclProfileKernelCh;
+  int mask = ncclProfileKernelCh;
+  if (chain.version != 0) initChain(pc, commName, &mask);
+  if (eActivationMask != NULL) *eActivationMask = mask;
   *context = pc;
   return ncclSuccess;
 }
@@ -482,6 +822,20 @@ static ncclResult_t finalize(void* context) {
   nccltj_call_t call = {.op = NCCLTJ_CALL_MEASURED, .commId = pc->commId, .logger = (void*)pc->logger,
                         .measured = (uintptr_t)&m};
   if (pc->collectives > 0 || pc->joined) nccltjControl(&call);
+  if (pc->chain != NULL) {
+    /* no call reaches the chained plugin after its finalize: NCCL stopped this communicator's
+     * proxy thread before the profiler's finalize (src/init.cc commFree) */
+    __atomic_store_n(&pc->chainLive, 0, __ATOMIC_RELEASE);
+    uint64_t dropped = __atomic_load_n(&pc->chainDropped, __ATOMIC_RELAXED);
+    if (dropped > 0)
+      logInfo(pc->logger, "profiler chain: %llu of %llu events on commId %llu not forwarded (no free wrapper)",
+              (unsigned long long)dropped,
+              (unsigned long long)(dropped + __atomic_load_n(&pc->chainEvents, __ATOMIC_RELAXED)),
+              (unsigned long long)pc->commId);
+    pc->chain->finalize(pc->chainCtx);
+    pc->chain = NULL;
+    pc->chainCtx = NULL;
+  }
   pthread_mutex_lock(&registryMutex);
   pc->profilerLive = 0;
   if (openedHere == pc) openedHere = NULL;
@@ -492,20 +846,17 @@ static ncclResult_t finalize(void* context) {
 
 static ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName;
-  return profInit(4, context, commHash, eActivationMask, nNodes, nranks, rank, logfn);
+  return profInit(4, context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
 }
 
 static ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName;
-  return profInit(5, context, commId, eActivationMask, nNodes, nranks, rank, logfn);
+  return profInit(5, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
 }
 
 static ncclResult_t initV6(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName;
-  return profInit(6, context, commId, eActivationMask, nNodes, nranks, rank, logfn);
+  return profInit(6, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
 }
 
 static const char kName[] = "nccl-tuner-java";
