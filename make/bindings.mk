@@ -42,15 +42,16 @@ BINDINGS_CONSTANTS := \
   NCCLTJ_ARM_NCCL NCCLTJ_ARM_POLICY NCCLTJ_ARM_NOT_OFFERED NCCLTJ_ARM_UNRULED NCCLTJ_ARM_UNJOINED \
   NCCLTJ_HIST_SUB NCCLTJ_HIST_MIN_LOG2 NCCLTJ_HIST_OCTAVES NCCLTJ_HIST_BUCKETS NCCLTJ_MAX_SERIES \
   NCCL_TUNER_PLUGIN_SYMBOL_V4 NCCL_TUNER_PLUGIN_SYMBOL_V5 NCCL_TUNER_PLUGIN_SYMBOL_V6 \
+  NCCL_TUNER_PLUGIN_SYMBOL_V7 \
   NCCL_NUM_ALGORITHMS_V5 NCCL_NUM_PROTOCOLS_V5 NCCL_NUM_HW_LINKS_V5 NCCL_NUM_COMPCAPS_V5 \
-  NCCL_NUM_TUNING_SCALES_V5 NCCL_HW_NVLINK NCCL_HW_PCI NCCL_HW_NET \
+  NCCL_NUM_TUNING_SCALES_V5 NCCL_NUM_COMPCAPS_V7 NCCL_HW_NVLINK NCCL_HW_PCI NCCL_HW_NET \
   NCCL_VOLTA_COMPCAP_IDX NCCL_AMPERE_COMPCAP_IDX NCCL_HOPPER_COMPCAP_IDX NCCL_BLACKWELL_COMPCAP_IDX \
-  NCCL_TUNING_SCALE_1NODE NCCL_TUNING_SCALE_2NODES NCCL_TUNING_SCALE_4NODES
-BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t \
-  ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t nccltj_bridge_t nccltj_hw_t nccltj_call_t \
-  nccltj_series_t nccltj_measured_t
+  NCCL_RUBIN_COMPCAP_IDX NCCL_TUNING_SCALE_1NODE NCCL_TUNING_SCALE_2NODES NCCL_TUNING_SCALE_4NODES
+BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t ncclTuner_v7_t \
+  ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t ncclTunerConstants_v7_t nccltj_bridge_t \
+  nccltj_hw_t nccltj_call_t nccltj_series_t nccltj_measured_t
 BINDINGS_TYPEDEFS := nccltj_control_fn nccltj_get_coll_info_fn nccltj_log_fn \
-  ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t
+  ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t ncclNvlDomainInfo_v7_t
 
 BINDINGS_JEXTRACT_ARGS := \
   --target-package $(BINDINGS_PACKAGE) --header-class-name NcclTunerAbi \

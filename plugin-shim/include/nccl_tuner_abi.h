@@ -1,5 +1,5 @@
 /*
- * nccl_tuner_abi.h -- the NCCL tuner ABI, versions 3 to 6, as nccl-tuner-java sees it: NCCL facts only.
+ * nccl_tuner_abi.h -- the NCCL tuner ABI, versions 3 to 7, as nccl-tuner-java sees it: NCCL facts only.
  *
  * Written from the facts of NCCL's own headers (no NCCL code copied):
  *   - NCCL 2.19+  src/include/nccl_tuner.h, and from 2.24 src/include/plugin/tuner/tuner_v3.h:
@@ -15,9 +15,21 @@
  *     ncclTunerConstants_v5_t and its array dimensions; src/include/plugin/nccl_tuner.h (2.30.7):
  *     the link (NCCL_HW_*), compute-capability and tuning-scale indices.
  *   - Which symbol each NCCL looks up first (src/misc/tuner.cc 2.22 .. 2.25, src/plugin/tuner.cc
- *     2.26+): ncclTunerPlugin_v3 in 2.22-2.23, _v4 in 2.24-2.27, _v5 in 2.28-2.29, _v6 in 2.30.
- *     The v7 of 2.32.6 (a fifth compute-capability row) is not declared here: no 2.32 tag is in
- *     the NCCL mirror this was checked against (newest: v2.30.7-1), so its layout is not certain.
+ *     2.26+): ncclTunerPlugin_v3 in 2.22-2.23, _v4 in 2.24-2.27, _v5 in 2.28-2.29, _v6 in 2.30,
+ *     _v7 in 2.32.6 (then _v6 down to _v2).
+ *   - v7, read in NVIDIA/nccl at commit 2449986fd9ec7df240c202511a0170fc1bc74b08 (the 2.32 line;
+ *     that commit's makefiles/version.mk was not available, so "2.32.6" is the release notes'):
+ *     src/include/plugin/tuner/tuner_v7.h (ncclTuner_v7_t: v6's five members with v7's types;
+ *     ncclNvlDomainInfo_v7_t a typedef of v5's; ncclTunerConstants_v7_t: v5's seven arrays in v5's
+ *     order, the five bandwidth arrays sized [NCCL_NUM_COMPCAPS_V7 = 5][NCCL_NUM_TUNING_SCALES_V5]),
+ *     src/include/plugin/nccl_tuner.h (NCCL_RUBIN_COMPCAP_IDX 4; ncclTuner_t is v7's),
+ *     src/plugin/tuner.cc (lookup order v7, v6, v5, v4, v3, v2) and src/plugin/tuner/tuner_v6.cc,
+ *     tuner_v5.cc (the adapters: NCCL's 5-row constants are copied into a v5 struct with
+ *     ncclTunerConstants_v7_to_v5, i.e. rows VOLTA..BLACKWELL of each array, the plugin's init
+ *     edits that, and the four rows are copied back with ncclTunerConstants_v5_to_v7: a v5/v6
+ *     plugin neither sees nor sets the RUBIN row. The v6 adapter never sets its ncclTuner_t's
+ *     name, so NCCL's "TUNER/Plugin: Closing tuner: '%s'" prints '(null)' for a v6 plugin; the v5
+ *     adapter copies the plugin's name).
  * The cost table that NCCL passes as `float** collCostTable` is really a contiguous
  * float[numAlgo][numProto] (NCCL src/enqueue.cc casts a 2-D array); entries are predicted
  * times in microseconds, -1.0 meaning "candidate unavailable".
@@ -148,7 +160,7 @@ typedef struct {
 #define NCCL_NUM_TUNING_SCALES_V5 3
 
 /* Link types, compute-capability rows and tuning scales indexing the constants
- * (src/include/plugin/nccl_tuner.h, 2.28.3 .. 2.30.7). */
+ * (src/include/plugin/nccl_tuner.h, 2.28.3 .. 2.30.7, unchanged at 2.32.6, which adds RUBIN 4). */
 #define NCCL_HW_NVLINK 0
 #define NCCL_HW_PCI 1
 #define NCCL_HW_NET 2
@@ -208,8 +220,46 @@ typedef struct {
                                int proto, int nChannels, size_t* chunkSize);
 } ncclTuner_v6_t;
 
+/* ---- v7: NCCL 2.32.6 (src/include/plugin/tuner/tuner_v7.h at NVIDIA/nccl 2449986) ------------- */
+
+/* NVL domains: v5's struct (tuner_v7.h: typedef ncclNvlDomainInfo_v5_t ncclNvlDomainInfo_v7_t). */
+typedef ncclNvlDomainInfo_v5_t ncclNvlDomainInfo_v7_t;
+
+/* A fifth compute-capability row, Rubin (src/include/plugin/nccl_tuner.h at 2449986:
+ * NCCL_RUBIN_COMPCAP_IDX 4, NCCL_NUM_COMPCAPS NCCL_NUM_COMPCAPS_V7). */
+#define NCCL_NUM_COMPCAPS_V7 5
+#define NCCL_RUBIN_COMPCAP_IDX 4
+
+/* v5's fields in v5's order; the per-GPU-generation arrays have 5 rows instead of 4, so every
+ * array after llMaxBws sits 3 doubles per preceding bandwidth array further on than in v5.
+ * (21 + 63 + 5 * 15) doubles = 1272 bytes. */
+typedef struct {
+  double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+  double llMaxBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+  double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+} ncclTunerConstants_v7_t;
+
+/* v6's members, in v6's order, with v7's NVL-domain and constants types in init. */
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v7_t* nvlDomainInfo,
+                       ncclTunerConstants_v7_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float** collCostTable, int numAlgo, int numProto, int regBuff,
+                              int* nChannels);
+  ncclResult_t (*finalize)(void* context);
+  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo,
+                               int proto, int nChannels, size_t* chunkSize);
+} ncclTuner_v7_t;
+
 #define NCCL_TUNER_PLUGIN_SYMBOL_V4 "ncclTunerPlugin_v4"
 #define NCCL_TUNER_PLUGIN_SYMBOL_V5 "ncclTunerPlugin_v5"
 #define NCCL_TUNER_PLUGIN_SYMBOL_V6 "ncclTunerPlugin_v6"
+#define NCCL_TUNER_PLUGIN_SYMBOL_V7 "ncclTunerPlugin_v7"
 
 #endif /* NCCL_TUNER_ABI_H_ */

@@ -21,8 +21,11 @@
  *    spinning at the first init on 2 cores; the JDK 25 AOT cache does not keep them).
  * 7: getCollInfo returns the call's decision code (NCCLTJ_DECISION_*), which the profiler joins
  *    with the collective NCCL executed; NCCLTJ_CALL_MEASURED hands a communicator's measurements
- *    (nccltj_measured_t) to the engine at the profiler's finalize. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 7
+ *    (nccltj_measured_t) to the engine at the profiler's finalize.
+ * 8: init's tunerVersion may be 7 (NCCL 2.32.6), whose constants are an ncclTunerConstants_v7_t
+ *    (five compute-capability rows, so other offsets than v5's): an engine of ABI 7 would write
+ *    a v7 struct at v5's offsets. */
+#define NCCL_TUNER_JAVA_ABI_VERSION 8
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -46,10 +49,11 @@ typedef struct {
 
 /* One call of the control upcall, in the caller's memory (the shim's stack). Only the fields of
  * its op are read; the engine writes only `handle` (init) and NCCL's size_t at `chunkSize`.
- * init: tunerVersion is the ABI NCCL chose (3..6); commId is NCCL's commHash (0 under v3 and v4);
+ * init: tunerVersion is the ABI NCCL chose (3..7); commId is NCCL's commHash (0 under v3 and v4);
  * logger is NCCL's ncclDebugLogger_t as an opaque pointer (may be NULL); nvlDomainInfo (an
- * ncclNvlDomainInfo_v5_t) and constants (an ncclTunerConstants_v5_t, which the engine may edit)
- * are addresses, 0 under v3 and v4; hw is an nccltj_hw_t's address. The engine writes an opaque
+ * ncclNvlDomainInfo_v5_t, which v6 and v7 typedef) and constants (an ncclTunerConstants_v5_t
+ * under v5 and v6, an ncclTunerConstants_v7_t under v7; the engine may edit it) are addresses,
+ * 0 under v3 and v4; hw is an nccltj_hw_t's address. The engine writes an opaque
  * non-zero communicator handle, or leaves 0 to step aside. getChunkSize: collType, nBytes,
  * algorithm, protocol and nChannels as NCCL passes them; chunkSize is the address of NCCL's
  * size_t, which the engine may overwrite. */

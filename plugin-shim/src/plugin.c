@@ -198,7 +198,7 @@ static ncclResult_t failure(void) {
 }
 
 
-/* ---- the common entry points (v3 here, v4..v6 in versions.c adapt to them) ------------------ */
+/* ---- the common entry points (v3 here, v4..v7 in versions.c adapt to them) ------------------ */
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
                              ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,

@@ -73,7 +73,7 @@ HIDDEN void nccltjFlushAtExit(void);
 HIDDEN void nccltjCloseOnExecOwnFiles(void);
 
 /* The common entry points behind every exported tuner version (plugin.c). Each returns
- * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..6); commId 0, nvlDomainInfo
+ * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..7); commId 0, nvlDomainInfo
  * and constants NULL where that version has none; regBuff NCCLTJ_REGBUFF_UNKNOWN under v3. */
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
                                    ncclDebugLogger_t logFunction, void* nvlDomainInfo,

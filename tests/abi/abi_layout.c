@@ -4,8 +4,9 @@
  * "key value" per line, for AbiLayoutTest (java-policy/src/test/java/io/nccltuner/bindings) to
  * compare with the jextract bindings in io.nccltuner.bindings:
  *
- *   S                  sizeof(S)                 for every struct: ncclTuner_v3_t .. ncclTuner_v6_t,
- *                                                ncclNvlDomainInfo_v5_t/_v6_t, ncclTunerConstants_v5_t/_v6_t,
+ *   S                  sizeof(S)                 for every struct: ncclTuner_v3_t .. ncclTuner_v7_t,
+ *                                                ncclNvlDomainInfo_v5_t/_v6_t/_v7_t,
+ *                                                ncclTunerConstants_v5_t/_v6_t/_v7_t,
  *                                                nccltj_bridge_t, nccltj_hw_t, nccltj_call_t,
  *                                                nccltj_series_t, nccltj_measured_t
  *   S:align            _Alignof(S)
@@ -47,6 +48,8 @@ typedef ncclResult_t (*sig_v4_get_coll_info_t)(void*, ncclFunc_t, size_t, int, f
 typedef ncclResult_t (*sig_v5_init_t)(void**, uint64_t, size_t, size_t, ncclDebugLogger_t, ncclNvlDomainInfo_v5_t*,
                                       ncclTunerConstants_v5_t*);
 typedef ncclResult_t (*sig_v6_get_chunk_size_t)(void*, ncclFunc_t, size_t, int, int, int, size_t*);
+typedef ncclResult_t (*sig_v7_init_t)(void**, uint64_t, size_t, size_t, ncclDebugLogger_t, ncclNvlDomainInfo_v7_t*,
+                                      ncclTunerConstants_v7_t*);
 
 #define BRIDGE ((nccltj_bridge_t*)0)
 #define TUNER ((ncclTuner_v3_t*)0)
@@ -70,8 +73,18 @@ _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->init, sig_v5_init_t), "ncclTuner_v
 _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v6_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v6_t.finalize changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getChunkSize, sig_v6_get_chunk_size_t), "ncclTuner_v6_t.getChunkSize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->init, sig_v7_init_t), "ncclTuner_v7_t.init changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v7_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v7_t.finalize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getChunkSize, sig_v6_get_chunk_size_t), "ncclTuner_v7_t.getChunkSize changed");
 /* NCCL's constants: doubles only, 7x3, 3x7x3 and five 4x3 arrays (tuner_v5.h, 2.28.3 .. 2.30.7). */
 _Static_assert(sizeof(ncclTunerConstants_v5_t) == (21 + 63 + 5 * 12) * sizeof(double), "constants size changed");
+/* v7 (tuner_v7.h at NVIDIA/nccl 2449986, NCCL 2.32.6): the same arrays, the bandwidth ones 5x3. */
+_Static_assert(sizeof(ncclTunerConstants_v7_t) == (21 + 63 + 5 * 15) * sizeof(double), "v7 constants size changed");
+_Static_assert(offsetof(ncclTunerConstants_v7_t, llMaxBws) == offsetof(ncclTunerConstants_v5_t, llMaxBws),
+               "v7's arrays before llMaxBws are v5's");
+_Static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == (21 + 63 + 4 * 15) * sizeof(double),
+               "v7 perChMaxNVLSTreeBws moved");
 
 /* (kind, size) pairs for sig() */
 #define I(T) 'i', sizeof(T)
@@ -100,7 +113,7 @@ static void sigs(const char* control, const char* getCollInfo, const char* log) 
   if (log) sig(log, 3, V, P, I(int), P);
 }
 
-/* getCollInfo with regBuff: v4, v5, v6 */
+/* getCollInfo with regBuff: v4 .. v7 */
 static void tunerGetCollInfoV4(const char* key) {
   sig(key, 9, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), P, I(int), I(int), I(int), P);
 }
@@ -201,14 +214,23 @@ int main(void) {
   FIELD(ncclTuner_v6_t, finalize);
   FIELD(ncclTuner_v6_t, getChunkSize);
 
+  STRUCT(ncclTuner_v7_t);
+  FIELD(ncclTuner_v7_t, name);
+  FIELD(ncclTuner_v7_t, init);
+  FIELD(ncclTuner_v7_t, getCollInfo);
+  FIELD(ncclTuner_v7_t, finalize);
+  FIELD(ncclTuner_v7_t, getChunkSize);
+
 #define NVL(S) STRUCT(S); FIELD(S, nNvlDomains); FIELD(S, minRanksPerNvlDomain); FIELD(S, maxRanksPerNvlDomain)
   NVL(ncclNvlDomainInfo_v5_t);
   NVL(ncclNvlDomainInfo_v6_t);
+  NVL(ncclNvlDomainInfo_v7_t);
 #define CONSTANTS(S) STRUCT(S); FIELD(S, baseLatencies); FIELD(S, hwLatencies); FIELD(S, llMaxBws); \
   FIELD(S, perChMaxRingLL128Bws); FIELD(S, perChMaxTreeLL128Bws); FIELD(S, perChMaxTreeBws);          \
   FIELD(S, perChMaxNVLSTreeBws)
   CONSTANTS(ncclTunerConstants_v5_t);
   CONSTANTS(ncclTunerConstants_v6_t);
+  CONSTANTS(ncclTunerConstants_v7_t);
 
   sigs("nccltj_control_fn", "nccltj_get_coll_info_fn", "nccltj_log_fn");
   sigs("nccltj_bridge_t.control", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.log");
@@ -222,6 +244,10 @@ int main(void) {
   tunerGetCollInfoV4("ncclTuner_v6_t.getCollInfo");
   sig("ncclTuner_v6_t.finalize", 1, I(ncclResult_t), P);
   sig("ncclTuner_v6_t.getChunkSize", 7, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), I(int), I(int), P);
+  tunerInitV5("ncclTuner_v7_t.init");
+  tunerGetCollInfoV4("ncclTuner_v7_t.getCollInfo");
+  sig("ncclTuner_v7_t.finalize", 1, I(ncclResult_t), P);
+  sig("ncclTuner_v7_t.getChunkSize", 7, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), I(int), I(int), P);
   /* ncclTuner_v3_t: enums are passed as int (4 bytes, like ncclResult_t / ncclFunc_t here). */
   _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int),
                  "enums are not int-sized");
@@ -293,6 +319,7 @@ int main(void) {
   INT_CONST(NCCL_NUM_HW_LINKS_V5);
   INT_CONST(NCCL_NUM_COMPCAPS_V5);
   INT_CONST(NCCL_NUM_TUNING_SCALES_V5);
+  INT_CONST(NCCL_NUM_COMPCAPS_V7);
   INT_CONST(NCCL_HW_NVLINK);
   INT_CONST(NCCL_HW_PCI);
   INT_CONST(NCCL_HW_NET);
@@ -300,6 +327,7 @@ int main(void) {
   INT_CONST(NCCL_AMPERE_COMPCAP_IDX);
   INT_CONST(NCCL_HOPPER_COMPCAP_IDX);
   INT_CONST(NCCL_BLACKWELL_COMPCAP_IDX);
+  INT_CONST(NCCL_RUBIN_COMPCAP_IDX);
   INT_CONST(NCCL_TUNING_SCALE_1NODE);
   INT_CONST(NCCL_TUNING_SCALE_2NODES);
   INT_CONST(NCCL_TUNING_SCALE_4NODES);
@@ -332,6 +360,7 @@ int main(void) {
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V4", NCCL_TUNER_PLUGIN_SYMBOL_V4);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V5", NCCL_TUNER_PLUGIN_SYMBOL_V5);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V6", NCCL_TUNER_PLUGIN_SYMBOL_V6);
+  printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL_V7", NCCL_TUNER_PLUGIN_SYMBOL_V7);
   printf("%s %.17g\n", "NCCL_ALGO_PROTO_IGNORE", (double)NCCL_ALGO_PROTO_IGNORE);
   printf("%s %s\n", "NCCL_TUNER_PLUGIN_SYMBOL", NCCL_TUNER_PLUGIN_SYMBOL);
   return 0;

@@ -1,5 +1,5 @@
 /*
- * harness.c -- host harness for NCCL tuner plugins, ABI v3 .. v6 (no GPU, no NCCL needed).
+ * harness.c -- host harness for NCCL tuner plugins, ABI v3 .. v7 (no GPU, no NCCL needed).
  *
  * Loads a tuner plugin the way NCCL 2.22 .. 2.32 does (src/misc/tuner.cc, src/plugin/tuner.cc)
  * and replays getCollInfo traces captured from real NCCL through it, calling the plugin exactly
@@ -10,8 +10,16 @@
  * --nccl-era E it loads as that NCCL does: its symbol order (newest first) and the adaptation its
  * core applies to an older plugin (NCCL 2.30.7 src/plugin/tuner/tuner_v3.cc .. v5.cc): a v3
  * plugin gets no regBuff, v3 and v4 plugins get no commId, NVLink domains or constants, and only
- * a v6 plugin under a 2.30+ core is asked getChunkSize. It also exports ncclGetVersion with that
- * era's version, as libnccl would, so the plugin's hardware signature sees it.
+ * a v6+ plugin under a 2.30+ core is asked getChunkSize. The 2.32.6 era (NVIDIA/nccl 2449986:
+ * src/plugin/tuner.cc, src/plugin/tuner/tuner_v5.cc, tuner_v6.cc) tries v7 first; its core's
+ * constants are an ncclTunerConstants_v7_t (5 compute-capability rows), handed to a v7 plugin as
+ * they are and to a v5/v6 plugin as NCCL's adapter does: the rows VOLTA..BLACKWELL copied into an
+ * ncclTunerConstants_v5_t for init and copied back after it (the RUBIN row untouched). That era
+ * also prints NCCL's "TUNER/Plugin: Closing tuner: '%s'" with the name NCCL's adapter carries:
+ * the plugin's for v7 and v5, '(null)' for v6 (the v6 adapter never sets it); for v3/v4 it prints
+ * the plugin's name (tuner_v3.cc/v4.cc of 2.32 were not read). It also exports
+ * ncclGetVersion with that era's version, as libnccl would, so the plugin's hardware signature
+ * sees it.
  *
  *   harness [options] [--trace] FILE...      (harness --help for the options)
  *
@@ -97,16 +105,18 @@ static struct {
   int regBuff;         /* --regbuff: what a v4+ core passes */
   int nvl[3];          /* --nvl-domain N,MIN,MAX (nvl[0] 0: one domain per node) */
   long chunkSize;      /* --chunk-size: NCCL's own chunk size given to getChunkSize */
+  const char* hide;    /* --hide-symbol: a tuner symbol looked up as if the plugin lacked it */
 } cfg = {.repeat = 1, .threads = 1, .stackKib = 1024, .chunkSize = 131072};
 
 static const ncclTuner_v3_t* g_tuner;  /* NULL: NCCL's internal choice; else the loaded symbol */
-static int g_tunerVersion;             /* ABI of the loaded symbol: 3..6 */
+static int g_tunerVersion;             /* ABI of the loaded symbol: 3..7 */
+static const char* g_coreName;         /* the name NCCL's own ncclTuner_t carries (adapters) */
 
 /* ---- NCCL eras (--nccl-era) ---------------------------------------------------------------
  * core: the tuner ABI of that NCCL's core (its ncclTuner_t); order: the symbols it tries, newest
  * first (src/misc/tuner.cc 2.22-2.25, src/plugin/tuner.cc 2.26+); version: ncclGetVersion's code.
- * 2.28 reports 2.28.9, the release the traces were captured with. 2.32.6 tries _v7 first (its
- * layout is not in the NCCL mirror this was written from: the harness cannot call a v7). */
+ * 2.28 reports 2.28.9, the release the traces were captured with. 2.32.6 tries _v7 first, then
+ * _v6 down (src/plugin/tuner.cc at NVIDIA/nccl 2449986). */
 typedef struct { const char* name; int core; int version; int order[7]; } era_t;
 static const era_t kEras[] = {
   {"2.22", 3, 22203, {3, 2, 0}},
@@ -349,9 +359,9 @@ static void load_plugin(void) {
     for (const int* v = g_era->order; *v; v++) {
       char sym[32];
       snprintf(sym, sizeof sym, "ncclTunerPlugin_v%d", *v);
-      const void* p = dlsym(g_lib, sym);
+      const void* p = cfg.hide && strcmp(cfg.hide, sym) == 0 ? NULL : dlsym(g_lib, sym);
       if (p == NULL) { say("TUNER/Plugin: Failed to find %s symbol.", sym); continue; }
-      if (*v == 7 || *v == 2) {
+      if (*v == 2) {
         report(NULL, 0, NULL, 0, 0, "the plugin exports %s; this harness does not emulate v%d. Running with "
                "the internal tuner.", sym, *v);
         return;
@@ -362,6 +372,7 @@ static void load_plugin(void) {
       if (*v == 4) { const ncclTuner_v4_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->destroy; }
       if (*v == 5) { const ncclTuner_v5_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->finalize; }
       if (*v == 6) { const ncclTuner_v6_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->finalize; }
+      if (*v == 7) { const ncclTuner_v7_t* x = p; fns[0] = (const void*)x->init; fns[1] = (const void*)x->getCollInfo; fns[2] = (const void*)x->finalize; }
       if (!fns[0] || !fns[1] || !fns[2]) {
         report(NULL, 0, NULL, 0, 0, "%s has a NULL entry point; NCCL would crash calling it. Running with the "
                "internal tuner.", sym);
@@ -369,6 +380,8 @@ static void load_plugin(void) {
       }
       g_tuner = h;
       g_tunerVersion = *v;
+      /* NCCL 2.32.6's v6 adapter leaves its ncclTuner_t's name NULL (tuner_v6.cc at 2449986) */
+      g_coreName = g_era->core >= 7 && *v == 6 ? NULL : h->name;
       say("TUNER/Plugin: Using %s (v%d)", h->name ? h->name : "(null)", *v);
       return;
     }
@@ -405,33 +418,48 @@ static uint64_t comm_hash(const trace_t* t, int slot) {
 }
 
 /* The baseLatencies NCCL 2.30.7 starts from (src/graph/tuning.cc; microseconds, [algorithm][protocol]);
- * the harness leaves every other constant 0. */
-static void constants_defaults(ncclTunerConstants_v5_t* k) {
-  memset(k, 0, sizeof *k);
-  static const double tree[3] = {6.8, 14.0, 8.4}, ring[3] = {6.6, 14.0, 8.4}, pat[3] = {8.0, 8.0, 8.0};
-  for (int p = 0; p < 3; p++) {
-    k->baseLatencies[NCCL_ALGO_TREE][p] = tree[p];
-    k->baseLatencies[NCCL_ALGO_RING][p] = ring[p];
-    k->baseLatencies[NCCL_ALGO_PAT][p] = pat[p];
-  }
-}
+ * the harness leaves every other constant 0. The same for NCCL's 5-row struct of 2.32.6. */
+#define CONSTANTS_DEFAULTS(k)                                                                     \
+  do {                                                                                            \
+    memset((k), 0, sizeof *(k));                                                                  \
+    static const double tree[3] = {6.8, 14.0, 8.4}, ring[3] = {6.6, 14.0, 8.4}, pat[3] = {8.0, 8.0, 8.0}; \
+    for (int p = 0; p < 3; p++) {                                                                 \
+      (k)->baseLatencies[NCCL_ALGO_TREE][p] = tree[p];                                            \
+      (k)->baseLatencies[NCCL_ALGO_RING][p] = ring[p];                                            \
+      (k)->baseLatencies[NCCL_ALGO_PAT][p] = pat[p];                                              \
+    }                                                                                             \
+  } while (0)
 
-/* Prints every constant the plugin changed: "harness: constant NAME BEFORE -> AFTER". */
-static void constants_print(const ncclTunerConstants_v5_t* before, const ncclTunerConstants_v5_t* after) {
+/* NCCL 2.32.6's adapters for a v5/v6 plugin (ncclTunerConstants_v7_to_v5 / _v5_to_v7 in
+ * tuner_v7.h at 2449986): each array's leading sizeof(v5 array) bytes, i.e. rows VOLTA..BLACKWELL. */
+#define CONSTANTS_COPY(dst, src, sizeOf)                                                          \
+  do {                                                                                            \
+    memcpy((dst)->baseLatencies, (src)->baseLatencies, sizeOf(baseLatencies));                    \
+    memcpy((dst)->hwLatencies, (src)->hwLatencies, sizeOf(hwLatencies));                          \
+    memcpy((dst)->llMaxBws, (src)->llMaxBws, sizeOf(llMaxBws));                                   \
+    memcpy((dst)->perChMaxRingLL128Bws, (src)->perChMaxRingLL128Bws, sizeOf(perChMaxRingLL128Bws)); \
+    memcpy((dst)->perChMaxTreeLL128Bws, (src)->perChMaxTreeLL128Bws, sizeOf(perChMaxTreeLL128Bws)); \
+    memcpy((dst)->perChMaxTreeBws, (src)->perChMaxTreeBws, sizeOf(perChMaxTreeBws));              \
+    memcpy((dst)->perChMaxNVLSTreeBws, (src)->perChMaxNVLSTreeBws, sizeOf(perChMaxNVLSTreeBws));  \
+  } while (0)
+#define V5_SIZEOF(f) sizeof(((ncclTunerConstants_v5_t*)0)->f)
+
+/* Prints every constant the plugin changed: "harness: constant NAME BEFORE -> AFTER". The struct
+ * is doubles only: 7x3, 3x7x3, then five nCaps x 3 (4 rows in v5/v6, 5 in v7). */
+static void constants_print(const double* b, const double* a, size_t n, int nCaps) {
   static const char* const links[] = {"NVLINK", "PCI", "NET"};
-  static const char* const caps[] = {"VOLTA", "AMPERE", "HOPPER", "BLACKWELL"};
+  static const char* const caps[] = {"VOLTA", "AMPERE", "HOPPER", "BLACKWELL", "RUBIN"};
   static const char* const scales[] = {"1NODE", "2NODES", "4NODES"};
   static const char* const bws[] = {"llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws",
                                     "perChMaxTreeBws", "perChMaxNVLSTreeBws"};
-  const double* b = (const double*)before;
-  const double* a = (const double*)after;
-  for (size_t i = 0; i < sizeof *before / sizeof(double); i++) {
+  const size_t per = (size_t)nCaps * 3;
+  for (size_t i = 0; i < n; i++) {
     if (memcmp(&a[i], &b[i], sizeof(double)) == 0) continue;
     char name[96];
     if (i < 21) snprintf(name, sizeof name, "baseLatencies.%s.%s", kAlgoNames[i / 3], kProtoNames[i % 3]);
     else if (i < 84) snprintf(name, sizeof name, "hwLatencies.%s.%s.%s", links[(i - 21) / 21],
                               kAlgoNames[(i - 21) % 21 / 3], kProtoNames[(i - 21) % 3]);
-    else snprintf(name, sizeof name, "%s.%s.%s", bws[(i - 84) / 12], caps[(i - 84) % 12 / 3], scales[(i - 84) % 3]);
+    else snprintf(name, sizeof name, "%s.%s.%s", bws[(i - 84) / per], caps[(i - 84) % per / 3], scales[(i - 84) % 3]);
     printf("harness: constant %s %g -> %g\n", name, b[i], a[i]);
   }
 }
@@ -465,6 +493,46 @@ static int select_pick(const float* table, int numAlgo, int numProto) {
   return pick;
 }
 
+/* init of a v5+ plugin, with NCCL's constants as that era's core has them. The structs live on
+ * the heap (NCCL keeps them in its communicator), not on the replay thread's stack, which
+ * --stack-kib keeps small. */
+static ncclResult_t init_v5plus(const worker_t* w, uint64_t id, const event_t* e, ncclNvlDomainInfo_v5_t* nvl,
+                                void** ctx) {
+  const ncclTuner_v5_t* v5 = (const void*)g_tuner;
+  const ncclTuner_v6_t* v6 = (const void*)g_tuner;
+  const ncclTuner_v7_t* v7 = (const void*)g_tuner;
+  bool print = cfg.printConstants && w->index == 0 && !cfg.quiet;
+  ncclResult_t r;
+  if (g_era->core >= 7) {  /* NCCL 2.32.6: its own constants have five compute-capability rows */
+    ncclTunerConstants_v7_t* k = malloc(2 * sizeof *k);
+    ncclTunerConstants_v5_t* k5 = malloc(sizeof *k5);
+    if (!k || !k5) { perror("harness: malloc"); exit(EXIT_USAGE); }
+    CONSTANTS_DEFAULTS(k);
+    k[1] = k[0];
+    if (g_tunerVersion == 7) {
+      r = v7->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k);
+    } else {  /* the v5/v6 adapter: a 4-row copy in, the 4 rows back */
+      CONSTANTS_COPY(k5, k, V5_SIZEOF);
+      r = g_tunerVersion == 5 ? v5->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k5)
+                              : v6->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k5);
+      if (r == ncclSuccess) CONSTANTS_COPY(k, k5, V5_SIZEOF);
+    }
+    if (print) constants_print((const double*)&k[1], (const double*)&k[0], sizeof *k / sizeof(double), NCCL_NUM_COMPCAPS_V7);
+    free(k);
+    free(k5);
+  } else {
+    ncclTunerConstants_v5_t* k = malloc(2 * sizeof *k);
+    if (!k) { perror("harness: malloc"); exit(EXIT_USAGE); }
+    CONSTANTS_DEFAULTS(k);
+    k[1] = k[0];
+    r = g_tunerVersion == 5 ? v5->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k)
+                            : v6->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k);
+    if (print) constants_print((const double*)&k[1], (const double*)&k[0], sizeof *k / sizeof(double), NCCL_NUM_COMPCAPS_V5);
+    free(k);
+  }
+  return r;
+}
+
 static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
   c->live = true;
   c->tuned = false;
@@ -478,15 +546,7 @@ static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c
   } else {
     ncclNvlDomainInfo_v5_t nvl = {(int)e->nNodes, (int)(e->nRanks / e->nNodes), (int)((e->nRanks + e->nNodes - 1) / e->nNodes)};
     if (cfg.nvl[0] > 0) nvl = (ncclNvlDomainInfo_v5_t){cfg.nvl[0], cfg.nvl[1], cfg.nvl[2]};
-    ncclTunerConstants_v5_t k, k0;
-    constants_defaults(&k);
-    k0 = k;
-    const ncclTuner_v5_t* v5 = (const void*)g_tuner;
-    const ncclTuner_v6_t* v6 = (const void*)g_tuner;
-    uint64_t id = comm_hash(t, e->slot);
-    r = g_tunerVersion == 5 ? v5->init(&c->ctx, id, e->nRanks, e->nNodes, harness_logger, &nvl, &k)
-                            : v6->init(&c->ctx, id, e->nRanks, e->nNodes, harness_logger, &nvl, &k);
-    if (cfg.printConstants && w->index == 0 && !cfg.quiet) constants_print(&k0, &k);
+    r = init_v5plus(w, comm_hash(t, e->slot), e, &nvl, &c->ctx);
   }
   if (r != ncclSuccess) {
     report(t, e->line, NULL, e->slot, w->index, "init(nRanks %zu, nNodes %zu) returned %d (%s); NCCL would fail the "
@@ -501,10 +561,11 @@ static bool comm_init(worker_t* w, const trace_t* t, const event_t* e, comm_t* c
 static void comm_destroy(worker_t* w, const trace_t* t, int line, int slot, comm_t* c) {
   if (c->tuned && !cfg.noDestroy) {
     ncclResult_t r;
-    switch (g_tunerVersion) {  /* destroy (v3, v4) and finalize (v5, v6) sit in the same place */
+    switch (g_tunerVersion) {  /* destroy (v3, v4) and finalize (v5 .. v7) sit in the same place */
       case 4: r = ((const ncclTuner_v4_t*)(const void*)g_tuner)->destroy(c->ctx); break;
       case 5: r = ((const ncclTuner_v5_t*)(const void*)g_tuner)->finalize(c->ctx); break;
       case 6: r = ((const ncclTuner_v6_t*)(const void*)g_tuner)->finalize(c->ctx); break;
+      case 7: r = ((const ncclTuner_v7_t*)(const void*)g_tuner)->finalize(c->ctx); break;
       default: r = g_tuner->destroy(c->ctx); break;
     }
     if (r != ncclSuccess) report(t, line, NULL, slot, w->index, "destroy returned %d (%s)", (int)r, result_name(r));
@@ -564,14 +625,16 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
   w->calls++;
   if (changed) w->changed++;
 
-  /* NCCL 2.30+ asks a v6 plugin for the chunk size of what it chose (src/enqueue.cc). The harness
+  /* NCCL 2.30+ asks a v6+ plugin for the chunk size of what it chose (src/enqueue.cc). The harness
    * has no chunk model: it offers --chunk-size and the plugin's nChannels (1 when NCCL decides). */
   size_t chunk = (size_t)cfg.chunkSize;
   bool chunkChanged = false;
-  if (c->tuned && pick >= 0 && g_tunerVersion == 6 && g_era != NULL && g_era->core >= 6) {
-    const ncclTuner_v6_t* v6 = (const void*)g_tuner;
-    if (v6->getChunkSize != NULL) {
-      ncclResult_t r = v6->getChunkSize(c->ctx, (ncclFunc_t)e->coll, e->nBytes, pick / nP, pick % nP,
+  if (c->tuned && pick >= 0 && g_tunerVersion >= 6 && g_era != NULL && g_era->core >= 6) {
+    ncclResult_t (*getChunkSize)(void*, ncclFunc_t, size_t, int, int, int, size_t*) =
+        g_tunerVersion == 7 ? ((const ncclTuner_v7_t*)(const void*)g_tuner)->getChunkSize
+                            : ((const ncclTuner_v6_t*)(const void*)g_tuner)->getChunkSize;
+    if (getChunkSize != NULL) {
+      ncclResult_t r = getChunkSize(c->ctx, (ncclFunc_t)e->coll, e->nBytes, pick / nP, pick % nP,
                                         nChannels > 0 ? nChannels : 1, &chunk);
       if (r != ncclSuccess)
         report(t, e->line, e, e->slot, w->index, "getChunkSize returned %d (%s); NCCL would fail the collective", (int)r, result_name(r));
@@ -628,12 +691,14 @@ static void on_sigint(int sig) { (void)sig; g_sigintRan = 1; }
 static void usage(FILE* out) {
   fputs(
     "usage: harness [options] [--trace] FILE...\n"
-    "Replays NCCL getCollInfo traces through a tuner plugin (v3..v6) loaded like NCCL does.\n"
+    "Replays NCCL getCollInfo traces through a tuner plugin (v3..v7) loaded like NCCL does.\n"
     "  --nccl-era E      load and call the plugin as NCCL E does: 2.22 (v3), 2.24 (v4 first),\n"
     "                    2.28 (v5), 2.30 (v6), 2.32.6 (v7 first, then v6); default: v3 only\n"
     "  --regbuff 0|1     regBuff a v4+ core passes to getCollInfo (default 0)\n"
+    "  --hide-symbol S   under --nccl-era, look S (e.g. ncclTunerPlugin_v7) up as if the plugin\n"
+    "                    did not export it: a plugin built before that version\n"
     "  --nvl-domain N,MIN,MAX  ncclNvlDomainInfo a v5+ core passes (default: one domain per node)\n"
-    "  --chunk-size B    NCCL's own chunk size offered to a v6 getChunkSize (default 131072);\n"
+    "  --chunk-size B    NCCL's own chunk size offered to a v6+ getChunkSize (default 131072);\n"
     "                    a changed one shows as chunkSize=B on the selection line\n"
     "  --print-constants print each model constant a v5+ plugin changed at init\n"
     "  --trace FILE      trace CSV to replay (repeatable; bare arguments are traces too)\n"
@@ -689,6 +754,7 @@ int main(int argc, char** argv) {
     else if (strcmp(a, "--regbuff") == 0) { cfg.regBuff = (int)parse_opt_num(a, next, 0, 1); i++; }
     else if (strcmp(a, "--chunk-size") == 0) { cfg.chunkSize = parse_opt_num(a, next, 1, 1L << 30); i++; }
     else if (strcmp(a, "--print-constants") == 0) cfg.printConstants = true;
+    else if (strcmp(a, "--hide-symbol") == 0) { if (!next) die_usage("--hide-symbol needs a symbol"); cfg.hide = next; i++; }
     else if (strcmp(a, "--nvl-domain") == 0) {
       if (!next || sscanf(next, "%d,%d,%d", &cfg.nvl[0], &cfg.nvl[1], &cfg.nvl[2]) != 3 || cfg.nvl[0] < 1 ||
           cfg.nvl[1] < 1 || cfg.nvl[2] < cfg.nvl[1])
@@ -749,6 +815,10 @@ int main(int argc, char** argv) {
   const char* name = g_tuner ? (g_tuner->name ? g_tuner->name : "(null)") : "none";
   char nameCopy[128];  /* the name lives in the plugin library, which is closed below */
   snprintf(nameCopy, sizeof nameCopy, "%s", name);
+  /* NCCL 2.32.6 src/plugin/tuner.cc ncclTunerPluginUnload: INFO "TUNER/Plugin: Closing tuner: '%s'"
+   * with its ncclTuner_t's name (glibc prints a NULL one as "(null)") */
+  if (g_tuner && g_era != NULL && g_era->core >= 7)
+    say("TUNER/Plugin: Closing tuner: '%s'", g_coreName ? g_coreName : "(null)");
   if (g_lib) dlclose(g_lib);  /* NCCL closes the tuner library when its last communicator goes */
   g_tuner = NULL;
 

@@ -275,10 +275,28 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_TUNING_SCALE_4NODES() {
         return NCCL_TUNING_SCALE_4NODES;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)7L;
+    private static final int NCCL_NUM_COMPCAPS_V7 = (int)5L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 7
+     * #define NCCL_NUM_COMPCAPS_V7 5
+     * }
+     */
+    public static int NCCL_NUM_COMPCAPS_V7() {
+        return NCCL_NUM_COMPCAPS_V7;
+    }
+    private static final int NCCL_RUBIN_COMPCAP_IDX = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_RUBIN_COMPCAP_IDX 4
+     * }
+     */
+    public static int NCCL_RUBIN_COMPCAP_IDX() {
+        return NCCL_RUBIN_COMPCAP_IDX;
+    }
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 8
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
@@ -925,6 +943,18 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
                 = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v6");
         }
         return Holder.NCCL_TUNER_PLUGIN_SYMBOL_V6;
+    }
+    /**
+     * {@snippet lang=c :
+     * #define NCCL_TUNER_PLUGIN_SYMBOL_V7 "ncclTunerPlugin_v7"
+     * }
+     */
+    public static MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V7() {
+        class Holder {
+            static final MemorySegment NCCL_TUNER_PLUGIN_SYMBOL_V7
+                = NcclTunerAbi.LIBRARY_ARENA.allocateFrom("ncclTunerPlugin_v7");
+        }
+        return Holder.NCCL_TUNER_PLUGIN_SYMBOL_V7;
     }
     private static final int NCCLTJ_REGBUFF_UNKNOWN = (int)-1L;
     /**

@@ -13,12 +13,14 @@
  *   --target-package io.nccltuner.bindings --header-class-name NcclTunerAbi \
  *   --include-struct ncclTuner_v3_t --include-struct ncclTuner_v4_t \
  *   --include-struct ncclTuner_v5_t --include-struct ncclTuner_v6_t \
- *   --include-struct ncclNvlDomainInfo_v5_t --include-struct ncclTunerConstants_v5_t \
+ *   --include-struct ncclTuner_v7_t --include-struct ncclNvlDomainInfo_v5_t \
+ *   --include-struct ncclTunerConstants_v5_t --include-struct ncclTunerConstants_v7_t \
  *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t --include-struct nccltj_call_t \
  *   --include-struct nccltj_series_t --include-struct nccltj_measured_t \
  *   --include-typedef nccltj_control_fn --include-typedef nccltj_get_coll_info_fn \
  *   --include-typedef nccltj_log_fn --include-typedef ncclTunerConstants_v6_t \
- *   --include-typedef ncclNvlDomainInfo_v6_t --include-constant ncclSuccess \
+ *   --include-typedef ncclNvlDomainInfo_v6_t --include-typedef ncclNvlDomainInfo_v7_t \
+ *   --include-constant ncclSuccess \
  *   --include-constant ncclUnhandledCudaError --include-constant ncclSystemError \
  *   --include-constant ncclInternalError --include-constant ncclInvalidArgument \
  *   --include-constant ncclInvalidUsage --include-constant ncclRemoteError \
@@ -60,13 +62,15 @@
  *   --include-constant NCCLTJ_HIST_MIN_LOG2 --include-constant NCCLTJ_HIST_OCTAVES \
  *   --include-constant NCCLTJ_HIST_BUCKETS --include-constant NCCLTJ_MAX_SERIES \
  *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V4 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V5 \
- *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 --include-constant NCCL_NUM_ALGORITHMS_V5 \
+ *   --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V6 --include-constant NCCL_TUNER_PLUGIN_SYMBOL_V7 \
+ *   --include-constant NCCL_NUM_ALGORITHMS_V5 \
  *   --include-constant NCCL_NUM_PROTOCOLS_V5 --include-constant NCCL_NUM_HW_LINKS_V5 \
  *   --include-constant NCCL_NUM_COMPCAPS_V5 --include-constant NCCL_NUM_TUNING_SCALES_V5 \
- *   --include-constant NCCL_HW_NVLINK --include-constant NCCL_HW_PCI \
- *   --include-constant NCCL_HW_NET --include-constant NCCL_VOLTA_COMPCAP_IDX \
- *   --include-constant NCCL_AMPERE_COMPCAP_IDX --include-constant NCCL_HOPPER_COMPCAP_IDX \
- *   --include-constant NCCL_BLACKWELL_COMPCAP_IDX --include-constant NCCL_TUNING_SCALE_1NODE \
+ *   --include-constant NCCL_NUM_COMPCAPS_V7 --include-constant NCCL_HW_NVLINK \
+ *   --include-constant NCCL_HW_PCI --include-constant NCCL_HW_NET \
+ *   --include-constant NCCL_VOLTA_COMPCAP_IDX --include-constant NCCL_AMPERE_COMPCAP_IDX \
+ *   --include-constant NCCL_HOPPER_COMPCAP_IDX --include-constant NCCL_BLACKWELL_COMPCAP_IDX \
+ *   --include-constant NCCL_RUBIN_COMPCAP_IDX --include-constant NCCL_TUNING_SCALE_1NODE \
  *   --include-constant NCCL_TUNING_SCALE_2NODES --include-constant NCCL_TUNING_SCALE_4NODES \
  *   nccl_tuner_java.h
  * </pre>

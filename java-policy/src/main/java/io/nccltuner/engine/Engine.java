@@ -173,8 +173,9 @@ public class Engine {
    * @param nNodes nodes in the communicator
    * @param ncclLogger NCCL's logger from init, or {@link MemorySegment#NULL}
    * @param sig the signature; {@link Signature#UNKNOWN} when nothing is known
-   * @param constants NCCL's ncclTunerConstants_v5_t (at least {@link TunerConstant#STRUCT_BYTES}
-   *     bytes), which enforce mode edits with the profile's constants; NULL before v5
+   * @param constants NCCL's constants struct (v5, v6: ncclTunerConstants_v5_t; v7:
+   *     ncclTunerConstants_v7_t; at least {@link TunerConstant#structBytes} of the signature's
+   *     tuner version bytes), which enforce mode edits with the profile's constants; NULL before v5
    * @return a non-zero handle to pass to {@link #getCollInfo} and {@link #destroy}
    */
   public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger, Signature sig,
@@ -248,9 +249,12 @@ public class Engine {
   }
 
   /**
-   * Writes the profile's constants into NCCL's ncclTunerConstants_v5_t (v5+, enforce mode), or
-   * says why not. NCCL computes its latencies and bandwidths from them after init returns
-   * (src/init.cc then src/graph/tuning.cc, 2.28.3 .. 2.30.7).
+   * Writes the profile's constants into NCCL's constants struct (v5+, enforce mode), or says why
+   * not. The struct's layout is the tuner version's: ncclTunerConstants_v5_t under v5 and v6,
+   * ncclTunerConstants_v7_t (a fifth, RUBIN, compute-capability row) under v7; a RUBIN entry is
+   * not set under v5/v6, with one INFO line (NCCL 2.32.6's v5/v6 adapters pass a 4-row copy).
+   * NCCL computes its latencies and bandwidths from them after init returns (src/init.cc then
+   * src/graph/tuning.cc, 2.28.3 .. 2.30.7).
    */
   private void applyConstants(Policy.Profile p, int tunerVersion, MemorySegment constants, MemorySegment ncclLogger) {
     if (p.constants().isEmpty()) {
@@ -266,19 +270,37 @@ public class Engine {
           + "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion);
       return;
     }
-    MemorySegment k = constants.byteSize() >= TunerConstant.STRUCT_BYTES ? constants
-        : constants.reinterpret(TunerConstant.STRUCT_BYTES);
-    StringBuilder sb = new StringBuilder();
+    java.util.List<TunerConstant> fit = new java.util.ArrayList<>();
+    java.util.List<String> rubin = new java.util.ArrayList<>();
     for (TunerConstant tc : p.constants()) {
-      double before = k.get(JAVA_DOUBLE, tc.byteOffset());
+      if (tc.fits(tunerVersion)) {
+        fit.add(tc);
+      } else {
+        rubin.add(tc.name());
+      }
+    }
+    if (!rubin.isEmpty()) {
+      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + rubin.size() + " constants not set ("
+          + String.join(", ", rubin) + "): the RUBIN row is in NCCL's constants from tuner v7 (2.32.6); this NCCL "
+          + "uses v" + tunerVersion + ", whose constants have the rows VOLTA..BLACKWELL only");
+    }
+    if (fit.isEmpty()) {
+      return;
+    }
+    long bytes = TunerConstant.structBytes(tunerVersion);
+    MemorySegment k = constants.byteSize() >= bytes ? constants : constants.reinterpret(bytes);
+    StringBuilder sb = new StringBuilder();
+    for (TunerConstant tc : fit) {
+      long at = tc.byteOffset(tunerVersion);
+      double before = k.get(JAVA_DOUBLE, at);
       if (mode == Mode.ENFORCE) {
-        k.set(JAVA_DOUBLE, tc.byteOffset(), tc.value());
+        k.set(JAVA_DOUBLE, at, tc.value());
       }
       sb.append(sb.isEmpty() ? "" : ", ").append(tc.name()).append(' ').append(before).append(" -> ")
           .append(tc.value()).append(tc.unit().equals("GB/s") ? " GB/s" : " us");
     }
     log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + (mode == Mode.ENFORCE ? "set " : "would set (shadow) ")
-        + p.constants().size() + " constants: " + sb);
+        + fit.size() + " constants: " + sb);
   }
 
   /**

@@ -85,7 +85,7 @@ public final class AotTraining {
     ncclNvlDomainInfo_v5_t.nNvlDomains(nvl, 1);
     ncclNvlDomainInfo_v5_t.minRanksPerNvlDomain(nvl, 1);
     ncclNvlDomainInfo_v5_t.maxRanksPerNvlDomain(nvl, 1);
-    MemorySegment constants = arena.allocate(io.nccltuner.policy.TunerConstant.STRUCT_BYTES, Double.BYTES);
+    MemorySegment constants = arena.allocate(io.nccltuner.policy.TunerConstant.STRUCT_BYTES_V7, Double.BYTES);
     int inits = 0;
     long comm = 0;
     int calls = 0;
@@ -96,7 +96,7 @@ public final class AotTraining {
           call.fill((byte) 0);
           nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_INIT());
           boolean v5 = inits++ % 2 == 1;
-          nccltj_call_t.tunerVersion(call, v5 ? 5 : 3);
+          nccltj_call_t.tunerVersion(call, v5 ? (inits % 4 == 0 ? 7 : 5) : 3); // v7: NCCL 2.32.6's 5-row constants
           nccltj_call_t.commId(call, v5 ? 0x1234L + inits : 0);
           nccltj_call_t.nRanks(call, Long.parseLong(f[2]));
           nccltj_call_t.nNodes(call, Long.parseLong(f[3]));

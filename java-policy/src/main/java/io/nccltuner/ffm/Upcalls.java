@@ -225,8 +225,8 @@ final class Upcalls {
           ALL.get(JAVA_LONG, call + nccltj_call_t.commId$offset()),
           ALL.get(JAVA_LONG, call + nccltj_call_t.nvlDomainInfo$offset()),
           ALL.get(JAVA_LONG, call + nccltj_call_t.hw$offset()));
-      long h = e.init(nRanks, nNodes, logger, sig,
-          constants == 0 ? MemorySegment.NULL : ALL.asSlice(constants, io.nccltuner.policy.TunerConstant.STRUCT_BYTES));
+      long h = e.init(nRanks, nNodes, logger, sig, constants == 0 ? MemorySegment.NULL
+          : ALL.asSlice(constants, io.nccltuner.policy.TunerConstant.structBytes(sig.tunerVersion())));
       ALL.set(JAVA_LONG, call + nccltj_call_t.handle$offset(), h);
       CallRecorder rec = CallRecorder.current();
       if (rec != null) {

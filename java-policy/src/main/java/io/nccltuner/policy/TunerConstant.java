@@ -1,12 +1,20 @@
 package io.nccltuner.policy;
 
+import io.nccltuner.bindings.NcclTunerAbi;
+import io.nccltuner.bindings.ncclTunerConstants_v5_t;
+import io.nccltuner.bindings.ncclTunerConstants_v7_t;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * One entry of NCCL's model constants (ncclTunerConstants_v5_t, NCCL 2.28.3+
- * src/include/plugin/tuner/tuner_v5.h; the same struct in v6) that a profile sets at init, named
- * {@code array.INDEX.INDEX} in the policy's {@code constants:} map:
+ * One entry of NCCL's model constants that a profile sets at init, named {@code array.INDEX.INDEX}
+ * in the policy's {@code constants:} map. The struct NCCL passes depends on the tuner version:
+ * ncclTunerConstants_v5_t under v5 and v6 (NCCL 2.28.3+ src/include/plugin/tuner/tuner_v5.h;
+ * tuner_v6.h typedefs it), ncclTunerConstants_v7_t under v7 (NCCL 2.32.6
+ * src/include/plugin/tuner/tuner_v7.h, read at NVIDIA/nccl 2449986): the same seven arrays in the
+ * same order, but the five bandwidth arrays have a fifth compute-capability row (RUBIN), so every
+ * array after llMaxBws starts further on. Byte offsets and dimensions come from the jextract
+ * bindings of both structs ({@link ncclTunerConstants_v5_t}, {@link ncclTunerConstants_v7_t}).
  *
  * <table>
  *   <caption>arrays</caption>
@@ -18,9 +26,10 @@ import java.util.Locale;
  * </table>
  *
  * ALGORITHM is NCCL's (TREE .. PAT), PROTOCOL LL, LL128 or SIMPLE, LINK NVLINK, PCI or NET,
- * COMPCAP VOLTA, AMPERE, HOPPER or BLACKWELL, SCALE 1NODE, 2NODES or 4NODES (NCCL_HW_*,
- * NCCL_*_COMPCAP_IDX, NCCL_TUNING_SCALE_*; src/include/plugin/nccl_tuner.h, 2.28.3 .. 2.30.7).
- * The struct is doubles only, in this order, with these dimensions: 7x3, 3x7x3, then five 4x3.
+ * COMPCAP VOLTA, AMPERE, HOPPER, BLACKWELL or RUBIN, SCALE 1NODE, 2NODES or 4NODES (NCCL_HW_*,
+ * NCCL_*_COMPCAP_IDX, NCCL_TUNING_SCALE_*; src/include/plugin/nccl_tuner.h, 2.28.3 .. 2.32.6;
+ * NCCL_RUBIN_COMPCAP_IDX 4 from 2.32.6). A RUBIN entry exists only in v7's struct: under v5/v6
+ * the engine does not set it ({@link #fits}).
  *
  * @param name the name as written ("baseLatencies.RING.LL")
  * @param array the array ("baseLatencies")
@@ -35,14 +44,34 @@ public record TunerConstant(String name, String array, List<Integer> index, doub
   /** Link types (NCCL_HW_NVLINK 0, PCI 1, NET 2). */
   public static final List<String> LINKS = List.of("NVLINK", "PCI", "NET");
 
-  /** Compute-capability rows of v5/v6 (NCCL_VOLTA_COMPCAP_IDX 0 .. BLACKWELL 3). */
-  public static final List<String> COMPCAPS = List.of("VOLTA", "AMPERE", "HOPPER", "BLACKWELL");
+  /**
+   * Compute-capability rows (NCCL_VOLTA_COMPCAP_IDX 0 .. BLACKWELL 3, RUBIN 4): v5/v6's struct
+   * has the first four, v7's all five.
+   */
+  public static final List<String> COMPCAPS = List.of("VOLTA", "AMPERE", "HOPPER", "BLACKWELL", "RUBIN");
+
+  /** NCCL_RUBIN_COMPCAP_IDX: the row only tuner v7 (NCCL 2.32.6) has. */
+  public static final int RUBIN = NcclTunerAbi.NCCL_RUBIN_COMPCAP_IDX();
+
+  /** The first tuner version whose constants have the RUBIN row. */
+  public static final int RUBIN_TUNER_VERSION = 7;
 
   /** Tuning scales (NCCL_TUNING_SCALE_1NODE 0, 2NODES 1, 4NODES 2). */
   public static final List<String> SCALES = List.of("1NODE", "2NODES", "4NODES");
 
-  /** Size of ncclTunerConstants_v5_t in bytes: (21 + 63 + 5 * 12) doubles. */
-  public static final long STRUCT_BYTES = (21 + 63 + 5 * 12) * Double.BYTES;
+  /** Size of ncclTunerConstants_v5_t (v5, v6) in bytes: (21 + 63 + 5 * 12) doubles, 1152. */
+  public static final long STRUCT_BYTES_V5 = ncclTunerConstants_v5_t.sizeof();
+
+  /** Size of ncclTunerConstants_v7_t (v7) in bytes: (21 + 63 + 5 * 15) doubles, 1272. */
+  public static final long STRUCT_BYTES_V7 = ncclTunerConstants_v7_t.sizeof();
+
+  /**
+   * @param tunerVersion the tuner ABI NCCL chose (5 or newer passes constants)
+   * @return the size of the constants struct NCCL passes under that version
+   */
+  public static long structBytes(int tunerVersion) {
+    return tunerVersion >= RUBIN_TUNER_VERSION ? STRUCT_BYTES_V7 : STRUCT_BYTES_V5;
+  }
 
   /** Largest value accepted (microseconds or GB/s). */
   public static final double MAX_VALUE = 1e6;
@@ -56,15 +85,77 @@ public record TunerConstant(String name, String array, List<Integer> index, doub
     return array.endsWith("Latencies") ? "microseconds" : "GB/s";
   }
 
-  /** @return the entry's byte offset in ncclTunerConstants_v5_t */
-  public long byteOffset() {
-    long doubles;
-    switch (array) {
-      case "baseLatencies" -> doubles = index.get(0) * 3L + index.get(1);
-      case "hwLatencies" -> doubles = 21 + (index.get(0) * 7L + index.get(1)) * 3 + index.get(2);
-      default -> doubles = 21 + 63 + ARRAYS.indexOf(array) * 12L - 2 * 12L + index.get(0) * 3L + index.get(1);
+  /** @return whether this entry names the RUBIN row, which only v7's struct has */
+  public boolean rubin() {
+    return !array.endsWith("Latencies") && index.get(0) == RUBIN;
+  }
+
+  /**
+   * @param tunerVersion the tuner ABI NCCL chose
+   * @return whether the constants struct of that version has this entry (a RUBIN entry needs v7)
+   */
+  public boolean fits(int tunerVersion) {
+    return !rubin() || tunerVersion >= RUBIN_TUNER_VERSION;
+  }
+
+  /**
+   * The entry's byte offset in the constants struct NCCL passes under a tuner version: the
+   * array's offset and dimensions from the bindings (ncclTunerConstants_v7_t from v7,
+   * ncclTunerConstants_v5_t before), the indices row-major within it.
+   *
+   * @param tunerVersion the tuner ABI NCCL chose (5 or newer)
+   * @return the offset in bytes
+   * @throws IllegalArgumentException if that version's struct has no such entry ({@link #fits})
+   */
+  public long byteOffset(int tunerVersion) {
+    if (!fits(tunerVersion)) {
+      throw new IllegalArgumentException(name + ": tuner v" + tunerVersion + "'s constants have no RUBIN row");
     }
-    return doubles * Double.BYTES;
+    boolean v7 = tunerVersion >= RUBIN_TUNER_VERSION;
+    long offset;
+    long[] dims;
+    switch (array) {
+      case "baseLatencies" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.baseLatencies$offset() : ncclTunerConstants_v5_t.baseLatencies$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.baseLatencies$dimensions() : ncclTunerConstants_v5_t.baseLatencies$dimensions();
+      }
+      case "hwLatencies" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.hwLatencies$offset() : ncclTunerConstants_v5_t.hwLatencies$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.hwLatencies$dimensions() : ncclTunerConstants_v5_t.hwLatencies$dimensions();
+      }
+      case "llMaxBws" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.llMaxBws$offset() : ncclTunerConstants_v5_t.llMaxBws$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.llMaxBws$dimensions() : ncclTunerConstants_v5_t.llMaxBws$dimensions();
+      }
+      case "perChMaxRingLL128Bws" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.perChMaxRingLL128Bws$offset()
+            : ncclTunerConstants_v5_t.perChMaxRingLL128Bws$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.perChMaxRingLL128Bws$dimensions()
+            : ncclTunerConstants_v5_t.perChMaxRingLL128Bws$dimensions();
+      }
+      case "perChMaxTreeLL128Bws" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.perChMaxTreeLL128Bws$offset()
+            : ncclTunerConstants_v5_t.perChMaxTreeLL128Bws$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.perChMaxTreeLL128Bws$dimensions()
+            : ncclTunerConstants_v5_t.perChMaxTreeLL128Bws$dimensions();
+      }
+      case "perChMaxTreeBws" -> {
+        offset = v7 ? ncclTunerConstants_v7_t.perChMaxTreeBws$offset() : ncclTunerConstants_v5_t.perChMaxTreeBws$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.perChMaxTreeBws$dimensions()
+            : ncclTunerConstants_v5_t.perChMaxTreeBws$dimensions();
+      }
+      default -> {
+        offset = v7 ? ncclTunerConstants_v7_t.perChMaxNVLSTreeBws$offset()
+            : ncclTunerConstants_v5_t.perChMaxNVLSTreeBws$offset();
+        dims = v7 ? ncclTunerConstants_v7_t.perChMaxNVLSTreeBws$dimensions()
+            : ncclTunerConstants_v5_t.perChMaxNVLSTreeBws$dimensions();
+      }
+    }
+    long flat = 0;
+    for (int i = 0; i < dims.length; i++) {
+      flat = flat * dims[i] + index.get(i);
+    }
+    return offset + flat * Double.BYTES;
   }
 
   /**
@@ -112,7 +203,7 @@ public record TunerConstant(String name, String array, List<Integer> index, doub
               case "algorithm" -> java.util.Arrays.toString(Algorithm.values());
               case "protocol" -> "LL, LL128 or SIMPLE";
               case "link" -> LINKS.toString();
-              case "compCap" -> COMPCAPS + " (v7's RUBIN row is not supported: the plugin exports v3..v6)";
+              case "compCap" -> COMPCAPS.toString();
               default -> SCALES.toString();
             });
       }

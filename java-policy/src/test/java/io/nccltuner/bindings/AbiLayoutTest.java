@@ -40,16 +40,19 @@ import org.junit.jupiter.api.Test;
 class AbiLayoutTest {
 
     private static final String PKG = "io.nccltuner.bindings.";
-    /** Every struct of every tuner version the library exports (v3 .. v6), and the bridge's. */
+    /** Every struct of every tuner version the library exports (v3 .. v7), and the bridge's. */
     private static final Map<String, Class<?>> STRUCTS = Map.ofEntries(
             Map.entry("ncclTuner_v3_t", ncclTuner_v3_t.class),
             Map.entry("ncclTuner_v4_t", ncclTuner_v4_t.class),
             Map.entry("ncclTuner_v5_t", ncclTuner_v5_t.class),
             Map.entry("ncclTuner_v6_t", ncclTuner_v6_t.class),
+            Map.entry("ncclTuner_v7_t", ncclTuner_v7_t.class),
             Map.entry("ncclNvlDomainInfo_v5_t", ncclNvlDomainInfo_v5_t.class),
             Map.entry("ncclNvlDomainInfo_v6_t", ncclNvlDomainInfo_v6_t.class),
+            Map.entry("ncclNvlDomainInfo_v7_t", ncclNvlDomainInfo_v7_t.class),
             Map.entry("ncclTunerConstants_v5_t", ncclTunerConstants_v5_t.class),
             Map.entry("ncclTunerConstants_v6_t", ncclTunerConstants_v6_t.class),
+            Map.entry("ncclTunerConstants_v7_t", ncclTunerConstants_v7_t.class),
             Map.entry("nccltj_bridge_t", nccltj_bridge_t.class),
             Map.entry("nccltj_hw_t", nccltj_hw_t.class),
             Map.entry("nccltj_call_t", nccltj_call_t.class),
@@ -305,14 +308,28 @@ class AbiLayoutTest {
         assertEquals(cLong("ncclSuccess"), NcclTunerAbi.ncclSuccess());
         assertEquals(cLong("nccltj_hw_t"), nccltj_hw_t.sizeof());
         assertEquals(cLong("ncclNvlDomainInfo_v5_t"), ncclNvlDomainInfo_v5_t.sizeof());
-        // TunerConstant's offset arithmetic is the header's layout
-        assertEquals(cLong("ncclTunerConstants_v5_t"), io.nccltuner.policy.TunerConstant.STRUCT_BYTES);
+        // TunerConstant's offsets (from the bindings) are the C compiler's, for v5/v6 and for v7
+        assertEquals(cLong("ncclTunerConstants_v5_t"), io.nccltuner.policy.TunerConstant.STRUCT_BYTES_V5);
+        assertEquals(1152, io.nccltuner.policy.TunerConstant.structBytes(6));
+        assertEquals(cLong("ncclTunerConstants_v7_t"), io.nccltuner.policy.TunerConstant.STRUCT_BYTES_V7);
+        assertEquals(1272, io.nccltuner.policy.TunerConstant.structBytes(7));
         assertEquals(cLong("ncclTunerConstants_v5_t.hwLatencies"),
-                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NVLINK.TREE.LL", 1).byteOffset());
+                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NVLINK.TREE.LL", 1).byteOffset(5));
         assertEquals(cLong("ncclTunerConstants_v5_t.perChMaxNVLSTreeBws") + (3 * 3 + 2) * 8,
-                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.BLACKWELL.4NODES", 1).byteOffset());
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.BLACKWELL.4NODES", 1).byteOffset(6));
         assertEquals(cLong("ncclTunerConstants_v5_t.llMaxBws") + (2 * 3) * 8,
-                io.nccltuner.policy.TunerConstant.parse("llMaxBws.HOPPER.1NODE", 1).byteOffset());
+                io.nccltuner.policy.TunerConstant.parse("llMaxBws.HOPPER.1NODE", 1).byteOffset(5));
+        assertEquals(cLong("ncclTunerConstants_v7_t.hwLatencies") + ((2 * 7 + 6) * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NET.PAT.SIMPLE", 1).byteOffset(7));
+        assertEquals(cLong("ncclTunerConstants_v7_t.perChMaxRingLL128Bws") + (2 * 3 + 1) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxRingLL128Bws.HOPPER.2NODES", 1).byteOffset(7));
+        assertEquals(cLong("ncclTunerConstants_v7_t.perChMaxNVLSTreeBws") + (4 * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1).byteOffset(7));
+        assertEquals(cLong("ncclTunerConstants_v7_t.llMaxBws") + (4 * 3) * 8,
+                io.nccltuner.policy.TunerConstant.parse("llMaxBws.RUBIN.1NODE", 1).byteOffset(7));
+        // the last double of v7's struct
+        assertEquals(cLong("ncclTunerConstants_v7_t") - 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1).byteOffset(7));
     }
 
     private static void check(List<String> errors, String what, long cValue, long javaValue) {

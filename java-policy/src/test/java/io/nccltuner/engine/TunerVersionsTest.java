@@ -189,7 +189,7 @@ class TunerVersionsTest {
     long treeBwBlackwell4 = (21 + 63 + 3 * 12 + 3 * 3 + 2) * 8;
     for (int version : new int[] {4, 5, 6}) {
       for (Mode mode : new Mode[] {Mode.ENFORCE, Mode.SHADOW}) {
-        MemorySegment k = arena.allocate(TunerConstant.STRUCT_BYTES, 8);
+        MemorySegment k = arena.allocate(TunerConstant.STRUCT_BYTES_V5, 8);
         k.fill((byte) 0);
         k.set(JAVA_DOUBLE, ringLl, 6.6);
         Engine e = new Engine(parse(CONSTANTS), mode, log, null);
@@ -199,7 +199,7 @@ class TunerVersionsTest {
         assertEquals(written ? 4.25 : 0, k.get(JAVA_DOUBLE, pciTreeSimple));
         assertEquals(written ? 30 : 0, k.get(JAVA_DOUBLE, treeBwBlackwell4));
         double sum = 0;
-        for (long o = 0; o < TunerConstant.STRUCT_BYTES; o += 8) {
+        for (long o = 0; o < TunerConstant.STRUCT_BYTES_V5; o += 8) {
           sum += k.get(JAVA_DOUBLE, o);
         }
         assertEquals(written ? 7.5 + 4.25 + 30 : 6.6, sum, 1e-12, "nothing else written");
@@ -209,8 +209,94 @@ class TunerVersionsTest {
         + "hwLatencies.PCI.TREE.SIMPLE 0.0 -> 4.25 us, perChMaxTreeBws.BLACKWELL.4NODES 0.0 -> 30.0 GB/s"), logged.toString());
     assertTrue(logged.contains("profile p: 3 constants not set: NCCL passes its model constants from tuner v5 (2.28); "
         + "this NCCL uses v4"), logged.toString());
-    PolicyException ex = assertThrows(PolicyException.class, () -> parse(CONSTANTS.replace("BLACKWELL", "RUBIN")));
-    assertTrue(ex.getMessage().contains("unknown compCap 'RUBIN'"), ex.getMessage());
+    PolicyException ex = assertThrows(PolicyException.class, () -> parse(CONSTANTS.replace("BLACKWELL", "VERA")));
+    assertTrue(ex.getMessage().contains("unknown compCap 'VERA' in perChMaxTreeBws.VERA.4NODES; use "
+        + "[VOLTA, AMPERE, HOPPER, BLACKWELL, RUBIN]"), ex.getMessage());
+  }
+
+  static final String CONSTANTS_V7 = """
+        - name: p
+          constants:
+            baseLatencies.RING.LL: 7.5
+            hwLatencies.NET.PAT.SIMPLE: 2.5
+            llMaxBws.RUBIN.1NODE: 111
+            perChMaxRingLL128Bws.HOPPER.2NODES: 22
+            perChMaxTreeBws.BLACKWELL.4NODES: 30
+            perChMaxNVLSTreeBws.RUBIN.4NODES: 44
+          rules: []
+      """;
+
+  /**
+   * Tuner v7 (NCCL 2.32.6, tuner_v7.h at NVIDIA/nccl 2449986): the constants struct has five
+   * compute-capability rows, so each bandwidth array after llMaxBws starts 3 doubles per earlier
+   * bandwidth array later than in v5. Offsets written out from tuner_v7.h's dimensions.
+   */
+  @Test
+  void v7ConstantsLandInTheFiveRowStructIncludingRubin() throws Exception {
+    long ringLl = (1 * 3 + 0) * 8;                                 // baseLatencies[RING][LL]
+    long netPatSimple = (21 + (2 * 7 + 6) * 3 + 2) * 8;            // hwLatencies[NET][PAT][SIMPLE]
+    long llRubin1 = (84 + 0 * 15 + 4 * 3 + 0) * 8;                 // llMaxBws[RUBIN][1NODE]
+    long ringLl128Hopper2 = (84 + 1 * 15 + 2 * 3 + 1) * 8;         // perChMaxRingLL128Bws[HOPPER][2NODES]
+    long treeBlackwell4 = (84 + 3 * 15 + 3 * 3 + 2) * 8;           // perChMaxTreeBws[BLACKWELL][4NODES]
+    long nvlsTreeRubin4 = (84 + 4 * 15 + 4 * 3 + 2) * 8;           // perChMaxNVLSTreeBws[RUBIN][4NODES]
+    assertEquals(1272, TunerConstant.structBytes(7));
+    assertEquals(1272 - 8, nvlsTreeRubin4, "the last double of the struct");
+    MemorySegment k = arena.allocate(1272, 8);
+    k.fill((byte) 0);
+    k.set(JAVA_DOUBLE, ringLl, 6.6);
+    Engine e = new Engine(parse(CONSTANTS_V7), Mode.ENFORCE, log, null);
+    e.init(2, 2, MemorySegment.NULL, sig(7, 2, 23206), k);
+    assertEquals(7.5, k.get(JAVA_DOUBLE, ringLl));
+    assertEquals(2.5, k.get(JAVA_DOUBLE, netPatSimple));
+    assertEquals(111, k.get(JAVA_DOUBLE, llRubin1));
+    assertEquals(22, k.get(JAVA_DOUBLE, ringLl128Hopper2));
+    assertEquals(30, k.get(JAVA_DOUBLE, treeBlackwell4));
+    assertEquals(44, k.get(JAVA_DOUBLE, nvlsTreeRubin4));
+    double sum = 0;
+    for (long o = 0; o < 1272; o += 8) {
+      sum += k.get(JAVA_DOUBLE, o);
+    }
+    assertEquals(7.5 + 2.5 + 111 + 22 + 30 + 44, sum, 1e-12, "nothing else written");
+    assertTrue(logged.contains("profile p: set 6 constants: baseLatencies.RING.LL 6.6 -> 7.5 us, "
+        + "hwLatencies.NET.PAT.SIMPLE 0.0 -> 2.5 us, llMaxBws.RUBIN.1NODE 0.0 -> 111.0 GB/s, "
+        + "perChMaxRingLL128Bws.HOPPER.2NODES 0.0 -> 22.0 GB/s, perChMaxTreeBws.BLACKWELL.4NODES 0.0 -> 30.0 GB/s, "
+        + "perChMaxNVLSTreeBws.RUBIN.4NODES 0.0 -> 44.0 GB/s"), logged.toString());
+    assertTrue(logged.stream().noneMatch(l -> l.contains("not set")), logged.toString());
+  }
+
+  /** Under v5/v6 (4-row struct; NCCL 2.32.6's v6 adapter copies four rows) RUBIN entries are not set, with one INFO line. */
+  @Test
+  void rubinEntriesNotSetUnderV5AndV6() throws Exception {
+    long ringLl128Hopper2 = (84 + 1 * 12 + 2 * 3 + 1) * 8;         // v5's perChMaxRingLL128Bws[HOPPER][2NODES]
+    long treeBlackwell4 = (84 + 3 * 12 + 3 * 3 + 2) * 8;           // v5's perChMaxTreeBws[BLACKWELL][4NODES]
+    for (int version : new int[] {5, 6}) {
+      logged.clear();
+      MemorySegment k = arena.allocate(TunerConstant.STRUCT_BYTES_V5, 8);
+      k.fill((byte) 0);
+      new Engine(parse(CONSTANTS_V7), Mode.ENFORCE, log, null).init(2, 2, MemorySegment.NULL, sig(version, 2, 23206), k);
+      assertEquals(1152, k.byteSize());
+      assertEquals(7.5, k.get(JAVA_DOUBLE, 3 * 8));
+      assertEquals(2.5, k.get(JAVA_DOUBLE, (21 + (2 * 7 + 6) * 3 + 2) * 8));
+      assertEquals(22, k.get(JAVA_DOUBLE, ringLl128Hopper2));
+      assertEquals(30, k.get(JAVA_DOUBLE, treeBlackwell4));
+      double sum = 0;
+      for (long o = 0; o < 1152; o += 8) {
+        sum += k.get(JAVA_DOUBLE, o);
+      }
+      assertEquals(7.5 + 2.5 + 22 + 30, sum, 1e-12, "v" + version + ": no RUBIN value anywhere in the 4-row struct");
+      List<String> notSet = logged.stream().filter(l -> l.contains("not set")).toList();
+      assertEquals(List.of("profile p: 2 constants not set (llMaxBws.RUBIN.1NODE, perChMaxNVLSTreeBws.RUBIN.4NODES): "
+          + "the RUBIN row is in NCCL's constants from tuner v7 (2.32.6); this NCCL uses v" + version
+          + ", whose constants have the rows VOLTA..BLACKWELL only"), notSet);
+      assertTrue(logged.stream().anyMatch(l -> l.startsWith("profile p: set 4 constants: baseLatencies.RING.LL 0.0 -> 7.5 us")),
+          logged.toString());
+    }
+    TunerConstant rubin = TunerConstant.parse("llMaxBws.RUBIN.1NODE", 1);
+    assertTrue(rubin.rubin());
+    assertTrue(!rubin.fits(6) && rubin.fits(7));
+    assertThrows(IllegalArgumentException.class, () -> rubin.byteOffset(6));
+    // baseLatencies' algorithm 4 (NVLS) is not the RUBIN row
+    assertTrue(TunerConstant.parse("baseLatencies.NVLS.SIMPLE", 1).fits(5));
   }
 
   static final String HARDWARE = """

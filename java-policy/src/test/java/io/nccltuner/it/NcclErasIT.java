@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Timeout(300)
 class NcclErasIT {
-  /** Era -> the tuner version it must choose from this library (v3..v6; no v7 is exported). */
-  static final Map<String, Integer> ERAS = Map.of("2.22", 3, "2.24", 4, "2.28", 5, "2.30", 6, "2.32.6", 6);
+  /** Era -> the tuner version it must choose from this library (v3..v7). */
+  static final Map<String, Integer> ERAS = Map.of("2.22", 3, "2.24", 4, "2.28", 5, "2.30", 6, "2.32.6", 7);
 
   @TempDir
   static Path tmp;
@@ -70,9 +70,10 @@ class NcclErasIT {
     assertEquals(0, r.exit(), r.text());
     int v = ERAS.get(era);
     assertEquals(1, r.grep("TUNER/Plugin: Using nccl-tuner-java (v" + v + ")").size(), r.text());
-    if (era.equals("2.32.6")) {
-      assertEquals(1, r.grep("Failed to find ncclTunerPlugin_v7 symbol").size(), r.text());
-    }
+    assertEquals(List.of(), r.grep("Failed to find"), r.text());  // each era finds its newest symbol first
+    // only the 2.32.6 era prints NCCL's closing line; under v7 NCCL's ncclTuner_t is the plugin's own
+    assertEquals(era.equals("2.32.6") ? List.of("TUNER/Plugin: Closing tuner: 'nccl-tuner-java'") : List.of(),
+        r.grep("Closing tuner"), r.text());
     List<TraceExpectation.Call> calls = TraceExpectation.read(trace(workload));
     List<Harness.Selection> got = r.selections();
     assertEquals(calls.size(), got.size());
@@ -248,7 +249,7 @@ class NcclErasIT {
 
   /** A constants edit reaches NCCL's struct under v5+ (enforce), and nothing else changes; v4 gets none. */
   @ParameterizedTest(name = "NCCL {0} {1}")
-  @CsvSource({"2.28, enforce", "2.30, enforce", "2.28, shadow", "2.24, enforce"})
+  @CsvSource({"2.28, enforce", "2.30, enforce", "2.32.6, enforce", "2.28, shadow", "2.24, enforce"})
   void constantsEdit(String era, String mode) throws Exception {
     Path p = write("constants.yaml", CONSTANTS);
     Map<String, String> env = Map.of("NCCL_TUNER_JAVA_POLICY", p.toString(), "NCCL_TUNER_JAVA_MODE", mode);
@@ -259,7 +260,8 @@ class NcclErasIT {
     if (era.equals("2.24") || mode.equals("shadow")) {
       assertEquals(List.of(), printed);
     } else {
-      // the harness starts from NCCL 2.30.7's baseLatencies (RING/LL 6.6 us) and zeros elsewhere
+      // the harness starts from NCCL 2.30.7's baseLatencies (RING/LL 6.6 us) and zeros elsewhere; under
+      // 2.32.6 (v7) it names each changed double by its place in the 5-row struct
       assertEquals(List.of("harness: constant baseLatencies.RING.LL 6.6 -> 7.5",
           "harness: constant hwLatencies.NET.TREE.SIMPLE 0 -> 20",
           "harness: constant llMaxBws.HOPPER.2NODES 0 -> 150.25"), printed);
@@ -273,6 +275,70 @@ class NcclErasIT {
     for (int i = 0; i < calls.size(); i++) {
       assertEquals(TraceExpectation.expect(calls.get(i), (Policy) null, false), r.selections().get(i));
     }
+  }
+
+  static final String RUBIN = HEAD + """
+        - name: two
+          match: {nRanks: 2, nNodes: 2}
+          constants:
+            baseLatencies.RING.LL: 7.5
+            llMaxBws.RUBIN.2NODES: 123.5
+            perChMaxTreeBws.HOPPER.4NODES: 31
+            perChMaxNVLSTreeBws.RUBIN.1NODE: 64
+            perChMaxNVLSTreeBws.BLACKWELL.4NODES: 48
+          rules: []
+      """;
+
+  /**
+   * NCCL 2.32.6 takes ncclTunerPlugin_v7: every constant, the RUBIN row's too, lands in the 5-row
+   * struct where the harness (compiled from tuner_v7.h's layout) names it.
+   */
+  @Test
+  void v7ConstantsIncludingRubinUnder2326() throws Exception {
+    Path p = write("rubin.yaml", RUBIN);
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", p.toString()), "--plugin", Harness.PLUGIN.toString(),
+        "--nccl-era", "2.32.6", "--print-constants", "--trace", trace("coalesced").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertEquals(1, r.grep("TUNER/Plugin: Using nccl-tuner-java (v7)").size(), r.text());
+    assertEquals(List.of("harness: constant baseLatencies.RING.LL 6.6 -> 7.5",
+        "harness: constant llMaxBws.RUBIN.2NODES 0 -> 123.5",
+        "harness: constant perChMaxTreeBws.HOPPER.4NODES 0 -> 31",
+        "harness: constant perChMaxNVLSTreeBws.BLACKWELL.4NODES 0 -> 48",
+        "harness: constant perChMaxNVLSTreeBws.RUBIN.1NODE 0 -> 64"), r.grep("harness: constant "));
+    assertEquals(List.of(), r.grep("constants not set"), r.text());
+    assertEquals(List.of("TUNER/Plugin: Closing tuner: 'nccl-tuner-java'"), r.grep("Closing tuner"));
+    assertTrue(r.warnings().isEmpty(), r.warnings().toString());
+  }
+
+  /**
+   * A v6 export under NCCL 2.32.6 (the plugin's _v7 hidden: a build before v7): NCCL's v6 adapter
+   * hands it four rows of the 5-row struct and copies them back, so the non-RUBIN constants land at
+   * their v7 places, the RUBIN row stays NCCL's (the engine says once why it is not set), the
+   * decisions are unchanged, getChunkSize is still asked, and NCCL's closing line names '(null)'.
+   */
+  @Test
+  void v6ExportUnder2326ThroughNcclsAdapter() throws Exception {
+    Path p = write("rubin-v6.yaml", RUBIN);
+    Harness.Result r = Harness.run(Map.of("NCCL_TUNER_JAVA_POLICY", p.toString()), "--plugin", Harness.PLUGIN.toString(),
+        "--nccl-era", "2.32.6", "--hide-symbol", "ncclTunerPlugin_v7", "--print-constants",
+        "--trace", trace("coalesced").toString());
+    assertEquals(0, r.exit(), r.text());
+    assertEquals(List.of("TUNER/Plugin: Failed to find ncclTunerPlugin_v7 symbol."), r.grep("Failed to find"));
+    assertEquals(1, r.grep("TUNER/Plugin: Using nccl-tuner-java (v6)").size(), r.text());
+    assertEquals(List.of("harness: constant baseLatencies.RING.LL 6.6 -> 7.5",
+        "harness: constant perChMaxTreeBws.HOPPER.4NODES 0 -> 31",
+        "harness: constant perChMaxNVLSTreeBws.BLACKWELL.4NODES 0 -> 48"), r.grep("harness: constant "));
+    assertEquals(1, r.grep("profile two: 2 constants not set (llMaxBws.RUBIN.2NODES, perChMaxNVLSTreeBws.RUBIN.1NODE): "
+        + "the RUBIN row is in NCCL's constants from tuner v7 (2.32.6); this NCCL uses v6, whose constants have the rows "
+        + "VOLTA..BLACKWELL only").size(), r.text());
+    assertEquals(List.of("TUNER/Plugin: Closing tuner: '(null)'"), r.grep("Closing tuner"));
+    String init = r.grep("TUNER/Java: policy ").get(0);
+    assertTrue(init.contains("tuner v6, NCCL 2.32.6"), init);
+    List<TraceExpectation.Call> calls = TraceExpectation.read(trace("coalesced"));
+    for (int i = 0; i < calls.size(); i++) {
+      assertEquals(TraceExpectation.expect(calls.get(i), (Policy) null, false), r.selections().get(i));
+    }
+    assertTrue(r.warnings().isEmpty(), r.warnings().toString());
   }
 
   static final String HARDWARE = HEAD + """
