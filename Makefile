@@ -47,7 +47,7 @@ include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
 include $(REPO)/make/simcluster.mk
 
-.PHONY: all build run test unit-test gpu-script-test clean check-env
+.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env
 .DEFAULT_GOAL := all
 
 all: build
@@ -100,7 +100,12 @@ gpu-script-test:
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
 # shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
 # on two simulated ranks (measured gain against the model's truth).
-test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary
+test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary canary-oracle
+
+# An independent model of canary mode and the profiler's measured lines, written from the docs
+# (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.
+canary-oracle: build
+	python3 $(REPO)/tests/oracle/canary_oracle.py
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/java-tools/target $(REPO)/target

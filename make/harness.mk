@@ -25,6 +25,8 @@ HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so
 HARNESS_EVIL    := $(BUILD)/tests/libnccl-tuner-evil.so
 HARNESS_CUDA    := $(BUILD)/tests/fake-cuda/libcuda.so.1
 ORACLE_HOST     := $(BUILD)/tests/oracle-host
+# The canary oracle's host (tests/oracle/canary_host.c, driven by tests/oracle/canary_oracle.py).
+CANARY_HOST     := $(BUILD)/tests/canary_host
 HARNESS_TRACES  := $(sort $(wildcard $(REPO)/tests/traces/trace_*.csv))
 # The profiler's host (NCCL 2.28/2.29's event sequence, tests/hosts/profiler_host.c), the test
 # profilers it chains (tests/plugins/chain_profiler.c as v5 and as v4) and the bench's floor.
@@ -37,7 +39,11 @@ PROFILER_HEADER := $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(REPO)/plugi
 .PHONY: harness harness-replay harness-test
 
 harness: $(HARNESS_BIN) $(HARNESS_NOOP) $(HARNESS_EVIL) $(HARNESS_CUDA) $(PROFILER_HOST) $(CHAIN_PROFILER) \
-         $(CHAIN_PROFILER4) $(NOOP_PROFILER) $(ORACLE_HOST)
+         $(CHAIN_PROFILER4) $(NOOP_PROFILER) $(ORACLE_HOST) $(CANARY_HOST)
+
+$(CANARY_HOST): $(REPO)/tests/oracle/canary_host.c $(PROFILER_HEADER)
+	@mkdir -p $(@D)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -o $@ $< $(HARNESS_LDLIBS)
 
 $(PROFILER_HOST): $(REPO)/tests/hosts/profiler_host.c $(PROFILER_HEADER)
 	@mkdir -p $(@D)
