@@ -45,7 +45,7 @@
 /* Decisions waiting for their Coll event, per communicator, and how far a Coll event looks. */
 #define RING 256u
 #define SCAN 64u
-#define STALE (RING / 2u)
+#define STALE SCAN /* older pending decisions than a Coll event looks at are dropped (and counted) */
 /* Tuner handles (the engine's slot numbers) the join table covers; communicators above it are
  * measured but not joined. */
 #define MAX_SLOTS 8192u
@@ -308,7 +308,8 @@ static void aggregate(profComm* pc, collRec* r) {
   uint32_t stopped = __atomic_load_n(&r->stopped, __ATOMIC_ACQUIRE);
   uint64_t tmin = __atomic_load_n(&r->tmin, __ATOMIC_ACQUIRE);
   uint64_t tmax = __atomic_load_n(&r->tmax, __ATOMIC_ACQUIRE);
-  int timed = started > 0 && stopped > 0 && tmax > tmin;
+  /* a span of 0 ns is a time (the GPU clock's resolution is coarse); no stop record: no time */
+  int timed = started > 0 && stopped > 0 && tmin != UINT64_MAX && tmax >= tmin;
   pthread_mutex_lock(&pc->mu);
   if (pc->series == NULL) pc->series = calloc(NCCLTJ_MAX_SERIES, sizeof(nccltj_series_t));
   nccltj_series_t* s = NULL;
