@@ -551,6 +551,52 @@ static void caseConcGet(void) {
   OK(p5->finalize(ctx));
 }
 
+/* Deterministic measurements for ProfilerMeasureIT (run in enforce mode with policies/h200-2rank.yaml):
+ * A: 10 AllReduce 4 KiB (7x3 table), executed RING/LL128 on 2 channels, device time 5000 ns;
+ * B: 10 AllReduce 4 KiB with a 7x2 table (numProto 2), executed RING/LL128, device time 20000 ns;
+ * C: AllGather alternating 512 KiB and 8 KiB (count * 4 B * nRanks 2), 5 of each, 3000 ns;
+ * D: Broadcast as one group: getCollInfo 8 KiB then 4 KiB, then the Colls 4 KiB and 8 KiB. */
+static void getT(void* tctx, int coll, size_t nBytes, int numProto) {
+  float table[21];
+  for (int i = 0; i < 21; i++) table[i] = 10.0f + i;
+  int nch = 0;
+  OK(t5->getCollInfo(tctx, (ncclFunc_t)coll, nBytes, 1, (float**)table, 7, numProto, 0, &nch));
+}
+
+static void timedColl(void* ctx, const char* func, size_t count, const char* proto, uint64_t dur) {
+  void* c = coll5(ctx, func, count, "Float32", "RING", proto, 2, NULL);
+  OK(p5->stopEvent(c));
+  void* k0 = ch5(ctx, c, 0, 1000000);
+  void* k1 = ch5(ctx, c, 1, 1000100);
+  chStop5(k1, 1000000 + dur - 500);
+  chStop5(k0, 1000000 + dur);
+}
+
+static void caseMeasure(void) {
+  void* ctx = init5(0x600d, 2, 2, 0);
+  void* tctx = NULL;
+  OK(t5->init(&tctx, 0x600d, 2, 2, logger, NULL, NULL));
+  for (int i = 0; i < 10; i++) {
+    getT(tctx, ncclFuncAllReduce, 4096, 3);
+    timedColl(ctx, "AllReduce", 1024, "LL128", 5000);
+  }
+  for (int i = 0; i < 10; i++) {
+    getT(tctx, ncclFuncAllReduce, 4096, 2);
+    timedColl(ctx, "AllReduce", 1024, "LL128", 20000);
+  }
+  for (int i = 0; i < 10; i++) {
+    size_t count = i % 2 == 0 ? 65536 : 1024;
+    getT(tctx, ncclFuncAllGather, count * 8, 3);
+    timedColl(ctx, "AllGather", count, "SIMPLE", 3000);
+  }
+  getT(tctx, ncclFuncBroadcast, 8192, 3);
+  getT(tctx, ncclFuncBroadcast, 4096, 3);
+  timedColl(ctx, "Broadcast", 1024, "SIMPLE", 3000);
+  timedColl(ctx, "Broadcast", 2048, "SIMPLE", 3000);
+  OK(t5->finalize(tctx));
+  OK(p5->finalize(ctx));
+}
+
 static void caseBadJava(void) {
   void* ctx = init5(0x99, 1, 2, 0);
   void* tctx = NULL;
@@ -606,6 +652,7 @@ int main(int argc, char** argv) {
   else if (strcmp(cs, "cancel") == 0) caseCancel();
   else if (strcmp(cs, "concget") == 0) caseConcGet();
   else if (strcmp(cs, "badjava") == 0) caseBadJava();
+  else if (strcmp(cs, "measure") == 0) caseMeasure();
   else {
     fact("result=FAIL unknown case");
     return 2;
