@@ -14,10 +14,11 @@ RELIABILITY_DIR       := $(BUILD)/tests/reliability
 RELIABILITY_HOST      := $(RELIABILITY_DIR)/hostile_host
 RELIABILITY_GUEST     := $(RELIABILITY_DIR)/guest-host
 RELIABILITY_ABI_SO    := $(RELIABILITY_DIR)/abi-other/libnccl-tuner-java.so
+RELIABILITY_PROFILER  := $(RELIABILITY_DIR)/profiler_hostile
 RELIABILITY_OTHER_ABI := 9999
 
 .PHONY: reliability-hosts
-reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_GUEST) $(RELIABILITY_ABI_SO)
+reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_GUEST) $(RELIABILITY_ABI_SO) $(RELIABILITY_PROFILER)
 
 build: reliability-hosts
 
@@ -25,6 +26,11 @@ RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/p
 RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 
 $(RELIABILITY_HOST): $(REPO)/tests/reliability/hostile_host.c $(RELIABILITY_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
+
+# A hostile host for the profiler half (ncclProfiler_v4..v6 beside the tuner), ProfilerHostileIT.
+$(RELIABILITY_PROFILER): $(REPO)/tests/reliability/profiler_hostile.c $(RELIABILITY_HEADERS) $(REPO)/plugin-shim/include/nccl_profiler_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
 
