@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,6 +135,8 @@ typedef struct profComm {
   /* decisions: one producer (getCollInfo), one consumer (Coll start) */
   pending_t ring[RING];
   uint32_t head; /* atomic, producer */
+  int32_t pushLock; /* NCCL enqueues one communicator from one thread at a time; hosts that do not
+                     * (several threads in getCollInfo on one communicator) are serialised here */
   uint32_t tail; /* atomic, consumer */
   uint64_t decisionsDropped; /* atomic */
   /* collectives (host thread) */
@@ -171,6 +174,17 @@ static __thread profComm* openedHere;
 static const uint64_t dummyEvent = DUMMY_TAG;
 #define DUMMY ((void*)(uintptr_t)&dummyEvent)
 static chain_t chain;
+
+/* A child forked while another thread held the registry's lock would wait for ever at its next
+ * profiler init or tuner init (found by a hostile host: 26 of 40 children hung): the child, which
+ * has only the forking thread, starts with the lock free. */
+static void registryInChild(void) {
+  pthread_mutex_init(&registryMutex, NULL);
+}
+
+__attribute__((constructor)) static void profilerOnLoad(void) {
+  pthread_atfork(NULL, NULL, registryInChild);
+}
 
 /* ---- the tuner's side (plugin.c) ------------------------------------------------------------- */
 
@@ -217,10 +231,16 @@ HIDDEN void nccltjProfilerDecision(int64_t handle, int collType, size_t nBytes, 
   if (slot >= MAX_SLOTS) return;
   profComm* pc = __atomic_load_n(&bySlot[slot], __ATOMIC_ACQUIRE);
   if (pc == NULL || __atomic_load_n(&pc->tunerHandle, __ATOMIC_ACQUIRE) != handle) return;
+  if (__atomic_exchange_n(&pc->pushLock, 1, __ATOMIC_ACQUIRE) != 0) {
+    /* another producer: a concurrent getCollInfo on this communicator (NCCL never does this) */
+    __atomic_fetch_add(&pc->decisionsDropped, 1, __ATOMIC_RELAXED);
+    return;
+  }
   uint32_t h = __atomic_load_n(&pc->head, __ATOMIC_RELAXED);
   uint32_t t = __atomic_load_n(&pc->tail, __ATOMIC_ACQUIRE);
   if (h - t >= RING) {
     __atomic_fetch_add(&pc->decisionsDropped, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&pc->pushLock, 0, __ATOMIC_RELEASE);
     return;
   }
   pending_t* e = &pc->ring[h % RING];
@@ -229,6 +249,7 @@ HIDDEN void nccltjProfilerDecision(int64_t handle, int collType, size_t nBytes, 
   e->func = collType;
   e->remaining = nBytes;
   __atomic_store_n(&pc->head, h + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&pc->pushLock, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- the join ------------------------------------------------------------------------------- */
@@ -238,6 +259,7 @@ HIDDEN void nccltjProfilerDecision(int64_t handle, int collType, size_t nBytes, 
 static int takeDecision(profComm* pc, int func, uint64_t bytes, int32_t* code, int32_t* numProto) {
   uint32_t t = __atomic_load_n(&pc->tail, __ATOMIC_RELAXED);
   uint32_t h = __atomic_load_n(&pc->head, __ATOMIC_ACQUIRE);
+  if (h - t > RING) t = h - RING; /* never: the producer keeps h - t <= RING */
   while (h - t > STALE) {
     if (pc->ring[t % RING].remaining != 0) __atomic_fetch_add(&pc->decisionsDropped, 1, __ATOMIC_RELAXED);
     t++;
@@ -302,6 +324,18 @@ static int histIndex(uint64_t ns) {
   return 1 + (l - NCCLTJ_HIST_MIN_LOG2) * NCCLTJ_HIST_SUB + j;
 }
 
+/* The aggregation lock, bounded: a thread that died holding it (asynchronous cancellation inside
+ * an event, which POSIX leaves undefined; found by a hostile host) must not hang every later
+ * collective. Contention is brief (one aggregation); after ~10 ms of trying the sample is counted
+ * as unaggregated instead. */
+static int lockSeries(profComm* pc) {
+  for (int i = 0; i < 100000; i++) {
+    if (pthread_mutex_trylock(&pc->mu) == 0) return 1;
+    if (i >= 64) sched_yield();
+  }
+  return 0;
+}
+
 /* Adds a finished collective to its series (any thread; once per record, claimed by `done`). */
 static void aggregate(profComm* pc, collRec* r) {
   uint32_t started = __atomic_load_n(&r->started, __ATOMIC_ACQUIRE);
@@ -310,8 +344,10 @@ static void aggregate(profComm* pc, collRec* r) {
   uint64_t tmax = __atomic_load_n(&r->tmax, __ATOMIC_ACQUIRE);
   /* a span of 0 ns is a time (the GPU clock's resolution is coarse); no stop record: no time */
   int timed = started > 0 && stopped > 0 && tmin != UINT64_MAX && tmax >= tmin;
-  pthread_mutex_lock(&pc->mu);
-  if (pc->series == NULL) pc->series = calloc(NCCLTJ_MAX_SERIES, sizeof(nccltj_series_t));
+  if (!lockSeries(pc)) {
+    __atomic_fetch_add(&pc->unaggregated, 1, __ATOMIC_RELAXED);
+    return;
+  }
   nccltj_series_t* s = NULL;
   for (int i = 0; pc->series != NULL && i < pc->nSeries; i++) {
     nccltj_series_t* c = &pc->series[i];
@@ -332,7 +368,7 @@ static void aggregate(profComm* pc, collRec* r) {
     s->nChannels = r->nChannels;
   }
   if (s == NULL) {
-    pc->unaggregated++;
+    __atomic_fetch_add(&pc->unaggregated, 1, __ATOMIC_RELAXED);
   } else {
     s->count++;
     if ((int32_t)started > s->kernelChannels) s->kernelChannels = (int32_t)started;
@@ -372,10 +408,26 @@ static void* collStart(profComm* pc, const char* func, size_t count, const char*
                        const char* proto, uint8_t nChannels) {
   int f = lookup(func, kFunc, 5);
   if (f < 0) return DUMMY;
-  if (pc->pool == NULL) {
-    pc->pool = aligned_alloc(64, POOL * sizeof(collRec));
+  if (__builtin_expect(pc->pool == NULL || pc->series == NULL, 0)) {
+    /* at the first collective, on the host thread (never on the proxy's), cancellation held off
+     * (malloc is no place for a thread to end) */
+    int cs;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+    if (pc->pool == NULL) {
+      collRec* pool = aligned_alloc(64, POOL * sizeof(collRec));
+      if (pool != NULL) memset(pool, 0, POOL * sizeof(collRec));
+      pc->pool = pool;
+    }
+    if (pc->series == NULL) {
+      nccltj_series_t* series = calloc(NCCLTJ_MAX_SERIES, sizeof(nccltj_series_t));
+      if (lockSeries(pc)) {
+        if (pc->series == NULL) series = (pc->series = series, NULL);
+        pthread_mutex_unlock(&pc->mu);
+      }
+      free(series);
+    }
+    pthread_setcancelstate(cs, NULL);
     if (pc->pool == NULL) return DUMMY;
-    memset(pc->pool, 0, POOL * sizeof(collRec));
   }
   collRec* r = &pc->pool[pc->next++ % POOL];
   if (r->inUse) finish(pc, r); /* the record's last use, POOL collectives ago */
@@ -418,7 +470,7 @@ static void* kernelChStart(profComm* pc, void* parent, uint64_t pTimer) {
 
 static collRec* channelOf(void* handle) {
   uintptr_t a = (uintptr_t)handle;
-  if ((a & 1u) == 0) return NULL;
+  if ((a & 1u) == 0 || a < 4096u) return NULL; /* not a channel (the first page is never ours) */
   collRec* r = (collRec*)(a & ~(uintptr_t)1u);
   return r->tag == COLL_TAG ? r : NULL;
 }
@@ -464,7 +516,7 @@ static int isParent(uint64_t type) {
  * DUMMY, a wrapper) starts with a 32-bit tag; channels are odd. */
 static inline wrapRec* wrapOf(void* h) {
   uintptr_t a = (uintptr_t)h;
-  if (h == NULL || (a & 7u) != 0) return NULL;
+  if (h == NULL || (a & 7u) != 0 || a < 4096u) return NULL;
   return *(const uint32_t*)h == WRAP_TAG ? (wrapRec*)h : NULL;
 }
 
@@ -753,8 +805,22 @@ static int initChain(profComm* pc, const char* commName, int* mask) {
 
 /* ---- init and finalize ---------------------------------------------------------------------- */
 
+static ncclResult_t profInitBody(int version, void** context, uint64_t commId, int* eActivationMask,
+                                 const char* commName, int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn);
+
+/* init and finalize allocate, take locks and may log: cancellation is held off while they run, as
+ * for the tuner's init and destroy (plugin.c); a pending cancel acts at the host's next point. */
 static ncclResult_t profInit(int version, void** context, uint64_t commId, int* eActivationMask, const char* commName,
                              int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn) {
+  int cs;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+  ncclResult_t r = profInitBody(version, context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn);
+  pthread_setcancelstate(cs, NULL);
+  return r;
+}
+
+static ncclResult_t profInitBody(int version, void** context, uint64_t commId, int* eActivationMask,
+                                 const char* commName, int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn) {
   if (context == NULL) return ncclSuccess;
   *context = NULL;
   const char* off = getenv("NCCL_TUNER_JAVA_PROFILER");
@@ -763,11 +829,11 @@ static ncclResult_t profInit(int version, void** context, uint64_t commId, int* 
   pthread_mutex_lock(&registryMutex);
   if (!chain.tried) loadChain(version, logfn);
   profComm* pc = freeComms;
-  if (pc != NULL) {
-    freeComms = pc->nextFree;
-  } else {
-    pc = calloc(1, sizeof *pc);
-  }
+  if (pc != NULL) freeComms = pc->nextFree;
+  pthread_mutex_unlock(&registryMutex);
+  /* The context is this thread's alone until it returns it: set it up outside the lock (a fork
+   * while another thread holds the lock leaves the child's lock held: kept short). */
+  if (pc == NULL) pc = calloc(1, sizeof *pc);
   if (pc != NULL) {
     collRec* pool = pc->pool;
     nccltj_series_t* series = pc->series;
@@ -795,7 +861,6 @@ static ncclResult_t profInit(int version, void** context, uint64_t commId, int* 
     openedHere = pc;
     __atomic_store_n(&nccltjProfiling, 1, __ATOMIC_RELEASE);
   }
-  pthread_mutex_unlock(&registryMutex);
   if (pc == NULL) return ncclSuccess;
   /* KernelCh alone: NCCL then also creates Group and Coll (v5+: GroupApi, CollApi) as parents
    * (src/plugin/profiler.cc), and the kernel writes the channels' GPU timestamps. */
@@ -806,9 +871,19 @@ static ncclResult_t profInit(int version, void** context, uint64_t commId, int* 
   return ncclSuccess;
 }
 
+static ncclResult_t finalizeBody(void* context);
+
 static ncclResult_t finalize(void* context) {
+  int cs;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+  ncclResult_t r = finalizeBody(context);
+  pthread_setcancelstate(cs, NULL);
+  return r;
+}
+
+static ncclResult_t finalizeBody(void* context) {
   profComm* pc = commOf(context);
-  if (pc == NULL) return ncclSuccess;
+  if (pc == NULL || !pc->profilerLive) return ncclSuccess; /* once per context */
   for (uint32_t i = 0; pc->pool != NULL && i < POOL; i++)
     if (pc->pool[i].inUse) finish(pc, &pc->pool[i]);
   /* The communicator as the engine's own log lines name it: NCCL's commId, or under tuner v3/v4
