@@ -8,8 +8,9 @@ import java.util.regex.Pattern;
 /**
  * Byte sizes with IEC units: parsing ("4 KiB", "1.5MiB", "1048576", "64 B") and formatting.
  *
- * <p>Only binary units are accepted (B, KiB, MiB, GiB, TiB, PiB, EiB); SI units such as "MB" are
- * refused because tools in this field use them for both 10^6 and 2^20.
+ * <p>Only binary units are accepted (B, KiB, MiB, GiB, TiB, PiB, EiB), and nccl-tests' one-letter
+ * spelling of them ({@code -e 64M}: K, M, G, T, P, E, which nccl-tests reads as powers of 1024);
+ * SI units such as "MB" are refused because tools in this field use them for both 10^6 and 2^20.
  */
 public final class ByteSize {
   private static final Pattern SIZE =
@@ -22,7 +23,7 @@ public final class ByteSize {
    * Parses a size.
    *
    * @param text an unsigned integer or a number followed by an IEC unit, case-insensitive in the
-   *     unit ("4kib" is 4096)
+   *     unit ("4kib" is 4096), or by nccl-tests' one-letter unit ("64M" is 64 MiB)
    * @return the size in bytes, at most 2^63 - 1
    * @throws IllegalArgumentException naming what is wrong: an unknown or SI unit, a fraction that
    *     is not a whole number of bytes, or a value too large
@@ -36,7 +37,8 @@ public final class ByteSize {
     String unit = m.group(2);
     int shift = -1;
     for (int i = 0; i < UNITS.length; i++) {
-      if (UNITS[i].equalsIgnoreCase(unit) || (i == 0 && unit.isEmpty())) {
+      if (UNITS[i].equalsIgnoreCase(unit) || (i == 0 && unit.isEmpty())
+          || (i > 0 && unit.equalsIgnoreCase(UNITS[i].substring(0, 1)))) {
         shift = 10 * i;
       }
     }

@@ -42,6 +42,12 @@ class SizeGridTest {
     assertEquals(4096, ByteSize.parse("4 KiB"));
     assertEquals(4096, ByteSize.parse("4kib"));
     assertEquals(1536L << 10, ByteSize.parse("1.5 MiB"));
+    // nccl-tests' spelling (-e 64M) is binary too; SI "MB" stays refused (issue 21, item 8)
+    assertEquals(64L << 20, ByteSize.parse("64M"));
+    assertEquals(4096, ByteSize.parse("4k"));
+    assertEquals(1L << 30, ByteSize.parse("1 G"));
+    var si = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ByteSize.parse("64MB"));
+    assertEquals("unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB", si.getMessage());
     assertEquals("24 MiB", ByteSize.format(24L << 20));
     assertEquals("1.25 MiB", ByteSize.format(5L << 18));
     assertEquals("1000 B", ByteSize.format(1000));

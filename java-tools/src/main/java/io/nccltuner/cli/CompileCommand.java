@@ -60,9 +60,13 @@ final class CompileCommand extends ToolCommand {
   @ArgGroup(exclusive = false, multiplicity = "0..*", heading = "%nPer-file settings (for logs without NCCL INFO lines):%n")
   List<Input> inputs = new ArrayList<>();
 
-  /** One {@code --in FILE} with what to assume where its log does not say. */
+  /**
+   * One {@code --in FILE} with what to assume where its log does not say; without {@code --in}
+   * (at most once) the settings apply to every FILE given as a plain argument.
+   */
   static final class Input {
-    @Option(names = "--in", required = true, paramLabel = "FILE", description = "nccl-tests output file.")
+    @Option(names = "--in", paramLabel = "FILE", description = "nccl-tests output file; without --in, the settings "
+        + "below apply to every FILE argument.")
     Path file;
 
     @Option(names = "--collective", paramLabel = "NAME", description = "Collective (AllReduce, ...) if the log names none.")
@@ -131,6 +135,10 @@ final class CompileCommand extends ToolCommand {
       + "separate tables are separate runs).")
   boolean poolRuns;
 
+  @Option(names = "--strict", description = "Refuse a file at its first mangled row (wrong number of fields, a field "
+      + "that is not a number); by default such a row is skipped with a warning naming file:line and counted refused.")
+  boolean strict;
+
   @Option(names = "--nccl-log", paramLabel = "FILE",
       description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
   List<Path> ncclLogs = new ArrayList<>();
@@ -165,27 +173,31 @@ final class CompileCommand extends ToolCommand {
     }
     MeasurementSet data = new MeasurementSet();
     List<String> sources = new ArrayList<>();
+    List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
+    if (global.size() > 1) {
+      throw new InputException("compile", "--collective/--algo/--proto/--channels/--ranks/--nodes without --in are "
+          + "given " + global.size() + " times; give them once (they apply to every FILE argument), or per file with "
+          + "--in FILE");
+    }
+    if (!global.isEmpty() && files.isEmpty()) {
+      throw new InputException("compile", "--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
+          + "to FILE arguments, and none is given; write --in FILE before them");
+    }
+    Input all = global.isEmpty() ? new Input() : global.getFirst();
     for (Path f : files) {
       if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
         io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
         sources.add(f + " (sweep)");
         continue;
       }
-      InputFiles.readMeasurements(f, new NcclTestsLog.Options(null, null, null, 0, 0, 0, pl, poolRuns), data);
+      InputFiles.readMeasurements(f, options(all, f, pl), data);
       sources.add(f.toString());
     }
     for (Input in : inputs) {
-      Collective c = in.collective == null ? null : Collective.parse(in.collective);
-      Algorithm a = in.algo == null ? null : Algorithm.parse(in.algo);
-      Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
-      if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
-        throw new InputException("--in " + in.file, "unknown name in --collective/--algo/--proto ("
-            + in.collective + "/" + in.algo + "/" + in.proto + ")");
+      if (in.file == null) {
+        continue;
       }
-      if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-        throw new InputException("--in " + in.file, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
-      }
-      InputFiles.readMeasurements(in.file, new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns), data);
+      InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
       sources.add(in.file.toString());
     }
     for (Path log : ncclLogs) {
@@ -241,6 +253,22 @@ final class CompileCommand extends ToolCommand {
     out.flush();
     err.flush();
     return 0;
+  }
+
+  /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
+  private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {
+    Collective c = in.collective == null ? null : Collective.parse(in.collective);
+    Algorithm a = in.algo == null ? null : Algorithm.parse(in.algo);
+    Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
+    String where = in.file != null ? "--in " + in.file : f.toString();
+    if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
+      throw new InputException(where, "unknown name in --collective/--algo/--proto ("
+          + in.collective + "/" + in.algo + "/" + in.proto + ")");
+    }
+    if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+      throw new InputException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+    }
+    return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
   }
 
   private List<String> header(List<String> sources, Compilation c) {

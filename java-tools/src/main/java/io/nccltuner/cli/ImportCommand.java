@@ -53,6 +53,14 @@ final class ImportCommand extends ToolCommand {
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     InputFiles.requireReadable(file);
+    if (output != null && !output.toString().equals("-")) {
+      Path parent = output.toAbsolutePath().getParent();
+      if (parent != null && !java.nio.file.Files.isDirectory(parent)) {
+        throw new InputException("-o " + output, (java.nio.file.Files.exists(parent) ? "" + parent
+            + " is not a directory" : "directory " + parent + " does not exist") + "; import writes into an existing "
+            + "directory (mkdir -p it first)");
+      }
+    }
     NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
     Policy p = r.policy();
     if (name != null) {

@@ -56,7 +56,8 @@ final class SweepCommand extends ToolCommand {
   @Option(names = "--replicates", paramLabel = "R", defaultValue = "3", description = "Runs per candidate (default: ${DEFAULT-VALUE}).")
   int replicates;
 
-  @Option(names = "--seed", paramLabel = "N", description = "Seed of the run order (default: drawn, and recorded).")
+  @Option(names = "--seed", paramLabel = "N", description = "Seed of the run order (default: the seed of the sweep in "
+      + "DIR when resuming, else drawn; recorded in DIR/manifest.json).")
   Long seed;
 
   @Option(names = "--launch", paramLabel = "CMD", description = "Launcher prefix, split on whitespace, e.g. \"srun -N 2 --ntasks-per-node 8\" (default: none).")
@@ -72,10 +73,11 @@ final class SweepCommand extends ToolCommand {
   @Option(names = "--plugin", paramLabel = "PATH", description = "Tuner plugin (default: libnccl-tuner-java.so beside this jar).")
   Path plugin;
 
-  @Option(names = {"-b", "--min-bytes"}, defaultValue = "4", description = "nccl-tests -b (default: ${DEFAULT-VALUE}).")
+  @Option(names = {"-b", "--min-bytes"}, defaultValue = "4", description = "nccl-tests -b, bytes as nccl-tests (64M) or a "
+      + "policy (64MiB) writes them (default: ${DEFAULT-VALUE}).")
   String minBytes;
 
-  @Option(names = {"-e", "--max-bytes"}, defaultValue = "64M", description = "nccl-tests -e (default: ${DEFAULT-VALUE}).")
+  @Option(names = {"-e", "--max-bytes"}, defaultValue = "64M", description = "nccl-tests -e, likewise (default: ${DEFAULT-VALUE}).")
   String maxBytes;
 
   @Option(names = {"-f", "--step-factor"}, defaultValue = "2", description = "nccl-tests -f (default: ${DEFAULT-VALUE}).")
@@ -178,12 +180,55 @@ final class SweepCommand extends ToolCommand {
     if (binary != null && !Files.isExecutable(binary)) {
       throw new IllegalArgumentException("--binary " + binary + " is not an executable file");
     }
-    List<String> args = List.of("-b", minBytes, "-e", maxBytes, "-f", factor, "-g", Integer.toString(gpus),
+    List<String> args = List.of("-b", testsSize("-b", minBytes), "-e", testsSize("-e", maxBytes), "-f", factor, "-g", Integer.toString(gpus),
         "-n", Integer.toString(iters), "-w", Integer.toString(warmup), "-c", Integer.toString(check), "-d", datatype);
     List<String> words = launch == null || launch.isBlank() ? List.of() : List.of(launch.strip().split("\\s+"));
-    long s = seed != null ? seed : new SecureRandom().nextLong() >>> 16;
+    long s = seed != null ? seed : resumedSeed().orElseGet(() -> new SecureRandom().nextLong() >>> 16);
     return new Sweep.Config(dir.toAbsolutePath(), programs, binary == null ? null : binary.toAbsolutePath(), testsDir,
         words, lib.toAbsolutePath(), cands, replicates, s, args, timeout, System.getenv());
+  }
+
+  /**
+   * The seed of the sweep already in {@code -o DIR}, so that the same command without {@code
+   * --seed} resumes it.
+   *
+   * @return the manifest's seed, or empty when DIR holds no readable manifest
+   */
+  private java.util.Optional<Long> resumedSeed() {
+    Path mf = dir.resolve(Manifest.FILE);
+    if (!Files.isRegularFile(mf)) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(Manifest.read(mf).seed());
+    } catch (IOException e) {
+      return java.util.Optional.empty(); // Sweep.run reports the unreadable manifest
+    }
+  }
+
+  /**
+   * A size option as nccl-tests spells it: {@code 64M}, {@code 64MiB}, {@code 64 MiB} and {@code
+   * 67108864} all give {@code 64M} (nccl-tests reads K, M, G as powers of 1024).
+   *
+   * @param option -b or -e, for the message
+   * @param text the value given
+   * @return the value for nccl-tests
+   */
+  static String testsSize(String option, String text) {
+    long b;
+    try {
+      b = io.nccltuner.policy.ByteSize.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + ": " + e.getMessage());
+    }
+    String[] units = {"K", "M", "G", "T"};
+    for (int i = units.length; i >= 1; i--) {
+      long u = 1L << (10 * i);
+      if (b >= u && b % u == 0) {
+        return b / u + units[i - 1];
+      }
+    }
+    return Long.toString(b);
   }
 
   /** libnccl-tuner-java.so beside the jar this class came from (build/lib, or lib/ of the distribution). */

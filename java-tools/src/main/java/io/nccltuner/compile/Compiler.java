@@ -118,11 +118,24 @@ public final class Compiler {
    * @param nRanks ranks
    * @param nNodes nodes
    * @param numPipeOps numPipeOps of the measured calls
+   * @param hardware the machine, where inputs of this shape came from more than one (GPU name or
+   *     NCCL version differ); null where they all came from one, or none says
    */
-  public record GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps) {
+  public record GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps, Measurement.Hardware hardware) {
+    /** A key of inputs from one machine (or of unknown machines). */
+    public GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps) {
+      this(collective, nRanks, nNodes, numPipeOps, null);
+    }
+
+    /** @return the same key without the hardware */
+    GroupKey shape() {
+      return hardware == null ? this : new GroupKey(collective, nRanks, nNodes, numPipeOps);
+    }
+
     @Override
     public String toString() {
-      return collective + ", nRanks " + nRanks + ", nNodes " + nNodes + ", numPipeOps " + numPipeOps;
+      return collective + ", nRanks " + nRanks + ", nNodes " + nNodes + ", numPipeOps " + numPipeOps
+          + (hardware == null ? "" : ", " + hardware);
     }
   }
 
@@ -284,10 +297,31 @@ public final class Compiler {
     Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped = new TreeMap<>(
         Comparator.comparingInt((GroupKey k) -> k.nRanks()).thenComparingInt(GroupKey::nNodes)
             .thenComparing(GroupKey::collective).thenComparingLong(k -> k.numPipeOps().min())
-            .thenComparingLong(k -> k.numPipeOps().max()));
+            .thenComparingLong(k -> k.numPipeOps().max()).thenComparing(k -> String.valueOf(k.hardware())));
     Map<GroupKey, Map<Long, Map<RunConfig, List<Double>>>> p95s = new HashMap<>();
+    // machines per shape: inputs of one shape from different GPUs or NCCL versions are not replicates
+    Map<GroupKey, Map<Measurement.Hardware, java.util.Set<String>>> machines = new LinkedHashMap<>();
     for (Measurement m : data.measurements()) {
       GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+      int colon = m.source().lastIndexOf(':');
+      machines.computeIfAbsent(k, x -> new LinkedHashMap<>()).computeIfAbsent(m.hardware(),
+          x -> new java.util.LinkedHashSet<>()).add(colon > 0 ? m.source().substring(0, colon) : m.source());
+    }
+    for (var e : machines.entrySet()) {
+      if (e.getValue().size() > 1) {
+        List<String> each = new ArrayList<>();
+        e.getValue().forEach((hw, files) -> each.add((hw == null ? "machine not printed" : hw.toString()) + ": "
+            + String.join(", ", files)));
+        warnings.add("inputs: " + e.getKey().collective() + " at nRanks " + e.getKey().nRanks() + ", nNodes "
+            + e.getKey().nNodes() + " was measured on " + e.getValue().size() + " machines (" + String.join("; ", each)
+            + "): compiled separately, not pooled as replicates; each profile matches its gpu (and ncclVersion)");
+      }
+    }
+    for (Measurement m : data.measurements()) {
+      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+      if (machines.get(k).size() > 1) {
+        k = new GroupKey(k.collective(), k.nRanks(), k.nNodes(), k.numPipeOps(), m.hardware());
+      }
       grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
           .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
           .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.timeUs());
@@ -296,16 +330,18 @@ public final class Compiler {
             .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.p95Us());
       }
     }
-    checkPipeOpsOverlap(grouped.keySet());
+    checkPipeOpsOverlap(grouped.keySet().stream().map(GroupKey::shape).collect(java.util.stream.Collectors.toSet()));
     warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
     List<Group> groups = new ArrayList<>();
     // sizes measured only by refused rows: no rule may reach over them (input handling, issue 13)
     Map<GroupKey, java.util.TreeSet<Long>> holes = new HashMap<>();
     for (MeasurementSet.Hole h : data.holes()) {
-      GroupKey k = new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
-      TreeMap<Long, Map<RunConfig, List<Double>>> sizes = grouped.get(k);
-      if (sizes != null && !sizes.containsKey(h.nBytes())) {
-        holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned)).add(h.nBytes());
+      GroupKey hk = new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
+      for (var g : grouped.entrySet()) { // a hole of a shape holds for each machine of that shape
+        GroupKey k = g.getKey();
+        if (k.shape().equals(hk) && !g.getValue().containsKey(h.nBytes())) {
+          holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned)).add(h.nBytes());
+        }
       }
     }
     for (var e : grouped.entrySet()) {
@@ -313,19 +349,45 @@ public final class Compiler {
           warnings);
       groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
     }
-    Map<List<Integer>, List<Rule>> byShape = new LinkedHashMap<>();
+    Map<List<Object>, List<Rule>> byShape = new LinkedHashMap<>();
     for (Group g : groups) {
-      byShape.computeIfAbsent(List.of(g.key().nRanks(), g.key().nNodes()), x -> new ArrayList<>()).addAll(g.rules());
+      List<Object> shape = new ArrayList<>(List.of(g.key().nRanks(), g.key().nNodes()));
+      shape.add(g.key().hardware()); // null: one machine (or none named) for the shape
+      byShape.computeIfAbsent(shape, x -> new ArrayList<>()).addAll(g.rules());
     }
     List<Profile> profiles = new ArrayList<>();
+    List<Profile> anyMachine = new ArrayList<>();
+    Map<List<Object>, List<Rule>> shared = new HashMap<>(); // rules of collectives measured on one machine
     for (var e : byShape.entrySet()) {
-      int r = e.getKey().get(0);
-      int n = e.getKey().get(1);
+      if (e.getKey().get(2) == null) {
+        shared.put(e.getKey().subList(0, 2), e.getValue());
+      }
+    }
+    for (var e : byShape.entrySet()) {
+      int r = (Integer) e.getKey().get(0);
+      int n = (Integer) e.getKey().get(1);
+      Measurement.Hardware hw = (Measurement.Hardware) e.getKey().get(2);
       List<Rule> rules = new ArrayList<>(e.getValue());
+      if (hw != null) {
+        // the first matching profile applies: a machine's profile carries the shape's other rules too
+        rules.addAll(shared.getOrDefault(e.getKey().subList(0, 2), List.of()));
+      }
       rules.sort(Comparator.comparing(Rule::collective).thenComparingLong(x -> x.numPipeOps().min())
           .thenComparing(Rule::fromBytes, Long::compareUnsigned));
-      profiles.add(new Profile("nRanks" + r + "-nNodes" + n, Range.exactly(r), Range.exactly(n), rules));
+      String name = "nRanks" + r + "-nNodes" + n;
+      if (hw == null) {
+        // after the machine-named profiles of the same shape: the first matching profile applies
+        anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));
+        continue;
+      }
+      long code = hw.versionCode();
+      io.nccltuner.policy.HardwareMatch match = new io.nccltuner.policy.HardwareMatch(null, null, null,
+          code > 0 ? Range.exactly(code) : null, hw.gpu(), null);
+      String tag = ((hw.gpu() == null ? "" : hw.gpu().replaceFirst("^NVIDIA ", ""))
+          + (code > 0 ? "-nccl" + hw.ncclVersion() : "")).replaceAll("[^A-Za-z0-9.]+", "-").replaceAll("^-|-$", "");
+      profiles.add(new Profile(name + "-" + tag, Range.exactly(r), Range.exactly(n), rules, match, List.of()));
     }
+    profiles.addAll(anyMachine);
     String desc = o.description() != null ? o.description()
         : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
             + o.noiseSigmas() + " x combined noise" + (o.window() > 0 ? " (CV and neighbour jump), window "

@@ -54,8 +54,9 @@ import java.util.regex.Pattern;
  * above 0, or an {@code error} above what nccl-tests itself counted as a failure before 2.13
  * ({@code DeltaMaxValue(type) * (nRanks - 1)}: 1e-2 for half and bfloat16, 1e-5 for float,
  * 1e-12 for double, any deviation for integers; nccl-tests src/common.cu at 51af557^). A row
- * with the wrong number of fields or a field that is not a number is an error naming the file
- * and line.
+ * with the wrong number of fields or a field that is not a number (a cut excerpt, an interrupted
+ * print) is skipped with a warning naming the file and line and counted refused; with {@link
+ * Options#strict} it refuses the file.
  */
 public final class NcclTestsLog {
   /** Which half of each row to use: nccl-tests times each size out-of-place and in-place. */
@@ -80,16 +81,24 @@ public final class NcclTestsLog {
    * @param placement which columns to use
    * @param poolRuns pool size tables without run headers of their own (pasted tables) that
    *     measure the same collective and shape as replicates, instead of refusing them
+   * @param strict refuse the file at a mangled row (wrong number of fields, a field that is not a
+   *     number) instead of skipping the row with a warning and counting it refused
    */
   public record Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels,
-      int nRanks, int nNodes, Placement placement, boolean poolRuns) {
+      int nRanks, int nNodes, Placement placement, boolean poolRuns, boolean strict) {
     /** Nothing assumed; out-of-place columns. */
     public static final Options NONE = new Options(null, null, null, 0, 0, 0, Placement.OUT_OF_PLACE);
+
+    /** The same, not strict: a mangled row is skipped with a warning. */
+    public Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels, int nRanks,
+        int nNodes, Placement placement, boolean poolRuns) {
+      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, poolRuns, false);
+    }
 
     /** The same, with {@code poolRuns} false: header-less tables of one shape are an error. */
     public Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels, int nRanks,
         int nNodes, Placement placement) {
-      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, false);
+      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, false, false);
     }
   }
 
@@ -98,6 +107,10 @@ public final class NcclTestsLog {
   private static final Pattern PROGRAM = Pattern.compile(
       "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
   private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
+  /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
+  private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
+  /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
+  private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5})\\b");
   private static final Set<String> CHANNEL_ENV = Set.of(
       "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS");
 
@@ -132,6 +145,13 @@ public final class NcclTestsLog {
 
   /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
   private static final Pattern SRUN_PREFIX = Pattern.compile("^\\s*\\d+: ?");
+  /**
+   * Ray's prefix of a worker's output: {@code (RayTrainWorker pid=3808)}, {@code (head, rank=0,
+   * pid=3808, ip=10.0.0.1)}; an mpirun or srun prefix may follow it.
+   */
+  private static final Pattern RAY_PREFIX = Pattern.compile("^\\([^()]*\\bpid=\\d+[^()]*\\) ?");
+  /** nccl-tests' own lines, wherever they start: to tell a prefix this parser does not strip. */
+  private static final Pattern TESTS_LINE = Pattern.compile("#\\s*(?:nccl-tests version|nThread \\d|\\s*size\\s+count\\s)");
   /** {@code mpirun --tag-output} (Open MPI): {@code [1,0]<stdout>:} before every line. */
   private static final Pattern MPIRUN_PREFIX = Pattern.compile("^\\[\\d+,\\d+\\]<(?:stdout|stderr|stddiag)>: ?");
   /**
@@ -159,7 +179,15 @@ public final class NcclTestsLog {
   private List<Split> split(List<String> lines) {
     List<String> plain = new ArrayList<>(lines.size());
     int prefixed = 0;
-    for (String line : lines) {
+    int unknownPrefix = 0;
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      boolean was = false;
+      Matcher ray = RAY_PREFIX.matcher(line);
+      if (ray.find()) {
+        line = line.substring(ray.end());
+        was = true;
+      }
       Matcher m = MPIRUN_PREFIX.matcher(line);
       if (!m.find()) {
         m = SRUN_PREFIX.matcher(line);
@@ -168,8 +196,19 @@ public final class NcclTestsLog {
         }
       }
       if (m != null) {
-        prefixed++;
+        was = true;
         line = line.substring(m.end());
+      }
+      if (was) {
+        prefixed++;
+      }
+      Matcher t = TESTS_LINE.matcher(line);
+      if (t.find() && t.start() > 0 && !line.substring(0, t.start()).isBlank()) {
+        if (unknownPrefix++ == 0) {
+          into.warn(at(i + 1), "nccl-tests output behind a prefix this parser does not know ('"
+              + line.substring(0, t.start()).strip() + "'): such lines are not read; strip the prefix "
+              + "(sed 's/^.*\\(# \\)/\\1/') or report its format");
+        }
       }
       plain.add(line);
     }
@@ -228,8 +267,11 @@ public final class NcclTestsLog {
   }
 
   private int launcherPrefixed;
+  /** The first mangled row's error: thrown when the file gives nothing else. */
+  private InputException firstMangled;
 
   private void run() throws IOException, InputException {
+    int measuredBefore = into.measurements().size();
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     List<Split> split = split(lines);
     List<Segment> segments = new ArrayList<>();
@@ -285,7 +327,7 @@ public final class NcclTestsLog {
     cur.finishRow(-1);
     if (launcherPrefixed > 0) {
       into.warn(file.toString(), launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
-          + "--tag-output '[1,0]<stdout>:'); read without it");
+          + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
     }
     int used = 0;
     int tables = 0;
@@ -315,6 +357,9 @@ public final class NcclTestsLog {
           skipped.getFirst().substring(skipped.getFirst().indexOf(": ") + 2).replace("; run skipped", "")
               + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
               + ": nothing in this file can become a rule");
+    }
+    if (firstMangled != null && into.measurements().size() == measuredBefore) {
+      throw firstMangled; // every row mangled (or the rest refused): nothing to skip to
     }
     for (String w : skipped) {
       int k = w.indexOf(": ");
@@ -544,6 +589,8 @@ public final class NcclTestsLog {
     int commRanks;
     int commNodes;
     String commWhere;
+    String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
+    String libraryVersion; // nccl-tests' "nccl-library=22809"
     final List<NcclRunLog.RawSelection> selections = new ArrayList<>();
     Layout layout;
     int layoutLine;
@@ -564,6 +611,11 @@ public final class NcclTestsLog {
     }
 
     void info(int ln, String line) throws InputException {
+      Matcher v = NCCL_VERSION.matcher(line);
+      if (v.find()) {
+        ncclVersion = ncclVersion == null ? v.group(1) : ncclVersion;
+        return;
+      }
       Matcher m = NcclRunLog.ENV.matcher(line);
       if (m.find()) {
         env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
@@ -651,6 +703,11 @@ public final class NcclTestsLog {
     }
 
     void comment(int ln, String t) {
+      Matcher lib = LIBRARY.matcher(t);
+      if (t.startsWith("# nccl-tests version") && lib.find()) {
+        int code = Integer.parseInt(lib.group(1));
+        libraryVersion = code / 10000 + "." + code / 100 % 100 + "." + code % 100;
+      }
       if (t.startsWith("# Collective test starting")) {
         String rest = t.substring(t.indexOf(':') + 1).strip();
         Matcher m = PROGRAM.matcher(rest);
@@ -894,7 +951,22 @@ public final class NcclTestsLog {
     }
     List<Row> rows = new ArrayList<>();
     for (RawRow r : s.rows) {
-      rows.add(parseRow(r));
+      try {
+        rows.add(parseRow(r));
+      } catch (InputException e) {
+        if (options.strict()) {
+          throw e;
+        }
+        // a cut excerpt or an interrupted print: this row, not the file (--strict refuses the file)
+        String msg = e.getMessage();
+        String prefix = at(r.line) + ": ";
+        String why = msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg;
+        if (firstMangled == null) {
+          firstMangled = e;
+        }
+        into.refuse(at(r.line), why + "; row skipped (--strict refuses the file)");
+        into.warn(at(r.line), "mangled row skipped: " + why + " (--strict refuses the file)");
+      }
     }
     // communicator shape
     int nRanks = options.nRanks();
@@ -969,6 +1041,8 @@ public final class NcclTestsLog {
           + "; pass --nodes");
     }
     Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
+    String gpu = s.devices.isEmpty() || s.devices.getFirst().isBlank() ? null : s.devices.getFirst();
+    Measurement.Hardware hardware = Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
     if (s.aggIters > 1) {
       into.warn(where, "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
           + "(the exact numPipeOps NCCL passed is not in the log)");
@@ -1101,7 +1175,8 @@ public final class NcclTestsLog {
         boolean use = row.time().length == 1 || pl == Placement.BOTH
             || (half == 0 ? pl == Placement.OUT_OF_PLACE : pl == Placement.IN_PLACE);
         if (use) {
-          into.add(new Measurement(at(row.line()), c, nRanks, nNodes, pipeOps, row.size(), cfg, row.time()[half]));
+          into.add(new Measurement(at(row.line()), c, nRanks, nNodes, pipeOps, row.size(), cfg, row.time()[half],
+              Double.NaN, hardware));
         }
       }
     }

@@ -65,9 +65,14 @@ public final class PolicyYaml {
     sb.append("profiles:\n");
     for (Profile pr : p.profiles()) {
       sb.append("  - name: ").append(str(pr.name())).append('\n');
-      if (!pr.nRanks().equals(Range.ANY) || !pr.nNodes().equals(Range.ANY)) {
+      io.nccltuner.policy.HardwareMatch hw = pr.hardware();
+      String machine = (hw.gpu() == null ? "" : ", gpu: " + str(hw.gpu()))
+          + (hw.ncclVersion() == null || hw.ncclVersion().min() != hw.ncclVersion().max() ? ""
+              : ", ncclVersion: \"" + hw.ncclVersion().min() / 10000 + "." + hw.ncclVersion().min() / 100 % 100 + "."
+                  + hw.ncclVersion().min() % 100 + "\"");
+      if (!pr.nRanks().equals(Range.ANY) || !pr.nNodes().equals(Range.ANY) || !machine.isEmpty()) {
         sb.append("    match: {nRanks: ").append(range(pr.nRanks())).append(", nNodes: ")
-            .append(range(pr.nNodes())).append("}\n");
+            .append(range(pr.nNodes())).append(machine).append("}\n");
       }
       if (pr.rules().isEmpty()) {
         sb.append("    rules: []\n");

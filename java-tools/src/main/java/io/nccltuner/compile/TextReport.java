@@ -111,7 +111,7 @@ public final class TextReport {
       }
     }
     if (!c.refused().isEmpty()) {
-      sb.append("refused rows (wrong results, never used): ").append(c.refused().size()).append('\n');
+      sb.append("refused rows (wrong results or mangled, never used): ").append(c.refused().size()).append('\n');
       for (String r : c.refused()) {
         sb.append("  ").append(r).append('\n');
       }

@@ -1,6 +1,8 @@
 package io.nccltuner.sweep;
 
+import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.ForcePolicy.Forced;
+import io.nccltuner.validate.PolicyCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -71,10 +73,54 @@ public final class Sweep {
     this.progress = progress;
   }
 
+  /** @return the collective an nccl-tests program measures (all_gather: AllGather), or null */
+  static Collective collective(String program) {
+    return switch (program) {
+      case "all_reduce" -> Collective.AllReduce;
+      case "all_gather" -> Collective.AllGather;
+      case "reduce_scatter" -> Collective.ReduceScatter;
+      case "broadcast" -> Collective.Broadcast;
+      case "reduce" -> Collective.Reduce;
+      default -> null;
+    };
+  }
+
+  /**
+   * Why a cell is not run: NCCL never offers the forced candidate for the program's collective
+   * ({@link PolicyCheck#neverOffered}), so its runs would measure NCCL's own pick again.
+   *
+   * @param program nccl-tests program without {@code _perf}
+   * @param f the forced candidate
+   * @return the reason, or null when the cell is run
+   */
+  static String notOffered(String program, Forced f) {
+    Collective c = collective(program);
+    return c == null ? null : PolicyCheck.neverOffered(c, f.algorithm(), f.protocol());
+  }
+
+  /**
+   * The cells the plan leaves out, one line each: {@code all_gather TREE/LL: NCCL offers only ...}.
+   *
+   * @return the lines, in program and candidate order; empty when every cell runs
+   */
+  public List<String> notScheduled() {
+    List<String> out = new ArrayList<>();
+    for (String p : cfg.programs()) {
+      for (Forced f : cfg.candidates().stream().distinct().toList()) {
+        String why = notOffered(p, f);
+        if (why != null) {
+          out.add(p + " " + f.label() + ": " + why + "; not run (it would measure NCCL's own pick again)");
+        }
+      }
+    }
+    return out;
+  }
+
   /** @return the plan as manifest records, every run pending */
   public Manifest planned() {
     List<Manifest.RunRecord> runs = new ArrayList<>();
-    for (SweepPlan.Run r : SweepPlan.plan(cfg.programs(), cfg.candidates(), cfg.replicates(), cfg.seed())) {
+    for (SweepPlan.Run r : SweepPlan.plan(cfg.programs(), cfg.candidates(), cfg.replicates(), cfg.seed(),
+        (p, f) -> notOffered(p, f) == null)) {
       Map<String, String> env = new TreeMap<>();
       if (r.candidate() != null) {
         env.put("NCCL_TUNER_JAVA_FORCE", r.candidate().label());
@@ -131,10 +177,16 @@ public final class Sweep {
   public int dryRun(PrintWriter out) {
     Manifest m = planned();
     Map<String, String> common = m.environment();
+    List<String> skipped = notScheduled();
     out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x " + (m.candidates().size() + 1)
-        + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates), seed " + m.seed()
+        + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates"
+        + (skipped.isEmpty() ? "" : ", less " + skipped.size() + " (program, candidate) cell"
+            + (skipped.size() == 1 ? "" : "s") + " NCCL never offers") + "), seed " + m.seed()
         + "; every run: " + assignments(Map.of("NCCL_TUNER_PLUGIN", common.get("NCCL_TUNER_PLUGIN"),
             "NCCL_DEBUG", common.get("NCCL_DEBUG"), "NCCL_DEBUG_SUBSYS", common.get("NCCL_DEBUG_SUBSYS"))));
+    for (String w : skipped) {
+      out.println("# not scheduled: " + w);
+    }
     for (Manifest.RunRecord r : m.runs()) {
       out.println((r.env().isEmpty() ? "" : assignments(r.env()) + " ") + String.join(" ", r.command().stream()
           .map(Sweep::quote).toList()) + " > " + quote(cfg.dir().resolve(r.file()).toString()));
@@ -169,11 +221,15 @@ public final class Sweep {
     Manifest m = plan;
     if (Files.exists(mf)) {
       Manifest old = Manifest.read(mf);
-      if (!samePlan(old, plan)) {
-        throw new IOException(cfg.dir() + " holds a different sweep (other seed, candidates, programs, options or "
-            + "launcher); resume needs the same options, or use a new directory");
+      List<String> diff = differences(old, plan);
+      if (!diff.isEmpty()) {
+        throw new IOException(cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
+            + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
       }
       m = old;
+    }
+    for (String w : notScheduled()) {
+      progress.println("sweep: not scheduled: " + w);
     }
     List<Manifest.RunRecord> runs = new ArrayList<>(m.runs());
     Signature sig = m.signature();
@@ -186,12 +242,17 @@ public final class Sweep {
       }
     }
     if (done > 0) {
-      progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total + " runs finished, skipped");
+      progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total + " runs finished, skipped; seed "
+          + m.seed());
+    } else {
+      progress.println("sweep: " + cfg.dir() + ": " + total + " runs, seed " + m.seed() + " (recorded in "
+          + Manifest.FILE + "; to resume, run the same command again)");
     }
     m.write(mf);
     long t0 = System.nanoTime();
     int ranNow = 0;
     int failed = 0;
+    String stop = null;
     for (int i = 0; i < runs.size(); i++) {
       Manifest.RunRecord r = runs.get(i);
       if (finished(r)) {
@@ -211,8 +272,10 @@ public final class Sweep {
           warnings.add(r.id() + ": signature " + s + " differs from the first run's " + sig);
         }
       } else {
-        Files.move(part, out.resolveSibling(r.id() + ".failed.txt"), StandardCopyOption.REPLACE_EXISTING);
+        Path failedOut = out.resolveSibling(r.id() + ".failed.txt");
+        Files.move(part, failedOut, StandardCopyOption.REPLACE_EXISTING);
         failed++;
+        stop = missingProgram(r, exit, failedOut);
       }
       runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
       m = m.with(runs, sig, warnings);
@@ -225,9 +288,16 @@ public final class Sweep {
           total, r.program(), r.label(), r.replicate(), exit == 0 ? "ok" : "FAILED (exit " + exit + ", see "
               + r.id() + ".failed.txt)", secs, duration(elapsed), duration(eta)));
       progress.flush();
+      if (stop != null) {
+        progress.println("sweep: stopped at the first run: " + stop + "; the other " + (total - done)
+            + " runs were not started; fix --tests-dir, --binary, --launch or PATH, then run the same command "
+            + "again (seed " + m.seed() + ")");
+        break;
+      }
     }
-    if (failed > 0) {
-      progress.println("sweep: " + failed + " runs failed; run the same command again to retry them");
+    if (failed > 0 && stop == null) {
+      progress.println("sweep: " + failed + " runs failed; run the same command again to retry them (seed "
+          + m.seed() + ")");
     }
     progress.flush();
     return m;
@@ -237,18 +307,97 @@ public final class Sweep {
     return "done".equals(r.status()) && Files.exists(cfg.dir().resolve(r.file()));
   }
 
-  private static boolean samePlan(Manifest a, Manifest b) {
-    if (a.seed() != b.seed() || a.runs().size() != b.runs().size()) {
-      return false;
+  /**
+   * How a directory's sweep differs from the one asked for, named by the options that differ.
+   *
+   * @param old the directory's manifest
+   * @param plan the sweep the options ask for
+   * @return e.g. "--seed 10 (this sweep's: 9)"; empty when it is the same sweep
+   */
+  static List<String> differences(Manifest old, Manifest plan) {
+    List<String> d = new ArrayList<>();
+    if (old.seed() != plan.seed()) {
+      d.add("--seed " + plan.seed() + " (this sweep's: " + old.seed() + ")");
     }
-    for (int i = 0; i < a.runs().size(); i++) {
-      Manifest.RunRecord x = a.runs().get(i);
-      Manifest.RunRecord y = b.runs().get(i);
-      if (!x.id().equals(y.id()) || !x.command().equals(y.command()) || !x.env().equals(y.env())) {
-        return false;
+    if (old.replicates() != plan.replicates()) {
+      d.add("--replicates " + plan.replicates() + " (this sweep's: " + old.replicates() + ")");
+    }
+    if (!Objects.equals(old.programs(), plan.programs())) {
+      d.add("--collectives " + String.join(",", plan.programs()) + " (this sweep's: "
+          + String.join(",", old.programs() == null ? List.of() : old.programs()) + ")");
+    }
+    if (!Objects.equals(old.candidates(), plan.candidates())) {
+      d.add("candidates (--algorithms, --protocols, --channels, --candidate) " + String.join(",", plan.candidates())
+          + " (this sweep's: " + String.join(",", old.candidates() == null ? List.of() : old.candidates()) + ")");
+    }
+    if (!Objects.equals(old.launch(), plan.launch())) {
+      d.add("--launch \"" + String.join(" ", plan.launch()) + "\" (this sweep's: \""
+          + String.join(" ", old.launch() == null ? List.of() : old.launch()) + "\")");
+    }
+    if (!Objects.equals(old.testsArgs(), plan.testsArgs())) {
+      List<String> a = old.testsArgs() == null ? List.of() : old.testsArgs();
+      List<String> b = plan.testsArgs();
+      boolean named = false;
+      for (int i = 0; i + 1 < Math.min(a.size(), b.size()); i += 2) {
+        if (a.get(i).equals(b.get(i)) && !a.get(i + 1).equals(b.get(i + 1))) {
+          d.add(b.get(i) + " " + b.get(i + 1) + " (this sweep's: " + a.get(i + 1) + ")");
+          named = true;
+        }
+      }
+      if (!named) {
+        d.add("nccl-tests options " + String.join(" ", b) + " (this sweep's: " + String.join(" ", a) + ")");
       }
     }
-    return true;
+    if (!Objects.equals(old.plugin(), plan.plugin())) {
+      d.add("--plugin " + plan.plugin() + " (this sweep's: " + old.plugin() + ")");
+    }
+    if (d.isEmpty()) {
+      boolean same = old.runs().size() == plan.runs().size();
+      for (int i = 0; same && i < old.runs().size(); i++) {
+        Manifest.RunRecord x = old.runs().get(i);
+        Manifest.RunRecord y = plan.runs().get(i);
+        if (!x.id().equals(y.id()) || !x.env().equals(y.env())) {
+          same = false;
+        } else if (!x.command().equals(y.command())) {
+          d.add("the binary (--binary, --tests-dir): " + String.join(" ", y.command()) + " (this sweep's: "
+              + String.join(" ", x.command()) + ")");
+          return d;
+        }
+      }
+      if (!same) {
+        d.add("its run plan (written by another release of nccl-tuner?)");
+      }
+    }
+    return d;
+  }
+
+  /** What the launcher's shell, srun and mpirun print when the program does not exist. */
+  private static final java.util.regex.Pattern NOT_FOUND = java.util.regex.Pattern.compile(
+      "(?i)no such file or directory|command not found|not found|unable to find the executable"
+          + "|could not access or execute|cannot execute");
+
+  /**
+   * Whether a failed run failed because its program could not be run at all: the process did not
+   * start, it exited 126/127 (the shell's "cannot execute" / "not found"), or the output says a
+   * file named like the program was not found (srun's {@code execve(): all_reduce_perf: No such
+   * file or directory}, mpirun's "unable to find the executable").
+   *
+   * @return the reason, or null when the run failed otherwise
+   */
+  private String missingProgram(Manifest.RunRecord r, int exit, Path output) throws IOException {
+    List<String> lines = Files.readAllLines(output, StandardCharsets.ISO_8859_1);
+    String first = lines.stream().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
+    if (exit == 126 || exit == 127) {
+      return r.command().getFirst() + (exit == 127 ? " not found" : " cannot be executed") + " (exit " + exit
+          + (first.isEmpty() ? "" : ": " + first) + ")";
+    }
+    String prog = r.program() + "_perf";
+    for (String l : lines) {
+      if (l.contains(prog) && NOT_FOUND.matcher(l).find() && !l.contains("NCCL INFO")) {
+        return prog + " not found (exit " + exit + ": " + l.strip() + ")";
+      }
+    }
+    return null;
   }
 
   private int exec(Manifest.RunRecord r) throws IOException, InterruptedException {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.function.BiPredicate;
 
 /**
  * Which runs a sweep makes, in which order: every (collective, candidate) cell once per
@@ -44,6 +45,22 @@ public final class SweepPlan {
    * @return the runs in execution order
    */
   public static List<Run> plan(List<String> programs, List<Forced> candidates, int replicates, long seed) {
+    return plan(programs, candidates, replicates, seed, (p, f) -> true);
+  }
+
+  /**
+   * Builds the plan without the cells a filter drops (a candidate NCCL never offers for a
+   * collective): each replicate block holds every kept cell once.
+   *
+   * @param programs nccl-tests programs without {@code _perf}, in the user's order
+   * @param candidates forced candidates (NCCL's own pick is added first and always kept)
+   * @param replicates R >= 1
+   * @param seed the order's seed
+   * @param keep whether a (program, forced candidate) cell is run
+   * @return the runs in execution order
+   */
+  public static List<Run> plan(List<String> programs, List<Forced> candidates, int replicates, long seed,
+      BiPredicate<String, Forced> keep) {
     List<Forced> cands = new ArrayList<>();
     cands.add(null);
     for (Forced f : candidates) {
@@ -57,6 +74,9 @@ public final class SweepPlan {
       List<Run> block = new ArrayList<>();
       for (String p : programs) {
         for (Forced f : cands) {
+          if (f != null && !keep.test(p, f)) {
+            continue;
+          }
           String label = f == null ? "NCCL" : f.label().replace('/', '-');
           block.add(new Run(p + "_" + label + "_r" + r, p, f, r, 0));
         }

@@ -3,6 +3,7 @@ package io.nccltuner.compile;
 import io.nccltuner.policy.InputException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -132,7 +133,11 @@ class NcclTestsLogTest {
     assertEquals(6, both.measurements().size());
   }
 
-  /** A truncated row and a bad number: errors naming the file and line 21. */
+  /** Strict: the file refused at its first mangled row. */
+  static final NcclTestsLog.Options STRICT = new NcclTestsLog.Options(null, null, null, 0, 0, 0,
+      NcclTestsLog.Placement.OUT_OF_PLACE, false, true);
+
+  /** A truncated row and a bad number with --strict: errors naming the file and line 21. */
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
       "bad-truncated-row_all_reduce.txt | bad-truncated-row_all_reduce.txt:21: row has 7 fields but the column header "
@@ -142,9 +147,29 @@ class NcclTestsLogTest {
   void badRowIsAnErrorNamingFileAndLine(String fixture, String messageEnd) {
     Path f = Fixtures.path(fixture);
     InputException e = assertThrows(InputException.class,
-        () -> NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, new MeasurementSet()));
+        () -> NcclTestsLog.parse(f, STRICT, new MeasurementSet()));
     assertEquals(f + ":21", e.where());
     assertTrue(e.getMessage().endsWith(messageEnd), e.getMessage());
+  }
+
+  /**
+   * Without --strict a mangled row (a cut excerpt, an interrupted print) is skipped: a warning
+   * naming file:line, the row counted refused, the other rows used (issue 21, item 8).
+   */
+  @Test
+  void aMangledRowIsSkippedWithAWarningNamingFileAndLine() throws Exception {
+    Path f = Fixtures.path("mangled-mid-file_all_reduce.txt");
+    MeasurementSet s = new MeasurementSet();
+    NcclTestsLog.parse(f, NcclTestsLog.Options.NONE, s);
+    String why = "row has 6 fields but the column header names 13 (size count type redop root time algbw busbw "
+        + "#wrong time algbw busbw #wrong); the row looks truncated or mangled";
+    assertEquals(List.of(f + ":13: " + why + "; row skipped (--strict refuses the file)",
+        f + ":15: time (out-of-place) '2o.51' is not a number; row skipped (--strict refuses the file)"), s.refused());
+    assertTrue(s.warnings().contains(f + ":13: mangled row skipped: " + why + " (--strict refuses the file)"),
+        s.warnings().toString());
+    assertEquals(List.of(1024L, 2048L, 8192L, 32768L), s.measurements().stream().map(Measurement::nBytes).toList());
+    InputException e = assertThrows(InputException.class, () -> NcclTestsLog.parse(f, STRICT, new MeasurementSet()));
+    assertEquals(f + ":13: " + why, e.getMessage());
   }
 
   @Test

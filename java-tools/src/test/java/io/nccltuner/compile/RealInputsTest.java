@@ -135,7 +135,7 @@ class RealInputsTest {
       lines.add(17, "[... lines cut ...]");
       java.nio.file.Files.write(tmp, lines);
       InputException e = assertThrows(InputException.class,
-          () -> NcclTestsLog.parse(tmp, NcclTestsLog.Options.NONE, new MeasurementSet()));
+          () -> NcclTestsLog.parse(tmp, NcclTestsLogTest.STRICT, new MeasurementSet()));
       assertTrue(e.getMessage().contains(":15: row has 9 fields but the column header names 13"), e.getMessage());
       assertTrue(e.getMessage().endsWith("(its parts, between NCCL lines, are on lines 15, 17; line 18 interrupts it)"),
           e.getMessage());
