@@ -505,18 +505,27 @@ public final class NcclExampleConfig {
       return null;
     }
     List<String> moved = new ArrayList<>();
+    List<String> write = new ArrayList<>();
     if (from != min) {
       moved.add("sizes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(from - 1)
           + " B no longer follow this line");
+      long down = SizeGrid.floorGridPoint(min);
+      write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down));
     }
     if (end != -1L && to != end) {
       moved.add("sizes " + Long.toUnsignedString(end) + ".." + (to == -1L ? "unbounded" : Long.toUnsignedString(to - 1))
           + " B follow this line too");
+      long down = SizeGrid.floorGridPoint(end);
+      if (Long.compareUnsigned(down, from) > 0) {
+        write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down));
+      }
     }
     if (!moved.isEmpty()) {
       warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
           + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
-          + ByteSize.format(to) + "): " + String.join(", ", moved));
+          + ByteSize.format(to) + "): " + String.join(", ", moved)
+          // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
+          + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
     }
     Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
     return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);

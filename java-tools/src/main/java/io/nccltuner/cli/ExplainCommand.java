@@ -23,8 +23,6 @@ import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -95,7 +93,7 @@ final class ExplainCommand extends ToolCommand {
   boolean intervals;
 
   @Option(names = "--policy", paramLabel = "FILE",
-      description = "a policy YAML: adds the pick NCCL makes after the policy engine edits the cost table")
+      description = "a policy YAML or NCCL example-tuner CSV: adds the pick NCCL makes after the policy engine edits the cost table")
   Path policy;
 
   @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
@@ -110,6 +108,9 @@ final class ExplainCommand extends ToolCommand {
   private io.nccltuner.model.LogShape hints;
   private Mode policyMode;
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+  private MeasuredOn measuredOn;
+  private MeasuredOn logOn;
+  private PrintWriter warn;
 
   @Override
   Path inputFile() {
@@ -134,15 +135,16 @@ final class ExplainCommand extends ToolCommand {
     }
     if (policy != null) {
       policyMode = parseMode(mode);
-      try {
-        loadedPolicy = PolicyLoader.load(policy);
-      } catch (PolicyException e) {
-        throw new InputException(e.getMessage());
-      }
+      PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
+      loadedPolicy = loaded.policy();
+      loaded.warnings().forEach(w -> err.println("warning: " + w));
     }
     if (measurements != null) {
       measured = InputFiles.measuredGroups(measurements, "explain");
+      measuredOn = MeasuredOn.of(measurements);
+      logOn = MeasuredOn.of(log);
     }
+    warn = err;
     NcclModelLog parsed = NcclModelLog.read(log);
     hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
     for (LogProblem p : parsed.problems()) {
@@ -263,6 +265,9 @@ final class ExplainCommand extends ToolCommand {
     }
     if (traceFile != null) {
       model = tighten(out, model, traceFile);
+    }
+    if (measuredOn != null) {
+      otherMachine(c, model.shape());
     }
     List<Explain.Row> rows;
     List<String> engineLog = List.of();
@@ -406,6 +411,41 @@ final class ExplainCommand extends ToolCommand {
       out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: " + String.join(" ", conditional));
     }
     out.println();
+  }
+
+  /**
+   * Warns (stderr) when {@code --measurements} name another NCCL release than the log's
+   * communicator, or GPUs other than the log's (by name where the log names its GPUs, else by
+   * compute capability where it is known): their times then price another machine's picks.
+   */
+  private void otherMachine(Communicator c, CommShape shape) {
+    if (c.version() != null && !measuredOn.ncclVersions().isEmpty()
+        && !measuredOn.ncclVersions().contains(c.version().toString())) {
+      warn.println("warning: --measurements " + measurements + ": measured with NCCL "
+          + String.join(", ", measuredOn.ncclVersions()) + ", but communicator " + c.label() + " of " + log
+          + " runs NCCL " + c.version() + "; the times may not hold for this release's picks");
+    }
+    if (measuredOn.gpus().isEmpty()) {
+      return;
+    }
+    String gpus = String.join(", ", measuredOn.gpus());
+    if (!logOn.gpus().isEmpty()) {
+      if (!logOn.gpus().equals(measuredOn.gpus())) {
+        warn.println("warning: --measurements " + measurements + ": measured on " + gpus + ", but " + log + " ran on "
+            + String.join(", ", logOn.gpus()) + "; the times price another machine");
+      }
+    } else if (shape.minCompCapLo() == shape.minCompCapHi()) {
+      for (String g : measuredOn.gpus()) {
+        int cc = MeasuredOn.computeCapability(g);
+        if (cc != 0 && cc != shape.minCompCapLo()) {
+          warn.println("warning: --measurements " + measurements + ": measured on " + g + " (compute capability "
+              + cc + "), but communicator " + c.label() + " has compute capability " + shape.minCompCapLo()
+              + "; the times price another GPU");
+          break;
+        }
+      }
+    }
+    warn.flush();
   }
 
   /**

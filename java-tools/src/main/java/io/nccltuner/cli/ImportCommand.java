@@ -73,7 +73,7 @@ final class ImportCommand extends ToolCommand {
     for (Profile pr : p.profiles()) {
       for (Rule rule : pr.rules()) {
         List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-        comments.put(rule, List.of((ls.size() == 1 ? "line " : "lines ")
+        comments.put(rule, List.of("from " + file.getFileName() + (ls.size() == 1 ? " line " : " lines ")
             + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
       }
     }

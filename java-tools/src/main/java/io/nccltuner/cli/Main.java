@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -39,6 +40,7 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       SweepCommand.class,
       ValidateCommand.class,
+      ShowCommand.class,
       ReportCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -71,6 +73,9 @@ public final class Main implements Runnable {
    */
   public static int run(String... args) {
     CommandLine cl = commandLine();
+    if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+      return unknownCommand(cl, args[0]); // picocli would print the top-level help for "nosuch --help" and exit 0
+    }
     try {
       return cl.execute(args);
     } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
@@ -105,6 +110,22 @@ public final class Main implements Runnable {
     err.println(name + ": " + e.getMessage());
     CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
     err.println("see '" + name + " --help'");
+    err.flush();
+    return EXIT_USAGE;
+  }
+
+  /**
+   * Refuses a first argument that names no subcommand: {@code nccl-tuner: unknown command 'x'; did
+   * you mean a, b?} (picocli's closest names), or the list of commands when none is close.
+   *
+   * @return {@link #EXIT_USAGE}
+   */
+  private static int unknownCommand(CommandLine cl, String name) {
+    List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name)).getSuggestions();
+    PrintWriter err = cl.getErr();
+    err.println("nccl-tuner: unknown command '" + name + "'; " + (near.isEmpty()
+        ? "the commands are " + String.join(", ", cl.getSubcommands().keySet()) : "did you mean " + String.join(", ", near) + "?"));
+    err.println("see 'nccl-tuner --help'");
     err.flush();
     return EXIT_USAGE;
   }

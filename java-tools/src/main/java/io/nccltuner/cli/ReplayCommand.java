@@ -9,8 +9,6 @@ import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -41,7 +39,7 @@ final class ReplayCommand extends ToolCommand {
   @Option(names = "--trace", required = true, paramLabel = "FILE", description = "captured calls (CSV)")
   Path trace;
 
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "policy YAML")
+  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
   Path policy;
 
   @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
@@ -64,6 +62,7 @@ final class ReplayCommand extends ToolCommand {
   Path measurements;
 
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+  private PolicyFiles.Loaded loaded;
 
   @Override
   Path inputFile() {
@@ -79,7 +78,9 @@ final class ReplayCommand extends ToolCommand {
       if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
         throw new InputException("--nranks and --nnodes must be >= 1");
       }
-      Policy p = PolicyLoader.load(policy);
+      loaded = PolicyFiles.load(policy);
+      Policy p = loaded.policy();
+      loaded.warnings().forEach(w -> err.println("warning: " + w));
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
         measured = InputFiles.measuredGroups(measurements, "replay");
@@ -90,7 +91,7 @@ final class ReplayCommand extends ToolCommand {
       report(out, p, m, t, r, would);
       out.flush();
       return 0;
-    } catch (PolicyException | IllegalArgumentException e) { // a policy or trace that does not load
+    } catch (IllegalArgumentException e) { // a trace that does not load
       throw new InputException(e.getMessage());
     }
   }
@@ -202,12 +203,69 @@ final class ReplayCommand extends ToolCommand {
     }
     out.printf(Locale.ROOT, "all: %s, %d changed%s%n", Main.count(r.calls().size(), "call"), r.changedCalls(),
         would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+    notOffered(out, r);
     if (priced) {
       out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
           + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
     }
     r.engineLog().forEach(l -> out.println("engine: " + l));
+  }
+
+  /**
+   * The calls a rule matched that still changed nothing, because NCCL offers none of the rule's
+   * candidates there (their cost-table entries are -1): a count, then one line per collective, size
+   * and numPipeOps with the rule, its candidates and what NCCL offered.
+   */
+  private void notOffered(PrintWriter out, Replay.Result r) {
+    List<Replay.CallOutcome> none = r.calls().stream().filter(Replay.CallOutcome::notOffered).toList();
+    if (none.isEmpty()) {
+      return;
+    }
+    out.printf(Locale.ROOT, "matched a rule but changed nothing: %s (NCCL offers none of the rule's candidates there)%n",
+        Main.count(none.size(), "call"));
+    java.util.Map<List<Object>, List<Replay.CallOutcome>> groups = new java.util.LinkedHashMap<>();
+    for (Replay.CallOutcome o : none) {
+      io.nccltuner.trace.TraceCall c = o.call();
+      groups.computeIfAbsent(List.of(c.collective(), c.nBytes(), c.numPipeOps(), c.nRanks(), c.nNodes()),
+          k -> new java.util.ArrayList<>()).add(o);
+    }
+    for (List<Replay.CallOutcome> g : groups.values()) {
+      io.nccltuner.trace.TraceCall c = g.getFirst().call();
+      List<String> offered = new java.util.ArrayList<>();
+      for (int a = 0; a < c.numAlgo(); a++) {
+        for (int q = 0; q < c.numProto(); q++) {
+          if (c.cost(a, q) >= 0) {
+            offered.add(new io.nccltuner.model.AlgoProto(io.nccltuner.policy.Algorithm.ofId(a),
+                io.nccltuner.policy.Protocol.ofId(q)).toString());
+          }
+        }
+      }
+      out.printf(Locale.ROOT, "  %s %s (%d B), numPipeOps %d: %s; %s; NCCL offers %s%n", c.collective(),
+          ExplainCommand.Sizes.format(c.nBytes()), c.nBytes(), c.numPipeOps(), Main.count(g.size(), "call"),
+          rule(c), offered.isEmpty() ? "nothing" : String.join(" ", offered));
+    }
+  }
+
+  /** @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call */
+  private String rule(io.nccltuner.trace.TraceCall c) {
+    Policy p = loaded.policy();
+    for (int i = 0; i < p.profiles().size(); i++) {
+      Policy.Profile pr = p.profiles().get(i);
+      if (!pr.nRanks().contains(c.nRanks()) || !pr.nNodes().contains(c.nNodes())) {
+        continue;
+      }
+      for (int j = 0; j < pr.rules().size(); j++) {
+        Policy.Rule rule = pr.rules().get(j);
+        if (rule.collective() == c.collective() && rule.containsBytes(c.nBytes())
+            && rule.numPipeOps().contains(c.numPipeOps()) && rule.matchesRegBuff(-1)) {
+          return "rule " + loaded.ruleName(i, j) + " candidates " + String.join(" ",
+              rule.candidates().stream().map(x -> x.algorithm() + "/" + x.protocol()).toList());
+        }
+      }
+      break;
+    }
+    return "a rule";
   }
 
   private static String name(Object pick) {

@@ -7,7 +7,6 @@ import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.report.CanaryReport;
 import io.nccltuner.report.DecisionLogFile;
 import io.nccltuner.report.PromotedPolicy;
@@ -78,6 +77,10 @@ final class ReportCommand extends ToolCommand {
   @Option(names = "--policy", paramLabel = "POLICY.yaml", description = "the policy the canary ran (for --emit-policy)")
   Path policy;
 
+  /** The line a report without {@code --measurements} ends with: how to price it. */
+  static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
+      + "these GPUs, or a folder of them) for the expected time saved per size and over the log";
+
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (emitPolicy != null && policy == null) {
@@ -88,12 +91,7 @@ final class ReportCommand extends ToolCommand {
     }
     Policy ran = null;
     if (policy != null) {
-      InputFiles.requireReadable(policy);
-      try {
-        ran = PolicyLoader.load(policy);
-      } catch (PolicyException e) {
-        throw new InputException(e.getMessage());
-      }
+      ran = PolicyFiles.load(policy).policy(); // YAML, or NCCL's example CSV
     }
     List<DecisionLogFile> files = new ArrayList<>();
     CanaryReport.Builder canary = new CanaryReport.Builder();
@@ -129,6 +127,9 @@ final class ReportCommand extends ToolCommand {
     if (!c.isEmpty()) {
       out.print('\n');
       out.print(c.text());
+    }
+    if (measurements == null && !r.rows().isEmpty()) {
+      out.println(PRICE_HINT);
     }
     if (html != null) {
       writeFile(html, ShadowReportHtml.render(r, c));

@@ -33,7 +33,7 @@ import picocli.CommandLine.Parameters;
       "Exit 0 when it loads and everything in it can apply; 1 otherwise."
     })
 final class ValidateCommand extends ToolCommand {
-  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML")
+  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
   Path policy;
 
   @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
@@ -55,18 +55,34 @@ final class ValidateCommand extends ToolCommand {
       }
     }
     InputFiles.requireReadable(policy);
-    Policy p;
-    try {
-      p = PolicyLoader.load(policy);
-    } catch (PolicyException e) {
-      out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
-      for (String problem : e.problems()) {
-        out.println("  " + problem);
+    PolicyFiles.Loaded loaded;
+    if (PolicyFiles.isCsv(policy)) {
+      try {
+        loaded = PolicyFiles.load(policy);
+      } catch (InputException e) { // the converter stops at the first line it refuses, as the plugin does
+        out.println(policy + ": NCCL example-tuner CSV: refused: " + e.getMessage());
+        out.println("result: FAILED (the plugin would change nothing and log this line)");
+        out.flush();
+        return Main.EXIT_INPUT;
       }
-      out.println("result: FAILED (the plugin would change nothing and log the first problem and the count)");
-      out.flush();
-      return Main.EXIT_INPUT;
+      out.println(policy + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
+          + Main.count(loaded.warnings().size(), "warning") + (loaded.warnings().isEmpty() ? "" : ":"));
+      loaded.warnings().forEach(w -> out.println("  warning: " + w));
+    } else {
+      try {
+        PolicyLoader.load(policy); // every problem, not only the first
+      } catch (PolicyException e) {
+        out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
+        for (String problem : e.problems()) {
+          out.println("  " + problem);
+        }
+        out.println("result: FAILED (the plugin would change nothing and log the first problem and the count)");
+        out.flush();
+        return Main.EXIT_INPUT;
+      }
+      loaded = PolicyFiles.load(policy);
     }
+    Policy p = loaded.policy();
     int errors = 0;
     int warnings = 0;
     int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
@@ -78,11 +94,11 @@ final class ValidateCommand extends ToolCommand {
           + range(pr.nNodes()) + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
           + DecisionTable.compile(pr).sha256());
     }
-    List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p));
+    List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
     for (int s = 0; s < nRanks.size(); s++) {
       long r = nRanks.get(s);
       long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
-      PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n);
+      PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
       if (sr.profileIndex() < 0) {
         out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
         errors++;

@@ -40,8 +40,18 @@ public final class Replay {
    * @param policyPick NCCL's pick from the table after the engine
    * @param nChannels nChannels after the engine ({@code call.nChannelsIn()} if unchanged)
    * @param costsAfter the table after the engine
+   * @param decision the engine's {@link io.nccltuner.engine.Decision} code for the call
    */
-  public record CallOutcome(TraceCall call, AlgoProto ncclPick, AlgoProto policyPick, int nChannels, float[] costsAfter) {
+  public record CallOutcome(TraceCall call, AlgoProto ncclPick, AlgoProto policyPick, int nChannels, float[] costsAfter,
+      int decision) {
+    /**
+     * @return whether a rule matched the call but NCCL offers none of its candidates there (its
+     *     cost-table entries are -1), so the policy changes nothing for it
+     */
+    public boolean notOffered() {
+      return io.nccltuner.engine.Decision.arm(decision) == io.nccltuner.engine.Decision.ARM_NOT_OFFERED;
+    }
+
     /** @return whether the engine changed the pick or the channel count */
     public boolean changed() {
       return !Objects.equals(ncclPick, policyPick) || nChannels != call.nChannelsIn();
@@ -166,11 +176,11 @@ public final class Replay {
     MemorySegment.copy(costs, 0, table, JAVA_FLOAT, 0, costs.length);
     MemorySegment channels = arena.allocate(JAVA_INT);
     channels.set(JAVA_INT, 0, c.nChannelsIn());
-    engine.getCollInfo(handle, c.collective().id(), c.nBytes(), c.numPipeOps(), table, c.numAlgo(), c.numProto(),
-        channels);
+    int decision = engine.getCollInfo(handle, c.collective().id(), c.nBytes(), c.numPipeOps(), table, c.numAlgo(),
+        c.numProto(), channels);
     float[] after = table.toArray(JAVA_FLOAT);
     return new CallOutcome(c, NcclSelect.pick(costs, c.numProto()), NcclSelect.pick(after, c.numProto()),
-        channels.get(JAVA_INT, 0), after);
+        channels.get(JAVA_INT, 0), after, decision);
   }
 
   /**

@@ -103,6 +103,18 @@ public final class PolicyCheck {
    * @return the findings, in file order
    */
   public static List<Finding> check(Policy policy) {
+    return check(policy, PolicyCheck::rulePath);
+  }
+
+  /**
+   * As {@link #check(Policy)}, naming rules with {@code ruleName} (for a policy converted from
+   * NCCL's example-tuner CSV: the CSV line).
+   *
+   * @param policy a loaded policy
+   * @param ruleName (profile index, rule index) to the rule's name in findings
+   * @return the findings, in file order
+   */
+  public static List<Finding> check(Policy policy, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
     List<Finding> out = new ArrayList<>();
     List<Profile> ps = policy.profiles();
     for (int i = 0; i < ps.size(); i++) {
@@ -121,7 +133,7 @@ public final class PolicyCheck {
       }
       for (int r = 0; r < p.rules().size(); r++) {
         Rule rule = p.rules().get(r);
-        String rw = "profiles[" + i + "].rules[" + r + "] (" + describe(rule) + ")";
+        String rw = ruleName.apply(i, r) + " (" + describe(rule) + ")";
         int never = 0;
         for (int k = 0; k < rule.candidates().size(); k++) {
           Candidate c = rule.candidates().get(k);
@@ -165,6 +177,20 @@ public final class PolicyCheck {
    * @return the result
    */
   public static ShapeResult shape(Policy policy, long nRanks, long nNodes) {
+    return shape(policy, nRanks, nNodes, PolicyCheck::rulePath);
+  }
+
+  /**
+   * As {@link #shape(Policy, long, long)}, naming rules with {@code ruleName}.
+   *
+   * @param policy a loaded policy
+   * @param nRanks ranks (1 or more)
+   * @param nNodes nodes (1 or more)
+   * @param ruleName (profile index, rule index) to the rule's name in findings
+   * @return the result
+   */
+  public static ShapeResult shape(Policy policy, long nRanks, long nNodes,
+      java.util.function.BiFunction<Integer, Integer, String> ruleName) {
     List<Finding> out = new ArrayList<>();
     String shape = "nRanks=" + nRanks + " nNodes=" + nNodes;
     if (nNodes > nRanks) {
@@ -187,7 +213,7 @@ public final class PolicyCheck {
     }
     for (int r = 0; r < p.rules().size(); r++) {
       Rule rule = p.rules().get(r);
-      String rw = "profiles[" + idx + "].rules[" + r + "] (" + describe(rule) + ")";
+      String rw = ruleName.apply(idx, r) + " (" + describe(rule) + ")";
       int never = 0;
       int patOff = 0;
       for (int k = 0; k < rule.candidates().size(); k++) {
@@ -205,6 +231,11 @@ public final class PolicyCheck {
       }
     }
     return new ShapeResult(nRanks, nNodes, idx, p.name(), p.rules().size(), out);
+  }
+
+  /** @return {@code profiles[p].rules[r]}, a rule's path in the YAML */
+  private static String rulePath(int p, int r) {
+    return "profiles[" + p + "].rules[" + r + "]";
   }
 
   /** Whether range a holds every value of range b. */

@@ -22,7 +22,7 @@ class ImportCommandTest {
     assertTrue(r.err().contains("example-tuner.conf:9: bytes 0..32768 (inclusive) is not on the size grid"), r.err());
     Policy p = PolicyLoader.load(out);
     assertEquals("example-tuner", p.name());
-    assertTrue(Files.readString(out).contains("# lines 6, 7\n"), Files.readString(out));
+    assertTrue(Files.readString(out).contains("# from example-tuner.conf lines 6, 7\n"), Files.readString(out));
   }
 
   @Test

@@ -112,9 +112,9 @@ class NcclExampleConfigTest {
     String f = Fixtures.path("example-tuner.conf").toString();
     assertEquals(List.of(
         f + ":9: bytes 0..32768 (inclusive) is not on the size grid; rounded to [0 B, 40 KiB): sizes "
-            + "32769..40959 B follow this line too",
+            + "32769..40959 B follow this line too; write max_bytes 32767 to end it at 32 KiB",
         f + ":10: bytes 32769..4294967295 (inclusive) is not on the size grid; rounded to [40 KiB, 4 GiB): sizes "
-            + "32769..40959 B no longer follow this line",
+            + "32769..40959 B no longer follow this line; write min_bytes 32768 to start it at 32 KiB",
         f + ":12: regBuff 1: kept as regBuff true rules, which match from NCCL 2.24 (tuner v4); a v3 NCCL does "
             + "not say whether a buffer is registered and they never match there",
         f + ":13: regBuff 0: kept as regBuff false rules, which match from NCCL 2.24 (tuner v4); a v3 NCCL does "

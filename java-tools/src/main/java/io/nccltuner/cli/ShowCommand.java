@@ -1,0 +1,286 @@
+package io.nccltuner.cli;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.nccltuner.engine.Decision;
+import io.nccltuner.engine.Engine;
+import io.nccltuner.model.TextTable;
+import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.Signature;
+import io.nccltuner.policy.SizeGrid;
+import io.nccltuner.validate.PolicyCheck;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8]}: a policy's decisions
+ * over a grid of job shapes, as aws-ofi-nccl's show-tuner-decisions prints its own: per shape
+ * (nNodes x ranks per node) the profile that matches, and per collective and size range the
+ * policy's pick or "NCCL decides". The decisions come from the {@link Engine} the plugin runs, in
+ * enforce mode, called once per size-grid bucket (at the bucket's smallest size, numPipeOps
+ * {@code --pipe-ops}, unregistered buffers) with a synthetic NCCL cost table in off-heap memory:
+ * every algorithm/protocol NCCL can offer for the collective and shape ({@link
+ * PolicyCheck#neverOffered}; PAT only with one rank per node; COLLNET and NVLS_TREE only across
+ * nodes) at cost 1 us, the rest -1. The engine's pick depends only on which entries are offered,
+ * not on their costs. A pick that needs hardware NCCL may lack (NVLS: NVSwitch; COLLNET: a
+ * CollNet network) is shown with the pick the engine makes where NCCL does not offer it.
+ *
+ * <p>Exit codes as for every command ({@link Main}): 0 done, 1 an input error (the policy does
+ * not load, a shape list that does not parse), 2 a usage error, 70 an internal error.
+ */
+@Command(
+    name = "show",
+    description = {
+      "Show a policy's decisions per job shape and size, through the engine the plugin runs.",
+      "Per shape: the profile that matches; per collective and size range: the policy's pick or 'NCCL decides'."
+    })
+final class ShowCommand extends ToolCommand {
+  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
+  Path policy;
+
+  @Option(names = "--nodes", paramLabel = "LIST", defaultValue = "1,2,4..1024",
+      description = "node counts: a comma list; A..B is the powers of two from A to B (default ${DEFAULT-VALUE})")
+  String nodes;
+
+  @Option(names = "--ranks-per-node", paramLabel = "LIST", defaultValue = "8",
+      description = "ranks (GPUs) per node, a comma list as --nodes (default ${DEFAULT-VALUE})")
+  String ranksPerNode;
+
+  @Option(names = "--collective", paramLabel = "NAME", defaultValue = "all",
+      description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or all (default ${DEFAULT-VALUE})")
+  String collective;
+
+  @Option(names = "--pipe-ops", paramLabel = "N", defaultValue = "1", description = "numPipeOps (default 1)")
+  int pipeOps;
+
+  private static final int NUM_ALGO = Algorithm.values().length;
+  private static final int NUM_PROTO = Protocol.values().length;
+
+  @Override
+  Path inputFile() {
+    return policy;
+  }
+
+  @Override
+  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    List<Long> nodeList = counts("--nodes", nodes);
+    List<Long> rpnList = counts("--ranks-per-node", ranksPerNode);
+    if (pipeOps < 1) {
+      throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
+    }
+    List<Collective> colls;
+    if (collective.equalsIgnoreCase("all")) {
+      colls = List.of(Collective.values());
+    } else {
+      Collective c = Collective.parse(collective);
+      if (c == null) {
+        throw new InputException("--collective: unknown collective '" + collective + "'");
+      }
+      colls = List.of(c);
+    }
+    PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
+    loaded.warnings().forEach(w -> err.println("warning: " + w));
+    Policy p = loaded.policy();
+    out.printf(Locale.ROOT, "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
+        + " unregistered buffers%n", p.name(), policy, loaded.csv() ? ", NCCL example-tuner CSV" : "",
+        p.mode().spelling(), pipeOps);
+    out.println("NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
+        + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
+    if (p.mode() != Mode.ENFORCE) {
+      out.println("The policy's mode is " + p.mode().spelling() + ": the plugin applies these decisions only in enforce"
+          + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
+    }
+    // shapes with the same profile and decisions are printed once
+    List<String> keys = new ArrayList<>();
+    List<List<String>> shapes = new ArrayList<>();
+    for (long rpn : rpnList) {
+      for (long n : nodeList) {
+        String text = shape(p, loaded, n, rpn, colls);
+        String label = n + "x" + rpn;
+        if (!keys.isEmpty() && keys.getLast().equals(text)) {
+          shapes.getLast().add(label);
+        } else {
+          keys.add(text);
+          shapes.add(new ArrayList<>(List.of(label)));
+        }
+      }
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      out.println();
+      List<String> s = shapes.get(i);
+      out.print((s.size() == 1 ? "nNodes x ranks per node " : "nNodes x ranks per node (" + s.size() + " shapes, "
+          + "the same) ") + String.join(", ", s) + keys.get(i));
+    }
+    out.flush();
+    return Main.EXIT_OK;
+  }
+
+  /** The text of one shape: ": profile ..." then its table, or ": no profile matches ...". */
+  private String shape(Policy p, PolicyFiles.Loaded loaded, long nNodes, long rpn, List<Collective> colls) {
+    long nRanks = nNodes * rpn;
+    List<String> skipped = new ArrayList<>();
+    Policy.Profile pr = p.profileFor(nRanks, nNodes, Signature.UNKNOWN, skipped);
+    StringBuilder sb = new StringBuilder();
+    if (nRanks < 2) {
+      return sb.append(": one rank: NCCL does not call the tuner\n").toString();
+    }
+    if (pr == null) {
+      sb.append(": no profile matches; NCCL decides everything\n");
+      skipped.forEach(x -> sb.append("  ").append(x).append('\n'));
+      return sb.toString();
+    }
+    sb.append(": profile ").append(pr.name()).append(" (profiles[").append(p.profiles().indexOf(pr)).append("], ")
+        .append(Main.count(pr.rules().size(), "rule")).append(")\n");
+    TextTable t = new TextTable("collective", "bytes", "decision");
+    List<String> allNccl = new ArrayList<>();
+    Engine engine = new Engine(p, Mode.ENFORCE, (l, level, m) -> { }, null);
+    long h = engine.init(nRanks, nNodes, MemorySegment.NULL);
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment table = arena.allocate(JAVA_FLOAT, (long) NUM_ALGO * NUM_PROTO);
+      MemorySegment ch = arena.allocate(JAVA_INT);
+      for (Collective c : colls) {
+        List<String[]> rows = new ArrayList<>();
+        String open = null;
+        long from = 0;
+        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+          String d = b < SizeGrid.BUCKETS ? decide(engine, h, table, ch, c, SizeGrid.lowerBound(b), nRanks, nNodes) : null;
+          if (open != null && !open.equals(d)) {
+            rows.add(new String[] {c.name(), "[" + ByteSize.format(from) + ", "
+                + (b < SizeGrid.BUCKETS ? ByteSize.format(SizeGrid.lowerBound(b)) : "inf") + ")", open});
+            open = null;
+          }
+          if (open == null && d != null) {
+            open = d;
+            from = SizeGrid.lowerBound(b);
+          }
+        }
+        if (rows.size() == 1 && rows.getFirst()[2].equals(NCCL_DECIDES)) {
+          allNccl.add(c.name());
+        } else {
+          rows.forEach(t::row);
+        }
+      }
+    } finally {
+      engine.destroy(h);
+    }
+    if (t.size() > 0) {
+      for (String line : t.render().split("\n")) {
+        sb.append("  ").append(line).append('\n');
+      }
+    }
+    if (!allNccl.isEmpty()) {
+      sb.append("  ").append(String.join(", ", allNccl)).append(": NCCL decides at every size\n");
+    }
+    return sb.toString();
+  }
+
+  static final String NCCL_DECIDES = "NCCL decides";
+
+  /** The engine's decision at one size: "RING/LL", "RING/SIMPLE, 8 channels", "NCCL decides (...)". */
+  private String decide(Engine engine, long h, MemorySegment table, MemorySegment ch, Collective c, long nBytes,
+      long nRanks, long nNodes) {
+    List<Integer> disabled = new ArrayList<>();
+    StringBuilder sb = new StringBuilder();
+    while (true) {
+      for (int a = 0; a < NUM_ALGO; a++) {
+        for (int q = 0; q < NUM_PROTO; q++) {
+          int e = a * NUM_PROTO + q;
+          boolean on = offered(c, Algorithm.ofId(a), Protocol.ofId(q), nRanks, nNodes) && !disabled.contains(e);
+          table.setAtIndex(JAVA_FLOAT, e, on ? 1f : -1f);
+        }
+      }
+      ch.set(JAVA_INT, 0, 0);
+      int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
+      int arm = Decision.arm(code);
+      if (arm == Decision.ARM_UNRULED) {
+        return sb.isEmpty() ? NCCL_DECIDES : sb.append("NCCL decides").toString();
+      }
+      if (arm == Decision.ARM_NOT_OFFERED) {
+        return sb.append(disabled.isEmpty() ? "NCCL decides (NCCL offers none of the rule's candidates)"
+            : "NCCL decides").toString();
+      }
+      int e = Decision.candidate(code);
+      Algorithm a = Algorithm.ofId(e / NUM_PROTO);
+      sb.append(a).append('/').append(Protocol.ofId(e % NUM_PROTO));
+      int channels = Decision.channels(code);
+      if (channels != 0) {
+        sb.append(", ").append(channels).append(" channels");
+      }
+      if (a != Algorithm.NVLS && a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_DIRECT
+          && a != Algorithm.COLLNET_CHAIN) {
+        return sb.toString();
+      }
+      sb.append(" (needs ").append(a.name().startsWith("NVLS") ? "NVSwitch" : "CollNet").append("), else ");
+      disabled.add(e);
+    }
+  }
+
+  /**
+   * Whether NCCL may offer an algorithm/protocol for a collective and shape: what {@link
+   * PolicyCheck#neverOffered} allows, PAT only with one rank per node (NCCL_PAT_ENABLE's default),
+   * COLLNET and NVLS_TREE only across nodes (NCCL src/graph/tuning.cc, ncclTopoTuneModel).
+   */
+  static boolean offered(Collective c, Algorithm a, Protocol p, long nRanks, long nNodes) {
+    if (PolicyCheck.neverOffered(c, a, p) != null) {
+      return false;
+    }
+    if (a == Algorithm.PAT && nRanks != nNodes) {
+      return false;
+    }
+    return nNodes > 1 || (a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_CHAIN && a != Algorithm.COLLNET_DIRECT);
+  }
+
+  /**
+   * Parses a count list: {@code 1,2,4..1024} (A..B: the powers of two from A up to B).
+   *
+   * @param option the option's name for messages
+   * @param text the list
+   * @return the counts, in order, each at least 1
+   * @throws InputException naming the part that does not parse
+   */
+  static List<Long> counts(String option, String text) throws InputException {
+    List<Long> out = new ArrayList<>();
+    for (String part : text.split(",")) {
+      String s = part.strip();
+      try {
+        int dots = s.indexOf("..");
+        if (dots < 0) {
+          out.add(Long.parseLong(s));
+        } else {
+          long a = Long.parseLong(s.substring(0, dots).strip());
+          long b = Long.parseLong(s.substring(dots + 2).strip());
+          if (a < 1 || a > b) {
+            throw new InputException(option + ": '" + s + "' needs 1 <= A <= B");
+          }
+          for (long v = a; v <= b; v *= 2) {
+            out.add(v);
+          }
+        }
+      } catch (NumberFormatException e) {
+        throw new InputException(option + ": '" + s + "' is not a count or A..B");
+      }
+    }
+    for (long v : out) {
+      if (v < 1 || v > 1 << 20) {
+        throw new InputException(option + ": " + v + " is outside 1..1048576");
+      }
+    }
+    return out;
+  }
+}
