@@ -40,6 +40,7 @@ import picocli.CommandLine.Command;
       SweepCommand.class,
       ValidateCommand.class,
       ReportCommand.class,
+      TryCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
