@@ -68,7 +68,30 @@ class CompileCommandTest {
         .parse(new ByteArrayInputStream(m.group().getBytes(StandardCharsets.UTF_8)));
     // one line per candidate (6) plus NCCL's own pick; a ring per NCCL point, a diamond per ruled size
     assertEquals(7, svg.getElementsByTagName("polyline").getLength());
-    assertEquals(24 + 1, svg.getElementsByTagName("path").getLength()); // 8 MiB keeps NCCL's pick (noise)
+    var paths = svg.getElementsByTagName("path");
+    int picks = 0;
+    int noiseBars = 0;
+    for (int i = 0; i < paths.getLength(); i++) {
+      String cls = ((org.w3c.dom.Element) paths.item(i)).getAttribute("class");
+      picks += cls.equals("pick") ? 1 : 0;
+      noiseBars += cls.equals("noise-bar") ? 1 : 0;
+    }
+    assertEquals(24 + 1, picks); // 8 MiB keeps NCCL's pick (noise); + the legend's
+    assertTrue(noiseBars > 20, "1 replicate: the neighbour-jump noise as dashed bars, " + noiseBars);
+    // busbw on a log axis, as wide as the page, each legend entry once
+    assertTrue(page.contains("bus bandwidth (GB/s, log scale)"), "busbw axis");
+    assertEquals("chart", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("class"));
+    assertEquals("", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("width"), "no fixed width");
+    var texts = svg.getElementsByTagName("text");
+    java.util.List<String> legend = new java.util.ArrayList<>();
+    for (int i = 0; i < texts.getLength(); i++) {
+      if (((org.w3c.dom.Element) texts.item(i)).getAttribute("class").equals("legend")) {
+        legend.add(texts.item(i).getTextContent());
+      }
+    }
+    assertEquals(java.util.List.of("RING/LL128", "RING/SIMPLE", "RING/SIMPLE/1ch", "TREE/LL", "TREE/SIMPLE",
+        "TREE/SIMPLE/1ch", "NCCL's own pick (auto)"), legend);
+    assertTrue(page.contains("TREE/SIMPLE 64 MiB: 26286.144 us, busbw 2.553 GB/s"), "busbw tooltip");
     assertTrue(page.contains("policy's pick TREE/SIMPLE 64 MiB: 26286.144 us"), "tooltip of the 64 MiB pick");
   }
 
@@ -197,7 +220,7 @@ class CompileCommandTest {
     CliRun tiny = CliRun.run("compile", csv.toString(), "-o", yaml.toString(), "--html", tmp.resolve("t.html").toString());
     assertEquals(0, tiny.exit(), tiny.err());
     assertEquals(1e6, PolicyLoader.load(yaml).profiles().getFirst().rules().getFirst().ncclRegret());
-    assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the bottom edge"));
+    assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the chart's edge"));
   }
 
   @Test
