@@ -6,7 +6,9 @@
 #   lib/nccl-tuner-tools.jar (the command line; its manifest names the runtime jar), runtime/ (jlink image of java.base,
 #   stripped), bin/nccl-tuner (the command line on the bundled runtime), bin/nccl-tuner-aot
 #   (make/nccl-tuner-aot.sh: makes lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target; it
-#   fails with a message when lib/ is not writable), policies/, README.md, docs/.
+#   fails with a message when lib/ is not writable), libexec/nccl-tuner-harness (the host harness,
+#   tests/harness/harness.c: `bin/nccl-tuner try` replays traces through lib/'s plugin with it, no
+#   GPU needed), policies/, README.md, docs/.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
 # all, under the 60 MiB budget); the shim uses it when it is there. `make dist` also builds it in
@@ -36,10 +38,11 @@ dist: $(DIST_TGZ)
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
                  $(REPO)/tests/traces/README.md $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
 	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
+	mkdir -p $(DIST_DIR)/libexec && cp $(HARNESS_BIN) $(DIST_DIR)/libexec/nccl-tuner-harness && strip $(DIST_DIR)/libexec/nccl-tuner-harness
 	$(JAVA_HOME)/bin/jlink --add-modules $(DIST_MODULES) --strip-debug --no-header-files \
 	  --no-man-pages --compress zip-9 --output $(DIST_DIR)/runtime
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so

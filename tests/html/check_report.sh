@@ -6,8 +6,9 @@
 #
 # Without REPORT.html it builds two from the test fixtures with build/lib's jar: the shadow page
 # (three ranks' decision logs under java-tools/src/test/resources/report and the H200 sweep's
-# replicate 1) -> OUT.png, and the canary page (report/canary/canary-{a,b,c}.jsonl: both arms per
-# size) -> OUT with "-canary" before ".png".
+# replicate 1) -> OUT.png, the canary page (report/canary/canary-{a,b,c}.jsonl: both arms per
+# size) -> OUT with "-canary" before ".png", and compile's page (`nccl-tuner compile --html` of the
+# H200 sweep with its NCCL log: busbw by size, error bars) -> OUT with "-compile" before ".png".
 # Needs Debian's `chromium` (tests/html/install_chromium.sh installs it; the Makefile's unit-test
 # calls that); exits 3 when it is absent, so callers can skip. The window is 1200 x 1800 CSS
 # pixels; the chart should span the page's width.
@@ -45,3 +46,7 @@ canary=$repo/build/html/report-canary.html
 "$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" report "$res/report/canary/canary-a.jsonl" \
   "$res/report/canary/canary-b.jsonl" "$res/report/canary/canary-c.jsonl" --html "$canary" >/dev/null
 shot "$canary" "${out_png%.png}-canary.png"
+compile=$repo/build/html/compile.html
+"$java" -jar "$repo/build/lib/nccl-tuner-tools.jar" compile "$res/compile/h200-2rank-sweep_allreduce.rep1.csv" \
+  --nccl-log "$repo/tests/traces/nccl_sweep.rank0.log" --html "$compile" --summary >/dev/null
+shot "$compile" "${out_png%.png}-compile.png"

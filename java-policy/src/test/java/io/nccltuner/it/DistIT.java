@@ -91,6 +91,23 @@ class DistIT {
         root.resolve("examples/traces/trace_tp_infer.csv").toString(), "--policy", tmp.resolve("measured.yaml").toString()),
         toolsPath, true);
     assertEquals(0, replayEx.exit(), replayEx.text());
+
+    // The README's task path: try the compiled policy through the real plugin, no GPU, no JDK
+    // (libexec/nccl-tuner-harness loads lib/'s plugin on the bundled runtime).
+    assertTrue(Files.isExecutable(root.resolve("libexec/nccl-tuner-harness")), "libexec/nccl-tuner-harness");
+    Harness.Result tried = Harness.exec(List.of(root.resolve("bin/nccl-tuner").toString(), "try",
+        "--policy", tmp.resolve("measured.yaml").toString(),
+        "--trace", root.resolve("examples/traces/trace_tp_infer.csv").toString(),
+        "--measurements", root.resolve("examples/measurements/h200-2rank-sweep_allreduce.rep1.csv").toString()),
+        toolsPath, true);
+    assertEquals(0, tried.exit(), tried.text());
+    assertTrue(tried.text().contains("plugin " + root.toRealPath().resolve("lib/libnccl-tuner-java.so")), tried.text());
+    assertTrue(tried.text().contains("from " + root.toRealPath().resolve("runtime")), tried.text());
+    assertTrue(tried.text().contains("INFO TUNER/Java: policy measured profile nRanks2-nNodes2 mode shadow rules 6"),
+        tried.text());
+    assertTrue(tried.text().contains("== nccl-tuner report of the decision logs"), tried.text());
+    assertTrue(tried.text().contains("expected saving: "), tried.text());
+    assertTrue(tried.text().contains("try: the policy would change "), tried.text());
   }
 
   /**

@@ -150,6 +150,10 @@ final class CompileCommand extends ToolCommand {
   @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML report with an SVG chart.")
   Path html;
 
+  @Option(names = "--summary", description = "Print the summary, the rules and the expected regret per range; "
+      + "leave out the per-size tables.")
+  boolean summaryOnly;
+
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (files.isEmpty() && inputs.isEmpty()) {
@@ -226,7 +230,7 @@ final class CompileCommand extends ToolCommand {
     }
     // with -o - stdout carries the YAML alone, so the report goes to stderr
     PrintWriter report = yamlToStdout ? err : out;
-    report.print(TextReport.render(c, savings));
+    report.print(TextReport.render(c, savings, !summaryOnly));
     int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
     if (output == null) {
       report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");

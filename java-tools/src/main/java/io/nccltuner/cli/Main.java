@@ -42,6 +42,7 @@ import picocli.CommandLine.Command;
       ValidateCommand.class,
       ShowCommand.class,
       ReportCommand.class,
+      TryCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

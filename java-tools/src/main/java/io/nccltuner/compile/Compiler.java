@@ -153,9 +153,17 @@ public final class Compiler {
    *     with size, so a fall is noise); 0 without a window
    * @param windowRegret the largest regret of this configuration over the window of sizes around
    *     this one where it was measured (= regret without a window)
+   * @param minUs the fastest replicate, microseconds (the chart's error bars)
+   * @param maxUs the slowest replicate, microseconds
    */
   public record Stats(RunConfig config, int replicates, double medianUs, double cv, double regret, double p95Us,
-      double neighbourJump, double windowRegret) {
+      double neighbourJump, double windowRegret, double minUs, double maxUs) {
+    /** Stats without the replicates' range (min = max = median). */
+    public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret, double p95Us,
+        double neighbourJump, double windowRegret) {
+      this(config, replicates, medianUs, cv, regret, p95Us, neighbourJump, windowRegret, medianUs, medianUs);
+    }
+
     /** Stats without P95 or window information. */
     public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {
       this(config, replicates, medianUs, cv, regret, Double.NaN, 0, regret);
@@ -443,6 +451,14 @@ public final class Compiler {
     }
   }
 
+  private static double min(List<Double> xs) {
+    return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+  }
+
+  private static double max(List<Double> xs) {
+    return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+  }
+
   static double median(List<Double> xs) {
     double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int n = a.length;
@@ -566,7 +582,8 @@ public final class Compiler {
         }
       }
       Stats ncclStats = ncclRuns.isEmpty() ? null
-          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, regret(ncclUs, best));
+          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, regret(ncclUs, best), Double.NaN, 0,
+              regret(ncclUs, best), min(ncclRuns), max(ncclRuns));
       pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
       for (var r : runs.entrySet()) {
         if (r.getKey().isCandidate()) {
@@ -636,7 +653,7 @@ public final class Compiler {
             }
           }
           cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, regret(med, p.best()),
-              p95 == null ? Double.NaN : p95[i], w > 0 ? jump(ser, i, w) : 0, wr));
+              p95 == null ? Double.NaN : p95[i], w > 0 ? jump(ser, i, w) : 0, wr, min(r.getValue()), max(r.getValue())));
         }
       }
       cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(st -> st.config().label()));

@@ -18,6 +18,11 @@ import java.util.Locale;
  * <p>Times are microseconds. "regret before" is NCCL's: its time / best - 1; "after" is the
  * policy's first candidate's (NCCL's own where no rule applies). "noise" is the margin
  * k * sqrt(cv(NCCL)^2 + cv(best)^2), "n/a" with one replicate.
+ *
+ * <p>The report starts with a summary ({@link #summary}): how many rules, why sizes got none
+ * (each reason once, with its count), and what to collect next (replicates, NCCL's own pick). A
+ * note shared by several rows of a size table is printed once under it, the rows marking it
+ * {@code [1]}, {@code [2]}, ...
  */
 public final class TextReport {
   private TextReport() {}
@@ -30,7 +35,20 @@ public final class TextReport {
    * @return the text, ending in a newline
    */
   public static String render(Compilation c, List<Workload.Savings> savings) {
+    return render(c, savings, true);
+  }
+
+  /**
+   * Renders the report.
+   *
+   * @param c the compilation
+   * @param savings workload weighting, empty when no workload was given
+   * @param perSize whether to print the per-size tables (false: summary, rules, ranges only)
+   * @return the text, ending in a newline
+   */
+  public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize) {
     StringBuilder sb = new StringBuilder();
+    sb.append(summary(c)).append('\n');
     for (Group g : c.groups()) {
       int minRep = Integer.MAX_VALUE;
       int maxRep = 0;
@@ -70,9 +88,22 @@ public final class TextReport {
             .append(", max ").append(pct(cvs.getLast())).append('\n');
       }
       String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
+      java.util.Map<String, Integer> noteIds = new java.util.LinkedHashMap<>();
+      java.util.Map<String, Integer> noteCounts = new java.util.HashMap<>();
+      for (SizeResult s : g.sizes()) {
+        if (!s.note().isEmpty()) {
+          noteIds.putIfAbsent(s.note(), noteIds.size() + 1);
+          noteCounts.merge(s.note(), 1, Integer::sum);
+        }
+      }
+      if (perSize) {
       sb.append(String.format(Locale.ROOT, fmt, "size range", "NCCL's pick", "NCCL us", "best", "best us",
           "policy's pick", "before", "after", "noise", ""));
+      }
       for (SizeResult s : g.sizes()) {
+        if (!perSize) {
+          break;
+        }
         String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
         String pick = s.ncclLabel();
         Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
@@ -81,7 +112,16 @@ public final class TextReport {
         String policy = s.ruled() ? s.ranking().getFirst().config().label() : "NCCL";
         sb.append(String.format(Locale.ROOT, fmt, range, pick, us(s.ncclUs()), bestName, us(s.bestUs()),
             policy, pct(s.ncclRegret()), pct(s.policyRegret()), pct(s.noiseMargin()),
-            s.note().isEmpty() ? "" : "  (" + s.note() + ")"));
+            s.note().isEmpty() ? "" : noteCounts.get(s.note()) == 1 ? "  (" + s.note() + ")"
+                : "  [" + noteIds.get(s.note()) + "]"));
+      }
+      for (var e : noteIds.entrySet()) {
+        int k = noteCounts.get(e.getKey());
+        if (perSize && k > 1) {
+          sb.append("  [").append(e.getValue()).append("] ").append(e.getKey()).append(": ")
+              .append(k == g.sizes().size() ? "all " + k + " sizes" : k + " of " + g.sizes().size() + " sizes")
+              .append('\n');
+        }
       }
       sb.append("rules: ").append(g.rules().size()).append('\n');
       for (Rule r : g.rules()) {
@@ -121,6 +161,117 @@ public final class TextReport {
       for (String w : c.warnings()) {
         sb.append("  ").append(w).append('\n');
       }
+    }
+    return sb.toString();
+  }
+
+  /**
+   * The report's first lines: the rule count, why the other sizes got no rule (each reason once,
+   * with how many sizes), and what to collect next where the inputs lack something a verdict needs
+   * (NCCL's own pick, replicates, which candidate NCCL ran).
+   *
+   * @param c the compilation
+   * @return lines, each ending in a newline
+   */
+  public static String summary(Compilation c) {
+    int sizes = 0;
+    int ruled = 0;
+    int noNccl = 0;
+    int pickUnknown = 0;
+    int noise = 0;
+    int small = 0;
+    int noCandidate = 0;
+    int singleGroups = 0;
+    double maxMargin = 0;
+    java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+    for (Group g : c.groups()) {
+      shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
+      int maxRep = 0;
+      for (SizeResult s : g.sizes()) {
+        sizes++;
+        for (Stats st : s.candidates()) {
+          maxRep = Math.max(maxRep, st.replicates());
+        }
+        if (s.nccl() != null) {
+          maxRep = Math.max(maxRep, s.nccl().replicates());
+        }
+        if (!Double.isNaN(s.noiseMargin())) {
+          maxMargin = Math.max(maxMargin, s.noiseMargin());
+        }
+        if (!Double.isNaN(s.ncclUs()) && s.ncclPick() == null) {
+          pickUnknown++;
+        }
+        if (s.ruled()) {
+          ruled++;
+        } else if (Double.isNaN(s.ncclUs())) {
+          noNccl++;
+        } else if (s.candidates().isEmpty()) {
+          noCandidate++;
+        } else if (s.note().contains("within the noise")) {
+          noise++;
+        } else {
+          small++;
+        }
+      }
+      if (maxRep < 2) {
+        singleGroups++;
+      }
+    }
+    int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+    StringBuilder sb = new StringBuilder();
+    sb.append("summary: ").append(count(nRules, "rule")).append(" from ").append(count(sizes, "measured size"))
+        .append(" in ").append(count(c.groups().size(), "group")).append(" (").append(String.join("; ", shapes))
+        .append("): ").append(ruled).append(ruled == 1 ? " size gets" : " sizes get").append(" a rule");
+    sb.append(sizes == ruled ? "\n" : "; no rule at:\n");
+    if (noNccl > 0) {
+      sb.append("  ").append(count(noNccl, "size")).append(": NCCL's own pick not measured (no unforced run),"
+          + " nothing to compare the candidates with\n");
+    }
+    if (noCandidate > 0) {
+      sb.append("  ").append(count(noCandidate, "size")).append(": no forced candidate measured\n");
+    }
+    if (noise > 0) {
+      sb.append("  ").append(count(noise, "size")).append(": NCCL's pick kept, a faster candidate's gain is within"
+          + " the noise\n");
+    }
+    if (small > 0) {
+      sb.append("  ").append(count(small, "size")).append(": NCCL's pick within ").append(pct(c.options().threshold()))
+          .append(" of the best (--threshold)\n");
+    }
+    List<String> next = new java.util.ArrayList<>();
+    if (noNccl > 0) {
+      next.add("NCCL's own pick at " + noNccl + " of " + count(sizes, "size") + ": run the same tests once more"
+          + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
+          + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
+    }
+    if (singleGroups > 0) {
+      next.add("replicates: " + (singleGroups == c.groups().size() ? "every group has" : singleGroups + " of "
+          + count(c.groups().size(), "group") + " have") + " 1 run per configuration, so the noise is unknown"
+          + (maxMargin > 0 ? " (only neighbouring sizes bound it: margin up to " + pct(maxMargin) + ")" : "")
+          + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
+    }
+    boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
+    if (pickUnknown > 0 && anyPick) {
+      next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": the NCCL logs"
+          + " given have no selection line for them (log the unforced runs at every size with NCCL_DEBUG=INFO"
+          + " NCCL_DEBUG_SUBSYS=TUNING)");
+    } else if (pickUnknown > 0) {
+      next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": --nccl-log with"
+          + " the unforced runs' NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's"
+          + " pick; that pick's forced runs then count as NCCL's replicates and it is never a rule's candidate)");
+    }
+    if (next.isEmpty()) {
+      sb.append("collect next: nothing missing (NCCL's own pick, replicates and NCCL's selections are known)\n");
+    } else {
+      sb.append("collect next:\n");
+      for (String x : next) {
+        sb.append("  - ").append(x).append('\n');
+      }
+    }
+    if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {
+      sb.append("below: ").append(c.refused().isEmpty() ? "" : count(c.refused().size(), "refused row")
+          + (c.warnings().isEmpty() ? "" : ", ")).append(c.warnings().isEmpty() ? "" : count(c.warnings().size(),
+          "warning")).append('\n');
     }
     return sb.toString();
   }

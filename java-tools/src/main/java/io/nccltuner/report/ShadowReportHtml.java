@@ -10,7 +10,8 @@ import java.util.Locale;
  * The report as one self-contained HTML page (no scripts, no external files): the policy's name as
  * the title; the ranks and the cross-rank checks; per communicator shape and collective with
  * measurements a regret-by-size chart (SVG, as wide as the page: NCCL's own pick against what the
- * logged policy runs, regret = time / best measured - 1, log size axis; sizes where the measured
+ * logged policy runs, regret = time / best measured - 1, log size axis, log axis of 1 + regret; the
+ * policy's line joins only neighbouring sizes the logs decided; sizes where the measured
  * gain was within the noise, so a compile keeps NCCL's pick, are shaded and labelled on the
  * chart); then the decisions with time and busbw side by side. With the canary's measured lines,
  * its section ({@link CanaryReportHtml}) follows the cross-rank checks.
@@ -79,8 +80,8 @@ public final class ShadowReportHtml {
       h.append("<h2>").append(esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes()))
           .append(": regret by size</h2>\n");
       h.append("<p class=\"legend\"><span style=\"color:#c62828\">- - NCCL's own pick</span> &nbsp; "
-          + "<span style=\"color:#1565c0\">&mdash; with the policy of the logs (dots: sizes the logs decided; "
-          + "the decision with the most calls)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
+          + "<span style=\"color:#1565c0\">&mdash; with the policy of the logs (dots: sizes the logs decided, "
+          + "the decision with the most calls; a line joins neighbouring decided sizes only)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
           + "noise, a compile keeps NCCL's pick</span></p>\n");
       h.append(chart(g, rows));
     }
@@ -130,7 +131,7 @@ public final class ShadowReportHtml {
     return "<td>" + (Double.isNaN(v) || Double.isInfinite(v) ? "-" : f(fmt, v)) + "</td>";
   }
 
-  /** Regret of NCCL's pick and of what the logged policy runs, per measured size, 0 .. max on a linear axis. */
+  /** Regret of NCCL's pick and of what the logged policy runs, per measured size, on a log axis of 1 + regret. */
   static String chart(Compiler.Group g, List<ShadowReport.Row> rows) {
     int w = 1000;
     int ht = 320;
@@ -168,11 +169,13 @@ public final class ShadowReportHtml {
       }
       max = Math.max(max, Math.max(nccl[i], pol[i]));
     }
-    max = Math.min(max, 10) * 1.1;
+    // log axis of 1 + regret: 1% and 100% both readable; regrets above 1000% sit on the top edge
+    double top1 = Math.log10(1 + Math.min(max, 10)) * 1.05;
     double x0 = x[0];
     double x1 = Math.max(x[x.length - 1], x0 + 1);
     int pw = w - left - right;
     int ph = ht - top - bottom;
+    java.util.function.DoubleUnaryOperator py = r -> top + ph - Math.min(Math.log10(1 + Math.max(0, r)), top1) / top1 * ph;
     StringBuilder s = new StringBuilder();
     s.append(f("<svg class=\"chart\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
         + "aria-label=\"regret by size\">%n", w, ht));
@@ -189,10 +192,17 @@ public final class ShadowReportHtml {
             + "</text>%n", cx, top + 12 + (i % 2) * 12));
       }
     }
-    // axes and grid
-    for (int k = 0; k <= 4; k++) {
-      double v = max * k / 4;
-      double y = top + ph - v / max * ph;
+    // axes and grid: 0, 1, 2, 5 x 10^n percent
+    double lastY = Double.POSITIVE_INFINITY;
+    for (double v : new double[] {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}) {
+      if (Math.log10(1 + v) > top1) {
+        break;
+      }
+      double y = py.applyAsDouble(v);
+      if (lastY - y < 14) { // labels at least 14 units apart
+        continue;
+      }
+      lastY = y;
       s.append(f("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n", left, y, w - right, y));
       s.append(f("<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.0f%%</text>%n", left - 4, y + 4,
           100 * v));
@@ -207,12 +217,29 @@ public final class ShadowReportHtml {
     s.append(f("<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">message size (bytes, log scale)"
         + "</text>%n", left + pw / 2, ht - 8));
     s.append(f("<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">"
-        + "regret vs best measured</text>%n", top + ph / 2, top + ph / 2));
-    s.append(polyline(x, pol, x0, x1, max, left, top, pw, ph, "#1565c0", null));
-    s.append(polyline(x, nccl, x0, x1, max, left, top, pw, ph, "#c62828", "6 4")); // on top: visible where equal
+        + "regret vs best measured (log scale)</text>%n", top + ph / 2, top + ph / 2));
+    // the policy's line joins only neighbouring sizes the logs decided: between decided sizes
+    // whose sizes in between had no rule hit nothing is known of what the policy runs there
+    int i0 = 0;
+    while (i0 < sizes.size()) {
+      if (!logged[i0]) {
+        i0++;
+        continue;
+      }
+      int i1 = i0;
+      while (i1 + 1 < sizes.size() && logged[i1 + 1]) {
+        i1++;
+      }
+      if (i1 > i0) {
+        s.append(polyline(java.util.Arrays.copyOfRange(x, i0, i1 + 1), java.util.Arrays.copyOfRange(pol, i0, i1 + 1),
+            x0, x1, left, pw, py, "#1565c0", null));
+      }
+      i0 = i1 + 1;
+    }
+    s.append(polyline(x, nccl, x0, x1, left, pw, py, "#c62828", "6 4")); // on top: visible where equal
     for (int i = 0; i < sizes.size(); i++) {
       double cx = left + (x[i] - x0) / (x1 - x0) * pw;
-      double cy = top + ph - Math.min(pol[i], max) / max * ph;
+      double cy = py.applyAsDouble(pol[i]);
       if (logged[i]) {
         s.append(f("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1565c0\"><title>%s: policy %.1f%%, NCCL %.1f%%"
             + "</title></circle>%n", cx, cy, esc(ByteSize.format(sizes.get(i).nBytes())), 100 * pol[i], 100 * nccl[i]));
@@ -222,11 +249,11 @@ public final class ShadowReportHtml {
     return s.toString();
   }
 
-  private static String polyline(double[] x, double[] y, double x0, double x1, double max, int left, int top, int pw,
-      int ph, String color, String dash) {
+  private static String polyline(double[] x, double[] y, double x0, double x1, int left, int pw,
+      java.util.function.DoubleUnaryOperator py, String color, String dash) {
     StringBuilder p = new StringBuilder();
     for (int i = 0; i < x.length; i++) {
-      p.append(f("%.1f,%.1f ", left + (x[i] - x0) / (x1 - x0) * pw, top + ph - Math.min(y[i], max) / max * ph));
+      p.append(f("%.1f,%.1f ", left + (x[i] - x0) / (x1 - x0) * pw, py.applyAsDouble(y[i])));
     }
     return f("<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n", color,
         dash == null ? "" : " stroke-dasharray=\"" + dash + "\"", p.toString().strip());

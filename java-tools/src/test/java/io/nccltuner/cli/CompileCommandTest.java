@@ -68,7 +68,30 @@ class CompileCommandTest {
         .parse(new ByteArrayInputStream(m.group().getBytes(StandardCharsets.UTF_8)));
     // one line per candidate (6) plus NCCL's own pick; a ring per NCCL point, a diamond per ruled size
     assertEquals(7, svg.getElementsByTagName("polyline").getLength());
-    assertEquals(24 + 1, svg.getElementsByTagName("path").getLength()); // 8 MiB keeps NCCL's pick (noise)
+    var paths = svg.getElementsByTagName("path");
+    int picks = 0;
+    int noiseBars = 0;
+    for (int i = 0; i < paths.getLength(); i++) {
+      String cls = ((org.w3c.dom.Element) paths.item(i)).getAttribute("class");
+      picks += cls.equals("pick") ? 1 : 0;
+      noiseBars += cls.equals("noise-bar") ? 1 : 0;
+    }
+    assertEquals(24 + 1, picks); // 8 MiB keeps NCCL's pick (noise); + the legend's
+    assertTrue(noiseBars > 20, "1 replicate: the neighbour-jump noise as dashed bars, " + noiseBars);
+    // busbw on a log axis, as wide as the page, each legend entry once
+    assertTrue(page.contains("bus bandwidth (GB/s, log scale)"), "busbw axis");
+    assertEquals("chart", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("class"));
+    assertEquals("", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("width"), "no fixed width");
+    var texts = svg.getElementsByTagName("text");
+    java.util.List<String> legend = new java.util.ArrayList<>();
+    for (int i = 0; i < texts.getLength(); i++) {
+      if (((org.w3c.dom.Element) texts.item(i)).getAttribute("class").equals("legend")) {
+        legend.add(texts.item(i).getTextContent());
+      }
+    }
+    assertEquals(java.util.List.of("RING/LL128", "RING/SIMPLE", "RING/SIMPLE/1ch", "TREE/LL", "TREE/SIMPLE",
+        "TREE/SIMPLE/1ch", "NCCL's own pick (auto)"), legend);
+    assertTrue(page.contains("TREE/SIMPLE 64 MiB: 26286.144 us, busbw 2.553 GB/s"), "busbw tooltip");
     assertTrue(page.contains("policy's pick TREE/SIMPLE 64 MiB: 26286.144 us"), "tooltip of the 64 MiB pick");
   }
 
@@ -100,6 +123,56 @@ class CompileCommandTest {
     assertTrue(strict.out().contains("rules: 0"), strict.out());
     assertTrue(strict.out().endsWith("no -o: policy not written (0 rules; -o FILE writes it, -o - prints it)\n"),
         strict.out());
+  }
+
+  /**
+   * optimize_config.py's input (here written from its columns, forced runs only, as NCCL's sample
+   * data is): no size can get a rule. The report says so in its first lines, with the reason once
+   * and what to collect next, before any table; the per-size note is printed once per table.
+   */
+  @Test
+  void zeroRulesSaysWhyAndWhatToCollectFirst() {
+    CliRun r = CliRun.run("compile", CliRun.fixture("inputs/optimize-config-no-auto_perf.csv"));
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().startsWith("""
+        summary: 0 rules from 4 measured sizes in 2 groups (nRanks 8, nNodes 1): 0 sizes get a rule; no rule at:
+          4 sizes: NCCL's own pick not measured (no unforced run), nothing to compare the candidates with
+        collect next:
+          - NCCL's own pick at 4 of 4 sizes: run the same tests once more without NCCL_ALGO/NCCL_PROTO/\
+        NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and protocol 'auto'; \
+        `nccl-tuner sweep` measures it as the candidate 'auto')
+          - replicates: every group has 1 run per configuration, so the noise is unknown: repeat each run, \
+        3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)
+
+        """), r.out());
+    assertTrue(r.out().contains("  [1] no unforced run (NCCL's own pick) at this size: all 3 sizes\n"), r.out());
+    assertEquals(2, r.out().split("no unforced run \\(NCCL's own pick\\) at this size", -1).length - 1,
+        "the 1-size group's note stays on its row, the 3-size group's is printed once: " + r.out());
+    assertTrue(r.out().endsWith("no -o: policy not written (0 rules; -o FILE writes it, -o - prints it)\n"), r.out());
+
+    CliRun brief = CliRun.run("compile", CliRun.fixture("inputs/optimize-config-no-auto_perf.csv"), "--summary");
+    assertEquals(0, brief.exit(), brief.err());
+    assertFalse(brief.out().contains("size range"), brief.out());
+    assertTrue(brief.out().contains("rules: 0\n"), brief.out());
+  }
+
+  /** The measured H200 sweep without its NCCL log: the summary asks for the log and for replicates. */
+  @Test
+  void summaryNamesTheNcclLogAndReplicatesToCollect() {
+    CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--summary");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().startsWith("""
+        summary: 12 rules from 25 measured sizes in 1 group (nRanks 2, nNodes 2): 24 sizes get a rule; no rule at:
+          1 size: NCCL's pick kept, a faster candidate's gain is within the noise
+        collect next:
+          - replicates: every group has 1 run per configuration, so the noise is unknown (only neighbouring \
+        sizes bound it: margin up to 126.12%): repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, \
+        or more files of the same runs)
+          - which candidate NCCL runs at 25 of 25 sizes: --nccl-log with the unforced runs' NCCL_DEBUG=INFO \
+        NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's pick; that pick's forced runs then \
+        count as NCCL's replicates and it is never a rule's candidate)
+        """), r.out());
+    assertTrue(r.out().split("\n").length < 40, "no per-size table: " + r.out());
   }
 
   @Test
@@ -147,7 +220,7 @@ class CompileCommandTest {
     CliRun tiny = CliRun.run("compile", csv.toString(), "-o", yaml.toString(), "--html", tmp.resolve("t.html").toString());
     assertEquals(0, tiny.exit(), tiny.err());
     assertEquals(1e6, PolicyLoader.load(yaml).profiles().getFirst().rules().getFirst().ncclRegret());
-    assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the bottom edge"));
+    assertTrue(Files.readString(tmp.resolve("t.html")).contains("drawn on the chart's edge"));
   }
 
   @Test

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The report page in a real browser: tests/html/check_report.sh renders it in headless Chromium;
- * the screenshot must show the regret chart across the page's width (its blue policy line and red
- * NCCL line reach from the left to the right of the 1200-pixel window); the canary page must show
+ * the screenshot must show the regret chart across the page's width (its red NCCL line reaches from
+ * the left to the right of the 1200-pixel window) with the policy's blue dots at the decided sizes
+ * only; compile's busbw chart must span the page too; the canary page must show
  * both arms' markers, NCCL's red and the policy's blue, at each of its five sizes. Skipped where
  * Chromium is not installed (the script exits 3; tests/html/install_chromium.sh, which the
  * Makefile's unit-test runs first, installs it as root).
@@ -59,8 +60,66 @@ class ReportHtmlChromiumTest {
     }
     System.out.println("ReportHtmlChromiumTest: policy line x " + minBlue + ".." + maxBlue + ", NCCL line x " + minRed
         + ".." + maxRed + " of " + img.getWidth());
-    assertTrue(maxBlue - minBlue > 0.8 * img.getWidth(), "policy line spans the page: " + minBlue + ".." + maxBlue);
     assertTrue(maxRed - minRed > 0.8 * img.getWidth(), "NCCL line spans the page: " + minRed + ".." + maxRed);
+    // the chart's rows: below the legend, the first band of rows holding blue (its text)
+    int legend = -1;
+    int legendEnd = -1;
+    for (int y = 0; y < img.getHeight() && (legendEnd < 0 || y - legendEnd < 4); y++) {
+      boolean blue = false;
+      for (int x = 0; x < img.getWidth() && !blue; x++) {
+        blue = near(img.getRGB(x, y) & 0xffffff, 0x1565c0);
+      }
+      if (blue) {
+        legend = legend < 0 ? y : legend;
+        legendEnd = y;
+      }
+    }
+    // the logs decided 4 B and 16 KiB (not neighbours among the 25 measured sizes): two dots, no
+    // line between them (the sawtooth through NCCL's regret at the sizes between is gone)
+    int blue = runs(img, 0x1565c0, legendEnd + 4, img.getHeight() - 1);
+    assertEquals(2, blue, "the policy's dots at the 2 decided sizes, below the legend (rows " + legend + ".."
+        + legendEnd + ")");
+  }
+
+  /**
+   * compile's page: the busbw chart spans the page (a candidate's line from the left to the right of
+   * the 1200-pixel window, the legend beside it), with the policy's red diamonds at its ruled sizes.
+   */
+  @Test
+  void compileChartSpansThePageInChromium() throws Exception {
+    Path html = tmp.resolve("compile.html");
+    CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--nccl-log",
+        CliRun.trace("nccl_sweep.rank0.log"), "--html", html.toString(), "--summary");
+    assertEquals(0, r.exit(), r.err());
+    Path png = tmp.resolve("compile.png");
+    Path script = Path.of(System.getProperty("nccltj.repo", "..")).resolve("tests/html/check_report.sh");
+    Process p = new ProcessBuilder("bash", script.toString(), html.toString(), png.toString()).redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertTrue(p.waitFor(150, TimeUnit.SECONDS), "chromium finished");
+    Assumptions.assumeTrue(p.exitValue() != 3, "chromium is not installed");
+    assertEquals(0, p.exitValue(), out);
+    BufferedImage img = ImageIO.read(png.toFile());
+    int min = Integer.MAX_VALUE;
+    int max = -1;
+    int yMin = Integer.MAX_VALUE;
+    int yMax = -1;
+    for (int y = 0; y < img.getHeight(); y++) {
+      for (int x = 0; x < img.getWidth(); x++) {
+        if (near(img.getRGB(x, y) & 0xffffff, 0x1f77b4)) { // the first series (RING/LL128)
+          min = Math.min(min, x);
+          max = Math.max(max, x);
+          yMin = Math.min(yMin, y);
+          yMax = Math.max(yMax, y);
+        }
+      }
+    }
+    System.out.println("ReportHtmlChromiumTest: compile chart, RING/LL128 x " + min + ".." + max + ", y " + yMin + ".."
+        + yMax + " of " + img.getWidth());
+    assertTrue(max - min > 0.6 * img.getWidth(), "the chart spans the page (the legend beside it): " + min + ".." + max);
+    assertTrue(yMax - yMin > 300, "the chart is taller than 300 pixels: " + yMin + ".." + yMax);
+    int diamonds = runs(img, 0xd62728, yMin, yMax);
+    assertTrue(diamonds >= 12, "the policy's diamonds at its ruled sizes and in the legend: " + diamonds + " runs");
   }
 
   @Test

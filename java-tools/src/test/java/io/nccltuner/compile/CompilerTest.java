@@ -287,7 +287,7 @@ class CompilerTest {
     assertEquals(List.of(0.0, Compiler.MAX_REGRET), r.candidates().stream().map(Candidate::regret).toList());
     String html = HtmlReport.render(c, List.of());
     assertTrue(html.length() < 100_000, "chart of bounded size: " + html.length());
-    assertTrue(html.contains(" us drawn on the bottom edge"), "clipped-times note missing");
+    assertTrue(html.contains(" GB/s drawn on the chart's edge"), "clipped-busbw note missing");
     assertFalse(html.contains("NaN") || html.contains("Infinity"), html);
   }
 
