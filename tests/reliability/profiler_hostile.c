@@ -320,7 +320,10 @@ static void caseChurn(int withTuner) {
   long before = 0;
   void* tctx = NULL;
   double t0 = now();
-  for (int i = 0; i < 10000; i++) {
+  /* RSS is compared after the JVM's warm-up (JIT code, heap and metaspace growth, malloc arenas):
+   * measured, it rises for the first ~5,000 cycles with a decision log and then stays flat
+   * (+0.1 MiB from 10,000 to 35,000), so growth is taken from 10,000 to 20,000 cycles. */
+  for (int i = 0; i < 20000; i++) {
     void* ctx = init5(1000 + (uint64_t)i, 1, 2, 0);
     if (withTuner) OK(t5->init(&tctx, 1000 + (uint64_t)i, 2, 1, logger, NULL, NULL));
     for (int k = 0; k < 3; k++) {
@@ -329,15 +332,15 @@ static void caseChurn(int withTuner) {
     }
     if (withTuner) OK(t5->finalize(tctx));
     OK(p5->finalize(ctx));
-    if (i == 999) before = rssKib();
+    if (i == 9999) before = rssKib();
     if (now() - t0 > 100) {
       fail("churn: %d iterations in 100 s", i);
       break;
     }
   }
   long after = rssKib();
-  fact("rss_kib_at_1000=%ld rss_kib_at_10000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before, now() - t0);
-  if (after - before > 16 * 1024) fail("churn: RSS grew %ld KiB over 9000 init/finalize", after - before);
+  fact("rss_kib_at_10000=%ld rss_kib_at_20000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before, now() - t0);
+  if (after - before > 4 * 1024) fail("churn: RSS grew %ld KiB over 10000 init/finalize", after - before);
 }
 
 static void caseJoined(void) {
