@@ -166,6 +166,15 @@ record PluginConfig(Engine engine, String warning, String info) {
       }
     }
     String info = jvmNotice();
+    if (mode == Mode.CANARY) {
+      String prof = env.get("NCCL_PROFILER_PLUGIN");
+      String lib = System.getProperty("nccltj.library");
+      boolean ours = prof != null && !prof.isBlank() && (lib == null
+          || Path.of(prof.trim()).getFileName().equals(Path.of(lib).getFileName()));
+      info += "; canary mode, fraction " + canary + (ours ? ""
+          : ": NCCL_PROFILER_PLUGIN does not name this library (" + (prof == null || prof.isBlank() ? "unset" : prof)
+              + "), so both arms run but nothing measures them (docs/canary.md)");
+    }
     if (force != null && !force.isBlank()) {
       info += "; force mode " + policy.profiles().getFirst().name().substring("force:".length())
           + ": every call where NCCL offers it uses it, calls where its entry is -1 are left to NCCL (not forced = rule hits - applied)";
