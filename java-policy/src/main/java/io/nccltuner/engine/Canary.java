@@ -30,9 +30,13 @@ public final class Canary {
     return (int) Math.round(fraction * ALL);
   }
 
-  /** @return the fraction a threshold stands for, as text ("fraction 0.1") */
+  /**
+   * @return the fraction a threshold stands for, as text, to 4 significant digits: the fraction as
+   *     configured ("fraction 0.1" for 0.1, whose threshold stands for 0.10000002384185791)
+   */
   static String fraction(int threshold) {
-    return "fraction " + (double) threshold / ALL;
+    return "fraction " + new java.math.BigDecimal((double) threshold / ALL).round(new java.math.MathContext(4))
+        .stripTrailingZeros().toPlainString();
   }
 
   /**

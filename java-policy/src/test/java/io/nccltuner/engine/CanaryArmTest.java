@@ -186,4 +186,20 @@ class CanaryArmTest {
     assertThrows(IllegalArgumentException.class, () -> Canary.threshold(-0.1));
     assertThrows(IllegalArgumentException.class, () -> Canary.threshold(Double.NaN));
   }
+
+  /** The INFO line prints the fraction as configured, not the threshold's binary value. */
+  @Test
+  void infoLinePrintsTheFractionAsConfigured() throws Exception {
+    assertEquals("fraction 0.1", Canary.fraction(Canary.threshold(0.1)));
+    assertEquals("fraction 0.3", Canary.fraction(Canary.threshold(0.3)));
+    assertEquals("fraction 0.05", Canary.fraction(Canary.threshold(0.05)));
+    assertEquals("fraction 0.001", Canary.fraction(Canary.threshold(0.001)));
+    assertEquals("fraction 1", Canary.fraction(Canary.threshold(1)));
+    assertEquals("fraction 0", Canary.fraction(Canary.threshold(0)));
+    java.util.List<String> lines = new java.util.ArrayList<>();
+    Engine e = new Engine(policy(), Mode.CANARY, (l, level, m) -> lines.add(m), null);
+    e.canaryFraction(0.1);
+    e.destroy(e.init(2, 2, MemorySegment.NULL));
+    assertTrue(lines.stream().anyMatch(l -> l.contains(" mode canary fraction 0.1 rules ")), lines.toString());
+  }
 }

@@ -251,7 +251,9 @@ final class CompileCommand extends ToolCommand {
       }
     }
     if (html != null) {
-      writeFile(html, HtmlReport.render(c, savings));
+      writeFile(html, HtmlReport.render(c, savings, name != null || (output != null && !yamlToStdout) || sources.isEmpty() ? policyName
+          : "compiled from " + Path.of(sources.getFirst().replace(" (sweep)", "")).getFileName()
+              + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "")));
       report.println("html: " + html);
     }
     out.flush();

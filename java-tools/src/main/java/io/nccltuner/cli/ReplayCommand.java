@@ -208,6 +208,11 @@ final class ReplayCommand extends ToolCommand {
       out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
           + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
+      String why = io.nccltuner.report.ShadowReport.shapesNotMeasured("the trace's calls",
+          r.calls().stream().map(o -> o.call().nRanks() + "x" + o.call().nNodes()).distinct().toList(), measured);
+      if (why != null) {
+        out.println(why);
+      }
     }
     r.engineLog().forEach(l -> out.println("engine: " + l));
   }

@@ -81,6 +81,17 @@ final class ReportCommand extends ToolCommand {
   static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
       + "these GPUs, or a folder of them) for the expected time saved per size and over the log";
 
+  /**
+   * The refusal of {@code --emit-policy} over logs without a canary {@code measured} line (shadow
+   * logs, or a canary run without the profiler): there is nothing measured to promote.
+   */
+  static String noMeasuredLines(int logs, Path out) {
+    return "--emit-policy: none of the " + logs + " logs has a `measured` line: they are written at each communicator's"
+        + " end by a canary run (NCCL_TUNER_JAVA_MODE=canary) that also loads the profiler,"
+        + " NCCL_PROFILER_PLUGIN=.../libnccl-tuner-java.so (docs/canary.md); nothing measured to promote, " + out
+        + " not written";
+  }
+
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (emitPolicy != null && policy == null) {
@@ -102,6 +113,9 @@ final class ReportCommand extends ToolCommand {
       files.add(f);
     }
     CanaryReport c = canary.build(minCalls);
+    if (emitPolicy != null && c.isEmpty()) {
+      throw new InputException(noMeasuredLines(files.size(), emitPolicy));
+    }
     List<Compiler.Group> groups = List.of();
     if (measurements != null) {
       MeasurementSet data = new MeasurementSet();

@@ -106,19 +106,47 @@ final class ShowCommand extends ToolCommand {
       out.println("The policy's mode is " + p.mode().spelling() + ": the plugin applies these decisions only in enforce"
           + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
     }
+    List<long[]> grid = new ArrayList<>();
+    for (long rpn : rpnList) {
+      for (long n : nodeList) {
+        grid.add(new long[] {n, rpn});
+      }
+    }
+    boolean defaultGrid = !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
+        && !spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
+    if (defaultGrid) { // the default grid and the shapes the policy's own profiles name
+      List<String> added = new ArrayList<>();
+      for (Policy.Profile pr : p.profiles()) {
+        long[] own = profileShape(pr);
+        if (own != null && grid.stream().noneMatch(g -> g[0] == own[0] && g[1] == own[1])) {
+          grid.add(own);
+          added.add(own[0] + "x" + own[1] + " (" + pr.name() + ")");
+        }
+      }
+      if (!added.isEmpty()) {
+        out.println("Shapes: nNodes " + nodes + " x " + ranksPerNode + " ranks per node, and the policy's profiles' "
+            + String.join(", ", added));
+      }
+    }
+    String hidden = hiddenRules(p, pipeOps);
+    if (hidden != null) {
+      out.println(hidden);
+    }
     // shapes with the same profile and decisions are printed once
     List<String> keys = new ArrayList<>();
     List<List<String>> shapes = new ArrayList<>();
-    for (long rpn : rpnList) {
-      for (long n : nodeList) {
-        String text = shape(p, loaded, n, rpn, colls);
-        String label = n + "x" + rpn;
-        if (!keys.isEmpty() && keys.getLast().equals(text)) {
-          shapes.getLast().add(label);
-        } else {
-          keys.add(text);
-          shapes.add(new ArrayList<>(List.of(label)));
-        }
+    boolean anyMatch = false;
+    for (long[] g : grid) {
+      long n = g[0];
+      long rpn = g[1];
+      anyMatch |= p.profileFor(n * rpn, n, Signature.UNKNOWN, new ArrayList<>()) != null;
+      String text = shape(p, loaded, n, rpn, colls);
+      String label = n + "x" + rpn;
+      if (!keys.isEmpty() && keys.getLast().equals(text)) {
+        shapes.getLast().add(label);
+      } else {
+        keys.add(text);
+        shapes.add(new ArrayList<>(List.of(label)));
       }
     }
     for (int i = 0; i < keys.size(); i++) {
@@ -127,8 +155,62 @@ final class ShowCommand extends ToolCommand {
       out.print((s.size() == 1 ? "nNodes x ranks per node " : "nNodes x ranks per node (" + s.size() + " shapes, "
           + "the same) ") + String.join(", ", s) + keys.get(i));
     }
+    if (!anyMatch) {
+      out.println();
+      out.println(profilesMatch(p));
+    }
     out.flush();
     return Main.EXIT_OK;
+  }
+
+  /** @return {nNodes, ranks per node} of a profile that matches exactly one shape, or null */
+  static long[] profileShape(Policy.Profile pr) {
+    long r = pr.nRanks().min();
+    long n = pr.nNodes().min();
+    if (r != pr.nRanks().max() || n != pr.nNodes().max() || n < 1 || r < n || r % n != 0) {
+      return null;
+    }
+    return new long[] {n, r / n};
+  }
+
+  /** The line when no shape of the grid matches a profile: the shapes the profiles do match. */
+  static String profilesMatch(Policy p) {
+    List<String> m = new ArrayList<>();
+    for (Policy.Profile pr : p.profiles()) {
+      long[] own = profileShape(pr);
+      m.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes()
+          + (own != null ? ": --nodes " + own[0] + " --ranks-per-node " + own[1] : "") + ")");
+    }
+    return "No shape shown matches a profile; the policy's profiles match: " + String.join("; ", m);
+  }
+
+  /**
+   * @return the line naming rules the tables cannot show (they match another numPipeOps, or only
+   *     registered buffers), or null when there are none
+   */
+  static String hiddenRules(Policy p, int pipeOps) {
+    long pipe = 0;
+    long reg = 0;
+    for (Policy.Profile pr : p.profiles()) {
+      for (Policy.Rule r : pr.rules()) {
+        if (!r.numPipeOps().contains(pipeOps)) {
+          pipe++;
+        } else if (Boolean.TRUE.equals(r.regBuff())) {
+          reg++;
+        }
+      }
+    }
+    if (pipe == 0 && reg == 0) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    if (pipe > 0) {
+      parts.add(Main.count(pipe, "rule") + " for numPipeOps other than " + pipeOps + " (--pipe-ops N shows them)");
+    }
+    if (reg > 0) {
+      parts.add(Main.count(reg, "rule") + " for registered buffers only (regBuff: true)");
+    }
+    return "Not shown: " + String.join(", ", parts) + ".";
   }
 
   /** The text of one shape: ": profile ..." then its table, or ": no profile matches ...". */
@@ -220,7 +302,7 @@ final class ShowCommand extends ToolCommand {
       sb.append(a).append('/').append(Protocol.ofId(e % NUM_PROTO));
       int channels = Decision.channels(code);
       if (channels != 0) {
-        sb.append(", ").append(channels).append(" channels");
+        sb.append(", ").append(Main.count(channels, "channel"));
       }
       if (a != Algorithm.NVLS && a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_DIRECT
           && a != Algorithm.COLLNET_CHAIN) {

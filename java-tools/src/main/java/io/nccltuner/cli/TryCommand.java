@@ -2,8 +2,6 @@ package io.nccltuner.cli;
 
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -39,16 +37,21 @@ import picocli.CommandLine.Option;
 @Command(
     name = "try",
     description = {
-      "Try a policy without a GPU: replay captured tuner calls through the real plugin (shadow mode),",
-      "print what it decided and the report of its decision logs."
+      "Try a policy without a GPU: replay captured tuner calls through the real plugin.",
+      "Shadow mode by default; prints what it decided and the report of its decision logs.",
+      "Several --trace files are replayed as the ranks of one job: one process each, one report over",
+      "all their decision logs (the report's ranks); try each trace alone for its own report.",
+      "The policy is a YAML policy or NCCL's example-tuner CSV (read as NCCL_TUNER_CONFIG_FILE)."
     },
     sortOptions = false)
 final class TryCommand extends ToolCommand {
-  @Option(names = "--policy", required = true, paramLabel = "POLICY.yaml", description = "the policy to try")
+  @Option(names = "--policy", required = true, paramLabel = "POLICY",
+      description = "the policy to try: YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
   Path policy;
 
   @Option(names = "--trace", required = true, arity = "1..*", paramLabel = "TRACE.csv",
-      description = "captured tuner calls (NCCL_TUNER_JAVA_RECORD, or examples/traces/trace_*.csv); repeatable")
+      description = "captured tuner calls (NCCL_TUNER_JAVA_RECORD, or examples/traces/trace_*.csv); repeatable:"
+          + " several are the ranks of one job")
   List<Path> traces = new ArrayList<>();
 
   @Option(names = "--mode", paramLabel = "MODE", defaultValue = "shadow",
@@ -73,7 +76,8 @@ final class TryCommand extends ToolCommand {
   Path html;
 
   @Option(names = "--keep-logs", paramLabel = "DIR",
-      description = "write the decision logs into DIR and keep them (default: a temporary folder, removed)")
+      description = "write the decision logs into DIR, a new or empty folder, and keep them (default: a temporary"
+          + " folder, removed)")
   Path keepLogs;
 
   @Option(names = "--harness", paramLabel = "PATH", description = "the host harness (default: found beside this tool)")
@@ -95,12 +99,10 @@ final class TryCommand extends ToolCommand {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--nranks and --nnodes go together, 1 <= nnodes <= nranks");
     }
-    InputFiles.requireReadable(policy);
-    Policy p;
-    try {
-      p = PolicyLoader.load(policy);
-    } catch (PolicyException e) {
-      throw new InputException(e.getMessage());
+    PolicyFiles.Loaded loaded = PolicyFiles.load(policy); // YAML, or NCCL's example CSV
+    Policy p = loaded.policy();
+    for (String w : loaded.warnings()) {
+      err.println("nccl-tuner try: warning: " + w);
     }
     for (Path t : traces) {
       InputFiles.requireReadable(t);
@@ -117,10 +119,25 @@ final class TryCommand extends ToolCommand {
         "--harness");
     Path so = plugin != null ? plugin : find("plugin library", lib == null ? List.of()
         : List.of(lib.resolve("libnccl-tuner-java.so")), "--plugin");
+    if (keepLogs != null && Files.isDirectory(keepLogs)) {
+      long n;
+      try (Stream<Path> s = Files.list(keepLogs)) {
+        n = s.count();
+      }
+      if (n > 0) {
+        throw new InputException("--keep-logs " + keepLogs, keepLogsNotEmpty(n));
+      }
+    }
     Path logs = keepLogs != null ? Files.createDirectories(keepLogs) : Files.createTempDirectory("nccl-tuner-try");
     try {
       out.println("try: policy " + p.name() + " (" + policy + "), mode " + mode + ", " + Main.count(traces.size(), "trace")
           + (nRanks > 0 ? " as nRanks " + nRanks + ", nNodes " + nNodes : "") + ", NCCL " + era + ", plugin " + so);
+      if (loaded.csv()) {
+        out.println("try: " + policy + " is NCCL's example-tuner CSV: given to the plugin as NCCL_TUNER_CONFIG_FILE");
+      }
+      if (traces.size() > 1) {
+        out.println(severalTraces(traces.size()));
+      }
       long calls = 0;
       long hits = 0;
       long applied = 0;
@@ -138,7 +155,7 @@ final class TryCommand extends ToolCommand {
         env.remove("NCCL_TUNER_CONFIG_FILE");
         env.remove("NCCL_DEBUG_FILE");
         env.put("NCCL_DEBUG", "INFO");
-        env.put("NCCL_TUNER_JAVA_POLICY", policy.toAbsolutePath().toString());
+        env.put(loaded.csv() ? "NCCL_TUNER_CONFIG_FILE" : "NCCL_TUNER_JAVA_POLICY", policy.toAbsolutePath().toString());
         env.put("NCCL_TUNER_JAVA_MODE", mode);
         env.put("NCCL_TUNER_JAVA_LOG", logs.toAbsolutePath().resolve("tuner-%h-%p.jsonl").toString());
         env.putIfAbsent("NCCL_TUNER_JAVA_HOME", System.getProperty("java.home"));
@@ -232,12 +249,29 @@ final class TryCommand extends ToolCommand {
       for (Policy.Profile pr : p.profiles()) {
         shapes.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
       }
+      if (nRanks > 0) {
+        return "try: the policy changes nothing: no profile matches " + String.join(", ", unmatched) + " (--nranks "
+            + nRanks + " --nnodes " + nNodes + "); its profiles: " + String.join("; ", shapes)
+            + ". Give --nranks and --nnodes of one of them, the job's shape";
+      }
       return "try: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
           + " (the traces' shape); its profiles: " + String.join("; ", shapes)
           + ". Capture a trace of the job's shape (NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M";
     }
     return "try: the policy changes nothing: no rule covers any of the " + Main.count(calls, "call")
         + " (collective, size and numPipeOps outside its rules, or no candidate NCCL offers)";
+  }
+
+  /** Why a non-empty --keep-logs folder is refused. */
+  static String keepLogsNotEmpty(long entries) {
+    return "not empty (" + entries + (entries == 1 ? " entry" : " entries") + "): the report would read the decision logs of an earlier try"
+        + " with this one's; give a new or empty folder";
+  }
+
+  /** The line a try of several traces prints: they are one job's ranks. */
+  static String severalTraces(int n) {
+    return "try: the " + n + " traces are replayed as the ranks of one job (one process each); the report reads their"
+        + " decision logs together, as that job's ranks; try each trace alone for a report of its own";
   }
 
   /** The trace with every init and get row's nRanks and nNodes set to --nranks/--nnodes. */

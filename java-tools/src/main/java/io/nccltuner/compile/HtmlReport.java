@@ -44,15 +44,27 @@ public final class HtmlReport {
    * @return the HTML document
    */
   public static String render(Compilation c, List<Workload.Savings> savings) {
+    return render(c, savings, c.policy().name());
+  }
+
+  /**
+   * Renders the page under a title of its own.
+   *
+   * @param c the compilation
+   * @param savings workload weighting, may be empty
+   * @param title what the page's title and heading call the policy ("compiled from sweep.csv")
+   * @return the HTML document
+   */
+  public static String render(Compilation c, List<Workload.Savings> savings, String title) {
     StringBuilder sb = new StringBuilder();
     sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(esc(c.policy().name())).append(" - nccl-tuner compile</title>\n<style>\n")
+        .append(esc(title)).append(" - nccl-tuner compile</title>\n<style>\n")
         .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n")
         .append("table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n")
         .append("td.l,th.l{text-align:left}tr.rule{background:#fff3e8}\n")
         .append("svg text{font-size:12px;font-family:system-ui,sans-serif}\n")
         .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
-        .append("</style></head><body>\n<h1>Policy ").append(esc(c.policy().name())).append("</h1>\n<p>")
+        .append("</style></head><body>\n<h1>Policy ").append(esc(title)).append("</h1>\n<p>")
         .append(esc(c.policy().description())).append("</p>\n");
     for (Group g : c.groups()) {
       sb.append("<h2>").append(esc(g.key().toString())).append("</h2>\n");

@@ -144,16 +144,16 @@ public final class NcclTestsLog {
   }
 
   /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
-  private static final Pattern SRUN_PREFIX = Pattern.compile("^\\s*\\d+: ?");
+  private static final Pattern SRUN_PREFIX = io.nccltuner.model.LauncherPrefix.SRUN;
   /**
    * Ray's prefix of a worker's output: {@code (RayTrainWorker pid=3808)}, {@code (head, rank=0,
    * pid=3808, ip=10.0.0.1)}; an mpirun or srun prefix may follow it.
    */
-  private static final Pattern RAY_PREFIX = Pattern.compile("^\\([^()]*\\bpid=\\d+[^()]*\\) ?");
+  private static final Pattern RAY_PREFIX = io.nccltuner.model.LauncherPrefix.RAY;
   /** nccl-tests' own lines, wherever they start: to tell a prefix this parser does not strip. */
   private static final Pattern TESTS_LINE = Pattern.compile("#\\s*(?:nccl-tests version|nThread \\d|\\s*size\\s+count\\s)");
   /** {@code mpirun --tag-output} (Open MPI): {@code [1,0]<stdout>:} before every line. */
-  private static final Pattern MPIRUN_PREFIX = Pattern.compile("^\\[\\d+,\\d+\\]<(?:stdout|stderr|stddiag)>: ?");
+  private static final Pattern MPIRUN_PREFIX = io.nccltuner.model.LauncherPrefix.MPIRUN;
   /**
    * Where an NCCL line starts: {@code host:pid:tid [dev] NCCL INFO ...} (src/debug.cc), optionally
    * after a {@code [timestamp]} (2.29+ WARN lines) and with a {@code file:line} before {@code NCCL

@@ -212,6 +212,9 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
 
     void line(int no, String text) {
       Matcher m = PREFIX.matcher(text);
+      if (!m.matches()) { // srun -l, mpirun --tag-output, Ray: as compile reads them
+        m = PREFIX.matcher(LauncherPrefix.strip(text));
+      }
       if (!m.matches()) {
         Matcher e = EMBEDDED_PREFIX.matcher(text);
         if (e.find() && looksLikeModelLine(e.group(5))) {

@@ -215,6 +215,61 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
   }
 
   /**
+   * Why {@link #price} found no price for a collective and shape: no such collective measured, the
+   * measurements of other shapes (naming them), or no measured size governing the size.
+   *
+   * @param c collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param groups the compiled measurements
+   * @return the reason, "measured at 8x1 only, not 2x2"
+   */
+  public static String notPricedWhy(Collective c, long nRanks, long nNodes, List<Compiler.Group> groups) {
+    if (groups.stream().noneMatch(g -> g.key().collective() == c)) {
+      return "no " + c.name() + " measured";
+    }
+    if (groups.stream().noneMatch(g -> g.key().collective() == c && g.key().nRanks() == nRanks
+        && g.key().nNodes() == nNodes)) {
+      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + nRanks + "x" + nNodes;
+    }
+    return "no measured size (numPipeOps 1, NCCL's pick timed) governs it";
+  }
+
+  /**
+   * The line that says why nothing could be priced when no shape asked for was measured.
+   *
+   * @param what what has the shapes, "the trace's calls"
+   * @param shapes their shapes, nRanks x nNodes ("2x2")
+   * @param groups the compiled measurements
+   * @return the line, or null when some of the shapes was measured (or there are none)
+   */
+  public static String shapesNotMeasured(String what, List<String> shapes, List<Compiler.Group> groups) {
+    java.util.Set<String> want = new java.util.TreeSet<>(shapes);
+    java.util.Set<String> have = new java.util.TreeSet<>(List.of(measuredShapes(groups, null).split(", ")));
+    if (want.isEmpty() || groups.isEmpty() || want.stream().anyMatch(have::contains)) {
+      return null;
+    }
+    return "nothing priced: the measurements are of nRanks x nNodes " + measuredShapes(groups, null) + ", " + what
+        + " of " + String.join(", ", want) + "; give measurements of that shape";
+  }
+
+  /**
+   * @param groups the compiled measurements
+   * @param c a collective, or null for all
+   * @return their shapes, nRanks x nNodes, "8x1, 16x2"
+   */
+  public static String measuredShapes(List<Compiler.Group> groups, Collective c) {
+    java.util.TreeSet<List<Long>> shapes = new java.util.TreeSet<>(
+        Comparator.<List<Long>>comparingLong(l -> l.get(0)).thenComparingLong(l -> l.get(1)));
+    for (Compiler.Group g : groups) {
+      if (c == null || g.key().collective() == c) {
+        shapes.add(List.of((long) g.key().nRanks(), (long) g.key().nNodes()));
+      }
+    }
+    return String.join(", ", shapes.stream().map(l -> l.get(0) + "x" + l.get(1)).toList());
+  }
+
+  /**
    * Prices one decision with compiled measurements (see the class comment).
    *
    * @param c collective
@@ -336,7 +391,8 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
           p == null ? "-" : us(p.policyUs()), p == null ? "-" : gbps(p.ncclBusbw()),
           p == null ? "-" : gbps(p.policyBusbw()), p == null ? "-" : us(p.savedUs()),
           p == null || Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
-          p == null ? "not measured" : Double.isNaN(p.policyUs()) ? "policy's pick not measured"
+          p == null ? "not measured: " + notPricedWhy(r.collective(), r.nRanks(), r.nNodes(), groups)
+              : Double.isNaN(p.policyUs()) ? "policy's pick not measured"
               : p.keptByNoise() ? "measured gain within noise: a compile would keep NCCL's pick" : "");
     }
     sb.append(t.size() == 0 ? "no decisions in the logs (no rule hit)\n" : t.render());
@@ -349,6 +405,11 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
               + " %.1f us per rank over %d logs)%n",
           saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
           logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));
+      String why = shapesNotMeasured("the logs' decisions",
+          rows.stream().filter(r -> r.nRanks() > 0).map(r -> r.nRanks() + "x" + r.nNodes()).toList(), groups);
+      if (why != null) {
+        sb.append(why).append('\n');
+      }
     }
     return sb.toString();
   }

@@ -160,4 +160,31 @@ class CanaryReportCommandTest {
     }
     return n;
   }
+
+  /** A canary log without the profiler (or a shadow log) has no measured lines: nothing to promote. */
+  @Test
+  void emitPolicyRefusesLogsWithoutMeasuredLines() throws Exception {
+    Path log = tmp.resolve("tuner-vm-1.jsonl");
+    Files.writeString(log, """
+        {"type":"comm","comm":7,"host":"vm","pid":1,"policy":"canary-test","profile":"p","sha256":"%s","mode":"canary",\
+        "nRanks":2,"nNodes":2,"calls":64,"ruleHits":64,"applied":6,"unaggregated":0,"at":"destroy"}
+        {"type":"aggregate","comm":7,"host":"vm","pid":1,"sha256":"%s","nRanks":2,"nNodes":2,"collective":"AllReduce",\
+        "nBytes":16384,"toBytes":20480,"bucket":"[16 KiB, 20 KiB)","ncclPick":"RING/LL","policyPick":"RING/SIMPLE",\
+        "channels":0,"count":64}
+        """.formatted("a".repeat(64), "a".repeat(64)));
+    Path out = tmp.resolve("promoted.yaml");
+    CliRun r = CliRun.run("report", log.toString(), "--policy", res("canary-policy.yaml"), "--emit-policy", out.toString());
+    assertEquals(1, r.exit(), r.out() + r.err());
+    assertEquals("nccl-tuner report: --emit-policy: none of the 1 logs has a `measured` line: they are written at each"
+        + " communicator's end by a canary run (NCCL_TUNER_JAVA_MODE=canary) that also loads the profiler,"
+        + " NCCL_PROFILER_PLUGIN=.../libnccl-tuner-java.so (docs/canary.md); nothing measured to promote, " + out
+        + " not written\n", r.err());
+    assertFalse(Files.exists(out));
+    Path shadow = Path.of(CanaryReportCommandTest.class.getResource("/report/rank-a.jsonl").toURI());
+    CliRun s = CliRun.run("report", shadow.toString(), "--policy", res("canary-policy.yaml"), "--emit-policy",
+        out.toString());
+    assertEquals(1, s.exit(), s.out() + s.err());
+    assertTrue(s.err().contains("none of the 1 logs has a `measured` line"), s.err());
+    assertFalse(Files.exists(out));
+  }
 }

@@ -312,4 +312,29 @@ class ExplainCommandTest {
     assertTrue(r.out().contains("The policy keeps NCCL's algorithm and protocol at every size and changes only the "
         + "channel count, at 1 of 2 sizes"), r.out());
   }
+
+  /**
+   * A log whose every line carries a launcher prefix (Ray, mpirun --tag-output, srun -l) explains
+   * as the plain log does: the same prefixes compile strips (model.LauncherPrefix).
+   */
+  @Test
+  void launcherPrefixedLogsExplainAsThePlainLog(@TempDir Path dir) throws Exception {
+    Path plain = Path.of(resource(H200 + "nccl_sweep.rank0.log"));
+    List<String> lines = Files.readAllLines(plain, java.nio.charset.StandardCharsets.ISO_8859_1);
+    Path copy = dir.resolve("plain.log");
+    Files.write(copy, lines, java.nio.charset.StandardCharsets.ISO_8859_1);
+    Run want = run("explain", "--log", copy.toString(), "--sizes", "256B,64KiB");
+    assertEquals(0, want.code(), want.err());
+    for (String prefix : List.of("(RayWorkerWrapper pid=4711, ip=10.0.0.5) ", "[1,0]<stdout>:", "0: ", "  12: ",
+        "(RayWorkerWrapper pid=4711) [1,0]<stdout>:")) {
+      Path log = dir.resolve("prefixed.log");
+      Files.write(log, lines.stream().map(l -> prefix + l).toList(), java.nio.charset.StandardCharsets.ISO_8859_1);
+      Run r = run("explain", "--log", log.toString(), "--sizes", "256B,64KiB");
+      assertEquals(0, r.code(), prefix + ": " + r.err());
+      assertFalse(r.err().contains("runs into other output"), prefix + ": " + r.err());
+      assertFalse(r.out().contains("runs into other output"), prefix + ": " + r.out());
+      assertEquals(want.out().replace(copy.toString(), log.toString()), r.out(), prefix);
+      assertEquals(want.err().replace(copy.toString(), log.toString()), r.err(), prefix);
+    }
+  }
 }

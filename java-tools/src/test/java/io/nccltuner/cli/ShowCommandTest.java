@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -80,5 +81,52 @@ class ShowCommandTest {
     CliRun r = CliRun.run("show", CliRun.fixture("nvidia-boundaries.conf"), "--nodes", "4..2");
     assertEquals(1, r.exit());
     assertEquals("nccl-tuner show: --nodes: '4..2' needs 1 <= A <= B\n", r.err());
+  }
+
+  /**
+   * A compiled 2-rank, 2-node policy: the default grid (x8 ranks per node) has no shape of it, so
+   * its own profile's shape is added and named; rules the tables cannot show are counted; one
+   * channel is "1 channel".
+   */
+  @Test
+  void theDefaultGridAddsThePolicysOwnShapes() throws Exception {
+    Path p = tmp.resolve("two-by-two.yaml");
+    Files.writeString(p, """
+        schema: nccl-tuner-java/v1
+        name: two-by-two
+        mode: enforce
+        profiles:
+          - name: nRanks2-nNodes2
+            match: {nRanks: 2, nNodes: 2}
+            rules:
+              - collective: AllReduce
+                bytes: {from: 4 B, to: 128 B}
+                numPipeOps: 1
+                candidates: [{algorithm: RING, protocol: SIMPLE, channels: 1}]
+              - collective: AllReduce
+                bytes: {from: 128 B, to: 1 MiB}
+                numPipeOps: 2
+                candidates: [{algorithm: RING, protocol: LL128}]
+              - collective: AllReduce
+                bytes: {from: 1 MiB}
+                regBuff: true
+                candidates: [{algorithm: RING, protocol: LL128}]
+        """);
+    CliRun r = CliRun.run("show", p.toString(), "--collective", "AllReduce");
+    assertEquals(0, r.exit(), r.err());
+    String o = r.out();
+    assertTrue(o.contains("\nShapes: nNodes 1,2,4..1024 x 8 ranks per node, and the policy's profiles' 2x1 "
+        + "(nRanks2-nNodes2)\nNot shown: 1 rule for numPipeOps other than 1 (--pipe-ops N shows them), 1 rule for "
+        + "registered buffers only (regBuff: true).\n"), o);
+    assertTrue(o.endsWith("\nnNodes x ranks per node 2x1: profile nRanks2-nNodes2 (profiles[0], 3 rules)\n"
+        + "  collective  bytes         decision\n"
+        + "  AllReduce   [0 B, 4 B)    NCCL decides\n"
+        + "  AllReduce   [4 B, 128 B)  RING/SIMPLE, 1 channel\n"
+        + "  AllReduce   [128 B, inf)  NCCL decides\n"), o);
+    CliRun g = CliRun.run("show", p.toString(), "--collective", "AllReduce", "--nodes", "1..4");
+    assertEquals(0, g.exit(), g.err());
+    assertFalse(g.out().contains("Shapes:"), g.out());
+    assertTrue(g.out().endsWith("\n\nNo shape shown matches a profile; the policy's profiles match: nRanks2-nNodes2 "
+        + "(nRanks 2, nNodes 2: --nodes 2 --ranks-per-node 1)\n"), g.out());
   }
 }

@@ -59,6 +59,12 @@ class TryCommandTest {
     assertTrue(r.out().endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
         + "shape); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Capture a trace of the job's shape "
         + "(NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M\n"), r.out());
+    CliRun as4 = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"),
+        "--nranks", "4", "--nnodes", "1");
+    assertEquals(0, as4.exit(), as4.err() + as4.out());
+    assertTrue(as4.out().endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
+        + "--nnodes 1); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Give --nranks and --nnodes of one of "
+        + "them, the job's shape\n"), as4.out());
     CliRun as8 = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"),
         "--nranks", "8", "--nnodes", "1", "--mode", "enforce");
     assertEquals(0, as8.exit(), as8.err() + as8.out());
@@ -83,5 +89,57 @@ class TryCommandTest {
     assertEquals(2, half.exit());
     assertTrue(half.err().startsWith("nccl-tuner try: --nranks and --nnodes go together, 1 <= nnodes <= nranks\n"),
         half.err());
+  }
+
+  /** NCCL's example-tuner CSV runs as the plugin reads it, through NCCL_TUNER_CONFIG_FILE. */
+  @Test
+  void exampleTunerCsvIsTried() throws Exception {
+    Path conf = tmp.resolve("nccl_tuner.conf");
+    Files.writeString(conf, """
+        # collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff
+        allreduce,0,4294967295,tree,simple,-1,-1,-1,-1,-1
+        """);
+    CliRun r = tryRun("--policy", conf.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
+    assertEquals(0, r.exit(), r.err() + r.out());
+    assertTrue(r.out().contains("\ntry: " + conf + " is NCCL's example-tuner CSV: given to the plugin as "
+        + "NCCL_TUNER_CONFIG_FILE\n"), r.out());
+    assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.startsWith("try: the policy would change ")), r.out());
+  }
+
+  /** --keep-logs refuses a folder with an earlier try's logs; several traces are one job's ranks. */
+  @Test
+  void keepLogsNeedsAnEmptyFolderAndSeveralTracesAreOneJob() throws Exception {
+    String policy = REPO.resolve("policies/h200-2rank.yaml").toString();
+    Path keep = tmp.resolve("keep");
+    CliRun first = tryRun("--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"),
+        "--trace", CliRun.trace("trace_tp_infer.csv"), "--keep-logs", keep.toString());
+    assertEquals(0, first.exit(), first.err() + first.out());
+    assertTrue(first.out().contains("\ntry: the 2 traces are replayed as the ranks of one job (one process each); the "
+        + "report reads their decision logs together, as that job's ranks; try each trace alone for a report of its "
+        + "own\n"), first.out());
+    long logs;
+    try (var s = Files.list(keep)) {
+      logs = s.count();
+    }
+    assertEquals(2, logs);
+    CliRun again = tryRun("--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"), "--keep-logs",
+        keep.toString());
+    assertEquals(1, again.exit(), again.err() + again.out());
+    assertEquals("nccl-tuner try: --keep-logs " + keep + ": not empty (2 entries): the report would read the decision "
+        + "logs of an earlier try with this one's; give a new or empty folder\n", again.err());
+    assertEquals("", again.out());
+    try (var s = Files.list(keep)) {
+      assertEquals(2, s.count(), "nothing written");
+    }
+  }
+
+  /** nccl-tuner --help's summary of try is one whole sentence. */
+  @Test
+  void helpSummaryIsASentence() {
+    CliRun r = CliRun.run("--help");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().replaceAll("\\s+", " ").contains(" try Try a policy without a GPU: replay captured tuner calls "
+        + "through the real plugin. help "), r.out());
   }
 }
