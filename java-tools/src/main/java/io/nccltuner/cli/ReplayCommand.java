@@ -221,7 +221,7 @@ final class ReplayCommand extends ToolCommand {
     notOffered(out, r);
     if (priced) {
       out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
-          + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
+          + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
     }
     r.engineLog().forEach(l -> out.println("engine: " + l));

@@ -145,9 +145,10 @@ public final class TextReport {
       if (s.priced() > 0) {
         sb.append(String.format(Locale.ROOT,
             "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
-                + " (%.1f us per pass)%n",
+                + " of NCCL's time %s (%.1f us per pass)%n",
             s.defaultUs(), pct(s.defaultRegret()), s.policyUs(), pct(s.policyRegret()), s.bestUs(), pct(s.saving()),
-            s.defaultUs() - s.policyUs()));
+            s.priced() == s.calls() ? "over all calls of the workload" : "over the workload's " + s.priced()
+                + " priced calls", s.defaultUs() - s.policyUs()));
       }
     }
     if (!c.refused().isEmpty()) {

@@ -50,6 +50,17 @@ class NcclEraCommandsTest {
   }
 
   @Test
+  void replayLabelsItsSavingWithItsBaseline() throws Exception {
+    CliRun r = CliRun.run("replay", "--trace", CliRun.trace("trace_tp_infer.csv"), "--policy",
+        Path.of(System.getProperty("nccltj.repo", "..")).resolve("policies/h200-2rank-measured.yaml").toString(),
+        "--measurements", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().matches("(?s).*\\nmeasured \\(\\S+\\): \\d+ of 273 calls priced: NCCL's picks [\\d.]+ us, the "
+        + "policy's [\\d.]+ us: expected saving [\\d.]+ us \\([\\d.]+% of NCCL's time over the priced calls\\)\\n.*"),
+        r.out());
+  }
+
+  @Test
   void explainTakesTheEraFromItsLog(@TempDir Path dir) throws Exception {
     String log = ExplainCommandTest.resource(ExplainCommandTest.H200 + "nccl_sweep.rank0.log");
     ExplainCommandTest.Run f = ExplainCommandTest.run("explain", "--log", log, "--sizes", "1MiB", "--policy",
