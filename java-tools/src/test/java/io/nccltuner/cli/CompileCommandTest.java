@@ -96,6 +96,17 @@ class CompileCommandTest {
   }
 
   @Test
+  void readmeExampleExplainsItsPickMarkersAndSavingBaseline() throws Exception {
+    CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--nccl-log",
+        CliRun.trace("nccl_sweep.rank0.log"), "--workload", CliRun.trace("trace_tp_infer.csv"), "-o",
+        tmp.resolve("m.yaml").toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("\n  NCCL's pick: auto=X: NCCL ran X (its selection lines say so at that size); "
+        + "auto~X: X inferred from the logged sizes around it; auto: not known which\n"), r.out());
+    assertTrue(r.out().contains("expected saving 13.88% of NCCL's time over all calls of the workload ("), r.out());
+  }
+
+  @Test
   void seed001WithNcclLogAndThreshold() throws Exception {
     Path yaml = tmp.resolve("seed.yaml");
     CliRun r = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--nccl-log",
@@ -105,6 +116,9 @@ class CompileCommandTest {
     assertTrue(table.contains("1 MiB .. 2 MiB auto=RING/LL128 50.425 RING/LL 41.675 RING/LL 21.00% 0.00%"), r.out());
     assertTrue(table.contains("128 B .. 1 MiB auto 18.675 TREE/LL 18.660 NCCL 0.08% 0.08%"), r.out());
     assertTrue(table.contains("2 MiB .. 2.5 MiB auto 74.465 RING/LL 74.290 NCCL 0.24% 0.24%"), r.out());
+    // the markers of the "NCCL's pick" column are explained under the table
+    assertTrue(r.out().contains("\n  NCCL's pick: auto=X: NCCL ran X (its selection lines say so at that size); "
+        + "auto: not known which\n"), r.out());
     String text = Files.readString(yaml);
     assertTrue(text.contains("""
               - collective: AllReduce
