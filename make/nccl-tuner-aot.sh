@@ -4,11 +4,37 @@
 # Run it once after unpacking, as the user who owns lib/ (root for an install under /opt); the
 # plugin uses the cache from then on, and its first INFO line says "AOT cache <path>". It also
 # writes the binary form of the tree's policies and of NCCL_TUNER_JAVA_POLICY (FILE.yaml.compiled,
-# read by the plugin instead of the YAML while the YAML is unchanged). Any extra
-# argument is passed to the training run (a trace CSV in the shared format).
-# Exit status: 0 with the cache written; 1 without it (lib/ not writable, or the runtime wrote no
-# cache), with the reason on stderr. (Installed by make/dist.mk, which fills in the JVM options.)
+# read by the plugin instead of the YAML while the YAML is unchanged). One optional argument: a
+# trace CSV in the shared format for the training run (else the trace bundled in the jar).
+# Exit status: 0 with the cache written (or --help); 1 without it (lib/ not writable, the training
+# run failed, or the runtime wrote no cache), with the reason on stderr; 2 for a wrong argument,
+# before anything is written. (Installed by make/dist.mk, which fills in the JVM options.)
 set -e
+usage() {
+  echo "Usage: bin/nccl-tuner-aot [TRACE.csv]"
+  echo "Builds lib/nccl-tuner-java.aot (the JDK AOT cache that shortens the plugin's start) and writes"
+  echo "policies/*.yaml.compiled (and NCCL_TUNER_JAVA_POLICY's), with a training run on the bundled runtime."
+  echo "TRACE.csv: a captured trace to train on (default: the trace bundled in the jar)."
+  echo "Run once after unpacking, as the owner of lib/. Exit 0: cache written; 1: no cache; 2: wrong argument."
+}
+for a in "$@"; do
+  case "$a" in
+    -h|--help) usage; exit 0 ;;
+  esac
+done
+if [ $# -gt 1 ]; then
+  echo "nccl-tuner-aot: takes at most one argument (a trace CSV), got $#; see bin/nccl-tuner-aot --help" >&2
+  exit 2
+fi
+if [ $# -eq 1 ]; then
+  case "$1" in
+    -*) echo "nccl-tuner-aot: unknown option '$1'; see bin/nccl-tuner-aot --help" >&2; exit 2 ;;
+  esac
+  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
+    echo "nccl-tuner-aot: '$1' is not a readable trace CSV; see bin/nccl-tuner-aot --help" >&2
+    exit 2
+  fi
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache="$here/lib/nccl-tuner-java.aot"
 if [ ! -w "$here/lib" ] || { [ -e "$cache" ] && [ ! -w "$cache" ]; }; then
@@ -34,9 +60,17 @@ for f in "$here"/policies/*.yaml "$policy"; do
   fi
 done
 # Then the training run for the AOT cache, which reads the policy as the plugin does.
+# A failed run may still leave a cache (the JVM assembles one at exit): it is removed.
+rc=0
 NCCL_TUNER_JAVA_POLICY="$policy" \
   "$here/runtime/bin/java" -XX:AOTCacheOutput="$cache" @AOT_OPTS@ \
-  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.ffm.AotTraining "$@"
+  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.ffm.AotTraining "$@" || rc=$?
+if [ "$rc" -ne 0 ]; then
+  rm -f "$cache" "$cache.config"
+  echo "nccl-tuner-aot: the training run failed (exit $rc, see its message above), so no AOT cache was made;" \
+    "the plugin works without it, it only starts slower" >&2
+  exit 1
+fi
 if [ ! -s "$cache" ]; then
   echo "nccl-tuner-aot: the Java runtime in $here/runtime wrote no AOT cache at $cache (see its messages above)" >&2
   exit 1

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Signature;
@@ -541,6 +542,10 @@ public class Engine {
     }
     String line = summary(c);
     log.log(c.logger, TunerLog.INFO, line);
+    String none = forcedNone(c);
+    if (none != null) {
+      log.log(c.logger, TunerLog.INFO, none);
+    }
     ShadowAggregate.write(c, mode, policy.name(), decisionLog, "destroy");
     if (decisionLog != null) {
       decisionLog.awaitFlushed(FLUSH_WAIT_MILLIS);
@@ -550,6 +555,26 @@ public class Engine {
     }
     return line;
   }
+
+  /**
+   * Force mode's line at destroy when the forced candidate applied to none of the calls (NCCL
+   * marked it -1 on every call): then NCCL's own pick ran, and a sweep run of that candidate
+   * measured NCCL's pick, not the candidate ({@code nccl-tuner compile} reads this line).
+   *
+   * @return {@code force RING/LL128/8 applied to none of the 31 calls (NCCL offered it for none:
+   *     its cost-table entry was -1 on every call), so NCCL's own pick ran instead}, or null
+   */
+  static String forcedNone(Comm c) {
+    String prefix = ForcePolicy.PROFILE_PREFIX;
+    if (!c.write || c.profile == null || !c.profile.startsWith(prefix) || c.hits == 0 || c.applied != 0) {
+      return null;
+    }
+    return FORCED_NONE + c.profile.substring(prefix.length()) + " applied to none of the " + c.calls
+        + " calls (NCCL offered it for none: its cost-table entry was -1 on every call), so NCCL's own pick ran instead";
+  }
+
+  /** How {@link #forcedNone}'s line starts (after {@code TUNER/Java: }). */
+  public static final String FORCED_NONE = "force ";
 
   private String summary(Comm c) {
     StringBuilder sb = new StringBuilder();

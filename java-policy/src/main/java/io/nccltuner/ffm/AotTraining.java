@@ -28,13 +28,27 @@ import java.util.List;
  * <p>Usage: {@code java -XX:AOTCacheOutput=nccl-tuner-java.aot -cp nccl-tuner-java.jar
  * io.nccltuner.ffm.AotTraining [TRACE.csv]} with {@code NCCL_TUNER_JAVA_POLICY} set; without a
  * trace it replays the tensor-parallel decode trace bundled in the jar (captured from NCCL 2.28.9).
- * Exits 0 after printing the number of calls replayed; 1 if the engine did not start.
+ * Exits 0 after printing the number of calls replayed; 1 if the engine did not start or the trace
+ * cannot be read (a one-line message on stderr, no stack trace).
  */
 public final class AotTraining {
   private AotTraining() {}
 
   /** @param args optionally one trace CSV (the shared trace format) */
   public static void main(String[] args) throws Exception {
+    try {
+      train(args);
+    } catch (java.io.IOException | RuntimeException e) {
+      // a message, not a stack trace: bin/nccl-tuner-aot then removes the partial cache
+      String what = args.length > 0 ? args[0] : "the bundled trace";
+      System.err.println("AotTraining: " + what + ": " + (e instanceof java.nio.file.NoSuchFileException
+          ? "no such file" : e instanceof ArrayIndexOutOfBoundsException || e instanceof NumberFormatException
+          ? "not a trace CSV in the shared format (" + e.getMessage() + ")" : e.toString()));
+      System.exit(1);
+    }
+  }
+
+  private static void train(String[] args) throws Exception {
     List<String> lines;
     if (args.length > 0) {
       lines = Files.readAllLines(Path.of(args[0]));

@@ -14,7 +14,10 @@ import java.util.List;
  * -1) the engine sets the entry to 0.0 (and nChannels when given), where it is -1 the engine
  * leaves the table alone, so NCCL's own choice stands. The engine's summary line at destroy
  * ({@code summary profile force:RING/LL128 mode enforce: calls N, rule hits H, applied A})
- * therefore reads: A calls forced, H - A not forced (H = N: every call is a rule hit).
+ * therefore reads: A calls forced, H - A not forced (H = N: every call is a rule hit). When A is 0
+ * (NCCL offered the candidate for none of the calls) a second INFO line says so ({@code force
+ * RING/LL128/8 applied to none of the 31 calls (...), so NCCL's own pick ran instead}), which
+ * {@code nccl-tuner compile} reads in a sweep run's output.
  *
  * <p>Unlike NCCL_ALGO / NCCL_PROTO, which narrow NCCL's table before its selection (and cannot
  * set a channel count; NVIDIA/nccl#1661), force mode keeps NCCL's correctness filter: a candidate
@@ -22,6 +25,9 @@ import java.util.List;
  */
 public final class ForcePolicy {
   private ForcePolicy() {}
+
+  /** How the force profile's name starts ({@link #profileName}). */
+  public static final String PROFILE_PREFIX = "force:";
 
   /**
    * The forced candidate, parsed.
@@ -80,7 +86,7 @@ public final class ForcePolicy {
    * @return {@code force:ALGO/PROTO[/channels]}
    */
   public static String profileName(Forced forced) {
-    return "force:" + forced.label();
+    return PROFILE_PREFIX + forced.label();
   }
 
   /**

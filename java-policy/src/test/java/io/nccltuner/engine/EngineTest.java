@@ -141,6 +141,27 @@ class EngineTest {
   }
 
   @Test
+  void forceThatAppliedToNoCallSaysSoAtDestroy() throws Exception {
+    var forced = io.nccltuner.policy.ForcePolicy.parse("RING/LL128/8");
+    Engine e = new Engine(io.nccltuner.policy.ForcePolicy.of(forced), Mode.ENFORCE, log, null);
+    long h = e.init(2, 1, MemorySegment.NULL);
+    for (int i = 0; i < 3; i++) {
+      // RING/LL128 (index 1 * 3 + 1) is -1: NCCL never offers it
+      e.getCollInfo(h, 4, 1 << 20, 1, table(7, 3, 10, 11, 12, 20, U, 22), 7, 3, channels());
+    }
+    assertEquals("summary profile force:RING/LL128/8 mode enforce: calls 3, rule hits 3, applied 0", e.destroy(h));
+    assertEquals("INFO force RING/LL128/8 applied to none of the 3 calls (NCCL offered it for none: its cost-table "
+        + "entry was -1 on every call), so NCCL's own pick ran instead", logged.getLast());
+    // offered once: no such line
+    logged.clear();
+    long h2 = e.init(2, 1, MemorySegment.NULL);
+    e.getCollInfo(h2, 4, 1 << 20, 1, table(7, 3, 10, 11, 12, 20, U, 22), 7, 3, channels());
+    e.getCollInfo(h2, 4, 1 << 20, 1, table(7, 3, 10, 11, 12, 20, 21, 22), 7, 3, channels());
+    assertEquals("summary profile force:RING/LL128/8 mode enforce: calls 2, rule hits 2, applied 1", e.destroy(h2));
+    assertTrue(logged.stream().noneMatch(l -> l.contains("applied to none")), logged.toString());
+  }
+
+  @Test
   void shadowAndOffNeverWrite() throws Exception {
     for (Mode m : new Mode[] {Mode.SHADOW, Mode.OFF}) {
       Engine e = new Engine(policy(RULES), m, log, null);

@@ -275,7 +275,13 @@ final class ExplainCommand extends ToolCommand {
       out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
           + " edits this cost table.%n", loadedPolicy.name(), policy, loadedPolicy.mode().spelling(), policyMode.spelling());
       model = withConstants(out, model, shape);
-      try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes())) {
+      io.nccltuner.model.NcclEra era = io.nccltuner.model.NcclEra.forVersion(
+          io.nccltuner.policy.Signature.parseVersion(c.versionOrAssumed().toString()));
+      out.printf(Locale.ROOT, "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
+          c.versionOrAssumed(), c.version() == null ? "assumed: the log does not print its version" : "the log's release",
+          era.tunerVersion(), era.regBuff());
+      try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(),
+          era)) {
         rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
         engineLog = tuner.log();
       }

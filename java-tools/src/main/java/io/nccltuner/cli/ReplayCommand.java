@@ -61,6 +61,12 @@ final class ReplayCommand extends ToolCommand {
       description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output)")
   Path measurements;
 
+  @Option(names = "--nccl-era", paramLabel = "E", defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
+      description = "run the engine as NCCL E calls the tuner (its tuner version, version and regBuff 0 from 2.24; "
+          + "as try --nccl-era): 2.22, 2.24, 2.28, 2.30 or 2.32.6 (default: ${DEFAULT-VALUE})")
+  String era;
+
+  private io.nccltuner.model.NcclEra ncclEra;
   private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
   private PolicyFiles.Loaded loaded;
 
@@ -72,6 +78,13 @@ final class ReplayCommand extends ToolCommand {
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     try {
+      io.nccltuner.model.NcclEra e;
+      try {
+        e = io.nccltuner.model.NcclEra.parse(era);
+      } catch (IllegalArgumentException ex) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), ex.getMessage());
+      }
+      ncclEra = e;
       Mode m = parseMode(mode);
       InputFiles.requireReadable(trace);
       InputFiles.requireReadable(policy);
@@ -85,9 +98,9 @@ final class ReplayCommand extends ToolCommand {
       if (measurements != null) {
         measured = InputFiles.measuredGroups(measurements, "replay");
       }
-      Replay.Result r = Replay.run(p, m, t);
+      Replay.Result r = Replay.run(p, m, t, e);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
-      Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t) : null;
+      Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, e) : null;
       report(out, p, m, t, r, would);
       out.flush();
       return 0;
@@ -122,8 +135,10 @@ final class ReplayCommand extends ToolCommand {
   }
 
   private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
-    out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode%n",
-        trace, Main.count(r.calls().size(), "call"), p.name(), policy, p.mode().spelling(), m.spelling());
+    out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode as NCCL %s calls the "
+        + "tuner (tuner v%d, regBuff %d; --nccl-era)%n", trace, Main.count(r.calls().size(), "call"), p.name(), policy,
+        p.mode().spelling(), m.spelling(), io.nccltuner.policy.Signature.versionString(ncclEra.versionCode()),
+        ncclEra.tunerVersion(), ncclEra.regBuff());
     if (nRanks != null || nNodes != null) {
       out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
           + (nNodes != null ? " nNodes " + nNodes : "") + " (profile matched on it; NCCL's cost tables as captured"
@@ -206,7 +221,7 @@ final class ReplayCommand extends ToolCommand {
     notOffered(out, r);
     if (priced) {
       out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
-          + "expected saving %.1f us (%.2f%%)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
+          + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
       String why = io.nccltuner.report.ShadowReport.shapesNotMeasured("the trace's calls",
           r.calls().stream().map(o -> o.call().nRanks() + "x" + o.call().nNodes()).distinct().toList(), measured);

@@ -108,6 +108,12 @@ public final class NcclTestsLog {
       "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
   private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
   /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
+  /**
+   * The tuner plugin's line at destroy in force mode when the forced candidate applied to none of
+   * the calls (io.nccltuner.engine.Engine#forcedNone): NCCL's own pick ran, not the candidate.
+   */
+  private static final Pattern FORCED_NONE = Pattern.compile(
+      "NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
   private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
   /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
   private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5})\\b");
@@ -591,6 +597,7 @@ public final class NcclTestsLog {
     String commWhere;
     String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
     String libraryVersion; // nccl-tests' "nccl-library=22809"
+    String[] forcedNone; // the plugin's "force RING/LL128/8 applied to none of ..." line: {candidate, where}
     final List<NcclRunLog.RawSelection> selections = new ArrayList<>();
     Layout layout;
     int layoutLine;
@@ -611,6 +618,11 @@ public final class NcclTestsLog {
     }
 
     void info(int ln, String line) throws InputException {
+      Matcher f = FORCED_NONE.matcher(line);
+      if (f.find()) {
+        forcedNone = forcedNone == null ? new String[] {f.group(1), at(ln)} : forcedNone;
+        return;
+      }
       Matcher v = NCCL_VERSION.matcher(line);
       if (v.find()) {
         ncclVersion = ncclVersion == null ? v.group(1) : ncclVersion;
@@ -1133,6 +1145,7 @@ public final class NcclTestsLog {
     boolean auto = algo == null && proto == null && channels == 0 && !fa.ambiguous() && !fp.ambiguous()
         && !channelsAmbiguous;
     int incomplete = 0;
+    int forcedNoneRows = 0;
     int contradicted = 0;
     int zero = 0;
     Set<RunConfig> warnedRan = new HashSet<>();
@@ -1164,6 +1177,10 @@ public final class NcclTestsLog {
           a = actual.algorithm();
           p = actual.protocol();
         }
+        if (s.forcedNone != null && actual == null) {
+          forcedNoneRows++;
+          continue;
+        }
         if (a == null || p == null || channelsAmbiguous) {
           incomplete++;
           continue;
@@ -1179,6 +1196,12 @@ public final class NcclTestsLog {
               Double.NaN, hardware));
         }
       }
+    }
+    if (s.forcedNone != null && !auto) {
+      into.warn(s.forcedNone[1], "the tuner plugin says its NCCL_TUNER_JAVA_FORCE=" + s.forcedNone[0]
+          + " applied to none of the calls (NCCL never offered it): this run measured NCCL's own pick, not "
+          + s.forcedNone[0] + "; " + (forcedNoneRows > 0 ? forcedNoneRows + " rows not used (log with "
+          + "NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)" : "used what NCCL's selection lines say ran"));
     }
     if (incomplete > 0) {
       into.warn(where, incomplete + " rows not used: the run forced " + new RunConfig(algo, proto, channels).label()

@@ -115,6 +115,12 @@ public final class TextReport {
             s.note().isEmpty() ? "" : noteCounts.get(s.note()) == 1 ? "  (" + s.note() + ")"
                 : "  [" + noteIds.get(s.note()) + "]"));
       }
+      if (perSize) {
+        String legend = pickLegend(g.sizes());
+        if (legend != null) {
+          sb.append(legend).append('\n');
+        }
+      }
       for (var e : noteIds.entrySet()) {
         int k = noteCounts.get(e.getKey());
         if (perSize && k > 1) {
@@ -145,9 +151,10 @@ public final class TextReport {
       if (s.priced() > 0) {
         sb.append(String.format(Locale.ROOT,
             "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
-                + " (%.1f us per pass)%n",
+                + " of NCCL's time %s (%.1f us per pass)%n",
             s.defaultUs(), pct(s.defaultRegret()), s.policyUs(), pct(s.policyRegret()), s.bestUs(), pct(s.saving()),
-            s.defaultUs() - s.policyUs()));
+            s.priced() == s.calls() ? "over all calls of the workload" : "over the workload's " + s.priced()
+                + " priced calls", s.defaultUs() - s.policyUs()));
       }
     }
     if (!c.refused().isEmpty()) {
@@ -316,6 +323,34 @@ public final class TextReport {
 
   static String label(Candidate c) {
     return new RunConfig(c.algorithm(), c.protocol(), c.channels()).label();
+  }
+
+  /**
+   * The legend of the "NCCL's pick" column's markers that the table uses, or null when it uses
+   * none: {@code auto} NCCL's own pick (the unforced runs), {@code auto=X} X named by NCCL's
+   * selection lines at that size, {@code auto~X} X inferred from the logged sizes around it, and
+   * {@code -} NCCL's own pick not measured.
+   */
+  static String pickLegend(List<SizeResult> sizes) {
+    List<String> parts = new java.util.ArrayList<>();
+    java.util.Set<String> kinds = new java.util.HashSet<>();
+    for (SizeResult s : sizes) {
+      String l = s.ncclLabel();
+      kinds.add(l.startsWith("auto=") ? "=" : l.startsWith("auto~") ? "~" : l);
+    }
+    if (kinds.contains("=")) {
+      parts.add("auto=X: NCCL ran X (its selection lines say so at that size)");
+    }
+    if (kinds.contains("~")) {
+      parts.add("auto~X: X inferred from the logged sizes around it");
+    }
+    if (parts.isEmpty()) {
+      return null;
+    }
+    if (kinds.contains("auto")) {
+      parts.add("auto: not known which");
+    }
+    return "  NCCL's pick: " + String.join("; ", parts);
   }
 
   static String pct(double f) {

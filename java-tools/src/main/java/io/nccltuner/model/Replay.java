@@ -12,6 +12,7 @@ import io.nccltuner.engine.TunerLog;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.policy.Signature;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -134,6 +135,22 @@ public final class Replay {
    * @return what NCCL would have run for each call
    */
   public static Result run(Policy policy, Mode mode, TraceFile trace) {
+    return run(policy, mode, trace, null);
+  }
+
+  /**
+   * Replays a trace as a given NCCL release calls the tuner.
+   *
+   * @param policy the loaded policy (null: the engine changes nothing)
+   * @param mode the mode to run the engine in
+   * @param trace the captured calls
+   * @param era the NCCL release (its tuner version, version code and regBuff), or null for tuner v3
+   *     with NCCL's version unknown
+   * @return what NCCL would have run for each call
+   */
+  public static Result run(Policy policy, Mode mode, TraceFile trace, NcclEra era) {
+    Signature sig = era == null ? Signature.UNKNOWN : era.signature();
+    int regBuff = era == null ? -1 : era.regBuff();
     List<String> lines = new ArrayList<>();
     TunerLog log = (logger, level, message) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + message);
     Engine engine = new Engine(policy, mode, log, null);
@@ -143,11 +160,13 @@ public final class Replay {
     try (Arena arena = Arena.ofConfined()) {
       for (TraceFile.Event e : trace.events()) {
         switch (e) {
-          case TraceFile.Init i -> handles.put(i.comm(), engine.init(i.nRanks(), i.nNodes(), MemorySegment.NULL));
+          case TraceFile.Init i -> handles.put(i.comm(), engine.init(i.nRanks(), i.nNodes(), MemorySegment.NULL, sig,
+              MemorySegment.NULL));
           case TraceFile.Get g -> {
             TraceCall c = g.call();
-            long h = handles.computeIfAbsent(c.comm(), k -> engine.init(c.nRanks(), c.nNodes(), MemorySegment.NULL));
-            out.add(call(engine, h, arena, c));
+            long h = handles.computeIfAbsent(c.comm(), k -> engine.init(c.nRanks(), c.nNodes(), MemorySegment.NULL,
+                sig, MemorySegment.NULL));
+            out.add(call(engine, h, arena, c, regBuff));
           }
           case TraceFile.Destroy d -> {
             Long h = handles.remove(d.comm());
@@ -170,14 +189,14 @@ public final class Replay {
     return new Result(out, lines, summaries);
   }
 
-  private static CallOutcome call(Engine engine, long handle, Arena arena, TraceCall c) {
+  private static CallOutcome call(Engine engine, long handle, Arena arena, TraceCall c, int regBuff) {
     float[] costs = c.costs();
     MemorySegment table = arena.allocate(JAVA_FLOAT, costs.length);
     MemorySegment.copy(costs, 0, table, JAVA_FLOAT, 0, costs.length);
     MemorySegment channels = arena.allocate(JAVA_INT);
     channels.set(JAVA_INT, 0, c.nChannelsIn());
-    int decision = engine.getCollInfo(handle, c.collective().id(), c.nBytes(), c.numPipeOps(), table, c.numAlgo(),
-        c.numProto(), channels);
+    int decision = engine.getCollInfo(handle, c.collective().id(), c.nBytes(), c.numPipeOps(), table, 0L, c.numAlgo(),
+        c.numProto(), regBuff, channels, 0L);
     float[] after = table.toArray(JAVA_FLOAT);
     return new CallOutcome(c, NcclSelect.pick(costs, c.numProto()), NcclSelect.pick(after, c.numProto()),
         channels.get(JAVA_INT, 0), after, decision);
@@ -193,6 +212,7 @@ public final class Replay {
     private final long handle;
     private final Arena arena = Arena.ofConfined();
     private final List<String> log;
+    private final int regBuff;
 
     /**
      * Opens a communicator on a new engine.
@@ -203,11 +223,26 @@ public final class Replay {
      * @param nNodes nodes of the communicator
      */
     public EngineTuner(Policy policy, Mode mode, int nRanks, int nNodes) {
+      this(policy, mode, nRanks, nNodes, null);
+    }
+
+    /**
+     * Opens a communicator on a new engine, as a given NCCL release calls the tuner.
+     *
+     * @param policy the loaded policy
+     * @param mode the mode to run it in
+     * @param nRanks ranks of the communicator
+     * @param nNodes nodes of the communicator
+     * @param era the NCCL release, or null for tuner v3 with NCCL's version unknown
+     */
+    public EngineTuner(Policy policy, Mode mode, int nRanks, int nNodes, NcclEra era) {
+      this.regBuff = era == null ? -1 : era.regBuff();
       List<String> lines = new ArrayList<>();
       this.log = lines;
       this.engine = new Engine(policy, mode, (l, level, m) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + m),
           null);
-      this.handle = engine.init(nRanks, nNodes, MemorySegment.NULL);
+      this.handle = engine.init(nRanks, nNodes, MemorySegment.NULL, era == null ? Signature.UNKNOWN : era.signature(),
+          MemorySegment.NULL);
     }
 
     @Override
@@ -216,7 +251,7 @@ public final class Replay {
       MemorySegment.copy(costTable, 0, table, JAVA_FLOAT, 0, costTable.length);
       MemorySegment channels = arena.allocate(JAVA_INT);
       channels.set(JAVA_INT, 0, 0);
-      engine.getCollInfo(handle, collective.id(), nBytes, numPipeOps, table, numAlgo, numProto, channels);
+      engine.getCollInfo(handle, collective.id(), nBytes, numPipeOps, table, 0L, numAlgo, numProto, regBuff, channels, 0L);
       MemorySegment.copy(table, JAVA_FLOAT, 0, costTable, 0, costTable.length);
       return channels.get(JAVA_INT, 0);
     }

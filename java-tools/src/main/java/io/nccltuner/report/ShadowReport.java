@@ -401,7 +401,8 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       long all = rows.stream().mapToLong(Row::calls).sum();
       double saved = savedUs();
       sb.append(String.format(Locale.ROOT,
-          "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us there; %.1f us per call;"
+          "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
+              + "rules match; %.1f us per call;"
               + " %.1f us per rank over %d logs)%n",
           saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
           logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));

@@ -64,7 +64,7 @@ public final class ShadowReportHtml {
     h.append(r.decisionProblems().isEmpty() ? "<li class=\"ok\">Every rank reaches the same decision at every size.</li>\n"
         : "<li class=\"bad\">Decisions differ (hang risk): " + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
     if (!r.groups().isEmpty()) {
-      h.append(f("<li>Expected saving: <b>%.1f us</b> over %d priced rule hits (%.2f%% of NCCL's time there).</li>%n",
+      h.append(f("<li>Expected saving: <b>%.1f us</b> over %d priced rule hits (%.2f%% of NCCL's time over the calls the policy's rules match).</li>%n",
           r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
     }
     h.append("</ul>\n");

@@ -47,7 +47,7 @@ class CompileCommandTest {
     assertTrue(table.contains("4 B .. 8 B auto 4806.560 RING/SIMPLE 2453.248 RING/SIMPLE 95.93% 0.00% 12.00%"), r.out());
     assertTrue(table.contains("64 MiB .. 80 MiB auto 35056.992 TREE/SIMPLE 26286.144 TREE/SIMPLE 33.37% 0.00% 0.00%"),
         r.out());
-    assertTrue(r.out().contains("expected saving 45.94%"), r.out());
+    assertTrue(r.out().contains("expected saving 45.94% of NCCL's time over all calls of the workload ("), r.out());
     assertTrue(r.out().contains("policy: " + yaml + " (12 rules)"), r.out());
 
     Policy p = PolicyLoader.load(yaml);
@@ -96,6 +96,17 @@ class CompileCommandTest {
   }
 
   @Test
+  void readmeExampleExplainsItsPickMarkersAndSavingBaseline() throws Exception {
+    CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--nccl-log",
+        CliRun.trace("nccl_sweep.rank0.log"), "--workload", CliRun.trace("trace_tp_infer.csv"), "-o",
+        tmp.resolve("m.yaml").toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("\n  NCCL's pick: auto=X: NCCL ran X (its selection lines say so at that size); "
+        + "auto~X: X inferred from the logged sizes around it; auto: not known which\n"), r.out());
+    assertTrue(r.out().contains("expected saving 13.88% of NCCL's time over all calls of the workload ("), r.out());
+  }
+
+  @Test
   void seed001WithNcclLogAndThreshold() throws Exception {
     Path yaml = tmp.resolve("seed.yaml");
     CliRun r = CliRun.run("compile", CliRun.fixture("seed001-v100-allreduce.csv"), "--nccl-log",
@@ -105,6 +116,9 @@ class CompileCommandTest {
     assertTrue(table.contains("1 MiB .. 2 MiB auto=RING/LL128 50.425 RING/LL 41.675 RING/LL 21.00% 0.00%"), r.out());
     assertTrue(table.contains("128 B .. 1 MiB auto 18.675 TREE/LL 18.660 NCCL 0.08% 0.08%"), r.out());
     assertTrue(table.contains("2 MiB .. 2.5 MiB auto 74.465 RING/LL 74.290 NCCL 0.24% 0.24%"), r.out());
+    // the markers of the "NCCL's pick" column are explained under the table
+    assertTrue(r.out().contains("\n  NCCL's pick: auto=X: NCCL ran X (its selection lines say so at that size); "
+        + "auto: not known which\n"), r.out());
     String text = Files.readString(yaml);
     assertTrue(text.contains("""
               - collective: AllReduce

@@ -66,7 +66,7 @@ class ReportCommandTest {
     double saved = 9 * (4806.560 - 2453.248) + 20 * (4531.264 - 2455.104) + 10 * (4531.264 - 4530.048);
     double nccl = 9 * 4806.560 + 30 * 4531.264;
     assertTrue(o.contains(String.format(java.util.Locale.ROOT, "expected saving: %.1f us over 39 of 39 rule hits priced "
-        + "(%.2f%% of NCCL's %.1f us there", saved, 100 * saved / nccl, nccl)), o);
+        + "(%.2f%% of NCCL's %.1f us over the calls the policy's rules match; ", saved, 100 * saved / nccl, nccl)), o);
   }
 
   @Test

@@ -192,6 +192,28 @@ class NcclTestsLogTest {
   }
 
   @Test
+  void forcedRunWhoseForceAppliedToNoCallIsNotUsedWithAWarning() throws Exception {
+    Path f = tmp.resolve("forced_all_reduce.txt");
+    Files.writeString(f, """
+        # nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+        #  Rank  0 Group  0 Pid   1 on     host-a device  0 [0x18] GPU
+        #  Rank  1 Group  0 Pid   1 on     host-a device  1 [0x19] GPU
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+                1024           256     float     sum      -1    9.00    0.11    0.11      0    8.90    0.12    0.12      0
+        # Avg bus bandwidth    : 0.1
+        host-a:1:1 [0] NCCL INFO TUNER/Java: summary profile force:RING/LL128/8 mode enforce: calls 31, rule hits 31, applied 0
+        host-a:1:1 [0] NCCL INFO TUNER/Java: force RING/LL128/8 applied to none of the 31 calls (NCCL offered it for none: its cost-table entry was -1 on every call), so NCCL's own pick ran instead
+        """);
+    MeasurementSet s = new MeasurementSet();
+    NcclTestsLog.parse(f, new NcclTestsLog.Options(null, Algorithm.RING, Protocol.LL128, 8, 0, 0,
+        NcclTestsLog.Placement.OUT_OF_PLACE), s);
+    assertEquals(List.of(), s.measurements());
+    assertEquals(List.of(f + ":8: the tuner plugin says its NCCL_TUNER_JAVA_FORCE=RING/LL128/8 applied to none of the "
+        + "calls (NCCL never offered it): this run measured NCCL's own pick, not RING/LL128/8; 1 rows not used (log "
+        + "with NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)"), s.warnings());
+  }
+
+  @Test
   void severalIndistinguishableRunsInOneFileArePooledWithAWarning() throws Exception {
     String run = """
         # nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
