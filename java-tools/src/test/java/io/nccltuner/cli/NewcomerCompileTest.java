@@ -90,4 +90,87 @@ class NewcomerCompileTest {
     assertTrue(r.out().contains("error: profiles[1] (h200): can never match: profiles[0] (a100) comes first and matches "
         + "every shape it matches (the first matching profile is used)\n"), r.out());
   }
+  static final String SWEEP_HEADER =
+      "collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,config,replicate,median_us,p95_us,busbw_gbps,wrong\n";
+
+  /** Four sizes, NCCL's pick and RING/SIMPLE; row 4 (median_us) or row 5 (busbw_gbps) mangled. */
+  private Path mangledCsv(String median, String busbw) throws Exception {
+    Path f = tmp.resolve("mangled.csv");
+    Files.writeString(f, SWEEP_HEADER
+        + "AllReduce,1024,auto,auto,auto,2,2,auto,1,40.0,41.0,0.1,0\n"
+        + "AllReduce,1024,Ring,Simple,auto,2,2,ring_simple,1,20.0,21.0,0.1,0\n"
+        + "AllReduce,2048,auto,auto,auto,2,2,auto,1," + median + ",41.0,0.1,0\n"
+        + "AllReduce,2048,Ring,Simple,auto,2,2,ring_simple,1,20.0,21.0," + busbw + ",0\n");
+    return f;
+  }
+
+  @Test
+  void aMangledSweepCsvRowIsSkippedWithAWarningUnlessStrict() throws Exception {
+    Path f = mangledCsv("24x58.048", "0.1");
+    CliRun r = CliRun.run("compile", f.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("  " + f + ":4: mangled row skipped: median_us '24x58.048' is not a time: times must be "
+        + "finite numbers > 0 us (--strict refuses the file)\n"), r.out());
+    assertTrue(r.out().contains("refused rows (wrong results or mangled, never used): 1\n"), r.out());
+    CliRun s = CliRun.run("compile", "--strict", f.toString());
+    assertEquals(1, s.exit(), s.out() + s.err());
+    assertEquals("nccl-tuner compile: " + f + ":4: median_us '24x58.048' is not a time: times must be finite numbers "
+        + "> 0 us\n", s.err());
+  }
+
+  @Test
+  void aNonNumericBandwidthIsAMangledRowNotAcceptedSilently() throws Exception {
+    Path f = mangledCsv("40.0", "0.1x");
+    CliRun r = CliRun.run("compile", f.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("  " + f + ":5: mangled row skipped: busbw_gbps '0.1x' is not a non-negative number "
+        + "(--strict refuses the file)\n"), r.out());
+    CliRun s = CliRun.run("compile", "--strict", f.toString());
+    assertEquals(1, s.exit());
+    assertEquals("nccl-tuner compile: " + f + ":5: busbw_gbps '0.1x' is not a non-negative number\n", s.err());
+  }
+
+  @Test
+  void aNonNumericAlgbwInNcclTestsOutputIsAMangledRow() throws Exception {
+    Path f = tmp.resolve("all_reduce_perf.txt");
+    String row = "     %s        %s     float     sum      -1    %s   %s   45.88      0    40.00   26.21   45.88      0\n";
+    Files.writeString(f, """
+        # nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+        #
+        #                                                              out-of-place                       in-place
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+        #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+        """ + String.format(row, "1048576", "262144", "40.00", "26.21")
+        + String.format(row, "2097152", "524288", "60.00", "3x.95"));
+    CliRun r = CliRun.run("compile", "--ranks", "2", "--nodes", "1", f.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("  " + f + ":7: mangled row skipped: algbw '3x.95' is not a number (--strict refuses "
+        + "the file)\n"), r.out());
+    CliRun s = CliRun.run("compile", "--strict", "--ranks", "2", "--nodes", "1", f.toString());
+    assertEquals(1, s.exit());
+    assertEquals("nccl-tuner compile: " + f + ":7: algbw '3x.95' is not a number\n", s.err());
+  }
+
+  @Test
+  void thePluginsDecisionLogIsAWorkload() throws Exception {
+    Path log = tmp.resolve("tuner-vm-27707.jsonl");
+    Files.writeString(log, """
+        {"type":"comm","comm":25,"host":"vm","pid":27707,"policy":"p","profile":"nRanks8-nNodes2","sha256":"ab","mode":"shadow","nRanks":8,"nNodes":2,"calls":67,"ruleHits":65,"applied":0,"unaggregated":0,"at":"destroy"}
+        {"type":"aggregate","comm":25,"host":"vm","pid":27707,"sha256":"ab","nRanks":8,"nNodes":2,"collective":"AllReduce","nBytes":1048576,"toBytes":1310720,"bucket":"[1 MiB, 1.25 MiB)","ncclPick":"RING/LL","policyPick":"RING/SIMPLE","channels":0,"count":64}
+        {"type":"measured","comm":25,"collective":"AllReduce","nBytes":1048576,"arm":"policy","us":20.5}
+        {"type":"profiled","comm":25,"collective":"AllReduce","nBytes":1048576,"us":20.5}
+        {"comm":25,"collective":"AllReduce","nBytes":4194304,"nRanks":8,"nNodes":2,"ncclPick":"RING/LL","policyPick":"RING/SIMPLE"}
+        """);
+    CliRun r = CliRun.run("compile", CliRun.fixture("no-machine-8ranks-2hosts_allreduce.csv"), "--workload",
+        log.toString(), "--summary");
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().contains("workload AllReduce, nRanks 8, nNodes 2, numPipeOps 1: 65 calls, 65 inside the "
+        + "measured span\n"), r.out());
+    Files.writeString(log, "{\"type\":\"bogus\",\"collective\":\"AllReduce\",\"nBytes\":4}\n");
+    CliRun b = CliRun.run("compile", CliRun.fixture("no-machine-8ranks-2hosts_allreduce.csv"), "--workload",
+        log.toString());
+    assertEquals(1, b.exit());
+    assertEquals("nccl-tuner compile: " + log + ":1: decision-log line of type 'bogus': expected \"aggregate\" (read) "
+        + "or \"comm\", \"measured\", \"profiled\" (skipped)\n", b.err());
+  }
 }
