@@ -173,4 +173,33 @@ class NewcomerCompileTest {
     assertEquals("nccl-tuner compile: " + log + ":1: decision-log line of type 'bogus': expected \"aggregate\" (read) "
         + "or \"comm\", \"measured\", \"profiled\" (skipped)\n", b.err());
   }
+
+  @Test
+  void plainNcclTestsOutputWithNothingForcedIsAnInputErrorWithMinusO() throws Exception {
+    String auto = CliRun.fixture("plain-all_reduce_auto.txt");
+    String ring = CliRun.fixture("plain-all_reduce_ring_ll.txt");
+    Path yaml = tmp.resolve("policy.yaml");
+    CliRun r = CliRun.run("compile", auto, ring, "-o", yaml.toString(), "--summary");
+    assertEquals(1, r.exit(), r.out() + r.err());
+    assertTrue(r.out().startsWith("summary: 0 rules from 3 measured sizes in 1 group (nRanks 2, nNodes 1): 0 sizes get "
+        + "a rule; no rule at:\n  3 sizes: no forced candidate measured\n  no input says which candidate a run forced "
+        + "(no NCCL INFO 'set by environment' lines, no --algo/--proto): every file counted as NCCL's own pick; say "
+        + "what each forced with --in FILE --algo X --proto Y\n"), r.out());
+    assertEquals("nccl-tuner compile: inputs: no input measured a forced candidate (every run counts as NCCL's own "
+        + "pick), so the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X "
+        + "--proto Y (or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes "
+        + "the empty policy\n", r.err());
+    assertTrue(!Files.exists(yaml));
+
+    CliRun empty = CliRun.run("compile", auto, ring, "-o", yaml.toString(), "--allow-empty");
+    assertEquals(0, empty.exit(), empty.err());
+    assertTrue(empty.out().contains("policy: " + yaml + " (0 rules)\n"), empty.out());
+    assertEquals(0, PolicyLoader.load(yaml).profiles().getFirst().rules().size());
+
+    CliRun told = CliRun.run("compile", auto, "--in", ring, "--algo", "RING", "--proto", "LL", "-o", yaml.toString());
+    assertEquals(0, told.exit(), told.err());
+    assertTrue(told.out().contains("policy: " + yaml + " (1 rule)\n"), told.out());
+    // without -o nothing is written: the report says it, exit 0
+    assertEquals(0, CliRun.run("compile", auto, ring).exit());
+  }
 }
