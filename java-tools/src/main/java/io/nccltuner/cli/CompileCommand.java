@@ -150,6 +150,11 @@ final class CompileCommand extends ToolCommand {
   @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML report with an SVG chart.")
   Path html;
 
+  @Option(names = "--allow-empty", description = "With -o, write the policy even when no input measured a forced "
+      + "candidate, so it has no rules (by default that is an input error, exit 1: say what each file forced with "
+      + "--in FILE --algo X --proto Y).")
+  boolean allowEmpty;
+
   @Option(names = "--summary", description = "Print the summary, the rules and the expected regret per range; "
       + "leave out the per-size tables.")
   boolean summaryOnly;
@@ -232,6 +237,11 @@ final class CompileCommand extends ToolCommand {
     PrintWriter report = yamlToStdout ? err : out;
     report.print(TextReport.render(c, savings, !summaryOnly));
     int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+    boolean noneForced = c.groups().stream().flatMap(g -> g.sizes().stream()).allMatch(s -> s.candidates().isEmpty());
+    if (output != null && nRules == 0 && noneForced && !allowEmpty) {
+      report.flush();
+      throw new InputException("inputs", NONE_FORCED);
+    }
     if (output == null) {
       report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");
     } else {
@@ -260,6 +270,11 @@ final class CompileCommand extends ToolCommand {
     err.flush();
     return 0;
   }
+
+  /** Why -o writes nothing when no forced candidate was measured (the summary says it too). */
+  static final String NONE_FORCED = "no input measured a forced candidate (every run counts as NCCL's own pick), so "
+      + "the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X --proto Y "
+      + "(or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes the empty policy";
 
   /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
   private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {

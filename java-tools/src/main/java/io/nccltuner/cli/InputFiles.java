@@ -91,7 +91,7 @@ final class InputFiles {
   static void readMeasurements(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
     requireReadable(f);
     if (MeasurementCsv.looksLike(f)) {
-      MeasurementCsv.parse(f, data);
+      MeasurementCsv.parse(f, data, o.strict());
     } else {
       NcclTestsLog.parse(f, o, data);
     }

@@ -67,7 +67,7 @@ final class SweepCommand extends ToolCommand {
       + "(the simulated cluster) gets the program name as first argument.")
   Path binary;
 
-  @Option(names = "--tests-dir", paramLabel = "DIR", description = "Directory of the nccl-tests binaries (default: PATH).")
+  @Option(names = "--tests-dir", paramLabel = "DIR", description = "Directory of the nccl-tests binaries, relative to the current directory (default: PATH).")
   Path testsDir;
 
   @Option(names = "--plugin", paramLabel = "PATH", description = "Tuner plugin (default: libnccl-tuner-java.so beside this jar).")
@@ -101,8 +101,12 @@ final class SweepCommand extends ToolCommand {
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "1800", description = "Kill a run after S seconds (default: ${DEFAULT-VALUE}).")
   long timeout;
 
-  @Option(names = "--dry-run", description = "Print the commands; run nothing, write nothing.")
+  @Option(names = "--dry-run", description = "Print the commands, each with the variables it needs (pasted, a line "
+      + "forces what it says), and the seed; warn about binaries not found; run nothing, write nothing.")
   boolean dryRun;
+
+  /** Whether the seed was drawn here (no --seed, no sweep to resume in DIR). */
+  private boolean drawnSeed;
 
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, InterruptedException {
@@ -115,6 +119,11 @@ final class SweepCommand extends ToolCommand {
     Sweep s = new Sweep(cfg, err);
     if (dryRun) {
       s.dryRun(out);
+      if (drawnSeed) {
+        out.println("# seed " + cfg.seed() + " was drawn for this dry run and is not kept: run with --seed " + cfg.seed()
+            + " for this order (without --seed the real run draws a new one)");
+        out.flush();
+      }
       return Main.EXIT_OK;
     }
     Manifest m;
@@ -184,7 +193,10 @@ final class SweepCommand extends ToolCommand {
         "-n", Integer.toString(iters), "-w", Integer.toString(warmup), "-c", Integer.toString(check), "-d", datatype);
     List<String> words = launch == null || launch.isBlank() ? List.of() : List.of(launch.strip().split("\\s+"));
     long s = seed != null ? seed : resumedSeed().orElseGet(() -> new SecureRandom().nextLong() >>> 16);
-    return new Sweep.Config(dir.toAbsolutePath(), programs, binary == null ? null : binary.toAbsolutePath(), testsDir,
+    drawnSeed = seed == null && resumedSeed().isEmpty();
+    // relative paths are the current directory's (the runs start in DIR)
+    return new Sweep.Config(dir.toAbsolutePath(), programs, binary == null ? null : binary.toAbsolutePath(),
+        testsDir == null ? null : testsDir.toAbsolutePath().normalize(),
         words, lib.toAbsolutePath(), cands, replicates, s, args, timeout, System.getenv());
   }
 

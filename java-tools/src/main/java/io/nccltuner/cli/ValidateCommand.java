@@ -91,7 +91,9 @@ final class ValidateCommand extends ToolCommand {
     for (int i = 0; i < p.profiles().size(); i++) {
       Policy.Profile pr = p.profiles().get(i);
       out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
-          + range(pr.nNodes()) + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
+          + range(pr.nNodes()) + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY) ? ""
+              : ", needs " + PolicyCheck.describe(pr.hardware()))
+          + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
           + DecisionTable.compile(pr).sha256());
     }
     List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
@@ -103,8 +105,19 @@ final class ValidateCommand extends ToolCommand {
         out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
         errors++;
       } else {
-        out.println("nRanks=" + r + " nNodes=" + n + ": profile " + sr.profile() + " (profiles[" + sr.profileIndex()
-            + "], " + Main.count(sr.rules(), "rule") + ")");
+        // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
+        List<String> each = new ArrayList<>();
+        for (int i : PolicyCheck.shapeProfiles(p, r, n)) {
+          Policy.Profile pr = p.profiles().get(i);
+          boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
+          each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
+              + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
+              + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
+        }
+        boolean allNamed = !p.profiles().get(PolicyCheck.shapeProfiles(p, r, n).getLast()).hardware()
+            .equals(io.nccltuner.policy.HardwareMatch.ANY);
+        out.println("nRanks=" + r + " nNodes=" + n + ": " + String.join("; ", each)
+            + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
       }
       findings.addAll(sr.findings());
     }

@@ -322,7 +322,8 @@ public final class Compiler {
             + String.join(", ", files)));
         warnings.add("inputs: " + e.getKey().collective() + " at nRanks " + e.getKey().nRanks() + ", nNodes "
             + e.getKey().nNodes() + " was measured on " + e.getValue().size() + " machines (" + String.join("; ", each)
-            + "): compiled separately, not pooled as replicates; each profile matches its gpu (and ncclVersion)");
+            + "): compiled separately, not pooled as replicates; each profile matches its gpu (and ncclVersion)"
+            + (e.getValue().containsKey(null) ? "; the inputs that name no machine make a profile for any machine, placed after the named machines' profiles" : ""));
       }
     }
     for (Measurement m : data.measurements()) {
@@ -377,8 +378,20 @@ public final class Compiler {
       Measurement.Hardware hw = (Measurement.Hardware) e.getKey().get(2);
       List<Rule> rules = new ArrayList<>(e.getValue());
       if (hw != null) {
-        // the first matching profile applies: a machine's profile carries the shape's other rules too
-        rules.addAll(shared.getOrDefault(e.getKey().subList(0, 2), List.of()));
+        // the first matching profile applies: a machine's profile carries the shape's other rules too,
+        // those of collectives measured on one machine only; a collective this machine measured keeps
+        // its own rules (the signature-less input's rules for it go to the any-machine profile, last)
+        Set<List<Object>> own = new java.util.HashSet<>();
+        for (Group g : groups) {
+          if (hw.equals(g.key().hardware()) && g.key().nRanks() == r && g.key().nNodes() == n) {
+            own.add(List.of(g.key().collective(), g.key().numPipeOps()));
+          }
+        }
+        for (Rule x : shared.getOrDefault(e.getKey().subList(0, 2), List.of())) {
+          if (own.stream().noneMatch(k -> k.get(0) == x.collective() && ((Range) k.get(1)).intersects(x.numPipeOps()))) {
+            rules.add(x);
+          }
+        }
       }
       rules.sort(Comparator.comparing(Rule::collective).thenComparingLong(x -> x.numPipeOps().min())
           .thenComparing(Rule::fromBytes, Long::compareUnsigned));

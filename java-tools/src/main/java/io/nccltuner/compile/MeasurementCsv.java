@@ -35,7 +35,9 @@ import java.util.Map;
  *
  * <p>Columns are found by name, in any order; extra named columns are ignored. Lines starting with
  * {@code #} and blank lines are skipped. Quoted fields are not supported (neither format uses
- * them). A row with fewer or more fields than the header is an error naming file and line. A row
+ * them). A row with fewer or more fields than the header, a field that is not a number (busbw_gbps
+ * included, though unused) or an unknown name is mangled: skipped with a warning naming file and
+ * line, unless strict (compile --strict), which refuses the file there. A row
  * with a {@code wrong} count above 0 is refused (file:line recorded, never used).
  */
 public final class MeasurementCsv {
@@ -71,12 +73,29 @@ public final class MeasurementCsv {
    *     (naming file and line)
    */
   public static void parse(Path file, MeasurementSet into) throws IOException, InputException {
+    parse(file, into, true);
+  }
+
+  /**
+   * Parses a measurement CSV; unless {@code strict}, a mangled row (wrong number of fields, a
+   * field that is not a number, an unknown name) is skipped with a warning naming file:line and
+   * counted refused, and its size, where it can be read, is a hole no rule reaches over. A file
+   * whose every row is mangled is refused at its first.
+   *
+   * @param file the CSV
+   * @param into receives measurements, refused rows and warnings
+   * @param strict refuse the file at its first mangled row
+   * @throws IOException if the file cannot be read
+   * @throws InputException on a bad header, or a mangled row when strict (naming file and line)
+   */
+  public static void parse(Path file, MeasurementSet into, boolean strict) throws IOException, InputException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     Map<String, Integer> col = null;
     int headerFields = 0;
     boolean sweep = false;
     int regBuffSkipped = 0;
     int rows = 0;
+    InputException firstMangled = null;
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
       String where = file + ":" + (i + 1);
@@ -98,70 +117,26 @@ public final class MeasurementCsv {
         }
         continue;
       }
-      if (f.length < headerFields) {
-        throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
-            + "; the row looks truncated");
-      }
-      if (f.length > headerFields) {
-        throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
-            + "; a stray comma, or a value the header does not name");
-      }
-      Row r = new Row(where, f, col);
-      Collective coll = Collective.parse(r.get("collective"));
-      if (coll == null) {
-        throw new InputException(where, "unknown collective '" + r.get("collective")
-            + "'; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce");
-      }
-      long size = r.longValue("size_bytes", 0, Long.MAX_VALUE);
-      String as = r.get("algorithm");
-      String ps = r.get("protocol");
-      Algorithm alg = null;
-      if (!isAuto(as)) {
-        alg = Algorithm.parse(as);
-        if (alg == null) {
-          throw new InputException(where, "unknown algorithm '" + as
-              + "'; use TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT or auto");
-        }
-      }
-      Protocol proto = null;
-      if (!isAuto(ps)) {
-        proto = Protocol.parse(ps);
-        if (proto == null) {
-          throw new InputException(where, "unknown protocol '" + ps + "'; use LL, LL128, SIMPLE or auto");
-        }
-      }
-      String chs = r.get(sweep ? "max_channels" : "channels");
-      int channels = isAuto(chs) || chs.equals("-1") ? 0 : (int) r.longValue(sweep ? "max_channels" : "channels", 1, 64);
-      int nRanks = (int) r.longValue("ranks", 1, Integer.MAX_VALUE);
-      int nNodes = (int) r.longValue("nodes", 1, Integer.MAX_VALUE);
-      double time = r.time(sweep ? "median_us" : "latency_us", size);
-      Range pipe = Range.exactly(1);
-      if (!sweep) {
-        long p = r.longValue("pipeOps", -1, Integer.MAX_VALUE);
-        pipe = p == -1 ? Range.ANY : Range.exactly(p);
-        if (col.containsKey("regBuff") && r.longValue("regBuff", -1, 1) == 1) {
+      try {
+        if (row(where, f, col, headerFields, sweep, into)) {
+          rows++;
+        } else if (!sweep && col.containsKey("regBuff") && f.length == headerFields
+            && f[col.get("regBuff")].equals("1")) {
           regBuffSkipped++;
-          continue;
         }
-      }
-      if (col.containsKey("wrong")) {
-        double wrong = r.doubleValue("wrong");
-        if (wrong > 0) {
-          into.refuse(where, "wrong = " + r.get("wrong") + ": results were wrong; row never used");
-          continue;
+      } catch (InputException e) {
+        if (strict) {
+          throw e;
         }
+        String prefix = where + ": ";
+        String why = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length()) : e.getMessage();
+        if (firstMangled == null) {
+          firstMangled = e;
+        }
+        into.refuse(where, why + "; row skipped (--strict refuses the file)");
+        into.warn(where, "mangled row skipped: " + why + " (--strict refuses the file)");
+        hole(f, col, headerFields, into);
       }
-      if (size == 0) {
-        continue;
-      }
-      RunConfig cfg = new RunConfig(alg, proto, channels);
-      if (!cfg.isAuto() && !cfg.isCandidate()) {
-        into.warn(where, cfg.label() + " forces only part of the configuration; a policy candidate needs both "
-            + "algorithm and protocol; row not used");
-        continue;
-      }
-      into.add(new Measurement(where, coll, nRanks, nNodes, pipe, size, cfg, time, sweep ? p95(r, col) : Double.NaN));
-      rows++;
     }
     if (col == null) {
       throw new InputException(file.toString(), "empty CSV (no header line)");
@@ -170,8 +145,102 @@ public final class MeasurementCsv {
       into.warn(file.toString(), regBuffSkipped + " rows with regBuff 1 skipped: a v3 tuner is not told whether "
           + "the user buffer is registered");
     }
+    if (rows == 0 && firstMangled != null) {
+      throw firstMangled; // every row mangled: nothing to skip to
+    }
     if (rows == 0) {
       into.warn(file.toString(), "no usable rows");
+    }
+  }
+
+  /** One data row: true when it adds a measurement, false when it is skipped (warned or counted by the caller). */
+  private static boolean row(String where, String[] f, Map<String, Integer> col, int headerFields, boolean sweep,
+      MeasurementSet into) throws InputException {
+    if (f.length < headerFields) {
+      throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
+          + "; the row looks truncated");
+    }
+    if (f.length > headerFields) {
+      throw new InputException(where, "row has " + f.length + " fields, the header has " + headerFields
+          + "; a stray comma, or a value the header does not name");
+    }
+    Row r = new Row(where, f, col);
+    Collective coll = Collective.parse(r.get("collective"));
+    if (coll == null) {
+      throw new InputException(where, "unknown collective '" + r.get("collective")
+          + "'; use Broadcast, Reduce, AllGather, ReduceScatter or AllReduce");
+    }
+    long size = r.longValue("size_bytes", 0, Long.MAX_VALUE);
+    String as = r.get("algorithm");
+    String ps = r.get("protocol");
+    Algorithm alg = null;
+    if (!isAuto(as)) {
+      alg = Algorithm.parse(as);
+      if (alg == null) {
+        throw new InputException(where, "unknown algorithm '" + as
+            + "'; use TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT or auto");
+      }
+    }
+    Protocol proto = null;
+    if (!isAuto(ps)) {
+      proto = Protocol.parse(ps);
+      if (proto == null) {
+        throw new InputException(where, "unknown protocol '" + ps + "'; use LL, LL128, SIMPLE or auto");
+      }
+    }
+    String chs = r.get(sweep ? "max_channels" : "channels");
+    int channels = isAuto(chs) || chs.equals("-1") ? 0 : (int) r.longValue(sweep ? "max_channels" : "channels", 1, 64);
+    int nRanks = (int) r.longValue("ranks", 1, Integer.MAX_VALUE);
+    int nNodes = (int) r.longValue("nodes", 1, Integer.MAX_VALUE);
+    double time = r.time(sweep ? "median_us" : "latency_us", size);
+    for (String bw : List.of("busbw_gbps", "algbw_gbps", "bandwidth_gbps")) { // not used, but not taken unread
+      if (col.containsKey(bw) && !r.get(bw).isEmpty()) {
+        r.doubleValue(bw);
+      }
+    }
+    Range pipe = Range.exactly(1);
+    if (!sweep) {
+      long p = r.longValue("pipeOps", -1, Integer.MAX_VALUE);
+      pipe = p == -1 ? Range.ANY : Range.exactly(p);
+      if (col.containsKey("regBuff") && r.longValue("regBuff", -1, 1) == 1) {
+        return false; // counted by the caller
+      }
+    }
+    if (col.containsKey("wrong")) {
+      double wrong = r.doubleValue("wrong");
+      if (wrong > 0) {
+        into.refuse(where, "wrong = " + r.get("wrong") + ": results were wrong; row never used");
+        return false;
+      }
+    }
+    if (size == 0) {
+      return false;
+    }
+    RunConfig cfg = new RunConfig(alg, proto, channels);
+    if (!cfg.isAuto() && !cfg.isCandidate()) {
+      into.warn(where, cfg.label() + " forces only part of the configuration; a policy candidate needs both "
+          + "algorithm and protocol; row not used");
+      return false;
+    }
+    into.add(new Measurement(where, coll, nRanks, nNodes, pipe, size, cfg, time, sweep ? p95(r, col) : Double.NaN));
+    return true;
+  }
+
+  /** A mangled row's size, where collective, size and shape can still be read: a hole no rule reaches over. */
+  private static void hole(String[] f, Map<String, Integer> col, int headerFields, MeasurementSet into) {
+    if (f.length != headerFields) {
+      return;
+    }
+    try {
+      Collective c = Collective.parse(f[col.get("collective")]);
+      long size = Long.parseLong(f[col.get("size_bytes")]);
+      int nRanks = Integer.parseInt(f[col.get("ranks")]);
+      int nNodes = Integer.parseInt(f[col.get("nodes")]);
+      if (c != null && size > 0 && nRanks > 0 && nNodes > 0) {
+        into.hole(c, nRanks, nNodes, col.containsKey("pipeOps") ? Range.ANY : Range.exactly(1), size);
+      }
+    } catch (NumberFormatException e) {
+      // nothing to hold
     }
   }
 

@@ -535,17 +535,24 @@ public final class NcclTestsLog {
       check[p] = c.equals("N/A") ? Double.NaN : number(ln, c, (l.errorColumn() ? "error" : "#wrong") + half);
     }
     return new Row(ln, size, l.type() >= 0 ? tok[l.type()] : null, time, check, l.errorColumn(),
-        bandwidth(tok, l.algbw()), bandwidth(tok, l.busbw()));
+        bandwidth(ln, size, tok, l.algbw(), "algbw"), bandwidth(ln, size, tok, l.busbw(), "busbw"));
   }
 
-  private static double bandwidth(String[] tok, int i) {
+  /**
+   * A bandwidth column: a number, or NaN where the table has none; a row of 0 bytes may print
+   * inf or nan there. Anything else makes the row mangled (it is not accepted silently).
+   */
+  private double bandwidth(int ln, long size, String[] tok, int i, String what) throws InputException {
     if (i < 0 || i >= tok.length) {
       return Double.NaN;
     }
     try {
       return Double.parseDouble(tok[i]);
     } catch (NumberFormatException e) {
-      return Double.NaN;
+      if (size == 0 || tok[i].equals("N/A")) {
+        return Double.NaN;
+      }
+      throw new InputException(at(ln), what + " '" + tok[i] + "' is not a number");
     }
   }
 

@@ -237,6 +237,10 @@ public final class TextReport {
     if (noCandidate > 0) {
       sb.append("  ").append(count(noCandidate, "size")).append(": no forced candidate measured\n");
     }
+    if (noCandidate == sizes && sizes > 0) {
+      sb.append("  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
+          + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
+    }
     if (noise > 0) {
       sb.append("  ").append(count(noise, "size")).append(": NCCL's pick kept, a faster candidate's gain is within"
           + " the noise\n");

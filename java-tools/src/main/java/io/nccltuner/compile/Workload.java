@@ -31,7 +31,10 @@ import java.util.List;
  *       "AllReduce", or the ncclFunc_t number; {@code "coll"} is accepted too) and {@code "nBytes"},
  *       optionally {@code "nRanks"}, {@code "nNodes"}, {@code "numPipeOps"} and {@code "count"}
  *       (calls this line stands for, default 1). Other keys are ignored. The engine's decision log
- *       ({@code io.nccltuner.engine.DecisionLog}, NCCL_TUNER_JAVA_LOG) is such a log.
+ *       ({@code io.nccltuner.engine.DecisionLog}, NCCL_TUNER_JAVA_LOG) is such a log: its
+ *       {@code "type": "aggregate"} lines (a bucket's first size and its call count) and per-call
+ *       lines (no {@code type}) are read; {@code comm}, {@code measured} and {@code profiled} lines
+ *       are skipped; another type is an error.
  * </ul>
  */
 public final class Workload {
@@ -126,12 +129,25 @@ public final class Workload {
     return calls;
   }
 
+  /** Decision-log line types that carry no calls to weight: communicator summaries, canary timings, profiler timings. */
+  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of("comm", "measured", "profiled");
+
   private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
     JsonNode n;
     try {
       n = json.readTree(line);
     } catch (JsonProcessingException e) {
       throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
+    }
+    if (n.hasNonNull("type")) { // the plugin's decision log: aggregate lines price; the others carry no calls
+      String type = n.get("type").asText();
+      if (SKIPPED_TYPES.contains(type)) {
+        return null;
+      }
+      if (!type.equals("aggregate")) {
+        throw new InputException(where, "decision-log line of type '" + type + "': expected \"aggregate\" (read) or "
+            + "\"comm\", \"measured\", \"profiled\" (skipped)");
+      }
     }
     JsonNode c = n.has("collective") ? n.get("collective") : n.get("coll");
     if (c == null || !n.hasNonNull("nBytes") || !n.get("nBytes").canConvertToExactIntegral()) {

@@ -187,12 +187,54 @@ public final class Sweep {
     for (String w : skipped) {
       out.println("# not scheduled: " + w);
     }
+    // each line carries what the sweep sets, so that a pasted line forces what it says: the variables the
+    // sweep removes (unset with env -u where this environment has them), then the plugin, NCCL's INFO
+    // lines (they name NCCL's picks and the forcing) and the candidate forced
+    List<String> unset = REMOVED.stream().filter(cfg.env()::containsKey).toList();
+    String prefix = (unset.isEmpty() ? "" : "env" + unset.stream().map(v -> " -u " + v).reduce("", String::concat) + " ")
+        + assignments(Map.of("NCCL_TUNER_PLUGIN", common.get("NCCL_TUNER_PLUGIN"), "NCCL_DEBUG", common.get("NCCL_DEBUG"),
+            "NCCL_DEBUG_SUBSYS", common.get("NCCL_DEBUG_SUBSYS"))) + " ";
     for (Manifest.RunRecord r : m.runs()) {
-      out.println((r.env().isEmpty() ? "" : assignments(r.env()) + " ") + String.join(" ", r.command().stream()
+      out.println(prefix + (r.env().isEmpty() ? "" : assignments(r.env()) + " ") + String.join(" ", r.command().stream()
           .map(Sweep::quote).toList()) + " > " + quote(cfg.dir().resolve(r.file()).toString()));
     }
     out.flush();
+    for (String w : missingBinaries(m)) {
+      progress.println("warning: " + w);
+    }
+    progress.flush();
     return m.runs().size();
+  }
+
+  /**
+   * The binaries of a plan that are not executable files here (on PATH where a bare name is given),
+   * for the dry run's warnings.
+   *
+   * @param m the plan
+   * @return one line per missing binary
+   */
+  List<String> missingBinaries(Manifest m) {
+    List<String> out = new ArrayList<>();
+    java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+    for (Manifest.RunRecord r : m.runs()) {
+      seen.add(r.command().get(cfg.launch().size()));
+    }
+    String path = cfg.env().getOrDefault("PATH", "");
+    for (String b : seen) {
+      boolean found;
+      if (b.contains("/")) {
+        found = Files.isRegularFile(Path.of(b)) && Files.isExecutable(Path.of(b));
+      } else {
+        found = java.util.Arrays.stream(path.split(":")).filter(d -> !d.isEmpty()).map(d -> Path.of(d, b))
+            .anyMatch(x -> Files.isRegularFile(x) && Files.isExecutable(x));
+      }
+      if (!found) {
+        out.add(b + (b.contains("/") ? ": no such executable file" : ": not found on PATH")
+            + (cfg.launch().isEmpty() ? "; the runs would fail (fix --tests-dir, --binary or PATH)"
+                : "; the runs would fail unless it exists where " + cfg.launch().getFirst() + " runs them"));
+      }
+    }
+    return out;
   }
 
   private static String assignments(Map<String, String> env) {

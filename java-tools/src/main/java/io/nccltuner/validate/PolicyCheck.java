@@ -3,6 +3,8 @@ package io.nccltuner.validate;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.HardwareMatch;
+import io.nccltuner.policy.Signature;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy.Candidate;
@@ -14,7 +16,7 @@ import java.util.List;
 /**
  * Checks a loaded policy for what can never take effect: candidates NCCL never offers for their
  * collective, rules none of whose candidates NCCL ever offers, profiles an earlier profile always
- * shadows, and, for a given communicator shape, which profile matches and what cannot apply there.
+ * shadows (in shape and in hardware match), and, for a given communicator shape, which profile matches and what cannot apply there.
  * Used by {@code nccl-tuner validate}; the plugin does not need it (a candidate NCCL does not offer
  * is skipped per call, which is safe).
  *
@@ -121,7 +123,8 @@ public final class PolicyCheck {
       Profile p = ps.get(i);
       for (int j = 0; j < i; j++) {
         Profile q = ps.get(j);
-        if (covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes())) {
+        if (covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes())
+            && covers(q.hardware(), p.hardware())) {
           out.add(new Finding(Level.ERROR, "profiles[" + i + "] (" + p.name() + ")", "can never match: profiles[" + j
               + "] (" + q.name() + ") comes first and matches every shape it matches (the first matching profile is used)"));
           break;
@@ -236,6 +239,80 @@ public final class PolicyCheck {
   /** @return {@code profiles[p].rules[r]}, a rule's path in the YAML */
   private static String rulePath(int p, int r) {
     return "profiles[" + p + "].rules[" + r + "]";
+  }
+
+  /**
+   * Whether every process that hardware match b admits is admitted by a too (a field a leaves out
+   * admits everything; a gpu substring admits every name that contains it).
+   */
+  static boolean covers(HardwareMatch a, HardwareMatch b) {
+    return coversOrAny(a.nNvlDomains(), b.nNvlDomains()) && coversOrAny(a.minRanksPerNvlDomain(), b.minRanksPerNvlDomain())
+        && coversOrAny(a.maxRanksPerNvlDomain(), b.maxRanksPerNvlDomain()) && coversOrAny(a.ncclVersion(), b.ncclVersion())
+        && coversOrAny(a.computeCapability(), b.computeCapability())
+        && (a.gpu() == null || (b.gpu() != null
+            && b.gpu().toLowerCase(java.util.Locale.ROOT).contains(a.gpu().toLowerCase(java.util.Locale.ROOT))));
+  }
+
+  /** A null range (the field left out) holds everything; only a null range holds a null one. */
+  private static boolean coversOrAny(Policy.Range a, Policy.Range b) {
+    return a == null || (b != null && covers(a, b));
+  }
+
+  /**
+   * What a profile's hardware match needs, for validate's report.
+   *
+   * @param h the match
+   * @return e.g. {@code gpu "NVIDIA H200", ncclVersion 2.28.9}, or {@code any machine}
+   */
+  public static String describe(HardwareMatch h) {
+    List<String> need = new ArrayList<>();
+    if (h.gpu() != null) {
+      need.add("gpu \"" + h.gpu() + "\"");
+    }
+    if (h.ncclVersion() != null) {
+      Policy.Range v = h.ncclVersion();
+      need.add("ncclVersion " + Signature.versionString(v.min()) + (v.min() == v.max() ? ""
+          : ".." + (v.max() == Long.MAX_VALUE ? "" : Signature.versionString(v.max()))));
+    }
+    if (h.computeCapability() != null) {
+      Policy.Range c = h.computeCapability();
+      need.add("computeCapability " + c.min() / 10 + "." + c.min() % 10 + (c.min() == c.max() ? ""
+          : ".." + (c.max() == Long.MAX_VALUE ? "" : c.max() / 10 + "." + c.max() % 10)));
+    }
+    if (h.nNvlDomains() != null) {
+      need.add("nvlDomain.nNvlDomains " + h.nNvlDomains());
+    }
+    if (h.minRanksPerNvlDomain() != null) {
+      need.add("nvlDomain.minRanksPerNvlDomain " + h.minRanksPerNvlDomain());
+    }
+    if (h.maxRanksPerNvlDomain() != null) {
+      need.add("nvlDomain.maxRanksPerNvlDomain " + h.maxRanksPerNvlDomain());
+    }
+    return need.isEmpty() ? "any machine" : String.join(", ", need);
+  }
+
+  /**
+   * The profiles a shape may get, in policy order: those whose nRanks and nNodes hold it, up to and
+   * including the first that names no hardware (the plugin takes the first whose hardware match
+   * also holds the process's signature).
+   *
+   * @param policy a loaded policy
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @return profile indices, possibly empty
+   */
+  public static List<Integer> shapeProfiles(Policy policy, long nRanks, long nNodes) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < policy.profiles().size(); i++) {
+      Profile p = policy.profiles().get(i);
+      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+        out.add(i);
+        if (p.hardware().equals(HardwareMatch.ANY)) {
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   /** Whether range a holds every value of range b. */

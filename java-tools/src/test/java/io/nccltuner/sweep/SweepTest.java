@@ -97,9 +97,13 @@ class SweepTest {
     List<String> lines = out.toString().lines().toList();
     assertEquals(13, lines.size(), out.toString());
     assertTrue(lines.getFirst().startsWith("# 12 runs (2 programs x 3 candidates incl. NCCL's own pick x 2 replicates), seed 5"));
-    assertEquals(4, lines.stream().filter(l -> l.startsWith("NCCL_TUNER_JAVA_FORCE=RING/LL ")).count());
-    assertEquals(4, lines.stream().filter(l -> l.startsWith(tmp.resolve("fake_driver").toString())).count(), "NCCL's own pick");
-    assertTrue(lines.stream().anyMatch(l -> l.equals("NCCL_TUNER_JAVA_FORCE=RING/SIMPLE " + tmp.resolve("fake_driver")
+    // each line carries the variables the sweep sets, so that pasted it forces what it says
+    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING NCCL_TUNER_PLUGIN=";
+    assertEquals(12, lines.stream().filter(l -> l.startsWith(env)).count(), out.toString());
+    assertEquals(4, lines.stream().filter(l -> l.contains(" NCCL_TUNER_JAVA_FORCE=RING/LL ")).count());
+    assertEquals(4, lines.stream().filter(l -> l.matches(java.util.regex.Pattern.quote(env) + "\\S+ "
+        + java.util.regex.Pattern.quote(tmp.resolve("fake_driver").toString()) + " .*")).count(), "NCCL's own pick");
+    assertTrue(lines.stream().anyMatch(l -> l.endsWith(" NCCL_TUNER_JAVA_FORCE=RING/SIMPLE " + tmp.resolve("fake_driver")
         + " all_gather_perf -b 1K -e 1K > " + dir.resolve("runs/all_gather_RING-SIMPLE_r2.txt"))), out.toString());
     assertFalse(Files.exists(dir));
   }
