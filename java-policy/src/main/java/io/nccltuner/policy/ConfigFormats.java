@@ -23,8 +23,9 @@ import java.util.Map;
  *       {@code cost_metric}/{@code latency_us}): measurement data, refused with "use compile";
  *   <li>interval fields, as in NCCLX's CSV rules: {@code [a,b]} inclusive, {@code (a,b)} exclusive,
  *       mixed brackets, an empty bound for none ({@code (1,)}), {@code *} for any; the byte
- *       interval stands for min_bytes,max_bytes in one field; a count interval (nNodes, nRanks,
- *       numPipeOps) must be one value or any, since those fields match single values;
+ *       interval stands for min_bytes,max_bytes in one field; an nNodes or nRanks interval
+ *       ({@code [2,8]}, {@code (1,)}) becomes a profile matching that range; a channels or
+ *       numPipeOps interval must be one value or any, since the rules match those by one value;
  *   <li>JSON rules (NCCLX): an array of objects (top level, or the first array-valued field) with
  *       the example's field names or common short forms, each object one line;
  *   <li>RCCL's 12-field rows (the example's ten plus partitionMode and localGroup) and
@@ -101,8 +102,33 @@ public final class ConfigFormats {
     }
   }
 
-  /** A count field (nNodes, nRanks, numPipeOps, channels) given as an interval: one value or any (-1). */
+  /**
+   * An nNodes or nRanks field given as an interval: any (-1), one value, or an interval spanning
+   * several values, written back inclusive ({@code [2,8]}, {@code [2,]} for no upper bound), which
+   * {@link NcclExampleConfig} turns into a profile matching that range.
+   */
+  static String shapeCount(String where, String f, String what) throws InputException {
+    if (!isInterval(f)) {
+      return f;
+    }
+    long[] iv = interval(where, f, what);
+    if (iv[0] <= 1 && iv[1] == -1L) {
+      return "-1";
+    }
+    if (iv[0] == iv[1]) {
+      return Long.toString(iv[0]);
+    }
+    return "[" + Long.toUnsignedString(iv[0]) + "," + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "]";
+  }
+
+  /**
+   * A count field (numPipeOps, channels, regBuff) given as an interval: one value or any (-1).
+   * nNodes and nRanks take intervals of several values ({@link #shapeCount}); these do not.
+   */
   static String count(String where, String f, String what) throws InputException {
+    if (what.equals("nNodes") || what.equals("nRanks")) {
+      return shapeCount(where, f, what);
+    }
     if (!isInterval(f)) {
       return f;
     }

@@ -42,7 +42,10 @@ import java.util.function.Consumer;
  * there (which NCCL reaches only when it offers none of the four) is left out with a warning
  * naming it. Lines with specific
  * nNodes/nRanks become profiles: one per combination of the values the file names, most specific
- * first, each holding the lines that apply to it; profiles that change nothing are dropped.
+ * first, each holding the lines that apply to it; profiles that change nothing are dropped. An
+ * NCCLX interval ({@code [2,8]}, {@code (1,)}; see {@link ConfigFormats}) names a range: each axis
+ * is cut at the ends of every range and value, and each piece some line names becomes a profile
+ * matching that piece.
  *
  * <p>Approximations, each reported as a warning naming the line:
  *
@@ -77,11 +80,11 @@ public final class NcclExampleConfig {
    * @param from first byte (grid point) after rounding
    * @param to end (exclusive grid point) after rounding, -1 for no bound
    * @param candidate algorithm, protocol, channels (0 = NCCL's default)
-   * @param nNodes nodes matched, -1 any
-   * @param nRanks ranks matched, -1 any
+   * @param nNodes nodes matched, {@link Range#ANY} any (an NCCLX interval can name a range)
+   * @param nRanks ranks matched, {@link Range#ANY} any
    * @param numPipeOps numPipeOps matched, -1 any
    */
-  record Line(int line, Collective collective, long from, long to, Candidate candidate, int nNodes, int nRanks,
+  record Line(int line, Collective collective, long from, long to, Candidate candidate, Range nNodes, Range nRanks,
       int numPipeOps, int regBuff) {}
 
   /**
@@ -152,7 +155,7 @@ public final class NcclExampleConfig {
     String first = text.stream().map(String::strip).filter(x -> !x.isEmpty()).findFirst().orElse("");
     if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
       for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
-        Line l = parse(file + ":" + j.line(), j.line(), String.join(",", j.fields()), warnings);
+        Line l = parse(file + ":" + j.line(), j.line(), String.join(",", j.fields()), true, warnings);
         if (l != null) {
           lines.add(l);
         }
@@ -177,7 +180,7 @@ public final class NcclExampleConfig {
         }
         Line l;
         try {
-          l = parse(file + ":" + (i + 1), i + 1, text.get(i), warnings);
+          l = parse(file + ":" + (i + 1), i + 1, text.get(i), false, warnings);
         } catch (InputException e) {
           if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
             throw new InputException(file + ":" + (i + 1), ConfigFormats.AWS_OFI);
@@ -192,46 +195,43 @@ public final class NcclExampleConfig {
     if (lines.isEmpty()) {
       warnings.add(file + ": no config lines; the policy changes nothing");
     }
-    // the values of nNodes / nRanks the file names, plus "other" (a value it does not name)
-    TreeSet<Integer> nodeVals = new TreeSet<>();
-    TreeSet<Integer> rankVals = new TreeSet<>();
-    for (Line l : lines) {
-      if (l.nNodes() != -1) {
-        nodeVals.add(l.nNodes());
-      }
-      if (l.nRanks() != -1) {
-        rankVals.add(l.nRanks());
-      }
-    }
-    record Cell(int nNodes, int nRanks) {} // -1 = any value the file does not name
+    // the nNodes / nRanks the file names, cut into pieces no line's range splits (a value the
+    // example names is a piece of its own; an NCCLX interval [2,8] may become several), plus
+    // "other" (Range.ANY: a value no line names)
+    List<Range> nodeSegs = segments(lines.stream().map(Line::nNodes).toList());
+    List<Range> rankSegs = segments(lines.stream().map(Line::nRanks).toList());
+    record Cell(Range nNodes, Range nRanks) {} // ANY = any value the file does not name
+    // profile order, first match wins: pieces of both before a piece of one before neither, i.e.
+    // more specific shapes before wider ones; pieces of one axis are disjoint, so their order
+    // among themselves (ascending) changes nothing; within a profile the lines keep file order
     List<Cell> cells = new ArrayList<>();
-    for (int n : nodeVals) {
-      for (int r : rankVals) {
+    for (Range n : nodeSegs) {
+      for (Range r : rankSegs) {
         cells.add(new Cell(n, r));
       }
     }
-    for (int n : nodeVals) {
-      cells.add(new Cell(n, -1));
+    for (Range n : nodeSegs) {
+      cells.add(new Cell(n, Range.ANY));
     }
-    for (int r : rankVals) {
-      cells.add(new Cell(-1, r));
+    for (Range r : rankSegs) {
+      cells.add(new Cell(Range.ANY, r));
     }
-    cells.add(new Cell(-1, -1));
+    cells.add(new Cell(Range.ANY, Range.ANY));
     Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
     Map<Integer, Dropped> dropped = new java.util.TreeMap<>();
     List<Profile> profiles = new ArrayList<>();
     for (Cell c : cells) {
       List<Line> applicable = lines.stream()
-          .filter(l -> (l.nNodes() == -1 || l.nNodes() == c.nNodes()) && (l.nRanks() == -1 || l.nRanks() == c.nRanks()))
+          .filter(l -> covers(l.nNodes(), c.nNodes()) && covers(l.nRanks(), c.nRanks()))
           .toList();
       if (applicable.isEmpty()) {
         continue;
       }
-      String pname = c.nNodes() == -1 && c.nRanks() == -1 ? "any"
-          : (c.nNodes() == -1 ? "" : "nNodes" + c.nNodes()) + (c.nNodes() != -1 && c.nRanks() != -1 ? "-" : "")
-              + (c.nRanks() == -1 ? "" : "nRanks" + c.nRanks());
-      profiles.add(new Profile(pname, c.nRanks() == -1 ? Range.ANY : Range.exactly(c.nRanks()),
-          c.nNodes() == -1 ? Range.ANY : Range.exactly(c.nNodes()), rulesByRegBuff(file, applicable, ruleLines, dropped)));
+      boolean anyN = c.nNodes().equals(Range.ANY);
+      boolean anyR = c.nRanks().equals(Range.ANY);
+      String pname = anyN && anyR ? "any"
+          : (anyN ? "" : "nNodes" + c.nNodes()) + (!anyN && !anyR ? "-" : "") + (anyR ? "" : "nRanks" + c.nRanks());
+      profiles.add(new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
     }
     for (var e : dropped.entrySet()) {
       Dropped d = e.getValue();
@@ -244,19 +244,17 @@ public final class NcclExampleConfig {
           + " there only when it offers none of them)");
     }
     // drop profiles whose removal changes no communicator's rules
-    int otherNodes = nodeVals.isEmpty() ? 1 : nodeVals.last() + 1;
-    int otherRanks = rankVals.isEmpty() ? 1 : rankVals.last() + 1;
-    List<int[]> probes = new ArrayList<>();
-    for (int n : concat(nodeVals, otherNodes)) {
-      for (int r : concat(rankVals, otherRanks)) {
-        probes.add(new int[] {n, r});
+    List<long[]> probes = new ArrayList<>();
+    for (long n : probes(nodeSegs)) {
+      for (long r : probes(rankSegs)) {
+        probes.add(new long[] {n, r});
       }
     }
     for (int i = 0; i < profiles.size() && profiles.size() > 1; ) {
       List<Profile> without = new ArrayList<>(profiles);
       without.remove(i);
       boolean same = true;
-      for (int[] p : probes) {
+      for (long[] p : probes) {
         if (!Objects.equals(effective(profiles, p), effective(without, p))) {
           same = false;
           break;
@@ -277,14 +275,56 @@ public final class NcclExampleConfig {
     return new Result(policy, warnings, ruleLines);
   }
 
-  private static List<Integer> concat(TreeSet<Integer> vals, int other) {
-    List<Integer> l = new ArrayList<>(vals);
-    l.add(other);
-    return l;
+  /**
+   * Cuts the axis at each named range's ends.
+   *
+   * @param named each line's range on one axis, {@link Range#ANY} for any
+   * @return the ascending, disjoint pieces some named range covers; each named range is a union of them
+   */
+  private static List<Range> segments(List<Range> named) {
+    TreeSet<Long> cuts = new TreeSet<>();
+    for (Range r : named) {
+      if (!r.equals(Range.ANY)) {
+        cuts.add(r.min());
+        if (r.max() != Long.MAX_VALUE) {
+          cuts.add(r.max() + 1);
+        }
+      }
+    }
+    List<Range> out = new ArrayList<>();
+    for (long lo : cuts) {
+      Long next = cuts.higher(lo);
+      Range seg = new Range(lo, next == null ? Long.MAX_VALUE : next - 1);
+      if (named.stream().anyMatch(r -> !r.equals(Range.ANY) && r.contains(lo))) {
+        out.add(seg);
+      }
+    }
+    return out;
+  }
+
+  /** @return whether a line's range applies to a profile's piece (ANY: only lines for any value) */
+  private static boolean covers(Range line, Range piece) {
+    return line.equals(Range.ANY) || (!piece.equals(Range.ANY) && line.contains(piece.min()));
+  }
+
+  /** @return one value per piece, plus the smallest value (1 or more) no piece holds, if any */
+  private static List<Long> probes(List<Range> segs) {
+    List<Long> out = new ArrayList<>();
+    long other = 1;
+    for (Range s : segs) {
+      out.add(s.min());
+      if (s.contains(other)) {
+        other = s.max() == Long.MAX_VALUE ? -1 : s.max() + 1;
+      }
+    }
+    if (other != -1) {
+      out.add(other);
+    }
+    return out;
   }
 
   /** The rules a communicator of (nNodes, nRanks) gets: the first matching profile's, by content. */
-  private static List<String> effective(List<Profile> profiles, int[] probe) {
+  private static List<String> effective(List<Profile> profiles, long[] probe) {
     for (Profile p : profiles) {
       if (p.nNodes().contains(probe[0]) && p.nRanks().contains(probe[1])) {
         return p.rules().stream().map(Object::toString).toList();
@@ -452,7 +492,9 @@ public final class NcclExampleConfig {
 
   // ---- one line ------------------------------------------------------------------------------
 
-  private static Line parse(String where, int ln, String raw, List<String> warnings) throws InputException {
+  /** @param intervals whether the line is NCCLX's (interval syntax or JSON): nNodes/nRanks may be [lo,hi] */
+  private static Line parse(String where, int ln, String raw, boolean intervals, List<String> warnings)
+      throws InputException {
     String t = raw.strip();
     if (t.isEmpty() || t.startsWith("#")) {
       return null;
@@ -460,6 +502,7 @@ public final class NcclExampleConfig {
     String[] f = ConfigFormats.split(t);
     if (f.length >= 2 && ConfigFormats.isInterval(f[1])) {
       f = ConfigFormats.fromIntervals(where, f); // NCCLX: the byte range as one interval field
+      intervals = true;
     }
     if (f.length == 11 || f.length == 12) {
       throw new InputException(where, ConfigFormats.rcclProblem(f.length));
@@ -483,11 +526,11 @@ public final class NcclExampleConfig {
           + Long.toUnsignedString(max) + "; the range is inclusive and would match nothing");
     }
     int channels = (int) integer(where, f[5], "channels", -1, PolicyLoader.MAX_CHANNELS);
-    int nNodes = (int) integer(where, f[6], "nNodes", -1, Integer.MAX_VALUE);
-    int nRanks = (int) integer(where, f[7], "nRanks", -1, Integer.MAX_VALUE);
+    Range nNodes = shape(where, f[6], "nNodes", intervals);
+    Range nRanks = shape(where, f[7], "nRanks", intervals);
     int pipe = f.length > 8 ? (int) integer(where, f[8], "numPipeOps", -1, Integer.MAX_VALUE) : -1;
     int reg = f.length > 9 ? (int) integer(where, f[9], "regBuff", -1, 1) : -1;
-    if (nNodes == 0 || nRanks == 0 || pipe == 0) {
+    if (nNodes.max() == 0 || nRanks.max() == 0 || pipe == 0) {
       throw new InputException(where, (pipe == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
           : "nNodes/nRanks 0 matches no communicator") + "; write -1 for any");
     }
@@ -529,6 +572,20 @@ public final class NcclExampleConfig {
     }
     Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
     return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);
+  }
+
+  /**
+   * @return nNodes/nRanks matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} / {@code [lo,]}
+   *     as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
+   */
+  private static Range shape(String where, String s, String what, boolean intervals) throws InputException {
+    if (intervals && ConfigFormats.isInterval(s)) {
+      long[] iv = ConfigFormats.interval(where, s, what);
+      long hi = iv[1] == -1L || Long.compareUnsigned(iv[1], Integer.MAX_VALUE) > 0 ? Long.MAX_VALUE : iv[1];
+      return new Range(Math.max(iv[0], 1), hi);
+    }
+    long v = integer(where, s, what, -1, Integer.MAX_VALUE);
+    return v == -1 ? Range.ANY : Range.exactly(v);
   }
 
   private static int name(String where, String s, String[] names, String what, String dflt) throws InputException {

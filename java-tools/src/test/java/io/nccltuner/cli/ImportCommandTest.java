@@ -25,6 +25,23 @@ class ImportCommandTest {
     assertTrue(Files.readString(out).contains("# from example-tuner.conf lines 6, 7\n"), Files.readString(out));
   }
 
+  /** Issue 21 item 8: NCCLX nNodes/nRanks intervals import as profile match ranges and load back. */
+  @Test
+  void ncclxShapeIntervalsBecomeMatchRanges() throws Exception {
+    Path conf = Files.writeString(tmp.resolve("ncclx.csv"),
+        "allreduce,*,ring,simple,-1,(1,),[2,8]\nallreduce,*,tree,ll,-1,*,*\n");
+    Path out = tmp.resolve("ncclx.yaml");
+    CliRun r = CliRun.run("import", conf.toString(), "-o", out.toString());
+    assertEquals(0, r.exit(), r.err());
+    String yaml = Files.readString(out);
+    assertTrue(yaml.contains("nRanks: {min: 2, max: 8}"), yaml);
+    assertTrue(yaml.contains("nNodes: {min: 2}"), yaml);
+    Policy p = PolicyLoader.load(out);
+    assertEquals("nNodes2..-nRanks2..8", p.profileFor(4, 3).name());
+    assertEquals("any", p.profileFor(4, 1).name());
+    assertEquals("any", p.profileFor(16, 3).name());
+  }
+
   @Test
   void yamlGoesToStdoutWithoutOutput() {
     CliRun r = CliRun.run("import", CliRun.fixture("example-tuner.conf"), "--name", "nccl-example");

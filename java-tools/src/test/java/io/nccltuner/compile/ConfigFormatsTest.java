@@ -49,12 +49,57 @@ class ConfigFormatsTest {
     assertEquals(List.of("AllGather 0..-1 RING/SIMPLE", "AllReduce 0..65536 TREE/LL",
         "AllReduce 65536..16777216 RING/LL128", "AllReduce 16777216..-1 RING/SIMPLE/8"), rules(r.policy(), "nRanks8"));
     InputException e = assertThrows(InputException.class, () -> NcclExampleConfig.convert("x.csv", "x",
-        List.of("allgather,*,ring,simple,-1,(1,),*")));
-    assertEquals("x.csv:1: nNodes '(1,)' spans several values (2..); this importer matches nNodes by one value or "
-        + "any (-1, *), as NCCL's example does: write one line per value", e.getMessage());
+        List.of("allgather,*,ring,simple,-1,*,*,(1,)")));
+    assertEquals("x.csv:1: numPipeOps '(1,)' spans several values (2..); this importer matches numPipeOps by one "
+        + "value or any (-1, *), as NCCL's example does: write one line per value", e.getMessage());
     long[] iv = ConfigFormats.interval("w", "(8,16]", "bytes");
     assertEquals(9, iv[0]);
     assertEquals(16, iv[1]);
+  }
+
+  /** Issue 21 item 8: an nNodes/nRanks interval spanning several values becomes a profile's match range. */
+  @Test
+  void shapeIntervalsBecomeProfileRanges() throws Exception {
+    NcclExampleConfig.Result r = NcclExampleConfig.convert("x.csv", "x", List.of(
+        "allreduce,*,ring,simple,-1,(1,),[2,8]",
+        "allreduce,*,tree,ll,-1,*,*"));
+    Policy p = r.policy();
+    Policy.Profile wide = p.profiles().getFirst();
+    assertEquals("nNodes2..-nRanks2..8", wide.name());
+    assertEquals(new Policy.Range(2, Long.MAX_VALUE), wide.nNodes());
+    assertEquals(new Policy.Range(2, 8), wide.nRanks());
+    assertEquals(List.of("AllReduce 0..-1 RING/SIMPLE"), rules(p, wide.name()));
+    // inside the range: the interval's line; outside (nNodes 1, nRanks 9 or 1): the catch-all line
+    assertEquals(wide, p.profileFor(8, 2));
+    assertEquals(wide, p.profileFor(2, 64));
+    for (int[] out : new int[][] {{8, 1}, {9, 2}, {1, 2}}) {
+      Policy.Profile other = p.profileFor(out[0], out[1]);
+      assertEquals(List.of("AllReduce 0..-1 TREE/LL"), other.rules().stream().map(ConfigFormatsTest::describe).toList(),
+          out[0] + " ranks, " + out[1] + " nodes");
+    }
+    // an exact value inside an interval: its own profile first, the interval's pieces around it
+    NcclExampleConfig.Result cut = NcclExampleConfig.convert("y.csv", "y", List.of(
+        "allreduce,*,nvls,simple,-1,*,[4,4]",
+        "allreduce,*,ring,simple,-1,*,[2,8]",
+        "allreduce,*,tree,ll,-1,*,*"));
+    assertEquals(List.of("nRanks2..3", "nRanks4", "nRanks5..8", "any"),
+        cut.policy().profiles().stream().map(Policy.Profile::name).toList());
+    assertEquals(List.of("AllReduce 0..-1 NVLS/SIMPLE"), rules(cut.policy(), "nRanks4"));
+    assertEquals("nRanks5..8", cut.policy().profileFor(6, 1).name());
+    assertEquals("any", cut.policy().profileFor(9, 1).name());
+    // JSON rules take the same intervals
+    NcclExampleConfig.Result json = NcclExampleConfig.convert("z.json", "z", List.of(
+        "[{\"collective\": \"allreduce\", \"algorithm\": \"ring\", \"protocol\": \"simple\", \"nRanks\": \"(1,16)\"}]"));
+    assertEquals(new Policy.Range(2, 15), json.policy().profiles().getFirst().nRanks());
+    // the plain example CSV keeps NCCL's atoi fields: an interval there is refused
+    InputException plain = assertThrows(InputException.class, () -> NcclExampleConfig.convert("p.csv", "p",
+        List.of("allreduce,0,-1,ring,simple,-1,-1,[2,8]")));
+    assertEquals("p.csv:1: nRanks '[2,8]' is not a whole number (NCCL's atoi would read it as whatever digits it "
+        + "starts with)", plain.getMessage());
+    InputException ch = assertThrows(InputException.class, () -> NcclExampleConfig.convert("c.csv", "c",
+        List.of("allreduce,*,ring,simple,[4,8],*,*")));
+    assertEquals("c.csv:1: channels '[4,8]' spans several values (4..8); this importer matches channels by one "
+        + "value or any (-1, *), as NCCL's example does: write one line per value", ch.getMessage());
   }
 
   @Test
