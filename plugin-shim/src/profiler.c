@@ -663,37 +663,29 @@ static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eSt
   return ncclSuccess;
 }
 
-static ncclResult_t startV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d) {
-  if (eHandle == NULL) return ncclSuccess;
-  *eHandle = NULL;
-  profComm* pc = commOf(context);
-  if (pc == NULL || d == NULL) return ncclSuccess;
-  if (__builtin_expect(pc->chain == NULL, 1)) {
-    *eHandle = OWN_START(pc, d->type, d->parentObj, d);
-    return ncclSuccess;
+/* startEvent, one body for the v4 and the v5 descriptor (the members OWN_START reads sit at the same
+ * places in both); FROM is the version of the descriptor NCCL sent, for the chained plugin. */
+#define START_EVENT(NAME, DESCR, FROM)                                                \
+  static ncclResult_t NAME(void* context, void** eHandle, DESCR* d) {                 \
+    if (eHandle == NULL) return ncclSuccess;                                          \
+    *eHandle = NULL;                                                                  \
+    profComm* pc = commOf(context);                                                   \
+    if (pc == NULL || d == NULL) return ncclSuccess;                                  \
+    if (__builtin_expect(pc->chain == NULL, 1)) {                                     \
+      *eHandle = OWN_START(pc, d->type, d->parentObj, d);                             \
+      return ncclSuccess;                                                             \
+    }                                                                                 \
+    void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);                     \
+    *eHandle = startChained(pc, d->type, d->parentObj, ours, d, FROM);                \
+    return ncclSuccess;                                                               \
   }
-  void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);
-  *eHandle = startChained(pc, d->type, d->parentObj, ours, d, pc->ncclVersion);
-  return ncclSuccess;
-}
+
+START_EVENT(startV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
+START_EVENT(startV4, ncclProfilerEventDescr_v4_t, 4)
 
 /* v6's descriptor starts with v5's members in the same places (profiler_v6.h). */
 static ncclResult_t startV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
   return startV5(context, eHandle, (ncclProfilerEventDescr_v5_t*)(void*)d);
-}
-
-static ncclResult_t startV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* d) {
-  if (eHandle == NULL) return ncclSuccess;
-  *eHandle = NULL;
-  profComm* pc = commOf(context);
-  if (pc == NULL || d == NULL) return ncclSuccess;
-  if (__builtin_expect(pc->chain == NULL, 1)) {
-    *eHandle = OWN_START(pc, d->type, d->parentObj, d);
-    return ncclSuccess;
-  }
-  void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);
-  *eHandle = startChained(pc, d->type, d->parentObj, ours, d, 4);
-  return ncclSuccess;
 }
 
 /* The exported structs (defined below), which a chain must not name. */
