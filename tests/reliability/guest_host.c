@@ -49,8 +49,8 @@
  *                         (TERM, INT, USR1, HUP, CHLD, PIPE) once HotSpot's own are in, changes
  *                         LC_NUMERIC once the JVM's setlocale happened, unsetenv(JAVA_TOOL_OPTIONS):
  *                         all must stay the host's
- *   setenv-storm N        a host thread calls setenv (new and existing names) in a loop while N
- *                         threads make the first init at once
+ *   setenv-storm N        a host thread adds 512 names, then overwrites them in a loop while N
+ *                         threads make the first init at once (see storm_setenv)
  *   faulthandler DIR      after one communicator, a handler like CPython's faulthandler (installed
  *                         over HotSpot's, restores it and re-raises), then the host's own SIGSEGV:
  *                         the process must die by SIGSEGV (fds 1 and 2 go to DIR/fd1, DIR/fd2)
@@ -72,6 +72,7 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <signal.h>
@@ -938,14 +939,25 @@ static void cmd_during_init(void) {
        jto ? jto : "unset");
 }
 
-static atomic_int stormStop;
+/* The storm thread first adds its STORM_NAMES names, then only overwrites them until told to stop,
+ * and records the value it gave each name last. Adding a name while another thread reads the
+ * environment is a data race in glibc itself (setenv is MT-Unsafe const:env; glibc 2.36's setenv
+ * reallocs the environ array and frees the old one under a reader): NCCL's own init, which calls
+ * getenv throughout, would fault the same way, so a host cannot do that to any library. Overwriting
+ * an existing name replaces one pointer and frees nothing, and is what a host may do meanwhile. */
+enum { STORM_NAMES = 512 };
+static atomic_int stormStop, stormAdded;
+static unsigned stormLast[STORM_NAMES];
 static void* storm_setenv(void* arg) {
   (void)arg;
   char name[32], value[16];
-  for (unsigned i = 0; !atomic_load(&stormStop); i++) {
-    snprintf(name, sizeof name, "GUEST_STORM_%u", i % 512);
+  for (unsigned i = 0; i < STORM_NAMES || !atomic_load(&stormStop); i++) {
+    unsigned k = i % STORM_NAMES;
+    snprintf(name, sizeof name, "GUEST_STORM_%u", k);
     snprintf(value, sizeof value, "%u", i);
     setenv(name, value, 1);
+    stormLast[k] = i;
+    if (i + 1 == STORM_NAMES) atomic_store(&stormAdded, 1);
   }
   return NULL;
 }
@@ -958,17 +970,28 @@ static void* storm_init(void* arg) {
   return NULL;
 }
 
+/* Facts: communicators, applied_all (inits whose replay changed all 23 calls) and kept (names whose
+ * value afterwards is the one the host set last: the plugin never swapped or restored environ). */
 static void cmd_setenv_storm(long n) {
   void* lib = NULL;
   stT = load(plugin, &lib);
   pthread_t setter, th[256];
   if (n > 256) n = 256;
   pthread_create(&setter, NULL, storm_setenv, NULL);
+  while (!atomic_load(&stormAdded)) sched_yield();
   for (long i = 0; i < n; i++) pthread_create(&th[i], NULL, storm_init, NULL);
   for (long i = 0; i < n; i++) pthread_join(th[i], NULL);
   atomic_store(&stormStop, 1);
   pthread_join(setter, NULL);
-  fact("communicators=%ld applied_all=%d", n, atomic_load(&stChanged));
+  int kept = 0;
+  for (unsigned k = 0; k < STORM_NAMES; k++) {
+    char name[32], value[16];
+    snprintf(name, sizeof name, "GUEST_STORM_%u", k);
+    snprintf(value, sizeof value, "%u", stormLast[k]);
+    const char* v = getenv(name);
+    if (v != NULL && strcmp(v, value) == 0) kept++;
+  }
+  fact("communicators=%ld applied_all=%d kept=%d", n, atomic_load(&stChanged), kept);
 }
 
 /* CPython's faulthandler (Modules/faulthandler.c): installed with SA_NODEFER over the previous
