@@ -5,9 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -244,8 +242,7 @@ public final class ConfigFormats {
     JsonNode rules = root;
     if (root != null && root.isObject()) {
       rules = null;
-      for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-        var e = it.next();
+      for (Map.Entry<String, JsonNode> e : root.properties()) {
         if (e.getValue().isArray()) {
           rules = e.getValue();
           break;
@@ -267,8 +264,7 @@ public final class ConfigFormats {
         throw new InputException(where, "rule " + (i + 1) + " is not an object");
       }
       Map<String, String> v = new java.util.HashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = ((ObjectNode) r).fields(); it.hasNext(); ) {
-        var e = it.next();
+      for (Map.Entry<String, JsonNode> e : r.properties()) {
         String key = JSON_KEYS.get(e.getKey().toLowerCase(Locale.ROOT));
         if (key == null) {
           throw new InputException(where, "rule " + (i + 1) + " has key \"" + e.getKey() + "\", which has no meaning "

@@ -7,6 +7,8 @@ package io.nccltuner.policy;
  * starts with {@code file:line:} (or {@code file:}, or the option) and says what to do.
  */
 public final class InputException extends Exception {
+  private static final long serialVersionUID = 1L;
+
   private final String where;
 
   /**

@@ -8,7 +8,10 @@ import java.util.List;
  * when there are several; {@link #problems()} lists all of them.
  */
 public final class PolicyException extends Exception {
-  private final List<String> problems;
+  private static final long serialVersionUID = 1L;
+
+  /** An immutable copy ({@link List#copyOf}); transient: a PolicyException is never serialised. */
+  private final transient List<String> problems;
 
   /** @param problems one or more messages, each naming file:line:column and the field */
   public PolicyException(List<String> problems) {

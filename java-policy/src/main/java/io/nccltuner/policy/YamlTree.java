@@ -51,6 +51,8 @@ final class YamlTree {
 
   /** A problem found while parsing, with its position. */
   static final class ParseError extends Exception {
+    private static final long serialVersionUID = 1L;
+
     final int line;
     final int column;
 

@@ -512,8 +512,6 @@ final class ExplainCommand extends ToolCommand {
     return String.join(", ", parts);
   }
 
-  /** A usage or input error; the message names the option or file. */
-
   /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
   static final class Sizes {
     private Sizes() {}

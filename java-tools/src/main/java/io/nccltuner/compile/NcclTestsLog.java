@@ -107,13 +107,13 @@ public final class NcclTestsLog {
   private static final Pattern PROGRAM = Pattern.compile(
       "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
   private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
-  /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
   /**
    * The tuner plugin's line at destroy in force mode when the forced candidate applied to none of
    * the calls (io.nccltuner.engine.Engine#forcedNone): NCCL's own pick ran, not the candidate.
    */
   private static final Pattern FORCED_NONE = Pattern.compile(
       "NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
+  /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
   private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
   /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
   private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5})\\b");

@@ -183,7 +183,6 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       skipping.put(thread, new Skip(no));
     }
 
-    /** A table row with no table open: the rest of an abandoned table, or a problem of its own. */
     /** Whether a table row came with no table open on its thread (then reported: "{@code row} outside a table"). */
     boolean outsideTable(TableState t, int no, String text, String row, String thread) {
       if (t != null && t.block != null) {
@@ -275,7 +274,6 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
       }
     }
 
-    /** The communicator a comm line names; a new one if this thread moves on to another. */
     /** The communicator a COMM_SHAPE or INIT_START line names (group 1), with its rank and nRanks (groups 2, 3). */
     CommState commRank(Matcher m, String process, String thread, String host, long pid, long tid) {
       CommState s = comm(process, thread, m.group(1), host, pid, tid);

@@ -39,6 +39,8 @@ public final class SelectionLine {
    * {@code SendRecv}).
    */
   public static final class OtherCollective extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
     OtherCollective(String name) {
       super("'" + name + "' is not a collective the tuner sees");
     }

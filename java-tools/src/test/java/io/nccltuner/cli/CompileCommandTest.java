@@ -80,8 +80,8 @@ class CompileCommandTest {
     assertTrue(noiseBars > 20, "1 replicate: the neighbour-jump noise as dashed bars, " + noiseBars);
     // busbw on a log axis, as wide as the page, each legend entry once
     assertTrue(page.contains("bus bandwidth (GB/s, log scale)"), "busbw axis");
-    assertEquals("chart", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("class"));
-    assertEquals("", ((org.w3c.dom.Element) svg.getDocumentElement()).getAttribute("width"), "no fixed width");
+    assertEquals("chart", svg.getDocumentElement().getAttribute("class"));
+    assertEquals("", svg.getDocumentElement().getAttribute("width"), "no fixed width");
     var texts = svg.getElementsByTagName("text");
     java.util.List<String> legend = new java.util.ArrayList<>();
     for (int i = 0; i < texts.getLength(); i++) {
