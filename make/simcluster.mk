@@ -19,7 +19,7 @@ PROFCHECK_SO   := $(BUILD)/tests/libsim-profcheck.so
 
 simcluster: $(SIMCLUSTER_BIN) $(PROFCHECK_SO)
 
-$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/plugin-shim/include/nccl_tuner_java.h \
+$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h $(REPO)/plugin-shim/include/nccl_tuner_java.h \
                    $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(PROFCHECK_SO)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -o $@ $< -ldl -lm -lpthread
