@@ -95,6 +95,7 @@ gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
 	python3 $(REPO)/tests/gpu/test_sweep_gpu.py
 	python3 $(REPO)/tests/gpu/test_canary.py
+	python3 $(REPO)/tests/gpu/test_calibrate_gpu.py
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
