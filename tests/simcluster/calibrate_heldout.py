@@ -168,8 +168,9 @@ def main():
             failures.append("%d nodes: the calibrated policy is worse than NCCL's default over all sizes" % nodes)
     # tuner v4 (NCCL 2.27): no constants; the measured rules of the measured shape still apply
     v4, log = picks(4, calibrated, era="2.27")
-    said = re.search(r"constants not set: NCCL passes its model constants from tuner v5 \(2\.28\); this NCCL uses v4"
-                     r"[^\n]*measured rules", log)
+    said = re.search(r"constants not set: NCCL passes its model constants from tuner v5 \(2\.28\); this NCCL uses v4",
+                     log) and re.search(r"profile nRanks32-nNodes4: (its \d+ measured rules apply without the constants|no rules "
+                              r"either, so NCCL's own model applies unchanged)", log)
     rules = re.findall(r"bytes: \{from: ([^,]+), to: ([^}]+)\}\n(?:.*\n)*?\s+- \{algorithm: (\w+), protocol: (\w+)",
                        open(calibrated).read().split("- name: calibrated")[0].split("nNodes: 4}")[-1])
     print("calibrate_heldout: tuner v4 at 4 nodes: %s; %d measured rules of that shape" % (
