@@ -95,12 +95,14 @@ gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
 	python3 $(REPO)/tests/gpu/test_sweep_gpu.py
 	python3 $(REPO)/tests/gpu/test_canary.py
+	python3 $(REPO)/tests/gpu/test_calibrate_gpu.py
 
 # JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
 # the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
 # shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
-# on two simulated ranks (measured gain against the model's truth).
-test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary canary-oracle
+# on two simulated ranks (measured gain against the model's truth), then the calibration scored at
+# shapes nobody swept (docs/calibrate.md).
+test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle
 
 # An independent model of canary mode and the profiler's measured lines, written from the docs
 # (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.

@@ -9,17 +9,21 @@
 #                     NCCL 2.27, 2.28 and 2.30's ABIs: measured gain against the model's truth
 #                     (tests/simcluster/canary.py), outputs in $(BUILD)/simcluster-canary; part of
 #                     `make test`
+#   simcluster-calibrate  calibrate NCCL's model constants on sweeps at 2 and 4 nodes of the tune model
+#                     (SIMCLUSTER_MODEL=tune) and score held-out regret at 8 and 16 nodes beside NCCL's
+#                     default and the measured-rules policy (tests/simcluster/calibrate_heldout.py),
+#                     outputs in $(BUILD)/simcluster-calibrate; part of `make test`
 
 SIMCLUSTER_BIN := $(BUILD)/tests/simcluster
 # A checking profiler plugin for the simulated cluster's own tests (tests/simcluster/profcheck.c):
 # it checks that the host calls a profiler the way NCCL does.
 PROFCHECK_SO   := $(BUILD)/tests/libsim-profcheck.so
 
-.PHONY: simcluster simcluster-loop simcluster-canary
+.PHONY: simcluster simcluster-loop simcluster-canary simcluster-calibrate
 
 simcluster: $(SIMCLUSTER_BIN) $(PROFCHECK_SO)
 
-$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/plugin-shim/include/nccl_tuner_java.h \
+$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h $(REPO)/plugin-shim/include/nccl_tuner_java.h \
                    $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(PROFCHECK_SO)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -o $@ $< -ldl -lm -lpthread
@@ -34,3 +38,6 @@ simcluster-loop: build
 
 simcluster-canary: build
 	python3 $(REPO)/tests/simcluster/canary.py --keep $(BUILD)/simcluster-canary
+
+simcluster-calibrate: build
+	python3 $(REPO)/tests/simcluster/calibrate_heldout.py --keep $(BUILD)/simcluster-calibrate

@@ -106,6 +106,12 @@ static const double kNcclB[2][NP] = {{3.5, 7, 30}, {4, 14, 36}};    /* E1 */
 static int g_coll = 4;
 static long g_nRanks, g_nNodes;
 
+/* SIMCLUSTER_MODEL=tune: NCCL's model from its constants, and a shape-dependent truth (tunemodel.h) */
+static int g_tm;
+static int tm_offered(int a, int p);
+static void tm_nccl_table(double n, float table[NA][NP]);
+static double tm_true_time(int a, int p, double n);
+
 static double bus_factor(void) {
   double R = (double)g_nRanks;
   switch (g_coll) {
@@ -116,7 +122,7 @@ static double bus_factor(void) {
 }
 
 static int offered(int a, int p) {
-  (void)p;
+  if (g_tm) return tm_offered(a, p);
   if (a == 1) return 1;              /* RING */
   if (a == 0) return g_coll == 4;    /* TREE: AllReduce only */
   return 0;
@@ -126,9 +132,13 @@ static double model_time(const double L[2][NP], const double B[2][NP], int a, in
   return L[a][p] * (0.75 + c / 32.0) + n * bus_factor() / (B[a][p] * sqrt(c / 8.0) * 1e3);
 }
 
-static double true_time(int a, int p, int c, double n) { return model_time(kTrueL, kTrueB, a, p, c, n); }
+static double true_time(int a, int p, int c, double n) {
+  if (g_tm) return tm_true_time(a, p, n);
+  return model_time(kTrueL, kTrueB, a, p, c, n);
+}
 
 static void nccl_table(double n, float table[NA][NP]) {
+  if (g_tm) { tm_nccl_table(n, table); return; }
   for (int a = 0; a < NA; a++)
     for (int p = 0; p < NP; p++)
       table[a][p] = offered(a, p) ? (float)model_time(kNcclL, kNcclB, a, p, DEFAULT_CHANNELS, n)
@@ -326,6 +336,7 @@ static int era_load_tuner(void) {
 
 static ncclNvlDomainInfo_v5_t g_nvl;
 static ncclTunerConstants_v5_t g_constants;
+#include "tunemodel.h"
 
 static ncclResult_t era_tuner_init(int gpus) {
   switch (g_tunerVer) {
@@ -840,6 +851,7 @@ int main(int argc, char** argv) {
   const char* e = getenv("SIMCLUSTER_NODES");
   g_nNodes = e && atol(e) > 0 ? atol(e) : 2;
   g_nRanks = g_nNodes * gpus;
+  tm_setup();
   e = getenv("SIMCLUSTER_NOISE");
   if (e && *e) g_sigma = atof(e);
   g_pid = (int)getpid();

@@ -35,6 +35,7 @@ import picocli.CommandLine.Command;
     description = "Offline tools for the nccl-tuner-java NCCL tuner plugin.",
     subcommands = {
       CompileCommand.class,
+      CalibrateCommand.class,
       ImportCommand.class,
       ExplainCommand.class,
       ReplayCommand.class,

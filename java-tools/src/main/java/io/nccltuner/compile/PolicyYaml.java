@@ -74,6 +74,12 @@ public final class PolicyYaml {
         sb.append("    match: {nRanks: ").append(range(pr.nRanks())).append(", nNodes: ")
             .append(range(pr.nNodes())).append(machine).append("}\n");
       }
+      if (!pr.constants().isEmpty()) { // NCCL's model constants, set at init under tuner v5+
+        sb.append("    constants:\n");
+        for (io.nccltuner.policy.TunerConstant k : pr.constants()) {
+          sb.append("      ").append(k.name()).append(": ").append(number(k.value())).append('\n');
+        }
+      }
       if (pr.rules().isEmpty()) {
         sb.append("    rules: []\n");
         continue;
