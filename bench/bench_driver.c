@@ -7,6 +7,9 @@
  *     --coll C (only rows of that collective)  --inits N (time N further inits)
  *     --startup-only (stop after the first decision and the inits)  --gc-log PATH (JVM GC log)
  *     --smaps PATH (a copy of /proc/self/smaps just after the first decision)
+ *     --cycles N (after the inits: N init+destroy pairs of one more communicator, each with one
+ *       getCollInfo; prints the resident memory after the first 1,000 and after all N, and the
+ *       median and p99 of one pair, so growth per communicator is told apart from the warm-up)
  *
  * It dlopens the plugin (RTLD_NOW | RTLD_LOCAL, dlsym "ncclTunerPlugin_v3", as NCCL
  * src/plugin/tuner.cc), preloads the `get` rows of the traces (the cost tables NCCL 2.28.9 passed),
@@ -66,7 +69,7 @@ static struct {
   const char* plugin;
   const char* gcLog;
   const char* smaps;
-  long calls, warmup, warmupMs, threads, inits, coll;
+  long calls, warmup, warmupMs, threads, inits, coll, cycles;
   int startupOnly;
 } cfg = {.calls = 10000000, .warmup = 1000000, .warmupMs = 1000, .threads = 1, .inits = 0, .coll = -1};
 
@@ -491,6 +494,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--warmup-ms")) { cfg.warmupMs = num(a, v); i++; }
     else if (!strcmp(a, "--threads")) { cfg.threads = num(a, v); i++; }
     else if (!strcmp(a, "--inits")) { cfg.inits = num(a, v); i++; }
+    else if (!strcmp(a, "--cycles")) { cfg.cycles = num(a, v); i++; }
     else if (!strcmp(a, "--coll")) { cfg.coll = num(a, v); i++; }
     else if (!strcmp(a, "--gc-log")) { cfg.gcLog = v; i++; }
     else if (!strcmp(a, "--smaps")) { cfg.smaps = v; i++; }
@@ -553,6 +557,30 @@ int main(int argc, char** argv) {
            us[cfg.inits / 2], us[(size_t)(0.99 * (double)cfg.inits)], us[cfg.inits - 1], sum / (double)cfg.inits);
     for (long i = 0; i < cfg.inits; i++) g_tuner->destroy(ctx[i]);
     free(ctx);
+    free(us);
+  }
+  if (cfg.cycles > 0) { /* init+destroy pairs: does each communicator leave memory behind? */
+    double* us = calloc((size_t)cfg.cycles, sizeof *us);
+    if (!us) die("out of memory");
+    long rssWarm = 0, rssEnd = 0, thr = 0;
+    long warm = cfg.cycles < 1000 ? cfg.cycles : 1000;
+    worker_t w;
+    memset(&w, 0, sizeof w);
+    for (long i = 0; i < cfg.cycles; i++) {
+      double a = now_ns();
+      g_tuner->init(g_nRanks, g_nNodes, bench_logger, &w.ctx);
+      reset(&w, &g_rows[(size_t)i % g_nRows]);
+      call(&w, &g_rows[(size_t)i % g_nRows]);
+      g_tuner->destroy(w.ctx);
+      us[i] = (now_ns() - a) / 1e3;
+      if (i + 1 == warm) proc_status(&rssWarm, &thr);
+    }
+    proc_status(&rssEnd, &thr);
+    qsort(us, (size_t)cfg.cycles, sizeof *us, cmp_double);
+    printf("bench: cycles n=%ld warm=%ld rss_after_warm_kb=%ld rss_after_all_kb=%ld added_after_warm_mb=%.2f "
+           "median_us=%.1f p99_us=%.1f\n",
+           cfg.cycles, warm, rssWarm, rssEnd, (rssEnd - rssWarm) / 1024.0, us[cfg.cycles / 2],
+           us[(size_t)(0.99 * (double)cfg.cycles)]);
     free(us);
   }
   if (cfg.startupOnly) {
