@@ -32,13 +32,15 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src
                 $(REPO)/java-policy/pom.xml $(REPO)/java-tools/pom.xml
 
 # Defined before the includes: make/reliability.mk names them as prerequisites (expanded when read).
-# plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
-# signature; jvm.c: the JVM start-up; shim_internal.h between them.
-SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
-                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c \
-                $(REPO)/plugin-shim/src/profiler.c
-SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
-                $(REPO)/plugin-shim/include/nccltj_bridge.h $(REPO)/plugin-shim/include/nccl_profiler_abi.h
+# plugin.c: NCCL's entry points; versions.c: tuner v4..v7 onto them; profiler.c: NCCL's profiler;
+# signature.c: the hardware signature; start.c and the files beside it (jvm_internal.h lists
+# them): the JVM start-up; shim_internal.h between them all.
+SHIM_JVM_SRCS := start.c log.c hotspot_output.c find_runtime.c jvm_options.c env_hide.c signals.c \
+                 locale.c host_fds.c fp_env.c cloexec.c
+SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,plugin.c versions.c profiler.c signature.c $(SHIM_JVM_SRCS))
+SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \
+                $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccltj_bridge.h \
+                $(REPO)/plugin-shim/include/nccl_profiler_abi.h
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk

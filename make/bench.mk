@@ -35,7 +35,7 @@ BENCH_CFLAGS    ?= -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
 BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 BENCH_HEADER    := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 BENCH_SOURCES   := $(shell find $(REPO)/java-bench/src -type f 2>/dev/null) $(REPO)/java-bench/pom.xml
-# The shim's JVM options (plugin-shim/src/jvm.c buildOptions), so the AOT cache applies.
+# The shim's JVM options (plugin-shim/src/jvm_options.c), so the AOT cache applies.
 BENCH_AOT_OPTS  := $(DIST_AOT_OPTS)
 BENCH_MVN       := $(or $(MVN),mvn -B -q)
 BENCH_IN_REACTOR := $(shell grep -q '<module>java-bench</module>' $(REPO)/pom.xml && echo yes)

@@ -1,10 +1,10 @@
 /*
- * libnccl-tuner-java.so: NCCL's entry points (this file) and the JVM start-up (jvm.c).
+ * libnccl-tuner-java.so: NCCL's entry points (this file) and the JVM start-up (start.c).
  *
  * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
  * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
  * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm.
- * The first init in the process starts the engine once (jvm.c: find a Java runtime, create or
+ * The first init in the process starts the engine once (start.c: find a Java runtime, create or
  * join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which writes two FFM upcall
  * stubs into the bridge); from then on each call from NCCL is one of the short functions below
  * forwarding to an upcall, with no JNI: getCollInfo to its own, the others to the control
@@ -30,6 +30,9 @@
  * not have: 0 not started, 1 starting, 2 done. */
 static int startState;
 static pthread_mutex_t startMutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* NCCL_TUNER_JAVA_ON_ERROR=fail: a failure that makes this process step aside fails init. */
+static int strictOnError;
 
 /* The calling thread's view: the bounds of its stack (stackLow 0 until first looked up), whether
  * it was told that a call had too little stack, whether the shim attached it to the JVM, and the
@@ -61,7 +64,7 @@ static void forkChild(void) {
 
 /* Registered when the library is loaded, so that a fork at any moment, the first init
  * included, is seen. dlclose unregisters it (glibc), and after the first init the library is
- * never unloaded (jvm.c pins it). */
+ * never unloaded (start.c pins it). */
 __attribute__((constructor)) static void onLoad(void) {
   pthread_atfork(NULL, NULL, forkChild);
 }
@@ -72,7 +75,7 @@ static void startOnce(void) {
   if (__atomic_load_n(&startState, __ATOMIC_ACQUIRE) == 0) {
     __atomic_store_n(&startState, 1, __ATOMIC_RELEASE);
     const char* onError = getenv("NCCL_TUNER_JAVA_ON_ERROR");
-    nccltjStrict = onError != NULL && strcmp(onError, "fail") == 0;
+    strictOnError = onError != NULL && strcmp(onError, "fail") == 0;
     nccltjStart();
     __atomic_store_n(&startState, 2, __ATOMIC_RELEASE);
   }
@@ -194,7 +197,7 @@ static void logNoticeOnce(ncclDebugLogger_t logger) {
  * the default), or under NCCL_TUNER_JAVA_ON_ERROR=fail ncclInternalError, so that communicator
  * creation fails with the WARN's reason instead of this rank diverging from the others. */
 static ncclResult_t failure(void) {
-  return nccltjStrict ? ncclInternalError : ncclSuccess;
+  return strictOnError ? ncclInternalError : ncclSuccess;
 }
 
 
