@@ -32,12 +32,12 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src
                 $(REPO)/java-policy/pom.xml $(REPO)/java-tools/pom.xml
 
 # Defined before the includes: make/reliability.mk names them as prerequisites (expanded when read).
-# plugin.c: NCCL's entry points; versions.c: tuner v4..v7 onto them; profiler.c: NCCL's profiler;
-# signature.c: the hardware signature; start.c and the files beside it (jvm_internal.h lists
-# them): the JVM start-up; shim_internal.h between them all.
+# exports.c: every exported struct (tuner v3..v7, profiler v4..v6); plugin.c: the tuner's entry
+# points; profiler.c: the profiler's; signature.c: the hardware signature; start.c and the files
+# beside it (jvm_internal.h lists them): the JVM start-up; shim_internal.h between them all.
 SHIM_JVM_SRCS := start.c log.c hotspot_output.c find_runtime.c jvm_options.c env_hide.c signals.c \
                  locale.c host_fds.c fp_env.c cloexec.c
-SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,plugin.c versions.c profiler.c signature.c $(SHIM_JVM_SRCS))
+SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,exports.c plugin.c profiler.c signature.c $(SHIM_JVM_SRCS))
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \
                 $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccltj_bridge.h \
                 $(REPO)/plugin-shim/include/nccl_profiler_abi.h

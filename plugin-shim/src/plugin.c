@@ -1,9 +1,10 @@
 /*
- * libnccl-tuner-java.so: NCCL's entry points (this file) and the JVM start-up (start.c).
+ * libnccl-tuner-java.so: NCCL's tuner entry points (this file) and the JVM start-up (start.c).
  *
- * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
- * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
- * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm.
+ * NCCL (2.22+) dlopens this library and reads the newest tuner symbol it knows (NCCL
+ * src/plugin/tuner.cc): ncclTunerPlugin_v3 .. _v7, all in exports.c, adapt to the common
+ * functions here, nccltjInitComm, nccltjGetCollInfo (nccltjGetCollInfoV3 for v3),
+ * nccltjGetChunkSize and nccltjDestroyComm.
  * The first init in the process starts the engine once (start.c: find a Java runtime, create or
  * join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which writes two FFM upcall
  * stubs into the bridge); from then on each call from NCCL is one of the short functions below
@@ -201,7 +202,7 @@ static ncclResult_t failure(void) {
 }
 
 
-/* ---- the common entry points (v3 here, v4..v7 in versions.c adapt to them) ------------------ */
+/* ---- the common entry points (exports.c's v3 .. v7 adapt to them) ---------------------------- */
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
                              ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
@@ -331,24 +332,8 @@ HIDDEN int nccltjControl(nccltj_call_t* call) {
   return rc;
 }
 
-/* ---- v3: NCCL 2.19 .. 2.23 look it up first; later NCCL still accept it ---------------------- */
-
-static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                              void** context) {
-  return nccltjInitComm(3, 0, nRanks, nNodes, logFunction, NULL, NULL, context);
-}
-
-static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
-                                     int numPipeOps, float** collCostTable, int numAlgo,
-                                     int numProto, int* nChannels) {
+HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                        float** collCostTable, int numAlgo, int numProto, int* nChannels) {
   return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
                      NCCLTJ_REGBUFF_UNKNOWN, nChannels);
 }
-
-/* NCCL src/plugin/tuner.cc (2.26+; src/misc/tuner.cc before) looks it up by this name, 2.19+. */
-__attribute__((visibility("default"))) const ncclTuner_v3_t ncclTunerPlugin_v3 = {
-    .name = "nccl-tuner-java",
-    .init = tunerInit,
-    .getCollInfo = tunerGetCollInfo,
-    .destroy = nccltjDestroyComm,
-};

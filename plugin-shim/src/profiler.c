@@ -1,7 +1,8 @@
 /*
- * profiler.c -- the NCCL profiler plugin in libnccl-tuner-java.so: ncclProfiler_v4 (NCCL 2.27.3),
- * _v5 (2.28.3) and _v6 (2.29.2), which NCCL opens when NCCL_PROFILER_PLUGIN names this library
- * (src/plugin/profiler.cc). It only measures: no decision ever depends on what it sees.
+ * profiler.c -- the NCCL profiler plugin in libnccl-tuner-java.so: the entry points behind
+ * ncclProfiler_v4 (NCCL 2.27.3), _v5 (2.28.3) and _v6 (2.29.2) (exports.c), which NCCL opens when
+ * NCCL_PROFILER_PLUGIN names this library (src/plugin/profiler.cc). It only measures: no decision
+ * ever depends on what it sees.
  *
  * Per communicator it joins each Coll event (what NCCL executes: algo, proto, nChannels) with the
  * tuner's decision for it (the code the engine returned from getCollInfo, nccltj_bridge.h
@@ -630,7 +631,7 @@ static void* startChained(profComm* pc, uint64_t type, void* parent, void* ours,
 
 /* ---- events --------------------------------------------------------------------------------- */
 
-static ncclResult_t stopEvent(void* eHandle) {
+HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle) {
   wrapRec* w = wrapOf(eHandle);
   if (w == NULL) {
     ownStop(eHandle);
@@ -645,8 +646,8 @@ static ncclResult_t stopEvent(void* eHandle) {
   return ncclSuccess;
 }
 
-static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                     ncclProfilerEventStateArgs_v5_t* eStateArgs) {
+HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                                  ncclProfilerEventStateArgs_v5_t* eStateArgs) {
   wrapRec* w = wrapOf(eHandle);
   if (w == NULL) {
     ownRecord(eHandle, eState, eStateArgs);
@@ -666,7 +667,7 @@ static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eSt
 /* startEvent, one body for the v4 and the v5 descriptor (the members OWN_START reads sit at the same
  * places in both); FROM is the version of the descriptor NCCL sent, for the chained plugin. */
 #define START_EVENT(NAME, DESCR, FROM)                                                \
-  static ncclResult_t NAME(void* context, void** eHandle, DESCR* d) {                 \
+  HIDDEN ncclResult_t NAME(void* context, void** eHandle, DESCR* d) {                 \
     if (eHandle == NULL) return ncclSuccess;                                          \
     *eHandle = NULL;                                                                  \
     profComm* pc = commOf(context);                                                   \
@@ -680,18 +681,13 @@ static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eSt
     return ncclSuccess;                                                               \
   }
 
-START_EVENT(startV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
-START_EVENT(startV4, ncclProfilerEventDescr_v4_t, 4)
+START_EVENT(nccltjProfilerStartEventV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
+START_EVENT(nccltjProfilerStartEventV4, ncclProfilerEventDescr_v4_t, 4)
 
 /* v6's descriptor starts with v5's members in the same places (profiler_v6.h). */
-static ncclResult_t startV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
-  return startV5(context, eHandle, (ncclProfilerEventDescr_v5_t*)(void*)d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
+  return nccltjProfilerStartEventV5(context, eHandle, (ncclProfilerEventDescr_v5_t*)(void*)d);
 }
-
-/* The exported structs (defined below), which a chain must not name. */
-extern const ncclProfiler_v4_t ncclProfiler_v4;
-extern const ncclProfiler_v5_t ncclProfiler_v5;
-extern const ncclProfiler_v6_t ncclProfiler_v6;
 
 /* ---- the chained library -------------------------------------------------------------------- */
 
@@ -802,8 +798,9 @@ static ncclResult_t profInitBody(int version, void** context, uint64_t commId, i
 
 /* init and finalize allocate, take locks and may log: cancellation is held off while they run, as
  * for the tuner's init and destroy (plugin.c); a pending cancel acts at the host's next point. */
-static ncclResult_t profInit(int version, void** context, uint64_t commId, int* eActivationMask, const char* commName,
-                             int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn) {
+HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
+                                      const char* commName, int nNodes, int nRanks, int rank,
+                                      ncclDebugLogger_t logfn) {
   int cs;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
   ncclResult_t r = profInitBody(version, context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn);
@@ -865,7 +862,7 @@ static ncclResult_t profInitBody(int version, void** context, uint64_t commId, i
 
 static ncclResult_t finalizeBody(void* context);
 
-static ncclResult_t finalize(void* context) {
+HIDDEN ncclResult_t nccltjProfilerFinalize(void* context) {
   int cs;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
   ncclResult_t r = finalizeBody(context);
@@ -911,48 +908,3 @@ static ncclResult_t finalizeBody(void* context) {
   pthread_mutex_unlock(&registryMutex);
   return ncclSuccess;
 }
-
-static ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(4, context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(5, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static ncclResult_t initV6(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(6, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static const char kName[] = "nccl-tuner-java";
-
-/* NCCL src/plugin/profiler.cc looks these up by name: _v4 from 2.27.3, _v5 from 2.28.3, _v6 from 2.29.2. */
-__attribute__((visibility("default"))) const ncclProfiler_v4_t ncclProfiler_v4 = {
-    .name = kName,
-    .init = initV4,
-    .startEvent = startV4,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};
-
-__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {
-    .name = kName,
-    .init = initV5,
-    .startEvent = startV5,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};
-
-__attribute__((visibility("default"))) const ncclProfiler_v6_t ncclProfiler_v6 = {
-    .name = kName,
-    .init = initV6,
-    .startEvent = startV6,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};

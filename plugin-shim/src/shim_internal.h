@@ -1,10 +1,9 @@
 /*
  * shim_internal.h -- what the parts of libnccl-tuner-java.so share: plugin.c (NCCL's tuner entry
- * points), versions.c, profiler.c (NCCL's profiler), signature.c and the JVM's start-up (start.c
+ * points), profiler.c (NCCL's profiler), signature.c, exports.c and the JVM's start-up (start.c
  * and the files jvm_internal.h lists, which share more among themselves there). Everything here
  * has hidden visibility (the library is built with -fvisibility=hidden); the only exported
- * symbols are ncclTunerPlugin_v3 (plugin.c), ncclTunerPlugin_v4 .. _v7 (versions.c) and
- * ncclProfiler_v4 .. _v6 (profiler.c).
+ * symbols are ncclTunerPlugin_v3 .. _v7 and ncclProfiler_v4 .. _v6, all in exports.c.
  */
 #ifndef NCCLTJ_SHIM_INTERNAL_H_
 #define NCCLTJ_SHIM_INTERNAL_H_
@@ -12,6 +11,7 @@
 #include <jni.h>
 #include <pthread.h>
 
+#include "nccl_profiler_abi.h"
 #include "nccltj_bridge.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -81,9 +81,30 @@ HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRa
 HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                       float** collCostTable, int numAlgo, int numProto, int regBuff,
                                       int* nChannels);
+/* v3's getCollInfo, which has no regBuff: the same per-call path, inlined (plugin.c). */
+HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                        float** collCostTable, int numAlgo, int numProto, int* nChannels);
 HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
                                        int proto, int nChannels, size_t* chunkSize);
 HIDDEN ncclResult_t nccltjDestroyComm(void* context);
+
+/* The profiler's entry points behind ncclProfiler_v4 .. _v6 (profiler.c); version: the one NCCL
+ * chose (4..6). v6's startEvent reads v6's descriptor as v5's (same members, same places). */
+HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
+                                      const char* commName, int nNodes, int nRanks, int rank,
+                                      ncclDebugLogger_t logfn);
+HIDDEN ncclResult_t nccltjProfilerStartEventV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d);
+HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle);
+HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                                  ncclProfilerEventStateArgs_v5_t* eStateArgs);
+HIDDEN ncclResult_t nccltjProfilerFinalize(void* context);
+
+/* The exported profiler structs (exports.c), which profiler.c's chain must not name. */
+extern const ncclProfiler_v4_t ncclProfiler_v4;
+extern const ncclProfiler_v5_t ncclProfiler_v5;
+extern const ncclProfiler_v6_t ncclProfiler_v6;
 
 /* The profiler in this library (profiler.c). nccltjProfiling turns 1 at the first profiler init;
  * until then the tuner's paths below are never called. */
