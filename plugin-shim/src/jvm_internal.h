@@ -67,8 +67,9 @@ HIDDEN const char* nccltjEngineJar(void);
 
 /* ---- jvm_options.c --------------------------------------------------------------------------- */
 
-#define MAX_OPTIONS 80 /* 48 from NCCL_TUNER_JAVA_OPTS, up to 32 of our own (hooks included) */
-#define OWN_OPTIONS 32
+#define MAX_USER_OPTIONS 48 /* from NCCL_TUNER_JAVA_OPTS */
+#define OWN_OPTIONS 36      /* jvm_options.c's rows, hooks included (35 today) */
+#define MAX_OPTIONS (MAX_USER_OPTIONS + OWN_OPTIONS)
 
 typedef struct {
   JavaVMOption opts[MAX_OPTIONS];

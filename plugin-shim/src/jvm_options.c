@@ -210,6 +210,8 @@ static const optionRow kOptions[] = {
 };
 
 #define OPTION_ROWS (sizeof kOptions / sizeof kOptions[0])
+/* Every row finds room after the user's options (USER_OPTIONS's row adds none of its own). */
+_Static_assert(OPTION_ROWS - 1 <= OWN_OPTIONS, "jvm_options.c has more rows than OWN_OPTIONS");
 
 /* ---- building the list ---------------------------------------------------------------------- */
 
@@ -230,8 +232,8 @@ static int parseUserOptions(char* copy, userOptions* u) {
                   "the plugin changes nothing", tok);
       return -1;
     }
-    if (u->n == MAX_OPTIONS - OWN_OPTIONS) {
-      nccltjFailf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - OWN_OPTIONS);
+    if (u->n == MAX_USER_OPTIONS) {
+      nccltjFailf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_USER_OPTIONS);
       return -1;
     }
     u->gc |= isGcChoice(tok);
