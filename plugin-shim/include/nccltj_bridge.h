@@ -164,12 +164,22 @@ typedef struct {
   nccltj_series_t* series;
 } nccltj_measured_t;
 
-/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3
- * and getCollInfo's decision code. */
+/* ---- return codes --------------------------------------------------------------------------
+ * What the control upcall returns: NCCLTJ_CONTROL_OK, or for init NCCLTJ_CONTROL_FAILED where a
+ * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL (as
+ * ncclInternalError, the same value) only under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+#define NCCLTJ_CONTROL_OK 0
+#define NCCLTJ_CONTROL_FAILED 3
+/* What Bootstrap.start returns (the one JNI call, after which the bridge is filled in). */
+#define NCCLTJ_START_OK 0
+#define NCCLTJ_START_ABI_MISMATCH 1 /* the shim's abiVersion is not the engine's (engineAbiVersion) */
+#define NCCLTJ_START_ANOTHER_COPY 2 /* another copy of the library (at another path) already started
+                                       the engine in this JVM: this copy steps aside */
 
-/* call is an nccltj_call_t's address. Returns 0, or for init 3 (ncclInternalError) where a
- * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL only
- * under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+/* Upcalls into the Java engine. They never throw and return NCCLTJ_CONTROL_OK (0, ncclSuccess),
+ * but for init's NCCLTJ_CONTROL_FAILED and getCollInfo's decision code. */
+
+/* call is an nccltj_call_t's address. Returns NCCLTJ_CONTROL_* (above). */
 typedef int (*nccltj_control_fn)(uintptr_t call);
 /* Returns the call's decision code (NCCLTJ_DECISION_*; never negative).
  * costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
@@ -187,8 +197,7 @@ typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
  * (engineAbiVersion and the two upcall stubs), in one JNI call at first init. Bootstrap.start
- * returns 0, 1 (abiVersion differs) or 2 (another copy of the library, at another path, already
- * started the engine in this JVM: this copy steps aside). */
+ * returns NCCLTJ_START_* (above). */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;

@@ -239,14 +239,14 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
                         .nRanks = nRanks, .nNodes = nNodes, .logger = (void*)logFunction,
                         .nvlDomainInfo = (uintptr_t)nvlDomainInfo, .constants = (uintptr_t)constants,
                         .hw = (uintptr_t)&hw};
-  /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
+  /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
   *context = (void*)(intptr_t)call.handle;
   if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
     nccltjProfilerTunerInit(call.handle, commId, nRanks, nNodes);
   nccltjCloseOnExecOwnFiles();
   nccltjFlushDeferredLog();
-  return rc != 0 ? failure() : ncclSuccess;
+  return rc != NCCLTJ_CONTROL_OK ? failure() : ncclSuccess;
 }
 
 /* The per-call path, inlined into each version's entry point (one call less per collective). */

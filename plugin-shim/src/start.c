@@ -280,10 +280,10 @@ static void startJvm(void) {
         nccltjFailf("engine jar speaks bridge ABI %d, this library %d: the jar and the library come from "
               "different versions; the plugin changes nothing",
               (int)nccltjBridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
-      } else if (rc == 2) {
+      } else if (rc == NCCLTJ_START_ANOTHER_COPY) {
         nccltjFailf("another copy of the plugin (another libnccl-tuner-java.so) already serves this process's "
               "JVM; this copy (%s) changes nothing", libraryPath);
-      } else if (rc != 0 || nccltjBridge.control == NULL || nccltjBridge.getCollInfo == NULL) {
+      } else if (rc != NCCLTJ_START_OK || nccltjBridge.control == NULL || nccltjBridge.getCollInfo == NULL) {
         nccltjFailf("the engine did not start (code %d); the plugin changes nothing", (int)rc);
       }
     }

@@ -81,6 +81,8 @@ _Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getChunkSize, sig_v6_get_chunk_siz
 _Static_assert(sizeof(ncclTunerConstants_v5_t) == (21 + 63 + 5 * 12) * sizeof(double), "constants size changed");
 /* v7 (tuner_v7.h at NVIDIA/nccl 2449986, NCCL 2.32.6): the same arrays, the bandwidth ones 5x3. */
 _Static_assert(sizeof(ncclTunerConstants_v7_t) == (21 + 63 + 5 * 15) * sizeof(double), "v7 constants size changed");
+/* init's NCCLTJ_CONTROL_FAILED is what the shim returns to NCCL under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+_Static_assert(NCCLTJ_CONTROL_FAILED == ncclInternalError, "NCCLTJ_CONTROL_FAILED is ncclInternalError");
 _Static_assert(offsetof(ncclTunerConstants_v7_t, llMaxBws) == offsetof(ncclTunerConstants_v5_t, llMaxBws),
                "v7's arrays before llMaxBws are v5's");
 _Static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == (21 + 63 + 4 * 15) * sizeof(double),
@@ -337,6 +339,11 @@ int main(void) {
   INT_CONST(NCCLTJ_CALL_GET_CHUNK_SIZE);
   INT_CONST(NCCLTJ_HANDLE_CHUNK_SIZES);
   INT_CONST(NCCLTJ_CALL_MEASURED);
+  INT_CONST(NCCLTJ_CONTROL_OK);
+  INT_CONST(NCCLTJ_CONTROL_FAILED);
+  INT_CONST(NCCLTJ_START_OK);
+  INT_CONST(NCCLTJ_START_ABI_MISMATCH);
+  INT_CONST(NCCLTJ_START_ANOTHER_COPY);
   INT_CONST(NCCLTJ_DECISION_SEEN);
   INT_CONST(NCCLTJ_DECISION_RULE);
   INT_CONST(NCCLTJ_DECISION_BUCKET_MASK);
