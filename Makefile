@@ -40,7 +40,7 @@ SHIM_JVM_SRCS := start.c log.c hotspot_output.c find_runtime.c jvm_options.c env
 SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,exports.c plugin.c profiler.c signature.c $(SHIM_JVM_SRCS))
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \
                 $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccltj_bridge.h \
-                $(REPO)/plugin-shim/include/nccl_profiler_abi.h
+                $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(REPO)/plugin-shim/include/nccl_names.h
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk

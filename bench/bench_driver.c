@@ -92,7 +92,7 @@ static inline uint64_t stamp_end(void) {
   return t;
 }
 
-TH_DIE_FUNCTION(die, "bench_driver: ", "\n", 2)
+TH_DIE_FUNCTION(die, "bench_driver: ", "\n", TH_EXIT_USAGE)
 
 /* VmRSS (kB) and Threads from /proc/self/status. */
 static void proc_status(long* rssKb, long* threads) {
@@ -557,7 +557,7 @@ int main(int argc, char** argv) {
   }
   if (cfg.startupOnly) {
     g_tuner->destroy(ws[0].ctx);
-    return atomic_load(&g_warns) ? 3 : 0;
+    return atomic_load(&g_warns) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
   }
 
   calibrate();
@@ -623,5 +623,5 @@ int main(int argc, char** argv) {
   }
   dist_free(&d);
   free(ws);
-  return atomic_load(&g_warns) ? 3 : 0;
+  return atomic_load(&g_warns) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -23,7 +23,8 @@ reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_GUEST) $(RELIABILITY_ABI_SO
 build: reliability-hosts
 
 RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
-RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
+RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h \
+                         $(REPO)/plugin-shim/include/nccl_profiler_abi.h
 
 $(RELIABILITY_HOST): $(REPO)/tests/reliability/hostile_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)

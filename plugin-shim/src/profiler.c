@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
 #include "shim_internal.h"
 
@@ -72,11 +73,9 @@
 #define API_TYPES ((uint64_t)(ncclProfileGroupApi | ncclProfileCollApi | ncclProfileP2pApi | ncclProfileKernelLaunch))
 #define CE_TYPES ((uint64_t)(ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch))
 
-/* NCCL's spellings (src/collectives.cc ncclFuncToString, ncclAlgoToString, ncclProtoToString,
- * 2.27 .. 2.30), in ncclFunc_t and NCCL_ALGO_* / NCCL_PROTO_* order. */
-static const char* const kFunc[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-static const char* const kAlgo[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
+/* The collectives measured, Broadcast .. AllReduce (NCCL's names: nccl_names.h); another
+ * function's Coll event gets the DUMMY handle. */
+#define MEASURED_FUNCS (ncclFuncAllReduce + 1)
 
 typedef struct {
   int32_t code;
@@ -407,7 +406,7 @@ static collRec* collOf(profComm* pc, void* p) {
 
 static void* collStart(profComm* pc, const char* func, size_t count, const char* datatype, const char* algo,
                        const char* proto, uint8_t nChannels) {
-  int f = lookup(func, kFunc, 5);
+  int f = lookup(func, ncclFuncNames, MEASURED_FUNCS);
   if (f < 0) return DUMMY;
   if (__builtin_expect(pc->pool == NULL || pc->series == NULL, 0)) {
     /* at the first collective, on the host thread (never on the proxy's), cancellation held off
@@ -433,7 +432,7 @@ static void* collStart(profComm* pc, const char* func, size_t count, const char*
   collRec* r = &pc->pool[pc->next++ % POOL];
   if (r->inUse) finish(pc, r); /* the record's last use, POOL collectives ago */
   uint64_t bytes = typeSize(datatype) * count * ((f == 2 || f == 3) ? (uint64_t)pc->nRanks : 1u);
-  int a = lookup(algo, kAlgo, 7), p = lookup(proto, kProto, 3);
+  int a = lookup(algo, ncclAlgoNames, NCCL_NUM_ALGORITHMS), p = lookup(proto, ncclProtoNames, NCCL_NUM_PROTOCOLS);
   r->tag = COLL_TAG;
   r->inUse = 1;
   r->comm = pc;

@@ -51,21 +51,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nccl_names.h"
+#include "nccl_select.h"
 #include "nccl_tuner_abi.h"
 #include "test_host.h"
 
-#define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
+#define MAX_TABLE TH_MAX_TABLE
 #define GUARD_FLOATS 8          /* canary after the table: catches writes past numAlgo*numProto */
 #define MAX_ERROR_LINES 50      /* ERROR lines printed in full; the rest are only counted */
-#define NCCL_MIN_TIME_INIT 3600000000.0 /* NCCL's topoGetAlgoInfo starts minTime here (1 h in us) */
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_MISBEHAVIOUR = 3 };
-
-static const char* const kFuncNames[ncclNumFuncs] = {  /* NCCL's ncclFuncStr */
-  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv"};
-static const char* const kAlgoNames[NCCL_NUM_ALGORITHMS] = {
-  "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProtoNames[NCCL_NUM_PROTOCOLS] = {"LL", "LL128", "SIMPLE"};
 static const char* const kResultNames[ncclNumResults] = {
   "ncclSuccess", "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
   "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress"};
@@ -148,14 +141,14 @@ static volatile sig_atomic_t g_sigintRan;
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-TH_DIE_FUNCTION(die_usage, "harness: ", " (harness --help for usage)\n", EXIT_USAGE)
+TH_DIE_FUNCTION(die_usage, "harness: ", " (harness --help for usage)\n", TH_EXIT_USAGE)
 
 static const char* result_name(int r) {
   return (r >= 0 && r < ncclNumResults) ? kResultNames[r] : "unknown ncclResult_t";
 }
 
 static const char* func_name(int coll) {
-  return (coll >= 0 && coll < ncclNumFuncs) ? kFuncNames[coll] : "UnknownFunc";
+  return (coll >= 0 && coll < ncclNumFuncs) ? ncclFuncNames[coll] : "UnknownFunc";
 }
 
 static double now_ns(void) {
@@ -247,18 +240,18 @@ static int comm_slot(trace_t* t, long long id) {
   for (int i = 0; i < t->nComms; i++)
     if (t->commIds[i] == id) return i;
   long long* ids = realloc(t->commIds, (size_t)(t->nComms + 1) * sizeof *ids);
-  if (!ids) { perror("harness: realloc"); exit(EXIT_USAGE); }
+  if (!ids) { perror("harness: realloc"); exit(TH_EXIT_USAGE); }
   t->commIds = ids;
   t->commIds[t->nComms] = id;
   return t->nComms++;
 }
 
 #define BAD(...) do { fprintf(stderr, "harness: %s:%d: ", t->path, lineNo); \
-                      fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(EXIT_USAGE); } while (0)
+                      fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(TH_EXIT_USAGE); } while (0)
 
 static void read_trace(trace_t* t) {
   FILE* f = fopen(t->path, "r");
-  if (!f) { fprintf(stderr, "harness: cannot open trace %s: %s\n", t->path, strerror(errno)); exit(EXIT_USAGE); }
+  if (!f) { fprintf(stderr, "harness: cannot open trace %s: %s\n", t->path, strerror(errno)); exit(TH_EXIT_USAGE); }
   char* buf = NULL;
   size_t bufCap = 0;
   int lineNo = 0;
@@ -277,7 +270,7 @@ static void read_trace(trace_t* t) {
     if (t->n == t->cap) {
       t->cap = t->cap ? 2 * t->cap : 256;
       event_t* ev = realloc(t->ev, t->cap * sizeof *ev);
-      if (!ev) { perror("harness: realloc"); exit(EXIT_USAGE); }
+      if (!ev) { perror("harness: realloc"); exit(TH_EXIT_USAGE); }
       t->ev = ev;
     }
     event_t* e = &t->ev[t->n];
@@ -314,7 +307,7 @@ static void read_trace(trace_t* t) {
     }
     t->n++;
   }
-  if (ferror(f)) { fprintf(stderr, "harness: error reading %s\n", t->path); exit(EXIT_USAGE); }
+  if (ferror(f)) { fprintf(stderr, "harness: error reading %s\n", t->path); exit(TH_EXIT_USAGE); }
   free(buf);
   fclose(f);
 }
@@ -456,9 +449,9 @@ static void constants_print(const double* b, const double* a, size_t n, int nCap
   for (size_t i = 0; i < n; i++) {
     if (memcmp(&a[i], &b[i], sizeof(double)) == 0) continue;
     char name[96];
-    if (i < 21) snprintf(name, sizeof name, "baseLatencies.%s.%s", kAlgoNames[i / 3], kProtoNames[i % 3]);
+    if (i < 21) snprintf(name, sizeof name, "baseLatencies.%s.%s", ncclAlgoNames[i / 3], ncclProtoNames[i % 3]);
     else if (i < 84) snprintf(name, sizeof name, "hwLatencies.%s.%s.%s", links[(i - 21) / 21],
-                              kAlgoNames[(i - 21) % 21 / 3], kProtoNames[(i - 21) % 3]);
+                              ncclAlgoNames[(i - 21) % 21 / 3], ncclProtoNames[(i - 21) % 3]);
     else snprintf(name, sizeof name, "%s.%s.%s", bws[(i - 84) / per], caps[(i - 84) % per / 3], scales[(i - 84) % 3]);
     printf("harness: constant %s %g -> %g\n", name, b[i], a[i]);
   }
@@ -479,20 +472,6 @@ typedef struct {
 
 static const uint32_t kGuardBits = 0x7fc0dea1u;  /* a quiet NaN nobody writes by accident */
 
-/* NCCL's topoGetAlgoInfo: strict minimum over entries >= 0 (and below 3.6e9 us), -1 skipped,
- * algorithm-major, the first minimum winning ties. Returns a*numProto+p, or -1 for none. */
-static int select_pick(const float* table, int numAlgo, int numProto) {
-  double minTime = NCCL_MIN_TIME_INIT;
-  int pick = -1;
-  for (int a = 0; a < numAlgo; a++)
-    for (int p = 0; p < numProto; p++) {
-      float c = table[a * numProto + p];
-      if (c == NCCL_ALGO_PROTO_IGNORE) continue;
-      if (c >= 0.0 && c < minTime) { pick = a * numProto + p; minTime = c; }
-    }
-  return pick;
-}
-
 /* init of a v5+ plugin, with NCCL's constants as that era's core has them. The structs live on
  * the heap (NCCL keeps them in its communicator), not on the replay thread's stack, which
  * --stack-kib keeps small. */
@@ -506,7 +485,7 @@ static ncclResult_t init_v5plus(const worker_t* w, uint64_t id, const event_t* e
   if (g_era->core >= 7) {  /* NCCL 2.32.6: its own constants have five compute-capability rows */
     ncclTunerConstants_v7_t* k = malloc(2 * sizeof *k);
     ncclTunerConstants_v5_t* k5 = malloc(sizeof *k5);
-    if (!k || !k5) { perror("harness: malloc"); exit(EXIT_USAGE); }
+    if (!k || !k5) { perror("harness: malloc"); exit(TH_EXIT_USAGE); }
     CONSTANTS_DEFAULTS(k);
     k[1] = k[0];
     if (g_tunerVersion == 7) {
@@ -522,7 +501,7 @@ static ncclResult_t init_v5plus(const worker_t* w, uint64_t id, const event_t* e
     free(k5);
   } else {
     ncclTunerConstants_v5_t* k = malloc(2 * sizeof *k);
-    if (!k) { perror("harness: malloc"); exit(EXIT_USAGE); }
+    if (!k) { perror("harness: malloc"); exit(TH_EXIT_USAGE); }
     CONSTANTS_DEFAULTS(k);
     k[1] = k[0];
     r = g_tunerVersion == 5 ? v5->init(ctx, id, e->nRanks, e->nNodes, harness_logger, nvl, k)
@@ -597,7 +576,7 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
       report(t, e->line, e, e->slot, w->index, "getCollInfo returned %d (%s); NCCL would fail the collective", (int)r, result_name(r));
     for (int i = 0; i < n; i++) {
       float before = e->costs[i], after = buf[i];
-      const char *an = kAlgoNames[i / nP], *pn = kProtoNames[i % nP];
+      const char *an = ncclAlgoNames[i / nP], *pn = ncclProtoNames[i % nP];
       if (before == NCCL_ALGO_PROTO_IGNORE && after != NCCL_ALGO_PROTO_IGNORE)
         report(t, e->line, e, e->slot, w->index, "enabled unavailable candidate %s/%s (-1 -> %g); NCCL has no "
                "resources for it", an, pn, after);
@@ -616,8 +595,8 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
              nChannels, NCCL_TUNER_JAVA_MAX_CHANNELS);
   }
 
-  int orig = select_pick(e->costs, nA, nP);
-  int pick = c->tuned ? select_pick(buf, nA, nP) : orig;
+  int orig = th_nccl_pick(e->costs, nA, nP);
+  int pick = c->tuned ? th_nccl_pick(buf, nA, nP) : orig;
   if (pick < 0 && orig >= 0)
     report(t, e->line, e, e->slot, w->index, "left no selectable candidate (every entry -1 or >= 3.6e9 us); NCCL would "
            "fall back to its backup algorithm or fail the collective");
@@ -649,7 +628,7 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
   char chunkStr[48] = "";
   if (chunkChanged) snprintf(chunkStr, sizeof chunkStr, " chunkSize=%zu", chunk);
   printf("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}=%s%s%s\n", func_name(e->coll), e->nBytes,
-         pick < 0 ? "NONE" : kAlgoNames[pick / nP], pick < 0 ? "NONE" : kProtoNames[pick % nP], ch,
+         pick < 0 ? "NONE" : ncclAlgoNames[pick / nP], pick < 0 ? "NONE" : ncclProtoNames[pick % nP], ch,
          chunkStr, changed ? " [changed]" : "");
 }
 
@@ -725,7 +704,7 @@ static long parse_opt_num(const char* opt, const char* s, long lo, long hi) {
 
 static void add_trace(const char* path) {
   trace_t* ts = realloc(cfg.traces, (size_t)(cfg.nTraces + 1) * sizeof *ts);
-  if (!ts) { perror("harness: realloc"); exit(EXIT_USAGE); }
+  if (!ts) { perror("harness: realloc"); exit(TH_EXIT_USAGE); }
   cfg.traces = ts;
   cfg.traces[cfg.nTraces++] = (trace_t){.path = path};
 }
@@ -762,7 +741,7 @@ int main(int argc, char** argv) {
       i++;
     }
     else if (strcmp(a, "--sigint-handler") == 0) cfg.sigintHandler = true;
-    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return EXIT_OK; }
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return TH_EXIT_OK; }
     else if (a[0] == '-' && a[1] != '\0') die_usage("unknown option %s", a);
     else add_trace(a);
   }
@@ -779,28 +758,28 @@ int main(int argc, char** argv) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, NULL) != 0) { perror("harness: sigaction"); return EXIT_USAGE; }
+    if (sigaction(SIGINT, &sa, NULL) != 0) { perror("harness: sigaction"); return TH_EXIT_USAGE; }
   }
   logger_setup();
   load_plugin();
 
   worker_t* ws = calloc((size_t)cfg.threads, sizeof *ws);
-  if (!ws) { perror("harness: calloc"); return EXIT_USAGE; }
+  if (!ws) { perror("harness: calloc"); return TH_EXIT_USAGE; }
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   int rc = pthread_attr_setstacksize(&attr, (size_t)cfg.stackKib * 1024);
-  if (rc) { fprintf(stderr, "harness: stack size %ld KiB: %s\n", cfg.stackKib, strerror(rc)); return EXIT_USAGE; }
+  if (rc) { fprintf(stderr, "harness: stack size %ld KiB: %s\n", cfg.stackKib, strerror(rc)); return TH_EXIT_USAGE; }
   pthread_barrier_init(&g_start, NULL, (unsigned)cfg.threads);
   long started = 0;
   for (long i = 0; i < cfg.threads; i++) {
     ws[i].index = (int)i;
     ws[i].comms = calloc((size_t)maxComms, sizeof(comm_t));
-    if (!ws[i].comms) { perror("harness: calloc"); return EXIT_USAGE; }
+    if (!ws[i].comms) { perror("harness: calloc"); return TH_EXIT_USAGE; }
     rc = pthread_create(&ws[i].tid, &attr, worker_main, &ws[i]);
     if (rc) { fprintf(stderr, "harness: cannot start replay thread %ld: %s\n", i, strerror(rc)); break; }
     started++;
   }
-  if (started < cfg.threads) return EXIT_USAGE;  /* the started ones wait on the barrier forever */
+  if (started < cfg.threads) return TH_EXIT_USAGE;  /* the started ones wait on the barrier forever */
   for (long i = 0; i < cfg.threads; i++) pthread_join(ws[i].tid, NULL);
   pthread_attr_destroy(&attr);
   pthread_barrier_destroy(&g_start);
@@ -844,5 +823,5 @@ int main(int argc, char** argv) {
   if (g_logOut != stdout) fclose(g_logOut);
   for (int i = 0; i < cfg.nTraces; i++) { free(cfg.traces[i].ev); free(cfg.traces[i].commIds); }
   free(cfg.traces);
-  return errors ? EXIT_MISBEHAVIOUR : EXIT_OK;
+  return errors ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -1,8 +1,11 @@
 /*
  * test_host.h -- what the C test hosts share (tests/harness/harness.c, bench/bench_driver.c,
- * tests/reliability/hostile_host.c): loading a tuner plugin the way NCCL does, formatting a logger line,
- * and reading a get row of a trace CSV (tests/traces/README.md). Header-only: every function is
- * static, so each host includes it once. Build with -I plugin-shim/include -I tests/include.
+ * tests/reliability/, tests/hosts/profiler_host.c, tests/oracle/): their exit codes,
+ * loading a tuner plugin the way NCCL does, formatting a logger line, and reading a get row of a
+ * trace CSV (tests/traces/README.md). Header-only: every function is static, so each host
+ * includes it once. Build with -I plugin-shim/include -I tests/include. Beside it:
+ * nccl_select.h (NCCL's selection after getCollInfo), profiler_events.h (which profiler events an
+ * activation mask starts), and plugin-shim/include/nccl_names.h (NCCL's names).
  *
  * NCCL facts (NCCL 2.19 .. 2.28, src/plugin/tuner.cc): the tuner library is dlopened with
  * RTLD_NOW | RTLD_LOCAL and its ncclTunerPlugin_v3 symbol read with dlsym.
@@ -22,6 +25,12 @@
 #include "nccl_tuner_abi.h"
 
 #define TH_MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
+
+/* The hosts' exit codes, which the Java ITs and the shell tests read: done; a usage or set-up
+ * error (bad arguments, an unreadable file, a plugin that does not load); a check failed (the
+ * plugin misbehaved: a bad return, a write where it must not, a wrong answer). A crash or a hang
+ * is the caller's to see. */
+enum { TH_EXIT_OK = 0, TH_EXIT_USAGE = 2, TH_EXIT_MISBEHAVIOUR = 3 };
 
 /* dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym(NCCL_TUNER_PLUGIN_SYMBOL), as NCCL does. Returns
  * the tuner (its library handle in *lib), or NULL with the reason in why[n]: the library did not

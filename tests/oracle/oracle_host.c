@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 #define MAX_COMMS 64
 #define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
@@ -54,14 +55,14 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
 
 static void die(const char* what, int lineNo) {
   fprintf(stderr, "oracle_host: line %d: %s\n", lineNo, what);
-  exit(2);
+  exit(TH_EXIT_USAGE);
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) { fprintf(stderr, "usage: oracle_host PLUGIN SCRIPT\n"); return 2; }
+  if (argc != 3) { fprintf(stderr, "usage: oracle_host PLUGIN SCRIPT\n"); return TH_EXIT_USAGE; }
   setvbuf(stdout, NULL, _IOFBF, 1 << 16);
   FILE* f = fopen(argv[2], "r");
-  if (!f) { perror(argv[2]); return 2; }
+  if (!f) { perror(argv[2]); return TH_EXIT_USAGE; }
   void* lib = NULL;
   const void* sym = NULL;
   int version = 0;

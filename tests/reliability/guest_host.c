@@ -91,8 +91,6 @@
 #include "nccl_tuner_abi.h"
 #include "test_host.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_FAIL = 3 };
-
 static const char* plugin;
 static const char* tracePath;
 static FILE* facts;          /* where the "guest-host:" lines go */
@@ -103,7 +101,7 @@ static th_get_row* rows;
 static size_t nRows;
 static size_t nRanks = 2, nNodes = 2;
 
-TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", EXIT_USAGE)
+TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", TH_EXIT_USAGE)
 
 static void fact(const char* fmt, ...) {
   TH_VPRINT(facts, "guest-host: ", "\n", fmt);
@@ -299,7 +297,7 @@ static void cmd_fork_during_init(long delayUs) {
     int c = one_comm(forkTuner);
     fact("child changed=%d warn=%lu", c, atomic_load(&warns));
     fflush(NULL);
-    exit(atomic_load(&failures) ? EXIT_FAIL : EXIT_OK);
+    exit(atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -1113,5 +1111,5 @@ int main(int argc, char** argv) {
   } else usage_exit("unknown command %s", cmd);
   fact("done warn=%lu", atomic_load(&warns));
   fflush(NULL);
-  return atomic_load(&failures) ? EXIT_FAIL : EXIT_OK;
+  return atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -73,8 +73,6 @@
 #define MAX_SLOTS 4096
 #define MAX_FIELDS (8 + MAX_ENTRIES)
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_MISBEHAVIOUR = 3 };
-
 static const ncclTuner_v3_t* tuner;
 static atomic_ulong warns, errors;
 static int logLevel = NCCL_LOG_WARN;
@@ -102,7 +100,7 @@ static void error(const char* fmt, ...) {
   TH_VPRINT(stdout, "hostile_host: ERROR ", "\n", fmt);
 }
 
-TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", EXIT_USAGE)
+TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", TH_EXIT_USAGE)
 
 /* ---- one checked getCollInfo ------------------------------------------------------------ */
 
@@ -339,7 +337,7 @@ static void run_script(const char* path) {
   if (child) {  /* exit(), not _exit(): atexit handlers run, as in any child that ends normally */
     printf("hostile_host: child done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
     fflush(stdout);
-    exit(atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK);
+    exit(atomic_load(&errors) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK);
   }
 }
 
@@ -507,5 +505,5 @@ int main(int argc, char** argv) {
   if (script) run_script(script);
   if (concurrent) run_concurrent(stackKib, single);
   printf("hostile_host: done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
-  return atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK;
+  return atomic_load(&errors) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -29,7 +29,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "profiler_events.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAXCH 64
@@ -83,15 +85,6 @@ static void err(ctx_t* c, const char* fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
 }
-
-#define M_GROUPAPI (ncclProfileGroupApi | ncclProfileP2pApi | ncclProfileCollApi | ncclProfileKernelLaunch | \
-                    ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp |              \
-                    ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_COLLAPI (ncclProfileCollApi | ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | \
-                   ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_GROUP (ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | \
-                 ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_COLL (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
 
 static int is_one_of(const char* s, const char* const* names, int n) {
   if (!s) return 0;
@@ -160,18 +153,15 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
   c->all = e;
   int allowed;
   switch (d->type) {
-    case ncclProfileGroupApi: allowed = c->version >= 5 && (m & M_GROUPAPI); break;
-    case ncclProfileCollApi: allowed = c->version >= 5 && (m & M_COLLAPI); break;
+    case ncclProfileGroupApi: allowed = c->version >= 5 && (m & TH_FIRES_GROUP_API); break;
+    case ncclProfileCollApi: allowed = c->version >= 5 && (m & TH_FIRES_COLL_API); break;
     case ncclProfileKernelLaunch: allowed = c->version >= 5 && (m & ncclProfileKernelLaunch); break;
-    case ncclProfileGroup: allowed = (m & M_GROUP) != 0; break;
-    case ncclProfileColl: allowed = (m & M_COLL) != 0; break;
+    case ncclProfileGroup: allowed = (m & TH_FIRES_GROUP) != 0; break;
+    case ncclProfileColl: allowed = (m & TH_FIRES_COLL) != 0; break;
     case ncclProfileKernelCh: allowed = (m & ncclProfileKernelCh) != 0; break;
     default: allowed = 0;
   }
   if (!allowed) err(c, "event type 0x%llx started under mask 0x%x (v%d)", (unsigned long long)d->type, m, c->version);
-  static const char* const funcs[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-  static const char* const algos[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-  static const char* const protos[] = {"LL", "LL128", "SIMPLE"};
   switch (d->type) {
     case ncclProfileGroupApi:
       c->groupApi++;
@@ -206,17 +196,18 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
         err(c, "v4 Coll's parentObj is not the open Group");
       }
       int f = -1;
-      for (int i = 0; i < 5; i++)
-        if (d->func && !strcmp(d->func, funcs[i])) f = i;
+      for (int i = 0; i <= ncclFuncAllReduce; i++) /* the collectives, Broadcast .. AllReduce */
+        if (d->func && !strcmp(d->func, ncclFuncNames[i])) f = i;
       if (f < 0) err(c, "Coll func %s", d->func ? d->func : "(null)");
-      else if (d->seq != c->seq[f]++) err(c, "Coll %s seqNumber %llu, expected %llu", funcs[f], (unsigned long long)d->seq,
+      else if (d->seq != c->seq[f]++) err(c, "Coll %s seqNumber %llu, expected %llu", ncclFuncNames[f], (unsigned long long)d->seq,
                                           (unsigned long long)c->seq[f] - 1);
       if ((f == 0 || f == 2) && (!d->datatype || strcmp(d->datatype, "ncclInt8")))
-        err(c, "%s Coll datatype %s, not ncclInt8", funcs[f], d->datatype ? d->datatype : "(null)");
+        err(c, "%s Coll datatype %s, not ncclInt8", ncclFuncNames[f], d->datatype ? d->datatype : "(null)");
       if (!d->datatype || (strncmp(d->datatype, "ncclInt", 7) && strncmp(d->datatype, "ncclUint", 8) &&
                                strncmp(d->datatype, "ncclFloat", 9) && strcmp(d->datatype, "ncclBfloat16")))
         err(c, "Coll datatype %s", d->datatype ? d->datatype : "(null)");
-      if (!is_one_of(d->algo, algos, 7) || !is_one_of(d->proto, protos, 3)) err(c, "Coll algo/proto %s/%s", d->algo, d->proto);
+      if (!is_one_of(d->algo, ncclAlgoNames, NCCL_NUM_ALGORITHMS) || !is_one_of(d->proto, ncclProtoNames, NCCL_NUM_PROTOCOLS))
+        err(c, "Coll algo/proto %s/%s", d->algo, d->proto);
       if (d->nChannels <= 0 || d->nChannels > MAXCH) err(c, "Coll nChannels %d", d->nChannels);
       e->nch = d->nChannels;
       snprintf(e->key, sizeof e->key, "%s count=%zu %s %s/%s/%d", d->func, d->count, d->datatype ? d->datatype : "?",

@@ -70,20 +70,19 @@
 #include <unistd.h>
 
 #include "nccl_tuner_java.h"
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "nccl_select.h"
+#include "profiler_events.h"
 
 #define NA NCCL_NUM_ALGORITHMS
 #define NP NCCL_NUM_PROTOCOLS
-#define NCCL_MIN_TIME_INIT 3600000000.0f
 #define DEFAULT_CHANNELS 8   /* the channel count NCCL's own choice runs with here */
 #define MAX_SIM_CHANNELS 32  /* channels the simulated GPUs have */
 #define PLATEAU_P 0.02       /* probability that one reading lands on the second plateau */
 #define PLATEAU_X 1.30       /* the second plateau: 30% slower */
 
-static const char* const kFunc[5] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
 static const char* const kProg[5] = {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"};
-static const char* const kAlgo[NA] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[NP] = {"LL", "LL128", "SIMPLE"};
 
 /* ---- the model -----------------------------------------------------------------------------
  * time(a, p, c, n) = L[a][p] * (0.75 + c / 32) + n * F / (B[a][p] * sqrt(c / 8) * 1e3)   [us]
@@ -133,16 +132,6 @@ static void nccl_table(double n, float table[NA][NP]) {
     for (int p = 0; p < NP; p++)
       table[a][p] = offered(a, p) ? (float)model_time(kNcclL, kNcclB, a, p, DEFAULT_CHANNELS, n)
                                   : (float)NCCL_ALGO_PROTO_IGNORE;
-}
-
-/* NCCL's selection: strict minimum over entries >= 0, from 3.6e9 us, first minimum wins. */
-static int nccl_select(float table[NA][NP]) {
-  float best = NCCL_MIN_TIME_INIT;
-  int pick = -1;
-  for (int a = 0; a < NA; a++)
-    for (int p = 0; p < NP; p++)
-      if (table[a][p] >= 0 && table[a][p] < best) { best = table[a][p]; pick = a * NP + p; }
-  return pick;
 }
 
 /* ---- seeded noise: splitmix64 + Box-Muller ----------------------------------------------- */
@@ -548,15 +537,6 @@ static const char* nccl_dtype(const char* d) {
   return "ncclFloat32";
 }
 
-#define API_GROUP_MASK (ncclProfileGroupApi | ncclProfileP2pApi | ncclProfileCollApi | ncclProfileKernelLaunch | \
-                        ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp |              \
-                        ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define API_COLL_MASK (ncclProfileCollApi | ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | \
-                       ncclProfileKernelCh | ncclProfileNetPlugin)
-#define GROUP_MASK (ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | \
-                    ncclProfileKernelCh | ncclProfileNetPlugin)
-#define COLL_MASK (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-
 static FILE* g_calls;
 static long g_callIndex;
 static int g_bad;
@@ -565,7 +545,7 @@ static char g_sendbuf[64], g_recvbuf[64];   /* stand-ins for the user's buffers 
 /* One launch of the collective at n bytes (the tuner's nBytes); returns its device time in us. */
 static double era_collective(size_t n, const char* dtype, int* algoOut, int* protoOut, int* chOut) {
   int ts = type_size(dtype);
-  const char* fn = kFunc[g_coll];
+  const char* fn = ncclFuncNames[g_coll];
   const char* dt = nccl_dtype(dtype);
   size_t apiCount = n / (size_t)ts, count = apiCount;
   if (g_coll == 2 || g_coll == 3) apiCount = count = n / (size_t)ts / (size_t)g_nRanks;  /* per rank */
@@ -577,7 +557,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
 
   /* ncclEnqueueCheck (v5+): GroupApi start + GroupStartApiStop, CollApi start/stop; ncclGroupEndInternal:
    * GroupEndApiStart, then groupLaunch (ncclPrepareTasks: the tuner) */
-  if (g_profVer >= 5 && (mask & API_GROUP_MASK)) {
+  if (g_profVer >= 5 && (mask & TH_FIRES_GROUP_API)) {
     ncclProfilerEventDescr_v6_t d;
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroupApi;
@@ -587,7 +567,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     gApi = p_start(&d);
     p_record(gApi, ncclProfilerGroupStartApiStop, NULL);
   }
-  if (g_profVer >= 5 && (mask & API_COLL_MASK)) {
+  if (g_profVer >= 5 && (mask & TH_FIRES_COLL_API)) {
     ncclProfilerEventDescr_v6_t d;
     memset(&d, 0, sizeof d);
     d.type = ncclProfileCollApi;
@@ -615,7 +595,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     for (int a = 0; a < NA; a++)
       for (int p = 0; p < NP; p++)
         if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-          fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", kAlgo[a], kProto[p]);
+          fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
           g_bad++;
           t[a][p] = before[a][p];
         }
@@ -625,7 +605,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       nChannels = 0;
     }
   }
-  int pick = nccl_select(t);
+  int pick = th_nccl_pick(&t[0][0], NA, NP);
   if (pick < 0) { fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n); exit(3); }
   int a = pick / NP, p = pick % NP;
   if (g_execAlgo >= 0 && offered(g_execAlgo, p)) a = g_execAlgo;   /* an override after the tuner */
@@ -654,7 +634,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
   }
   g_gpuNs = t0 + span;
   if (g_calls)
-    fprintf(g_calls, "%ld %s %zu %s/%s/%d %llu\n", g_callIndex, fn, n, kAlgo[a], kProto[p], ch, (unsigned long long)span);
+    fprintf(g_calls, "%ld %s %zu %s/%s/%d %llu\n", g_callIndex, fn, n, ncclAlgoNames[a], ncclProtoNames[p], ch, (unsigned long long)span);
 
   /* ncclLaunchKernel: KernelLaunch (own bit); hostStreamPlanTask: Group, Coll, their stops */
   if (g_profVer >= 5 && (mask & ncclProfileKernelLaunch)) {
@@ -666,7 +646,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     d.kernelLaunch.stream = (void*)g_recvbuf;
     p_stop(p_start(&d));
   }
-  if (mask & GROUP_MASK) {
+  if (mask & TH_FIRES_GROUP) {
     if (g_profVer == 4) {
       ncclProfilerEventDescr_v4_t d;
       memset(&d, 0, sizeof d);
@@ -681,7 +661,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       grp = p_start(&d);
     }
   }
-  if (mask & COLL_MASK) {
+  if (mask & TH_FIRES_COLL) {
     if (g_profVer == 4) {
       ncclProfilerEventDescr_v4_t d;
       memset(&d, 0, sizeof d);
@@ -697,8 +677,8 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       d.coll.datatype = collDt;
       d.coll.nChannels = (uint8_t)ch;
       d.coll.nWarps = 16;
-      d.coll.algo = kAlgo[a];
-      d.coll.proto = kProto[p];
+      d.coll.algo = ncclAlgoNames[a];
+      d.coll.proto = ncclProtoNames[p];
       coll = p_start(&d);
     } else {
       ncclProfilerEventDescr_v6_t d;
@@ -715,8 +695,8 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       d.coll.datatype = collDt;
       d.coll.nChannels = (uint8_t)ch;
       d.coll.nWarps = 16;
-      d.coll.algo = kAlgo[a];
-      d.coll.proto = kProto[p];
+      d.coll.algo = ncclAlgoNames[a];
+      d.coll.proto = ncclProtoNames[p];
       d.coll.parentGroup = grp;
       coll = p_start(&d);
     }
@@ -753,7 +733,7 @@ static int era_run(size_t minB, size_t maxB, double factor, int gpus, int warmup
     for (int i = 0; i < iters; i++) sumOut += era_collective(n, dtype, &a, &p, &ch);
     for (int i = 0; i < iters; i++) sumIn += era_collective(n, dtype, &a, &p, &ch);
     size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", kFunc[g_coll], shown, kAlgo[a], kProto[p], ch - 1);
+    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a], ncclProtoNames[p], ch - 1);
     double tOut = sumOut / iters, tIn = sumIn / iters;
     size_t count = n / (size_t)ts_;
     if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks;
@@ -832,7 +812,7 @@ int main(int argc, char** argv) {
   g_rank = rankS && *rankS ? atoi(rankS) : 0;
   if (execS && *execS) {
     for (int k = 0; k < NA; k++)
-      if (!strcasecmp(execS, kAlgo[k])) g_execAlgo = k;
+      if (!strcasecmp(execS, ncclAlgoNames[k])) g_execAlgo = k;
     if (g_execAlgo < 0) usage("--exec-algo takes an algorithm name (TREE, RING, ...)");
   }
   const char* px = getenv("SIMCLUSTER_PROXY");
@@ -862,14 +842,14 @@ int main(int argc, char** argv) {
     for (size_t n = minB; n <= maxB; n = (size_t)(n * factor + 0.5)) {
       float t[NA][NP];
       nccl_table((double)n, t);
-      int pick = nccl_select(t);
+      int pick = th_nccl_pick(&t[0][0], NA, NP);
       for (int a = 0; a < 2; a++)
         for (int p = 0; p < NP; p++)
           if (offered(a, p))
             for (int c = 1; c <= MAX_SIM_CHANNELS; c *= 2)
-              printf("# truth %s %zu %s/%s/%d %.3f\n", kFunc[g_coll], n, kAlgo[a], kProto[p], c,
+              printf("# truth %s %zu %s/%s/%d %.3f\n", ncclFuncNames[g_coll], n, ncclAlgoNames[a], ncclProtoNames[p], c,
                      true_time(a, p, c, (double)n));
-      printf("# truth-nccl %s %zu %s/%s/%d %.3f\n", kFunc[g_coll], n, kAlgo[pick / NP], kProto[pick % NP],
+      printf("# truth-nccl %s %zu %s/%s/%d %.3f\n", ncclFuncNames[g_coll], n, ncclAlgoNames[pick / NP], ncclProtoNames[pick % NP],
              DEFAULT_CHANNELS, true_time(pick / NP, pick % NP, DEFAULT_CHANNELS, (double)n));
     }
     return 0;
@@ -917,7 +897,7 @@ int main(int argc, char** argv) {
       for (int a = 0; a < NA; a++)
         for (int p = 0; p < NP; p++)
           if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-            fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", kAlgo[a], kProto[p]);
+            fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
             bad++;
           }
       if (nChannels < 0 || nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS) {
@@ -926,13 +906,13 @@ int main(int argc, char** argv) {
         nChannels = 0;
       }
     }
-    int pick = nccl_select(t);
+    int pick = th_nccl_pick(&t[0][0], NA, NP);
     if (pick < 0) { fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n); return 3; }
     int a = pick / NP, p = pick % NP;
     int ch = nChannels > 0 ? (nChannels < MAX_SIM_CHANNELS ? nChannels : MAX_SIM_CHANNELS) : DEFAULT_CHANNELS;
     /* NCCL 2.24+ prints AllGather / ReduceScatter bytes per rank */
     size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", kFunc[g_coll], shown, kAlgo[a], kProto[p], ch - 1);
+    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a], ncclProtoNames[p], ch - 1);
     double truthUs = true_time(a, p, ch, (double)n);
     double tOut = reading(truthUs), tIn = reading(truthUs);
     size_t count = n / (size_t)ts_;
