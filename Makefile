@@ -25,7 +25,8 @@ LIB_DIR   := $(BUILD)/lib
 SHIM_SO   := $(LIB_DIR)/libnccl-tuner-java.so
 ENGINE_JAR:= $(LIB_DIR)/nccl-tuner-java.jar
 TOOLS_JAR := $(LIB_DIR)/nccl-tuner-tools.jar
-SHIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+include $(REPO)/make/cflags.mk
+SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden \
                -I$(REPO)/plugin-shim/include -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 SHIM_LDFLAGS := -shared -Wl,-soname,libnccl-tuner-java.so -Wl,--no-undefined
 JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src/main -type f) $(REPO)/pom.xml \

@@ -1,7 +1,7 @@
 # make/harness.mk -- the host harness (tests/harness/harness.c) and its two test plugins.
 #
-# Included by a Makefile that defines REPO (repository root) and BUILD (absolute build dir);
-# tests/harness/Makefile is such a Makefile for standalone use.
+# Included by a Makefile that defines REPO (repository root), BUILD (absolute build dir) and
+# CFLAGS (make/cflags.mk); tests/harness/Makefile is such a Makefile for standalone use.
 #
 # Targets:
 #   harness         $(HARNESS_BIN), the plugins $(HARNESS_NOOP), $(HARNESS_EVIL) and the fake
@@ -15,7 +15,7 @@ $(if $(REPO),,$(error make/harness.mk: the including Makefile must define REPO (
 $(if $(BUILD),,$(error make/harness.mk: the including Makefile must define BUILD (an absolute build directory)))
 
 HARNESS_CC      ?= $(CC)
-HARNESS_CFLAGS  ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread
+HARNESS_CFLAGS  ?= $(CFLAGS)
 HARNESS_LDLIBS  ?= -ldl
 HARNESS_INCLUDE := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccl_names.h \

@@ -1,7 +1,7 @@
 # make/simcluster.mk -- the simulated cluster (tests/simcluster/simcluster.c), a test double of
 # a GPU cluster that behaves like an nccl-tests binary (docs/measure.md).
 #
-# Included by the top-level Makefile (defines REPO, BUILD, CC).
+# Included by the top-level Makefile (defines REPO, BUILD, CC, CFLAGS).
 #   simcluster        $(SIMCLUSTER_BIN)
 #   simcluster-loop   sweep it, compile, enforce: the before/after check (tests/simcluster/loop.py),
 #                     outputs in $(BUILD)/simcluster-loop; part of `make test`
@@ -26,12 +26,12 @@ SIMCLUSTER_HEADERS := $(REPO)/plugin-shim/include/nccl_tuner_java.h $(REPO)/plug
 
 $(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(SIMCLUSTER_HEADERS) $(PROFCHECK_SO)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include -o $@ $< -ldl -lm -lpthread
+	$(CC) $(CFLAGS) -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include -o $@ $< -ldl -lm -lpthread
 
 $(PROFCHECK_SO): $(REPO)/tests/simcluster/profcheck.c $(SIMCLUSTER_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I$(REPO)/plugin-shim/include \
-	  -I$(REPO)/tests/include -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include \
+	  -o $@ $< -lpthread
 
 simcluster-loop: build
 	python3 $(REPO)/tests/simcluster/loop.py --keep $(BUILD)/simcluster-loop
