@@ -6,6 +6,7 @@
 #   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
 #   make bench   per-call and start-up figures beside a C reference (docs/benchmarks.md)
 #   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
+#   make format  rewrite every C file in the style of .clang-format (make format-check checks it)
 #
 # Every recipe sets JAVA_HOME itself: Temurin 25 (FFM is final there); override with
 # `make JAVA_HOME=/path/to/jdk-25`.
@@ -50,7 +51,7 @@ include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
 include $(REPO)/make/simcluster.mk
 
-.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env
+.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env format format-check
 .DEFAULT_GOAL := all
 
 all: build
@@ -104,6 +105,22 @@ gpu-script-test:
 # shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
 # on two simulated ranks (measured gain against the model's truth).
 test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary canary-oracle
+
+# C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
+# installs where it is missing). format-check fails on any C file that clang-format would change,
+# naming file and line; format rewrites them in place. Every C file of the repository is covered.
+CLANG_FORMAT   ?= clang-format
+C_FORMAT_FILES  = $(shell find $(REPO)/plugin-shim $(REPO)/tests $(REPO)/bench -name '*.[ch]' | sort)
+
+format-check:
+	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
+	@echo "format-check: $(words $(C_FORMAT_FILES)) C files, $$($(CLANG_FORMAT) --version)"
+	@$(CLANG_FORMAT) --style=file --dry-run --Werror $(C_FORMAT_FILES) || \
+	  { echo "make format-check: the C files above are not in .clang-format's style; run make format" >&2; exit 1; }
+
+format:
+	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
+	$(CLANG_FORMAT) --style=file -i $(C_FORMAT_FILES)
 
 # An independent model of canary mode and the profiler's measured lines, written from the docs
 # (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.
