@@ -170,11 +170,12 @@ typedef struct {
  * ncclInternalError, the same value) only under NCCL_TUNER_JAVA_ON_ERROR=fail. */
 #define NCCLTJ_CONTROL_OK 0
 #define NCCLTJ_CONTROL_FAILED 3
-/* What Bootstrap.start returns (the one JNI call, after which the bridge is filled in). */
+/* What Bootstrap.start returns (the one JNI call, after which the bridge is filled in): started;
+ * the shim's abiVersion is not the engine's (engineAbiVersion); another copy of the library (at
+ * another path) already started the engine in this JVM, so this copy steps aside. */
 #define NCCLTJ_START_OK 0
-#define NCCLTJ_START_ABI_MISMATCH 1 /* the shim's abiVersion is not the engine's (engineAbiVersion) */
-#define NCCLTJ_START_ANOTHER_COPY 2 /* another copy of the library (at another path) already started
-                                       the engine in this JVM: this copy steps aside */
+#define NCCLTJ_START_ABI_MISMATCH 1
+#define NCCLTJ_START_ANOTHER_COPY 2
 
 /* Upcalls into the Java engine. They never throw and return NCCLTJ_CONTROL_OK (0, ncclSuccess),
  * but for init's NCCLTJ_CONTROL_FAILED and getCollInfo's decision code. */

@@ -53,6 +53,8 @@ static char* jvmSecureGetenv(const char* name) {
   return realSecureGetenv(name);
 }
 
+typedef ElfW(Rela) elfRela; /* a name clang-format reads as a type, unlike ElfW(Rela) */
+
 typedef struct {
   ElfW(Addr) base;
   ElfW(Addr) relroStart, relroEnd;
@@ -78,7 +80,7 @@ static int rewriteGot(void* handle, const char* name, void* to, void** from) {
   ElfW(Addr) base = lm->l_addr;
   const ElfW(Sym)* symtab = NULL;
   const char* strtab = NULL;
-  const ElfW(Rela)* tables[2] = {NULL, NULL};
+  const elfRela* tables[2] = {NULL, NULL};
   size_t sizes[2] = {0, 0};
   for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
     ElfW(Addr) v = d->d_un.d_ptr;
@@ -86,9 +88,9 @@ static int rewriteGot(void* handle, const char* name, void* to, void** from) {
     switch (d->d_tag) {
       case DT_SYMTAB: symtab = (const ElfW(Sym)*)abs; break;
       case DT_STRTAB: strtab = (const char*)abs; break;
-      case DT_JMPREL: tables[0] = (const ElfW(Rela)*)abs; break;
+      case DT_JMPREL: tables[0] = (const elfRela*)abs; break;
       case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
-      case DT_RELA: tables[1] = (const ElfW(Rela)*)abs; break;
+      case DT_RELA: tables[1] = (const elfRela*)abs; break;
       case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
       default: break;
     }
@@ -99,8 +101,8 @@ static int rewriteGot(void* handle, const char* name, void* to, void** from) {
   long page = sysconf(_SC_PAGESIZE);
   int rewritten = 0;
   for (int t = 0; t < 2; t++) {
-    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(ElfW(Rela)); i++) {
-      const ElfW(Rela)* r = &tables[t][i];
+    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
+      const elfRela* r = &tables[t][i];
       unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
       if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
       size_t sym = ELF64_R_SYM(r->r_info);

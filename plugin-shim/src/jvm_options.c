@@ -96,117 +96,120 @@ typedef enum {
 typedef enum { NO_VALUE, CLASS_PATH, LIBRARY_PATH, AOT_PATH, ERROR_FILE, REPLAY_FILE } value_t;
 
 typedef struct {
-  const char* option; /* the option, or with VALUE its format (one %s); a hook's name */
+  const char* option; /* the option, or with a value its format (one %s); a hook's name */
   when_t when;
   value_t value;
   void* hook; /* a JavaVMInitArgs hook: its function, passed as the option's extraInfo */
 } optionRow;
 
+/* Rows: ROW(option, when), VALUE(format, when, value) or HOOK(name, fn). */
+/* clang-format off */
 #define HOOK(name, fn) {name, ALWAYS, NO_VALUE, (void*)(fn)}
 #define ROW(option, when) {option, when, NO_VALUE, NULL}
 #define VALUE(format, when, value) {format, when, value, NULL}
+/* clang-format on */
 
 static const optionRow kOptions[] = {
-    /* The hooks first, so that HotSpot's messages about the options after them are caught too:
-     * every line HotSpot prints goes to NCCL's logger (hotspot_output.c). */
-    HOOK("vfprintf", nccltjVfprintfHook),
-    /* HotSpot's exit() during creation (a bad option value, no thread or memory) ends the start
-     * thread, not the host. */
-    HOOK("exit", nccltjExitHook),
-    /* Likewise its abort(). */
-    HOOK("abort", nccltjAbortHook),
-    /* The engine jar. */
-    VALUE("-Djava.class.path=%s", ALWAYS, CLASS_PATH),
-    /* Leave SIGINT/SIGTERM/SIGHUP/SIGQUIT to the host. */
-    ROW("-Xrs", ALWAYS),
-    /* FFM upcalls/downcalls: no restricted-method warning. */
-    ROW("--enable-native-access=ALL-UNNAMED", ALWAYS),
-    /* The serial collector, unless the user chose one (defaults give way to the user's choice). */
-    ROW("-XX:+UseSerialGC", NO_USER_GC),
-    /* The heap's initial size, unless the user sets -Xmx or -Xms (as the two rows below). */
-    ROW("-Xms8m", NO_USER_HEAP),
-    /* Its largest size. */
-    ROW("-Xmx64m", NO_USER_HEAP),
-    /* A young generation of 1 MiB at start instead of a third of -Xms (2.7 MiB): the start
-     * touches less of it (resident memory added 40.4 -> 39.4 MiB with the AOT cache). It grows
-     * with the heap as the default would (a 10,000-rule YAML policy starts as fast); the per-call
-     * path allocates nothing, so its collections are the inits' alone. */
-    ROW("-XX:NewSize=1m", NO_USER_HEAP),
-    /* No hsperfdata files. */
-    ROW("-XX:-UsePerfData", ALWAYS),
-    /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do
-     * not compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
-     * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */
-    ROW("-XX:Tier3InvocationThreshold=2000", ALWAYS),
-    /* 10x its default (100) too, as the row above: the invocations that count with back-edges. */
-    ROW("-XX:Tier3MinInvocationThreshold=1000", ALWAYS),
-    /* 10x its default (2000) too, as the rows above: invocations and back-edges together. */
-    ROW("-XX:Tier3CompileThreshold=20000", ALWAYS),
-    /* HotSpot would print each CompileCommand below on stdout. */
-    ROW("-XX:CompileCommand=quiet", ALWAYS),
-    /* The engine's per-call path inlined into the upcall's target whatever the compile order: C2
-     * refuses to inline a method it already compiled on its own into more than InlineSmallCode
-     * bytes ("already compiled into a big method", seen in shadow mode), and each call then pays a
-     * call with eleven arguments (about 5 ns). */
-    ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo", ALWAYS),
-    /* The same for Engine.decide, which getCollInfo calls. */
-    ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide", ALWAYS),
-    /* The same for the upcall's target, into which both are inlined. */
-    ROW("-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo", ALWAYS),
-    /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
-     * /tmp/.java_pid<pid> socket, no jcmd or agent into the host). */
-    ROW("-XX:+DisableAttachMechanism", ALWAYS),
-    /* No finalizer thread. */
-    ROW("--finalization=disabled", ALWAYS),
-    /* HotSpot's SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers stay for the life of the process (the JVM
-     * needs them), so a crash in the host's own code reaches HotSpot's error reporter, which
-     * prints its fatal-error banner on fd 1 and writes an hs_err file (found by a hostile host).
-     * With this it aborts at once, silently: the host's crash still ends the process (SIGABRT, a
-     * core where the host allows one). NCCL_TUNER_JAVA_OPTS=-XX:-SuppressFatalErrorMessage brings
-     * the reports back, for diagnosing a crash in the plugin's JVM. */
-    ROW("-XX:+SuppressFatalErrorMessage", ALWAYS),
-    /* This library's path; Bootstrap.start reads from it that the shim created this JVM (System.out
-     * and System.err then go to NCCL's logger). */
-    VALUE("-Dnccltj.library=%s", ALWAYS, LIBRARY_PATH),
-    /* The JDK 25 AOT cache that bin/nccl-tuner-aot wrote beside the library. */
-    VALUE("-XX:AOTCache=%s", AOT_CACHE, AOT_PATH),
-    /* The engine's INFO line says if the cache was used. */
-    VALUE("-Dnccltj.aotCache=%s", AOT_CACHE, AOT_PATH),
-    /* For the row below: a diagnostic flag of JDK 25 (the oldest runtime the plugin takes); a JDK
-     * that drops it fails creation, which the plugin reports in one WARN and steps aside. */
-    ROW("-XX:+UnlockDiagnosticVMOptions", AOT_CACHE),
-    /* No "Training replay" thread compiling the training run's methods during the start (-40 ms
-     * CPU, -3 MiB). */
-    ROW("-XX:-AOTReplayTraining", AOT_CACHE),
-    /* One compiler thread (C2; the hot path is C2-compiled as before). Only with the cache: its
-     * start (classes archived, the policy's compiled form that bin/nccl-tuner-aot writes) runs
-     * little Java, while parsing a large YAML policy without C1 takes 40-60% more CPU. */
-    ROW("-XX:-TieredCompilation", AOT_CACHE),
-    /* C2 after 100,000 invocations rather than 10,000: at the start HotSpot otherwise compiles
-     * some 70 small JDK methods of the method-handle spinning (ClassFile API accessors) and
-     * initialises C2 meanwhile: first init 150 -> 118 ms (median of 5, CPU 146 -> 108 ms). The
-     * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
-     * before, a few microseconds a call). */
-    ROW("-XX:CompileThresholdScaling=10", AOT_CACHE),
-    /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
-    ROW(NULL, USER_OPTIONS),
-    /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
-     * (it steps aside) instead of ending the process, */
-    ROW("-XX:-ExitOnOutOfMemoryError", ALWAYS),
-    /* or crashing it, */
-    ROW("-XX:-CrashOnOutOfMemoryError", ALWAYS),
-    /* or dumping the heap. */
-    ROW("-XX:-HeapDumpOnOutOfMemoryError", ALWAYS),
-    /* A crash report goes to a documented place (errorFile). */
-    VALUE("-XX:ErrorFile=%s", ALWAYS, ERROR_FILE),
-    /* A compiler crash's replay file goes beside the crash report, not into the working
-     * directory. */
-    VALUE("-XX:ReplayDataFile=%s", REPLAY_KNOWN, REPLAY_FILE),
-    /* A .hotspotrc in the working directory is not read (HotSpot warns on stderr when it finds
-     * one and no -XX:Flags is given; found by a hostile host). */
-    ROW("-XX:Flags=/dev/null", ALWAYS),
-    /* Nor a .hotspot_compiler there (the same, for -XX:CompileCommandFile). */
-    ROW("-XX:CompileCommandFile=/dev/null", ALWAYS),
+  /* The hooks first, so that HotSpot's messages about the options after them are caught too:
+   * every line HotSpot prints goes to NCCL's logger (hotspot_output.c). */
+  HOOK("vfprintf", nccltjVfprintfHook),
+  /* HotSpot's exit() during creation (a bad option value, no thread or memory) ends the start
+   * thread, not the host. */
+  HOOK("exit", nccltjExitHook),
+  /* Likewise its abort(). */
+  HOOK("abort", nccltjAbortHook),
+  /* The engine jar. */
+  VALUE("-Djava.class.path=%s", ALWAYS, CLASS_PATH),
+  /* Leave SIGINT/SIGTERM/SIGHUP/SIGQUIT to the host. */
+  ROW("-Xrs", ALWAYS),
+  /* FFM upcalls/downcalls: no restricted-method warning. */
+  ROW("--enable-native-access=ALL-UNNAMED", ALWAYS),
+  /* The serial collector, unless the user chose one (defaults give way to the user's choice). */
+  ROW("-XX:+UseSerialGC", NO_USER_GC),
+  /* The heap's initial size, unless the user sets -Xmx or -Xms (as the two rows below). */
+  ROW("-Xms8m", NO_USER_HEAP),
+  /* Its largest size. */
+  ROW("-Xmx64m", NO_USER_HEAP),
+  /* A young generation of 1 MiB at start instead of a third of -Xms (2.7 MiB): the start
+   * touches less of it (resident memory added 40.4 -> 39.4 MiB with the AOT cache). It grows
+   * with the heap as the default would (a 10,000-rule YAML policy starts as fast); the per-call
+   * path allocates nothing, so its collections are the inits' alone. */
+  ROW("-XX:NewSize=1m", NO_USER_HEAP),
+  /* No hsperfdata files. */
+  ROW("-XX:-UsePerfData", ALWAYS),
+  /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do
+   * not compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
+   * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */
+  ROW("-XX:Tier3InvocationThreshold=2000", ALWAYS),
+  /* 10x its default (100) too, as the row above: the invocations that count with back-edges. */
+  ROW("-XX:Tier3MinInvocationThreshold=1000", ALWAYS),
+  /* 10x its default (2000) too, as the rows above: invocations and back-edges together. */
+  ROW("-XX:Tier3CompileThreshold=20000", ALWAYS),
+  /* HotSpot would print each CompileCommand below on stdout. */
+  ROW("-XX:CompileCommand=quiet", ALWAYS),
+  /* The engine's per-call path inlined into the upcall's target whatever the compile order: C2
+   * refuses to inline a method it already compiled on its own into more than InlineSmallCode
+   * bytes ("already compiled into a big method", seen in shadow mode), and each call then pays a
+   * call with eleven arguments (about 5 ns). */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo", ALWAYS),
+  /* The same for Engine.decide, which getCollInfo calls. */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide", ALWAYS),
+  /* The same for the upcall's target, into which both are inlined. */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo", ALWAYS),
+  /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
+   * /tmp/.java_pid<pid> socket, no jcmd or agent into the host). */
+  ROW("-XX:+DisableAttachMechanism", ALWAYS),
+  /* No finalizer thread. */
+  ROW("--finalization=disabled", ALWAYS),
+  /* HotSpot's SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers stay for the life of the process (the JVM
+   * needs them), so a crash in the host's own code reaches HotSpot's error reporter, which
+   * prints its fatal-error banner on fd 1 and writes an hs_err file (found by a hostile host).
+   * With this it aborts at once, silently: the host's crash still ends the process (SIGABRT, a
+   * core where the host allows one). NCCL_TUNER_JAVA_OPTS=-XX:-SuppressFatalErrorMessage brings
+   * the reports back, for diagnosing a crash in the plugin's JVM. */
+  ROW("-XX:+SuppressFatalErrorMessage", ALWAYS),
+  /* This library's path; Bootstrap.start reads from it that the shim created this JVM (System.out
+   * and System.err then go to NCCL's logger). */
+  VALUE("-Dnccltj.library=%s", ALWAYS, LIBRARY_PATH),
+  /* The JDK 25 AOT cache that bin/nccl-tuner-aot wrote beside the library. */
+  VALUE("-XX:AOTCache=%s", AOT_CACHE, AOT_PATH),
+  /* The engine's INFO line says if the cache was used. */
+  VALUE("-Dnccltj.aotCache=%s", AOT_CACHE, AOT_PATH),
+  /* For the row below: a diagnostic flag of JDK 25 (the oldest runtime the plugin takes); a JDK
+   * that drops it fails creation, which the plugin reports in one WARN and steps aside. */
+  ROW("-XX:+UnlockDiagnosticVMOptions", AOT_CACHE),
+  /* No "Training replay" thread compiling the training run's methods during the start (-40 ms
+   * CPU, -3 MiB). */
+  ROW("-XX:-AOTReplayTraining", AOT_CACHE),
+  /* One compiler thread (C2; the hot path is C2-compiled as before). Only with the cache: its
+   * start (classes archived, the policy's compiled form that bin/nccl-tuner-aot writes) runs
+   * little Java, while parsing a large YAML policy without C1 takes 40-60% more CPU. */
+  ROW("-XX:-TieredCompilation", AOT_CACHE),
+  /* C2 after 100,000 invocations rather than 10,000: at the start HotSpot otherwise compiles
+   * some 70 small JDK methods of the method-handle spinning (ClassFile API accessors) and
+   * initialises C2 meanwhile: first init 150 -> 118 ms (median of 5, CPU 146 -> 108 ms). The
+   * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
+   * before, a few microseconds a call). */
+  ROW("-XX:CompileThresholdScaling=10", AOT_CACHE),
+  /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
+  ROW(NULL, USER_OPTIONS),
+  /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
+   * (it steps aside) instead of ending the process, */
+  ROW("-XX:-ExitOnOutOfMemoryError", ALWAYS),
+  /* or crashing it, */
+  ROW("-XX:-CrashOnOutOfMemoryError", ALWAYS),
+  /* or dumping the heap. */
+  ROW("-XX:-HeapDumpOnOutOfMemoryError", ALWAYS),
+  /* A crash report goes to a documented place (errorFile). */
+  VALUE("-XX:ErrorFile=%s", ALWAYS, ERROR_FILE),
+  /* A compiler crash's replay file goes beside the crash report, not into the working
+   * directory. */
+  VALUE("-XX:ReplayDataFile=%s", REPLAY_KNOWN, REPLAY_FILE),
+  /* A .hotspotrc in the working directory is not read (HotSpot warns on stderr when it finds
+   * one and no -XX:Flags is given; found by a hostile host). */
+  ROW("-XX:Flags=/dev/null", ALWAYS),
+  /* Nor a .hotspot_compiler there (the same, for -XX:CompileCommandFile). */
+  ROW("-XX:CompileCommandFile=/dev/null", ALWAYS),
 };
 
 #define OPTION_ROWS (sizeof kOptions / sizeof kOptions[0])
