@@ -15,9 +15,9 @@
 #include "nccl_tuner_abi.h"
 
 static const char* const ncclFuncNames[ncclNumFuncs] __attribute__((unused)) = {
-    "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv"};
-static const char* const ncclAlgoNames[NCCL_NUM_ALGORITHMS] __attribute__((unused)) = {
-    "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv"};
+static const char* const ncclAlgoNames[NCCL_NUM_ALGORITHMS]
+  __attribute__((unused)) = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
 static const char* const ncclProtoNames[NCCL_NUM_PROTOCOLS] __attribute__((unused)) = {"LL", "LL128", "SIMPLE"};
 
 #endif /* NCCL_NAMES_H_ */

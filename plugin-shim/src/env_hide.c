@@ -32,7 +32,7 @@
  * live environment. */
 static char* (*realGetenv)(const char*);
 static char* (*realSecureGetenv)(const char*);
-static char srValue[16];                 /* the _JAVA_SR_SIGNUM value the JVM sees, "" for the host's */
+static char srValue[16]; /* the _JAVA_SR_SIGNUM value the JVM sees, "" for the host's */
 static int envHooked;
 
 static int hiddenName(const char* name) {
@@ -164,7 +164,8 @@ HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
     nccltjSetSrSignal(sr != NULL && nccltjSrValueValid(sr) ? atoi(sr) : SIGUSR2);
     if (names[0] != '\0') {
       nccltjFailf("%s set, and this libjvm's getenv could not be hooked to hide them from the plugin's JVM (they are "
-            "meant for other Java tools and would change it); the plugin changes nothing", names);
+                  "meant for other Java tools and would change it); the plugin changes nothing",
+                  names);
       return 0;
     }
     return 1;
@@ -172,14 +173,16 @@ HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
   if (agents[0] != '\0') {
     pthread_mutex_lock(&nccltjLogMutex);
     char msg[800];
-    snprintf(msg, sizeof msg, "%s hold the agent option(s) %s: refused, the plugin's JVM runs no agent or "
-             "debugger (it would stop or end the process); the plugin works without them", names, agents);
+    snprintf(msg, sizeof msg,
+             "%s hold the agent option(s) %s: refused, the plugin's JVM runs no agent or "
+             "debugger (it would stop or end the process); the plugin works without them",
+             names, agents);
     nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
     pthread_mutex_unlock(&nccltjLogMutex);
   } else if (names[0] != '\0') {
     nccltjNoticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
-            "is the plugin's)", names);
+                  "is the plugin's)",
+                  names);
   }
   return 1;
 }
-

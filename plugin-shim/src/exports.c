@@ -35,10 +35,10 @@ static ncclResult_t v3Init(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFu
 }
 
 EXPORT const ncclTuner_v3_t ncclTunerPlugin_v3 = {
-    .name = kName,
-    .init = v3Init,
-    .getCollInfo = nccltjGetCollInfoV3,
-    .destroy = nccltjDestroyComm,
+  .name = kName,
+  .init = v3Init,
+  .getCollInfo = nccltjGetCollInfoV3,
+  .destroy = nccltjDestroyComm,
 };
 
 /* v4: introduced in NCCL 2.24.3 (src/include/plugin/tuner/tuner_v4.h): regBuff. */
@@ -47,53 +47,53 @@ static ncclResult_t v4Init(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFu
 }
 
 EXPORT const ncclTuner_v4_t ncclTunerPlugin_v4 = {
-    .name = kName,
-    .init = v4Init,
-    .getCollInfo = nccltjGetCollInfo,
-    .destroy = nccltjDestroyComm,
+  .name = kName,
+  .init = v4Init,
+  .getCollInfo = nccltjGetCollInfo,
+  .destroy = nccltjDestroyComm,
 };
 
 /* v5, v6 and v7 share init's parameter list (v6's constants and NVL domain types are v5's,
  * tuner_v6.h; v7's NVL domain type is v5's and its constants struct has a fifth compute-capability
  * row, tuner_v7.h); the tuner version handed to the engine tells it which constants layout the
  * pointer has. COMMID_INIT(N) defines vNInit. */
-#define COMMID_INIT(N)                                                                                \
-  static ncclResult_t v##N##Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes,       \
+#define COMMID_INIT(N) \
+  static ncclResult_t v##N##Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes, \
                                  ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v##N##_t* nvlDomainInfo, \
-                                 ncclTunerConstants_v##N##_t* constants) {                            \
-    return nccltjInitComm(N, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);   \
+                                 ncclTunerConstants_v##N##_t* constants) { \
+    return nccltjInitComm(N, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context); \
   }
 
 /* v5: introduced in NCCL 2.28.3 (tuner_v5.h): commId, nvlDomainInfo, constants, finalize. */
 COMMID_INIT(5)
 
 EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = {
-    .name = kName,
-    .init = v5Init,
-    .getCollInfo = nccltjGetCollInfo,
-    .finalize = nccltjDestroyComm,
+  .name = kName,
+  .init = v5Init,
+  .getCollInfo = nccltjGetCollInfo,
+  .finalize = nccltjDestroyComm,
 };
 
 /* v6: introduced in NCCL 2.30.3 (tuner_v6.h): getChunkSize. */
 COMMID_INIT(6)
 
 EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = {
-    .name = kName,
-    .init = v6Init,
-    .getCollInfo = nccltjGetCollInfo,
-    .finalize = nccltjDestroyComm,
-    .getChunkSize = nccltjGetChunkSize,
+  .name = kName,
+  .init = v6Init,
+  .getCollInfo = nccltjGetCollInfo,
+  .finalize = nccltjDestroyComm,
+  .getChunkSize = nccltjGetChunkSize,
 };
 
 /* v7: introduced in NCCL 2.32.6 (tuner_v7.h): v6's members; constants with a RUBIN row. */
 COMMID_INIT(7)
 
 EXPORT const ncclTuner_v7_t ncclTunerPlugin_v7 = {
-    .name = kName,
-    .init = v7Init,
-    .getCollInfo = nccltjGetCollInfo,
-    .finalize = nccltjDestroyComm,
-    .getChunkSize = nccltjGetChunkSize,
+  .name = kName,
+  .init = v7Init,
+  .getCollInfo = nccltjGetCollInfo,
+  .finalize = nccltjDestroyComm,
+  .getChunkSize = nccltjGetChunkSize,
 };
 
 /* ---- the profiler --------------------------------------------------------------------------- */
@@ -105,12 +105,12 @@ static ncclResult_t profilerV4Init(void** context, int* eActivationMask, const c
 }
 
 EXPORT const ncclProfiler_v4_t ncclProfiler_v4 = {
-    .name = kName,
-    .init = profilerV4Init,
-    .startEvent = nccltjProfilerStartEventV4,
-    .stopEvent = nccltjProfilerStopEvent,
-    .recordEventState = nccltjProfilerRecordEventState,
-    .finalize = nccltjProfilerFinalize,
+  .name = kName,
+  .init = profilerV4Init,
+  .startEvent = nccltjProfilerStartEventV4,
+  .stopEvent = nccltjProfilerStopEvent,
+  .recordEventState = nccltjProfilerRecordEventState,
+  .finalize = nccltjProfilerFinalize,
 };
 
 /* v5: introduced in NCCL 2.28.3 (profiler_v5.h): init takes commId first; a uint64_t event type
@@ -121,12 +121,12 @@ static ncclResult_t profilerV5Init(void** context, uint64_t commId, int* eActiva
 }
 
 EXPORT const ncclProfiler_v5_t ncclProfiler_v5 = {
-    .name = kName,
-    .init = profilerV5Init,
-    .startEvent = nccltjProfilerStartEventV5,
-    .stopEvent = nccltjProfilerStopEvent,
-    .recordEventState = nccltjProfilerRecordEventState,
-    .finalize = nccltjProfilerFinalize,
+  .name = kName,
+  .init = profilerV5Init,
+  .startEvent = nccltjProfilerStartEventV5,
+  .stopEvent = nccltjProfilerStopEvent,
+  .recordEventState = nccltjProfilerRecordEventState,
+  .finalize = nccltjProfilerFinalize,
 };
 
 /* v6: introduced in NCCL 2.29.2 (profiler_v6.h): v5's members, then the copy-engine events. */
@@ -136,10 +136,10 @@ static ncclResult_t profilerV6Init(void** context, uint64_t commId, int* eActiva
 }
 
 EXPORT const ncclProfiler_v6_t ncclProfiler_v6 = {
-    .name = kName,
-    .init = profilerV6Init,
-    .startEvent = nccltjProfilerStartEventV6,
-    .stopEvent = nccltjProfilerStopEvent,
-    .recordEventState = nccltjProfilerRecordEventState,
-    .finalize = nccltjProfilerFinalize,
+  .name = kName,
+  .init = profilerV6Init,
+  .startEvent = nccltjProfilerStartEventV6,
+  .stopEvent = nccltjProfilerStopEvent,
+  .recordEventState = nccltjProfilerRecordEventState,
+  .finalize = nccltjProfilerFinalize,
 };

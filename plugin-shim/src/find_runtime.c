@@ -33,7 +33,8 @@ HIDDEN int nccltjIsFile(const char* path) {
 HIDDEN void nccltjDirOf(const char* path, char* out, size_t n) {
   snprintf(out, n, "%s", path);
   char* slash = strrchr(out, '/');
-  if (slash != NULL) *slash = '\0'; else snprintf(out, n, ".");
+  if (slash != NULL) *slash = '\0';
+  else snprintf(out, n, ".");
 }
 
 /* JAVA_VERSION="25.0.3" in <home>/release -> 25; 0 if unknown. */
@@ -68,8 +69,8 @@ static int tryHome(const char* what, const char* home, char* libjvm, size_t n, c
   int feature = javaFeature(home);
   if (feature != 0 && feature < MIN_JAVA_FEATURE) {
     size_t used = strlen(why);
-    snprintf(why + used, wn - used, "%s%s=%s is Java %d, the engine needs %d or newer",
-             used ? "; " : "", what, home, feature, MIN_JAVA_FEATURE);
+    snprintf(why + used, wn - used, "%s%s=%s is Java %d, the engine needs %d or newer", used ? "; " : "", what, home,
+             feature, MIN_JAVA_FEATURE);
     return 0;
   }
   return 1;
@@ -79,8 +80,7 @@ static int tryHome(const char* what, const char* home, char* libjvm, size_t n, c
 static int findHome(const char* libDir, char* libjvm, size_t n) {
   char why[1024] = "";
   char bundled[4200];
-  if (tryHome("NCCL_TUNER_JAVA_HOME", getenv("NCCL_TUNER_JAVA_HOME"), libjvm, n, why, sizeof why))
-    return 1;
+  if (tryHome("NCCL_TUNER_JAVA_HOME", getenv("NCCL_TUNER_JAVA_HOME"), libjvm, n, why, sizeof why)) return 1;
   snprintf(bundled, sizeof bundled, "%s/runtime", libDir);
   if (nccltjIsFile(strcat(strcpy(libjvm, bundled), "/lib/server/libjvm.so")) &&
       tryHome("bundled runtime", bundled, libjvm, n, why, sizeof why))
@@ -91,9 +91,9 @@ static int findHome(const char* libDir, char* libjvm, size_t n) {
     return 1;
   if (tryHome("JAVA_HOME", getenv("JAVA_HOME"), libjvm, n, why, sizeof why)) return 1;
   nccltjFailf("no Java runtime found (%s); set NCCL_TUNER_JAVA_HOME to a Java %d+ runtime; "
-        "the plugin changes nothing",
-        why[0] ? why : "NCCL_TUNER_JAVA_HOME and JAVA_HOME unset, no runtime/ beside the library",
-        MIN_JAVA_FEATURE);
+              "the plugin changes nothing",
+              why[0] ? why : "NCCL_TUNER_JAVA_HOME and JAVA_HOME unset, no runtime/ beside the library",
+              MIN_JAVA_FEATURE);
   return 0;
 }
 
@@ -137,7 +137,8 @@ HIDDEN int nccltjFindLibjvm(const char* libDir, char* libjvm, size_t n) {
     if (feature < MIN_JAVA_FEATURE) {
       nccltjFailf("another Java runtime's libjvm (%s, Java %d) is already loaded in this process with no JVM "
                   "created, and a second libjvm in one process crashes it; the engine needs Java %d+, so the "
-                  "plugin changes nothing", other, feature, MIN_JAVA_FEATURE);
+                  "plugin changes nothing",
+                  other, feature, MIN_JAVA_FEATURE);
       return 0;
     }
     snprintf(libjvm, n, "%s", other);

@@ -13,12 +13,12 @@
 #include "jvm_internal.h"
 
 static pthread_mutex_t outMutex = PTHREAD_MUTEX_INITIALIZER;
-static char outLine[1024];                /* the line being assembled, guarded by outMutex */
+static char outLine[1024]; /* the line being assembled, guarded by outMutex */
 static size_t outUsed;
-static char creationOutput[2048];         /* what HotSpot printed while the JVM was created */
-static volatile int creating;             /* 1 while JNI_CreateJavaVM runs on creatorThread */
+static char creationOutput[2048]; /* what HotSpot printed while the JVM was created */
+static volatile int creating;     /* 1 while JNI_CreateJavaVM runs on creatorThread */
 static pthread_t creatorThread;
-static volatile int creationAborted;      /* HotSpot called exit() or abort() during creation */
+static volatile int creationAborted; /* HotSpot called exit() or abort() during creation */
 
 /* Every line HotSpot prints (jio_vfprintf: warnings, -Xlog to stdout/stderr, -XX:+PrintFlagsFinal,
  * errors) reaches NCCL's logger at INFO as "TUNER/Java: JVM: <line>" instead of fds 1 and 2. */
@@ -32,7 +32,7 @@ HIDDEN jint JNICALL nccltjVfprintfHook(FILE* stream, const char* fmt, va_list ap
       outLine[outUsed++] = *p;
       continue;
     }
-    if (*p != '\n') continue;  /* line too long: the rest is dropped */
+    if (*p != '\n') continue; /* line too long: the rest is dropped */
     outLine[outUsed] = '\0';
     if (outUsed > 0) {
       char msg[1100];

@@ -21,12 +21,18 @@
  * option files). A value the JVM itself refuses, even one that makes HotSpot exit() during
  * creation, fails the start through the exit and abort hooks. */
 static int allowedOption(const char* o) {
-  static const char* prefixes[] = {"-D", "-Xmx", "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:",
-                                   "-Xshare:", "-Xint", "-Xcheck:jni", "-ea", "-da", "-esa",
-                                   "-dsa", NULL};
-  static const char* refused[] = {"-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError",
-                                  "-XX:+ShowMessageBoxOnError", "-XX:CompileCommandFile", "-XX:+PrintVMOptions",
-                                  "-XX:+PrintCommandLineFlags", "-Xlog:help", NULL};
+  static const char* prefixes[] = {"-D",    "-Xmx",        "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:", "-Xshare:",
+                                   "-Xint", "-Xcheck:jni", "-ea",  "-da",  "-esa",  "-dsa", NULL};
+  static const char* refused[] = {"-XX:VMOptionsFile",
+                                  "-XX:Flags",
+                                  "-XX:OnError",
+                                  "-XX:OnOutOfMemoryError",
+                                  "-XX:+ShowMessageBoxOnError",
+                                  "-XX:CompileCommandFile",
+                                  "-XX:+PrintVMOptions",
+                                  "-XX:+PrintCommandLineFlags",
+                                  "-Xlog:help",
+                                  NULL};
   for (int i = 0; refused[i] != NULL; i++)
     if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
   /* Unified logging's output reaches NCCL's logger through the vfprintf hook, but HotSpot prints
@@ -45,9 +51,8 @@ static int isGcChoice(const char* o) {
 }
 
 HIDDEN int nccltjIsAgentOption(const char* o) {
-  return strncmp(o, "-agentlib", 9) == 0 || strncmp(o, "-agentpath", 10) == 0 ||
-         strncmp(o, "-javaagent", 10) == 0 || strncmp(o, "-Xrun", 5) == 0 ||
-         strcmp(o, "-Xdebug") == 0;
+  return strncmp(o, "-agentlib", 9) == 0 || strncmp(o, "-agentpath", 10) == 0 || strncmp(o, "-javaagent", 10) == 0 ||
+         strncmp(o, "-Xrun", 5) == 0 || strcmp(o, "-Xdebug") == 0;
 }
 
 static int addOption(optionList* l, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -93,7 +98,14 @@ typedef enum {
 } when_t;
 
 /* What a row's "%s" stands for. */
-typedef enum { NO_VALUE, CLASS_PATH, LIBRARY_PATH, AOT_PATH, ERROR_FILE, REPLAY_FILE } value_t;
+typedef enum {
+  NO_VALUE,
+  CLASS_PATH,
+  LIBRARY_PATH,
+  AOT_PATH,
+  ERROR_FILE,
+  REPLAY_FILE
+} value_t;
 
 typedef struct {
   const char* option; /* the option, or with a value its format (one %s); a hook's name */
@@ -232,7 +244,8 @@ static int parseUserOptions(char* copy, userOptions* u) {
     if (!allowedOption(tok)) {
       nccltjFailf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:TAGS, "
                   "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError or output to stdout); "
-                  "the plugin changes nothing", tok);
+                  "the plugin changes nothing",
+                  tok);
       return -1;
     }
     if (u->n == MAX_USER_OPTIONS) {
@@ -259,14 +272,13 @@ HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* 
   char* rf = strstr(ef, "hs_err_pid");
   if (rf != NULL) snprintf(replay, sizeof replay, "%.*sreplay_pid%%p.log", (int)(rf - ef), ef);
   const char* values[] = {
-      [NO_VALUE] = "", [CLASS_PATH] = classPath, [LIBRARY_PATH] = libraryPath,
-      [AOT_PATH] = aotCache, [ERROR_FILE] = ef, [REPLAY_FILE] = replay,
+    [NO_VALUE] = "",       [CLASS_PATH] = classPath, [LIBRARY_PATH] = libraryPath,
+    [AOT_PATH] = aotCache, [ERROR_FILE] = ef,        [REPLAY_FILE] = replay,
   };
   for (size_t i = 0; i < OPTION_ROWS; i++) {
     const optionRow* r = &kOptions[i];
-    int applies = r->when == ALWAYS || (r->when == NO_USER_GC && !user.gc) ||
-                  (r->when == NO_USER_HEAP && !user.heap) || (r->when == AOT_CACHE && aotCache != NULL) ||
-                  (r->when == REPLAY_KNOWN && rf != NULL);
+    int applies = r->when == ALWAYS || (r->when == NO_USER_GC && !user.gc) || (r->when == NO_USER_HEAP && !user.heap) ||
+                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == REPLAY_KNOWN && rf != NULL);
     if (r->when == USER_OPTIONS) {
       for (int t = 0; t < user.n; t++) addOption(l, "%s", user.toks[t]);
     } else if (applies && r->value != NO_VALUE) {

@@ -11,7 +11,7 @@
 
 #include "jvm_internal.h"
 
-static char jvmLocale[512];                /* setlocale(LC_ALL, NULL) right after the JVM's start set it */
+static char jvmLocale[512]; /* setlocale(LC_ALL, NULL) right after the JVM's start set it */
 
 HIDDEN void nccltjNoteJvmLocale(void) {
   const char* l = setlocale(LC_ALL, NULL);
@@ -25,9 +25,9 @@ HIDDEN void nccltjNoteJvmLocale(void) {
  * locale does not exist (setlocale fails and changes nothing). */
 static const char* environmentLocale(const char* current) {
   static char name[256];
-  static const char* cats[] = {"LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
-                               "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT",
-                               "LC_IDENTIFICATION", NULL};
+  static const char* cats[] = {"LC_CTYPE",       "LC_NUMERIC",        "LC_TIME", "LC_COLLATE", "LC_MONETARY",
+                               "LC_MESSAGES",    "LC_PAPER",          "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+                               "LC_MEASUREMENT", "LC_IDENTIFICATION", NULL};
   const char* all = getenv("LC_ALL");
   const char* lang = getenv("LANG");
   const char* first = NULL;

@@ -22,8 +22,7 @@ HIDDEN char nccltjNotice[1024];
  * the plugin's to write (a hostile host's NULL logger got a WARN on stderr). */
 static void callLogger(void* logger, int level, const char* message) {
   if (logger != NULL) {
-    ((ncclDebugLogger_t)logger)((ncclDebugLogLevel)level, NCCL_TUNING, __FILE__, __LINE__,
-                                LOG_PREFIX "%s", message);
+    ((ncclDebugLogger_t)logger)((ncclDebugLogLevel)level, NCCL_TUNING, __FILE__, __LINE__, LOG_PREFIX "%s", message);
   }
 }
 
@@ -31,15 +30,15 @@ static void callLogger(void* logger, int level, const char* message) {
  * shim's JVM-creating thread, the decision-log writer) wait here for the next init or destroy on
  * a host thread: the host's logger may take a lock that the calling thread holds around its
  * tuner call while it waits for that other thread (a hostile host deadlocked so). */
-#define DEFERRED_LINES 2048              /* -XX:+PrintFlagsFinal at creation prints ~900; BSS, touched when used */
+#define DEFERRED_LINES 2048 /* -XX:+PrintFlagsFinal at creation prints ~900; BSS, touched when used */
 static struct {
   void* logger;
   int level;
   char text[480];
 } deferred[DEFERRED_LINES];
-static int deferredHead;                  /* guarded by deferredMutex: a ring from deferredHead */
-static int deferredCount;                 /* guarded by deferredMutex */
-static unsigned long deferredDropped;     /* guarded by deferredMutex */
+static int deferredHead;              /* guarded by deferredMutex: a ring from deferredHead */
+static int deferredCount;             /* guarded by deferredMutex */
+static unsigned long deferredDropped; /* guarded by deferredMutex */
 static pthread_mutex_t deferredMutex = PTHREAD_MUTEX_INITIALIZER;
 static __thread int hostThread __attribute__((tls_model("initial-exec")));
 
@@ -60,8 +59,8 @@ HIDDEN void nccltjFlushDeferredLog(void) {
       deferredDropped = 0;
       pthread_mutex_unlock(&deferredMutex);
       if (dropped != 0) {
-        snprintf(text, sizeof text, "%lu lines from the JVM's own threads were dropped (more than %d waiting)",
-                 dropped, DEFERRED_LINES);
+        snprintf(text, sizeof text, "%lu lines from the JVM's own threads were dropped (more than %d waiting)", dropped,
+                 DEFERRED_LINES);
         callLogger((void*)nccltjFirstLogger, NCCL_LOG_INFO, text);
       }
       return;

@@ -107,13 +107,15 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   stackWarnedHere = 1;
   char msg[320];
   if (freeBytes == 0)
-    snprintf(msg, sizeof msg, "a call to the tuner ran on a stack that is not its thread's (a coroutine, "
+    snprintf(msg, sizeof msg,
+             "a call to the tuner ran on a stack that is not its thread's (a coroutine, "
              "makecontext/swapcontext, or an alternate signal stack); the JVM cannot run there, so such calls "
              "change nothing (said once per thread)");
   else
-    snprintf(msg, sizeof msg, "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
-             "KiB, so calls with less change nothing (said once per thread)", freeBytes / 1024,
-             MIN_FREE_STACK / 1024);
+    snprintf(msg, sizeof msg,
+             "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
+             "KiB, so calls with less change nothing (said once per thread)",
+             freeBytes / 1024, MIN_FREE_STACK / 1024);
   pthread_mutex_lock(&nccltjLogMutex);
   nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
   pthread_mutex_unlock(&nccltjLogMutex);
@@ -124,7 +126,7 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
  * hostile host: SIGSEGV in the VM thread). init, destroy and getChunkSize hold cancellation off
  * while they run; a pending cancel takes effect at the host's next cancellation point. */
 #define NOCANCEL_BEGIN \
-  int cancelState_;  \
+  int cancelState_; \
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
 #define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
 
@@ -201,16 +203,14 @@ static ncclResult_t failure(void) {
   return strictOnError ? ncclInternalError : ncclSuccess;
 }
 
-
 /* ---- the common entry points (exports.c's v3 .. v7 adapt to them) ---------------------------- */
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
-                             void** context);
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context);
 
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
-                                   void* constants, void** context) {
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
+                                   void** context) {
   if (context == NULL) return ncclSuccess;
   NOCANCEL_BEGIN;
   ncclResult_t r = initComm(tunerVersion, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);
@@ -219,8 +219,7 @@ HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRa
 }
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
-                             void** context) {
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context) {
   *context = NULL;
   nccltjMarkHostThread();
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
@@ -235,9 +234,14 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   if (!stackOk()) return failure();
   nccltj_hw_t hw;
   nccltjHardwareSignature(&hw);
-  nccltj_call_t call = {.op = NCCLTJ_CALL_INIT, .tunerVersion = tunerVersion, .commId = commId,
-                        .nRanks = nRanks, .nNodes = nNodes, .logger = (void*)logFunction,
-                        .nvlDomainInfo = (uintptr_t)nvlDomainInfo, .constants = (uintptr_t)constants,
+  nccltj_call_t call = {.op = NCCLTJ_CALL_INIT,
+                        .tunerVersion = tunerVersion,
+                        .commId = commId,
+                        .nRanks = nRanks,
+                        .nNodes = nNodes,
+                        .logger = (void*)logFunction,
+                        .nvlDomainInfo = (uintptr_t)nvlDomainInfo,
+                        .constants = (uintptr_t)constants,
                         .hw = (uintptr_t)&hw};
   /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
@@ -250,10 +254,10 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
 }
 
 /* The per-call path, inlined into each version's entry point (one call less per collective). */
-static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* context, ncclFunc_t collType,
-                                                                     size_t nBytes, int numPipeOps,
-                                                                     float** collCostTable, int numAlgo,
-                                                                     int numProto, int regBuff, int* nChannels) {
+static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
+                                                                      int numPipeOps, float** collCostTable,
+                                                                      int numAlgo, int numProto, int regBuff,
+                                                                      int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
@@ -267,8 +271,8 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
     const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
     int cancelState = 0;
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
-    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-                  numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable, numAlgo,
+                  numProto, regBuff, (uintptr_t)nChannels);
     /* With the profiler of this library loaded: the decision, for its Coll event (profiler.c). */
     if (__builtin_expect(__atomic_load_n(&nccltjProfiling, __ATOMIC_RELAXED), 0))
       nccltjProfilerDecision((int64_t)(intptr_t)context, (int)collType, nBytes, numProto, code);
@@ -277,28 +281,33 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
       if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
     }
   } else if (context != NULL && up == NULL) {
-    if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
+    if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED))
+      logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();
   }
   return ncclSuccess;
 }
 
 HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
-                                      int* nChannels) {
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff, int* nChannels) {
   return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels);
 }
 
 /* Only while getCollInfo is usable too: a forked child or a failed start clears getCollInfo. */
-HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                                       int proto, int nChannels, size_t* chunkSize) {
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto,
+                                       int nChannels, size_t* chunkSize) {
   nccltj_control_fn up = nccltjBridge.control;
   /* Only for communicators whose policy names chunk sizes (the engine flags their handle). */
   if (((intptr_t)context & NCCLTJ_HANDLE_CHUNK_SIZES) != 0 && up != NULL && nccltjBridge.getCollInfo != NULL &&
       chunkSize != NULL && stackOk()) {
-    nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE, .handle = (int64_t)(intptr_t)context,
-                          .collType = (int32_t)collType, .nBytes = nBytes, .algorithm = algo,
-                          .protocol = proto, .nChannels = nChannels, .chunkSize = (uintptr_t)chunkSize};
+    nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE,
+                          .handle = (int64_t)(intptr_t)context,
+                          .collType = (int32_t)collType,
+                          .nBytes = nBytes,
+                          .algorithm = algo,
+                          .protocol = proto,
+                          .nChannels = nChannels,
+                          .chunkSize = (uintptr_t)chunkSize};
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
     NOCANCEL_END;
@@ -334,6 +343,6 @@ HIDDEN int nccltjControl(nccltj_call_t* call) {
 
 HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                         float** collCostTable, int numAlgo, int numProto, int* nChannels) {
-  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
-                     NCCLTJ_REGBUFF_UNKNOWN, nChannels);
+  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, NCCLTJ_REGBUFF_UNKNOWN,
+                     nChannels);
 }

@@ -53,9 +53,9 @@
  * measured but not joined. */
 #define MAX_SLOTS 8192u
 
-#define COMM_TAG 0x4e54504du /* "NTPM" */
-#define COLL_TAG 0x4e545043u /* "NTPC" */
-#define WRAP_TAG 0x4e545057u /* "NTPW" */
+#define COMM_TAG 0x4e54504du  /* "NTPM" */
+#define COLL_TAG 0x4e545043u  /* "NTPC" */
+#define WRAP_TAG 0x4e545057u  /* "NTPW" */
 #define DUMMY_TAG 0x4e545044u /* "NTPD" */
 
 /* The chained profiler (NCCL_TUNER_JAVA_PROFILER_CHAIN): each event the chained plugin holds a
@@ -127,17 +127,17 @@ typedef struct profComm {
   int32_t rank, nRanks, nNodes;
   int32_t profilerLive, tunerLive; /* under registryMutex */
   ncclDebugLogger_t logger;
-  int64_t tunerHandle; /* atomic; 0: no tuner communicator joined */
+  int64_t tunerHandle;  /* atomic; 0: no tuner communicator joined */
   int64_t joinedHandle; /* the tuner communicator joined (kept after its destroy) */
   uint64_t tunerCommId; /* the commId the tuner's init had: 0 under tuner v3 and v4 */
   int32_t joined;
   uint32_t slot;
   /* decisions: one producer (getCollInfo), one consumer (Coll start) */
   pending_t ring[RING];
-  uint32_t head; /* atomic, producer */
-  int32_t pushLock; /* NCCL enqueues one communicator from one thread at a time; hosts that do not
+  uint32_t head;             /* atomic, producer */
+  int32_t pushLock;          /* NCCL enqueues one communicator from one thread at a time; hosts that do not
                      * (several threads in getCollInfo on one communicator) are serialised here */
-  uint32_t tail; /* atomic, consumer */
+  uint32_t tail;             /* atomic, consumer */
   uint64_t decisionsDropped; /* atomic */
   /* collectives (host thread) */
   collRec* pool;
@@ -149,15 +149,15 @@ typedef struct profComm {
   int32_t nSeries;
   uint64_t untimed, unaggregated;
   /* the chained profiler on this communicator (host thread writes, at init and finalize) */
-  const chain_t* chain;     /* non-NULL: its init succeeded here */
-  void* chainCtx;           /* its context */
-  int32_t chainLive;        /* atomic: 1 from its init to just before its finalize */
-  int32_t ncclVersion;      /* the descriptor version NCCL sends us */
-  wrapRec* wrapShort;       /* WRAP_SHORT, kept with the context */
-  wrapRec* wrapLong;        /* WRAP_LONG, kept with the context */
-  uint32_t longNext;        /* host thread */
-  uint64_t chainEvents;     /* atomic: starts forwarded */
-  uint64_t chainDropped;    /* atomic: starts not forwarded (no free wrapper) */
+  const chain_t* chain;  /* non-NULL: its init succeeded here */
+  void* chainCtx;        /* its context */
+  int32_t chainLive;     /* atomic: 1 from its init to just before its finalize */
+  int32_t ncclVersion;   /* the descriptor version NCCL sends us */
+  wrapRec* wrapShort;    /* WRAP_SHORT, kept with the context */
+  wrapRec* wrapLong;     /* WRAP_LONG, kept with the context */
+  uint32_t longNext;     /* host thread */
+  uint64_t chainEvents;  /* atomic: starts forwarded */
+  uint64_t chainDropped; /* atomic: starts not forwarded (no free wrapper) */
   struct profComm* nextFree;
 } profComm;
 
@@ -307,8 +307,8 @@ static void decode(collRec* r, int32_t code, int32_t numProto) {
     return;
   }
   r->arm = (code >> NCCLTJ_DECISION_ARM_SHIFT) & 3;
-  int entry = r->arm == NCCLTJ_ARM_POLICY ? (code >> NCCLTJ_DECISION_CAND_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK
-                                          : (code >> NCCLTJ_DECISION_NCCL_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK;
+  int entry = r->arm == NCCLTJ_ARM_POLICY ? (code >> NCCLTJ_DECISION_CAND_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK :
+                                            (code >> NCCLTJ_DECISION_NCCL_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK;
   if (entry != NCCLTJ_DECISION_NONE) r->decided = (entry / numProto) * NCCL_NUM_PROTOCOLS + entry % numProto;
   if (r->arm == NCCLTJ_ARM_POLICY)
     r->decidedChannels = (code >> NCCLTJ_DECISION_CHANNELS_SHIFT) & NCCLTJ_DECISION_CHANNELS_MASK;
@@ -502,13 +502,12 @@ static int isParent(uint64_t type) {
 
 /* This plugin's own start of an event, parent already translated (d: a v4 or v5/v6 descriptor;
  * the members read are at the same places in all three, profiler_v4.h .. profiler_v6.h). */
-#define OWN_START(pc, type, parent, d)                                                                    \
-  ((type) == ncclProfileColl                                                                              \
-       ? collStart(pc, (d)->coll.func, (d)->coll.count, (d)->coll.datatype, (d)->coll.algo, (d)->coll.proto, \
-                   (d)->coll.nChannels)                                                                   \
-   : (type) == ncclProfileKernelCh ? kernelChStart(pc, parent, (d)->kernelCh.pTimer)                       \
-   : isParent(type)                ? DUMMY                                                                \
-                                   : NULL)
+#define OWN_START(pc, type, parent, d) \
+  ((type) == ncclProfileColl     ? collStart(pc, (d)->coll.func, (d)->coll.count, (d)->coll.datatype, (d)->coll.algo, \
+                                             (d)->coll.proto, (d)->coll.nChannels) : \
+   (type) == ncclProfileKernelCh ? kernelChStart(pc, parent, (d)->kernelCh.pTimer) : \
+   isParent(type)                ? DUMMY : \
+                                   NULL)
 
 /* ---- the chained profiler: wrappers and forwarding ------------------------------------------ */
 
@@ -583,9 +582,9 @@ static void* chainedStart(profComm* pc, uint64_t type, const void* d, int from) 
       d4.rank = d5->rank;
       /* every v4 union member is a prefix of v5's (profiler_v4.h, profiler_v5.h) */
       memcpy(&d4.coll, &d5->coll, sizeof d4 - offsetof(ncclProfilerEventDescr_v4_t, coll));
-      d4.parentObj = theirsOf(type == ncclProfileColl  ? d5->coll.parentGroup
-                              : type == ncclProfileP2p ? d5->p2p.parentGroup
-                                                       : d5->parentObj);
+      d4.parentObj = theirsOf(type == ncclProfileColl ? d5->coll.parentGroup :
+                              type == ncclProfileP2p  ? d5->p2p.parentGroup :
+                                                        d5->parentObj);
     }
     c->start(pc->chainCtx, &h, &d4);
   } else if (c->version == 5 || from == 5) {
@@ -646,7 +645,7 @@ HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle) {
 }
 
 HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                                  ncclProfilerEventStateArgs_v5_t* eStateArgs) {
+                                                   ncclProfilerEventStateArgs_v5_t* eStateArgs) {
   wrapRec* w = wrapOf(eHandle);
   if (w == NULL) {
     ownRecord(eHandle, eState, eStateArgs);
@@ -665,19 +664,19 @@ HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEv
 
 /* startEvent, one body for the v4 and the v5 descriptor (the members OWN_START reads sit at the same
  * places in both); FROM is the version of the descriptor NCCL sent, for the chained plugin. */
-#define START_EVENT(NAME, DESCR, FROM)                                                \
-  HIDDEN ncclResult_t NAME(void* context, void** eHandle, DESCR* d) {                 \
-    if (eHandle == NULL) return ncclSuccess;                                          \
-    *eHandle = NULL;                                                                  \
-    profComm* pc = commOf(context);                                                   \
-    if (pc == NULL || d == NULL) return ncclSuccess;                                  \
-    if (__builtin_expect(pc->chain == NULL, 1)) {                                     \
-      *eHandle = OWN_START(pc, d->type, d->parentObj, d);                             \
-      return ncclSuccess;                                                             \
-    }                                                                                 \
-    void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);                     \
-    *eHandle = startChained(pc, d->type, d->parentObj, ours, d, FROM);                \
-    return ncclSuccess;                                                               \
+#define START_EVENT(NAME, DESCR, FROM) \
+  HIDDEN ncclResult_t NAME(void* context, void** eHandle, DESCR* d) { \
+    if (eHandle == NULL) return ncclSuccess; \
+    *eHandle = NULL; \
+    profComm* pc = commOf(context); \
+    if (pc == NULL || d == NULL) return ncclSuccess; \
+    if (__builtin_expect(pc->chain == NULL, 1)) { \
+      *eHandle = OWN_START(pc, d->type, d->parentObj, d); \
+      return ncclSuccess; \
+    } \
+    void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d); \
+    *eHandle = startChained(pc, d->type, d->parentObj, ours, d, FROM); \
+    return ncclSuccess; \
   }
 
 START_EVENT(nccltjProfilerStartEventV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
@@ -710,8 +709,7 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
   void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
     const char* e = dlerror();
-    logInfo(logger, "profiler chain: %s did not load (%s); measuring without it", path,
-            e != NULL ? e : "?");
+    logInfo(logger, "profiler chain: %s did not load (%s); measuring without it", path, e != NULL ? e : "?");
     return;
   }
   static const void* const own[] = {&ncclProfiler_v4, &ncclProfiler_v5, &ncclProfiler_v6};
@@ -728,15 +726,16 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
     if (v == 4) {
       const ncclProfiler_v4_t* t = p;
       chain.init4 = t->init;
-      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.start = (ncclResult_t(*)(void*, void**, void*))t->startEvent;
       chain.stop = t->stopEvent;
-      chain.record = (ncclResult_t (*)(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs_v5_t*))t->recordEventState;
+      chain.record =
+        (ncclResult_t(*)(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs_v5_t*))t->recordEventState;
       chain.finalize = t->finalize;
       chain.name = t->name;
     } else { /* v5 and v6 share init's, stop's, record's and finalize's signatures */
       const ncclProfiler_v5_t* t = p;
       chain.init5 = t->init;
-      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.start = (ncclResult_t(*)(void*, void**, void*))t->startEvent;
       chain.stop = t->stopEvent;
       chain.record = t->recordEventState;
       chain.finalize = t->finalize;
@@ -752,8 +751,8 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
     }
     chain.version = v;
     chain.lib = lib; /* kept loaded for the process's lifetime */
-    logInfo(logger, "profiler chain: %s (%s, %s) receives every event", path,
-            chain.name != NULL ? chain.name : "?", sym);
+    logInfo(logger, "profiler chain: %s (%s, %s) receives every event", path, chain.name != NULL ? chain.name : "?",
+            sym);
     return;
   }
   logInfo(logger, "profiler chain: %s exports no ncclProfiler_v4..v%d; measuring without it", path, version);
@@ -764,9 +763,10 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
 static int initChain(profComm* pc, const char* commName, int* mask) {
   int theirMask = 0;
   void* ctx = NULL;
-  ncclResult_t rc = chain.version == 4
-                        ? chain.init4(&ctx, &theirMask, commName, pc->commId, pc->nNodes, pc->nRanks, pc->rank, pc->logger)
-                        : chain.init5(&ctx, pc->commId, &theirMask, commName, pc->nNodes, pc->nRanks, pc->rank, pc->logger);
+  ncclResult_t rc =
+    chain.version == 4 ?
+      chain.init4(&ctx, &theirMask, commName, pc->commId, pc->nNodes, pc->nRanks, pc->rank, pc->logger) :
+      chain.init5(&ctx, pc->commId, &theirMask, commName, pc->nNodes, pc->nRanks, pc->rank, pc->logger);
   if (rc != ncclSuccess) {
     pthread_mutex_lock(&registryMutex);
     int first = !chain.initFailureLogged;
@@ -798,8 +798,8 @@ static ncclResult_t profInitBody(int version, void** context, uint64_t commId, i
 /* init and finalize allocate, take locks and may log: cancellation is held off while they run, as
  * for the tuner's init and destroy (plugin.c); a pending cancel acts at the host's next point. */
 HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
-                                      const char* commName, int nNodes, int nRanks, int rank,
-                                      ncclDebugLogger_t logfn) {
+                                       const char* commName, int nNodes, int nRanks, int rank,
+                                       ncclDebugLogger_t logfn) {
   int cs;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
   ncclResult_t r = profInitBody(version, context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn);
@@ -877,14 +877,21 @@ static ncclResult_t finalizeBody(void* context) {
   /* The communicator as the engine's own log lines name it: NCCL's commId, or under tuner v3/v4
    * (no commId) the engine's handle, which its `comm` lines carry (engine.ShadowAggregate). */
   uint64_t logged = pc->joined && pc->tunerCommId == 0 ? (uint64_t)pc->joinedHandle : pc->commId;
-  nccltj_measured_t m = {.commId = logged, .rank = pc->rank, .nRanks = pc->nRanks, .nNodes = pc->nNodes,
-                         .profilerVersion = pc->version, .nSeries = pc->nSeries, .joined = pc->joined,
-                         .collectives = pc->collectives, .unjoined = pc->unjoined, .untimed = pc->untimed,
+  nccltj_measured_t m = {.commId = logged,
+                         .rank = pc->rank,
+                         .nRanks = pc->nRanks,
+                         .nNodes = pc->nNodes,
+                         .profilerVersion = pc->version,
+                         .nSeries = pc->nSeries,
+                         .joined = pc->joined,
+                         .collectives = pc->collectives,
+                         .unjoined = pc->unjoined,
+                         .untimed = pc->untimed,
                          .unaggregated = pc->unaggregated,
                          .decisionsDropped = __atomic_load_n(&pc->decisionsDropped, __ATOMIC_RELAXED),
                          .series = pc->series};
-  nccltj_call_t call = {.op = NCCLTJ_CALL_MEASURED, .commId = pc->commId, .logger = (void*)pc->logger,
-                        .measured = (uintptr_t)&m};
+  nccltj_call_t call = {
+    .op = NCCLTJ_CALL_MEASURED, .commId = pc->commId, .logger = (void*)pc->logger, .measured = (uintptr_t)&m};
   if (pc->collectives > 0 || pc->joined) nccltjControl(&call);
   if (pc->chain != NULL) {
     /* no call reaches the chained plugin after its finalize: NCCL stopped this communicator's

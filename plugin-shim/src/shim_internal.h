@@ -31,11 +31,11 @@
 extern HIDDEN nccltj_bridge_t nccltjBridge;
 /* Why the JVM could not be used, logged once per process through NCCL's logger ("" if it can). */
 extern HIDDEN char nccltjStartFailure[1024];
-extern HIDDEN int nccltjFailureLogged;          /* guarded by nccltjLogMutex */
+extern HIDDEN int nccltjFailureLogged; /* guarded by nccltjLogMutex */
 extern HIDDEN pthread_mutex_t nccltjLogMutex;
 extern HIDDEN ncclDebugLogger_t nccltjFirstLogger; /* for warnings that arise outside an init */
-extern HIDDEN JavaVM* nccltjJvm;                /* set once the engine started */
-extern HIDDEN pthread_key_t nccltjAttachKey;    /* marks threads the shim attached */
+extern HIDDEN JavaVM* nccltjJvm;                   /* set once the engine started */
+extern HIDDEN pthread_key_t nccltjAttachKey;       /* marks threads the shim attached */
 extern HIDDEN volatile int nccltjForkedAfterStart; /* set in a child forked after the JVM started */
 /* A one-line notice for the first init to log at INFO ("" if none); guarded by nccltjLogMutex. */
 extern HIDDEN char nccltjNotice[1024];
@@ -76,29 +76,26 @@ HIDDEN void nccltjCloseOnExecOwnFiles(void);
  * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..7); commId 0, nvlDomainInfo
  * and constants NULL where that version has none; regBuff NCCLTJ_REGBUFF_UNKNOWN under v3. */
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
-                                   void* constants, void** context);
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context);
 HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
-                                      int* nChannels);
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff, int* nChannels);
 /* v3's getCollInfo, which has no regBuff: the same per-call path, inlined (plugin.c). */
 HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                         float** collCostTable, int numAlgo, int numProto, int* nChannels);
-HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                                       int proto, int nChannels, size_t* chunkSize);
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto,
+                                       int nChannels, size_t* chunkSize);
 HIDDEN ncclResult_t nccltjDestroyComm(void* context);
 
 /* The profiler's entry points behind ncclProfiler_v4 .. _v6 (profiler.c); version: the one NCCL
  * chose (4..6). v6's startEvent reads v6's descriptor as v5's (same members, same places). */
 HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
-                                      const char* commName, int nNodes, int nRanks, int rank,
-                                      ncclDebugLogger_t logfn);
+                                       const char* commName, int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn);
 HIDDEN ncclResult_t nccltjProfilerStartEventV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* d);
 HIDDEN ncclResult_t nccltjProfilerStartEventV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d);
 HIDDEN ncclResult_t nccltjProfilerStartEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d);
 HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle);
 HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                                  ncclProfilerEventStateArgs_v5_t* eStateArgs);
+                                                   ncclProfilerEventStateArgs_v5_t* eStateArgs);
 HIDDEN ncclResult_t nccltjProfilerFinalize(void* context);
 
 /* The exported profiler structs (exports.c), which profiler.c's chain must not name. */

@@ -30,7 +30,7 @@ HIDDEN int nccltjSrValueValid(const char* v) {
 }
 
 static struct sigaction savedActions[NSIG];
-static struct sigaction jvmActions[NSIG];  /* the dispositions when the engine had started */
+static struct sigaction jvmActions[NSIG]; /* the dispositions when the engine had started */
 static int jvmActionsKnown;
 
 static int jvmOwns(int sig) {

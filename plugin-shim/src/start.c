@@ -77,8 +77,8 @@ static jclass loadBootstrap(JNIEnv* env, const char* jar) {
   jobjectArray urls = url ? (*env)->NewObjectArray(env, 1, urlCls, url) : NULL;
   jobject loader = urls ? (*env)->NewObject(env, loaderCls, loaderCtor, urls) : NULL;
   if (loader == NULL) return NULL;
-  jobject cls = (*env)->CallObjectMethod(env, loader, loadClass,
-                                         (*env)->NewStringUTF(env, "io.nccltuner.ffm.Bootstrap"));
+  jobject cls =
+    (*env)->CallObjectMethod(env, loader, loadClass, (*env)->NewStringUTF(env, "io.nccltuner.ffm.Bootstrap"));
   return (jclass)cls;
 }
 
@@ -110,7 +110,8 @@ HIDDEN void nccltjInForkedChild(int starting) {
   nccltjBridge.getCollInfo = NULL;
   snprintf(nccltjStartFailure, sizeof nccltjStartFailure,
            "this process was forked %s the plugin's JVM started and a JVM does not survive fork; the "
-           "plugin changes nothing in this process", starting ? "while" : "after");
+           "plugin changes nothing in this process",
+           starting ? "while" : "after");
   nccltjFailureLogged = 0;
   nccltjLogInForkedChild();
   nccltjOutputInForkedChild();
@@ -137,9 +138,9 @@ static int resourcesOk(void) {
     }
     if ((unsigned long long)as.rlim_cur < used + MIN_FREE_ADDRESS_SPACE) {
       nccltjFailf("the address-space limit (ulimit -v) is %llu MiB and the process uses %llu MiB: the JVM needs %llu "
-            "MiB more (HotSpot reserves its heap, code cache and class space at start and ends the process when "
-            "it cannot); the plugin changes nothing", (unsigned long long)as.rlim_cur >> 20, used >> 20,
-            MIN_FREE_ADDRESS_SPACE >> 20);
+                  "MiB more (HotSpot reserves its heap, code cache and class space at start and ends the process when "
+                  "it cannot); the plugin changes nothing",
+                  (unsigned long long)as.rlim_cur >> 20, used >> 20, MIN_FREE_ADDRESS_SPACE >> 20);
       return 0;
     }
   }
@@ -149,7 +150,8 @@ static int resourcesOk(void) {
   for (int i = 0; i < n; i++) close(fds[i]);
   if (n < MIN_FREE_FDS) {
     nccltjFailf("only %d file descriptors are free (ulimit -n); the JVM needs at least %d to start (HotSpot aborts the "
-          "process when an early open fails); the plugin changes nothing", n, MIN_FREE_FDS);
+                "process when an early open fails); the plugin changes nothing",
+                n, MIN_FREE_FDS);
     return 0;
   }
   return 1;
@@ -166,7 +168,8 @@ static int runtimeOk(const char* libjvm) {
   char real[4096];
   if (realpath(libjvm, real) == NULL) {
     nccltjFailf("cannot resolve the real path of %s (%s): HotSpot finds its runtime through it (readlink denied by a "
-          "sandbox?) and would exit the process; the plugin changes nothing", libjvm, strerror(errno));
+                "sandbox?) and would exit the process; the plugin changes nothing",
+                libjvm, strerror(errno));
     return 0;
   }
   char server[4096], lib[4096], modules[4200];
@@ -180,18 +183,20 @@ static int runtimeOk(const char* libjvm) {
   if (fd >= 0) close(fd);
   if (!ok) {
     nccltjFailf("the Java runtime of %s has no readable lib/modules (%s): an incomplete runtime, with which HotSpot "
-          "would exit the process; the plugin changes nothing", real, fd < 0 ? strerror(why) : "not a regular file");
+                "would exit the process; the plugin changes nothing",
+                real, fd < 0 ? strerror(why) : "not a regular file");
     return 0;
   }
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 && errno != EINVAL) {
-    nccltjFailf("sched_getaffinity fails in this process (%s; a seccomp sandbox?): HotSpot would print on stderr and give "
-          "up; the plugin changes nothing", strerror(errno));
+    nccltjFailf(
+      "sched_getaffinity fails in this process (%s; a seccomp sandbox?): HotSpot would print on stderr and give "
+      "up; the plugin changes nothing",
+      strerror(errno));
     return 0;
   }
   return 1;
 }
-
 
 /* Creates the JVM through libjvm at `libjvm`; 0 after nccltjFailf(). */
 static int createJvm(const char* libjvm, const char* libDir, const char* jar, JavaVM** vm, JNIEnv** env) {
@@ -231,7 +236,8 @@ static int createJvm(const char* libjvm, const char* libDir, const char* jar, Ja
   nccltjFreeOptions(&opts);
   if (rc != JNI_OK) {
     nccltjFailf("NCCL_TUNER_JAVA_OPTS or the JVM refused to start (JNI_CreateJavaVM %d: %s); the plugin "
-          "changes nothing", (int)rc, nccltjCreationError());
+                "changes nothing",
+                (int)rc, nccltjCreationError());
     return 0;
   }
   return 1;
@@ -278,11 +284,12 @@ static void startJvm(void) {
         describeException(env, "the engine failed to start");
       } else if (nccltjBridge.engineAbiVersion != NCCL_TUNER_JAVA_ABI_VERSION) {
         nccltjFailf("engine jar speaks bridge ABI %d, this library %d: the jar and the library come from "
-              "different versions; the plugin changes nothing",
-              (int)nccltjBridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
+                    "different versions; the plugin changes nothing",
+                    (int)nccltjBridge.engineAbiVersion, NCCL_TUNER_JAVA_ABI_VERSION);
       } else if (rc == NCCLTJ_START_ANOTHER_COPY) {
         nccltjFailf("another copy of the plugin (another libnccl-tuner-java.so) already serves this process's "
-              "JVM; this copy (%s) changes nothing", libraryPath);
+                    "JVM; this copy (%s) changes nothing",
+                    libraryPath);
       } else if (rc != NCCLTJ_START_OK || nccltjBridge.control == NULL || nccltjBridge.getCollInfo == NULL) {
         nccltjFailf("the engine did not start (code %d); the plugin changes nothing", (int)rc);
       }
@@ -304,12 +311,10 @@ static void* startThread(void* unused) {
   return NULL;
 }
 
-
 HIDDEN void nccltjStart(void) {
   Dl_info info;
   if (dladdr((void*)&nccltjLog, &info) != 0 && info.dli_fname != NULL) {
-    if (realpath(info.dli_fname, libraryPath) == NULL)
-      snprintf(libraryPath, sizeof libraryPath, "%s", info.dli_fname);
+    if (realpath(info.dli_fname, libraryPath) == NULL) snprintf(libraryPath, sizeof libraryPath, "%s", info.dli_fname);
     /* Pin: NCCL 2.22+ dlcloses the tuner when its last communicator is destroyed and dlopens it
      * again for the next (src/plugin/tuner.cc ncclTunerPluginUnload, src/plugin/plugin_open.cc).
      * The JVM, the engine's upcall stubs (which point at nccltjLog) and the pthread key destructor
@@ -351,13 +356,14 @@ HIDDEN void nccltjStart(void) {
     pthread_join(t, NULL);
   } else {
     nccltjFailf("cannot create a thread to start the JVM (%s): the process is at its thread or memory limit "
-          "(pids cgroup, ulimit -u, ulimit -v); the plugin changes nothing", strerror(err));
+                "(pids cgroup, ulimit -u, ulimit -v); the plugin changes nothing",
+                strerror(err));
   }
   if (nccltjCreationAborted()) {
     nccltjCreationEnd();
     nccltjFailf("the JVM gave up during creation (HotSpot exit or abort: %s); out of threads or memory "
-          "(pids cgroup, ulimit -u, ulimit -v) or a bad NCCL_TUNER_JAVA_OPTS value; the plugin changes nothing",
-          nccltjCreationError());
+                "(pids cgroup, ulimit -u, ulimit -v) or a bad NCCL_TUNER_JAVA_OPTS value; the plugin changes nothing",
+                nccltjCreationError());
     nccltjBridge.control = NULL;
     nccltjBridge.getCollInfo = NULL;
   }
@@ -370,8 +376,6 @@ HIDDEN void nccltjStart(void) {
     nccltjCloseOnExecOwnFiles();
   }
 }
-
-
 
 HIDDEN void nccltjAttachCurrentThread(void) {
   JNIEnv* env = NULL;
@@ -394,4 +398,3 @@ HIDDEN void nccltjAttachCurrentThread(void) {
   sigdelset(&before, SIGILL);
   pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
-

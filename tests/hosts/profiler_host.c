@@ -40,7 +40,9 @@ TH_DIE_FUNCTION(die, "profiler_host: ", "\n", TH_EXIT_USAGE)
 
 static int quietLog;
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   if (quietLog && level != NCCL_LOG_WARN) return;
   char buf[2048];
   va_list ap;
@@ -106,8 +108,12 @@ static void decide(tuner_t* tu, size_t nBytes, int defChannels, int* algo, int* 
   for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
     for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++) table[a][p] = -1.0f;
   float us = 5.0f + (float)nBytes / 20000.0f;
-  table[0][0] = us * 1.3f; table[0][1] = -1.0f; table[0][2] = us * 1.2f;  /* TREE */
-  table[1][0] = us * 1.0f; table[1][1] = -1.0f; table[1][2] = us * 1.1f;  /* RING: NCCL's pick, LL */
+  table[0][0] = us * 1.3f;
+  table[0][1] = -1.0f;
+  table[0][2] = us * 1.2f; /* TREE */
+  table[1][0] = us * 1.0f;
+  table[1][1] = -1.0f;
+  table[1][2] = us * 1.1f; /* RING: NCCL's pick, LL */
   int ch = 0;
   if (tu->t != NULL)
     tu->t->getCollInfo(tu->ctx, ncclFuncAllReduce, nBytes, 1, (float**)(void*)table, NCCL_NUM_ALGORITHMS,
@@ -122,7 +128,9 @@ static void decide(tuner_t* tu, size_t nBytes, int defChannels, int* algo, int* 
 
 static unsigned long sent[16];
 
-static int bitIndex(uint64_t t) { return __builtin_ctzll(t); }
+static int bitIndex(uint64_t t) {
+  return __builtin_ctzll(t);
+}
 
 static void* start(prof_t* pr, ncclProfilerEventDescr_v6_t* d) {
   void* h = NULL;
@@ -319,7 +327,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--late")) { late = 1; continue; }
+    if (!strcmp(a, "--late")) {
+      late = 1;
+      continue;
+    }
     if (v == NULL) die("%s needs a value", a);
     i++;
     if (!strcmp(a, "--profiler")) profiler = v;
@@ -327,8 +338,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--floor")) floorPath = v;
     else if (!strcmp(a, "--version")) version = atoi(v);
     else if (!strcmp(a, "--colls")) colls = atol(v);
-    else if (!strcmp(a, "--channels")) { channelList = v; nCh = atoi(v); }
-    else if (!strcmp(a, "--sizes")) sizes = v;
+    else if (!strcmp(a, "--channels")) {
+      channelList = v;
+      nCh = atoi(v);
+    } else if (!strcmp(a, "--sizes")) sizes = v;
     else if (!strcmp(a, "--bench")) benchIters = atol(v);
     else if (!strcmp(a, "--rank")) hostRank = atoi(v);
     else die("unknown option %s", a);

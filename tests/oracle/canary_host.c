@@ -43,7 +43,9 @@
 TH_DIE_FUNCTION(die, "canary_host: ", "\n", TH_EXIT_USAGE)
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   char buf[4096];
   va_list ap;
   va_start(ap, fmt);

@@ -62,7 +62,9 @@ static void fail(const char* fmt, ...) {
 }
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   atomic_fetch_add(&logged, 1);
   if (rep == NULL || fmt == NULL) return;
   char msg[2048];
@@ -76,9 +78,9 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   fflush(rep);
 }
 
-#define OK(call)                                                       \
-  do {                                                                 \
-    ncclResult_t r_ = (call);                                          \
+#define OK(call) \
+  do { \
+    ncclResult_t r_ = (call); \
     if (r_ != ncclSuccess) fail("%s returned %d (line %d)", #call, r_, __LINE__); \
   } while (0)
 
@@ -341,7 +343,8 @@ static void caseChurn(int withTuner) {
     }
   }
   long after = rssKib();
-  fact("rss_kib_at_10000=%ld rss_kib_at_20000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before, now() - t0);
+  fact("rss_kib_at_10000=%ld rss_kib_at_20000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before,
+       now() - t0);
   if (after - before > 4 * 1024) fail("churn: RSS grew %ld KiB over 10000 init/finalize", after - before);
 }
 
