@@ -100,11 +100,12 @@ gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_sweep_gpu.py
 	python3 $(REPO)/tests/gpu/test_canary.py
 
-# JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
-# the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
-# on two simulated ranks (measured gain against the model's truth).
-test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary canary-oracle
+# The C style check first (seconds), then JUnit (unit tests, the ABI layout test, and
+# io.nccltuner.it: the built plugin driven through the host harness), the GPU end-to-end script's
+# checks on recorded logs, then the harness's own shell tests, then the sweep -> compile -> enforce
+# loop on the simulated cluster, then the canary on two simulated ranks (measured gain against the
+# model's truth).
+test: format-check unit-test gpu-script-test harness-test simcluster-loop simcluster-canary canary-oracle
 
 # C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
 # installs where it is missing). format-check fails on any C file that clang-format would change,
