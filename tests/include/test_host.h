@@ -7,8 +7,8 @@
  * nccl_select.h (NCCL's selection after getCollInfo), profiler_events.h (which profiler events an
  * activation mask starts), and plugin-shim/include/nccl_names.h (NCCL's names).
  *
- * NCCL facts (NCCL 2.19 .. 2.28, src/plugin/tuner.cc): the tuner library is dlopened with
- * RTLD_NOW | RTLD_LOCAL and its ncclTunerPlugin_v3 symbol read with dlsym.
+ * NCCL facts (NCCL 2.22 .. 2.28, src/misc/tuner.cc, from 2.26 src/plugin/tuner.cc): the tuner
+ * library is dlopened with RTLD_NOW | RTLD_LOCAL and its ncclTunerPlugin_v3 symbol read with dlsym.
  */
 #ifndef NCCLTJ_TEST_HOST_H_
 #define NCCLTJ_TEST_HOST_H_
