@@ -6,6 +6,7 @@
 #   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
 #   make bench   per-call and start-up figures beside a C reference (docs/benchmarks.md)
 #   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
+#   make format  rewrite every C file in the style of .clang-format (make format-check checks it)
 #
 # Every recipe sets JAVA_HOME itself: Temurin 25 (FFM is final there); override with
 # `make JAVA_HOME=/path/to/jdk-25`.
@@ -25,20 +26,23 @@ LIB_DIR   := $(BUILD)/lib
 SHIM_SO   := $(LIB_DIR)/libnccl-tuner-java.so
 ENGINE_JAR:= $(LIB_DIR)/nccl-tuner-java.jar
 TOOLS_JAR := $(LIB_DIR)/nccl-tuner-tools.jar
-SHIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+include $(REPO)/make/cflags.mk
+SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden \
                -I$(REPO)/plugin-shim/include -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 SHIM_LDFLAGS := -shared -Wl,-soname,libnccl-tuner-java.so -Wl,--no-undefined
 JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src/main -type f) $(REPO)/pom.xml \
                 $(REPO)/java-policy/pom.xml $(REPO)/java-tools/pom.xml
 
 # Defined before the includes: make/reliability.mk names them as prerequisites (expanded when read).
-# plugin.c: NCCL's entry points; versions.c: tuner v4..v6 onto them; signature.c: the hardware
-# signature; jvm.c: the JVM start-up; shim_internal.h between them.
-SHIM_SRCS    := $(REPO)/plugin-shim/src/plugin.c $(REPO)/plugin-shim/src/versions.c \
-                $(REPO)/plugin-shim/src/signature.c $(REPO)/plugin-shim/src/jvm.c \
-                $(REPO)/plugin-shim/src/profiler.c
-SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h \
-                $(REPO)/plugin-shim/include/nccltj_bridge.h $(REPO)/plugin-shim/include/nccl_profiler_abi.h
+# exports.c: every exported struct (tuner v3..v7, profiler v4..v6); plugin.c: the tuner's entry
+# points; profiler.c: the profiler's; signature.c: the hardware signature; start.c and the files
+# beside it (jvm_internal.h lists them): the JVM start-up; shim_internal.h between them all.
+SHIM_JVM_SRCS := start.c log.c hotspot_output.c find_runtime.c jvm_options.c env_hide.c signals.c \
+                 locale.c host_fds.c fp_env.c cloexec.c
+SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,exports.c plugin.c profiler.c signature.c $(SHIM_JVM_SRCS))
+SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \
+                $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccltj_bridge.h \
+                $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(REPO)/plugin-shim/include/nccl_names.h
 
 include $(REPO)/make/harness.mk
 include $(REPO)/make/bindings.mk
@@ -47,7 +51,7 @@ include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
 include $(REPO)/make/simcluster.mk
 
-.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env
+.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env format format-check
 .DEFAULT_GOAL := all
 
 all: build
@@ -97,12 +101,28 @@ gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_canary.py
 	python3 $(REPO)/tests/gpu/test_calibrate_gpu.py
 
-# JUnit (unit tests, the ABI layout test, and io.nccltuner.it: the built plugin driven through
-# the host harness), the GPU end-to-end script's checks on recorded logs, then the harness's own
-# shell tests, then the sweep -> compile -> enforce loop on the simulated cluster, then the canary
-# on two simulated ranks (measured gain against the model's truth), then the calibration scored at
-# shapes nobody swept (docs/calibrate.md).
-test: unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle
+# The C style check first (seconds), then JUnit (unit tests, the ABI layout test, and
+# io.nccltuner.it: the built plugin driven through the host harness), the GPU end-to-end script's
+# checks on recorded logs, then the harness's own shell tests, then the sweep -> compile -> enforce
+# loop on the simulated cluster, then the canary on two simulated ranks (measured gain against the
+# model's truth), then the calibration scored at shapes nobody swept (docs/calibrate.md).
+test: format-check unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle
+
+# C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
+# installs where it is missing). format-check fails on any C file that clang-format would change,
+# naming file and line; format rewrites them in place. Every C file of the repository is covered.
+CLANG_FORMAT   ?= clang-format
+C_FORMAT_FILES  = $(shell find $(REPO)/plugin-shim $(REPO)/tests $(REPO)/bench -name '*.[ch]' | sort)
+
+format-check:
+	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
+	@echo "format-check: $(words $(C_FORMAT_FILES)) C files, $$($(CLANG_FORMAT) --version)"
+	@$(CLANG_FORMAT) --style=file --dry-run --Werror $(C_FORMAT_FILES) || \
+	  { echo "make format-check: the C files above are not in .clang-format's style; run make format" >&2; exit 1; }
+
+format:
+	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
+	$(CLANG_FORMAT) --style=file -i $(C_FORMAT_FILES)
 
 # An independent model of canary mode and the profiler's measured lines, written from the docs
 # (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.

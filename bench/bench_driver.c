@@ -95,7 +95,7 @@ static inline uint64_t stamp_end(void) {
   return t;
 }
 
-TH_DIE_FUNCTION(die, "bench_driver: ", "\n", 2)
+TH_DIE_FUNCTION(die, "bench_driver: ", "\n", TH_EXIT_USAGE)
 
 /* VmRSS (kB) and Threads from /proc/self/status. */
 static void proc_status(long* rssKb, long* threads) {
@@ -131,7 +131,9 @@ static double cpu_ms(void) {
 
 /* The names of the process's threads (/proc/self/task/N/comm), comma-separated, sorted, into buf;
  * spaces in names become '_'. */
-static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+static int cmp_str(const void* a, const void* b) {
+  return strcmp(*(char* const*)a, *(char* const*)b);
+}
 static void thread_names(char* buf, size_t cap) {
   buf[0] = '\0';
   DIR* d = opendir("/proc/self/task");
@@ -148,14 +150,16 @@ static void thread_names(char* buf, size_t cap) {
       if (fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = '\0';
       fclose(f);
     }
-    for (char* c = name; *c; c++) if (*c == ' ' || *c == ',') *c = '_';
+    for (char* c = name; *c; c++)
+      if (*c == ' ' || *c == ',') *c = '_';
     names[n++] = strdup(name);
   }
   closedir(d);
   qsort(names, (size_t)n, sizeof *names, cmp_str);
   size_t used = 0;
   for (int i = 0; i < n; i++) {
-    if (used + strlen(names[i]) + 2 < cap) used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "", names[i]);
+    if (used + strlen(names[i]) + 2 < cap)
+      used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "", names[i]);
     free(names[i]);
   }
 }
@@ -193,9 +197,11 @@ static long gc_scan(long from, long* pauses, double* edenKb) {
 }
 
 /* NCCL's logger as a plugin sees it with NCCL_DEBUG unset: WARN printed, the rest dropped. */
-static void bench_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                         const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void bench_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
+                         ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level != NCCL_LOG_WARN || !fmt) return;
   atomic_fetch_add(&g_warns, 1);
   char msg[2048];
@@ -221,8 +227,8 @@ static void read_trace(const char* path) {
     char why[256];
     if (nf < 0 || th_parse_get_row(field, nf, &g, why, sizeof why) != NULL)
       die("%s: %s", path, nf < 0 ? "too many fields" : why);
-    row_t r = {.coll = g.coll, .nBytes = g.nBytes, .numPipeOps = g.numPipeOps,
-               .numAlgo = g.numAlgo, .numProto = g.numProto};
+    row_t r = {
+      .coll = g.coll, .nBytes = g.nBytes, .numPipeOps = g.numPipeOps, .numAlgo = g.numAlgo, .numProto = g.numProto};
     memcpy(r.costs, g.costs, sizeof r.costs);
     long long nRanks = 0, nNodes = 0;
     if (!th_parse_ll(field[2], 1, LLONG_MAX, &nRanks) || !th_parse_ll(field[3], 1, LLONG_MAX, &nNodes))
@@ -233,7 +239,10 @@ static void read_trace(const char* path) {
       g_rows = realloc(g_rows, g_capRows * sizeof *g_rows);
       if (!g_rows) die("out of memory");
     }
-    if (g_nRows == 0) { g_nRanks = (size_t)nRanks; g_nNodes = (size_t)nNodes; }
+    if (g_nRows == 0) {
+      g_nRanks = (size_t)nRanks;
+      g_nNodes = (size_t)nNodes;
+    }
     g_rows[g_nRows++] = r;
   }
   free(line);
@@ -288,15 +297,24 @@ static void dist_finish(dist_t* d) {
   d->cnt = malloc((distinct + 1) * sizeof *d->cnt);
   if (!d->val || !d->cnt) die("out of memory");
   for (uint32_t v = 0; v < HIST_CAP; v++)
-    if (d->hist[v]) { d->val[d->nVal] = v; d->cnt[d->nVal++] = d->hist[v]; }
+    if (d->hist[v]) {
+      d->val[d->nVal] = v;
+      d->cnt[d->nVal++] = d->hist[v];
+    }
   for (size_t i = 0; i < d->nOver; i++) {
     if (d->nVal && d->val[d->nVal - 1] == d->over[i]) d->cnt[d->nVal - 1]++;
-    else { d->val[d->nVal] = d->over[i]; d->cnt[d->nVal++] = 1; }
+    else {
+      d->val[d->nVal] = d->over[i];
+      d->cnt[d->nVal++] = 1;
+    }
   }
 }
 
 static void dist_free(dist_t* d) {
-  free(d->hist); free(d->over); free(d->val); free(d->cnt);
+  free(d->hist);
+  free(d->over);
+  free(d->val);
+  free(d->cnt);
 }
 
 /* Quantile q, in ticks, of the true call time: a reading v of a clock that advances in steps of Q
@@ -322,7 +340,8 @@ static double dist_q(const dist_t* d, double q) {
       else if (v - Q / 2 < x) f += (double)d->cnt[i] * (x - (v - Q / 2)) / Q;
       else break;
     }
-    if (f < target) lo = x; else hi = x;
+    if (f < target) lo = x;
+    else hi = x;
   }
   return (lo + hi) / 2;
 }
@@ -338,17 +357,24 @@ static void calibrate(void) {
   uint64_t c1 = __rdtsc();
   g_ticksPerNs = (double)(c1 - c0) / (t1 - t0);
 
-  enum { STEPS = 1001 };
+  enum {
+    STEPS = 1001
+  };
   uint32_t steps[STEPS];
   uint64_t last = __rdtsc();
   for (int n = 0; n < STEPS;) {
     uint64_t t = __rdtsc();
-    if (t != last) { steps[n++] = (uint32_t)(t - last); last = t; }
+    if (t != last) {
+      steps[n++] = (uint32_t)(t - last);
+      last = t;
+    }
   }
   qsort(steps, STEPS, sizeof *steps, cmp_u32);
   g_quantum = steps[STEPS / 2];
 
-  enum { N = 1000000 };
+  enum {
+    N = 1000000
+  };
   uint32_t* t = malloc(N * sizeof *t);
   if (!t) die("out of memory");
   for (int i = 0; i < N; i++) {
@@ -393,8 +419,8 @@ static inline void reset(worker_t* w, const row_t* r) {
 }
 
 static inline void call(worker_t* w, const row_t* r) {
-  g_tuner->getCollInfo(w->ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)w->buf, r->numAlgo,
-                       r->numProto, &w->nChannels);
+  g_tuner->getCollInfo(w->ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)w->buf, r->numAlgo, r->numProto,
+                       &w->nChannels);
 }
 
 static void* worker_main(void* arg) {
@@ -461,7 +487,8 @@ static uint64_t digest(void* ctx) {
     call(&w, &g_rows[k]);
     const unsigned char* p = (const unsigned char*)w.buf;
     for (size_t i = 0; i < sizeof g_rows[k].costs; i++) h = (h ^ p[i]) * 1099511628211ull;
-    for (size_t i = 0; i < sizeof w.nChannels; i++) h = (h ^ ((const unsigned char*)&w.nChannels)[i]) * 1099511628211ull;
+    for (size_t i = 0; i < sizeof w.nChannels; i++)
+      h = (h ^ ((const unsigned char*)&w.nChannels)[i]) * 1099511628211ull;
   }
   return h;
 }
@@ -488,19 +515,42 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--plugin")) { cfg.plugin = v; i++; }
-    else if (!strcmp(a, "--calls")) { cfg.calls = num(a, v); i++; }
-    else if (!strcmp(a, "--warmup")) { cfg.warmup = num(a, v); i++; }
-    else if (!strcmp(a, "--warmup-ms")) { cfg.warmupMs = num(a, v); i++; }
-    else if (!strcmp(a, "--threads")) { cfg.threads = num(a, v); i++; }
-    else if (!strcmp(a, "--inits")) { cfg.inits = num(a, v); i++; }
-    else if (!strcmp(a, "--cycles")) { cfg.cycles = num(a, v); i++; }
-    else if (!strcmp(a, "--coll")) { cfg.coll = num(a, v); i++; }
-    else if (!strcmp(a, "--gc-log")) { cfg.gcLog = v; i++; }
-    else if (!strcmp(a, "--smaps")) { cfg.smaps = v; i++; }
-    else if (!strcmp(a, "--startup-only")) cfg.startupOnly = 1;
+    if (!strcmp(a, "--plugin")) {
+      cfg.plugin = v;
+      i++;
+    } else if (!strcmp(a, "--calls")) {
+      cfg.calls = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--warmup")) {
+      cfg.warmup = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--warmup-ms")) {
+      cfg.warmupMs = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--threads")) {
+      cfg.threads = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--inits")) {
+      cfg.inits = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--cycles")) {
+      cfg.cycles = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--coll")) {
+      cfg.coll = num(a, v);
+      i++;
+    } else if (!strcmp(a, "--gc-log")) {
+      cfg.gcLog = v;
+      i++;
+    } else if (!strcmp(a, "--smaps")) {
+      cfg.smaps = v;
+      i++;
+    } else if (!strcmp(a, "--startup-only")) cfg.startupOnly = 1;
     else if (a[0] == '-') die("unknown option %s (see the comment at the top of bench/bench_driver.c)", a);
-    else { read_trace(a); nTraces++; }
+    else {
+      read_trace(a);
+      nTraces++;
+    }
   }
   if (!cfg.plugin) die("--plugin is required");
   if (nTraces == 0 || g_nRows == 0) die("no get rows (give trace CSVs%s)", cfg.coll >= 0 ? " with that --coll" : "");
@@ -532,7 +582,8 @@ int main(int argc, char** argv) {
   static char names[8192];
   thread_names(names, sizeof names);
   if (cfg.smaps) copy_file("/proc/self/smaps", cfg.smaps);
-  printf("bench: plugin=%s name=%s rows=%zu nRanks=%zu nNodes=%zu\n", cfg.plugin, g_tuner->name, g_nRows, g_nRanks, g_nNodes);
+  printf("bench: plugin=%s name=%s rows=%zu nRanks=%zu nNodes=%zu\n", cfg.plugin, g_tuner->name, g_nRows, g_nRanks,
+         g_nNodes);
   printf("bench: startup dlopen_ms=%.3f first_init_ms=%.3f first_call_us=%.1f first_decision_ms=%.3f "
          "process_to_first_decision_ms=%.3f cpu_ms=%.1f\n",
          (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e3, (t4 - t2) / 1e6, (t4 - tStart) / 1e6, cpu1 - cpu0);
@@ -540,7 +591,8 @@ int main(int argc, char** argv) {
          "threads_after=%ld added_threads=%ld\n",
          rss1, rss2, (rss2 - rss1) / 1024.0, thr1, thr2, thr2 - thr1);
   printf("bench: threads after_first_init=%s\n", names);
-  (void)rss0; (void)thr0;
+  (void)rss0;
+  (void)thr0;
 
   if (cfg.inits > 0) { /* each further communicator init */
     void** ctx = calloc((size_t)cfg.inits, sizeof *ctx);
@@ -553,8 +605,8 @@ int main(int argc, char** argv) {
     double sum = 0;
     for (long i = 0; i < cfg.inits; i++) sum += us[i];
     qsort(us, (size_t)cfg.inits, sizeof *us, cmp_double);
-    printf("bench: inits n=%ld median_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f\n", cfg.inits,
-           us[cfg.inits / 2], us[(size_t)(0.99 * (double)cfg.inits)], us[cfg.inits - 1], sum / (double)cfg.inits);
+    printf("bench: inits n=%ld median_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f\n", cfg.inits, us[cfg.inits / 2],
+           us[(size_t)(0.99 * (double)cfg.inits)], us[cfg.inits - 1], sum / (double)cfg.inits);
     for (long i = 0; i < cfg.inits; i++) g_tuner->destroy(ctx[i]);
     free(ctx);
     free(us);
@@ -585,7 +637,7 @@ int main(int argc, char** argv) {
   }
   if (cfg.startupOnly) {
     g_tuner->destroy(ws[0].ctx);
-    return atomic_load(&g_warns) ? 3 : 0;
+    return atomic_load(&g_warns) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
   }
 
   calibrate();
@@ -624,13 +676,14 @@ int main(int argc, char** argv) {
   }
   dist_finish(&d);
   double om = g_overheadMedian;
-  printf("bench: calls threads=%ld calls_per_thread=%ld warmup_per_thread=%ld warmup_min_ms=%ld median_ns=%.1f p90_ns=%.1f "
-         "p99_ns=%.1f p999_ns=%.1f mean_ns=%.1f max_us=%.1f batch_mean_ns=%.1f reset_ns=%.1f "
-         "timer_overhead_ns=%.1f tsc_step_ticks=%.0f tsc_ghz=%.4f wall_s=%.2f\n",
-         cfg.threads, cfg.calls, cfg.warmup, cfg.warmupMs, to_ns(dist_q(&d, 0.5), om), to_ns(dist_q(&d, 0.9), om),
-         to_ns(dist_q(&d, 0.99), om), to_ns(dist_q(&d, 0.999), om), to_ns(d.sum / (double)d.n, g_overheadMean),
-         d.val[d.nVal - 1] / g_ticksPerNs / 1e3, batch / (double)cfg.threads, resetNs / (double)cfg.threads,
-         om / g_ticksPerNs, g_quantum, g_ticksPerNs, (tw1 - tw0) / 1e9);
+  printf(
+    "bench: calls threads=%ld calls_per_thread=%ld warmup_per_thread=%ld warmup_min_ms=%ld median_ns=%.1f p90_ns=%.1f "
+    "p99_ns=%.1f p999_ns=%.1f mean_ns=%.1f max_us=%.1f batch_mean_ns=%.1f reset_ns=%.1f "
+    "timer_overhead_ns=%.1f tsc_step_ticks=%.0f tsc_ghz=%.4f wall_s=%.2f\n",
+    cfg.threads, cfg.calls, cfg.warmup, cfg.warmupMs, to_ns(dist_q(&d, 0.5), om), to_ns(dist_q(&d, 0.9), om),
+    to_ns(dist_q(&d, 0.99), om), to_ns(dist_q(&d, 0.999), om), to_ns(d.sum / (double)d.n, g_overheadMean),
+    d.val[d.nVal - 1] / g_ticksPerNs / 1e3, batch / (double)cfg.threads, resetNs / (double)cfg.threads,
+    om / g_ticksPerNs, g_quantum, g_ticksPerNs, (tw1 - tw0) / 1e9);
   {
     /* the workers' timed and batch passes: calls + min(calls, 2M) each */
     /* added_rss_mb leaves out the driver's own per-call arrays */
@@ -642,7 +695,8 @@ int main(int argc, char** argv) {
              rss3, (rss3 - rss1) / 1024.0 - ticksMb, thr3, gcPausesWarm, gcPauses, gcEden * 1024.0 / calls,
              g_edenCapKb * 1024.0 / calls);
     else
-      printf("bench: after_calls rss_kb=%ld added_rss_mb=%.1f threads=%ld\n", rss3, (rss3 - rss1) / 1024.0 - ticksMb, thr3);
+      printf("bench: after_calls rss_kb=%ld added_rss_mb=%.1f threads=%ld\n", rss3, (rss3 - rss1) / 1024.0 - ticksMb,
+             thr3);
   }
   printf("bench: digest=%016llx\n", (unsigned long long)digest(ws[0].ctx));
   for (long i = 0; i < cfg.threads; i++) {
@@ -651,5 +705,5 @@ int main(int argc, char** argv) {
   }
   dist_free(&d);
   free(ws);
-  return atomic_load(&g_warns) ? 3 : 0;
+  return atomic_load(&g_warns) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

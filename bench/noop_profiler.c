@@ -13,31 +13,52 @@ static int context;
 
 static ncclResult_t init5(void** ctx, uint64_t commId, int* mask, const char* commName, int nNodes, int nranks,
                           int rank, ncclDebugLogger_t logfn) {
-  (void)commId; (void)commName; (void)nNodes; (void)nranks; (void)rank; (void)logfn;
+  (void)commId;
+  (void)commName;
+  (void)nNodes;
+  (void)nranks;
+  (void)rank;
+  (void)logfn;
   *ctx = &context;
   *mask = ncclProfileKernelCh;
   return ncclSuccess;
 }
 static ncclResult_t start5(void* ctx, void** eHandle, ncclProfilerEventDescr_v5_t* d) {
-  (void)ctx; (void)d;
+  (void)ctx;
+  (void)d;
   *eHandle = &handle;
   return ncclSuccess;
 }
 static ncclResult_t start6(void* ctx, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
-  (void)ctx; (void)d;
+  (void)ctx;
+  (void)d;
   *eHandle = &handle;
   return ncclSuccess;
 }
-static ncclResult_t stop(void* eHandle) { (void)eHandle; return ncclSuccess; }
-static ncclResult_t record(void* eHandle, ncclProfilerEventState_t s, ncclProfilerEventStateArgs_v5_t* a) {
-  (void)eHandle; (void)s; (void)a;
+static ncclResult_t stop(void* eHandle) {
+  (void)eHandle;
   return ncclSuccess;
 }
-static ncclResult_t fin(void* ctx) { (void)ctx; return ncclSuccess; }
+static ncclResult_t record(void* eHandle, ncclProfilerEventState_t s, ncclProfilerEventStateArgs_v5_t* a) {
+  (void)eHandle;
+  (void)s;
+  (void)a;
+  return ncclSuccess;
+}
+static ncclResult_t fin(void* ctx) {
+  (void)ctx;
+  return ncclSuccess;
+}
 
-__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {
-    .name = "noop-profiler", .init = init5, .startEvent = start5, .stopEvent = stop, .recordEventState = record,
-    .finalize = fin};
-__attribute__((visibility("default"))) const ncclProfiler_v6_t ncclProfiler_v6 = {
-    .name = "noop-profiler", .init = init5, .startEvent = start6, .stopEvent = stop, .recordEventState = record,
-    .finalize = fin};
+__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {.name = "noop-profiler",
+                                                                                  .init = init5,
+                                                                                  .startEvent = start5,
+                                                                                  .stopEvent = stop,
+                                                                                  .recordEventState = record,
+                                                                                  .finalize = fin};
+__attribute__((visibility("default"))) const ncclProfiler_v6_t ncclProfiler_v6 = {.name = "noop-profiler",
+                                                                                  .init = init5,
+                                                                                  .startEvent = start6,
+                                                                                  .stopEvent = stop,
+                                                                                  .recordEventState = record,
+                                                                                  .finalize = fin};

@@ -20,8 +20,8 @@
 #include "nccl_tuner_abi.h"
 
 typedef struct {
-  int collectives, buckets, stride, count;  /* geometry, checked against the constants below */
-  int write;                                /* mode enforce */
+  int collectives, buckets, stride, count; /* geometry, checked against the constants below */
+  int write;                               /* mode enforce */
   int *head, *chains, *rules;
   int nHead, nChains, nRules;
 } table_t;
@@ -31,7 +31,13 @@ typedef struct {
   unsigned long long calls, hits, applied;
 } comm_t;
 
-enum { BUCKETS = 252, COLLECTIVES = 5, STRIDE = 8, COUNT = 2, MAX_TABLE_ENTRIES = 64 };
+enum {
+  BUCKETS = 252,
+  COLLECTIVES = 5,
+  STRIDE = 8,
+  COUNT = 2,
+  MAX_TABLE_ENTRIES = 64
+};
 
 static table_t g_table;
 static int g_loaded;
@@ -43,22 +49,28 @@ static int* read_array(FILE* f, const char* name, int* n) {
   int* a = malloc(((size_t)*n + 1) * sizeof *a);
   if (!a) return NULL;
   for (int i = 0; i < *n; i++)
-    if (fscanf(f, "%d", &a[i]) != 1) { free(a); return NULL; }
+    if (fscanf(f, "%d", &a[i]) != 1) {
+      free(a);
+      return NULL;
+    }
   return a;
 }
 
 static void load(void) {
   const char* path = getenv("NCCL_TUNER_REF_TABLE");
   FILE* f = path ? fopen(path, "r") : NULL;
-  if (!f) { fprintf(stderr, "ref_plugin: NCCL_TUNER_REF_TABLE=%s unreadable; changing nothing\n", path ? path : "(unset)"); return; }
+  if (!f) {
+    fprintf(stderr, "ref_plugin: NCCL_TUNER_REF_TABLE=%s unreadable; changing nothing\n", path ? path : "(unset)");
+    return;
+  }
   char mode[32], sha[80];
   int version = 0, rules = 0;
   table_t* t = &g_table;
-  if (fscanf(f, "nccltj-table %d mode %31s rules %d sha256 %79s geometry %d %d %d %d", &version, mode, &rules,
-             sha, &t->collectives, &t->buckets, &t->stride, &t->count) != 8 || version != 1 ||
-      t->collectives != COLLECTIVES || t->buckets != BUCKETS || t->stride != STRIDE || t->count != COUNT ||
-      !(t->head = read_array(f, "head", &t->nHead)) || !(t->chains = read_array(f, "chains", &t->nChains)) ||
-      !(t->rules = read_array(f, "records", &t->nRules)) ||
+  if (fscanf(f, "nccltj-table %d mode %31s rules %d sha256 %79s geometry %d %d %d %d", &version, mode, &rules, sha,
+             &t->collectives, &t->buckets, &t->stride, &t->count) != 8 ||
+      version != 1 || t->collectives != COLLECTIVES || t->buckets != BUCKETS || t->stride != STRIDE ||
+      t->count != COUNT || !(t->head = read_array(f, "head", &t->nHead)) ||
+      !(t->chains = read_array(f, "chains", &t->nChains)) || !(t->rules = read_array(f, "records", &t->nRules)) ||
       (t->nHead != 0 && t->nHead != COLLECTIVES * BUCKETS)) {
     fprintf(stderr, "ref_plugin: %s: not a table dump of this geometry; changing nothing\n", path);
     fclose(f);
@@ -70,7 +82,9 @@ static void load(void) {
 }
 
 static ncclResult_t ref_init(size_t nRanks, size_t nNodes, ncclDebugLogger_t log, void** context) {
-  (void)nRanks; (void)nNodes; (void)log;
+  (void)nRanks;
+  (void)nNodes;
+  (void)log;
   *context = NULL;
   pthread_once(&g_once, load);
   comm_t* c = calloc(1, sizeof *c);

@@ -1,6 +1,6 @@
 # make/bench.mk -- `make bench`: hot path and start-up of the built plugin, side by side with C.
 #
-# Included by the top-level Makefile (REPO, BUILD, JAVA_HOME, CC, MVN, SHIM_SO, ENGINE_JAR, TOOLS_JAR,
+# Included by the top-level Makefile (REPO, BUILD, CFLAGS, JAVA_HOME, CC, MVN, SHIM_SO, ENGINE_JAR, TOOLS_JAR,
 # JAVA_SOURCES and, from make/harness.mk, HARNESS_NOOP; make/dist.mk's DIST_AOT_OPTS and DIST_DIR
 # if included before this file). Prints one table (bench/run_bench.sh; docs/benchmarks.md says
 # what each figure is); raw outputs go to $(BENCH_DIR)/raw/, the table to $(BENCH_DIR)/results.txt.
@@ -31,11 +31,11 @@ BENCH_POLICIES  := $(BENCH_DIR)/policies
 BENCH_TABLES    := $(BENCH_DIR)/tables
 BENCH_AOT_DIR   := $(BENCH_DIR)/aot
 BENCH_AOT       := $(BENCH_AOT_DIR)/nccl-tuner-java.aot
-BENCH_CFLAGS    ?= -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
+BENCH_CFLAGS    ?= $(CFLAGS)
 BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 BENCH_HEADER    := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
 BENCH_SOURCES   := $(shell find $(REPO)/java-bench/src -type f 2>/dev/null) $(REPO)/java-bench/pom.xml
-# The shim's JVM options (plugin-shim/src/jvm.c buildOptions), so the AOT cache applies.
+# The shim's JVM options (plugin-shim/src/jvm_options.c), so the AOT cache applies.
 BENCH_AOT_OPTS  := $(DIST_AOT_OPTS)
 BENCH_MVN       := $(or $(MVN),mvn -B -q)
 BENCH_IN_REACTOR := $(shell grep -q '<module>java-bench</module>' $(REPO)/pom.xml && echo yes)

@@ -23,7 +23,7 @@ DIST_DIR   := $(DIST_ROOT)/$(DIST_NAME)
 DIST_TGZ   := $(DIST_ROOT)/$(DIST_NAME).tar.gz
 # The engine needs java.base only (Jackson's and picocli's java.desktop/java.sql uses are optional).
 DIST_MODULES := java.base
-# Same options as the shim passes (plugin-shim/src/jvm.c buildOptions), so the cache applies.
+# Same options as the shim passes (plugin-shim/src/jvm_options.c), so the cache applies.
 # -XX:-AOTRecordTraining: the shim runs with -XX:-AOTReplayTraining, so the cache holds no
 # training data (method profiles) that would not be used.
 DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:NewSize=1m -XX:-UsePerfData \

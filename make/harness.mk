@@ -1,7 +1,7 @@
 # make/harness.mk -- the host harness (tests/harness/harness.c) and its two test plugins.
 #
-# Included by a Makefile that defines REPO (repository root) and BUILD (absolute build dir);
-# tests/harness/Makefile is such a Makefile for standalone use.
+# Included by a Makefile that defines REPO (repository root), BUILD (absolute build dir) and
+# CFLAGS (make/cflags.mk); tests/harness/Makefile is such a Makefile for standalone use.
 #
 # Targets:
 #   harness         $(HARNESS_BIN), the plugins $(HARNESS_NOOP), $(HARNESS_EVIL) and the fake
@@ -15,10 +15,12 @@ $(if $(REPO),,$(error make/harness.mk: the including Makefile must define REPO (
 $(if $(BUILD),,$(error make/harness.mk: the including Makefile must define BUILD (an absolute build directory)))
 
 HARNESS_CC      ?= $(CC)
-HARNESS_CFLAGS  ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread
+HARNESS_CFLAGS  ?= $(CFLAGS)
 HARNESS_LDLIBS  ?= -ldl
 HARNESS_INCLUDE := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
-HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
+HARNESS_HEADER  := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccl_names.h \
+                   $(REPO)/tests/include/test_host.h $(REPO)/tests/include/nccl_select.h \
+                   $(REPO)/tests/include/profiler_events.h
 
 HARNESS_BIN     := $(BUILD)/tests/harness
 HARNESS_NOOP    := $(BUILD)/tests/libnccl-tuner-noop.so
@@ -34,7 +36,7 @@ PROFILER_HOST   := $(BUILD)/tests/profiler_host
 CHAIN_PROFILER  := $(BUILD)/tests/libchain-profiler.so
 CHAIN_PROFILER4 := $(BUILD)/tests/libchain-profiler-v4.so
 NOOP_PROFILER   := $(BUILD)/tests/libnoop-profiler.so
-PROFILER_HEADER := $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(REPO)/plugin-shim/include/nccl_tuner_abi.h
+PROFILER_HEADER := $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(HARNESS_HEADER)
 
 .PHONY: harness harness-replay harness-test
 
@@ -63,9 +65,9 @@ $(NOOP_PROFILER): $(REPO)/bench/noop_profiler.c $(PROFILER_HEADER)
 
 # The randomized oracle test's host (tests/oracle/oracle_host.c, driven by OracleIT): a script of
 # init/getCollInfo/getChunkSize calls in, the plugin's tables, channels and chunk sizes out.
-$(ORACLE_HOST): $(REPO)/tests/oracle/oracle_host.c $(REPO)/plugin-shim/include/nccl_tuner_abi.h
+$(ORACLE_HOST): $(REPO)/tests/oracle/oracle_host.c $(HARNESS_HEADER)
 	@mkdir -p $(@D)
-	$(HARNESS_CC) $(HARNESS_CFLAGS) -I$(REPO)/plugin-shim/include -Wl,--export-dynamic-symbol=ncclGetVersion -o $@ $< $(HARNESS_LDLIBS)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $(HARNESS_INCLUDE) -Wl,--export-dynamic-symbol=ncclGetVersion -o $@ $< $(HARNESS_LDLIBS)
 
 # A fake CUDA driver (soname libcuda.so.1) for the hardware-signature tests (tests/plugins/fake_cuda.c).
 $(HARNESS_CUDA): $(REPO)/tests/plugins/fake_cuda.c

@@ -1,6 +1,6 @@
 # make/reliability.mk -- what the reliability tests (docs/reliability.md) need built.
 #
-# Included by the top-level Makefile (REPO, BUILD, CC, SHIM_CFLAGS, SHIM_LDFLAGS defined there);
+# Included by the top-level Makefile (REPO, BUILD, CC, CFLAGS, SHIM_CFLAGS, SHIM_LDFLAGS defined there);
 # `make build` builds it:
 #   $(RELIABILITY_HOST)    build/tests/reliability/hostile_host: a host that calls a v3 tuner in ways NCCL
 #                          does not (NULL context, after destroy, 8x4 tables, 16 threads sharing
@@ -22,8 +22,9 @@ reliability-hosts: $(RELIABILITY_HOST) $(RELIABILITY_GUEST) $(RELIABILITY_ABI_SO
 
 build: reliability-hosts
 
-RELIABILITY_CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -pthread -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
-RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
+RELIABILITY_CFLAGS    := $(CFLAGS) -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
+RELIABILITY_HEADERS   := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h \
+                         $(REPO)/plugin-shim/include/nccl_profiler_abi.h
 
 $(RELIABILITY_HOST): $(REPO)/tests/reliability/hostile_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)

@@ -1,7 +1,7 @@
 # make/simcluster.mk -- the simulated cluster (tests/simcluster/simcluster.c), a test double of
 # a GPU cluster that behaves like an nccl-tests binary (docs/measure.md).
 #
-# Included by the top-level Makefile (defines REPO, BUILD, CC).
+# Included by the top-level Makefile (defines REPO, BUILD, CC, CFLAGS).
 #   simcluster        $(SIMCLUSTER_BIN)
 #   simcluster-loop   sweep it, compile, enforce: the before/after check (tests/simcluster/loop.py),
 #                     outputs in $(BUILD)/simcluster-loop; part of `make test`
@@ -23,14 +23,18 @@ PROFCHECK_SO   := $(BUILD)/tests/libsim-profcheck.so
 
 simcluster: $(SIMCLUSTER_BIN) $(PROFCHECK_SO)
 
-$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h $(REPO)/plugin-shim/include/nccl_tuner_java.h \
-                   $(REPO)/plugin-shim/include/nccl_profiler_abi.h $(PROFCHECK_SO)
-	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(REPO)/plugin-shim/include -o $@ $< -ldl -lm -lpthread
+# NCCL's names, its selection and its profiler's activation rule, shared with the other C hosts.
+SIMCLUSTER_HEADERS := $(REPO)/plugin-shim/include/nccl_tuner_java.h $(REPO)/plugin-shim/include/nccl_profiler_abi.h \
+                      $(REPO)/plugin-shim/include/nccl_names.h $(REPO)/tests/include/nccl_select.h \
+                      $(REPO)/tests/include/profiler_events.h
 
-$(PROFCHECK_SO): $(REPO)/tests/simcluster/profcheck.c $(REPO)/plugin-shim/include/nccl_profiler_abi.h
+$(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h $(SIMCLUSTER_HEADERS) $(PROFCHECK_SO)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I$(REPO)/plugin-shim/include \
+	$(CC) $(CFLAGS) -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include -o $@ $< -ldl -lm -lpthread
+
+$(PROFCHECK_SO): $(REPO)/tests/simcluster/profcheck.c $(SIMCLUSTER_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include \
 	  -o $@ $< -lpthread
 
 simcluster-loop: build

@@ -37,13 +37,13 @@ enum {
   ncclProfileProxyCtrl = (1 << 5),
   ncclProfileKernelCh = (1 << 6),
   ncclProfileNetPlugin = (1 << 7),
-  ncclProfileGroupApi = (1 << 8),    /* v5+ */
-  ncclProfileCollApi = (1 << 9),     /* v5+ */
-  ncclProfileP2pApi = (1 << 10),     /* v5+ */
+  ncclProfileGroupApi = (1 << 8),      /* v5+ */
+  ncclProfileCollApi = (1 << 9),       /* v5+ */
+  ncclProfileP2pApi = (1 << 10),       /* v5+ */
   ncclProfileKernelLaunch = (1 << 11), /* v5+ */
-  ncclProfileCeColl = (1 << 12),     /* v6+ */
-  ncclProfileCeSync = (1 << 13),     /* v6+ */
-  ncclProfileCeBatch = (1 << 14),    /* v6+ */
+  ncclProfileCeColl = (1 << 12),       /* v6+ */
+  ncclProfileCeSync = (1 << 13),       /* v6+ */
+  ncclProfileCeBatch = (1 << 14),      /* v6+ */
 };
 
 /* Event states (the subset this project names; nccl_profiler.h has all of them). */
@@ -121,8 +121,8 @@ typedef union {
 
 typedef struct {
   const char* name;
-  ncclResult_t (*init)(void** context, int* eActivationMask, const char* commName, uint64_t commHash,
-                       int nNodes, int nranks, int rank, ncclDebugLogger_t logfn);
+  ncclResult_t (*init)(void** context, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
+                       int nranks, int rank, ncclDebugLogger_t logfn);
   ncclResult_t (*startEvent)(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* eDescr);
   ncclResult_t (*stopEvent)(void* eHandle);
   ncclResult_t (*recordEventState)(void* eHandle, ncclProfilerEventState_t eState,

@@ -97,8 +97,8 @@ typedef enum {
 } ncclDebugLogSubSys;
 
 /* NCCL's logger: printf-style and variadic (jextract skips it; the shim calls it for Java). */
-typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags,
-                                  const char* file, int line, const char* fmt, ...);
+typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
+                                  const char* fmt, ...);
 
 #define NCCL_ALGO_UNDEF (-1)
 #define NCCL_ALGO_TREE 0
@@ -124,8 +124,8 @@ typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags,
 typedef struct {
   const char* name;
   ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context);
-  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int* nChannels);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int* nChannels);
   ncclResult_t (*destroy)(void* context);
 } ncclTuner_v3_t;
 
@@ -138,9 +138,8 @@ typedef struct {
   ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context);
   /* regBuff: 1 when NCCL can register the user buffer (or captures a graph with
    * NCCL_GRAPH_REGISTER), else 0; it comes between numProto and nChannels. */
-  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels);
   ncclResult_t (*destroy)(void* context);
 } ncclTuner_v4_t;
 
@@ -189,12 +188,10 @@ typedef struct {
  * rank of a communicator); destroy is renamed finalize. */
 typedef struct {
   const char* name;
-  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
-                       ncclTunerConstants_v5_t* constants);
-  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels);
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                       ncclNvlDomainInfo_v5_t* nvlDomainInfo, ncclTunerConstants_v5_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels);
   ncclResult_t (*finalize)(void* context);
 } ncclTuner_v5_t;
 
@@ -209,15 +206,13 @@ typedef ncclNvlDomainInfo_v5_t ncclNvlDomainInfo_v6_t;
  * the buffer's maximum chunk size and rounds it down to a multiple of the protocol's grain. */
 typedef struct {
   const char* name;
-  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v6_t* nvlDomainInfo,
-                       ncclTunerConstants_v6_t* constants);
-  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels);
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                       ncclNvlDomainInfo_v6_t* nvlDomainInfo, ncclTunerConstants_v6_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels);
   ncclResult_t (*finalize)(void* context);
-  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                               int proto, int nChannels, size_t* chunkSize);
+  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize);
 } ncclTuner_v6_t;
 
 /* ---- v7: NCCL 2.32.6 (src/include/plugin/tuner/tuner_v7.h at NVIDIA/nccl 2449986) ------------- */
@@ -246,15 +241,13 @@ typedef struct {
 /* v6's members, in v6's order, with v7's NVL-domain and constants types in init. */
 typedef struct {
   const char* name;
-  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes,
-                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v7_t* nvlDomainInfo,
-                       ncclTunerConstants_v7_t* constants);
-  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                              float** collCostTable, int numAlgo, int numProto, int regBuff,
-                              int* nChannels);
+  ncclResult_t (*init)(void** context, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                       ncclNvlDomainInfo_v7_t* nvlDomainInfo, ncclTunerConstants_v7_t* constants);
+  ncclResult_t (*getCollInfo)(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                              int numAlgo, int numProto, int regBuff, int* nChannels);
   ncclResult_t (*finalize)(void* context);
-  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                               int proto, int nChannels, size_t* chunkSize);
+  ncclResult_t (*getChunkSize)(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto, int nChannels,
+                               size_t* chunkSize);
 } ncclTuner_v7_t;
 
 #define NCCL_TUNER_PLUGIN_SYMBOL_V4 "ncclTunerPlugin_v4"

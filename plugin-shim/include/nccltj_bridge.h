@@ -33,11 +33,11 @@
 /* The hardware signature the shim finds in the process at each init, without link-time
  * dependencies (signature.c): -1 or "" where it could not learn a field. */
 typedef struct {
-  int32_t ncclVersion;  /* ncclGetVersion()'s code (2.28.7 -> 22807), when the host exports it */
-  int32_t ccMajor;      /* compute capability of the calling thread's current CUDA device */
+  int32_t ncclVersion; /* ncclGetVersion()'s code (2.28.7 -> 22807), when the host exports it */
+  int32_t ccMajor;     /* compute capability of the calling thread's current CUDA device */
   int32_t ccMinor;
   int32_t reserved;
-  char gpuName[96];     /* that device's name ("NVIDIA H200"), from a CUDA driver already loaded */
+  char gpuName[96]; /* that device's name ("NVIDIA H200"), from a CUDA driver already loaded */
 } nccltj_hw_t;
 
 /* What an nccltj_call_t asks of the engine (its op). */
@@ -95,10 +95,10 @@ typedef struct {
 #define NCCLTJ_DECISION_SEEN (1 << 30)
 #define NCCLTJ_DECISION_RULE (1 << 29)
 #define NCCLTJ_DECISION_BUCKET_MASK 0xff
-#define NCCLTJ_DECISION_NCCL_SHIFT 8    /* 5 bits */
-#define NCCLTJ_DECISION_CAND_SHIFT 13   /* 5 bits */
+#define NCCLTJ_DECISION_NCCL_SHIFT 8      /* 5 bits */
+#define NCCLTJ_DECISION_CAND_SHIFT 13     /* 5 bits */
 #define NCCLTJ_DECISION_CHANNELS_SHIFT 18 /* 7 bits */
-#define NCCLTJ_DECISION_ARM_SHIFT 25    /* 2 bits */
+#define NCCLTJ_DECISION_ARM_SHIFT 25      /* 2 bits */
 #define NCCLTJ_DECISION_ENTRY_MASK 0x1f
 #define NCCLTJ_DECISION_CHANNELS_MASK 0x7f
 #define NCCLTJ_DECISION_NONE 0x1f
@@ -130,18 +130,18 @@ typedef struct {
  * executed configuration) on one communicator. Configurations are algorithm * NCCL_NUM_PROTOCOLS
  * + protocol (-1: none decided / NCCL's name not known); channels 0 = NCCL decides. */
 typedef struct {
-  int32_t collType;       /* ncclFunc_t */
-  int32_t bucket;         /* size bucket of the decision's nBytes; -1 for UNJOINED */
-  int32_t arm;            /* NCCLTJ_ARM_* */
-  int32_t decided;        /* the policy's candidate (POLICY) or NCCL's pick (NCCL, NOT_OFFERED); -1 */
-  int32_t decidedChannels;/* the candidate's channels (POLICY), else 0 */
-  int32_t executed;       /* Coll event's algo/proto as a configuration; -1 if not recognised */
-  int32_t nChannels;      /* Coll event's nChannels */
-  int32_t kernelChannels; /* most KernelCh events seen for one collective of the series */
-  uint64_t count;         /* collectives */
-  uint64_t timed;         /* of them with a device time */
-  double sumUs;           /* device times, microseconds */
-  double sumSqUs;         /* their squares, us^2 */
+  int32_t collType;        /* ncclFunc_t */
+  int32_t bucket;          /* size bucket of the decision's nBytes; -1 for UNJOINED */
+  int32_t arm;             /* NCCLTJ_ARM_* */
+  int32_t decided;         /* the policy's candidate (POLICY) or NCCL's pick (NCCL, NOT_OFFERED); -1 */
+  int32_t decidedChannels; /* the candidate's channels (POLICY), else 0 */
+  int32_t executed;        /* Coll event's algo/proto as a configuration; -1 if not recognised */
+  int32_t nChannels;       /* Coll event's nChannels */
+  int32_t kernelChannels;  /* most KernelCh events seen for one collective of the series */
+  uint64_t count;          /* collectives */
+  uint64_t timed;          /* of them with a device time */
+  double sumUs;            /* device times, microseconds */
+  double sumSqUs;          /* their squares, us^2 */
   double minUs;
   double maxUs;
   uint32_t hist[NCCLTJ_HIST_BUCKETS];
@@ -149,36 +149,46 @@ typedef struct {
 
 /* What one communicator's profiler measured, handed over once at its finalize. */
 typedef struct {
-  uint64_t commId;        /* NCCL's commHash; under tuner v3/v4 the joined tuner communicator's handle */
+  uint64_t commId; /* NCCL's commHash; under tuner v3/v4 the joined tuner communicator's handle */
   int32_t rank;
   int32_t nRanks;
   int32_t nNodes;
-  int32_t profilerVersion;/* 4..6 */
+  int32_t profilerVersion; /* 4..6 */
   int32_t nSeries;
-  int32_t joined;         /* 1 when a tuner communicator was joined to this profiler context */
-  uint64_t collectives;   /* Coll events */
-  uint64_t unjoined;      /* of them with no decision found */
-  uint64_t untimed;       /* of them whose channels gave no device time */
-  uint64_t unaggregated;  /* of them whose series found no slot */
+  int32_t joined;            /* 1 when a tuner communicator was joined to this profiler context */
+  uint64_t collectives;      /* Coll events */
+  uint64_t unjoined;         /* of them with no decision found */
+  uint64_t untimed;          /* of them whose channels gave no device time */
+  uint64_t unaggregated;     /* of them whose series found no slot */
   uint64_t decisionsDropped; /* decisions the tuner made that no collective claimed */
   nccltj_series_t* series;
 } nccltj_measured_t;
 
-/* Upcalls into the Java engine. They never throw and return 0 (ncclSuccess), but for init's 3
- * and getCollInfo's decision code. */
+/* ---- return codes --------------------------------------------------------------------------
+ * What the control upcall returns: NCCLTJ_CONTROL_OK, or for init NCCLTJ_CONTROL_FAILED where a
+ * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL (as
+ * ncclInternalError, the same value) only under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+#define NCCLTJ_CONTROL_OK 0
+#define NCCLTJ_CONTROL_FAILED 3
+/* What Bootstrap.start returns (the one JNI call, after which the bridge is filled in): started;
+ * the shim's abiVersion is not the engine's (engineAbiVersion); another copy of the library (at
+ * another path) already started the engine in this JVM, so this copy steps aside. */
+#define NCCLTJ_START_OK 0
+#define NCCLTJ_START_ABI_MISMATCH 1
+#define NCCLTJ_START_ANOTHER_COPY 2
 
-/* call is an nccltj_call_t's address. Returns 0, or for init 3 (ncclInternalError) where a
- * failure made the engine step aside (it logged the WARN), which the shim passes on to NCCL only
- * under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+/* Upcalls into the Java engine. They never throw and return NCCLTJ_CONTROL_OK (0, ncclSuccess),
+ * but for init's NCCLTJ_CONTROL_FAILED and getCollInfo's decision code. */
+
+/* call is an nccltj_call_t's address. Returns NCCLTJ_CONTROL_* (above). */
 typedef int (*nccltj_control_fn)(uintptr_t call);
 /* Returns the call's decision code (NCCLTJ_DECISION_*; never negative).
  * costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
  * NCCL's int. They travel as integers so that the Java side reads and writes them through one
  * constant segment, with no per-call segment objects (measured: 81 B allocated per call with
  * pointer parameters, 0 B with addresses). regBuff: 0 or 1 (v4+), NCCLTJ_REGBUFF_UNKNOWN (v3). */
-typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps,
-                                       uintptr_t costTable, int numAlgo, int numProto, int regBuff,
-                                       uintptr_t nChannels);
+typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps, uintptr_t costTable,
+                                       int numAlgo, int numProto, int regBuff, uintptr_t nChannels);
 
 /* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
  * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
@@ -187,8 +197,7 @@ typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
 
 /* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
  * (engineAbiVersion and the two upcall stubs), in one JNI call at first init. Bootstrap.start
- * returns 0, 1 (abiVersion differs) or 2 (another copy of the library, at another path, already
- * started the engine in this JVM: this copy steps aside). */
+ * returns NCCLTJ_START_* (above). */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;

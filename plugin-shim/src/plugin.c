@@ -1,10 +1,11 @@
 /*
- * libnccl-tuner-java.so: NCCL's entry points (this file) and the JVM start-up (jvm.c).
+ * libnccl-tuner-java.so: NCCL's tuner entry points (this file) and the JVM start-up (start.c).
  *
- * NCCL (2.19+) dlopens this library and reads the newest tuner symbol it knows (NCCL
- * src/plugin/tuner.cc): ncclTunerPlugin_v3 is here, _v4 .. _v6 in versions.c, all adapting to the
- * common functions nccltjInitComm, nccltjGetCollInfo, nccltjGetChunkSize and nccltjDestroyComm.
- * The first init in the process starts the engine once (jvm.c: find a Java runtime, create or
+ * NCCL (2.22+) dlopens this library and reads the newest tuner symbol it knows (NCCL
+ * src/plugin/tuner.cc): ncclTunerPlugin_v3 .. _v7, all in exports.c, adapt to the common
+ * functions here, nccltjInitComm, nccltjGetCollInfo (nccltjGetCollInfoV3 for v3),
+ * nccltjGetChunkSize and nccltjDestroyComm.
+ * The first init in the process starts the engine once (start.c: find a Java runtime, create or
  * join the JVM, one JNI call to io.nccltuner.ffm.Bootstrap.start, which writes two FFM upcall
  * stubs into the bridge); from then on each call from NCCL is one of the short functions below
  * forwarding to an upcall, with no JNI: getCollInfo to its own, the others to the control
@@ -30,6 +31,9 @@
  * not have: 0 not started, 1 starting, 2 done. */
 static int startState;
 static pthread_mutex_t startMutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* NCCL_TUNER_JAVA_ON_ERROR=fail: a failure that makes this process step aside fails init. */
+static int strictOnError;
 
 /* The calling thread's view: the bounds of its stack (stackLow 0 until first looked up), whether
  * it was told that a call had too little stack, whether the shim attached it to the JVM, and the
@@ -61,7 +65,7 @@ static void forkChild(void) {
 
 /* Registered when the library is loaded, so that a fork at any moment, the first init
  * included, is seen. dlclose unregisters it (glibc), and after the first init the library is
- * never unloaded (jvm.c pins it). */
+ * never unloaded (start.c pins it). */
 __attribute__((constructor)) static void onLoad(void) {
   pthread_atfork(NULL, NULL, forkChild);
 }
@@ -72,7 +76,7 @@ static void startOnce(void) {
   if (__atomic_load_n(&startState, __ATOMIC_ACQUIRE) == 0) {
     __atomic_store_n(&startState, 1, __ATOMIC_RELEASE);
     const char* onError = getenv("NCCL_TUNER_JAVA_ON_ERROR");
-    nccltjStrict = onError != NULL && strcmp(onError, "fail") == 0;
+    strictOnError = onError != NULL && strcmp(onError, "fail") == 0;
     nccltjStart();
     __atomic_store_n(&startState, 2, __ATOMIC_RELEASE);
   }
@@ -103,13 +107,15 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   stackWarnedHere = 1;
   char msg[320];
   if (freeBytes == 0)
-    snprintf(msg, sizeof msg, "a call to the tuner ran on a stack that is not its thread's (a coroutine, "
+    snprintf(msg, sizeof msg,
+             "a call to the tuner ran on a stack that is not its thread's (a coroutine, "
              "makecontext/swapcontext, or an alternate signal stack); the JVM cannot run there, so such calls "
              "change nothing (said once per thread)");
   else
-    snprintf(msg, sizeof msg, "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
-             "KiB, so calls with less change nothing (said once per thread)", freeBytes / 1024,
-             MIN_FREE_STACK / 1024);
+    snprintf(msg, sizeof msg,
+             "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
+             "KiB, so calls with less change nothing (said once per thread)",
+             freeBytes / 1024, MIN_FREE_STACK / 1024);
   pthread_mutex_lock(&nccltjLogMutex);
   nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
   pthread_mutex_unlock(&nccltjLogMutex);
@@ -120,7 +126,7 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
  * hostile host: SIGSEGV in the VM thread). init, destroy and getChunkSize hold cancellation off
  * while they run; a pending cancel takes effect at the host's next cancellation point. */
 #define NOCANCEL_BEGIN \
-  int cancelState_;  \
+  int cancelState_; \
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
 #define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
 
@@ -194,19 +200,17 @@ static void logNoticeOnce(ncclDebugLogger_t logger) {
  * the default), or under NCCL_TUNER_JAVA_ON_ERROR=fail ncclInternalError, so that communicator
  * creation fails with the WARN's reason instead of this rank diverging from the others. */
 static ncclResult_t failure(void) {
-  return nccltjStrict ? ncclInternalError : ncclSuccess;
+  return strictOnError ? ncclInternalError : ncclSuccess;
 }
 
-
-/* ---- the common entry points (v3 here, v4..v7 in versions.c adapt to them) ------------------ */
+/* ---- the common entry points (exports.c's v3 .. v7 adapt to them) ---------------------------- */
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
-                             void** context);
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context);
 
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
-                                   void* constants, void** context) {
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
+                                   void** context) {
   if (context == NULL) return ncclSuccess;
   NOCANCEL_BEGIN;
   ncclResult_t r = initComm(tunerVersion, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context);
@@ -215,8 +219,7 @@ HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRa
 }
 
 static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants,
-                             void** context) {
+                             ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context) {
   *context = NULL;
   nccltjMarkHostThread();
   if (nccltjFirstLogger == NULL) nccltjFirstLogger = logFunction;
@@ -231,25 +234,30 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
   if (!stackOk()) return failure();
   nccltj_hw_t hw;
   nccltjHardwareSignature(&hw);
-  nccltj_call_t call = {.op = NCCLTJ_CALL_INIT, .tunerVersion = tunerVersion, .commId = commId,
-                        .nRanks = nRanks, .nNodes = nNodes, .logger = (void*)logFunction,
-                        .nvlDomainInfo = (uintptr_t)nvlDomainInfo, .constants = (uintptr_t)constants,
+  nccltj_call_t call = {.op = NCCLTJ_CALL_INIT,
+                        .tunerVersion = tunerVersion,
+                        .commId = commId,
+                        .nRanks = nRanks,
+                        .nNodes = nNodes,
+                        .logger = (void*)logFunction,
+                        .nvlDomainInfo = (uintptr_t)nvlDomainInfo,
+                        .constants = (uintptr_t)constants,
                         .hw = (uintptr_t)&hw};
-  /* Non-zero: the engine stepped aside for a failure (it logged the WARN). */
+  /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
   *context = (void*)(intptr_t)call.handle;
   if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
     nccltjProfilerTunerInit(call.handle, commId, nRanks, nNodes);
   nccltjCloseOnExecOwnFiles();
   nccltjFlushDeferredLog();
-  return rc != 0 ? failure() : ncclSuccess;
+  return rc != NCCLTJ_CONTROL_OK ? failure() : ncclSuccess;
 }
 
 /* The per-call path, inlined into each version's entry point (one call less per collective). */
-static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* context, ncclFunc_t collType,
-                                                                     size_t nBytes, int numPipeOps,
-                                                                     float** collCostTable, int numAlgo,
-                                                                     int numProto, int regBuff, int* nChannels) {
+static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
+                                                                      int numPipeOps, float** collCostTable,
+                                                                      int numAlgo, int numProto, int regBuff,
+                                                                      int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
   if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
     if (__builtin_expect(!stackOk(), 0)) return failure();
@@ -263,8 +271,8 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
     const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
     int cancelState = 0;
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
-    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable,
-                  numAlgo, numProto, regBuff, (uintptr_t)nChannels);
+    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable, numAlgo,
+                  numProto, regBuff, (uintptr_t)nChannels);
     /* With the profiler of this library loaded: the decision, for its Coll event (profiler.c). */
     if (__builtin_expect(__atomic_load_n(&nccltjProfiling, __ATOMIC_RELAXED), 0))
       nccltjProfilerDecision((int64_t)(intptr_t)context, (int)collType, nBytes, numProto, code);
@@ -273,28 +281,33 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
       if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
     }
   } else if (context != NULL && up == NULL) {
-    if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED)) logFailureOnce(nccltjFirstLogger); /* a forked child */
+    if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED))
+      logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();
   }
   return ncclSuccess;
 }
 
 HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
-                                      int* nChannels) {
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff, int* nChannels) {
   return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, regBuff, nChannels);
 }
 
 /* Only while getCollInfo is usable too: a forked child or a failed start clears getCollInfo. */
-HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                                       int proto, int nChannels, size_t* chunkSize) {
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto,
+                                       int nChannels, size_t* chunkSize) {
   nccltj_control_fn up = nccltjBridge.control;
   /* Only for communicators whose policy names chunk sizes (the engine flags their handle). */
   if (((intptr_t)context & NCCLTJ_HANDLE_CHUNK_SIZES) != 0 && up != NULL && nccltjBridge.getCollInfo != NULL &&
       chunkSize != NULL && stackOk()) {
-    nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE, .handle = (int64_t)(intptr_t)context,
-                          .collType = (int32_t)collType, .nBytes = nBytes, .algorithm = algo,
-                          .protocol = proto, .nChannels = nChannels, .chunkSize = (uintptr_t)chunkSize};
+    nccltj_call_t call = {.op = NCCLTJ_CALL_GET_CHUNK_SIZE,
+                          .handle = (int64_t)(intptr_t)context,
+                          .collType = (int32_t)collType,
+                          .nBytes = nBytes,
+                          .algorithm = algo,
+                          .protocol = proto,
+                          .nChannels = nChannels,
+                          .chunkSize = (uintptr_t)chunkSize};
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
     NOCANCEL_END;
@@ -328,24 +341,8 @@ HIDDEN int nccltjControl(nccltj_call_t* call) {
   return rc;
 }
 
-/* ---- v3: NCCL 2.19 .. 2.23 look it up first; later NCCL still accept it ---------------------- */
-
-static ncclResult_t tunerInit(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
-                              void** context) {
-  return nccltjInitComm(3, 0, nRanks, nNodes, logFunction, NULL, NULL, context);
+HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                        float** collCostTable, int numAlgo, int numProto, int* nChannels) {
+  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto, NCCLTJ_REGBUFF_UNKNOWN,
+                     nChannels);
 }
-
-static ncclResult_t tunerGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes,
-                                     int numPipeOps, float** collCostTable, int numAlgo,
-                                     int numProto, int* nChannels) {
-  return getCollInfo(context, collType, nBytes, numPipeOps, collCostTable, numAlgo, numProto,
-                     NCCLTJ_REGBUFF_UNKNOWN, nChannels);
-}
-
-/* NCCL src/plugin/tuner.cc (2.26+; src/misc/tuner.cc before) looks it up by this name, 2.19+. */
-__attribute__((visibility("default"))) const ncclTuner_v3_t ncclTunerPlugin_v3 = {
-    .name = "nccl-tuner-java",
-    .init = tunerInit,
-    .getCollInfo = tunerGetCollInfo,
-    .destroy = nccltjDestroyComm,
-};

@@ -1,7 +1,8 @@
 /*
- * profiler.c -- the NCCL profiler plugin in libnccl-tuner-java.so: ncclProfiler_v4 (NCCL 2.27.3),
- * _v5 (2.28.3) and _v6 (2.29.2), which NCCL opens when NCCL_PROFILER_PLUGIN names this library
- * (src/plugin/profiler.cc). It only measures: no decision ever depends on what it sees.
+ * profiler.c -- the NCCL profiler plugin in libnccl-tuner-java.so: the entry points behind
+ * ncclProfiler_v4 (NCCL 2.27.3), _v5 (2.28.3) and _v6 (2.29.2) (exports.c), which NCCL opens when
+ * NCCL_PROFILER_PLUGIN names this library (src/plugin/profiler.cc). It only measures: no decision
+ * ever depends on what it sees.
  *
  * Per communicator it joins each Coll event (what NCCL executes: algo, proto, nChannels) with the
  * tuner's decision for it (the code the engine returned from getCollInfo, nccltj_bridge.h
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
 #include "shim_internal.h"
 
@@ -51,9 +53,9 @@
  * measured but not joined. */
 #define MAX_SLOTS 8192u
 
-#define COMM_TAG 0x4e54504du /* "NTPM" */
-#define COLL_TAG 0x4e545043u /* "NTPC" */
-#define WRAP_TAG 0x4e545057u /* "NTPW" */
+#define COMM_TAG 0x4e54504du  /* "NTPM" */
+#define COLL_TAG 0x4e545043u  /* "NTPC" */
+#define WRAP_TAG 0x4e545057u  /* "NTPW" */
 #define DUMMY_TAG 0x4e545044u /* "NTPD" */
 
 /* The chained profiler (NCCL_TUNER_JAVA_PROFILER_CHAIN): each event the chained plugin holds a
@@ -71,11 +73,9 @@
 #define API_TYPES ((uint64_t)(ncclProfileGroupApi | ncclProfileCollApi | ncclProfileP2pApi | ncclProfileKernelLaunch))
 #define CE_TYPES ((uint64_t)(ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch))
 
-/* NCCL's spellings (src/collectives.cc ncclFuncToString, ncclAlgoToString, ncclProtoToString,
- * 2.27 .. 2.30), in ncclFunc_t and NCCL_ALGO_* / NCCL_PROTO_* order. */
-static const char* const kFunc[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-static const char* const kAlgo[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
+/* The collectives measured, Broadcast .. AllReduce (NCCL's names: nccl_names.h); another
+ * function's Coll event gets the DUMMY handle. */
+#define MEASURED_FUNCS (ncclFuncAllReduce + 1)
 
 typedef struct {
   int32_t code;
@@ -127,17 +127,17 @@ typedef struct profComm {
   int32_t rank, nRanks, nNodes;
   int32_t profilerLive, tunerLive; /* under registryMutex */
   ncclDebugLogger_t logger;
-  int64_t tunerHandle; /* atomic; 0: no tuner communicator joined */
+  int64_t tunerHandle;  /* atomic; 0: no tuner communicator joined */
   int64_t joinedHandle; /* the tuner communicator joined (kept after its destroy) */
   uint64_t tunerCommId; /* the commId the tuner's init had: 0 under tuner v3 and v4 */
   int32_t joined;
   uint32_t slot;
   /* decisions: one producer (getCollInfo), one consumer (Coll start) */
   pending_t ring[RING];
-  uint32_t head; /* atomic, producer */
-  int32_t pushLock; /* NCCL enqueues one communicator from one thread at a time; hosts that do not
+  uint32_t head;             /* atomic, producer */
+  int32_t pushLock;          /* NCCL enqueues one communicator from one thread at a time; hosts that do not
                      * (several threads in getCollInfo on one communicator) are serialised here */
-  uint32_t tail; /* atomic, consumer */
+  uint32_t tail;             /* atomic, consumer */
   uint64_t decisionsDropped; /* atomic */
   /* collectives (host thread) */
   collRec* pool;
@@ -149,15 +149,15 @@ typedef struct profComm {
   int32_t nSeries;
   uint64_t untimed, unaggregated;
   /* the chained profiler on this communicator (host thread writes, at init and finalize) */
-  const chain_t* chain;     /* non-NULL: its init succeeded here */
-  void* chainCtx;           /* its context */
-  int32_t chainLive;        /* atomic: 1 from its init to just before its finalize */
-  int32_t ncclVersion;      /* the descriptor version NCCL sends us */
-  wrapRec* wrapShort;       /* WRAP_SHORT, kept with the context */
-  wrapRec* wrapLong;        /* WRAP_LONG, kept with the context */
-  uint32_t longNext;        /* host thread */
-  uint64_t chainEvents;     /* atomic: starts forwarded */
-  uint64_t chainDropped;    /* atomic: starts not forwarded (no free wrapper) */
+  const chain_t* chain;  /* non-NULL: its init succeeded here */
+  void* chainCtx;        /* its context */
+  int32_t chainLive;     /* atomic: 1 from its init to just before its finalize */
+  int32_t ncclVersion;   /* the descriptor version NCCL sends us */
+  wrapRec* wrapShort;    /* WRAP_SHORT, kept with the context */
+  wrapRec* wrapLong;     /* WRAP_LONG, kept with the context */
+  uint32_t longNext;     /* host thread */
+  uint64_t chainEvents;  /* atomic: starts forwarded */
+  uint64_t chainDropped; /* atomic: starts not forwarded (no free wrapper) */
   struct profComm* nextFree;
 } profComm;
 
@@ -307,8 +307,8 @@ static void decode(collRec* r, int32_t code, int32_t numProto) {
     return;
   }
   r->arm = (code >> NCCLTJ_DECISION_ARM_SHIFT) & 3;
-  int entry = r->arm == NCCLTJ_ARM_POLICY ? (code >> NCCLTJ_DECISION_CAND_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK
-                                          : (code >> NCCLTJ_DECISION_NCCL_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK;
+  int entry = r->arm == NCCLTJ_ARM_POLICY ? (code >> NCCLTJ_DECISION_CAND_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK :
+                                            (code >> NCCLTJ_DECISION_NCCL_SHIFT) & NCCLTJ_DECISION_ENTRY_MASK;
   if (entry != NCCLTJ_DECISION_NONE) r->decided = (entry / numProto) * NCCL_NUM_PROTOCOLS + entry % numProto;
   if (r->arm == NCCLTJ_ARM_POLICY)
     r->decidedChannels = (code >> NCCLTJ_DECISION_CHANNELS_SHIFT) & NCCLTJ_DECISION_CHANNELS_MASK;
@@ -406,7 +406,7 @@ static collRec* collOf(profComm* pc, void* p) {
 
 static void* collStart(profComm* pc, const char* func, size_t count, const char* datatype, const char* algo,
                        const char* proto, uint8_t nChannels) {
-  int f = lookup(func, kFunc, 5);
+  int f = lookup(func, ncclFuncNames, MEASURED_FUNCS);
   if (f < 0) return DUMMY;
   if (__builtin_expect(pc->pool == NULL || pc->series == NULL, 0)) {
     /* at the first collective, on the host thread (never on the proxy's), cancellation held off
@@ -432,7 +432,7 @@ static void* collStart(profComm* pc, const char* func, size_t count, const char*
   collRec* r = &pc->pool[pc->next++ % POOL];
   if (r->inUse) finish(pc, r); /* the record's last use, POOL collectives ago */
   uint64_t bytes = typeSize(datatype) * count * ((f == 2 || f == 3) ? (uint64_t)pc->nRanks : 1u);
-  int a = lookup(algo, kAlgo, 7), p = lookup(proto, kProto, 3);
+  int a = lookup(algo, ncclAlgoNames, NCCL_NUM_ALGORITHMS), p = lookup(proto, ncclProtoNames, NCCL_NUM_PROTOCOLS);
   r->tag = COLL_TAG;
   r->inUse = 1;
   r->comm = pc;
@@ -502,13 +502,12 @@ static int isParent(uint64_t type) {
 
 /* This plugin's own start of an event, parent already translated (d: a v4 or v5/v6 descriptor;
  * the members read are at the same places in all three, profiler_v4.h .. profiler_v6.h). */
-#define OWN_START(pc, type, parent, d)                                                                    \
-  ((type) == ncclProfileColl                                                                              \
-       ? collStart(pc, (d)->coll.func, (d)->coll.count, (d)->coll.datatype, (d)->coll.algo, (d)->coll.proto, \
-                   (d)->coll.nChannels)                                                                   \
-   : (type) == ncclProfileKernelCh ? kernelChStart(pc, parent, (d)->kernelCh.pTimer)                       \
-   : isParent(type)                ? DUMMY                                                                \
-                                   : NULL)
+#define OWN_START(pc, type, parent, d) \
+  ((type) == ncclProfileColl     ? collStart(pc, (d)->coll.func, (d)->coll.count, (d)->coll.datatype, (d)->coll.algo, \
+                                             (d)->coll.proto, (d)->coll.nChannels) : \
+   (type) == ncclProfileKernelCh ? kernelChStart(pc, parent, (d)->kernelCh.pTimer) : \
+   isParent(type)                ? DUMMY : \
+                                   NULL)
 
 /* ---- the chained profiler: wrappers and forwarding ------------------------------------------ */
 
@@ -583,9 +582,9 @@ static void* chainedStart(profComm* pc, uint64_t type, const void* d, int from) 
       d4.rank = d5->rank;
       /* every v4 union member is a prefix of v5's (profiler_v4.h, profiler_v5.h) */
       memcpy(&d4.coll, &d5->coll, sizeof d4 - offsetof(ncclProfilerEventDescr_v4_t, coll));
-      d4.parentObj = theirsOf(type == ncclProfileColl  ? d5->coll.parentGroup
-                              : type == ncclProfileP2p ? d5->p2p.parentGroup
-                                                       : d5->parentObj);
+      d4.parentObj = theirsOf(type == ncclProfileColl ? d5->coll.parentGroup :
+                              type == ncclProfileP2p  ? d5->p2p.parentGroup :
+                                                        d5->parentObj);
     }
     c->start(pc->chainCtx, &h, &d4);
   } else if (c->version == 5 || from == 5) {
@@ -630,7 +629,7 @@ static void* startChained(profComm* pc, uint64_t type, void* parent, void* ours,
 
 /* ---- events --------------------------------------------------------------------------------- */
 
-static ncclResult_t stopEvent(void* eHandle) {
+HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle) {
   wrapRec* w = wrapOf(eHandle);
   if (w == NULL) {
     ownStop(eHandle);
@@ -645,8 +644,8 @@ static ncclResult_t stopEvent(void* eHandle) {
   return ncclSuccess;
 }
 
-static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState,
-                                     ncclProfilerEventStateArgs_v5_t* eStateArgs) {
+HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                                   ncclProfilerEventStateArgs_v5_t* eStateArgs) {
   wrapRec* w = wrapOf(eHandle);
   if (w == NULL) {
     ownRecord(eHandle, eState, eStateArgs);
@@ -665,33 +664,28 @@ static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eSt
 
 /* startEvent, one body for the v4 and the v5 descriptor (the members OWN_START reads sit at the same
  * places in both); FROM is the version of the descriptor NCCL sent, for the chained plugin. */
-#define START_EVENT(NAME, DESCR, FROM)                                                \
-  static ncclResult_t NAME(void* context, void** eHandle, DESCR* d) {                 \
-    if (eHandle == NULL) return ncclSuccess;                                          \
-    *eHandle = NULL;                                                                  \
-    profComm* pc = commOf(context);                                                   \
-    if (pc == NULL || d == NULL) return ncclSuccess;                                  \
-    if (__builtin_expect(pc->chain == NULL, 1)) {                                     \
-      *eHandle = OWN_START(pc, d->type, d->parentObj, d);                             \
-      return ncclSuccess;                                                             \
-    }                                                                                 \
-    void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d);                     \
-    *eHandle = startChained(pc, d->type, d->parentObj, ours, d, FROM);                \
-    return ncclSuccess;                                                               \
+#define START_EVENT(NAME, DESCR, FROM) \
+  HIDDEN ncclResult_t NAME(void* context, void** eHandle, DESCR* d) { \
+    if (eHandle == NULL) return ncclSuccess; \
+    *eHandle = NULL; \
+    profComm* pc = commOf(context); \
+    if (pc == NULL || d == NULL) return ncclSuccess; \
+    if (__builtin_expect(pc->chain == NULL, 1)) { \
+      *eHandle = OWN_START(pc, d->type, d->parentObj, d); \
+      return ncclSuccess; \
+    } \
+    void* ours = OWN_START(pc, d->type, oursOf(d->parentObj), d); \
+    *eHandle = startChained(pc, d->type, d->parentObj, ours, d, FROM); \
+    return ncclSuccess; \
   }
 
-START_EVENT(startV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
-START_EVENT(startV4, ncclProfilerEventDescr_v4_t, 4)
+START_EVENT(nccltjProfilerStartEventV5, ncclProfilerEventDescr_v5_t, pc->ncclVersion)
+START_EVENT(nccltjProfilerStartEventV4, ncclProfilerEventDescr_v4_t, 4)
 
 /* v6's descriptor starts with v5's members in the same places (profiler_v6.h). */
-static ncclResult_t startV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
-  return startV5(context, eHandle, (ncclProfilerEventDescr_v5_t*)(void*)d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d) {
+  return nccltjProfilerStartEventV5(context, eHandle, (ncclProfilerEventDescr_v5_t*)(void*)d);
 }
-
-/* The exported structs (defined below), which a chain must not name. */
-extern const ncclProfiler_v4_t ncclProfiler_v4;
-extern const ncclProfiler_v5_t ncclProfiler_v5;
-extern const ncclProfiler_v6_t ncclProfiler_v6;
 
 /* ---- the chained library -------------------------------------------------------------------- */
 
@@ -715,8 +709,7 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
   void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
     const char* e = dlerror();
-    logInfo(logger, "profiler chain: %s did not load (%s); measuring without it", path,
-            e != NULL ? e : "?");
+    logInfo(logger, "profiler chain: %s did not load (%s); measuring without it", path, e != NULL ? e : "?");
     return;
   }
   static const void* const own[] = {&ncclProfiler_v4, &ncclProfiler_v5, &ncclProfiler_v6};
@@ -733,15 +726,16 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
     if (v == 4) {
       const ncclProfiler_v4_t* t = p;
       chain.init4 = t->init;
-      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.start = (ncclResult_t(*)(void*, void**, void*))t->startEvent;
       chain.stop = t->stopEvent;
-      chain.record = (ncclResult_t (*)(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs_v5_t*))t->recordEventState;
+      chain.record =
+        (ncclResult_t(*)(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs_v5_t*))t->recordEventState;
       chain.finalize = t->finalize;
       chain.name = t->name;
     } else { /* v5 and v6 share init's, stop's, record's and finalize's signatures */
       const ncclProfiler_v5_t* t = p;
       chain.init5 = t->init;
-      chain.start = (ncclResult_t (*)(void*, void**, void*))t->startEvent;
+      chain.start = (ncclResult_t(*)(void*, void**, void*))t->startEvent;
       chain.stop = t->stopEvent;
       chain.record = t->recordEventState;
       chain.finalize = t->finalize;
@@ -757,8 +751,8 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
     }
     chain.version = v;
     chain.lib = lib; /* kept loaded for the process's lifetime */
-    logInfo(logger, "profiler chain: %s (%s, %s) receives every event", path,
-            chain.name != NULL ? chain.name : "?", sym);
+    logInfo(logger, "profiler chain: %s (%s, %s) receives every event", path, chain.name != NULL ? chain.name : "?",
+            sym);
     return;
   }
   logInfo(logger, "profiler chain: %s exports no ncclProfiler_v4..v%d; measuring without it", path, version);
@@ -769,9 +763,10 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
 static int initChain(profComm* pc, const char* commName, int* mask) {
   int theirMask = 0;
   void* ctx = NULL;
-  ncclResult_t rc = chain.version == 4
-                        ? chain.init4(&ctx, &theirMask, commName, pc->commId, pc->nNodes, pc->nRanks, pc->rank, pc->logger)
-                        : chain.init5(&ctx, pc->commId, &theirMask, commName, pc->nNodes, pc->nRanks, pc->rank, pc->logger);
+  ncclResult_t rc =
+    chain.version == 4 ?
+      chain.init4(&ctx, &theirMask, commName, pc->commId, pc->nNodes, pc->nRanks, pc->rank, pc->logger) :
+      chain.init5(&ctx, pc->commId, &theirMask, commName, pc->nNodes, pc->nRanks, pc->rank, pc->logger);
   if (rc != ncclSuccess) {
     pthread_mutex_lock(&registryMutex);
     int first = !chain.initFailureLogged;
@@ -802,8 +797,9 @@ static ncclResult_t profInitBody(int version, void** context, uint64_t commId, i
 
 /* init and finalize allocate, take locks and may log: cancellation is held off while they run, as
  * for the tuner's init and destroy (plugin.c); a pending cancel acts at the host's next point. */
-static ncclResult_t profInit(int version, void** context, uint64_t commId, int* eActivationMask, const char* commName,
-                             int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn) {
+HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
+                                       const char* commName, int nNodes, int nRanks, int rank,
+                                       ncclDebugLogger_t logfn) {
   int cs;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
   ncclResult_t r = profInitBody(version, context, commId, eActivationMask, commName, nNodes, nRanks, rank, logfn);
@@ -865,7 +861,7 @@ static ncclResult_t profInitBody(int version, void** context, uint64_t commId, i
 
 static ncclResult_t finalizeBody(void* context);
 
-static ncclResult_t finalize(void* context) {
+HIDDEN ncclResult_t nccltjProfilerFinalize(void* context) {
   int cs;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
   ncclResult_t r = finalizeBody(context);
@@ -881,14 +877,21 @@ static ncclResult_t finalizeBody(void* context) {
   /* The communicator as the engine's own log lines name it: NCCL's commId, or under tuner v3/v4
    * (no commId) the engine's handle, which its `comm` lines carry (engine.ShadowAggregate). */
   uint64_t logged = pc->joined && pc->tunerCommId == 0 ? (uint64_t)pc->joinedHandle : pc->commId;
-  nccltj_measured_t m = {.commId = logged, .rank = pc->rank, .nRanks = pc->nRanks, .nNodes = pc->nNodes,
-                         .profilerVersion = pc->version, .nSeries = pc->nSeries, .joined = pc->joined,
-                         .collectives = pc->collectives, .unjoined = pc->unjoined, .untimed = pc->untimed,
+  nccltj_measured_t m = {.commId = logged,
+                         .rank = pc->rank,
+                         .nRanks = pc->nRanks,
+                         .nNodes = pc->nNodes,
+                         .profilerVersion = pc->version,
+                         .nSeries = pc->nSeries,
+                         .joined = pc->joined,
+                         .collectives = pc->collectives,
+                         .unjoined = pc->unjoined,
+                         .untimed = pc->untimed,
                          .unaggregated = pc->unaggregated,
                          .decisionsDropped = __atomic_load_n(&pc->decisionsDropped, __ATOMIC_RELAXED),
                          .series = pc->series};
-  nccltj_call_t call = {.op = NCCLTJ_CALL_MEASURED, .commId = pc->commId, .logger = (void*)pc->logger,
-                        .measured = (uintptr_t)&m};
+  nccltj_call_t call = {
+    .op = NCCLTJ_CALL_MEASURED, .commId = pc->commId, .logger = (void*)pc->logger, .measured = (uintptr_t)&m};
   if (pc->collectives > 0 || pc->joined) nccltjControl(&call);
   if (pc->chain != NULL) {
     /* no call reaches the chained plugin after its finalize: NCCL stopped this communicator's
@@ -911,48 +914,3 @@ static ncclResult_t finalizeBody(void* context) {
   pthread_mutex_unlock(&registryMutex);
   return ncclSuccess;
 }
-
-static ncclResult_t initV4(void** context, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(4, context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static ncclResult_t initV5(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(5, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static ncclResult_t initV6(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                           int nranks, int rank, ncclDebugLogger_t logfn) {
-  return profInit(6, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-static const char kName[] = "nccl-tuner-java";
-
-/* NCCL src/plugin/profiler.cc looks these up by name: _v4 from 2.27.3, _v5 from 2.28.3, _v6 from 2.29.2. */
-__attribute__((visibility("default"))) const ncclProfiler_v4_t ncclProfiler_v4 = {
-    .name = kName,
-    .init = initV4,
-    .startEvent = startV4,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};
-
-__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {
-    .name = kName,
-    .init = initV5,
-    .startEvent = startV5,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};
-
-__attribute__((visibility("default"))) const ncclProfiler_v6_t ncclProfiler_v6 = {
-    .name = kName,
-    .init = initV6,
-    .startEvent = startV6,
-    .stopEvent = stopEvent,
-    .recordEventState = recordEventState,
-    .finalize = finalize,
-};

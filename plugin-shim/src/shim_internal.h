@@ -1,8 +1,9 @@
 /*
- * shim_internal.h -- what plugin.c (NCCL's entry points) and jvm.c (finding, creating or joining
- * the JVM) share inside libnccl-tuner-java.so. Everything here has hidden visibility (the library
- * is built with -fvisibility=hidden); the only exported symbols are ncclTunerPlugin_v3 (plugin.c),
- * ncclTunerPlugin_v4 .. _v6 (versions.c) and ncclProfiler_v4 .. _v6 (profiler.c).
+ * shim_internal.h -- what the parts of libnccl-tuner-java.so share: plugin.c (NCCL's tuner entry
+ * points), profiler.c (NCCL's profiler), signature.c, exports.c and the JVM's start-up (start.c
+ * and the files jvm_internal.h lists, which share more among themselves there). Everything here
+ * has hidden visibility (the library is built with -fvisibility=hidden); the only exported
+ * symbols are ncclTunerPlugin_v3 .. _v7 and ncclProfiler_v4 .. _v6, all in exports.c.
  */
 #ifndef NCCLTJ_SHIM_INTERNAL_H_
 #define NCCLTJ_SHIM_INTERNAL_H_
@@ -10,6 +11,7 @@
 #include <jni.h>
 #include <pthread.h>
 
+#include "nccl_profiler_abi.h"
 #include "nccltj_bridge.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -25,42 +27,39 @@
 #define MIN_FREE_STACK (120 * 1024)
 #endif
 
-/* The bridge: upcalls are non-NULL only after a good start (jvm.c fills it in). */
+/* The bridge: upcalls are non-NULL only after a good start (start.c fills it in). */
 extern HIDDEN nccltj_bridge_t nccltjBridge;
 /* Why the JVM could not be used, logged once per process through NCCL's logger ("" if it can). */
 extern HIDDEN char nccltjStartFailure[1024];
-extern HIDDEN int nccltjFailureLogged;          /* guarded by nccltjLogMutex */
-extern HIDDEN int nccltjStackWarned;            /* guarded by nccltjLogMutex */
+extern HIDDEN int nccltjFailureLogged; /* guarded by nccltjLogMutex */
 extern HIDDEN pthread_mutex_t nccltjLogMutex;
 extern HIDDEN ncclDebugLogger_t nccltjFirstLogger; /* for warnings that arise outside an init */
-extern HIDDEN JavaVM* nccltjJvm;                /* set once the engine started */
-extern HIDDEN pthread_key_t nccltjAttachKey;    /* marks threads the shim attached */
+extern HIDDEN JavaVM* nccltjJvm;                   /* set once the engine started */
+extern HIDDEN pthread_key_t nccltjAttachKey;       /* marks threads the shim attached */
 extern HIDDEN volatile int nccltjForkedAfterStart; /* set in a child forked after the JVM started */
-/* NCCL_TUNER_JAVA_ON_ERROR=fail: a failure that makes this process step aside fails init. */
-extern HIDDEN int nccltjStrict;
 /* A one-line notice for the first init to log at INFO ("" if none); guarded by nccltjLogMutex. */
 extern HIDDEN char nccltjNotice[1024];
 
-/* Forwards one line to NCCL's logger under the TUNING subsystem (NULL logger: WARN lines go to
- * stderr, the rest is dropped); also handed to Java as the bridge's log function. */
+/* Forwards one line to NCCL's logger under the TUNING subsystem (NULL logger: the line is
+ * dropped); also handed to Java as the bridge's log function (log.c). */
 HIDDEN void nccltjLog(void* logger, int level, const char* message);
 
 /* The calling thread is the host's (it called an entry point): nccltjLog calls the logger on it
- * directly; on other threads it queues the line for nccltjFlushDeferredLog (jvm.c). */
+ * directly; on other threads it queues the line for nccltjFlushDeferredLog (log.c). */
 HIDDEN void nccltjMarkHostThread(void);
 HIDDEN void nccltjFlushDeferredLog(void);
 
 /* Runs once per process, from the first init (plugin.c serialises it): pins this library in
  * memory, creates or joins the JVM, calls Bootstrap.start and fills nccltjBridge, or leaves its
- * upcalls NULL with nccltjStartFailure set (jvm.c). */
+ * upcalls NULL with nccltjStartFailure set (start.c). */
 HIDDEN void nccltjStart(void);
 
 /* In a child forked while the JVM started or after (plugin.c's atfork handler): the child steps
- * aside, with one WARN at its next call (jvm.c). */
+ * aside, with one WARN at its next call (start.c). */
 HIDDEN void nccltjInForkedChild(int starting);
 
 /* Attaches the calling thread to the JVM through JNI, leaving its signal mask as it was except
- * for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which HotSpot needs unblocked (jvm.c). */
+ * for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which HotSpot needs unblocked (start.c). */
 HIDDEN void nccltjAttachCurrentThread(void);
 
 /* pthread key destructor of nccltjAttachKey: detaches a thread the shim attached (plugin.c). */
@@ -69,21 +68,40 @@ HIDDEN void nccltjDetachThread(void* unused);
 /* NCCLTJ_CALL_FLUSH: asks the engine to write out its decision log; registered with atexit (plugin.c). */
 HIDDEN void nccltjFlushAtExit(void);
 
-/* Marks the plugin's own files (engine jar, the runtime's lib/, decision log, call record) close-on-exec (jvm.c). */
+/* Marks the plugin's own files (engine jar, the runtime's lib/, decision log, call record) close-on-exec
+ * (cloexec.c). */
 HIDDEN void nccltjCloseOnExecOwnFiles(void);
 
 /* The common entry points behind every exported tuner version (plugin.c). Each returns
  * ncclSuccess whatever happens. tunerVersion: the ABI NCCL chose (3..7); commId 0, nvlDomainInfo
  * and constants NULL where that version has none; regBuff NCCLTJ_REGBUFF_UNKNOWN under v3. */
 HIDDEN ncclResult_t nccltjInitComm(int tunerVersion, uint64_t commId, size_t nRanks, size_t nNodes,
-                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo,
-                                   void* constants, void** context);
+                                   ncclDebugLogger_t logFunction, void* nvlDomainInfo, void* constants, void** context);
 HIDDEN ncclResult_t nccltjGetCollInfo(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
-                                      float** collCostTable, int numAlgo, int numProto, int regBuff,
-                                      int* nChannels);
-HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo,
-                                       int proto, int nChannels, size_t* chunkSize);
+                                      float** collCostTable, int numAlgo, int numProto, int regBuff, int* nChannels);
+/* v3's getCollInfo, which has no regBuff: the same per-call path, inlined (plugin.c). */
+HIDDEN ncclResult_t nccltjGetCollInfoV3(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                                        float** collCostTable, int numAlgo, int numProto, int* nChannels);
+HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_t nBytes, int algo, int proto,
+                                       int nChannels, size_t* chunkSize);
 HIDDEN ncclResult_t nccltjDestroyComm(void* context);
+
+/* The profiler's entry points behind ncclProfiler_v4 .. _v6 (profiler.c); version: the one NCCL
+ * chose (4..6). v6's startEvent reads v6's descriptor as v5's (same members, same places). */
+HIDDEN ncclResult_t nccltjProfilerInit(int version, void** context, uint64_t commId, int* eActivationMask,
+                                       const char* commName, int nNodes, int nRanks, int rank, ncclDebugLogger_t logfn);
+HIDDEN ncclResult_t nccltjProfilerStartEventV4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d);
+HIDDEN ncclResult_t nccltjProfilerStartEventV6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* d);
+HIDDEN ncclResult_t nccltjProfilerStopEvent(void* eHandle);
+HIDDEN ncclResult_t nccltjProfilerRecordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                                   ncclProfilerEventStateArgs_v5_t* eStateArgs);
+HIDDEN ncclResult_t nccltjProfilerFinalize(void* context);
+
+/* The exported profiler structs (exports.c), which profiler.c's chain must not name. */
+extern const ncclProfiler_v4_t ncclProfiler_v4;
+extern const ncclProfiler_v5_t ncclProfiler_v5;
+extern const ncclProfiler_v6_t ncclProfiler_v6;
 
 /* The profiler in this library (profiler.c). nccltjProfiling turns 1 at the first profiler init;
  * until then the tuner's paths below are never called. */

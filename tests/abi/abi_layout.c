@@ -27,16 +27,16 @@
 
 #include "nccl_tuner_java.h"
 
-#define STRUCT(S)                                                   \
-  printf("%s %zu\n", #S, sizeof(S));                                \
-  printf("%s:align %zu\n", #S, (size_t)_Alignof(S))
-#define FIELD(S, f)                                                 \
-  printf("%s.%s %zu\n", #S, #f, offsetof(S, f));                    \
+#define STRUCT(S) \
+  printf("%s %zu\n", #S, sizeof(S)); \
+  printf("%s:align %zu\n", #S, (size_t) _Alignof(S))
+#define FIELD(S, f) \
+  printf("%s.%s %zu\n", #S, #f, offsetof(S, f)); \
   printf("%s.%s:size %zu\n", #S, #f, sizeof(((S*)0)->f))
 #define INT_CONST(c) printf("%s %lld\n", #c, (long long)(c))
 
 /* Compile-time: does expression `e` have exactly function-pointer type `T`? */
-#define HAS_TYPE(e, T) _Generic((e), T: 1, default: 0)
+#define HAS_TYPE(e, T) _Generic((e), T:1, default:0)
 
 typedef int (*sig_control_t)(uintptr_t);
 typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t);
@@ -64,23 +64,31 @@ _Static_assert(HAS_TYPE(TUNER->init, sig_v3_init_t), "ncclTuner_v3_t.init change
 _Static_assert(HAS_TYPE(TUNER->getCollInfo, sig_v3_get_coll_info_t), "ncclTuner_v3_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(TUNER->destroy, sig_v3_destroy_t), "ncclTuner_v3_t.destroy changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->init, sig_v3_init_t), "ncclTuner_v4_t.init changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v4_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->getCollInfo, sig_v4_get_coll_info_t),
+               "ncclTuner_v4_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v4_t*)0)->destroy, sig_v3_destroy_t), "ncclTuner_v4_t.destroy changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->init, sig_v5_init_t), "ncclTuner_v5_t.init changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v5_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->getCollInfo, sig_v4_get_coll_info_t),
+               "ncclTuner_v5_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v5_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v5_t.finalize changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->init, sig_v5_init_t), "ncclTuner_v6_t.init changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v6_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getCollInfo, sig_v4_get_coll_info_t),
+               "ncclTuner_v6_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v6_t.finalize changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getChunkSize, sig_v6_get_chunk_size_t), "ncclTuner_v6_t.getChunkSize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v6_t*)0)->getChunkSize, sig_v6_get_chunk_size_t),
+               "ncclTuner_v6_t.getChunkSize changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->init, sig_v7_init_t), "ncclTuner_v7_t.init changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getCollInfo, sig_v4_get_coll_info_t), "ncclTuner_v7_t.getCollInfo changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getCollInfo, sig_v4_get_coll_info_t),
+               "ncclTuner_v7_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->finalize, sig_v3_destroy_t), "ncclTuner_v7_t.finalize changed");
-_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getChunkSize, sig_v6_get_chunk_size_t), "ncclTuner_v7_t.getChunkSize changed");
+_Static_assert(HAS_TYPE(((ncclTuner_v7_t*)0)->getChunkSize, sig_v6_get_chunk_size_t),
+               "ncclTuner_v7_t.getChunkSize changed");
 /* NCCL's constants: doubles only, 7x3, 3x7x3 and five 4x3 arrays (tuner_v5.h, 2.28.3 .. 2.30.7). */
 _Static_assert(sizeof(ncclTunerConstants_v5_t) == (21 + 63 + 5 * 12) * sizeof(double), "constants size changed");
 /* v7 (tuner_v7.h at NVIDIA/nccl 2449986, NCCL 2.32.6): the same arrays, the bandwidth ones 5x3. */
 _Static_assert(sizeof(ncclTunerConstants_v7_t) == (21 + 63 + 5 * 15) * sizeof(double), "v7 constants size changed");
+/* init's NCCLTJ_CONTROL_FAILED is what the shim returns to NCCL under NCCL_TUNER_JAVA_ON_ERROR=fail. */
+_Static_assert(NCCLTJ_CONTROL_FAILED == ncclInternalError, "NCCLTJ_CONTROL_FAILED is ncclInternalError");
 _Static_assert(offsetof(ncclTunerConstants_v7_t, llMaxBws) == offsetof(ncclTunerConstants_v5_t, llMaxBws),
                "v7's arrays before llMaxBws are v5's");
 _Static_assert(offsetof(ncclTunerConstants_v7_t, perChMaxNVLSTreeBws) == (21 + 63 + 4 * 15) * sizeof(double),
@@ -221,12 +229,22 @@ int main(void) {
   FIELD(ncclTuner_v7_t, finalize);
   FIELD(ncclTuner_v7_t, getChunkSize);
 
-#define NVL(S) STRUCT(S); FIELD(S, nNvlDomains); FIELD(S, minRanksPerNvlDomain); FIELD(S, maxRanksPerNvlDomain)
+#define NVL(S) \
+  STRUCT(S); \
+  FIELD(S, nNvlDomains); \
+  FIELD(S, minRanksPerNvlDomain); \
+  FIELD(S, maxRanksPerNvlDomain)
   NVL(ncclNvlDomainInfo_v5_t);
   NVL(ncclNvlDomainInfo_v6_t);
   NVL(ncclNvlDomainInfo_v7_t);
-#define CONSTANTS(S) STRUCT(S); FIELD(S, baseLatencies); FIELD(S, hwLatencies); FIELD(S, llMaxBws); \
-  FIELD(S, perChMaxRingLL128Bws); FIELD(S, perChMaxTreeLL128Bws); FIELD(S, perChMaxTreeBws);          \
+#define CONSTANTS(S) \
+  STRUCT(S); \
+  FIELD(S, baseLatencies); \
+  FIELD(S, hwLatencies); \
+  FIELD(S, llMaxBws); \
+  FIELD(S, perChMaxRingLL128Bws); \
+  FIELD(S, perChMaxTreeLL128Bws); \
+  FIELD(S, perChMaxTreeBws); \
   FIELD(S, perChMaxNVLSTreeBws)
   CONSTANTS(ncclTunerConstants_v5_t);
   CONSTANTS(ncclTunerConstants_v6_t);
@@ -249,11 +267,9 @@ int main(void) {
   sig("ncclTuner_v7_t.finalize", 1, I(ncclResult_t), P);
   sig("ncclTuner_v7_t.getChunkSize", 7, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), I(int), I(int), P);
   /* ncclTuner_v3_t: enums are passed as int (4 bytes, like ncclResult_t / ncclFunc_t here). */
-  _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int),
-                 "enums are not int-sized");
+  _Static_assert(sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclFunc_t) == sizeof(int), "enums are not int-sized");
   sig("ncclTuner_v3_t.init", 4, I(ncclResult_t), I(size_t), I(size_t), P, P);
-  sig("ncclTuner_v3_t.getCollInfo", 8, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), P,
-      I(int), I(int), P);
+  sig("ncclTuner_v3_t.getCollInfo", 8, I(ncclResult_t), P, I(ncclFunc_t), I(size_t), I(int), P, I(int), I(int), P);
   sig("ncclTuner_v3_t.destroy", 1, I(ncclResult_t), P);
 
   INT_CONST(ncclSuccess);
@@ -337,6 +353,11 @@ int main(void) {
   INT_CONST(NCCLTJ_CALL_GET_CHUNK_SIZE);
   INT_CONST(NCCLTJ_HANDLE_CHUNK_SIZES);
   INT_CONST(NCCLTJ_CALL_MEASURED);
+  INT_CONST(NCCLTJ_CONTROL_OK);
+  INT_CONST(NCCLTJ_CONTROL_FAILED);
+  INT_CONST(NCCLTJ_START_OK);
+  INT_CONST(NCCLTJ_START_ABI_MISMATCH);
+  INT_CONST(NCCLTJ_START_ANOTHER_COPY);
   INT_CONST(NCCLTJ_DECISION_SEEN);
   INT_CONST(NCCLTJ_DECISION_RULE);
   INT_CONST(NCCLTJ_DECISION_BUCKET_MASK);

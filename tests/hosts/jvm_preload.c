@@ -22,10 +22,10 @@ __attribute__((constructor)) static void createHostJvm(void) {
     return;
   }
   create_vm_fn create = (create_vm_fn)dlsym(h, "JNI_CreateJavaVM");
-  JavaVMOption opts[] = {{.optionString = "-Xrs"}, {.optionString = "-XX:-UsePerfData"},
+  JavaVMOption opts[] = {{.optionString = "-Xrs"},
+                         {.optionString = "-XX:-UsePerfData"},
                          {.optionString = "--enable-native-access=ALL-UNNAMED"}};
-  JavaVMInitArgs args = {.version = JNI_VERSION_10, .nOptions = 3, .options = opts,
-                         .ignoreUnrecognized = JNI_FALSE};
+  JavaVMInitArgs args = {.version = JNI_VERSION_10, .nOptions = 3, .options = opts, .ignoreUnrecognized = JNI_FALSE};
   JavaVM* vm;
   JNIEnv* env;
   if (create == NULL || create(&vm, (void**)&env, &args) != JNI_OK) {

@@ -29,34 +29,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "nccl_select.h"
 #include "nccl_tuner_abi.h"
+#include "profiler_events.h"
+#include "test_host.h"
 
-#define ALL_BELOW_GROUP_API                                                                               \
-  (ncclProfileGroupApi | ncclProfileCollApi | ncclProfileP2pApi | ncclProfileKernelLaunch | ncclProfileGroup | \
-   ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh |         \
-   ncclProfileNetPlugin)
-#define BELOW_COLL (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define BELOW_GROUP (BELOW_COLL | ncclProfileGroup | ncclProfileP2p)
-#define BELOW_COLL_API (BELOW_COLL | ncclProfileCollApi)
-#define BELOW_PROXY_OP (ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileNetPlugin)
-
-static const char* const kAlgo[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
-
-static void die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("profiler_host: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs("\n", stderr);
-  va_end(ap);
-  exit(2);
-}
+TH_DIE_FUNCTION(die, "profiler_host: ", "\n", TH_EXIT_USAGE)
 
 static int quietLog;
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   if (quietLog && level != NCCL_LOG_WARN) return;
   char buf[2048];
   va_list ap;
@@ -122,22 +108,19 @@ static void decide(tuner_t* tu, size_t nBytes, int defChannels, int* algo, int* 
   for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
     for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++) table[a][p] = -1.0f;
   float us = 5.0f + (float)nBytes / 20000.0f;
-  table[0][0] = us * 1.3f; table[0][1] = -1.0f; table[0][2] = us * 1.2f;  /* TREE */
-  table[1][0] = us * 1.0f; table[1][1] = -1.0f; table[1][2] = us * 1.1f;  /* RING: NCCL's pick, LL */
+  table[0][0] = us * 1.3f;
+  table[0][1] = -1.0f;
+  table[0][2] = us * 1.2f; /* TREE */
+  table[1][0] = us * 1.0f;
+  table[1][1] = -1.0f;
+  table[1][2] = us * 1.1f; /* RING: NCCL's pick, LL */
   int ch = 0;
   if (tu->t != NULL)
     tu->t->getCollInfo(tu->ctx, ncclFuncAllReduce, nBytes, 1, (float**)(void*)table, NCCL_NUM_ALGORITHMS,
                        NCCL_NUM_PROTOCOLS, 0, &ch);
-  float best = 3.6e9f;
-  *algo = 1;
-  *proto = 0;
-  for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
-    for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
-      if (table[a][p] >= 0.0f && table[a][p] < best) {
-        best = table[a][p];
-        *algo = a;
-        *proto = p;
-      }
+  int pick = th_nccl_pick(&table[0][0], NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS);
+  *algo = pick >= 0 ? pick / NCCL_NUM_PROTOCOLS : 1;
+  *proto = pick >= 0 ? pick % NCCL_NUM_PROTOCOLS : 0;
   *nCh = ch > 0 ? ch : defChannels;
 }
 
@@ -145,7 +128,9 @@ static void decide(tuner_t* tu, size_t nBytes, int defChannels, int* algo, int* 
 
 static unsigned long sent[16];
 
-static int bitIndex(uint64_t t) { return __builtin_ctzll(t); }
+static int bitIndex(uint64_t t) {
+  return __builtin_ctzll(t);
+}
 
 static void* start(prof_t* pr, ncclProfilerEventDescr_v6_t* d) {
   void* h = NULL;
@@ -176,14 +161,14 @@ static void* hostSide(prof_t* pr, size_t count, int algo, int proto, int nCh, vo
   const int m = pr->mask;
   ncclProfilerEventDescr_v6_t d;
   void *ga = NULL, *ca = NULL, *g = NULL, *co = NULL;
-  if (m & ALL_BELOW_GROUP_API) {
+  if (m & TH_FIRES_GROUP_API) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroupApi;
     d.groupApi.groupDepth = 1;
     ga = start(pr, &d);
     record(pr, ga, ncclProfilerGroupStartApiStop, NULL);
   }
-  if (m & BELOW_COLL_API) {
+  if (m & TH_FIRES_COLL_API) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileCollApi;
     d.parentObj = ga;
@@ -200,12 +185,12 @@ static void* hostSide(prof_t* pr, size_t count, int algo, int proto, int nCh, vo
     d.parentObj = ga;
     stop(pr, start(pr, &d));
   }
-  if (m & BELOW_GROUP) {
+  if (m & TH_FIRES_GROUP) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroup;
     g = start(pr, &d);
   }
-  if (m & BELOW_COLL) {
+  if (m & TH_FIRES_COLL) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileColl;
     d.parentObj = ca;
@@ -215,8 +200,8 @@ static void* hostSide(prof_t* pr, size_t count, int algo, int proto, int nCh, vo
     d.coll.datatype = "ncclFloat32";
     d.coll.nChannels = (uint8_t)nCh;
     d.coll.nWarps = 16;
-    d.coll.algo = kAlgo[algo];
-    d.coll.proto = kProto[proto];
+    d.coll.algo = ncclAlgoNames[algo];
+    d.coll.proto = ncclProtoNames[proto];
     d.coll.parentGroup = g;
     co = start(pr, &d);
     stop(pr, co);
@@ -232,7 +217,7 @@ static void proxySide(prof_t* pr, void* co, int nCh, uint64_t t0) {
   const int m = pr->mask;
   ncclProfilerEventDescr_v6_t d;
   for (int c = 0; c < nCh; c++) {
-    if (m & BELOW_PROXY_OP) {
+    if (m & TH_FIRES_PROXY_OP) {
       memset(&d, 0, sizeof d);
       d.type = ncclProfileProxyOp;
       d.parentObj = co;
@@ -342,7 +327,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--late")) { late = 1; continue; }
+    if (!strcmp(a, "--late")) {
+      late = 1;
+      continue;
+    }
     if (v == NULL) die("%s needs a value", a);
     i++;
     if (!strcmp(a, "--profiler")) profiler = v;
@@ -350,8 +338,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--floor")) floorPath = v;
     else if (!strcmp(a, "--version")) version = atoi(v);
     else if (!strcmp(a, "--colls")) colls = atol(v);
-    else if (!strcmp(a, "--channels")) { channelList = v; nCh = atoi(v); }
-    else if (!strcmp(a, "--sizes")) sizes = v;
+    else if (!strcmp(a, "--channels")) {
+      channelList = v;
+      nCh = atoi(v);
+    } else if (!strcmp(a, "--sizes")) sizes = v;
     else if (!strcmp(a, "--bench")) benchIters = atol(v);
     else if (!strcmp(a, "--rank")) hostRank = atoi(v);
     else die("unknown option %s", a);

@@ -33,33 +33,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "nccl_select.h"
 #include "nccl_tuner_abi.h"
+#include "profiler_events.h"
+#include "test_host.h"
 
-static const char* const kAlgo[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[] = {"LL", "LL128", "SIMPLE"};
-static const char* const kFunc[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-
-#define ALL_BELOW_GROUP_API                                                                               \
-  (ncclProfileGroupApi | ncclProfileCollApi | ncclProfileP2pApi | ncclProfileKernelLaunch | ncclProfileGroup | \
-   ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh |         \
-   ncclProfileNetPlugin)
-#define BELOW_COLL (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define BELOW_GROUP (BELOW_COLL | ncclProfileGroup | ncclProfileP2p)
-#define BELOW_COLL_API (BELOW_COLL | ncclProfileCollApi)
-
-static void die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("canary_host: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs("\n", stderr);
-  va_end(ap);
-  exit(2);
-}
+TH_DIE_FUNCTION(die, "canary_host: ", "\n", TH_EXIT_USAGE)
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   char buf[4096];
   va_list ap;
   va_start(ap, fmt);
@@ -94,15 +80,15 @@ static void record(void* h, ncclProfilerEventState_t s, ncclProfilerEventStateAr
 static void events(const char* dtype, size_t count, int n, const uint64_t* s, const uint64_t* e) {
   ncclProfilerEventDescr_v5_t d;
   void *ga = NULL, *ca = NULL, *g = NULL, *co = NULL;
-  const char* func = kFunc[lastColl];
-  if (mask & ALL_BELOW_GROUP_API) {
+  const char* func = ncclFuncNames[lastColl];
+  if (mask & TH_FIRES_GROUP_API) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroupApi;
     d.groupApi.groupDepth = 1;
     ga = start(&d);
     record(ga, ncclProfilerGroupStartApiStop, NULL);
   }
-  if (mask & BELOW_COLL_API) {
+  if (mask & TH_FIRES_COLL_API) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileCollApi;
     d.parentObj = ga;
@@ -119,13 +105,13 @@ static void events(const char* dtype, size_t count, int n, const uint64_t* s, co
     d.parentObj = ga;
     stop(start(&d));
   }
-  if (mask & BELOW_GROUP) {
+  if (mask & TH_FIRES_GROUP) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroup;
     d.parentObj = ga;
     g = start(&d);
   }
-  if (mask & BELOW_COLL) {
+  if (mask & TH_FIRES_COLL) {
     memset(&d, 0, sizeof d);
     d.type = ncclProfileColl;
     d.parentObj = ca;
@@ -135,8 +121,8 @@ static void events(const char* dtype, size_t count, int n, const uint64_t* s, co
     d.coll.datatype = dtype;
     d.coll.nChannels = (uint8_t)lastCh;
     d.coll.nWarps = 16;
-    d.coll.algo = lastAlgo >= 0 ? kAlgo[lastAlgo] : "Undefined";
-    d.coll.proto = lastProto >= 0 ? kProto[lastProto] : "Undefined";
+    d.coll.algo = lastAlgo >= 0 ? ncclAlgoNames[lastAlgo] : "Undefined";
+    d.coll.proto = lastProto >= 0 ? ncclProtoNames[lastProto] : "Undefined";
     d.coll.parentGroup = g;
     co = start(&d);
     stop(co);
@@ -198,15 +184,8 @@ int main(int argc, char** argv) {
       int ch = 0;
       int rc = tuner->getCollInfo(tunerCtx, (ncclFunc_t)coll, nBytes, pipeOps, (float**)(void*)table,
                                   NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, regBuff, &ch);
-      float best = 3.6e9f;
-      int algo = -1, proto = -1;
-      for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
-        for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++)
-          if (table[a][p] >= 0.0f && table[a][p] < best) {
-            best = table[a][p];
-            algo = a;
-            proto = p;
-          }
+      int pick = th_nccl_pick(&table[0][0], NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS);
+      int algo = pick >= 0 ? pick / NCCL_NUM_PROTOCOLS : -1, proto = pick >= 0 ? pick % NCCL_NUM_PROTOCOLS : -1;
       lastColl = coll, lastAlgo = algo, lastProto = proto, lastCh = ch > 0 ? ch : defCh;
       printf("R %d %d %d %d %d", rc, ch, algo, proto, lastCh);
       for (int i = 0; i < NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS; i++)

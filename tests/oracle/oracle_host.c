@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 #define MAX_COMMS 64
 #define MAX_TABLE (NCCL_NUM_ALGORITHMS * NCCL_NUM_PROTOCOLS)
@@ -42,7 +43,9 @@ __attribute__((visibility("default"))) ncclResult_t ncclGetVersion(int* version)
 }
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level > NCCL_LOG_INFO) return;
   va_list ap;
   va_start(ap, fmt);
@@ -54,14 +57,20 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
 
 static void die(const char* what, int lineNo) {
   fprintf(stderr, "oracle_host: line %d: %s\n", lineNo, what);
-  exit(2);
+  exit(TH_EXIT_USAGE);
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) { fprintf(stderr, "usage: oracle_host PLUGIN SCRIPT\n"); return 2; }
+  if (argc != 3) {
+    fprintf(stderr, "usage: oracle_host PLUGIN SCRIPT\n");
+    return TH_EXIT_USAGE;
+  }
   setvbuf(stdout, NULL, _IOFBF, 1 << 16);
   FILE* f = fopen(argv[2], "r");
-  if (!f) { perror(argv[2]); return 2; }
+  if (!f) {
+    perror(argv[2]);
+    return TH_EXIT_USAGE;
+  }
   void* lib = NULL;
   const void* sym = NULL;
   int version = 0;
@@ -76,7 +85,8 @@ int main(int argc, char** argv) {
     if (!kw || kw[0] == '#') continue;
     char* tok[8 + MAX_TABLE + 4];
     int n = 0;
-    for (char* t; n < (int)(sizeof tok / sizeof tok[0]) && (t = strtok_r(NULL, " \t\r\n", &save)) != NULL;) tok[n++] = t;
+    for (char* t; n < (int)(sizeof tok / sizeof tok[0]) && (t = strtok_r(NULL, " \t\r\n", &save)) != NULL;)
+      tok[n++] = t;
 #define ARG_LL(i) strtoll(tok[i], NULL, 10)
     if (strcmp(kw, "version") == 0) {
       if (n != 1) die("version V", lineNo);
@@ -98,15 +108,15 @@ int main(int argc, char** argv) {
       size_t nRanks = (size_t)ARG_LL(1), nNodes = (size_t)ARG_LL(2);
       ncclResult_t r;
       if (version <= 4) {
-        r = version == 3 ? ((const ncclTuner_v3_t*)sym)->init(nRanks, nNodes, logger, &ctx[id])
-                         : ((const ncclTuner_v4_t*)sym)->init(nRanks, nNodes, logger, &ctx[id]);
+        r = version == 3 ? ((const ncclTuner_v3_t*)sym)->init(nRanks, nNodes, logger, &ctx[id]) :
+                           ((const ncclTuner_v4_t*)sym)->init(nRanks, nNodes, logger, &ctx[id]);
       } else {
         ncclNvlDomainInfo_v5_t nvl = {(int)ARG_LL(3), (int)ARG_LL(4), (int)ARG_LL(5)};
         ncclTunerConstants_v5_t k;
         memset(&k, 0, sizeof k);
         uint64_t commId = 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1);
-        r = version == 5 ? ((const ncclTuner_v5_t*)sym)->init(&ctx[id], commId, nRanks, nNodes, logger, &nvl, &k)
-                         : ((const ncclTuner_v6_t*)sym)->init(&ctx[id], commId, nRanks, nNodes, logger, &nvl, &k);
+        r = version == 5 ? ((const ncclTuner_v5_t*)sym)->init(&ctx[id], commId, nRanks, nNodes, logger, &nvl, &k) :
+                           ((const ncclTuner_v6_t*)sym)->init(&ctx[id], commId, nRanks, nNodes, logger, &nvl, &k);
       }
       printf("I %d\n", (int)r);
     } else if (strcmp(kw, "call") == 0) {
@@ -123,10 +133,11 @@ int main(int argc, char** argv) {
       for (int i = 0; i < nA * nP; i++) table[i] = strtof(tok[8 + i], NULL);
       ncclResult_t r;
       if (version == 3)
-        r = ((const ncclTuner_v3_t*)sym)->getCollInfo(ctx[id], (ncclFunc_t)coll, nBytes, pipe, (float**)table, nA, nP, &nChannels);
-      else  /* v4, v5 and v6 share getCollInfo's signature and place */
-        r = ((const ncclTuner_v4_t*)sym)->getCollInfo(ctx[id], (ncclFunc_t)coll, nBytes, pipe, (float**)table, nA, nP,
-                                                       regBuff, &nChannels);
+        r = ((const ncclTuner_v3_t*)sym)
+              ->getCollInfo(ctx[id], (ncclFunc_t)coll, nBytes, pipe, (float**)table, nA, nP, &nChannels);
+      else /* v4, v5 and v6 share getCollInfo's signature and place */
+        r = ((const ncclTuner_v4_t*)sym)
+              ->getCollInfo(ctx[id], (ncclFunc_t)coll, nBytes, pipe, (float**)table, nA, nP, regBuff, &nChannels);
       printf("R %d %d", (int)r, nChannels);
       for (int i = 0; i < nA * nP; i++) printf(" %.9g", (double)table[i]);
       putchar('\n');
@@ -137,16 +148,17 @@ int main(int argc, char** argv) {
       if (id < 0 || id >= MAX_COMMS) die("comm id 0..63", lineNo);
       size_t chunk = (size_t)strtoull(tok[6], NULL, 10);
       const ncclTuner_v6_t* v6 = sym;
-      ncclResult_t r = v6->getChunkSize == NULL ? ncclSuccess
-          : v6->getChunkSize(ctx[id], (ncclFunc_t)ARG_LL(1), (size_t)strtoull(tok[2], NULL, 10), (int)ARG_LL(3),
-                             (int)ARG_LL(4), (int)ARG_LL(5), &chunk);
+      ncclResult_t r = v6->getChunkSize == NULL ?
+                         ncclSuccess :
+                         v6->getChunkSize(ctx[id], (ncclFunc_t)ARG_LL(1), (size_t)strtoull(tok[2], NULL, 10),
+                                          (int)ARG_LL(3), (int)ARG_LL(4), (int)ARG_LL(5), &chunk);
       printf("K %d %zu\n", (int)r, chunk);
     } else if (strcmp(kw, "destroy") == 0) {
       if (n != 1) die("destroy ID", lineNo);
       int id = (int)ARG_LL(0);
       if (id < 0 || id >= MAX_COMMS) die("comm id 0..63", lineNo);
       ncclResult_t r;
-      switch (version) {  /* destroy (v3, v4) and finalize (v5, v6) sit in the same place */
+      switch (version) { /* destroy (v3, v4) and finalize (v5, v6) sit in the same place */
         case 3: r = ((const ncclTuner_v3_t*)sym)->destroy(ctx[id]); break;
         case 4: r = ((const ncclTuner_v4_t*)sym)->destroy(ctx[id]); break;
         case 5: r = ((const ncclTuner_v5_t*)sym)->finalize(ctx[id]); break;

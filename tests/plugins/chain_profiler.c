@@ -66,17 +66,21 @@ static ncclResult_t startCommon(void* context, void** eHandle, uint64_t type, vo
   }
   int ok = 1;
   switch (type) {
-    case ncclProfileGroupApi: case ncclProfileGroup: case ncclProfileProxyCtrl: ok = parent == NULL; break;
-    case ncclProfileCollApi: case ncclProfileP2pApi: case ncclProfileKernelLaunch:
-      ok = parentIs(parent, ncclProfileGroupApi); break;
+    case ncclProfileGroupApi:
+    case ncclProfileGroup:
+    case ncclProfileProxyCtrl: ok = parent == NULL; break;
+    case ncclProfileCollApi:
+    case ncclProfileP2pApi:
+    case ncclProfileKernelLaunch: ok = parentIs(parent, ncclProfileGroupApi); break;
 #ifdef CHAIN_V4
-    case ncclProfileColl: case ncclProfileP2p: ok = parentIs(parent, ncclProfileGroup); break;
+    case ncclProfileColl:
+    case ncclProfileP2p: ok = parentIs(parent, ncclProfileGroup); break;
 #else
     case ncclProfileColl: ok = parentIs(parent, ncclProfileCollApi) && parentIs(parentGroup, ncclProfileGroup); break;
     case ncclProfileP2p: ok = parentIs(parent, ncclProfileP2pApi) && parentIs(parentGroup, ncclProfileGroup); break;
 #endif
-    case ncclProfileProxyOp: case ncclProfileKernelCh:
-      ok = parentIs(parent, ncclProfileColl) || parentIs(parent, ncclProfileP2p); break;
+    case ncclProfileProxyOp:
+    case ncclProfileKernelCh: ok = parentIs(parent, ncclProfileColl) || parentIs(parent, ncclProfileP2p); break;
     case ncclProfileProxyStep: ok = parentIs(parent, ncclProfileProxyOp); break;
     default: break;
   }
@@ -97,7 +101,8 @@ static ncclResult_t stopEvent(void* eHandle) {
   return ncclSuccess;
 }
 
-static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState, ncclProfilerEventStateArgs_v5_t* a) {
+static ncclResult_t recordEventState(void* eHandle, ncclProfilerEventState_t eState,
+                                     ncclProfilerEventStateArgs_v5_t* a) {
   ev_t* e = evOf(eHandle);
   if (nCtx > 0 && ctxs[0].finalized) late++;
   if (e == NULL || !e->open) badHandles++;
@@ -140,25 +145,38 @@ static ncclResult_t finalize(void* context) {
   return ncclSuccess;
 }
 
-__attribute__((destructor)) static void atExit(void) { fprintf(stderr, "chain: late=%lu\n", late); }
+__attribute__((destructor)) static void atExit(void) {
+  fprintf(stderr, "chain: late=%lu\n", late);
+}
 
 #ifdef CHAIN_V4
 static ncclResult_t init4(void** context, int* mask, const char* commName, uint64_t commHash, int nNodes, int nRanks,
                           int rank, ncclDebugLogger_t logfn) {
-  (void)commName; (void)commHash; (void)nNodes; (void)nRanks; (void)logfn;
+  (void)commName;
+  (void)commHash;
+  (void)nNodes;
+  (void)nRanks;
+  (void)logfn;
   return initCommon(context, mask, rank);
 }
 static ncclResult_t start4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* d) {
   if (eHandle == NULL) return ncclSuccess;
   return startCommon(context, eHandle, d->type, d->parentObj, NULL);
 }
-__attribute__((visibility("default"))) const ncclProfiler_v4_t ncclProfiler_v4 = {
-    .name = "chain-test-v4", .init = init4, .startEvent = start4, .stopEvent = stopEvent,
-    .recordEventState = recordEventState, .finalize = finalize};
+__attribute__((visibility("default"))) const ncclProfiler_v4_t ncclProfiler_v4 = {.name = "chain-test-v4",
+                                                                                  .init = init4,
+                                                                                  .startEvent = start4,
+                                                                                  .stopEvent = stopEvent,
+                                                                                  .recordEventState = recordEventState,
+                                                                                  .finalize = finalize};
 #else
 static ncclResult_t init5(void** context, uint64_t commId, int* mask, const char* commName, int nNodes, int nRanks,
                           int rank, ncclDebugLogger_t logfn) {
-  (void)commName; (void)commId; (void)nNodes; (void)nRanks; (void)logfn;
+  (void)commName;
+  (void)commId;
+  (void)nNodes;
+  (void)nRanks;
+  (void)logfn;
   return initCommon(context, mask, rank);
 }
 static ncclResult_t start5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d) {
@@ -166,7 +184,10 @@ static ncclResult_t start5(void* context, void** eHandle, ncclProfilerEventDescr
   void* pg = d->type == ncclProfileColl ? d->coll.parentGroup : d->type == ncclProfileP2p ? d->p2p.parentGroup : NULL;
   return startCommon(context, eHandle, d->type, d->parentObj, pg);
 }
-__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {
-    .name = "chain-test", .init = init5, .startEvent = start5, .stopEvent = stopEvent,
-    .recordEventState = recordEventState, .finalize = finalize};
+__attribute__((visibility("default"))) const ncclProfiler_v5_t ncclProfiler_v5 = {.name = "chain-test",
+                                                                                  .init = init5,
+                                                                                  .startEvent = start5,
+                                                                                  .stopEvent = stopEvent,
+                                                                                  .recordEventState = recordEventState,
+                                                                                  .finalize = finalize};
 #endif

@@ -24,17 +24,35 @@
 
 #include "nccl_tuner_abi.h"
 
-enum mode { M_NONE, M_ENABLE, M_ERROR, M_CHANNELS, M_NEGATIVE, M_NAN, M_OVERFLOW, M_NONE_LEFT,
-            M_INIT_ERROR, M_DESTROY_ERROR, M_SIGINT, M_WARN };
-static const char* const kModes[] = {"", "enable", "error", "channels", "negative", "nan", "overflow",
-                                     "none-left", "init-error", "destroy-error", "sigint", "warn"};
+enum mode {
+  M_NONE,
+  M_ENABLE,
+  M_ERROR,
+  M_CHANNELS,
+  M_NEGATIVE,
+  M_NAN,
+  M_OVERFLOW,
+  M_NONE_LEFT,
+  M_INIT_ERROR,
+  M_DESTROY_ERROR,
+  M_SIGINT,
+  M_WARN
+};
+static const char* const kModes[] = {"",         "enable",    "error",      "channels",      "negative", "nan",
+                                     "overflow", "none-left", "init-error", "destroy-error", "sigint",   "warn"};
 
-typedef struct { ncclDebugLogger_t log; enum mode mode; } evil_ctx_t;
+typedef struct {
+  ncclDebugLogger_t log;
+  enum mode mode;
+} evil_ctx_t;
 
-static void evil_sigint(int sig) { (void)sig; }
+static void evil_sigint(int sig) {
+  (void)sig;
+}
 
 static ncclResult_t evil_init(size_t nRanks, size_t nNodes, ncclDebugLogger_t log, void** context) {
-  (void)nRanks; (void)nNodes;
+  (void)nRanks;
+  (void)nNodes;
   const char* m = getenv("EVIL_MODE");
   enum mode mode = M_NONE;
   for (size_t i = 1; m && i < sizeof kModes / sizeof kModes[0]; i++)
@@ -52,20 +70,28 @@ static ncclResult_t evil_init(size_t nRanks, size_t nNodes, ncclDebugLogger_t lo
 
 static ncclResult_t evil_get_coll_info(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                        float** collCostTable, int numAlgo, int numProto, int* nChannels) {
-  (void)collType; (void)numPipeOps;
+  (void)collType;
+  (void)numPipeOps;
   evil_ctx_t* c = context;
   float* t = (float*)collCostTable;
   int n = numAlgo * numProto;
   switch (c->mode) {
     case M_ENABLE:
-      for (int i = 0; i < n; i++) if (t[i] == NCCL_ALGO_PROTO_IGNORE) { t[i] = 0.0f; break; }
+      for (int i = 0; i < n; i++)
+        if (t[i] == NCCL_ALGO_PROTO_IGNORE) {
+          t[i] = 0.0f;
+          break;
+        }
       break;
     case M_ERROR: return ncclInternalError;
     case M_CHANNELS: *nChannels = 1000; break;
     case M_NEGATIVE:
     case M_NAN:
       for (int i = 0; i < n; i++)
-        if (t[i] != NCCL_ALGO_PROTO_IGNORE) { t[i] = c->mode == M_NAN ? NAN : -5.0f; break; }
+        if (t[i] != NCCL_ALGO_PROTO_IGNORE) {
+          t[i] = c->mode == M_NAN ? NAN : -5.0f;
+          break;
+        }
       break;
     case M_OVERFLOW: t[n] = 0.0f; break;
     case M_NONE_LEFT:

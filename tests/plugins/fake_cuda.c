@@ -32,7 +32,13 @@ EXPORT int cuDeviceGetAttribute(int* value, int attribute, int device) {
   int major = 9, minor = 0;
   if (cc) sscanf(cc, "%d.%d", &major, &minor);
   if (device != 0) return 101;
-  if (attribute == 75) { *value = major; return 0; }
-  if (attribute == 76) { *value = minor; return 0; }
+  if (attribute == 75) {
+    *value = major;
+    return 0;
+  }
+  if (attribute == 76) {
+    *value = minor;
+    return 0;
+  }
   return 1; /* CUDA_ERROR_INVALID_VALUE */
 }

@@ -8,27 +8,39 @@
 
 #include "nccl_tuner_abi.h"
 
-typedef struct { ncclDebugLogger_t log; size_t nRanks, nNodes; } noop_ctx_t;
+typedef struct {
+  ncclDebugLogger_t log;
+  size_t nRanks, nNodes;
+} noop_ctx_t;
 
 static ncclResult_t noop_init(size_t nRanks, size_t nNodes, ncclDebugLogger_t log, void** context) {
   noop_ctx_t* c = malloc(sizeof *c);
   if (!c) return ncclSystemError;
   *c = (noop_ctx_t){log, nRanks, nNodes};
-  if (log) log(NCCL_LOG_INFO, NCCL_TUNING, __FILE__, __LINE__, "TUNER/Noop: init nRanks %zu nNodes %zu", nRanks, nNodes);
+  if (log)
+    log(NCCL_LOG_INFO, NCCL_TUNING, __FILE__, __LINE__, "TUNER/Noop: init nRanks %zu nNodes %zu", nRanks, nNodes);
   *context = c;
   return ncclSuccess;
 }
 
 static ncclResult_t noop_get_coll_info(void* context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
                                        float** collCostTable, int numAlgo, int numProto, int* nChannels) {
-  (void)context; (void)collType; (void)nBytes; (void)numPipeOps;
-  (void)collCostTable; (void)numAlgo; (void)numProto; (void)nChannels;
+  (void)context;
+  (void)collType;
+  (void)nBytes;
+  (void)numPipeOps;
+  (void)collCostTable;
+  (void)numAlgo;
+  (void)numProto;
+  (void)nChannels;
   return ncclSuccess;
 }
 
 static ncclResult_t noop_destroy(void* context) {
   noop_ctx_t* c = context;
-  if (c && c->log) c->log(NCCL_LOG_INFO, NCCL_TUNING, __FILE__, __LINE__, "TUNER/Noop: destroy nRanks %zu nNodes %zu", c->nRanks, c->nNodes);
+  if (c && c->log)
+    c->log(NCCL_LOG_INFO, NCCL_TUNING, __FILE__, __LINE__, "TUNER/Noop: destroy nRanks %zu nNodes %zu", c->nRanks,
+           c->nNodes);
   free(c);
   return ncclSuccess;
 }

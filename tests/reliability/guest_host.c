@@ -91,19 +91,17 @@
 #include "nccl_tuner_abi.h"
 #include "test_host.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_FAIL = 3 };
-
 static const char* plugin;
 static const char* tracePath;
-static FILE* facts;          /* where the "guest-host:" lines go */
-static FILE* logOut;         /* where logger lines go */
+static FILE* facts;  /* where the "guest-host:" lines go */
+static FILE* logOut; /* where logger lines go */
 static atomic_ulong warns;
 static atomic_int failures;
 static th_get_row* rows;
 static size_t nRows;
 static size_t nRanks = 2, nNodes = 2;
 
-TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", EXIT_USAGE)
+TH_DIE_FUNCTION(usage_exit, "guest-host: ", "\n", TH_EXIT_USAGE)
 
 static void fact(const char* fmt, ...) {
   TH_VPRINT(facts, "guest-host: ", "\n", fmt);
@@ -125,9 +123,10 @@ static void logLine(ncclDebugLogLevel level, const char* fmt, va_list ap) {
   fflush(logOut);
 }
 
-static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                   const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   va_list ap;
   va_start(ap, fmt);
   logLine(level, fmt, ap);
@@ -175,8 +174,8 @@ static int replay(const ncclTuner_v3_t* t, void* ctx) {
     int n = r->numAlgo * r->numProto;
     memcpy(table, r->costs, (size_t)n * sizeof(float));
     int nChannels = 0;
-    ncclResult_t rc = t->getCollInfo(ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)table,
-                                     r->numAlgo, r->numProto, &nChannels);
+    ncclResult_t rc = t->getCollInfo(ctx, (ncclFunc_t)r->coll, r->nBytes, r->numPipeOps, (float**)table, r->numAlgo,
+                                     r->numProto, &nChannels);
     if (rc != ncclSuccess) return -1;
     if (nChannels != 0 || memcmp(table, r->costs, (size_t)n * sizeof(float)) != 0) changed++;
   }
@@ -228,7 +227,7 @@ static void* cycle_thread(void* arg) {
   cy->changed = replay(cy->t, cy->ctx);
   pthread_mutex_lock(&cy->m);
   pthread_cond_signal(&cy->c);
-  while (!cy->closed) pthread_cond_wait(&cy->c, &cy->m);   /* exits after the dlclose */
+  while (!cy->closed) pthread_cond_wait(&cy->c, &cy->m); /* exits after the dlclose */
   pthread_mutex_unlock(&cy->m);
   return NULL;
 }
@@ -242,7 +241,10 @@ static void cmd_reload(long cycles) {
     cycle_t cy = {.t = t, .changed = -2, .m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER};
     if (t->init(nRanks, nNodes, logger, &cy.ctx) != ncclSuccess) fail("cycle %ld: init failed", k);
     pthread_t th;
-    if (pthread_create(&th, NULL, cycle_thread, &cy) != 0) { fail("pthread_create failed in cycle %ld", k); break; }
+    if (pthread_create(&th, NULL, cycle_thread, &cy) != 0) {
+      fail("pthread_create failed in cycle %ld", k);
+      break;
+    }
     pthread_mutex_lock(&cy.m);
     while (cy.changed == -2) pthread_cond_wait(&cy.c, &cy.m);
     pthread_mutex_unlock(&cy.m);
@@ -254,15 +256,18 @@ static void cmd_reload(long cycles) {
     pthread_mutex_unlock(&cy.m);
     pthread_join(th, NULL);
     if (k == 0) first = cy.changed;
-    if (cy.changed != first) { fail("cycle %ld changed %d calls, the first %d", k, cy.changed, first); break; }
+    if (cy.changed != first) {
+      fail("cycle %ld changed %d calls, the first %d", k, cy.changed, first);
+      break;
+    }
     if (k == 9) proc_status(&rss10, &thr10);
   }
   long rss, thr;
   proc_status(&rss, &thr);
   pthread_key_t key;
   int keyRc = pthread_key_create(&key, NULL);
-  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss_kib=%ld threads10=%ld threads=%ld key_create=%s",
-       cycles, first, rss10, rss, thr10, thr, keyRc == 0 ? "ok" : strerror(keyRc));
+  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss_kib=%ld threads10=%ld threads=%ld key_create=%s", cycles, first,
+       rss10, rss, thr10, thr, keyRc == 0 ? "ok" : strerror(keyRc));
 }
 
 static void cmd_two_copies(const char* second) {
@@ -299,15 +304,14 @@ static void cmd_fork_during_init(long delayUs) {
     int c = one_comm(forkTuner);
     fact("child changed=%d warn=%lu", c, atomic_load(&warns));
     fflush(NULL);
-    exit(atomic_load(&failures) ? EXIT_FAIL : EXIT_OK);
+    exit(atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   pthread_join(th, NULL);
   int again = one_comm(forkTuner);
-  fact("child_exit=%d child_signal=%d parent_changed=%d parent_again=%d",
-       WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-       parentFirst, again);
+  fact("child_exit=%d child_signal=%d parent_changed=%d parent_again=%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+       WIFSIGNALED(status) ? WTERMSIG(status) : 0, parentFirst, again);
 }
 
 /* ---- case 5: free stack at the call ------------------------------------------------------ */
@@ -336,7 +340,7 @@ static __attribute__((noinline)) int call_with_free(size_t targetFree) {
 static void* stack_thread(void* arg) {
   int* out = arg;
   out[0] = call_with_free((size_t)stackFreeKib * 1024);
-  out[1] = call_with_free((size_t)stackFreeKib * 1024);  /* a second round: said once per thread */
+  out[1] = call_with_free((size_t)stackFreeKib * 1024); /* a second round: said once per thread */
   return NULL;
 }
 
@@ -360,7 +364,9 @@ static void cmd_stack(long freeKib) {
 /* ---- case 9: signals --------------------------------------------------------------------- */
 
 static volatile sig_atomic_t ran[NSIG];
-static void on_signal(int sig) { ran[sig]++; }
+static void on_signal(int sig) {
+  ran[sig]++;
+}
 
 static void cmd_signals(void) {
   static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
@@ -376,7 +382,10 @@ static void cmd_signals(void) {
   /* The calling thread blocks every signal but the synchronous faults, like a host that sigwaits. */
   sigset_t block, maskBefore, maskAfter;
   sigfillset(&block);
-  sigdelset(&block, SIGSEGV); sigdelset(&block, SIGBUS); sigdelset(&block, SIGFPE); sigdelset(&block, SIGILL);
+  sigdelset(&block, SIGSEGV);
+  sigdelset(&block, SIGBUS);
+  sigdelset(&block, SIGFPE);
+  sigdelset(&block, SIGILL);
   pthread_sigmask(SIG_SETMASK, &block, NULL);
   struct sigaction before[NSIG], after[NSIG];
   bool known[NSIG];
@@ -388,16 +397,21 @@ static void cmd_signals(void) {
   int changed = one_comm(t);
 
   pthread_sigmask(SIG_SETMASK, NULL, &maskAfter);
-  for (int s = 1; s < NSIG; s++) if (known[s]) sigaction(s, NULL, &after[s]);
+  for (int s = 1; s < NSIG; s++)
+    if (known[s]) sigaction(s, NULL, &after[s]);
   int changedDispositions = 0, jvmRt = 0;
   char list[512] = "";
   for (int s = 1; s < NSIG; s++) {
-    if (!known[s]) continue;  /* glibc's own (SIGCANCEL, SIGSETXID) */
+    if (!known[s]) continue; /* glibc's own (SIGCANCEL, SIGSETXID) */
     /* SA_RESTORER (0x04000000) is glibc's own addition to every sigaction it installs. */
     if (before[s].sa_handler == after[s].sa_handler &&
-        (before[s].sa_flags & ~0x04000000) == (after[s].sa_flags & ~0x04000000)) continue;
-    if (s == SIGSEGV || s == SIGBUS || s == SIGFPE || s == SIGILL) continue;  /* HotSpot's, chained */
-    if (s >= SIGRTMIN + 4 && before[s].sa_handler == SIG_DFL && jvmRt == 0) { jvmRt = s; continue; }
+        (before[s].sa_flags & ~0x04000000) == (after[s].sa_flags & ~0x04000000))
+      continue;
+    if (s == SIGSEGV || s == SIGBUS || s == SIGFPE || s == SIGILL) continue; /* HotSpot's, chained */
+    if (s >= SIGRTMIN + 4 && before[s].sa_handler == SIG_DFL && jvmRt == 0) {
+      jvmRt = s;
+      continue;
+    }
     changedDispositions++;
     size_t l = strlen(list);
     snprintf(list + l, sizeof list - l, "%s%d", l ? "," : "", s);
@@ -427,8 +441,8 @@ static void cmd_signals(void) {
     if (ran[s] > was) handled++;
     else fail("the host's handler for signal %d did not run", s);
   }
-  fact("changed=%d dispositions_changed=%d [%s] jvm_signal=%d mask_changed=%d sigwait_usr2=%s handlers_ran=%d",
-       changed, changedDispositions, list, jvmRt, maskDiff, got == SIGUSR2 ? "ok" : "lost", handled);
+  fact("changed=%d dispositions_changed=%d [%s] jvm_signal=%d mask_changed=%d sigwait_usr2=%s handlers_ran=%d", changed,
+       changedDispositions, list, jvmRt, maskDiff, got == SIGUSR2 ? "ok" : "lost", handled);
 }
 
 /* ---- case 8: locale ---------------------------------------------------------------------- */
@@ -525,8 +539,7 @@ static void cmd_sigchld(const char* mode) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   sigaction(SIGCHLD, NULL, &after);
   double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-  fact("changed=%d init_ms=%.0f sigchld_kept=%s", changed, ms,
-       before.sa_handler == after.sa_handler ? "yes" : "no");
+  fact("changed=%d init_ms=%.0f sigchld_kept=%s", changed, ms, before.sa_handler == after.sa_handler ? "yes" : "no");
 }
 
 static atomic_int stopSetenv;
@@ -577,7 +590,6 @@ static void cmd_setenv_race(void) {
        getenv("_JAVA_SR_SIGNUM") ? getenv("_JAVA_SR_SIGNUM") : "unset", lost);
 }
 
-
 /* ---- found by the hostile-host review: coroutines, pthread_cancel, file descriptors ----------- */
 
 /* getCollInfo from a makecontext/swapcontext coroutine with its own mmap'd stack of `kib` KiB
@@ -586,7 +598,9 @@ static const ncclTuner_v3_t* coT;
 static void* coCtx;
 static int coChanged = -2;
 static ucontext_t coMain, coCtxU;
-static void coroutine_body(void) { coChanged = replay(coT, coCtx); }
+static void coroutine_body(void) {
+  coChanged = replay(coT, coCtx);
+}
 
 static void cmd_coroutine(long kib) {
   void* lib = NULL;
@@ -718,9 +732,11 @@ static void cmd_cloexec(void) {
  * lock: a line the plugin logs from another thread while the caller waits would deadlock. Two
  * communicators, each init, replay and destroy under the lock. */
 static pthread_mutex_t hostLock;
-static void lockingLogger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                          const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void lockingLogger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
+                          ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   pthread_mutex_lock(&hostLock);
   va_list ap;
   va_start(ap, fmt);
@@ -749,15 +765,18 @@ static void cmd_logger_lock(void) {
   fact("init_rc=%d changed=%d", rc, changed);
 }
 
-
 /* ---- the fourth pass: the host boundary (daemons, FP state, other threads, a JVM of its own) -- */
 
 /* A seccomp filter: the named system calls fail with EPERM (a sandbox). */
 static void deny_syscalls(const char* names) {
-  static const struct { const char* name; int nr; } known[] = {
-    {"readlink", SYS_readlink}, {"readlinkat", SYS_readlinkat}, {"sched_getaffinity", SYS_sched_getaffinity},
-    {"prctl", SYS_prctl}, {"mlock", SYS_mlock}, {"madvise", SYS_madvise}, {"membarrier", SYS_membarrier},
-    {"sysinfo", SYS_sysinfo}, {"getrlimit", SYS_getrlimit}, {"prlimit64", SYS_prlimit64}};
+  static const struct {
+    const char* name;
+    int nr;
+  } known[] = {
+    {"readlink", SYS_readlink},     {"readlinkat", SYS_readlinkat}, {"sched_getaffinity", SYS_sched_getaffinity},
+    {"prctl", SYS_prctl},           {"mlock", SYS_mlock},           {"madvise", SYS_madvise},
+    {"membarrier", SYS_membarrier}, {"sysinfo", SYS_sysinfo},       {"getrlimit", SYS_getrlimit},
+    {"prlimit64", SYS_prlimit64}};
   struct sock_filter f[64];
   int n = 0;
   f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
@@ -766,7 +785,8 @@ static void deny_syscalls(const char* names) {
   char* save = NULL;
   for (char* t = strtok_r(copy, ",", &save); t != NULL && n < 60; t = strtok_r(NULL, ",", &save)) {
     int nr = -1;
-    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) if (strcmp(t, known[k].name) == 0) nr = known[k].nr;
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+      if (strcmp(t, known[k].name) == 0) nr = known[k].nr;
     if (nr < 0) usage_exit("GUEST_HOST_DENY: unknown system call %s", t);
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1);
     f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
@@ -835,7 +855,12 @@ static void cmd_fenv(const char* mode) {
 }
 
 /* Enough of jni.h for a host (the reliability hosts build without a JDK's headers). */
-typedef struct { int version; int nOptions; void* options; unsigned char ignoreUnrecognized; } th_vm_args;
+typedef struct {
+  int version;
+  int nOptions;
+  void* options;
+  unsigned char ignoreUnrecognized;
+} th_vm_args;
 typedef int (*th_create_fn)(void**, void**, void*);
 typedef int (*th_created_fn)(void**, int, int*);
 static void cmd_jvm_after(const char* home) {
@@ -846,7 +871,10 @@ static void cmd_jvm_after(const char* home) {
   snprintf(path, sizeof path, "%s/lib/server/libjvm.so", home);
   fflush(NULL);
   void* jvm = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  if (jvm == NULL) { fact("changed=%d dlopen=%s", changed, dlerror()); return; }
+  if (jvm == NULL) {
+    fact("changed=%d dlopen=%s", changed, dlerror());
+    return;
+  }
   th_create_fn create = (th_create_fn)dlsym(jvm, "JNI_CreateJavaVM");
   th_created_fn created = (th_created_fn)dlsym(jvm, "JNI_GetCreatedJavaVMs");
   void* vm = NULL;
@@ -885,7 +913,9 @@ static void* during_init_thread(void* arg) {
   return NULL;
 }
 
-static void on_host_signal(int sig) { ran[sig]++; }
+static void on_host_signal(int sig) {
+  ran[sig]++;
+}
 
 static void cmd_during_init(void) {
   static const int mine[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGCHLD, SIGPIPE};
@@ -945,7 +975,9 @@ static void cmd_during_init(void) {
  * reallocs the environ array and frees the old one under a reader): NCCL's own init, which calls
  * getenv throughout, would fault the same way, so a host cannot do that to any library. Overwriting
  * an existing name replaces one pointer and frees nothing, and is what a host may do meanwhile. */
-enum { STORM_NAMES = 512 };
+enum {
+  STORM_NAMES = 512
+};
 static atomic_int stormStop, stormAdded;
 static unsigned stormLast[STORM_NAMES];
 static void* storm_setenv(void* arg) {
@@ -1063,42 +1095,78 @@ int main(int argc, char** argv) {
       if (!logOut) usage_exit("cannot open %s", argv[i + 1]);
     } else usage_exit("unknown option %s", argv[i]);
   }
-  if (!plugin || !tracePath || i >= argc) usage_exit("usage: guest-host --plugin P --trace T COMMAND [ARG] (see guest_host.c)");
+  if (!plugin || !tracePath || i >= argc)
+    usage_exit("usage: guest-host --plugin P --trace T COMMAND [ARG] (see guest_host.c)");
   read_trace();
   const char* cmd = argv[i];
   const char* arg = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG() do { if (!arg) usage_exit("%s needs an argument", cmd); } while (0)
+#define NEED_ARG() \
+  do { \
+    if (!arg) usage_exit("%s needs an argument", cmd); \
+  } while (0)
   if (strcmp(cmd, "basic") == 0) {
     void* lib = NULL;
     fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "reload") == 0) { NEED_ARG(); cmd_reload(atol(arg)); }
-  else if (strcmp(cmd, "two-copies") == 0) { NEED_ARG(); cmd_two_copies(arg); }
-  else if (strcmp(cmd, "fork-during-init") == 0) { NEED_ARG(); cmd_fork_during_init(atol(arg)); }
-  else if (strcmp(cmd, "stack") == 0) { NEED_ARG(); cmd_stack(atol(arg)); }
-  else if (strcmp(cmd, "signals") == 0) cmd_signals();
+  } else if (strcmp(cmd, "reload") == 0) {
+    NEED_ARG();
+    cmd_reload(atol(arg));
+  } else if (strcmp(cmd, "two-copies") == 0) {
+    NEED_ARG();
+    cmd_two_copies(arg);
+  } else if (strcmp(cmd, "fork-during-init") == 0) {
+    NEED_ARG();
+    cmd_fork_during_init(atol(arg));
+  } else if (strcmp(cmd, "stack") == 0) {
+    NEED_ARG();
+    cmd_stack(atol(arg));
+  } else if (strcmp(cmd, "signals") == 0) cmd_signals();
   else if (strcmp(cmd, "locale") == 0) cmd_locale();
-  else if (strcmp(cmd, "capture") == 0) { NEED_ARG(); cmd_capture(arg); }
-  else if (strcmp(cmd, "rlimit-as") == 0) { NEED_ARG(); cmd_rlimit_as(atol(arg)); }
-  else if (strcmp(cmd, "preload-libjvm") == 0) {
+  else if (strcmp(cmd, "capture") == 0) {
+    NEED_ARG();
+    cmd_capture(arg);
+  } else if (strcmp(cmd, "rlimit-as") == 0) {
+    NEED_ARG();
+    cmd_rlimit_as(atol(arg));
+  } else if (strcmp(cmd, "preload-libjvm") == 0) {
     NEED_ARG();
     if (!dlopen(arg, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", arg, dlerror());
     void* lib = NULL;
     fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "sigchld") == 0) { NEED_ARG(); cmd_sigchld(arg); }
-  else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
-  else if (strcmp(cmd, "coroutine") == 0) { NEED_ARG(); cmd_coroutine(atol(arg)); }
-  else if (strcmp(cmd, "cancel") == 0) { NEED_ARG(); cmd_cancel(atol(arg)); }
-  else if (strcmp(cmd, "fds") == 0) { NEED_ARG(); cmd_fds(atol(arg)); }
-  else if (strcmp(cmd, "host-crash") == 0) { NEED_ARG(); cmd_host_crash(arg); }
-  else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
+  } else if (strcmp(cmd, "sigchld") == 0) {
+    NEED_ARG();
+    cmd_sigchld(arg);
+  } else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
+  else if (strcmp(cmd, "coroutine") == 0) {
+    NEED_ARG();
+    cmd_coroutine(atol(arg));
+  } else if (strcmp(cmd, "cancel") == 0) {
+    NEED_ARG();
+    cmd_cancel(atol(arg));
+  } else if (strcmp(cmd, "fds") == 0) {
+    NEED_ARG();
+    cmd_fds(atol(arg));
+  } else if (strcmp(cmd, "host-crash") == 0) {
+    NEED_ARG();
+    cmd_host_crash(arg);
+  } else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
   else if (strcmp(cmd, "logger-lock") == 0) cmd_logger_lock();
-  else if (strcmp(cmd, "closed-stdio") == 0) { NEED_ARG(); cmd_closed_stdio(arg); }
-  else if (strcmp(cmd, "fenv") == 0) { NEED_ARG(); cmd_fenv(arg); }
-  else if (strcmp(cmd, "jvm-after") == 0) { NEED_ARG(); cmd_jvm_after(arg); }
-  else if (strcmp(cmd, "during-init") == 0) cmd_during_init();
-  else if (strcmp(cmd, "setenv-storm") == 0) { NEED_ARG(); cmd_setenv_storm(atol(arg)); }
-  else if (strcmp(cmd, "faulthandler") == 0) { NEED_ARG(); cmd_faulthandler(arg); }
-  else if (strcmp(cmd, "nonascii-policy") == 0) {
+  else if (strcmp(cmd, "closed-stdio") == 0) {
+    NEED_ARG();
+    cmd_closed_stdio(arg);
+  } else if (strcmp(cmd, "fenv") == 0) {
+    NEED_ARG();
+    cmd_fenv(arg);
+  } else if (strcmp(cmd, "jvm-after") == 0) {
+    NEED_ARG();
+    cmd_jvm_after(arg);
+  } else if (strcmp(cmd, "during-init") == 0) cmd_during_init();
+  else if (strcmp(cmd, "setenv-storm") == 0) {
+    NEED_ARG();
+    cmd_setenv_storm(atol(arg));
+  } else if (strcmp(cmd, "faulthandler") == 0) {
+    NEED_ARG();
+    cmd_faulthandler(arg);
+  } else if (strcmp(cmd, "nonascii-policy") == 0) {
     NEED_ARG();
     if (i + 2 >= argc) usage_exit("nonascii-policy DIR utf8|latin1");
     cmd_nonascii_policy(arg, argv[i + 2]);
@@ -1113,5 +1181,5 @@ int main(int argc, char** argv) {
   } else usage_exit("unknown command %s", cmd);
   fact("done warn=%lu", atomic_load(&warns));
   fflush(NULL);
-  return atomic_load(&failures) ? EXIT_FAIL : EXIT_OK;
+  return atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -68,12 +68,10 @@
 #include "nccl_tuner_abi.h"
 #include "test_host.h"
 
-#define MAX_ENTRIES 128  /* largest table a script may pass (the engine edits at most 64) */
-#define GUARD 16         /* guard floats on each side of the table */
+#define MAX_ENTRIES 128 /* largest table a script may pass (the engine edits at most 64) */
+#define GUARD 16        /* guard floats on each side of the table */
 #define MAX_SLOTS 4096
 #define MAX_FIELDS (8 + MAX_ENTRIES)
-
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_MISBEHAVIOUR = 3 };
 
 static const ncclTuner_v3_t* tuner;
 static atomic_ulong warns, errors;
@@ -83,9 +81,10 @@ static void* ctxs[MAX_SLOTS];
 
 /* ---- NCCL's logger, in the harness's format (WARN lines always shown) ------------------- */
 
-static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                   const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level == NCCL_LOG_WARN) atomic_fetch_add(&warns, 1);
   if (fmt == NULL || (level != NCCL_LOG_WARN && logLevel < NCCL_LOG_INFO)) return;
   char msg[2048];
@@ -102,7 +101,7 @@ static void error(const char* fmt, ...) {
   TH_VPRINT(stdout, "hostile_host: ERROR ", "\n", fmt);
 }
 
-TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", EXIT_USAGE)
+TH_DIE_FUNCTION(usage_exit, "hostile_host: ", "\n", TH_EXIT_USAGE)
 
 /* ---- one checked getCollInfo ------------------------------------------------------------ */
 
@@ -128,7 +127,7 @@ typedef struct {
 /* Calls getCollInfo(ctx, ...) on a guarded copy of the costs; checks what the plugin did.
  * tableMode: 0 normal, 1 NULL table, 2 NULL nChannels. */
 static void checked_get(void* ctx, const call_t* c, int tableMode, result_t* out, const char* where) {
-  float buf[GUARD + MAX_ENTRIES + 64 + GUARD];  /* 64: the engine's view of a table is 64 floats */
+  float buf[GUARD + MAX_ENTRIES + 64 + GUARD]; /* 64: the engine's view of a table is 64 floats */
   int n = entries(c);
   for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) memcpy(&buf[i], &kGuardBits, 4);
   float* table = buf + GUARD;
@@ -136,15 +135,21 @@ static void checked_get(void* ctx, const call_t* c, int tableMode, result_t* out
   int nChannels = 0;
   float** arg = (float**)table;
   if (tableMode == 1) arg = NULL;
-  out->ret = tuner->getCollInfo(ctx, (ncclFunc_t)c->coll, c->nBytes, c->numPipeOps, arg,
-                                c->numAlgo, c->numProto, tableMode == 2 ? NULL : &nChannels);
+  out->ret = tuner->getCollInfo(ctx, (ncclFunc_t)c->coll, c->nBytes, c->numPipeOps, arg, c->numAlgo, c->numProto,
+                                tableMode == 2 ? NULL : &nChannels);
   out->nChannels = nChannels;
   memcpy(out->after, table, (size_t)n * sizeof(float));
   if (out->ret != ncclSuccess) error("%s: getCollInfo returned %d", where, out->ret);
   for (int i = 0; i < GUARD; i++)
-    if (memcmp(&buf[i], &kGuardBits, 4) != 0) { error("%s: wrote before the table (float %d)", where, i - GUARD); break; }
+    if (memcmp(&buf[i], &kGuardBits, 4) != 0) {
+      error("%s: wrote before the table (float %d)", where, i - GUARD);
+      break;
+    }
   for (int i = GUARD + n; i < (int)(sizeof buf / sizeof buf[0]); i++)
-    if (memcmp(&buf[i], &kGuardBits, 4) != 0) { error("%s: wrote past the %dx%d table (float %d)", where, c->numAlgo, c->numProto, i - GUARD); break; }
+    if (memcmp(&buf[i], &kGuardBits, 4) != 0) {
+      error("%s: wrote past the %dx%d table (float %d)", where, c->numAlgo, c->numProto, i - GUARD);
+      break;
+    }
   for (int i = 0; i < n; i++) {
     float before = c->costs[i], after = table[i];
     if (memcmp(&before, &after, 4) == 0) continue;
@@ -199,9 +204,16 @@ static void parse_call(char** f, int nf, bool withCosts, int line, call_t* c) {
   }
 }
 
-static void* slot_ctx(const char* s, int line) { return ctxs[num(s, 0, MAX_SLOTS - 1, line)]; }
+static void* slot_ctx(const char* s, int line) {
+  return ctxs[num(s, 0, MAX_SLOTS - 1, line)];
+}
 
-typedef struct { void* ctx; const call_t* c; result_t* r; char where[64]; } thread_get_t;
+typedef struct {
+  void* ctx;
+  const call_t* c;
+  result_t* r;
+  char where[64];
+} thread_get_t;
 
 static void* thread_get_main(void* arg) {
   thread_get_t* t = arg;
@@ -308,7 +320,7 @@ static void run_script(const char* path) {
       waitpid(pid, &st, 0);
       printf("hostile_host: child ended %s %d\n", WIFEXITED(st) ? "exit" : "signal",
              WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-      printf("hostile_host: parent continues\n");  /* and runs the rest of the script itself */
+      printf("hostile_host: parent continues\n"); /* and runs the rest of the script itself */
     } else if (strcmp(op, "repeat") == 0 && nf == 7) {
       long n = num(f[1], 1, 10000000, line), s = num(f[2], 0, MAX_SLOTS - 1, line);
       size_t nRanks = size_arg(f[3], line), nNodes = size_arg(f[4], line);
@@ -336,10 +348,10 @@ static void run_script(const char* path) {
   }
   free(buf);
   fclose(in);
-  if (child) {  /* exit(), not _exit(): atexit handlers run, as in any child that ends normally */
+  if (child) { /* exit(), not _exit(): atexit handlers run, as in any child that ends normally */
     printf("hostile_host: child done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
     fflush(stdout);
-    exit(atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK);
+    exit(atomic_load(&errors) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK);
   }
 }
 
@@ -352,7 +364,7 @@ static struct {
   bool seqBytes;
 } cc = {.threads = 16, .comms = 64, .calls = 4000000, .seed = 1};
 
-static uint64_t mix(uint64_t z) {  /* splitmix64's finalizer */
+static uint64_t mix(uint64_t z) { /* splitmix64's finalizer */
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -362,7 +374,9 @@ static uint64_t mix(uint64_t z) {  /* splitmix64's finalizer */
 static const size_t kRanks[] = {2, 2, 4, 8, 16};
 static const size_t kNodes[] = {1, 2, 2};
 
-static int comm_of(long k) { return (int)(mix(cc.seed * 0x100000001b3ull + (uint64_t)k) % (uint64_t)cc.comms); }
+static int comm_of(long k) {
+  return (int)(mix(cc.seed * 0x100000001b3ull + (uint64_t)k) % (uint64_t)cc.comms);
+}
 
 /* The k-th call of the workload. */
 static void gen_call(long k, call_t* c) {
@@ -378,7 +392,7 @@ static void gen_call(long k, call_t* c) {
     return;
   }
   uint64_t r = mix(cc.seed ^ ((uint64_t)k << 1));
-  c->coll = (int)(r % 6);  /* Broadcast .. AllReduce, and SendRecv (never has a rule) */
+  c->coll = (int)(r % 6); /* Broadcast .. AllReduce, and SendRecv (never has a rule) */
   r = mix(r);
   int e = (int)(r % 36);
   c->nBytes = ((size_t)1 << e) + (size_t)(mix(r) % ((size_t)1 << e));
@@ -390,7 +404,7 @@ static void gen_call(long k, call_t* c) {
     c->costs[i] = v % 3 == 0 ? -1.0f : 1.0f + (float)(v % 100000) / 7.0f;
   }
   if ((pattern >> 20) % 50 == 0)
-    for (int i = 0; i < n; i++) c->costs[i] = -1.0f;  /* nothing offered */
+    for (int i = 0; i < n; i++) c->costs[i] = -1.0f; /* nothing offered */
 }
 
 static uint64_t result_hash(const call_t* c, const result_t* r) {
@@ -405,9 +419,11 @@ static uint64_t result_hash(const call_t* c, const result_t* r) {
 }
 
 static uint64_t* results[2];
-static atomic_long changedCalls;  /* calls of the concurrent run after which the table or nChannels differ */
+static atomic_long changedCalls; /* calls of the concurrent run after which the table or nChannels differ */
 
-typedef struct { int index, nThreads, phase; } worker_t;
+typedef struct {
+  int index, nThreads, phase;
+} worker_t;
 
 static void* worker(void* arg) {
   worker_t* w = arg;
@@ -417,7 +433,8 @@ static void* worker(void* arg) {
     gen_call(k, &c);
     checked_get(ctxs[comm_of(k)], &c, 0, &r, w->phase ? "single-thread run" : "concurrent run");
     results[w->phase][k] = result_hash(&c, &r);
-    if (w->phase == 0 && (r.nChannels != 0 || memcmp(r.after, c.costs, sizeof(float) * (size_t)(c.numAlgo * c.numProto)) != 0))
+    if (w->phase == 0 &&
+        (r.nChannels != 0 || memcmp(r.after, c.costs, sizeof(float) * (size_t)(c.numAlgo * c.numProto)) != 0))
       atomic_fetch_add(&changedCalls, 1);
   }
   return NULL;
@@ -483,19 +500,36 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
-    if (strcmp(a, "--plugin") == 0) { plugin = v; i++; }
-    else if (strcmp(a, "--script") == 0) { script = v; i++; }
-    else if (strcmp(a, "--concurrent") == 0) concurrent = true;
+    if (strcmp(a, "--plugin") == 0) {
+      plugin = v;
+      i++;
+    } else if (strcmp(a, "--script") == 0) {
+      script = v;
+      i++;
+    } else if (strcmp(a, "--concurrent") == 0) concurrent = true;
     else if (strcmp(a, "--no-single") == 0) single = false;
-    else if (strcmp(a, "--threads") == 0) { cc.threads = (int)num(v, 1, 1024, 0); i++; }
-    else if (strcmp(a, "--comms") == 0) { cc.comms = (int)num(v, 1, MAX_SLOTS, 0); i++; }
-    else if (strcmp(a, "--calls") == 0) { cc.calls = num(v, 1, 100000000, 0); i++; }
-    else if (strcmp(a, "--seed") == 0) { cc.seed = (uint64_t)num(v, 0, LONG_MAX, 0); i++; }
-    else if (strcmp(a, "--bytes") == 0) { cc.seqBytes = strcmp(v, "seq") == 0; i++; }
-    else if (strcmp(a, "--stack-kib") == 0) { stackKib = num(v, 16, 1 << 20, 0); i++; }
-    else usage_exit("unknown option %s (see the comment at the top of tests/reliability/hostile_host.c)", a);
+    else if (strcmp(a, "--threads") == 0) {
+      cc.threads = (int)num(v, 1, 1024, 0);
+      i++;
+    } else if (strcmp(a, "--comms") == 0) {
+      cc.comms = (int)num(v, 1, MAX_SLOTS, 0);
+      i++;
+    } else if (strcmp(a, "--calls") == 0) {
+      cc.calls = num(v, 1, 100000000, 0);
+      i++;
+    } else if (strcmp(a, "--seed") == 0) {
+      cc.seed = (uint64_t)num(v, 0, LONG_MAX, 0);
+      i++;
+    } else if (strcmp(a, "--bytes") == 0) {
+      cc.seqBytes = strcmp(v, "seq") == 0;
+      i++;
+    } else if (strcmp(a, "--stack-kib") == 0) {
+      stackKib = num(v, 16, 1 << 20, 0);
+      i++;
+    } else usage_exit("unknown option %s (see the comment at the top of tests/reliability/hostile_host.c)", a);
   }
-  if (!plugin || (!script && !concurrent)) usage_exit("usage: hostile_host --plugin P (--script FILE | --concurrent ...)");
+  if (!plugin || (!script && !concurrent))
+    usage_exit("usage: hostile_host --plugin P (--script FILE | --concurrent ...)");
   const char* d = getenv("NCCL_DEBUG");
   if (d && strcasecmp(d, "INFO") == 0) logLevel = NCCL_LOG_INFO;
   void* lib = NULL;
@@ -507,5 +541,5 @@ int main(int argc, char** argv) {
   if (script) run_script(script);
   if (concurrent) run_concurrent(stackKib, single);
   printf("hostile_host: done warn=%lu errors=%lu\n", atomic_load(&warns), atomic_load(&errors));
-  return atomic_load(&errors) ? EXIT_MISBEHAVIOUR : EXIT_OK;
+  return atomic_load(&errors) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * profiler_hostile.c -- a hostile host for the profiler half of libnccl-tuner-java.so
- * (ncclProfiler_v4..v6 beside ncclTunerPlugin_v3..v6), black box: it uses only the ABI headers.
+ * (ncclProfiler_v4..v6 beside ncclTunerPlugin_v3..v6), black box: it uses only the ABI headers
+ * (and tests/include/test_host.h's exit codes).
  *
  *   profiler_hostile --plugin P --case NAME --report FILE
  *
@@ -29,6 +30,7 @@
 
 #include "nccl_profiler_abi.h"
 #include "nccl_tuner_abi.h"
+#include "test_host.h"
 
 static FILE* rep;
 static int failures;
@@ -60,7 +62,9 @@ static void fail(const char* fmt, ...) {
 }
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+  (void)flags;
+  (void)file;
+  (void)line;
   atomic_fetch_add(&logged, 1);
   if (rep == NULL || fmt == NULL) return;
   char msg[2048];
@@ -74,9 +78,9 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   fflush(rep);
 }
 
-#define OK(call)                                                       \
-  do {                                                                 \
-    ncclResult_t r_ = (call);                                          \
+#define OK(call) \
+  do { \
+    ncclResult_t r_ = (call); \
     if (r_ != ncclSuccess) fail("%s returned %d (line %d)", #call, r_, __LINE__); \
   } while (0)
 
@@ -339,7 +343,8 @@ static void caseChurn(int withTuner) {
     }
   }
   long after = rssKib();
-  fact("rss_kib_at_10000=%ld rss_kib_at_20000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before, now() - t0);
+  fact("rss_kib_at_10000=%ld rss_kib_at_20000=%ld growth_kib=%ld seconds=%.1f", before, after, after - before,
+       now() - t0);
   if (after - before > 4 * 1024) fail("churn: RSS grew %ld KiB over 10000 init/finalize", after - before);
 }
 
@@ -620,15 +625,15 @@ int main(int argc, char** argv) {
     else if (strcmp(argv[i], "--case") == 0) cs = argv[i + 1];
     else if (strcmp(argv[i], "--report") == 0) report = argv[i + 1];
   }
-  if (plugin == NULL || cs == NULL || report == NULL) return 2;
+  if (plugin == NULL || cs == NULL || report == NULL) return TH_EXIT_USAGE;
   rep = fopen(report, "w");
-  if (rep == NULL) return 2;
+  if (rep == NULL) return TH_EXIT_USAGE;
   /* NCCL opens the profiler and the tuner on their own (two dlopens of the same file). */
   void* lp = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   void* lt = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   if (lp == NULL || lt == NULL) {
     fact("result=FAIL dlopen %s", dlerror());
-    return 2;
+    return TH_EXIT_USAGE;
   }
   p4 = dlsym(lp, NCCL_PROFILER_PLUGIN_SYMBOL_V4);
   p5 = dlsym(lp, NCCL_PROFILER_PLUGIN_SYMBOL_V5);
@@ -637,7 +642,7 @@ int main(int argc, char** argv) {
   t5 = dlsym(lt, NCCL_TUNER_PLUGIN_SYMBOL_V5);
   if (!p4 || !p5 || !p6 || !t3 || !t5) {
     fact("result=FAIL symbols");
-    return 2;
+    return TH_EXIT_USAGE;
   }
   fact("case=%s", cs);
   if (strcmp(cs, "garbage") == 0) caseGarbage();
@@ -658,9 +663,9 @@ int main(int argc, char** argv) {
   else if (strcmp(cs, "measure") == 0) caseMeasure();
   else {
     fact("result=FAIL unknown case");
-    return 2;
+    return TH_EXIT_USAGE;
   }
   fact("logged=%d", atomic_load(&logged));
   fact(failures ? "result=FAIL" : "result=ok");
-  return failures ? 3 : 0;
+  return failures ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
 }

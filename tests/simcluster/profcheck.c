@@ -29,7 +29,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "profiler_events.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAXCH 64
@@ -38,9 +40,9 @@
 typedef struct ev {
   uint64_t type;
   struct ev* parent;
-  struct ev* next;   /* every event, freed at finalize */
+  struct ev* next; /* every event, freed at finalize */
   int stopped;
-  int states;        /* GroupApi: 1 = GroupStartApiStop seen, 2 = GroupEndApiStart seen; KernelCh: 1 = stop recorded */
+  int states; /* GroupApi: 1 = GroupStartApiStop seen, 2 = GroupEndApiStart seen; KernelCh: 1 = stop recorded */
   /* Coll */
   char key[160];
   int nch, kStarted, kStopped, kOpen;
@@ -84,15 +86,6 @@ static void err(ctx_t* c, const char* fmt, ...) {
   va_end(ap);
 }
 
-#define M_GROUPAPI (ncclProfileGroupApi | ncclProfileP2pApi | ncclProfileCollApi | ncclProfileKernelLaunch | \
-                    ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp |              \
-                    ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_COLLAPI (ncclProfileCollApi | ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | \
-                   ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_GROUP (ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | \
-                 ncclProfileKernelCh | ncclProfileNetPlugin)
-#define M_COLL (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-
 static int is_one_of(const char* s, const char* const* names, int n) {
   if (!s) return 0;
   for (int i = 0; i < n; i++)
@@ -101,7 +94,8 @@ static int is_one_of(const char* s, const char* const* names, int n) {
 }
 
 static ncclResult_t common_init(void** context, int* mask, uint64_t commId, int nNodes, int nranks, int rank, int v) {
-  (void)nNodes; (void)nranks;
+  (void)nNodes;
+  (void)nranks;
   ctx_t* c = calloc(1, sizeof *c);
   if (!c) return ncclSystemError;
   const char* m = getenv("PROFCHECK_MASK");
@@ -117,22 +111,24 @@ static ncclResult_t common_init(void** context, int* mask, uint64_t commId, int 
   return ncclSuccess;
 }
 
-static ncclResult_t init_v4(void** context, int* mask, const char* commName, uint64_t commHash, int nNodes,
-                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName; (void)logfn;
+static ncclResult_t init_v4(void** context, int* mask, const char* commName, uint64_t commHash, int nNodes, int nranks,
+                            int rank, ncclDebugLogger_t logfn) {
+  (void)commName;
+  (void)logfn;
   return common_init(context, mask, commHash, nNodes, nranks, rank, 4);
 }
-static ncclResult_t init_v5(void** context, uint64_t commId, int* mask, const char* commName, int nNodes,
-                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName; (void)logfn;
+static ncclResult_t init_v5(void** context, uint64_t commId, int* mask, const char* commName, int nNodes, int nranks,
+                            int rank, ncclDebugLogger_t logfn) {
+  (void)commName;
+  (void)logfn;
   return common_init(context, mask, commId, nNodes, nranks, rank, 5);
 }
-static ncclResult_t init_v6(void** context, uint64_t commId, int* mask, const char* commName, int nNodes,
-                            int nranks, int rank, ncclDebugLogger_t logfn) {
-  (void)commName; (void)logfn;
+static ncclResult_t init_v6(void** context, uint64_t commId, int* mask, const char* commName, int nNodes, int nranks,
+                            int rank, ncclDebugLogger_t logfn) {
+  (void)commName;
+  (void)logfn;
   return common_init(context, mask, commId, nNodes, nranks, rank, 6);
 }
-
 
 /* The fields both descriptor layouts share, read into one form. */
 typedef struct {
@@ -160,18 +156,15 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
   c->all = e;
   int allowed;
   switch (d->type) {
-    case ncclProfileGroupApi: allowed = c->version >= 5 && (m & M_GROUPAPI); break;
-    case ncclProfileCollApi: allowed = c->version >= 5 && (m & M_COLLAPI); break;
+    case ncclProfileGroupApi: allowed = c->version >= 5 && (m & TH_FIRES_GROUP_API); break;
+    case ncclProfileCollApi: allowed = c->version >= 5 && (m & TH_FIRES_COLL_API); break;
     case ncclProfileKernelLaunch: allowed = c->version >= 5 && (m & ncclProfileKernelLaunch); break;
-    case ncclProfileGroup: allowed = (m & M_GROUP) != 0; break;
-    case ncclProfileColl: allowed = (m & M_COLL) != 0; break;
+    case ncclProfileGroup: allowed = (m & TH_FIRES_GROUP) != 0; break;
+    case ncclProfileColl: allowed = (m & TH_FIRES_COLL) != 0; break;
     case ncclProfileKernelCh: allowed = (m & ncclProfileKernelCh) != 0; break;
     default: allowed = 0;
   }
   if (!allowed) err(c, "event type 0x%llx started under mask 0x%x (v%d)", (unsigned long long)d->type, m, c->version);
-  static const char* const funcs[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-  static const char* const algos[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-  static const char* const protos[] = {"LL", "LL128", "SIMPLE"};
   switch (d->type) {
     case ncclProfileGroupApi:
       c->groupApi++;
@@ -206,17 +199,20 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
         err(c, "v4 Coll's parentObj is not the open Group");
       }
       int f = -1;
-      for (int i = 0; i < 5; i++)
-        if (d->func && !strcmp(d->func, funcs[i])) f = i;
+      for (int i = 0; i <= ncclFuncAllReduce; i++) /* the collectives, Broadcast .. AllReduce */
+        if (d->func && !strcmp(d->func, ncclFuncNames[i])) f = i;
       if (f < 0) err(c, "Coll func %s", d->func ? d->func : "(null)");
-      else if (d->seq != c->seq[f]++) err(c, "Coll %s seqNumber %llu, expected %llu", funcs[f], (unsigned long long)d->seq,
-                                          (unsigned long long)c->seq[f] - 1);
+      else if (d->seq != c->seq[f]++)
+        err(c, "Coll %s seqNumber %llu, expected %llu", ncclFuncNames[f], (unsigned long long)d->seq,
+            (unsigned long long)c->seq[f] - 1);
       if ((f == 0 || f == 2) && (!d->datatype || strcmp(d->datatype, "ncclInt8")))
-        err(c, "%s Coll datatype %s, not ncclInt8", funcs[f], d->datatype ? d->datatype : "(null)");
+        err(c, "%s Coll datatype %s, not ncclInt8", ncclFuncNames[f], d->datatype ? d->datatype : "(null)");
       if (!d->datatype || (strncmp(d->datatype, "ncclInt", 7) && strncmp(d->datatype, "ncclUint", 8) &&
-                               strncmp(d->datatype, "ncclFloat", 9) && strcmp(d->datatype, "ncclBfloat16")))
+                           strncmp(d->datatype, "ncclFloat", 9) && strcmp(d->datatype, "ncclBfloat16")))
         err(c, "Coll datatype %s", d->datatype ? d->datatype : "(null)");
-      if (!is_one_of(d->algo, algos, 7) || !is_one_of(d->proto, protos, 3)) err(c, "Coll algo/proto %s/%s", d->algo, d->proto);
+      if (!is_one_of(d->algo, ncclAlgoNames, NCCL_NUM_ALGORITHMS) ||
+          !is_one_of(d->proto, ncclProtoNames, NCCL_NUM_PROTOCOLS))
+        err(c, "Coll algo/proto %s/%s", d->algo, d->proto);
       if (d->nChannels <= 0 || d->nChannels > MAXCH) err(c, "Coll nChannels %d", d->nChannels);
       e->nch = d->nChannels;
       snprintf(e->key, sizeof e->key, "%s count=%zu %s %s/%s/%d", d->func, d->count, d->datatype ? d->datatype : "?",
@@ -230,7 +226,10 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
       e->parent = p;
       e->channel = d->channelId;
       e->pStart = d->pTimer;
-      if (!p || p->type != ncclProfileColl) { err(c, "KernelCh's parentObj is not a Coll"); break; }
+      if (!p || p->type != ncclProfileColl) {
+        err(c, "KernelCh's parentObj is not a Coll");
+        break;
+      }
       if (!p->stopped) err(c, "KernelCh started before its Coll stopped");
       if (d->channelId >= p->nch) err(c, "KernelCh channel %d of a Coll with %d channels", d->channelId, p->nch);
       else if (p->chSeen[d->channelId]++) err(c, "KernelCh channel %d started twice", d->channelId);
@@ -250,10 +249,16 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
 static ncclResult_t start_v4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* s) {
   descr_t d = {.type = s->type, .parentObj = s->parentObj};
   if (s->type == ncclProfileColl) {
-    d.seq = s->coll.seqNumber; d.func = s->coll.func; d.datatype = s->coll.datatype; d.algo = s->coll.algo;
-    d.proto = s->coll.proto; d.count = s->coll.count; d.nChannels = s->coll.nChannels;
+    d.seq = s->coll.seqNumber;
+    d.func = s->coll.func;
+    d.datatype = s->coll.datatype;
+    d.algo = s->coll.algo;
+    d.proto = s->coll.proto;
+    d.count = s->coll.count;
+    d.nChannels = s->coll.nChannels;
   } else if (s->type == ncclProfileKernelCh) {
-    d.channelId = s->kernelCh.channelId; d.pTimer = s->kernelCh.pTimer;
+    d.channelId = s->kernelCh.channelId;
+    d.pTimer = s->kernelCh.pTimer;
   }
   return start_common(context, eHandle, &d);
 }
@@ -261,16 +266,23 @@ static ncclResult_t start_v4(void* context, void** eHandle, ncclProfilerEventDes
 static ncclResult_t start_v5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* s) {
   descr_t d = {.type = s->type, .parentObj = s->parentObj};
   if (s->type == ncclProfileColl) {
-    d.seq = s->coll.seqNumber; d.func = s->coll.func; d.datatype = s->coll.datatype; d.algo = s->coll.algo;
-    d.proto = s->coll.proto; d.count = s->coll.count; d.nChannels = s->coll.nChannels; d.parentGroup = s->coll.parentGroup;
+    d.seq = s->coll.seqNumber;
+    d.func = s->coll.func;
+    d.datatype = s->coll.datatype;
+    d.algo = s->coll.algo;
+    d.proto = s->coll.proto;
+    d.count = s->coll.count;
+    d.nChannels = s->coll.nChannels;
+    d.parentGroup = s->coll.parentGroup;
   } else if (s->type == ncclProfileKernelCh) {
-    d.channelId = s->kernelCh.channelId; d.pTimer = s->kernelCh.pTimer;
+    d.channelId = s->kernelCh.channelId;
+    d.pTimer = s->kernelCh.pTimer;
   }
   return start_common(context, eHandle, &d);
 }
 
 static ncclResult_t start_v6(void* context, void** eHandle, ncclProfilerEventDescr_v6_t* s) {
-  return start_v5(context, eHandle, (ncclProfilerEventDescr_v5_t*)s);  /* same prefix layout */
+  return start_v5(context, eHandle, (ncclProfilerEventDescr_v5_t*)s); /* same prefix layout */
 }
 
 static void add_series(ctx_t* c, const ev_t* coll) {
@@ -331,7 +343,10 @@ static ncclResult_t record_v4(void* h, ncclProfilerEventState_t s, ncclProfilerE
   } else if (e->type == ncclProfileKernelCh && s == ncclProfilerKernelChStop) {
     if (!a) err(c, "KernelChStop without args");
     else if (a->kernelCh.pTimer < e->pStart) err(c, "KernelChStop pTimer before the start");
-    else { e->pStop = a->kernelCh.pTimer; e->states = 1; }
+    else {
+      e->pStop = a->kernelCh.pTimer;
+      e->states = 1;
+    }
   } else {
     err(c, "state %d recorded on event type 0x%llx", (int)s, (unsigned long long)e->type);
   }
@@ -342,14 +357,19 @@ static ncclResult_t record_v4(void* h, ncclProfilerEventState_t s, ncclProfilerE
 static ncclResult_t finalize_ev(void* context) {
   ctx_t* c = context;
   if (!c) return ncclSuccess;
-  fprintf(stderr, "profcheck: v%d rank %d commId 0x%llx mask 0x%x events %ld groupApi %ld collApi %ld group %ld coll %ld "
-          "kernelCh %ld offThread %ld interleaved %ld launches %ld errors %ld\n", c->version, c->rank,
-          (unsigned long long)c->commId, c->mask, c->events, c->groupApi, c->collApi, c->group, c->coll, c->kernelCh,
-          c->offThread, c->interleaved, c->launches, c->errors);
+  fprintf(stderr,
+          "profcheck: v%d rank %d commId 0x%llx mask 0x%x events %ld groupApi %ld collApi %ld group %ld coll %ld "
+          "kernelCh %ld offThread %ld interleaved %ld launches %ld errors %ld\n",
+          c->version, c->rank, (unsigned long long)c->commId, c->mask, c->events, c->groupApi, c->collApi, c->group,
+          c->coll, c->kernelCh, c->offThread, c->interleaved, c->launches, c->errors);
   for (int i = 0; i < c->nSeries; i++)
     fprintf(stderr, "profcheck-series %s n=%ld kernelCh=%ld meanUs=%.4f\n", c->series[i].key, c->series[i].n,
             c->series[i].kch, c->series[i].sumUs / (double)c->series[i].n);
-  for (ev_t* e = c->all; e;) { ev_t* n = e->next; free(e); e = n; }
+  for (ev_t* e = c->all; e;) {
+    ev_t* n = e->next;
+    free(e);
+    e = n;
+  }
   g_ctx = NULL;
   free(c);
   return ncclSuccess;

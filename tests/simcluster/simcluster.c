@@ -70,20 +70,19 @@
 #include <unistd.h>
 
 #include "nccl_tuner_java.h"
+#include "nccl_names.h"
 #include "nccl_profiler_abi.h"
+#include "nccl_select.h"
+#include "profiler_events.h"
 
 #define NA NCCL_NUM_ALGORITHMS
 #define NP NCCL_NUM_PROTOCOLS
-#define NCCL_MIN_TIME_INIT 3600000000.0f
-#define DEFAULT_CHANNELS 8   /* the channel count NCCL's own choice runs with here */
-#define MAX_SIM_CHANNELS 32  /* channels the simulated GPUs have */
-#define PLATEAU_P 0.02       /* probability that one reading lands on the second plateau */
-#define PLATEAU_X 1.30       /* the second plateau: 30% slower */
+#define DEFAULT_CHANNELS 8  /* the channel count NCCL's own choice runs with here */
+#define MAX_SIM_CHANNELS 32 /* channels the simulated GPUs have */
+#define PLATEAU_P 0.02      /* probability that one reading lands on the second plateau */
+#define PLATEAU_X 1.30      /* the second plateau: 30% slower */
 
-static const char* const kFunc[5] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
 static const char* const kProg[5] = {"broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"};
-static const char* const kAlgo[NA] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-static const char* const kProto[NP] = {"LL", "LL128", "SIMPLE"};
 
 /* ---- the model -----------------------------------------------------------------------------
  * time(a, p, c, n) = L[a][p] * (0.75 + c / 32) + n * F / (B[a][p] * sqrt(c / 8) * 1e3)   [us]
@@ -98,10 +97,10 @@ static const char* const kProto[NP] = {"LL", "LL128", "SIMPLE"};
  *   E3  channels: NCCL runs every pick on 8 channels; at large sizes 16 are faster (the table
  *       has no channel dimension, so NCCL cannot see it)
  */
-static const double kTrueL[2][NP] = {{8, 11, 24}, {10, 14, 28}};    /* [TREE, RING][LL, LL128, SIMPLE] */
+static const double kTrueL[2][NP] = {{8, 11, 24}, {10, 14, 28}}; /* [TREE, RING][LL, LL128, SIMPLE] */
 static const double kTrueB[2][NP] = {{3.5, 12, 30}, {4, 14, 36}};
-static const double kNcclL[2][NP] = {{8, 11, 24}, {10, 14, 16}};    /* E2 */
-static const double kNcclB[2][NP] = {{3.5, 7, 30}, {4, 14, 36}};    /* E1 */
+static const double kNcclL[2][NP] = {{8, 11, 24}, {10, 14, 16}}; /* E2 */
+static const double kNcclB[2][NP] = {{3.5, 7, 30}, {4, 14, 36}}; /* E1 */
 
 static int g_coll = 4;
 static long g_nRanks, g_nNodes;
@@ -116,15 +115,16 @@ static double bus_factor(void) {
   double R = (double)g_nRanks;
   switch (g_coll) {
     case 4: return 2.0 * (R - 1) / R;
-    case 2: case 3: return (R - 1) / R;
+    case 2:
+    case 3: return (R - 1) / R;
     default: return 1.0;
   }
 }
 
 static int offered(int a, int p) {
   if (g_tm) return tm_offered(a, p);
-  if (a == 1) return 1;              /* RING */
-  if (a == 0) return g_coll == 4;    /* TREE: AllReduce only */
+  if (a == 1) return 1;           /* RING */
+  if (a == 0) return g_coll == 4; /* TREE: AllReduce only */
   return 0;
 }
 
@@ -138,21 +138,14 @@ static double true_time(int a, int p, int c, double n) {
 }
 
 static void nccl_table(double n, float table[NA][NP]) {
-  if (g_tm) { tm_nccl_table(n, table); return; }
+  if (g_tm) {
+    tm_nccl_table(n, table);
+    return;
+  }
   for (int a = 0; a < NA; a++)
     for (int p = 0; p < NP; p++)
-      table[a][p] = offered(a, p) ? (float)model_time(kNcclL, kNcclB, a, p, DEFAULT_CHANNELS, n)
-                                  : (float)NCCL_ALGO_PROTO_IGNORE;
-}
-
-/* NCCL's selection: strict minimum over entries >= 0, from 3.6e9 us, first minimum wins. */
-static int nccl_select(float table[NA][NP]) {
-  float best = NCCL_MIN_TIME_INIT;
-  int pick = -1;
-  for (int a = 0; a < NA; a++)
-    for (int p = 0; p < NP; p++)
-      if (table[a][p] >= 0 && table[a][p] < best) { best = table[a][p]; pick = a * NP + p; }
-  return pick;
+      table[a][p] =
+        offered(a, p) ? (float)model_time(kNcclL, kNcclB, a, p, DEFAULT_CHANNELS, n) : (float)NCCL_ALGO_PROTO_IGNORE;
 }
 
 /* ---- seeded noise: splitmix64 + Box-Muller ----------------------------------------------- */
@@ -183,9 +176,10 @@ static char g_host[64] = "sim-node0";
 static int g_pid;
 static int g_warns;
 
-static void sim_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line,
-                       const char* fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static void sim_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level == NCCL_LOG_WARN) g_warns++;
   if (fmt == NULL || (level != NCCL_LOG_WARN && !g_info)) return;
   if (level != NCCL_LOG_WARN && level != NCCL_LOG_INFO && level != NCCL_LOG_VERSION) return;
@@ -247,9 +241,11 @@ static const ncclTuner_v3_t* load_plugin(void) {
 /* ---- options ------------------------------------------------------------------------------ */
 
 static void usage(const char* why) {
-  fprintf(stderr, "simcluster: %s\nusage: simcluster [OP_perf] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] "
+  fprintf(stderr,
+          "simcluster: %s\nusage: simcluster [OP_perf] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] "
           "[-n ITERS] [-w WARMUP] [-c CHECK] [-d TYPE] [-o OP] [-t THREADS] [--collective NAME] [--truth]\n"
-          "       [--nccl-era 2.27|2.28|2.29|2.30 [--rank R] [--comm-id N] [--calls FILE] [--exec-algo ALGO]]\n", why);
+          "       [--nccl-era 2.27|2.28|2.29|2.30 [--rank R] [--comm-id N] [--calls FILE] [--exec-algo ALGO]]\n",
+          why);
   exit(2);
 }
 
@@ -258,9 +254,12 @@ static size_t parse_size(const char* s) {
   double v = strtod(s, &end);
   if (end == s || v < 0) usage("a size must be a number of bytes, with an optional K, M or G");
   switch (*end) {
-    case 'K': case 'k': v *= 1024; break;
-    case 'M': case 'm': v *= 1024 * 1024; break;
-    case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+    case 'K':
+    case 'k': v *= 1024; break;
+    case 'M':
+    case 'm': v *= 1024 * 1024; break;
+    case 'G':
+    case 'g': v *= 1024.0 * 1024 * 1024; break;
     case '\0': break;
     default: usage("a size must be a number of bytes, with an optional K, M or G");
   }
@@ -289,21 +288,21 @@ static int type_size(const char* d) {
 
 /* ---- era mode: a release's tuner and profiler ABIs (--nccl-era) ---------------------------- */
 
-static int g_era;               /* 0: the v3 path above; else 227, 228, 229, 230 */
+static int g_era; /* 0: the v3 path above; else 227, 228, 229, 230 */
 static int g_rank;
 static uint64_t g_commId;
-static int g_execAlgo = -1;     /* --exec-algo: the algorithm NCCL runs, where offered */
-static int g_proxyInline;       /* SIMCLUSTER_PROXY=inline */
+static int g_execAlgo = -1; /* --exec-algo: the algorithm NCCL runs, where offered */
+static int g_proxyInline;   /* SIMCLUSTER_PROXY=inline */
 
-static int g_tunerVer;          /* 3..6 */
+static int g_tunerVer; /* 3..6 */
 static const void* g_tuner;
 static void* g_tctx;
 
-static int g_profVer;           /* 0: no profiler; 4..6 */
+static int g_profVer; /* 0: no profiler; 4..6 */
 static const void* g_prof;
 static void* g_pctx;
-static int g_mask;              /* NCCL's one process-wide activation mask (ncclProfilerEventMask) */
-static uint64_t g_seq[5];       /* comm->seqNumber[func] */
+static int g_mask;                                /* NCCL's one process-wide activation mask (ncclProfilerEventMask) */
+static uint64_t g_seq[5];                         /* comm->seqNumber[func] */
 static uint64_t g_gpuNs = 1700000000000000000ULL; /* the simulated GPU globaltimer */
 
 static const char* era_version(void) {
@@ -324,7 +323,10 @@ static int era_load_tuner(void) {
   int newest = g_era >= 230 ? 6 : g_era >= 228 ? 5 : 4;
   for (int v = newest; v >= 3; v--) {
     const void* t = dlsym(h, syms[v - 3]);
-    if (!t) { info("TUNER/Plugin: Failed to find %s symbol", syms[v - 3]); continue; }
+    if (!t) {
+      info("TUNER/Plugin: Failed to find %s symbol", syms[v - 3]);
+      continue;
+    }
     g_tuner = t;
     g_tunerVer = v;
     info("TUNER/Plugin: Using %s (v%d)", *(const char* const*)t ? *(const char* const*)t : "(null)", v);
@@ -346,19 +348,27 @@ static ncclResult_t era_tuner_init(int gpus) {
       g_nvl.nNvlDomains = (int)g_nNodes;
       g_nvl.minRanksPerNvlDomain = g_nvl.maxRanksPerNvlDomain = gpus;
       if (g_tunerVer == 5)
-        return ((const ncclTuner_v5_t*)g_tuner)->init(&g_tctx, g_commId, (size_t)g_nRanks, (size_t)g_nNodes,
-                                                      sim_logger, &g_nvl, &g_constants);
-      return ((const ncclTuner_v6_t*)g_tuner)->init(&g_tctx, g_commId, (size_t)g_nRanks, (size_t)g_nNodes,
-                                                    sim_logger, &g_nvl, &g_constants);
+        return ((const ncclTuner_v5_t*)g_tuner)
+          ->init(&g_tctx, g_commId, (size_t)g_nRanks, (size_t)g_nNodes, sim_logger, &g_nvl, &g_constants);
+      return ((const ncclTuner_v6_t*)g_tuner)
+        ->init(&g_tctx, g_commId, (size_t)g_nRanks, (size_t)g_nNodes, sim_logger, &g_nvl, &g_constants);
   }
 }
 
 static ncclResult_t era_tuner_get(size_t n, float t[NA][NP], int* nChannels) {
   switch (g_tunerVer) {
-    case 3: return ((const ncclTuner_v3_t*)g_tuner)->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, nChannels);
-    case 4: return ((const ncclTuner_v4_t*)g_tuner)->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
-    case 5: return ((const ncclTuner_v5_t*)g_tuner)->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
-    default: return ((const ncclTuner_v6_t*)g_tuner)->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
+    case 3:
+      return ((const ncclTuner_v3_t*)g_tuner)
+        ->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, nChannels);
+    case 4:
+      return ((const ncclTuner_v4_t*)g_tuner)
+        ->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
+    case 5:
+      return ((const ncclTuner_v5_t*)g_tuner)
+        ->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
+    default:
+      return ((const ncclTuner_v6_t*)g_tuner)
+        ->getCollInfo(g_tctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, 0, nChannels);
   }
 }
 
@@ -373,11 +383,14 @@ static void era_tuner_destroy(void) {
 
 /* v5 and v6 descriptors share their layout up to v5's last member: one v6 struct serves both. */
 _Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.parentGroup) ==
-               offsetof(ncclProfilerEventDescr_v6_t, coll.parentGroup), "v5/v6 coll layout");
+                 offsetof(ncclProfilerEventDescr_v6_t, coll.parentGroup),
+               "v5/v6 coll layout");
 _Static_assert(offsetof(ncclProfilerEventDescr_v5_t, kernelCh.pTimer) ==
-               offsetof(ncclProfilerEventDescr_v6_t, kernelCh.pTimer), "v5/v6 kernelCh layout");
+                 offsetof(ncclProfilerEventDescr_v6_t, kernelCh.pTimer),
+               "v5/v6 kernelCh layout");
 _Static_assert(offsetof(ncclProfilerEventDescr_v5_t, collApi.graphCaptured) ==
-               offsetof(ncclProfilerEventDescr_v6_t, collApi.graphCaptured), "v5/v6 collApi layout");
+                 offsetof(ncclProfilerEventDescr_v6_t, collApi.graphCaptured),
+               "v5/v6 collApi layout");
 
 /* The profiler (src/plugin/profiler.cc): NCCL_PROFILER_PLUGIN, newest symbol of the release first. */
 static void era_load_profiler(void) {
@@ -389,7 +402,10 @@ static void era_load_profiler(void) {
     snprintf(lib, sizeof lib, "libnccl-profiler-%s.so", name);
     h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
   }
-  if (!h) { info("PROFILER/Plugin: Could not find: %s", name); return; }
+  if (!h) {
+    info("PROFILER/Plugin: Could not find: %s", name);
+    return;
+  }
   static const char* const syms[3] = {NCCL_PROFILER_PLUGIN_SYMBOL_V4, NCCL_PROFILER_PLUGIN_SYMBOL_V5,
                                       NCCL_PROFILER_PLUGIN_SYMBOL_V6};
   int newest = g_era >= 229 ? 6 : g_era >= 228 ? 5 : 4;
@@ -408,14 +424,14 @@ static void era_profiler_init(void) {
   if (!g_prof) return;
   int err;
   if (g_profVer == 4)
-    err = ((const ncclProfiler_v4_t*)g_prof)->init(&g_pctx, &g_mask, NULL, g_commId, (int)g_nNodes, (int)g_nRanks,
-                                                   g_rank, sim_logger);
+    err = ((const ncclProfiler_v4_t*)g_prof)
+            ->init(&g_pctx, &g_mask, NULL, g_commId, (int)g_nNodes, (int)g_nRanks, g_rank, sim_logger);
   else if (g_profVer == 5)
-    err = ((const ncclProfiler_v5_t*)g_prof)->init(&g_pctx, g_commId, &g_mask, NULL, (int)g_nNodes, (int)g_nRanks,
-                                                   g_rank, sim_logger);
+    err = ((const ncclProfiler_v5_t*)g_prof)
+            ->init(&g_pctx, g_commId, &g_mask, NULL, (int)g_nNodes, (int)g_nRanks, g_rank, sim_logger);
   else
-    err = ((const ncclProfiler_v6_t*)g_prof)->init(&g_pctx, g_commId, &g_mask, NULL, (int)g_nNodes, (int)g_nRanks,
-                                                   g_rank, sim_logger);
+    err = ((const ncclProfiler_v6_t*)g_prof)
+            ->init(&g_pctx, g_commId, &g_mask, NULL, (int)g_nNodes, (int)g_nRanks, g_rank, sim_logger);
   if (err) {
     info("Profiler init failed with error '%d'. Continue without profiler.", err);
     /* 2.27 disables the profiler for every communicator, 2.30 unloads it; with one communicator here
@@ -424,8 +440,8 @@ static void era_profiler_init(void) {
     g_pctx = NULL;
     return;
   }
-  info("PROFILER/Plugin: init rank %d commHash 0x%llx: activation mask 0x%x", g_rank,
-       (unsigned long long)g_commId, g_mask);
+  info("PROFILER/Plugin: init rank %d commHash 0x%llx: activation mask 0x%x", g_rank, (unsigned long long)g_commId,
+       g_mask);
 }
 
 static void* p_start(void* descr) {
@@ -453,12 +469,12 @@ static void p_record(void* h, ncclProfilerEventState_t s, ncclProfilerEventState
 /* ---- the proxy thread: each collective's KernelCh events, after its Coll event stopped ------ */
 
 typedef struct {
-  void* coll;   /* the Coll event's handle: KernelCh's parentObj */
+  void* coll; /* the Coll event's handle: KernelCh's parentObj */
   int nch;
   uint64_t start[MAX_SIM_CHANNELS], stop[MAX_SIM_CHANNELS];
 } kjob_t;
 
-#define KQ 64   /* NCCL's per-channel ring holds 64 works; the host waits rather than lose them */
+#define KQ 64 /* NCCL's per-channel ring holds 64 works; the host waits rather than lose them */
 static kjob_t g_kq[KQ];
 static unsigned g_kHead, g_kTail;
 static int g_kDone;
@@ -496,7 +512,7 @@ static void emit_kernel(const kjob_t* j) {
     ncclProfilerEventStateArgs_v4_t a;
     memset(&a, 0, sizeof a);
     a.kernelCh.pTimer = j->stop[c];
-    if (h[c]) {   /* ncclProfilerStopKernelChEvent: record the stop, then stop the event */
+    if (h[c]) { /* ncclProfilerStopKernelChEvent: record the stop, then stop the event */
       p_record(h[c], ncclProfilerKernelChStop, &a);
       p_stop(h[c]);
     }
@@ -521,9 +537,15 @@ static void* proxy_main(void* arg) {
 }
 
 static void kernel_post(const kjob_t* j) {
-  if (g_proxyInline) { emit_kernel(j); return; }
+  if (g_proxyInline) {
+    emit_kernel(j);
+    return;
+  }
   if (!g_proxyStarted) {
-    if (pthread_create(&g_proxy, NULL, proxy_main, NULL) != 0) { emit_kernel(j); return; }
+    if (pthread_create(&g_proxy, NULL, proxy_main, NULL) != 0) {
+      emit_kernel(j);
+      return;
+    }
     g_proxyStarted = 1;
   }
   pthread_mutex_lock(&g_kMu);
@@ -534,7 +556,7 @@ static void kernel_post(const kjob_t* j) {
   pthread_mutex_unlock(&g_kMu);
 }
 
-static void proxy_drain(void) {   /* ncclProxyDestroy: before the tuner's and profiler's teardown */
+static void proxy_drain(void) { /* ncclProxyDestroy: before the tuner's and profiler's teardown */
   if (!g_proxyStarted) return;
   pthread_mutex_lock(&g_kMu);
   g_kDone = 1;
@@ -559,36 +581,30 @@ static const char* nccl_dtype(const char* d) {
   return "ncclFloat32";
 }
 
-#define API_GROUP_MASK (ncclProfileGroupApi | ncclProfileP2pApi | ncclProfileCollApi | ncclProfileKernelLaunch | \
-                        ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp |              \
-                        ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-#define API_COLL_MASK (ncclProfileCollApi | ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | \
-                       ncclProfileKernelCh | ncclProfileNetPlugin)
-#define GROUP_MASK (ncclProfileGroup | ncclProfileColl | ncclProfileP2p | ncclProfileProxyOp | ncclProfileProxyStep | \
-                    ncclProfileKernelCh | ncclProfileNetPlugin)
-#define COLL_MASK (ncclProfileColl | ncclProfileProxyOp | ncclProfileProxyStep | ncclProfileKernelCh | ncclProfileNetPlugin)
-
 static FILE* g_calls;
 static long g_callIndex;
 static int g_bad;
-static char g_sendbuf[64], g_recvbuf[64];   /* stand-ins for the user's buffers (addresses only) */
+static char g_sendbuf[64], g_recvbuf[64]; /* stand-ins for the user's buffers (addresses only) */
 
 /* One launch of the collective at n bytes (the tuner's nBytes); returns its device time in us. */
 static double era_collective(size_t n, const char* dtype, int* algoOut, int* protoOut, int* chOut) {
   int ts = type_size(dtype);
-  const char* fn = kFunc[g_coll];
+  const char* fn = ncclFuncNames[g_coll];
   const char* dt = nccl_dtype(dtype);
   size_t apiCount = n / (size_t)ts, count = apiCount;
-  if (g_coll == 2 || g_coll == 3) apiCount = count = n / (size_t)ts / (size_t)g_nRanks;  /* per rank */
+  if (g_coll == 2 || g_coll == 3) apiCount = count = n / (size_t)ts / (size_t)g_nRanks; /* per rank */
   const char* collDt = dt;
-  if (g_coll == 0 || g_coll == 2) { count = apiCount * (size_t)ts; collDt = "ncclInt8"; }  /* taskAppend: bytes */
+  if (g_coll == 0 || g_coll == 2) {
+    count = apiCount * (size_t)ts;
+    collDt = "ncclInt8";
+  } /* taskAppend: bytes */
   int root = (g_coll == 0 || g_coll == 1) ? 0 : -1;
-  int mask = g_prof ? __atomic_load_n(&g_mask, __ATOMIC_RELAXED) : 0;  /* read once per collective */
+  int mask = g_prof ? __atomic_load_n(&g_mask, __ATOMIC_RELAXED) : 0; /* read once per collective */
   void *gApi = NULL, *cApi = NULL, *grp = NULL, *coll = NULL;
 
   /* ncclEnqueueCheck (v5+): GroupApi start + GroupStartApiStop, CollApi start/stop; ncclGroupEndInternal:
    * GroupEndApiStart, then groupLaunch (ncclPrepareTasks: the tuner) */
-  if (g_profVer >= 5 && (mask & API_GROUP_MASK)) {
+  if (g_profVer >= 5 && (mask & TH_FIRES_GROUP_API)) {
     ncclProfilerEventDescr_v6_t d;
     memset(&d, 0, sizeof d);
     d.type = ncclProfileGroupApi;
@@ -598,7 +614,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     gApi = p_start(&d);
     p_record(gApi, ncclProfilerGroupStartApiStop, NULL);
   }
-  if (g_profVer >= 5 && (mask & API_COLL_MASK)) {
+  if (g_profVer >= 5 && (mask & TH_FIRES_COLL_API)) {
     ncclProfilerEventDescr_v6_t d;
     memset(&d, 0, sizeof d);
     d.type = ncclProfileCollApi;
@@ -622,11 +638,15 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
   int nChannels = 0;
   if (g_tuner) {
     ncclResult_t r = era_tuner_get(n, t, &nChannels);
-    if (r != ncclSuccess) { fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r); g_bad++; memcpy(t, before, sizeof t); }
+    if (r != ncclSuccess) {
+      fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r);
+      g_bad++;
+      memcpy(t, before, sizeof t);
+    }
     for (int a = 0; a < NA; a++)
       for (int p = 0; p < NP; p++)
         if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-          fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", kAlgo[a], kProto[p]);
+          fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
           g_bad++;
           t[a][p] = before[a][p];
         }
@@ -636,17 +656,22 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       nChannels = 0;
     }
   }
-  int pick = nccl_select(t);
-  if (pick < 0) { fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n); exit(3); }
+  int pick = th_nccl_pick(&t[0][0], NA, NP);
+  if (pick < 0) {
+    fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n);
+    exit(3);
+  }
   int a = pick / NP, p = pick % NP;
-  if (g_execAlgo >= 0 && offered(g_execAlgo, p)) a = g_execAlgo;   /* an override after the tuner */
+  if (g_execAlgo >= 0 && offered(g_execAlgo, p)) a = g_execAlgo; /* an override after the tuner */
   int ch = nChannels > 0 ? (nChannels < MAX_SIM_CHANNELS ? nChannels : MAX_SIM_CHANNELS) : DEFAULT_CHANNELS;
   if (g_tuner && g_tunerVer == 6 && ((const ncclTuner_v6_t*)g_tuner)->getChunkSize) {
     size_t chunk = 131072;
     ((const ncclTuner_v6_t*)g_tuner)->getChunkSize(g_tctx, (ncclFunc_t)g_coll, n, a, p, ch, &chunk);
   }
   ++g_callIndex;
-  *algoOut = a; *protoOut = p; *chOut = ch;
+  *algoOut = a;
+  *protoOut = p;
+  *chOut = ch;
 
   /* the GPU: the true time of what runs, plus noise, over ch channels with a start skew */
   double us = reading(true_time(a, p, ch, (double)n));
@@ -654,9 +679,9 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
   if (span < 1) span = 1;
   kjob_t j;
   j.nch = ch;
-  uint64_t t0 = g_gpuNs + 2000;   /* launch gap */
+  uint64_t t0 = g_gpuNs + 2000; /* launch gap */
   uint64_t skewMax = span / 8 < 400 ? span / 8 : 400;
-  int last = (int)(uniform01() * ch) % ch;  /* the channel that finishes last */
+  int last = (int)(uniform01() * ch) % ch; /* the channel that finishes last */
   for (int c = 0; c < ch; c++) {
     uint64_t sk = c == 0 ? 0 : (uint64_t)(uniform01() * (double)skewMax);
     j.start[c] = t0 + sk;
@@ -665,7 +690,8 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
   }
   g_gpuNs = t0 + span;
   if (g_calls)
-    fprintf(g_calls, "%ld %s %zu %s/%s/%d %llu\n", g_callIndex, fn, n, kAlgo[a], kProto[p], ch, (unsigned long long)span);
+    fprintf(g_calls, "%ld %s %zu %s/%s/%d %llu\n", g_callIndex, fn, n, ncclAlgoNames[a], ncclProtoNames[p], ch,
+            (unsigned long long)span);
 
   /* ncclLaunchKernel: KernelLaunch (own bit); hostStreamPlanTask: Group, Coll, their stops */
   if (g_profVer >= 5 && (mask & ncclProfileKernelLaunch)) {
@@ -677,7 +703,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     d.kernelLaunch.stream = (void*)g_recvbuf;
     p_stop(p_start(&d));
   }
-  if (mask & GROUP_MASK) {
+  if (mask & TH_FIRES_GROUP) {
     if (g_profVer == 4) {
       ncclProfilerEventDescr_v4_t d;
       memset(&d, 0, sizeof d);
@@ -692,7 +718,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       grp = p_start(&d);
     }
   }
-  if (mask & COLL_MASK) {
+  if (mask & TH_FIRES_COLL) {
     if (g_profVer == 4) {
       ncclProfilerEventDescr_v4_t d;
       memset(&d, 0, sizeof d);
@@ -708,8 +734,8 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       d.coll.datatype = collDt;
       d.coll.nChannels = (uint8_t)ch;
       d.coll.nWarps = 16;
-      d.coll.algo = kAlgo[a];
-      d.coll.proto = kProto[p];
+      d.coll.algo = ncclAlgoNames[a];
+      d.coll.proto = ncclProtoNames[p];
       coll = p_start(&d);
     } else {
       ncclProfilerEventDescr_v6_t d;
@@ -726,34 +752,36 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
       d.coll.datatype = collDt;
       d.coll.nChannels = (uint8_t)ch;
       d.coll.nWarps = 16;
-      d.coll.algo = kAlgo[a];
-      d.coll.proto = kProto[p];
+      d.coll.algo = ncclAlgoNames[a];
+      d.coll.proto = ncclProtoNames[p];
       d.coll.parentGroup = grp;
       coll = p_start(&d);
     }
   }
-  g_seq[g_coll]++;   /* read then incremented, with or without a profiler */
+  g_seq[g_coll]++; /* read then incremented, with or without a profiler */
   p_stop(coll);
   p_stop(grp);
-  if (mask & ncclProfileKernelCh) {   /* the proxy, after the Coll event stopped */
+  if (mask & ncclProfileKernelCh) { /* the proxy, after the Coll event stopped */
     j.coll = coll;
     kernel_post(&j);
   }
-  p_stop(gApi);   /* ncclGroupEndInternal's end */
+  p_stop(gApi); /* ncclGroupEndInternal's end */
   return us;
 }
 
 static int era_run(size_t minB, size_t maxB, double factor, int gpus, int warmup, int iters, int check,
                    const char* dtype, const char* op) {
   era_load_profiler();
-  era_profiler_init();             /* ncclProfilerPluginInit: before the tuner's init, same thread */
+  era_profiler_init(); /* ncclProfilerPluginInit: before the tuner's init, same thread */
   if (era_load_tuner() && era_tuner_init(gpus) != ncclSuccess) {
     fprintf(stderr, "simcluster: the tuner's init returned an error; NCCL would fail communicator creation\n");
     return 3;
   }
   printf("#\n#%58s%35s\n", "out-of-place", "in-place");
-  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n");
-  printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n");
+  printf(
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
   double busSum = 0;
   int rows = 0;
   int ts_ = type_size(dtype);
@@ -764,7 +792,8 @@ static int era_run(size_t minB, size_t maxB, double factor, int gpus, int warmup
     for (int i = 0; i < iters; i++) sumOut += era_collective(n, dtype, &a, &p, &ch);
     for (int i = 0; i < iters; i++) sumIn += era_collective(n, dtype, &a, &p, &ch);
     size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", kFunc[g_coll], shown, kAlgo[a], kProto[p], ch - 1);
+    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a],
+         ncclProtoNames[p], ch - 1);
     double tOut = sumOut / iters, tIn = sumIn / iters;
     size_t count = n / (size_t)ts_;
     if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks;
@@ -772,16 +801,16 @@ static int era_run(size_t minB, size_t maxB, double factor, int gpus, int warmup
     double algOut = (double)n / tOut / 1e3, algIn = (double)n / tIn / 1e3;
     const char* wrong = check ? "0" : "N/A";
     printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %7.2f  %6.2f  %6.2f  %5s\n", n, count, dtype,
-           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut,
-           algOut * bf, wrong, tIn, algIn, algIn * bf, wrong);
+           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut, algOut * bf,
+           wrong, tIn, algIn, algIn * bf, wrong);
     busSum += algOut * bf;
     rows++;
   }
   printf("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %.4f \n#\n", rows ? busSum / rows : 0.0);
   printf("# Collective test concluded: %s_perf\n#\n", kProg[g_coll]);
-  proxy_drain();                   /* commFree: the proxy first, */
+  proxy_drain();                    /* commFree: the proxy first, */
   if (g_tuner) era_tuner_destroy(); /* then the tuner, */
-  if (g_prof && g_pctx) {          /* then the profiler */
+  if (g_prof && g_pctx) {           /* then the profiler */
     if (g_profVer == 4) ((const ncclProfiler_v4_t*)g_prof)->finalize(g_pctx);
     else if (g_profVer == 5) ((const ncclProfiler_v5_t*)g_prof)->finalize(g_pctx);
     else ((const ncclProfiler_v6_t*)g_prof)->finalize(g_pctx);
@@ -808,25 +837,60 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDV() do { if (!v) usage("option needs a value"); i++; } while (0)
-    if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) { NEEDV(); minB = parse_size(v); }
-    else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) { NEEDV(); maxB = parse_size(v); }
-    else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) { NEEDV(); factor = atof(v); }
-    else if (!strcmp(a, "-g") || !strcmp(a, "--ngpus")) { NEEDV(); gpus = atoi(v); }
-    else if (!strcmp(a, "-n") || !strcmp(a, "--iters")) { NEEDV(); iters = atoi(v); }
-    else if (!strcmp(a, "-w") || !strcmp(a, "--warmup_iters")) { NEEDV(); warmup = atoi(v); }
-    else if (!strcmp(a, "-c") || !strcmp(a, "--check")) { NEEDV(); check = atoi(v); }
-    else if (!strcmp(a, "-d") || !strcmp(a, "--datatype")) { NEEDV(); dtype = v; }
-    else if (!strcmp(a, "-o") || !strcmp(a, "--op")) { NEEDV(); op = v; }
-    else if (!strcmp(a, "-t") || !strcmp(a, "--nthreads")) { NEEDV(); }
-    else if (!strcmp(a, "--collective")) { NEEDV(); if ((g_coll = coll_of(v)) < 0) usage("unknown --collective"); }
-    else if (!strcmp(a, "--truth")) truth = 1;
-    else if (!strcmp(a, "--nccl-era")) { NEEDV(); era = v; }
-    else if (!strcmp(a, "--rank")) { NEEDV(); rankS = v; }
-    else if (!strcmp(a, "--comm-id")) { NEEDV(); commS = v; }
-    else if (!strcmp(a, "--calls")) { NEEDV(); callsS = v; }
-    else if (!strcmp(a, "--exec-algo")) { NEEDV(); execS = v; }
-    else if (a[0] != '-' && coll_of(a) >= 0) g_coll = coll_of(a);
+#define NEEDV() \
+  do { \
+    if (!v) usage("option needs a value"); \
+    i++; \
+  } while (0)
+    if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
+      NEEDV();
+      minB = parse_size(v);
+    } else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
+      NEEDV();
+      maxB = parse_size(v);
+    } else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
+      NEEDV();
+      factor = atof(v);
+    } else if (!strcmp(a, "-g") || !strcmp(a, "--ngpus")) {
+      NEEDV();
+      gpus = atoi(v);
+    } else if (!strcmp(a, "-n") || !strcmp(a, "--iters")) {
+      NEEDV();
+      iters = atoi(v);
+    } else if (!strcmp(a, "-w") || !strcmp(a, "--warmup_iters")) {
+      NEEDV();
+      warmup = atoi(v);
+    } else if (!strcmp(a, "-c") || !strcmp(a, "--check")) {
+      NEEDV();
+      check = atoi(v);
+    } else if (!strcmp(a, "-d") || !strcmp(a, "--datatype")) {
+      NEEDV();
+      dtype = v;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--op")) {
+      NEEDV();
+      op = v;
+    } else if (!strcmp(a, "-t") || !strcmp(a, "--nthreads")) {
+      NEEDV();
+    } else if (!strcmp(a, "--collective")) {
+      NEEDV();
+      if ((g_coll = coll_of(v)) < 0) usage("unknown --collective");
+    } else if (!strcmp(a, "--truth")) truth = 1;
+    else if (!strcmp(a, "--nccl-era")) {
+      NEEDV();
+      era = v;
+    } else if (!strcmp(a, "--rank")) {
+      NEEDV();
+      rankS = v;
+    } else if (!strcmp(a, "--comm-id")) {
+      NEEDV();
+      commS = v;
+    } else if (!strcmp(a, "--calls")) {
+      NEEDV();
+      callsS = v;
+    } else if (!strcmp(a, "--exec-algo")) {
+      NEEDV();
+      execS = v;
+    } else if (a[0] != '-' && coll_of(a) >= 0) g_coll = coll_of(a);
     else usage("unknown argument");
   }
   if (factor < 1.01 || gpus < 1 || gpus > 64 || iters < 1 || minB < 1 || maxB < minB)
@@ -843,7 +907,7 @@ int main(int argc, char** argv) {
   g_rank = rankS && *rankS ? atoi(rankS) : 0;
   if (execS && *execS) {
     for (int k = 0; k < NA; k++)
-      if (!strcasecmp(execS, kAlgo[k])) g_execAlgo = k;
+      if (!strcasecmp(execS, ncclAlgoNames[k])) g_execAlgo = k;
     if (g_execAlgo < 0) usage("--exec-algo takes an algorithm name (TREE, RING, ...)");
   }
   const char* px = getenv("SIMCLUSTER_PROXY");
@@ -858,11 +922,11 @@ int main(int argc, char** argv) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   e = getenv("SIMCLUSTER_SEED");
-  uint64_t seed = e && *e ? strtoull(e, NULL, 10)
-                          : ((uint64_t)g_pid << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
-  g_rng = seed ^ ((uint64_t)g_rank * 0xd6e8feb86659fd93ULL);   /* rank 0: the seed itself */
-  g_commId = commS && *commS ? strtoull(commS, NULL, 0)
-                             : 0xc0ffee5eed000000ULL ^ ((uint64_t)g_nRanks << 8) ^ (uint64_t)g_nNodes;
+  uint64_t seed =
+    e && *e ? strtoull(e, NULL, 10) : ((uint64_t)g_pid << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
+  g_rng = seed ^ ((uint64_t)g_rank * 0xd6e8feb86659fd93ULL); /* rank 0: the seed itself */
+  g_commId =
+    commS && *commS ? strtoull(commS, NULL, 0) : 0xc0ffee5eed000000ULL ^ ((uint64_t)g_nRanks << 8) ^ (uint64_t)g_nNodes;
   if (g_rank < 0 || g_rank >= g_nRanks) usage("--rank must be in 0..nRanks-1");
   if (callsS && *callsS && !(g_calls = fopen(callsS, "w"))) usage("--calls: cannot write the file");
   e = getenv("NCCL_DEBUG");
@@ -874,15 +938,15 @@ int main(int argc, char** argv) {
     for (size_t n = minB; n <= maxB; n = (size_t)(n * factor + 0.5)) {
       float t[NA][NP];
       nccl_table((double)n, t);
-      int pick = nccl_select(t);
+      int pick = th_nccl_pick(&t[0][0], NA, NP);
       for (int a = 0; a < 2; a++)
         for (int p = 0; p < NP; p++)
           if (offered(a, p))
             for (int c = 1; c <= MAX_SIM_CHANNELS; c *= 2)
-              printf("# truth %s %zu %s/%s/%d %.3f\n", kFunc[g_coll], n, kAlgo[a], kProto[p], c,
+              printf("# truth %s %zu %s/%s/%d %.3f\n", ncclFuncNames[g_coll], n, ncclAlgoNames[a], ncclProtoNames[p], c,
                      true_time(a, p, c, (double)n));
-      printf("# truth-nccl %s %zu %s/%s/%d %.3f\n", kFunc[g_coll], n, kAlgo[pick / NP], kProto[pick % NP],
-             DEFAULT_CHANNELS, true_time(pick / NP, pick % NP, DEFAULT_CHANNELS, (double)n));
+      printf("# truth-nccl %s %zu %s/%s/%d %.3f\n", ncclFuncNames[g_coll], n, ncclAlgoNames[pick / NP],
+             ncclProtoNames[pick % NP], DEFAULT_CHANNELS, true_time(pick / NP, pick % NP, DEFAULT_CHANNELS, (double)n));
     }
     return 0;
   }
@@ -892,7 +956,8 @@ int main(int argc, char** argv) {
   printf("# nccl-tests version 2.18.5 nccl-headers=%d nccl-library=%d (simcluster)\n", code, code);
   printf("# Collective test starting: %s_perf\n", kProg[g_coll]);
   printf("# nThread 1 nGpus %d minBytes %zu maxBytes %zu step: %g(factor) warmup iters: %d iters: %d "
-         "agg iters: 1 validation: %d graph: 0\n", gpus, minB, maxB, factor, warmup, iters, check);
+         "agg iters: 1 validation: %d graph: 0\n",
+         gpus, minB, maxB, factor, warmup, iters, check);
   printf("# simcluster seed %llu noise %g nodes %ld\n", (unsigned long long)seed, g_sigma, g_nNodes);
   printf("#\n# Using devices\n");
   for (long r = 0; r < g_nRanks; r++)
@@ -913,8 +978,10 @@ int main(int argc, char** argv) {
     return 3;
   }
   printf("#\n#%58s%35s\n", "out-of-place", "in-place");
-  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n");
-  printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n");
+  printf(
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
   double busSum = 0;
   int rows = 0, bad = 0;
   int ts_ = type_size(dtype);
@@ -925,11 +992,15 @@ int main(int argc, char** argv) {
     int nChannels = 0;
     if (tuner) {
       ncclResult_t r = tuner->getCollInfo(ctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, &nChannels);
-      if (r != ncclSuccess) { fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r); bad++; memcpy(t, before, sizeof t); }
+      if (r != ncclSuccess) {
+        fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r);
+        bad++;
+        memcpy(t, before, sizeof t);
+      }
       for (int a = 0; a < NA; a++)
         for (int p = 0; p < NP; p++)
           if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-            fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", kAlgo[a], kProto[p]);
+            fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
             bad++;
           }
       if (nChannels < 0 || nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS) {
@@ -938,23 +1009,27 @@ int main(int argc, char** argv) {
         nChannels = 0;
       }
     }
-    int pick = nccl_select(t);
-    if (pick < 0) { fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n); return 3; }
+    int pick = th_nccl_pick(&t[0][0], NA, NP);
+    if (pick < 0) {
+      fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n);
+      return 3;
+    }
     int a = pick / NP, p = pick % NP;
     int ch = nChannels > 0 ? (nChannels < MAX_SIM_CHANNELS ? nChannels : MAX_SIM_CHANNELS) : DEFAULT_CHANNELS;
     /* NCCL 2.24+ prints AllGather / ReduceScatter bytes per rank */
     size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", kFunc[g_coll], shown, kAlgo[a], kProto[p], ch - 1);
+    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a],
+         ncclProtoNames[p], ch - 1);
     double truthUs = true_time(a, p, ch, (double)n);
     double tOut = reading(truthUs), tIn = reading(truthUs);
     size_t count = n / (size_t)ts_;
-    if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks;  /* per-rank count */
+    if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks; /* per-rank count */
     double bf = bus_factor();
     double algOut = (double)n / tOut / 1e3, algIn = (double)n / tIn / 1e3;
     const char* wrong = check ? "0" : "N/A";
     printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %7.2f  %6.2f  %6.2f  %5s\n", n, count, dtype,
-           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut,
-           algOut * bf, wrong, tIn, algIn, algIn * bf, wrong);
+           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut, algOut * bf,
+           wrong, tIn, algIn, algIn * bf, wrong);
     busSum += algOut * bf;
     rows++;
   }

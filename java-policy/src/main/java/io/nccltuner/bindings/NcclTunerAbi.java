@@ -500,6 +500,51 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCLTJ_MAX_SERIES() {
         return NCCLTJ_MAX_SERIES;
     }
+    private static final int NCCLTJ_CONTROL_OK = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CONTROL_OK 0
+     * }
+     */
+    public static int NCCLTJ_CONTROL_OK() {
+        return NCCLTJ_CONTROL_OK;
+    }
+    private static final int NCCLTJ_CONTROL_FAILED = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CONTROL_FAILED 3
+     * }
+     */
+    public static int NCCLTJ_CONTROL_FAILED() {
+        return NCCLTJ_CONTROL_FAILED;
+    }
+    private static final int NCCLTJ_START_OK = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_START_OK 0
+     * }
+     */
+    public static int NCCLTJ_START_OK() {
+        return NCCLTJ_START_OK;
+    }
+    private static final int NCCLTJ_START_ABI_MISMATCH = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_START_ABI_MISMATCH 1
+     * }
+     */
+    public static int NCCLTJ_START_ABI_MISMATCH() {
+        return NCCLTJ_START_ABI_MISMATCH;
+    }
+    private static final int NCCLTJ_START_ANOTHER_COPY = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_START_ANOTHER_COPY 2
+     * }
+     */
+    public static int NCCLTJ_START_ANOTHER_COPY() {
+        return NCCLTJ_START_ANOTHER_COPY;
+    }
     private static final int ncclSuccess = (int)0L;
     /**
      * {@snippet lang=c :

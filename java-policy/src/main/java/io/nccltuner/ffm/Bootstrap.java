@@ -22,9 +22,10 @@ public final class Bootstrap {
    * Reads the configuration, builds the engine and writes the upcall stubs into the bridge.
    *
    * @param bridgeAddress address of the shim's {@code nccltj_bridge_t}
-   * @return 0 on success; 1 if the bridge ABI differs (the shim then logs the mismatch); 2 if
-   *     another copy of the library (another path) already started the engine in this JVM: the
-   *     engine's configuration is per JVM, so the second copy changes nothing (the shim warns)
+   * @return NCCLTJ_START_OK on success; NCCLTJ_START_ABI_MISMATCH if the bridge ABI differs (the
+   *     shim then logs the mismatch); NCCLTJ_START_ANOTHER_COPY if another copy of the library
+   *     (another path) already started the engine in this JVM: the engine's configuration is per
+   *     JVM, so the second copy changes nothing (the shim warns)
    * @throws IllegalStateException if the stubs cannot be made; the shim reports it in its one WARN
    *     line and changes nothing
    */
@@ -33,11 +34,11 @@ public final class Bootstrap {
       MemorySegment bridge = MemorySegment.ofAddress(bridgeAddress).reinterpret(nccltj_bridge_t.sizeof());
       nccltj_bridge_t.engineAbiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
       if (nccltj_bridge_t.abiVersion(bridge) != NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION()) {
-        return 1;
+        return NcclTunerAbi.NCCLTJ_START_ABI_MISMATCH();
       }
       synchronized (Bootstrap.class) {
         if (startedBy != null) {
-          return 2;
+          return NcclTunerAbi.NCCLTJ_START_ANOTHER_COPY();
         }
         MemorySegment path = nccltj_bridge_t.libraryPath(bridge);
         startedBy = path.equals(MemorySegment.NULL) ? "" : path.reinterpret(4096).getString(0);
@@ -86,7 +87,7 @@ public final class Bootstrap {
       Upcalls.install(config[0]);
       nccltj_bridge_t.getCollInfo(bridge, get);
       nccltj_bridge_t.control(bridge, control[0]);
-      return 0;
+      return NcclTunerAbi.NCCLTJ_START_OK();
     } catch (Throwable t) {
       throw new IllegalStateException("engine start failed: " + t, t);
     }

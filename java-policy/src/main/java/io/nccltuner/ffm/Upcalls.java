@@ -65,6 +65,10 @@ final class Upcalls {
   static final long HW_GPU_NAME = 16;
   static final long HW_GPU_NAME_BYTES = 96;
 
+  /** What the control upcall returns (nccltj_bridge.h): done, or init's step aside for a failure. */
+  private static final int CONTROL_OK = NcclTunerAbi.NCCLTJ_CONTROL_OK();
+  private static final int CONTROL_FAILED = NcclTunerAbi.NCCLTJ_CONTROL_FAILED();
+
   /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
@@ -95,7 +99,7 @@ final class Upcalls {
         MethodHandles.lookup().findStatic(Upcalls.class, name, descriptor.toMethodType()), descriptor, arena);
   }
 
-  /** Whether the configuration failed (the engine then changes nothing): init then returns 3. */
+  /** Whether the configuration failed (the engine then changes nothing): init then returns CONTROL_FAILED. */
   private static volatile boolean configFailed;
 
   static void install(PluginConfig config) {
@@ -110,7 +114,8 @@ final class Upcalls {
    * (NCCLTJ_CALL_*); an unknown op changes nothing.
    *
    * @param call the address of the shim's nccltj_call_t
-   * @return init's result (0, or 3 where the engine stepped aside for a failure); 0 otherwise
+   * @return init's result (CONTROL_OK, or CONTROL_FAILED where the engine stepped aside for a
+   *     failure); CONTROL_OK otherwise
    */
   static int control(long call) {
     int op = ALL.get(JAVA_INT, call + nccltj_call_t.op$offset());
@@ -135,7 +140,7 @@ final class Upcalls {
     if (op == NcclTunerAbi.NCCLTJ_CALL_MEASURED()) {
       return measured(call);
     }
-    return 0;
+    return CONTROL_OK;
   }
 
   /**
@@ -149,7 +154,7 @@ final class Upcalls {
       logger = MemorySegment.ofAddress(ALL.get(JAVA_LONG, call + nccltj_call_t.logger$offset()));
       long m = ALL.get(JAVA_LONG, call + nccltj_call_t.measured$offset());
       if (m == 0) {
-        return 0;
+        return CONTROL_OK;
       }
       int n = ALL.get(JAVA_INT, m + nccltj_measured_t.nSeries$offset());
       long series = ALL.get(JAVA_LONG, m + nccltj_measured_t.series$offset());
@@ -188,14 +193,14 @@ final class Upcalls {
     } catch (Throwable t) {
       fail(e, "measured", t, logger);
     }
-    return 0;
+    return CONTROL_OK;
   }
 
   /**
    * NCCLTJ_CALL_INIT: opens a communicator and writes its handle into the call; logs pending
    * notices once. nvlDomainInfo and constants are NCCL's addresses (0 before tuner v5), hw the
-   * shim's nccltj_hw_t. Returns 0, or 3 (ncclInternalError) when a failure made the engine step
-   * aside (it logged the WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
+   * shim's nccltj_hw_t. Returns CONTROL_OK, or CONTROL_FAILED (ncclInternalError) when a failure
+   * made the engine step aside (it logged the WARN): the shim passes that on only under NCCL_TUNER_JAVA_ON_ERROR=fail.
    */
   private static int init(long call) {
     Engine e = engine;
@@ -234,9 +239,9 @@ final class Upcalls {
       }
     } catch (Throwable t) {
       fail(e, "init", t, logger);
-      return 3;
+      return CONTROL_FAILED;
     }
-    return configFailed ? 3 : 0;
+    return configFailed ? CONTROL_FAILED : CONTROL_OK;
   }
 
   /** The signature from the shim's nccltj_hw_t and NCCL's ncclNvlDomainInfo_v5_t (when given). */
@@ -289,7 +294,7 @@ final class Upcalls {
     } catch (Throwable t) {
       fail(engine, "getChunkSize", t, lastLogger);
     }
-    return 0;
+    return CONTROL_OK;
   }
 
   /**
@@ -315,7 +320,7 @@ final class Upcalls {
     } catch (Throwable t) {
       fail(e, handle == 0 ? "flush" : "destroy", t, lastLogger);
     }
-    return 0;
+    return CONTROL_OK;
   }
 
   private static void fail(Engine e, String entry, Throwable t, MemorySegment logger) {

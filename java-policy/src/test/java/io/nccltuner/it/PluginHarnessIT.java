@@ -86,8 +86,8 @@ class PluginHarnessIT {
     Process nm = new ProcessBuilder("nm", "-D", "--defined-only", Harness.PLUGIN.toString()).redirectErrorStream(true).start();
     List<String> syms = new String(nm.getInputStream().readAllBytes()).lines()
         .filter(l -> !l.isBlank()).map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
-    // the tuner v3 (plugin.c) and v4..v7 (versions.c); beside them NCCL's profiler v4..v6
-    // (profiler.c), used only under NCCL_PROFILER_PLUGIN
+    // the tuner v3..v7 and beside them NCCL's profiler v4..v6 (used only under
+    // NCCL_PROFILER_PLUGIN), all in plugin-shim/src/exports.c
     assertEquals(List.of("ncclProfiler_v4", "ncclProfiler_v5", "ncclProfiler_v6",
         "ncclTunerPlugin_v3", "ncclTunerPlugin_v4", "ncclTunerPlugin_v5", "ncclTunerPlugin_v6", "ncclTunerPlugin_v7"),
         syms.stream().sorted().toList());

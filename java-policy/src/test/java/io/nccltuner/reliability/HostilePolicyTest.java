@@ -196,7 +196,7 @@ class HostilePolicyTest {
       Path p = write("just-under.yaml", y.toString());
       Policy policy = load(p);
       assertTrue(policy.profiles().size() > 5_000);
-      // The plugin's JVM options (plugin-shim/src/jvm.c buildOptions): -Xmx64m, SerialGC.
+      // The plugin's JVM options (plugin-shim/src/jvm_options.c): -Xmx64m, SerialGC.
       assertEquals("loaded " + policy.profiles().size() + " profiles", loadInChildJvm(p, "-Xmx64m"));
     }));
     t.add(DynamicTest.dynamicTest("generated: billion laughs, 10 levels of 10 aliases", () -> {

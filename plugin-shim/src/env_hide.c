@@ -1,0 +1,188 @@
+/*
+ * env_hide.c -- the environment the plugin's JVM sees: libjvm's own getenv and secure_getenv go
+ * through the shim (their GOT slots in libjvm rewritten), which hides JAVA_TOOL_OPTIONS and
+ * _JAVA_OPTIONS and gives HotSpot the shim's _JAVA_SR_SIGNUM; the host's environment itself is
+ * never touched.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "jvm_internal.h"
+
+/* JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are read by HotSpot itself during creation (arguments.cpp:
+ * JAVA_TOOL_OPTIONS before the JavaVMInitArgs options, _JAVA_OPTIONS after them, so neither can
+ * be overridden from here, and HotSpot prints "Picked up ..." to fd 2 before any hook is set).
+ * They are meant for the job's other Java tools: the plugin's JVM does not take them. The host's
+ * environment is not touched (the shim used to point `environ` at a copy during creation; a host
+ * thread's setenv beside it crashed the process, 2 runs of 7, with 64 communicators starting):
+ * instead libjvm's own calls to getenv and secure_getenv go through jvmGetenv, by rewriting
+ * libjvm's GOT slots for them (libjvm is the plugin's, loaded by the shim, and it is linked with
+ * full RELRO: the page is made writable for the one store and read-only again). jvmGetenv hides
+ * the two variables and gives HotSpot the shim's _JAVA_SR_SIGNUM; every other name is the host's
+ * live environment. */
+static char* (*realGetenv)(const char*);
+static char* (*realSecureGetenv)(const char*);
+static char srValue[16]; /* the _JAVA_SR_SIGNUM value the JVM sees, "" for the host's */
+static int envHooked;
+
+static int hiddenName(const char* name) {
+  return strcmp(name, "JAVA_TOOL_OPTIONS") == 0 || strcmp(name, "_JAVA_OPTIONS") == 0;
+}
+
+static char* jvmGetenv(const char* name) {
+  if (name == NULL) return realGetenv(name);
+  if (hiddenName(name)) return NULL;
+  if (srValue[0] != '\0' && strcmp(name, "_JAVA_SR_SIGNUM") == 0) return srValue;
+  return realGetenv(name);
+}
+
+static char* jvmSecureGetenv(const char* name) {
+  if (name == NULL) return realSecureGetenv(name);
+  if (hiddenName(name)) return NULL;
+  if (srValue[0] != '\0' && strcmp(name, "_JAVA_SR_SIGNUM") == 0) return srValue;
+  return realSecureGetenv(name);
+}
+
+typedef ElfW(Rela) elfRela; /* a name clang-format reads as a type, unlike ElfW(Rela) */
+
+typedef struct {
+  ElfW(Addr) base;
+  ElfW(Addr) relroStart, relroEnd;
+} relroSearch;
+
+static int findRelro(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  relroSearch* r = data;
+  if (info->dlpi_addr != r->base) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+      r->relroStart = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+      r->relroEnd = r->relroStart + info->dlpi_phdr[i].p_memsz;
+    }
+  return 1;
+}
+
+/* Points every GOT slot of `handle` that binds `name` (JUMP_SLOT or GLOB_DAT) at `to`; the old
+ * target goes to *from. Returns the number of slots rewritten. */
+static int rewriteGot(void* handle, const char* name, void* to, void** from) {
+  struct link_map* lm = NULL;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_ld == NULL) return 0;
+  ElfW(Addr) base = lm->l_addr;
+  const ElfW(Sym)* symtab = NULL;
+  const char* strtab = NULL;
+  const elfRela* tables[2] = {NULL, NULL};
+  size_t sizes[2] = {0, 0};
+  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+    ElfW(Addr) v = d->d_un.d_ptr;
+    ElfW(Addr) abs = v < base ? v + base : v; /* glibc relocates these in place on x86-64 */
+    switch (d->d_tag) {
+      case DT_SYMTAB: symtab = (const ElfW(Sym)*)abs; break;
+      case DT_STRTAB: strtab = (const char*)abs; break;
+      case DT_JMPREL: tables[0] = (const elfRela*)abs; break;
+      case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
+      case DT_RELA: tables[1] = (const elfRela*)abs; break;
+      case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+      default: break;
+    }
+  }
+  if (symtab == NULL || strtab == NULL) return 0;
+  relroSearch relro = {base, 0, 0};
+  dl_iterate_phdr(findRelro, &relro);
+  long page = sysconf(_SC_PAGESIZE);
+  int rewritten = 0;
+  for (int t = 0; t < 2; t++) {
+    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
+      const elfRela* r = &tables[t][i];
+      unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
+      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      size_t sym = ELF64_R_SYM(r->r_info);
+      if (sym == 0 || strcmp(strtab + symtab[sym].st_name, name) != 0) continue;
+      void** slot = (void**)(base + r->r_offset);
+      int readOnly = (ElfW(Addr))slot >= relro.relroStart && (ElfW(Addr))slot < relro.relroEnd;
+      void* pageStart = (void*)((uintptr_t)slot & ~(uintptr_t)(page - 1));
+      if (readOnly && mprotect(pageStart, (size_t)page, PROT_READ | PROT_WRITE) != 0) continue;
+      void* old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+      if (old != to) {
+        if (*from == NULL) *from = old;
+        __atomic_store_n(slot, to, __ATOMIC_RELEASE);
+      }
+      if (readOnly) mprotect(pageStart, (size_t)page, PROT_READ);
+      rewritten++;
+    }
+  }
+  return rewritten;
+}
+
+/* Returns 0 after nccltjFailf() where the variables are set and cannot be hidden. */
+HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
+  static const char* hidden[] = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", NULL};
+  char agents[512] = "", names[64] = "";
+  int present[2] = {0, 0};
+  for (int h = 0; hidden[h] != NULL; h++) {
+    const char* value = getenv(hidden[h]);
+    if (value == NULL || value[0] == '\0') continue;
+    present[h] = 1;
+    char* v = strdup(value);
+    char* save = NULL;
+    for (char* t = v ? strtok_r(v, " \t\n", &save) : NULL; t != NULL; t = strtok_r(NULL, " \t\n", &save)) {
+      if (!nccltjIsAgentOption(t)) continue;
+      size_t al = strlen(agents);
+      snprintf(agents + al, sizeof agents - al, "%s'%s'", al ? ", " : "", t);
+    }
+    free(v);
+  }
+  snprintf(names, sizeof names, "%s%s%s", present[0] ? "JAVA_TOOL_OPTIONS" : "",
+           present[0] && present[1] ? " and " : "", present[1] ? "_JAVA_OPTIONS" : "");
+  const char* sr = getenv("_JAVA_SR_SIGNUM");
+  if ((sr == NULL || !nccltjSrValueValid(sr)) && nccltjSrSignal() > 0)
+    snprintf(srValue, sizeof srValue, "%d", nccltjSrSignal());
+  if (!envHooked) {
+    void* g = NULL;
+    void* sg = NULL;
+    int n = rewriteGot(libjvmHandle, "getenv", (void*)jvmGetenv, &g);
+    if (g != NULL) realGetenv = (char* (*)(const char*))g;
+    int m = rewriteGot(libjvmHandle, "secure_getenv", (void*)jvmSecureGetenv, &sg);
+    if (sg != NULL) realSecureGetenv = (char* (*)(const char*))sg;
+    if (realGetenv == NULL) realGetenv = getenv;
+    if (realSecureGetenv == NULL) realSecureGetenv = secure_getenv;
+    envHooked = n > 0;
+    (void)m;
+  }
+  if (!envHooked) {
+    /* No getenv slot found in this libjvm: HotSpot reads the host's environment as it is. */
+    srValue[0] = '\0';
+    nccltjSetSrSignal(sr != NULL && nccltjSrValueValid(sr) ? atoi(sr) : SIGUSR2);
+    if (names[0] != '\0') {
+      nccltjFailf("%s set, and this libjvm's getenv could not be hooked to hide them from the plugin's JVM (they are "
+                  "meant for other Java tools and would change it); the plugin changes nothing",
+                  names);
+      return 0;
+    }
+    return 1;
+  }
+  if (agents[0] != '\0') {
+    pthread_mutex_lock(&nccltjLogMutex);
+    char msg[800];
+    snprintf(msg, sizeof msg,
+             "%s hold the agent option(s) %s: refused, the plugin's JVM runs no agent or "
+             "debugger (it would stop or end the process); the plugin works without them",
+             names, agents);
+    nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
+    pthread_mutex_unlock(&nccltjLogMutex);
+  } else if (names[0] != '\0') {
+    nccltjNoticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
+                  "is the plugin's)",
+                  names);
+  }
+  return 1;
+}

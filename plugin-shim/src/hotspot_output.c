@@ -1,0 +1,103 @@
+/*
+ * hotspot_output.c -- HotSpot's output and exits while the shim creates the JVM, through the
+ * JavaVMInitArgs hooks "vfprintf", "exit" and "abort" (jvm_options.c's first rows): every line
+ * HotSpot prints goes to NCCL's logger instead of fds 1 and 2, and an exit() or abort() during
+ * creation ends the creating thread instead of the host.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jvm_internal.h"
+
+static pthread_mutex_t outMutex = PTHREAD_MUTEX_INITIALIZER;
+static char outLine[1024]; /* the line being assembled, guarded by outMutex */
+static size_t outUsed;
+static char creationOutput[2048]; /* what HotSpot printed while the JVM was created */
+static volatile int creating;     /* 1 while JNI_CreateJavaVM runs on creatorThread */
+static pthread_t creatorThread;
+static volatile int creationAborted; /* HotSpot called exit() or abort() during creation */
+
+/* Every line HotSpot prints (jio_vfprintf: warnings, -Xlog to stdout/stderr, -XX:+PrintFlagsFinal,
+ * errors) reaches NCCL's logger at INFO as "TUNER/Java: JVM: <line>" instead of fds 1 and 2. */
+HIDDEN jint JNICALL nccltjVfprintfHook(FILE* stream, const char* fmt, va_list ap) {
+  (void)stream;
+  char chunk[2048];
+  int n = vsnprintf(chunk, sizeof chunk, fmt, ap);
+  pthread_mutex_lock(&outMutex);
+  for (const char* p = chunk; *p != '\0'; p++) {
+    if (*p != '\n' && outUsed < sizeof outLine - 1) {
+      outLine[outUsed++] = *p;
+      continue;
+    }
+    if (*p != '\n') continue; /* line too long: the rest is dropped */
+    outLine[outUsed] = '\0';
+    if (outUsed > 0) {
+      char msg[1100];
+      snprintf(msg, sizeof msg, "JVM: %s", outLine);
+      nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_INFO, msg);
+      if (creating) {
+        size_t used = strlen(creationOutput);
+        snprintf(creationOutput + used, sizeof creationOutput - used, "%s\n", outLine);
+      }
+    }
+    outUsed = 0;
+  }
+  pthread_mutex_unlock(&outMutex);
+  return n;
+}
+
+/* HotSpot calls the exit hook, then exit(), and the abort hook, then abort(), where it gives up
+ * during creation (vm_exit_during_initialization and os::abort in HotSpot 25: bad option values,
+ * no thread or memory left). On the shim's own creating thread the hook ends that thread instead,
+ * so nccltjStart sees a failed start and the host lives on. Elsewhere (a JVM thread, or after
+ * creation) the hook returns and HotSpot goes on: nothing can be done there. */
+HIDDEN void JNICALL nccltjExitHook(jint code) {
+  (void)code;
+  if (creating && pthread_equal(pthread_self(), creatorThread)) {
+    creationAborted = 1;
+    nccltjNoteJvmLocale();
+    nccltjNoteJvmSignals();
+    pthread_exit(NULL);
+  }
+}
+
+HIDDEN void JNICALL nccltjAbortHook(void) {
+  nccltjExitHook(1);
+}
+
+HIDDEN const char* nccltjCreationError(void) {
+  static char line[512];
+  line[0] = '\0';
+  char copy[sizeof creationOutput];
+  snprintf(copy, sizeof copy, "%s", creationOutput);
+  char* save = NULL;
+  for (char* p = strtok_r(copy, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save)) {
+    if (strstr(p, "Could not create the Java Virtual Machine") == NULL &&
+        strstr(p, "A fatal exception has occurred") == NULL &&
+        strstr(p, "Error occurred during initialization") == NULL) {
+      snprintf(line, sizeof line, "%s", p);
+      break;
+    }
+  }
+  return line[0] ? line : "no message";
+}
+
+HIDDEN void nccltjCreationBegin(void) {
+  creatorThread = pthread_self();
+  creating = 1;
+}
+
+HIDDEN void nccltjCreationEnd(void) {
+  creating = 0;
+}
+
+HIDDEN int nccltjCreationAborted(void) {
+  return creationAborted;
+}
+
+HIDDEN void nccltjOutputInForkedChild(void) {
+  pthread_mutex_init(&outMutex, NULL);
+}

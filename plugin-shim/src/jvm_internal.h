@@ -1,0 +1,138 @@
+/*
+ * jvm_internal.h -- what the files of the JVM's start-up share among themselves (plugin.c and
+ * profiler.c see only shim_internal.h). One file per concern:
+ *   log.c            NCCL's logger, the deferred-log ring, the start failure and notice texts
+ *   hotspot_output.c HotSpot's output and exits during creation (the JavaVMInitArgs hooks)
+ *   find_runtime.c   finding a Java runtime, a libjvm already loaded, and the engine jar
+ *   jvm_options.c    the JVM's options (a table, one comment per row) and NCCL_TUNER_JAVA_OPTS
+ *   env_hide.c       the environment the JVM sees (libjvm's getenv hooked through its GOT)
+ *   signals.c        signal dispositions around the start, HotSpot's suspend/resume signal
+ *   locale.c         the locale the JVM's start sets, put back
+ *   host_fds.c       file descriptors 0-2 held during the start
+ *   fp_env.c         the floating-point environment around the start and each attach
+ *   start.c          the start-up thread, JVM creation or joining, Bootstrap.start, fork, attach
+ *   cloexec.c        close-on-exec for the plugin's own descriptors
+ * Everything here is cold-path (once per process, or per init and destroy) and hidden.
+ */
+#ifndef NCCLTJ_JVM_INTERNAL_H_
+#define NCCLTJ_JVM_INTERNAL_H_
+
+#include <jni.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "shim_internal.h"
+
+#define MIN_JAVA_FEATURE 25
+
+/* ---- log.c ---------------------------------------------------------------------------------- */
+
+/* Sets nccltjStartFailure: why this process steps aside (logged once as a WARN). */
+HIDDEN void nccltjFailf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends to nccltjNotice ("; "-separated), logged at INFO by the next init. */
+HIDDEN void nccltjNoticef(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* In a forked child: the log's mutexes, which a thread of the parent may have held. */
+HIDDEN void nccltjLogInForkedChild(void);
+
+/* ---- hotspot_output.c ------------------------------------------------------------------------ */
+
+/* The JavaVMInitArgs hooks ("vfprintf", "exit", "abort"), rows of jvm_options.c's table. */
+HIDDEN jint JNICALL nccltjVfprintfHook(FILE* stream, const char* fmt, va_list ap);
+HIDDEN void JNICALL nccltjExitHook(jint code);
+HIDDEN void JNICALL nccltjAbortHook(void);
+/* Around JNI_CreateJavaVM on the start thread: the exit and abort hooks end that thread only
+ * between Begin and End; HotSpot's lines meanwhile are kept for nccltjCreationError. */
+HIDDEN void nccltjCreationBegin(void);
+HIDDEN void nccltjCreationEnd(void);
+/* Whether HotSpot called exit() or abort() during creation (the start thread then ended). */
+HIDDEN int nccltjCreationAborted(void);
+/* The first line HotSpot printed during creation that is not its generic closing words. */
+HIDDEN const char* nccltjCreationError(void);
+HIDDEN void nccltjOutputInForkedChild(void);
+
+/* ---- find_runtime.c -------------------------------------------------------------------------- */
+
+HIDDEN int nccltjIsFile(const char* path);
+/* The directory part of path ("." if none). */
+HIDDEN void nccltjDirOf(const char* path, char* out, size_t n);
+/* The engine jar: NCCL_TUNER_JAVA_CLASSPATH, else nccl-tuner-java.jar in libDir. 0 after failf. */
+HIDDEN int nccltjFindJar(const char* libDir, char* jar, size_t n);
+/* The libjvm to load: NCCL_TUNER_JAVA_HOME, a runtime beside the library, JAVA_HOME; or the one
+ * the process already loaded where there is one (two libjvms in one process crash). 0 after failf. */
+HIDDEN int nccltjFindLibjvm(const char* libDir, char* libjvm, size_t n);
+/* The runtime whose libjvm was loaded, and the engine jar ("" until known). */
+HIDDEN const char* nccltjJavaHome(void);
+HIDDEN const char* nccltjEngineJar(void);
+
+/* ---- jvm_options.c --------------------------------------------------------------------------- */
+
+#define MAX_USER_OPTIONS 48 /* from NCCL_TUNER_JAVA_OPTS */
+#define OWN_OPTIONS 36      /* jvm_options.c's rows, hooks included (35 today) */
+#define MAX_OPTIONS (MAX_USER_OPTIONS + OWN_OPTIONS)
+
+typedef struct {
+  JavaVMOption opts[MAX_OPTIONS];
+  char* owned[MAX_OPTIONS];
+  int n;
+} optionList;
+
+/* The JVM's options, NCCL_TUNER_JAVA_OPTS's among them. aotCache NULL: none. 0, or -1 after failf. */
+HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* aotCache, const char* libraryPath);
+HIDDEN void nccltjFreeOptions(optionList* l);
+/* -agentlib, -agentpath, -javaagent, -Xrun, -Xdebug. */
+HIDDEN int nccltjIsAgentOption(const char* o);
+
+/* ---- env_hide.c ------------------------------------------------------------------------------ */
+
+/* Hides JAVA_TOOL_OPTIONS and _JAVA_OPTIONS from libjvm and gives it the shim's _JAVA_SR_SIGNUM;
+ * notes the env options (one WARN for agents among them, else one INFO). 0 after failf. */
+HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle);
+
+/* ---- signals.c ------------------------------------------------------------------------------- */
+
+/* Saves every disposition, picks HotSpot's suspend/resume signal and installs the default-action
+ * handlers for the faults the host left at SIG_DFL: before the JVM is created. */
+HIDDEN void nccltjSaveSignals(void);
+HIDDEN void nccltjPickSrSignal(void);
+HIDDEN void nccltjInstallDefaultActions(void);
+/* On the start thread once the engine started (or creation gave up): what the JVM left. */
+HIDDEN void nccltjNoteJvmSignals(void);
+/* After the start: every disposition the JVM changed and does not need goes back. */
+HIDDEN void nccltjRestoreSignals(void);
+/* HotSpot's suspend/resume signal in this process (0: HotSpot's default). */
+HIDDEN int nccltjSrSignal(void);
+HIDDEN void nccltjSetSrSignal(int sig);
+/* A _JAVA_SR_SIGNUM value HotSpot 25 takes without a warning on stderr. */
+HIDDEN int nccltjSrValueValid(const char* v);
+
+/* ---- locale.c -------------------------------------------------------------------------------- */
+
+typedef struct {
+  char* saved;    /* the host's locale before the start (NULL if unknown) */
+  char* expected; /* the one the JVM's setlocale(LC_ALL, "") will set (NULL: use the snapshot) */
+} nccltjLocale;
+
+HIDDEN void nccltjLocaleSave(nccltjLocale* l);
+/* Right after the JVM's start set the locale (also from the exit hook). */
+HIDDEN void nccltjNoteJvmLocale(void);
+HIDDEN void nccltjLocaleRestore(nccltjLocale* l);
+
+/* ---- host_fds.c ------------------------------------------------------------------------------ */
+
+HIDDEN void nccltjHoldLowFds(void);
+HIDDEN void nccltjReleaseLowFds(void);
+
+/* ---- fp_env.c -------------------------------------------------------------------------------- */
+
+typedef struct {
+  unsigned char x87[28];
+  unsigned int mxcsr;
+} nccltjFpEnv;
+
+HIDDEN void nccltjFpSave(nccltjFpEnv* e);
+HIDDEN void nccltjFpRestore(const nccltjFpEnv* e);
+/* The default environment: x87 control word 0x37f, no x87 flags, MXCSR 0x1f80. */
+HIDDEN void nccltjFpDefault(void);
+
+#endif /* NCCLTJ_JVM_INTERNAL_H_ */

@@ -1,0 +1,292 @@
+/*
+ * jvm_options.c -- the options the shim creates the JVM with: one table, a comment per row
+ * (NCCL keeps its constants as tables too, src/graph/tuning.cc), and the user's own options from
+ * NCCL_TUNER_JAVA_OPTS, checked against an allow-list before the JVM is created.
+ *
+ * make/dist.mk's DIST_AOT_OPTS repeats the rows that the JDK 25 AOT cache must see at training
+ * time (bin/nccl-tuner-aot): keep the two in step.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jvm_internal.h"
+
+/* Extra options from NCCL_TUNER_JAVA_OPTS must look like these; others (e.g. -version, -help,
+ * agents) are refused before the JVM is created, and so are options that hand the process to
+ * another program or stop it (-XX:OnError, -XX:OnOutOfMemoryError, -XX:+ShowMessageBoxOnError,
+ * option files). A value the JVM itself refuses, even one that makes HotSpot exit() during
+ * creation, fails the start through the exit and abort hooks. */
+static int allowedOption(const char* o) {
+  static const char* prefixes[] = {"-D",    "-Xmx",        "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:", "-Xshare:",
+                                   "-Xint", "-Xcheck:jni", "-ea",  "-da",  "-esa",  "-dsa", NULL};
+  static const char* refused[] = {"-XX:VMOptionsFile",
+                                  "-XX:Flags",
+                                  "-XX:OnError",
+                                  "-XX:OnOutOfMemoryError",
+                                  "-XX:+ShowMessageBoxOnError",
+                                  "-XX:CompileCommandFile",
+                                  "-XX:+PrintVMOptions",
+                                  "-XX:+PrintCommandLineFlags",
+                                  "-Xlog:help",
+                                  NULL};
+  for (int i = 0; refused[i] != NULL; i++)
+    if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
+  /* Unified logging's output reaches NCCL's logger through the vfprintf hook, but HotSpot prints
+   * some notes about the `all` selection straight to stderr (found by a hostile host:
+   * -Xlog:all=info:stdout wrote 146 B to fd 2), and -Xlog:help prints to stdout: `-Xlog` alone and
+   * `-Xlog:all...` are refused; name the tags (-Xlog:gc, -Xlog:aot=info, ...). */
+  if (strcmp(o, "-Xlog") == 0 || strncmp(o, "-Xlog:all", 9) == 0) return 0;
+  for (int i = 0; prefixes[i] != NULL; i++)
+    if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+  return 0;
+}
+
+static int isGcChoice(const char* o) {
+  size_t n = strlen(o);
+  return strncmp(o, "-XX:+Use", 8) == 0 && n > 10 && strcmp(o + n - 2, "GC") == 0;
+}
+
+HIDDEN int nccltjIsAgentOption(const char* o) {
+  return strncmp(o, "-agentlib", 9) == 0 || strncmp(o, "-agentpath", 10) == 0 || strncmp(o, "-javaagent", 10) == 0 ||
+         strncmp(o, "-Xrun", 5) == 0 || strcmp(o, "-Xdebug") == 0;
+}
+
+static int addOption(optionList* l, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static int addOption(optionList* l, const char* fmt, ...) {
+  if (l->n >= MAX_OPTIONS) return 0;
+  va_list ap;
+  va_start(ap, fmt);
+  char* s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+  va_end(ap);
+  if (s == NULL) return 0;
+  l->owned[l->n] = s;
+  l->opts[l->n].optionString = s;
+  l->opts[l->n].extraInfo = NULL;
+  l->n++;
+  return 1;
+}
+
+HIDDEN void nccltjFreeOptions(optionList* l) {
+  for (int i = 0; i < l->n; i++) free(l->owned[i]);
+  l->n = 0;
+}
+
+/* Where HotSpot writes its crash report (hs_err) for a crash in this process: $TMPDIR, else /tmp,
+ * never the job's working directory. */
+static void errorFile(char* out, size_t n) {
+  const char* tmp = getenv("TMPDIR");
+  struct stat st;
+  if (tmp == NULL || tmp[0] != '/' || stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode)) tmp = "/tmp";
+  snprintf(out, n, "%s/nccl-tuner-java-hs_err_pid%%p.log", tmp);
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+/* When a row applies. */
+typedef enum {
+  ALWAYS,
+  NO_USER_GC,   /* NCCL_TUNER_JAVA_OPTS chooses no collector (-XX:+Use...GC) */
+  NO_USER_HEAP, /* NCCL_TUNER_JAVA_OPTS sets neither -Xmx nor -Xms */
+  AOT_CACHE,    /* an AOT cache (nccl-tuner-java.aot) lies beside the library */
+  REPLAY_KNOWN, /* the replay file's name could be made from the crash report's */
+  USER_OPTIONS, /* not an option: NCCL_TUNER_JAVA_OPTS's own go here, in their order */
+} when_t;
+
+/* What a row's "%s" stands for. */
+typedef enum {
+  NO_VALUE,
+  CLASS_PATH,
+  LIBRARY_PATH,
+  AOT_PATH,
+  ERROR_FILE,
+  REPLAY_FILE
+} value_t;
+
+typedef struct {
+  const char* option; /* the option, or with a value its format (one %s); a hook's name */
+  when_t when;
+  value_t value;
+  void* hook; /* a JavaVMInitArgs hook: its function, passed as the option's extraInfo */
+} optionRow;
+
+/* Rows: ROW(option, when), VALUE(format, when, value) or HOOK(name, fn). */
+/* clang-format off */
+#define HOOK(name, fn) {name, ALWAYS, NO_VALUE, (void*)(fn)}
+#define ROW(option, when) {option, when, NO_VALUE, NULL}
+#define VALUE(format, when, value) {format, when, value, NULL}
+/* clang-format on */
+
+static const optionRow kOptions[] = {
+  /* The hooks first, so that HotSpot's messages about the options after them are caught too:
+   * every line HotSpot prints goes to NCCL's logger (hotspot_output.c). */
+  HOOK("vfprintf", nccltjVfprintfHook),
+  /* HotSpot's exit() during creation (a bad option value, no thread or memory) ends the start
+   * thread, not the host. */
+  HOOK("exit", nccltjExitHook),
+  /* Likewise its abort(). */
+  HOOK("abort", nccltjAbortHook),
+  /* The engine jar. */
+  VALUE("-Djava.class.path=%s", ALWAYS, CLASS_PATH),
+  /* Leave SIGINT/SIGTERM/SIGHUP/SIGQUIT to the host. */
+  ROW("-Xrs", ALWAYS),
+  /* FFM upcalls/downcalls: no restricted-method warning. */
+  ROW("--enable-native-access=ALL-UNNAMED", ALWAYS),
+  /* The serial collector, unless the user chose one (defaults give way to the user's choice). */
+  ROW("-XX:+UseSerialGC", NO_USER_GC),
+  /* The heap's initial size, unless the user sets -Xmx or -Xms (as the two rows below). */
+  ROW("-Xms8m", NO_USER_HEAP),
+  /* Its largest size. */
+  ROW("-Xmx64m", NO_USER_HEAP),
+  /* A young generation of 1 MiB at start instead of a third of -Xms (2.7 MiB): the start
+   * touches less of it (resident memory added 40.4 -> 39.4 MiB with the AOT cache). It grows
+   * with the heap as the default would (a 10,000-rule YAML policy starts as fast); the per-call
+   * path allocates nothing, so its collections are the inits' alone. */
+  ROW("-XX:NewSize=1m", NO_USER_HEAP),
+  /* No hsperfdata files. */
+  ROW("-XX:-UsePerfData", ALWAYS),
+  /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do
+   * not compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
+   * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */
+  ROW("-XX:Tier3InvocationThreshold=2000", ALWAYS),
+  /* 10x its default (100) too, as the row above: the invocations that count with back-edges. */
+  ROW("-XX:Tier3MinInvocationThreshold=1000", ALWAYS),
+  /* 10x its default (2000) too, as the rows above: invocations and back-edges together. */
+  ROW("-XX:Tier3CompileThreshold=20000", ALWAYS),
+  /* HotSpot would print each CompileCommand below on stdout. */
+  ROW("-XX:CompileCommand=quiet", ALWAYS),
+  /* The engine's per-call path inlined into the upcall's target whatever the compile order: C2
+   * refuses to inline a method it already compiled on its own into more than InlineSmallCode
+   * bytes ("already compiled into a big method", seen in shadow mode), and each call then pays a
+   * call with eleven arguments (about 5 ns). */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo", ALWAYS),
+  /* The same for Engine.decide, which getCollInfo calls. */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide", ALWAYS),
+  /* The same for the upcall's target, into which both are inlined. */
+  ROW("-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo", ALWAYS),
+  /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
+   * /tmp/.java_pid<pid> socket, no jcmd or agent into the host). */
+  ROW("-XX:+DisableAttachMechanism", ALWAYS),
+  /* No finalizer thread. */
+  ROW("--finalization=disabled", ALWAYS),
+  /* HotSpot's SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers stay for the life of the process (the JVM
+   * needs them), so a crash in the host's own code reaches HotSpot's error reporter, which
+   * prints its fatal-error banner on fd 1 and writes an hs_err file (found by a hostile host).
+   * With this it aborts at once, silently: the host's crash still ends the process (SIGABRT, a
+   * core where the host allows one). NCCL_TUNER_JAVA_OPTS=-XX:-SuppressFatalErrorMessage brings
+   * the reports back, for diagnosing a crash in the plugin's JVM. */
+  ROW("-XX:+SuppressFatalErrorMessage", ALWAYS),
+  /* This library's path; Bootstrap.start reads from it that the shim created this JVM (System.out
+   * and System.err then go to NCCL's logger). */
+  VALUE("-Dnccltj.library=%s", ALWAYS, LIBRARY_PATH),
+  /* The JDK 25 AOT cache that bin/nccl-tuner-aot wrote beside the library. */
+  VALUE("-XX:AOTCache=%s", AOT_CACHE, AOT_PATH),
+  /* The engine's INFO line says if the cache was used. */
+  VALUE("-Dnccltj.aotCache=%s", AOT_CACHE, AOT_PATH),
+  /* For the row below: a diagnostic flag of JDK 25 (the oldest runtime the plugin takes); a JDK
+   * that drops it fails creation, which the plugin reports in one WARN and steps aside. */
+  ROW("-XX:+UnlockDiagnosticVMOptions", AOT_CACHE),
+  /* No "Training replay" thread compiling the training run's methods during the start (-40 ms
+   * CPU, -3 MiB). */
+  ROW("-XX:-AOTReplayTraining", AOT_CACHE),
+  /* One compiler thread (C2; the hot path is C2-compiled as before). Only with the cache: its
+   * start (classes archived, the policy's compiled form that bin/nccl-tuner-aot writes) runs
+   * little Java, while parsing a large YAML policy without C1 takes 40-60% more CPU. */
+  ROW("-XX:-TieredCompilation", AOT_CACHE),
+  /* C2 after 100,000 invocations rather than 10,000: at the start HotSpot otherwise compiles
+   * some 70 small JDK methods of the method-handle spinning (ClassFile API accessors) and
+   * initialises C2 meanwhile: first init 150 -> 118 ms (median of 5, CPU 146 -> 108 ms). The
+   * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
+   * before, a few microseconds a call). */
+  ROW("-XX:CompileThresholdScaling=10", AOT_CACHE),
+  /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
+  ROW(NULL, USER_OPTIONS),
+  /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
+   * (it steps aside) instead of ending the process, */
+  ROW("-XX:-ExitOnOutOfMemoryError", ALWAYS),
+  /* or crashing it, */
+  ROW("-XX:-CrashOnOutOfMemoryError", ALWAYS),
+  /* or dumping the heap. */
+  ROW("-XX:-HeapDumpOnOutOfMemoryError", ALWAYS),
+  /* A crash report goes to a documented place (errorFile). */
+  VALUE("-XX:ErrorFile=%s", ALWAYS, ERROR_FILE),
+  /* A compiler crash's replay file goes beside the crash report, not into the working
+   * directory. */
+  VALUE("-XX:ReplayDataFile=%s", REPLAY_KNOWN, REPLAY_FILE),
+  /* A .hotspotrc in the working directory is not read (HotSpot warns on stderr when it finds
+   * one and no -XX:Flags is given; found by a hostile host). */
+  ROW("-XX:Flags=/dev/null", ALWAYS),
+  /* Nor a .hotspot_compiler there (the same, for -XX:CompileCommandFile). */
+  ROW("-XX:CompileCommandFile=/dev/null", ALWAYS),
+};
+
+#define OPTION_ROWS (sizeof kOptions / sizeof kOptions[0])
+/* Every row finds room after the user's options (USER_OPTIONS's row adds none of its own). */
+_Static_assert(OPTION_ROWS - 1 <= OWN_OPTIONS, "jvm_options.c has more rows than OWN_OPTIONS");
+
+/* ---- building the list ---------------------------------------------------------------------- */
+
+typedef struct {
+  char* toks[MAX_OPTIONS];
+  int n;
+  int gc;   /* the user chose a collector */
+  int heap; /* the user set -Xmx or -Xms */
+} userOptions;
+
+/* Splits NCCL_TUNER_JAVA_OPTS (in copy, modified in place) into u. 0, or -1 after failf(). */
+static int parseUserOptions(char* copy, userOptions* u) {
+  char* save = NULL;
+  for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
+    if (!allowedOption(tok)) {
+      nccltjFailf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:TAGS, "
+                  "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError or output to stdout); "
+                  "the plugin changes nothing",
+                  tok);
+      return -1;
+    }
+    if (u->n == MAX_USER_OPTIONS) {
+      nccltjFailf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_USER_OPTIONS);
+      return -1;
+    }
+    u->gc |= isGcChoice(tok);
+    u->heap |= strncmp(tok, "-Xmx", 4) == 0 || strncmp(tok, "-Xms", 4) == 0;
+    u->toks[u->n++] = tok;
+  }
+  return 0;
+}
+
+HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* aotCache, const char* libraryPath) {
+  const char* extra = getenv("NCCL_TUNER_JAVA_OPTS");
+  char* copy = strdup(extra != NULL ? extra : "");
+  userOptions user = {.n = 0};
+  if (parseUserOptions(copy, &user) < 0) {
+    free(copy);
+    return -1;
+  }
+  char ef[4200], replay[4200] = "";
+  errorFile(ef, sizeof ef);
+  char* rf = strstr(ef, "hs_err_pid");
+  if (rf != NULL) snprintf(replay, sizeof replay, "%.*sreplay_pid%%p.log", (int)(rf - ef), ef);
+  const char* values[] = {
+    [NO_VALUE] = "",       [CLASS_PATH] = classPath, [LIBRARY_PATH] = libraryPath,
+    [AOT_PATH] = aotCache, [ERROR_FILE] = ef,        [REPLAY_FILE] = replay,
+  };
+  for (size_t i = 0; i < OPTION_ROWS; i++) {
+    const optionRow* r = &kOptions[i];
+    int applies = r->when == ALWAYS || (r->when == NO_USER_GC && !user.gc) || (r->when == NO_USER_HEAP && !user.heap) ||
+                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == REPLAY_KNOWN && rf != NULL);
+    if (r->when == USER_OPTIONS) {
+      for (int t = 0; t < user.n; t++) addOption(l, "%s", user.toks[t]);
+    } else if (applies && r->value != NO_VALUE) {
+      addOption(l, r->option, values[r->value]);
+    } else if (applies && addOption(l, "%s", r->option)) {
+      l->opts[l->n - 1].extraInfo = r->hook;
+    }
+  }
+  free(copy);
+  return 0;
+}
