@@ -34,18 +34,19 @@
 #define TM_COMM_CH 16
 #define TM_TREE_PATTERN 1
 
-static int g_tm;                   /* SIMCLUSTER_MODEL=tune */
+static int g_tm; /* SIMCLUSTER_MODEL=tune */
 static int g_tmReady;
-static double g_tmLat[5][NA][NP], g_tmBw[5][NA][NP];     /* NCCL's, from g_constants */
+static double g_tmLat[5][NA][NP], g_tmBw[5][NA][NP]; /* NCCL's, from g_constants */
 static double g_tmTrueLat[5][NA][NP], g_tmTrueBw[5][NA][NP];
 
 /* NCCL 2.28.9 src/graph/tuning.cc ncclTunerConstantsDefaults */
 static void tm_defaults(ncclTunerConstants_v5_t* k) {
-  static const double base[7][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+  static const double base[7][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0},      {0, 0, 0},
+                                    {0, 0, 0},        {0, 0, 0},        {8.0, 8.0, 8.0}};
   static const double hw[3][7][3] = {
-      {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
-      {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
-      {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
+    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
   static const double ll[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
   static const double rl[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 34.6, 73.4}};
   static const double tl[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
@@ -67,7 +68,14 @@ static void tm_defaults(ncclTunerConstants_v5_t* k) {
     }
 }
 
-static int tm_log2i(long n) { int l = -1; while (n > 0) { n >>= 1; l++; } return l; }
+static int tm_log2i(long n) {
+  int l = -1;
+  while (n > 0) {
+    n >>= 1;
+    l++;
+  }
+  return l;
+}
 
 /* ncclTopoTuneModel (2.28.9), Ring and Tree; Hopper (index 2), Intel (llMaxBws row 0 off one node) */
 static void tm_tune(const ncclTunerConstants_v5_t* k, double lat[5][NA][NP], double bw[5][NA][NP]) {
@@ -80,7 +88,7 @@ static void tm_tune(const ncclTunerConstants_v5_t* k, double lat[5][NA][NP], dou
   double ringLL128 = k->perChMaxRingLL128Bws[cc][scale], treeLL128 = k->perChMaxTreeLL128Bws[cc][scale];
   double treeBw = k->perChMaxTreeBws[cc][scale];
   float ppn = (float)nRanks / nNodes;
-  int hw = nNodes == 1 ? 0 : 2;   /* NVLink inside a node, NET across */
+  int hw = nNodes == 1 ? 0 : 2; /* NVLink inside a node, NET across */
   for (int c = 0; c < 5; c++) {
     int nsteps = c == 4 ? 2 * (nRanks - 1) : (c == 2 || c == 3) ? nRanks - 1 : nRanks;
     for (int a = 0; a < 2; a++) {
@@ -103,7 +111,7 @@ static void tm_tune(const ncclTunerConstants_v5_t* k, double lat[5][NA][NP], dou
         float interLat = (float)(ppn == 1 ? k->hwLatencies[2][0][p] : k->hwLatencies[2][a][p]);
         if (a == 1) {
           if (c == 0 || c == 1) {
-            l += k->hwLatencies[hw][a][p];     /* sameChannels 1 */
+            l += k->hwLatencies[hw][a][p]; /* sameChannels 1 */
           } else {
             float netOverhead = nNodes > 1 ? (p == 2 ? 3.0f : 1.0f) : 0.0f;
             if (intraLat < netOverhead) intraLat = netOverhead;
@@ -122,9 +130,9 @@ static void tm_tune(const ncclTunerConstants_v5_t* k, double lat[5][NA][NP], dou
 /* ncclTopoGetAlgoTime (2.28.9): Tree correction for AllReduce, the Ring/SIMPLE plateau, numPipeOps 1 */
 static double tm_time(double lat[5][NA][NP], double bw[5][NA][NP], int c, int a, int p, double n) {
   static const float corr[NP][23] = {
-      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
   double b = bw[c][a][p], l = lat[c][a][p];
   if (b == 0) return -1;
   int logSize = tm_log2i((long)n >> 6);
@@ -167,13 +175,15 @@ static void tm_ready(void) {
   tm_tune(&g_constants, g_tmLat, g_tmBw);
   ncclTunerConstants_v5_t t;
   tm_defaults(&t);
-  t.perChMaxTreeBws[2][2] = 12.0;       /* F1 */
-  t.hwLatencies[2][0][0] = 10.0;        /* F2 */
+  t.perChMaxTreeBws[2][2] = 12.0; /* F1 */
+  t.hwLatencies[2][0][0] = 10.0;  /* F2 */
   tm_tune(&t, g_tmTrueLat, g_tmTrueBw);
-  info("Pattern 4, crossNic 0, nChannels %d, bw %f/%f, type NVL/PIX, sameChannels 1", TM_RING_CH, TM_BW_INTRA, TM_BW_INTER);
+  info("Pattern 4, crossNic 0, nChannels %d, bw %f/%f, type NVL/PIX, sameChannels 1", TM_RING_CH, TM_BW_INTRA,
+       TM_BW_INTER);
   info("Pattern %d, crossNic 0, nChannels %d, bw %f/%f, type NVL/PIX, sameChannels 1", TM_TREE_PATTERN, TM_TREE_CH,
        TM_BW_INTRA, TM_BW_INTER);
-  info("%d coll channels, 0 collnet channels, 0 nvls channels, %d p2p channels, 2 p2p channels per peer", TM_COMM_CH, TM_COMM_CH);
+  info("%d coll channels, 0 collnet channels, 0 nvls channels, %d p2p channels, 2 p2p channels per peer", TM_COMM_CH,
+       TM_COMM_CH);
   tm_print_table();
 }
 
@@ -185,14 +195,15 @@ static int tm_offered(int a, int p) {
 static void tm_nccl_table(double n, float table[NA][NP]) {
   tm_ready();
   for (int a = 0; a < NA; a++)
-    for (int p = 0; p < NP; p++) table[a][p] = a < 2 && g_tmBw[g_coll][a][p] > 0 ? (float)tm_time(g_tmLat, g_tmBw, g_coll, a, p, n)
-                                                                               : (float)NCCL_ALGO_PROTO_IGNORE;
+    for (int p = 0; p < NP; p++)
+      table[a][p] = a < 2 && g_tmBw[g_coll][a][p] > 0 ? (float)tm_time(g_tmLat, g_tmBw, g_coll, a, p, n) :
+                                                        (float)NCCL_ALGO_PROTO_IGNORE;
 }
 
 static double tm_true_time(int a, int p, double n) {
   tm_ready();
   double t = tm_time(g_tmTrueLat, g_tmTrueBw, g_coll, a, p, n);
-  if (a == 0 && p == 1 && n >= 1048576 && n < 4194304) t *= 1.3;   /* U */
+  if (a == 0 && p == 1 && n >= 1048576 && n < 4194304) t *= 1.3; /* U */
   return t;
 }
 
