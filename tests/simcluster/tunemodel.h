@@ -147,11 +147,11 @@ static void tm_print_table(void) {
   for (int block = 0; block < 3; block++) {
     int off = snprintf(line, sizeof line, "  Algorithm   |");
     for (int ba = 0; ba < 3 && block * 3 + ba < NA; ba++)
-      off += snprintf(line + off, sizeof line - off, " %14s   %14s   %14s |", "", kAlgo[block * 3 + ba], "");
+      off += snprintf(line + off, sizeof line - off, " %14s   %14s   %14s |", "", ncclAlgoNames[block * 3 + ba], "");
     info("%s", line);
     off = snprintf(line, sizeof line, "  Protocol    |");
     for (int ba = 0; ba < 3; ba++)
-      for (int p = 0; p < NP; p++) off += snprintf(line + off, sizeof line - off, " %14s |", kProto[p]);
+      for (int p = 0; p < NP; p++) off += snprintf(line + off, sizeof line - off, " %14s |", ncclProtoNames[p]);
     info("%s", line);
     off = snprintf(line, sizeof line, " Max NThreads |");
     for (int ba = 0; ba < 3 && block * 3 + ba < NA; ba++)
