@@ -37,12 +37,12 @@ import picocli.CommandLine.Parameters;
  * interval, what executed as decided, a verdict per size; {@code --emit-policy} writes the policy
  * cut to the promoted ranges ({@link PromotedPolicy}), in mode enforce.
  *
- * <p>Exit codes (cli.Main's scheme): 0 done (also when ranks differ, without {@code --check}: the
- * report says so), 1 an input error (a log, measurement or policy file unreadable or malformed),
- * 2 a usage error ({@code --emit-policy} without {@code --policy}, {@code --min-calls} below 2),
- * 3 ({@link Main#EXIT_CHECK}) with {@code --check} when the ranks of some shape run different
- * tables or reach different decisions (the report and any files are written first), 70 an
- * internal error.
+ * <p>Exit codes (cli.Main's scheme): 0 done, every rank of each shape running the same table and
+ * reaching the same decisions; 1 an input error (a log, measurement or policy file unreadable or
+ * malformed); 2 a usage error ({@code --emit-policy} without {@code --policy}, {@code --min-calls}
+ * below 2); 3 ({@link Main#EXIT_CHECK}) when the ranks of some shape run different tables or reach
+ * different decisions, with or without {@code --check} (the report and any files are written
+ * first); 70 an internal error.
  */
 @Command(
     name = "report",
@@ -66,8 +66,8 @@ final class ReportCommand extends ToolCommand {
       description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
   long minCalls;
 
-  @Option(names = "--check", description = "exit 3 when the ranks of a shape run different tables or reach different"
-      + " decisions (for CI)")
+  @Option(names = "--check", description = "kept for scripts: report exits 3 whenever the ranks of a shape run "
+      + "different tables or reach different decisions, with or without it")
   boolean check;
 
   @Option(names = "--emit-policy", paramLabel = "OUT.yaml",
@@ -76,6 +76,18 @@ final class ReportCommand extends ToolCommand {
 
   @Option(names = "--policy", paramLabel = "POLICY.yaml", description = "the policy the canary ran (for --emit-policy)")
   Path policy;
+
+  /**
+   * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}.
+   *
+   * @param tables shapes whose ranks run different tables (decision and measured lines)
+   * @param decisions (shape, collective, size) where ranks decide differently
+   * @return the line
+   */
+  static String disagree(int tables, int decisions) {
+    return "nccl-tuner report: ranks disagree (" + tables + " table, " + decisions + " decision problems): exit "
+        + Main.EXIT_CHECK + "; ranks of one communicator must run the same table and decisions, or the job can hang";
+  }
 
   /** The line a report without {@code --measurements} ends with: how to price it. */
   static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
@@ -170,9 +182,9 @@ final class ReportCommand extends ToolCommand {
           + p.dropped() + " dropped; mode enforce)");
     }
     out.flush();
-    if (check && !(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
-      err.println("nccl-tuner report: --check: ranks disagree (" + (r.tableProblems().size() + c.tableProblems().size())
-          + " table, " + (r.decisionProblems().size() + c.decisionProblems().size()) + " decision problems)");
+    if (!(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
+      err.println(disagree(r.tableProblems().size() + c.tableProblems().size(),
+          r.decisionProblems().size() + c.decisionProblems().size()));
       err.flush();
       return Main.EXIT_CHECK;
     }

@@ -38,11 +38,15 @@ import java.util.TreeSet;
  * @param policy the policy name(s) the logs name, joined by ", "
  * @param rows the decisions, by shape, collective, size, picks
  * @param tableProblems ranks whose shape's compiled table differs from the other ranks'
- * @param decisionProblems sizes where ranks reach different decisions
+ * @param decisionProblems sizes where ranks reach different decisions (a rank that logged the same
+ *     communicator, by NCCL's commId, but no rule hit at the size counts as running NCCL's own pick)
+ * @param notCompared "ranks at collective size" where ranks of a shape have no rule hit while others
+ *     have one, and their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those
+ *     calls at all is unknown: not counted as differing
  * @param groups the compiled measurements, empty without them
  */
 public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> rows, List<String> tableProblems,
-    List<String> decisionProblems, List<Compiler.Group> groups) {
+    List<String> decisionProblems, List<String> notCompared, List<Compiler.Group> groups) {
   /**
    * One decision, summed over ranks.
    *
@@ -111,9 +115,23 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         String policy, int channels) {}
     Map<Key, long[]> sums = new LinkedHashMap<>();
     Map<Key, Set<String>> rankSets = new HashMap<>();
-    // (shape, collective, bucket, nccl) -> rank -> decisions
-    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(Comparator.comparing(Object::toString));
+    // (shape, collective, bucket, nccl) -> rank -> decisions; the communicators of each such key
+    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
+    Map<List<Object>, Set<Long>> keyComms = new HashMap<>();
+    // (shape, collective, bucket) -> the ranks with any rule hit there
+    Map<List<Object>, Set<String>> present = new HashMap<>();
+    // (shape, comm) -> the ranks that logged that communicator
+    Map<List<Long>, Set<String>> commRanks = new HashMap<>();
+    // (shape) -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4)
+    Map<List<Long>, Set<String>> localRanks = new HashMap<>();
     for (DecisionLogFile f : logs) {
+      for (DecisionLogFile.Comm c : f.comms()) {
+        if (c.jobWide()) {
+          commRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>()).add(f.rank());
+        } else {
+          localRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeSet<>()).add(f.rank());
+        }
+      }
       for (DecisionLogFile.Aggregate a : f.aggregates()) {
         DecisionLogFile.Comm c = comms.get(f).get(a.comm());
         long r = c == null ? 0 : c.nRanks();
@@ -121,9 +139,15 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         Key k = new Key(r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
         sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
         rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
-        decisions.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick()), x -> new TreeMap<>())
+        List<Object> dk = List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
+        decisions.computeIfAbsent(dk, x -> new TreeMap<>())
             .computeIfAbsent(f.rank(), x -> new TreeSet<>())
             .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
+        if (c != null && c.jobWide()) {
+          keyComms.computeIfAbsent(dk, x -> new java.util.HashSet<>()).add(a.comm());
+        }
+        present.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes()), x -> new java.util.HashSet<>())
+            .add(f.rank());
       }
     }
     List<Row> rows = new ArrayList<>();
@@ -155,25 +179,67 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       }
     }
     List<String> decisionProblems = new ArrayList<>();
+    Set<String> notCompared = new java.util.LinkedHashSet<>();
     for (var e : decisions.entrySet()) {
-      Map<String, Set<String>> byRank = e.getValue();
+      List<Object> k = e.getKey();
+      String nccl = (String) k.get(4);
+      // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
+      // there: it counts as deciding NCCL's pick, and is named as such
+      Set<String> absent = new TreeSet<>();
+      for (long comm : keyComms.getOrDefault(k, Set.of())) {
+        absent.addAll(commRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1), comm), Set.of()));
+      }
+      absent.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+      // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
+      Set<String> unknown = new TreeSet<>(localRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1)), Set.of()));
+      unknown.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+      unknown.removeAll(absent);
+      if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
+        notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId((Integer) k.get(2)) + " "
+            + ByteSize.format((Long) k.get(3)));
+      }
+      Map<String, Set<String>> byRank = new TreeMap<>(e.getValue());
+      absent.forEach(rank -> byRank.put(rank, Set.of(nccl)));
       Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
       byRank.forEach((rank, d) -> variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
       if (variants.size() > 1) {
-        List<Object> k = e.getKey();
         StringBuilder sb = new StringBuilder("nRanks " + k.get(0) + " nNodes " + k.get(1) + " "
-            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + k.get(4)
+            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + nccl
             + "): ranks decide differently (hang risk):");
-        variants.entrySet().stream().sorted(Comparator.comparingInt(v -> v.getValue().size()))
-            .forEach(v -> sb.append(' ').append(String.join(", ", v.getValue())).append(" -> ")
-                .append(String.join(" | ", v.getKey())).append(';'));
+        List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
+        variants.forEach((d, ranks) -> {
+          List<String> decided = ranks.stream().filter(x -> !absent.contains(x)).toList();
+          List<String> none = ranks.stream().filter(absent::contains).toList();
+          if (!decided.isEmpty()) {
+            parts.add(List.of(String.join(", ", decided), String.join(" | ", d), Integer.toString(ranks.size())));
+          }
+          if (!none.isEmpty()) {
+            parts.add(List.of(String.join(", ", none), NO_RULE_HIT + " (NCCL's own pick " + nccl + ")",
+                Integer.toString(ranks.size())));
+          }
+        });
+        parts.stream().sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
+            .forEach(v -> sb.append(' ').append(v.get(0)).append(" -> ").append(v.get(1)).append(';'));
         sb.setLength(sb.length() - 1);
         decisionProblems.add(sb.toString());
       }
     }
     return new ShadowReport(List.copyOf(logs), policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
-        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(measured));
+        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(notCompared),
+        List.copyOf(measured));
   }
+
+  /**
+   * How a DIFFER line names a rank that logged the communicator but no rule hit at the size: it ran
+   * NCCL's own pick there (calls no rule covers are not logged one by one).
+   */
+  public static final String NO_RULE_HIT = "no rule hit";
+
+  /** Decision keys (shape, collective id, bucket, NCCL's pick) by shape, collective, size, then pick. */
+  private static final Comparator<List<Object>> DECISION_ORDER = Comparator
+      .<List<Object>>comparingLong(k -> (Long) k.get(0)).thenComparingLong(k -> (Long) k.get(1))
+      .thenComparingInt(k -> (Integer) k.get(2)).thenComparing(k -> (Long) k.get(3), Long::compareUnsigned)
+      .thenComparing(k -> (String) k.get(4));
 
   static String shortSha(String sha) {
     return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
@@ -369,7 +435,19 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     sb.append(tableProblems.isEmpty() ? "tables: every rank of each shape runs the same table (sha256)\n"
         : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
     sb.append(decisionProblems.isEmpty() ? "decisions: every rank reaches the same decision at every size\n"
-        : "decisions: DIFFER\n  " + String.join("\n  ", decisionProblems) + "\n");
+        : "decisions: DIFFER at " + decisionProblems.size() + (decisionProblems.size() == 1 ? " size" : " sizes")
+            + ":\n  " + String.join("\n  ", decisionProblems) + "\n");
+    if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
+      sb.append("  (" + NO_RULE_HIT + ": the rank logged the same communicator but no rule hit in that size bucket, so "
+          + "it ran NCCL's own pick there)\n");
+    }
+    if (!notCompared.isEmpty()) {
+      sb.append("decisions not compared at ").append(notCompared.size()).append(notCompared.size() == 1 ? " size" : " sizes")
+          .append(": ranks with no rule hit where other ranks of the shape have one (")
+          .append(String.join("; ", notCompared.stream().limit(3).toList()))
+          .append(notCompared.size() > 3 ? "; ..." : "")
+          .append("); their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those calls is unknown\n");
+    }
     sb.append('\n');
     boolean priced = !groups.isEmpty();
     TextTable t = priced

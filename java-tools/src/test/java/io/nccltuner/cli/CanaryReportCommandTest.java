@@ -65,12 +65,12 @@ class CanaryReportCommandTest {
   void checkExitsThreeWhenRanksDisagree() {
     assertEquals(0, CliRun.run(args("--check")).exit());
     CliRun tables = CliRun.run(args(res("canary-d.jsonl")));
-    assertEquals(0, tables.exit(), "without --check a difference is reported, not an exit code");
+    assertEquals(Main.EXIT_CHECK, tables.exit(), "a difference is an exit code, with or without --check");
     assertTrue(tables.out().contains("measured tables: DIFFER"), tables.out());
     CliRun t = CliRun.run(args(res("canary-d.jsonl"), "--check"));
     assertEquals(Main.EXIT_CHECK, t.exit(), t.err());
     assertEquals(3, t.exit());
-    assertTrue(t.err().contains("--check: ranks disagree (2 table, 0 decision problems)"), t.err());
+    assertTrue(t.err().contains("ranks disagree (2 table, 0 decision problems): exit 3"), t.err());
     CliRun d = CliRun.run(args(res("canary-e.jsonl"), "--check"));
     assertEquals(3, d.exit(), d.err());
     assertTrue(d.out().contains("measured decisions: DIFFER"), d.out());

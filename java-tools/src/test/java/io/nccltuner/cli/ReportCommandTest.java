@@ -52,12 +52,12 @@ class ReportCommandTest {
   void textReportNamesTheDifferingRanksAndPricesTheLog() {
     CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), res("rank-c.jsonl"), "--measurements",
         CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
-    assertEquals(0, r.exit(), r.err());
+    assertEquals(Main.EXIT_CHECK, r.exit(), "ranks disagree: exit 3 without --check too");
     String o = r.out();
     assertTrue(o.startsWith("policy agg-test: 3 logs, 3 communicators\n"), o);
     assertTrue(o.contains("tables: DIFFER\n  nRanks 2 nNodes 2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
         + " sha256 bbbbbb...bbb on c:3\n"), o);
-    assertTrue(o.contains("decisions: DIFFER\n  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
+    assertTrue(o.contains("decisions: DIFFER at 1 size:\n  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
         + "differently (hang risk): b:2 -> TREE/SIMPLE; a:1, c:3 -> RING/SIMPLE\n"), o);
     String t = o.replaceAll(" +", " ");
     assertTrue(t.contains("2x2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
@@ -67,6 +67,35 @@ class ReportCommandTest {
     double nccl = 9 * 4806.560 + 30 * 4531.264;
     assertTrue(o.contains(String.format(java.util.Locale.ROOT, "expected saving: %.1f us over 39 of 39 rule hits priced "
         + "(%.2f%% of NCCL's %.1f us over the calls the policy's rules match; ", saved, 100 * saved / nccl, nccl)), o);
+  }
+
+  /**
+   * Issue 21 (second walk), item 1: two ranks of one communicator (commId 0xf000000000000002) with
+   * different tables. They diverge at 4 B (x:11 decides RING/SIMPLE, y:12 has no rule hit there, so
+   * it runs NCCL's RING/LL) and at 16 KiB (RING/SIMPLE against TREE/LL); at 1 MiB both pick
+   * TREE/SIMPLE. Before: exit 0 and only 16 KiB was listed (y:12's absent row was not considered).
+   */
+  @Test
+  void everyDivergingSizeIsListedAndRanksThatDifferExitThree() {
+    CliRun r = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"));
+    assertEquals(Main.EXIT_CHECK, r.exit(), r.out());
+    assertEquals(3, Main.EXIT_CHECK);
+    assertTrue(r.out().contains("decisions: DIFFER at 2 sizes:\n"
+        + "  nRanks 2 nNodes 2 AllReduce 4 B (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> RING/SIMPLE;"
+        + " y:12 -> no rule hit (NCCL's own pick RING/LL)\n"
+        + "  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> "
+        + "RING/SIMPLE; y:12 -> TREE/LL\n"
+        + "  (no rule hit: the rank logged the same communicator but no rule hit in that size bucket, so it ran NCCL's "
+        + "own pick there)\n"), r.out());
+    assertTrue(!r.out().contains("AllReduce 1 MiB (NCCL RING/SIMPLE): ranks decide"), r.out());
+    assertEquals("nccl-tuner report: ranks disagree (1 table, 2 decision problems): exit 3; ranks of one communicator "
+        + "must run the same table and decisions, or the job can hang\n", r.err());
+    CliRun check = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"), "--check");
+    assertEquals(Main.EXIT_CHECK, check.exit());
+    assertEquals(r.out(), check.out(), "--check changes nothing");
+    CliRun one = CliRun.run("report", res("diverge-x.jsonl"));
+    assertEquals(Main.EXIT_OK, one.exit(), one.err());
+    assertEquals("", one.err());
   }
 
   @Test
@@ -85,7 +114,7 @@ class ReportCommandTest {
     Path html = tmp.resolve("r.html");
     CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), "--measurements",
         CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--html", html.toString());
-    assertEquals(0, r.exit(), r.err());
+    assertEquals(Main.EXIT_CHECK, r.exit(), "a:1 and b:2 decide differently at 16 KiB");
     String page = Files.readString(html);
     assertTrue(page.startsWith("<!DOCTYPE html>"));
     assertTrue(page.contains("<title>agg-test - nccl-tuner report</title>"), "the policy's name is the title");

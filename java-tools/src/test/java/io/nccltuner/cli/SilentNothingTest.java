@@ -57,7 +57,8 @@ class SilentNothingTest {
     CliRun r = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), ReportCommandTest.res("rank-b.jsonl"),
         ReportCommandTest.res("rank-c.jsonl"), "--check");
     assertEquals(3, r.exit(), r.err());
-    assertEquals("nccl-tuner report: --check: ranks disagree (1 table, 1 decision problems)\n", r.err());
+    assertEquals("nccl-tuner report: ranks disagree (1 table, 1 decision problems): exit 3; ranks of one communicator "
+        + "must run the same table and decisions, or the job can hang\n", r.err());
     assertTrue(r.out().contains("tables: DIFFER\n"), "the report is written first");
     CliRun agree = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), "--check");
     assertEquals(0, agree.exit(), agree.err());
