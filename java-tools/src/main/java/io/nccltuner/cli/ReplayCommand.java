@@ -57,8 +57,9 @@ final class ReplayCommand extends ToolCommand {
   @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
   Integer nNodes;
 
-  @Option(names = "--measurements", paramLabel = "FILE",
-      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output)")
+  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
+      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output, or a "
+          + "folder: its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
   Path measurements;
 
   @Option(names = "--nccl-era", paramLabel = "E", defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
@@ -96,7 +97,7 @@ final class ReplayCommand extends ToolCommand {
       loaded.warnings().forEach(w -> err.println("warning: " + w));
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
-        measured = InputFiles.measuredGroups(measurements, "replay");
+        measured = InputFiles.measuredGroups(measurements, "replay", err);
       }
       Replay.Result r = Replay.run(p, m, t, e);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,7 +55,8 @@ final class ReportCommand extends ToolCommand {
   List<Path> logs;
 
   @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
-      description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files")
+      description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files, or a `nccl-tuner sweep` "
+          + "folder (failed runs' *.failed.txt and empty files are skipped with a note)")
   Path measurements;
 
   @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
@@ -131,21 +131,7 @@ final class ReportCommand extends ToolCommand {
     List<Compiler.Group> groups = List.of();
     if (measurements != null) {
       MeasurementSet data = new MeasurementSet();
-      if (Files.isDirectory(measurements)) {
-        List<Path> in;
-        try (Stream<Path> s = Files.list(measurements)) {
-          in = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
-              .sorted().toList();
-        }
-        if (in.isEmpty()) {
-          throw new InputException(measurements.toString(), "no *.csv or *.txt measurement files in this folder");
-        }
-        for (Path p : in) {
-          InputFiles.readMeasurements(p, NcclTestsLog.Options.NONE, data);
-        }
-      } else {
-        InputFiles.readMeasurements(measurements, NcclTestsLog.Options.NONE, data);
-      }
+      InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
       groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
     }
     ShadowReport r = ShadowReport.build(files, groups);
