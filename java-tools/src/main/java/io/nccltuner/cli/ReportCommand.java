@@ -24,8 +24,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV] [--html out.html] [--min-calls N]
- * [--check] [--emit-policy OUT.yaml --policy POLICY.yaml]}: reads the
+ * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV [--nccl-log LOG]...] [--html out.html]
+ * [--min-calls N] [--check] [--emit-policy OUT.yaml --policy POLICY.yaml]}: reads the
  * decision logs of a job's ranks ({@code NCCL_TUNER_JAVA_LOG}, one per process) and reports per
  * communicator shape, collective and size the rule hits, NCCL's pick and the policy's pick; whether
  * all ranks run the same table and reach the same decisions (naming any rank that differs); with
@@ -58,6 +58,11 @@ final class ReportCommand extends ToolCommand {
       description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files, or a `nccl-tuner sweep` "
           + "folder (failed runs' *.failed.txt and empty files are skipped with a note)")
   Path measurements;
+
+  @Option(names = "--nccl-log", paramLabel = "FILE",
+      description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable), as for compile:"
+          + " NCCL's time is then compile's estimate at sizes no rule hit names a pick for")
+  List<Path> ncclLogs = new ArrayList<>();
 
   @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
   Path html;
@@ -109,6 +114,10 @@ final class ReportCommand extends ToolCommand {
     if (emitPolicy != null && policy == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");
     }
+    if (!ncclLogs.isEmpty() && measurements == null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--nccl-log names NCCL's picks for pricing and needs "
+          + "--measurements");
+    }
     if (minCalls < 2) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--min-calls must be at least 2, not " + minCalls);
     }
@@ -132,6 +141,11 @@ final class ReportCommand extends ToolCommand {
     if (measurements != null) {
       MeasurementSet data = new MeasurementSet();
       InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
+      for (Path log : ncclLogs) {
+        InputFiles.requireReadable(log);
+        io.nccltuner.compile.NcclRunLog.readSelections(log, data);
+      }
+      ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
       groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
     }
     ShadowReport r = ShadowReport.build(files, groups);

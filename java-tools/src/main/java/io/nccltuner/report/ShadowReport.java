@@ -2,6 +2,7 @@ package io.nccltuner.report;
 
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.RunConfig;
+import io.nccltuner.compile.RunSelection;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
@@ -25,10 +26,15 @@ import java.util.TreeSet;
  * risk: ranks of one communicator must run the same algorithm and protocol); and, with
  * measurements, the expected time saved per call and over the whole log.
  *
- * <p>Pricing: the measurements are compiled ({@link Compiler#compile}, default options) and each
- * row is priced at the measured size that governs its bucket ({@link Compiler.Group#governing}):
- * NCCL's pick at its forced time where it was measured forced (channels left to NCCL), else NCCL's
- * unforced time; the policy's pick at the forced time of that exact configuration. Saved per call
+ * <p>Pricing: the measurements are compiled ({@link Compiler#compile}, default options) with NCCL's
+ * picks as the logs name them ({@link #loggedPicks}, and any {@code --nccl-log}), and each row is
+ * priced at the measured size that governs its bucket ({@link Compiler.Group#governing}): NCCL's
+ * pick at the compile's own estimate of NCCL's time there ({@link Compiler.SizeResult#ncclUs}: the
+ * unforced runs pooled with the pick's forced runs, channels left to NCCL) when the compile knows
+ * that pick at that size, else at the pick's forced time where it was measured forced, else at
+ * NCCL's unforced time; the policy's pick at the forced time of that exact configuration. The
+ * HTML chart's NCCL regret is the same compile's ({@link Compiler.SizeResult#ncclRegret}), so the
+ * report, its chart and {@code compile --nccl-log} agree on the same inputs. Saved per call
  * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
  * hits. busbw = nBytes / time x the nccl-tests bus factor (AllReduce 2(n-1)/n, AllGather and
  * ReduceScatter (n-1)/n, Broadcast and Reduce 1; nccl-tests doc/PERFORMANCE.md), GB/s, at the
@@ -361,10 +367,13 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       }
       RunConfig nc = config(nccl, 0);
       RunConfig pc = config(policy, channels);
+      // the compile knows NCCL's pick here (a log names it): its time is the compile's own estimate,
+      // the unforced runs pooled with that pick's forced runs, as compile prints and report charts it
+      boolean compiled = nc != null && nc.equals(s.ncclPick());
       double ncclUs = s.ncclUs();
       double policyUs = Double.NaN;
       for (Compiler.Stats st : s.candidates()) {
-        if (st.config().equals(nc)) {
+        if (!compiled && st.config().equals(nc)) {
           ncclUs = st.medianUs();
         }
         if (st.config().equals(pc)) {
@@ -379,6 +388,49 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
           busbw(c, nRanks, s.nBytes(), policyUs), kept);
     }
     return null;
+  }
+
+  /**
+   * NCCL's picks the decision logs name, as selections for the compiler: for each measured size of a
+   * logged shape and collective, the NCCL pick of every logged bucket that holds it. Given to
+   * {@link Compiler#compile} with the measurements they make NCCL's time there the compile's own
+   * estimate (its unforced runs pooled with the pick's forced runs, as {@code compile --nccl-log}
+   * computes it), the one the report prices rows with and charts. Where ranks' logs name different
+   * picks at a size, the compile leaves the pick unknown there.
+   *
+   * @param logs the decision logs
+   * @param data the measurements (their sizes, collectives and shapes)
+   * @return one selection per (log, bucket, measured size in it)
+   */
+  public static List<RunSelection> loggedPicks(List<DecisionLogFile> logs, io.nccltuner.compile.MeasurementSet data) {
+    record Measured(Collective c, long nRanks, long nNodes, long nBytes) {}
+    Set<Measured> sizes = new java.util.LinkedHashSet<>();
+    for (io.nccltuner.compile.Measurement m : data.measurements()) {
+      sizes.add(new Measured(m.collective(), m.nRanks(), m.nNodes(), m.nBytes()));
+    }
+    List<RunSelection> out = new ArrayList<>();
+    for (DecisionLogFile f : logs) {
+      Map<Long, DecisionLogFile.Comm> byComm = new HashMap<>();
+      f.comms().forEach(c -> byComm.put(c.comm(), c));
+      Set<List<Object>> seen = new java.util.HashSet<>();
+      for (DecisionLogFile.Aggregate a : f.aggregates()) {
+        DecisionLogFile.Comm c = byComm.get(a.comm());
+        RunConfig pick = config(a.ncclPick(), 0);
+        if (c == null || pick == null) {
+          continue;
+        }
+        for (Measured m : sizes) {
+          if (m.c() == a.collective() && m.nRanks() == c.nRanks() && m.nNodes() == c.nNodes()
+              && Long.compareUnsigned(m.nBytes(), a.fromBytes()) >= 0
+              && (a.toBytes() == -1L || Long.compareUnsigned(m.nBytes(), a.toBytes()) < 0)
+              && seen.add(List.of(m, pick))) {
+            out.add(new RunSelection(f.file() + " (decision log)", m.c(), (int) m.nRanks(), (int) m.nNodes(),
+                m.nBytes(), pick.algorithm(), pick.protocol()));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** @return calls with a price for both picks */

@@ -98,6 +98,54 @@ class ReportCommandTest {
     assertEquals("", one.err());
   }
 
+  /**
+   * Issue 21 (second walk), item 4: one definition of NCCL's time. A shadow log with a rule hit at
+   * [64 KiB, 80 KiB), NCCL's pick RING/SIMPLE. In the H200 sweep at 64 KiB NCCL's unforced run took
+   * 4545.760 us and RING/SIMPLE forced 2458.048 us; compile with the sweep's NCCL log (which names
+   * RING/SIMPLE there) pools them: 3501.904 us, 43.38% above the best (TREE/SIMPLE 2442.400 us).
+   * Before, report priced the row at the forced run alone (2458.0 us) and its chart at the unforced
+   * one alone (86.1%); now both take the compile's estimate.
+   */
+  @Test
+  void reportAndCompilePriceNcclsPickAlike() throws Exception {
+    String csv = CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv");
+    String ncclLog = CliRun.trace("nccl_sweep.rank0.log");
+    CliRun compile = CliRun.run("compile", csv, "--nccl-log", ncclLog);
+    assertTrue(compile.out().replaceAll(" +", " ").contains("64 KiB .. 128 KiB auto=RING/SIMPLE 3501.904 TREE/SIMPLE "
+        + "2442.400 NCCL 43.38% 43.38%"), compile.out());
+    Path html = tmp.resolve("p.html");
+    CliRun r = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv, "--html", html.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().replaceAll(" +", " ").contains("AllReduce [64 KiB, 80 KiB) 40 1 RING/SIMPLE TREE/SIMPLE 64 KiB "
+        + "3501.9 2442.4"), r.out());
+    assertTrue(r.out().contains("measured gain within noise: a compile would keep NCCL's pick"), r.out());
+    assertTrue(Files.readString(html).contains("<title>64 KiB: policy 0.0%, NCCL 43.4%</title>"), "the chart's figure");
+    // the same code: with the NCCL log, the report's compile of the measurements (the chart's and the
+    // prices' source) has compile's NCCL time and regret at every measured size
+    io.nccltuner.compile.MeasurementSet alone = new io.nccltuner.compile.MeasurementSet();
+    io.nccltuner.compile.MeasurementCsv.parse(Path.of(csv), alone, false);
+    io.nccltuner.compile.NcclRunLog.readSelections(Path.of(ncclLog), alone);
+    io.nccltuner.compile.MeasurementSet withLogs = new io.nccltuner.compile.MeasurementSet();
+    io.nccltuner.compile.MeasurementCsv.parse(Path.of(csv), withLogs, false);
+    io.nccltuner.compile.NcclRunLog.readSelections(Path.of(ncclLog), withLogs);
+    List<DecisionLogFile> logs = List.of(DecisionLogFile.read(Path.of(res("price-64k.jsonl"))));
+    ShadowReport.loggedPicks(logs, withLogs).forEach(withLogs::add);
+    var c = io.nccltuner.compile.Compiler.compile(alone, io.nccltuner.compile.Compiler.Options.defaults("c")).groups();
+    var rep = ShadowReport.build(logs, io.nccltuner.compile.Compiler.compile(withLogs,
+        io.nccltuner.compile.Compiler.Options.defaults("report")).groups()).groups();
+    assertEquals(c.getFirst().sizes().size(), rep.getFirst().sizes().size());
+    for (int i = 0; i < c.getFirst().sizes().size(); i++) {
+      var a = c.getFirst().sizes().get(i);
+      var b = rep.getFirst().sizes().get(i);
+      assertEquals(a.ncclUs(), b.ncclUs(), 0.0, "NCCL us at " + a.nBytes());
+      assertEquals(a.ncclRegret(), b.ncclRegret(), 0.0, "NCCL regret at " + a.nBytes());
+    }
+    CliRun withLog = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv, "--nccl-log", ncclLog);
+    assertEquals(r.out().replace("html: " + html + "\n", ""), withLog.out(), "the NCCL log names the same pick at 64 KiB");
+    CliRun noMeasurements = CliRun.run("report", res("price-64k.jsonl"), "--nccl-log", ncclLog);
+    assertEquals(Main.EXIT_USAGE, noMeasurements.exit());
+  }
+
   @Test
   void modelValuesAndBusbw() throws Exception {
     List<DecisionLogFile> logs = List.of(DecisionLogFile.read(Path.of(res("rank-a.jsonl"))));
