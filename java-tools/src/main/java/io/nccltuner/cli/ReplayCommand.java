@@ -225,7 +225,8 @@ final class ReplayCommand extends ToolCommand {
           + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
       String why = io.nccltuner.report.ShadowReport.shapesNotMeasured("the trace's calls",
-          r.calls().stream().map(o -> o.call().nRanks() + "x" + o.call().nNodes()).distinct().toList(), measured);
+          r.calls().stream().map(o -> io.nccltuner.model.JobShape.of(o.call().nRanks(), o.call().nNodes())).distinct()
+              .toList(), measured);
       if (why != null) {
         out.println(why);
       }

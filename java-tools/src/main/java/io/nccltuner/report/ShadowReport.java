@@ -3,6 +3,7 @@ package io.nccltuner.report;
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.RunConfig;
 import io.nccltuner.compile.RunSelection;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
@@ -176,7 +177,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     }
     for (var e : shaByShape.entrySet()) {
       if (e.getValue().size() > 1) {
-        StringBuilder sb = new StringBuilder("nRanks " + e.getKey().get(0) + " nNodes " + e.getKey().get(1)
+        StringBuilder sb = new StringBuilder(JobShape.of(e.getKey().get(0), e.getKey().get(1))
             + ": ranks run different tables:");
         e.getValue().forEach((sha, ranks) -> sb.append(" sha256 ").append(shortSha(sha)).append(" on ")
             .append(String.join(", ", ranks)).append(';'));
@@ -209,7 +210,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
       byRank.forEach((rank, d) -> variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
       if (variants.size() > 1) {
-        StringBuilder sb = new StringBuilder("nRanks " + k.get(0) + " nNodes " + k.get(1) + " "
+        StringBuilder sb = new StringBuilder(JobShape.of((Long) k.get(0), (Long) k.get(1)) + " "
             + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + nccl
             + "): ranks decide differently (hang risk):");
         List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
@@ -294,7 +295,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
    * @param nRanks ranks
    * @param nNodes nodes
    * @param groups the compiled measurements
-   * @return the reason, "measured at 8x1 only, not 2x2"
+   * @return the reason, "AllReduce measured at nRanks=8 nNodes=1 only, not nRanks=2 nNodes=2"
    */
   public static String notPricedWhy(Collective c, long nRanks, long nNodes, List<Compiler.Group> groups) {
     if (groups.stream().noneMatch(g -> g.key().collective() == c)) {
@@ -302,7 +303,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     }
     if (groups.stream().noneMatch(g -> g.key().collective() == c && g.key().nRanks() == nRanks
         && g.key().nNodes() == nNodes)) {
-      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + nRanks + "x" + nNodes;
+      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + JobShape.of(nRanks, nNodes);
     }
     return "no measured size (numPipeOps 1, NCCL's pick timed) governs it";
   }
@@ -311,7 +312,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
    * The line that says why nothing could be priced when no shape asked for was measured.
    *
    * @param what what has the shapes, "the trace's calls"
-   * @param shapes their shapes, nRanks x nNodes ("2x2")
+   * @param shapes their shapes as {@link JobShape#of} writes them ("nRanks=2 nNodes=2")
    * @param groups the compiled measurements
    * @return the line, or null when some of the shapes was measured (or there are none)
    */
@@ -321,14 +322,14 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     if (want.isEmpty() || groups.isEmpty() || want.stream().anyMatch(have::contains)) {
       return null;
     }
-    return "nothing priced: the measurements are of nRanks x nNodes " + measuredShapes(groups, null) + ", " + what
+    return "nothing priced: the measurements are of " + measuredShapes(groups, null) + ", " + what
         + " of " + String.join(", ", want) + "; give measurements of that shape";
   }
 
   /**
    * @param groups the compiled measurements
    * @param c a collective, or null for all
-   * @return their shapes, nRanks x nNodes, "8x1, 16x2"
+   * @return their shapes, "nRanks=8 nNodes=1, nRanks=16 nNodes=2"
    */
   public static String measuredShapes(List<Compiler.Group> groups, Collective c) {
     java.util.TreeSet<List<Long>> shapes = new java.util.TreeSet<>(
@@ -338,7 +339,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         shapes.add(List.of((long) g.key().nRanks(), (long) g.key().nNodes()));
       }
     }
-    return String.join(", ", shapes.stream().map(l -> l.get(0) + "x" + l.get(1)).toList());
+    return String.join(", ", shapes.stream().map(l -> JobShape.of(l.get(0), l.get(1))).toList());
   }
 
   /**
@@ -507,7 +508,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
             ">NCCL us", ">policy us", ">NCCL busbw", ">policy busbw", ">saved us/call", ">saved us", "note")
         : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
     for (Row r : rows) {
-      String shape = r.nRanks() == 0 ? "?" : r.nRanks() + "x" + r.nNodes();
+      String shape = r.nRanks() == 0 ? "?" : JobShape.of(r.nRanks(), r.nNodes());
       String size = "[" + ByteSize.format(r.fromBytes()) + ", " + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes()))
           + ")";
       if (!priced) {
@@ -537,7 +538,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
           saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
           logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));
       String why = shapesNotMeasured("the logs' decisions",
-          rows.stream().filter(r -> r.nRanks() > 0).map(r -> r.nRanks() + "x" + r.nNodes()).toList(), groups);
+          rows.stream().filter(r -> r.nRanks() > 0).map(r -> JobShape.of(r.nRanks(), r.nNodes())).toList(), groups);
       if (why != null) {
         sb.append(why).append('\n');
       }

@@ -94,7 +94,7 @@ public final class ShadowReportHtml {
     }
     h.append("</tr>\n");
     for (ShadowReport.Row x : r.rows()) {
-      h.append("<tr><td class=\"l\">").append(x.nRanks() == 0 ? "?" : x.nRanks() + "x" + x.nNodes())
+      h.append("<tr><td class=\"l\">").append(x.nRanks() == 0 ? "?" : io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
           .append("</td><td class=\"l\">").append(x.collective()).append("</td><td class=\"l\">")
           .append(esc("[" + ByteSize.format(x.fromBytes()) + ", " + (x.toBytes() == -1 ? "inf" : ByteSize.format(x.toBytes()))
               + ")"))

@@ -55,14 +55,14 @@ class ReportCommandTest {
     assertEquals(Main.EXIT_CHECK, r.exit(), "ranks disagree: exit 3 without --check too");
     String o = r.out();
     assertTrue(o.startsWith("policy agg-test: 3 logs, 3 communicators\n"), o);
-    assertTrue(o.contains("tables: DIFFER\n  nRanks 2 nNodes 2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
+    assertTrue(o.contains("tables: DIFFER\n  nRanks=2 nNodes=2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
         + " sha256 bbbbbb...bbb on c:3\n"), o);
-    assertTrue(o.contains("decisions: DIFFER at 1 size:\n  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
+    assertTrue(o.contains("decisions: DIFFER at 1 size:\n  nRanks=2 nNodes=2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
         + "differently (hang risk): b:2 -> TREE/SIMPLE; a:1, c:3 -> RING/SIMPLE\n"), o);
     String t = o.replaceAll(" +", " ");
-    assertTrue(t.contains("2x2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
-    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 20 2 RING/LL RING/SIMPLE 16 KiB 4531.3 2455.1"), o);
-    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 10 1 RING/LL TREE/SIMPLE 16 KiB 4531.3 4530.0"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 20 2 RING/LL RING/SIMPLE 16 KiB 4531.3 2455.1"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 10 1 RING/LL TREE/SIMPLE 16 KiB 4531.3 4530.0"), o);
     double saved = 9 * (4806.560 - 2453.248) + 20 * (4531.264 - 2455.104) + 10 * (4531.264 - 4530.048);
     double nccl = 9 * 4806.560 + 30 * 4531.264;
     assertTrue(o.contains(String.format(java.util.Locale.ROOT, "expected saving: %.1f us over 39 of 39 rule hits priced "
@@ -81,9 +81,9 @@ class ReportCommandTest {
     assertEquals(Main.EXIT_CHECK, r.exit(), r.out());
     assertEquals(3, Main.EXIT_CHECK);
     assertTrue(r.out().contains("decisions: DIFFER at 2 sizes:\n"
-        + "  nRanks 2 nNodes 2 AllReduce 4 B (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> RING/SIMPLE;"
+        + "  nRanks=2 nNodes=2 AllReduce 4 B (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> RING/SIMPLE;"
         + " y:12 -> no rule hit (NCCL's own pick RING/LL)\n"
-        + "  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> "
+        + "  nRanks=2 nNodes=2 AllReduce 16 KiB (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> "
         + "RING/SIMPLE; y:12 -> TREE/LL\n"
         + "  (no rule hit: the rank logged the same communicator but no rule hit in that size bucket, so it ran NCCL's "
         + "own pick there)\n"), r.out());
