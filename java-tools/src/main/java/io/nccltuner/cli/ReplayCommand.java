@@ -183,13 +183,14 @@ final class ReplayCommand extends ToolCommand {
       if (changesOnly && !c.changed()) {
         continue;
       }
-      String change = !c.changed() ? ""
+      String change = c.kept() ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT) : !c.changed() ? ""
           : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
       String[] cells = {c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
           Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
           (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
           c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change"};
+          would == null || change.isEmpty() || c.kept() ? change
+              : change.equals("channels") ? "would set channels" : "would change"};
       if (priced) {
         String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
         more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
@@ -203,6 +204,7 @@ final class ReplayCommand extends ToolCommand {
     }
     if (table.size() > 0) {
       out.print(table.render());
+      out.println(LEGEND);
     } else {
       out.println(would != null ? "The policy would change nothing in this trace." : "The policy changes nothing in this trace.");
     }
@@ -289,6 +291,16 @@ final class ReplayCommand extends ToolCommand {
     }
     return "a rule";
   }
+
+  /** The change column's mark for calls a rule matched that keep NCCL's own pick (the rule picks it). */
+  static final String KEPT = "kept";
+  /** The mark for calls a rule matched that keep NCCL's pick because NCCL offers none of its candidates. */
+  static final String KEPT_NOT_OFFERED = "kept: not offered";
+  /** The line under the table that says what each mark of the change column means. */
+  static final String LEGEND = "change: changed = the policy's pick differs from NCCL's (would change: in enforce mode);"
+      + " channels = NCCL's pick, the policy sets nChannels; " + KEPT + " = a rule matched and NCCL's own pick stays (the"
+      + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED + " = a rule matched, NCCL"
+      + " offers none of its candidates (listed below); blank = no rule covers these calls";
 
   private static String name(Object pick) {
     return pick == null ? "none" : pick.toString();
