@@ -135,6 +135,11 @@ final class CompileCommand extends ToolCommand {
       + "separate tables are separate runs).")
   boolean poolRuns;
 
+  @Option(names = "--pool-anyway", description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
+      + "pooled) although their times disagree (median CV between them above 25%: other machines or settings?); "
+      + "refused by default, naming the inputs and what differs.")
+  boolean poolAnyway;
+
   @Option(names = "--strict", description = "Refuse a file at its first mangled row (wrong number of fields, a field "
       + "that is not a number); by default such a row is skipped with a warning naming file:line and counted refused.")
   boolean strict;
@@ -230,6 +235,14 @@ final class CompileCommand extends ToolCommand {
     };
     Compiler.Options opts = new Compiler.Options(thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps,
         mergeBy, policyName, m, null, window);
+    List<Compiler.PoolingProblem> pooling = Compiler.unverifiedPooling(data, opts);
+    if (!pooling.isEmpty() && !poolAnyway) {
+      throw new InputException("inputs", pooling.getFirst().message()
+          + (pooling.size() > 1 ? " (and " + Main.count(pooling.size() - 1, "more group") + " like it)" : ""));
+    }
+    for (Compiler.PoolingProblem p : pooling) {
+      err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
+    }
     Compilation c = Compiler.compile(data, opts);
     List<Workload.Savings> savings = new ArrayList<>();
     if (!workloads.isEmpty()) {
