@@ -77,6 +77,34 @@ class ImportCommandTest {
     assertTrue(v.out().endsWith("result: FAILED (1 error, 1 warning)\n"), v.out());
   }
 
+  /**
+   * Issue 21 (second walk), item 9: NCCLX/RCCL numPipeOps intervals import as the rules'
+   * numPipeOps ranges (the policy format matches numPipeOps by a range) and validate; a channels
+   * interval is refused saying why: channels is set, not matched.
+   */
+  @Test
+  void numPipeOpsIntervalsBecomeRuleRanges() throws Exception {
+    Path conf = Files.writeString(tmp.resolve("pipes.csv"),
+        "allreduce,*,ring,simple,-1,*,*,[2,4]\nallreduce,*,tree,ll,-1,*,*,(1,)\nallreduce,*,ring,ll,-1,*,*,*\n");
+    Path out = tmp.resolve("pipes.yaml");
+    CliRun r = CliRun.run("import", conf.toString(), "-o", out.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertEquals("policy: " + out + " (1 profile, 3 rules, 0 warnings)\n  profile any (nRanks any, nNodes any)\n"
+        + "    AllReduce [0 B, unbounded) numPipeOps 1: RING/LL\n"
+        + "    AllReduce [0 B, unbounded) numPipeOps 2..4: RING/SIMPLE TREE/LL RING/LL\n"
+        + "    AllReduce [0 B, unbounded) numPipeOps 5..: TREE/LL RING/LL\n", r.out());
+    assertTrue(Files.readString(out).contains("        numPipeOps: {min: 2, max: 4}\n"), Files.readString(out));
+    assertEquals(0, CliRun.run("validate", out.toString()).exit());
+    Policy p = PolicyLoader.load(out);
+    assertEquals(new Policy.Range(2, 4), p.profiles().getFirst().rules().get(1).numPipeOps());
+    Path ch = Files.writeString(tmp.resolve("ch.csv"), "allgather,[0,65535],ring,simple,[4,8],*,*,*\n");
+    CliRun c = CliRun.run("import", ch.toString());
+    assertEquals(1, c.exit());
+    assertEquals("nccl-tuner import: " + ch + ":1: channels '[4,8]' spans several values (4..8); channels is not matched"
+        + " but set: the tuner writes one nChannels per call (getCollInfo's *nChannels; a policy candidate's channels,"
+        + " 1..64), so a range names no count to set: write one value, or -1 or * to keep NCCL's\n", c.err());
+  }
+
   /** Issue 21 item 8: NCCLX nNodes/nRanks intervals import as profile match ranges and load back. */
   @Test
   void ncclxShapeIntervalsBecomeMatchRanges() throws Exception {
