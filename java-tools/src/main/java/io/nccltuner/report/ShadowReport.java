@@ -33,7 +33,8 @@ import java.util.TreeSet;
  * pick at the compile's own estimate of NCCL's time there ({@link Compiler.SizeResult#ncclUs}: the
  * unforced runs pooled with the pick's forced runs, channels left to NCCL) when the compile knows
  * that pick at that size, else at the pick's forced time where it was measured forced, else at
- * NCCL's unforced time; the policy's pick at the forced time of that exact configuration. The
+ * NCCL's unforced time; the policy's pick at the forced time of that exact configuration (NCCL's
+ * time when it is NCCL's pick, channels left to NCCL). The
  * HTML chart's NCCL regret is the same compile's ({@link Compiler.SizeResult#ncclRegret}), so the
  * report, its chart and {@code compile --nccl-log} agree on the same inputs. Saved per call
  * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
@@ -383,6 +384,9 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       }
       if (Double.isNaN(ncclUs)) {
         return null;
+      }
+      if (pc != null && pc.equals(nc)) { // the policy runs NCCL's own pick: the same time, whichever estimate
+        policyUs = ncclUs;
       }
       boolean kept = !s.ruled() && s.note().contains("within the noise");
       return new Price(s.nBytes(), ncclUs, policyUs, s.bestUs(), busbw(c, nRanks, s.nBytes(), ncclUs),
