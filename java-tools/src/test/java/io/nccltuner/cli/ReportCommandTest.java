@@ -140,6 +140,11 @@ class ReportCommandTest {
       assertEquals(a.ncclUs(), b.ncclUs(), 0.0, "NCCL us at " + a.nBytes());
       assertEquals(a.ncclRegret(), b.ncclRegret(), 0.0, "NCCL regret at " + a.nBytes());
     }
+    // a rule hit that keeps NCCL's pick costs NCCL's time under the same estimate: nothing saved
+    ShadowReport.Price same = ShadowReport.price(io.nccltuner.policy.Collective.AllReduce, 2, 2, 65536, "RING/SIMPLE",
+        "RING/SIMPLE", 0, rep);
+    assertEquals(3501.904, same.ncclUs(), 1e-9);
+    assertEquals(0.0, same.savedUs(), 0.0);
     CliRun withLog = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv, "--nccl-log", ncclLog);
     assertEquals(r.out().replace("html: " + html + "\n", ""), withLog.out(), "the NCCL log names the same pick at 64 KiB");
     CliRun noMeasurements = CliRun.run("report", res("price-64k.jsonl"), "--nccl-log", ncclLog);
