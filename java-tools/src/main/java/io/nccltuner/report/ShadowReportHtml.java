@@ -63,6 +63,10 @@ public final class ShadowReportHtml {
         : "<li class=\"bad\">Tables differ: " + esc(String.join("; ", r.tableProblems())) + "</li>\n");
     h.append(r.decisionProblems().isEmpty() ? "<li class=\"ok\">Every rank reaches the same decision at every size.</li>\n"
         : "<li class=\"bad\">Decisions differ (hang risk): " + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
+    if (!r.notCompared().isEmpty()) {
+      h.append("<li>Not compared (the logs do not name NCCL's commId, tuner v3/v4): ranks with no rule hit where other "
+          + "ranks of the shape have one: ").append(esc(String.join("; ", r.notCompared()))).append("</li>\n");
+    }
     if (!r.groups().isEmpty()) {
       h.append(f("<li>Expected saving: <b>%.1f us</b> over %d priced rule hits (%.2f%% of NCCL's time over the calls the policy's rules match).</li>%n",
           r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
