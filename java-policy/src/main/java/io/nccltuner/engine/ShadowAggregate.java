@@ -127,7 +127,11 @@ public final class ShadowAggregate {
    * What identifies a communicator's lines in the decision log (the report groups and compares
    * ranks by these).
    *
-   * @param comm the engine's handle
+   * @param comm NCCL's commId (tuner v5+: the same on every rank of the communicator), else the
+   *     engine's handle (unique within the process only)
+   * @param commScope {@code "job"} when {@code comm} is NCCL's commId, {@code "process"} when it
+   *     is the engine's handle; written to the comm line so that the report knows which ranks
+   *     logged the same communicator
    * @param host host name
    * @param pid process id
    * @param policy policy name
@@ -140,8 +144,8 @@ public final class ShadowAggregate {
    * @param hits rule hits
    * @param applied decisions written to NCCL's table
    */
-  public record CommInfo(long comm, String host, long pid, String policy, String profile, String sha256, String mode,
-      long nRanks, long nNodes, long calls, long hits, long applied) {}
+  public record CommInfo(long comm, String commScope, String host, long pid, String policy, String profile,
+      String sha256, String mode, long nRanks, long nNodes, long calls, long hits, long applied) {}
 
   /**
    * The JSON lines for one communicator: a {@code "type":"comm"} line, then one {@code
@@ -172,6 +176,7 @@ public final class ShadowAggregate {
         g.writeNumberField("applied", info.applied());
         g.writeNumberField("unaggregated", unaggregated);
         g.writeStringField("at", reason);
+        g.writeStringField("commScope", info.commScope());
         g.writeEndObject();
       }
       w.write('\n');
@@ -218,7 +223,7 @@ public final class ShadowAggregate {
     if (c == null || log == null || c.aggregate == null || c.table == null || !c.aggregate.written.compareAndSet(false, true)) {
       return;
     }
-    CommInfo info = new CommInfo(c.commId != 0 ? c.commId : c.handle, host(), ProcessHandle.current().pid(), policy, c.profile, c.table.sha256(),
+    CommInfo info = new CommInfo(c.commId != 0 ? c.commId : c.handle, c.commId != 0 ? "job" : "process", host(), ProcessHandle.current().pid(), policy, c.profile, c.table.sha256(),
         mode.spelling(), c.nRanks, c.nNodes, c.calls, c.hits, c.applied);
     log.writeLines(c.aggregate.toJsonLines(info, reason));
   }

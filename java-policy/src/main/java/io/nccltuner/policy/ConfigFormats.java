@@ -22,8 +22,10 @@ import java.util.Map;
  *   <li>interval fields, as in NCCLX's CSV rules: {@code [a,b]} inclusive, {@code (a,b)} exclusive,
  *       mixed brackets, an empty bound for none ({@code (1,)}), {@code *} for any; the byte
  *       interval stands for min_bytes,max_bytes in one field; an nNodes or nRanks interval
- *       ({@code [2,8]}, {@code (1,)}) becomes a profile matching that range; a channels or
- *       numPipeOps interval must be one value or any, since the rules match those by one value;
+ *       ({@code [2,8]}, {@code (1,)}) becomes a profile matching that range; a numPipeOps
+ *       interval becomes the rule's numPipeOps range (the policy format matches numPipeOps by a
+ *       range); a channels interval must be one value or any: channels is not matched but set,
+ *       one nChannels per call, so a range of several values names no count to set;
  *   <li>JSON rules (NCCLX): an array of objects (top level, or the first array-valued field) with
  *       the example's field names or common short forms, each object one line;
  *   <li>RCCL's 12-field rows (the example's ten plus partitionMode and localGroup) and
@@ -120,11 +122,12 @@ public final class ConfigFormats {
   }
 
   /**
-   * A count field (numPipeOps, channels, regBuff) given as an interval: one value or any (-1).
-   * nNodes and nRanks take intervals of several values ({@link #shapeCount}); these do not.
+   * A count field given as an interval. nNodes, nRanks and numPipeOps are matched, and take
+   * intervals of several values ({@link #shapeCount}); channels and regBuff take one value or any
+   * (-1): channels is what the tuner sets (one nChannels per call), regBuff a yes or no.
    */
   static String count(String where, String f, String what) throws InputException {
-    if (what.equals("nNodes") || what.equals("nRanks")) {
+    if (what.equals("nNodes") || what.equals("nRanks") || what.equals("numPipeOps")) {
       return shapeCount(where, f, what);
     }
     if (!isInterval(f)) {
@@ -137,9 +140,15 @@ public final class ConfigFormats {
     if (iv[0] == iv[1]) {
       return Long.toString(iv[0]);
     }
+    if (what.equals("channels")) {
+      throw new InputException(where, "channels '" + f + "' spans several values (" + Long.toUnsignedString(iv[0])
+          + ".." + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "); channels is not matched but set: the tuner "
+          + "writes one nChannels per call (getCollInfo's *nChannels; a policy candidate's channels, 1..64), so a range "
+          + "names no count to set: write one value, or -1 or * to keep NCCL's");
+    }
     throw new InputException(where, what + " '" + f + "' spans several values (" + Long.toUnsignedString(iv[0]) + ".."
-        + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "); this importer matches " + what
-        + " by one value or any (-1, *), as NCCL's example does: write one line per value");
+        + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "); " + what + " is 0 or 1, or any (-1, *): write one "
+        + "line per value");
   }
 
   /**

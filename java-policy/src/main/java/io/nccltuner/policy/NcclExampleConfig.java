@@ -82,10 +82,10 @@ public final class NcclExampleConfig {
    * @param candidate algorithm, protocol, channels (0 = NCCL's default)
    * @param nNodes nodes matched, {@link Range#ANY} any (an NCCLX interval can name a range)
    * @param nRanks ranks matched, {@link Range#ANY} any
-   * @param numPipeOps numPipeOps matched, -1 any
+   * @param numPipeOps numPipeOps matched, {@link Range#ANY} any (an NCCLX interval can name a range)
    */
   record Line(int line, Collective collective, long from, long to, Candidate candidate, Range nNodes, Range nRanks,
-      int numPipeOps, int regBuff) {}
+      Range numPipeOps, int regBuff) {}
 
   /**
    * The converted policy and what did not convert exactly.
@@ -378,23 +378,22 @@ public final class NcclExampleConfig {
       if (ls.isEmpty()) {
         continue;
       }
-      // numPipeOps segments: each named value, and the gaps between them
-      TreeSet<Integer> vals = new TreeSet<>();
+      // numPipeOps segments: the axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each
+      // named value or range, so no line's numPipeOps splits a segment
+      TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
       for (Line l : ls) {
-        if (l.numPipeOps() != -1) {
-          vals.add(l.numPipeOps());
+        if (!l.numPipeOps().equals(Range.ANY)) {
+          cuts.add(Math.max(1, l.numPipeOps().min()));
+          if (l.numPipeOps().max() != Long.MAX_VALUE) {
+            cuts.add(l.numPipeOps().max() + 1);
+          }
         }
       }
       List<Range> segs = new ArrayList<>();
-      long lo = 1; // NCCL passes numPipeOps >= 1
-      for (int v : vals) {
-        if (v > lo) {
-          segs.add(new Range(lo, v - 1));
-        }
-        segs.add(Range.exactly(v));
-        lo = v + 1L;
+      for (long lo : cuts) {
+        Long next = cuts.higher(lo);
+        segs.add(new Range(lo, next == null ? Long.MAX_VALUE : next - 1));
       }
-      segs.add(new Range(lo, Long.MAX_VALUE));
       if (segs.size() == 1) {
         segs.set(0, Range.ANY);
       }
@@ -411,7 +410,7 @@ public final class NcclExampleConfig {
             for (Line l : ls) {
               boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
                   && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
-              boolean pipeOk = l.numPipeOps() == -1 || seg.contains(l.numPipeOps());
+              boolean pipeOk = l.numPipeOps().equals(Range.ANY) || l.numPipeOps().contains(seg.min());
               if (sizeOk && pipeOk && cands.stream().noneMatch(c -> c.algorithm() == l.candidate().algorithm()
                   && c.protocol() == l.candidate().protocol())) {
                 if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
@@ -528,10 +527,10 @@ public final class NcclExampleConfig {
     int channels = (int) integer(where, f[5], "channels", -1, PolicyLoader.MAX_CHANNELS);
     Range nNodes = shape(where, f[6], "nNodes", intervals);
     Range nRanks = shape(where, f[7], "nRanks", intervals);
-    int pipe = f.length > 8 ? (int) integer(where, f[8], "numPipeOps", -1, Integer.MAX_VALUE) : -1;
+    Range pipe = f.length > 8 ? shape(where, f[8], "numPipeOps", intervals) : Range.ANY;
     int reg = f.length > 9 ? (int) integer(where, f[9], "regBuff", -1, 1) : -1;
-    if (nNodes.max() == 0 || nRanks.max() == 0 || pipe == 0) {
-      throw new InputException(where, (pipe == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
+    if (nNodes.max() == 0 || nRanks.max() == 0 || pipe.max() == 0) {
+      throw new InputException(where, (pipe.max() == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
           : "nNodes/nRanks 0 matches no communicator") + "; write -1 for any");
     }
     if (reg != -1) {
@@ -575,8 +574,8 @@ public final class NcclExampleConfig {
   }
 
   /**
-   * @return nNodes/nRanks matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} / {@code [lo,]}
-   *     as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
+   * @return nNodes/nRanks/numPipeOps matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} /
+   *     {@code [lo,]} as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
    */
   private static Range shape(String where, String s, String what, boolean intervals) throws InputException {
     if (intervals && ConfigFormats.isInterval(s)) {

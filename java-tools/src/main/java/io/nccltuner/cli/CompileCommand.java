@@ -135,6 +135,11 @@ final class CompileCommand extends ToolCommand {
       + "separate tables are separate runs).")
   boolean poolRuns;
 
+  @Option(names = "--pool-anyway", description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
+      + "pooled) although their times disagree (median CV between them above 25%: other machines or settings?); "
+      + "refused by default, naming the inputs and what differs.")
+  boolean poolAnyway;
+
   @Option(names = "--strict", description = "Refuse a file at its first mangled row (wrong number of fields, a field "
       + "that is not a number); by default such a row is skipped with a warning naming file:line and counted refused.")
   boolean strict;
@@ -164,6 +169,12 @@ final class CompileCommand extends ToolCommand {
     if (files.isEmpty() && inputs.isEmpty()) {
       throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
     }
+    List<String> given = spec.commandLine().getParseResult().originalArgs();
+    int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
+    String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
+    if (misplaced != null) {
+      throw new InputException(misplaced);
+    }
     NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
       case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
       case "in", "in-place" -> NcclTestsLog.Placement.IN_PLACE;
@@ -190,7 +201,8 @@ final class CompileCommand extends ToolCommand {
     }
     if (!global.isEmpty() && files.isEmpty()) {
       throw new InputException("compile", "--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
-          + "to FILE arguments, and none is given; write --in FILE before them");
+          + "to FILE arguments, and none is given; per-file options bind to the preceding --in FILE: write --in FILE "
+          + "before them");
     }
     Input all = global.isEmpty() ? new Input() : global.getFirst();
     for (Path f : files) {
@@ -223,6 +235,14 @@ final class CompileCommand extends ToolCommand {
     };
     Compiler.Options opts = new Compiler.Options(thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps,
         mergeBy, policyName, m, null, window);
+    List<Compiler.PoolingProblem> pooling = Compiler.unverifiedPooling(data, opts);
+    if (!pooling.isEmpty() && !poolAnyway) {
+      throw new InputException("inputs", pooling.getFirst().message()
+          + (pooling.size() > 1 ? " (and " + Main.count(pooling.size() - 1, "more group") + " like it)" : ""));
+    }
+    for (Compiler.PoolingProblem p : pooling) {
+      err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
+    }
     Compilation c = Compiler.compile(data, opts);
     List<Workload.Savings> savings = new ArrayList<>();
     if (!workloads.isEmpty()) {
@@ -269,6 +289,96 @@ final class CompileCommand extends ToolCommand {
     out.flush();
     err.flush();
     return 0;
+  }
+
+  /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */
+  static final java.util.Set<String> PER_FILE = java.util.Set.of("--collective", "--algo", "--proto", "--channels",
+      "--ranks", "--nodes");
+
+  /**
+   * Checks where the per-file options stand on the command line. They bind to the preceding
+   * {@code --in FILE}, each once (picocli starts a new group at an option the current one already
+   * has, and a group without {@code --in} applies to the plain FILE arguments), so an option that
+   * would bind elsewhere than to the {@code --in} it follows is refused, naming both: one repeated
+   * after the same {@code --in} (it would go to the next {@code --in}, or to the plain FILE
+   * arguments), one after a plain FILE that follows an {@code --in} (it binds to that {@code --in},
+   * not to the FILE), and one between a plain FILE and the first {@code --in} (it binds to that
+   * {@code --in}, not to the FILE). {@code --nodes 2 --in f.txt} stays as it was: the option binds
+   * to the {@code --in} that follows, with no plain FILE before it to mistake it for.
+   *
+   * @param args the command line after {@code compile}, as given
+   * @param spec the command's spec (which options take a value)
+   * @return the refusal, {@code --algo TREE: ...}, or null when every option binds where it stands
+   */
+  static String misplacedPerFileOption(List<String> args, picocli.CommandLine.Model.CommandSpec spec) {
+    record Use(String name, String value, String precedingIn, String fileAfterIn, int group) {}
+    List<Map<String, String>> groups = new ArrayList<>();
+    List<Use> uses = new ArrayList<>();
+    List<String> plain = new ArrayList<>();
+    String lastIn = null;
+    String fileAfterIn = null;
+    boolean positionalOnly = false;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (positionalOnly || a.equals("-") || !a.startsWith("-")) {
+        plain.add(a);
+        if (lastIn != null && fileAfterIn == null) {
+          fileAfterIn = a;
+        }
+        continue;
+      }
+      if (a.equals("--")) {
+        positionalOnly = true;
+        continue;
+      }
+      int eq = a.indexOf('=');
+      String name = a.startsWith("--") && eq > 0 ? a.substring(0, eq) : a;
+      String value = a.startsWith("--") && eq > 0 ? a.substring(eq + 1) : null;
+      picocli.CommandLine.Model.OptionSpec o = spec.findOption(name);
+      if (o != null && value == null && o.arity().max() > 0 && i + 1 < args.size()) {
+        value = args.get(++i);
+      }
+      if (!name.equals("--in") && !PER_FILE.contains(name)) {
+        continue;
+      }
+      if (groups.isEmpty() || groups.getLast().containsKey(name)) {
+        groups.add(new java.util.LinkedHashMap<>());
+      }
+      groups.getLast().put(name, value);
+      if (name.equals("--in")) {
+        lastIn = value;
+        fileAfterIn = null;
+      } else {
+        // before any --in: the plain FILE it follows, if any (an option after it may be meant for it)
+        uses.add(new Use(name, value, lastIn, lastIn == null && !plain.isEmpty() ? plain.getLast() : fileAfterIn,
+            groups.size() - 1));
+      }
+    }
+    String rule = "per-file options (--collective --algo --proto --channels --ranks --nodes) bind to the preceding "
+        + "--in FILE, each once";
+    for (Use u : uses) {
+      String boundTo = groups.get(u.group()).get("--in");
+      String opt = u.name() + " " + u.value();
+      if (u.precedingIn() != null && !u.precedingIn().equals(boundTo)) {
+        Map<String, String> prev = groups.get(u.group() - 1);
+        String repeated = groups.get(u.group()).keySet().stream().filter(prev::containsKey).findFirst().orElse(u.name());
+        return opt + ": " + rule + "; --in " + u.precedingIn() + " already has " + repeated + " " + prev.get(repeated)
+            + ", so this " + u.name() + " would apply to " + (boundTo == null ? "the plain FILE arguments"
+                : "--in " + boundTo + ", which comes after it") + "; write --in FILE before each file's options "
+            + "(--in FILE --algo X --proto Y)";
+      }
+      if (u.precedingIn() != null && u.fileAfterIn() != null) {
+        return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + ", yet binds to the --in "
+            + u.precedingIn() + " before it, not to " + u.fileAfterIn() + "; write --in " + u.fileAfterIn() + " "
+            + opt + " for that file, or put the plain FILE arguments before the first --in";
+      }
+      if (u.precedingIn() == null && boundTo != null && u.fileAfterIn() != null) {
+        return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + " but comes before --in " + boundTo
+            + ", and so binds to " + boundTo + ", not to " + u.fileAfterIn() + "; write --in " + u.fileAfterIn() + " "
+            + opt + " for that file, or --in " + boundTo + " " + opt + " for " + boundTo;
+      }
+    }
+    return null;
   }
 
   /** Why -o writes nothing when no forced candidate was measured (the summary says it too). */

@@ -100,8 +100,9 @@ final class ExplainCommand extends ToolCommand {
       description = "mode to run the policy in: enforce (default), shadow or off")
   String mode;
 
-  @Option(names = "--measurements", paramLabel = "FILE",
-      description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output")
+  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
+      description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output, "
+          + "or a folder (its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
   Path measurements;
 
   private Policy loadedPolicy;
@@ -140,7 +141,7 @@ final class ExplainCommand extends ToolCommand {
       loaded.warnings().forEach(w -> err.println("warning: " + w));
     }
     if (measurements != null) {
-      measured = InputFiles.measuredGroups(measurements, "explain");
+      measured = InputFiles.measuredGroups(measurements, "explain", err);
       measuredOn = MeasuredOn.of(measurements);
       logOn = MeasuredOn.of(log);
     }

@@ -12,7 +12,10 @@ import io.nccltuner.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import io.nccltuner.validate.PolicyCheck;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -24,16 +27,24 @@ import picocli.CommandLine.Parameters;
  * {@code nccl-tuner import}: an NCCL example-tuner CSV config ({@code NCCL_TUNER_CONFIG_FILE})
  * to a YAML policy; see {@link NcclExampleConfig} for the mapping and docs/compile.md.
  *
+ * <p>What it writes always passes {@code nccl-tuner validate}: lines that can never apply (a
+ * rule NCCL never offers any candidate of, a profile for one-rank communicators) are left out with
+ * a warning naming the CSV line ({@link #withoutWhatNeverApplies}); any other error validate would
+ * report refuses the import.
+ *
  * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input error (a missing
- * file, a line the converter refuses: the message names file:line), 2 a usage error, 70 an internal error (such as a
- * converted policy that does not load).
+ * file, a line the converter refuses: the message names file:line; a converted policy validate
+ * would refuse), 2 a usage error, 70 an internal error (such as a converted policy that does not
+ * load).
  */
 @Command(
     name = "import",
     description = {
       "Convert an NCCL example-tuner CSV config to a YAML policy.",
       "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
-      "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning."
+      "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning;",
+      "lines that can never apply (candidates NCCL never offers there, one-rank shapes) are left out with a warning,",
+      "so the policy written always passes validate."
     })
 final class ImportCommand extends ToolCommand {
   @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
@@ -50,6 +61,59 @@ final class ImportCommand extends ToolCommand {
     return file;
   }
 
+  /**
+   * The converted policy without what can never apply, which validate refuses and NCCL's example
+   * plugin never applies either: a rule none of whose candidates NCCL offers for its collective
+   * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
+   * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
+   * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
+   * it.
+   *
+   * @param r the conversion
+   * @param file the CSV, for messages
+   * @param warnings receives one warning per left-out line and reason
+   * @return the policy (the same rule objects, so {@link NcclExampleConfig#linesOf} still finds them)
+   */
+  static Policy withoutWhatNeverApplies(NcclExampleConfig.Result r, Path file, List<String> warnings) {
+    Policy p = r.policy();
+    Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
+    List<Profile> profiles = new ArrayList<>();
+    for (Profile pr : p.profiles()) {
+      if (pr.nRanks().max() < 2) {
+        java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
+        pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
+        left.merge(file + (lines.isEmpty() ? "" : ":" + lines.stream().map(String::valueOf)
+            .collect(Collectors.joining(","))) + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
+            + "NCCL never calls the tuner for one-rank communicators, so it could never apply", 1, Integer::sum);
+        continue;
+      }
+      List<Rule> rules = new ArrayList<>();
+      for (Rule rule : pr.rules()) {
+        List<String> why = rule.candidates().stream()
+            .map(c -> PolicyCheck.neverOffered(rule.collective(), c.algorithm(), c.protocol())).toList();
+        if (why.stream().allMatch(java.util.Objects::nonNull)) {
+          List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+          left.merge(file + (ls.isEmpty() ? "" : ":" + ls.stream().map(String::valueOf)
+              .collect(Collectors.joining(","))) + ": " + PolicyCheck.describe(rule) + " left out: "
+              + String.join(", ", rule.candidates().stream().map(c -> c.algorithm() + "/" + c.protocol()).toList())
+              + " is never offered there (" + why.getFirst() + "), and NCCL's example plugin passes over a line NCCL"
+              + " does not offer, so it never applies this one either (NCCL picks there)", 1, Integer::sum);
+          continue;
+        }
+        rules.add(rule);
+      }
+      profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+    }
+    if (left.isEmpty()) {
+      return p;
+    }
+    if (profiles.isEmpty()) {
+      profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
+    }
+    left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
+    return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
+  }
+
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     InputFiles.requireReadable(file);
@@ -62,11 +126,20 @@ final class ImportCommand extends ToolCommand {
       }
     }
     NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-    Policy p = r.policy();
+    List<String> warnings = new ArrayList<>(r.warnings());
+    Policy p = withoutWhatNeverApplies(r, file, warnings);
     if (name != null) {
       p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
     }
-    for (String w : r.warnings()) {
+    List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
+        .filter(f -> f.level() == PolicyCheck.Level.ERROR).toList();
+    if (!errors.isEmpty()) { // import writes only what validate accepts
+      warnings.forEach(w -> err.println("warning: " + w));
+      throw new InputException(file.toString(), "the converted policy would not validate (" + Main.count(errors.size(),
+          "error") + "; the first: " + errors.getFirst().where() + ": " + errors.getFirst().message()
+          + "); nothing written");
+    }
+    for (String w : warnings) {
       err.println("warning: " + w);
     }
     Map<Rule, List<String>> comments = new IdentityHashMap<>();
@@ -90,7 +163,7 @@ final class ImportCommand extends ToolCommand {
       writeFile(output, yaml);
       int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
       out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
-          + Main.count(rules, "rule") + ", " + Main.count(r.warnings().size(), "warning") + ")");
+          + Main.count(rules, "rule") + ", " + Main.count(warnings.size(), "warning") + ")");
       for (Profile pr : p.profiles()) {
         out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
         for (Rule rule : pr.rules()) {

@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * Input files of the commands: messages for files that cannot be read, naming the file ("x.log: no
- * such file"), and reading measurement files (sweep CSV or nccl-tests output).
+ * such file"), and reading measurement files (sweep CSV or nccl-tests output) and folders of them,
+ * the one place every command's {@code --measurements} goes through.
  */
 final class InputFiles {
   private InputFiles() {}
@@ -97,19 +98,96 @@ final class InputFiles {
     }
   }
 
+  /** The name ending of the output a failed {@code nccl-tuner sweep} run leaves ({@code r007.failed.txt}). */
+  static final String FAILED_RUN = ".failed.txt";
+
   /**
-   * The measured groups (collective, shape, sizes, candidates' times) of one measurement file, for
-   * pricing picks in {@code explain} and {@code replay}.
+   * Reads the measurements of a file or a folder, as every command's {@code --measurements} takes
+   * them: a file as {@link #readMeasurements}; a folder written by {@code nccl-tuner sweep} (it holds
+   * {@code manifest.json}) as {@code compile} reads it ({@link io.nccltuner.sweep.SweepDirectory}: each
+   * finished run with the candidate its manifest says it forced); any other folder as its
+   * {@code *.csv} and {@code *.txt} files, in name order. In both kinds of folder a failed sweep
+   * run's output ({@code *.failed.txt}) and an empty file (0 bytes or blank, what an interrupted run
+   * leaves) are skipped, each with a note on {@code notes}.
    *
-   * @param f the file
-   * @param command the command's name (in the compiler's defaults)
-   * @return the groups {@link Compiler#compile} forms with its default options
-   * @throws InputException as {@link #readMeasurements}
+   * @param f a file or a folder
+   * @param o how to read nccl-tests output (its placement also for a sweep folder)
+   * @param data where the measurements go
+   * @param notes receives one {@code note: ...} line per skipped file
+   * @return the files read
+   * @throws InputException for a missing path, a folder with nothing to read, or a file the parsers
+   *     refuse (file:line)
    * @throws IOException if reading fails
    */
-  static List<Compiler.Group> measuredGroups(Path f, String command) throws IOException, InputException {
+  static List<Path> readMeasurementsAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
+      throws IOException, InputException {
+    if (!Files.isDirectory(f)) {
+      readMeasurements(f, o, data);
+      return List.of(f);
+    }
+    List<Path> all;
+    try (java.util.stream.Stream<Path> s = Files.list(f)) {
+      all = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
+          .sorted().toList();
+    }
+    List<Path> in = new java.util.ArrayList<>();
+    List<String> skipped = new java.util.ArrayList<>();
+    for (Path p : all) {
+      String why = skipReason(p);
+      if (why != null) {
+        skipped.add(p.getFileName().toString());
+        notes.println("note: " + p + ": skipped: " + why);
+      } else {
+        in.add(p);
+      }
+    }
+    if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) {
+      return io.nccltuner.sweep.SweepDirectory.read(f, o.placement(), data);
+    }
+    if (in.isEmpty()) {
+      throw new InputException(f.toString(), skipped.isEmpty() ? "no *.csv or *.txt measurement files in this folder"
+          : "no measurement file in this folder but the skipped " + String.join(", ", skipped));
+    }
+    for (Path p : in) {
+      readMeasurements(p, o, data);
+    }
+    return in;
+  }
+
+  /**
+   * Why a file of a measurements folder is not read.
+   *
+   * @param p a regular file
+   * @return "a failed sweep run's output (...)", "empty (0 bytes): ...", or null to read it
+   * @throws IOException if it cannot be read
+   */
+  static String skipReason(Path p) throws IOException {
+    long size = Files.size(p);
+    if (p.getFileName().toString().endsWith(FAILED_RUN)) {
+      return "a failed or interrupted `nccl-tuner sweep` run's output (" + size + " bytes); its runs are not "
+          + "measurements (run the sweep again to retry them)";
+    }
+    if (size == 0 || (size < 1 << 16 && Files.readString(p, java.nio.charset.StandardCharsets.ISO_8859_1).isBlank())) {
+      return "empty (" + size + " bytes), as an interrupted run leaves its output; nothing to read";
+    }
+    return null;
+  }
+
+  /**
+   * The measured groups (collective, shape, sizes, candidates' times) of a measurement file or
+   * folder ({@link #readMeasurementsAt}), for pricing picks in {@code explain} and {@code replay}.
+   *
+   * @param f the file or folder
+   * @param command the command's name (in the compiler's defaults)
+   * @param notes receives a note per file of a folder that is skipped
+   * @return the groups {@link Compiler#compile} forms with its default options
+   * @throws InputException as {@link #readMeasurementsAt}
+   * @throws IOException if reading fails
+   */
+  static List<Compiler.Group> measuredGroups(Path f, String command, java.io.PrintWriter notes)
+      throws IOException, InputException {
     MeasurementSet data = new MeasurementSet();
-    readMeasurements(f, NcclTestsLog.Options.NONE, data);
+    readMeasurementsAt(f, NcclTestsLog.Options.NONE, data, notes);
     return Compiler.compile(data, Compiler.Options.defaults(command)).groups();
   }
 }

@@ -57,8 +57,9 @@ final class ReplayCommand extends ToolCommand {
   @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
   Integer nNodes;
 
-  @Option(names = "--measurements", paramLabel = "FILE",
-      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output)")
+  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
+      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output, or a "
+          + "folder: its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
   Path measurements;
 
   @Option(names = "--nccl-era", paramLabel = "E", defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
@@ -96,7 +97,7 @@ final class ReplayCommand extends ToolCommand {
       loaded.warnings().forEach(w -> err.println("warning: " + w));
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
-        measured = InputFiles.measuredGroups(measurements, "replay");
+        measured = InputFiles.measuredGroups(measurements, "replay", err);
       }
       Replay.Result r = Replay.run(p, m, t, e);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
@@ -182,13 +183,14 @@ final class ReplayCommand extends ToolCommand {
       if (changesOnly && !c.changed()) {
         continue;
       }
-      String change = !c.changed() ? ""
+      String change = c.kept() ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT) : !c.changed() ? ""
           : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
       String[] cells = {c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
           Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
           (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
           c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          would == null || change.isEmpty() ? change : change.equals("channels") ? "would set channels" : "would change"};
+          would == null || change.isEmpty() || c.kept() ? change
+              : change.equals("channels") ? "would set channels" : "would change"};
       if (priced) {
         String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
         more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
@@ -202,6 +204,7 @@ final class ReplayCommand extends ToolCommand {
     }
     if (table.size() > 0) {
       out.print(table.render());
+      out.println(LEGEND);
     } else {
       out.println(would != null ? "The policy would change nothing in this trace." : "The policy changes nothing in this trace.");
     }
@@ -224,7 +227,8 @@ final class ReplayCommand extends ToolCommand {
           + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
           measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
       String why = io.nccltuner.report.ShadowReport.shapesNotMeasured("the trace's calls",
-          r.calls().stream().map(o -> o.call().nRanks() + "x" + o.call().nNodes()).distinct().toList(), measured);
+          r.calls().stream().map(o -> io.nccltuner.model.JobShape.of(o.call().nRanks(), o.call().nNodes())).distinct()
+              .toList(), measured);
       if (why != null) {
         out.println(why);
       }
@@ -287,6 +291,16 @@ final class ReplayCommand extends ToolCommand {
     }
     return "a rule";
   }
+
+  /** The change column's mark for calls a rule matched that keep NCCL's own pick (the rule picks it). */
+  static final String KEPT = "kept";
+  /** The mark for calls a rule matched that keep NCCL's pick because NCCL offers none of its candidates. */
+  static final String KEPT_NOT_OFFERED = "kept: not offered";
+  /** The line under the table that says what each mark of the change column means. */
+  static final String LEGEND = "change: changed = the policy's pick differs from NCCL's (would change: in enforce mode);"
+      + " channels = NCCL's pick, the policy sets nChannels; " + KEPT + " = a rule matched and NCCL's own pick stays (the"
+      + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED + " = a rule matched, NCCL"
+      + " offers none of its candidates (listed below); blank = no rule covers these calls";
 
   private static String name(Object pick) {
     return pick == null ? "none" : pick.toString();

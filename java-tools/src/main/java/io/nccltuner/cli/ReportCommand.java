@@ -18,15 +18,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV] [--html out.html] [--min-calls N]
- * [--check] [--emit-policy OUT.yaml --policy POLICY.yaml]}: reads the
+ * {@code nccl-tuner report LOGS... [--measurements DIR_OR_CSV [--nccl-log LOG]...] [--html out.html]
+ * [--min-calls N] [--check] [--emit-policy OUT.yaml --policy POLICY.yaml]}: reads the
  * decision logs of a job's ranks ({@code NCCL_TUNER_JAVA_LOG}, one per process) and reports per
  * communicator shape, collective and size the rule hits, NCCL's pick and the policy's pick; whether
  * all ranks run the same table and reach the same decisions (naming any rank that differs); with
@@ -37,12 +36,12 @@ import picocli.CommandLine.Parameters;
  * interval, what executed as decided, a verdict per size; {@code --emit-policy} writes the policy
  * cut to the promoted ranges ({@link PromotedPolicy}), in mode enforce.
  *
- * <p>Exit codes (cli.Main's scheme): 0 done (also when ranks differ, without {@code --check}: the
- * report says so), 1 an input error (a log, measurement or policy file unreadable or malformed),
- * 2 a usage error ({@code --emit-policy} without {@code --policy}, {@code --min-calls} below 2),
- * 3 ({@link Main#EXIT_CHECK}) with {@code --check} when the ranks of some shape run different
- * tables or reach different decisions (the report and any files are written first), 70 an
- * internal error.
+ * <p>Exit codes (cli.Main's scheme): 0 done, every rank of each shape running the same table and
+ * reaching the same decisions; 1 an input error (a log, measurement or policy file unreadable or
+ * malformed); 2 a usage error ({@code --emit-policy} without {@code --policy}, {@code --min-calls}
+ * below 2); 3 ({@link Main#EXIT_CHECK}) when the ranks of some shape run different tables or reach
+ * different decisions, with or without {@code --check} (the report and any files are written
+ * first); 70 an internal error.
  */
 @Command(
     name = "report",
@@ -56,8 +55,14 @@ final class ReportCommand extends ToolCommand {
   List<Path> logs;
 
   @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
-      description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files")
+      description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files, or a `nccl-tuner sweep` "
+          + "folder (failed runs' *.failed.txt and empty files are skipped with a note)")
   Path measurements;
+
+  @Option(names = "--nccl-log", paramLabel = "FILE",
+      description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable), as for compile:"
+          + " NCCL's time is then compile's estimate at sizes no rule hit names a pick for")
+  List<Path> ncclLogs = new ArrayList<>();
 
   @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
   Path html;
@@ -66,8 +71,8 @@ final class ReportCommand extends ToolCommand {
       description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
   long minCalls;
 
-  @Option(names = "--check", description = "exit 3 when the ranks of a shape run different tables or reach different"
-      + " decisions (for CI)")
+  @Option(names = "--check", description = "kept for scripts: report exits 3 whenever the ranks of a shape run "
+      + "different tables or reach different decisions, with or without it")
   boolean check;
 
   @Option(names = "--emit-policy", paramLabel = "OUT.yaml",
@@ -76,6 +81,18 @@ final class ReportCommand extends ToolCommand {
 
   @Option(names = "--policy", paramLabel = "POLICY.yaml", description = "the policy the canary ran (for --emit-policy)")
   Path policy;
+
+  /**
+   * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}.
+   *
+   * @param tables shapes whose ranks run different tables (decision and measured lines)
+   * @param decisions (shape, collective, size) where ranks decide differently
+   * @return the line
+   */
+  static String disagree(int tables, int decisions) {
+    return "nccl-tuner report: ranks disagree (" + tables + " table, " + decisions + " decision problems): exit "
+        + Main.EXIT_CHECK + "; ranks of one communicator must run the same table and decisions, or the job can hang";
+  }
 
   /** The line a report without {@code --measurements} ends with: how to price it. */
   static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
@@ -96,6 +113,10 @@ final class ReportCommand extends ToolCommand {
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (emitPolicy != null && policy == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");
+    }
+    if (!ncclLogs.isEmpty() && measurements == null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--nccl-log names NCCL's picks for pricing and needs "
+          + "--measurements");
     }
     if (minCalls < 2) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--min-calls must be at least 2, not " + minCalls);
@@ -119,21 +140,12 @@ final class ReportCommand extends ToolCommand {
     List<Compiler.Group> groups = List.of();
     if (measurements != null) {
       MeasurementSet data = new MeasurementSet();
-      if (Files.isDirectory(measurements)) {
-        List<Path> in;
-        try (Stream<Path> s = Files.list(measurements)) {
-          in = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
-              .sorted().toList();
-        }
-        if (in.isEmpty()) {
-          throw new InputException(measurements.toString(), "no *.csv or *.txt measurement files in this folder");
-        }
-        for (Path p : in) {
-          InputFiles.readMeasurements(p, NcclTestsLog.Options.NONE, data);
-        }
-      } else {
-        InputFiles.readMeasurements(measurements, NcclTestsLog.Options.NONE, data);
+      InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
+      for (Path log : ncclLogs) {
+        InputFiles.requireReadable(log);
+        io.nccltuner.compile.NcclRunLog.readSelections(log, data);
       }
+      ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
       groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
     }
     ShadowReport r = ShadowReport.build(files, groups);
@@ -170,9 +182,9 @@ final class ReportCommand extends ToolCommand {
           + p.dropped() + " dropped; mode enforce)");
     }
     out.flush();
-    if (check && !(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
-      err.println("nccl-tuner report: --check: ranks disagree (" + (r.tableProblems().size() + c.tableProblems().size())
-          + " table, " + (r.decisionProblems().size() + c.decisionProblems().size()) + " decision problems)");
+    if (!(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
+      err.println(disagree(r.tableProblems().size() + c.tableProblems().size(),
+          r.decisionProblems().size() + c.decisionProblems().size()));
       err.flush();
       return Main.EXIT_CHECK;
     }

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.nccltuner.engine.Decision;
 import io.nccltuner.engine.Engine;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8]}: a policy's decisions
  * over a grid of job shapes, as aws-ofi-nccl's show-tuner-decisions prints its own: per shape
- * (nNodes x ranks per node) the profile that matches, and per collective and size range the
+ * (nNodes from {@code --nodes}, each with {@code --ranks-per-node} ranks; written {@code nRanks=16
+ * nNodes=2} as everywhere, {@link JobShape}) the profile that matches, and per collective and size range the
  * policy's pick or "NCCL decides". The decisions come from the {@link Engine} the plugin runs, in
  * enforce mode, called once per size-grid bucket (at the bucket's smallest size, numPipeOps
  * {@code --pipe-ops}, unregistered buffers) with a synthetic NCCL cost table in off-heap memory:
@@ -120,12 +122,12 @@ final class ShowCommand extends ToolCommand {
         long[] own = profileShape(pr);
         if (own != null && grid.stream().noneMatch(g -> g[0] == own[0] && g[1] == own[1])) {
           grid.add(own);
-          added.add(own[0] + "x" + own[1] + " (" + pr.name() + ")");
+          added.add(JobShape.of(own[0] * own[1], own[0]) + " (" + pr.name() + ")");
         }
       }
       if (!added.isEmpty()) {
-        out.println("Shapes: nNodes " + nodes + " x " + ranksPerNode + " ranks per node, and the policy's profiles' "
-            + String.join(", ", added));
+        out.println("Shapes: nNodes " + nodes + " with " + ranksPerNode + " ranks per node, and the policy's "
+            + "profiles' " + String.join(", ", added));
       }
     }
     String hidden = hiddenRules(p, pipeOps);
@@ -141,7 +143,7 @@ final class ShowCommand extends ToolCommand {
       long rpn = g[1];
       anyMatch |= p.profileFor(n * rpn, n, Signature.UNKNOWN, new ArrayList<>()) != null;
       String text = shape(p, loaded, n, rpn, colls);
-      String label = n + "x" + rpn;
+      String label = JobShape.of(n * rpn, n);
       if (!keys.isEmpty() && keys.getLast().equals(text)) {
         shapes.getLast().add(label);
       } else {
@@ -152,8 +154,7 @@ final class ShowCommand extends ToolCommand {
     for (int i = 0; i < keys.size(); i++) {
       out.println();
       List<String> s = shapes.get(i);
-      out.print((s.size() == 1 ? "nNodes x ranks per node " : "nNodes x ranks per node (" + s.size() + " shapes, "
-          + "the same) ") + String.join(", ", s) + keys.get(i));
+      out.print((s.size() == 1 ? "" : "(" + s.size() + " shapes, the same) ") + String.join(", ", s) + keys.get(i));
     }
     if (!anyMatch) {
       out.println();

@@ -32,7 +32,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Exit codes (cli.Main's scheme): 0 done (also when the policy would change nothing: the last
  * line says why), 1 an input error (a policy that does not load, a missing trace, no harness or
- * plugin found, the harness failing), 2 a usage error, 70 an internal error.
+ * plugin found, the harness failing), 2 a usage error, 3 ({@link Main#EXIT_CHECK}) when the report
+ * finds that the traces' ranks run different tables or decide differently (the report and the
+ * verdict are printed first), 70 an internal error.
  */
 @Command(
     name = "try",
@@ -214,12 +216,18 @@ final class TryCommand extends ToolCommand {
         cl.setErr(new PrintWriter(reportErr, true));
         int rc = cl.execute(args.toArray(String[]::new));
         out.flush();
-        if (rc != Main.EXIT_OK) {
+        if (rc != Main.EXIT_OK && rc != Main.EXIT_CHECK) {
           err.print(reportErr);
           err.flush();
           return rc;
         }
         err.print(reportErr);
+        if (rc == Main.EXIT_CHECK) { // the traces' ranks decide differently: the verdict, then report's exit
+          out.println(verdict(p, calls, hits, applied, differ, unmatched));
+          out.flush();
+          err.flush();
+          return rc;
+        }
       }
       out.println(verdict(p, calls, hits, applied, differ, unmatched));
       out.flush();

@@ -121,9 +121,9 @@ final class ValidateCommand extends ToolCommand {
       }
       findings.addAll(sr.findings());
     }
-    for (PolicyCheck.Finding f : findings) {
-      out.println(f);
-      if (f.level() == PolicyCheck.Level.ERROR) {
+    for (String line : grouped(findings, p)) {
+      out.println(line);
+      if (line.startsWith("error: ")) {
         errors++;
       } else {
         warnings++;
@@ -133,6 +133,48 @@ final class ValidateCommand extends ToolCommand {
         + Main.count(warnings, "warning") + ")");
     out.flush();
     return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+  }
+
+  private static final java.util.regex.Pattern RULE_PATH = java.util.regex.Pattern.compile("profiles\\[\\d+\\]\\.rules\\[\\d+\\]");
+
+  /**
+   * The findings as validate prints them, one line each, the same finding about a rule that
+   * several profiles hold printed once: {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
+   * profiles (profiles[0] nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply:
+   * ...} (each profile named with the rule's path where the YAML has one).
+   *
+   * @param findings in file order
+   * @param p the policy (profile names)
+   * @return the lines, in the order of each finding's first occurrence; each starts with
+   *     {@code error: } or {@code warning: }
+   */
+  static List<String> grouped(List<PolicyCheck.Finding> findings, Policy p) {
+    java.util.Map<String, List<PolicyCheck.Finding>> groups = new java.util.LinkedHashMap<>();
+    for (PolicyCheck.Finding f : findings) {
+      String key = f.profile() < 0 ? "#" + groups.size() // not about one profile's rule: alone
+          : f.level() + "|" + RULE_PATH.matcher(f.where()).replaceAll("*") + "|" + f.message();
+      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+    }
+    List<String> out = new ArrayList<>();
+    for (List<PolicyCheck.Finding> g : groups.values()) {
+      PolicyCheck.Finding f = g.getFirst();
+      if (g.size() == 1) {
+        out.add(f.toString());
+        continue;
+      }
+      java.util.regex.Matcher m = RULE_PATH.matcher(f.where());
+      String where = !m.find() ? f.where()
+          : f.where().startsWith(m.group() + " from ") ? f.where().replace(m.group() + " from ", "")
+          : f.where().replace(m.group(), "rule");
+      List<String> each = new ArrayList<>();
+      for (PolicyCheck.Finding x : g) {
+        java.util.regex.Matcher mx = RULE_PATH.matcher(x.where());
+        each.add((mx.find() ? mx.group() : "profiles[" + x.profile() + "]") + " " + p.profiles().get(x.profile()).name());
+      }
+      out.add((f.level() == PolicyCheck.Level.ERROR ? "error: " : "warning: ") + where + " in " + g.size()
+          + " profiles (" + String.join(", ", each) + "): " + f.message());
+    }
+    return out;
   }
 
   private static List<Long> concat(List<Long> a, List<Long> b) {

@@ -287,6 +287,123 @@ public final class Compiler {
   private Compiler() {}
 
   /**
+   * Largest median coefficient of variation (0.25 = 25%) between inputs pooled as replicates
+   * without anything saying they measured one setup, before {@link #unverifiedPooling} calls them
+   * different machines or settings.
+   */
+  public static final double MAX_POOLED_CV = 0.25;
+
+  /**
+   * Inputs of one group pooled as replicates that disagree more than {@link #MAX_POOLED_CV}, while
+   * nothing says they are runs of one machine and setup.
+   *
+   * @param key the group
+   * @param sources the pooled inputs ({@code a.txt}, or {@code the table at line 11 of a.txt} for
+   *     tables {@code --pool-runs} pooled)
+   * @param pooledRuns whether they are {@code --pool-runs} tables (else files that name no machine)
+   * @param medianCv the median, over the (size, configuration) points measured by two or more of
+   *     them, of the coefficient of variation of their medians there (0.68 = 68%)
+   * @param points how many such points
+   * @param worst the point where they differ most: {@code RING/LL128 at 1 MiB, 30.0 us in a.txt
+   *     against 90.0 us in b.txt}
+   */
+  public record PoolingProblem(GroupKey key, List<String> sources, boolean pooledRuns, double medianCv, int points,
+      String worst) {
+    /** @return the refusal (or, with {@code --pool-anyway}, the warning): which inputs, what differs, how to go on */
+    public String message() {
+      String what = pooledRuns ? sources.size() + " size tables pooled as replicates by --pool-runs ("
+          : sources.size() + " inputs that name no machine (no nccl-tests '# Rank ... device' lines, no NCCL version "
+              + "line) pooled as replicates (";
+      return key.collective() + " at nRanks " + key.nRanks() + ", nNodes " + key.nNodes() + ": " + what
+          + String.join("; ", sources) + ") disagree: a median coefficient of variation of "
+          + String.format(java.util.Locale.ROOT, "%.1f%%", 100 * medianCv) + " between their times over " + points
+          + " configuration" + (points == 1 ? "" : "s") + " they both measured (the widest: " + worst + "), above "
+          + String.format(java.util.Locale.ROOT, "%.0f%%", 100 * MAX_POOLED_CV) + ": other machines or settings, not "
+          + "replicates? Compile them separately"
+          + (pooledRuns ? " (split the file)" : ", or keep the device lines and NCCL's INFO lines in the files so they "
+              + "are compiled apart by machine")
+          + "; --pool-anyway pools them as replicates all the same";
+    }
+  }
+
+  /**
+   * Finds replicates pooled from inputs that nothing says measured one setup and whose times
+   * disagree: files that name no machine (two clusters' outputs without device lines are one group
+   * to the compiler), and size tables {@code --pool-runs} pooled. Files of one {@code nccl-tuner
+   * sweep} folder count as one input (one manifest, one machine), and so do files that name the
+   * same machine (GPU, NCCL version). Per group, at each (size, configuration) measured by two or
+   * more of these inputs, the coefficient of variation of the inputs' medians there; a group whose
+   * median of those exceeds {@link #MAX_POOLED_CV} is reported.
+   *
+   * @param data the measurements
+   * @param o the settings (numPipeOps grouping)
+   * @return the groups whose pooled inputs disagree, in group order
+   */
+  public static List<PoolingProblem> unverifiedPooling(MeasurementSet data, Options o) {
+    record Point(long nBytes, RunConfig config) {}
+    Map<GroupKey, Map<Point, Map<String, List<Double>>>> byGroup = new LinkedHashMap<>();
+    Map<GroupKey, Boolean> tables = new HashMap<>();
+    for (Measurement m : data.measurements()) {
+      int colon = m.source().lastIndexOf(':');
+      String file = colon > 0 ? m.source().substring(0, colon) : m.source();
+      String src;
+      List<Integer> pooled = data.pooledTables().get(file);
+      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps(),
+          m.hardware());
+      if (pooled != null && colon > 0) {
+        int line = Integer.parseInt(m.source().substring(colon + 1));
+        int table = pooled.getFirst();
+        for (int t : pooled) {
+          if (t <= line) {
+            table = t;
+          }
+        }
+        src = "the table at line " + table + " of " + file;
+        tables.put(k, true);
+      } else if (m.hardware() != null) {
+        src = "machine " + m.hardware(); // files that name the same machine are compiled as one
+      } else {
+        src = data.runsOf().getOrDefault(file, file);
+      }
+      byGroup.computeIfAbsent(k, x -> new LinkedHashMap<>()).computeIfAbsent(new Point(m.nBytes(), m.config()),
+          x -> new LinkedHashMap<>()).computeIfAbsent(src, x -> new ArrayList<>()).add(m.timeUs());
+    }
+    List<PoolingProblem> out = new ArrayList<>();
+    for (var g : byGroup.entrySet()) {
+      List<Double> cvs = new ArrayList<>();
+      java.util.Set<String> sources = new java.util.LinkedHashSet<>();
+      double worstRatio = 0;
+      String worst = null;
+      for (var p : g.getValue().entrySet()) {
+        Map<String, List<Double>> bySource = p.getValue();
+        if (bySource.size() < 2) {
+          continue;
+        }
+        List<Double> medians = bySource.values().stream().map(Compiler::median).toList();
+        cvs.add(cv(medians));
+        sources.addAll(bySource.keySet());
+        double ratio = max(medians) / min(medians);
+        if (ratio > worstRatio) {
+          worstRatio = ratio;
+          List<String> each = new ArrayList<>();
+          bySource.forEach((s, t) -> each.add(String.format(java.util.Locale.ROOT, "%.1f us in %s", median(t), s)));
+          worst = (p.getKey().config().isCandidate() ? p.getKey().config().label() : "NCCL's own pick (unforced)")
+              + " at " + ByteSize.format(p.getKey().nBytes()) + ", " + String.join(" against ", each);
+        }
+      }
+      if (cvs.isEmpty()) {
+        continue;
+      }
+      double med = median(cvs);
+      if (med > MAX_POOLED_CV) {
+        out.add(new PoolingProblem(g.getKey().shape(), List.copyOf(sources), tables.getOrDefault(g.getKey(), false), med,
+            cvs.size(), worst));
+      }
+    }
+    return out;
+  }
+
+  /**
    * Compiles measurements.
    *
    * @param data measurements and selections from the parsers
@@ -301,6 +418,9 @@ public final class Compiler {
           + (data.refused().isEmpty() ? "" : " (" + data.refused().size() + " rows refused)"));
     }
     List<String> warnings = new ArrayList<>(data.warnings());
+    for (PoolingProblem p : unverifiedPooling(data, o)) { // compile refuses these unless --pool-anyway
+      warnings.add("inputs: " + p.message());
+    }
     // group -> size -> config -> times
     Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped = new TreeMap<>(
         Comparator.comparingInt((GroupKey k) -> k.nRanks()).thenComparingInt(GroupKey::nNodes)

@@ -17,6 +17,45 @@ public final class MeasurementSet {
   private final List<String> refused = new ArrayList<>();
   private final List<String> warnings = new ArrayList<>();
   private final List<Hole> holes = new ArrayList<>();
+  private final java.util.Map<String, List<Integer>> pooledTables = new java.util.LinkedHashMap<>();
+  private final java.util.Map<String, String> runsOf = new java.util.HashMap<>();
+
+  /**
+   * Records that {@code --pool-runs} pooled size tables of one file as replicates although nothing
+   * says they are runs of one setup (no run headers of their own), so that the compiler can check
+   * that they agree ({@link Compiler#unverifiedPooling}).
+   *
+   * @param file the file, as measurements name it in {@link Measurement#source()}
+   * @param tableLines the line of each pooled table's column header, ascending
+   */
+  public void pooledTables(String file, List<Integer> tableLines) {
+    pooledTables.merge(file, List.copyOf(tableLines), (a, b) -> {
+      java.util.TreeSet<Integer> all = new java.util.TreeSet<>(a);
+      all.addAll(b);
+      return List.copyOf(all);
+    });
+  }
+
+  /** @return per file, the header lines of the tables {@code --pool-runs} pooled */
+  public java.util.Map<String, List<Integer>> pooledTables() {
+    return Collections.unmodifiableMap(pooledTables);
+  }
+
+  /**
+   * Records that a file is one run of a known set of runs of one machine (a {@code nccl-tuner sweep}
+   * folder: one manifest, one signature), so its replicates need no check against the set's others.
+   *
+   * @param file the file, as measurements name it
+   * @param runs the set, e.g. the sweep folder
+   */
+  public void sameRuns(String file, String runs) {
+    runsOf.put(file, runs);
+  }
+
+  /** @return file to the set of runs it belongs to ({@link #sameRuns}) */
+  public java.util.Map<String, String> runsOf() {
+    return Collections.unmodifiableMap(runsOf);
+  }
 
   /**
    * A size measured only by refused rows (a failed check): no rule may cover it, not even a

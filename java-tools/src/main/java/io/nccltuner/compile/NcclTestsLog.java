@@ -447,6 +447,17 @@ public final class NcclTestsLog {
     for (Unforced u : unknown) {
       same.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u.line());
     }
+    if (options.poolRuns()) { // header-less tables pooled on the user's word: the compiler checks they agree
+      Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
+      for (Unforced u : unknown) {
+        byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u);
+      }
+      for (List<Unforced> g : byShape.values()) {
+        if (g.size() > 1 && g.stream().anyMatch(u -> !u.runHeader())) {
+          into.pooledTables(file.toString(), g.stream().map(Unforced::line).toList());
+        }
+      }
+    }
     for (var e : same.entrySet()) {
       if (e.getValue().size() > 1) {
         into.warn(file.toString(), e.getValue().size() + " runs of " + e.getKey().get(0) + " at nRanks "

@@ -57,6 +57,11 @@ public final class Replay {
     public boolean changed() {
       return !Objects.equals(ncclPick, policyPick) || nChannels != call.nChannelsIn();
     }
+
+    /** @return whether a rule of the policy matched the call (whatever it did) */
+    public boolean ruleHit() {
+      return io.nccltuner.engine.Decision.arm(decision) != io.nccltuner.engine.Decision.ARM_UNRULED;
+    }
   }
 
   /**
@@ -72,6 +77,8 @@ public final class Replay {
    * @param ncclTime NCCL's predicted time of its own pick, microseconds (from the captured table)
    * @param policyTime NCCL's predicted time of the policy's pick, microseconds (captured table; NCCL's
    *     model, not a measurement), -1 when there is no pick
+   * @param ruleHit whether a rule of the policy matched these calls
+   * @param notOffered whether a rule matched but NCCL offers none of its candidates there
    */
   public record Change(
       Collective collective,
@@ -82,10 +89,17 @@ public final class Replay {
       AlgoProto policyPick,
       int nChannels,
       float ncclTime,
-      float policyTime) {
+      float policyTime,
+      boolean ruleHit,
+      boolean notOffered) {
     /** @return whether the pick or the channel count differs from NCCL's */
     public boolean changed() {
       return !Objects.equals(ncclPick, policyPick) || nChannels != 0;
+    }
+
+    /** @return whether a rule matched and NCCL's own pick stays, channels included */
+    public boolean kept() {
+      return ruleHit && !changed();
     }
   }
 
@@ -114,12 +128,12 @@ public final class Replay {
       for (CallOutcome o : calls) {
         TraceCall c = o.call();
         List<Object> key = java.util.Arrays.asList(c.collective(), c.nBytes(), c.numPipeOps(), o.ncclPick(),
-            o.policyPick(), o.nChannels());
+            o.policyPick(), o.nChannels(), o.ruleHit(), o.notOffered());
         Change prev = groups.get(key);
         float ncclTime = o.ncclPick() == null ? -1 : c.cost(o.ncclPick().algorithm().id(), o.ncclPick().protocol().id());
         float policyTime = o.policyPick() == null ? -1 : c.cost(o.policyPick().algorithm().id(), o.policyPick().protocol().id());
         groups.put(key, new Change(c.collective(), c.nBytes(), c.numPipeOps(), prev == null ? 1 : prev.calls() + 1,
-            o.ncclPick(), o.policyPick(), o.nChannels(), ncclTime, policyTime));
+            o.ncclPick(), o.policyPick(), o.nChannels(), ncclTime, policyTime, o.ruleHit(), o.notOffered()));
       }
       return new ArrayList<>(groups.values());
     }

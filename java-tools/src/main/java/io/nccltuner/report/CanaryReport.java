@@ -20,7 +20,7 @@ import java.util.TreeSet;
 
 /**
  * The canary's measurements ({@code "type":"measured"} and {@code "type":"profiled"} lines of the
- * decision logs, docs/canary.md), summed over ranks: per communicator shape (nRanks x nNodes),
+ * decision logs, docs/canary.md), summed over ranks: per communicator shape (nRanks, nNodes),
  * collective and size bucket, NCCL's arm against the policy's arm (collectives, timed
  * collectives, p50/p95 device time from the merged histograms, mean), the measured gain with a 95%
  * confidence interval, whether each arm executed what was decided, and a verdict.
@@ -700,7 +700,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
               s.notAsDecided, s.noDecision, reasons));
         }
         if (cell.decisions.size() > 1) {
-          StringBuilder sb = new StringBuilder("nRanks " + k.nRanks() + " nNodes " + k.nNodes() + " " + k.collective()
+          StringBuilder sb = new StringBuilder(io.nccltuner.model.JobShape.of(k.nRanks(), k.nNodes()) + " " + k.collective()
               + " " + range(from, to) + ": ranks' policy arms decided differently (hang risk):");
           cell.decisions.entrySet().stream().sorted(Comparator.comparingLong(e -> e.getValue().count))
               .forEach(e -> sb.append(' ').append(e.getValue()).append(" -> ").append(e.getKey()).append(';'));
@@ -712,7 +712,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
       shaByShape.entrySet().stream().sorted(Comparator.comparingLong((Map.Entry<Shape, ?> e) -> e.getKey().nRanks())
           .thenComparingLong(e -> e.getKey().nNodes())).forEach(e -> {
             if (e.getValue().size() > 1) {
-              StringBuilder sb = new StringBuilder("nRanks " + e.getKey().nRanks() + " nNodes " + e.getKey().nNodes()
+              StringBuilder sb = new StringBuilder(io.nccltuner.model.JobShape.of(e.getKey().nRanks(), e.getKey().nNodes())
                   + ": ranks measured different tables:");
               e.getValue().forEach((sha, rl) -> sb.append(" sha256 ").append(ShadowReport.shortSha(sha)).append(" on ")
                   .append(rl).append(';'));
@@ -764,7 +764,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
     TextTable t = new TextTable("shape", "collective", "size", ">NCCL calls", ">timed", ">p50 us", ">p95 us", ">mean us",
         ">policy calls", ">timed", ">p50 us", ">p95 us", ">mean us", "policy decided", ">gain [95% CI]", "by", "verdict");
     for (Row r : rows) {
-      t.row(r.nRanks() + "x" + r.nNodes(), r.collective().name(), r.range(), Long.toString(r.nccl().count()),
+      t.row(io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()), r.collective().name(), r.range(), Long.toString(r.nccl().count()),
           Long.toString(r.nccl().timed()), us(r.nccl().p50Us()), us(r.nccl().p95Us()), us(r.nccl().meanUs()),
           Long.toString(r.policy().count()), Long.toString(r.policy().timed()), us(r.policy().p50Us()),
           us(r.policy().p95Us()), us(r.policy().meanUs()), r.policy().decided().isEmpty() ? "-" : r.policy().decided(),
@@ -774,7 +774,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
     TextTable e = new TextTable("shape", "collective", "size", "arm", ">collectives", ">as decided", ">not as decided",
         ">no decision", "why not");
     for (Execution x : executed) {
-      e.row(x.nRanks() + "x" + x.nNodes(), x.collective().name(), range(x.fromBytes(), x.toBytes()), x.arm().spelling(),
+      e.row(io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()), x.collective().name(), range(x.fromBytes(), x.toBytes()), x.arm().spelling(),
           Long.toString(x.collectives()), Long.toString(x.asDecided()), Long.toString(x.notAsDecided()),
           Long.toString(x.noDecision()), x.reasonText());
     }

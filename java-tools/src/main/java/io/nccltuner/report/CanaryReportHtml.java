@@ -73,7 +73,8 @@ public final class CanaryReportHtml {
         case KEEP_NCCL -> "l bad";
         default -> "l noise";
       };
-      h.append("<tr><td class=\"l\">").append(r.nRanks()).append('x').append(r.nNodes()).append("</td><td class=\"l\">")
+      h.append("<tr><td class=\"l\">").append(io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()))
+          .append("</td><td class=\"l\">")
           .append(r.collective()).append("</td><td class=\"l\">").append(esc(r.range())).append("</td><td class=\"")
           .append(cls).append("\">").append(esc(r.verdict().label())).append("</td><td>")
           .append(esc(CanaryReport.interval(r.gain()))).append("</td>").append(arm(r, r.nccl())).append(arm(r, r.policy()))
@@ -85,7 +86,8 @@ public final class CanaryReportHtml {
         .append("<th class=\"l\">size</th><th class=\"l\">arm</th><th>collectives</th><th>as decided</th>")
         .append("<th>not as decided</th><th>no decision</th><th class=\"l\">why not</th></tr>\n");
     for (CanaryReport.Execution x : c.executed()) {
-      h.append("<tr><td class=\"l\">").append(x.nRanks()).append('x').append(x.nNodes()).append("</td><td class=\"l\">")
+      h.append("<tr><td class=\"l\">").append(io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
+          .append("</td><td class=\"l\">")
           .append(x.collective()).append("</td><td class=\"l\">").append(esc(CanaryReport.range(x.fromBytes(),
               x.toBytes()))).append("</td><td class=\"l\">").append(x.arm().spelling()).append("</td><td>")
           .append(x.collectives()).append("</td><td>").append(x.asDecided()).append("</td><td>")

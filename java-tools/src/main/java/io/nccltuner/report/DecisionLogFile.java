@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * One process's decision log ({@code NCCL_TUNER_JAVA_LOG}, JSON lines), as the engine writes it:
  * {@code "type":"comm"} lines (one per communicator, at destroy or exit: host, pid, policy,
- * profile, sha256, mode, nRanks, nNodes, calls, ruleHits, applied, unaggregated),
+ * profile, sha256, mode, nRanks, nNodes, calls, ruleHits, applied, unaggregated, at, commScope),
  * {@code "type":"aggregate"} lines (rule hits per collective, size-grid bucket, NCCL's pick and the
  * policy's pick, {@code io.nccltuner.engine.ShadowAggregate}) and, with
  * {@code NCCL_TUNER_JAVA_LOG_CALLS=1}, per-call records (no {@code type}). Per-call records are
@@ -49,9 +49,17 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
    * @param applied decisions written to NCCL's table
    * @param unaggregated rule hits not broken down (the aggregate table was full)
    * @param at "destroy" or "exit"
+   * @param commScope "job" when {@code comm} is NCCL's commId (tuner v5+, the same on every rank of
+   *     the communicator), "process" when it is the engine's handle (tuner v3/v4), null when the
+   *     line does not say (an older plugin)
    */
   public record Comm(long comm, String policy, String profile, String sha256, String mode, long nRanks, long nNodes,
-      long calls, long ruleHits, long applied, long unaggregated, String at) {}
+      long calls, long ruleHits, long applied, long unaggregated, String at, String commScope) {
+    /** @return whether {@link #comm} names the communicator across ranks (NCCL's commId) */
+    public boolean jobWide() {
+      return "job".equals(commScope);
+    }
+  }
 
   /**
    * Rule hits of one combination.
@@ -144,7 +152,8 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
             comms.add(new Comm(j.path("comm").asLong(), j.path("policy").asText(null), j.path("profile").asText(null),
                 j.path("sha256").asText(null), j.path("mode").asText(null), j.path("nRanks").asLong(),
                 j.path("nNodes").asLong(), j.path("calls").asLong(), j.path("ruleHits").asLong(),
-                j.path("applied").asLong(), j.path("unaggregated").asLong(), j.path("at").asText(null)));
+                j.path("applied").asLong(), j.path("unaggregated").asLong(), j.path("at").asText(null),
+                j.path("commScope").asText(null)));
           }
           case "aggregate" -> aggs.add(new Aggregate(j.path("comm").asLong(), collective(j, file, n),
               Long.parseUnsignedLong(j.path("nBytes").asText("0")), j.path("toBytes").asLong(-1),

@@ -17,7 +17,7 @@ import java.util.Map;
  * {@code enforce}.
  *
  * <p>Each rule's [fromBytes, toBytes) is walked bucket by bucket on the size grid
- * ({@link SizeGrid}); a bucket is kept when, among the measured shapes (nRanks x nNodes) whose
+ * ({@link SizeGrid}); a bucket is kept when, among the measured shapes (nRanks, nNodes) whose
  * first matching profile is the rule's profile, at least one says {@code promote} for the rule's
  * collective there and none says {@code keep NCCL}. Consecutive kept buckets become one rule with
  * the original's other fields (numPipeOps, regBuff, ncclPick, ncclRegret, candidates); a rule with
@@ -62,8 +62,8 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
           while (e < end && promoted(mine, rule, e)) {
             for (CanaryReport.Row r : mine) {
               if (r.collective() == rule.collective() && r.bucket() == e && r.verdict() == CanaryReport.Verdict.PROMOTE) {
-                why.add(String.format(Locale.ROOT, "%s %dx%d: gain %s over %d NCCL / %d policy timed collectives",
-                    r.range(), r.nRanks(), r.nNodes(), CanaryReport.interval(r.gain()), r.nccl().timed(),
+                why.add(String.format(Locale.ROOT, "%s %s: gain %s over %d NCCL / %d policy timed collectives",
+                    r.range(), io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()), CanaryReport.interval(r.gain()), r.nccl().timed(),
                     r.policy().timed()));
               }
             }

@@ -2,6 +2,8 @@ package io.nccltuner.report;
 
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.RunConfig;
+import io.nccltuner.compile.RunSelection;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
@@ -25,10 +27,16 @@ import java.util.TreeSet;
  * risk: ranks of one communicator must run the same algorithm and protocol); and, with
  * measurements, the expected time saved per call and over the whole log.
  *
- * <p>Pricing: the measurements are compiled ({@link Compiler#compile}, default options) and each
- * row is priced at the measured size that governs its bucket ({@link Compiler.Group#governing}):
- * NCCL's pick at its forced time where it was measured forced (channels left to NCCL), else NCCL's
- * unforced time; the policy's pick at the forced time of that exact configuration. Saved per call
+ * <p>Pricing: the measurements are compiled ({@link Compiler#compile}, default options) with NCCL's
+ * picks as the logs name them ({@link #loggedPicks}, and any {@code --nccl-log}), and each row is
+ * priced at the measured size that governs its bucket ({@link Compiler.Group#governing}): NCCL's
+ * pick at the compile's own estimate of NCCL's time there ({@link Compiler.SizeResult#ncclUs}: the
+ * unforced runs pooled with the pick's forced runs, channels left to NCCL) when the compile knows
+ * that pick at that size, else at the pick's forced time where it was measured forced, else at
+ * NCCL's unforced time; the policy's pick at the forced time of that exact configuration (NCCL's
+ * time when it is NCCL's pick, channels left to NCCL). The
+ * HTML chart's NCCL regret is the same compile's ({@link Compiler.SizeResult#ncclRegret}), so the
+ * report, its chart and {@code compile --nccl-log} agree on the same inputs. Saved per call
  * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
  * hits. busbw = nBytes / time x the nccl-tests bus factor (AllReduce 2(n-1)/n, AllGather and
  * ReduceScatter (n-1)/n, Broadcast and Reduce 1; nccl-tests doc/PERFORMANCE.md), GB/s, at the
@@ -38,11 +46,15 @@ import java.util.TreeSet;
  * @param policy the policy name(s) the logs name, joined by ", "
  * @param rows the decisions, by shape, collective, size, picks
  * @param tableProblems ranks whose shape's compiled table differs from the other ranks'
- * @param decisionProblems sizes where ranks reach different decisions
+ * @param decisionProblems sizes where ranks reach different decisions (a rank that logged the same
+ *     communicator, by NCCL's commId, but no rule hit at the size counts as running NCCL's own pick)
+ * @param notCompared "ranks at collective size" where ranks of a shape have no rule hit while others
+ *     have one, and their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those
+ *     calls at all is unknown: not counted as differing
  * @param groups the compiled measurements, empty without them
  */
 public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> rows, List<String> tableProblems,
-    List<String> decisionProblems, List<Compiler.Group> groups) {
+    List<String> decisionProblems, List<String> notCompared, List<Compiler.Group> groups) {
   /**
    * One decision, summed over ranks.
    *
@@ -111,9 +123,23 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         String policy, int channels) {}
     Map<Key, long[]> sums = new LinkedHashMap<>();
     Map<Key, Set<String>> rankSets = new HashMap<>();
-    // (shape, collective, bucket, nccl) -> rank -> decisions
-    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(Comparator.comparing(Object::toString));
+    // (shape, collective, bucket, nccl) -> rank -> decisions; the communicators of each such key
+    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
+    Map<List<Object>, Set<Long>> keyComms = new HashMap<>();
+    // (shape, collective, bucket) -> the ranks with any rule hit there
+    Map<List<Object>, Set<String>> present = new HashMap<>();
+    // (shape, comm) -> the ranks that logged that communicator
+    Map<List<Long>, Set<String>> commRanks = new HashMap<>();
+    // (shape) -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4)
+    Map<List<Long>, Set<String>> localRanks = new HashMap<>();
     for (DecisionLogFile f : logs) {
+      for (DecisionLogFile.Comm c : f.comms()) {
+        if (c.jobWide()) {
+          commRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>()).add(f.rank());
+        } else {
+          localRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeSet<>()).add(f.rank());
+        }
+      }
       for (DecisionLogFile.Aggregate a : f.aggregates()) {
         DecisionLogFile.Comm c = comms.get(f).get(a.comm());
         long r = c == null ? 0 : c.nRanks();
@@ -121,9 +147,15 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         Key k = new Key(r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
         sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
         rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
-        decisions.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick()), x -> new TreeMap<>())
+        List<Object> dk = List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
+        decisions.computeIfAbsent(dk, x -> new TreeMap<>())
             .computeIfAbsent(f.rank(), x -> new TreeSet<>())
             .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
+        if (c != null && c.jobWide()) {
+          keyComms.computeIfAbsent(dk, x -> new java.util.HashSet<>()).add(a.comm());
+        }
+        present.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes()), x -> new java.util.HashSet<>())
+            .add(f.rank());
       }
     }
     List<Row> rows = new ArrayList<>();
@@ -146,7 +178,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     }
     for (var e : shaByShape.entrySet()) {
       if (e.getValue().size() > 1) {
-        StringBuilder sb = new StringBuilder("nRanks " + e.getKey().get(0) + " nNodes " + e.getKey().get(1)
+        StringBuilder sb = new StringBuilder(JobShape.of(e.getKey().get(0), e.getKey().get(1))
             + ": ranks run different tables:");
         e.getValue().forEach((sha, ranks) -> sb.append(" sha256 ").append(shortSha(sha)).append(" on ")
             .append(String.join(", ", ranks)).append(';'));
@@ -155,25 +187,67 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       }
     }
     List<String> decisionProblems = new ArrayList<>();
+    Set<String> notCompared = new java.util.LinkedHashSet<>();
     for (var e : decisions.entrySet()) {
-      Map<String, Set<String>> byRank = e.getValue();
+      List<Object> k = e.getKey();
+      String nccl = (String) k.get(4);
+      // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
+      // there: it counts as deciding NCCL's pick, and is named as such
+      Set<String> absent = new TreeSet<>();
+      for (long comm : keyComms.getOrDefault(k, Set.of())) {
+        absent.addAll(commRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1), comm), Set.of()));
+      }
+      absent.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+      // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
+      Set<String> unknown = new TreeSet<>(localRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1)), Set.of()));
+      unknown.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+      unknown.removeAll(absent);
+      if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
+        notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId((Integer) k.get(2)) + " "
+            + ByteSize.format((Long) k.get(3)));
+      }
+      Map<String, Set<String>> byRank = new TreeMap<>(e.getValue());
+      absent.forEach(rank -> byRank.put(rank, Set.of(nccl)));
       Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
       byRank.forEach((rank, d) -> variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
       if (variants.size() > 1) {
-        List<Object> k = e.getKey();
-        StringBuilder sb = new StringBuilder("nRanks " + k.get(0) + " nNodes " + k.get(1) + " "
-            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + k.get(4)
+        StringBuilder sb = new StringBuilder(JobShape.of((Long) k.get(0), (Long) k.get(1)) + " "
+            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + nccl
             + "): ranks decide differently (hang risk):");
-        variants.entrySet().stream().sorted(Comparator.comparingInt(v -> v.getValue().size()))
-            .forEach(v -> sb.append(' ').append(String.join(", ", v.getValue())).append(" -> ")
-                .append(String.join(" | ", v.getKey())).append(';'));
+        List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
+        variants.forEach((d, ranks) -> {
+          List<String> decided = ranks.stream().filter(x -> !absent.contains(x)).toList();
+          List<String> none = ranks.stream().filter(absent::contains).toList();
+          if (!decided.isEmpty()) {
+            parts.add(List.of(String.join(", ", decided), String.join(" | ", d), Integer.toString(ranks.size())));
+          }
+          if (!none.isEmpty()) {
+            parts.add(List.of(String.join(", ", none), NO_RULE_HIT + " (NCCL's own pick " + nccl + ")",
+                Integer.toString(ranks.size())));
+          }
+        });
+        parts.stream().sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
+            .forEach(v -> sb.append(' ').append(v.get(0)).append(" -> ").append(v.get(1)).append(';'));
         sb.setLength(sb.length() - 1);
         decisionProblems.add(sb.toString());
       }
     }
     return new ShadowReport(List.copyOf(logs), policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
-        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(measured));
+        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(notCompared),
+        List.copyOf(measured));
   }
+
+  /**
+   * How a DIFFER line names a rank that logged the communicator but no rule hit at the size: it ran
+   * NCCL's own pick there (calls no rule covers are not logged one by one).
+   */
+  public static final String NO_RULE_HIT = "no rule hit";
+
+  /** Decision keys (shape, collective id, bucket, NCCL's pick) by shape, collective, size, then pick. */
+  private static final Comparator<List<Object>> DECISION_ORDER = Comparator
+      .<List<Object>>comparingLong(k -> (Long) k.get(0)).thenComparingLong(k -> (Long) k.get(1))
+      .thenComparingInt(k -> (Integer) k.get(2)).thenComparing(k -> (Long) k.get(3), Long::compareUnsigned)
+      .thenComparing(k -> (String) k.get(4));
 
   static String shortSha(String sha) {
     return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
@@ -222,7 +296,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
    * @param nRanks ranks
    * @param nNodes nodes
    * @param groups the compiled measurements
-   * @return the reason, "measured at 8x1 only, not 2x2"
+   * @return the reason, "AllReduce measured at nRanks=8 nNodes=1 only, not nRanks=2 nNodes=2"
    */
   public static String notPricedWhy(Collective c, long nRanks, long nNodes, List<Compiler.Group> groups) {
     if (groups.stream().noneMatch(g -> g.key().collective() == c)) {
@@ -230,7 +304,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     }
     if (groups.stream().noneMatch(g -> g.key().collective() == c && g.key().nRanks() == nRanks
         && g.key().nNodes() == nNodes)) {
-      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + nRanks + "x" + nNodes;
+      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + JobShape.of(nRanks, nNodes);
     }
     return "no measured size (numPipeOps 1, NCCL's pick timed) governs it";
   }
@@ -239,7 +313,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
    * The line that says why nothing could be priced when no shape asked for was measured.
    *
    * @param what what has the shapes, "the trace's calls"
-   * @param shapes their shapes, nRanks x nNodes ("2x2")
+   * @param shapes their shapes as {@link JobShape#of} writes them ("nRanks=2 nNodes=2")
    * @param groups the compiled measurements
    * @return the line, or null when some of the shapes was measured (or there are none)
    */
@@ -249,14 +323,14 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     if (want.isEmpty() || groups.isEmpty() || want.stream().anyMatch(have::contains)) {
       return null;
     }
-    return "nothing priced: the measurements are of nRanks x nNodes " + measuredShapes(groups, null) + ", " + what
+    return "nothing priced: the measurements are of " + measuredShapes(groups, null) + ", " + what
         + " of " + String.join(", ", want) + "; give measurements of that shape";
   }
 
   /**
    * @param groups the compiled measurements
    * @param c a collective, or null for all
-   * @return their shapes, nRanks x nNodes, "8x1, 16x2"
+   * @return their shapes, "nRanks=8 nNodes=1, nRanks=16 nNodes=2"
    */
   public static String measuredShapes(List<Compiler.Group> groups, Collective c) {
     java.util.TreeSet<List<Long>> shapes = new java.util.TreeSet<>(
@@ -266,7 +340,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
         shapes.add(List.of((long) g.key().nRanks(), (long) g.key().nNodes()));
       }
     }
-    return String.join(", ", shapes.stream().map(l -> l.get(0) + "x" + l.get(1)).toList());
+    return String.join(", ", shapes.stream().map(l -> JobShape.of(l.get(0), l.get(1))).toList());
   }
 
   /**
@@ -295,10 +369,13 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       }
       RunConfig nc = config(nccl, 0);
       RunConfig pc = config(policy, channels);
+      // the compile knows NCCL's pick here (a log names it): its time is the compile's own estimate,
+      // the unforced runs pooled with that pick's forced runs, as compile prints and report charts it
+      boolean compiled = nc != null && nc.equals(s.ncclPick());
       double ncclUs = s.ncclUs();
       double policyUs = Double.NaN;
       for (Compiler.Stats st : s.candidates()) {
-        if (st.config().equals(nc)) {
+        if (!compiled && st.config().equals(nc)) {
           ncclUs = st.medianUs();
         }
         if (st.config().equals(pc)) {
@@ -308,11 +385,57 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
       if (Double.isNaN(ncclUs)) {
         return null;
       }
+      if (pc != null && pc.equals(nc)) { // the policy runs NCCL's own pick: the same time, whichever estimate
+        policyUs = ncclUs;
+      }
       boolean kept = !s.ruled() && s.note().contains("within the noise");
       return new Price(s.nBytes(), ncclUs, policyUs, s.bestUs(), busbw(c, nRanks, s.nBytes(), ncclUs),
           busbw(c, nRanks, s.nBytes(), policyUs), kept);
     }
     return null;
+  }
+
+  /**
+   * NCCL's picks the decision logs name, as selections for the compiler: for each measured size of a
+   * logged shape and collective, the NCCL pick of every logged bucket that holds it. Given to
+   * {@link Compiler#compile} with the measurements they make NCCL's time there the compile's own
+   * estimate (its unforced runs pooled with the pick's forced runs, as {@code compile --nccl-log}
+   * computes it), the one the report prices rows with and charts. Where ranks' logs name different
+   * picks at a size, the compile leaves the pick unknown there.
+   *
+   * @param logs the decision logs
+   * @param data the measurements (their sizes, collectives and shapes)
+   * @return one selection per (log, bucket, measured size in it)
+   */
+  public static List<RunSelection> loggedPicks(List<DecisionLogFile> logs, io.nccltuner.compile.MeasurementSet data) {
+    record Measured(Collective c, long nRanks, long nNodes, long nBytes) {}
+    Set<Measured> sizes = new java.util.LinkedHashSet<>();
+    for (io.nccltuner.compile.Measurement m : data.measurements()) {
+      sizes.add(new Measured(m.collective(), m.nRanks(), m.nNodes(), m.nBytes()));
+    }
+    List<RunSelection> out = new ArrayList<>();
+    for (DecisionLogFile f : logs) {
+      Map<Long, DecisionLogFile.Comm> byComm = new HashMap<>();
+      f.comms().forEach(c -> byComm.put(c.comm(), c));
+      Set<List<Object>> seen = new java.util.HashSet<>();
+      for (DecisionLogFile.Aggregate a : f.aggregates()) {
+        DecisionLogFile.Comm c = byComm.get(a.comm());
+        RunConfig pick = config(a.ncclPick(), 0);
+        if (c == null || pick == null) {
+          continue;
+        }
+        for (Measured m : sizes) {
+          if (m.c() == a.collective() && m.nRanks() == c.nRanks() && m.nNodes() == c.nNodes()
+              && Long.compareUnsigned(m.nBytes(), a.fromBytes()) >= 0
+              && (a.toBytes() == -1L || Long.compareUnsigned(m.nBytes(), a.toBytes()) < 0)
+              && seen.add(List.of(m, pick))) {
+            out.add(new RunSelection(f.file() + " (decision log)", m.c(), (int) m.nRanks(), (int) m.nNodes(),
+                m.nBytes(), pick.algorithm(), pick.protocol()));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** @return calls with a price for both picks */
@@ -369,7 +492,19 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     sb.append(tableProblems.isEmpty() ? "tables: every rank of each shape runs the same table (sha256)\n"
         : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
     sb.append(decisionProblems.isEmpty() ? "decisions: every rank reaches the same decision at every size\n"
-        : "decisions: DIFFER\n  " + String.join("\n  ", decisionProblems) + "\n");
+        : "decisions: DIFFER at " + decisionProblems.size() + (decisionProblems.size() == 1 ? " size" : " sizes")
+            + ":\n  " + String.join("\n  ", decisionProblems) + "\n");
+    if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
+      sb.append("  (" + NO_RULE_HIT + ": the rank logged the same communicator but no rule hit in that size bucket, so "
+          + "it ran NCCL's own pick there)\n");
+    }
+    if (!notCompared.isEmpty()) {
+      sb.append("decisions not compared at ").append(notCompared.size()).append(notCompared.size() == 1 ? " size" : " sizes")
+          .append(": ranks with no rule hit where other ranks of the shape have one (")
+          .append(String.join("; ", notCompared.stream().limit(3).toList()))
+          .append(notCompared.size() > 3 ? "; ..." : "")
+          .append("); their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those calls is unknown\n");
+    }
     sb.append('\n');
     boolean priced = !groups.isEmpty();
     TextTable t = priced
@@ -377,7 +512,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
             ">NCCL us", ">policy us", ">NCCL busbw", ">policy busbw", ">saved us/call", ">saved us", "note")
         : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
     for (Row r : rows) {
-      String shape = r.nRanks() == 0 ? "?" : r.nRanks() + "x" + r.nNodes();
+      String shape = r.nRanks() == 0 ? "?" : JobShape.of(r.nRanks(), r.nNodes());
       String size = "[" + ByteSize.format(r.fromBytes()) + ", " + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes()))
           + ")";
       if (!priced) {
@@ -407,7 +542,7 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
           saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
           logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));
       String why = shapesNotMeasured("the logs' decisions",
-          rows.stream().filter(r -> r.nRanks() > 0).map(r -> r.nRanks() + "x" + r.nNodes()).toList(), groups);
+          rows.stream().filter(r -> r.nRanks() > 0).map(r -> JobShape.of(r.nRanks(), r.nNodes())).toList(), groups);
       if (why != null) {
         sb.append(why).append('\n');
       }

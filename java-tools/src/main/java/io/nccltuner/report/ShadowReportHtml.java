@@ -63,6 +63,10 @@ public final class ShadowReportHtml {
         : "<li class=\"bad\">Tables differ: " + esc(String.join("; ", r.tableProblems())) + "</li>\n");
     h.append(r.decisionProblems().isEmpty() ? "<li class=\"ok\">Every rank reaches the same decision at every size.</li>\n"
         : "<li class=\"bad\">Decisions differ (hang risk): " + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
+    if (!r.notCompared().isEmpty()) {
+      h.append("<li>Not compared (the logs do not name NCCL's commId, tuner v3/v4): ranks with no rule hit where other "
+          + "ranks of the shape have one: ").append(esc(String.join("; ", r.notCompared()))).append("</li>\n");
+    }
     if (!r.groups().isEmpty()) {
       h.append(f("<li>Expected saving: <b>%.1f us</b> over %d priced rule hits (%.2f%% of NCCL's time over the calls the policy's rules match).</li>%n",
           r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
@@ -94,7 +98,7 @@ public final class ShadowReportHtml {
     }
     h.append("</tr>\n");
     for (ShadowReport.Row x : r.rows()) {
-      h.append("<tr><td class=\"l\">").append(x.nRanks() == 0 ? "?" : x.nRanks() + "x" + x.nNodes())
+      h.append("<tr><td class=\"l\">").append(x.nRanks() == 0 ? "?" : io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
           .append("</td><td class=\"l\">").append(x.collective()).append("</td><td class=\"l\">")
           .append(esc("[" + ByteSize.format(x.fromBytes()) + ", " + (x.toBytes() == -1 ? "inf" : ByteSize.format(x.toBytes()))
               + ")"))

@@ -57,6 +57,7 @@ public final class SweepDirectory {
       MeasurementSet one = new MeasurementSet();
       NcclTestsLog.parse(f, new NcclTestsLog.Options(null, a, p, r.channels(), 0, 0, placement), one);
       one.measurements().forEach(into::add);
+      into.sameRuns(f.toString(), "the sweep " + dir);
       one.selections().forEach(into::add);
       for (String why : one.refused()) {
         int at = why.indexOf(": ");

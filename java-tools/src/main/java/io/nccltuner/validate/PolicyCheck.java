@@ -54,8 +54,15 @@ public final class PolicyCheck {
    * @param level how bad
    * @param where the field path, e.g. {@code profiles[0].rules[2].candidates[1]}
    * @param message what and why, with the NCCL source
+   * @param profile the index of the profile whose rule the finding is about, -1 when it is about a
+   *     profile as a whole or a shape (validate groups the same finding over profiles by it)
    */
-  public record Finding(Level level, String where, String message) {
+  public record Finding(Level level, String where, String message, int profile) {
+    /** A finding not about one profile's rule. */
+    public Finding(Level level, String where, String message) {
+      this(level, where, message, -1);
+    }
+
     @Override
     public String toString() {
       return (level == Level.ERROR ? "error: " : "warning: ") + where + ": " + message;
@@ -144,12 +151,12 @@ public final class PolicyCheck {
           if (why != null) {
             never++;
             out.add(new Finding(Level.WARNING, rw + ".candidates[" + k + "]",
-                c.algorithm() + "/" + c.protocol() + " is never offered: " + why));
+                c.algorithm() + "/" + c.protocol() + " is never offered: " + why, i));
           }
         }
         if (never == rule.candidates().size()) {
           out.add(new Finding(Level.ERROR, rw, "can never apply: NCCL offers none of its candidates for "
-              + rule.collective()));
+              + rule.collective(), i));
         }
       }
     }

@@ -53,9 +53,9 @@ class CanaryReportCommandTest {
     CliRun r = CliRun.run(args());
     assertEquals(0, r.exit(), r.err());
     String t = r.out().replaceAll(" +", " ");
-    assertTrue(t.contains("3x1 AllReduce [1 MiB, 1.25 MiB) 300 300 100.4 108.5 100.0 125 120 79.9 88.1 80.1 TREE/SIMPLE"
+    assertTrue(t.contains("nRanks=3 nNodes=1 AllReduce [1 MiB, 1.25 MiB) 300 300 100.4 108.5 100.0 125 120 79.9 88.1 80.1 TREE/SIMPLE"
         + " +19.9% [+17.6%, +22.1%] ranks promote\n"), r.out());
-    assertTrue(t.contains("3x1 AllReduce [4 KiB, 5 KiB) 150 150 12.0 13.6 12.0 24 24 10.0 12.0 10.2 TREE/LL"
+    assertTrue(t.contains("nRanks=3 nNodes=1 AllReduce [4 KiB, 5 KiB) 150 150 12.0 13.6 12.0 24 24 10.0 12.0 10.2 TREE/LL"
         + " +14.7% [-0.7%, +30.1%] ranks not enough calls\n"), r.out());
     assertTrue(t.contains("[1.5 MiB, 1.75 MiB) policy 135 0 135 0 channels differ 135\n"), r.out());
     assertTrue(t.contains("verdicts: 2 promote, 2 keep NCCL, 1 not enough calls\n"), r.out());
@@ -65,12 +65,12 @@ class CanaryReportCommandTest {
   void checkExitsThreeWhenRanksDisagree() {
     assertEquals(0, CliRun.run(args("--check")).exit());
     CliRun tables = CliRun.run(args(res("canary-d.jsonl")));
-    assertEquals(0, tables.exit(), "without --check a difference is reported, not an exit code");
+    assertEquals(Main.EXIT_CHECK, tables.exit(), "a difference is an exit code, with or without --check");
     assertTrue(tables.out().contains("measured tables: DIFFER"), tables.out());
     CliRun t = CliRun.run(args(res("canary-d.jsonl"), "--check"));
     assertEquals(Main.EXIT_CHECK, t.exit(), t.err());
     assertEquals(3, t.exit());
-    assertTrue(t.err().contains("--check: ranks disagree (2 table, 0 decision problems)"), t.err());
+    assertTrue(t.err().contains("ranks disagree (2 table, 0 decision problems): exit 3"), t.err());
     CliRun d = CliRun.run(args(res("canary-e.jsonl"), "--check"));
     assertEquals(3, d.exit(), d.err());
     assertTrue(d.out().contains("measured decisions: DIFFER"), d.out());
@@ -98,7 +98,7 @@ class CanaryReportCommandTest {
     assertEquals(1835008, rules.get(1).toBytes()); // [1.5 MiB, 2 MiB) cut: 1.75 MiB was not measured
     assertEquals(Protocol.SIMPLE, rules.get(1).candidates().get(0).protocol());
     assertEquals(16, rules.get(1).candidates().get(0).channels());
-    assertTrue(Files.readString(out).contains("# [1 MiB, 1.25 MiB) 3x1: gain +19.9% [+17.6%, +22.1%]"));
+    assertTrue(Files.readString(out).contains("# [1 MiB, 1.25 MiB) nRanks=3 nNodes=1: gain +19.9% [+17.6%, +22.1%]"));
     // more calls needed: nothing promoted, every rule dropped
     CliRun none = CliRun.run(args("--policy", res("canary-policy.yaml"), "--emit-policy", out.toString(),
         "--min-calls", "1000"));

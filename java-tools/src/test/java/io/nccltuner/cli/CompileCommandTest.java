@@ -201,6 +201,50 @@ class CompileCommandTest {
     assertTrue(r.out().contains("error-column.txt:8: error 2e-04 (out-of-place)"), r.out());
   }
 
+  /**
+   * Issue 21 (second walk), item 7: per-file options bind to the preceding --in FILE, each once, and
+   * a misplaced one is refused saying so. Before: a repeated --algo after one --in silently went to
+   * the plain FILE arguments (auto.txt counted as forced TREE, exit 0); a repeated --proto after the
+   * last --in failed with "... without --in apply to FILE arguments, and none is given; write --in
+   * FILE before them"; an option after a plain FILE silently bound to the --in before that FILE.
+   */
+  @Test
+  void aMisplacedPerFileOptionIsRefusedNamingTheInItBindsTo() {
+    String auto = CliRun.fixture("plain-all_reduce_auto.txt");
+    String ring = CliRun.fixture("plain-all_reduce_ring_ll.txt");
+    String rule = "per-file options (--collective --algo --proto --channels --ranks --nodes) bind to the preceding "
+        + "--in FILE, each once";
+    CliRun again = CliRun.run("compile", auto, "--in", ring, "--algo", "RING", "--proto", "LL", "--algo", "TREE");
+    assertEquals(1, again.exit(), again.out());
+    assertEquals("nccl-tuner compile: --algo TREE: " + rule + "; --in " + ring + " already has --algo RING, so this "
+        + "--algo would apply to the plain FILE arguments; write --in FILE before each file's options (--in FILE --algo "
+        + "X --proto Y)\n", again.err());
+    assertEquals("", again.out(), "nothing compiled");
+    CliRun last = CliRun.run("compile", "--in", auto, "--in", ring, "--algo", "RING", "--proto", "LL", "--proto", "SIMPLE");
+    assertEquals(1, last.exit());
+    assertTrue(last.err().startsWith("nccl-tuner compile: --proto SIMPLE: " + rule + "; --in " + ring
+        + " already has --proto LL"), last.err());
+    CliRun next = CliRun.run("compile", "--in", auto, "--algo=RING", "--algo=TREE", "--in", ring);
+    assertEquals(1, next.exit());
+    assertTrue(next.err().contains("so this --algo would apply to --in " + ring + ", which comes after it;"), next.err());
+    CliRun after = CliRun.run("compile", "--in", auto, ring, "--algo", "RING", "--proto", "LL");
+    assertEquals(1, after.exit());
+    assertEquals("nccl-tuner compile: --algo RING: " + rule + "; it follows the plain FILE " + ring + ", yet binds to "
+        + "the --in " + auto + " before it, not to " + ring + "; write --in " + ring + " --algo RING for that file, or "
+        + "put the plain FILE arguments before the first --in\n", after.err());
+    CliRun before = CliRun.run("compile", auto, "--algo", "RING", "--proto", "LL", "--in", ring);
+    assertEquals(1, before.exit());
+    assertTrue(before.err().contains("; it follows the plain FILE " + auto + " but comes before --in " + ring
+        + ", and so binds to " + ring + ", not to " + auto + ";"), before.err());
+    // where each option binds to the --in it stands with, nothing changes
+    CliRun ok = CliRun.run("compile", auto, "--in", ring, "--algo", "RING", "--proto", "LL", "--summary");
+    assertEquals(0, ok.exit(), ok.err());
+    assertTrue(ok.out().startsWith("summary: 1 rule from 3 measured sizes"), ok.out());
+    CliRun lead = CliRun.run("compile", "--algo", "RING", "--proto", "LL", "--in", ring, auto, "--summary");
+    assertEquals(0, lead.exit(), lead.err());
+    assertEquals(ok.out(), lead.out());
+  }
+
   @Test
   void inputErrorsExitOneNamingFileAndLine() {
     CliRun r = CliRun.run("compile", CliRun.fixture("bad-number_all_reduce.txt"));

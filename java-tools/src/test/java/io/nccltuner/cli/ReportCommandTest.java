@@ -52,21 +52,103 @@ class ReportCommandTest {
   void textReportNamesTheDifferingRanksAndPricesTheLog() {
     CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), res("rank-c.jsonl"), "--measurements",
         CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
-    assertEquals(0, r.exit(), r.err());
+    assertEquals(Main.EXIT_CHECK, r.exit(), "ranks disagree: exit 3 without --check too");
     String o = r.out();
     assertTrue(o.startsWith("policy agg-test: 3 logs, 3 communicators\n"), o);
-    assertTrue(o.contains("tables: DIFFER\n  nRanks 2 nNodes 2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
+    assertTrue(o.contains("tables: DIFFER\n  nRanks=2 nNodes=2: ranks run different tables: sha256 aaaaaa...aaa on a:1, b:2;"
         + " sha256 bbbbbb...bbb on c:3\n"), o);
-    assertTrue(o.contains("decisions: DIFFER\n  nRanks 2 nNodes 2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
+    assertTrue(o.contains("decisions: DIFFER at 1 size:\n  nRanks=2 nNodes=2 AllReduce 16 KiB (NCCL RING/LL): ranks decide "
         + "differently (hang risk): b:2 -> TREE/SIMPLE; a:1, c:3 -> RING/SIMPLE\n"), o);
     String t = o.replaceAll(" +", " ");
-    assertTrue(t.contains("2x2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
-    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 20 2 RING/LL RING/SIMPLE 16 KiB 4531.3 2455.1"), o);
-    assertTrue(t.contains("2x2 AllReduce [16 KiB, 20 KiB) 10 1 RING/LL TREE/SIMPLE 16 KiB 4531.3 4530.0"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [4 B, 5 B) 9 3 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 20 2 RING/LL RING/SIMPLE 16 KiB 4531.3 2455.1"), o);
+    assertTrue(t.contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 10 1 RING/LL TREE/SIMPLE 16 KiB 4531.3 4530.0"), o);
     double saved = 9 * (4806.560 - 2453.248) + 20 * (4531.264 - 2455.104) + 10 * (4531.264 - 4530.048);
     double nccl = 9 * 4806.560 + 30 * 4531.264;
     assertTrue(o.contains(String.format(java.util.Locale.ROOT, "expected saving: %.1f us over 39 of 39 rule hits priced "
         + "(%.2f%% of NCCL's %.1f us over the calls the policy's rules match; ", saved, 100 * saved / nccl, nccl)), o);
+  }
+
+  /**
+   * Issue 21 (second walk), item 1: two ranks of one communicator (commId 0xf000000000000002) with
+   * different tables. They diverge at 4 B (x:11 decides RING/SIMPLE, y:12 has no rule hit there, so
+   * it runs NCCL's RING/LL) and at 16 KiB (RING/SIMPLE against TREE/LL); at 1 MiB both pick
+   * TREE/SIMPLE. Before: exit 0 and only 16 KiB was listed (y:12's absent row was not considered).
+   */
+  @Test
+  void everyDivergingSizeIsListedAndRanksThatDifferExitThree() {
+    CliRun r = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"));
+    assertEquals(Main.EXIT_CHECK, r.exit(), r.out());
+    assertEquals(3, Main.EXIT_CHECK);
+    assertTrue(r.out().contains("decisions: DIFFER at 2 sizes:\n"
+        + "  nRanks=2 nNodes=2 AllReduce 4 B (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> RING/SIMPLE;"
+        + " y:12 -> no rule hit (NCCL's own pick RING/LL)\n"
+        + "  nRanks=2 nNodes=2 AllReduce 16 KiB (NCCL RING/LL): ranks decide differently (hang risk): x:11 -> "
+        + "RING/SIMPLE; y:12 -> TREE/LL\n"
+        + "  (no rule hit: the rank logged the same communicator but no rule hit in that size bucket, so it ran NCCL's "
+        + "own pick there)\n"), r.out());
+    assertTrue(!r.out().contains("AllReduce 1 MiB (NCCL RING/SIMPLE): ranks decide"), r.out());
+    assertEquals("nccl-tuner report: ranks disagree (1 table, 2 decision problems): exit 3; ranks of one communicator "
+        + "must run the same table and decisions, or the job can hang\n", r.err());
+    CliRun check = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"), "--check");
+    assertEquals(Main.EXIT_CHECK, check.exit());
+    assertEquals(r.out(), check.out(), "--check changes nothing");
+    CliRun one = CliRun.run("report", res("diverge-x.jsonl"));
+    assertEquals(Main.EXIT_OK, one.exit(), one.err());
+    assertEquals("", one.err());
+  }
+
+  /**
+   * Issue 21 (second walk), item 4: one definition of NCCL's time. A shadow log with a rule hit at
+   * [64 KiB, 80 KiB), NCCL's pick RING/SIMPLE. In the H200 sweep at 64 KiB NCCL's unforced run took
+   * 4545.760 us and RING/SIMPLE forced 2458.048 us; compile with the sweep's NCCL log (which names
+   * RING/SIMPLE there) pools them: 3501.904 us, 43.38% above the best (TREE/SIMPLE 2442.400 us).
+   * Before, report priced the row at the forced run alone (2458.0 us) and its chart at the unforced
+   * one alone (86.1%); now both take the compile's estimate.
+   */
+  @Test
+  void reportAndCompilePriceNcclsPickAlike() throws Exception {
+    String csv = CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv");
+    String ncclLog = CliRun.trace("nccl_sweep.rank0.log");
+    CliRun compile = CliRun.run("compile", csv, "--nccl-log", ncclLog);
+    assertTrue(compile.out().replaceAll(" +", " ").contains("64 KiB .. 128 KiB auto=RING/SIMPLE 3501.904 TREE/SIMPLE "
+        + "2442.400 NCCL 43.38% 43.38%"), compile.out());
+    Path html = tmp.resolve("p.html");
+    CliRun r = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv, "--html", html.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().replaceAll(" +", " ").contains("AllReduce [64 KiB, 80 KiB) 40 1 RING/SIMPLE TREE/SIMPLE 64 KiB "
+        + "3501.9 2442.4"), r.out());
+    assertTrue(r.out().contains("measured gain within noise: a compile would keep NCCL's pick"), r.out());
+    assertTrue(Files.readString(html).contains("<title>64 KiB: policy 0.0%, NCCL 43.4%</title>"), "the chart's figure");
+    // the same code: with the NCCL log, the report's compile of the measurements (the chart's and the
+    // prices' source) has compile's NCCL time and regret at every measured size
+    io.nccltuner.compile.MeasurementSet alone = new io.nccltuner.compile.MeasurementSet();
+    io.nccltuner.compile.MeasurementCsv.parse(Path.of(csv), alone, false);
+    io.nccltuner.compile.NcclRunLog.readSelections(Path.of(ncclLog), alone);
+    io.nccltuner.compile.MeasurementSet withLogs = new io.nccltuner.compile.MeasurementSet();
+    io.nccltuner.compile.MeasurementCsv.parse(Path.of(csv), withLogs, false);
+    io.nccltuner.compile.NcclRunLog.readSelections(Path.of(ncclLog), withLogs);
+    List<DecisionLogFile> logs = List.of(DecisionLogFile.read(Path.of(res("price-64k.jsonl"))));
+    ShadowReport.loggedPicks(logs, withLogs).forEach(withLogs::add);
+    var c = io.nccltuner.compile.Compiler.compile(alone, io.nccltuner.compile.Compiler.Options.defaults("c")).groups();
+    var rep = ShadowReport.build(logs, io.nccltuner.compile.Compiler.compile(withLogs,
+        io.nccltuner.compile.Compiler.Options.defaults("report")).groups()).groups();
+    assertEquals(c.getFirst().sizes().size(), rep.getFirst().sizes().size());
+    for (int i = 0; i < c.getFirst().sizes().size(); i++) {
+      var a = c.getFirst().sizes().get(i);
+      var b = rep.getFirst().sizes().get(i);
+      assertEquals(a.ncclUs(), b.ncclUs(), 0.0, "NCCL us at " + a.nBytes());
+      assertEquals(a.ncclRegret(), b.ncclRegret(), 0.0, "NCCL regret at " + a.nBytes());
+    }
+    // a rule hit that keeps NCCL's pick costs NCCL's time under the same estimate: nothing saved
+    ShadowReport.Price same = ShadowReport.price(io.nccltuner.policy.Collective.AllReduce, 2, 2, 65536, "RING/SIMPLE",
+        "RING/SIMPLE", 0, rep);
+    assertEquals(3501.904, same.ncclUs(), 1e-9);
+    assertEquals(0.0, same.savedUs(), 0.0);
+    CliRun withLog = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv, "--nccl-log", ncclLog);
+    assertEquals(r.out().replace("html: " + html + "\n", ""), withLog.out(), "the NCCL log names the same pick at 64 KiB");
+    CliRun noMeasurements = CliRun.run("report", res("price-64k.jsonl"), "--nccl-log", ncclLog);
+    assertEquals(Main.EXIT_USAGE, noMeasurements.exit());
   }
 
   @Test
@@ -85,7 +167,7 @@ class ReportCommandTest {
     Path html = tmp.resolve("r.html");
     CliRun r = CliRun.run("report", res("rank-a.jsonl"), res("rank-b.jsonl"), "--measurements",
         CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--html", html.toString());
-    assertEquals(0, r.exit(), r.err());
+    assertEquals(Main.EXIT_CHECK, r.exit(), "a:1 and b:2 decide differently at 16 KiB");
     String page = Files.readString(html);
     assertTrue(page.startsWith("<!DOCTYPE html>"));
     assertTrue(page.contains("<title>agg-test - nccl-tuner report</title>"), "the policy's name is the title");

@@ -23,9 +23,9 @@ class ShowCommandTest {
         + "NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL lacks the "
         + "hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.\n"
         + "\n"
-        + "nNodes x ranks per node 1x1: one rank: NCCL does not call the tuner\n"
+        + "nRanks=1 nNodes=1: one rank: NCCL does not call the tuner\n"
         + "\n"
-        + "nNodes x ranks per node (3 shapes, the same) 2x1, 1x8, 2x8: profile any (profiles[0], 4 rules)\n"
+        + "(3 shapes, the same) nRanks=2 nNodes=2, nRanks=8 nNodes=1, nRanks=16 nNodes=2: profile any (profiles[0], 4 rules)\n"
         + "  collective     bytes            decision\n"
         + "  AllGather      [0 B, inf)       NVLS/SIMPLE (needs NVSwitch), else NCCL decides\n"
         + "  ReduceScatter  [0 B, inf)       NCCL decides (NCCL offers none of the rule's candidates)\n"
@@ -59,19 +59,19 @@ class ShowCommandTest {
     CliRun r = CliRun.run("show", p.toString(), "--collective", "AllReduce");
     assertEquals(0, r.exit(), r.err());
     String o = r.out();
-    assertTrue(o.contains("\nnNodes x ranks per node 1x8: profile one-node (profiles[0], 1 rule)\n"
+    assertTrue(o.contains("\nnRanks=8 nNodes=1: profile one-node (profiles[0], 1 rule)\n"
         + "  collective  bytes          decision\n"
         + "  AllReduce   [0 B, 64 KiB)  TREE/LL, 4 channels\n"
         + "  AllReduce   [64 KiB, inf)  NCCL decides\n"), o);
-    assertTrue(o.contains("\nnNodes x ranks per node (6 shapes, the same) 2x8, 4x8, 8x8, 16x8, 32x8, 64x8: profile pat "
+    assertTrue(o.contains("\n(6 shapes, the same) nRanks=16 nNodes=2, nRanks=32 nNodes=4, nRanks=64 nNodes=8, nRanks=128 nNodes=16, nRanks=256 nNodes=32, nRanks=512 nNodes=64: profile pat "
         + "(profiles[1], 1 rule)\n  AllReduce: NCCL decides at every size\n"), o);
-    assertTrue(o.endsWith("\nnNodes x ranks per node (4 shapes, the same) 128x8, 256x8, 512x8, 1024x8: no profile "
+    assertTrue(o.endsWith("\n(4 shapes, the same) nRanks=1024 nNodes=128, nRanks=2048 nNodes=256, nRanks=4096 nNodes=512, nRanks=8192 nNodes=1024: no profile "
         + "matches; NCCL decides everything\n"), o);
     CliRun g = CliRun.run("show", p.toString(), "--collective", "AllGather", "--nodes", "2", "--ranks-per-node", "1,8");
-    assertTrue(g.out().contains("nNodes x ranks per node 2x1: profile pat (profiles[1], 1 rule)\n"
+    assertTrue(g.out().contains("nRanks=2 nNodes=2: profile pat (profiles[1], 1 rule)\n"
         + "  collective  bytes         decision\n  AllGather   [0 B, 1 MiB)  NCCL decides\n"
         + "  AllGather   [1 MiB, inf)  PAT/SIMPLE\n"), g.out());
-    assertTrue(g.out().contains("nNodes x ranks per node 2x8: profile pat (profiles[1], 1 rule)\n"
+    assertTrue(g.out().contains("nRanks=16 nNodes=2: profile pat (profiles[1], 1 rule)\n"
         + "  collective  bytes         decision\n  AllGather   [0 B, 1 MiB)  NCCL decides\n"
         + "  AllGather   [1 MiB, inf)  RING/SIMPLE\n"), g.out());
   }
@@ -115,10 +115,10 @@ class ShowCommandTest {
     CliRun r = CliRun.run("show", p.toString(), "--collective", "AllReduce");
     assertEquals(0, r.exit(), r.err());
     String o = r.out();
-    assertTrue(o.contains("\nShapes: nNodes 1,2,4..1024 x 8 ranks per node, and the policy's profiles' 2x1 "
+    assertTrue(o.contains("\nShapes: nNodes 1,2,4..1024 with 8 ranks per node, and the policy's profiles' nRanks=2 nNodes=2 "
         + "(nRanks2-nNodes2)\nNot shown: 1 rule for numPipeOps other than 1 (--pipe-ops N shows them), 1 rule for "
         + "registered buffers only (regBuff: true).\n"), o);
-    assertTrue(o.endsWith("\nnNodes x ranks per node 2x1: profile nRanks2-nNodes2 (profiles[0], 3 rules)\n"
+    assertTrue(o.endsWith("\nnRanks=2 nNodes=2: profile nRanks2-nNodes2 (profiles[0], 3 rules)\n"
         + "  collective  bytes         decision\n"
         + "  AllReduce   [0 B, 4 B)    NCCL decides\n"
         + "  AllReduce   [4 B, 128 B)  RING/SIMPLE, 1 channel\n"
@@ -128,5 +128,23 @@ class ShowCommandTest {
     assertFalse(g.out().contains("Shapes:"), g.out());
     assertTrue(g.out().endsWith("\n\nNo shape shown matches a profile; the policy's profiles match: nRanks2-nNodes2 "
         + "(nRanks 2, nNodes 2: --nodes 2 --ranks-per-node 1)\n"), g.out());
+  }
+  /**
+   * Issue 21 (second walk), item 8: one form for a shape. Before, show wrote the two-rank, two-node
+   * shape as "nNodes x ranks per node 2x1" and report wrote it "2x2" (nRanks x nNodes); both now
+   * write nRanks=2 nNodes=2, the values NCCL's tuner init gets, in that order.
+   */
+  @Test
+  void showAndReportWriteAShapeTheSameWay() {
+    CliRun show = CliRun.run("show", Path.of(System.getProperty("nccltj.repo", "..")).resolve("policies/h200-2rank.yaml")
+        .toString(), "--collective", "AllReduce");
+    assertEquals(0, show.exit(), show.err());
+    assertTrue(show.out().contains("\nnRanks=2 nNodes=2: profile two-ranks-socket (profiles[0], 3 rules)\n"), show.out());
+    CliRun report = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"));
+    assertEquals(0, report.exit(), report.err());
+    assertTrue(report.out().contains("\nnRanks=2 nNodes=2  AllReduce   [4 B, 5 B)"), report.out());
+    for (String o : new String[] {show.out(), report.out()}) {
+      assertFalse(o.matches("(?s).*\\b\\d+x\\d+\\b.*"), "no AxB shape: " + o);
+    }
   }
 }

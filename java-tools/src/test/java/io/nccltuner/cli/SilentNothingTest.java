@@ -26,6 +26,27 @@ class SilentNothingTest {
         + "candidates TREE/SIMPLE; NCCL offers RING/LL RING/SIMPLE\n"), r.out());
   }
 
+  /**
+   * Issue 21 (second walk), item 6: a rule that matched and kept NCCL's pick had no mark in replay's
+   * change column (blank, as calls no rule covers). nvidia-boundaries.conf line 3 names RING/LL for
+   * small AllReduce, NCCL's own pick at 4 B in the FSDP trace: "kept"; lines 6 and 8 name
+   * candidates NCCL does not offer: "kept: not offered". The legend under the table says so.
+   */
+  @Test
+  void replayMarksRulesThatKeptNcclsPick() {
+    CliRun r = CliRun.run("replay", "--trace", CliRun.trace("trace_fsdp.csv"), "--policy", F);
+    assertEquals(0, r.exit(), r.err());
+    String t = r.out().replaceAll(" +", " ");
+    assertTrue(t.contains("\nAllReduce 4 B 4 1 1 RING/LL 16.607 RING/LL 16.607 kept\n"), r.out());
+    assertTrue(t.contains("\nAllGather ~24.03 MiB 25192448 1 36 RING/SIMPLE 10519.300 RING/SIMPLE 10519.300 kept: not "
+        + "offered\n"), r.out());
+    assertTrue(r.out().contains("\n" + ReplayCommand.LEGEND + "\n"), r.out());
+    assertTrue(ReplayCommand.LEGEND.contains("kept = a rule matched and NCCL's own pick stays"));
+    CliRun shadow = CliRun.run("replay", "--trace", CliRun.trace("trace_fsdp.csv"), "--policy", F, "--mode", "shadow");
+    assertTrue(shadow.out().replaceAll(" +", " ").contains("RING/LL 16.607 would pick RING/LL 16.607 kept\n"),
+        shadow.out());
+  }
+
   @Test
   void explainWarnsOfMeasurementsFromAnotherMachine() {
     String log = CliRun.trace("nccl_sweep.rank0.log");
@@ -57,7 +78,8 @@ class SilentNothingTest {
     CliRun r = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), ReportCommandTest.res("rank-b.jsonl"),
         ReportCommandTest.res("rank-c.jsonl"), "--check");
     assertEquals(3, r.exit(), r.err());
-    assertEquals("nccl-tuner report: --check: ranks disagree (1 table, 1 decision problems)\n", r.err());
+    assertEquals("nccl-tuner report: ranks disagree (1 table, 1 decision problems): exit 3; ranks of one communicator "
+        + "must run the same table and decisions, or the job can hang\n", r.err());
     assertTrue(r.out().contains("tables: DIFFER\n"), "the report is written first");
     CliRun agree = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), "--check");
     assertEquals(0, agree.exit(), agree.err());

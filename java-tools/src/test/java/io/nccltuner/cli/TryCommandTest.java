@@ -42,7 +42,7 @@ class TryCommandTest {
         + "rules 3 sha256 50e87163f1f000d756d7053d8761e7ff02c3af2103a1cbb75dcc6d3d0a5e341c (nRanks=2 nNodes=2)"), r.out());
     assertTrue(r.out().contains("harness: calls=273 changed=0 warn=0"), r.out());
     assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
-    assertTrue(r.out().replaceAll(" +", " ").contains("2x2 AllReduce [16 KiB, 20 KiB) 64 1 RING/LL TREE/LL"), r.out());
+    assertTrue(r.out().replaceAll(" +", " ").contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 64 1 RING/LL TREE/LL"), r.out());
     assertTrue(r.out().endsWith("try: the policy would change 257 of 273 calls (rule hits 257; changed: where its pick "
         + "differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next\n"), r.out());
     assertTrue(r.out().lines().noneMatch(l -> l.contains("Bytes -> ")), "no per-call lines in shadow mode");

@@ -34,8 +34,8 @@ class UnpricedShapeTest {
         TryCommandTest.REPO.resolve("policies/h200-2rank.yaml").toString(), "--measurements", csv.toString());
     assertEquals(0, r.exit(), r.err());
     assertTrue(r.out().contains("measured (" + csv + "): 0 of 273 calls priced"), r.out());
-    assertTrue(r.out().contains("\nnothing priced: the measurements are of nRanks x nNodes 8x1, the trace's calls of "
-        + "2x2; give measurements of that shape\n"), r.out());
+    assertTrue(r.out().contains("\nnothing priced: the measurements are of nRanks=8 nNodes=1, the trace's calls of "
+        + "nRanks=2 nNodes=2; give measurements of that shape\n"), r.out());
   }
 
   @Test
@@ -44,8 +44,8 @@ class UnpricedShapeTest {
     CliRun r = CliRun.run("report", CanaryReportCommandTest.class.getResource("/report/rank-a.jsonl").getPath(),
         "--measurements", csv.toString());
     assertEquals(0, r.exit(), r.err());
-    assertTrue(r.out().contains("not measured: AllReduce measured at 8x1 only, not 2x2\n"), r.out());
-    assertTrue(r.out().contains("\nnothing priced: the measurements are of nRanks x nNodes 8x1, the logs' decisions of "
-        + "2x2; give measurements of that shape\n"), r.out());
+    assertTrue(r.out().contains("not measured: AllReduce measured at nRanks=8 nNodes=1 only, not nRanks=2 nNodes=2\n"), r.out());
+    assertTrue(r.out().contains("\nnothing priced: the measurements are of nRanks=8 nNodes=1, the logs' decisions of "
+        + "nRanks=2 nNodes=2; give measurements of that shape\n"), r.out());
   }
 }

@@ -48,10 +48,16 @@ class ConfigFormatsTest {
     // [0,65535] -> [0, 64 KiB); [65536,16777216) -> [64 KiB, 16 MiB); [16777216,) -> from 16 MiB
     assertEquals(List.of("AllGather 0..-1 RING/SIMPLE", "AllReduce 0..65536 TREE/LL",
         "AllReduce 65536..16777216 RING/LL128", "AllReduce 16777216..-1 RING/SIMPLE/8"), rules(r.policy(), "nRanks8"));
-    InputException e = assertThrows(InputException.class, () -> NcclExampleConfig.convert("x.csv", "x",
-        List.of("allgather,*,ring,simple,-1,*,*,(1,)")));
-    assertEquals("x.csv:1: numPipeOps '(1,)' spans several values (2..); this importer matches numPipeOps by one "
-        + "value or any (-1, *), as NCCL's example does: write one line per value", e.getMessage());
+    // issue 21 (second walk), item 9: a numPipeOps interval is the rule's numPipeOps range (before:
+    // "numPipeOps '(1,)' spans several values (2..); this importer matches numPipeOps by one value")
+    NcclExampleConfig.Result pipes = NcclExampleConfig.convert("x.csv", "x",
+        List.of("allgather,*,ring,simple,-1,*,*,(1,)", "allreduce,*,ring,simple,-1,*,*,[2,4]",
+            "allreduce,*,tree,ll,-1,*,*,*"));
+    List<Policy.Rule> rs = pipes.policy().profiles().getFirst().rules();
+    assertEquals(List.of("AllGather 2.. [RING/SIMPLE]", "AllReduce 1 [TREE/LL]", "AllReduce 2..4 [RING/SIMPLE, TREE/LL]",
+        "AllReduce 5.. [TREE/LL]"), rs.stream().map(x -> x.collective() + " " + x.numPipeOps() + " " + x.candidates()
+            .stream().map(c -> c.algorithm() + "/" + c.protocol()).toList()).toList());
+    assertEquals(new Policy.Range(2, 4), rs.get(2).numPipeOps());
     long[] iv = ConfigFormats.interval("w", "(8,16]", "bytes");
     assertEquals(9, iv[0]);
     assertEquals(16, iv[1]);
@@ -98,8 +104,9 @@ class ConfigFormatsTest {
         + "starts with)", plain.getMessage());
     InputException ch = assertThrows(InputException.class, () -> NcclExampleConfig.convert("c.csv", "c",
         List.of("allreduce,*,ring,simple,[4,8],*,*")));
-    assertEquals("c.csv:1: channels '[4,8]' spans several values (4..8); this importer matches channels by one "
-        + "value or any (-1, *), as NCCL's example does: write one line per value", ch.getMessage());
+    assertEquals("c.csv:1: channels '[4,8]' spans several values (4..8); channels is not matched but set: the tuner "
+        + "writes one nChannels per call (getCollInfo's *nChannels; a policy candidate's channels, 1..64), so a range "
+        + "names no count to set: write one value, or -1 or * to keep NCCL's", ch.getMessage());
   }
 
   @Test

@@ -135,7 +135,7 @@ class CanaryReportTest {
     CanaryReport d = build(30, "a", "b", "c", "e");
     assertTrue(d.tableProblems().isEmpty());
     assertEquals(1, d.decisionProblems().size(), "" + d.decisionProblems());
-    assertTrue(d.decisionProblems().get(0).startsWith("nRanks 3 nNodes 1 AllReduce [1 MiB, 1.25 MiB): ranks' policy arms"
+    assertTrue(d.decisionProblems().get(0).startsWith("nRanks=3 nNodes=1 AllReduce [1 MiB, 1.25 MiB): ranks' policy arms"
         + " decided differently (hang risk): ne:15 -> RING/SIMPLE; na:11, nb:12, nc:13 -> TREE/SIMPLE"),
         d.decisionProblems().get(0));
   }
