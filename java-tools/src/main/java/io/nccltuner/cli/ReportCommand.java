@@ -163,12 +163,6 @@ final class ReportCommand extends ToolCommand {
     }
     if (emitPolicy != null) {
       PromotedPolicy p = PromotedPolicy.of(ran, c);
-      for (Policy.Profile pr : ran.profiles()) {
-        if (!pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY) || !pr.constants().isEmpty()) {
-          err.println("nccl-tuner report: warning: profile " + pr.name() + ": its hardware match and constants are not"
-              + " written to " + emitPolicy + " (the YAML writer does not carry them)");
-        }
-      }
       String yaml;
       try {
         yaml = PolicyYaml.writeChecked(p.policy(), List.of("written by nccl-tuner report --emit-policy from "

@@ -9,6 +9,7 @@ import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Policy.Rule;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -65,11 +66,7 @@ public final class PolicyYaml {
     sb.append("profiles:\n");
     for (Profile pr : p.profiles()) {
       sb.append("  - name: ").append(str(pr.name())).append('\n');
-      io.nccltuner.policy.HardwareMatch hw = pr.hardware();
-      String machine = (hw.gpu() == null ? "" : ", gpu: " + str(hw.gpu()))
-          + (hw.ncclVersion() == null || hw.ncclVersion().min() != hw.ncclVersion().max() ? ""
-              : ", ncclVersion: \"" + hw.ncclVersion().min() / 10000 + "." + hw.ncclVersion().min() / 100 % 100 + "."
-                  + hw.ncclVersion().min() % 100 + "\"");
+      String machine = hardware(pr.hardware());
       if (!pr.nRanks().equals(Range.ANY) || !pr.nNodes().equals(Range.ANY) || !machine.isEmpty()) {
         sb.append("    match: {nRanks: ").append(range(pr.nRanks())).append(", nNodes: ")
             .append(range(pr.nNodes())).append(machine).append("}\n");
@@ -133,6 +130,56 @@ public final class PolicyYaml {
       sb.append(", chunkSize: ").append(c.chunkSize());
     }
     return sb.append('}').toString();
+  }
+
+  /**
+   * A profile's hardware fields as the loader reads them (docs/policy-format.md "Hardware match"),
+   * each with a leading ", ": nvlDomain's three ranges, ncclVersion as dotted versions
+   * (NCCL_VERSION_CODE 22809 = "2.28.9"), gpu, computeCapability as "major.minor" (90 = "9.0").
+   * A range open at one end leaves that end out.
+   */
+  private static String hardware(io.nccltuner.policy.HardwareMatch hw) {
+    StringBuilder sb = new StringBuilder();
+    if (hw.nNvlDomains() != null || hw.minRanksPerNvlDomain() != null || hw.maxRanksPerNvlDomain() != null) {
+      List<String> d = new ArrayList<>();
+      if (hw.nNvlDomains() != null) {
+        d.add("nNvlDomains: " + range(hw.nNvlDomains()));
+      }
+      if (hw.minRanksPerNvlDomain() != null) {
+        d.add("minRanksPerNvlDomain: " + range(hw.minRanksPerNvlDomain()));
+      }
+      if (hw.maxRanksPerNvlDomain() != null) {
+        d.add("maxRanksPerNvlDomain: " + range(hw.maxRanksPerNvlDomain()));
+      }
+      sb.append(", nvlDomain: {").append(String.join(", ", d)).append('}');
+    }
+    if (hw.ncclVersion() != null) {
+      sb.append(", ncclVersion: ").append(dotted(hw.ncclVersion(), false));
+    }
+    if (hw.gpu() != null) {
+      sb.append(", gpu: ").append(str(hw.gpu()));
+    }
+    if (hw.computeCapability() != null) {
+      sb.append(", computeCapability: ").append(dotted(hw.computeCapability(), true));
+    }
+    return sb.toString();
+  }
+
+  private static String dotted(Range r, boolean computeCapability) {
+    java.util.function.LongFunction<String> f = v -> computeCapability
+        ? "\"" + v / 10 + "." + v % 10 + "\""
+        : "\"" + v / 10000 + "." + v / 100 % 100 + "." + v % 100 + "\"";
+    if (r.min() == r.max()) {
+      return f.apply(r.min());
+    }
+    List<String> ends = new ArrayList<>();
+    if (r.min() > 0) {
+      ends.add("min: " + f.apply(r.min()));
+    }
+    if (r.max() != Long.MAX_VALUE) {
+      ends.add("max: " + f.apply(r.max()));
+    }
+    return "{" + String.join(", ", ends) + "}";
   }
 
   private static String range(Range r) {

@@ -106,6 +106,29 @@ class CanaryReportCommandTest {
     assertTrue(PolicyLoader.load(out).profiles().get(0).rules().isEmpty());
   }
 
+  /** The promoted policy keeps each profile's hardware match and model constants (PolicyYaml writes both). */
+  @Test
+  void emittedPolicyKeepsHardwareMatchAndConstants() throws Exception {
+    String src = Files.readString(Path.of(res("canary-policy.yaml")))
+        .replace("    match: {nRanks: 3, nNodes: 1}\n",
+            "    match: {nRanks: 3, nNodes: 1, gpu: H200, computeCapability: {min: \"9.0\", max: \"10.0\"}, "
+                + "ncclVersion: {min: \"2.28.3\"}, nvlDomain: {nNvlDomains: 2, maxRanksPerNvlDomain: {min: 1, max: 4}}}\n"
+                + "    constants:\n      baseLatencies.RING.LL: 7.5\n      llMaxBws.HOPPER.1NODE: 150\n");
+    Path in = tmp.resolve("with-hardware.yaml");
+    Files.writeString(in, src);
+    Path out = tmp.resolve("promoted-hw.yaml");
+    CliRun r = CliRun.run(args("--policy", in.toString(), "--emit-policy", out.toString()));
+    assertEquals(0, r.exit(), r.err());
+    assertFalse(r.err().contains("warning"), r.err());
+    Policy.Profile p = PolicyLoader.load(out).profiles().get(0);
+    assertEquals(PolicyLoader.load(in).profiles().get(0).hardware(), p.hardware(), Files.readString(out));
+    assertEquals(2, p.constants().size(), Files.readString(out));
+    assertEquals("baseLatencies.RING.LL", p.constants().get(0).name());
+    assertEquals(7.5, p.constants().get(0).value(), 1e-9);
+    assertEquals("llMaxBws.HOPPER.1NODE", p.constants().get(1).name());
+    assertEquals(150.0, p.constants().get(1).value(), 1e-9);
+  }
+
   @Test
   void emitPolicyNeedsThePolicy() {
     CliRun r = CliRun.run(args("--emit-policy", tmp.resolve("x.yaml").toString()));
