@@ -16,8 +16,7 @@ static trace_t g_tr;
 static tuner_t g_t;
 
 static void summary(const char* what, uint64_t h, int changed) {
-  rep("HASH %s %016llx changed %d of %d warns %d", what, (unsigned long long)h, changed, g_tr.n,
-      atomic_load(&g_warns));
+  rep("HASH %s %016llx changed %d of %d warns %d", what, (unsigned long long)h, changed, g_tr.n, atomic_load(&g_warns));
 }
 
 /* One communicator: init, the trace, destroy. */
@@ -234,10 +233,12 @@ static int c_threads(int argc, char** argv) {
       char l[512] = "";
       for (int i = 1; i < 65; i++)
         if (atomic_load(&g_mon_sigset) & (1ull << i)) snprintf(l + strlen(l), sizeof l - strlen(l), " %d", i);
-      FAIL("threads: transient signal disposition change seen %d times, signals%s; first: %s", g_mon_sig, l, g_mon_what);
+      FAIL("threads: transient signal disposition change seen %d times, signals%s; first: %s", g_mon_sig, l,
+           g_mon_what);
     }
     if (atomic_load(&g_mon_loc)) FAIL("threads: transient locale change seen %d times", g_mon_loc);
-    if (atomic_load(&g_mon_numeric)) FAIL("threads: printf(\"%%.1f\") gave a non-'.' decimal point %d times", g_mon_numeric);
+    if (atomic_load(&g_mon_numeric))
+      FAIL("threads: printf(\"%%.1f\") gave a non-'.' decimal point %d times", g_mon_numeric);
     if (atomic_load(&g_mon_env)) FAIL("threads: JAVA_TOOL_OPTIONS seen changed %d times", g_mon_env);
     if (atomic_load(&g_mon_cwd)) FAIL("threads: cwd seen changed %d times", g_mon_cwd);
   }
@@ -309,7 +310,9 @@ static int c_stack(int argc, char** argv) {
   return 0;
 }
 static ucontext_t g_uc_main, g_uc_co;
-static void co_fn(void) { g_h = one_comm(&g_t, 4, &g_changed, "coroutine"); }
+static void co_fn(void) {
+  g_h = one_comm(&g_t, 4, &g_changed, "coroutine");
+}
 static int c_coro(int argc, char** argv) {
   long kib = argc > 2 ? atol(argv[2]) : 64;
   if (tuner_open(&g_t, env_ver())) return 1;
@@ -466,10 +469,10 @@ static int c_tables(void) {
   if (tuner_open(&g_t, env_ver())) return 1;
   void* ctx = 0;
   if (tuner_init(&g_t, 2, 2, 11, adv_log, &ctx)) FAIL("tables: init");
-  int shapes[][2] = {{7, 3}, {6, 3}, {8, 3}, {7, 4}, {7, 2}, {2, 3}, {1, 1}, {0, 3}, {7, 0}, {0, 0},
-                     {1, 3}, {3, 1}, {16, 8}, {-1, 3}, {7, -3}, {100, 100}};
-  float vals[] = {-1, 0, 1, 1e-30f, 1e30f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), -0.0f, -2.0f,
-                  1e-45f, 3.4e38f};
+  int shapes[][2] = {{7, 3}, {6, 3}, {8, 3}, {7, 4}, {7, 2},  {2, 3},  {1, 1},  {0, 3},
+                     {7, 0}, {0, 0}, {1, 3}, {3, 1}, {16, 8}, {-1, 3}, {7, -3}, {100, 100}};
+  float vals[] = {-1,    0,     1,      1e-30f, 1e30f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""),
+                  -0.0f, -2.0f, 1e-45f, 3.4e38f};
   size_t sizes[] = {0, 1, 16, 4096, 32768, 1 << 20, 64u << 20, (size_t)1 << 40, SIZE_MAX, SIZE_MAX / 2};
   int pipes[] = {0, 1, -1, 1000000, 0x7fffffff};
   int colls[] = {4, 0, 2, 3, 5, 8, -1, 100};
@@ -487,7 +490,7 @@ static int c_tables(void) {
           seed = seed * 1103515245 + 12345;
           float v;
           switch (pat) {
-            case 0: v = -1; break;                                   /* everything unavailable */
+            case 0: v = -1; break;                                     /* everything unavailable */
             case 1: v = vals[(seed >> 16) % (sizeof vals / 4)]; break; /* NaN, inf, denormals */
             case 2: v = (i % 3 == 2) ? -1 : 10.0f + i; break;
             case 3: v = __builtin_nanf(""); break;
@@ -762,22 +765,25 @@ static int prof_open(prof_t* p, int ver) {
   return -1;
 }
 static int prof_init(prof_t* p, void** ctx, int* mask, uint64_t id) {
-  if (p->ver == 4)
-    return ((const ncclProfiler_v4_t*)p->sym)->init(ctx, mask, "adv", id, 2, 2, 0, adv_log);
+  if (p->ver == 4) return ((const ncclProfiler_v4_t*)p->sym)->init(ctx, mask, "adv", id, 2, 2, 0, adv_log);
   return ((const ncclProfiler_v6_t*)p->sym)->init(ctx, id, mask, "adv", 2, 2, 0, adv_log);
 }
 static int prof_start(prof_t* p, void* ctx, void** h, void* d) {
   return ((const ncclProfiler_v6_t*)p->sym)->startEvent(ctx, h, d);
 }
-static int prof_stop(prof_t* p, void* h) { return ((const ncclProfiler_v6_t*)p->sym)->stopEvent(h); }
+static int prof_stop(prof_t* p, void* h) {
+  return ((const ncclProfiler_v6_t*)p->sym)->stopEvent(h);
+}
 static int prof_rec(prof_t* p, void* h, int st, void* a) {
   return ((const ncclProfiler_v6_t*)p->sym)->recordEventState(h, st, a);
 }
-static int prof_fin(prof_t* p, void* ctx) { return ((const ncclProfiler_v6_t*)p->sym)->finalize(ctx); }
-#define PCHK(x, what)                                   \
-  do {                                                  \
-    int _r = (x);                                       \
-    if (_r) FAIL("prof %s: returned %d", what, _r);     \
+static int prof_fin(prof_t* p, void* ctx) {
+  return ((const ncclProfiler_v6_t*)p->sym)->finalize(ctx);
+}
+#define PCHK(x, what) \
+  do { \
+    int _r = (x); \
+    if (_r) FAIL("prof %s: returned %d", what, _r); \
   } while (0)
 static void fill_descr(prof_t* p, void* buf, uint64_t type, void* parent) {
   memset(buf, 0, 512);
@@ -884,10 +890,8 @@ static int c_prof(int argc, char** argv) {
   /* init with a NULL mask pointer */
   void* ctx = 0;
   int r;
-  if (p.ver == 4)
-    r = ((const ncclProfiler_v4_t*)p.sym)->init(&ctx, 0, 0, 1, 2, 2, 0, 0);
-  else
-    r = ((const ncclProfiler_v6_t*)p.sym)->init(&ctx, 1, 0, 0, 2, 2, 0, 0);
+  if (p.ver == 4) r = ((const ncclProfiler_v4_t*)p.sym)->init(&ctx, 0, 0, 1, 2, 2, 0, 0);
+  else r = ((const ncclProfiler_v6_t*)p.sym)->init(&ctx, 1, 0, 0, 2, 2, 0, 0);
   rep("INFO: prof init(NULL mask, NULL name, NULL logger) -> %d", r);
   if (!r) prof_fin(&p, ctx);
   PCHK(prof_fin(&p, 0), "finalize NULL");
@@ -896,7 +900,6 @@ static int c_prof(int argc, char** argv) {
   summary("prof", 0, 0);
   return 0;
 }
-
 
 /* ---- exec'd children spawned by another host thread while init runs ------------------------- */
 static atomic_int g_spawns, g_spawn_leaks, g_spawn_maxfds;
@@ -975,7 +978,9 @@ static int c_mask(int argc, char** argv) {
 
 /* ---- signals raised by a host thread while init runs: each must reach the host's handler ------ */
 static atomic_int g_hcount[65], g_raised[65];
-static void h_count(int s) { atomic_fetch_add(&g_hcount[s], 1); }
+static void h_count(int s) {
+  atomic_fetch_add(&g_hcount[s], 1);
+}
 static int g_sw_sigs[] = {SIGCHLD, SIGPIPE, SIGXFSZ, SIGUSR2, SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGWINCH, 62, 63, 64};
 #define NSW (int)(sizeof g_sw_sigs / sizeof *g_sw_sigs)
 static void* th_raiser(void* a) {
@@ -1032,7 +1037,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   if (strcmp(argv[1], "tables") && strcmp(argv[1], "prof")) trace_load(&g_tr, env_trace());
   else trace_load(&g_tr, env_trace());
-  if (getenv("ADV_SETLOCALE") && !setlocale(LC_ALL, getenv("ADV_SETLOCALE"))) rep("NOTE: setlocale(%s) failed", getenv("ADV_SETLOCALE"));
+  if (getenv("ADV_SETLOCALE") && !setlocale(LC_ALL, getenv("ADV_SETLOCALE")))
+    rep("NOTE: setlocale(%s) failed", getenv("ADV_SETLOCALE"));
   rep("CASE %s%s%s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
   int rc = 2;
   const char* c = argv[1];

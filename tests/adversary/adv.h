@@ -47,10 +47,10 @@ static void rep(const char* fmt, ...) {
   ssize_t w = write(RFD, b, n);
   (void)w;
 }
-#define FAIL(...)                \
-  do {                           \
-    g_fail++;                    \
-    rep("FAIL: " __VA_ARGS__);   \
+#define FAIL(...) \
+  do { \
+    g_fail++; \
+    rep("FAIL: " __VA_ARGS__); \
   } while (0)
 
 static void rep_open(void) {
@@ -142,38 +142,28 @@ static ncclResult_t tuner_init(tuner_t* t, size_t nRanks, size_t nNodes, uint64_
   for (size_t i = 0; i < sizeof k7 / 8; i++) ((double*)&k7)[i] = 1.0 + i;
   for (size_t i = 0; i < sizeof k5 / 8; i++) ((double*)&k5)[i] = 1.0 + i;
   switch (t->ver) {
-    case 3:
-      return ((const ncclTuner_v3_t*)t->sym)->init(nRanks, nNodes, lf, ctx);
-    case 4:
-      return ((const ncclTuner_v4_t*)t->sym)->init(nRanks, nNodes, lf, ctx);
-    case 5:
-      return ((const ncclTuner_v5_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k5);
-    case 6:
-      return ((const ncclTuner_v6_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k5);
-    default:
-      return ((const ncclTuner_v7_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k7);
+    case 3: return ((const ncclTuner_v3_t*)t->sym)->init(nRanks, nNodes, lf, ctx);
+    case 4: return ((const ncclTuner_v4_t*)t->sym)->init(nRanks, nNodes, lf, ctx);
+    case 5: return ((const ncclTuner_v5_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k5);
+    case 6: return ((const ncclTuner_v6_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k5);
+    default: return ((const ncclTuner_v7_t*)t->sym)->init(ctx, commId, nRanks, nNodes, lf, &nvl, &k7);
   }
 }
 static ncclResult_t tuner_get(tuner_t* t, void* ctx, int coll, size_t nBytes, int pipe, float* tab, int na, int np,
                               int regBuff, int* nch) {
   float** tb = (float**)tab;
   switch (t->ver) {
-    case 3:
-      return ((const ncclTuner_v3_t*)t->sym)->getCollInfo(ctx, coll, nBytes, pipe, tb, na, np, nch);
-    case 4:
-      return ((const ncclTuner_v4_t*)t->sym)->getCollInfo(ctx, coll, nBytes, pipe, tb, na, np, regBuff, nch);
+    case 3: return ((const ncclTuner_v3_t*)t->sym)->getCollInfo(ctx, coll, nBytes, pipe, tb, na, np, nch);
+    case 4: return ((const ncclTuner_v4_t*)t->sym)->getCollInfo(ctx, coll, nBytes, pipe, tb, na, np, regBuff, nch);
     default: /* v5..v7 share the getCollInfo member at the same offset */
       return ((const ncclTuner_v5_t*)t->sym)->getCollInfo(ctx, coll, nBytes, pipe, tb, na, np, regBuff, nch);
   }
 }
 static ncclResult_t tuner_fin(tuner_t* t, void* ctx) {
   switch (t->ver) {
-    case 3:
-      return ((const ncclTuner_v3_t*)t->sym)->destroy(ctx);
-    case 4:
-      return ((const ncclTuner_v4_t*)t->sym)->destroy(ctx);
-    default:
-      return ((const ncclTuner_v5_t*)t->sym)->finalize(ctx);
+    case 3: return ((const ncclTuner_v3_t*)t->sym)->destroy(ctx);
+    case 4: return ((const ncclTuner_v4_t*)t->sym)->destroy(ctx);
+    default: return ((const ncclTuner_v5_t*)t->sym)->finalize(ctx);
   }
 }
 
@@ -203,7 +193,9 @@ static size_t gtab_rw(gtab_t* g) {
   size_t r = (g->n * 4 + 4095) / 4096 * 4096;
   return r ? r : 4096;
 }
-static void gtab_free(gtab_t* g) { munmap(g->base - 4096, gtab_rw(g) + 8192); }
+static void gtab_free(gtab_t* g) {
+  munmap(g->base - 4096, gtab_rw(g) + 8192);
+}
 /* Checks sentinels and the rules on entries; returns number of changed entries. */
 static int gtab_check(gtab_t* g, const float* before, const char* what) {
   size_t rw = gtab_rw(g);
