@@ -268,7 +268,9 @@ public class Engine {
     }
     if (tunerVersion < 5 || constants.address() == 0) {
       log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + p.constants().size() + " constants not set: "
-          + "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion);
+          + (tunerVersion < 5 ? "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion
+              // NCCL 2.28+ always passes the struct; an offline replay (explain, replay) may not
+              : "init was given no constants struct (tuner v" + tunerVersion + ")"));
       log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + (p.rules().isEmpty()
           ? "no rules either, so NCCL's own model applies unchanged"
           : "its " + p.rules().size() + " measured rules apply without the constants"));

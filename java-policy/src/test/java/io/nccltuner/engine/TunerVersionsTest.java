@@ -209,6 +209,12 @@ class TunerVersionsTest {
         + "hwLatencies.PCI.TREE.SIMPLE 0.0 -> 4.25 us, perChMaxTreeBws.BLACKWELL.4NODES 0.0 -> 30.0 GB/s"), logged.toString());
     assertTrue(logged.contains("profile p: 3 constants not set: NCCL passes its model constants from tuner v5 (2.28); "
         + "this NCCL uses v4"), logged.toString());
+    // v5 without a struct (an offline replay; NCCL 2.28+ always passes one): said as it is, not "this NCCL uses v5"
+    logged.clear();
+    new Engine(parse(CONSTANTS), Mode.ENFORCE, log, null).init(2, 2, MemorySegment.NULL, sig(5, 2, 22809),
+        MemorySegment.NULL);
+    assertTrue(logged.contains("profile p: 3 constants not set: init was given no constants struct (tuner v5)"),
+        logged.toString());
     PolicyException ex = assertThrows(PolicyException.class, () -> parse(CONSTANTS.replace("BLACKWELL", "VERA")));
     assertTrue(ex.getMessage().contains("unknown compCap 'VERA' in perChMaxTreeBws.VERA.4NODES; use "
         + "[VOLTA, AMPERE, HOPPER, BLACKWELL, RUBIN]"), ex.getMessage());

@@ -50,6 +50,14 @@ public record Topology(int nRanks, int nNodes, int computeCapability, boolean am
   public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, int typeIntra, int typeInter,
       boolean sameChannels) {
     /**
+     * @param n channels
+     * @return this graph with {@code n} channels (what NCCL's init leaves it after the search)
+     */
+    public Graph withChannels(int n) {
+      return new Graph(pattern, n, bwIntra, bwInter, typeIntra, typeInter, sameChannels);
+    }
+
+    /**
      * Parses one graph line.
      *
      * @param line a log line
@@ -126,6 +134,13 @@ public record Topology(int nRanks, int nNodes, int computeCapability, boolean am
     if (ranks == 0 || ring == null || tree == null) {
       return null;
     }
+    // NCCL prints each graph as its search found it, then gives both the smaller channel count
+    // before the model runs (src/init.cc 2.28.9: "comm->nChannels = treeGraph->nChannels =
+    // ringGraph->nChannels = std::min(...)", line 1192; the graph lines are printed at 1021/1029).
+    // (The cross-rank minimum before it, line 1179, is not in rank 0's log.)
+    int both = Math.min(ring.nChannels(), tree.nChannels());
+    ring = ring.withChannels(both);
+    tree = tree.withChannels(both);
     return new Topology(ranks, nodes, computeCapability, amdCpu, channels > 0 ? channels : ring.nChannels(), ring, tree);
   }
 }

@@ -33,6 +33,30 @@ class CalibrationTest {
     return new Topology(8 * nodes, nodes, 90, false, 16, RING, TREE);
   }
 
+  /**
+   * NCCL 2.28.9 src/init.cc:1192 gives the Ring and Tree graphs the smaller of their channel counts
+   * before the model runs; the log prints each graph as searched (ring 8, tree 4 here). Found by the
+   * oracle written from NCCL's source (tests/oracle/tune_oracle.py): the tool used 8 for Ring.
+   */
+  @Test
+  void ringAndTreeTakeTheSmallerChannelCountAsNcclsInitGivesThem() {
+    List<String> log = List.of(
+        "host:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "host:1:1 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 8, bw 40.000000/20.000000, type NVL/NET, sameChannels 1",
+        "host:1:1 [0] NCCL INFO Pattern 3, crossNic 0, nChannels 4, bw 40.000000/20.000000, type NVL/NET, sameChannels 1",
+        "host:1:1 [0] NCCL INFO 8 coll channels, 8 collnet channels, 0 nvls channels, 8 p2p channels, 8 p2p channels per peer");
+    Topology t = Topology.read(log, 90, false);
+    assertEquals(4, t.ring().nChannels());
+    assertEquals(4, t.tree().nChannels());
+    Topology.Graph ring4 = new Topology.Graph(4, 4, 40, 20, 1, 10, true);
+    Topology.Graph tree4 = new Topology.Graph(3, 4, 40, 20, 1, 10, true);
+    TuneModel logged = TuneModel.of(t, ModelConstants.defaults());
+    TuneModel byHand = TuneModel.of(new Topology(16, 2, 90, false, t.nChannels(), ring4, tree4), ModelConstants.defaults());
+    AlgoProto ringLl = new AlgoProto(Algorithm.RING, Protocol.LL);
+    assertEquals(byHand.bandwidth(Collective.AllReduce, ringLl), logged.bandwidth(Collective.AllReduce, ringLl), 1e-9);
+    assertEquals(byHand.bandwidth(Collective.AllReduce, TREE_SIMPLE), logged.bandwidth(Collective.AllReduce, TREE_SIMPLE), 1e-9);
+  }
+
   @Test
   void defaultsGiveNcclsTableByHand() {
     TuneModel m = TuneModel.of(topo(4), ModelConstants.defaults());
