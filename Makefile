@@ -51,7 +51,7 @@ include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
 include $(REPO)/make/simcluster.mk
 
-.PHONY: all build run test unit-test gpu-script-test canary-oracle clean check-env format format-check
+.PHONY: all build run test unit-test gpu-script-test canary-oracle tune-oracle clean check-env format format-check
 .DEFAULT_GOAL := all
 
 all: build
@@ -106,7 +106,7 @@ gpu-script-test:
 # checks on recorded logs, then the harness's own shell tests, then the sweep -> compile -> enforce
 # loop on the simulated cluster, then the canary on two simulated ranks (measured gain against the
 # model's truth), then the calibration scored at shapes nobody swept (docs/calibrate.md).
-test: format-check unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle
+test: format-check unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle tune-oracle
 
 # C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
 # installs where it is missing). format-check fails on any C file that clang-format would change,
@@ -128,6 +128,12 @@ format:
 # (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.
 canary-oracle: build
 	python3 $(REPO)/tests/oracle/canary_oracle.py
+
+# NCCL 2.28.9's tuning model written from NCCL's source alone (tests/oracle/tune_oracle.py) against
+# `nccl-tuner explain`: random shapes and constants, then random baseLatencies through a policy.
+tune-oracle: build
+	python3 $(REPO)/tests/oracle/compare_explain.py 6 11
+	python3 $(REPO)/tests/oracle/compare_explain.py 4 12 --policy-baselat
 
 clean:
 	rm -rf $(BUILD) $(DIST_ROOT) $(REPO)/java-policy/target $(REPO)/java-tools/target $(REPO)/target

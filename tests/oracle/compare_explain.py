@@ -179,6 +179,8 @@ def main():
     for d in disagreements[:8]:
         print(json.dumps(d)[:1500])
     print("details:", os.path.join(tmp, "result.json"))
+    # make tune-oracle: any disagreement or failed explain run fails the target
+    sys.exit(1 if disagreements or stats["rc_fail"] else 0)
 
 
 def check_policy(t, C2, pipe, out, case, stats, disagreements, pol):
