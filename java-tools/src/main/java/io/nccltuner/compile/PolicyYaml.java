@@ -134,12 +134,21 @@ public final class PolicyYaml {
 
   /**
    * A profile's hardware fields as the loader reads them (docs/policy-format.md "Hardware match"),
-   * each with a leading ", ": nvlDomain's three ranges, ncclVersion as dotted versions
-   * (NCCL_VERSION_CODE 22809 = "2.28.9"), gpu, computeCapability as "major.minor" (90 = "9.0").
+   * each with a leading ", ": gpu, ncclVersion as dotted versions (NCCL_VERSION_CODE
+   * 22809 = "2.28.9"), computeCapability as "major.minor" (90 = "9.0"), nvlDomain's three ranges.
    * A range open at one end leaves that end out.
    */
   private static String hardware(io.nccltuner.policy.HardwareMatch hw) {
     StringBuilder sb = new StringBuilder();
+    if (hw.gpu() != null) {
+      sb.append(", gpu: ").append(str(hw.gpu()));
+    }
+    if (hw.ncclVersion() != null) {
+      sb.append(", ncclVersion: ").append(dotted(hw.ncclVersion(), false));
+    }
+    if (hw.computeCapability() != null) {
+      sb.append(", computeCapability: ").append(dotted(hw.computeCapability(), true));
+    }
     if (hw.nNvlDomains() != null || hw.minRanksPerNvlDomain() != null || hw.maxRanksPerNvlDomain() != null) {
       List<String> d = new ArrayList<>();
       if (hw.nNvlDomains() != null) {
@@ -152,15 +161,6 @@ public final class PolicyYaml {
         d.add("maxRanksPerNvlDomain: " + range(hw.maxRanksPerNvlDomain()));
       }
       sb.append(", nvlDomain: {").append(String.join(", ", d)).append('}');
-    }
-    if (hw.ncclVersion() != null) {
-      sb.append(", ncclVersion: ").append(dotted(hw.ncclVersion(), false));
-    }
-    if (hw.gpu() != null) {
-      sb.append(", gpu: ").append(str(hw.gpu()));
-    }
-    if (hw.computeCapability() != null) {
-      sb.append(", computeCapability: ").append(dotted(hw.computeCapability(), true));
     }
     return sb.toString();
   }
