@@ -126,8 +126,8 @@ final class ExplainCommand extends ToolCommand {
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
     if (log == null && topology.isEmpty()) {
-      err.println("nccl-tuner explain: Missing required option: '--log=FILE' (or --topology SWEEP_OR_LOG, to predict "
-          + "with NCCL's model from constants at any --nranks/--nnodes)");
+      err.println("nccl-tuner explain: Missing required option: '--log=FILE'");
+      err.println("(or --topology SWEEP_OR_LOG, to predict with NCCL's model from constants at any --nranks/--nnodes)");
       err.println("see 'nccl-tuner explain --help'");
       err.flush();
       return Main.EXIT_USAGE;

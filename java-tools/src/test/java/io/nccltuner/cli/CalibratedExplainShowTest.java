@@ -215,8 +215,8 @@ class CalibratedExplainShowTest {
         .toString(), row.getLast(), row.toString());
     CliRun noLog = CliRun.run("explain", "--policy", policy.toString(), "--nranks", "256");
     assertEquals(2, noLog.exit());
-    assertTrue(noLog.err().startsWith("nccl-tuner explain: Missing required option: '--log=FILE' (or --topology"),
-        noLog.err());
+    assertEquals("nccl-tuner explain: Missing required option: '--log=FILE'\n(or --topology SWEEP_OR_LOG, to predict "
+        + "with NCCL's model from constants at any --nranks/--nnodes)\nsee 'nccl-tuner explain --help'\n", noLog.err());
     CliRun both = CliRun.run("explain", "--topology", log.toString(), "--log", log.toString());
     assertEquals(1, both.exit());
     assertTrue(both.err().contains("give --log or --topology, not both"), both.err());
