@@ -51,7 +51,7 @@ import picocli.CommandLine.Option;
       "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
     })
 final class ExplainCommand extends ToolCommand {
-  @Option(names = "--log", paramLabel = "FILE", description = "NCCL log with the TUNING table")
+  @Option(names = "--log", paramLabel = "FILE", description = "NCCL log with the TUNING table (or --topology)")
   Path log;
 
   @Option(names = "--topology", paramLabel = "SWEEP_OR_LOG",
@@ -83,10 +83,12 @@ final class ExplainCommand extends ToolCommand {
       description = "captured tuner calls (CSV); their cost tables narrow the model first")
   Path trace;
 
-  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree)")
+  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree); with --topology: the "
+          + "shape to predict (default: nNodes x the measured ranks per node)")
   Integer nRanks;
 
-  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree)")
+  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree); with --topology: the shape to "
+          + "predict (default: the topology's own)")
   Integer nNodes;
 
   @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it (else must agree)")

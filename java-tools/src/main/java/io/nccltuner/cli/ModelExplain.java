@@ -95,6 +95,9 @@ final class ModelExplain {
       throw new InputException("--nranks/--nnodes: need 1 <= nNodes <= nRanks, got nRanks " + nRanks + " nNodes "
           + nNodes);
     }
+    if (nRanks < 2) {
+      throw new InputException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
+    }
     src = TopologyInputs.nearest(inputs, nRanks, nNodes);
     Topology at = src.topology().atShape(nRanks, nNodes);
     out.printf(Locale.ROOT, "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
