@@ -61,55 +61,10 @@ public record SweepInputs(Path dir, Calibrator.Shape shape, MeasurementSet data,
     }
     MeasurementSet data = new MeasurementSet();
     SweepDirectory.read(dir, NcclTestsLog.Placement.OUT_OF_PLACE, data);
-    List<String> log = null;
-    Path logFile = null;
-    try (var s = Files.walk(dir, 3)) { // the runs' outputs are under runs/
-      for (Path f : s.filter(Files::isRegularFile).sorted().toList()) {
-        List<String> lines = Files.readAllLines(f, StandardCharsets.ISO_8859_1);
-        if (lines.stream().anyMatch(l -> Topology.Graph.parse(l) != null)) {
-          log = lines;
-          logFile = f;
-          break;
-        }
-      }
-    }
-    if (log == null) {
-      throw new InputException(dir.toString(), "no run output has NCCL's graph lines ('Pattern 4, crossNic 0, "
-          + "nChannels ...'): sweep with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH");
-    }
-    int cc = computeCapability;
-    if (cc <= 0) {
-      throw new InputException(dir.toString(), "the runs do not name a GPU whose compute capability is known; "
-          + "give --compute-capability (9.0 for H100)");
-    }
-    NcclModelLog parsed = NcclModelLog.parse(logFile.toString(), log);
-    CostTable table = parsed.communicators().isEmpty() ? null : parsed.communicators().getFirst().table();
-    Topology topo = null;
-    String check;
-    int mismatches = -1;
-    if (cpu.equals("auto") && table != null) {
-      Topology intel = Topology.read(log, cc, false);
-      Topology amd = Topology.read(log, cc, true);
-      int mi = mismatches(TuneModel.of(intel, ModelConstants.defaults()), table);
-      int ma = mismatches(TuneModel.of(amd, ModelConstants.defaults()), table);
-      topo = ma < mi ? amd : intel;
-      mismatches = Math.min(mi, ma);
-    } else {
-      topo = Topology.read(log, cc, cpu.equals("amd"));
-      if (topo == null) {
-        throw new InputException(logFile.toString(), "no comm line (nRanks N nNodes M) or no Ring / Tree graph line");
-      }
-      if (table != null) {
-        mismatches = mismatches(TuneModel.of(topo, ModelConstants.defaults()), table);
-      }
-    }
-    if (topo == null) {
-      throw new InputException(logFile.toString(), "no comm line (nRanks N nNodes M) or no Ring / Tree graph line");
-    }
-    check = table == null ? "no latency/bandwidth table in " + logFile.getFileName() + " to check the model against"
-        : mismatches == 0 ? "the model at NCCL's defaults reproduces the logged table (Ring and Tree, " + logFile.getFileName() + ")"
-        : mismatches + " Ring/Tree entries of the logged table differ from the model at NCCL's defaults ("
-            + logFile.getFileName() + "): the fit may not describe this NCCL";
+    Logged logged = readTopology(dir, computeCapability, cpu);
+    Topology topo = logged.topology();
+    int mismatches = logged.mismatches();
+    String check = logged.check();
     Map<String, List<Double>> times = new LinkedHashMap<>();
     for (Measurement m : data.measurements()) {
       if (m.nRanks() != topo.nRanks() || m.nNodes() != topo.nNodes() || !m.config().isCandidate()
@@ -140,6 +95,89 @@ public record SweepInputs(Path dir, Calibrator.Shape shape, MeasurementSet data,
       throw new InputException(dir.toString(), "no size with two or more forced Ring/Tree candidates measured");
     }
     return new SweepInputs(dir, new Calibrator.Shape(dir.toString(), topo, points), data, check, mismatches);
+  }
+
+  /**
+   * The topology NCCL logged in one run's output, with how the model at NCCL's defaults compares
+   * with the latency/bandwidth table logged beside it.
+   *
+   * @param file the log file the topology came from
+   * @param topology the topology
+   * @param mismatches Ring/Tree entries of the logged table the model at NCCL's defaults does not
+   *     reproduce; -1 when the file has no table
+   * @param check that comparison in one line
+   */
+  public record Logged(Path file, Topology topology, int mismatches, String check) {}
+
+  /**
+   * Reads the topology a calibration reads: from a sweep directory (the first run output under it
+   * with NCCL's graph lines) or from one NCCL log file.
+   *
+   * @param fileOrDir a sweep directory, or rank 0's NCCL log (NCCL_DEBUG_SUBSYS with INIT and GRAPH)
+   * @param computeCapability the GPUs' compute capability (major x 10 + minor); the log does not print it
+   * @param cpu "intel", "amd" or "auto" (whichever reproduces the logged table; Intel when the log
+   *     has none)
+   * @return the topology
+   * @throws IOException if a file cannot be read
+   * @throws InputException if no file has the graph lines, the comm line, or cc is unknown
+   */
+  public static Logged readTopology(Path fileOrDir, int computeCapability, String cpu)
+      throws IOException, InputException {
+    List<String> log = null;
+    Path logFile = null;
+    List<Path> files;
+    if (Files.isDirectory(fileOrDir)) {
+      try (var s = Files.walk(fileOrDir, 3)) { // a sweep's run outputs are under runs/
+        files = s.filter(Files::isRegularFile).sorted().toList();
+      }
+    } else {
+      files = List.of(fileOrDir);
+    }
+    for (Path f : files) {
+      List<String> lines = Files.readAllLines(f, StandardCharsets.ISO_8859_1);
+      if (lines.stream().anyMatch(l -> Topology.Graph.parse(l) != null)) {
+        log = lines;
+        logFile = f;
+        break;
+      }
+    }
+    if (log == null) {
+      throw new InputException(fileOrDir.toString(), (Files.isDirectory(fileOrDir) ? "no run output has" : "no")
+          + " NCCL's graph lines ('Pattern 4, crossNic 0, nChannels ...'): run with NCCL_DEBUG=INFO "
+          + "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH");
+    }
+    int cc = computeCapability;
+    if (cc <= 0) {
+      throw new InputException(fileOrDir.toString(), "the runs do not name a GPU whose compute capability is known; "
+          + "give --compute-capability (9.0 for H100)");
+    }
+    NcclModelLog parsed = NcclModelLog.parse(logFile.toString(), log);
+    CostTable table = parsed.communicators().isEmpty() ? null : parsed.communicators().getFirst().table();
+    Topology topo = null;
+    int mismatches = -1;
+    if (cpu.equals("auto") && table != null) {
+      Topology intel = Topology.read(log, cc, false);
+      Topology amd = Topology.read(log, cc, true);
+      if (intel != null) {
+        int mi = mismatches(TuneModel.of(intel, ModelConstants.defaults()), table);
+        int ma = mismatches(TuneModel.of(amd, ModelConstants.defaults()), table);
+        topo = ma < mi ? amd : intel;
+        mismatches = Math.min(mi, ma);
+      }
+    } else {
+      topo = Topology.read(log, cc, cpu.equals("amd"));
+      if (topo != null && table != null) {
+        mismatches = mismatches(TuneModel.of(topo, ModelConstants.defaults()), table);
+      }
+    }
+    if (topo == null) {
+      throw new InputException(logFile.toString(), "no comm line (nRanks N nNodes M) or no Ring / Tree graph line");
+    }
+    String check = table == null ? "no latency/bandwidth table in " + logFile.getFileName() + " to check the model against"
+        : mismatches == 0 ? "the model at NCCL's defaults reproduces the logged table (Ring and Tree, " + logFile.getFileName() + ")"
+        : mismatches + " Ring/Tree entries of the logged table differ from the model at NCCL's defaults ("
+            + logFile.getFileName() + "): the fit may not describe this NCCL";
+    return new Logged(logFile, topo, mismatches, check);
   }
 
   private static double median(List<Double> v) {

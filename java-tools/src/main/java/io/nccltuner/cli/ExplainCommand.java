@@ -51,8 +51,15 @@ import picocli.CommandLine.Option;
       "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
     })
 final class ExplainCommand extends ToolCommand {
-  @Option(names = "--log", required = true, paramLabel = "FILE", description = "NCCL log with the TUNING table")
+  @Option(names = "--log", paramLabel = "FILE", description = "NCCL log with the TUNING table (or --topology)")
   Path log;
+
+  @Option(names = "--topology", paramLabel = "SWEEP_OR_LOG",
+      description = "instead of --log: predict with NCCL 2.28.9's model computed from constants (Ring and Tree, "
+          + "docs/calibrate.md) at the shape --nranks/--nnodes, from the topology a sweep directory or NCCL log "
+          + "(NCCL_DEBUG_SUBSYS with INIT and GRAPH) holds, what `calibrate` read; repeatable (the one measured "
+          + "nearest the shape is used); with --policy, the matching profile's constants and rules")
+  List<Path> topology = new ArrayList<>();
 
   @Option(names = "--sizes", paramLabel = "SIZES",
       description = "sizes as NCCL passes them to the tuner: FROM:TO (powers of two), or a comma list; "
@@ -76,18 +83,18 @@ final class ExplainCommand extends ToolCommand {
       description = "captured tuner calls (CSV); their cost tables narrow the model first")
   Path trace;
 
-  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree)")
+  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree); with --topology: the "
+          + "shape to predict (default: nNodes x the measured ranks per node)")
   Integer nRanks;
 
-  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree)")
+  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree); with --topology: the shape to "
+          + "predict (default: the topology's own)")
   Integer nNodes;
 
   @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it (else must agree)")
   Integer channels;
 
-  @Option(names = "--compute-capability", paramLabel = "CC",
-      description = "smallest GPU compute capability x10 (70 V100, 80 A100, 90 H100/H200)")
-  Integer computeCapability;
+  @picocli.CommandLine.Mixin ModelInputOptions modelInputs;
 
   @Option(names = "--intervals", description = "print each time's range [low, high] too")
   boolean intervals;
@@ -120,6 +127,16 @@ final class ExplainCommand extends ToolCommand {
 
   @Override
   int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+    if (log == null && topology.isEmpty()) {
+      err.println("nccl-tuner explain: Missing required option: '--log=FILE'");
+      err.println("(or --topology SWEEP_OR_LOG, to predict with NCCL's model from constants at any --nranks/--nnodes)");
+      err.println("see 'nccl-tuner explain --help'");
+      err.flush();
+      return Main.EXIT_USAGE;
+    }
+    if (!topology.isEmpty()) {
+      return new ModelExplain(this).run(out, err);
+    }
     boolean allColls = collective.equalsIgnoreCase("all");
     Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
     if (coll == null) {
@@ -232,7 +249,8 @@ final class ExplainCommand extends ToolCommand {
     int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels") : Math.min(c.nChannels(), 64);
     try {
       CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
-      return computeCapability != null ? s.withComputeCapability(computeCapability) : s;
+      int cc = modelInputs.computeCapability();
+      return cc > 0 ? s.withComputeCapability(cc) : s;
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
@@ -468,6 +486,9 @@ final class ExplainCommand extends ToolCommand {
     out.printf(Locale.ROOT, "Profile %s sets NCCL's model constants at init (NCCL 2.28+, tuner v5); predicted with:%n", p.name());
     r.applied().forEach(l -> out.printf(Locale.ROOT, "  %s%n", l));
     r.notModelled().forEach(l -> out.printf(Locale.ROOT, "  %s (not modelled: NCCL's own value kept here)%n", l));
+    if (!r.notModelled().isEmpty()) {
+      out.println("  (--topology SWEEP_OR_LOG instead of --log predicts with every constant: docs/calibrate.md)");
+    }
     return r.model();
   }
 

@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
  */
 final class ModelInputOptions {
   @Option(names = "--compute-capability", paramLabel = "CC",
-      description = "The GPUs' compute capability (9.0 for H100/H200); default: from the GPU name the runs printed.")
+      description = "The GPUs' compute capability, MAJOR.MINOR or x10 (9.0 or 90 for H100/H200, 8.0 A100, 7.0 V100); "
+          + "default: from the GPU name the runs printed.")
   String computeCapability;
 
   @Option(names = "--cpu", paramLabel = "VENDOR", defaultValue = "auto",
@@ -21,14 +22,18 @@ final class ModelInputOptions {
 
   /**
    * @return the compute capability as major x 10 + minor, or 0 when not given
-   * @throws InputException for a value that is not "X.Y"
+   * @throws InputException for a value that is not "X.Y" or major x 10 + minor (90)
    */
   int computeCapability() throws InputException {
     if (computeCapability == null) {
       return 0;
     }
+    if (computeCapability.matches("\\d{2,3}")) {
+      return Integer.parseInt(computeCapability);
+    }
     if (!computeCapability.matches("\\d{1,2}\\.\\d")) {
-      throw new InputException("--compute-capability", "'" + computeCapability + "' is not MAJOR.MINOR (9.0)");
+      throw new InputException("--compute-capability", "'" + computeCapability + "' is not MAJOR.MINOR (9.0) or "
+          + "major x 10 + minor (90)");
     }
     String[] p = computeCapability.split("\\.");
     return Integer.parseInt(p[0]) * 10 + Integer.parseInt(p[1]);

@@ -71,6 +71,17 @@ final class ShowCommand extends ToolCommand {
   @Option(names = "--pipe-ops", paramLabel = "N", defaultValue = "1", description = "numPipeOps (default 1)")
   int pipeOps;
 
+  @Option(names = "--topology", paramLabel = "SWEEP_OR_LOG",
+      description = "for profiles with model constants: the sweep directory (or NCCL log with the graph lines) "
+          + "`calibrate` read; per shape, lists the sizes where NCCL's pick with the constants (NCCL 2.28.9's model, "
+          + "Ring and Tree) differs from its default, and matches the profiles against the GPU and NCCL release the "
+          + "log names; repeatable (the one measured nearest each shape is used)")
+  List<Path> topology = new ArrayList<>();
+
+  @picocli.CommandLine.Mixin ModelInputOptions modelInputs;
+
+  private List<TopologyInputs> topologies = List.of();
+
   private static final int NUM_ALGO = Algorithm.values().length;
   private static final int NUM_PROTO = Protocol.values().length;
 
@@ -99,11 +110,17 @@ final class ShowCommand extends ToolCommand {
     PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
     loaded.warnings().forEach(w -> err.println("warning: " + w));
     Policy p = loaded.policy();
+    topologies = TopologyInputs.read(topology, modelInputs);
     out.printf(Locale.ROOT, "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
         + " unregistered buffers%n", p.name(), policy, loaded.csv() ? ", NCCL example-tuner CSV" : "",
         p.mode().spelling(), pipeOps);
     out.println("NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
         + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
+    if (!topologies.isEmpty()) {
+      out.println("Hardware (the profiles' match; from the topology's log): " + topologies.getFirst().signature()
+          .describe() + ". Model constants: NCCL " + io.nccltuner.calibrate.TuneModel.VERSION + "'s model from "
+          + String.join(", ", topologies.stream().map(TopologyInputs::describe).toList()) + ".");
+    }
     if (p.mode() != Mode.ENFORCE) {
       out.println("The policy's mode is " + p.mode().spelling() + ": the plugin applies these decisions only in enforce"
           + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
@@ -141,7 +158,7 @@ final class ShowCommand extends ToolCommand {
     for (long[] g : grid) {
       long n = g[0];
       long rpn = g[1];
-      anyMatch |= p.profileFor(n * rpn, n, Signature.UNKNOWN, new ArrayList<>()) != null;
+      anyMatch |= p.profileFor(n * rpn, n, signature(n * rpn, n), new ArrayList<>()) != null;
       String text = shape(p, loaded, n, rpn, colls);
       String label = JobShape.of(n * rpn, n);
       if (!keys.isEmpty() && keys.getLast().equals(text)) {
@@ -218,7 +235,8 @@ final class ShowCommand extends ToolCommand {
   private String shape(Policy p, PolicyFiles.Loaded loaded, long nNodes, long rpn, List<Collective> colls) {
     long nRanks = nNodes * rpn;
     List<String> skipped = new ArrayList<>();
-    Policy.Profile pr = p.profileFor(nRanks, nNodes, Signature.UNKNOWN, skipped);
+    Signature sig = signature(nRanks, nNodes);
+    Policy.Profile pr = p.profileFor(nRanks, nNodes, sig, skipped);
     StringBuilder sb = new StringBuilder();
     if (nRanks < 2) {
       return sb.append(": one rank: NCCL does not call the tuner\n").toString();
@@ -233,7 +251,7 @@ final class ShowCommand extends ToolCommand {
     TextTable t = new TextTable("collective", "bytes", "decision");
     List<String> allNccl = new ArrayList<>();
     Engine engine = new Engine(p, Mode.ENFORCE, (l, level, m) -> { }, null);
-    long h = engine.init(nRanks, nNodes, MemorySegment.NULL);
+    long h = engine.init(nRanks, nNodes, MemorySegment.NULL, sig, MemorySegment.NULL);
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment table = arena.allocate(JAVA_FLOAT, (long) NUM_ALGO * NUM_PROTO);
       MemorySegment ch = arena.allocate(JAVA_INT);
@@ -270,7 +288,80 @@ final class ShowCommand extends ToolCommand {
     if (!allNccl.isEmpty()) {
       sb.append("  ").append(String.join(", ", allNccl)).append(": NCCL decides at every size\n");
     }
+    if (!pr.constants().isEmpty()) {
+      calibrated(sb, p, pr, nRanks, nNodes, colls, sig);
+    }
     return sb.toString();
+  }
+
+  /** Profiles are matched with the hardware the topology's log names, or with nothing known. */
+  private Signature signature(long nRanks, long nNodes) {
+    return topologies.isEmpty() ? Signature.UNKNOWN : TopologyInputs.nearest(topologies, nRanks, nNodes).signature();
+  }
+
+  /** Sizes up to which the calibrated model's picks are listed. */
+  static final long MODEL_MAX_BYTES = 1L << 40;
+
+  /**
+   * The lines of a profile with model constants: where NCCL's pick with them differs from its
+   * default, per collective and size range (size-grid buckets, 0 B .. 1 TiB), as {@link
+   * io.nccltuner.calibrate.ModelDecisions} computes them; or what is needed to compute them.
+   */
+  private void calibrated(StringBuilder sb, Policy p, Policy.Profile pr, long nRanks, long nNodes,
+      List<Collective> colls, Signature sig) {
+    String what = Main.count(pr.constants().size(), "model constant");
+    if (topologies.isEmpty()) {
+      sb.append("  ").append(what).append(" (NCCL's picks with them need the topology: give --topology SWEEP_OR_LOG, "
+          + "the sweep calibrate read or an NCCL log with the graph lines)\n");
+      return;
+    }
+    io.nccltuner.calibrate.Topology at = TopologyInputs.nearest(topologies, nRanks, nNodes).topology()
+        .atShape((int) nRanks, (int) nNodes);
+    TextTable t = new TextTable("collective", "bytes", "NCCL default", "calibrated", "note");
+    try (io.nccltuner.calibrate.ModelDecisions d = io.nccltuner.calibrate.ModelDecisions.open(p, Mode.ENFORCE, at,
+        sig)) {
+      for (Collective c : colls) {
+        String open = null;
+        String[] cells = null;
+        long from = 0;
+        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+          long lo = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : MODEL_MAX_BYTES;
+          String key = null;
+          String[] row = null;
+          if (lo >= 0 && lo < MODEL_MAX_BYTES) {
+            io.nccltuner.calibrate.ModelDecisions.Row r = d.row(c, lo, pipeOps);
+            if (!java.util.Objects.equals(r.ncclDefault(), r.calibrated())) {
+              String note = r.arm() == Decision.ARM_POLICY ? "a measured rule applies: " + r.rulePick() : "";
+              row = new String[] {String.valueOf(r.ncclDefault()), String.valueOf(r.calibrated()), note};
+              key = String.join("|", row);
+            }
+          }
+          if (open != null && !open.equals(key)) {
+            t.row(c.name(), "[" + ByteSize.format(from) + ", " + ByteSize.format(lo) + ")", cells[0], cells[1],
+                cells[2]);
+            open = null;
+          }
+          if (open == null && key != null) {
+            open = key;
+            cells = row;
+            from = lo;
+          }
+          if (lo < 0 || lo >= MODEL_MAX_BYTES) {
+            break;
+          }
+        }
+      }
+    }
+    if (t.size() == 0) {
+      sb.append("  ").append(what).append(": NCCL's pick with them is its default at every size (Ring and Tree, ")
+          .append("0 B .. 1 TiB)\n");
+      return;
+    }
+    sb.append("  ").append(what).append(": where NCCL's pick with them differs from its default (NCCL ")
+        .append(io.nccltuner.calibrate.TuneModel.VERSION).append("'s model, Ring and Tree)\n");
+    for (String line : t.render().split("\n")) {
+      sb.append("    ").append(line).append('\n');
+    }
   }
 
   static final String NCCL_DECIDES = "NCCL decides";

@@ -90,11 +90,11 @@ class SilentNothingTest {
     CliRun r = CliRun.run("vaildate", "--help");
     assertEquals(2, r.exit());
     assertEquals("", r.out());
-    assertEquals("nccl-tuner: unknown command 'vaildate'; did you mean validate, explain?\nsee 'nccl-tuner --help'\n",
+    assertEquals("nccl-tuner: unknown command 'vaildate'; did you mean validate, calibrate, explain?\nsee 'nccl-tuner --help'\n",
         r.err());
     CliRun none = CliRun.run("nosuch", "--help");
     assertEquals(2, none.exit());
-    assertTrue(none.err().startsWith("nccl-tuner: unknown command 'nosuch'; the commands are compile, import, explain, "),
+    assertTrue(none.err().startsWith("nccl-tuner: unknown command 'nosuch'; the commands are compile, calibrate, import, explain, "),
         none.err());
   }
 }
