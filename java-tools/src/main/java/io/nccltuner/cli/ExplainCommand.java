@@ -229,7 +229,8 @@ final class ExplainCommand extends ToolCommand {
               + r + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom()) + ")" : "")
           + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
     }
-    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels") : Math.min(c.nChannels(), 64);
+    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels")
+        : Math.min(c.nChannels(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
     try {
       CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
       return computeCapability != null ? s.withComputeCapability(computeCapability) : s;
