@@ -120,7 +120,7 @@ public record TraceFile(Path source, List<Event> events) {
           default -> throw new IllegalArgumentException("unknown event '" + f[0] + "'");
         }
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException(name + ":" + (i + 1) + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(io.nccltuner.policy.InputException.at(name, i + 1) + ": " + e.getMessage(), e);
       }
     }
     return new TraceFile(source, events);

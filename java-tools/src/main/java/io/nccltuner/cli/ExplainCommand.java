@@ -149,7 +149,7 @@ final class ExplainCommand extends ToolCommand {
     NcclModelLog parsed = NcclModelLog.read(log);
     hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
     for (LogProblem p : parsed.problems()) {
-      err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
+      err.println(InputException.at(log, p.line()) + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
     }
     List<Communicator> comms = select(parsed);
     TraceFile traceFile = trace == null ? null : readTrace(trace);

@@ -146,7 +146,7 @@ public final class NcclTestsLog {
   }
 
   private String at(int line) {
-    return file + ":" + line;
+    return InputException.at(file, line);
   }
 
   /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */

@@ -97,7 +97,7 @@ public final class Workload {
     ObjectMapper json = new ObjectMapper();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
-      String where = file + ":" + (i + 1);
+      String where = InputException.at(file, i + 1);
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }

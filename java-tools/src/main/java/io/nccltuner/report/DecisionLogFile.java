@@ -139,10 +139,10 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
         try {
           j = m.readTree(line);
         } catch (IOException e) {
-          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
         }
         if (j == null || !j.isObject()) {
-          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
         }
         String type = j.path("type").asText("");
         switch (type) {
@@ -172,7 +172,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
           }
           default -> {
             if (sink != null) {
-              sink.line(type, j, file + ":" + n);
+              sink.line(type, j, InputException.at(file, n));
             }
           }
         }
@@ -195,7 +195,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
   }
 
   private static Collective collective(JsonNode j, Path file, int line) throws InputException {
-    return collective(j, file + ":" + line);
+    return collective(j, InputException.at(file, line));
   }
 
   /** The line's collective ("AllReduce", or NCCL's ncclFunc_t id); an InputException at where otherwise. */
