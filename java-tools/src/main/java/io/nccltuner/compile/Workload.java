@@ -10,6 +10,8 @@ import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.GroupKey;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.trace.TraceCall;
+import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,10 +25,9 @@ import java.util.List;
  * <p>Two formats, told apart by the first non-comment line:
  *
  * <ul>
- *   <li>A captured getCollInfo trace ({@code ../shared/data/traces/.../README.md}):
- *       {@code get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,<numPipeOps>,...} rows, collType
- *       being ncclFunc_t (0 Broadcast .. 4 AllReduce); {@code init}, {@code destroy} and {@code #}
- *       lines are skipped, as are point-to-point collTypes.
+ *   <li>A captured getCollInfo trace, read by {@link TraceFile} (the one reader of the format):
+ *       each {@code get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,<numPipeOps>,...} row is a
+ *       call, collType being ncclFunc_t (0 Broadcast .. 4 AllReduce).
  *   <li>A shadow-mode log: one JSON object per line with {@code "collective"} (a name such as
  *       "AllReduce", or the ncclFunc_t number; {@code "coll"} is accepted too) and {@code "nBytes"},
  *       optionally {@code "nRanks"}, {@code "nNodes"}, {@code "numPipeOps"} and {@code "count"}
@@ -94,36 +95,28 @@ public final class Workload {
   public static List<Call> read(Path file) throws IOException, InputException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     List<Call> calls = new ArrayList<>();
+    String first = lines.stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
+        .orElse("");
+    if (!first.startsWith("{")) { // a trace: TraceFile reads it, as replay and explain do
+      try {
+        for (TraceCall t : TraceFile.parse(file, lines).calls()) {
+          calls.add(new Call(t.collective(), t.nBytes(), t.nRanks(), t.nNodes(), t.numPipeOps(), 1));
+        }
+      } catch (TraceFile.BadRow e) {
+        throw new InputException(e.where(), e.reason() + " (expected a trace row 'get,<comm>,<nRanks>,<nNodes>,"
+            + "<collType>,<nBytes>,<numPipeOps>,...' or a JSON object with collective and nBytes)");
+      }
+      return calls;
+    }
     ObjectMapper json = new ObjectMapper();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
-      String where = InputException.at(file, i + 1);
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
-      if (line.startsWith("{")) {
-        Call c = jsonCall(json, where, line);
-        if (c != null) {
-          calls.add(c);
-        }
-        continue;
-      }
-      String[] f = MeasurementCsv.split(where, line);
-      if (f[0].equals("init") || f[0].equals("destroy")) {
-        continue;
-      }
-      if (!f[0].equals("get") || f.length < 7) {
-        throw new InputException(where, "expected a trace row 'get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,"
-            + "<numPipeOps>,...' or a JSON object with collective and nBytes");
-      }
-      try {
-        Collective coll = Collective.ofId(Integer.parseInt(f[4]));
-        if (coll != null) {
-          calls.add(new Call(coll, Long.parseUnsignedLong(f[5]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-              Integer.parseInt(f[6]), 1));
-        }
-      } catch (NumberFormatException e) {
-        throw new InputException(where, "trace row has a field that is not a whole number: " + e.getMessage());
+      Call c = jsonCall(json, InputException.at(file, i + 1), line);
+      if (c != null) {
+        calls.add(c);
       }
     }
     return calls;
