@@ -1,5 +1,6 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.InputException;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -123,7 +124,8 @@ public final class Workload {
   }
 
   /** Decision-log line types that carry no calls to weight: communicator summaries, canary timings, profiler timings. */
-  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of("comm", "measured", "profiled");
+  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of(LogField.TYPE_COMM,
+      LogField.TYPE_MEASURED, LogField.TYPE_PROFILED);
 
   private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
     JsonNode n;
@@ -132,18 +134,18 @@ public final class Workload {
     } catch (JsonProcessingException e) {
       throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
     }
-    if (n.hasNonNull("type")) { // the plugin's decision log: aggregate lines price; the others carry no calls
-      String type = n.get("type").asText();
+    if (n.hasNonNull(LogField.TYPE)) { // the plugin's decision log: aggregate lines price; the others carry no calls
+      String type = n.get(LogField.TYPE).asText();
       if (SKIPPED_TYPES.contains(type)) {
         return null;
       }
-      if (!type.equals("aggregate")) {
+      if (!type.equals(LogField.TYPE_AGGREGATE)) {
         throw new InputException(where, "decision-log line of type '" + type + "': expected \"aggregate\" (read) or "
             + "\"comm\", \"measured\", \"profiled\" (skipped)");
       }
     }
-    JsonNode c = n.has("collective") ? n.get("collective") : n.get("coll");
-    if (c == null || !n.hasNonNull("nBytes") || !n.get("nBytes").canConvertToExactIntegral()) {
+    JsonNode c = n.has(LogField.COLLECTIVE) ? n.get(LogField.COLLECTIVE) : n.get("coll");
+    if (c == null || !n.hasNonNull(LogField.N_BYTES) || !n.get(LogField.N_BYTES).canConvertToExactIntegral()) {
       throw new InputException(where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
     }
     boolean numeric = c.isInt() || c.asText().matches("\\d+"); // the decision log writes unknown ids as "7"
@@ -154,8 +156,8 @@ public final class Workload {
       }
       throw new InputException(where, "unknown collective '" + c.asText() + "'");
     }
-    return new Call(coll, n.get("nBytes").asLong(), n.path("nRanks").asInt(0), n.path("nNodes").asInt(0),
-        n.path("numPipeOps").asInt(0), n.path("count").asLong(1));
+    return new Call(coll, n.get(LogField.N_BYTES).asLong(), n.path(LogField.N_RANKS).asInt(0), n.path(LogField.N_NODES).asInt(0),
+        n.path(LogField.NUM_PIPE_OPS).asInt(0), n.path(LogField.COUNT).asLong(1));
   }
 
   /**
