@@ -77,14 +77,15 @@ $(SHIM_SO): $(SHIM_SRCS) $(SHIM_HEADERS)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_SRCS) -ldl -lpthread
 
 # Two Maven modules: java-policy (the runtime the plugin loads) and java-tools (the nccl-tuner
-# command line, which depends on it). One reactor build makes both jars. The plugin's jar must
-# hold no tools class and no picocli: checked here, so the build fails if runtime ever grows a
-# dependency on the tools (the module graph already keeps runtime from importing them).
-$(ENGINE_JAR) $(TOOLS_JAR) &: $(JAVA_SOURCES)
+# command line, which depends on it). One reactor build makes both jars. The plugin's jar holds
+# what make/runtime-jar.allow names and nothing else (each runtime class by name, the generated
+# bindings, the bundled Jackson and SnakeYAML): checked here, so the build fails naming any other
+# class (tool code, picocli) that reaches the runtime.
+$(ENGINE_JAR) $(TOOLS_JAR) &: $(JAVA_SOURCES) $(REPO)/make/runtime-jar.allow $(REPO)/make/check-runtime-jar.sh
 	@mkdir -p $(LIB_DIR)
 	cd $(REPO) && $(MVN) -DskipTests package
-	@if $(JAVA_HOME)/bin/jar tf $(REPO)/java-policy/target/nccl-tuner-java.jar | grep -E '^(io/nccltuner/(cli|compile|model|sweep|validate|report)/|picocli/)'; then \
-	  echo "make: the plugin's jar (java-policy) holds tools classes or picocli (above); runtime must not depend on java-tools" >&2; exit 1; fi
+	@JAVA_HOME=$(JAVA_HOME) sh $(REPO)/make/check-runtime-jar.sh $(REPO)/java-policy/target/nccl-tuner-java.jar \
+	  $(REPO)/make/runtime-jar.allow
 	cp $(REPO)/java-policy/target/nccl-tuner-java.jar $(ENGINE_JAR)
 	cp $(REPO)/java-tools/target/nccl-tuner-tools.jar $(TOOLS_JAR)
 

@@ -1,5 +1,7 @@
 package io.nccltuner.jmh;
 
+import io.nccltuner.trace.TraceCall;
+import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -29,7 +31,7 @@ final class TraceRows {
   /** n x ROW_FLOATS floats, row i at byte offset {@code i * ROW_FLOATS * 4}. */
   final MemorySegment costs;
 
-  private TraceRows(List<String[]> rows, Arena arena) {
+  private TraceRows(List<TraceCall> rows, Arena arena) {
     n = rows.size();
     coll = new int[n];
     nBytes = new long[n];
@@ -38,34 +40,30 @@ final class TraceRows {
     numProto = new int[n];
     costs = arena.allocate((long) n * ROW_FLOATS * Float.BYTES, 64);
     for (int i = 0; i < n; i++) {
-      String[] f = rows.get(i);
-      coll[i] = Integer.parseInt(f[4]);
-      nBytes[i] = Long.parseUnsignedLong(f[5]);
-      numPipeOps[i] = Integer.parseInt(f[6]);
-      numAlgo[i] = Integer.parseInt(f[7]);
-      numProto[i] = Integer.parseInt(f[8]);
-      for (int k = 0; k < numAlgo[i] * numProto[i]; k++) {
-        costs.setAtIndex(ValueLayout.JAVA_FLOAT, (long) i * ROW_FLOATS + k, Float.parseFloat(f[10 + k]));
-      }
+      TraceCall c = rows.get(i);
+      coll[i] = c.collective().id();
+      nBytes[i] = c.nBytes();
+      numPipeOps[i] = c.numPipeOps();
+      numAlgo[i] = c.numAlgo();
+      numProto[i] = c.numProto();
+      MemorySegment.copy(c.costs(), 0, costs, ValueLayout.JAVA_FLOAT, (long) i * ROW_FLOATS * Float.BYTES,
+          c.costs().length);
     }
   }
 
   /**
-   * Reads the traces.
+   * Reads the traces (through {@link TraceFile}, the one reader of the format).
    *
    * @param dir tests/traces
    * @param onlyColl a collective id to keep only its rows, or -1 for all
    */
   static TraceRows load(Path dir, int onlyColl, Arena arena) {
-    List<String[]> rows = new ArrayList<>();
+    List<TraceCall> rows = new ArrayList<>();
     try (Stream<Path> s = Files.list(dir)) {
       for (Path p : s.filter(p -> p.getFileName().toString().matches("trace_.*\\.csv")).sorted().toList()) {
-        for (String line : Files.readAllLines(p)) {
-          if (line.startsWith("get,")) {
-            String[] f = line.split(",");
-            if (onlyColl < 0 || Integer.parseInt(f[4]) == onlyColl) {
-              rows.add(f);
-            }
+        for (TraceCall c : TraceFile.read(p).calls()) {
+          if (onlyColl < 0 || c.collective().id() == onlyColl) {
+            rows.add(c);
           }
         }
       }

@@ -173,20 +173,20 @@ public final class DecisionLog {
     int numPipeOps = (int) record[3];
     JsonGenerator g = json.createGenerator(out);
     g.writeStartObject();
-    g.writeFieldName("comm");
+    g.writeFieldName(LogField.COMM);
     g.writeNumber(Long.toUnsignedString(comm)); // commId is a uint64_t
     Collective c = Collective.ofId((int) (f & 0xff));
-    g.writeStringField("collective", c == null ? Long.toString(f & 0xff) : c.name());
-    g.writeFieldName("nBytes");
+    g.writeStringField(LogField.COLLECTIVE, c == null ? Long.toString(f & 0xff) : c.name());
+    g.writeFieldName(LogField.N_BYTES);
     g.writeNumber(Long.toUnsignedString(nBytes));
-    g.writeNumberField("numPipeOps", numPipeOps);
+    g.writeNumberField(LogField.NUM_PIPE_OPS, numPipeOps);
     int na = (int) ((f >>> 8) & 0xff);
     int np = (int) ((f >>> 16) & 0xff);
-    g.writeStringField("ncclPick", na >= Algorithm.values().length || np >= Protocol.values().length ? null
+    g.writeStringField(LogField.NCCL_PICK, na >= Algorithm.values().length || np >= Protocol.values().length ? null
         : Algorithm.ofId(na) + "/" + Protocol.ofId(np));
-    g.writeStringField("policyPick", Algorithm.ofId((int) ((f >>> 24) & 0xff)) + "/" + Protocol.ofId((int) ((f >>> 32) & 0xff)));
-    g.writeNumberField("channels", (int) ((f >>> 40) & 0xff));
-    g.writeBooleanField("applied", ((f >>> 48) & 1) != 0);
+    g.writeStringField(LogField.POLICY_PICK, Algorithm.ofId((int) ((f >>> 24) & 0xff)) + "/" + Protocol.ofId((int) ((f >>> 32) & 0xff)));
+    g.writeNumberField(LogField.CHANNELS, (int) ((f >>> 40) & 0xff));
+    g.writeBooleanField(LogField.APPLIED, ((f >>> 48) & 1) != 0);
     g.writeEndObject();
     g.flush();
     out.write('\n');

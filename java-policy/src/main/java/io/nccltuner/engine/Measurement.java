@@ -146,51 +146,51 @@ public record Measurement(long commId, int rank, int nRanks, int nNodes, int pro
       for (Series s : series) {
         try (JsonGenerator g = json.createGenerator(w)) {
           g.writeStartObject();
-          g.writeStringField("type", "measured");
+          g.writeStringField(LogField.TYPE, LogField.TYPE_MEASURED);
           common(g, host, pid);
-          g.writeStringField("policy", policy);
-          g.writeStringField("sha256", sha256);
-          g.writeStringField("mode", mode);
+          g.writeStringField(LogField.POLICY, policy);
+          g.writeStringField(LogField.SHA256, sha256);
+          g.writeStringField(LogField.MODE, mode);
           Collective c = s.collType() >= 0 && s.collType() < Collective.COUNT ? Collective.ofId(s.collType()) : null;
-          g.writeStringField("collective", c == null ? Integer.toString(s.collType()) : c.name());
+          g.writeStringField(LogField.COLLECTIVE, c == null ? Integer.toString(s.collType()) : c.name());
           if (s.bucket() >= 0) {
             long from = SizeGrid.lowerBound(s.bucket());
             long to = s.bucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(s.bucket() + 1) : -1L;
-            g.writeFieldName("nBytes");
+            g.writeFieldName(LogField.N_BYTES);
             g.writeNumber(Long.toUnsignedString(from));
-            g.writeFieldName("toBytes");
+            g.writeFieldName(LogField.TO_BYTES);
             g.writeNumber(to == -1L ? "-1" : Long.toUnsignedString(to));
-            g.writeStringField("bucket", "[" + ByteSize.format(from) + ", " + (to == -1L ? "inf" : ByteSize.format(to)) + ")");
+            g.writeStringField(LogField.BUCKET, "[" + ByteSize.format(from) + ", " + (to == -1L ? "inf" : ByteSize.format(to)) + ")");
           } else {
-            g.writeNullField("nBytes");
-            g.writeNullField("toBytes");
-            g.writeNullField("bucket");
+            g.writeNullField(LogField.N_BYTES);
+            g.writeNullField(LogField.TO_BYTES);
+            g.writeNullField(LogField.BUCKET);
           }
-          g.writeStringField("arm", Decision.armName(s.arm()));
-          g.writeStringField("decided", config(s.decided()));
-          g.writeNumberField("decidedChannels", s.decidedChannels());
-          g.writeStringField("executed", config(s.executed()));
-          g.writeNumberField("channels", s.nChannels());
-          g.writeNumberField("kernelChannels", s.kernelChannels());
+          g.writeStringField(LogField.ARM, Decision.armName(s.arm()));
+          g.writeStringField(LogField.DECIDED, config(s.decided()));
+          g.writeNumberField(LogField.DECIDED_CHANNELS, s.decidedChannels());
+          g.writeStringField(LogField.EXECUTED, config(s.executed()));
+          g.writeNumberField(LogField.CHANNELS, s.nChannels());
+          g.writeNumberField(LogField.KERNEL_CHANNELS, s.kernelChannels());
           Boolean as = s.asDecided();
           if (as == null) {
-            g.writeNullField("asDecided");
+            g.writeNullField(LogField.AS_DECIDED);
           } else {
-            g.writeBooleanField("asDecided", as);
+            g.writeBooleanField(LogField.AS_DECIDED, as);
           }
-          g.writeNumberField("count", s.count());
-          g.writeNumberField("timed", s.timed());
+          g.writeNumberField(LogField.COUNT, s.count());
+          g.writeNumberField(LogField.TIMED, s.timed());
           if (s.timed() > 0) {
-            g.writeNumberField("meanUs", round(s.sumUs() / s.timed()));
-            g.writeNumberField("sumUs", s.sumUs());
-            g.writeNumberField("sumSqUs", s.sumSqUs());
-            g.writeNumberField("minUs", round(s.minUs()));
-            g.writeNumberField("maxUs", round(s.maxUs()));
-            g.writeNumberField("p50Us", round(s.quantileUs(0.50)));
-            g.writeNumberField("p95Us", round(s.quantileUs(0.95)));
-            g.writeNumberField("p99Us", round(s.quantileUs(0.99)));
+            g.writeNumberField(LogField.MEAN_US, round(s.sumUs() / s.timed()));
+            g.writeNumberField(LogField.SUM_US, s.sumUs());
+            g.writeNumberField(LogField.SUM_SQ_US, s.sumSqUs());
+            g.writeNumberField(LogField.MIN_US, round(s.minUs()));
+            g.writeNumberField(LogField.MAX_US, round(s.maxUs()));
+            g.writeNumberField(LogField.P50_US, round(s.quantileUs(0.50)));
+            g.writeNumberField(LogField.P95_US, round(s.quantileUs(0.95)));
+            g.writeNumberField(LogField.P99_US, round(s.quantileUs(0.99)));
           }
-          g.writeArrayFieldStart("hist");
+          g.writeArrayFieldStart(LogField.HIST);
           for (int i = 0; i < s.hist().length; i++) {
             if (s.hist()[i] != 0) {
               g.writeStartArray();
@@ -206,15 +206,15 @@ public record Measurement(long commId, int rank, int nRanks, int nNodes, int pro
       }
       try (JsonGenerator g = json.createGenerator(w)) {
         g.writeStartObject();
-        g.writeStringField("type", "profiled");
+        g.writeStringField(LogField.TYPE, LogField.TYPE_PROFILED);
         common(g, host, pid);
-        g.writeNumberField("profilerVersion", profilerVersion);
-        g.writeBooleanField("joined", joined);
-        g.writeNumberField("collectives", collectives);
-        g.writeNumberField("unjoined", unjoined);
-        g.writeNumberField("untimed", untimed);
-        g.writeNumberField("unaggregated", unaggregated);
-        g.writeNumberField("decisionsDropped", decisionsDropped);
+        g.writeNumberField(LogField.PROFILER_VERSION, profilerVersion);
+        g.writeBooleanField(LogField.JOINED, joined);
+        g.writeNumberField(LogField.COLLECTIVES, collectives);
+        g.writeNumberField(LogField.UNJOINED, unjoined);
+        g.writeNumberField(LogField.UNTIMED, untimed);
+        g.writeNumberField(LogField.UNAGGREGATED, unaggregated);
+        g.writeNumberField(LogField.DECISIONS_DROPPED, decisionsDropped);
         g.writeEndObject();
       }
       w.write('\n');
@@ -225,13 +225,13 @@ public record Measurement(long commId, int rank, int nRanks, int nNodes, int pro
   }
 
   private void common(JsonGenerator g, String host, long pid) throws IOException {
-    g.writeFieldName("comm");
+    g.writeFieldName(LogField.COMM);
     g.writeNumber(Long.toUnsignedString(commId));
-    g.writeStringField("host", host);
-    g.writeNumberField("pid", pid);
-    g.writeNumberField("rank", rank);
-    g.writeNumberField("nRanks", nRanks);
-    g.writeNumberField("nNodes", nNodes);
+    g.writeStringField(LogField.HOST, host);
+    g.writeNumberField(LogField.PID, pid);
+    g.writeNumberField(LogField.RANK, rank);
+    g.writeNumberField(LogField.N_RANKS, nRanks);
+    g.writeNumberField(LogField.N_NODES, nNodes);
   }
 
   private static double round(double v) {

@@ -163,42 +163,42 @@ public final class ShadowAggregate {
     try {
       try (JsonGenerator g = json.createGenerator(w)) {
         g.writeStartObject();
-        g.writeStringField("type", "comm");
+        g.writeStringField(LogField.TYPE, LogField.TYPE_COMM);
         common(g, info);
-        g.writeStringField("policy", info.policy());
-        g.writeStringField("profile", info.profile());
-        g.writeStringField("sha256", info.sha256());
-        g.writeStringField("mode", info.mode());
-        g.writeNumberField("nRanks", info.nRanks());
-        g.writeNumberField("nNodes", info.nNodes());
-        g.writeNumberField("calls", info.calls());
-        g.writeNumberField("ruleHits", info.hits());
-        g.writeNumberField("applied", info.applied());
-        g.writeNumberField("unaggregated", unaggregated);
-        g.writeStringField("at", reason);
-        g.writeStringField("commScope", info.commScope());
+        g.writeStringField(LogField.POLICY, info.policy());
+        g.writeStringField(LogField.PROFILE, info.profile());
+        g.writeStringField(LogField.SHA256, info.sha256());
+        g.writeStringField(LogField.MODE, info.mode());
+        g.writeNumberField(LogField.N_RANKS, info.nRanks());
+        g.writeNumberField(LogField.N_NODES, info.nNodes());
+        g.writeNumberField(LogField.CALLS, info.calls());
+        g.writeNumberField(LogField.RULE_HITS, info.hits());
+        g.writeNumberField(LogField.APPLIED, info.applied());
+        g.writeNumberField(LogField.UNAGGREGATED, unaggregated);
+        g.writeStringField(LogField.AT, reason);
+        g.writeStringField(LogField.COMM_SCOPE, info.commScope());
         g.writeEndObject();
       }
       w.write('\n');
       for (Entry e : entries()) {
         try (JsonGenerator g = json.createGenerator(w)) {
           g.writeStartObject();
-          g.writeStringField("type", "aggregate");
+          g.writeStringField(LogField.TYPE, LogField.TYPE_AGGREGATE);
           common(g, info);
-          g.writeStringField("sha256", info.sha256());
-          g.writeNumberField("nRanks", info.nRanks());
-          g.writeNumberField("nNodes", info.nNodes());
-          g.writeStringField("collective", e.collective() == null ? Integer.toString(e.collId()) : e.collective().name());
-          g.writeFieldName("nBytes");
+          g.writeStringField(LogField.SHA256, info.sha256());
+          g.writeNumberField(LogField.N_RANKS, info.nRanks());
+          g.writeNumberField(LogField.N_NODES, info.nNodes());
+          g.writeStringField(LogField.COLLECTIVE, e.collective() == null ? Integer.toString(e.collId()) : e.collective().name());
+          g.writeFieldName(LogField.N_BYTES);
           g.writeNumber(Long.toUnsignedString(e.fromBytes()));
-          g.writeFieldName("toBytes");
+          g.writeFieldName(LogField.TO_BYTES);
           g.writeNumber(e.toBytes() == -1L ? "-1" : Long.toUnsignedString(e.toBytes()));
-          g.writeStringField("bucket", "[" + ByteSize.format(e.fromBytes()) + ", "
+          g.writeStringField(LogField.BUCKET, "[" + ByteSize.format(e.fromBytes()) + ", "
               + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")");
-          g.writeStringField("ncclPick", e.ncclPick());
-          g.writeStringField("policyPick", e.policyPick());
-          g.writeNumberField("channels", e.channels());
-          g.writeNumberField("count", e.count());
+          g.writeStringField(LogField.NCCL_PICK, e.ncclPick());
+          g.writeStringField(LogField.POLICY_PICK, e.policyPick());
+          g.writeNumberField(LogField.CHANNELS, e.channels());
+          g.writeNumberField(LogField.COUNT, e.count());
           g.writeEndObject();
         }
         w.write('\n');
@@ -245,9 +245,9 @@ public final class ShadowAggregate {
   }
 
   private static void common(JsonGenerator g, CommInfo info) throws IOException {
-    g.writeFieldName("comm");
+    g.writeFieldName(LogField.COMM);
     g.writeNumber(Long.toUnsignedString(info.comm())); // NCCL's commHash is an unsigned 64-bit value
-    g.writeStringField("host", info.host());
-    g.writeNumberField("pid", info.pid());
+    g.writeStringField(LogField.HOST, info.host());
+    g.writeNumberField(LogField.PID, info.pid());
   }
 }

@@ -12,11 +12,11 @@ import io.nccltuner.bindings.nccltj_control_fn;
 import io.nccltuner.bindings.nccltj_get_coll_info_fn;
 import io.nccltuner.bindings.nccltj_hw_t;
 import io.nccltuner.bindings.nccltj_log_fn;
+import io.nccltuner.trace.TraceCall;
+import io.nccltuner.trace.TraceFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * The training run for the JDK 25 AOT cache that {@code make dist} ships beside the engine jar
@@ -42,19 +42,20 @@ public final class AotTraining {
       // a message, not a stack trace: bin/nccl-tuner-aot then removes the partial cache
       String what = args.length > 0 ? args[0] : "the bundled trace";
       System.err.println("AotTraining: " + what + ": " + (e instanceof java.nio.file.NoSuchFileException
-          ? "no such file" : e instanceof ArrayIndexOutOfBoundsException || e instanceof NumberFormatException
+          ? "no such file" : e instanceof TraceFile.BadRow
           ? "not a trace CSV in the shared format (" + e.getMessage() + ")" : e.toString()));
       System.exit(1);
     }
   }
 
   private static void train(String[] args) throws Exception {
-    List<String> lines;
+    TraceFile trace;
     if (args.length > 0) {
-      lines = Files.readAllLines(Path.of(args[0]));
+      trace = TraceFile.read(Path.of(args[0]));
     } else {
       try (var in = AotTraining.class.getResourceAsStream("aot-training-trace.csv")) {
-        lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        trace = TraceFile.parse(null,
+            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList());
       }
     }
     // Classes the plugin's start loads that this run would not, so that they are in the cache
@@ -104,45 +105,41 @@ public final class AotTraining {
     long comm = 0;
     int calls = 0;
     for (int round = 0; round < 200; round++) {
-      for (String line : lines) {
-        String[] f = line.split(",");
-        if (f[0].equals("init")) {
+      for (TraceFile.Event ev : trace.events()) {
+        if (ev instanceof TraceFile.Init init) {
           call.fill((byte) 0);
           nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_INIT());
           boolean v5 = inits++ % 2 == 1;
           nccltj_call_t.tunerVersion(call, v5 ? (inits % 4 == 0 ? 7 : 5) : 3); // v7: NCCL 2.32.6's 5-row constants
           nccltj_call_t.commId(call, v5 ? 0x1234L + inits : 0);
-          nccltj_call_t.nRanks(call, Long.parseLong(f[2]));
-          nccltj_call_t.nNodes(call, Long.parseLong(f[3]));
+          nccltj_call_t.nRanks(call, init.nRanks());
+          nccltj_call_t.nNodes(call, init.nNodes());
           nccltj_call_t.nvlDomainInfo(call, v5 ? nvl.address() : 0);
           nccltj_call_t.constants(call, v5 ? constants.address() : 0);
           nccltj_call_t.hw(call, hw.address());
           nccltj_control_fn.invoke(control, call.address());
           comm = nccltj_call_t.handle(call);
-        } else if (f[0].equals("get")) {
-          int numAlgo = Integer.parseInt(f[7]);
-          int numProto = Integer.parseInt(f[8]);
-          for (int i = 0; i < numAlgo * numProto; i++) {
-            table.setAtIndex(JAVA_FLOAT, i, Float.parseFloat(f[10 + i]));
-          }
+        } else if (ev instanceof TraceFile.Get g) {
+          TraceCall c = g.call();
+          MemorySegment.copy(c.costs(), 0, table, JAVA_FLOAT, 0, c.costs().length);
           nChannels.set(JAVA_INT, 0, 0);
-          nccltj_get_coll_info_fn.invoke(get, comm, Integer.parseInt(f[4]), Long.parseLong(f[5]),
-              Integer.parseInt(f[6]), table.address(), numAlgo, numProto, -1, nChannels.address());
+          nccltj_get_coll_info_fn.invoke(get, comm, c.collective().id(), c.nBytes(), c.numPipeOps(), table.address(),
+              c.numAlgo(), c.numProto(), -1, nChannels.address());
           calls++;
           if (round == 0) {
             chunk.set(JAVA_LONG, 0, 1L << 20);
             call.fill((byte) 0);
             nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_GET_CHUNK_SIZE());
             nccltj_call_t.handle(call, comm);
-            nccltj_call_t.collType(call, Integer.parseInt(f[4]));
-            nccltj_call_t.nBytes(call, Long.parseLong(f[5]));
+            nccltj_call_t.collType(call, c.collective().id());
+            nccltj_call_t.nBytes(call, c.nBytes());
             nccltj_call_t.algorithm(call, 1);
             nccltj_call_t.protocol(call, 2);
             nccltj_call_t.nChannels(call, 2);
             nccltj_call_t.chunkSize(call, chunk.address());
             nccltj_control_fn.invoke(control, call.address());
           }
-        } else if (f[0].equals("destroy")) {
+        } else if (ev instanceof TraceFile.Destroy) {
           call.fill((byte) 0);
           nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_DESTROY());
           nccltj_call_t.handle(call, comm);

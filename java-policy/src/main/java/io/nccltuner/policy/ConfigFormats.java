@@ -268,7 +268,7 @@ public final class ConfigFormats {
     for (int i = 0; i < rules.size(); i++) {
       JsonNode r = rules.get(i);
       int line = i < starts.size() ? starts.get(i) : 0;
-      String where = file + ":" + line;
+      String where = InputException.at(file, line);
       if (!r.isObject()) {
         throw new InputException(where, "rule " + (i + 1) + " is not an object");
       }

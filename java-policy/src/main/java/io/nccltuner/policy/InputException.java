@@ -30,6 +30,18 @@ public final class InputException extends Exception {
     this.where = "";
   }
 
+  /**
+   * The one spelling of a place in an input file, as every message of the tools and the plugin's
+   * config readers starts.
+   *
+   * @param file the file (a path, or a name)
+   * @param line its 1-based line number
+   * @return {@code file:line}
+   */
+  public static String at(Object file, long line) {
+    return file + ":" + line;
+  }
+
   /** @return {@code file:line} (or {@code file}) of the problem; empty when the message says where */
   public String where() {
     return where;

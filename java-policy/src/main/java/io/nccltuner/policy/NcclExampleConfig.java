@@ -155,7 +155,7 @@ public final class NcclExampleConfig {
     String first = text.stream().map(String::strip).filter(x -> !x.isEmpty()).findFirst().orElse("");
     if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
       for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
-        Line l = parse(file + ":" + j.line(), j.line(), String.join(",", j.fields()), true, warnings);
+        Line l = parse(InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
         if (l != null) {
           lines.add(l);
         }
@@ -170,20 +170,20 @@ public final class NcclExampleConfig {
           String[] f = ConfigFormats.split(t);
           String why = ConfigFormats.headerProblem(f);
           if (why != null) {
-            throw new InputException(file + ":" + (i + 1), why);
+            throw new InputException(InputException.at(file, i + 1), why);
           }
           if (ConfigFormats.looksLikeHeader(f)) {
-            warnings.add(file + ":" + (i + 1) + ": a header row ('" + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
+            warnings.add(InputException.at(file, i + 1) + ": a header row ('" + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
                 + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
             continue;
           }
         }
         Line l;
         try {
-          l = parse(file + ":" + (i + 1), i + 1, text.get(i), false, warnings);
+          l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
         } catch (InputException e) {
           if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
-            throw new InputException(file + ":" + (i + 1), ConfigFormats.AWS_OFI);
+            throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
           }
           throw e;
         }
@@ -236,7 +236,7 @@ public final class NcclExampleConfig {
     for (var e : dropped.entrySet()) {
       Dropped d = e.getValue();
       long to = d.lastBucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(d.lastBucket() + 1) : -1L;
-      warnings.add(file + ":" + e.getKey() + ": not used for " + d.collective() + " [" + ByteSize.format(
+      warnings.add(InputException.at(file, e.getKey()) + ": not used for " + d.collective() + " [" + ByteSize.format(
           SizeGrid.lowerBound(d.firstBucket())) + ", " + ByteSize.format(to) + "): lines " + d.kept().stream()
           .map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " match there first with "
           + PolicyLoader.MAX_CANDIDATES + " different algorithm/protocol pairs and a policy rule lists at most "
@@ -479,7 +479,7 @@ public final class NcclExampleConfig {
         int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
         for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
           if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
-            throw new InputException(file + ":" + ruleLines.get(r).getFirst(), "more than "
+            throw new InputException(InputException.at(file, ruleLines.get(r).getFirst()), "more than "
                 + PolicyLoader.MAX_RULES_PER_BUCKET + " numPipeOps values get different rules for " + coll + " at "
                 + ByteSize.format(SizeGrid.lowerBound(b)) + "; a policy allows " + PolicyLoader.MAX_RULES_PER_BUCKET);
           }

@@ -161,14 +161,6 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
       this(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, null);
     }
 
-    /**
-     * @param regBuff the call's regBuff: 0, 1, or -1 when NCCL does not pass it (tuner v3)
-     * @return whether this rule's regBuff condition holds
-     */
-    public boolean matchesRegBuff(int regBuff) {
-      return this.regBuff == null || (regBuff >= 0 && this.regBuff == (regBuff != 0));
-    }
-
     /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
     public boolean containsBytes(long nBytes) {
       return Long.compareUnsigned(nBytes, fromBytes) >= 0

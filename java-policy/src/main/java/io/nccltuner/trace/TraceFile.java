@@ -95,7 +95,7 @@ public record TraceFile(Path source, List<Event> events) {
    * @param source file name used in error messages, may be null
    * @param lines the file's lines
    * @return the calls
-   * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
+   * @throws BadRow naming {@code file:line} for a row that does not parse
    */
   public static TraceFile parse(Path source, List<String> lines) {
     List<Event> events = new ArrayList<>();
@@ -120,10 +120,33 @@ public record TraceFile(Path source, List<Event> events) {
           default -> throw new IllegalArgumentException("unknown event '" + f[0] + "'");
         }
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException(name + ":" + (i + 1) + ": " + e.getMessage(), e);
+        throw new BadRow(io.nccltuner.policy.InputException.at(name, i + 1), e);
       }
     }
     return new TraceFile(source, events);
+  }
+
+  /** A row that does not parse: the message is {@code file:line: what is wrong}. */
+  public static final class BadRow extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    private final String where;
+    private final String reason;
+
+    BadRow(String where, RuntimeException cause) {
+      super(where + ": " + cause.getMessage(), cause);
+      this.where = where;
+      this.reason = cause.getMessage();
+    }
+
+    /** @return {@code file:line} of the row */
+    public String where() {
+      return where;
+    }
+
+    /** @return what is wrong with it, without the place */
+    public String reason() {
+      return reason;
+    }
   }
 
   private static void expectFields(String[] f, int n) {

@@ -1,6 +1,7 @@
 package io.nccltuner.calibrate;
 
 import io.nccltuner.model.AlgoProto;
+import io.nccltuner.model.NcclSelect;
 import io.nccltuner.policy.Collective;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -236,21 +237,19 @@ public final class Calibrator {
     for (Shape s : shapes) {
       TuneModel m = TuneModel.of(s.topology(), k);
       for (Point p : s.points()) {
-        AlgoProto pick = null;
-        double min = Double.POSITIVE_INFINITY;
-        for (var e : p.times().entrySet()) {
-          double t = m.time(p.collective(), e.getKey(), p.nBytes(), 1);
+        List<AlgoProto> entries = List.copyOf(p.times().keySet());
+        double[] model = new double[entries.size()];
+        for (int i = 0; i < model.length; i++) {
+          double t = m.time(p.collective(), entries.get(i), p.nBytes(), 1);
+          model[i] = t;
           if (t < 0) {
             continue;
           }
-          if (t < min) {
-            min = t;
-            pick = e.getKey();
-          }
-          double d = Math.log(t / e.getValue());
+          double d = Math.log(t / p.times().get(entries.get(i)));
           err += d * d;
           ne++;
         }
+        AlgoProto pick = NcclSelect.pick(entries, model);
         if (pick != null) {
           sum += p.times().get(pick) / p.best() - 1;
           n++;

@@ -2,6 +2,7 @@ package io.nccltuner.calibrate;
 
 import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.NcclFacts;
+import io.nccltuner.model.NcclSelect;
 import io.nccltuner.model.NcclVersion;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
@@ -209,8 +210,9 @@ public final class TuneModel {
   }
 
   /**
-   * NCCL's pick among the given entries: the strict minimum of the offered ones, in the order
-   * given (pass them algorithm-major, as src/enqueue.cc scans; the first of equal times wins).
+   * NCCL's pick among the given entries ({@link NcclSelect}: the strict minimum of the offered
+   * ones as floats, from NCCL's starting minimum), in the order given (pass them algorithm-major,
+   * as src/enqueue.cc scans; the first of equal times wins).
    *
    * @param c collective
    * @param nBytes bytes
@@ -218,15 +220,10 @@ public final class TuneModel {
    * @return the pick, or null when none is offered
    */
   public AlgoProto pick(Collective c, long nBytes, java.util.List<AlgoProto> among) {
-    AlgoProto best = null;
-    double min = Double.POSITIVE_INFINITY;
-    for (AlgoProto ap : among) {
-      double t = time(c, ap, nBytes, 1);
-      if (t >= 0 && t < min) {
-        min = t;
-        best = ap;
-      }
+    double[] t = new double[among.size()];
+    for (int i = 0; i < t.length; i++) {
+      t[i] = time(c, among.get(i), nBytes, 1);
     }
-    return best;
+    return NcclSelect.pick(among, t);
   }
 }

@@ -166,7 +166,7 @@ final class ExplainCommand extends ToolCommand {
     NcclModelLog parsed = NcclModelLog.read(log);
     hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
     for (LogProblem p : parsed.problems()) {
-      err.println(log + ":" + p.line() + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
+      err.println(InputException.at(log, p.line()) + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
     }
     List<Communicator> comms = select(parsed);
     TraceFile traceFile = trace == null ? null : readTrace(trace);
@@ -246,7 +246,8 @@ final class ExplainCommand extends ToolCommand {
               + r + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom()) + ")" : "")
           + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
     }
-    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels") : Math.min(c.nChannels(), 64);
+    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels")
+        : Math.min(c.nChannels(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
     try {
       CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
       int cc = modelInputs.computeCapability();

@@ -52,8 +52,7 @@ record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
         }
         m = LIBRARY.matcher(l);
         if (m.find()) {
-          int code = Integer.parseInt(m.group(1));
-          versions.add(code / 10000 + "." + code / 100 % 100 + "." + code % 100);
+          versions.add(io.nccltuner.policy.Signature.versionString(Integer.parseInt(m.group(1))));
         }
         m = VERSION.matcher(l);
         if (m.find()) {

@@ -282,7 +282,7 @@ final class ReplayCommand extends ToolCommand {
       for (int j = 0; j < pr.rules().size(); j++) {
         Policy.Rule rule = pr.rules().get(j);
         if (rule.collective() == c.collective() && rule.containsBytes(c.nBytes())
-            && rule.numPipeOps().contains(c.numPipeOps()) && rule.matchesRegBuff(-1)) {
+            && rule.numPipeOps().contains(c.numPipeOps()) && rule.regBuff() == null) { // v3 trace: regBuff unknown
           return "rule " + loaded.ruleName(i, j) + " candidates " + String.join(" ",
               rule.candidates().stream().map(x -> x.algorithm() + "/" + x.protocol()).toList());
         }

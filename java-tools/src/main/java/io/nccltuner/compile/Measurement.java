@@ -51,9 +51,12 @@ public record Measurement(
       if (ncclVersion == null) {
         return -1;
       }
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)\\.(\\d+)").matcher(ncclVersion);
-      return m.find() ? Long.parseLong(m.group(1)) * 10000 + Long.parseLong(m.group(2)) * 100
-          + Long.parseLong(m.group(3)) : -1;
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\d+\\.\\d+\\.\\d+").matcher(ncclVersion);
+      try {
+        return m.find() ? io.nccltuner.policy.Signature.parseVersion(m.group()) : -1; // "2.28.9+cuda13.0"
+      } catch (IllegalArgumentException e) {
+        return -1; // not NCCL 2.x.y
+      }
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Policy.Range;
+import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.Protocol;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +99,7 @@ public final class MeasurementCsv {
     InputException firstMangled = null;
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
-      String where = file + ":" + (i + 1);
+      String where = InputException.at(file, i + 1);
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
@@ -189,7 +190,8 @@ public final class MeasurementCsv {
       }
     }
     String chs = r.get(sweep ? "max_channels" : "channels");
-    int channels = isAuto(chs) || chs.equals("-1") ? 0 : (int) r.longValue(sweep ? "max_channels" : "channels", 1, 64);
+    int channels = isAuto(chs) || chs.equals("-1") ? 0
+        : (int) r.longValue(sweep ? "max_channels" : "channels", 1, PolicyLoader.MAX_CHANNELS);
     int nRanks = (int) r.longValue("ranks", 1, Integer.MAX_VALUE);
     int nNodes = (int) r.longValue("nodes", 1, Integer.MAX_VALUE);
     double time = r.time(sweep ? "median_us" : "latency_us", size);

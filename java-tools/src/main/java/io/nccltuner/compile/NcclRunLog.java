@@ -120,14 +120,14 @@ public final class NcclRunLog {
         int r = Integer.parseInt(c.group(2));
         int n = Integer.parseInt(c.group(3));
         if (nRanks != 0 && (r != nRanks || n != nNodes)) {
-          throw new InputException(file + ":" + (i + 1), "the log describes communicators of "
+          throw new InputException(InputException.at(file, i + 1), "the log describes communicators of "
               + nRanks + " and " + r + " ranks; pass one log per communicator shape");
         }
         nRanks = r;
         nNodes = n;
         continue;
       }
-      RawSelection s = selection(file + ":" + (i + 1), line);
+      RawSelection s = selection(InputException.at(file, i + 1), line);
       if (s != null) {
         raw.add(s);
       }

@@ -146,7 +146,7 @@ public final class NcclTestsLog {
   }
 
   private String at(int line) {
-    return file + ":" + line;
+    return InputException.at(file, line);
   }
 
   /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
@@ -735,8 +735,7 @@ public final class NcclTestsLog {
     void comment(int ln, String t) {
       Matcher lib = LIBRARY.matcher(t);
       if (t.startsWith("# nccl-tests version") && lib.find()) {
-        int code = Integer.parseInt(lib.group(1));
-        libraryVersion = code / 10000 + "." + code / 100 % 100 + "." + code % 100;
+        libraryVersion = io.nccltuner.policy.Signature.versionString(Integer.parseInt(lib.group(1)));
       }
       if (t.startsWith("# Collective test starting")) {
         String rest = t.substring(t.indexOf(':') + 1).strip();

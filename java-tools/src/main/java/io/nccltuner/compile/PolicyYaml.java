@@ -168,7 +168,7 @@ public final class PolicyYaml {
   private static String dotted(Range r, boolean computeCapability) {
     java.util.function.LongFunction<String> f = v -> computeCapability
         ? "\"" + v / 10 + "." + v % 10 + "\""
-        : "\"" + v / 10000 + "." + v / 100 % 100 + "." + v % 100 + "\"";
+        : "\"" + io.nccltuner.policy.Signature.versionString(v) + "\"";
     if (r.min() == r.max()) {
       return f.apply(r.min());
     }

@@ -1,5 +1,6 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.InputException;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -10,6 +11,8 @@ import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.GroupKey;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.trace.TraceCall;
+import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,10 +26,9 @@ import java.util.List;
  * <p>Two formats, told apart by the first non-comment line:
  *
  * <ul>
- *   <li>A captured getCollInfo trace ({@code ../shared/data/traces/.../README.md}):
- *       {@code get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,<numPipeOps>,...} rows, collType
- *       being ncclFunc_t (0 Broadcast .. 4 AllReduce); {@code init}, {@code destroy} and {@code #}
- *       lines are skipped, as are point-to-point collTypes.
+ *   <li>A captured getCollInfo trace, read by {@link TraceFile} (the one reader of the format):
+ *       each {@code get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,<numPipeOps>,...} row is a
+ *       call, collType being ncclFunc_t (0 Broadcast .. 4 AllReduce).
  *   <li>A shadow-mode log: one JSON object per line with {@code "collective"} (a name such as
  *       "AllReduce", or the ncclFunc_t number; {@code "coll"} is accepted too) and {@code "nBytes"},
  *       optionally {@code "nRanks"}, {@code "nNodes"}, {@code "numPipeOps"} and {@code "count"}
@@ -94,43 +96,36 @@ public final class Workload {
   public static List<Call> read(Path file) throws IOException, InputException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     List<Call> calls = new ArrayList<>();
+    String first = lines.stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
+        .orElse("");
+    if (!first.startsWith("{")) { // a trace: TraceFile reads it, as replay and explain do
+      try {
+        for (TraceCall t : TraceFile.parse(file, lines).calls()) {
+          calls.add(new Call(t.collective(), t.nBytes(), t.nRanks(), t.nNodes(), t.numPipeOps(), 1));
+        }
+      } catch (TraceFile.BadRow e) {
+        throw new InputException(e.where(), e.reason() + " (expected a trace row 'get,<comm>,<nRanks>,<nNodes>,"
+            + "<collType>,<nBytes>,<numPipeOps>,...' or a JSON object with collective and nBytes)");
+      }
+      return calls;
+    }
     ObjectMapper json = new ObjectMapper();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
-      String where = file + ":" + (i + 1);
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
-      if (line.startsWith("{")) {
-        Call c = jsonCall(json, where, line);
-        if (c != null) {
-          calls.add(c);
-        }
-        continue;
-      }
-      String[] f = MeasurementCsv.split(where, line);
-      if (f[0].equals("init") || f[0].equals("destroy")) {
-        continue;
-      }
-      if (!f[0].equals("get") || f.length < 7) {
-        throw new InputException(where, "expected a trace row 'get,<comm>,<nRanks>,<nNodes>,<collType>,<nBytes>,"
-            + "<numPipeOps>,...' or a JSON object with collective and nBytes");
-      }
-      try {
-        Collective coll = Collective.ofId(Integer.parseInt(f[4]));
-        if (coll != null) {
-          calls.add(new Call(coll, Long.parseUnsignedLong(f[5]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-              Integer.parseInt(f[6]), 1));
-        }
-      } catch (NumberFormatException e) {
-        throw new InputException(where, "trace row has a field that is not a whole number: " + e.getMessage());
+      Call c = jsonCall(json, InputException.at(file, i + 1), line);
+      if (c != null) {
+        calls.add(c);
       }
     }
     return calls;
   }
 
   /** Decision-log line types that carry no calls to weight: communicator summaries, canary timings, profiler timings. */
-  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of("comm", "measured", "profiled");
+  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of(LogField.TYPE_COMM,
+      LogField.TYPE_MEASURED, LogField.TYPE_PROFILED);
 
   private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
     JsonNode n;
@@ -139,18 +134,18 @@ public final class Workload {
     } catch (JsonProcessingException e) {
       throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
     }
-    if (n.hasNonNull("type")) { // the plugin's decision log: aggregate lines price; the others carry no calls
-      String type = n.get("type").asText();
+    if (n.hasNonNull(LogField.TYPE)) { // the plugin's decision log: aggregate lines price; the others carry no calls
+      String type = n.get(LogField.TYPE).asText();
       if (SKIPPED_TYPES.contains(type)) {
         return null;
       }
-      if (!type.equals("aggregate")) {
+      if (!type.equals(LogField.TYPE_AGGREGATE)) {
         throw new InputException(where, "decision-log line of type '" + type + "': expected \"aggregate\" (read) or "
             + "\"comm\", \"measured\", \"profiled\" (skipped)");
       }
     }
-    JsonNode c = n.has("collective") ? n.get("collective") : n.get("coll");
-    if (c == null || !n.hasNonNull("nBytes") || !n.get("nBytes").canConvertToExactIntegral()) {
+    JsonNode c = n.has(LogField.COLLECTIVE) ? n.get(LogField.COLLECTIVE) : n.get("coll");
+    if (c == null || !n.hasNonNull(LogField.N_BYTES) || !n.get(LogField.N_BYTES).canConvertToExactIntegral()) {
       throw new InputException(where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
     }
     boolean numeric = c.isInt() || c.asText().matches("\\d+"); // the decision log writes unknown ids as "7"
@@ -161,8 +156,8 @@ public final class Workload {
       }
       throw new InputException(where, "unknown collective '" + c.asText() + "'");
     }
-    return new Call(coll, n.get("nBytes").asLong(), n.path("nRanks").asInt(0), n.path("nNodes").asInt(0),
-        n.path("numPipeOps").asInt(0), n.path("count").asLong(1));
+    return new Call(coll, n.get(LogField.N_BYTES).asLong(), n.path(LogField.N_RANKS).asInt(0), n.path(LogField.N_NODES).asInt(0),
+        n.path(LogField.NUM_PIPE_OPS).asInt(0), n.path(LogField.COUNT).asLong(1));
   }
 
   /**

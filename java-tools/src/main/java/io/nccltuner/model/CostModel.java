@@ -181,18 +181,17 @@ public final class CostModel {
         list.add(candidate(c, new AlgoProto(Algorithm.ofId(a), p), nBytes, numPipeOps));
       }
     }
-    AlgoProto pick = null;
-    double min = io.nccltuner.engine.Engine.NCCL_START_MINIMUM; // NCCL's starting minimum
+    double[] times = new double[list.size()];
     double minHi = Double.POSITIVE_INFINITY;
-    for (CandidateTime t : list) {
+    for (int i = 0; i < times.length; i++) {
+      CandidateTime t = list.get(i);
+      times[i] = t.offered() ? t.time() : -1;
       if (t.offered() && t.time() >= 0) {
-        if (t.time() < min) {
-          min = t.time();
-          pick = t.algoProto();
-        }
         minHi = Math.min(minHi, t.range().hi());
       }
     }
+    CandidateTime picked = NcclSelect.pick(list, times);
+    AlgoProto pick = picked == null ? null : picked.algoProto();
     List<AlgoProto> possible = new ArrayList<>();
     if (pick != null) {
       possible.add(pick);

@@ -1,5 +1,6 @@
 package io.nccltuner.report;
 
+import io.nccltuner.engine.LogField;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.ByteSize;
@@ -528,56 +529,56 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
      */
     @Override
     public void line(String type, JsonNode j, String where) throws InputException {
-      if (type.equals("profiled")) {
+      if (type.equals(LogField.TYPE_PROFILED)) {
         profComms++;
-        profNotJoined += j.path("joined").asBoolean(true) ? 0 : 1;
-        profColl += j.path("collectives").asLong();
-        profUnjoined += j.path("unjoined").asLong();
-        profUntimed += j.path("untimed").asLong();
-        profUnagg += j.path("unaggregated").asLong();
-        profDropped += j.path("decisionsDropped").asLong();
+        profNotJoined += j.path(LogField.JOINED).asBoolean(true) ? 0 : 1;
+        profColl += j.path(LogField.COLLECTIVES).asLong();
+        profUnjoined += j.path(LogField.UNJOINED).asLong();
+        profUntimed += j.path(LogField.UNTIMED).asLong();
+        profUnagg += j.path(LogField.UNAGGREGATED).asLong();
+        profDropped += j.path(LogField.DECISIONS_DROPPED).asLong();
         return;
       }
-      if (!type.equals("measured")) {
+      if (!type.equals(LogField.TYPE_MEASURED)) {
         return;
       }
       Collective c = DecisionLogFile.collective(j, where);
-      Arm arm = Arm.parse(j.path("arm").asText(""));
+      Arm arm = Arm.parse(j.path(LogField.ARM).asText(""));
       if (arm == null) {
-        throw new InputException(where, "unknown arm '" + j.path("arm").asText("")
+        throw new InputException(where, "unknown arm '" + j.path(LogField.ARM).asText("")
             + "' (policy, nccl, notOffered, unruled, unjoined)");
       }
       // unjoined collectives have no decision and so no size bucket (nBytes null): counted at 0 B
-      long nBytes = j.path("nBytes").isNumber() ? Long.parseUnsignedLong(j.path("nBytes").asText()) : 0L;
-      Shape shape = new Shape(j.path("nRanks").asLong(), j.path("nNodes").asLong());
+      long nBytes = j.path(LogField.N_BYTES).isNumber() ? Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText()) : 0L;
+      Shape shape = new Shape(j.path(LogField.N_RANKS).asLong(), j.path(LogField.N_NODES).asLong());
       Key k = new Key(shape.nRanks(), shape.nNodes(), c, SizeGrid.bucket(nBytes));
       Cell cell = cells.computeIfAbsent(k, x -> new Cell());
       Series s = cell.arm(arm);
-      long count = j.path("count").asLong();
-      long timed = j.path("timed").asLong();
-      double sum = j.path("sumUs").asDouble();
+      long count = j.path(LogField.COUNT).asLong();
+      long timed = j.path(LogField.TIMED).asLong();
+      double sum = j.path(LogField.SUM_US).asDouble();
       s.count += count;
       s.timed += timed;
       s.sumUs += sum;
-      s.sumSqUs += j.path("sumSqUs").asDouble();
+      s.sumSqUs += j.path(LogField.SUM_SQ_US).asDouble();
       if (timed > 0) {
-        s.minUs = Math.min(s.minUs, j.path("minUs").asDouble());
-        s.maxUs = Math.max(s.maxUs, j.path("maxUs").asDouble());
+        s.minUs = Math.min(s.minUs, j.path(LogField.MIN_US).asDouble());
+        s.maxUs = Math.max(s.maxUs, j.path(LogField.MAX_US).asDouble());
       }
-      for (JsonNode pair : j.path("hist")) {
+      for (JsonNode pair : j.path(LogField.HIST)) {
         int b = pair.path(0).asInt(-1);
         if (b < 0 || b >= HIST_BUCKETS) {
           throw new InputException(where, "histogram bucket " + pair.path(0) + " outside [0, " + HIST_BUCKETS + ")");
         }
         s.hist[b] += pair.path(1).asLong();
       }
-      String decided = j.path("decided").isTextual() ? j.path("decided").asText() : null;
-      int decidedChannels = j.path("decidedChannels").asInt();
+      String decided = j.path(LogField.DECIDED).isTextual() ? j.path(LogField.DECIDED).asText() : null;
+      int decidedChannels = j.path(LogField.DECIDED_CHANNELS).asInt();
       String label = decided == null ? null : decidedChannels == 0 ? decided : decided + "/" + decidedChannels + "ch";
       if (label != null && (arm == Arm.POLICY || arm == Arm.NCCL)) {
         s.decided.add(label);
       }
-      JsonNode as = j.path("asDecided");
+      JsonNode as = j.path(LogField.AS_DECIDED);
       switch (arm) {
         case NOT_OFFERED -> s.reasons[Reason.NOT_OFFERED.ordinal()] += count;
         case UNJOINED -> s.reasons[Reason.NO_DECISION.ordinal()] += count;
@@ -590,7 +591,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
         s.asDecided += count;
       } else {
         s.notAsDecided += count;
-        String executed = j.path("executed").isTextual() ? j.path("executed").asText() : null;
+        String executed = j.path(LogField.EXECUTED).isTextual() ? j.path(LogField.EXECUTED).asText() : null;
         if (executed == null || decided == null) {
           s.reasons[Reason.UNKNOWN.ordinal()] += count;
         } else {
@@ -605,7 +606,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
             s.reasons[Reason.PROTOCOL.ordinal()] += count;
             any = true;
           }
-          if (decidedChannels != 0 && j.path("channels").asInt() != decidedChannels) {
+          if (decidedChannels != 0 && j.path(LogField.CHANNELS).asInt() != decidedChannels) {
             s.reasons[Reason.CHANNELS.ordinal()] += count;
             any = true;
           }
@@ -623,7 +624,7 @@ public record CanaryReport(long ranks, long minCalls, List<Row> rows, List<Execu
       if (arm == Arm.POLICY && label != null) {
         rankDecided.computeIfAbsent(k, x -> new TreeSet<>()).add(label);
       }
-      String sha = j.path("sha256").asText(null);
+      String sha = j.path(LogField.SHA256).asText(null);
       if (sha != null) {
         rankSha.computeIfAbsent(shape, x -> new TreeSet<>()).add(sha);
       }

@@ -1,5 +1,6 @@
 package io.nccltuner.report;
 
+import io.nccltuner.engine.LogField;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nccltuner.policy.InputException;
@@ -139,40 +140,40 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
         try {
           j = m.readTree(line);
         } catch (IOException e) {
-          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
         }
         if (j == null || !j.isObject()) {
-          throw new InputException(file + ":" + n, "not a JSON object (a decision log has one per line)");
+          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
         }
-        String type = j.path("type").asText("");
+        String type = j.path(LogField.TYPE).asText("");
         switch (type) {
-          case "comm" -> {
-            host = j.path("host").asText(host);
-            pid = j.path("pid").asLong(pid);
-            comms.add(new Comm(j.path("comm").asLong(), j.path("policy").asText(null), j.path("profile").asText(null),
-                j.path("sha256").asText(null), j.path("mode").asText(null), j.path("nRanks").asLong(),
-                j.path("nNodes").asLong(), j.path("calls").asLong(), j.path("ruleHits").asLong(),
-                j.path("applied").asLong(), j.path("unaggregated").asLong(), j.path("at").asText(null),
-                j.path("commScope").asText(null)));
+          case LogField.TYPE_COMM -> {
+            host = j.path(LogField.HOST).asText(host);
+            pid = j.path(LogField.PID).asLong(pid);
+            comms.add(new Comm(j.path(LogField.COMM).asLong(), j.path(LogField.POLICY).asText(null), j.path(LogField.PROFILE).asText(null),
+                j.path(LogField.SHA256).asText(null), j.path(LogField.MODE).asText(null), j.path(LogField.N_RANKS).asLong(),
+                j.path(LogField.N_NODES).asLong(), j.path(LogField.CALLS).asLong(), j.path(LogField.RULE_HITS).asLong(),
+                j.path(LogField.APPLIED).asLong(), j.path(LogField.UNAGGREGATED).asLong(), j.path(LogField.AT).asText(null),
+                j.path(LogField.COMM_SCOPE).asText(null)));
           }
-          case "aggregate" -> aggs.add(new Aggregate(j.path("comm").asLong(), collective(j, file, n),
-              Long.parseUnsignedLong(j.path("nBytes").asText("0")), j.path("toBytes").asLong(-1),
-              j.path("ncclPick").isNull() ? "none" : j.path("ncclPick").asText("none"),
-              j.path("policyPick").asText(), j.path("channels").asInt(), j.path("count").asLong()));
+          case LogField.TYPE_AGGREGATE -> aggs.add(new Aggregate(j.path(LogField.COMM).asLong(), collective(j, file, n),
+              Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")), j.path(LogField.TO_BYTES).asLong(-1),
+              j.path(LogField.NCCL_PICK).isNull() ? "none" : j.path(LogField.NCCL_PICK).asText("none"),
+              j.path(LogField.POLICY_PICK).asText(), j.path(LogField.CHANNELS).asInt(), j.path(LogField.COUNT).asLong()));
           case "" -> {
-            if (!j.has("policyPick")) {
+            if (!j.has(LogField.POLICY_PICK)) {
               continue; // some other JSON line (a workload log); not a decision
             }
-            long nBytes = Long.parseUnsignedLong(j.path("nBytes").asText("0"));
+            long nBytes = Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
             int b = SizeGrid.bucket(nBytes);
-            List<Object> key = List.of(j.path("comm").asLong(), collective(j, file, n), b,
-                j.path("ncclPick").isNull() ? "none" : j.path("ncclPick").asText("none"), j.path("policyPick").asText(),
-                j.path("channels").asInt());
+            List<Object> key = List.of(j.path(LogField.COMM).asLong(), collective(j, file, n), b,
+                j.path(LogField.NCCL_PICK).isNull() ? "none" : j.path(LogField.NCCL_PICK).asText("none"), j.path(LogField.POLICY_PICK).asText(),
+                j.path(LogField.CHANNELS).asInt());
             perCall.computeIfAbsent(key, k -> new long[1])[0]++;
           }
           default -> {
             if (sink != null) {
-              sink.line(type, j, file + ":" + n);
+              sink.line(type, j, InputException.at(file, n));
             }
           }
         }
@@ -195,12 +196,12 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
   }
 
   private static Collective collective(JsonNode j, Path file, int line) throws InputException {
-    return collective(j, file + ":" + line);
+    return collective(j, InputException.at(file, line));
   }
 
   /** The line's collective ("AllReduce", or NCCL's ncclFunc_t id); an InputException at where otherwise. */
   static Collective collective(JsonNode j, String where) throws InputException {
-    String s = j.path("collective").asText("");
+    String s = j.path(LogField.COLLECTIVE).asText("");
     Collective c = Collective.parse(s);
     if (c == null) {
       try {

@@ -32,7 +32,7 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Manifest(String schema, String created, long seed, int replicates, List<String> programs,
     List<String> candidates, List<String> launch, String plugin, List<String> testsArgs,
-    Map<String, String> environment, Signature signature, List<String> warnings, List<RunRecord> runs) {
+    Map<String, String> environment, RunHardware signature, List<String> warnings, List<RunRecord> runs) {
   /** The schema string this release writes and reads. */
   public static final String SCHEMA = "nccl-tuner-java/sweep-v1";
 
@@ -77,7 +77,7 @@ public record Manifest(String schema, String created, long seed, int replicates,
   }
 
   /** @return the same manifest with other runs, signature and warnings */
-  public Manifest with(List<RunRecord> newRuns, Signature sig, List<String> newWarnings) {
+  public Manifest with(List<RunRecord> newRuns, RunHardware sig, List<String> newWarnings) {
     return new Manifest(schema, created, seed, replicates, programs, candidates, launch, plugin, testsArgs,
         environment, sig, newWarnings, newRuns);
   }

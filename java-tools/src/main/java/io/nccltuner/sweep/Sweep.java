@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * again).
  *
  * <p>Every run gets {@code NCCL_DEBUG=INFO} and {@code NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING} unless
- * the user set them: the INIT lines give the signature ({@link Signature}), NCCL's TUNING
+ * the user set them: the INIT lines give the signature ({@link RunHardware}), NCCL's TUNING
  * selection lines tell compile what actually ran where a forced candidate was not offered. The
  * variables that would make the plugin do something else ({@code NCCL_TUNER_JAVA_POLICY},
  * {@code _MODE}, {@code NCCL_TUNER_CONFIG_FILE}) are removed. The launcher must pass the
@@ -274,7 +274,7 @@ public final class Sweep {
       progress.println("sweep: not scheduled: " + w);
     }
     List<Manifest.RunRecord> runs = new ArrayList<>(m.runs());
-    Signature sig = m.signature();
+    RunHardware sig = m.signature();
     List<String> warnings = new ArrayList<>(m.warnings() == null ? List.of() : m.warnings());
     int total = runs.size();
     int done = 0;
@@ -307,7 +307,7 @@ public final class Sweep {
       Path part = out.resolveSibling(out.getFileName() + ".part");
       if (exit == 0) {
         Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        Signature s = Signature.read(Files.readAllLines(out, StandardCharsets.UTF_8));
+        RunHardware s = RunHardware.read(Files.readAllLines(out, StandardCharsets.UTF_8));
         if (sig == null) {
           sig = s;
         } else if (!Objects.equals(sig, s)) {

@@ -121,7 +121,7 @@ class SweepTest {
     assertEquals(12, Files.readAllLines(calls).size());
     assertEquals(4, m.runs().stream().filter(r -> "failed".equals(r.status())).count());
     assertEquals(8, m.runs().stream().filter(r -> "done".equals(r.status())).count());
-    assertEquals(new Signature("2.28.9", "NVIDIA H200", 2, 2), m.signature());
+    assertEquals(new RunHardware("2.28.9", "NVIDIA H200", 2, 2), m.signature());
     assertTrue(progress.toString().contains("sweep: 12/12 "), progress.toString());
     assertTrue(progress.toString().contains("ETA"), progress.toString());
     assertTrue(Files.exists(dir.resolve("runs/all_reduce_RING-LL_r1.failed.txt")));
@@ -201,12 +201,12 @@ class SweepTest {
 
   @Test
   void signatureFromNcclInfoLinesWinsOverTheHeader() {
-    Signature s = Signature.read(List.of(
+    RunHardware s = RunHardware.read(List.of(
         "# nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22703",
         "#  Rank  0 Group  0 Pid   100 on      n1 device  0 [0x18] NVIDIA A100-SXM4-80GB",
         "n1:100:100 [0] NCCL INFO NCCL version 2.27.3+cuda12.9",
         "n1:100:100 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0"));
-    assertEquals(new Signature("2.27.3+cuda12.9", "NVIDIA A100-SXM4-80GB", 16, 2), s);
-    assertEquals(new Signature("2.27.3", null, 0, 0), Signature.read(List.of("# nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22703")));
+    assertEquals(new RunHardware("2.27.3+cuda12.9", "NVIDIA A100-SXM4-80GB", 16, 2), s);
+    assertEquals(new RunHardware("2.27.3", null, 0, 0), RunHardware.read(List.of("# nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22703")));
   }
 }

@@ -1,5 +1,6 @@
 package io.nccltuner.sweep;
 
+import io.nccltuner.policy.Signature;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -7,14 +8,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The hardware signature a sweep's runs print: NCCL version, GPU model, nRanks and nNodes, read
- * from nccl-tests output.
+ * The hardware a sweep's runs print: NCCL version, GPU model, nRanks and nNodes, read from
+ * nccl-tests output (not the plugin's per-communicator {@link Signature}, which the engine learns at
+ * init).
  *
  * <ul>
  *   <li>NCCL version: NCCL's {@code NCCL INFO NCCL version 2.28.9+cuda13.0} line
  *       (src/init.cc, printed with NCCL_DEBUG=VERSION or INFO), else nccl-tests 2.17+'s header
  *       {@code # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809}, the library
- *       code decoded as NCCL_VERSION_CODE = major * 10000 + minor * 100 + patch (nccl.h, 2.9+).
+ *       code decoded by {@link Signature#versionString} (NCCL_VERSION_CODE, nccl.h).
  *   <li>GPU model: the text after the PCI bus id of the first {@code #  Rank 0 ... device 0
  *       [0x..] MODEL} line.
  *   <li>nRanks, nNodes: NCCL's {@code comm 0x.. rank 0 nRanks N nNodes M} INFO line (2.12+),
@@ -26,7 +28,7 @@ import java.util.regex.Pattern;
  * @param nRanks ranks, 0 when unknown
  * @param nNodes nodes, 0 when unknown
  */
-public record Signature(String ncclVersion, String gpu, int nRanks, int nNodes) {
+public record RunHardware(String ncclVersion, String gpu, int nRanks, int nNodes) {
   private static final Pattern VERSION = Pattern.compile("NCCL INFO NCCL version (\\S+)");
   private static final Pattern TESTS_VERSION = Pattern.compile("^# nccl-tests version \\S+.*nccl-library=(\\d+)");
   private static final Pattern RANK = Pattern.compile(
@@ -39,7 +41,7 @@ public record Signature(String ncclVersion, String gpu, int nRanks, int nNodes) 
    * @param lines the output's lines
    * @return what the output says; fields it does not say are null or 0
    */
-  public static Signature read(List<String> lines) {
+  public static RunHardware read(List<String> lines) {
     String version = null;
     String codeVersion = null;
     String gpu = null;
@@ -52,8 +54,7 @@ public record Signature(String ncclVersion, String gpu, int nRanks, int nNodes) 
       if (version == null && (m = VERSION.matcher(l)).find()) {
         version = m.group(1);
       } else if (codeVersion == null && (m = TESTS_VERSION.matcher(l)).find()) {
-        int code = Integer.parseInt(m.group(1));
-        codeVersion = code / 10000 + "." + code / 100 % 100 + "." + code % 100;
+        codeVersion = Signature.versionString(Integer.parseInt(m.group(1)));
       } else if ((m = RANK.matcher(l)).find()) {
         ranks++;
         hosts.add(m.group(2));
@@ -65,7 +66,7 @@ public record Signature(String ncclVersion, String gpu, int nRanks, int nNodes) 
         commNodes = Integer.parseInt(m.group(2));
       }
     }
-    return new Signature(version != null ? version : codeVersion, gpu, commRanks > 0 ? commRanks : ranks,
+    return new RunHardware(version != null ? version : codeVersion, gpu, commRanks > 0 ? commRanks : ranks,
         commRanks > 0 ? commNodes : hosts.size());
   }
 }
