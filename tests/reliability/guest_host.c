@@ -47,8 +47,8 @@
  *                         finds through JNI_GetCreatedJavaVMs runs Java (find_class=)
  *   during-init           while the first init runs on a thread, the main thread installs handlers
  *                         (TERM, INT, USR1, HUP, CHLD, PIPE) once HotSpot's own are in, changes
- *                         LC_NUMERIC once the JVM's setlocale happened, unsetenv(JAVA_TOOL_OPTIONS):
- *                         all must stay the host's
+ *                         LC_NUMERIC after them, unsetenv(JAVA_TOOL_OPTIONS): all must stay the
+ *                         host's
  *   setenv-storm N        a host thread adds 512 names, then overwrites them in a loop while N
  *                         threads make the first init at once (see storm_setenv)
  *   faulthandler DIR      after one communicator, a handler like CPython's faulthandler (installed
@@ -66,6 +66,7 @@
  *   spawn-window          while the first init runs, two host threads posix_spawn children that count
  *                         their descriptors above 2 (leaked= children with more than one spawned
  *                         before the init)
+ * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
  * Every command ends with "guest-host: done warn=W" (W: WARN lines the plugin logged) and exits
@@ -81,6 +82,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
+#include <link.h>
 #include <locale.h>
 #include <pthread.h>
 #include <sched.h>
@@ -936,14 +938,13 @@ static void cmd_during_init(void) {
   int changed = -2;
   pthread_t th;
   pthread_create(&th, NULL, during_init_thread, &changed);
-  /* Once HotSpot installed its handlers (SIGSEGV is its), the host installs its own. */
-  struct sigaction seg;
+  /* Once HotSpot installed its handlers (its suspend/resume signal, SIGRTMAX here, comes last of
+   * them: PosixSignals::init), the host installs its own. */
   int waited = 0;
   for (; waited < 20000; waited++) {
-    struct sigaction xfsz;
-    sigaction(SIGSEGV, NULL, &seg);
-    sigaction(SIGXFSZ, NULL, &xfsz); /* HotSpot installs it last of its handlers */
-    if ((seg.sa_handler != SIG_DFL && xfsz.sa_handler != SIG_DFL) || atomic_load(&diDone)) break;
+    struct sigaction sr;
+    sigaction(SIGRTMAX, NULL, &sr);
+    if (((sr.sa_flags & SA_SIGINFO) || sr.sa_handler != SIG_DFL) || atomic_load(&diDone)) break;
     usleep(500);
   }
   int afterJvmHandlers = !atomic_load(&diDone);
@@ -956,12 +957,10 @@ static void cmd_during_init(void) {
     sigaction(mine[i], &sa, NULL);
   }
   unsetenv("JAVA_TOOL_OPTIONS");
-  /* Once the JVM's setlocale(LC_ALL, "") happened (LANG=C.UTF-8), the host sets LC_NUMERIC. */
-  for (int w = 0; w < 20000 && !atomic_load(&diDone); w++) {
-    const char* now = setlocale(LC_ALL, NULL);
-    if (now != NULL && strcmp(now, "C") != 0) break;
-    usleep(200);
-  }
+  /* The JVM's setlocale(LC_ALL, "") (LANG=C.UTF-8) no longer shows in the process's locale: the
+   * host sets LC_NUMERIC while the init still runs, after HotSpot's handlers, and then waits a
+   * little, since the JVM's properties come after them. */
+  for (int w = 0; w < 50 && !atomic_load(&diDone); w++) usleep(1000);
   int afterJvmLocale = !atomic_load(&diDone);
   setlocale(LC_NUMERIC, "C");
   char hostLocale[512];
@@ -1160,8 +1159,8 @@ static void cmd_sigwindow(void) {
     lost += l;
     if (l != 0) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d:%d", list[0] ? "," : "", s, l);
   }
-  fact("changed=%d rounds=%d lost=%d [%s] polls=%d polls_changed=%d", changed, atomic_load(&windowRaised[SIGCHLD]), lost,
-       list, atomic_load(&windowPolls), atomic_load(&windowPollsChanged));
+  fact("changed=%d rounds=%d lost=%d [%s] polls=%d polls_changed=%d", changed, atomic_load(&windowRaised[SIGCHLD]),
+       lost, list, atomic_load(&windowPolls), atomic_load(&windowPollsChanged));
 }
 
 /* A host thread formats numbers and reads the locale's name while another runs the first init:
@@ -1205,8 +1204,8 @@ static void java_property(void* env, const char* name, char* out, size_t n) {
 }
 
 static void java_properties(char* out, size_t n) {
-  static const char* names[] = {"file.encoding", "sun.jnu.encoding", "native.encoding", "user.language", "user.country",
-                                NULL};
+  static const char* names[] = {"file.encoding", "sun.jnu.encoding", "native.encoding",
+                                "user.language", "user.country",     NULL};
   snprintf(out, n, "props=no-vm");
   int (*created)(void**, int, int*) = (int (*)(void**, int, int*))dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
   void* vm = NULL;
@@ -1279,14 +1278,45 @@ static void* window_spawner(void* arg) {
 }
 
 static int fdcount_child(void) {
+  const char* logPath = getenv("GUEST_HOST_FDLOG"); /* appends "fd target" of each, for a person */
+  FILE* log = logPath != NULL ? fopen(logPath, "ae") : NULL;
   DIR* d = opendir("/proc/self/fd");
   if (d == NULL) return 255;
   int n = 0;
   struct dirent* e;
-  while ((e = readdir(d)) != NULL)
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d)) n++;
+  while ((e = readdir(d)) != NULL) {
+    int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
+    if (fd <= 2 || fd == dirfd(d) || (log != NULL && fd == fileno(log))) continue;
+    n++;
+    char link[300], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    ssize_t k = readlink(link, target, sizeof target - 1);
+    if (log != NULL && k > 0) fprintf(log, "%s %.*s\n", e->d_name, (int)k, target);
+  }
+  if (log != NULL) fclose(log);
   closedir(d);
   return n > 254 ? 254 : n;
+}
+
+/* Objects loaded twice under one of the runtime's library names (the shim loads them by full path
+ * before HotSpot does: HotSpot must find the same object). */
+static int countRuntimeObject(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  static const char* names[] = {"/libjava.so", "/libnet.so", "/libnio.so", "/libzip.so", "/libjimage.so", NULL};
+  int* counts = data;
+  size_t n = info->dlpi_name ? strlen(info->dlpi_name) : 0;
+  for (int i = 0; names[i] != NULL; i++) {
+    size_t k = strlen(names[i]);
+    if (n >= k && strcmp(info->dlpi_name + n - k, names[i]) == 0) counts[i]++;
+  }
+  return 0;
+}
+
+static void runtime_objects(char* out, size_t n) {
+  int counts[5] = {0, 0, 0, 0, 0};
+  dl_iterate_phdr(countRuntimeObject, counts);
+  snprintf(out, n, "libjava=%d libnet=%d libnio=%d libzip=%d libjimage=%d", counts[0], counts[1], counts[2], counts[3],
+           counts[4]);
 }
 
 static void cmd_spawn_window(void) {
@@ -1299,8 +1329,10 @@ static void cmd_spawn_window(void) {
   int changed = one_comm(t);
   atomic_store(&windowDone, 1);
   for (int i = 0; i < 2; i++) pthread_join(spawner[i], NULL);
-  fact("changed=%d baseline=%d children=%d leaked=%d max_fds=%d after=%d", changed, windowBaseline,
-       atomic_load(&windowChildren), atomic_load(&windowLeaks), atomic_load(&windowMaxFds), spawn_child_fds());
+  char objects[256];
+  runtime_objects(objects, sizeof objects);
+  fact("changed=%d baseline=%d children=%d leaked=%d max_fds=%d after=%d %s", changed, windowBaseline,
+       atomic_load(&windowChildren), atomic_load(&windowLeaks), atomic_load(&windowMaxFds), spawn_child_fds(), objects);
 }
 
 int main(int argc, char** argv) {
