@@ -5,17 +5,11 @@
  * never touched.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "jvm_internal.h"
 
@@ -53,76 +47,6 @@ static char* jvmSecureGetenv(const char* name) {
   return realSecureGetenv(name);
 }
 
-typedef ElfW(Rela) elfRela; /* a name clang-format reads as a type, unlike ElfW(Rela) */
-
-typedef struct {
-  ElfW(Addr) base;
-  ElfW(Addr) relroStart, relroEnd;
-} relroSearch;
-
-static int findRelro(struct dl_phdr_info* info, size_t size, void* data) {
-  (void)size;
-  relroSearch* r = data;
-  if (info->dlpi_addr != r->base) return 0;
-  for (int i = 0; i < info->dlpi_phnum; i++)
-    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
-      r->relroStart = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-      r->relroEnd = r->relroStart + info->dlpi_phdr[i].p_memsz;
-    }
-  return 1;
-}
-
-/* Points every GOT slot of `handle` that binds `name` (JUMP_SLOT or GLOB_DAT) at `to`; the old
- * target goes to *from. Returns the number of slots rewritten. */
-static int rewriteGot(void* handle, const char* name, void* to, void** from) {
-  struct link_map* lm = NULL;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_ld == NULL) return 0;
-  ElfW(Addr) base = lm->l_addr;
-  const ElfW(Sym)* symtab = NULL;
-  const char* strtab = NULL;
-  const elfRela* tables[2] = {NULL, NULL};
-  size_t sizes[2] = {0, 0};
-  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
-    ElfW(Addr) v = d->d_un.d_ptr;
-    ElfW(Addr) abs = v < base ? v + base : v; /* glibc relocates these in place on x86-64 */
-    switch (d->d_tag) {
-      case DT_SYMTAB: symtab = (const ElfW(Sym)*)abs; break;
-      case DT_STRTAB: strtab = (const char*)abs; break;
-      case DT_JMPREL: tables[0] = (const elfRela*)abs; break;
-      case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
-      case DT_RELA: tables[1] = (const elfRela*)abs; break;
-      case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
-      default: break;
-    }
-  }
-  if (symtab == NULL || strtab == NULL) return 0;
-  relroSearch relro = {base, 0, 0};
-  dl_iterate_phdr(findRelro, &relro);
-  long page = sysconf(_SC_PAGESIZE);
-  int rewritten = 0;
-  for (int t = 0; t < 2; t++) {
-    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
-      const elfRela* r = &tables[t][i];
-      unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
-      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
-      size_t sym = ELF64_R_SYM(r->r_info);
-      if (sym == 0 || strcmp(strtab + symtab[sym].st_name, name) != 0) continue;
-      void** slot = (void**)(base + r->r_offset);
-      int readOnly = (ElfW(Addr))slot >= relro.relroStart && (ElfW(Addr))slot < relro.relroEnd;
-      void* pageStart = (void*)((uintptr_t)slot & ~(uintptr_t)(page - 1));
-      if (readOnly && mprotect(pageStart, (size_t)page, PROT_READ | PROT_WRITE) != 0) continue;
-      void* old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-      if (old != to) {
-        if (*from == NULL) *from = old;
-        __atomic_store_n(slot, to, __ATOMIC_RELEASE);
-      }
-      if (readOnly) mprotect(pageStart, (size_t)page, PROT_READ);
-      rewritten++;
-    }
-  }
-  return rewritten;
-}
-
 /* Returns 0 after nccltjFailf() where the variables are set and cannot be hidden. */
 HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
   static const char* hidden[] = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", NULL};
@@ -149,9 +73,9 @@ HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
   if (!envHooked) {
     void* g = NULL;
     void* sg = NULL;
-    int n = rewriteGot(libjvmHandle, "getenv", (void*)jvmGetenv, &g);
+    int n = nccltjRewriteGot(libjvmHandle, "getenv", (void*)jvmGetenv, &g);
     if (g != NULL) realGetenv = (char* (*)(const char*))g;
-    int m = rewriteGot(libjvmHandle, "secure_getenv", (void*)jvmSecureGetenv, &sg);
+    int m = nccltjRewriteGot(libjvmHandle, "secure_getenv", (void*)jvmSecureGetenv, &sg);
     if (sg != NULL) realSecureGetenv = (char* (*)(const char*))sg;
     if (realGetenv == NULL) realGetenv = getenv;
     if (realSecureGetenv == NULL) realSecureGetenv = secure_getenv;

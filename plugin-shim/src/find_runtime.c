@@ -41,7 +41,7 @@ HIDDEN void nccltjDirOf(const char* path, char* out, size_t n) {
 static int javaFeature(const char* home) {
   char path[4200];
   snprintf(path, sizeof path, "%s/release", home);
-  FILE* f = fopen(path, "r");
+  FILE* f = fopen(path, "re");
   if (f == NULL) return 0;
   char line[256];
   int feature = 0;

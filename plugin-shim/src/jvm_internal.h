@@ -5,13 +5,14 @@
  *   hotspot_output.c HotSpot's output and exits during creation (the JavaVMInitArgs hooks)
  *   find_runtime.c   finding a Java runtime, a libjvm already loaded, and the engine jar
  *   jvm_options.c    the JVM's options (a table, one comment per row) and NCCL_TUNER_JAVA_OPTS
+ *   got.c            the runtime's libraries loaded by full path, their GOT slots rewritten
  *   env_hide.c       the environment the JVM sees (libjvm's getenv hooked through its GOT)
  *   signals.c        signal dispositions around the start, HotSpot's suspend/resume signal
  *   locale.c         the locale the JVM's start sets, put back
  *   host_fds.c       file descriptors 0-2 held during the start
  *   fp_env.c         the floating-point environment around the start and each attach
  *   start.c          the start-up thread, JVM creation or joining, Bootstrap.start, fork, attach
- *   cloexec.c        close-on-exec for the plugin's own descriptors
+ *   cloexec.c        close-on-exec for the plugin's own descriptors (the runtime's opens hooked)
  * Everything here is cold-path (once per process, or per init and destroy) and hidden.
  */
 #ifndef NCCLTJ_JVM_INTERNAL_H_
@@ -83,6 +84,26 @@ HIDDEN void nccltjFreeOptions(optionList* l);
 /* -agentlib, -agentpath, -javaagent, -Xrun, -Xdebug. */
 HIDDEN int nccltjIsAgentOption(const char* o);
 
+/* ---- got.c ----------------------------------------------------------------------------------- */
+
+/* Points every GOT slot of `handle` that binds `name` (JUMP_SLOT or GLOB_DAT) at `to`, the page
+ * made writable for the store where full RELRO made it read-only; the old target goes to *from
+ * if *from is NULL. Returns the number of slots found. */
+HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** from);
+/* nccltjRewriteGot of `name` to `hook`; `real` (a function pointer) takes the old target, the
+ * first time one is found. */
+#define NCCLTJ_HOOK(handle, name, hook, real) \
+  do { \
+    void* old_ = NULL; \
+    nccltjRewriteGot((handle), (name), (void*)(hook), &old_); \
+    if (old_ != NULL && (real) == NULL) (real) = (__typeof__(real))old_; \
+  } while (0)
+/* Before JNI_CreateJavaVM: loads the runtime's lib/libjava.so, libnet.so, libnio.so, libzip.so
+ * and libjimage.so (those it has) beside `libjvm` by full path and hooks them and libjvm. */
+HIDDEN void nccltjHookRuntime(void* libjvmHandle, const char* libjvm);
+/* Every hook below in one library: nccltjHookOpens, nccltjHookSignals, nccltjHookLocale. */
+HIDDEN void nccltjHookLibrary(void* handle);
+
 /* ---- env_hide.c ------------------------------------------------------------------------------ */
 
 /* Hides JAVA_TOOL_OPTIONS and _JAVA_OPTIONS from libjvm and gives it the shim's _JAVA_SR_SIGNUM;
@@ -100,6 +121,9 @@ HIDDEN void nccltjInstallDefaultActions(void);
 HIDDEN void nccltjNoteJvmSignals(void);
 /* After the start: every disposition the JVM changed and does not need goes back. */
 HIDDEN void nccltjRestoreSignals(void);
+/* The runtime's sigaction and signal: for any signal but SIGSEGV, SIGBUS, SIGFPE, SIGILL and
+ * HotSpot's suspend/resume signal, the action asked for is recorded and the host's stays. */
+HIDDEN void nccltjHookSignals(void* handle);
 /* HotSpot's suspend/resume signal in this process (0: HotSpot's default). */
 HIDDEN int nccltjSrSignal(void);
 HIDDEN void nccltjSetSrSignal(int sig);
@@ -117,6 +141,16 @@ HIDDEN void nccltjLocaleSave(nccltjLocale* l);
 /* Right after the JVM's start set the locale (also from the exit hook). */
 HIDDEN void nccltjNoteJvmLocale(void);
 HIDDEN void nccltjLocaleRestore(nccltjLocale* l);
+/* The runtime's setlocale: a setting call sets a locale of the calling thread only (uselocale),
+ * never the process's, and a query on that thread names it. */
+HIDDEN void nccltjHookLocale(void* handle);
+/* At the end of a thread the runtime's setlocale gave a locale of its own (the start thread). */
+HIDDEN void nccltjLocaleThreadEnd(void);
+
+/* ---- cloexec.c ------------------------------------------------------------------------------- */
+
+/* The runtime's open, open64, openat, openat64 (O_CLOEXEC added) and fopen, fopen64 ("e"). */
+HIDDEN void nccltjHookOpens(void* handle);
 
 /* ---- host_fds.c ------------------------------------------------------------------------------ */
 

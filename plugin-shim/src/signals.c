@@ -1,11 +1,15 @@
 /*
  * signals.c -- signal dispositions around the JVM's start: HotSpot's suspend/resume signal moved
- * off SIGUSR2, the host's dispositions saved before the start and put back after it (all but
- * those HotSpot needs: SIGSEGV, SIGBUS, SIGFPE, SIGILL and its suspend/resume signal), and a
- * default-action handler for HotSpot to chain to where the host left a fault at SIG_DFL.
+ * off SIGUSR2; the runtime's sigaction and signal hooked (GOT slots of libjvm, libjava, libnio),
+ * so that the runtime sets only the dispositions HotSpot needs (SIGSEGV, SIGBUS, SIGFPE, SIGILL
+ * and its suspend/resume signal) and every other one stays the host's throughout; the host's
+ * dispositions saved before the start and put back after it where a runtime without those slots
+ * changed them; and a default-action handler for HotSpot to chain to where the host left a fault
+ * at SIG_DFL.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +37,68 @@ static struct sigaction savedActions[NSIG];
 static struct sigaction jvmActions[NSIG]; /* the dispositions when the engine had started */
 static int jvmActionsKnown;
 
+/* HotSpot's suspend/resume signal is SIGUSR2 where the shim found none free (srSignal 0). */
 static int jvmOwns(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == srSignal;
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+         sig == (srSignal > 0 ? srSignal : SIGUSR2);
+}
+
+/* The runtime sets dispositions during the start: HotSpot SIGPIPE and SIGXFSZ (handlers that
+ * chain to the host's), libjava's ProcessImpl SIGCHLD (SIG_DFL), libnio's NativeThread SIGRTMAX-2
+ * (its interrupt signal); put back after the start, they were the runtime's for its whole length,
+ * and another host thread's raise(SIGCHLD) meanwhile never reached the host's handler (found by a
+ * hostile host: 18590 of 37035 lost, SIGRTMAX-2 6962). The runtime's sigaction and signal come
+ * here instead: for a signal HotSpot needs (jvmOwns) the call goes through; for any other the
+ * action asked for is recorded (a later query of the runtime's reads it back, as if set) and the
+ * host's disposition stays, for the life of the process. HotSpot's checks that its handlers are
+ * still in place run only under -Xcheck:jni (PosixSignals::check_signal_handlers), and warn then
+ * as they did when the put-back had replaced them after the start. The JVM's threads block every
+ * signal but HotSpot's own (the start thread's mask), so a SIGRTMAX-2 that libnio sends one of
+ * them stays pending, as it did after the put-back. */
+typedef int (*sigactionFn)(int, const struct sigaction*, struct sigaction*);
+typedef void (*handlerFn)(int);
+static sigactionFn realSigaction;
+static pthread_mutex_t askedMutex = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction askedActions[NSIG]; /* guarded by askedMutex */
+static int asked[NSIG];                     /* the runtime asked for askedActions[sig] */
+
+static int hostSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  return (realSigaction != NULL ? realSigaction : sigaction)(sig, act, old);
+}
+
+static int jvmSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP || jvmOwns(sig)) return hostSigaction(sig, act, old);
+  struct sigaction was;
+  pthread_mutex_lock(&askedMutex);
+  int rc = 0;
+  if (asked[sig]) was = askedActions[sig];
+  else rc = hostSigaction(sig, NULL, &was);
+  if (rc == 0 && act != NULL) {
+    askedActions[sig] = *act;
+    asked[sig] = 1;
+  }
+  pthread_mutex_unlock(&askedMutex);
+  if (rc == 0 && old != NULL) *old = was;
+  return rc;
+}
+
+/* glibc's signal(): BSD semantics (SA_RESTART, the handler stays). */
+static handlerFn jvmSignal(int sig, handlerFn handler) {
+  struct sigaction a, was;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = handler;
+  sigemptyset(&a.sa_mask);
+  if (sig > 0 && sig < NSIG) sigaddset(&a.sa_mask, sig);
+  a.sa_flags = SA_RESTART;
+  if (jvmSigaction(sig, &a, &was) != 0) return SIG_ERR;
+  return was.sa_handler;
+}
+
+HIDDEN void nccltjHookSignals(void* handle) {
+  NCCLTJ_HOOK(handle, "sigaction", jvmSigaction, realSigaction);
+  void* unused = NULL; /* jvmSignal goes through jvmSigaction */
+  nccltjRewriteGot(handle, "signal", (void*)jvmSignal, &unused);
+  nccltjRewriteGot(handle, "bsd_signal", (void*)jvmSignal, &unused);
 }
 
 /* HotSpot's suspend/resume signal is SIGUSR2 unless _JAVA_SR_SIGNUM names another one above
@@ -55,8 +119,14 @@ HIDDEN void nccltjSaveSignals(void) {
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &savedActions[sig]);
 }
 
+/* The runtime's value of each disposition: what it asked for where the hook took the call. */
 HIDDEN void nccltjNoteJvmSignals(void) {
-  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &jvmActions[sig]);
+  pthread_mutex_lock(&askedMutex);
+  for (int sig = 1; sig < NSIG; sig++) {
+    if (asked[sig]) jvmActions[sig] = askedActions[sig];
+    else sigaction(sig, NULL, &jvmActions[sig]);
+  }
+  pthread_mutex_unlock(&askedMutex);
   jvmActionsKnown = 1;
 }
 
@@ -135,6 +205,11 @@ HIDDEN void nccltjRestoreSignals(void) {
       continue;
     }
     if (jvmOwns(sig) || sameAction(&now, &savedActions[sig])) continue;
+    /* The hook kept the runtime's request for it off the process: what is there is the host's. */
+    pthread_mutex_lock(&askedMutex);
+    int kept = asked[sig];
+    pthread_mutex_unlock(&askedMutex);
+    if (kept) continue;
     /* The JVM's: a handler in the runtime's code, or SIG_DFL/SIG_IGN as the JVM left it (libjava's
      * ProcessImpl init sets SIGCHLD to SIG_DFL). A host function installed meanwhile stays. */
     int dflOrIgn = !(now.sa_flags & SA_SIGINFO) && (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN);

@@ -18,9 +18,12 @@
  *     into a failed start through the JavaVMInitArgs "exit" and "abort" hooks: the creating thread
  *     ends, the host goes on with NCCL's defaults;
  *   - moves HotSpot's suspend/resume signal off SIGUSR2 (_JAVA_SR_SIGNUM, read by HotSpot 25's
- *     src/hotspot/os/posix/signals_posix.cpp) and, once the engine started, puts back every signal
- *     disposition HotSpot does not need (all but SIGSEGV, SIGBUS, SIGFPE, SIGILL and its own
- *     suspend/resume signal) and the C locale (the JVM's start calls setlocale(LC_ALL, "")).
+ *     src/hotspot/os/posix/signals_posix.cpp) and hooks the runtime's libc calls that would change
+ *     the process (got.c): its sigaction sets only the dispositions HotSpot needs (SIGSEGV,
+ *     SIGBUS, SIGFPE, SIGILL and its own suspend/resume signal), its setlocale(LC_ALL, "") sets
+ *     a locale of the start thread only, its opens are close-on-exec from the start; where a
+ *     runtime has no such slot, the dispositions and the locale are put back once the engine
+ *     started.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -130,7 +133,7 @@ static int resourcesOk(void) {
   struct rlimit as;
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
     unsigned long long used = 0;
-    FILE* f = fopen("/proc/self/statm", "r");
+    FILE* f = fopen("/proc/self/statm", "re");
     if (f != NULL) {
       unsigned long pages = 0;
       if (fscanf(f, "%lu", &pages) == 1) used = (unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE);
@@ -227,6 +230,9 @@ static int createJvm(const char* libjvm, const char* libDir, const char* jar, Ja
     nccltjFreeOptions(&opts);
     return 0;
   }
+  /* The runtime's open, fopen, sigaction, signal and setlocale through the shim's hooks, in every
+   * library of the runtime that calls them, before any of them runs (got.c). */
+  nccltjHookRuntime(h, libjvm);
   nccltjCreationBegin();
   /* Should HotSpot give up, the exit/abort hook ends this thread here: nccltjStart reads
    * nccltjCreationAborted() after the join. */
@@ -308,6 +314,7 @@ static void* startThread(void* unused) {
   (void)unused;
   startJvm();
   nccltjNoteJvmSignals();
+  nccltjLocaleThreadEnd();
   return NULL;
 }
 

@@ -47,8 +47,8 @@
  *                         finds through JNI_GetCreatedJavaVMs runs Java (find_class=)
  *   during-init           while the first init runs on a thread, the main thread installs handlers
  *                         (TERM, INT, USR1, HUP, CHLD, PIPE) once HotSpot's own are in, changes
- *                         LC_NUMERIC once the JVM's setlocale happened, unsetenv(JAVA_TOOL_OPTIONS):
- *                         all must stay the host's
+ *                         LC_NUMERIC after them, unsetenv(JAVA_TOOL_OPTIONS): all must stay the
+ *                         host's
  *   setenv-storm N        a host thread adds 512 names, then overwrites them in a loop while N
  *                         threads make the first init at once (see storm_setenv)
  *   faulthandler DIR      after one communicator, a handler like CPython's faulthandler (installed
@@ -56,12 +56,24 @@
  *                         the process must die by SIGSEGV (fds 1 and 2 go to DIR/fd1, DIR/fd2)
  *   nonascii-policy DIR utf8|latin1  the policy copied to a file whose name has a non-ASCII byte
  *                         sequence (U+00FC in UTF-8, or the Latin-1 byte 0xFC), LANG/LC_ALL unset
+ *   sigwindow             host handlers on SIGCHLD, SIGPIPE, SIGXFSZ, SIGRTMAX-2; while the first init
+ *                         runs, a host thread raise()s them in a loop (lost= raises whose handler
+ *                         did not run) and another polls their dispositions (polls_changed=)
+ *   locale-window         while the first init runs, a host thread prints "%.1f" of 0.5 and reads
+ *                         setlocale(LC_ALL, NULL) (comma=, name_changed=); afterwards the JVM's
+ *                         file.encoding, sun.jnu.encoding, native.encoding, user.language and
+ *                         user.country, read through JNI
+ *   spawn-window          while the first init runs, two host threads posix_spawn children that count
+ *                         their descriptors above 2 (leaked= children with more than one spawned
+ *                         before the init)
+ * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
  * Every command ends with "guest-host: done warn=W" (W: WARN lines the plugin logged) and exits
  * 0; a check that fails prints "guest-host: FAIL ..." and exits 3; usage errors exit 2.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fenv.h>
 #include <linux/filter.h>
@@ -70,12 +82,14 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
+#include <link.h>
 #include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -924,14 +938,13 @@ static void cmd_during_init(void) {
   int changed = -2;
   pthread_t th;
   pthread_create(&th, NULL, during_init_thread, &changed);
-  /* Once HotSpot installed its handlers (SIGSEGV is its), the host installs its own. */
-  struct sigaction seg;
+  /* Once HotSpot installed its handlers (its suspend/resume signal, SIGRTMAX here, comes last of
+   * them: PosixSignals::init), the host installs its own. */
   int waited = 0;
   for (; waited < 20000; waited++) {
-    struct sigaction xfsz;
-    sigaction(SIGSEGV, NULL, &seg);
-    sigaction(SIGXFSZ, NULL, &xfsz); /* HotSpot installs it last of its handlers */
-    if ((seg.sa_handler != SIG_DFL && xfsz.sa_handler != SIG_DFL) || atomic_load(&diDone)) break;
+    struct sigaction sr;
+    sigaction(SIGRTMAX, NULL, &sr);
+    if (((sr.sa_flags & SA_SIGINFO) || sr.sa_handler != SIG_DFL) || atomic_load(&diDone)) break;
     usleep(500);
   }
   int afterJvmHandlers = !atomic_load(&diDone);
@@ -944,12 +957,10 @@ static void cmd_during_init(void) {
     sigaction(mine[i], &sa, NULL);
   }
   unsetenv("JAVA_TOOL_OPTIONS");
-  /* Once the JVM's setlocale(LC_ALL, "") happened (LANG=C.UTF-8), the host sets LC_NUMERIC. */
-  for (int w = 0; w < 20000 && !atomic_load(&diDone); w++) {
-    const char* now = setlocale(LC_ALL, NULL);
-    if (now != NULL && strcmp(now, "C") != 0) break;
-    usleep(200);
-  }
+  /* The JVM's setlocale(LC_ALL, "") (LANG=C.UTF-8) no longer shows in the process's locale: the
+   * host sets LC_NUMERIC while the init still runs, after HotSpot's handlers, and then waits a
+   * little, since the JVM's properties come after them. */
+  for (int w = 0; w < 50 && !atomic_load(&diDone); w++) usleep(1000);
   int afterJvmLocale = !atomic_load(&diDone);
   setlocale(LC_NUMERIC, "C");
   char hostLocale[512];
@@ -1082,7 +1093,250 @@ static void cmd_nonascii_policy(const char* dir, const char* how) {
   fact("changed=%d", one_comm(load(plugin, &lib)));
 }
 
+/* ---- the first init's window, seen from other host threads ----------------------------------- */
+
+/* Set once the first init (on the main thread) returned: the window's threads stop. */
+static atomic_int windowDone;
+
+/* Signals a host thread raises while another runs the first init: the host's handler must run for
+ * every one (the JVM's dispositions replaced the host's for the time of the start: SIGCHLD and
+ * SIGRTMAX-2 were lost), and a polling thread must never see a disposition other than the host's. */
+static int windowSignals[4];
+static atomic_int windowRaised[NSIG], windowHandled[NSIG], windowPollsChanged, windowPolls;
+static void on_window_signal(int sig) {
+  atomic_fetch_add(&windowHandled[sig], 1);
+}
+
+static void* window_raiser(void* arg) {
+  (void)arg;
+  while (!atomic_load(&windowDone))
+    for (int i = 0; i < 4; i++) {
+      raise(windowSignals[i]); /* thread-directed: handled before raise returns */
+      atomic_fetch_add(&windowRaised[windowSignals[i]], 1);
+    }
+  return NULL;
+}
+
+static void* window_sig_poller(void* arg) {
+  (void)arg;
+  while (!atomic_load(&windowDone)) {
+    for (int i = 0; i < 4; i++) {
+      struct sigaction now;
+      sigaction(windowSignals[i], NULL, &now);
+      if ((now.sa_flags & SA_SIGINFO) || now.sa_handler != on_window_signal) atomic_fetch_add(&windowPollsChanged, 1);
+    }
+    atomic_fetch_add(&windowPolls, 1);
+  }
+  return NULL;
+}
+
+static void cmd_sigwindow(void) {
+  windowSignals[0] = SIGCHLD;
+  windowSignals[1] = SIGPIPE;
+  windowSignals[2] = SIGXFSZ;
+  windowSignals[3] = SIGRTMAX - 2; /* libnio's NativeThread interrupt signal */
+  for (int i = 0; i < 4; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_window_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(windowSignals[i], &sa, NULL);
+  }
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  pthread_t raiser, poller;
+  pthread_create(&raiser, NULL, window_raiser, NULL);
+  pthread_create(&poller, NULL, window_sig_poller, NULL);
+  int changed = one_comm(t);
+  atomic_store(&windowDone, 1);
+  pthread_join(raiser, NULL);
+  pthread_join(poller, NULL);
+  int lost = 0;
+  char list[256] = "";
+  for (int i = 0; i < 4; i++) {
+    int s = windowSignals[i], l = atomic_load(&windowRaised[s]) - atomic_load(&windowHandled[s]);
+    lost += l;
+    if (l != 0) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d:%d", list[0] ? "," : "", s, l);
+  }
+  fact("changed=%d rounds=%d lost=%d [%s] polls=%d polls_changed=%d", changed, atomic_load(&windowRaised[SIGCHLD]),
+       lost, list, atomic_load(&windowPolls), atomic_load(&windowPollsChanged));
+}
+
+/* A host thread formats numbers and reads the locale's name while another runs the first init:
+ * the process locale must stay the host's ("C": printf("%.1f") gives "0.5") throughout (the
+ * JVM's setlocale(LC_ALL, "") set the environment's for the time of the start: "0,5" under
+ * de_DE). Afterwards the Java properties that follow the environment's locale, read through JNI
+ * from the plugin's JVM. */
+static atomic_int windowComma, windowNameChanged, windowLocalePolls;
+static void* window_locale_poller(void* arg) {
+  const char* hostName = arg;
+  while (!atomic_load(&windowDone)) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.1f", 0.5);
+    if (strcmp(buf, "0.5") != 0) atomic_fetch_add(&windowComma, 1);
+    const char* now = setlocale(LC_ALL, NULL);
+    if (now == NULL || strcmp(now, hostName) != 0) atomic_fetch_add(&windowNameChanged, 1);
+    atomic_fetch_add(&windowLocalePolls, 1);
+  }
+  return NULL;
+}
+
+/* System.getProperty(name) in the plugin's JVM through JNI ("-" where unset), on `env`. */
+static void java_property(void* env, const char* name, char* out, size_t n) {
+  void** fns = *(void***)env;
+  void* (*findClass)(void*, const char*) = (void* (*)(void*, const char*))fns[6];
+  void* (*getStaticMethodId)(void*, void*, const char*, const char*) =
+    (void* (*)(void*, void*, const char*, const char*))fns[113];
+  void* (*callStaticObject)(void*, void*, void*, ...) = (void* (*)(void*, void*, void*, ...))fns[114];
+  void* (*newStringUtf)(void*, const char*) = (void* (*)(void*, const char*))fns[167];
+  const char* (*getUtf)(void*, void*, void*) = (const char* (*)(void*, void*, void*))fns[169];
+  void (*releaseUtf)(void*, void*, const char*) = (void (*)(void*, void*, const char*))fns[170];
+  snprintf(out, n, "-");
+  void* system = findClass(env, "java/lang/System");
+  void* get = system ? getStaticMethodId(env, system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;") : NULL;
+  void* value = get ? callStaticObject(env, system, get, newStringUtf(env, name)) : NULL;
+  const char* c = value ? getUtf(env, value, NULL) : NULL;
+  if (c != NULL) {
+    snprintf(out, n, "%s", c[0] ? c : "-");
+    releaseUtf(env, value, c);
+  }
+}
+
+static void java_properties(char* out, size_t n) {
+  static const char* names[] = {"file.encoding", "sun.jnu.encoding", "native.encoding",
+                                "user.language", "user.country",     NULL};
+  snprintf(out, n, "props=no-vm");
+  int (*created)(void**, int, int*) = (int (*)(void**, int, int*))dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
+  void* vm = NULL;
+  void* env = NULL;
+  int count = 0;
+  if (created == NULL || created(&vm, 1, &count) != 0 || count < 1) return;
+  void** invoke = *(void***)vm;
+  int (*attach)(void*, void**, void*) = (int (*)(void*, void**, void*))invoke[4];
+  int (*detach)(void*) = (int (*)(void*))invoke[5];
+  sigset_t mask;
+  pthread_sigmask(SIG_SETMASK, NULL, &mask);
+  if (attach(vm, &env, NULL) != 0) return;
+  out[0] = '\0';
+  for (int i = 0; names[i] != NULL; i++) {
+    char v[128];
+    java_property(env, names[i], v, sizeof v);
+    snprintf(out + strlen(out), n - strlen(out), "%s%s=%s", i ? " " : "", names[i], v);
+  }
+  detach(vm);
+  pthread_sigmask(SIG_SETMASK, &mask, NULL);
+}
+
+static void cmd_locale_window(void) {
+  char hostName[256];
+  snprintf(hostName, sizeof hostName, "%s", setlocale(LC_ALL, NULL));
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  pthread_t poller;
+  pthread_create(&poller, NULL, window_locale_poller, hostName);
+  int changed = one_comm(t);
+  atomic_store(&windowDone, 1);
+  pthread_join(poller, NULL);
+  char props[1024];
+  java_properties(props, sizeof props);
+  const char* after = setlocale(LC_ALL, NULL);
+  fact("changed=%d locale_before=%s locale_after=%s polls=%d name_changed=%d comma=%d", changed, hostName, after,
+       atomic_load(&windowLocalePolls), atomic_load(&windowNameChanged), atomic_load(&windowComma));
+  fact("%s", props);
+}
+
+/* Children that host threads exec while another runs the first init: none may inherit a
+ * descriptor of the plugin's (the JVM opened lib/modules, the jar and the policy without
+ * O_CLOEXEC and marked them close-on-exec only after the start). Each child is this program
+ * ("fdcount-child"), which exits with the number of its descriptors above 2. */
+static atomic_int windowChildren, windowLeaks, windowMaxFds;
+static int windowBaseline;
+
+static int spawn_child_fds(void) {
+  char* av[] = {"guest-host", "fdcount-child", NULL};
+  extern char** environ;
+  pid_t pid;
+  if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, av, environ) != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+static void* window_spawner(void* arg) {
+  (void)arg;
+  while (!atomic_load(&windowDone)) {
+    int n = spawn_child_fds();
+    if (n < 0) continue;
+    atomic_fetch_add(&windowChildren, 1);
+    if (n > windowBaseline) {
+      atomic_fetch_add(&windowLeaks, 1);
+      if (n > atomic_load(&windowMaxFds)) atomic_store(&windowMaxFds, n);
+    }
+  }
+  return NULL;
+}
+
+static int fdcount_child(void) {
+  const char* logPath = getenv("GUEST_HOST_FDLOG"); /* appends "fd target" of each, for a person */
+  FILE* log = logPath != NULL ? fopen(logPath, "ae") : NULL;
+  DIR* d = opendir("/proc/self/fd");
+  if (d == NULL) return 255;
+  int n = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
+    if (fd <= 2 || fd == dirfd(d) || (log != NULL && fd == fileno(log))) continue;
+    n++;
+    char link[300], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    ssize_t k = readlink(link, target, sizeof target - 1);
+    if (log != NULL && k > 0) fprintf(log, "%s %.*s\n", e->d_name, (int)k, target);
+  }
+  if (log != NULL) fclose(log);
+  closedir(d);
+  return n > 254 ? 254 : n;
+}
+
+/* Objects loaded twice under one of the runtime's library names (the shim loads them by full path
+ * before HotSpot does: HotSpot must find the same object). */
+static int countRuntimeObject(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  static const char* names[] = {"/libjava.so", "/libnet.so", "/libnio.so", "/libzip.so", "/libjimage.so", NULL};
+  int* counts = data;
+  size_t n = info->dlpi_name ? strlen(info->dlpi_name) : 0;
+  for (int i = 0; names[i] != NULL; i++) {
+    size_t k = strlen(names[i]);
+    if (n >= k && strcmp(info->dlpi_name + n - k, names[i]) == 0) counts[i]++;
+  }
+  return 0;
+}
+
+static void runtime_objects(char* out, size_t n) {
+  int counts[5] = {0, 0, 0, 0, 0};
+  dl_iterate_phdr(countRuntimeObject, counts);
+  snprintf(out, n, "libjava=%d libnet=%d libnio=%d libzip=%d libjimage=%d", counts[0], counts[1], counts[2], counts[3],
+           counts[4]);
+}
+
+static void cmd_spawn_window(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  windowBaseline = spawn_child_fds();
+  if (windowBaseline < 0) usage_exit("cannot spawn %s", "/proc/self/exe");
+  pthread_t spawner[2];
+  for (int i = 0; i < 2; i++) pthread_create(&spawner[i], NULL, window_spawner, NULL);
+  int changed = one_comm(t);
+  atomic_store(&windowDone, 1);
+  for (int i = 0; i < 2; i++) pthread_join(spawner[i], NULL);
+  char objects[256];
+  runtime_objects(objects, sizeof objects);
+  fact("changed=%d baseline=%d children=%d leaked=%d max_fds=%d after=%d %s", changed, windowBaseline,
+       atomic_load(&windowChildren), atomic_load(&windowLeaks), atomic_load(&windowMaxFds), spawn_child_fds(), objects);
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "fdcount-child") == 0) return fdcount_child();
   facts = stdout;
   logOut = stdout;
   int i = 1;
@@ -1170,7 +1424,10 @@ int main(int argc, char** argv) {
     NEED_ARG();
     if (i + 2 >= argc) usage_exit("nonascii-policy DIR utf8|latin1");
     cmd_nonascii_policy(arg, argv[i + 2]);
-  } else if (strcmp(cmd, "init-rc") == 0) {
+  } else if (strcmp(cmd, "sigwindow") == 0) cmd_sigwindow();
+  else if (strcmp(cmd, "locale-window") == 0) cmd_locale_window();
+  else if (strcmp(cmd, "spawn-window") == 0) cmd_spawn_window();
+  else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);
     void* ctx = NULL;
