@@ -29,6 +29,9 @@ typedef char* (*setlocaleFn)(int, const char*);
 static setlocaleFn realSetlocale;
 static int localeHooked;
 static __thread locale_t threadLocale;
+/* The calling thread's own locale before the runtime's first setting call on it (uselocale's
+ * query: LC_GLOBAL_LOCALE, or a host's per-thread locale), put back at the start's end. */
+static __thread locale_t hostThreadLocale;
 /* A composite LC_ALL name; on the heap: the library's TLS block lives in static TLS (plugin.c's
  * initial-exec variables), where a second copy of the library finds little room. */
 static __thread char* threadName;
@@ -77,7 +80,8 @@ static char* jvmSetlocale(int cat, const char* name) {
     freelocale(base);
     return NULL;
   }
-  uselocale(l);
+  locale_t before = uselocale(l);
+  if (threadLocale == (locale_t)0) hostThreadLocale = before;
   if (threadLocale != (locale_t)0) freelocale(threadLocale);
   threadLocale = l;
   return localeName(l, cat);
@@ -92,7 +96,8 @@ HIDDEN void nccltjLocaleThreadEnd(void) {
   free(threadName);
   threadName = NULL;
   if (threadLocale == (locale_t)0) return;
-  uselocale(LC_GLOBAL_LOCALE);
+  uselocale(hostThreadLocale != (locale_t)0 ? hostThreadLocale : LC_GLOBAL_LOCALE);
+  hostThreadLocale = (locale_t)0;
   freelocale(threadLocale);
   threadLocale = (locale_t)0;
 }

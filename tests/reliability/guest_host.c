@@ -54,6 +54,8 @@
  *   faulthandler DIR      after one communicator, a handler like CPython's faulthandler (installed
  *                         over HotSpot's, restores it and re-raises), then the host's own SIGSEGV:
  *                         the process must die by SIGSEGV (fds 1 and 2 go to DIR/fd1, DIR/fd2)
+ *   thread-locale         the init thread's own uselocale() locale is the same object after the
+ *                         first init
  *   nonascii-policy DIR utf8|latin1  the policy copied to a file whose name has a non-ASCII byte
  *                         sequence (U+00FC in UTF-8, or the Latin-1 byte 0xFC), LANG/LC_ALL unset
  *   sigwindow             host handlers on SIGCHLD, SIGPIPE, SIGXFSZ, SIGRTMAX-2; while the first init
@@ -1228,6 +1230,22 @@ static void java_properties(char* out, size_t n) {
   pthread_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
+/* The init thread's own per-thread locale (uselocale, as a host may set on its thread) is the same
+ * object after the first init: the runtime's setlocale on this thread took a thread locale of its
+ * own during the start, and the shim puts the host's back (it was LC_GLOBAL_LOCALE before). */
+static void cmd_thread_locale(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  locale_t mine = newlocale(LC_ALL_MASK, "C.UTF-8", (locale_t)0);
+  if (mine == (locale_t)0) mine = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  uselocale(mine);
+  int changed = one_comm(t);
+  locale_t now = uselocale((locale_t)0);
+  fact("changed=%d thread_locale_kept=%s", changed, now == mine ? "yes" : now == LC_GLOBAL_LOCALE ? "global" : "other");
+  uselocale(LC_GLOBAL_LOCALE);
+  freelocale(mine);
+}
+
 static void cmd_locale_window(void) {
   char hostName[256];
   snprintf(hostName, sizeof hostName, "%s", setlocale(LC_ALL, NULL));
@@ -1426,6 +1444,7 @@ int main(int argc, char** argv) {
     cmd_nonascii_policy(arg, argv[i + 2]);
   } else if (strcmp(cmd, "sigwindow") == 0) cmd_sigwindow();
   else if (strcmp(cmd, "locale-window") == 0) cmd_locale_window();
+  else if (strcmp(cmd, "thread-locale") == 0) cmd_thread_locale();
   else if (strcmp(cmd, "spawn-window") == 0) cmd_spawn_window();
   else if (strcmp(cmd, "init-rc") == 0) {
     void* lib = NULL;
