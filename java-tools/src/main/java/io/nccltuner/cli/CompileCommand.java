@@ -136,7 +136,7 @@ final class CompileCommand extends ToolCommand {
   boolean poolRuns;
 
   @Option(names = "--pool-anyway", description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
-      + "pooled) although their times disagree (median CV between them above 25%: other machines or settings?); "
+      + "pooled) although their times disagree (median CV between them above 25%%: other machines or settings?); "
       + "refused by default, naming the inputs and what differs.")
   boolean poolAnyway;
 
