@@ -337,4 +337,27 @@ class CompileCommandTest {
     assertFalse(t.contains("RING/SIMPLE 1030.000"), r.out());
     assertTrue(t.contains("rules: 0"), r.out());
   }
+
+  /**
+   * Newcomer walk, item 2: forced runs only, NCCL's own pick never timed (as in optimize_config.py's
+   * sample CSV): -o exits 1 writing nothing and says what to collect; --allow-empty writes it.
+   */
+  @Test
+  void neverMeasuringNcclsPickWritesNothingUnlessAllowEmpty() throws Exception {
+    Path sweep = tmp.resolve("forced.csv");
+    Files.writeString(sweep, "collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,config,replicate,"
+        + "median_us,p95_us,busbw_gbps,wrong\n"
+        + "AllReduce,1048576,Ring,Simple,auto,2,1,ring_simple,1,100.0,100.0,0,0\n"
+        + "AllReduce,1048576,Ring,LL,auto,2,1,ring_ll,1,200.0,200.0,0,0\n");
+    Path out = tmp.resolve("p.yaml");
+    CliRun r = CliRun.run("compile", sweep.toString(), "-o", out.toString());
+    assertEquals(1, r.exit(), r.out());
+    assertTrue(r.err().contains("nccl-tuner compile: inputs: NCCL's own pick was never measured at a size with a forced "
+        + "candidate"), r.err());
+    assertTrue(r.err().contains("Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO"), r.err());
+    assertFalse(Files.exists(out));
+    CliRun allowed = CliRun.run("compile", sweep.toString(), "-o", out.toString(), "--allow-empty");
+    assertEquals(0, allowed.exit(), allowed.err());
+    assertTrue(Files.exists(out));
+  }
 }
