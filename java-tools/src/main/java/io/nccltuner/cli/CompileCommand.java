@@ -136,7 +136,7 @@ final class CompileCommand extends ToolCommand {
   boolean poolRuns;
 
   @Option(names = "--pool-anyway", description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
-      + "pooled) although their times disagree (median CV between them above 25%: other machines or settings?); "
+      + "pooled) although their times disagree (median CV between them above 25%%: other machines or settings?); "
       + "refused by default, naming the inputs and what differs.")
   boolean poolAnyway;
 
@@ -262,6 +262,13 @@ final class CompileCommand extends ToolCommand {
       report.flush();
       throw new InputException("inputs", NONE_FORCED);
     }
+    // no size with both NCCL's own time and a forced candidate: nothing was compared
+    boolean noNccl = c.groups().stream().flatMap(g -> g.sizes().stream())
+        .allMatch(s -> Double.isNaN(s.ncclUs()) || s.candidates().isEmpty());
+    if (output != null && nRules == 0 && noNccl && !c.groups().isEmpty() && !allowEmpty) {
+      report.flush();
+      throw new InputException("inputs", NO_NCCL_PICK);
+    }
     if (output == null) {
       report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");
     } else {
@@ -385,6 +392,13 @@ final class CompileCommand extends ToolCommand {
   static final String NONE_FORCED = "no input measured a forced candidate (every run counts as NCCL's own pick), so "
       + "the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X --proto Y "
       + "(or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes the empty policy";
+
+  /** Why -o writes nothing when NCCL's own pick was never timed (only forced runs, no log naming the pick). */
+  static final String NO_NCCL_PICK = "NCCL's own pick was never measured at a size with a forced candidate (no "
+      + "unforced run there, and no NCCL log naming the pick), so no candidate can be compared with it and the "
+      + "policy would have no rules; policy not written. Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO "
+      + "(`nccl-tuner sweep` runs it), or give --nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING "
+      + "selection lines; --allow-empty writes the empty policy";
 
   /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
   private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {

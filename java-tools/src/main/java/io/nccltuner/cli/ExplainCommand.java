@@ -158,7 +158,7 @@ final class ExplainCommand extends ToolCommand {
       loaded.warnings().forEach(w -> err.println("warning: " + w));
     }
     if (measurements != null) {
-      measured = InputFiles.measuredGroups(measurements, "explain", err);
+      InputFiles.measurementData(measurements, err); // refuses what does not load; priced per communicator
       measuredOn = MeasuredOn.of(measurements);
       logOn = MeasuredOn.of(log);
     }
@@ -307,6 +307,19 @@ final class ExplainCommand extends ToolCommand {
       }
     } else {
       rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
+    }
+    if (measurements != null) { // NCCL's (the model's) picks priced as compile, report and try price them
+      long ranks = model.shape().nRanks();
+      long nodes = model.shape().nNodes();
+      try {
+        measured = InputFiles.pricedGroups(measurements, log + " (explain's picks)", rows.stream()
+            .filter(r -> r.prediction().pick() != null)
+            .map(r -> new io.nccltuner.report.ShadowReport.PickedCall(coll, ranks, nodes, r.nBytes(),
+                r.prediction().pick().toString()))
+            .toList(), "explain");
+      } catch (IOException e) {
+        throw new InputException(measurements + ": " + e.getMessage());
+      }
     }
     out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
     List<AlgoProto> shown = new ArrayList<>();

@@ -174,20 +174,39 @@ final class InputFiles {
   }
 
   /**
-   * The measured groups (collective, shape, sizes, candidates' times) of a measurement file or
-   * folder ({@link #readMeasurementsAt}), for pricing picks in {@code explain} and {@code replay}.
+   * The measurements of a file or folder ({@link #readMeasurementsAt}), for pricing picks in
+   * {@code explain} and {@code replay} ({@link #pricedGroups}).
    *
    * @param f the file or folder
-   * @param command the command's name (in the compiler's defaults)
    * @param notes receives a note per file of a folder that is skipped
+   * @return the measurements
+   * @throws InputException as {@link #readMeasurementsAt}
+   * @throws IOException if reading fails
+   */
+  static MeasurementSet measurementData(Path f, java.io.PrintWriter notes) throws IOException, InputException {
+    MeasurementSet data = new MeasurementSet();
+    readMeasurementsAt(f, NcclTestsLog.Options.NONE, data, notes);
+    return data;
+  }
+
+  /**
+   * The measured groups (collective, shape, sizes, candidates' times) that price the given calls:
+   * the measurements compiled with the calls' NCCL picks as selections
+   * ({@link io.nccltuner.report.ShadowReport#callPicks}), so NCCL's time is the estimate compile,
+   * report and try print (unforced runs pooled with the pick's forced runs).
+   *
+   * @param f the file or folder, read again (its notes were printed by {@link #measurementData})
+   * @param source what named the picks
+   * @param calls the priced calls and NCCL's pick at each
+   * @param command the command's name (in the compiler's defaults)
    * @return the groups {@link Compiler#compile} forms with its default options
    * @throws InputException as {@link #readMeasurementsAt}
    * @throws IOException if reading fails
    */
-  static List<Compiler.Group> measuredGroups(Path f, String command, java.io.PrintWriter notes)
-      throws IOException, InputException {
-    MeasurementSet data = new MeasurementSet();
-    readMeasurementsAt(f, NcclTestsLog.Options.NONE, data, notes);
-    return Compiler.compile(data, Compiler.Options.defaults(command)).groups();
+  static List<Compiler.Group> pricedGroups(Path f, String source,
+      List<io.nccltuner.report.ShadowReport.PickedCall> calls, String command) throws IOException, InputException {
+    MeasurementSet with = measurementData(f, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+    io.nccltuner.report.ShadowReport.callPicks(source, calls, with).forEach(with::add);
+    return Compiler.compile(with, Compiler.Options.defaults(command)).groups();
   }
 }

@@ -97,11 +97,20 @@ final class ReplayCommand extends ToolCommand {
       loaded.warnings().forEach(w -> err.println("warning: " + w));
       TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
       if (measurements != null) {
-        measured = InputFiles.measuredGroups(measurements, "replay", err);
+        InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files
       }
       Replay.Result r = Replay.run(p, m, t, e);
       // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
       Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, e) : null;
+      if (measurements != null) { // NCCL's picks priced as compile, report and try price them
+        long ranks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+        long nodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+        measured = InputFiles.pricedGroups(measurements, trace + " (trace)", (would != null ? would : r).changes()
+            .stream().filter(c -> c.ncclPick() != null)
+            .map(c -> new io.nccltuner.report.ShadowReport.PickedCall(c.collective(), ranks, nodes, c.nBytes(),
+                c.ncclPick().toString()))
+            .toList(), "replay");
+      }
       report(out, p, m, t, r, would);
       out.flush();
       return 0;
@@ -147,7 +156,8 @@ final class ReplayCommand extends ToolCommand {
     }
     out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
         + (measured.isEmpty() ? "." : "; measured: median times from " + measurements
-            + " at the measured size governing each size (NCCL's pick forced where measured, else unforced)."));
+            + " at the measured size governing each size (NCCL's pick: its unforced runs pooled with its forced runs,"
+            + " as compile, report and try price it)."));
     if (would != null) {
       out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
     }

@@ -709,8 +709,11 @@ public final class Compiler {
       double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
       double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
       double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+      // NCCL's pick pooled with its forced runs is one configuration, timed by ncclUs: its forced
+      // runs alone are not another candidate to beat it (NCCL never "loses" to itself)
+      RunConfig pooled = pick != null && auto != null && runs.containsKey(pick) ? pick : null;
       for (var r : runs.entrySet()) {
-        if (r.getKey().isCandidate()) {
+        if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
           best = Math.min(best, median(r.getValue()));
         }
       }
@@ -771,8 +774,10 @@ public final class Compiler {
       Pre p = pres.get(i);
       double ncclJump = w > 0 ? jump(ncclSeries, i, w) : 0;
       List<Stats> cands = new ArrayList<>();
+      // NCCL's pick pooled with its unforced runs is NCCL's time, not a candidate besides it
+      RunConfig pooled = p.pick() != null && p.runs().containsKey(RunConfig.AUTO) ? p.pick() : null;
       for (var r : p.runs().entrySet()) {
-        if (r.getKey().isCandidate()) {
+        if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
           double med = median(r.getValue());
           double cv = cv(r.getValue());
           double[] ser = series.get(r.getKey());

@@ -59,6 +59,9 @@ public final class TextReport {
           maxRep = Math.max(maxRep, st.replicates());
           configs.add(st.config());
         }
+        if (s.ncclPick() != null && s.note().contains("unforced and forced runs pooled")) {
+          configs.add(s.ncclPick()); // forced, and counted in NCCL's time (not among the candidates)
+        }
         if (s.nccl() != null) {
           minRep = Math.min(minRep, s.nccl().replicates());
           maxRep = Math.max(maxRep, s.nccl().replicates());

@@ -438,6 +438,66 @@ public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> 
     return out;
   }
 
+  /**
+   * One call (or table row) whose NCCL pick a command prices: the collective, its communicator's
+   * shape, its size and NCCL's pick there ("RING/SIMPLE").
+   *
+   * @param collective collective
+   * @param nRanks ranks
+   * @param nNodes nodes
+   * @param nBytes size in bytes
+   * @param ncclPick NCCL's pick, "RING/SIMPLE"
+   */
+  public record PickedCall(Collective collective, long nRanks, long nNodes, long nBytes, String ncclPick) {}
+
+  /**
+   * NCCL's picks of priced calls as selections for the compiler, so that NCCL's time there is the
+   * compile's own estimate (its unforced runs pooled with the pick's forced runs), the one
+   * {@code compile --nccl-log}, {@code report} and {@code try} print: {@code replay} and
+   * {@code explain} compile their {@code --measurements} with these. Each measured size of a
+   * call's collective and shape gets the pick of the smallest call it governs (the call at the
+   * measured size itself when there is one, else the nearest above it).
+   *
+   * @param source what named the picks ("trace.csv (trace)")
+   * @param calls the priced calls
+   * @param data the measurements (their sizes, collectives and shapes)
+   * @return one selection per measured size that governs a call
+   */
+  public static List<RunSelection> callPicks(String source, List<PickedCall> calls,
+      io.nccltuner.compile.MeasurementSet data) {
+    record Key(Collective c, long nRanks, long nNodes) {}
+    Map<Key, TreeSet<Long>> measured = new HashMap<>();
+    for (io.nccltuner.compile.Measurement m : data.measurements()) {
+      measured.computeIfAbsent(new Key(m.collective(), m.nRanks(), m.nNodes()),
+          k -> new TreeSet<>(Long::compareUnsigned)).add(m.nBytes());
+    }
+    Map<List<Object>, long[]> nearest = new LinkedHashMap<>(); // (key, measured size) -> the call's size
+    Map<List<Object>, RunConfig> pickAt = new HashMap<>();
+    for (PickedCall call : calls) {
+      RunConfig pick = call.ncclPick() == null ? null : config(call.ncclPick(), 0);
+      Key k = new Key(call.collective(), call.nRanks(), call.nNodes());
+      TreeSet<Long> sizes = measured.get(k);
+      Long at = sizes == null || pick == null ? null : sizes.floor(call.nBytes());
+      if (at == null) {
+        continue;
+      }
+      List<Object> where = List.of(k, at);
+      long[] seen = nearest.get(where);
+      if (seen == null || Long.compareUnsigned(call.nBytes(), seen[0]) < 0) {
+        nearest.put(where, new long[] {call.nBytes()});
+        pickAt.put(where, pick);
+      }
+    }
+    List<RunSelection> out = new ArrayList<>();
+    for (List<Object> where : nearest.keySet()) {
+      Key k = (Key) where.get(0);
+      RunConfig pick = pickAt.get(where);
+      out.add(new RunSelection(source, k.c(), (int) k.nRanks(), (int) k.nNodes(), (Long) where.get(1),
+          pick.algorithm(), pick.protocol()));
+    }
+    return out;
+  }
+
   /** @return calls with a price for both picks */
   public long pricedCalls() {
     return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs())).mapToLong(Row::calls).sum();

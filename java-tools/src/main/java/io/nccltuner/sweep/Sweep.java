@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  * interrupted resumes where it stopped (finished runs are skipped, failed and unfinished ones run
  * again).
  *
- * <p>Every run gets {@code NCCL_DEBUG=INFO} and {@code NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING} unless
+ * <p>Every run gets {@code NCCL_DEBUG=INFO} and {@code NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH} unless
  * the user set them: the INIT lines give the signature ({@link RunHardware}), NCCL's TUNING
- * selection lines tell compile what actually ran where a forced candidate was not offered. The
+ * selection lines tell compile what actually ran where a forced candidate was not offered, the GRAPH
+ * lines are what calibrate reads (so a sweep serves both without another run). The
  * variables that would make the plugin do something else ({@code NCCL_TUNER_JAVA_POLICY},
  * {@code _MODE}, {@code NCCL_TUNER_CONFIG_FILE}) are removed. The launcher must pass the
  * environment on to the ranks (srun does by default; Open MPI's mpirun needs {@code -x
@@ -163,7 +164,7 @@ public final class Sweep {
     });
     e.put("NCCL_TUNER_PLUGIN", cfg.plugin().toString());
     e.putIfAbsent("NCCL_DEBUG", "INFO");
-    e.putIfAbsent("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING");
+    e.putIfAbsent("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,GRAPH");
     return e;
   }
 

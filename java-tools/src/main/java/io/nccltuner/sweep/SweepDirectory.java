@@ -73,7 +73,11 @@ public final class SweepDirectory {
       files.add(f);
     }
     if (files.isEmpty()) {
-      throw new InputException(dir.toString(), "no finished run in this sweep (" + m.runs().size() + " planned)");
+      throw new InputException(dir.toString(), "no finished run in this sweep (" + m.runs().size() + " planned, seed "
+          + m.seed() + "): run it, or resume it, with the command that planned it, `nccl-tuner sweep -o " + dir
+          + " --seed " + m.seed() + " --replicates " + m.replicates() + " ...` (the same options: " + dir
+          + "/manifest.json lists its programs, candidates and launcher; finished runs are skipped), then compile "
+          + dir);
     }
     if (pending > 0) {
       into.warn(dir.toString(), pending + " of " + m.runs().size() + " runs not finished; compiled from the others "

@@ -295,4 +295,69 @@ class CompileCommandTest {
     assertTrue(r.err().contains("AllReduce, nRanks 4, nNodes 1, numPipeOps 1: 3 sizes, 3 candidates"), r.err());
     assertTrue(r.err().endsWith("policy: stdout (1 rule)\n"), r.err());
   }
+  /**
+   * Newcomer walk, item 3: NCCL's pick is never compared with itself. A Broadcast sweep, 2 ranks on
+   * 1 node; at 2 MiB the unforced runs took 3800 and 3900 us, RING/SIMPLE forced 1000 and 1060 us,
+   * RING/LL forced 5000 and 5100 us, and the NCCL log says NCCL ran RING/SIMPLE there. The forced
+   * RING/SIMPLE runs and NCCL's pick are one configuration: pooled, NCCL's time is their median
+   * (1060 + 3800) / 2 = 2430 us and the RING/SIMPLE candidate's too, so the best is NCCL (regret
+   * 0.00%) and no rule is written. Before, the forced runs alone were the "best" (1030 us) and the
+   * row said NCCL lost 135.92% to RING/SIMPLE.
+   */
+  @Test
+  void ncclsPickIsPooledWithItsForcedRunsNotACandidateAgainstItself() throws Exception {
+    StringBuilder csv = new StringBuilder(
+        "collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,config,replicate,median_us,p95_us,busbw_gbps,wrong\n");
+    long[] sizes = {1 << 20, 2 << 20};
+    double[][] auto = {{500, 510}, {3800, 3900}};
+    double[][] simple = {{480, 490}, {1000, 1060}};
+    double[][] ll = {{900, 910}, {5000, 5100}};
+    for (int i = 0; i < sizes.length; i++) {
+      for (int rep = 0; rep < 2; rep++) {
+        csv.append("Broadcast,").append(sizes[i]).append(",auto,auto,auto,2,1,auto,").append(rep + 1).append(',')
+            .append(auto[i][rep]).append(',').append(auto[i][rep]).append(",0,0\n");
+        csv.append("Broadcast,").append(sizes[i]).append(",Ring,Simple,auto,2,1,ring_simple,").append(rep + 1)
+            .append(',').append(simple[i][rep]).append(',').append(simple[i][rep]).append(",0,0\n");
+        csv.append("Broadcast,").append(sizes[i]).append(",Ring,LL,auto,2,1,ring_ll,").append(rep + 1)
+            .append(',').append(ll[i][rep]).append(',').append(ll[i][rep]).append(",0,0\n");
+      }
+    }
+    Path sweep = tmp.resolve("bcast.csv");
+    Files.writeString(sweep, csv);
+    Path log = tmp.resolve("nccl.log");
+    Files.writeString(log, "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+        + "h:1:1 [0] NCCL INFO Broadcast: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n"
+        + "h:1:1 [0] NCCL INFO Broadcast: 2097152 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n");
+    Path out = tmp.resolve("p.yaml");
+    CliRun r = CliRun.run("compile", sweep.toString(), "--nccl-log", log.toString(), "-o", out.toString(),
+        "--allow-empty");
+    assertEquals(0, r.exit(), r.err());
+    String t = r.out().replaceAll(" +", " ");
+    assertTrue(t.contains("2 MiB .. 2.5 MiB auto=RING/SIMPLE 2430.000 NCCL 2430.000 NCCL 0.00% 0.00%"), r.out());
+    assertFalse(t.contains("RING/SIMPLE 1030.000"), r.out());
+    assertTrue(t.contains("rules: 0"), r.out());
+  }
+
+  /**
+   * Newcomer walk, item 2: forced runs only, NCCL's own pick never timed (as in optimize_config.py's
+   * sample CSV): -o exits 1 writing nothing and says what to collect; --allow-empty writes it.
+   */
+  @Test
+  void neverMeasuringNcclsPickWritesNothingUnlessAllowEmpty() throws Exception {
+    Path sweep = tmp.resolve("forced.csv");
+    Files.writeString(sweep, "collective,size_bytes,algorithm,protocol,max_channels,ranks,nodes,config,replicate,"
+        + "median_us,p95_us,busbw_gbps,wrong\n"
+        + "AllReduce,1048576,Ring,Simple,auto,2,1,ring_simple,1,100.0,100.0,0,0\n"
+        + "AllReduce,1048576,Ring,LL,auto,2,1,ring_ll,1,200.0,200.0,0,0\n");
+    Path out = tmp.resolve("p.yaml");
+    CliRun r = CliRun.run("compile", sweep.toString(), "-o", out.toString());
+    assertEquals(1, r.exit(), r.out());
+    assertTrue(r.err().contains("nccl-tuner compile: inputs: NCCL's own pick was never measured at a size with a forced "
+        + "candidate"), r.err());
+    assertTrue(r.err().contains("Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO"), r.err());
+    assertFalse(Files.exists(out));
+    CliRun allowed = CliRun.run("compile", sweep.toString(), "-o", out.toString(), "--allow-empty");
+    assertEquals(0, allowed.exit(), allowed.err());
+    assertTrue(Files.exists(out));
+  }
 }

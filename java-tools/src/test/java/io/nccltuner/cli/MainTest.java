@@ -34,6 +34,22 @@ class MainTest {
     assertEquals(2, CliRun.run("frobnicate").exit());
   }
 
+  /**
+   * Newcomer walk, item 7: every command's help formats without picocli's "Could not format ...
+   * escape '%'" warnings (compile's --pool-anyway said "above 25%:"), and prints the percent.
+   */
+  @Test
+  void helpFormatsWithoutPicocliWarnings() {
+    for (String c : new String[] {"compile", "replay", "explain", "report", "try", "sweep", "calibrate", "validate",
+        "import", "show"}) {
+      CliRun help = CliRun.run(c, "--help");
+      assertEquals(0, help.exit(), c);
+      assertTrue(!help.err().contains("picocli WARN") && !help.out().contains("picocli WARN"), c + ": " + help.err());
+    }
+    String compile = CliRun.run("compile", "--help").out().replaceAll("\\s+", " ");
+    assertTrue(compile.contains("median CV between them above 25%: other machines or settings?"), compile);
+  }
+
   /** An input error (the one carrier, InputException) exits 1 with one line naming the command once. */
   @Test
   void inputErrorsExitOneWithOneLine() {

@@ -75,7 +75,7 @@ class NewcomerSweepTest {
     assertEquals(0, r.exit(), r.err());
     List<String> lines = r.out().lines().toList();
     String bin = tmp.resolve("nothere/all_reduce_perf").toString();
-    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING NCCL_TUNER_PLUGIN=" + p + " ";
+    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH NCCL_TUNER_PLUGIN=" + p + " ";
     assertTrue(lines.contains(env + "NCCL_TUNER_JAVA_FORCE=RING/LL " + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 "
         + "-d float > " + dir.resolve("runs/all_reduce_RING-LL_r1.txt")), r.out());
     assertTrue(lines.contains(env + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 -d float > "

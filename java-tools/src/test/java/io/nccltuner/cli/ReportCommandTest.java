@@ -99,6 +99,43 @@ class ReportCommandTest {
   }
 
   /**
+   * Newcomer walk, item 1: replay and explain price NCCL's pick with the estimate compile and report
+   * print (ShadowReport.callPicks: the measurements compiled with NCCL's picks), not the forced run
+   * alone. At 64 KiB NCCL runs RING/SIMPLE: unforced 4545.760 us pooled with forced 2458.048 us is
+   * 3501.904 us in all four; at 32 MiB compile says 17729.999 us, and replay of the DDP trace (three
+   * ~32.03 MiB sizes, 6 calls each, NCCL's RING/SIMPLE) prices each at 17730.0 us.
+   */
+  @Test
+  void replayAndExplainPriceNcclsPickAsCompileAndReport() {
+    String csv = CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv");
+    String ncclLog = CliRun.trace("nccl_sweep.rank0.log");
+    String policy = CliRun.trace("../../policies/h200-2rank-measured.yaml");
+    String compile = CliRun.run("compile", csv, "--nccl-log", ncclLog).out().replaceAll(" +", " ");
+    assertTrue(compile.contains("64 KiB .. 128 KiB auto=RING/SIMPLE 3501.904 "), compile);
+    assertTrue(compile.contains("32 MiB .. 64 MiB auto~RING/SIMPLE 17729.999 "), compile);
+    CliRun report = CliRun.run("report", res("price-64k.jsonl"), "--measurements", csv);
+    assertTrue(report.out().replaceAll(" +", " ").contains("RING/SIMPLE TREE/SIMPLE 64 KiB 3501.9 "), report.out());
+    CliRun explain = CliRun.run("explain", "--log", ncclLog, "--policy", policy, "--sizes", "64KiB,32MiB",
+        "--measurements", csv);
+    assertEquals(0, explain.exit(), explain.err());
+    String e = explain.out().replaceAll(" +", " ");
+    assertTrue(e.contains("= 3501.9 3501.9 0.0"), explain.out());
+    assertTrue(e.contains(" 17730.0 "), explain.out());
+    CliRun replay = CliRun.run("replay", "--trace", CliRun.trace("trace_ddp.csv"), "--policy", policy,
+        "--measurements", csv);
+    assertEquals(0, replay.exit(), replay.err());
+    String r = replay.out().replaceAll(" +", " ");
+    assertTrue(r.contains("~32.03 MiB 33583104 1 6 RING/SIMPLE "), replay.out());
+    assertTrue(r.matches("(?s).*~32.03 MiB 33583104 1 6 RING/SIMPLE [^\\n]* 17730\\.0 .*"), replay.out());
+    assertTrue(replay.out().contains("NCCL's pick: its unforced runs pooled with its forced runs, as compile, report "
+        + "and try price it"), replay.out());
+    CliRun replay64 = CliRun.run("replay", "--trace", CliRun.trace("trace_tp_infer.csv"), "--policy", policy,
+        "--measurements", csv);
+    assertTrue(replay64.out().replaceAll(" +", " ").contains("64 KiB 65536 1 64 RING/SIMPLE 105.573 RING/SIMPLE 105.573 "
+        + "3501.9 3501.9 0.0"), replay64.out());
+  }
+
+  /**
    * Issue 21 (second walk), item 4: one definition of NCCL's time. A shadow log with a rule hit at
    * [64 KiB, 80 KiB), NCCL's pick RING/SIMPLE. In the H200 sweep at 64 KiB NCCL's unforced run took
    * 4545.760 us and RING/SIMPLE forced 2458.048 us; compile with the sweep's NCCL log (which names

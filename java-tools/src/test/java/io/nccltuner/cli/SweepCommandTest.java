@@ -71,6 +71,29 @@ class SweepCommandTest {
     assertEquals(seed, Manifest.read(dir.resolve(Manifest.FILE)).seed());
   }
 
+  /**
+   * Newcomer walk, item 12: compile of a sweep with no finished run says how to resume it (the
+   * sweep command, its seed and replicates from the manifest), not only "no finished run".
+   */
+  @Test
+  void compileOfASweepWithNoFinishedRunSaysHowToResume() throws Exception {
+    Path dir = tmp.resolve("sweep");
+    CliRun first = CliRun.run("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
+        "--candidate", "RING/LL", "--replicates", "2", "--seed", "7", "-b", "1K", "-e", "1K");
+    assertEquals(0, first.exit(), first.err());
+    try (var runs = Files.list(dir.resolve("runs"))) {
+      for (Path f : runs.toList()) {
+        Files.delete(f);
+      }
+    }
+    CliRun c = CliRun.run("compile", dir.toString());
+    assertEquals(1, c.exit(), c.out());
+    assertEquals("nccl-tuner compile: " + dir + ": no finished run in this sweep (4 planned, seed 7): run it, or "
+        + "resume it, with the command that planned it, `nccl-tuner sweep -o " + dir + " --seed 7 --replicates 2 ...` "
+        + "(the same options: " + dir + "/manifest.json lists its programs, candidates and launcher; finished runs are "
+        + "skipped), then compile " + dir + "\n", c.err());
+  }
+
   @Test
   void aDifferentSweepIsRefusedNamingTheOptionsThatDiffer() throws Exception {
     Path dir = tmp.resolve("sweep");

@@ -191,7 +191,8 @@ class ValidateCommandTest {
   /**
    * Replay priced with measurements: the shipped policy on the tp_infer trace. Changed: 1 call at
    * 4 B (NCCL RING/LL unforced 4806.560 us -> RING/SIMPLE 2453.248 us) and 64 at 16 KiB (4531.264 ->
-   * 2455.104 us); unchanged sizes cost the same either way (64 KiB: forced RING/SIMPLE 2458.048 us).
+   * 2455.104 us); unchanged sizes cost the same either way (64 KiB: NCCL's RING/SIMPLE as compile
+   * prices it, its unforced and forced runs pooled: 3501.904 us).
    */
   @Test
   void replayPricesWithMeasurements() {
@@ -202,14 +203,14 @@ class ValidateCommandTest {
     double saved = (4806.560 - 2453.248) + 64 * (4531.264 - 2455.104);
     assertTrue(r.out().contains(String.format(java.util.Locale.ROOT, "expected saving %.1f us", saved)), r.out());
     assertTrue(r.out().contains("257 of 273 calls priced"), r.out()); // AllGather was not measured
-    assertTrue(r.out().replaceAll(" +", " ").contains("64 KiB 65536 1 64 RING/SIMPLE 105.573 RING/SIMPLE 105.573 2458.0 2458.0 0.0"),
+    assertTrue(r.out().replaceAll(" +", " ").contains("64 KiB 65536 1 64 RING/SIMPLE 105.573 RING/SIMPLE 105.573 3501.9 3501.9 0.0"),
         r.out());
   }
 
   /**
    * explain --measurements: the model's pick and the policy's pick priced with the sweep (4 B: NCCL's
    * RING/LL unforced 4806.560 us, RING/SIMPLE 2453.248 us; 64 KiB: the policy keeps NCCL's
-   * RING/SIMPLE, forced 2458.048 us).
+   * RING/SIMPLE, its unforced and forced runs pooled as compile prices it: 3501.904 us).
    */
   @Test
   void explainPricesWithMeasurements() {
@@ -221,6 +222,6 @@ class ValidateCommandTest {
     assertTrue(t.contains("measured NCCL us measured policy us saved us"), r.out());
     assertTrue(t.contains("RING/SIMPLE 4806.6 2453.2 " + String.format(java.util.Locale.ROOT, "%.1f", 4806.560 - 2453.248)),
         r.out());
-    assertTrue(t.contains("= 2458.0 2458.0 0.0"), r.out());
+    assertTrue(t.contains("= 3501.9 3501.9 0.0"), r.out());
   }
 }

@@ -98,7 +98,7 @@ class SweepTest {
     assertEquals(13, lines.size(), out.toString());
     assertTrue(lines.getFirst().startsWith("# 12 runs (2 programs x 3 candidates incl. NCCL's own pick x 2 replicates), seed 5"));
     // each line carries the variables the sweep sets, so that pasted it forces what it says
-    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING NCCL_TUNER_PLUGIN=";
+    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH NCCL_TUNER_PLUGIN=";
     assertEquals(12, lines.stream().filter(l -> l.startsWith(env)).count(), out.toString());
     assertEquals(4, lines.stream().filter(l -> l.contains(" NCCL_TUNER_JAVA_FORCE=RING/LL ")).count());
     assertEquals(4, lines.stream().filter(l -> l.matches(java.util.regex.Pattern.quote(env) + "\\S+ "
@@ -130,7 +130,8 @@ class SweepTest {
     assertEquals(9, onDisk.seed());
     assertEquals("mlx5_0", onDisk.environment().get("NCCL_IB_HCA"));
     assertNull(onDisk.environment().get("NCCL_TUNER_JAVA_POLICY"));
-    assertEquals("INIT,ENV,TUNING", onDisk.environment().get("NCCL_DEBUG_SUBSYS"));
+    // newcomer walk, item 6: GRAPH by default too, for calibrate (its --help and the README ask for it)
+    assertEquals("INIT,ENV,TUNING,GRAPH", onDisk.environment().get("NCCL_DEBUG_SUBSYS"));
     var rec = onDisk.runs().stream().filter(r -> r.id().equals("all_gather_RING-SIMPLE_r1")).findFirst().orElseThrow();
     assertEquals(Map.of("NCCL_TUNER_JAVA_FORCE", "RING/SIMPLE"), rec.env());
     assertEquals(List.of(tmp.resolve("fake_driver").toString(), "all_gather_perf", "-b", "1K", "-e", "1K"), rec.command());
