@@ -565,15 +565,6 @@ class GuestIT {
   }
 
   /**
-   * The process locale stays the host's during the first init, for its other threads too (the
-   * runtime's setlocale(LC_ALL, "") made it the environment's for the length of the start: under
-   * LANG=de_DE.UTF-8 a host thread's printf("%.1f", 0.5) printed "0,5" in 2360097 of 2600827
-   * polls, and under C.UTF-8 the locale's name changed in 1280314 of 1577741), while the JVM's
-   * properties still follow the environment, as before: C.UTF-8 gives sun.jnu.encoding and
-   * native.encoding UTF-8, user.language en; C gives ANSI_X3.4-1968, en, US; de_DE.UTF-8 gives
-   * UTF-8, de, DE (built with localedef where it can be). Three runs each.
-   */
-  /**
    * The init thread's own locale (a host's uselocale) is the same object after the first init. The
    * JVM starts on a thread of the shim's, so the runtime's thread-only setlocale never lands here
    * today; this holds the promise should the start ever run on the caller's thread (the hook then
@@ -586,6 +577,15 @@ class GuestIT {
     assertEquals("yes", r.fact("thread_locale_kept"), r.text());
   }
 
+  /**
+   * The process locale stays the host's during the first init, for its other threads too (the
+   * runtime's setlocale(LC_ALL, "") made it the environment's for the length of the start: under
+   * LANG=de_DE.UTF-8 a host thread's printf("%.1f", 0.5) printed "0,5" in 2360097 of 2600827
+   * polls, and under C.UTF-8 the locale's name changed in 1280314 of 1577741), while the JVM's
+   * properties still follow the environment, as before: C.UTF-8 gives sun.jnu.encoding and
+   * native.encoding UTF-8, user.language en; C gives ANSI_X3.4-1968, en, US; de_DE.UTF-8 gives
+   * UTF-8, de, DE (built with localedef where it can be). Three runs each.
+   */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"C.UTF-8", "C", "de_DE.UTF-8"})
   void theLocaleStaysTheHostsDuringTheInit(String lang, @TempDir Path tmp) throws Exception {
