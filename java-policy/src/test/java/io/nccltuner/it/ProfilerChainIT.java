@@ -156,4 +156,24 @@ class ProfilerChainIT {
     assertEquals(List.of("chain: late=0"), r.grep("chain: late="));
     assertMeasured(60);
   }
+
+  /**
+   * The chain is looked up from the version NCCL chose for this library down to v4: a library
+   * with no ncclProfiler_vN at all is named with that range, so the range says which export (and
+   * which version handed to profiler init) NCCL reached: ncclProfiler_v6 under a 2.29 host,
+   * ncclProfiler_v5 under a 2.28 one.
+   */
+  @Test
+  void theVersionNcclTookBoundsTheChainLookup() throws Exception {
+    Path noProfiler = Harness.BUILD.resolve("tests/libnccl-tuner-noop.so");
+    assertTrue(Files.exists(noProfiler), noProfiler.toString());
+    for (String v : List.of("5", "6")) {
+      Harness.Result r = run(Map.of("NCCL_TUNER_JAVA_PROFILER_CHAIN", noProfiler.toString()), "--version", v,
+          "--colls", "40");
+      assertEquals(1, r.grep("NCCL INFO TUNER/Java: profiler chain: " + noProfiler + " exports no ncclProfiler_v4..v" + v
+          + "; measuring without it").size(), "v" + v + ":\n" + r.text());
+      assertMeasured(40);
+      Files.delete(dir.resolve("log.jsonl"));
+    }
+  }
 }
