@@ -224,6 +224,30 @@ class GuestIT {
   }
 
   /**
+   * A user's -Xlog:...:file=PATH (NCCL_TUNER_JAVA_OPTS) writes that file: HotSpot writes it
+   * through the vfprintf hook too, which sent every line to NCCL's logger and left the file empty
+   * (and `make bench`'s GC logs with it). Output to stdout and stderr still goes to the logger.
+   */
+  @Test
+  void aUsersXlogFileIsWritten(@TempDir Path tmp) throws Exception {
+    Path gcLog = tmp.resolve("gc.log");
+    Path log = tmp.resolve("log");
+    Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc,gc+heap:file=" + gcLog + " -Xlog:gc+init=info:stdout"),
+        60, "--log", log.toString(), "capture", tmp.toString());
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(0, r.num("fd1_bytes"), "nothing on the host's stdout");
+    assertEquals(0, r.num("fd2_bytes"), "nothing on the host's stderr");
+    String written = Files.readString(gcLog);
+    assertTrue(written.contains("Using Serial"), "the file holds the gc lines:\n" + written);
+    List<String> lines = Files.readAllLines(log);
+    assertTrue(lines.stream().noneMatch(l -> l.contains("JVM: ") && l.contains("Using Serial")),
+        "the file's lines do not reach NCCL's logger\n" + String.join("\n", lines));
+    assertTrue(lines.stream().anyMatch(l -> l.contains("JVM: [") && l.contains("gc,init")),
+        "-Xlog to stdout still reaches NCCL's logger\n" + String.join("\n", lines));
+    assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
+  }
+
+  /**
    * Case 6: while the JVM is created the environment it sees is a copy; a host thread calling
    * setenv meanwhile keeps every write, and the host's JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are
    * as before afterwards (no _JAVA_SR_SIGNUM left behind).
