@@ -45,7 +45,11 @@
 
 #include "shim_internal.h"
 
-#define MAX_OPTIONS 80 /* 48 from NCCL_TUNER_JAVA_OPTS, up to 32 of our own (hooks included) */
+/* 48 from NCCL_TUNER_JAVA_OPTS, up to 40 of our own (hooks included; buildOptions adds 36 at
+ * most): with 32 for our own, 48 user options pushed the last of ours (-XX:Flags=/dev/null,
+ * -XX:CompileCommandFile=/dev/null, the replay file) past the end, and addOption dropped them. */
+#define MAX_OWN_OPTIONS 40
+#define MAX_OPTIONS (48 + MAX_OWN_OPTIONS)
 #define JAR_NAME "nccl-tuner-java.jar"
 #define AOT_NAME "nccl-tuner-java.aot"
 #define BOOTSTRAP_CLASS "io/nccltuner/ffm/Bootstrap"
@@ -438,8 +442,8 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
       free(copy);
       return -1;
     }
-    if (nTok == MAX_OPTIONS - 32) {
-      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - 32);
+    if (nTok == MAX_OPTIONS - MAX_OWN_OPTIONS) {
+      failf("NCCL_TUNER_JAVA_OPTS: more than %d options; the plugin changes nothing", MAX_OPTIONS - MAX_OWN_OPTIONS);
       free(copy);
       return -1;
     }

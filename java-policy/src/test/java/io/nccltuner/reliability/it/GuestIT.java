@@ -411,6 +411,50 @@ class GuestIT {
   }
 
   /**
+   * The most options NCCL_TUNER_JAVA_OPTS may hold (48) leave room for all of the plugin's own:
+   * with 48, the last of them (-XX:Flags=/dev/null, -XX:CompileCommandFile=/dev/null) used to be
+   * dropped where an AOT cache lies beside the plugin (six more of its own), and HotSpot then
+   * warned on the host's fd 2 about the working directory's .hotspot_compiler (223 bytes). An
+   * empty cache file serves: unusable, it still brings the six options. One more option is
+   * refused with a WARN.
+   */
+  @Test
+  void theMostUserOptionsLeaveRoomForThePluginsOwn(@TempDir Path tmp) throws Exception {
+    Path lib = Files.createDirectories(tmp.resolve("lib"));
+    Path plugin = lib.resolve("libnccl-tuner-java.so");
+    Files.copy(Harness.PLUGIN, plugin);
+    Files.copy(Harness.JAR, lib.resolve("nccl-tuner-java.jar"));
+    Files.writeString(lib.resolve("nccl-tuner-java.aot"), "");
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Files.writeString(work.resolve(".hotspotrc"), "+PrintVMOptions\n");
+    Files.writeString(work.resolve(".hotspot_compiler"), "print *.*\n");
+    for (int n : new int[] {48, 49}) {
+      StringBuilder opts = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        opts.append(" -Dnccltj.test.opt").append(i).append("=1");
+      }
+      List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--plugin", plugin.toString(), "--trace",
+          TRACE.toString(), "capture", work.toString()));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
+      Map<String, String> e = pb.environment();
+      e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+      e.put("JAVA_HOME", Harness.JAVA_HOME);
+      e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+      e.put("NCCL_TUNER_JAVA_OPTS", opts.toString().trim());
+      Harness.Result r = Harness.waitFor(pb, cmd, 60);
+      String text = String.join("\n", r.lines());
+      assertEquals(0, r.exit(), text);
+      if (n == 48) {
+        assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")), text);
+        assertTrue(r.lines().stream().noneMatch(l -> l.contains("hotspot")), text);
+      } else {
+        assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=0 fd1_bytes=0 fd2_bytes=0")), text);
+        assertTrue(text.contains("NCCL_TUNER_JAVA_OPTS: more than 48 options"), text);
+      }
+    }
+  }
+
+  /**
    * A crash in the host's own code after the plugin ran (found by the second hostile-host review):
    * HotSpot's signal handlers stay, but its error reporter is off, so the process ends by a
    * signal with nothing on fds 1 and 2 and no hs_err file (it printed a 940-byte banner on fd 1).
