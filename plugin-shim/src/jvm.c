@@ -483,22 +483,6 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
   addOption(l, "-XX:CompileCommand=inline,io.nccltuner.engine.Engine::getCollInfo");
   addOption(l, "-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide");
   addOption(l, "-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo");
-  /* The init/destroy path compiled after a few communicators, not after tens of thousands (with
-   * the AOT cache's CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
-   * compilations grew the C2 thread's malloc arena as communicators came and went; issue 23).
-   * Per method, so the start and the per-call path keep their thresholds; one option (HotSpot
-   * takes commands separated by newlines), so the options stay within MAX_OPTIONS. NativeLog::lo*
-   * is NativeLog::log: HotSpot 25's parser refuses a method pattern "log" ("Did not specify any
-   * method name"). */
-  static const char* initPath[] = {"ffm.Upcalls::control", "ffm.Upcalls::init", "ffm.Upcalls::destroy",
-                                   "ffm.Upcalls::signature", "ffm.Upcalls::gpuName", "engine.Engine::init",
-                                   "engine.Engine::destroy", "engine.Engine::shape", "engine.Engine::summary",
-                                   "ffm.NativeLog::lo*", "ffm.NativeLog::repeated", NULL};
-  char scaling[1400] = "-XX:CompileCommand=";
-  for (int i = 0; initPath[i] != NULL; i++)
-    snprintf(scaling + strlen(scaling), sizeof scaling - strlen(scaling), "%sCompileThresholdScaling,io.nccltuner.%s,0.001",
-             i == 0 ? "" : "\n", initPath[i]);
-  addOption(l, "%s", scaling);
   /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host), no finalizer thread. */
   addOption(l, "-XX:+DisableAttachMechanism");
@@ -529,6 +513,24 @@ static int buildOptions(optionList* l, const char* classPath, const char* aotCac
      * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
      * before, a few microseconds a call). */
     addOption(l, "-XX:CompileThresholdScaling=10");
+    /* The init/destroy path compiled after a few communicators, not after tens of thousands (with
+     * the AOT cache's CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
+     * compilations grew the C2 thread's malloc arena as communicators came and went; issue 23).
+     * Only here, where C2 is the only compiler: with C1 (no cache) it would add C2 compilations that
+     * C1 otherwise serves, 1.5-3 MiB within GuestIT's first 1,000 reloads. Per method, so the start
+     * and the per-call path keep their thresholds; one option (HotSpot
+     * takes commands separated by newlines), so the options stay within MAX_OPTIONS. NativeLog::lo*
+     * is NativeLog::log: HotSpot 25's parser refuses a method pattern "log" ("Did not specify any
+     * method name"). */
+    static const char* initPath[] = {"ffm.Upcalls::control", "ffm.Upcalls::init", "ffm.Upcalls::destroy",
+                                     "ffm.Upcalls::signature", "ffm.Upcalls::gpuName", "engine.Engine::init",
+                                     "engine.Engine::destroy", "engine.Engine::shape", "engine.Engine::summary",
+                                     "ffm.NativeLog::lo*", "ffm.NativeLog::repeated", NULL};
+    char scaling[1400] = "-XX:CompileCommand=";
+    for (int i = 0; initPath[i] != NULL; i++)
+      snprintf(scaling + strlen(scaling), sizeof scaling - strlen(scaling), "%sCompileThresholdScaling,io.nccltuner.%s,0.001",
+               i == 0 ? "" : "\n", initPath[i]);
+    addOption(l, "%s", scaling);
   }
   for (int i = 0; i < nTok; i++) addOption(l, "%s", toks[i]);
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
