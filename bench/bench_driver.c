@@ -6,7 +6,8 @@
  *     --calls N (10000000)  --warmup N (1000000)  --warmup-ms MS (1000)  --threads T (1)
  *     --coll C (only rows of that collective)  --inits N (time N further inits)
  *     --startup-only (stop after the first decision and the inits)  --gc-log PATH (JVM GC log)
- *     --smaps PATH (a copy of /proc/self/smaps just after the first decision)
+ *     --smaps PATH (a copy of /proc/self/smaps just after the first decision; with --cycles also
+ *       PATH.warm after the first 1,000 cycles and PATH.end after all)
  *     --cycles N (after the inits: N init+destroy pairs of one more communicator, each with one
  *       getCollInfo; prints the resident memory after the first 1,000 and after all N, and the
  *       median and p99 of one pair, so growth per communicator is told apart from the warm-up)
@@ -98,6 +99,16 @@ static inline uint64_t stamp_end(void) {
 TH_DIE_FUNCTION(die, "bench_driver: ", "\n", TH_EXIT_USAGE)
 
 /* VmRSS (kB) and Threads from /proc/self/status. */
+static void copy_file(const char* from, const char* to);
+
+/* /proc/self/smaps to --smaps's PATH.SUFFIX: which mapping grew between two points. */
+static void smaps_copy(const char* suffix) {
+  if (!cfg.smaps) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.%s", cfg.smaps, suffix);
+  copy_file("/proc/self/smaps", path);
+}
+
 static void proc_status(long* rssKb, long* threads) {
   FILE* f = fopen("/proc/self/status", "r");
   char line[256];
@@ -625,9 +636,13 @@ int main(int argc, char** argv) {
       call(&w, &g_rows[(size_t)i % g_nRows]);
       g_tuner->destroy(w.ctx);
       us[i] = (now_ns() - a) / 1e3;
-      if (i + 1 == warm) proc_status(&rssWarm, &thr);
+      if (i + 1 == warm) {
+        proc_status(&rssWarm, &thr);
+        smaps_copy("warm");
+      }
     }
     proc_status(&rssEnd, &thr);
+    smaps_copy("end");
     qsort(us, (size_t)cfg.cycles, sizeof *us, cmp_double);
     printf("bench: cycles n=%ld warm=%ld rss_after_warm_kb=%ld rss_after_all_kb=%ld added_after_warm_mb=%.2f "
            "median_us=%.1f p99_us=%.1f\n",

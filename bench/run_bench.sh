@@ -17,6 +17,7 @@ WARMUP_MS=${BENCH_WARMUP_MS:-1000}
 MT_CALLS=${BENCH_MT_CALLS:-2000000}
 STARTS=${BENCH_STARTS:-10}
 INITS=${BENCH_INITS:-512}
+CYCLES=${BENCH_CYCLES:-11000}
 REPEATS=${BENCH_REPEATS:-3}
 JMH=${BENCH_JMH:-1}
 JMH_ARGS=${BENCH_JMH_ARGS:-}
@@ -196,6 +197,9 @@ startup noaot "$(dirname "$SHIM_SO")"
 # the AOT copy: the cache, and the policy's binary form beside its copy of the policy (as
 # bin/nccl-tuner-aot leaves a dist tree)
 POLICY=$BENCH_AOT_DIR/h200-2rank.yaml startup aot "$BENCH_AOT_DIR"
+# the floor: the same shim, options and AOT-cache recipe, one upcall into an empty static method
+# (bench/floor/Bootstrap.java; make/bench.mk)
+startup floor "$BENCH_DIR/floor"
 HAVE_DIST=0
 if [ -n "$DIST_DIR" ] && [ -f "$DIST_DIR/lib/nccl-tuner-java.aot" ]; then
   HAVE_DIST=1
@@ -205,6 +209,20 @@ progress "$INITS further inits"
 load1 >"$RAW/inits.load"
 NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$H200 "$BENCH_DRIVER" \
   --plugin "$BENCH_AOT_DIR/libnccl-tuner-java.so" --startup-only --inits "$INITS" "${TRACES[@]}" >"$RAW/inits.txt" 2>&1
+# init+destroy pairs of one communicator, one getCollInfo each: resident memory after the first
+# 1,000 and after all (issue 23: growth with communicators), the AOT copy, build/lib and the C
+# reference (the floor: a calloc and a free)
+cycles() { # NAME PLUGIN ENV...
+  local name=$1 plugin=$2
+  shift 2
+  progress "$CYCLES init+destroy pairs ($name)"
+  load1 >"$RAW/cycles_$name.load"
+  env "$@" "$BENCH_DRIVER" --plugin "$plugin" --startup-only --cycles "$CYCLES" "${TRACES[@]}" \
+    >"$RAW/cycles_$name.txt" 2>&1 || { cat "$RAW/cycles_$name.txt" >&2; exit 2; }
+}
+cycles cref "$BENCH_CREF" NCCL_TUNER_REF_TABLE="$TAB/h200-2rank.table"
+cycles aot "$BENCH_AOT_DIR/libnccl-tuner-java.so" NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY="$BENCH_AOT_DIR/h200-2rank.yaml"
+cycles noaot "$SHIM_SO" NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY="$H200"
 
 # 6. JMH
 if [ "$JMH" != 0 ]; then
@@ -314,12 +332,25 @@ startrow() { # LABEL NAME
 }
 startrow "first init, build/lib, no AOT cache" noaot
 startrow "first init, with AOT cache (build/bench/aot)" aot
+startrow "floor: JVM + one empty upcall, AOT cache" floor
 [ "$HAVE_DIST" = 1 ] && startrow "first init, dist tree (jlinked runtime + AOT)" dist
 printf '  %-48s %7s ms  (1 process, from the rule-count run)  load %s\n' "first init, 10,000-rule policy, no AOT cache" \
   "$(f1 "$(kv "$RAW/o_java_10000.txt" startup first_decision_ms)")" "$(cat "$RAW/o_java_10000.r1.load")" | tee -a "$OUT"
 INIT_MED=$(kv "$RAW/inits.txt" inits median_us)
 printf '  %-48s %7s us  (p99 %s us, max %s us)  load %s\n' "each further init ($INITS in one process)" \
   "$INIT_MED" "$(kv "$RAW/inits.txt" inits p99_us)" "$(kv "$RAW/inits.txt" inits max_us)" "$(cat "$RAW/inits.load")" | tee -a "$OUT"
+INIT_P99=$(kv "$RAW/inits.txt" inits p99_us)
+for n in aot noaot cref; do
+  label="init+destroy pair, $n ($CYCLES, one call each)"
+  [ $n = cref ] && label="init+destroy pair, C reference (the floor)"
+  printf '  %-48s %7s us  (p99 %s us)  resident added after the first %s: %s MiB  load %s\n' "$label" \
+    "$(kv "$RAW/cycles_$n.txt" cycles median_us)" "$(kv "$RAW/cycles_$n.txt" cycles p99_us)" \
+    "$(kv "$RAW/cycles_$n.txt" cycles warm)" "$(kv "$RAW/cycles_$n.txt" cycles added_after_warm_mb)" \
+    "$(cat "$RAW/cycles_$n.load")" | tee -a "$OUT"
+done
+CYC_AOT=$(kv "$RAW/cycles_aot.txt" cycles added_after_warm_mb)
+CYC_NOAOT=$(kv "$RAW/cycles_noaot.txt" cycles added_after_warm_mb)
+CYC_FLOOR=$(kv "$RAW/cycles_cref.txt" cycles added_after_warm_mb)
 say ""
 say "5. footprint after first init (median of $STARTS processes)"
 for n in noaot aot; do
@@ -385,7 +416,17 @@ target "(c) p99" "$C_P99" 250 ns
 target "(c) bytes allocated per call, in situ (+-$C_BOUND)" "$C_ALLOC" 1 B
 target "rule count: spread of 1/100/10,000-rule medians" "$O_SPREAD" 10 %
 target "first init with AOT cache" "$AOT_MED" 90 ms
-target "each further init" "$INIT_MED" 200 us
+FLOOR_MED=$(col floor startup first_decision_ms | median)
+AOT_CPU=$(col aot startup cpu_ms | median)
+FLOOR_CPU=$(col floor startup cpu_ms | median)
+target "first init (AOT) / floor, wall ($(f1 "$FLOOR_MED") ms)" "$(calc "$AOT_MED / $FLOOR_MED")" 1.3 x
+target "first init (AOT) / floor, CPU ($(f1 "$FLOOR_CPU") ms)" "$(calc "$AOT_CPU / $FLOOR_CPU")" 1.3 x
+target "each further init, median" "$INIT_MED" 50 us
+target "each further init, p99" "$INIT_P99" 200 us
+# the floor: what the C reference's pairs add (limit: 0.5 MiB over it)
+CYC_LIMIT=$(calc "0.5 + ${CYC_FLOOR:-0}" | awk '{ printf "%.2f", $1 }')
+target "pairs 1k..${CYCLES}: resident added, AOT (floor $CYC_FLOOR)" "$CYC_AOT" "$CYC_LIMIT" MiB
+target "pairs 1k..${CYCLES}: resident added, no AOT (floor $CYC_FLOOR)" "$CYC_NOAOT" "$CYC_LIMIT" MiB
 target "resident memory added (AOT cache)" "$RSS_MED" 40 MiB
 target "threads added (AOT cache)" "$THR_MED" 8 ""
 target "profiler: host side added per collective (8, 32 ch)" "$PROF_HOST_ADDED" 150 ns

@@ -10,7 +10,7 @@
 #   make bench-build              build the drivers, policies, table dumps, AOT copy; run nothing
 # Knobs (environment or make variables): BENCH_CALLS (timed calls per run, 10000000),
 # BENCH_WARMUP (1000000 calls, and at least BENCH_WARMUP_MS=1000 ms), BENCH_MT_CALLS (timed calls per thread with 8 threads, 2000000),
-# BENCH_STARTS (fresh processes per start-up figure, 10), BENCH_INITS (512), BENCH_PROF_CALLS
+# BENCH_STARTS (fresh processes per start-up figure, 10), BENCH_INITS (512), BENCH_CYCLES (init+destroy pairs, 11000: 1,000 warm-up + 10,000), BENCH_PROF_CALLS
 # (collectives per arm in the profiler's figures, 500000; from make/harness.mk's PROFILER_HOST
 # and NOOP_PROFILER), BENCH_JMH (1),
 # BENCH_JMH_ARGS (extra JMH arguments, e.g. "-wi 2 -i 3" for a quick run).
@@ -31,6 +31,8 @@ BENCH_POLICIES  := $(BENCH_DIR)/policies
 BENCH_TABLES    := $(BENCH_DIR)/tables
 BENCH_AOT_DIR   := $(BENCH_DIR)/aot
 BENCH_AOT       := $(BENCH_AOT_DIR)/nccl-tuner-java.aot
+BENCH_FLOOR_DIR := $(BENCH_DIR)/floor
+BENCH_FLOOR     := $(BENCH_FLOOR_DIR)/nccl-tuner-java.aot
 BENCH_CFLAGS    ?= $(CFLAGS)
 BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 BENCH_HEADER    := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
@@ -51,7 +53,7 @@ bench: bench-build
 	  bash $(REPO)/bench/run_bench.sh
 
 bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(PROFILER_HOST) $(NOOP_PROFILER) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
-             $(BENCH_DIR)/.generated $(BENCH_AOT)
+             $(BENCH_DIR)/.generated $(BENCH_AOT) $(BENCH_FLOOR)
 
 $(BENCH_DRIVER): $(REPO)/bench/bench_driver.c $(BENCH_HEADER)
 	@mkdir -p $(@D)
@@ -104,3 +106,17 @@ $(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml
 	  -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar \
 	  io.nccltuner.ffm.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
 	  || { cat $(BENCH_DIR)/aot-training.log; exit 1; }
+
+# The start-up floor (issue 23 item 2): the shim with bench/floor/Bootstrap.java as its "engine"
+# (one upcall stub into an empty static method) and an AOT cache made the same way, with the same
+# options, by that class's main (the same start and the one upcall).
+$(BENCH_FLOOR): $(SHIM_SO) $(REPO)/bench/floor/Bootstrap.java
+	rm -rf $(BENCH_FLOOR_DIR)
+	mkdir -p $(BENCH_FLOOR_DIR)/classes
+	$(JAVA_HOME)/bin/javac --release 25 -d $(BENCH_FLOOR_DIR)/classes $(REPO)/bench/floor/Bootstrap.java
+	$(JAVA_HOME)/bin/jar cf $(BENCH_FLOOR_DIR)/nccl-tuner-java.jar -C $(BENCH_FLOOR_DIR)/classes .
+	rm -rf $(BENCH_FLOOR_DIR)/classes
+	cp $(SHIM_SO) $(BENCH_FLOOR_DIR)/
+	$(JAVA_HOME)/bin/java -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_FLOOR_DIR)/nccl-tuner-java.jar \
+	  io.nccltuner.ffm.Bootstrap >$(BENCH_DIR)/floor-training.log 2>&1 \
+	  || { cat $(BENCH_DIR)/floor-training.log; exit 1; }

@@ -21,9 +21,11 @@ static pthread_t creatorThread;
 static volatile int creationAborted; /* HotSpot called exit() or abort() during creation */
 
 /* Every line HotSpot prints (jio_vfprintf: warnings, -Xlog to stdout/stderr, -XX:+PrintFlagsFinal,
- * errors) reaches NCCL's logger at INFO as "TUNER/Java: JVM: <line>" instead of fds 1 and 2. */
+ * errors) reaches NCCL's logger at INFO as "TUNER/Java: JVM: <line>" instead of fds 1 and 2.
+ * Output to any other stream (a user's -Xlog:...:file=PATH, written through jio_fprintf too) goes
+ * to that stream: it used to reach the logger and leave the file empty. */
 HIDDEN jint JNICALL nccltjVfprintfHook(FILE* stream, const char* fmt, va_list ap) {
-  (void)stream;
+  if (stream != stdout && stream != stderr) return vfprintf(stream, fmt, ap);
   char chunk[2048];
   int n = vsnprintf(chunk, sizeof chunk, fmt, ap);
   pthread_mutex_lock(&outMutex);

@@ -203,6 +203,27 @@ static const optionRow kOptions[] = {
    * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
    * before, a few microseconds a call). */
   ROW("-XX:CompileThresholdScaling=10", AOT_CACHE),
+  /* The init/destroy path compiled after a few communicators, not after tens of thousands (with
+   * the AOT cache's CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
+   * compilations grew the C2 thread's malloc arena as communicators came and went; issue 23).
+   * Only with the cache, where C2 is the only compiler: with C1 (no cache) it would add C2
+   * compilations that C1 otherwise serves, 1.5-3 MiB within GuestIT's first 1,000 reloads. Per
+   * method, so the start and the per-call path keep their thresholds; one option (HotSpot takes
+   * commands separated by newlines). NativeLog::lo* is NativeLog::log: HotSpot 25's parser refuses
+   * a method pattern "log" ("Did not specify any method name"). */
+  ROW("-XX:CompileCommand="
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::control,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::init,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::destroy,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::signature,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::gpuName,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.engine.Engine::init,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.engine.Engine::destroy,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.engine.Engine::shape,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.engine.Engine::summary,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::repeated,0.001",
+      AOT_CACHE),
   /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
   ROW(NULL, USER_OPTIONS),
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine

@@ -45,7 +45,24 @@ public final class Canary {
    * @return the communicator's seed
    */
   public static long seed(String sha256, long commId) {
-    return mix(Long.parseUnsignedLong(sha256.substring(0, 16), 16) ^ commId);
+    return seed(seedBits(sha256), commId);
+  }
+
+  /**
+   * @param sha256 the compiled table's sha256, hex (at least 16 digits)
+   * @return the table's part of every seed: its first 16 hex digits (the engine keeps it per table)
+   */
+  static long seedBits(String sha256) {
+    return Long.parseUnsignedLong(sha256.substring(0, 16), 16);
+  }
+
+  /**
+   * @param seedBits from {@link #seedBits}
+   * @param commId NCCL's commId, 0 when the tuner version has none
+   * @return the communicator's seed, as {@link #seed(String, long)}
+   */
+  static long seed(long seedBits, long commId) {
+    return mix(seedBits ^ commId);
   }
 
   /**

@@ -93,8 +93,17 @@ public class Engine {
     final long[] disagreements; // per (collective, bucket); null unless NCCL's pick is observed
     final ShadowAggregate aggregate;
 
+    /** "summary profile P mode M": the head of the destroy's line, shared by a shape's communicators. */
+    final String summaryHead;
+
     Comm(long handle, long commId, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode,
         boolean observe, MemorySegment logger, int canaryThreshold) {
+      this(handle, commId, nRanks, nNodes, table, profile, mode, observe, logger, canaryThreshold,
+          table == null ? 0 : Canary.seedBits(table.sha256()), "summary profile " + profile + " mode " + mode.spelling());
+    }
+
+    Comm(long handle, long commId, long nRanks, long nNodes, DecisionTable table, String profile, Mode mode,
+        boolean observe, MemorySegment logger, int canaryThreshold, long seedBits, String summaryHead) {
       this.handle = handle;
       this.commId = commId;
       this.logger = logger;
@@ -105,7 +114,8 @@ public class Engine {
       this.write = mode == Mode.ENFORCE || mode == Mode.CANARY;
       this.observe = observe || mode == Mode.SHADOW || mode == Mode.CANARY;
       this.canaryThreshold = mode == Mode.CANARY ? canaryThreshold : Canary.ALL;
-      this.canarySeed = table == null ? 0 : Canary.seed(table.sha256(), commId);
+      this.canarySeed = table == null ? 0 : Canary.seed(seedBits, commId);
+      this.summaryHead = summaryHead;
       // Only where NCCL's pick is observed: 10 KB per communicator otherwise spent for nothing
       // (4,350 open enforce-mode communicators filled the 64 MB heap; found by a hostile host).
       this.disagreements = this.observe ? new long[Collective.COUNT * SizeGrid.BUCKETS] : null;
@@ -181,16 +191,17 @@ public class Engine {
    */
   public synchronized long init(long nRanks, long nNodes, MemorySegment ncclLogger, Signature sig,
       MemorySegment constants) {
-    java.util.List<String> skipped = new java.util.ArrayList<>();
-    Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes, sig, skipped);
-    DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
+    Shape s = shape(nRanks, nNodes, sig);
+    Policy.Profile p = s.profile;
+    DecisionTable t = s.table;
     int slot = freeSlots.isEmpty() ? nextSlot++ : freeSlots.pop();
     long handle = ((long) (++generation & 0x3fffffff) << 32) | slot;
-    if (t != null && mode == Mode.ENFORCE && t.chunkSizes().length > 0) {
+    if (s.chunkSizes) {
       handle |= CHUNK_SIZES;
     }
-    Comm c = new Comm(handle, sig.commId(), nRanks, nNodes, t, p == null ? null : p.name(), mode,
-        decisionLog != null, ncclLogger, canaryThreshold);
+    long commId = sig.commId();
+    Comm c = new Comm(handle, commId, nRanks, nNodes, t, p == null ? null : p.name(), mode,
+        decisionLog != null, ncclLogger, s.canaryThreshold, s.seedBits, s.summaryHead);
     Comm[] cur = comms;
     if (slot >= cur.length) {
       cur = java.util.Arrays.copyOf(cur, Math.max(cur.length * 2, slot + 1));
@@ -199,32 +210,204 @@ public class Engine {
     }
     cur[slot] = c;
     comms = cur;
-    if (t != null) {
-      tableOfComm.put(sig.commId() != 0 ? sig.commId() : handle, t.sha256()); // as the comm lines name it
+    // By commId only: the profiler's measurements name their communicator by NCCL's commId, never
+    // by a handle (under tuner v3/v4, commId 0, the handle-keyed entries were never read and
+    // filled the map to its 4,096 entries).
+    if (t != null && commId != 0) {
+      tableOfComm.put(commId, t.sha256()); // as the comm lines name it
     }
     if (policy == null) {
       return handle;
     }
-    for (String line : skipped) {
-      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + ": " + line);
+    for (String line : s.skipped) {
+      log.log(ncclLogger, TunerLog.INFO, line);
     }
-    String where = " (nRanks=" + nRanks + " nNodes=" + nNodes + ")" + commIdText(sig.commId())
-        + "; " + sig.describe();
-    if (p == null) {
-      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + ": no profile matches nRanks=" + nRanks
-          + " nNodes=" + nNodes + "; changing nothing for this communicator" + commIdText(sig.commId())
-          + "; " + sig.describe());
-    } else {
-      DecisionTable dt = t != null ? t : DecisionTable.compile(p);
-      log.log(ncclLogger, TunerLog.INFO, "policy " + policy.name() + " profile " + p.name() + " mode "
-          + mode.spelling() + (mode == Mode.CANARY ? " " + Canary.fraction(c.canaryThreshold) : "") + " rules "
-          + dt.ruleCount() + " sha256 " + dt.sha256() + where);
-      versionNotes(p, sig.tunerVersion(), ncclLogger);
+    log.log(ncclLogger, TunerLog.INFO, commId == 0 ? s.line : s.head + commIdText(commId) + s.tail);
+    if (p != null) {
+      if (!s.noted) {
+        versionNotes(p, sig.tunerVersion(), ncclLogger);
+        s.noted = true;
+      }
       if (mode != Mode.OFF) {
-        applyConstants(p, sig.tunerVersion(), constants, ncclLogger);
+        if (s.constantLines != null) {
+          for (String line : s.constantLines) {
+            log.log(ncclLogger, TunerLog.INFO, line);
+          }
+        } else {
+          applyConstants(p, sig.tunerVersion(), constants, ncclLogger);
+        }
       }
     }
     return handle;
+  }
+
+  /**
+   * What an init works out from values that repeat across communicators: nRanks, nNodes, the
+   * signature without its commId and the canary threshold decide the profile (and the lines
+   * saying why others were skipped), its compiled table, the INFO line but for the commId, the
+   * canary seed's table part and the summary line's head. Computed at the first init of each
+   * such shape (issue 23: each further init ran Policy.profileFor, Signature.describe through
+   * String.format and the line's concatenation again, mostly interpreted: 100-200 us).
+   */
+  private static final class Shape {
+    final Policy.Profile profile;
+    final DecisionTable table;
+    final boolean chunkSizes;
+    final int canaryThreshold;
+    final long seedBits;
+    final String summaryHead;
+    final String[] skipped;
+    /** The INFO line up to where the commId goes, the rest after it, and both for commId 0. */
+    final String head;
+    final String tail;
+    final String line;
+    /** The constants' lines when the key decides them (none, canary, tuner v3/v4); null: applyConstants. */
+    final String[] constantLines;
+    /** versionNotes ran for this shape (it says things once per profile and tuner version). */
+    boolean noted;
+
+    Shape(Policy.Profile profile, DecisionTable table, boolean chunkSizes, int canaryThreshold, long seedBits,
+        String summaryHead, String[] skipped, String head, String tail, String[] constantLines) {
+      this.profile = profile;
+      this.table = table;
+      this.chunkSizes = chunkSizes;
+      this.canaryThreshold = canaryThreshold;
+      this.seedBits = seedBits;
+      this.summaryHead = summaryHead;
+      this.skipped = skipped;
+      this.head = head;
+      this.tail = tail;
+      this.line = head + tail;
+      this.constantLines = constantLines;
+    }
+  }
+
+  /** A shape's key: everything an init's decisions and lines depend on but the commId. */
+  private static final class ShapeKey {
+    final long nRanks;
+    final long nNodes;
+    final int tunerVersion;
+    final int nNvlDomains;
+    final int minRanks;
+    final int maxRanks;
+    final int ncclVersion;
+    final int ccMajor;
+    final int ccMinor;
+    final int canaryThreshold;
+    final String gpuName;
+
+    ShapeKey(long nRanks, long nNodes, Signature sig, int canaryThreshold) {
+      this.nRanks = nRanks;
+      this.nNodes = nNodes;
+      this.tunerVersion = sig.tunerVersion();
+      this.nNvlDomains = sig.nNvlDomains();
+      this.minRanks = sig.minRanksPerNvlDomain();
+      this.maxRanks = sig.maxRanksPerNvlDomain();
+      this.ncclVersion = sig.ncclVersion();
+      this.ccMajor = sig.ccMajor();
+      this.ccMinor = sig.ccMinor();
+      this.canaryThreshold = canaryThreshold;
+      this.gpuName = sig.gpuName();
+    }
+
+    @Override
+    public int hashCode() { // written out: a record's goes through an invokedynamic bootstrap
+      long h = nRanks * 31 + nNodes;
+      h = h * 31 + tunerVersion;
+      h = h * 31 + nNvlDomains;
+      h = h * 31 + minRanks;
+      h = h * 31 + maxRanks;
+      h = h * 31 + ncclVersion;
+      h = h * 31 + ccMajor * 100 + ccMinor;
+      h = h * 31 + canaryThreshold;
+      h = h * 31 + gpuName.hashCode();
+      return (int) (h ^ (h >>> 32));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ShapeKey k && k.nRanks == nRanks && k.nNodes == nNodes && k.tunerVersion == tunerVersion
+          && k.nNvlDomains == nNvlDomains && k.minRanks == minRanks && k.maxRanks == maxRanks
+          && k.ncclVersion == ncclVersion && k.ccMajor == ccMajor && k.ccMinor == ccMinor
+          && k.canaryThreshold == canaryThreshold && k.gpuName.equals(gpuName);
+    }
+  }
+
+  /** Shapes seen; bounded (a process opens communicators of a handful of shapes). */
+  private final Map<ShapeKey, Shape> shapes = new HashMap<>();
+
+  private static final int MAX_SHAPES = 256;
+
+  private Shape shape(long nRanks, long nNodes, Signature sig) {
+    int threshold = mode == Mode.CANARY ? canaryThreshold : Canary.ALL;
+    ShapeKey key = new ShapeKey(nRanks, nNodes, sig, threshold);
+    Shape s = shapes.get(key);
+    if (s == null) {
+      s = newShape(nRanks, nNodes, sig, threshold);
+      if (shapes.size() >= MAX_SHAPES) {
+        shapes.clear();
+      }
+      shapes.put(key, s);
+    }
+    return s;
+  }
+
+  private Shape newShape(long nRanks, long nNodes, Signature sig, int threshold) {
+    java.util.List<String> skipped = new java.util.ArrayList<>();
+    Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes, sig, skipped);
+    DecisionTable t = p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
+    boolean chunk = t != null && mode == Mode.ENFORCE && t.chunkSizes().length > 0;
+    long seedBits = t == null ? 0 : Canary.seedBits(t.sha256());
+    String summaryHead = "summary profile " + (p == null ? null : p.name()) + " mode " + mode.spelling();
+    if (policy == null) {
+      return new Shape(p, t, chunk, threshold, seedBits, summaryHead, new String[0], "", "", null);
+    }
+    String[] skippedLines = new String[skipped.size()];
+    for (int i = 0; i < skippedLines.length; i++) {
+      skippedLines[i] = "policy " + policy.name() + ": " + skipped.get(i);
+    }
+    String head;
+    String tail = "; " + sig.describe();
+    String[] constantLines = null;
+    if (p == null) {
+      head = "policy " + policy.name() + ": no profile matches nRanks=" + nRanks + " nNodes=" + nNodes
+          + "; changing nothing for this communicator";
+    } else {
+      DecisionTable dt = t != null ? t : DecisionTable.compile(p);
+      head = "policy " + policy.name() + " profile " + p.name() + " mode " + mode.spelling()
+          + (mode == Mode.CANARY ? " " + Canary.fraction(threshold) : "") + " rules " + dt.ruleCount() + " sha256 "
+          + dt.sha256() + " (nRanks=" + nRanks + " nNodes=" + nNodes + ")";
+      constantLines = constantLines(p, sig.tunerVersion());
+    }
+    return new Shape(p, t, chunk, threshold, seedBits, summaryHead, skippedLines, head, tail, constantLines);
+  }
+
+  /**
+   * The lines {@link #applyConstants} logs where the profile and tuner version alone decide them
+   * (no constants, canary mode, tuner v3/v4: nothing is written), or null where it must run.
+   */
+  private String[] constantLines(Policy.Profile p, int tunerVersion) {
+    if (p.constants().isEmpty()) {
+      return new String[0];
+    }
+    if (mode == Mode.CANARY) {
+      return new String[] {"profile " + p.name() + ": " + p.constants().size() + " constants not set in "
+          + "canary mode: NCCL's model constants apply to every call, so both arms would run with them"};
+    }
+    if (tunerVersion < 5) {
+      return notSetLines(p, tunerVersion);
+    }
+    return null;
+  }
+
+  private static String[] notSetLines(Policy.Profile p, int tunerVersion) {
+    return new String[] {"profile " + p.name() + ": " + p.constants().size() + " constants not set: "
+        + (tunerVersion < 5 ? "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion
+            // NCCL 2.28+ always passes the struct; an offline replay (explain, replay) may not
+            : "init was given no constants struct (tuner v" + tunerVersion + ")"),
+        "profile " + p.name() + ": " + (p.rules().isEmpty()
+            ? "no rules either, so NCCL's own model applies unchanged"
+            : "its " + p.rules().size() + " measured rules apply without the constants")};
   }
 
   private static String commIdText(long commId) {
@@ -267,13 +450,9 @@ public class Engine {
       return;
     }
     if (tunerVersion < 5 || constants.address() == 0) {
-      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + p.constants().size() + " constants not set: "
-          + (tunerVersion < 5 ? "NCCL passes its model constants from tuner v5 (2.28); this NCCL uses v" + tunerVersion
-              // NCCL 2.28+ always passes the struct; an offline replay (explain, replay) may not
-              : "init was given no constants struct (tuner v" + tunerVersion + ")"));
-      log.log(ncclLogger, TunerLog.INFO, "profile " + p.name() + ": " + (p.rules().isEmpty()
-          ? "no rules either, so NCCL's own model applies unchanged"
-          : "its " + p.rules().size() + " measured rules apply without the constants"));
+      for (String line : notSetLines(p, tunerVersion)) {
+        log.log(ncclLogger, TunerLog.INFO, line);
+      }
       return;
     }
     java.util.List<TunerConstant> fit = new java.util.ArrayList<>();
@@ -582,9 +761,8 @@ public class Engine {
   public static final String FORCED_NONE = "force ";
 
   private String summary(Comm c) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("summary profile ").append(c.profile).append(" mode ").append(mode.spelling())
-        .append(commIdText(c.commId))
+    StringBuilder sb = new StringBuilder(160); // the line without disagreements fits: no regrowth
+    sb.append(c.summaryHead).append(commIdText(c.commId))
         .append(": calls ").append(c.calls).append(", rule hits ").append(c.hits)
         .append(", applied ").append(c.applied);
     if (c.chunkSizes != 0) {

@@ -262,9 +262,46 @@ final class Upcalls {
       version = ALL.get(JAVA_INT, hw + HW_NCCL_VERSION);
       major = ALL.get(JAVA_INT, hw + HW_CC_MAJOR);
       minor = ALL.get(JAVA_INT, hw + HW_CC_MINOR);
-      gpu = ALL.asSlice(hw + HW_GPU_NAME, HW_GPU_NAME_BYTES).getString(0);
+      gpu = gpuName(hw + HW_GPU_NAME);
     }
     return new Signature(tunerVersion, commId, nvl, minR, maxR, version, gpu, major, minor);
+  }
+
+  /** The GPU name last read, with its bytes up to the int holding its NUL. */
+  private record GpuName(int[] words, String name) {}
+
+  private static volatile GpuName lastGpu = new GpuName(new int[0], "");
+
+  /**
+   * The NUL-terminated gpuName at {@code at}: the last one read if its bytes are the same (an
+   * init reads them as ints up to the NUL, a few reads, instead of getString's strlen byte by
+   * byte, which ran interpreted at every init), else read with getString as before.
+   */
+  private static String gpuName(long at) {
+    GpuName last = lastGpu;
+    int[] words = last.words();
+    int n = 0;
+    boolean same = true;
+    for (long off = 0; off < HW_GPU_NAME_BYTES; off += Integer.BYTES) {
+      int w = ALL.get(JAVA_INT, at + off);
+      same = same && n < words.length && words[n] == w;
+      n++;
+      if (((w - 0x01010101) & ~w & 0x80808080) != 0) { // a zero byte: the NUL is in this int
+        if (same && n == words.length) {
+          return last.name();
+        }
+        break;
+      }
+    }
+    String name = ALL.asSlice(at, HW_GPU_NAME_BYTES).getString(0);
+    int[] read = new int[Math.min(n, (int) (HW_GPU_NAME_BYTES / Integer.BYTES))];
+    for (int i = 0; i < read.length; i++) {
+      read[i] = ALL.get(JAVA_INT, at + (long) i * Integer.BYTES);
+    }
+    if (((read[read.length - 1] - 0x01010101) & ~read[read.length - 1] & 0x80808080) != 0) {
+      lastGpu = new GpuName(read, name);
+    }
+    return name;
   }
 
   /**

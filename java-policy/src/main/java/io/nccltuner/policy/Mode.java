@@ -11,6 +11,9 @@ package io.nccltuner.policy;
 public enum Mode {
   ENFORCE, SHADOW, OFF, CANARY;
 
+  /** Computed once: inits and destroys name the mode in their lines. */
+  private final String spelling = name().toLowerCase(java.util.Locale.ROOT);
+
   /** Case-insensitive lookup; null if unknown. */
   public static Mode parse(String s) {
     return EnumNames.lookup(values(), s);
@@ -18,6 +21,6 @@ public enum Mode {
 
   /** @return the spelling used in policy files and logs ("enforce") */
   public String spelling() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return spelling;
   }
 }

@@ -1,7 +1,5 @@
 package io.nccltuner.policy;
 
-import java.util.Locale;
-
 /**
  * What the plugin knows about a communicator and its process at init, beyond nRanks and nNodes:
  * the tuner ABI version NCCL chose, NCCL's commId and NVLink domains (tuner v5+), NCCL's version
@@ -76,7 +74,9 @@ public record Signature(int tunerVersion, long commId, int nNvlDomains, int minR
     String cc = computeCapability() < 0 ? "unknown" : ccMajor + "." + ccMinor;
     String nvl = nNvlDomains < 0 ? "unknown"
         : nNvlDomains + " (" + minRanksPerNvlDomain + ".." + maxRanksPerNvlDomain + " ranks)";
-    return String.format(Locale.ROOT, "tuner v%d, NCCL %s, GPU %s (cc %s), nvlDomains %s", tunerVersion,
-        versionString(ncclVersion), gpu, cc, nvl);
+    // Concatenation, not String.format: the engine builds this at inits, where a Formatter (its
+    // parse and print, interpreted until compiled) was a sixth of an init's time (issue 23).
+    return "tuner v" + tunerVersion + ", NCCL " + versionString(ncclVersion) + ", GPU " + gpu + " (cc " + cc
+        + "), nvlDomains " + nvl;
   }
 }

@@ -73,6 +73,47 @@ class EngineTest {
     return c;
   }
 
+  /**
+   * Further inits of the same shape reuse what the first worked out (issue 23): their lines are
+   * the first one's with their own commId, a new shape or canary fraction gets lines of its own,
+   * and a profile skipped for its hardware is said again at each init.
+   */
+  @Test
+  void furtherInitsLogAsTheFirstWithTheirOwnCommId() throws Exception {
+    Policy p = PolicyLoader.parse("t.yaml", """
+        schema: nccl-tuner-java/v1
+        name: t
+        profiles:
+          - name: h100
+            match: {nRanks: 2, gpu: H100}
+            rules: []
+          - name: two
+            match: {nRanks: 2}
+            rules:
+        """ + RULES.indent(6));
+    Engine e = new Engine(p, Mode.CANARY, log, null);
+    io.nccltuner.policy.Signature v5 = new io.nccltuner.policy.Signature(5, 0xabcL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0);
+    e.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
+    List<String> first = List.copyOf(logged);
+    logged.clear();
+    e.init(2, 1, MemorySegment.NULL, new io.nccltuner.policy.Signature(5, 0xdefL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0),
+        MemorySegment.NULL);
+    assertEquals(first.stream().map(l -> l.replace("commId 0xabc", "commId 0xdef")).toList(), logged);
+    assertTrue(first.stream().anyMatch(l -> l.contains("profile h100 skipped")), String.join("\n", first));
+    assertTrue(first.stream().anyMatch(l -> l.contains("profile two mode canary fraction 0.1 ")
+        && l.endsWith("(nRanks=2 nNodes=1) commId 0xabc; " + v5.describe())), String.join("\n", first));
+    logged.clear();
+    e.init(2, 1, MemorySegment.NULL, io.nccltuner.policy.Signature.UNKNOWN, MemorySegment.NULL);
+    e.init(2, 1, MemorySegment.NULL, io.nccltuner.policy.Signature.UNKNOWN, MemorySegment.NULL);
+    assertEquals(logged.size() % 2, 0);
+    assertEquals(logged.subList(0, logged.size() / 2), logged.subList(logged.size() / 2, logged.size()));
+    assertTrue(logged.stream().noneMatch(l -> l.contains("commId")), String.join("\n", logged));
+    logged.clear();
+    e.canaryFraction(0.25);
+    e.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
+    assertTrue(logged.stream().anyMatch(l -> l.contains("mode canary fraction 0.25 ")), String.join("\n", logged));
+  }
+
   @Test
   void appliesFirstOfferedCandidate() throws Exception {
     Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);

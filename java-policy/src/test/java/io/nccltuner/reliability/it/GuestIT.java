@@ -225,6 +225,30 @@ class GuestIT {
   }
 
   /**
+   * A user's -Xlog:...:file=PATH (NCCL_TUNER_JAVA_OPTS) writes that file: HotSpot writes it
+   * through the vfprintf hook too, which sent every line to NCCL's logger and left the file empty
+   * (and `make bench`'s GC logs with it). Output to stdout and stderr still goes to the logger.
+   */
+  @Test
+  void aUsersXlogFileIsWritten(@TempDir Path tmp) throws Exception {
+    Path gcLog = tmp.resolve("gc.log");
+    Path log = tmp.resolve("log");
+    Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc,gc+heap:file=" + gcLog + " -Xlog:gc+init=info:stdout"),
+        60, "--log", log.toString(), "capture", tmp.toString());
+    assertEquals(APPLIED, r.num("changed"));
+    assertEquals(0, r.num("fd1_bytes"), "nothing on the host's stdout");
+    assertEquals(0, r.num("fd2_bytes"), "nothing on the host's stderr");
+    String written = Files.readString(gcLog);
+    assertTrue(written.contains("Using Serial"), "the file holds the gc lines:\n" + written);
+    List<String> lines = Files.readAllLines(log);
+    assertTrue(lines.stream().noneMatch(l -> l.contains("JVM: ") && l.contains("Using Serial")),
+        "the file's lines do not reach NCCL's logger\n" + String.join("\n", lines));
+    assertTrue(lines.stream().anyMatch(l -> l.contains("JVM: [") && l.contains("gc,init")),
+        "-Xlog to stdout still reaches NCCL's logger\n" + String.join("\n", lines));
+    assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
+  }
+
+  /**
    * Case 6: while the JVM is created the environment it sees is a copy; a host thread calling
    * setenv meanwhile keeps every write, and the host's JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are
    * as before afterwards (no _JAVA_SR_SIGNUM left behind).
@@ -385,6 +409,50 @@ class GuestIT {
     Run gc = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:gc -XX:+PrintVMOptions"), 60, "capture", tmp.toString());
     assertEquals(1, gc.warnings().size(), gc.text());
     assertTrue(gc.warnings().getFirst().contains("option '-XX:+PrintVMOptions' is not allowed"), gc.warnings().getFirst());
+  }
+
+  /**
+   * The most options NCCL_TUNER_JAVA_OPTS may hold (48) leave room for all of the plugin's own:
+   * with 48, the last of them (-XX:Flags=/dev/null, -XX:CompileCommandFile=/dev/null) used to be
+   * dropped where an AOT cache lies beside the plugin (six more of its own), and HotSpot then
+   * warned on the host's fd 2 about the working directory's .hotspot_compiler (223 bytes). An
+   * empty cache file serves: unusable, it still brings the six options. One more option is
+   * refused with a WARN.
+   */
+  @Test
+  void theMostUserOptionsLeaveRoomForThePluginsOwn(@TempDir Path tmp) throws Exception {
+    Path lib = Files.createDirectories(tmp.resolve("lib"));
+    Path plugin = lib.resolve("libnccl-tuner-java.so");
+    Files.copy(Harness.PLUGIN, plugin);
+    Files.copy(Harness.JAR, lib.resolve("nccl-tuner-java.jar"));
+    Files.writeString(lib.resolve("nccl-tuner-java.aot"), "");
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Files.writeString(work.resolve(".hotspotrc"), "+PrintVMOptions\n");
+    Files.writeString(work.resolve(".hotspot_compiler"), "print *.*\n");
+    for (int n : new int[] {48, 49}) {
+      StringBuilder opts = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        opts.append(" -Dnccltj.test.opt").append(i).append("=1");
+      }
+      List<String> cmd = new ArrayList<>(List.of(BIN.toString(), "--plugin", plugin.toString(), "--trace",
+          TRACE.toString(), "capture", work.toString()));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
+      Map<String, String> e = pb.environment();
+      e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
+      e.put("JAVA_HOME", Harness.JAVA_HOME);
+      e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+      e.put("NCCL_TUNER_JAVA_OPTS", opts.toString().trim());
+      Harness.Result r = Harness.waitFor(pb, cmd, 60);
+      String text = String.join("\n", r.lines());
+      assertEquals(0, r.exit(), text);
+      if (n == 48) {
+        assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")), text);
+        assertTrue(r.lines().stream().noneMatch(l -> l.contains("hotspot")), text);
+      } else {
+        assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=0 fd1_bytes=0 fd2_bytes=0")), text);
+        assertTrue(text.contains("NCCL_TUNER_JAVA_OPTS: more than 48 options"), text);
+      }
+    }
   }
 
   /**
