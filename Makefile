@@ -120,10 +120,13 @@ format-check:
 	@echo "format-check: $(words $(C_FORMAT_FILES)) C files, $$($(CLANG_FORMAT) --version)"
 	@$(CLANG_FORMAT) --style=file --dry-run --Werror $(C_FORMAT_FILES) || \
 	  { echo "make format-check: the C files above are not in .clang-format's style; run make format" >&2; exit 1; }
+	@cd $(REPO) && $(MVN) -q spotless:check || \
+	  { echo "make format-check: Java files not in palantir-java-format's style (above); run make format" >&2; exit 1; }
 
 format:
 	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
 	$(CLANG_FORMAT) --style=file -i $(C_FORMAT_FILES)
+	cd $(REPO) && $(MVN) -q spotless:apply
 
 # An independent model of canary mode and the profiler's measured lines, written from the docs
 # (tests/oracle/canary_oracle.py): 50 random policies x 300 calls x 2 ranks through the built library.
