@@ -36,97 +36,117 @@ import java.util.List;
  * is refused.
  */
 public final class GenPolicies {
-  private static final String[] COLLS = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-  /** Size ranges per collective in a full profile: buckets 0..246, then [lowerBound(247), open). */
-  static final int SIZE_RANGES = 248;
-  private static final String CANDS =
-      "candidates: [{algorithm: TREE, protocol: SIMPLE}, {algorithm: RING, protocol: SIMPLE}]";
-  private static final String[] PIPE_FIRST = {"{min: 1, max: 4}", "0", "5", "{min: 6}"};
-  private static final String[] PIPE_LAST = {"0", "5", "{min: 6}", "{min: 1, max: 4}"};
+    private static final String[] COLLS = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+    /** Size ranges per collective in a full profile: buckets 0..246, then [lowerBound(247), open). */
+    static final int SIZE_RANGES = 248;
 
-  private GenPolicies() {}
+    private static final String CANDS =
+            "candidates: [{algorithm: TREE, protocol: SIMPLE}, {algorithm: RING, protocol: SIMPLE}]";
+    private static final String[] PIPE_FIRST = {"{min: 1, max: 4}", "0", "5", "{min: 6}"};
+    private static final String[] PIPE_LAST = {"0", "5", "{min: 6}", "{min: 1, max: 4}"};
 
-  public static void main(String[] args) throws IOException {
-    if (args.length != 1) {
-      System.err.println("usage: GenPolicies OUT_DIR");
-      System.exit(2);
+    private GenPolicies() {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            System.err.println("usage: GenPolicies OUT_DIR");
+            System.exit(2);
+        }
+        Path out = Path.of(args[0]);
+        Files.createDirectories(out);
+        write(
+                out.resolve("rules-0.yaml"),
+                policy("bench-rules-0", profile("two-ranks", "{nRanks: 2, nNodes: 2}", List.of())));
+        write(
+                out.resolve("rules-1.yaml"),
+                policy(
+                        "bench-rules-1",
+                        profile(
+                                "two-ranks",
+                                "{nRanks: 2, nNodes: 2}",
+                                List.of("{collective: AllReduce, bytes: {from: 0}, " + CANDS + "}"))));
+        write(
+                out.resolve("rules-100.yaml"),
+                policy(
+                        "bench-rules-100",
+                        profile("two-ranks", "{nRanks: 2, nNodes: 2}", sizeRanges(4, 25, PIPE_FIRST))));
+        for (String variant : new String[] {"", "-last"}) {
+            String[] pipe = variant.isEmpty() ? PIPE_FIRST : PIPE_LAST;
+            List<String> full = new ArrayList<>();
+            for (int c = 0; c < COLLS.length; c++) {
+                full.addAll(sizeRanges(c, SIZE_RANGES, pipe));
+            }
+            List<String> small = new ArrayList<>();
+            for (int c = 0; c < COLLS.length; c++) {
+                small.addAll(sizeRanges(c, 4, PIPE_FIRST));
+            }
+            write(
+                    out.resolve("rules-10000" + variant + ".yaml"),
+                    policy(
+                            "bench-rules-10000" + variant,
+                            profile("eight-ranks", "{nRanks: 8, nNodes: 1}", full)
+                                    + profile("two-ranks-large", "{nRanks: 2, nNodes: 2}", full)
+                                    + profile("four-ranks", "{nRanks: 4, nNodes: 1}", small)));
+        }
+        int bad = 0;
+        for (String f : new String[] {
+            "rules-0.yaml", "rules-1.yaml", "rules-100.yaml", "rules-10000.yaml", "rules-10000-last.yaml"
+        }) {
+            Path p = out.resolve(f);
+            try {
+                Policy pol = PolicyLoader.load(p);
+                int total =
+                        pol.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+                DecisionTable t = DecisionTable.compile(pol.profileFor(2, 2));
+                System.out.printf(
+                        "%s: %d rules in %d profiles, %d compiled for nRanks=2 nNodes=2, %d KiB, sha256 %s%n",
+                        p, total, pol.profiles().size(), t.ruleCount(), Files.size(p) / 1024, t.sha256());
+            } catch (PolicyException e) {
+                System.err.println("GenPolicies: " + p + " refused: " + e.getMessage());
+                bad++;
+            }
+        }
+        System.exit(bad == 0 ? 0 : 1);
     }
-    Path out = Path.of(args[0]);
-    Files.createDirectories(out);
-    write(out.resolve("rules-0.yaml"), policy("bench-rules-0", profile("two-ranks", "{nRanks: 2, nNodes: 2}", List.of())));
-    write(out.resolve("rules-1.yaml"), policy("bench-rules-1", profile("two-ranks", "{nRanks: 2, nNodes: 2}",
-        List.of("{collective: AllReduce, bytes: {from: 0}, " + CANDS + "}"))));
-    write(out.resolve("rules-100.yaml"), policy("bench-rules-100", profile("two-ranks", "{nRanks: 2, nNodes: 2}",
-        sizeRanges(4, 25, PIPE_FIRST))));
-    for (String variant : new String[] {"", "-last"}) {
-      String[] pipe = variant.isEmpty() ? PIPE_FIRST : PIPE_LAST;
-      List<String> full = new ArrayList<>();
-      for (int c = 0; c < COLLS.length; c++) {
-        full.addAll(sizeRanges(c, SIZE_RANGES, pipe));
-      }
-      List<String> small = new ArrayList<>();
-      for (int c = 0; c < COLLS.length; c++) {
-        small.addAll(sizeRanges(c, 4, PIPE_FIRST));
-      }
-      write(out.resolve("rules-10000" + variant + ".yaml"), policy("bench-rules-10000" + variant,
-          profile("eight-ranks", "{nRanks: 8, nNodes: 1}", full)
-              + profile("two-ranks-large", "{nRanks: 2, nNodes: 2}", full)
-              + profile("four-ranks", "{nRanks: 4, nNodes: 1}", small)));
-    }
-    int bad = 0;
-    for (String f : new String[] {"rules-0.yaml", "rules-1.yaml", "rules-100.yaml", "rules-10000.yaml",
-        "rules-10000-last.yaml"}) {
-      Path p = out.resolve(f);
-      try {
-        Policy pol = PolicyLoader.load(p);
-        int total = pol.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        DecisionTable t = DecisionTable.compile(pol.profileFor(2, 2));
-        System.out.printf("%s: %d rules in %d profiles, %d compiled for nRanks=2 nNodes=2, %d KiB, sha256 %s%n",
-            p, total, pol.profiles().size(), t.ruleCount(), Files.size(p) / 1024, t.sha256());
-      } catch (PolicyException e) {
-        System.err.println("GenPolicies: " + p + " refused: " + e.getMessage());
-        bad++;
-      }
-    }
-    System.exit(bad == 0 ? 0 : 1);
-  }
 
-  /** n contiguous size ranges covering [0, open) for one collective, each split 4 ways by numPipeOps. */
-  private static List<String> sizeRanges(int coll, int n, String[] pipe) {
-    List<String> rules = new ArrayList<>();
-    for (int k = 0; k < n; k++) {
-      int lo = (int) ((long) k * SIZE_RANGES / n);
-      int hi = (int) ((long) (k + 1) * SIZE_RANGES / n);
-      String bytes = k == n - 1 ? "{from: " + SizeGrid.lowerBound(lo) + "}"
-          : "{from: " + SizeGrid.lowerBound(lo) + ", to: " + SizeGrid.lowerBound(hi) + "}";
-      for (String p : pipe) {
-        rules.add("{collective: " + COLLS[coll] + ", bytes: " + bytes + ", numPipeOps: " + p + ", " + CANDS + "}");
-      }
+    /** n contiguous size ranges covering [0, open) for one collective, each split 4 ways by numPipeOps. */
+    private static List<String> sizeRanges(int coll, int n, String[] pipe) {
+        List<String> rules = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            int lo = (int) ((long) k * SIZE_RANGES / n);
+            int hi = (int) ((long) (k + 1) * SIZE_RANGES / n);
+            String bytes = k == n - 1
+                    ? "{from: " + SizeGrid.lowerBound(lo) + "}"
+                    : "{from: " + SizeGrid.lowerBound(lo) + ", to: " + SizeGrid.lowerBound(hi) + "}";
+            for (String p : pipe) {
+                rules.add("{collective: " + COLLS[coll] + ", bytes: " + bytes + ", numPipeOps: " + p + ", " + CANDS
+                        + "}");
+            }
+        }
+        return rules;
     }
-    return rules;
-  }
 
-  private static String profile(String name, String match, List<String> rules) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("  - name: ").append(name).append('\n');
-    sb.append("    match: ").append(match).append('\n');
-    if (rules.isEmpty()) {
-      sb.append("    rules: []\n");
-    } else {
-      sb.append("    rules:\n");
-      for (String r : rules) {
-        sb.append("      - ").append(r).append('\n');
-      }
+    private static String profile(String name, String match, List<String> rules) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("  - name: ").append(name).append('\n');
+        sb.append("    match: ").append(match).append('\n');
+        if (rules.isEmpty()) {
+            sb.append("    rules: []\n");
+        } else {
+            sb.append("    rules:\n");
+            for (String r : rules) {
+                sb.append("      - ").append(r).append('\n');
+            }
+        }
+        return sb.toString();
     }
-    return sb.toString();
-  }
 
-  private static String policy(String name, String profiles) {
-    return "# Generated by io.nccltuner.jmh.GenPolicies for `make bench` (rule-count benchmark).\n"
-        + "schema: nccl-tuner-java/v1\nname: " + name + "\nmode: enforce\nprofiles:\n" + profiles;
-  }
+    private static String policy(String name, String profiles) {
+        return "# Generated by io.nccltuner.jmh.GenPolicies for `make bench` (rule-count benchmark).\n"
+                + "schema: nccl-tuner-java/v1\nname: " + name + "\nmode: enforce\nprofiles:\n" + profiles;
+    }
 
-  private static void write(Path p, String text) throws IOException {
-    Files.writeString(p, text);
-  }
+    private static void write(Path p, String text) throws IOException {
+        Files.writeString(p, text);
+    }
 }

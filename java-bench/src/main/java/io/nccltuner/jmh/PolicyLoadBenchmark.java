@@ -27,31 +27,34 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseSerialGC", "-Xmx512m"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-XX:+UseSerialGC", "-Xmx512m"})
 @State(Scope.Benchmark)
 public class PolicyLoadBenchmark {
-  /** Policy file name in the generated-policies directory. */
-  @Param("rules-10000.yaml")
-  public String policy;
+    /** Policy file name in the generated-policies directory. */
+    @Param("rules-10000.yaml")
+    public String policy;
 
-  private Path path;
-  private Policy.Profile profile;
+    private Path path;
+    private Policy.Profile profile;
 
-  @Setup
-  public void setUp() throws Exception {
-    path = Path.of(System.getProperty("nccltj.bench.policies", "build/bench/policies")).resolve(policy);
-    profile = PolicyLoader.load(path).profileFor(2, 2);
-  }
+    @Setup
+    public void setUp() throws Exception {
+        path = Path.of(System.getProperty("nccltj.bench.policies", "build/bench/policies"))
+                .resolve(policy);
+        profile = PolicyLoader.load(path).profileFor(2, 2);
+    }
 
-  /** PolicyLoader.load plus DecisionTable.compile of the matched profile. */
-  @Benchmark
-  public DecisionTable loadAndCompile() throws Exception {
-    return DecisionTable.compile(PolicyLoader.load(path).profileFor(2, 2));
-  }
+    /** PolicyLoader.load plus DecisionTable.compile of the matched profile. */
+    @Benchmark
+    public DecisionTable loadAndCompile() throws Exception {
+        return DecisionTable.compile(PolicyLoader.load(path).profileFor(2, 2));
+    }
 
-  /** DecisionTable.compile alone (including its SHA-256). */
-  @Benchmark
-  public DecisionTable compileOnly() {
-    return DecisionTable.compile(profile);
-  }
+    /** DecisionTable.compile alone (including its SHA-256). */
+    @Benchmark
+    public DecisionTable compileOnly() {
+        return DecisionTable.compile(profile);
+    }
 }

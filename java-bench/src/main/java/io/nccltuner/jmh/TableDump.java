@@ -36,71 +36,71 @@ import java.nio.file.Path;
  * With no matching profile: {@code mode off} and empty arrays.
  */
 public final class TableDump {
-  private TableDump() {}
+    private TableDump() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length < 4) {
-      System.err.println("usage: TableDump NRANKS NNODES OUT_DIR POLICY.yaml...");
-      System.exit(2);
+    public static void main(String[] args) throws Exception {
+        if (args.length < 4) {
+            System.err.println("usage: TableDump NRANKS NNODES OUT_DIR POLICY.yaml...");
+            System.exit(2);
+        }
+        long nRanks = Long.parseLong(args[0]);
+        long nNodes = Long.parseLong(args[1]);
+        Path outDir = Path.of(args[2]);
+        Files.createDirectories(outDir);
+        for (int i = 3; i < args.length; i++) {
+            Path in = Path.of(args[i]);
+            String base = in.getFileName().toString().replaceFirst("\\.ya?ml$", "");
+            dump(in, nRanks, nNodes, outDir.resolve(base + ".table"));
+        }
     }
-    long nRanks = Long.parseLong(args[0]);
-    long nNodes = Long.parseLong(args[1]);
-    Path outDir = Path.of(args[2]);
-    Files.createDirectories(outDir);
-    for (int i = 3; i < args.length; i++) {
-      Path in = Path.of(args[i]);
-      String base = in.getFileName().toString().replaceFirst("\\.ya?ml$", "");
-      dump(in, nRanks, nNodes, outDir.resolve(base + ".table"));
-    }
-  }
 
-  private static void dump(Path in, long nRanks, long nNodes, Path out) throws Exception {
-    Policy policy = PolicyLoader.load(in);
-    Mode mode = policy.mode();
-    String env = System.getenv("NCCL_TUNER_JAVA_MODE");
-    if (env != null && !env.isBlank()) {
-      mode = Mode.parse(env.trim());
+    private static void dump(Path in, long nRanks, long nNodes, Path out) throws Exception {
+        Policy policy = PolicyLoader.load(in);
+        Mode mode = policy.mode();
+        String env = System.getenv("NCCL_TUNER_JAVA_MODE");
+        if (env != null && !env.isBlank()) {
+            mode = Mode.parse(env.trim());
+        }
+        Policy.Profile p = policy.profileFor(nRanks, nNodes);
+        int[] head = new int[0];
+        int[] chains = new int[0];
+        int[] rules = new int[0];
+        String sha = "-";
+        int count = 0;
+        if (p == null) {
+            mode = Mode.OFF;
+        } else {
+            DecisionTable t = DecisionTable.compile(p);
+            head = ints(t, "head");
+            chains = ints(t, "chains");
+            rules = t.rules();
+            sha = t.sha256();
+            count = t.ruleCount();
+        }
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            w.println("nccltj-table 1");
+            w.println("mode " + mode.spelling());
+            w.println("rules " + count + " sha256 " + sha);
+            w.println("geometry " + Collective.COUNT + " " + SizeGrid.BUCKETS + " " + DecisionTable.STRIDE + " "
+                    + DecisionTable.CANDIDATE_COUNT);
+            array(w, "head", head);
+            array(w, "chains", chains);
+            array(w, "records", rules);
+        }
+        System.out.println("TableDump: " + out + ": mode " + mode.spelling() + ", " + count + " rules, sha256 " + sha);
     }
-    Policy.Profile p = policy.profileFor(nRanks, nNodes);
-    int[] head = new int[0];
-    int[] chains = new int[0];
-    int[] rules = new int[0];
-    String sha = "-";
-    int count = 0;
-    if (p == null) {
-      mode = Mode.OFF;
-    } else {
-      DecisionTable t = DecisionTable.compile(p);
-      head = ints(t, "head");
-      chains = ints(t, "chains");
-      rules = t.rules();
-      sha = t.sha256();
-      count = t.ruleCount();
-    }
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-      w.println("nccltj-table 1");
-      w.println("mode " + mode.spelling());
-      w.println("rules " + count + " sha256 " + sha);
-      w.println("geometry " + Collective.COUNT + " " + SizeGrid.BUCKETS + " " + DecisionTable.STRIDE + " "
-          + DecisionTable.CANDIDATE_COUNT);
-      array(w, "head", head);
-      array(w, "chains", chains);
-      array(w, "records", rules);
-    }
-    System.out.println("TableDump: " + out + ": mode " + mode.spelling() + ", " + count + " rules, sha256 " + sha);
-  }
 
-  private static int[] ints(DecisionTable t, String name) throws ReflectiveOperationException {
-    Field f = DecisionTable.class.getDeclaredField(name);
-    f.setAccessible(true);
-    return (int[]) f.get(t);
-  }
-
-  private static void array(PrintWriter w, String name, int[] a) throws IOException {
-    w.println(name + " " + a.length);
-    for (int i = 0; i < a.length; i++) {
-      w.print(a[i]);
-      w.print((i % 16 == 15 || i == a.length - 1) ? '\n' : ' ');
+    private static int[] ints(DecisionTable t, String name) throws ReflectiveOperationException {
+        Field f = DecisionTable.class.getDeclaredField(name);
+        f.setAccessible(true);
+        return (int[]) f.get(t);
     }
-  }
+
+    private static void array(PrintWriter w, String name, int[] a) throws IOException {
+        w.println(name + " " + a.length);
+        for (int i = 0; i < a.length; i++) {
+            w.print(a[i]);
+            w.print((i % 16 == 15 || i == a.length - 1) ? '\n' : ' ');
+        }
+    }
 }

@@ -55,246 +55,249 @@ import java.util.List;
  * algorithm id, byte protocol id, int channels, double regret. Strings: int length, UTF-8 bytes.
  */
 public final class CompiledPolicy {
-  /** Suffix of the binary form beside a YAML policy ({@code h200-2rank.yaml.compiled}). */
-  public static final String SUFFIX = ".compiled";
+    /** Suffix of the binary form beside a YAML policy ({@code h200-2rank.yaml.compiled}). */
+    public static final String SUFFIX = ".compiled";
 
-  static final int MAGIC = 0x4e544a43; // "NTJC"
-  static final int VERSION = 1;
+    static final int MAGIC = 0x4e544a43; // "NTJC"
+    static final int VERSION = 1;
 
-  private CompiledPolicy() {}
+    private CompiledPolicy() {}
 
-  /** @return the path of the binary form of {@code yaml} */
-  public static Path pathFor(Path yaml) {
-    return yaml.resolveSibling(yaml.getFileName() + SUFFIX);
-  }
-
-  /**
-   * Loads a policy: from its binary form when that matches the YAML's bytes, else from the YAML.
-   *
-   * @param yaml a YAML policy file (at most {@link PolicyLoader#MAX_FILE_BYTES} bytes)
-   * @return the validated policy, equal to {@code PolicyLoader.load(yaml)}
-   * @throws PolicyException as {@link PolicyLoader#load(Path)}
-   */
-  public static Policy load(Path yaml) throws PolicyException {
-    byte[] compiled;
-    byte[] text;
-    try {
-      Path bin = pathFor(yaml);
-      if (!Files.isRegularFile(bin) || !Files.isRegularFile(yaml) || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES
-          || !trusted(bin, yaml)) {
-        return PolicyLoader.load(yaml);
-      }
-      compiled = Files.readAllBytes(bin);
-      text = Files.readAllBytes(yaml);
-    } catch (IOException | RuntimeException e) {
-      return PolicyLoader.load(yaml);
+    /** @return the path of the binary form of {@code yaml} */
+    public static Path pathFor(Path yaml) {
+        return yaml.resolveSibling(yaml.getFileName() + SUFFIX);
     }
-    Policy p = decode(compiled, Sha256.digest(text), yaml);
-    return p != null ? p : PolicyLoader.load(yaml);
-  }
 
-  /**
-   * Whether the binary form may stand for the YAML: the same owner as the YAML, and writable by
-   * nobody else (so that, say, a policy in a shared folder like /tmp cannot be shadowed by a
-   * binary form someone else put beside it: the SHA-256 only says which YAML it claims to be).
-   */
-  static boolean trusted(Path bin, Path yaml) throws IOException {
-    int mode = (Integer) Files.getAttribute(bin, "unix:mode");
-    return (mode & 0022) == 0 && Files.getAttribute(bin, "unix:uid").equals(Files.getAttribute(yaml, "unix:uid"));
-  }
-
-  /**
-   * Writes {@code FILE.compiled} beside a YAML policy (to a temporary file, then renamed over it).
-   *
-   * @param yaml a YAML policy file
-   * @return the path written
-   * @throws PolicyException if the YAML is invalid (nothing is written)
-   * @throws IOException if the file cannot be written
-   */
-  public static Path write(Path yaml) throws PolicyException, IOException {
-    byte[] text = Files.readAllBytes(yaml);
-    Policy p = PolicyLoader.load(yaml);
-    Path bin = pathFor(yaml);
-    Path tmp = bin.resolveSibling(bin.getFileName() + ".tmp" + ProcessHandle.current().pid());
-    try {
-      Files.write(tmp, encode(p, Sha256.digest(text)));
-      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-      Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
-    return bin;
-  }
-
-  /**
-   * Writes {@code FILE.compiled} beside each YAML policy named ({@code bin/nccl-tuner-aot} runs
-   * this before its training run, so the AOT cache holds the compiled path's classes, not
-   * Jackson's).
-   *
-   * <p>Usage: {@code java -cp nccl-tuner-java.jar io.nccltuner.engine.CompiledPolicy POLICY.yaml...}.
-   * Prints one line per file; exits 0, or 1 if any policy was invalid or could not be written.
-   *
-   * @param args YAML policy files
-   */
-  public static void main(String[] args) {
-    int status = 0;
-    for (String a : args) {
-      try {
-        System.out.println("nccl-tuner-aot: wrote " + write(Path.of(a)));
-      } catch (PolicyException | IOException | RuntimeException e) {
-        System.err.println("nccl-tuner-aot: " + a + ": not compiled: " + e.getMessage());
-        status = 1;
-      }
-    }
-    System.exit(status);
-  }
-
-  /** The binary form of {@code p}, keyed by {@code sha256} (of the YAML bytes). */
-  static byte[] encode(Policy p, byte[] sha256) {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeInt(MAGIC);
-      out.writeInt(VERSION);
-      out.write(sha256);
-      string(out, p.name());
-      out.writeByte(p.mode().ordinal());
-      string(out, p.description());
-      out.writeInt(p.profiles().size());
-      for (Profile prof : p.profiles()) {
-        string(out, prof.name());
-        range(out, prof.nRanks());
-        range(out, prof.nNodes());
-        out.writeInt(prof.rules().size());
-        for (Rule r : prof.rules()) {
-          out.writeByte(r.collective().ordinal());
-          out.writeLong(r.fromBytes());
-          out.writeLong(r.toBytes());
-          range(out, r.numPipeOps());
-          out.writeBoolean(r.ncclPick() != null);
-          if (r.ncclPick() != null) {
-            candidate(out, r.ncclPick());
-          }
-          out.writeDouble(r.ncclRegret());
-          out.writeInt(r.candidates().size());
-          for (Candidate c : r.candidates()) {
-            candidate(out, c);
-          }
+    /**
+     * Loads a policy: from its binary form when that matches the YAML's bytes, else from the YAML.
+     *
+     * @param yaml a YAML policy file (at most {@link PolicyLoader#MAX_FILE_BYTES} bytes)
+     * @return the validated policy, equal to {@code PolicyLoader.load(yaml)}
+     * @throws PolicyException as {@link PolicyLoader#load(Path)}
+     */
+    public static Policy load(Path yaml) throws PolicyException {
+        byte[] compiled;
+        byte[] text;
+        try {
+            Path bin = pathFor(yaml);
+            if (!Files.isRegularFile(bin)
+                    || !Files.isRegularFile(yaml)
+                    || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES
+                    || !trusted(bin, yaml)) {
+                return PolicyLoader.load(yaml);
+            }
+            compiled = Files.readAllBytes(bin);
+            text = Files.readAllBytes(yaml);
+        } catch (IOException | RuntimeException e) {
+            return PolicyLoader.load(yaml);
         }
-      }
-      out.flush();
-      return bytes.toByteArray();
-    } catch (IOException e) {
-      throw new IllegalStateException("writing to memory failed", e); // ByteArrayOutputStream does not throw
+        Policy p = decode(compiled, Sha256.digest(text), yaml);
+        return p != null ? p : PolicyLoader.load(yaml);
     }
-  }
 
-  /**
-   * @return the policy in {@code data}, with {@code source} as its source; null if {@code data}
-   *     is not this format's version, is keyed by another SHA-256, or is inconsistent in any way
-   */
-  static Policy decode(byte[] data, byte[] sha256, Path source) {
-    try {
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
-      if (in.readInt() != MAGIC || in.readInt() != VERSION) {
-        return null;
-      }
-      byte[] key = new byte[32];
-      in.readFully(key);
-      if (!Arrays.equals(key, sha256)) {
-        return null;
-      }
-      String name = string(in);
-      Mode mode = Mode.values()[in.readUnsignedByte()];
-      String description = string(in);
-      int nProfiles = count(in);
-      List<Profile> profiles = new ArrayList<>(nProfiles);
-      for (int i = 0; i < nProfiles; i++) {
-        String pname = string(in);
-        Range nRanks = range(in);
-        Range nNodes = range(in);
-        int nRules = count(in);
-        List<Rule> rules = new ArrayList<>(nRules);
-        for (int j = 0; j < nRules; j++) {
-          Collective coll = Collective.values()[in.readUnsignedByte()];
-          long from = in.readLong();
-          long to = in.readLong();
-          Range pipe = range(in);
-          Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
-          double ncclRegret = in.readDouble();
-          int nCand = count(in);
-          if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
-            return null;
-          }
-          List<Candidate> cands = new ArrayList<>(nCand);
-          for (int k = 0; k < nCand; k++) {
-            cands.add(candidate(in));
-          }
-          rules.add(new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands));
+    /**
+     * Whether the binary form may stand for the YAML: the same owner as the YAML, and writable by
+     * nobody else (so that, say, a policy in a shared folder like /tmp cannot be shadowed by a
+     * binary form someone else put beside it: the SHA-256 only says which YAML it claims to be).
+     */
+    static boolean trusted(Path bin, Path yaml) throws IOException {
+        int mode = (Integer) Files.getAttribute(bin, "unix:mode");
+        return (mode & 0022) == 0 && Files.getAttribute(bin, "unix:uid").equals(Files.getAttribute(yaml, "unix:uid"));
+    }
+
+    /**
+     * Writes {@code FILE.compiled} beside a YAML policy (to a temporary file, then renamed over it).
+     *
+     * @param yaml a YAML policy file
+     * @return the path written
+     * @throws PolicyException if the YAML is invalid (nothing is written)
+     * @throws IOException if the file cannot be written
+     */
+    public static Path write(Path yaml) throws PolicyException, IOException {
+        byte[] text = Files.readAllBytes(yaml);
+        Policy p = PolicyLoader.load(yaml);
+        Path bin = pathFor(yaml);
+        Path tmp = bin.resolveSibling(
+                bin.getFileName() + ".tmp" + ProcessHandle.current().pid());
+        try {
+            Files.write(tmp, encode(p, Sha256.digest(text)));
+            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
-        profiles.add(new Profile(pname, nRanks, nNodes, rules));
-      }
-      if (in.read() != -1) {
-        return null; // trailing bytes: not a file this code wrote
-      }
-      return new Policy(name, mode, description, profiles, source);
-    } catch (IOException | RuntimeException e) {
-      return null; // truncated, or an id out of range
+        return bin;
     }
-  }
 
-  private static void string(DataOutputStream out, String s) throws IOException {
-    byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    out.writeInt(b.length);
-    out.write(b);
-  }
-
-  private static String string(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
-      throw new IOException("bad string length " + n);
+    /**
+     * Writes {@code FILE.compiled} beside each YAML policy named ({@code bin/nccl-tuner-aot} runs
+     * this before its training run, so the AOT cache holds the compiled path's classes, not
+     * Jackson's).
+     *
+     * <p>Usage: {@code java -cp nccl-tuner-java.jar io.nccltuner.engine.CompiledPolicy POLICY.yaml...}.
+     * Prints one line per file; exits 0, or 1 if any policy was invalid or could not be written.
+     *
+     * @param args YAML policy files
+     */
+    public static void main(String[] args) {
+        int status = 0;
+        for (String a : args) {
+            try {
+                System.out.println("nccl-tuner-aot: wrote " + write(Path.of(a)));
+            } catch (PolicyException | IOException | RuntimeException e) {
+                System.err.println("nccl-tuner-aot: " + a + ": not compiled: " + e.getMessage());
+                status = 1;
+            }
+        }
+        System.exit(status);
     }
-    byte[] b = new byte[n];
-    in.readFully(b);
-    return new String(b, StandardCharsets.UTF_8);
-  }
 
-  private static int count(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
-      throw new IOException("bad count " + n);
+    /** The binary form of {@code p}, keyed by {@code sha256} (of the YAML bytes). */
+    static byte[] encode(Policy p, byte[] sha256) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            out.write(sha256);
+            string(out, p.name());
+            out.writeByte(p.mode().ordinal());
+            string(out, p.description());
+            out.writeInt(p.profiles().size());
+            for (Profile prof : p.profiles()) {
+                string(out, prof.name());
+                range(out, prof.nRanks());
+                range(out, prof.nNodes());
+                out.writeInt(prof.rules().size());
+                for (Rule r : prof.rules()) {
+                    out.writeByte(r.collective().ordinal());
+                    out.writeLong(r.fromBytes());
+                    out.writeLong(r.toBytes());
+                    range(out, r.numPipeOps());
+                    out.writeBoolean(r.ncclPick() != null);
+                    if (r.ncclPick() != null) {
+                        candidate(out, r.ncclPick());
+                    }
+                    out.writeDouble(r.ncclRegret());
+                    out.writeInt(r.candidates().size());
+                    for (Candidate c : r.candidates()) {
+                        candidate(out, c);
+                    }
+                }
+            }
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException("writing to memory failed", e); // ByteArrayOutputStream does not throw
+        }
     }
-    return n;
-  }
 
-  private static void range(DataOutputStream out, Range r) throws IOException {
-    out.writeLong(r.min());
-    out.writeLong(r.max());
-  }
-
-  private static Range range(DataInputStream in) throws IOException {
-    long min = in.readLong();
-    long max = in.readLong();
-    if (min > max) {
-      throw new IOException("bad range " + min + ".." + max);
+    /**
+     * @return the policy in {@code data}, with {@code source} as its source; null if {@code data}
+     *     is not this format's version, is keyed by another SHA-256, or is inconsistent in any way
+     */
+    static Policy decode(byte[] data, byte[] sha256, Path source) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+                return null;
+            }
+            byte[] key = new byte[32];
+            in.readFully(key);
+            if (!Arrays.equals(key, sha256)) {
+                return null;
+            }
+            String name = string(in);
+            Mode mode = Mode.values()[in.readUnsignedByte()];
+            String description = string(in);
+            int nProfiles = count(in);
+            List<Profile> profiles = new ArrayList<>(nProfiles);
+            for (int i = 0; i < nProfiles; i++) {
+                String pname = string(in);
+                Range nRanks = range(in);
+                Range nNodes = range(in);
+                int nRules = count(in);
+                List<Rule> rules = new ArrayList<>(nRules);
+                for (int j = 0; j < nRules; j++) {
+                    Collective coll = Collective.values()[in.readUnsignedByte()];
+                    long from = in.readLong();
+                    long to = in.readLong();
+                    Range pipe = range(in);
+                    Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
+                    double ncclRegret = in.readDouble();
+                    int nCand = count(in);
+                    if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
+                        return null;
+                    }
+                    List<Candidate> cands = new ArrayList<>(nCand);
+                    for (int k = 0; k < nCand; k++) {
+                        cands.add(candidate(in));
+                    }
+                    rules.add(new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands));
+                }
+                profiles.add(new Profile(pname, nRanks, nNodes, rules));
+            }
+            if (in.read() != -1) {
+                return null; // trailing bytes: not a file this code wrote
+            }
+            return new Policy(name, mode, description, profiles, source);
+        } catch (IOException | RuntimeException e) {
+            return null; // truncated, or an id out of range
+        }
     }
-    return min == Range.ANY.min() && max == Range.ANY.max() ? Range.ANY : new Range(min, max);
-  }
 
-  private static void candidate(DataOutputStream out, Candidate c) throws IOException {
-    out.writeByte(c.algorithm().id());
-    out.writeByte(c.protocol().id());
-    out.writeInt(c.channels());
-    out.writeDouble(c.regret());
-  }
-
-  private static Candidate candidate(DataInputStream in) throws IOException {
-    Algorithm a = Algorithm.ofId(in.readUnsignedByte());
-    Protocol p = Protocol.ofId(in.readUnsignedByte());
-    int channels = in.readInt();
-    if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
-      throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
+    private static void string(DataOutputStream out, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(b.length);
+        out.write(b);
     }
-    return new Candidate(a, p, channels, in.readDouble());
-  }
+
+    private static String string(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
+            throw new IOException("bad string length " + n);
+        }
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static int count(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
+            throw new IOException("bad count " + n);
+        }
+        return n;
+    }
+
+    private static void range(DataOutputStream out, Range r) throws IOException {
+        out.writeLong(r.min());
+        out.writeLong(r.max());
+    }
+
+    private static Range range(DataInputStream in) throws IOException {
+        long min = in.readLong();
+        long max = in.readLong();
+        if (min > max) {
+            throw new IOException("bad range " + min + ".." + max);
+        }
+        return min == Range.ANY.min() && max == Range.ANY.max() ? Range.ANY : new Range(min, max);
+    }
+
+    private static void candidate(DataOutputStream out, Candidate c) throws IOException {
+        out.writeByte(c.algorithm().id());
+        out.writeByte(c.protocol().id());
+        out.writeInt(c.channels());
+        out.writeDouble(c.regret());
+    }
+
+    private static Candidate candidate(DataInputStream in) throws IOException {
+        Algorithm a = Algorithm.ofId(in.readUnsignedByte());
+        Protocol p = Protocol.ofId(in.readUnsignedByte());
+        int channels = in.readInt();
+        if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
+            throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
+        }
+        return new Candidate(a, p, channels, in.readDouble());
+    }
 }

@@ -8,9 +8,9 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One profile's rules compiled for O(1) lookup.
@@ -34,220 +34,226 @@ import java.util.List;
  * most four numPipeOps and regBuff comparisons: no scan over rules, no allocation, no lock.
  */
 public final class DecisionTable {
-  /** Ints per rule record. */
-  public static final int STRIDE = 8;
+    /** Ints per rule record. */
+    public static final int STRIDE = 8;
 
-  /** Offset of the candidate count within a record. */
-  public static final int CANDIDATE_COUNT = 2;
+    /** Offset of the candidate count within a record. */
+    public static final int CANDIDATE_COUNT = 2;
 
-  /** Offset of the first (best) candidate within a record; the others follow it, best first. */
-  public static final int FIRST_CANDIDATE = 3;
+    /** Offset of the first (best) candidate within a record; the others follow it, best first. */
+    public static final int FIRST_CANDIDATE = 3;
 
-  /** Offset of the regBuff condition within a record: 0 any, 1 regBuff 0, 2 regBuff 1. */
-  public static final int REG_BUFF = 7;
+    /** Offset of the regBuff condition within a record: 0 any, 1 regBuff 0, 2 regBuff 1. */
+    public static final int REG_BUFF = 7;
 
-  /** Most distinct chunk sizes one profile may name (8 bits of a packed candidate). */
-  public static final int MAX_CHUNK_SIZES = 255;
+    /** Most distinct chunk sizes one profile may name (8 bits of a packed candidate). */
+    public static final int MAX_CHUNK_SIZES = 255;
 
-  final int[] head;
-  final int[] chains;
-  final int[] rules;
-  private final long[] chunkSizes;
-  private final int ruleCount;
-  private final String sha256;
+    final int[] head;
+    final int[] chains;
+    final int[] rules;
+    private final long[] chunkSizes;
+    private final int ruleCount;
+    private final String sha256;
 
-  private DecisionTable(int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount) {
-    this.head = head;
-    this.chains = chains;
-    this.rules = rules;
-    this.chunkSizes = chunkSizes;
-    this.ruleCount = ruleCount;
-    this.sha256 = digest(head, chains, rules, chunkSizes);
-  }
+    private DecisionTable(int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount) {
+        this.head = head;
+        this.chains = chains;
+        this.rules = rules;
+        this.chunkSizes = chunkSizes;
+        this.ruleCount = ruleCount;
+        this.sha256 = digest(head, chains, rules, chunkSizes);
+    }
 
-  /**
-   * Compiles a validated profile.
-   *
-   * @param profile rules already checked by {@link PolicyLoader} (non-overlapping, bounds on the
-   *     grid, 1..4 candidates, at most 4 rules per bucket, at most {@link #MAX_CHUNK_SIZES}
-   *     distinct chunk sizes)
-   * @return the compiled table
-   * @throws IllegalArgumentException if the profile names more than {@link #MAX_CHUNK_SIZES} chunk sizes
-   */
-  public static DecisionTable compile(Policy.Profile profile) {
-    List<Policy.Rule> list = profile.rules();
-    int[] rules = new int[list.size() * STRIDE];
-    List<Long> chunks = new java.util.ArrayList<>();
-    List<List<Integer>> cells = new java.util.ArrayList<>(Collections.nCopies(Collective.COUNT * SizeGrid.BUCKETS, null));
-    for (int i = 0; i < list.size(); i++) {
-      Policy.Rule r = list.get(i);
-      int off = i * STRIDE;
-      rules[off] = (int) Math.min(r.numPipeOps().min(), Integer.MAX_VALUE);
-      rules[off + 1] = (int) Math.min(r.numPipeOps().max(), Integer.MAX_VALUE);
-      rules[off + CANDIDATE_COUNT] = r.candidates().size();
-      for (int k = 0; k < r.candidates().size(); k++) {
-        Policy.Candidate cand = r.candidates().get(k);
-        int chunk = 0;
-        if (cand.chunkSize() != 0) {
-          chunk = chunks.indexOf(cand.chunkSize()) + 1;
-          if (chunk == 0) {
-            chunks.add(cand.chunkSize());
-            chunk = chunks.size();
-          }
-          if (chunk > MAX_CHUNK_SIZES) {
-            throw new IllegalArgumentException("profile " + profile.name() + " names more than " + MAX_CHUNK_SIZES
-                + " distinct chunk sizes");
-          }
+    /**
+     * Compiles a validated profile.
+     *
+     * @param profile rules already checked by {@link PolicyLoader} (non-overlapping, bounds on the
+     *     grid, 1..4 candidates, at most 4 rules per bucket, at most {@link #MAX_CHUNK_SIZES}
+     *     distinct chunk sizes)
+     * @return the compiled table
+     * @throws IllegalArgumentException if the profile names more than {@link #MAX_CHUNK_SIZES} chunk sizes
+     */
+    public static DecisionTable compile(Policy.Profile profile) {
+        List<Policy.Rule> list = profile.rules();
+        int[] rules = new int[list.size() * STRIDE];
+        List<Long> chunks = new java.util.ArrayList<>();
+        List<List<Integer>> cells =
+                new java.util.ArrayList<>(Collections.nCopies(Collective.COUNT * SizeGrid.BUCKETS, null));
+        for (int i = 0; i < list.size(); i++) {
+            Policy.Rule r = list.get(i);
+            int off = i * STRIDE;
+            rules[off] = (int) Math.min(r.numPipeOps().min(), Integer.MAX_VALUE);
+            rules[off + 1] = (int) Math.min(r.numPipeOps().max(), Integer.MAX_VALUE);
+            rules[off + CANDIDATE_COUNT] = r.candidates().size();
+            for (int k = 0; k < r.candidates().size(); k++) {
+                Policy.Candidate cand = r.candidates().get(k);
+                int chunk = 0;
+                if (cand.chunkSize() != 0) {
+                    chunk = chunks.indexOf(cand.chunkSize()) + 1;
+                    if (chunk == 0) {
+                        chunks.add(cand.chunkSize());
+                        chunk = chunks.size();
+                    }
+                    if (chunk > MAX_CHUNK_SIZES) {
+                        throw new IllegalArgumentException("profile " + profile.name() + " names more than "
+                                + MAX_CHUNK_SIZES + " distinct chunk sizes");
+                    }
+                }
+                rules[off + FIRST_CANDIDATE + k] = PackedCandidate.pack(cand, chunk);
+            }
+            rules[off + REG_BUFF] = r.regBuff() == null ? 0 : r.regBuff() ? 2 : 1;
+            int lo = SizeGrid.bucket(r.fromBytes());
+            int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+            int base = r.collective().id() * SizeGrid.BUCKETS;
+            for (int b = lo; b < hi; b++) {
+                if (cells.get(base + b) == null) {
+                    cells.set(base + b, new java.util.ArrayList<>(1));
+                }
+                cells.get(base + b).add(off);
+            }
         }
-        rules[off + FIRST_CANDIDATE + k] = PackedCandidate.pack(cand, chunk);
-      }
-      rules[off + REG_BUFF] = r.regBuff() == null ? 0 : r.regBuff() ? 2 : 1;
-      int lo = SizeGrid.bucket(r.fromBytes());
-      int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
-      int base = r.collective().id() * SizeGrid.BUCKETS;
-      for (int b = lo; b < hi; b++) {
-        if (cells.get(base + b) == null) {
-          cells.set(base + b, new java.util.ArrayList<>(1));
+        int[] head = new int[cells.size()];
+        Arrays.fill(head, -1);
+        Map<List<Integer>, Integer> shared = new HashMap<>();
+        int[] chains = new int[16];
+        int used = 0;
+        for (int cell = 0; cell < cells.size(); cell++) {
+            List<Integer> run = cells.get(cell);
+            if (run == null) {
+                continue;
+            }
+            Integer at = shared.get(run);
+            if (at == null) {
+                if (used + run.size() + 1 > chains.length) {
+                    chains = Arrays.copyOf(chains, Math.max(chains.length * 2, used + run.size() + 1));
+                }
+                at = used;
+                for (int off : run) {
+                    chains[used++] = off;
+                }
+                chains[used++] = -1;
+                shared.put(run, at);
+            }
+            head[cell] = at;
         }
-        cells.get(base + b).add(off);
-      }
+        return new DecisionTable(
+                head,
+                Arrays.copyOf(chains, used),
+                rules,
+                chunks.stream().mapToLong(Long::longValue).toArray(),
+                list.size());
     }
-    int[] head = new int[cells.size()];
-    Arrays.fill(head, -1);
-    Map<List<Integer>, Integer> shared = new HashMap<>();
-    int[] chains = new int[16];
-    int used = 0;
-    for (int cell = 0; cell < cells.size(); cell++) {
-      List<Integer> run = cells.get(cell);
-      if (run == null) {
-        continue;
-      }
-      Integer at = shared.get(run);
-      if (at == null) {
-        if (used + run.size() + 1 > chains.length) {
-          chains = Arrays.copyOf(chains, Math.max(chains.length * 2, used + run.size() + 1));
+
+    /**
+     * Finds the rule for a call: O(1), no allocation.
+     *
+     * @param coll ncclFunc_t value
+     * @param nBytes message size as NCCL passes it, unsigned
+     * @param numPipeOps number of operations NCCL pipelines together (>= 1)
+     * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
+     */
+    public int find(int coll, long nBytes, int numPipeOps) {
+        return findInBucket(coll, SizeGrid.bucket(nBytes), numPipeOps);
+    }
+
+    /**
+     * As {@link #find}, for a size already bucketed (the per-call path computes the bucket once).
+     *
+     * @param coll ncclFunc_t value
+     * @param bucket {@code SizeGrid.bucket(nBytes)}
+     * @param numPipeOps number of operations NCCL pipelines together (>= 1)
+     * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
+     */
+    public int findInBucket(int coll, int bucket, int numPipeOps) {
+        return findInBucket(coll, bucket, numPipeOps, -1);
+    }
+
+    /**
+     * As {@link #findInBucket(int, int, int)}, with the call's regBuff.
+     *
+     * @param coll ncclFunc_t value
+     * @param bucket {@code SizeGrid.bucket(nBytes)}
+     * @param numPipeOps number of operations NCCL pipelines together (>= 1)
+     * @param regBuff as NCCL passes it (tuner v4+: 0, or non-zero for a registered buffer), or
+     *     negative when unknown (v3): then a rule that names regBuff does not match
+     * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
+     */
+    public int findInBucket(int coll, int bucket, int numPipeOps, int regBuff) {
+        if (coll < 0 || coll >= Collective.COUNT) {
+            return -1;
         }
-        at = used;
-        for (int off : run) {
-          chains[used++] = off;
+        int c = head[coll * SizeGrid.BUCKETS + bucket];
+        if (c < 0) {
+            return -1;
         }
-        chains[used++] = -1;
-        shared.put(run, at);
-      }
-      head[cell] = at;
-    }
-    return new DecisionTable(head, Arrays.copyOf(chains, used), rules,
-        chunks.stream().mapToLong(Long::longValue).toArray(), list.size());
-  }
-
-  /**
-   * Finds the rule for a call: O(1), no allocation.
-   *
-   * @param coll ncclFunc_t value
-   * @param nBytes message size as NCCL passes it, unsigned
-   * @param numPipeOps number of operations NCCL pipelines together (>= 1)
-   * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
-   */
-  public int find(int coll, long nBytes, int numPipeOps) {
-    return findInBucket(coll, SizeGrid.bucket(nBytes), numPipeOps);
-  }
-
-  /**
-   * As {@link #find}, for a size already bucketed (the per-call path computes the bucket once).
-   *
-   * @param coll ncclFunc_t value
-   * @param bucket {@code SizeGrid.bucket(nBytes)}
-   * @param numPipeOps number of operations NCCL pipelines together (>= 1)
-   * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
-   */
-  public int findInBucket(int coll, int bucket, int numPipeOps) {
-    return findInBucket(coll, bucket, numPipeOps, -1);
-  }
-
-  /**
-   * As {@link #findInBucket(int, int, int)}, with the call's regBuff.
-   *
-   * @param coll ncclFunc_t value
-   * @param bucket {@code SizeGrid.bucket(nBytes)}
-   * @param numPipeOps number of operations NCCL pipelines together (>= 1)
-   * @param regBuff as NCCL passes it (tuner v4+: 0, or non-zero for a registered buffer), or
-   *     negative when unknown (v3): then a rule that names regBuff does not match
-   * @return the offset of the rule record in {@link #rules}, or -1 if no rule applies
-   */
-  public int findInBucket(int coll, int bucket, int numPipeOps, int regBuff) {
-    if (coll < 0 || coll >= Collective.COUNT) {
-      return -1;
-    }
-    int c = head[coll * SizeGrid.BUCKETS + bucket];
-    if (c < 0) {
-      return -1;
-    }
-    int have = regBuff < 0 ? 0 : regBuff == 0 ? 1 : 2; // as rules store it: 0 any, 1 false, 2 true
-    for (int r; (r = chains[c]) >= 0; c++) {
-      int want = rules[r + REG_BUFF];
-      if (numPipeOps >= rules[r] && numPipeOps <= rules[r + 1] && (want == 0 || want == have)) {
-        return r;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * The chunk size for NCCL's getChunkSize (tuner v6+): NCCL passes no numPipeOps or regBuff
-   * there, so the first rule covering (collective, bucket), in file order, with a candidate of
-   * this algorithm and protocol that names a chunk size gives it.
-   *
-   * @param coll ncclFunc_t value
-   * @param bucket {@code SizeGrid.bucket(nBytes)}
-   * @param algorithm the algorithm NCCL chose
-   * @param protocol the protocol NCCL chose
-   * @return the chunk size in bytes, or 0 to leave NCCL's
-   */
-  public long chunkSize(int coll, int bucket, int algorithm, int protocol) {
-    if (chunkSizes.length == 0 || coll < 0 || coll >= Collective.COUNT) {
-      return 0;
-    }
-    int c = head[coll * SizeGrid.BUCKETS + bucket];
-    if (c < 0) {
-      return 0;
-    }
-    for (int r; (r = chains[c]) >= 0; c++) {
-      for (int k = r + FIRST_CANDIDATE, end = k + rules[r + CANDIDATE_COUNT]; k < end; k++) {
-        int cand = rules[k];
-        if (PackedCandidate.algorithm(cand) == algorithm && PackedCandidate.protocol(cand) == protocol
-            && PackedCandidate.chunk(cand) != 0) {
-          return chunkSizes[PackedCandidate.chunk(cand) - 1];
+        int have = regBuff < 0 ? 0 : regBuff == 0 ? 1 : 2; // as rules store it: 0 any, 1 false, 2 true
+        for (int r; (r = chains[c]) >= 0; c++) {
+            int want = rules[r + REG_BUFF];
+            if (numPipeOps >= rules[r] && numPipeOps <= rules[r + 1] && (want == 0 || want == have)) {
+                return r;
+            }
         }
-      }
+        return -1;
     }
-    return 0;
-  }
 
-  /** @return a copy of the distinct chunk sizes (bytes) the candidates name */
-  public long[] chunkSizes() {
-    return chunkSizes.clone();
-  }
+    /**
+     * The chunk size for NCCL's getChunkSize (tuner v6+): NCCL passes no numPipeOps or regBuff
+     * there, so the first rule covering (collective, bucket), in file order, with a candidate of
+     * this algorithm and protocol that names a chunk size gives it.
+     *
+     * @param coll ncclFunc_t value
+     * @param bucket {@code SizeGrid.bucket(nBytes)}
+     * @param algorithm the algorithm NCCL chose
+     * @param protocol the protocol NCCL chose
+     * @return the chunk size in bytes, or 0 to leave NCCL's
+     */
+    public long chunkSize(int coll, int bucket, int algorithm, int protocol) {
+        if (chunkSizes.length == 0 || coll < 0 || coll >= Collective.COUNT) {
+            return 0;
+        }
+        int c = head[coll * SizeGrid.BUCKETS + bucket];
+        if (c < 0) {
+            return 0;
+        }
+        for (int r; (r = chains[c]) >= 0; c++) {
+            for (int k = r + FIRST_CANDIDATE, end = k + rules[r + CANDIDATE_COUNT]; k < end; k++) {
+                int cand = rules[k];
+                if (PackedCandidate.algorithm(cand) == algorithm
+                        && PackedCandidate.protocol(cand) == protocol
+                        && PackedCandidate.chunk(cand) != 0) {
+                    return chunkSizes[PackedCandidate.chunk(cand) - 1];
+                }
+            }
+        }
+        return 0;
+    }
 
-  /** @return the rule records (read only by convention; see the class comment for the layout) */
-  public int[] rules() {
-    return rules;
-  }
+    /** @return a copy of the distinct chunk sizes (bytes) the candidates name */
+    public long[] chunkSizes() {
+        return chunkSizes.clone();
+    }
 
-  /** @return the number of rules compiled */
-  public int ruleCount() {
-    return ruleCount;
-  }
+    /** @return the rule records (read only by convention; see the class comment for the layout) */
+    public int[] rules() {
+        return rules;
+    }
 
-  /** @return hex SHA-256 over the compiled arrays, equal on every rank that loaded the same rules */
-  public String sha256() {
-    return sha256;
-  }
+    /** @return the number of rules compiled */
+    public int ruleCount() {
+        return ruleCount;
+    }
 
-  private static String digest(int[] head, int[] chains, int[] rules, long[] chunkSizes) {
-    ByteBuffer buf = ByteBuffer.allocate(4 * (head.length + chains.length + rules.length) + 8 * chunkSizes.length);
-    buf.asIntBuffer().put(head).put(chains).put(rules);
-    buf.position(4 * (head.length + chains.length + rules.length));
-    buf.asLongBuffer().put(chunkSizes);
-    return HexFormat.of().formatHex(Sha256.digest(buf.array()));
-  }
+    /** @return hex SHA-256 over the compiled arrays, equal on every rank that loaded the same rules */
+    public String sha256() {
+        return sha256;
+    }
+
+    private static String digest(int[] head, int[] chains, int[] rules, long[] chunkSizes) {
+        ByteBuffer buf = ByteBuffer.allocate(4 * (head.length + chains.length + rules.length) + 8 * chunkSizes.length);
+        buf.asIntBuffer().put(head).put(chains).put(rules);
+        buf.position(4 * (head.length + chains.length + rules.length));
+        buf.asLongBuffer().put(chunkSizes);
+        return HexFormat.of().formatHex(Sha256.digest(buf.array()));
+    }
 }

@@ -15,28 +15,28 @@ import java.util.List;
  * name. The conversion is {@link NcclExampleConfig#toPolicy(Path, java.util.function.Consumer)}.
  */
 final class NcclConfigFile {
-  private NcclConfigFile() {}
+    private NcclConfigFile() {}
 
-  /**
-   * @param csv the CSV file
-   * @param approximations receives each approximation the conversion made ({@code file:line: text})
-   * @return the policy it describes
-   * @throws PolicyException naming file and line of the first refused row, or why the file cannot
-   *     be read
-   */
-  static Policy load(Path csv, List<String> approximations) throws PolicyException {
-    try {
-      return NcclExampleConfig.toPolicy(csv, approximations::add);
-    } catch (InputException e) {
-      throw new PolicyException(e.getMessage());
-    } catch (IOException e) {
-      throw new PolicyException(csv + ": cannot read NCCL_TUNER_CONFIG_FILE: "
-          + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()));
+    /**
+     * @param csv the CSV file
+     * @param approximations receives each approximation the conversion made ({@code file:line: text})
+     * @return the policy it describes
+     * @throws PolicyException naming file and line of the first refused row, or why the file cannot
+     *     be read
+     */
+    static Policy load(Path csv, List<String> approximations) throws PolicyException {
+        try {
+            return NcclExampleConfig.toPolicy(csv, approximations::add);
+        } catch (InputException e) {
+            throw new PolicyException(e.getMessage());
+        } catch (IOException e) {
+            throw new PolicyException(csv + ": cannot read NCCL_TUNER_CONFIG_FILE: "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()));
+        }
     }
-  }
 
-  /** As {@link #load(Path, List)}, dropping the approximations. */
-  static Policy load(Path csv) throws PolicyException {
-    return load(csv, new ArrayList<>());
-  }
+    /** As {@link #load(Path, List)}, dropping the approximations. */
+    static Policy load(Path csv) throws PolicyException {
+        return load(csv, new ArrayList<>());
+    }
 }

@@ -13,99 +13,101 @@ import java.util.regex.Pattern;
  * SI units such as "MB" are refused because tools in this field use them for both 10^6 and 2^20.
  */
 public final class ByteSize {
-  private static final Pattern SIZE =
-      Pattern.compile("\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
-  private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    private static final Pattern SIZE = Pattern.compile("\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
+    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 
-  private ByteSize() {}
+    private ByteSize() {}
 
-  /**
-   * Parses a size.
-   *
-   * @param text an unsigned integer or a number followed by an IEC unit, case-insensitive in the
-   *     unit ("4kib" is 4096), or by nccl-tests' one-letter unit ("64M" is 64 MiB)
-   * @return the size in bytes, at most 2^63 - 1
-   * @throws IllegalArgumentException naming what is wrong: an unknown or SI unit, a fraction that
-   *     is not a whole number of bytes, or a value too large
-   */
-  public static long parse(String text) {
-    Matcher m = SIZE.matcher(text);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          "'" + text + "' is not a size; write bytes as an integer or with an IEC unit, e.g. 4 KiB");
+    /**
+     * Parses a size.
+     *
+     * @param text an unsigned integer or a number followed by an IEC unit, case-insensitive in the
+     *     unit ("4kib" is 4096), or by nccl-tests' one-letter unit ("64M" is 64 MiB)
+     * @return the size in bytes, at most 2^63 - 1
+     * @throws IllegalArgumentException naming what is wrong: an unknown or SI unit, a fraction that
+     *     is not a whole number of bytes, or a value too large
+     */
+    public static long parse(String text) {
+        Matcher m = SIZE.matcher(text);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a size; write bytes as an integer or with an IEC unit, e.g. 4 KiB");
+        }
+        String unit = m.group(2);
+        int shift = -1;
+        for (int i = 0; i < UNITS.length; i++) {
+            if (UNITS[i].equalsIgnoreCase(unit)
+                    || (i == 0 && unit.isEmpty())
+                    || (i > 0 && unit.equalsIgnoreCase(UNITS[i].substring(0, 1)))) {
+                shift = 10 * i;
+            }
+        }
+        if (shift < 0) {
+            String hint = unit.toUpperCase(Locale.ROOT).matches("[KMGTPE]B?")
+                    ? "; SI units are ambiguous here, write "
+                            + unit.toUpperCase(Locale.ROOT).charAt(0) + "iB"
+                    : "; units are B, KiB, MiB, GiB, TiB";
+            throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text.trim() + "'" + hint);
+        }
+        BigDecimal bytes =
+                new BigDecimal(m.group(1)).multiply(new BigDecimal(java.math.BigInteger.ONE.shiftLeft(shift)));
+        try {
+            return bytes.stripTrailingZeros().toBigIntegerExact().longValueExact();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("'" + text.trim() + "' is not a whole number of bytes below 2^63");
+        }
     }
-    String unit = m.group(2);
-    int shift = -1;
-    for (int i = 0; i < UNITS.length; i++) {
-      if (UNITS[i].equalsIgnoreCase(unit) || (i == 0 && unit.isEmpty())
-          || (i > 0 && unit.equalsIgnoreCase(UNITS[i].substring(0, 1)))) {
-        shift = 10 * i;
-      }
-    }
-    if (shift < 0) {
-      String hint = unit.toUpperCase(Locale.ROOT).matches("[KMGTPE]B?")
-          ? "; SI units are ambiguous here, write " + unit.toUpperCase(Locale.ROOT).charAt(0) + "iB"
-          : "; units are B, KiB, MiB, GiB, TiB";
-      throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text.trim() + "'" + hint);
-    }
-    BigDecimal bytes =
-        new BigDecimal(m.group(1)).multiply(new BigDecimal(java.math.BigInteger.ONE.shiftLeft(shift)));
-    try {
-      return bytes.stripTrailingZeros().toBigIntegerExact().longValueExact();
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "'" + text.trim() + "' is not a whole number of bytes below 2^63");
-    }
-  }
 
-  /**
-   * Formats a size for humans and for policy files (the output parses back with {@link #parse}).
-   *
-   * <p>Sizes that are a multiple of a unit print in that unit ("24 MiB", "3 KiB"); sizes that are
-   * a multiple of a quarter unit and at least one unit print with a fraction ("1.25 MiB"), which
-   * covers every point of the {@link SizeGrid}; other sizes print in bytes.
-   *
-   * @param bytes size in bytes, unsigned; -1 prints as "unbounded"
-   * @return the formatted size
-   */
-  public static String format(long bytes) {
-    if (bytes == -1L) {
-      return "unbounded";
+    /**
+     * Formats a size for humans and for policy files (the output parses back with {@link #parse}).
+     *
+     * <p>Sizes that are a multiple of a unit print in that unit ("24 MiB", "3 KiB"); sizes that are
+     * a multiple of a quarter unit and at least one unit print with a fraction ("1.25 MiB"), which
+     * covers every point of the {@link SizeGrid}; other sizes print in bytes.
+     *
+     * @param bytes size in bytes, unsigned; -1 prints as "unbounded"
+     * @return the formatted size
+     */
+    public static String format(long bytes) {
+        if (bytes == -1L) {
+            return "unbounded";
+        }
+        if (bytes < 0) {
+            return Long.toUnsignedString(bytes) + " B";
+        }
+        for (int i = UNITS.length - 1; i >= 1; i--) {
+            long unit = 1L << (10 * i);
+            if (bytes >= unit && bytes % (unit / 4) == 0) {
+                long q = bytes / (unit / 4);
+                String num = (q % 4 == 0)
+                        ? Long.toString(q / 4)
+                        : BigDecimal.valueOf(q).divide(BigDecimal.valueOf(4)).toPlainString();
+                return num + " " + UNITS[i];
+            }
+        }
+        return bytes + " B";
     }
-    if (bytes < 0) {
-      return Long.toUnsignedString(bytes) + " B";
-    }
-    for (int i = UNITS.length - 1; i >= 1; i--) {
-      long unit = 1L << (10 * i);
-      if (bytes >= unit && bytes % (unit / 4) == 0) {
-        long q = bytes / (unit / 4);
-        String num = (q % 4 == 0) ? Long.toString(q / 4) : BigDecimal.valueOf(q).divide(BigDecimal.valueOf(4)).toPlainString();
-        return num + " " + UNITS[i];
-      }
-    }
-    return bytes + " B";
-  }
 
-  /**
-   * A size for a table column: {@link #format} where that reads well (at most four digits before
-   * the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant digits in the largest
-   * unit, marked approximate ("~125.06 MiB" for 131136000 B, which {@link #format} writes
-   * "128062.5 KiB"). Not for policy files: only {@link #format} parses back exactly.
-   *
-   * @param bytes size in bytes, unsigned; -1 prints as "unbounded"
-   * @return the size
-   */
-  public static String readable(long bytes) {
-    String exact = format(bytes);
-    int space = exact.indexOf(' ');
-    String num = space < 0 ? exact : exact.substring(0, space);
-    int point = num.indexOf('.');
-    if (bytes < 0 || (point < 0 ? num.length() : point) <= 4) {
-      return exact;
+    /**
+     * A size for a table column: {@link #format} where that reads well (at most four digits before
+     * the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant digits in the largest
+     * unit, marked approximate ("~125.06 MiB" for 131136000 B, which {@link #format} writes
+     * "128062.5 KiB"). Not for policy files: only {@link #format} parses back exactly.
+     *
+     * @param bytes size in bytes, unsigned; -1 prints as "unbounded"
+     * @return the size
+     */
+    public static String readable(long bytes) {
+        String exact = format(bytes);
+        int space = exact.indexOf(' ');
+        String num = space < 0 ? exact : exact.substring(0, space);
+        int point = num.indexOf('.');
+        if (bytes < 0 || (point < 0 ? num.length() : point) <= 4) {
+            return exact;
+        }
+        int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(bytes)) / 10);
+        double v = bytes / Math.pow(1024, unit);
+        String s = String.format(Locale.ROOT, "%.2f", v).replaceFirst("\\.?0+$", "");
+        return (v * Math.pow(1024, unit) == bytes && s.indexOf('.') < 0 ? "" : "~") + s + " " + UNITS[unit];
     }
-    int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(bytes)) / 10);
-    double v = bytes / Math.pow(1024, unit);
-    String s = String.format(Locale.ROOT, "%.2f", v).replaceFirst("\\.?0+$", "");
-    return (v * Math.pow(1024, unit) == bytes && s.indexOf('.') < 0 ? "" : "~") + s + " " + UNITS[unit];
-  }
 }

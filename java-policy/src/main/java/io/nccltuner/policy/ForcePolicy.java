@@ -24,86 +24,91 @@ import java.util.List;
  * NCCL marks unavailable for a call is never used for it.
  */
 public final class ForcePolicy {
-  private ForcePolicy() {}
+    private ForcePolicy() {}
 
-  /** How the force profile's name starts ({@link #profileName}). */
-  public static final String PROFILE_PREFIX = "force:";
+    /** How the force profile's name starts ({@link #profileName}). */
+    public static final String PROFILE_PREFIX = "force:";
 
-  /**
-   * The forced candidate, parsed.
-   *
-   * @param algorithm NCCL algorithm
-   * @param protocol NCCL protocol
-   * @param channels channel count 1..64, or 0 to let NCCL decide
-   */
-  public record Forced(Algorithm algorithm, Protocol protocol, int channels) {
-    /** @return "RING/LL128" or "RING/LL128/8" */
-    public String label() {
-      return algorithm + "/" + protocol + (channels > 0 ? "/" + channels : "");
+    /**
+     * The forced candidate, parsed.
+     *
+     * @param algorithm NCCL algorithm
+     * @param protocol NCCL protocol
+     * @param channels channel count 1..64, or 0 to let NCCL decide
+     */
+    public record Forced(Algorithm algorithm, Protocol protocol, int channels) {
+        /** @return "RING/LL128" or "RING/LL128/8" */
+        public String label() {
+            return algorithm + "/" + protocol + (channels > 0 ? "/" + channels : "");
+        }
     }
-  }
 
-  /**
-   * Parses {@code ALGO/PROTO[/channels]}, NCCL spellings, any case ("ring/ll128/8").
-   *
-   * @param text the variable's value
-   * @return the candidate
-   * @throws IllegalArgumentException naming what is wrong, for anything else
-   */
-  public static Forced parse(String text) {
-    String[] f = text.strip().split("/", -1);
-    if (f.length < 2 || f.length > 3) {
-      throw new IllegalArgumentException("'" + text + "' is not ALGO/PROTO or ALGO/PROTO/CHANNELS (e.g. RING/LL128/8)");
+    /**
+     * Parses {@code ALGO/PROTO[/channels]}, NCCL spellings, any case ("ring/ll128/8").
+     *
+     * @param text the variable's value
+     * @return the candidate
+     * @throws IllegalArgumentException naming what is wrong, for anything else
+     */
+    public static Forced parse(String text) {
+        String[] f = text.strip().split("/", -1);
+        if (f.length < 2 || f.length > 3) {
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not ALGO/PROTO or ALGO/PROTO/CHANNELS (e.g. RING/LL128/8)");
+        }
+        Algorithm a = Algorithm.parse(f[0].strip());
+        if (a == null) {
+            throw new IllegalArgumentException("'" + f[0].strip()
+                    + "' is not an algorithm (TREE, RING, COLLNET_DIRECT, " + "COLLNET_CHAIN, NVLS, NVLS_TREE, PAT)");
+        }
+        Protocol p = Protocol.parse(f[1].strip());
+        if (p == null) {
+            throw new IllegalArgumentException("'" + f[1].strip() + "' is not a protocol (LL, LL128, SIMPLE)");
+        }
+        int ch = 0;
+        if (f.length == 3) {
+            try {
+                ch = Integer.parseInt(f[2].strip());
+            } catch (NumberFormatException e) {
+                ch = -1;
+            }
+            if (ch < 1 || ch > PolicyLoader.MAX_CHANNELS) {
+                throw new IllegalArgumentException(
+                        "channels '" + f[2].strip() + "' is not a count in 1.." + PolicyLoader.MAX_CHANNELS);
+            }
+        }
+        return new Forced(a, p, ch);
     }
-    Algorithm a = Algorithm.parse(f[0].strip());
-    if (a == null) {
-      throw new IllegalArgumentException("'" + f[0].strip() + "' is not an algorithm (TREE, RING, COLLNET_DIRECT, "
-          + "COLLNET_CHAIN, NVLS, NVLS_TREE, PAT)");
-    }
-    Protocol p = Protocol.parse(f[1].strip());
-    if (p == null) {
-      throw new IllegalArgumentException("'" + f[1].strip() + "' is not a protocol (LL, LL128, SIMPLE)");
-    }
-    int ch = 0;
-    if (f.length == 3) {
-      try {
-        ch = Integer.parseInt(f[2].strip());
-      } catch (NumberFormatException e) {
-        ch = -1;
-      }
-      if (ch < 1 || ch > PolicyLoader.MAX_CHANNELS) {
-        throw new IllegalArgumentException("channels '" + f[2].strip() + "' is not a count in 1.."
-            + PolicyLoader.MAX_CHANNELS);
-      }
-    }
-    return new Forced(a, p, ch);
-  }
 
-  /**
-   * The profile's name, which the engine's init and summary lines print.
-   *
-   * @param forced the candidate
-   * @return {@code force:ALGO/PROTO[/channels]}
-   */
-  public static String profileName(Forced forced) {
-    return PROFILE_PREFIX + forced.label();
-  }
-
-  /**
-   * The policy that forces one candidate.
-   *
-   * @param forced the candidate
-   * @return a policy named {@code force-ALGO-PROTO[-channels]}, mode enforce, whose one profile
-   *     is named {@link #profileName}
-   */
-  public static Policy of(Forced forced) {
-    Policy.Candidate c = new Policy.Candidate(forced.algorithm(), forced.protocol(), forced.channels(), Double.NaN);
-    List<Policy.Rule> rules = new ArrayList<>();
-    for (Collective coll : Collective.values()) {
-      rules.add(new Policy.Rule(coll, 0, -1L, Policy.Range.ANY, null, Double.NaN, List.of(c)));
+    /**
+     * The profile's name, which the engine's init and summary lines print.
+     *
+     * @param forced the candidate
+     * @return {@code force:ALGO/PROTO[/channels]}
+     */
+    public static String profileName(Forced forced) {
+        return PROFILE_PREFIX + forced.label();
     }
-    Policy.Profile profile = new Policy.Profile(profileName(forced), Policy.Range.ANY, Policy.Range.ANY, rules);
-    return new Policy("force-" + forced.label().replace('/', '-'),
-        Mode.ENFORCE, "NCCL_TUNER_JAVA_FORCE=" + forced.label(), List.of(profile), null);
-  }
+
+    /**
+     * The policy that forces one candidate.
+     *
+     * @param forced the candidate
+     * @return a policy named {@code force-ALGO-PROTO[-channels]}, mode enforce, whose one profile
+     *     is named {@link #profileName}
+     */
+    public static Policy of(Forced forced) {
+        Policy.Candidate c = new Policy.Candidate(forced.algorithm(), forced.protocol(), forced.channels(), Double.NaN);
+        List<Policy.Rule> rules = new ArrayList<>();
+        for (Collective coll : Collective.values()) {
+            rules.add(new Policy.Rule(coll, 0, -1L, Policy.Range.ANY, null, Double.NaN, List.of(c)));
+        }
+        Policy.Profile profile = new Policy.Profile(profileName(forced), Policy.Range.ANY, Policy.Range.ANY, rules);
+        return new Policy(
+                "force-" + forced.label().replace('/', '-'),
+                Mode.ENFORCE,
+                "NCCL_TUNER_JAVA_FORCE=" + forced.label(),
+                List.of(profile),
+                null);
+    }
 }

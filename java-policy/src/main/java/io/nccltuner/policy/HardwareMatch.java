@@ -15,62 +15,73 @@ import java.util.Locale;
  * @param gpu text the GPU name must contain, case-insensitive ("H200"), or null
  * @param computeCapability {@code major * 10 + minor} (9.0 = 90), inclusive, or null
  */
-public record HardwareMatch(Policy.Range nNvlDomains, Policy.Range minRanksPerNvlDomain,
-    Policy.Range maxRanksPerNvlDomain, Policy.Range ncclVersion, String gpu, Policy.Range computeCapability) {
-  /** EnumNames nothing: matches every process. */
-  public static final HardwareMatch ANY = new HardwareMatch(null, null, null, null, null, null);
+public record HardwareMatch(
+        Policy.Range nNvlDomains,
+        Policy.Range minRanksPerNvlDomain,
+        Policy.Range maxRanksPerNvlDomain,
+        Policy.Range ncclVersion,
+        String gpu,
+        Policy.Range computeCapability) {
+    /** EnumNames nothing: matches every process. */
+    public static final HardwareMatch ANY = new HardwareMatch(null, null, null, null, null, null);
 
-  /**
-   * @param s the process's signature
-   * @return null if it matches, else why not (for the INFO line)
-   */
-  public String mismatch(Signature s) {
-    String w = range("nvlDomain.nNvlDomains", nNvlDomains, s.nNvlDomains(), false);
-    if (w == null) {
-      w = range("nvlDomain.minRanksPerNvlDomain", minRanksPerNvlDomain, s.minRanksPerNvlDomain(), false);
+    /**
+     * @param s the process's signature
+     * @return null if it matches, else why not (for the INFO line)
+     */
+    public String mismatch(Signature s) {
+        String w = range("nvlDomain.nNvlDomains", nNvlDomains, s.nNvlDomains(), false);
+        if (w == null) {
+            w = range("nvlDomain.minRanksPerNvlDomain", minRanksPerNvlDomain, s.minRanksPerNvlDomain(), false);
+        }
+        if (w == null) {
+            w = range("nvlDomain.maxRanksPerNvlDomain", maxRanksPerNvlDomain, s.maxRanksPerNvlDomain(), false);
+        }
+        if (w == null) {
+            w = range("ncclVersion", ncclVersion, s.ncclVersion(), true);
+        }
+        if (w == null && gpu != null) {
+            if (s.gpuName().isEmpty()) {
+                w = "gpu '" + gpu + "' named but the GPU is unknown";
+            } else if (!s.gpuName().toLowerCase(Locale.ROOT).contains(gpu.toLowerCase(Locale.ROOT))) {
+                w = "gpu '" + s.gpuName() + "' does not contain '" + gpu + "'";
+            }
+        }
+        if (w == null && computeCapability != null) {
+            int cc = s.computeCapability();
+            if (cc < 0) {
+                w = "computeCapability " + ccRange(computeCapability) + " named but the compute capability is unknown";
+            } else if (!computeCapability.contains(cc)) {
+                w = "computeCapability " + s.ccMajor() + "." + s.ccMinor() + " is outside "
+                        + ccRange(computeCapability);
+            }
+        }
+        return w;
     }
-    if (w == null) {
-      w = range("nvlDomain.maxRanksPerNvlDomain", maxRanksPerNvlDomain, s.maxRanksPerNvlDomain(), false);
-    }
-    if (w == null) {
-      w = range("ncclVersion", ncclVersion, s.ncclVersion(), true);
-    }
-    if (w == null && gpu != null) {
-      if (s.gpuName().isEmpty()) {
-        w = "gpu '" + gpu + "' named but the GPU is unknown";
-      } else if (!s.gpuName().toLowerCase(Locale.ROOT).contains(gpu.toLowerCase(Locale.ROOT))) {
-        w = "gpu '" + s.gpuName() + "' does not contain '" + gpu + "'";
-      }
-    }
-    if (w == null && computeCapability != null) {
-      int cc = s.computeCapability();
-      if (cc < 0) {
-        w = "computeCapability " + ccRange(computeCapability) + " named but the compute capability is unknown";
-      } else if (!computeCapability.contains(cc)) {
-        w = "computeCapability " + s.ccMajor() + "." + s.ccMinor() + " is outside " + ccRange(computeCapability);
-      }
-    }
-    return w;
-  }
 
-  private static String range(String field, Policy.Range want, long have, boolean version) {
-    if (want == null) {
-      return null;
+    private static String range(String field, Policy.Range want, long have, boolean version) {
+        if (want == null) {
+            return null;
+        }
+        String wants = version
+                ? Signature.versionString(want.min()) + ".."
+                        + (want.max() == Long.MAX_VALUE ? "" : Signature.versionString(want.max()))
+                : want.toString();
+        if (have < 0) {
+            return field + " " + wants + " named but it is unknown"
+                    + (field.startsWith("nvl") ? " (NCCL passes NVLink domains from tuner v5, 2.28)" : "");
+        }
+        if (!want.contains(have)) {
+            return field + " " + (version ? Signature.versionString(have) : Long.toString(have)) + " is outside "
+                    + wants;
+        }
+        return null;
     }
-    String wants = version ? Signature.versionString(want.min()) + ".."
-        + (want.max() == Long.MAX_VALUE ? "" : Signature.versionString(want.max())) : want.toString();
-    if (have < 0) {
-      return field + " " + wants + " named but it is unknown" + (field.startsWith("nvl")
-          ? " (NCCL passes NVLink domains from tuner v5, 2.28)" : "");
-    }
-    if (!want.contains(have)) {
-      return field + " " + (version ? Signature.versionString(have) : Long.toString(have)) + " is outside " + wants;
-    }
-    return null;
-  }
 
-  private static String ccRange(Policy.Range r) {
-    return r.min() / 10 + "." + r.min() % 10 + (r.min() == r.max() ? ""
-        : ".." + (r.max() == Long.MAX_VALUE ? "" : r.max() / 10 + "." + r.max() % 10));
-  }
+    private static String ccRange(Policy.Range r) {
+        return r.min() / 10 + "." + r.min() % 10
+                + (r.min() == r.max()
+                        ? ""
+                        : ".." + (r.max() == Long.MAX_VALUE ? "" : r.max() / 10 + "." + r.max() % 10));
+    }
 }

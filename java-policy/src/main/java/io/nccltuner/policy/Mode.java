@@ -9,18 +9,21 @@ package io.nccltuner.policy;
  * NCCL_TUNER_JAVA_MODE}. The order is part of the compiled policy format (CANARY came last).
  */
 public enum Mode {
-  ENFORCE, SHADOW, OFF, CANARY;
+    ENFORCE,
+    SHADOW,
+    OFF,
+    CANARY;
 
-  /** Computed once: inits and destroys name the mode in their lines. */
-  private final String spelling = name().toLowerCase(java.util.Locale.ROOT);
+    /** Computed once: inits and destroys name the mode in their lines. */
+    private final String spelling = name().toLowerCase(java.util.Locale.ROOT);
 
-  /** Case-insensitive lookup; null if unknown. */
-  public static Mode parse(String s) {
-    return EnumNames.lookup(values(), s);
-  }
+    /** Case-insensitive lookup; null if unknown. */
+    public static Mode parse(String s) {
+        return EnumNames.lookup(values(), s);
+    }
 
-  /** @return the spelling used in policy files and logs ("enforce") */
-  public String spelling() {
-    return spelling;
-  }
+    /** @return the spelling used in policy files and logs ("enforce") */
+    public String spelling() {
+        return spelling;
+    }
 }

@@ -68,574 +68,648 @@ import java.util.function.Consumer;
  * config file's own comment ("-1 to keep default") says.
  */
 public final class NcclExampleConfig {
-  private static final String[] COLLS = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
-  private static final String[] ALGOS = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
-  private static final String[] PROTOS = {"ll", "ll128", "simple"};
+    private static final String[] COLLS = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
+    private static final String[] ALGOS = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"
+    };
+    private static final String[] PROTOS = {"ll", "ll128", "simple"};
 
-  /**
-   * One config line.
-   *
-   * @param line 1-based line number
-   * @param collective the collective
-   * @param from first byte (grid point) after rounding
-   * @param to end (exclusive grid point) after rounding, -1 for no bound
-   * @param candidate algorithm, protocol, channels (0 = NCCL's default)
-   * @param nNodes nodes matched, {@link Range#ANY} any (an NCCLX interval can name a range)
-   * @param nRanks ranks matched, {@link Range#ANY} any
-   * @param numPipeOps numPipeOps matched, {@link Range#ANY} any (an NCCLX interval can name a range)
-   */
-  record Line(int line, Collective collective, long from, long to, Candidate candidate, Range nNodes, Range nRanks,
-      Range numPipeOps, int regBuff) {}
+    /**
+     * One config line.
+     *
+     * @param line 1-based line number
+     * @param collective the collective
+     * @param from first byte (grid point) after rounding
+     * @param to end (exclusive grid point) after rounding, -1 for no bound
+     * @param candidate algorithm, protocol, channels (0 = NCCL's default)
+     * @param nNodes nodes matched, {@link Range#ANY} any (an NCCLX interval can name a range)
+     * @param nRanks ranks matched, {@link Range#ANY} any
+     * @param numPipeOps numPipeOps matched, {@link Range#ANY} any (an NCCLX interval can name a range)
+     */
+    record Line(
+            int line,
+            Collective collective,
+            long from,
+            long to,
+            Candidate candidate,
+            Range nNodes,
+            Range nRanks,
+            Range numPipeOps,
+            int regBuff) {}
 
-  /**
-   * The converted policy and what did not convert exactly.
-   *
-   * @param policy the policy (one or more profiles)
-   * @param warnings {@code file:line: text} for each approximation
-   * @param ruleLines for each rule (by identity), the config lines it comes from
-   */
-  public record Result(Policy policy, List<String> warnings, Map<Rule, List<Integer>> ruleLines) {}
+    /**
+     * The converted policy and what did not convert exactly.
+     *
+     * @param policy the policy (one or more profiles)
+     * @param warnings {@code file:line: text} for each approximation
+     * @param ruleLines for each rule (by identity), the config lines it comes from
+     */
+    public record Result(Policy policy, List<String> warnings, Map<Rule, List<Integer>> ruleLines) {}
 
-  private NcclExampleConfig() {}
+    private NcclExampleConfig() {}
 
-  /**
-   * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
-   *
-   * @param csv the config file
-   * @param warnings receives each approximation as {@code file:line: text}
-   * @return the policy, named after the file, mode enforce, {@link Policy#source()} the file
-   * @throws IOException if the file cannot be read
-   * @throws InputException on the first line the converter refuses (see the class comment)
-   */
-  public static Policy toPolicy(Path csv, Consumer<String> warnings) throws IOException, InputException {
-    Result r = convert(csv);
-    r.warnings().forEach(warnings);
-    return r.policy();
-  }
+    /**
+     * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
+     *
+     * @param csv the config file
+     * @param warnings receives each approximation as {@code file:line: text}
+     * @return the policy, named after the file, mode enforce, {@link Policy#source()} the file
+     * @throws IOException if the file cannot be read
+     * @throws InputException on the first line the converter refuses (see the class comment)
+     */
+    public static Policy toPolicy(Path csv, Consumer<String> warnings) throws IOException, InputException {
+        Result r = convert(csv);
+        r.warnings().forEach(warnings);
+        return r.policy();
+    }
 
-  /**
-   * As {@link #toPolicy(Path, Consumer)}, dropping the warnings.
-   *
-   * @param csv the config file
-   * @return the policy
-   * @throws IOException if the file cannot be read
-   * @throws InputException on a line the converter refuses
-   */
-  public static Policy toPolicy(Path csv) throws IOException, InputException {
-    return toPolicy(csv, w -> { });
-  }
+    /**
+     * As {@link #toPolicy(Path, Consumer)}, dropping the warnings.
+     *
+     * @param csv the config file
+     * @return the policy
+     * @throws IOException if the file cannot be read
+     * @throws InputException on a line the converter refuses
+     */
+    public static Policy toPolicy(Path csv) throws IOException, InputException {
+        return toPolicy(csv, w -> {});
+    }
 
-  /**
-   * Converts a config file.
-   *
-   * @param csv the config file
-   * @return the policy, the warnings and where each rule came from
-   * @throws IOException if the file cannot be read
-   * @throws InputException on a line the converter refuses
-   */
-  public static Result convert(Path csv) throws IOException, InputException {
-    String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
-    Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
-    Policy p = r.policy();
-    return new Result(new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
-  }
+    /**
+     * Converts a config file.
+     *
+     * @param csv the config file
+     * @return the policy, the warnings and where each rule came from
+     * @throws IOException if the file cannot be read
+     * @throws InputException on a line the converter refuses
+     */
+    public static Result convert(Path csv) throws IOException, InputException {
+        String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
+        Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
+        Policy p = r.policy();
+        return new Result(
+                new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
+    }
 
-  /**
-   * Converts config text.
-   *
-   * @param file the name used in messages
-   * @param policyName the policy's name
-   * @param text the lines of the file
-   * @return the policy, the warnings and where each rule came from
-   * @throws InputException on a line the converter refuses
-   */
-  public static Result convert(String file, String policyName, List<String> text) throws InputException {
-    List<String> warnings = new ArrayList<>();
-    List<Line> lines = new ArrayList<>();
-    String first = text.stream().map(String::strip).filter(x -> !x.isEmpty()).findFirst().orElse("");
-    if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
-      for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
-        Line l = parse(InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
-        if (l != null) {
-          lines.add(l);
-        }
-      }
-      warnings.add(file + ": read as JSON rules (NCCLX style), one rule per object");
-    } else {
-      boolean seenLine = false;
-      for (int i = 0; i < text.size(); i++) {
-        String t = text.get(i).strip();
-        if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
-          seenLine = true;
-          String[] f = ConfigFormats.split(t);
-          String why = ConfigFormats.headerProblem(f);
-          if (why != null) {
-            throw new InputException(InputException.at(file, i + 1), why);
-          }
-          if (ConfigFormats.looksLikeHeader(f)) {
-            warnings.add(InputException.at(file, i + 1) + ": a header row ('" + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
-                + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
-            continue;
-          }
-        }
-        Line l;
-        try {
-          l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
-        } catch (InputException e) {
-          if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
-            throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
-          }
-          throw e;
-        }
-        if (l != null) {
-          lines.add(l);
-        }
-      }
-    }
-    if (lines.isEmpty()) {
-      warnings.add(file + ": no config lines; the policy changes nothing");
-    }
-    // the nNodes / nRanks the file names, cut into pieces no line's range splits (a value the
-    // example names is a piece of its own; an NCCLX interval [2,8] may become several), plus
-    // "other" (Range.ANY: a value no line names)
-    List<Range> nodeSegs = segments(lines.stream().map(Line::nNodes).toList());
-    List<Range> rankSegs = segments(lines.stream().map(Line::nRanks).toList());
-    record Cell(Range nNodes, Range nRanks) {} // ANY = any value the file does not name
-    // profile order, first match wins: pieces of both before a piece of one before neither, i.e.
-    // more specific shapes before wider ones; pieces of one axis are disjoint, so their order
-    // among themselves (ascending) changes nothing; within a profile the lines keep file order
-    List<Cell> cells = new ArrayList<>();
-    for (Range n : nodeSegs) {
-      for (Range r : rankSegs) {
-        cells.add(new Cell(n, r));
-      }
-    }
-    for (Range n : nodeSegs) {
-      cells.add(new Cell(n, Range.ANY));
-    }
-    for (Range r : rankSegs) {
-      cells.add(new Cell(Range.ANY, r));
-    }
-    cells.add(new Cell(Range.ANY, Range.ANY));
-    Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
-    Map<Integer, Dropped> dropped = new java.util.TreeMap<>();
-    List<Profile> profiles = new ArrayList<>();
-    for (Cell c : cells) {
-      List<Line> applicable = lines.stream()
-          .filter(l -> covers(l.nNodes(), c.nNodes()) && covers(l.nRanks(), c.nRanks()))
-          .toList();
-      if (applicable.isEmpty()) {
-        continue;
-      }
-      boolean anyN = c.nNodes().equals(Range.ANY);
-      boolean anyR = c.nRanks().equals(Range.ANY);
-      String pname = anyN && anyR ? "any"
-          : (anyN ? "" : "nNodes" + c.nNodes()) + (!anyN && !anyR ? "-" : "") + (anyR ? "" : "nRanks" + c.nRanks());
-      profiles.add(new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
-    }
-    for (var e : dropped.entrySet()) {
-      Dropped d = e.getValue();
-      long to = d.lastBucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(d.lastBucket() + 1) : -1L;
-      warnings.add(InputException.at(file, e.getKey()) + ": not used for " + d.collective() + " [" + ByteSize.format(
-          SizeGrid.lowerBound(d.firstBucket())) + ", " + ByteSize.format(to) + "): lines " + d.kept().stream()
-          .map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " match there first with "
-          + PolicyLoader.MAX_CANDIDATES + " different algorithm/protocol pairs and a policy rule lists at most "
-          + PolicyLoader.MAX_CANDIDATES + " candidates (NCCL reaches line " + e.getKey()
-          + " there only when it offers none of them)");
-    }
-    // drop profiles whose removal changes no communicator's rules
-    List<long[]> probes = new ArrayList<>();
-    for (long n : probes(nodeSegs)) {
-      for (long r : probes(rankSegs)) {
-        probes.add(new long[] {n, r});
-      }
-    }
-    for (int i = 0; i < profiles.size() && profiles.size() > 1; ) {
-      List<Profile> without = new ArrayList<>(profiles);
-      without.remove(i);
-      boolean same = true;
-      for (long[] p : probes) {
-        if (!Objects.equals(effective(profiles, p), effective(without, p))) {
-          same = false;
-          break;
-        }
-      }
-      if (same) {
-        profiles = without;
-      } else {
-        i++;
-      }
-    }
-    if (profiles.isEmpty()) {
-      profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
-    }
-    Policy policy = new Policy(policyName, Mode.ENFORCE,
-        "Imported by nccl-tuner import from NCCL example-tuner config " + file + " (first matching line wins).",
-        profiles, null);
-    return new Result(policy, warnings, ruleLines);
-  }
-
-  /**
-   * Cuts the axis at each named range's ends.
-   *
-   * @param named each line's range on one axis, {@link Range#ANY} for any
-   * @return the ascending, disjoint pieces some named range covers; each named range is a union of them
-   */
-  private static List<Range> segments(List<Range> named) {
-    TreeSet<Long> cuts = new TreeSet<>();
-    for (Range r : named) {
-      if (!r.equals(Range.ANY)) {
-        cuts.add(r.min());
-        if (r.max() != Long.MAX_VALUE) {
-          cuts.add(r.max() + 1);
-        }
-      }
-    }
-    List<Range> out = new ArrayList<>();
-    for (long lo : cuts) {
-      Long next = cuts.higher(lo);
-      Range seg = new Range(lo, next == null ? Long.MAX_VALUE : next - 1);
-      if (named.stream().anyMatch(r -> !r.equals(Range.ANY) && r.contains(lo))) {
-        out.add(seg);
-      }
-    }
-    return out;
-  }
-
-  /** @return whether a line's range applies to a profile's piece (ANY: only lines for any value) */
-  private static boolean covers(Range line, Range piece) {
-    return line.equals(Range.ANY) || (!piece.equals(Range.ANY) && line.contains(piece.min()));
-  }
-
-  /** @return one value per piece, plus the smallest value (1 or more) no piece holds, if any */
-  private static List<Long> probes(List<Range> segs) {
-    List<Long> out = new ArrayList<>();
-    long other = 1;
-    for (Range s : segs) {
-      out.add(s.min());
-      if (s.contains(other)) {
-        other = s.max() == Long.MAX_VALUE ? -1 : s.max() + 1;
-      }
-    }
-    if (other != -1) {
-      out.add(other);
-    }
-    return out;
-  }
-
-  /** The rules a communicator of (nNodes, nRanks) gets: the first matching profile's, by content. */
-  private static List<String> effective(List<Profile> profiles, long[] probe) {
-    for (Profile p : profiles) {
-      if (p.nNodes().contains(probe[0]) && p.nRanks().contains(probe[1])) {
-        return p.rules().stream().map(Object::toString).toList();
-      }
-    }
-    return List.of();
-  }
-
-  /** A line left out of the rules where more than MAX_CANDIDATES distinct lines match before it. */
-  private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {}
-
-  /**
-   * As {@link #rules}, keeping the regBuff column: resolved once for regBuff 0 (lines naming 0 or
-   * any) and once for regBuff 1 (1 or any); a rule the same in both is kept for any regBuff.
-   */
-  private static List<Rule> rulesByRegBuff(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines,
-      Map<Integer, Dropped> dropped) throws InputException {
-    if (lines.stream().allMatch(l -> l.regBuff() == -1)) {
-      return rules(file, lines, ruleLines, dropped);
-    }
-    List<Rule> no = rules(file, lines.stream().filter(l -> l.regBuff() != 1).toList(), ruleLines, dropped);
-    List<Rule> yes = new ArrayList<>(rules(file, lines.stream().filter(l -> l.regBuff() != 0).toList(), ruleLines, dropped));
-    List<Rule> out = new ArrayList<>();
-    for (Rule r : no) {
-      out.add(yes.remove(r) ? r : withRegBuff(r, false, ruleLines));
-    }
-    for (Rule r : yes) {
-      out.add(withRegBuff(r, true, ruleLines));
-    }
-    return out;
-  }
-
-  private static Rule withRegBuff(Rule r, boolean regBuff, Map<Rule, List<Integer>> ruleLines) {
-    Rule t = new Rule(r.collective(), r.fromBytes(), r.toBytes(), r.numPipeOps(), r.ncclPick(), r.ncclRegret(),
-        r.candidates(), regBuff);
-    ruleLines.put(t, ruleLines.getOrDefault(r, List.of()));
-    return t;
-  }
-
-  /**
-   * Resolves "first matching line wins" for one profile into non-overlapping rules.
-   *
-   * @param dropped receives, per config line, where it was left out (a rule keeps the first
-   *     {@link PolicyLoader#MAX_CANDIDATES} distinct algorithm/protocol pairs)
-   */
-  private static List<Rule> rules(String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines,
-      Map<Integer, Dropped> dropped) throws InputException {
-    List<Rule> out = new ArrayList<>();
-    for (Collective coll : Collective.values()) {
-      List<Line> ls = lines.stream().filter(l -> l.collective() == coll).toList();
-      if (ls.isEmpty()) {
-        continue;
-      }
-      // numPipeOps segments: the axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each
-      // named value or range, so no line's numPipeOps splits a segment
-      TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
-      for (Line l : ls) {
-        if (!l.numPipeOps().equals(Range.ANY)) {
-          cuts.add(Math.max(1, l.numPipeOps().min()));
-          if (l.numPipeOps().max() != Long.MAX_VALUE) {
-            cuts.add(l.numPipeOps().max() + 1);
-          }
-        }
-      }
-      List<Range> segs = new ArrayList<>();
-      for (long lo : cuts) {
-        Long next = cuts.higher(lo);
-        segs.add(new Range(lo, next == null ? Long.MAX_VALUE : next - 1));
-      }
-      if (segs.size() == 1) {
-        segs.set(0, Range.ANY);
-      }
-      // per segment and bucket: the ordered candidates of the matching lines
-      record Piece(Range pipe, long from, long to, List<Candidate> cands, List<Integer> lines) {}
-      List<Piece> pieces = new ArrayList<>();
-      for (Range seg : segs) {
-        Piece open = null;
-        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
-          List<Candidate> cands = new ArrayList<>();
-          List<Integer> from = new ArrayList<>();
-          if (b < SizeGrid.BUCKETS) {
-            long size = SizeGrid.lowerBound(b);
-            for (Line l : ls) {
-              boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
-                  && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
-              boolean pipeOk = l.numPipeOps().equals(Range.ANY) || l.numPipeOps().contains(seg.min());
-              if (sizeOk && pipeOk && cands.stream().noneMatch(c -> c.algorithm() == l.candidate().algorithm()
-                  && c.protocol() == l.candidate().protocol())) {
-                if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
-                  // NCCL would try this line only after the first four, all not offered: keep those
-                  final int bucket = b;
-                  final List<Integer> kept = List.copyOf(from);
-                  dropped.merge(l.line(), new Dropped(coll, b, b, kept), (old, x) -> new Dropped(old.collective(),
-                      Math.min(old.firstBucket(), bucket), Math.max(old.lastBucket(), bucket), old.kept()));
-                  continue;
+    /**
+     * Converts config text.
+     *
+     * @param file the name used in messages
+     * @param policyName the policy's name
+     * @param text the lines of the file
+     * @return the policy, the warnings and where each rule came from
+     * @throws InputException on a line the converter refuses
+     */
+    public static Result convert(String file, String policyName, List<String> text) throws InputException {
+        List<String> warnings = new ArrayList<>();
+        List<Line> lines = new ArrayList<>();
+        String first = text.stream()
+                .map(String::strip)
+                .filter(x -> !x.isEmpty())
+                .findFirst()
+                .orElse("");
+        if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
+            for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
+                Line l = parse(
+                        InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
+                if (l != null) {
+                    lines.add(l);
                 }
-                cands.add(l.candidate());
-                from.add(l.line());
-              }
             }
-          }
-          if (open != null && !open.cands().equals(cands)) {
-            long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
-            pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
-            open = null;
-          }
-          if (open == null && !cands.isEmpty()) {
-            open = new Piece(seg, SizeGrid.lowerBound(b), 0, cands, new ArrayList<>(from));
-          } else if (open != null) {
-            for (int x : from) {
-              if (!open.lines().contains(x)) {
-                open.lines().add(x);
-              }
-            }
-          }
-        }
-      }
-      // merge pieces that differ only by neighbouring numPipeOps segments
-      List<Piece> merged = new ArrayList<>();
-      for (Piece p : pieces) {
-        Piece prev = null;
-        for (Piece m : merged) {
-          if (m.from() == p.from() && m.to() == p.to() && m.cands().equals(p.cands())
-              && m.pipe().max() != Long.MAX_VALUE && m.pipe().max() + 1 == p.pipe().min()) {
-            prev = m;
-          }
-        }
-        if (prev != null) {
-          merged.remove(prev);
-          List<Integer> ln = new ArrayList<>(prev.lines());
-          p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
-          long max = p.pipe().max();
-          Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE ? Range.ANY : new Range(prev.pipe().min(), max);
-          merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));
+            warnings.add(file + ": read as JSON rules (NCCLX style), one rule per object");
         } else {
-          merged.add(p);
+            boolean seenLine = false;
+            for (int i = 0; i < text.size(); i++) {
+                String t = text.get(i).strip();
+                if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
+                    seenLine = true;
+                    String[] f = ConfigFormats.split(t);
+                    String why = ConfigFormats.headerProblem(f);
+                    if (why != null) {
+                        throw new InputException(InputException.at(file, i + 1), why);
+                    }
+                    if (ConfigFormats.looksLikeHeader(f)) {
+                        warnings.add(
+                                InputException.at(file, i + 1) + ": a header row ('"
+                                        + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
+                                        + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
+                        continue;
+                    }
+                }
+                Line l;
+                try {
+                    l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
+                } catch (InputException e) {
+                    if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
+                        throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
+                    }
+                    throw e;
+                }
+                if (l != null) {
+                    lines.add(l);
+                }
+            }
         }
-      }
-      for (Piece p : merged) {
-        Rule r = new Rule(coll, p.from(), p.to(), p.pipe(), null, Double.NaN, p.cands());
-        out.add(r);
-        ruleLines.put(r, p.lines().stream().sorted().toList());
-      }
-    }
-    // at most MAX_RULES_PER_BUCKET numPipeOps-distinct rules per (collective, bucket)
-    for (Collective coll : Collective.values()) {
-      int[] count = new int[SizeGrid.BUCKETS];
-      for (Rule r : out) {
-        if (r.collective() != coll) {
-          continue;
+        if (lines.isEmpty()) {
+            warnings.add(file + ": no config lines; the policy changes nothing");
         }
-        int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
-        for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
-          if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
-            throw new InputException(InputException.at(file, ruleLines.get(r).getFirst()), "more than "
-                + PolicyLoader.MAX_RULES_PER_BUCKET + " numPipeOps values get different rules for " + coll + " at "
-                + ByteSize.format(SizeGrid.lowerBound(b)) + "; a policy allows " + PolicyLoader.MAX_RULES_PER_BUCKET);
-          }
+        // the nNodes / nRanks the file names, cut into pieces no line's range splits (a value the
+        // example names is a piece of its own; an NCCLX interval [2,8] may become several), plus
+        // "other" (Range.ANY: a value no line names)
+        List<Range> nodeSegs = segments(lines.stream().map(Line::nNodes).toList());
+        List<Range> rankSegs = segments(lines.stream().map(Line::nRanks).toList());
+        record Cell(Range nNodes, Range nRanks) {} // ANY = any value the file does not name
+        // profile order, first match wins: pieces of both before a piece of one before neither, i.e.
+        // more specific shapes before wider ones; pieces of one axis are disjoint, so their order
+        // among themselves (ascending) changes nothing; within a profile the lines keep file order
+        List<Cell> cells = new ArrayList<>();
+        for (Range n : nodeSegs) {
+            for (Range r : rankSegs) {
+                cells.add(new Cell(n, r));
+            }
         }
-      }
+        for (Range n : nodeSegs) {
+            cells.add(new Cell(n, Range.ANY));
+        }
+        for (Range r : rankSegs) {
+            cells.add(new Cell(Range.ANY, r));
+        }
+        cells.add(new Cell(Range.ANY, Range.ANY));
+        Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
+        Map<Integer, Dropped> dropped = new java.util.TreeMap<>();
+        List<Profile> profiles = new ArrayList<>();
+        for (Cell c : cells) {
+            List<Line> applicable = lines.stream()
+                    .filter(l -> covers(l.nNodes(), c.nNodes()) && covers(l.nRanks(), c.nRanks()))
+                    .toList();
+            if (applicable.isEmpty()) {
+                continue;
+            }
+            boolean anyN = c.nNodes().equals(Range.ANY);
+            boolean anyR = c.nRanks().equals(Range.ANY);
+            String pname = anyN && anyR
+                    ? "any"
+                    : (anyN ? "" : "nNodes" + c.nNodes())
+                            + (!anyN && !anyR ? "-" : "")
+                            + (anyR ? "" : "nRanks" + c.nRanks());
+            profiles.add(
+                    new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
+        }
+        for (var e : dropped.entrySet()) {
+            Dropped d = e.getValue();
+            long to = d.lastBucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(d.lastBucket() + 1) : -1L;
+            warnings.add(InputException.at(file, e.getKey()) + ": not used for " + d.collective() + " ["
+                    + ByteSize.format(SizeGrid.lowerBound(d.firstBucket())) + ", " + ByteSize.format(to) + "): lines "
+                    + d.kept().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + " match there first with "
+                    + PolicyLoader.MAX_CANDIDATES
+                    + " different algorithm/protocol pairs and a policy rule lists at most "
+                    + PolicyLoader.MAX_CANDIDATES + " candidates (NCCL reaches line " + e.getKey()
+                    + " there only when it offers none of them)");
+        }
+        // drop profiles whose removal changes no communicator's rules
+        List<long[]> probes = new ArrayList<>();
+        for (long n : probes(nodeSegs)) {
+            for (long r : probes(rankSegs)) {
+                probes.add(new long[] {n, r});
+            }
+        }
+        for (int i = 0; i < profiles.size() && profiles.size() > 1; ) {
+            List<Profile> without = new ArrayList<>(profiles);
+            without.remove(i);
+            boolean same = true;
+            for (long[] p : probes) {
+                if (!Objects.equals(effective(profiles, p), effective(without, p))) {
+                    same = false;
+                    break;
+                }
+            }
+            if (same) {
+                profiles = without;
+            } else {
+                i++;
+            }
+        }
+        if (profiles.isEmpty()) {
+            profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
+        }
+        Policy policy = new Policy(
+                policyName,
+                Mode.ENFORCE,
+                "Imported by nccl-tuner import from NCCL example-tuner config " + file + " (first matching line wins).",
+                profiles,
+                null);
+        return new Result(policy, warnings, ruleLines);
     }
-    return out;
-  }
 
-  // ---- one line ------------------------------------------------------------------------------
+    /**
+     * Cuts the axis at each named range's ends.
+     *
+     * @param named each line's range on one axis, {@link Range#ANY} for any
+     * @return the ascending, disjoint pieces some named range covers; each named range is a union of them
+     */
+    private static List<Range> segments(List<Range> named) {
+        TreeSet<Long> cuts = new TreeSet<>();
+        for (Range r : named) {
+            if (!r.equals(Range.ANY)) {
+                cuts.add(r.min());
+                if (r.max() != Long.MAX_VALUE) {
+                    cuts.add(r.max() + 1);
+                }
+            }
+        }
+        List<Range> out = new ArrayList<>();
+        for (long lo : cuts) {
+            Long next = cuts.higher(lo);
+            Range seg = new Range(lo, next == null ? Long.MAX_VALUE : next - 1);
+            if (named.stream().anyMatch(r -> !r.equals(Range.ANY) && r.contains(lo))) {
+                out.add(seg);
+            }
+        }
+        return out;
+    }
 
-  /** @param intervals whether the line is NCCLX's (interval syntax or JSON): nNodes/nRanks may be [lo,hi] */
-  private static Line parse(String where, int ln, String raw, boolean intervals, List<String> warnings)
-      throws InputException {
-    String t = raw.strip();
-    if (t.isEmpty() || t.startsWith("#")) {
-      return null;
+    /** @return whether a line's range applies to a profile's piece (ANY: only lines for any value) */
+    private static boolean covers(Range line, Range piece) {
+        return line.equals(Range.ANY) || (!piece.equals(Range.ANY) && line.contains(piece.min()));
     }
-    String[] f = ConfigFormats.split(t);
-    if (f.length >= 2 && ConfigFormats.isInterval(f[1])) {
-      f = ConfigFormats.fromIntervals(where, f); // NCCLX: the byte range as one interval field
-      intervals = true;
-    }
-    if (f.length == 11 || f.length == 12) {
-      throw new InputException(where, ConfigFormats.rcclProblem(f.length));
-    }
-    if (f.length < 8 || f.length > 10) {
-      throw new InputException(where, f.length + " fields; a line has 8 to 10: collective,min_bytes,max_bytes,"
-          + "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] (NCCL's plugin would "
-          + (f.length < 8 ? "skip it silently)" : "ignore the fields after the 10th)"));
-    }
-    int ci = name(where, f[0], COLLS, "collective", "allreduce");
-    int ai = name(where, f[3], ALGOS, "algorithm", "ring");
-    int pi = name(where, f[4], PROTOS, "protocol", "simple");
-    long min = unsigned(where, f[1], "min_bytes");
-    long max = unsigned(where, f[2], "max_bytes");
-    if (min == -1L) {
-      throw new InputException(where, "min_bytes is -1 (2^64 - 1 to NCCL's strtoull), which no call reaches; "
-          + "write 0 for no lower bound");
-    }
-    if (max != -1L && Long.compareUnsigned(min, max) > 0) {
-      throw new InputException(where, "min_bytes " + Long.toUnsignedString(min) + " is above max_bytes "
-          + Long.toUnsignedString(max) + "; the range is inclusive and would match nothing");
-    }
-    int channels = (int) integer(where, f[5], "channels", -1, PolicyLoader.MAX_CHANNELS);
-    Range nNodes = shape(where, f[6], "nNodes", intervals);
-    Range nRanks = shape(where, f[7], "nRanks", intervals);
-    Range pipe = f.length > 8 ? shape(where, f[8], "numPipeOps", intervals) : Range.ANY;
-    int reg = f.length > 9 ? (int) integer(where, f[9], "regBuff", -1, 1) : -1;
-    if (nNodes.max() == 0 || nRanks.max() == 0 || pipe.max() == 0) {
-      throw new InputException(where, (pipe.max() == 0 ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
-          : "nNodes/nRanks 0 matches no communicator") + "; write -1 for any");
-    }
-    if (reg != -1) {
-      warnings.add(where + ": regBuff " + reg + ": kept as regBuff " + (reg == 1) + " rules, which match from "
-          + "NCCL 2.24 (tuner v4); a v3 NCCL does not say whether a buffer is registered and they never match there");
-    }
-    // inclusive [min, max] -> half-open grid range: each bucket follows its smallest size
-    long from = SizeGrid.ceilGridPoint(min);
-    long end = max == -1L ? -1L : max + 1; // max + 1 wraps to 0 only for 2^64 - 1, handled as -1
-    long to = end == -1L ? -1L : SizeGrid.ceilGridPoint(end);
-    if (to != -1L && Long.compareUnsigned(from, to) >= 0) {
-      warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
-          + " contains no size-grid point (4 per power of two), so no grid bucket follows it; line dropped");
-      return null;
-    }
-    List<String> moved = new ArrayList<>();
-    List<String> write = new ArrayList<>();
-    if (from != min) {
-      moved.add("sizes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(from - 1)
-          + " B no longer follow this line");
-      long down = SizeGrid.floorGridPoint(min);
-      write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down));
-    }
-    if (end != -1L && to != end) {
-      moved.add("sizes " + Long.toUnsignedString(end) + ".." + (to == -1L ? "unbounded" : Long.toUnsignedString(to - 1))
-          + " B follow this line too");
-      long down = SizeGrid.floorGridPoint(end);
-      if (Long.compareUnsigned(down, from) > 0) {
-        write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down));
-      }
-    }
-    if (!moved.isEmpty()) {
-      warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
-          + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
-          + ByteSize.format(to) + "): " + String.join(", ", moved)
-          // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
-          + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
-    }
-    Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
-    return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);
-  }
 
-  /**
-   * @return nNodes/nRanks/numPipeOps matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} /
-   *     {@code [lo,]} as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
-   */
-  private static Range shape(String where, String s, String what, boolean intervals) throws InputException {
-    if (intervals && ConfigFormats.isInterval(s)) {
-      long[] iv = ConfigFormats.interval(where, s, what);
-      long hi = iv[1] == -1L || Long.compareUnsigned(iv[1], Integer.MAX_VALUE) > 0 ? Long.MAX_VALUE : iv[1];
-      return new Range(Math.max(iv[0], 1), hi);
+    /** @return one value per piece, plus the smallest value (1 or more) no piece holds, if any */
+    private static List<Long> probes(List<Range> segs) {
+        List<Long> out = new ArrayList<>();
+        long other = 1;
+        for (Range s : segs) {
+            out.add(s.min());
+            if (s.contains(other)) {
+                other = s.max() == Long.MAX_VALUE ? -1 : s.max() + 1;
+            }
+        }
+        if (other != -1) {
+            out.add(other);
+        }
+        return out;
     }
-    long v = integer(where, s, what, -1, Integer.MAX_VALUE);
-    return v == -1 ? Range.ANY : Range.exactly(v);
-  }
 
-  private static int name(String where, String s, String[] names, String what, String dflt) throws InputException {
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(s)) {
-        return i;
-      }
+    /** The rules a communicator of (nNodes, nRanks) gets: the first matching profile's, by content. */
+    private static List<String> effective(List<Profile> profiles, long[] probe) {
+        for (Profile p : profiles) {
+            if (p.nNodes().contains(probe[0]) && p.nRanks().contains(probe[1])) {
+                return p.rules().stream().map(Object::toString).toList();
+            }
+        }
+        return List.of();
     }
-    for (String n : names) {
-      if (n.equalsIgnoreCase(s)) {
-        throw new InputException(where, what + " '" + s + "': NCCL's example plugin compares names exactly "
-            + "(strcmp) and would read this as its default '" + dflt + "'; write '" + n + "'");
-      }
-    }
-    throw new InputException(where, "unknown " + what + " '" + s + "' (NCCL's example plugin would silently use '"
-        + dflt + "'); use one of " + String.join(", ", names));
-  }
 
-  private static long unsigned(String where, String s, String what) throws InputException {
-    if (s.equals("-1")) {
-      return -1L;
-    }
-    try {
-      return Long.parseUnsignedLong(s);
-    } catch (NumberFormatException e) {
-      throw new InputException(where, what + " '" + s + "' is not a whole number of bytes");
-    }
-  }
+    /** A line left out of the rules where more than MAX_CANDIDATES distinct lines match before it. */
+    private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {}
 
-  private static long integer(String where, String s, String what, long min, long max) throws InputException {
-    long v;
-    try {
-      v = Long.parseLong(s);
-    } catch (NumberFormatException e) {
-      throw new InputException(where, what + " '" + s + "' is not a whole number (NCCL's atoi would read it as "
-          + "whatever digits it starts with)");
+    /**
+     * As {@link #rules}, keeping the regBuff column: resolved once for regBuff 0 (lines naming 0 or
+     * any) and once for regBuff 1 (1 or any); a rule the same in both is kept for any regBuff.
+     */
+    private static List<Rule> rulesByRegBuff(
+            String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines, Map<Integer, Dropped> dropped)
+            throws InputException {
+        if (lines.stream().allMatch(l -> l.regBuff() == -1)) {
+            return rules(file, lines, ruleLines, dropped);
+        }
+        List<Rule> no = rules(file, lines.stream().filter(l -> l.regBuff() != 1).toList(), ruleLines, dropped);
+        List<Rule> yes = new ArrayList<>(
+                rules(file, lines.stream().filter(l -> l.regBuff() != 0).toList(), ruleLines, dropped));
+        List<Rule> out = new ArrayList<>();
+        for (Rule r : no) {
+            out.add(yes.remove(r) ? r : withRegBuff(r, false, ruleLines));
+        }
+        for (Rule r : yes) {
+            out.add(withRegBuff(r, true, ruleLines));
+        }
+        return out;
     }
-    if (v < min || v > max) {
-      throw new InputException(where, what + " " + v + " is outside " + min + ".." + max);
-    }
-    return v;
-  }
 
-  /**
-   * Lines a rule came from, for comments.
-   *
-   * @param r a rule of {@link Result#policy()}
-   * @param result the conversion
-   * @return the config line numbers, ascending; empty when unknown
-   */
-  public static List<Integer> linesOf(Rule r, Result result) {
-    return result.ruleLines().getOrDefault(r, List.of());
-  }
+    private static Rule withRegBuff(Rule r, boolean regBuff, Map<Rule, List<Integer>> ruleLines) {
+        Rule t = new Rule(
+                r.collective(),
+                r.fromBytes(),
+                r.toBytes(),
+                r.numPipeOps(),
+                r.ncclPick(),
+                r.ncclRegret(),
+                r.candidates(),
+                regBuff);
+        ruleLines.put(t, ruleLines.getOrDefault(r, List.of()));
+        return t;
+    }
+
+    /**
+     * Resolves "first matching line wins" for one profile into non-overlapping rules.
+     *
+     * @param dropped receives, per config line, where it was left out (a rule keeps the first
+     *     {@link PolicyLoader#MAX_CANDIDATES} distinct algorithm/protocol pairs)
+     */
+    private static List<Rule> rules(
+            String file, List<Line> lines, Map<Rule, List<Integer>> ruleLines, Map<Integer, Dropped> dropped)
+            throws InputException {
+        List<Rule> out = new ArrayList<>();
+        for (Collective coll : Collective.values()) {
+            List<Line> ls = lines.stream().filter(l -> l.collective() == coll).toList();
+            if (ls.isEmpty()) {
+                continue;
+            }
+            // numPipeOps segments: the axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each
+            // named value or range, so no line's numPipeOps splits a segment
+            TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
+            for (Line l : ls) {
+                if (!l.numPipeOps().equals(Range.ANY)) {
+                    cuts.add(Math.max(1, l.numPipeOps().min()));
+                    if (l.numPipeOps().max() != Long.MAX_VALUE) {
+                        cuts.add(l.numPipeOps().max() + 1);
+                    }
+                }
+            }
+            List<Range> segs = new ArrayList<>();
+            for (long lo : cuts) {
+                Long next = cuts.higher(lo);
+                segs.add(new Range(lo, next == null ? Long.MAX_VALUE : next - 1));
+            }
+            if (segs.size() == 1) {
+                segs.set(0, Range.ANY);
+            }
+            // per segment and bucket: the ordered candidates of the matching lines
+            record Piece(Range pipe, long from, long to, List<Candidate> cands, List<Integer> lines) {}
+            List<Piece> pieces = new ArrayList<>();
+            for (Range seg : segs) {
+                Piece open = null;
+                for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+                    List<Candidate> cands = new ArrayList<>();
+                    List<Integer> from = new ArrayList<>();
+                    if (b < SizeGrid.BUCKETS) {
+                        long size = SizeGrid.lowerBound(b);
+                        for (Line l : ls) {
+                            boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
+                                    && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
+                            boolean pipeOk = l.numPipeOps().equals(Range.ANY)
+                                    || l.numPipeOps().contains(seg.min());
+                            if (sizeOk
+                                    && pipeOk
+                                    && cands.stream()
+                                            .noneMatch(c -> c.algorithm()
+                                                            == l.candidate().algorithm()
+                                                    && c.protocol()
+                                                            == l.candidate().protocol())) {
+                                if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
+                                    // NCCL would try this line only after the first four, all not offered: keep those
+                                    final int bucket = b;
+                                    final List<Integer> kept = List.copyOf(from);
+                                    dropped.merge(
+                                            l.line(),
+                                            new Dropped(coll, b, b, kept),
+                                            (old, x) -> new Dropped(
+                                                    old.collective(),
+                                                    Math.min(old.firstBucket(), bucket),
+                                                    Math.max(old.lastBucket(), bucket),
+                                                    old.kept()));
+                                    continue;
+                                }
+                                cands.add(l.candidate());
+                                from.add(l.line());
+                            }
+                        }
+                    }
+                    if (open != null && !open.cands().equals(cands)) {
+                        long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
+                        pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
+                        open = null;
+                    }
+                    if (open == null && !cands.isEmpty()) {
+                        open = new Piece(seg, SizeGrid.lowerBound(b), 0, cands, new ArrayList<>(from));
+                    } else if (open != null) {
+                        for (int x : from) {
+                            if (!open.lines().contains(x)) {
+                                open.lines().add(x);
+                            }
+                        }
+                    }
+                }
+            }
+            // merge pieces that differ only by neighbouring numPipeOps segments
+            List<Piece> merged = new ArrayList<>();
+            for (Piece p : pieces) {
+                Piece prev = null;
+                for (Piece m : merged) {
+                    if (m.from() == p.from()
+                            && m.to() == p.to()
+                            && m.cands().equals(p.cands())
+                            && m.pipe().max() != Long.MAX_VALUE
+                            && m.pipe().max() + 1 == p.pipe().min()) {
+                        prev = m;
+                    }
+                }
+                if (prev != null) {
+                    merged.remove(prev);
+                    List<Integer> ln = new ArrayList<>(prev.lines());
+                    p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
+                    long max = p.pipe().max();
+                    Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE
+                            ? Range.ANY
+                            : new Range(prev.pipe().min(), max);
+                    merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));
+                } else {
+                    merged.add(p);
+                }
+            }
+            for (Piece p : merged) {
+                Rule r = new Rule(coll, p.from(), p.to(), p.pipe(), null, Double.NaN, p.cands());
+                out.add(r);
+                ruleLines.put(r, p.lines().stream().sorted().toList());
+            }
+        }
+        // at most MAX_RULES_PER_BUCKET numPipeOps-distinct rules per (collective, bucket)
+        for (Collective coll : Collective.values()) {
+            int[] count = new int[SizeGrid.BUCKETS];
+            for (Rule r : out) {
+                if (r.collective() != coll) {
+                    continue;
+                }
+                int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+                for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
+                    if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
+                        throw new InputException(
+                                InputException.at(file, ruleLines.get(r).getFirst()),
+                                "more than "
+                                        + PolicyLoader.MAX_RULES_PER_BUCKET
+                                        + " numPipeOps values get different rules for " + coll + " at "
+                                        + ByteSize.format(SizeGrid.lowerBound(b)) + "; a policy allows "
+                                        + PolicyLoader.MAX_RULES_PER_BUCKET);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    // ---- one line ------------------------------------------------------------------------------
+
+    /** @param intervals whether the line is NCCLX's (interval syntax or JSON): nNodes/nRanks may be [lo,hi] */
+    private static Line parse(String where, int ln, String raw, boolean intervals, List<String> warnings)
+            throws InputException {
+        String t = raw.strip();
+        if (t.isEmpty() || t.startsWith("#")) {
+            return null;
+        }
+        String[] f = ConfigFormats.split(t);
+        if (f.length >= 2 && ConfigFormats.isInterval(f[1])) {
+            f = ConfigFormats.fromIntervals(where, f); // NCCLX: the byte range as one interval field
+            intervals = true;
+        }
+        if (f.length == 11 || f.length == 12) {
+            throw new InputException(where, ConfigFormats.rcclProblem(f.length));
+        }
+        if (f.length < 8 || f.length > 10) {
+            throw new InputException(
+                    where,
+                    f.length + " fields; a line has 8 to 10: collective,min_bytes,max_bytes,"
+                            + "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] (NCCL's plugin would "
+                            + (f.length < 8 ? "skip it silently)" : "ignore the fields after the 10th)"));
+        }
+        int ci = name(where, f[0], COLLS, "collective", "allreduce");
+        int ai = name(where, f[3], ALGOS, "algorithm", "ring");
+        int pi = name(where, f[4], PROTOS, "protocol", "simple");
+        long min = unsigned(where, f[1], "min_bytes");
+        long max = unsigned(where, f[2], "max_bytes");
+        if (min == -1L) {
+            throw new InputException(
+                    where,
+                    "min_bytes is -1 (2^64 - 1 to NCCL's strtoull), which no call reaches; "
+                            + "write 0 for no lower bound");
+        }
+        if (max != -1L && Long.compareUnsigned(min, max) > 0) {
+            throw new InputException(
+                    where,
+                    "min_bytes " + Long.toUnsignedString(min) + " is above max_bytes " + Long.toUnsignedString(max)
+                            + "; the range is inclusive and would match nothing");
+        }
+        int channels = (int) integer(where, f[5], "channels", -1, PolicyLoader.MAX_CHANNELS);
+        Range nNodes = shape(where, f[6], "nNodes", intervals);
+        Range nRanks = shape(where, f[7], "nRanks", intervals);
+        Range pipe = f.length > 8 ? shape(where, f[8], "numPipeOps", intervals) : Range.ANY;
+        int reg = f.length > 9 ? (int) integer(where, f[9], "regBuff", -1, 1) : -1;
+        if (nNodes.max() == 0 || nRanks.max() == 0 || pipe.max() == 0) {
+            throw new InputException(
+                    where,
+                    (pipe.max() == 0
+                                    ? "numPipeOps 0 matches no call (NCCL passes 1 or more)"
+                                    : "nNodes/nRanks 0 matches no communicator")
+                            + "; write -1 for any");
+        }
+        if (reg != -1) {
+            warnings.add(
+                    where + ": regBuff " + reg + ": kept as regBuff " + (reg == 1) + " rules, which match from "
+                            + "NCCL 2.24 (tuner v4); a v3 NCCL does not say whether a buffer is registered and they never match there");
+        }
+        // inclusive [min, max] -> half-open grid range: each bucket follows its smallest size
+        long from = SizeGrid.ceilGridPoint(min);
+        long end = max == -1L ? -1L : max + 1; // max + 1 wraps to 0 only for 2^64 - 1, handled as -1
+        long to = end == -1L ? -1L : SizeGrid.ceilGridPoint(end);
+        if (to != -1L && Long.compareUnsigned(from, to) >= 0) {
+            warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
+                    + " contains no size-grid point (4 per power of two), so no grid bucket follows it; line dropped");
+            return null;
+        }
+        List<String> moved = new ArrayList<>();
+        List<String> write = new ArrayList<>();
+        if (from != min) {
+            moved.add("sizes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(from - 1)
+                    + " B no longer follow this line");
+            long down = SizeGrid.floorGridPoint(min);
+            write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down));
+        }
+        if (end != -1L && to != end) {
+            moved.add("sizes " + Long.toUnsignedString(end) + ".."
+                    + (to == -1L ? "unbounded" : Long.toUnsignedString(to - 1)) + " B follow this line too");
+            long down = SizeGrid.floorGridPoint(end);
+            if (Long.compareUnsigned(down, from) > 0) {
+                write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down));
+            }
+        }
+        if (!moved.isEmpty()) {
+            warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
+                    + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
+                    + ByteSize.format(to) + "): " + String.join(", ", moved)
+                    // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
+                    + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
+        }
+        Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
+        return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);
+    }
+
+    /**
+     * @return nNodes/nRanks/numPipeOps matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} /
+     *     {@code [lo,]} as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
+     */
+    private static Range shape(String where, String s, String what, boolean intervals) throws InputException {
+        if (intervals && ConfigFormats.isInterval(s)) {
+            long[] iv = ConfigFormats.interval(where, s, what);
+            long hi = iv[1] == -1L || Long.compareUnsigned(iv[1], Integer.MAX_VALUE) > 0 ? Long.MAX_VALUE : iv[1];
+            return new Range(Math.max(iv[0], 1), hi);
+        }
+        long v = integer(where, s, what, -1, Integer.MAX_VALUE);
+        return v == -1 ? Range.ANY : Range.exactly(v);
+    }
+
+    private static int name(String where, String s, String[] names, String what, String dflt) throws InputException {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(s)) {
+                return i;
+            }
+        }
+        for (String n : names) {
+            if (n.equalsIgnoreCase(s)) {
+                throw new InputException(
+                        where,
+                        what + " '" + s + "': NCCL's example plugin compares names exactly "
+                                + "(strcmp) and would read this as its default '" + dflt + "'; write '" + n + "'");
+            }
+        }
+        throw new InputException(
+                where,
+                "unknown " + what + " '" + s + "' (NCCL's example plugin would silently use '" + dflt
+                        + "'); use one of " + String.join(", ", names));
+    }
+
+    private static long unsigned(String where, String s, String what) throws InputException {
+        if (s.equals("-1")) {
+            return -1L;
+        }
+        try {
+            return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+            throw new InputException(where, what + " '" + s + "' is not a whole number of bytes");
+        }
+    }
+
+    private static long integer(String where, String s, String what, long min, long max) throws InputException {
+        long v;
+        try {
+            v = Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new InputException(
+                    where,
+                    what + " '" + s + "' is not a whole number (NCCL's atoi would read it as "
+                            + "whatever digits it starts with)");
+        }
+        if (v < min || v > max) {
+            throw new InputException(where, what + " " + v + " is outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    /**
+     * Lines a rule came from, for comments.
+     *
+     * @param r a rule of {@link Result#policy()}
+     * @param result the conversion
+     * @return the config line numbers, ascending; empty when unknown
+     */
+    public static List<Integer> linesOf(Rule r, Result result) {
+        return result.ruleLines().getOrDefault(r, List.of());
+    }
 }

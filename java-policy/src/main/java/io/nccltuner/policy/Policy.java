@@ -13,175 +13,186 @@ import java.util.List;
  * @param source the file it came from, or null when built in memory
  */
 public record Policy(String name, Mode mode, String description, List<Profile> profiles, Path source) {
-  /** The only schema string this release reads and writes. */
-  public static final String SCHEMA = "nccl-tuner-java/v1";
+    /** The only schema string this release reads and writes. */
+    public static final String SCHEMA = "nccl-tuner-java/v1";
 
-  public Policy {
-    profiles = List.copyOf(profiles);
-    description = description == null ? "" : description;
-  }
-
-  /**
-   * The first profile that matches a communicator.
-   *
-   * @param nRanks number of ranks in the communicator
-   * @param nNodes number of nodes in the communicator
-   * @return the profile, or null if none matches
-   */
-  public Profile profileFor(long nRanks, long nNodes) {
-    for (Profile p : profiles) {
-      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
-        return p;
-      }
+    public Policy {
+        profiles = List.copyOf(profiles);
+        description = description == null ? "" : description;
     }
-    return null;
-  }
 
-  /**
-   * The first profile that matches a communicator's shape and the process's hardware signature.
-   *
-   * @param nRanks number of ranks in the communicator
-   * @param nNodes number of nodes in the communicator
-   * @param signature what the plugin learnt at init (fields it could not learn are unknown)
-   * @param skipped receives one line per profile whose shape matched but whose hardware did not
-   * @return the profile, or null if none matches
-   */
-  public Profile profileFor(long nRanks, long nNodes, Signature signature, List<String> skipped) {
-    for (Profile p : profiles) {
-      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
-        String why = p.hardware().mismatch(signature);
-        if (why == null) {
-          return p;
+    /**
+     * The first profile that matches a communicator.
+     *
+     * @param nRanks number of ranks in the communicator
+     * @param nNodes number of nodes in the communicator
+     * @return the profile, or null if none matches
+     */
+    public Profile profileFor(long nRanks, long nNodes) {
+        for (Profile p : profiles) {
+            if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+                return p;
+            }
         }
-        skipped.add("profile " + p.name() + " skipped: " + why);
-      }
-    }
-    return null;
-  }
-
-  /**
-   * A named set of rules for communicators of a given shape.
-   *
-   * @param name unique within the policy
-   * @param nRanks ranks matched
-   * @param nNodes nodes matched
-   * @param rules non-overlapping rules
-   * @param hardware the hardware signature matched ({@link HardwareMatch#ANY} when not named)
-   * @param constants NCCL model constants to set at init under tuner v5+ (empty for none)
-   */
-  public record Profile(String name, Range nRanks, Range nNodes, List<Rule> rules, HardwareMatch hardware,
-      List<TunerConstant> constants) {
-    public Profile {
-      rules = List.copyOf(rules);
-      hardware = hardware == null ? HardwareMatch.ANY : hardware;
-      constants = constants == null ? List.of() : List.copyOf(constants);
+        return null;
     }
 
-    /** A profile that names no hardware and no constants. */
-    public Profile(String name, Range nRanks, Range nNodes, List<Rule> rules) {
-      this(name, nRanks, nNodes, rules, HardwareMatch.ANY, List.of());
+    /**
+     * The first profile that matches a communicator's shape and the process's hardware signature.
+     *
+     * @param nRanks number of ranks in the communicator
+     * @param nNodes number of nodes in the communicator
+     * @param signature what the plugin learnt at init (fields it could not learn are unknown)
+     * @param skipped receives one line per profile whose shape matched but whose hardware did not
+     * @return the profile, or null if none matches
+     */
+    public Profile profileFor(long nRanks, long nNodes, Signature signature, List<String> skipped) {
+        for (Profile p : profiles) {
+            if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+                String why = p.hardware().mismatch(signature);
+                if (why == null) {
+                    return p;
+                }
+                skipped.add("profile " + p.name() + " skipped: " + why);
+            }
+        }
+        return null;
     }
 
-    /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
-    public boolean needsRegBuff() {
-      return rules.stream().anyMatch(r -> r.regBuff() != null);
+    /**
+     * A named set of rules for communicators of a given shape.
+     *
+     * @param name unique within the policy
+     * @param nRanks ranks matched
+     * @param nNodes nodes matched
+     * @param rules non-overlapping rules
+     * @param hardware the hardware signature matched ({@link HardwareMatch#ANY} when not named)
+     * @param constants NCCL model constants to set at init under tuner v5+ (empty for none)
+     */
+    public record Profile(
+            String name,
+            Range nRanks,
+            Range nNodes,
+            List<Rule> rules,
+            HardwareMatch hardware,
+            List<TunerConstant> constants) {
+        public Profile {
+            rules = List.copyOf(rules);
+            hardware = hardware == null ? HardwareMatch.ANY : hardware;
+            constants = constants == null ? List.of() : List.copyOf(constants);
+        }
+
+        /** A profile that names no hardware and no constants. */
+        public Profile(String name, Range nRanks, Range nNodes, List<Rule> rules) {
+            this(name, nRanks, nNodes, rules, HardwareMatch.ANY, List.of());
+        }
+
+        /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
+        public boolean needsRegBuff() {
+            return rules.stream().anyMatch(r -> r.regBuff() != null);
+        }
+
+        /** @return whether some candidate names a chunk size, which NCCL asks for only from tuner v6 */
+        public boolean needsChunkSize() {
+            return rules.stream().anyMatch(r -> r.candidates().stream().anyMatch(c -> c.chunkSize() != 0));
+        }
     }
 
-    /** @return whether some candidate names a chunk size, which NCCL asks for only from tuner v6 */
-    public boolean needsChunkSize() {
-      return rules.stream().anyMatch(r -> r.candidates().stream().anyMatch(c -> c.chunkSize() != 0));
-    }
-  }
+    /**
+     * An inclusive integer range; {@code ANY} matches everything.
+     *
+     * @param min smallest value matched
+     * @param max largest value matched
+     */
+    public record Range(long min, long max) {
+        /** Matches any value. */
+        public static final Range ANY = new Range(0, Long.MAX_VALUE);
 
-  /**
-   * An inclusive integer range; {@code ANY} matches everything.
-   *
-   * @param min smallest value matched
-   * @param max largest value matched
-   */
-  public record Range(long min, long max) {
-    /** Matches any value. */
-    public static final Range ANY = new Range(0, Long.MAX_VALUE);
+        /** @return a range matching exactly {@code v} */
+        public static Range exactly(long v) {
+            return new Range(v, v);
+        }
 
-    /** @return a range matching exactly {@code v} */
-    public static Range exactly(long v) {
-      return new Range(v, v);
-    }
+        /** @return whether v is in [min, max] */
+        public boolean contains(long v) {
+            return v >= min && v <= max;
+        }
 
-    /** @return whether v is in [min, max] */
-    public boolean contains(long v) {
-      return v >= min && v <= max;
-    }
+        /** @return whether the two ranges share a value */
+        public boolean intersects(Range o) {
+            return min <= o.max && o.min <= max;
+        }
 
-    /** @return whether the two ranges share a value */
-    public boolean intersects(Range o) {
-      return min <= o.max && o.min <= max;
-    }
-
-    /** @return "any", "2" or "2..8" */
-    @Override
-    public String toString() {
-      if (equals(ANY)) {
-        return "any";
-      }
-      return min == max ? Long.toString(min) : min + ".." + (max == Long.MAX_VALUE ? "" : max);
-    }
-  }
-
-  /**
-   * One rule: for a collective over a half-open byte range (and optionally a numPipeOps range),
-   * the candidates to try, best first.
-   *
-   * @param collective the collective
-   * @param fromBytes inclusive lower bound, a grid point (see {@link SizeGrid})
-   * @param toBytes exclusive upper bound, a grid point; -1 (2^64 - 1 unsigned) for no bound
-   * @param numPipeOps numPipeOps matched ({@link Range#ANY} when the rule does not say)
-   * @param ncclPick NCCL's own pick as measured, or null
-   * @param ncclRegret how much slower NCCL's pick measured than the best (0.21 = 21%), or NaN
-   * @param candidates 1..4 candidates, best first
-   * @param regBuff the regBuff value matched (NCCL tuner v4+: whether the user buffer can be
-   *     registered), or null for any; a rule naming it never matches under v3 (regBuff unknown)
-   */
-  public record Rule(
-      Collective collective,
-      long fromBytes,
-      long toBytes,
-      Range numPipeOps,
-      Candidate ncclPick,
-      double ncclRegret,
-      List<Candidate> candidates,
-      Boolean regBuff) {
-    public Rule {
-      candidates = List.copyOf(candidates);
+        /** @return "any", "2" or "2..8" */
+        @Override
+        public String toString() {
+            if (equals(ANY)) {
+                return "any";
+            }
+            return min == max ? Long.toString(min) : min + ".." + (max == Long.MAX_VALUE ? "" : max);
+        }
     }
 
-    /** A rule for any regBuff. */
-    public Rule(Collective collective, long fromBytes, long toBytes, Range numPipeOps, Candidate ncclPick,
-        double ncclRegret, List<Candidate> candidates) {
-      this(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, null);
+    /**
+     * One rule: for a collective over a half-open byte range (and optionally a numPipeOps range),
+     * the candidates to try, best first.
+     *
+     * @param collective the collective
+     * @param fromBytes inclusive lower bound, a grid point (see {@link SizeGrid})
+     * @param toBytes exclusive upper bound, a grid point; -1 (2^64 - 1 unsigned) for no bound
+     * @param numPipeOps numPipeOps matched ({@link Range#ANY} when the rule does not say)
+     * @param ncclPick NCCL's own pick as measured, or null
+     * @param ncclRegret how much slower NCCL's pick measured than the best (0.21 = 21%), or NaN
+     * @param candidates 1..4 candidates, best first
+     * @param regBuff the regBuff value matched (NCCL tuner v4+: whether the user buffer can be
+     *     registered), or null for any; a rule naming it never matches under v3 (regBuff unknown)
+     */
+    public record Rule(
+            Collective collective,
+            long fromBytes,
+            long toBytes,
+            Range numPipeOps,
+            Candidate ncclPick,
+            double ncclRegret,
+            List<Candidate> candidates,
+            Boolean regBuff) {
+        public Rule {
+            candidates = List.copyOf(candidates);
+        }
+
+        /** A rule for any regBuff. */
+        public Rule(
+                Collective collective,
+                long fromBytes,
+                long toBytes,
+                Range numPipeOps,
+                Candidate ncclPick,
+                double ncclRegret,
+                List<Candidate> candidates) {
+            this(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, null);
+        }
+
+        /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
+        public boolean containsBytes(long nBytes) {
+            return Long.compareUnsigned(nBytes, fromBytes) >= 0
+                    && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+        }
     }
 
-    /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
-    public boolean containsBytes(long nBytes) {
-      return Long.compareUnsigned(nBytes, fromBytes) >= 0
-          && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+    /**
+     * A ranked candidate.
+     *
+     * @param algorithm NCCL algorithm
+     * @param protocol NCCL protocol
+     * @param channels channel count to set, 1..64, or 0 to let NCCL decide
+     * @param regret measured time / best time - 1 (0.0 for the best), or NaN when not given
+     * @param chunkSize chunk size in bytes to give NCCL when it asks (tuner v6+ getChunkSize) about
+     *     this algorithm and protocol, or 0 to leave NCCL's
+     */
+    public record Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret, long chunkSize) {
+        /** A candidate that leaves the chunk size to NCCL. */
+        public Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret) {
+            this(algorithm, protocol, channels, regret, 0L);
+        }
     }
-  }
-
-  /**
-   * A ranked candidate.
-   *
-   * @param algorithm NCCL algorithm
-   * @param protocol NCCL protocol
-   * @param channels channel count to set, 1..64, or 0 to let NCCL decide
-   * @param regret measured time / best time - 1 (0.0 for the best), or NaN when not given
-   * @param chunkSize chunk size in bytes to give NCCL when it asks (tuner v6+ getChunkSize) about
-   *     this algorithm and protocol, or 0 to leave NCCL's
-   */
-  public record Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret, long chunkSize) {
-    /** A candidate that leaves the chunk size to NCCL. */
-    public Candidate(Algorithm algorithm, Protocol protocol, int channels, double regret) {
-      this(algorithm, protocol, channels, regret, 0L);
-    }
-  }
 }

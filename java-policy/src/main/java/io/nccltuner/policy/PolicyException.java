@@ -8,33 +8,33 @@ import java.util.List;
  * when there are several; {@link #problems()} lists all of them.
  */
 public final class PolicyException extends Exception {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** An immutable copy ({@link List#copyOf}); transient: a PolicyException is never serialised. */
-  private final transient List<String> problems;
+    /** An immutable copy ({@link List#copyOf}); transient: a PolicyException is never serialised. */
+    private final transient List<String> problems;
 
-  /** @param problems one or more messages, each naming file:line:column and the field */
-  public PolicyException(List<String> problems) {
-    super(summary(problems));
-    this.problems = List.copyOf(problems);
-  }
-
-  /** @param problem one message naming file:line:column and the field */
-  public PolicyException(String problem) {
-    this(List.of(problem));
-  }
-
-  /** @return every problem found, in file order */
-  public List<String> problems() {
-    return problems;
-  }
-
-  private static String summary(List<String> problems) {
-    if (problems.isEmpty()) {
-      return "policy refused";
+    /** @param problems one or more messages, each naming file:line:column and the field */
+    public PolicyException(List<String> problems) {
+        super(summary(problems));
+        this.problems = List.copyOf(problems);
     }
-    return problems.size() == 1
-        ? problems.getFirst()
-        : problems.getFirst() + " (and " + (problems.size() - 1) + " more)";
-  }
+
+    /** @param problem one message naming file:line:column and the field */
+    public PolicyException(String problem) {
+        this(List.of(problem));
+    }
+
+    /** @return every problem found, in file order */
+    public List<String> problems() {
+        return problems;
+    }
+
+    private static String summary(List<String> problems) {
+        if (problems.isEmpty()) {
+            return "policy refused";
+        }
+        return problems.size() == 1
+                ? problems.getFirst()
+                : problems.getFirst() + " (and " + (problems.size() - 1) + " more)";
+    }
 }

@@ -13,75 +13,75 @@ package io.nccltuner.policy;
  * lookup O(1). {@link #BUCKETS} = 252 buckets cover every {@code size_t} value up to 2^64 - 1.
  */
 public final class SizeGrid {
-  /** Number of buckets: 8 single-byte buckets, then 4 per power of two from 2^3 to 2^63. */
-  public static final int BUCKETS = 8 + 61 * 4;
+    /** Number of buckets: 8 single-byte buckets, then 4 per power of two from 2^3 to 2^63. */
+    public static final int BUCKETS = 8 + 61 * 4;
 
-  private SizeGrid() {}
+    private SizeGrid() {}
 
-  /**
-   * Bucket of a message size.
-   *
-   * @param nBytes size in bytes, read as an unsigned 64-bit value (a C {@code size_t})
-   * @return bucket index in [0, {@link #BUCKETS})
-   */
-  public static int bucket(long nBytes) {
-    if (Long.compareUnsigned(nBytes, 8) < 0) {
-      return (int) nBytes;
+    /**
+     * Bucket of a message size.
+     *
+     * @param nBytes size in bytes, read as an unsigned 64-bit value (a C {@code size_t})
+     * @return bucket index in [0, {@link #BUCKETS})
+     */
+    public static int bucket(long nBytes) {
+        if (Long.compareUnsigned(nBytes, 8) < 0) {
+            return (int) nBytes;
+        }
+        int e = 63 - Long.numberOfLeadingZeros(nBytes);
+        return 8 + ((e - 3) << 2) + (int) ((nBytes >>> (e - 2)) & 3);
     }
-    int e = 63 - Long.numberOfLeadingZeros(nBytes);
-    return 8 + ((e - 3) << 2) + (int) ((nBytes >>> (e - 2)) & 3);
-  }
 
-  /**
-   * Lower bound, in bytes, of a bucket.
-   *
-   * @param bucket index in [0, {@link #BUCKETS})
-   * @return the smallest size in that bucket, as an unsigned 64-bit value
-   * @throws IllegalArgumentException if the bucket is out of range
-   */
-  public static long lowerBound(int bucket) {
-    if (bucket < 0 || bucket >= BUCKETS) {
-      throw new IllegalArgumentException("bucket " + bucket + " outside [0, " + BUCKETS + ")");
+    /**
+     * Lower bound, in bytes, of a bucket.
+     *
+     * @param bucket index in [0, {@link #BUCKETS})
+     * @return the smallest size in that bucket, as an unsigned 64-bit value
+     * @throws IllegalArgumentException if the bucket is out of range
+     */
+    public static long lowerBound(int bucket) {
+        if (bucket < 0 || bucket >= BUCKETS) {
+            throw new IllegalArgumentException("bucket " + bucket + " outside [0, " + BUCKETS + ")");
+        }
+        if (bucket < 8) {
+            return bucket;
+        }
+        int e = 3 + ((bucket - 8) >> 2);
+        long m = 4 + ((bucket - 8) & 3);
+        return m << (e - 2);
     }
-    if (bucket < 8) {
-      return bucket;
+
+    /**
+     * Whether a size is a grid point (the lower bound of some bucket).
+     *
+     * @param nBytes size in bytes, unsigned
+     * @return true if {@code lowerBound(bucket(nBytes)) == nBytes}
+     */
+    public static boolean isGridPoint(long nBytes) {
+        return lowerBound(bucket(nBytes)) == nBytes;
     }
-    int e = 3 + ((bucket - 8) >> 2);
-    long m = 4 + ((bucket - 8) & 3);
-    return m << (e - 2);
-  }
 
-  /**
-   * Whether a size is a grid point (the lower bound of some bucket).
-   *
-   * @param nBytes size in bytes, unsigned
-   * @return true if {@code lowerBound(bucket(nBytes)) == nBytes}
-   */
-  public static boolean isGridPoint(long nBytes) {
-    return lowerBound(bucket(nBytes)) == nBytes;
-  }
-
-  /**
-   * The next grid point at or above a size, for error messages ("did you mean ...").
-   *
-   * @param nBytes size in bytes, unsigned
-   * @return the smallest grid point {@code >= nBytes}, or -1 (2^64 - 1 unsigned) if none
-   */
-  public static long ceilGridPoint(long nBytes) {
-    int b = bucket(nBytes);
-    if (lowerBound(b) == nBytes) {
-      return nBytes;
+    /**
+     * The next grid point at or above a size, for error messages ("did you mean ...").
+     *
+     * @param nBytes size in bytes, unsigned
+     * @return the smallest grid point {@code >= nBytes}, or -1 (2^64 - 1 unsigned) if none
+     */
+    public static long ceilGridPoint(long nBytes) {
+        int b = bucket(nBytes);
+        if (lowerBound(b) == nBytes) {
+            return nBytes;
+        }
+        return b + 1 < BUCKETS ? lowerBound(b + 1) : -1L;
     }
-    return b + 1 < BUCKETS ? lowerBound(b + 1) : -1L;
-  }
 
-  /**
-   * The grid point at or below a size.
-   *
-   * @param nBytes size in bytes, unsigned
-   * @return the largest grid point {@code <= nBytes}
-   */
-  public static long floorGridPoint(long nBytes) {
-    return lowerBound(bucket(nBytes));
-  }
+    /**
+     * The grid point at or below a size.
+     *
+     * @param nBytes size in bytes, unsigned
+     * @return the largest grid point {@code <= nBytes}
+     */
+    public static long floorGridPoint(long nBytes) {
+        return lowerBound(bucket(nBytes));
+    }
 }

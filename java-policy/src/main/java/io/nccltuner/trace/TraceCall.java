@@ -22,42 +22,42 @@ import io.nccltuner.policy.Collective;
  *     NCCL computed lies within it)
  */
 public record TraceCall(
-    int line,
-    int comm,
-    int nRanks,
-    int nNodes,
-    Collective collective,
-    long nBytes,
-    int numPipeOps,
-    int numAlgo,
-    int numProto,
-    int nChannelsIn,
-    float[] costs,
-    double[] costTolerance) {
+        int line,
+        int comm,
+        int nRanks,
+        int nNodes,
+        Collective collective,
+        long nBytes,
+        int numPipeOps,
+        int numAlgo,
+        int numProto,
+        int nChannelsIn,
+        float[] costs,
+        double[] costTolerance) {
 
-  /**
-   * @param algorithm NCCL algorithm id
-   * @param protocol NCCL protocol id
-   * @return the captured cost of an entry (microseconds), or -1 when the table has no such entry
-   */
-  public float cost(int algorithm, int protocol) {
-    if (algorithm >= numAlgo || protocol >= numProto) {
-      return -1f;
+    /**
+     * @param algorithm NCCL algorithm id
+     * @param protocol NCCL protocol id
+     * @return the captured cost of an entry (microseconds), or -1 when the table has no such entry
+     */
+    public float cost(int algorithm, int protocol) {
+        if (algorithm >= numAlgo || protocol >= numProto) {
+            return -1f;
+        }
+        return costs[algorithm * numProto + protocol];
     }
-    return costs[algorithm * numProto + protocol];
-  }
 
-  /** @return the print tolerance of an entry's cost (microseconds), for an entry inside the table */
-  public double tolerance(int algorithm, int protocol) {
-    return costTolerance[algorithm * numProto + protocol];
-  }
+    /** @return the print tolerance of an entry's cost (microseconds), for an entry inside the table */
+    public double tolerance(int algorithm, int protocol) {
+        return costTolerance[algorithm * numProto + protocol];
+    }
 
-  /**
-   * NCCL's own pick from the captured table ({@link io.nccltuner.engine.Engine#ncclPick}).
-   *
-   * @return {@code algorithm * numProto + protocol}, or -1 if no entry is {@code >= 0}
-   */
-  public int ncclPickEntry() {
-    return io.nccltuner.engine.Engine.ncclPick(java.lang.foreign.MemorySegment.ofArray(costs), numAlgo, numProto);
-  }
+    /**
+     * NCCL's own pick from the captured table ({@link io.nccltuner.engine.Engine#ncclPick}).
+     *
+     * @return {@code algorithm * numProto + protocol}, or -1 if no entry is {@code >= 0}
+     */
+    public int ncclPickEntry() {
+        return io.nccltuner.engine.Engine.ncclPick(java.lang.foreign.MemorySegment.ofArray(costs), numAlgo, numProto);
+    }
 }

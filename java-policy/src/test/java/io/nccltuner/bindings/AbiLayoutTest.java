@@ -74,9 +74,20 @@ class AbiLayoutTest {
         Path exe = outDir.resolve("abi_layout");
 
         String cc = System.getenv().getOrDefault("CC", "gcc");
-        run(List.of(cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic",
-                "-I", repo.resolve("plugin-shim/include").toString(),
-                source.toString(), "-o", exe.toString()), outDir.resolve("cc.log"));
+        run(
+                List.of(
+                        cc,
+                        "-std=c11",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-pedantic",
+                        "-I",
+                        repo.resolve("plugin-shim/include").toString(),
+                        source.toString(),
+                        "-o",
+                        exe.toString()),
+                outDir.resolve("cc.log"));
         Path out = outDir.resolve("abi_layout.txt");
         run(List.of(exe.toString()), out);
 
@@ -94,7 +105,10 @@ class AbiLayoutTest {
     }
 
     private static void run(List<String> cmd, Path output) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             fail("timed out: " + String.join(" ", cmd));
@@ -134,7 +148,9 @@ class AbiLayoutTest {
         assertEquals(17, code & NcclTunerAbi.NCCLTJ_DECISION_BUCKET_MASK());
         assertEquals(5, code >> NcclTunerAbi.NCCLTJ_DECISION_NCCL_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_ENTRY_MASK());
         assertEquals(2, code >> NcclTunerAbi.NCCLTJ_DECISION_CAND_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_ENTRY_MASK());
-        assertEquals(16, code >> NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_MASK());
+        assertEquals(
+                16,
+                code >> NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_SHIFT() & NcclTunerAbi.NCCLTJ_DECISION_CHANNELS_MASK());
         assertEquals(1, code >> NcclTunerAbi.NCCLTJ_DECISION_ARM_SHIFT() & 3);
         assertEquals(NcclTunerAbi.NCCLTJ_HIST_BUCKETS(), io.nccltuner.engine.Measurement.HIST_BUCKETS);
         assertEquals(NcclTunerAbi.NCCLTJ_HIST_SUB(), io.nccltuner.engine.Measurement.HIST_SUB);
@@ -149,7 +165,8 @@ class AbiLayoutTest {
             Class<?> cls = e.getValue();
             GroupLayout layout = (GroupLayout) cls.getMethod("layout").invoke(null);
             check(errors, s, cLong(s), layout.byteSize());
-            check(errors, s + " sizeof()", cLong(s), (long) cls.getMethod("sizeof").invoke(null));
+            check(errors, s + " sizeof()", cLong(s), (long)
+                    cls.getMethod("sizeof").invoke(null));
             check(errors, s + ":align", cLong(s + ":align"), layout.byteAlignment());
 
             Set<String> javaFields = new TreeSet<>();
@@ -164,8 +181,8 @@ class AbiLayoutTest {
                     continue; // reported below as a field-set mismatch
                 }
                 check(errors, key, cLong(key), layout.byteOffset(groupElement(f)));
-                check(errors, key + " " + f + "$offset()", cLong(key),
-                        (long) cls.getMethod(f + "$offset").invoke(null));
+                check(errors, key + " " + f + "$offset()", cLong(key), (long)
+                        cls.getMethod(f + "$offset").invoke(null));
                 check(errors, key + ":size", cLong(key + ":size"), m.byteSize());
             }
             Set<String> cFields = c.keySet().stream()
@@ -190,7 +207,8 @@ class AbiLayoutTest {
             String name = e.getKey().substring(4);
             cSigs.add(name);
             Class<?> cls = Class.forName(PKG + name.replace('.', '$'));
-            FunctionDescriptor d = (FunctionDescriptor) cls.getMethod("descriptor").invoke(null);
+            FunctionDescriptor d =
+                    (FunctionDescriptor) cls.getMethod("descriptor").invoke(null);
             if (!e.getValue().equals(signature(d))) {
                 errors.add(name + ": C " + e.getValue() + " != Java " + signature(d) + " (" + d + ")");
             }
@@ -205,12 +223,14 @@ class AbiLayoutTest {
             }
         }
         // the bridge fields are declared with the nccltj_*_fn typedefs
-        for (String[] p : new String[][] {{"log", "nccltj_log_fn"}, {"control", "nccltj_control_fn"},
-                {"getCollInfo", "nccltj_get_coll_info_fn"}}) {
+        for (String[] p : new String[][] {
+            {"log", "nccltj_log_fn"}, {"control", "nccltj_control_fn"}, {"getCollInfo", "nccltj_get_coll_info_fn"}
+        }) {
             FunctionDescriptor field = (FunctionDescriptor) Class.forName(PKG + "nccltj_bridge_t$" + p[0])
-                    .getMethod("descriptor").invoke(null);
-            FunctionDescriptor typedef = (FunctionDescriptor) Class.forName(PKG + p[1])
-                    .getMethod("descriptor").invoke(null);
+                    .getMethod("descriptor")
+                    .invoke(null);
+            FunctionDescriptor typedef = (FunctionDescriptor)
+                    Class.forName(PKG + p[1]).getMethod("descriptor").invoke(null);
             if (!field.equals(typedef)) {
                 errors.add("nccltj_bridge_t." + p[0] + " " + field + " != " + p[1] + " " + typedef);
             }
@@ -222,8 +242,7 @@ class AbiLayoutTest {
     /** Same notation as abi_layout.c: i/f/p/v + size, e.g. {@code i4(i8,p8)}. */
     private static String signature(FunctionDescriptor d) {
         String ret = d.returnLayout().map(AbiLayoutTest::kind).orElse("v0");
-        return ret + d.argumentLayouts().stream().map(AbiLayoutTest::kind)
-                .collect(Collectors.joining(",", "(", ")"));
+        return ret + d.argumentLayouts().stream().map(AbiLayoutTest::kind).collect(Collectors.joining(",", "(", ")"));
     }
 
     private static String kind(MemoryLayout l) {
@@ -244,7 +263,8 @@ class AbiLayoutTest {
     void constantsMatch() throws ReflectiveOperationException {
         List<String> errors = new ArrayList<>();
         Set<String> javaConstants = Arrays.stream(NcclTunerAbi.class.getDeclaredMethods())
-                .filter(m -> Modifier.isPublic(m.getModifiers()) && Modifier.isStatic(m.getModifiers())
+                .filter(m -> Modifier.isPublic(m.getModifiers())
+                        && Modifier.isStatic(m.getModifiers())
                         && m.getParameterCount() == 0)
                 .map(Method::getName)
                 .collect(Collectors.toCollection(TreeSet::new));
@@ -313,23 +333,39 @@ class AbiLayoutTest {
         assertEquals(1152, io.nccltuner.policy.TunerConstant.structBytes(6));
         assertEquals(cLong("ncclTunerConstants_v7_t"), io.nccltuner.policy.TunerConstant.STRUCT_BYTES_V7);
         assertEquals(1272, io.nccltuner.policy.TunerConstant.structBytes(7));
-        assertEquals(cLong("ncclTunerConstants_v5_t.hwLatencies"),
-                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NVLINK.TREE.LL", 1).byteOffset(5));
-        assertEquals(cLong("ncclTunerConstants_v5_t.perChMaxNVLSTreeBws") + (3 * 3 + 2) * 8,
-                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.BLACKWELL.4NODES", 1).byteOffset(6));
-        assertEquals(cLong("ncclTunerConstants_v5_t.llMaxBws") + (2 * 3) * 8,
-                io.nccltuner.policy.TunerConstant.parse("llMaxBws.HOPPER.1NODE", 1).byteOffset(5));
-        assertEquals(cLong("ncclTunerConstants_v7_t.hwLatencies") + ((2 * 7 + 6) * 3 + 2) * 8,
-                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NET.PAT.SIMPLE", 1).byteOffset(7));
-        assertEquals(cLong("ncclTunerConstants_v7_t.perChMaxRingLL128Bws") + (2 * 3 + 1) * 8,
-                io.nccltuner.policy.TunerConstant.parse("perChMaxRingLL128Bws.HOPPER.2NODES", 1).byteOffset(7));
-        assertEquals(cLong("ncclTunerConstants_v7_t.perChMaxNVLSTreeBws") + (4 * 3 + 2) * 8,
-                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1).byteOffset(7));
-        assertEquals(cLong("ncclTunerConstants_v7_t.llMaxBws") + (4 * 3) * 8,
-                io.nccltuner.policy.TunerConstant.parse("llMaxBws.RUBIN.1NODE", 1).byteOffset(7));
+        assertEquals(
+                cLong("ncclTunerConstants_v5_t.hwLatencies"),
+                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NVLINK.TREE.LL", 1)
+                        .byteOffset(5));
+        assertEquals(
+                cLong("ncclTunerConstants_v5_t.perChMaxNVLSTreeBws") + (3 * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.BLACKWELL.4NODES", 1)
+                        .byteOffset(6));
+        assertEquals(
+                cLong("ncclTunerConstants_v5_t.llMaxBws") + (2 * 3) * 8,
+                io.nccltuner.policy.TunerConstant.parse("llMaxBws.HOPPER.1NODE", 1)
+                        .byteOffset(5));
+        assertEquals(
+                cLong("ncclTunerConstants_v7_t.hwLatencies") + ((2 * 7 + 6) * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("hwLatencies.NET.PAT.SIMPLE", 1)
+                        .byteOffset(7));
+        assertEquals(
+                cLong("ncclTunerConstants_v7_t.perChMaxRingLL128Bws") + (2 * 3 + 1) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxRingLL128Bws.HOPPER.2NODES", 1)
+                        .byteOffset(7));
+        assertEquals(
+                cLong("ncclTunerConstants_v7_t.perChMaxNVLSTreeBws") + (4 * 3 + 2) * 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1)
+                        .byteOffset(7));
+        assertEquals(
+                cLong("ncclTunerConstants_v7_t.llMaxBws") + (4 * 3) * 8,
+                io.nccltuner.policy.TunerConstant.parse("llMaxBws.RUBIN.1NODE", 1)
+                        .byteOffset(7));
         // the last double of v7's struct
-        assertEquals(cLong("ncclTunerConstants_v7_t") - 8,
-                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1).byteOffset(7));
+        assertEquals(
+                cLong("ncclTunerConstants_v7_t") - 8,
+                io.nccltuner.policy.TunerConstant.parse("perChMaxNVLSTreeBws.RUBIN.4NODES", 1)
+                        .byteOffset(7));
     }
 
     private static void check(List<String> errors, String what, long cValue, long javaValue) {

@@ -21,119 +21,134 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class CompiledPolicyTest {
-  static Path repo(String path) {
-    return Path.of(System.getProperty("nccltj.repo", "..")).resolve(path);
-  }
-
-  /** A copy of a repository policy in a temporary folder (tests never write beside the repo's). */
-  static Path copy(String name, Path tmp) throws Exception {
-    Path yaml = tmp.resolve(name);
-    Files.copy(repo("policies/" + name), yaml);
-    return yaml;
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"h200-2rank.yaml", "channel-override.yaml", "h200-2rank-measured.yaml"})
-  void theBinaryFormHoldsThePolicyTheYamlGives(String name, @TempDir Path tmp) throws Exception {
-    Path yaml = copy(name, tmp);
-    Policy fromYaml = PolicyLoader.load(yaml);
-    Path bin = CompiledPolicy.write(yaml);
-    assertEquals(tmp.resolve(name + ".compiled"), bin);
-    Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), Sha256.digest(Files.readAllBytes(yaml)), yaml);
-    assertNotNull(decoded, "the file written is read back");
-    assertEquals(fromYaml, decoded);
-    assertEquals(fromYaml, CompiledPolicy.load(yaml));
-    // the same compiled table, so the same sha256 in the INFO line on every rank
-    for (int i = 0; i < fromYaml.profiles().size(); i++) {
-      assertEquals(DecisionTable.compile(fromYaml.profiles().get(i)).sha256(),
-          DecisionTable.compile(decoded.profiles().get(i)).sha256());
+    static Path repo(String path) {
+        return Path.of(System.getProperty("nccltj.repo", "..")).resolve(path);
     }
-  }
 
-  @Test
-  void anEditedYamlIsReadAgainNotTheStaleBinaryForm(@TempDir Path tmp) throws Exception {
-    Path yaml = copy("h200-2rank.yaml", tmp);
-    CompiledPolicy.write(yaml);
-    String text = Files.readString(yaml);
-    assertTrue(text.contains("name: h200-2rank-timesliced"), text.substring(0, 200));
-    Files.writeString(yaml, text.replace("name: h200-2rank-timesliced", "name: edited"));
-    Policy p = CompiledPolicy.load(yaml);
-    assertEquals("edited", p.name());
-    assertEquals(PolicyLoader.load(yaml), p);
-  }
-
-  @Test
-  void aDamagedBinaryFormIsIgnored(@TempDir Path tmp) throws Exception {
-    Path yaml = copy("h200-2rank.yaml", tmp);
-    Path bin = CompiledPolicy.write(yaml);
-    byte[] good = Files.readAllBytes(bin);
-    byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
-    for (int cut : new int[] {0, 3, 40, good.length / 2, good.length - 1}) {
-      assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), sha, yaml), "truncated to " + cut);
+    /** A copy of a repository policy in a temporary folder (tests never write beside the repo's). */
+    static Path copy(String name, Path tmp) throws Exception {
+        Path yaml = tmp.resolve(name);
+        Files.copy(repo("policies/" + name), yaml);
+        return yaml;
     }
-    byte[] longer = Arrays.copyOf(good, good.length + 1);
-    assertNull(CompiledPolicy.decode(longer, sha, yaml), "trailing byte");
-    byte[] otherVersion = good.clone();
-    otherVersion[7] = (byte) (CompiledPolicy.VERSION + 1);
-    assertNull(CompiledPolicy.decode(otherVersion, sha, yaml), "another format version");
-    byte[] otherKey = sha.clone();
-    otherKey[0] ^= 1;
-    assertNull(CompiledPolicy.decode(good, otherKey, yaml), "keyed by another YAML");
-    // and load() then parses the YAML
-    Files.write(bin, Arrays.copyOf(good, good.length / 2));
-    assertEquals(PolicyLoader.load(yaml), CompiledPolicy.load(yaml));
-  }
 
-  @Test
-  void aBinaryFormOthersCanWriteIsIgnored(@TempDir Path tmp) throws Exception {
-    Path yaml = copy("h200-2rank.yaml", tmp);
-    Path bin = CompiledPolicy.write(yaml);
-    assertTrue(CompiledPolicy.trusted(bin, yaml));
-    // a binary form claiming this YAML but naming another policy: used only while trusted
-    Policy p = PolicyLoader.load(yaml);
-    Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
-    Files.write(bin, CompiledPolicy.encode(other, Sha256.digest(Files.readAllBytes(yaml))));
-    assertEquals("planted", CompiledPolicy.load(yaml).name());
-    Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-    assertFalse(CompiledPolicy.trusted(bin, yaml));
-    assertEquals(p, CompiledPolicy.load(yaml), "world-writable: the YAML is parsed");
-  }
+    @ParameterizedTest
+    @ValueSource(strings = {"h200-2rank.yaml", "channel-override.yaml", "h200-2rank-measured.yaml"})
+    void theBinaryFormHoldsThePolicyTheYamlGives(String name, @TempDir Path tmp) throws Exception {
+        Path yaml = copy(name, tmp);
+        Policy fromYaml = PolicyLoader.load(yaml);
+        Path bin = CompiledPolicy.write(yaml);
+        assertEquals(tmp.resolve(name + ".compiled"), bin);
+        Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), Sha256.digest(Files.readAllBytes(yaml)), yaml);
+        assertNotNull(decoded, "the file written is read back");
+        assertEquals(fromYaml, decoded);
+        assertEquals(fromYaml, CompiledPolicy.load(yaml));
+        // the same compiled table, so the same sha256 in the INFO line on every rank
+        for (int i = 0; i < fromYaml.profiles().size(); i++) {
+            assertEquals(
+                    DecisionTable.compile(fromYaml.profiles().get(i)).sha256(),
+                    DecisionTable.compile(decoded.profiles().get(i)).sha256());
+        }
+    }
 
-  @Test
-  void aChannelCountPolicyLoaderWouldRefuseIsNotRead(@TempDir Path tmp) throws Exception {
-    Path yaml = copy("channel-override.yaml", tmp);
-    Policy p = PolicyLoader.load(yaml);
-    Policy.Rule r = p.profiles().get(0).rules().get(0);
-    Policy.Candidate c = r.candidates().get(0);
-    Policy.Rule bad = new Policy.Rule(r.collective(), r.fromBytes(), r.toBytes(), r.numPipeOps(), r.ncclPick(),
-        r.ncclRegret(), java.util.List.of(new Policy.Candidate(c.algorithm(), c.protocol(), 65, c.regret())));
-    Policy.Profile prof = p.profiles().get(0);
-    Policy tampered = new Policy(p.name(), p.mode(), p.description(),
-        java.util.List.of(new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))), yaml);
-    byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
-    assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, sha), sha, yaml));
-    assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, sha), sha, yaml));
-  }
+    @Test
+    void anEditedYamlIsReadAgainNotTheStaleBinaryForm(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        CompiledPolicy.write(yaml);
+        String text = Files.readString(yaml);
+        assertTrue(text.contains("name: h200-2rank-timesliced"), text.substring(0, 200));
+        Files.writeString(yaml, text.replace("name: h200-2rank-timesliced", "name: edited"));
+        Policy p = CompiledPolicy.load(yaml);
+        assertEquals("edited", p.name());
+        assertEquals(PolicyLoader.load(yaml), p);
+    }
 
-  @Test
-  void anInvalidYamlIsRefusedAndNothingIsWritten(@TempDir Path tmp) throws Exception {
-    Path yaml = tmp.resolve("bad.yaml");
-    Files.writeString(yaml, "schema: nccl-tuner-java/v1\nname: x\nprofiles: 3\n");
-    assertThrows(PolicyException.class, () -> CompiledPolicy.write(yaml));
-    assertTrue(Files.notExists(CompiledPolicy.pathFor(yaml)));
-    PolicyException e = assertThrows(PolicyException.class, () -> CompiledPolicy.load(yaml));
-    assertEquals(assertThrows(PolicyException.class, () -> PolicyLoader.load(yaml)).getMessage(), e.getMessage());
-  }
+    @Test
+    void aDamagedBinaryFormIsIgnored(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        Path bin = CompiledPolicy.write(yaml);
+        byte[] good = Files.readAllBytes(bin);
+        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
+        for (int cut : new int[] {0, 3, 40, good.length / 2, good.length - 1}) {
+            assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), sha, yaml), "truncated to " + cut);
+        }
+        byte[] longer = Arrays.copyOf(good, good.length + 1);
+        assertNull(CompiledPolicy.decode(longer, sha, yaml), "trailing byte");
+        byte[] otherVersion = good.clone();
+        otherVersion[7] = (byte) (CompiledPolicy.VERSION + 1);
+        assertNull(CompiledPolicy.decode(otherVersion, sha, yaml), "another format version");
+        byte[] otherKey = sha.clone();
+        otherKey[0] ^= 1;
+        assertNull(CompiledPolicy.decode(good, otherKey, yaml), "keyed by another YAML");
+        // and load() then parses the YAML
+        Files.write(bin, Arrays.copyOf(good, good.length / 2));
+        assertEquals(PolicyLoader.load(yaml), CompiledPolicy.load(yaml));
+    }
 
-  @Test
-  void encodingDependsOnTheKey() throws Exception {
-    Policy p = PolicyLoader.load(repo("policies/h200-2rank.yaml"));
-    byte[] a = CompiledPolicy.encode(p, new byte[32]);
-    byte[] k = new byte[32];
-    k[31] = 1;
-    byte[] b = CompiledPolicy.encode(p, k);
-    assertEquals(a.length, b.length);
-    assertNotEquals(Arrays.toString(a), Arrays.toString(b));
-    assertArrayEquals(Arrays.copyOfRange(a, 40, a.length), Arrays.copyOfRange(b, 40, b.length));
-  }
+    @Test
+    void aBinaryFormOthersCanWriteIsIgnored(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        Path bin = CompiledPolicy.write(yaml);
+        assertTrue(CompiledPolicy.trusted(bin, yaml));
+        // a binary form claiming this YAML but naming another policy: used only while trusted
+        Policy p = PolicyLoader.load(yaml);
+        Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
+        Files.write(bin, CompiledPolicy.encode(other, Sha256.digest(Files.readAllBytes(yaml))));
+        assertEquals("planted", CompiledPolicy.load(yaml).name());
+        Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertFalse(CompiledPolicy.trusted(bin, yaml));
+        assertEquals(p, CompiledPolicy.load(yaml), "world-writable: the YAML is parsed");
+    }
+
+    @Test
+    void aChannelCountPolicyLoaderWouldRefuseIsNotRead(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("channel-override.yaml", tmp);
+        Policy p = PolicyLoader.load(yaml);
+        Policy.Rule r = p.profiles().get(0).rules().get(0);
+        Policy.Candidate c = r.candidates().get(0);
+        Policy.Rule bad = new Policy.Rule(
+                r.collective(),
+                r.fromBytes(),
+                r.toBytes(),
+                r.numPipeOps(),
+                r.ncclPick(),
+                r.ncclRegret(),
+                java.util.List.of(new Policy.Candidate(c.algorithm(), c.protocol(), 65, c.regret())));
+        Policy.Profile prof = p.profiles().get(0);
+        Policy tampered = new Policy(
+                p.name(),
+                p.mode(),
+                p.description(),
+                java.util.List.of(
+                        new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))),
+                yaml);
+        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
+        assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, sha), sha, yaml));
+        assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, sha), sha, yaml));
+    }
+
+    @Test
+    void anInvalidYamlIsRefusedAndNothingIsWritten(@TempDir Path tmp) throws Exception {
+        Path yaml = tmp.resolve("bad.yaml");
+        Files.writeString(yaml, "schema: nccl-tuner-java/v1\nname: x\nprofiles: 3\n");
+        assertThrows(PolicyException.class, () -> CompiledPolicy.write(yaml));
+        assertTrue(Files.notExists(CompiledPolicy.pathFor(yaml)));
+        PolicyException e = assertThrows(PolicyException.class, () -> CompiledPolicy.load(yaml));
+        assertEquals(
+                assertThrows(PolicyException.class, () -> PolicyLoader.load(yaml))
+                        .getMessage(),
+                e.getMessage());
+    }
+
+    @Test
+    void encodingDependsOnTheKey() throws Exception {
+        Policy p = PolicyLoader.load(repo("policies/h200-2rank.yaml"));
+        byte[] a = CompiledPolicy.encode(p, new byte[32]);
+        byte[] k = new byte[32];
+        k[31] = 1;
+        byte[] b = CompiledPolicy.encode(p, k);
+        assertEquals(a.length, b.length);
+        assertNotEquals(Arrays.toString(a), Arrays.toString(b));
+        assertArrayEquals(Arrays.copyOfRange(a, 40, a.length), Arrays.copyOfRange(b, 40, b.length));
+    }
 }

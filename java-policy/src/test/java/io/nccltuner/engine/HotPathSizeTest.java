@@ -20,27 +20,32 @@ import org.junit.jupiter.api.Test;
  * with the JDK's ClassFile API.
  */
 class HotPathSizeTest {
-  /** HotSpot's FreqInlineSize on x86_64 (src/hotspot/cpu/x86/c2_globals.hpp, JDK 25). */
-  private static final int FREQ_INLINE_SIZE = 325;
+    /** HotSpot's FreqInlineSize on x86_64 (src/hotspot/cpu/x86/c2_globals.hpp, JDK 25). */
+    private static final int FREQ_INLINE_SIZE = 325;
 
-  private static int codeLength(Class<?> owner, String name, String descriptor) throws Exception {
-    ClassModel model;
-    try (InputStream in = owner.getResourceAsStream(owner.getSimpleName() + ".class")) {
-      model = ClassFile.of().parse(in.readAllBytes());
+    private static int codeLength(Class<?> owner, String name, String descriptor) throws Exception {
+        ClassModel model;
+        try (InputStream in = owner.getResourceAsStream(owner.getSimpleName() + ".class")) {
+            model = ClassFile.of().parse(in.readAllBytes());
+        }
+        List<MethodModel> found = model.methods().stream()
+                .filter(m -> m.methodName().equalsString(name) && m.methodType().equalsString(descriptor))
+                .toList();
+        assertEquals(1, found.size(), name + descriptor);
+        return found.get(0)
+                .findAttribute(java.lang.classfile.Attributes.code())
+                .map(CodeAttribute::codeLength)
+                .orElseThrow();
     }
-    List<MethodModel> found = model.methods().stream()
-        .filter(m -> m.methodName().equalsString(name) && m.methodType().equalsString(descriptor))
-        .toList();
-    assertEquals(1, found.size(), name + descriptor);
-    return found.get(0).findAttribute(java.lang.classfile.Attributes.code())
-        .map(CodeAttribute::codeLength).orElseThrow();
-  }
 
-  @Test
-  void engineGetCollInfoFitsTheInliningLimit() throws Exception {
-    int n = codeLength(Engine.class, "getCollInfo",
-        "(JIJILjava/lang/foreign/MemorySegment;JIIILjava/lang/foreign/MemorySegment;J)I");
-    assertTrue(n > 100, "found the method's code: " + n + " bytes");
-    assertTrue(n <= FREQ_INLINE_SIZE, "Engine.getCollInfo is " + n + " bytes of bytecode, over " + FREQ_INLINE_SIZE);
-  }
+    @Test
+    void engineGetCollInfoFitsTheInliningLimit() throws Exception {
+        int n = codeLength(
+                Engine.class,
+                "getCollInfo",
+                "(JIJILjava/lang/foreign/MemorySegment;JIIILjava/lang/foreign/MemorySegment;J)I");
+        assertTrue(n > 100, "found the method's code: " + n + " bytes");
+        assertTrue(
+                n <= FREQ_INLINE_SIZE, "Engine.getCollInfo is " + n + " bytes of bytecode, over " + FREQ_INLINE_SIZE);
+    }
 }

@@ -11,24 +11,24 @@ import org.junit.jupiter.api.Test;
  * the configuration codes (algorithm x 3 + protocol) the measured lines name.
  */
 class MeasurementBucketsTest {
-  @Test
-  void bucketBoundsByHand() {
-    assertEquals(0, Measurement.bucketLowNs(0));
-    assertEquals(256, Measurement.bucketLowNs(1));
-    assertEquals(272, Measurement.bucketLowNs(2));
-    assertEquals(256 * 31 / 16.0, Measurement.bucketLowNs(16)); // the last sub-bucket of the first octave
-    assertEquals(512, Measurement.bucketLowNs(17));
-    assertEquals(1024 * (1 + 3 / 16.0), Measurement.bucketLowNs(1 + 2 * 16 + 3));
-    assertEquals(Math.scalb(1.0, 32), Measurement.bucketLowNs(Measurement.HIST_BUCKETS - 1));
-    assertEquals((496 + 512) / 2.0, Measurement.bucketMidNs(16));
-  }
+    @Test
+    void bucketBoundsByHand() {
+        assertEquals(0, Measurement.bucketLowNs(0));
+        assertEquals(256, Measurement.bucketLowNs(1));
+        assertEquals(272, Measurement.bucketLowNs(2));
+        assertEquals(256 * 31 / 16.0, Measurement.bucketLowNs(16)); // the last sub-bucket of the first octave
+        assertEquals(512, Measurement.bucketLowNs(17));
+        assertEquals(1024 * (1 + 3 / 16.0), Measurement.bucketLowNs(1 + 2 * 16 + 3));
+        assertEquals(Math.scalb(1.0, 32), Measurement.bucketLowNs(Measurement.HIST_BUCKETS - 1));
+        assertEquals((496 + 512) / 2.0, Measurement.bucketMidNs(16));
+    }
 
-  @Test
-  void configurationCodesAreAlgorithmTimesThreePlusProtocol() {
-    assertEquals("TREE/LL", Measurement.config(0));
-    assertEquals("TREE/LL128", Measurement.config(1));
-    assertEquals("RING/LL", Measurement.config(3));
-    assertEquals("RING/SIMPLE", Measurement.config(5));
-    assertNull(Measurement.config(-1));
-  }
+    @Test
+    void configurationCodesAreAlgorithmTimesThreePlusProtocol() {
+        assertEquals("TREE/LL", Measurement.config(0));
+        assertEquals("TREE/LL128", Measurement.config(1));
+        assertEquals("RING/LL", Measurement.config(3));
+        assertEquals("RING/SIMPLE", Measurement.config(5));
+        assertNull(Measurement.config(-1));
+    }
 }

@@ -20,92 +20,103 @@ import org.junit.jupiter.api.io.TempDir;
  * wrong arguments are answered before anything runs, and a failed training run leaves no cache.
  */
 class AotScriptTest {
-  static final Path SCRIPT = Path.of(System.getProperty("nccltj.repo", "..")).toAbsolutePath().normalize()
-      .resolve("make/nccl-tuner-aot.sh");
+    static final Path SCRIPT = Path.of(System.getProperty("nccltj.repo", ".."))
+            .toAbsolutePath()
+            .normalize()
+            .resolve("make/nccl-tuner-aot.sh");
 
-  @TempDir Path root;
-  Path calls;
+    @TempDir
+    Path root;
 
-  record Result(int exit, String out, String err) {}
+    Path calls;
 
-  @BeforeEach
-  void tree() throws Exception {
-    Files.createDirectories(root.resolve("bin"));
-    Files.createDirectories(root.resolve("lib"));
-    Files.createDirectories(root.resolve("runtime/bin"));
-    Files.createDirectories(root.resolve("policies"));
-    Files.writeString(root.resolve("policies/p.yaml"), "schema: nccl-tuner-java/v1\n");
-    Files.writeString(root.resolve("bin/nccl-tuner-aot"),
-        Files.readString(SCRIPT).replace("@AOT_OPTS@", "-Xshare:auto"));
-    calls = root.resolve("calls.txt");
-    Files.writeString(root.resolve("runtime/bin/java"), """
+    record Result(int exit, String out, String err) {}
+
+    @BeforeEach
+    void tree() throws Exception {
+        Files.createDirectories(root.resolve("bin"));
+        Files.createDirectories(root.resolve("lib"));
+        Files.createDirectories(root.resolve("runtime/bin"));
+        Files.createDirectories(root.resolve("policies"));
+        Files.writeString(root.resolve("policies/p.yaml"), "schema: nccl-tuner-java/v1\n");
+        Files.writeString(
+                root.resolve("bin/nccl-tuner-aot"), Files.readString(SCRIPT).replace("@AOT_OPTS@", "-Xshare:auto"));
+        calls = root.resolve("calls.txt");
+        Files.writeString(root.resolve("runtime/bin/java"), """
         #!/bin/sh
         echo "$*" >> "%s"
         for a; do case "$a" in -XX:AOTCacheOutput=*) c="${a#-XX:AOTCacheOutput=}" ;; esac; done
         if [ -n "$c" ]; then head -c 4096 /dev/zero > "$c"; [ "${FAKE_RC:-0}" = 0 ] || echo "AotTraining: x: no such file" >&2; exit "${FAKE_RC:-0}"; fi
         """.formatted(calls));
-    for (String f : List.of("bin/nccl-tuner-aot", "runtime/bin/java")) {
-      Files.setPosixFilePermissions(root.resolve(f), PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String f : List.of("bin/nccl-tuner-aot", "runtime/bin/java")) {
+            Files.setPosixFilePermissions(root.resolve(f), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
     }
-  }
 
-  Result run(String rc, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("/bin/sh", root.resolve("bin/nccl-tuner-aot").toString()));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().remove("NCCL_TUNER_JAVA_POLICY");
-    pb.environment().put("FAKE_RC", rc);
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    return new Result(p.waitFor(), out, err);
-  }
-
-  void nothingRan() {
-    assertFalse(Files.exists(calls), "the runtime was started");
-    assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot")));
-  }
-
-  @Test
-  void helpPrintsUsageAndRunsNothing() throws Exception {
-    for (String h : List.of("--help", "-h")) {
-      Result r = run("0", h);
-      assertEquals(0, r.exit(), r.err());
-      assertTrue(r.out().startsWith("Usage: bin/nccl-tuner-aot [TRACE.csv]\n"), r.out());
-      assertEquals("", r.err());
-      nothingRan();
+    Result run(String rc, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(
+                List.of("/bin/sh", root.resolve("bin/nccl-tuner-aot").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().remove("NCCL_TUNER_JAVA_POLICY");
+        pb.environment().put("FAKE_RC", rc);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new Result(p.waitFor(), out, err);
     }
-  }
 
-  @Test
-  void wrongArgumentsExit2BeforeAnything() throws Exception {
-    Result r = run("0", "--bogus");
-    assertEquals(2, r.exit());
-    assertEquals("nccl-tuner-aot: unknown option '--bogus'; see bin/nccl-tuner-aot --help\n", r.err());
-    nothingRan();
-    r = run("0", "a.csv", "b.csv");
-    assertEquals(2, r.exit());
-    assertEquals("nccl-tuner-aot: takes at most one argument (a trace CSV), got 2; see bin/nccl-tuner-aot --help\n",
-        r.err());
-    nothingRan();
-    r = run("0", root.resolve("missing.csv").toString());
-    assertEquals(2, r.exit());
-    assertEquals("nccl-tuner-aot: '" + root.resolve("missing.csv") + "' is not a readable trace CSV; see "
-        + "bin/nccl-tuner-aot --help\n", r.err());
-    nothingRan();
-  }
+    void nothingRan() {
+        assertFalse(Files.exists(calls), "the runtime was started");
+        assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot")));
+    }
 
-  @Test
-  void failedTrainingRunLeavesNoCache() throws Exception {
-    Path trace = Files.writeString(root.resolve("t.csv"), "init,0,2,1\n");
-    Result r = run("1", trace.toString());
-    assertEquals(1, r.exit(), r.err());
-    assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot")));
-    assertTrue(r.err().endsWith("nccl-tuner-aot: the training run failed (exit 1, see its message above), so no AOT "
-        + "cache was made; the plugin works without it, it only starts slower\n"), r.err());
-    // and a good run writes it
-    r = run("0", trace.toString());
-    assertEquals(0, r.exit(), r.err());
-    assertEquals("nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + "\n", r.out());
-  }
+    @Test
+    void helpPrintsUsageAndRunsNothing() throws Exception {
+        for (String h : List.of("--help", "-h")) {
+            Result r = run("0", h);
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().startsWith("Usage: bin/nccl-tuner-aot [TRACE.csv]\n"), r.out());
+            assertEquals("", r.err());
+            nothingRan();
+        }
+    }
+
+    @Test
+    void wrongArgumentsExit2BeforeAnything() throws Exception {
+        Result r = run("0", "--bogus");
+        assertEquals(2, r.exit());
+        assertEquals("nccl-tuner-aot: unknown option '--bogus'; see bin/nccl-tuner-aot --help\n", r.err());
+        nothingRan();
+        r = run("0", "a.csv", "b.csv");
+        assertEquals(2, r.exit());
+        assertEquals(
+                "nccl-tuner-aot: takes at most one argument (a trace CSV), got 2; see bin/nccl-tuner-aot --help\n",
+                r.err());
+        nothingRan();
+        r = run("0", root.resolve("missing.csv").toString());
+        assertEquals(2, r.exit());
+        assertEquals(
+                "nccl-tuner-aot: '" + root.resolve("missing.csv") + "' is not a readable trace CSV; see "
+                        + "bin/nccl-tuner-aot --help\n",
+                r.err());
+        nothingRan();
+    }
+
+    @Test
+    void failedTrainingRunLeavesNoCache() throws Exception {
+        Path trace = Files.writeString(root.resolve("t.csv"), "init,0,2,1\n");
+        Result r = run("1", trace.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot")));
+        assertTrue(
+                r.err()
+                        .endsWith("nccl-tuner-aot: the training run failed (exit 1, see its message above), so no AOT "
+                                + "cache was made; the plugin works without it, it only starts slower\n"),
+                r.err());
+        // and a good run writes it
+        r = run("0", trace.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + "\n", r.out());
+    }
 }

@@ -8,58 +8,59 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class SizeGridTest {
-  @Test
-  void gridHasFourPointsPerPowerOfTwo() {
-    long[] expected = {8, 10, 12, 14, 16, 20, 24, 28, 32};
-    for (int i = 0; i < expected.length; i++) {
-      assertEquals(expected[i], SizeGrid.lowerBound(8 + i));
+    @Test
+    void gridHasFourPointsPerPowerOfTwo() {
+        long[] expected = {8, 10, 12, 14, 16, 20, 24, 28, 32};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], SizeGrid.lowerBound(8 + i));
+        }
+        assertTrue(SizeGrid.isGridPoint(24L << 20));
+        assertTrue(SizeGrid.isGridPoint(28L << 20));
+        assertFalse(SizeGrid.isGridPoint((24L << 20) + 1));
+        assertFalse(SizeGrid.isGridPoint(1000));
+        assertEquals(SizeGrid.BUCKETS - 1, SizeGrid.bucket(-1L), "SIZE_MAX is in the last bucket");
+        assertEquals(0, SizeGrid.bucket(0));
     }
-    assertTrue(SizeGrid.isGridPoint(24L << 20));
-    assertTrue(SizeGrid.isGridPoint(28L << 20));
-    assertFalse(SizeGrid.isGridPoint((24L << 20) + 1));
-    assertFalse(SizeGrid.isGridPoint(1000));
-    assertEquals(SizeGrid.BUCKETS - 1, SizeGrid.bucket(-1L), "SIZE_MAX is in the last bucket");
-    assertEquals(0, SizeGrid.bucket(0));
-  }
 
-  /** Bit arithmetic agrees with a plain search over the bounds, for random and edge sizes. */
-  @Test
-  void bucketMatchesBoundsSearch() {
-    SplittableRandom rnd = new SplittableRandom(42);
-    for (int i = 0; i < 200_000; i++) {
-      long n = i < 1000 ? i : rnd.nextLong() >>> rnd.nextInt(64);
-      int b = SizeGrid.bucket(n);
-      int expect = 0;
-      while (expect + 1 < SizeGrid.BUCKETS && Long.compareUnsigned(SizeGrid.lowerBound(expect + 1), n) <= 0) {
-        expect++;
-      }
-      assertEquals(expect, b, "nBytes=" + Long.toUnsignedString(n));
+    /** Bit arithmetic agrees with a plain search over the bounds, for random and edge sizes. */
+    @Test
+    void bucketMatchesBoundsSearch() {
+        SplittableRandom rnd = new SplittableRandom(42);
+        for (int i = 0; i < 200_000; i++) {
+            long n = i < 1000 ? i : rnd.nextLong() >>> rnd.nextInt(64);
+            int b = SizeGrid.bucket(n);
+            int expect = 0;
+            while (expect + 1 < SizeGrid.BUCKETS && Long.compareUnsigned(SizeGrid.lowerBound(expect + 1), n) <= 0) {
+                expect++;
+            }
+            assertEquals(expect, b, "nBytes=" + Long.toUnsignedString(n));
+        }
     }
-  }
 
-  @Test
-  void byteSizeRoundTrips() {
-    assertEquals(4096, ByteSize.parse("4 KiB"));
-    assertEquals(4096, ByteSize.parse("4kib"));
-    assertEquals(1536L << 10, ByteSize.parse("1.5 MiB"));
-    // nccl-tests' spelling (-e 64M) is binary too; SI "MB" stays refused (issue 21, item 8)
-    assertEquals(64L << 20, ByteSize.parse("64M"));
-    assertEquals(4096, ByteSize.parse("4k"));
-    assertEquals(1L << 30, ByteSize.parse("1 G"));
-    var si = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ByteSize.parse("64MB"));
-    assertEquals("unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB", si.getMessage());
-    assertEquals("24 MiB", ByteSize.format(24L << 20));
-    assertEquals("1.25 MiB", ByteSize.format(5L << 18));
-    assertEquals("1000 B", ByteSize.format(1000));
-    assertEquals("~125.06 MiB", ByteSize.readable(131136000));
-    assertEquals("24 MiB", ByteSize.readable(24L << 20));
-    assertEquals("1.5 KiB", ByteSize.readable(1536));
-    for (int b = 1; b < SizeGrid.BUCKETS; b++) {
-      long v = SizeGrid.lowerBound(b);
-      if (v < 0) {
-        break; // grid points at and above 2^63 are reachable only as open upper ends
-      }
-      assertEquals(v, ByteSize.parse(ByteSize.format(v)), "grid point " + v);
+    @Test
+    void byteSizeRoundTrips() {
+        assertEquals(4096, ByteSize.parse("4 KiB"));
+        assertEquals(4096, ByteSize.parse("4kib"));
+        assertEquals(1536L << 10, ByteSize.parse("1.5 MiB"));
+        // nccl-tests' spelling (-e 64M) is binary too; SI "MB" stays refused (issue 21, item 8)
+        assertEquals(64L << 20, ByteSize.parse("64M"));
+        assertEquals(4096, ByteSize.parse("4k"));
+        assertEquals(1L << 30, ByteSize.parse("1 G"));
+        var si = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> ByteSize.parse("64MB"));
+        assertEquals("unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB", si.getMessage());
+        assertEquals("24 MiB", ByteSize.format(24L << 20));
+        assertEquals("1.25 MiB", ByteSize.format(5L << 18));
+        assertEquals("1000 B", ByteSize.format(1000));
+        assertEquals("~125.06 MiB", ByteSize.readable(131136000));
+        assertEquals("24 MiB", ByteSize.readable(24L << 20));
+        assertEquals("1.5 KiB", ByteSize.readable(1536));
+        for (int b = 1; b < SizeGrid.BUCKETS; b++) {
+            long v = SizeGrid.lowerBound(b);
+            if (v < 0) {
+                break; // grid points at and above 2^63 are reachable only as open upper ends
+            }
+            assertEquals(v, ByteSize.parse(ByteSize.format(v)), "grid point " + v);
+        }
     }
-  }
 }

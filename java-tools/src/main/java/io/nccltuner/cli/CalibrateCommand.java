@@ -32,189 +32,247 @@ import picocli.CommandLine.Parameters;
  * {@link Calibrator}'s, the policy {@link CalibratedPolicy}'s).
  */
 @Command(
-    name = "calibrate",
-    description = {
-      "Fit NCCL's model constants to sweeps at a few shapes, so NCCL's own selection holds at shapes nobody measured.",
-      "Inputs: directories written by `nccl-tuner sweep` with NCCL_DEBUG_SUBSYS including GRAPH and TUNING. "
-          + "Writes a policy with the fitted constants for a range of nNodes and the measured rules where they beat "
-          + "the calibrated model."
-    },
-    sortOptions = false)
+        name = "calibrate",
+        description = {
+            "Fit NCCL's model constants to sweeps at a few shapes, so NCCL's own selection holds at shapes nobody measured.",
+            "Inputs: directories written by `nccl-tuner sweep` with NCCL_DEBUG_SUBSYS including GRAPH and TUNING. "
+                    + "Writes a policy with the fitted constants for a range of nNodes and the measured rules where they beat "
+                    + "the calibrated model."
+        },
+        sortOptions = false)
 final class CalibrateCommand extends ToolCommand {
-  @Parameters(paramLabel = "SWEEP", arity = "1..*", description = "Sweep directories, one per measured shape.")
-  List<Path> sweeps = new ArrayList<>();
+    @Parameters(paramLabel = "SWEEP", arity = "1..*", description = "Sweep directories, one per measured shape.")
+    List<Path> sweeps = new ArrayList<>();
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the policy here (without -o: report only).")
-  Path output;
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the policy here (without -o: report only).")
+    Path output;
 
-  @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
-  String name;
+    @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
+    String name;
 
-  @Option(names = "--nnodes", paramLabel = "MIN:MAX",
-      description = "nNodes the calibrated profile matches: MIN:MAX, MIN: (no upper bound) or any "
-          + "(default: the smallest measured nNodes and up).")
-  String nNodes;
+    @Option(
+            names = "--nnodes",
+            paramLabel = "MIN:MAX",
+            description = "nNodes the calibrated profile matches: MIN:MAX, MIN: (no upper bound) or any "
+                    + "(default: the smallest measured nNodes and up).")
+    String nNodes;
 
-  @Option(names = "--no-match-gpu",
-      description = "Leave the GPU out of the calibrated profile's match (by default it names the GPU the sweeps ran "
-          + "on, and the plugin applies it only where the CUDA driver reports that GPU).")
-  boolean noMatchGpu;
+    @Option(
+            names = "--no-match-gpu",
+            description =
+                    "Leave the GPU out of the calibrated profile's match (by default it names the GPU the sweeps ran "
+                            + "on, and the plugin applies it only where the CUDA driver reports that GPU).")
+    boolean noMatchGpu;
 
-  @Option(names = "--lambda", paramLabel = "X", defaultValue = "0.0005",
-      description = "Weight of the pull toward NCCL's defaults, per ln(value/default)^2 (default: ${DEFAULT-VALUE}).")
-  double lambda;
+    @Option(
+            names = "--lambda",
+            paramLabel = "X",
+            defaultValue = "0.0005",
+            description =
+                    "Weight of the pull toward NCCL's defaults, per ln(value/default)^2 (default: ${DEFAULT-VALUE}).")
+    double lambda;
 
-  @Option(names = "--mu", paramLabel = "X", defaultValue = "0.3",
-      description = "Weight of the log prediction error beside the regret (default: ${DEFAULT-VALUE}).")
-  double mu;
+    @Option(
+            names = "--mu",
+            paramLabel = "X",
+            defaultValue = "0.3",
+            description = "Weight of the log prediction error beside the regret (default: ${DEFAULT-VALUE}).")
+    double mu;
 
-  @Mixin ModelInputOptions model;
+    @Mixin
+    ModelInputOptions model;
 
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws Exception {
-    if (!(lambda >= 0) || !(mu >= 0)) {
-      throw new InputException("options", "--lambda and --mu must be >= 0");
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws Exception {
+        if (!(lambda >= 0) || !(mu >= 0)) {
+            throw new InputException("options", "--lambda and --mu must be >= 0");
+        }
+        List<SweepInputs> in = new ArrayList<>();
+        String gpu = null;
+        for (Path s : sweeps) {
+            int cc = model.computeCapability();
+            MeasuredOn on = MeasuredOn.of(java.nio.file.Files.isDirectory(s.resolve("runs")) ? s.resolve("runs") : s);
+            if (!on.gpus().isEmpty()) {
+                gpu = on.gpus().first();
+            }
+            if (cc == 0 && gpu != null) {
+                cc = MeasuredOn.computeCapability(gpu);
+            }
+            in.add(SweepInputs.read(s, cc, model.cpu()));
+        }
+        List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
+        out.println("calibrate: " + Main.count(in.size(), "sweep") + " (NCCL "
+                + io.nccltuner.calibrate.TuneModel.VERSION + "'s model, Ring and Tree)");
+        for (SweepInputs s : in) {
+            Topology t = s.shape().topology();
+            out.printf(
+                    Locale.ROOT,
+                    "  %s: %d ranks on %d nodes, cc %d.%d, %s CPU, %d sizes; %s%n",
+                    s.dir(),
+                    t.nRanks(),
+                    t.nNodes(),
+                    t.computeCapability() / 10,
+                    t.computeCapability() % 10,
+                    t.amdCpu() ? "AMD" : "Intel",
+                    s.shape().points().size(),
+                    s.tableCheck());
+        }
+        Calibrator.Result r = Calibrator.fit(shapes, new Calibrator.Options(lambda, mu));
+        List<TunerConstant> constants = new ArrayList<>();
+        for (Calibrator.Fitted f : r.fitted()) {
+            if (f.changed()) {
+                constants.add(TunerConstant.parse(f.name(), Math.round(f.fitted() * 100) / 100.0));
+            }
+        }
+        ModelConstants rounded = ModelConstants.defaults();
+        for (TunerConstant k : constants) {
+            rounded = rounded.with(k);
+        }
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Fitted constants (%d of %d the measured shapes depend on; uncertainty: the values within "
+                        + "%.1f%% objective of the fit, the others fixed; '..' where the data leave it open):%n",
+                constants.size(),
+                r.fitted().size(),
+                Calibrator.TOLERANCE * 100);
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("constant", "NCCL default", "fitted", "uncertainty", "explains"));
+        for (Calibrator.Fitted f : r.fitted()) {
+            String unit = " " + ModelConstants.unit(f.index());
+            rows.add(List.of(
+                    f.name(),
+                    fmt(f.ncclDefault()) + unit,
+                    (f.changed() ? fmt(f.fitted()) : "(default)") + unit,
+                    (f.lowOpen() ? ".." : fmt(f.low())) + " .. " + (f.highOpen() ? ".." : fmt(f.high())),
+                    f.explains().isEmpty() ? "-" : String.join("; ", f.explains())));
+        }
+        printTable(out, rows);
+        out.printf(
+                Locale.ROOT,
+                "%nMean regret of NCCL's selection at the measured sizes: NCCL's defaults %.2f%%, "
+                        + "calibrated %.2f%% (%d objective evaluations)%n",
+                r.regretDefault() * 100,
+                Calibrator.regret(shapes, rounded) * 100,
+                r.evaluations());
+        out.printf(
+                Locale.ROOT,
+                "Measured crossovers: %d; NCCL's defaults reproduce %d, the calibrated model %d%n",
+                r.crossovers().size(),
+                r.reproducedDefault().size(),
+                r.reproducedFitted().size());
+        for (Calibrator.Crossover c : r.crossovers()) {
+            out.println("  " + c + ": defaults " + (r.reproducedDefault().contains(c) ? "yes" : "no") + ", calibrated "
+                    + (r.reproducedFitted().contains(c) ? "yes" : "no"));
+        }
+        MeasurementSet all = new MeasurementSet();
+        for (SweepInputs s : in) {
+            s.data().measurements().forEach(all::add);
+            s.data().selections().forEach(all::add);
+        }
+        boolean toFile = output != null;
+        String policyName = name != null
+                ? name
+                : toFile ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "calibrated";
+        Compiler.Compilation measured = Compiler.compile(
+                all,
+                new Compiler.Options(0.05, 2, 0, false, Compiler.Merge.RANKING, policyName, Mode.ENFORCE, null, 2));
+        int minNodes =
+                shapes.stream().mapToInt(s -> s.topology().nNodes()).min().orElse(1);
+        Range nodes = parseRange(nNodes, minNodes);
+        HardwareMatch hw = !noMatchGpu && gpu != null
+                ? new HardwareMatch(null, null, null, null, gpuModel(gpu), null)
+                : HardwareMatch.ANY;
+        CalibratedPolicy.Built b = CalibratedPolicy.build(policyName, constants, in, measured, nodes, hw);
+        out.printf(
+                Locale.ROOT,
+                "%nMeasured rules: %d kept (%d beat the calibrated model, %d tie it: the fallback under "
+                        + "tuner v3/v4, which sets no constants), %d dropped (the calibrated model measured faster)%n",
+                b.kept().size(),
+                b.beat(),
+                b.kept().size() - b.beat(),
+                b.dropped().size());
+        b.kept().forEach(k -> out.println("  kept " + k));
+        b.dropped().forEach(k -> out.println("  dropped " + k));
+        if (!toFile) {
+            out.println("no -o: policy not written");
+            return 0;
+        }
+        List<String> header = new ArrayList<>();
+        header.add("Calibrated by `nccl-tuner calibrate` (docs/calibrate.md) from:");
+        in.forEach(s -> header.add("  " + s.dir()));
+        for (Calibrator.Fitted f : r.fitted()) {
+            if (f.changed()) {
+                header.add(String.format(
+                        Locale.ROOT,
+                        "  %s: NCCL %s -> %s %s (%s .. %s)",
+                        f.name(),
+                        fmt(f.ncclDefault()),
+                        fmt(f.fitted()),
+                        ModelConstants.unit(f.index()),
+                        f.lowOpen() ? ".." : fmt(f.low()),
+                        f.highOpen() ? ".." : fmt(f.high())));
+            }
+        }
+        String yaml;
+        try {
+            yaml = PolicyYaml.writeChecked(b.policy(), header, Map.of(), output.toString());
+        } catch (PolicyException e) {
+            throw new IllegalStateException("the calibrated policy does not load: " + e.getMessage(), e);
+        }
+        writeFile(output, yaml);
+        out.println(
+                "policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
+                        + Main.count(constants.size(), "constant") + ", calibrated profile for nNodes " + nodes
+                        + (hw.gpu() == null ? "" : ", gpu " + hw.gpu()) + ")");
+        return 0;
     }
-    List<SweepInputs> in = new ArrayList<>();
-    String gpu = null;
-    for (Path s : sweeps) {
-      int cc = model.computeCapability();
-      MeasuredOn on = MeasuredOn.of(java.nio.file.Files.isDirectory(s.resolve("runs")) ? s.resolve("runs") : s);
-      if (!on.gpus().isEmpty()) {
-        gpu = on.gpus().first();
-      }
-      if (cc == 0 && gpu != null) {
-        cc = MeasuredOn.computeCapability(gpu);
-      }
-      in.add(SweepInputs.read(s, cc, model.cpu()));
-    }
-    List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
-    out.println("calibrate: " + Main.count(in.size(), "sweep") + " (NCCL " + io.nccltuner.calibrate.TuneModel.VERSION
-        + "'s model, Ring and Tree)");
-    for (SweepInputs s : in) {
-      Topology t = s.shape().topology();
-      out.printf(Locale.ROOT, "  %s: %d ranks on %d nodes, cc %d.%d, %s CPU, %d sizes; %s%n", s.dir(), t.nRanks(),
-          t.nNodes(), t.computeCapability() / 10, t.computeCapability() % 10, t.amdCpu() ? "AMD" : "Intel",
-          s.shape().points().size(), s.tableCheck());
-    }
-    Calibrator.Result r = Calibrator.fit(shapes, new Calibrator.Options(lambda, mu));
-    List<TunerConstant> constants = new ArrayList<>();
-    for (Calibrator.Fitted f : r.fitted()) {
-      if (f.changed()) {
-        constants.add(TunerConstant.parse(f.name(), Math.round(f.fitted() * 100) / 100.0));
-      }
-    }
-    ModelConstants rounded = ModelConstants.defaults();
-    for (TunerConstant k : constants) {
-      rounded = rounded.with(k);
-    }
-    out.println();
-    out.printf(Locale.ROOT, "Fitted constants (%d of %d the measured shapes depend on; uncertainty: the values within "
-        + "%.1f%% objective of the fit, the others fixed; '..' where the data leave it open):%n", constants.size(),
-        r.fitted().size(), Calibrator.TOLERANCE * 100);
-    List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("constant", "NCCL default", "fitted", "uncertainty", "explains"));
-    for (Calibrator.Fitted f : r.fitted()) {
-      String unit = " " + ModelConstants.unit(f.index());
-      rows.add(List.of(f.name(), fmt(f.ncclDefault()) + unit, (f.changed() ? fmt(f.fitted()) : "(default)") + unit,
-          (f.lowOpen() ? ".." : fmt(f.low())) + " .. " + (f.highOpen() ? ".." : fmt(f.high())),
-          f.explains().isEmpty() ? "-" : String.join("; ", f.explains())));
-    }
-    printTable(out, rows);
-    out.printf(Locale.ROOT, "%nMean regret of NCCL's selection at the measured sizes: NCCL's defaults %.2f%%, "
-        + "calibrated %.2f%% (%d objective evaluations)%n", r.regretDefault() * 100,
-        Calibrator.regret(shapes, rounded) * 100, r.evaluations());
-    out.printf(Locale.ROOT, "Measured crossovers: %d; NCCL's defaults reproduce %d, the calibrated model %d%n",
-        r.crossovers().size(), r.reproducedDefault().size(), r.reproducedFitted().size());
-    for (Calibrator.Crossover c : r.crossovers()) {
-      out.println("  " + c + ": defaults " + (r.reproducedDefault().contains(c) ? "yes" : "no") + ", calibrated "
-          + (r.reproducedFitted().contains(c) ? "yes" : "no"));
-    }
-    MeasurementSet all = new MeasurementSet();
-    for (SweepInputs s : in) {
-      s.data().measurements().forEach(all::add);
-      s.data().selections().forEach(all::add);
-    }
-    boolean toFile = output != null;
-    String policyName = name != null ? name
-        : toFile ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "calibrated";
-    Compiler.Compilation measured = Compiler.compile(all, new Compiler.Options(0.05, 2, 0, false,
-        Compiler.Merge.RANKING, policyName, Mode.ENFORCE, null, 2));
-    int minNodes = shapes.stream().mapToInt(s -> s.topology().nNodes()).min().orElse(1);
-    Range nodes = parseRange(nNodes, minNodes);
-    HardwareMatch hw = !noMatchGpu && gpu != null
-        ? new HardwareMatch(null, null, null, null, gpuModel(gpu), null) : HardwareMatch.ANY;
-    CalibratedPolicy.Built b = CalibratedPolicy.build(policyName, constants, in, measured, nodes, hw);
-    out.printf(Locale.ROOT, "%nMeasured rules: %d kept (%d beat the calibrated model, %d tie it: the fallback under "
-        + "tuner v3/v4, which sets no constants), %d dropped (the calibrated model measured faster)%n", b.kept().size(),
-        b.beat(), b.kept().size() - b.beat(), b.dropped().size());
-    b.kept().forEach(k -> out.println("  kept " + k));
-    b.dropped().forEach(k -> out.println("  dropped " + k));
-    if (!toFile) {
-      out.println("no -o: policy not written");
-      return 0;
-    }
-    List<String> header = new ArrayList<>();
-    header.add("Calibrated by `nccl-tuner calibrate` (docs/calibrate.md) from:");
-    in.forEach(s -> header.add("  " + s.dir()));
-    for (Calibrator.Fitted f : r.fitted()) {
-      if (f.changed()) {
-        header.add(String.format(Locale.ROOT, "  %s: NCCL %s -> %s %s (%s .. %s)", f.name(), fmt(f.ncclDefault()),
-            fmt(f.fitted()), ModelConstants.unit(f.index()), f.lowOpen() ? ".." : fmt(f.low()),
-            f.highOpen() ? ".." : fmt(f.high())));
-      }
-    }
-    String yaml;
-    try {
-      yaml = PolicyYaml.writeChecked(b.policy(), header, Map.of(), output.toString());
-    } catch (PolicyException e) {
-      throw new IllegalStateException("the calibrated policy does not load: " + e.getMessage(), e);
-    }
-    writeFile(output, yaml);
-    out.println("policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
-        + Main.count(constants.size(), "constant") + ", calibrated profile for nNodes " + nodes
-        + (hw.gpu() == null ? "" : ", gpu " + hw.gpu()) + ")");
-    return 0;
-  }
 
-  /** "NVIDIA H100 80GB HBM3" -> "H100": the model the profile's gpu match names. */
-  static String gpuModel(String gpu) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b(G?[A-Z]{1,2}\\d{2,3}[A-Z]?)\\b").matcher(gpu);
-    return m.find() ? m.group(1) : gpu;
-  }
+    /** "NVIDIA H100 80GB HBM3" -> "H100": the model the profile's gpu match names. */
+    static String gpuModel(String gpu) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b(G?[A-Z]{1,2}\\d{2,3}[A-Z]?)\\b")
+                .matcher(gpu);
+        return m.find() ? m.group(1) : gpu;
+    }
 
-  private static Range parseRange(String text, int minNodes) throws InputException {
-    if (text == null) {
-      return new Range(minNodes, Long.MAX_VALUE);
+    private static Range parseRange(String text, int minNodes) throws InputException {
+        if (text == null) {
+            return new Range(minNodes, Long.MAX_VALUE);
+        }
+        if (text.equalsIgnoreCase("any")) {
+            return Range.ANY;
+        }
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(\\d+):(\\d*)").matcher(text);
+        if (!m.matches()
+                || Long.parseLong(m.group(1)) < 1
+                || (!m.group(2).isEmpty() && Long.parseLong(m.group(2)) < Long.parseLong(m.group(1)))) {
+            throw new InputException("--nnodes", "'" + text + "' is not MIN:MAX, MIN: or any (1 <= MIN <= MAX)");
+        }
+        return new Range(
+                Long.parseLong(m.group(1)), m.group(2).isEmpty() ? Long.MAX_VALUE : Long.parseLong(m.group(2)));
     }
-    if (text.equalsIgnoreCase("any")) {
-      return Range.ANY;
-    }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+):(\\d*)").matcher(text);
-    if (!m.matches() || Long.parseLong(m.group(1)) < 1
-        || (!m.group(2).isEmpty() && Long.parseLong(m.group(2)) < Long.parseLong(m.group(1)))) {
-      throw new InputException("--nnodes", "'" + text + "' is not MIN:MAX, MIN: or any (1 <= MIN <= MAX)");
-    }
-    return new Range(Long.parseLong(m.group(1)), m.group(2).isEmpty() ? Long.MAX_VALUE : Long.parseLong(m.group(2)));
-  }
 
-  private static String fmt(double v) {
-    return String.format(Locale.ROOT, v >= 100 ? "%.1f" : "%.3g", v);
-  }
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%.1f" : "%.3g", v);
+    }
 
-  private static void printTable(PrintWriter out, List<List<String>> rows) {
-    int[] w = new int[rows.getFirst().size()];
-    for (List<String> r : rows) {
-      for (int i = 0; i < r.size() - 1; i++) {
-        w[i] = Math.max(w[i], r.get(i).length());
-      }
+    private static void printTable(PrintWriter out, List<List<String>> rows) {
+        int[] w = new int[rows.getFirst().size()];
+        for (List<String> r : rows) {
+            for (int i = 0; i < r.size() - 1; i++) {
+                w[i] = Math.max(w[i], r.get(i).length());
+            }
+        }
+        for (List<String> r : rows) {
+            StringBuilder sb = new StringBuilder("  ");
+            for (int i = 0; i < r.size(); i++) {
+                sb.append(i < r.size() - 1 ? String.format("%-" + w[i] + "s  ", r.get(i)) : r.get(i));
+            }
+            out.println(sb.toString().stripTrailing());
+        }
     }
-    for (List<String> r : rows) {
-      StringBuilder sb = new StringBuilder("  ");
-      for (int i = 0; i < r.size(); i++) {
-        sb.append(i < r.size() - 1 ? String.format("%-" + w[i] + "s  ", r.get(i)) : r.get(i));
-      }
-      out.println(sb.toString().stripTrailing());
-    }
-  }
 }

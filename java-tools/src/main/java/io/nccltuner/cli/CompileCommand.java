@@ -5,7 +5,6 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
-import io.nccltuner.policy.InputException;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
@@ -15,11 +14,11 @@ import io.nccltuner.compile.Workload;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
-import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
-import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyException;
+import io.nccltuner.policy.Protocol;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -42,424 +41,526 @@ import picocli.CommandLine.Parameters;
  * message names file and line), 2 a usage error, 70 an internal error (such as a compiled policy that does not load).
  */
 @Command(
-    name = "compile",
-    description = {
-      "Compile measurements into a regret-ranked policy.",
-      "Inputs: nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
-          + "reduce_perf; any version), the measurement sweep CSV, or optimize_config.py's CSV. Runs without "
-          + "NCCL_ALGO/NCCL_PROTO measure NCCL's own pick. A rule is emitted where NCCL's pick is slower than "
-          + "the best candidate by more than max(--threshold, noise margin)."
-    },
-    sortOptions = false)
+        name = "compile",
+        description = {
+            "Compile measurements into a regret-ranked policy.",
+            "Inputs: nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, "
+                    + "reduce_perf; any version), the measurement sweep CSV, or optimize_config.py's CSV. Runs without "
+                    + "NCCL_ALGO/NCCL_PROTO measure NCCL's own pick. A rule is emitted where NCCL's pick is slower than "
+                    + "the best candidate by more than max(--threshold, noise margin)."
+        },
+        sortOptions = false)
 final class CompileCommand extends ToolCommand {
-  @Parameters(paramLabel = "FILE", arity = "0..*",
-      description = "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output), "
-          + "or a directory written by `nccl-tuner sweep`.")
-  List<Path> files = new ArrayList<>();
+    @Parameters(
+            paramLabel = "FILE",
+            arity = "0..*",
+            description =
+                    "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output), "
+                            + "or a directory written by `nccl-tuner sweep`.")
+    List<Path> files = new ArrayList<>();
 
-  @ArgGroup(exclusive = false, multiplicity = "0..*", heading = "%nPer-file settings (for logs without NCCL INFO lines):%n")
-  List<Input> inputs = new ArrayList<>();
+    @ArgGroup(
+            exclusive = false,
+            multiplicity = "0..*",
+            heading = "%nPer-file settings (for logs without NCCL INFO lines):%n")
+    List<Input> inputs = new ArrayList<>();
 
-  /**
-   * One {@code --in FILE} with what to assume where its log does not say; without {@code --in}
-   * (at most once) the settings apply to every FILE given as a plain argument.
-   */
-  static final class Input {
-    @Option(names = "--in", paramLabel = "FILE", description = "nccl-tests output file; without --in, the settings "
-        + "below apply to every FILE argument.")
-    Path file;
+    /**
+     * One {@code --in FILE} with what to assume where its log does not say; without {@code --in}
+     * (at most once) the settings apply to every FILE given as a plain argument.
+     */
+    static final class Input {
+        @Option(
+                names = "--in",
+                paramLabel = "FILE",
+                description =
+                        "nccl-tests output file; without --in, the settings " + "below apply to every FILE argument.")
+        Path file;
 
-    @Option(names = "--collective", paramLabel = "NAME", description = "Collective (AllReduce, ...) if the log names none.")
-    String collective;
+        @Option(
+                names = "--collective",
+                paramLabel = "NAME",
+                description = "Collective (AllReduce, ...) if the log names none.")
+        String collective;
 
-    @Option(names = "--algo", paramLabel = "NAME", description = "NCCL_ALGO the run was forced to (TREE, RING, ...).")
-    String algo;
+        @Option(
+                names = "--algo",
+                paramLabel = "NAME",
+                description = "NCCL_ALGO the run was forced to (TREE, RING, ...).")
+        String algo;
 
-    @Option(names = "--proto", paramLabel = "NAME", description = "NCCL_PROTO the run was forced to (LL, LL128, SIMPLE).")
-    String proto;
+        @Option(
+                names = "--proto",
+                paramLabel = "NAME",
+                description = "NCCL_PROTO the run was forced to (LL, LL128, SIMPLE).")
+        String proto;
 
-    @Option(names = "--channels", paramLabel = "N", description = "NCCL_MAX_NCHANNELS the run was forced to.")
-    int channels;
+        @Option(names = "--channels", paramLabel = "N", description = "NCCL_MAX_NCHANNELS the run was forced to.")
+        int channels;
 
-    @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
-    int ranks;
+        @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
+        int ranks;
 
-    @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
-    int nodes;
-  }
-
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE",
-      description = "Write the YAML policy here; '-' prints it on stdout (the report then goes to stderr). "
-          + "Without -o no policy is written.")
-  Path output;
-
-  @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
-  String name;
-
-  @Option(names = "--mode", paramLabel = "MODE", defaultValue = "enforce", description = "enforce, shadow or off (default: ${DEFAULT-VALUE}).")
-  String mode;
-
-  @Option(names = "--threshold", paramLabel = "PCT", defaultValue = "5",
-      description = "Smallest regret of NCCL's pick worth a rule, in percent (default: ${DEFAULT-VALUE}).")
-  double thresholdPct;
-
-  @Option(names = "--noise-sigmas", paramLabel = "K", defaultValue = "2",
-      description = "Noise margin = K x sqrt(n1^2 + n2^2), n = max(CV of the replicates, neighbour jump) "
-          + "(default: ${DEFAULT-VALUE}).")
-  double noiseSigmas;
-
-  @Option(names = "--window", paramLabel = "N", defaultValue = "2",
-      description = "Measured sizes on each side a verdict looks at: neighbour jumps and minimax regret; "
-          + "0 decides each size alone (default: ${DEFAULT-VALUE}).")
-  int window;
-
-  @Option(names = "--tie", paramLabel = "PCT", defaultValue = "0",
-      description = "Candidates closer than max(this percent, noise margin) are ordered by their regret over "
-          + "all sizes, not size by size (default: ${DEFAULT-VALUE}).")
-  double tiePct;
-
-  @Option(names = "--merge", paramLabel = "BY", defaultValue = "ranking",
-      description = "Merge neighbouring sizes with the same 'ranking' (kept candidates in order) or the same "
-          + "'pick' (first candidate; fallbacks common to all merged sizes) (default: ${DEFAULT-VALUE}).")
-  String merge;
-
-  @Option(names = "--any-pipe-ops", description = "Rules for any numPipeOps, not just the measured one.")
-  boolean anyPipeOps;
-
-  @Option(names = "--placement", paramLabel = "WHICH", defaultValue = "out",
-      description = "nccl-tests columns to use: out, in or both (default: ${DEFAULT-VALUE}).")
-  String placement;
-
-  @Option(names = "--pool-runs", description = "Pool size tables of one file that have no run header of their "
-      + "own ('# nThread ...') and measure the same collective and shape as replicates (refused by default: "
-      + "separate tables are separate runs).")
-  boolean poolRuns;
-
-  @Option(names = "--pool-anyway", description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
-      + "pooled) although their times disagree (median CV between them above 25%%: other machines or settings?); "
-      + "refused by default, naming the inputs and what differs.")
-  boolean poolAnyway;
-
-  @Option(names = "--strict", description = "Refuse a file at its first mangled row (wrong number of fields, a field "
-      + "that is not a number); by default such a row is skipped with a warning naming file:line and counted refused.")
-  boolean strict;
-
-  @Option(names = "--nccl-log", paramLabel = "FILE",
-      description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
-  List<Path> ncclLogs = new ArrayList<>();
-
-  @Option(names = "--workload", paramLabel = "FILE",
-      description = "Trace CSV or shadow JSON-lines log: weight regret by its message sizes (repeatable).")
-  List<Path> workloads = new ArrayList<>();
-
-  @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML report with an SVG chart.")
-  Path html;
-
-  @Option(names = "--allow-empty", description = "With -o, write the policy even when no input measured a forced "
-      + "candidate, so it has no rules (by default that is an input error, exit 1: say what each file forced with "
-      + "--in FILE --algo X --proto Y).")
-  boolean allowEmpty;
-
-  @Option(names = "--summary", description = "Print the summary, the rules and the expected regret per range; "
-      + "leave out the per-size tables.")
-  boolean summaryOnly;
-
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    if (files.isEmpty() && inputs.isEmpty()) {
-      throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
+        @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
+        int nodes;
     }
-    List<String> given = spec.commandLine().getParseResult().originalArgs();
-    int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
-    String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
-    if (misplaced != null) {
-      throw new InputException(misplaced);
-    }
-    NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
-      case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
-      case "in", "in-place" -> NcclTestsLog.Placement.IN_PLACE;
-      case "both" -> NcclTestsLog.Placement.BOTH;
-      default -> throw new InputException("--placement", "'" + placement + "' is not out, in or both");
-    };
-    Mode m = Mode.parse(mode);
-    if (m == null) {
-      throw new InputException("--mode", "'" + mode + "' is not enforce, shadow or off");
-    }
-    if (window < 0 || window > 8) {
-      throw new InputException("--window", window + " is outside 0..8");
-    }
-    if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
-      throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
-    }
-    MeasurementSet data = new MeasurementSet();
-    List<String> sources = new ArrayList<>();
-    List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
-    if (global.size() > 1) {
-      throw new InputException("compile", "--collective/--algo/--proto/--channels/--ranks/--nodes without --in are "
-          + "given " + global.size() + " times; give them once (they apply to every FILE argument), or per file with "
-          + "--in FILE");
-    }
-    if (!global.isEmpty() && files.isEmpty()) {
-      throw new InputException("compile", "--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
-          + "to FILE arguments, and none is given; per-file options bind to the preceding --in FILE: write --in FILE "
-          + "before them");
-    }
-    Input all = global.isEmpty() ? new Input() : global.getFirst();
-    for (Path f : files) {
-      if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
-        io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
-        sources.add(f + " (sweep)");
-        continue;
-      }
-      InputFiles.readMeasurements(f, options(all, f, pl), data);
-      sources.add(f.toString());
-    }
-    for (Input in : inputs) {
-      if (in.file == null) {
-        continue;
-      }
-      InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
-      sources.add(in.file.toString());
-    }
-    for (Path log : ncclLogs) {
-      InputFiles.requireReadable(log);
-      NcclRunLog.readSelections(log, data);
-    }
-    boolean yamlToStdout = output != null && output.toString().equals("-");
-    String policyName = name != null ? name
-        : output != null && !yamlToStdout ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "compiled";
-    Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
-      case "ranking" -> Compiler.Merge.RANKING;
-      case "pick" -> Compiler.Merge.PICK;
-      default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
-    };
-    Compiler.Options opts = new Compiler.Options(thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps,
-        mergeBy, policyName, m, null, window);
-    List<Compiler.PoolingProblem> pooling = Compiler.unverifiedPooling(data, opts);
-    if (!pooling.isEmpty() && !poolAnyway) {
-      throw new InputException("inputs", pooling.getFirst().message()
-          + (pooling.size() > 1 ? " (and " + Main.count(pooling.size() - 1, "more group") + " like it)" : ""));
-    }
-    for (Compiler.PoolingProblem p : pooling) {
-      err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
-    }
-    Compilation c = Compiler.compile(data, opts);
-    List<Workload.Savings> savings = new ArrayList<>();
-    if (!workloads.isEmpty()) {
-      List<Workload.Call> calls = new ArrayList<>();
-      for (Path w : workloads) {
-        InputFiles.requireReadable(w);
-        calls.addAll(Workload.read(w));
-      }
-      savings = Workload.evaluate(c, calls);
-    }
-    // with -o - stdout carries the YAML alone, so the report goes to stderr
-    PrintWriter report = yamlToStdout ? err : out;
-    report.print(TextReport.render(c, savings, !summaryOnly));
-    int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
-    boolean noneForced = c.groups().stream().flatMap(g -> g.sizes().stream()).allMatch(s -> s.candidates().isEmpty());
-    if (output != null && nRules == 0 && noneForced && !allowEmpty) {
-      report.flush();
-      throw new InputException("inputs", NONE_FORCED);
-    }
-    // no size with both NCCL's own time and a forced candidate: nothing was compared
-    boolean noNccl = c.groups().stream().flatMap(g -> g.sizes().stream())
-        .allMatch(s -> Double.isNaN(s.ncclUs()) || s.candidates().isEmpty());
-    if (output != null && nRules == 0 && noNccl && !c.groups().isEmpty() && !allowEmpty) {
-      report.flush();
-      throw new InputException("inputs", NO_NCCL_PICK);
-    }
-    if (output == null) {
-      report.println("no -o: policy not written (" + Main.count(nRules, "rule") + "; -o FILE writes it, -o - prints it)");
-    } else {
-      String yaml;
-      try {
-        yaml = PolicyYaml.writeChecked(c.policy(), header(sources, c), ruleComments(c),
-            yamlToStdout ? "stdout" : output.toString());
-      } catch (PolicyException e) {
-        throw new IllegalStateException("the compiled policy does not load: " + e.getMessage(), e);
-      }
-      if (yamlToStdout) {
-        out.print(yaml);
-        report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
-      } else {
-        writeFile(output, yaml);
-        report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
-      }
-    }
-    if (html != null) {
-      writeFile(html, HtmlReport.render(c, savings, name != null || (output != null && !yamlToStdout) || sources.isEmpty() ? policyName
-          : "compiled from " + Path.of(sources.getFirst().replace(" (sweep)", "")).getFileName()
-              + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "")));
-      report.println("html: " + html);
-    }
-    out.flush();
-    err.flush();
-    return 0;
-  }
 
-  /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */
-  static final java.util.Set<String> PER_FILE = java.util.Set.of("--collective", "--algo", "--proto", "--channels",
-      "--ranks", "--nodes");
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the YAML policy here; '-' prints it on stdout (the report then goes to stderr). "
+                    + "Without -o no policy is written.")
+    Path output;
 
-  /**
-   * Checks where the per-file options stand on the command line. They bind to the preceding
-   * {@code --in FILE}, each once (picocli starts a new group at an option the current one already
-   * has, and a group without {@code --in} applies to the plain FILE arguments), so an option that
-   * would bind elsewhere than to the {@code --in} it follows is refused, naming both: one repeated
-   * after the same {@code --in} (it would go to the next {@code --in}, or to the plain FILE
-   * arguments), one after a plain FILE that follows an {@code --in} (it binds to that {@code --in},
-   * not to the FILE), and one between a plain FILE and the first {@code --in} (it binds to that
-   * {@code --in}, not to the FILE). {@code --nodes 2 --in f.txt} stays as it was: the option binds
-   * to the {@code --in} that follows, with no plain FILE before it to mistake it for.
-   *
-   * @param args the command line after {@code compile}, as given
-   * @param spec the command's spec (which options take a value)
-   * @return the refusal, {@code --algo TREE: ...}, or null when every option binds where it stands
-   */
-  static String misplacedPerFileOption(List<String> args, picocli.CommandLine.Model.CommandSpec spec) {
-    record Use(String name, String value, String precedingIn, String fileAfterIn, int group) {}
-    List<Map<String, String>> groups = new ArrayList<>();
-    List<Use> uses = new ArrayList<>();
-    List<String> plain = new ArrayList<>();
-    String lastIn = null;
-    String fileAfterIn = null;
-    boolean positionalOnly = false;
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (positionalOnly || a.equals("-") || !a.startsWith("-")) {
-        plain.add(a);
-        if (lastIn != null && fileAfterIn == null) {
-          fileAfterIn = a;
+    @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
+    String name;
+
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            defaultValue = "enforce",
+            description = "enforce, shadow or off (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(
+            names = "--threshold",
+            paramLabel = "PCT",
+            defaultValue = "5",
+            description = "Smallest regret of NCCL's pick worth a rule, in percent (default: ${DEFAULT-VALUE}).")
+    double thresholdPct;
+
+    @Option(
+            names = "--noise-sigmas",
+            paramLabel = "K",
+            defaultValue = "2",
+            description = "Noise margin = K x sqrt(n1^2 + n2^2), n = max(CV of the replicates, neighbour jump) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double noiseSigmas;
+
+    @Option(
+            names = "--window",
+            paramLabel = "N",
+            defaultValue = "2",
+            description = "Measured sizes on each side a verdict looks at: neighbour jumps and minimax regret; "
+                    + "0 decides each size alone (default: ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(
+            names = "--tie",
+            paramLabel = "PCT",
+            defaultValue = "0",
+            description = "Candidates closer than max(this percent, noise margin) are ordered by their regret over "
+                    + "all sizes, not size by size (default: ${DEFAULT-VALUE}).")
+    double tiePct;
+
+    @Option(
+            names = "--merge",
+            paramLabel = "BY",
+            defaultValue = "ranking",
+            description = "Merge neighbouring sizes with the same 'ranking' (kept candidates in order) or the same "
+                    + "'pick' (first candidate; fallbacks common to all merged sizes) (default: ${DEFAULT-VALUE}).")
+    String merge;
+
+    @Option(names = "--any-pipe-ops", description = "Rules for any numPipeOps, not just the measured one.")
+    boolean anyPipeOps;
+
+    @Option(
+            names = "--placement",
+            paramLabel = "WHICH",
+            defaultValue = "out",
+            description = "nccl-tests columns to use: out, in or both (default: ${DEFAULT-VALUE}).")
+    String placement;
+
+    @Option(
+            names = "--pool-runs",
+            description = "Pool size tables of one file that have no run header of their "
+                    + "own ('# nThread ...') and measure the same collective and shape as replicates (refused by default: "
+                    + "separate tables are separate runs).")
+    boolean poolRuns;
+
+    @Option(
+            names = "--pool-anyway",
+            description = "Pool as replicates inputs that name no machine (or tables --pool-runs "
+                    + "pooled) although their times disagree (median CV between them above 25%%: other machines or settings?); "
+                    + "refused by default, naming the inputs and what differs.")
+    boolean poolAnyway;
+
+    @Option(
+            names = "--strict",
+            description =
+                    "Refuse a file at its first mangled row (wrong number of fields, a field "
+                            + "that is not a number); by default such a row is skipped with a warning naming file:line and counted refused.")
+    boolean strict;
+
+    @Option(
+            names = "--nccl-log",
+            paramLabel = "FILE",
+            description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
+    List<Path> ncclLogs = new ArrayList<>();
+
+    @Option(
+            names = "--workload",
+            paramLabel = "FILE",
+            description = "Trace CSV or shadow JSON-lines log: weight regret by its message sizes (repeatable).")
+    List<Path> workloads = new ArrayList<>();
+
+    @Option(
+            names = "--html",
+            paramLabel = "FILE",
+            description = "Write a self-contained HTML report with an SVG chart.")
+    Path html;
+
+    @Option(
+            names = "--allow-empty",
+            description = "With -o, write the policy even when no input measured a forced "
+                    + "candidate, so it has no rules (by default that is an input error, exit 1: say what each file forced with "
+                    + "--in FILE --algo X --proto Y).")
+    boolean allowEmpty;
+
+    @Option(
+            names = "--summary",
+            description = "Print the summary, the rules and the expected regret per range; "
+                    + "leave out the per-size tables.")
+    boolean summaryOnly;
+
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        if (files.isEmpty() && inputs.isEmpty()) {
+            throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
         }
-        continue;
-      }
-      if (a.equals("--")) {
-        positionalOnly = true;
-        continue;
-      }
-      int eq = a.indexOf('=');
-      String name = a.startsWith("--") && eq > 0 ? a.substring(0, eq) : a;
-      String value = a.startsWith("--") && eq > 0 ? a.substring(eq + 1) : null;
-      picocli.CommandLine.Model.OptionSpec o = spec.findOption(name);
-      if (o != null && value == null && o.arity().max() > 0 && i + 1 < args.size()) {
-        value = args.get(++i);
-      }
-      if (!name.equals("--in") && !PER_FILE.contains(name)) {
-        continue;
-      }
-      if (groups.isEmpty() || groups.getLast().containsKey(name)) {
-        groups.add(new java.util.LinkedHashMap<>());
-      }
-      groups.getLast().put(name, value);
-      if (name.equals("--in")) {
-        lastIn = value;
-        fileAfterIn = null;
-      } else {
-        // before any --in: the plain FILE it follows, if any (an option after it may be meant for it)
-        uses.add(new Use(name, value, lastIn, lastIn == null && !plain.isEmpty() ? plain.getLast() : fileAfterIn,
-            groups.size() - 1));
-      }
-    }
-    String rule = "per-file options (--collective --algo --proto --channels --ranks --nodes) bind to the preceding "
-        + "--in FILE, each once";
-    for (Use u : uses) {
-      String boundTo = groups.get(u.group()).get("--in");
-      String opt = u.name() + " " + u.value();
-      if (u.precedingIn() != null && !u.precedingIn().equals(boundTo)) {
-        Map<String, String> prev = groups.get(u.group() - 1);
-        String repeated = groups.get(u.group()).keySet().stream().filter(prev::containsKey).findFirst().orElse(u.name());
-        return opt + ": " + rule + "; --in " + u.precedingIn() + " already has " + repeated + " " + prev.get(repeated)
-            + ", so this " + u.name() + " would apply to " + (boundTo == null ? "the plain FILE arguments"
-                : "--in " + boundTo + ", which comes after it") + "; write --in FILE before each file's options "
-            + "(--in FILE --algo X --proto Y)";
-      }
-      if (u.precedingIn() != null && u.fileAfterIn() != null) {
-        return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + ", yet binds to the --in "
-            + u.precedingIn() + " before it, not to " + u.fileAfterIn() + "; write --in " + u.fileAfterIn() + " "
-            + opt + " for that file, or put the plain FILE arguments before the first --in";
-      }
-      if (u.precedingIn() == null && boundTo != null && u.fileAfterIn() != null) {
-        return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + " but comes before --in " + boundTo
-            + ", and so binds to " + boundTo + ", not to " + u.fileAfterIn() + "; write --in " + u.fileAfterIn() + " "
-            + opt + " for that file, or --in " + boundTo + " " + opt + " for " + boundTo;
-      }
-    }
-    return null;
-  }
-
-  /** Why -o writes nothing when no forced candidate was measured (the summary says it too). */
-  static final String NONE_FORCED = "no input measured a forced candidate (every run counts as NCCL's own pick), so "
-      + "the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X --proto Y "
-      + "(or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes the empty policy";
-
-  /** Why -o writes nothing when NCCL's own pick was never timed (only forced runs, no log naming the pick). */
-  static final String NO_NCCL_PICK = "NCCL's own pick was never measured at a size with a forced candidate (no "
-      + "unforced run there, and no NCCL log naming the pick), so no candidate can be compared with it and the "
-      + "policy would have no rules; policy not written. Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO "
-      + "(`nccl-tuner sweep` runs it), or give --nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING "
-      + "selection lines; --allow-empty writes the empty policy";
-
-  /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
-  private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {
-    Collective c = in.collective == null ? null : Collective.parse(in.collective);
-    Algorithm a = in.algo == null ? null : Algorithm.parse(in.algo);
-    Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
-    String where = in.file != null ? "--in " + in.file : f.toString();
-    if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
-      throw new InputException(where, "unknown name in --collective/--algo/--proto ("
-          + in.collective + "/" + in.algo + "/" + in.proto + ")");
-    }
-    if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-      throw new InputException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
-    }
-    return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
-  }
-
-  private List<String> header(List<String> sources, Compilation c) {
-    List<String> h = new ArrayList<>();
-    h.add("Compiled by `nccl-tuner compile` from:");
-    for (String s : sources) {
-      h.add("  " + s);
-    }
-    for (Path l : ncclLogs) {
-      h.add("  NCCL's picks: " + l);
-    }
-    h.add("Per size: median over replicates per configuration; regret = median / best median - 1.");
-    h.add("A rule where NCCL's own pick (the unforced runs) loses more than max("
-        + String.format(Locale.ROOT, "%.4g%%", c.options().threshold() * 100) + ", noise margin).");
-    h.add("Merged ranges keep NCCL's smallest and each candidate's largest regret. See docs/compile.md.");
-    return h;
-  }
-
-  private static Map<Rule, List<String>> ruleComments(Compilation c) {
-    Map<Rule, List<String>> m = new IdentityHashMap<>();
-    for (Group g : c.groups()) {
-      for (Rule r : g.rules()) {
-        List<SizeResult> in = g.sizes().stream()
-            .filter(s -> Long.compareUnsigned(s.nBytes(), r.fromBytes()) >= 0
-                && (r.toBytes() == -1L || Long.compareUnsigned(s.nBytes(), r.toBytes()) < 0))
-            .toList();
-        if (in.isEmpty()) {
-          continue;
+        List<String> given = spec.commandLine().getParseResult().originalArgs();
+        int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
+        String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
+        if (misplaced != null) {
+            throw new InputException(misplaced);
         }
-        String sizes = in.size() == 1 ? ByteSize.format(in.getFirst().nBytes())
-            : ByteSize.format(in.getFirst().nBytes()) + " .. " + ByteSize.format(in.getLast().nBytes()) + " (" + in.size() + " sizes)";
-        m.put(r, List.of("measured " + sizes + ": NCCL " + span(in, true) + " us, "
-            + in.getFirst().ranking().getFirst().config().label() + " " + span(in, false) + " us"));
-      }
+        NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
+            case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
+            case "in", "in-place" -> NcclTestsLog.Placement.IN_PLACE;
+            case "both" -> NcclTestsLog.Placement.BOTH;
+            default -> throw new InputException("--placement", "'" + placement + "' is not out, in or both");
+        };
+        Mode m = Mode.parse(mode);
+        if (m == null) {
+            throw new InputException("--mode", "'" + mode + "' is not enforce, shadow or off");
+        }
+        if (window < 0 || window > 8) {
+            throw new InputException("--window", window + " is outside 0..8");
+        }
+        if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
+            throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
+        }
+        MeasurementSet data = new MeasurementSet();
+        List<String> sources = new ArrayList<>();
+        List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
+        if (global.size() > 1) {
+            throw new InputException(
+                    "compile",
+                    "--collective/--algo/--proto/--channels/--ranks/--nodes without --in are "
+                            + "given " + global.size()
+                            + " times; give them once (they apply to every FILE argument), or per file with "
+                            + "--in FILE");
+        }
+        if (!global.isEmpty() && files.isEmpty()) {
+            throw new InputException(
+                    "compile",
+                    "--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
+                            + "to FILE arguments, and none is given; per-file options bind to the preceding --in FILE: write --in FILE "
+                            + "before them");
+        }
+        Input all = global.isEmpty() ? new Input() : global.getFirst();
+        for (Path f : files) {
+            if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
+                io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
+                sources.add(f + " (sweep)");
+                continue;
+            }
+            InputFiles.readMeasurements(f, options(all, f, pl), data);
+            sources.add(f.toString());
+        }
+        for (Input in : inputs) {
+            if (in.file == null) {
+                continue;
+            }
+            InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
+            sources.add(in.file.toString());
+        }
+        for (Path log : ncclLogs) {
+            InputFiles.requireReadable(log);
+            NcclRunLog.readSelections(log, data);
+        }
+        boolean yamlToStdout = output != null && output.toString().equals("-");
+        String policyName = name != null
+                ? name
+                : output != null && !yamlToStdout
+                        ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "")
+                        : "compiled";
+        Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
+            case "ranking" -> Compiler.Merge.RANKING;
+            case "pick" -> Compiler.Merge.PICK;
+            default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
+        };
+        Compiler.Options opts = new Compiler.Options(
+                thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps, mergeBy, policyName, m, null, window);
+        List<Compiler.PoolingProblem> pooling = Compiler.unverifiedPooling(data, opts);
+        if (!pooling.isEmpty() && !poolAnyway) {
+            throw new InputException(
+                    "inputs",
+                    pooling.getFirst().message()
+                            + (pooling.size() > 1
+                                    ? " (and " + Main.count(pooling.size() - 1, "more group") + " like it)"
+                                    : ""));
+        }
+        for (Compiler.PoolingProblem p : pooling) {
+            err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
+        }
+        Compilation c = Compiler.compile(data, opts);
+        List<Workload.Savings> savings = new ArrayList<>();
+        if (!workloads.isEmpty()) {
+            List<Workload.Call> calls = new ArrayList<>();
+            for (Path w : workloads) {
+                InputFiles.requireReadable(w);
+                calls.addAll(Workload.read(w));
+            }
+            savings = Workload.evaluate(c, calls);
+        }
+        // with -o - stdout carries the YAML alone, so the report goes to stderr
+        PrintWriter report = yamlToStdout ? err : out;
+        report.print(TextReport.render(c, savings, !summaryOnly));
+        int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+        boolean noneForced = c.groups().stream()
+                .flatMap(g -> g.sizes().stream())
+                .allMatch(s -> s.candidates().isEmpty());
+        if (output != null && nRules == 0 && noneForced && !allowEmpty) {
+            report.flush();
+            throw new InputException("inputs", NONE_FORCED);
+        }
+        // no size with both NCCL's own time and a forced candidate: nothing was compared
+        boolean noNccl = c.groups().stream()
+                .flatMap(g -> g.sizes().stream())
+                .allMatch(s -> Double.isNaN(s.ncclUs()) || s.candidates().isEmpty());
+        if (output != null && nRules == 0 && noNccl && !c.groups().isEmpty() && !allowEmpty) {
+            report.flush();
+            throw new InputException("inputs", NO_NCCL_PICK);
+        }
+        if (output == null) {
+            report.println("no -o: policy not written (" + Main.count(nRules, "rule")
+                    + "; -o FILE writes it, -o - prints it)");
+        } else {
+            String yaml;
+            try {
+                yaml = PolicyYaml.writeChecked(
+                        c.policy(), header(sources, c), ruleComments(c), yamlToStdout ? "stdout" : output.toString());
+            } catch (PolicyException e) {
+                throw new IllegalStateException("the compiled policy does not load: " + e.getMessage(), e);
+            }
+            if (yamlToStdout) {
+                out.print(yaml);
+                report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
+            } else {
+                writeFile(output, yaml);
+                report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
+            }
+        }
+        if (html != null) {
+            writeFile(
+                    html,
+                    HtmlReport.render(
+                            c,
+                            savings,
+                            name != null || (output != null && !yamlToStdout) || sources.isEmpty()
+                                    ? policyName
+                                    : "compiled from "
+                                            + Path.of(sources.getFirst().replace(" (sweep)", ""))
+                                                    .getFileName()
+                                            + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "")));
+            report.println("html: " + html);
+        }
+        out.flush();
+        err.flush();
+        return 0;
     }
-    return m;
-  }
 
-  private static String span(List<SizeResult> in, boolean nccl) {
-    double lo = Double.POSITIVE_INFINITY;
-    double hi = 0;
-    for (SizeResult s : in) {
-      double v = nccl ? s.ncclUs() : s.policyUs();
-      lo = Math.min(lo, v);
-      hi = Math.max(hi, v);
+    /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */
+    static final java.util.Set<String> PER_FILE =
+            java.util.Set.of("--collective", "--algo", "--proto", "--channels", "--ranks", "--nodes");
+
+    /**
+     * Checks where the per-file options stand on the command line. They bind to the preceding
+     * {@code --in FILE}, each once (picocli starts a new group at an option the current one already
+     * has, and a group without {@code --in} applies to the plain FILE arguments), so an option that
+     * would bind elsewhere than to the {@code --in} it follows is refused, naming both: one repeated
+     * after the same {@code --in} (it would go to the next {@code --in}, or to the plain FILE
+     * arguments), one after a plain FILE that follows an {@code --in} (it binds to that {@code --in},
+     * not to the FILE), and one between a plain FILE and the first {@code --in} (it binds to that
+     * {@code --in}, not to the FILE). {@code --nodes 2 --in f.txt} stays as it was: the option binds
+     * to the {@code --in} that follows, with no plain FILE before it to mistake it for.
+     *
+     * @param args the command line after {@code compile}, as given
+     * @param spec the command's spec (which options take a value)
+     * @return the refusal, {@code --algo TREE: ...}, or null when every option binds where it stands
+     */
+    static String misplacedPerFileOption(List<String> args, picocli.CommandLine.Model.CommandSpec spec) {
+        record Use(String name, String value, String precedingIn, String fileAfterIn, int group) {}
+        List<Map<String, String>> groups = new ArrayList<>();
+        List<Use> uses = new ArrayList<>();
+        List<String> plain = new ArrayList<>();
+        String lastIn = null;
+        String fileAfterIn = null;
+        boolean positionalOnly = false;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (positionalOnly || a.equals("-") || !a.startsWith("-")) {
+                plain.add(a);
+                if (lastIn != null && fileAfterIn == null) {
+                    fileAfterIn = a;
+                }
+                continue;
+            }
+            if (a.equals("--")) {
+                positionalOnly = true;
+                continue;
+            }
+            int eq = a.indexOf('=');
+            String name = a.startsWith("--") && eq > 0 ? a.substring(0, eq) : a;
+            String value = a.startsWith("--") && eq > 0 ? a.substring(eq + 1) : null;
+            picocli.CommandLine.Model.OptionSpec o = spec.findOption(name);
+            if (o != null && value == null && o.arity().max() > 0 && i + 1 < args.size()) {
+                value = args.get(++i);
+            }
+            if (!name.equals("--in") && !PER_FILE.contains(name)) {
+                continue;
+            }
+            if (groups.isEmpty() || groups.getLast().containsKey(name)) {
+                groups.add(new java.util.LinkedHashMap<>());
+            }
+            groups.getLast().put(name, value);
+            if (name.equals("--in")) {
+                lastIn = value;
+                fileAfterIn = null;
+            } else {
+                // before any --in: the plain FILE it follows, if any (an option after it may be meant for it)
+                uses.add(new Use(
+                        name,
+                        value,
+                        lastIn,
+                        lastIn == null && !plain.isEmpty() ? plain.getLast() : fileAfterIn,
+                        groups.size() - 1));
+            }
+        }
+        String rule = "per-file options (--collective --algo --proto --channels --ranks --nodes) bind to the preceding "
+                + "--in FILE, each once";
+        for (Use u : uses) {
+            String boundTo = groups.get(u.group()).get("--in");
+            String opt = u.name() + " " + u.value();
+            if (u.precedingIn() != null && !u.precedingIn().equals(boundTo)) {
+                Map<String, String> prev = groups.get(u.group() - 1);
+                String repeated = groups.get(u.group()).keySet().stream()
+                        .filter(prev::containsKey)
+                        .findFirst()
+                        .orElse(u.name());
+                return opt + ": " + rule + "; --in " + u.precedingIn() + " already has " + repeated + " "
+                        + prev.get(repeated)
+                        + ", so this " + u.name() + " would apply to "
+                        + (boundTo == null ? "the plain FILE arguments" : "--in " + boundTo + ", which comes after it")
+                        + "; write --in FILE before each file's options "
+                        + "(--in FILE --algo X --proto Y)";
+            }
+            if (u.precedingIn() != null && u.fileAfterIn() != null) {
+                return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + ", yet binds to the --in "
+                        + u.precedingIn() + " before it, not to " + u.fileAfterIn() + "; write --in " + u.fileAfterIn()
+                        + " "
+                        + opt + " for that file, or put the plain FILE arguments before the first --in";
+            }
+            if (u.precedingIn() == null && boundTo != null && u.fileAfterIn() != null) {
+                return opt + ": " + rule + "; it follows the plain FILE " + u.fileAfterIn() + " but comes before --in "
+                        + boundTo
+                        + ", and so binds to " + boundTo + ", not to " + u.fileAfterIn() + "; write --in "
+                        + u.fileAfterIn() + " "
+                        + opt + " for that file, or --in " + boundTo + " " + opt + " for " + boundTo;
+            }
+        }
+        return null;
     }
-    return lo == hi ? String.format(Locale.ROOT, "%.1f", lo) : String.format(Locale.ROOT, "%.1f..%.1f", lo, hi);
-  }
+
+    /** Why -o writes nothing when no forced candidate was measured (the summary says it too). */
+    static final String NONE_FORCED = "no input measured a forced candidate (every run counts as NCCL's own pick), so "
+            + "the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X --proto Y "
+            + "(or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes the empty policy";
+
+    /** Why -o writes nothing when NCCL's own pick was never timed (only forced runs, no log naming the pick). */
+    static final String NO_NCCL_PICK = "NCCL's own pick was never measured at a size with a forced candidate (no "
+            + "unforced run there, and no NCCL log naming the pick), so no candidate can be compared with it and the "
+            + "policy would have no rules; policy not written. Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO "
+            + "(`nccl-tuner sweep` runs it), or give --nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING "
+            + "selection lines; --allow-empty writes the empty policy";
+
+    /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
+    private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {
+        Collective c = in.collective == null ? null : Collective.parse(in.collective);
+        Algorithm a = in.algo == null ? null : Algorithm.parse(in.algo);
+        Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
+        String where = in.file != null ? "--in " + in.file : f.toString();
+        if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
+            throw new InputException(
+                    where,
+                    "unknown name in --collective/--algo/--proto (" + in.collective + "/" + in.algo + "/" + in.proto
+                            + ")");
+        }
+        if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+            throw new InputException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+        }
+        return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
+    }
+
+    private List<String> header(List<String> sources, Compilation c) {
+        List<String> h = new ArrayList<>();
+        h.add("Compiled by `nccl-tuner compile` from:");
+        for (String s : sources) {
+            h.add("  " + s);
+        }
+        for (Path l : ncclLogs) {
+            h.add("  NCCL's picks: " + l);
+        }
+        h.add("Per size: median over replicates per configuration; regret = median / best median - 1.");
+        h.add("A rule where NCCL's own pick (the unforced runs) loses more than max("
+                + String.format(Locale.ROOT, "%.4g%%", c.options().threshold() * 100) + ", noise margin).");
+        h.add("Merged ranges keep NCCL's smallest and each candidate's largest regret. See docs/compile.md.");
+        return h;
+    }
+
+    private static Map<Rule, List<String>> ruleComments(Compilation c) {
+        Map<Rule, List<String>> m = new IdentityHashMap<>();
+        for (Group g : c.groups()) {
+            for (Rule r : g.rules()) {
+                List<SizeResult> in = g.sizes().stream()
+                        .filter(s -> Long.compareUnsigned(s.nBytes(), r.fromBytes()) >= 0
+                                && (r.toBytes() == -1L || Long.compareUnsigned(s.nBytes(), r.toBytes()) < 0))
+                        .toList();
+                if (in.isEmpty()) {
+                    continue;
+                }
+                String sizes = in.size() == 1
+                        ? ByteSize.format(in.getFirst().nBytes())
+                        : ByteSize.format(in.getFirst().nBytes()) + " .. "
+                                + ByteSize.format(in.getLast().nBytes()) + " (" + in.size() + " sizes)";
+                m.put(
+                        r,
+                        List.of("measured " + sizes + ": NCCL " + span(in, true) + " us, "
+                                + in.getFirst().ranking().getFirst().config().label() + " " + span(in, false) + " us"));
+            }
+        }
+        return m;
+    }
+
+    private static String span(List<SizeResult> in, boolean nccl) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = 0;
+        for (SizeResult s : in) {
+            double v = nccl ? s.ncclUs() : s.policyUs();
+            lo = Math.min(lo, v);
+            hi = Math.max(hi, v);
+        }
+        return lo == hi ? String.format(Locale.ROOT, "%.1f", lo) : String.format(Locale.ROOT, "%.1f..%.1f", lo, hi);
+    }
 }

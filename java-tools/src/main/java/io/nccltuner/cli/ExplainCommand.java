@@ -1,7 +1,5 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.Availability;
 import io.nccltuner.model.CandidateTime;
@@ -18,11 +16,12 @@ import io.nccltuner.model.Prediction;
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.model.TraceCheck;
-import io.nccltuner.trace.TraceFile;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -45,555 +44,717 @@ import picocli.CommandLine.Option;
  * names the file and line), 2 a usage error, 70 an internal error.
  */
 @Command(
-    name = "explain",
-    description = {
-      "Show what NCCL picks at each size, from the latency/bandwidth table in its INFO log.",
-      "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
-    })
+        name = "explain",
+        description = {
+            "Show what NCCL picks at each size, from the latency/bandwidth table in its INFO log.",
+            "Times are microseconds: latency x latCount + nBytes / (1000 x bandwidth) (NCCL src/graph/tuning.cc)."
+        })
 final class ExplainCommand extends ToolCommand {
-  @Option(names = "--log", paramLabel = "FILE", description = "NCCL log with the TUNING table (or --topology)")
-  Path log;
+    @Option(names = "--log", paramLabel = "FILE", description = "NCCL log with the TUNING table (or --topology)")
+    Path log;
 
-  @Option(names = "--topology", paramLabel = "SWEEP_OR_LOG",
-      description = "instead of --log: predict with NCCL 2.28.9's model computed from constants (Ring and Tree, "
-          + "docs/calibrate.md) at the shape --nranks/--nnodes, from the topology a sweep directory or NCCL log "
-          + "(NCCL_DEBUG_SUBSYS with INIT and GRAPH) holds, what `calibrate` read; repeatable (the one measured "
-          + "nearest the shape is used); with --policy, the matching profile's constants and rules")
-  List<Path> topology = new ArrayList<>();
+    @Option(
+            names = "--topology",
+            paramLabel = "SWEEP_OR_LOG",
+            description = "instead of --log: predict with NCCL 2.28.9's model computed from constants (Ring and Tree, "
+                    + "docs/calibrate.md) at the shape --nranks/--nnodes, from the topology a sweep directory or NCCL log "
+                    + "(NCCL_DEBUG_SUBSYS with INIT and GRAPH) holds, what `calibrate` read; repeatable (the one measured "
+                    + "nearest the shape is used); with --policy, the matching profile's constants and rules")
+    List<Path> topology = new ArrayList<>();
 
-  @Option(names = "--sizes", paramLabel = "SIZES",
-      description = "sizes as NCCL passes them to the tuner: FROM:TO (powers of two), or a comma list; "
-          + "units B, KiB, MiB, GiB, TiB (default: the powers of two 4B:1GiB and every size the log has a "
-          + "selection line for)")
-  String sizes;
+    @Option(
+            names = "--sizes",
+            paramLabel = "SIZES",
+            description = "sizes as NCCL passes them to the tuner: FROM:TO (powers of two), or a comma list; "
+                    + "units B, KiB, MiB, GiB, TiB (default: the powers of two 4B:1GiB and every size the log has a "
+                    + "selection line for)")
+    String sizes;
 
-  @Option(names = "--collective", defaultValue = "AllReduce", paramLabel = "NAME",
-      description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, or 'all' (each collective the "
-          + "log has selection lines for; all five where it has none) (default ${DEFAULT-VALUE})")
-  String collective;
+    @Option(
+            names = "--collective",
+            defaultValue = "AllReduce",
+            paramLabel = "NAME",
+            description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, or 'all' (each collective the "
+                    + "log has selection lines for; all five where it has none) (default ${DEFAULT-VALUE})")
+    String collective;
 
-  @Option(names = "--pipe-ops", defaultValue = "1", paramLabel = "N", description = "numPipeOps (default 1)")
-  int pipeOps;
+    @Option(names = "--pipe-ops", defaultValue = "1", paramLabel = "N", description = "numPipeOps (default 1)")
+    int pipeOps;
 
-  @Option(names = "--comm", paramLabel = "ID",
-      description = "only this communicator: its number in the log (1, 2, ...) or its pointer (0x...)")
-  String comm;
+    @Option(
+            names = "--comm",
+            paramLabel = "ID",
+            description = "only this communicator: its number in the log (1, 2, ...) or its pointer (0x...)")
+    String comm;
 
-  @Option(names = "--trace", paramLabel = "FILE",
-      description = "captured tuner calls (CSV); their cost tables narrow the model first")
-  Path trace;
+    @Option(
+            names = "--trace",
+            paramLabel = "FILE",
+            description = "captured tuner calls (CSV); their cost tables narrow the model first")
+    Path trace;
 
-  @Option(names = "--nranks", paramLabel = "N", description = "nRanks, where the log lacks INIT lines (where it has them, must agree); with --topology: the "
-          + "shape to predict (default: nNodes x the measured ranks per node)")
-  Integer nRanks;
+    @Option(
+            names = "--nranks",
+            paramLabel = "N",
+            description =
+                    "nRanks, where the log lacks INIT lines (where it has them, must agree); with --topology: the "
+                            + "shape to predict (default: nNodes x the measured ranks per node)")
+    Integer nRanks;
 
-  @Option(names = "--nnodes", paramLabel = "N", description = "nNodes, where the log lacks it (before 2.20; else must agree); with --topology: the shape to "
-          + "predict (default: the topology's own)")
-  Integer nNodes;
+    @Option(
+            names = "--nnodes",
+            paramLabel = "N",
+            description =
+                    "nNodes, where the log lacks it (before 2.20; else must agree); with --topology: the shape to "
+                            + "predict (default: the topology's own)")
+    Integer nNodes;
 
-  @Option(names = "--channels", paramLabel = "N", description = "the communicator's nChannels, where the log lacks it (else must agree)")
-  Integer channels;
+    @Option(
+            names = "--channels",
+            paramLabel = "N",
+            description = "the communicator's nChannels, where the log lacks it (else must agree)")
+    Integer channels;
 
-  @picocli.CommandLine.Mixin ModelInputOptions modelInputs;
+    @picocli.CommandLine.Mixin
+    ModelInputOptions modelInputs;
 
-  @Option(names = "--intervals", description = "print each time's range [low, high] too")
-  boolean intervals;
+    @Option(names = "--intervals", description = "print each time's range [low, high] too")
+    boolean intervals;
 
-  @Option(names = "--policy", paramLabel = "FILE",
-      description = "a policy YAML or NCCL example-tuner CSV: adds the pick NCCL makes after the policy engine edits the cost table")
-  Path policy;
+    @Option(
+            names = "--policy",
+            paramLabel = "FILE",
+            description =
+                    "a policy YAML or NCCL example-tuner CSV: adds the pick NCCL makes after the policy engine edits the cost table")
+    Path policy;
 
-  @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
-      description = "mode to run the policy in: enforce (default), shadow or off")
-  String mode;
+    @Option(
+            names = "--mode",
+            defaultValue = "enforce",
+            paramLabel = "MODE",
+            description = "mode to run the policy in: enforce (default), shadow or off")
+    String mode;
 
-  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
-      description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output, "
-          + "or a folder (its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
-  Path measurements;
+    @Option(
+            names = "--measurements",
+            paramLabel = "DIR_OR_FILE",
+            description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output, "
+                    + "or a folder (its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
+    Path measurements;
 
-  private Policy loadedPolicy;
-  private io.nccltuner.model.LogShape hints;
-  private Mode policyMode;
-  private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
-  private MeasuredOn measuredOn;
-  private MeasuredOn logOn;
-  private PrintWriter warn;
+    private Policy loadedPolicy;
+    private io.nccltuner.model.LogShape hints;
+    private Mode policyMode;
+    private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+    private MeasuredOn measuredOn;
+    private MeasuredOn logOn;
+    private PrintWriter warn;
 
-  @Override
-  Path inputFile() {
-    return log;
-  }
-
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    if (log == null && topology.isEmpty()) {
-      err.println("nccl-tuner explain: Missing required option: '--log=FILE'");
-      err.println("(or --topology SWEEP_OR_LOG, to predict with NCCL's model from constants at any --nranks/--nnodes)");
-      err.println("see 'nccl-tuner explain --help'");
-      err.flush();
-      return Main.EXIT_USAGE;
+    @Override
+    Path inputFile() {
+        return log;
     }
-    if (!topology.isEmpty()) {
-      return new ModelExplain(this).run(out, err);
-    }
-    boolean allColls = collective.equalsIgnoreCase("all");
-    Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
-    if (coll == null) {
-      throw new InputException("--collective: unknown collective '" + collective + "'");
-    }
-    if (pipeOps < 1) {
-      throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
-    }
-    List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
-    for (Path f : new Path[] {log, trace, policy}) {
-      if (f != null) {
-        InputFiles.requireReadable(f);
-      }
-    }
-    if (policy != null) {
-      policyMode = parseMode(mode);
-      PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
-      loadedPolicy = loaded.policy();
-      loaded.warnings().forEach(w -> err.println("warning: " + w));
-    }
-    if (measurements != null) {
-      InputFiles.measurementData(measurements, err); // refuses what does not load; priced per communicator
-      measuredOn = MeasuredOn.of(measurements);
-      logOn = MeasuredOn.of(log);
-    }
-    warn = err;
-    NcclModelLog parsed = NcclModelLog.read(log);
-    hints = io.nccltuner.model.LogShape.of(java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
-    for (LogProblem p : parsed.problems()) {
-      err.println(InputException.at(log, p.line()) + ": " + p.reason() + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
-    }
-    List<Communicator> comms = select(parsed);
-    TraceFile traceFile = trace == null ? null : readTrace(trace);
-    for (Communicator c : comms) {
-      List<Collective> colls = List.of(coll);
-      if (allColls) {
-        colls = c.selections().stream().map(io.nccltuner.model.LoggedSelection::collective)
-            .filter(java.util.Objects::nonNull).distinct().sorted().toList();
-        if (colls.isEmpty()) {
-          colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
-              Collective.AllReduce);
+
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        if (log == null && topology.isEmpty()) {
+            err.println("nccl-tuner explain: Missing required option: '--log=FILE'");
+            err.println(
+                    "(or --topology SWEEP_OR_LOG, to predict with NCCL's model from constants at any --nranks/--nnodes)");
+            err.println("see 'nccl-tuner explain --help'");
+            err.flush();
+            return Main.EXIT_USAGE;
         }
-      }
-      for (Collective cc : colls) {
-        explain(out, c, cc, sizeList, traceFile);
-      }
-    }
-    out.flush();
-    return 0;
-  }
-
-  private static TraceFile readTrace(Path file) throws IOException, InputException {
-    try {
-      return TraceFile.read(file);
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
-    }
-  }
-
-  private List<Communicator> select(NcclModelLog parsed) throws InputException {
-    if (parsed.communicators().isEmpty()) {
-      throw new InputException(log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
-          + " only rank 0 of a communicator prints it)");
-    }
-    if (comm == null) {
-      return parsed.communicators();
-    }
-    for (Communicator c : parsed.communicators()) {
-      if (comm.equals(Integer.toString(c.index())) || comm.equalsIgnoreCase(c.commId())) {
-        return List.of(c);
-      }
-    }
-    throw new InputException("--comm " + comm + ": the log has " + parsed.communicators().size()
-        + " communicator(s) with a table: "
-        + String.join(", ", parsed.communicators().stream().map(c -> c.index() + " = " + c.label()).toList()));
-  }
-
-  /** The flag where the log is silent (logged 0); the logged value, which the flag may only repeat. */
-  private int logged(Communicator c, String what, int inLog, Integer flag, String option) throws InputException {
-    if (flag == null) {
-      return inLog;
-    }
-    if (inLog > 0 && flag != inLog) {
-      throw new InputException(log + ": communicator " + c.label() + ": the log says " + what + " " + inLog + " but "
-          + option + " says " + flag + "; " + option + " is only for logs that do not say");
-    }
-    return flag;
-  }
-
-  private List<String> inferred = List.of();
-
-  private CommShape shape(Communicator c) throws InputException {
-    int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
-    int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
-    inferred = new ArrayList<>();
-    if (r <= 0 && hints != null && hints.nRanks() > 0) {
-      r = hints.nRanks();
-      inferred.add("nRanks " + r + " inferred from " + hints.nRanksFrom());
-    }
-    if (n <= 0 && hints != null && hints.nNodes() > 0 && (hints.nRanks() == 0 || hints.nRanks() == r)) {
-      n = hints.nNodes();
-      inferred.add("nNodes " + n + " inferred from " + hints.nNodesFrom());
-    }
-    if (r <= 0 || n <= 0) {
-      throw new InputException(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
-          + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20)" + (r > 0 ? " and nothing else in the file tells nNodes (nRanks "
-              + r + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom()) + ")" : "")
-          + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
-    }
-    int ch = channels != null ? logged(c, "nChannels", c.nChannels(), channels, "--channels")
-        : Math.min(c.nChannels(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
-    try {
-      CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
-      int cc = modelInputs.computeCapability();
-      return cc > 0 ? s.withComputeCapability(cc) : s;
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
-    }
-  }
-
-  private void explain(PrintWriter out, Communicator c, Collective coll, List<Long> sizeList, TraceFile traceFile)
-      throws InputException {
-    CommShape shape = shape(c);
-    CostModel model = CostModel.of(c.versionOrAssumed(), shape, c.table());
-    out.printf(Locale.ROOT, "%s: %s%n", log, c.label());
-    out.printf(Locale.ROOT, "NCCL %s%s, nRanks %d, nNodes %d, nChannels %s, compute capability %s%n",
-        c.versionOrAssumed(), c.version() == null ? " (assumed: the log does not print its version)" : "",
-        shape.nRanks(), shape.nNodes(), shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
-        shape.computeCapabilityText());
-    for (String i : inferred) {
-      out.printf(Locale.ROOT, "Inferred (the log has no 'comm ... nRanks N nNodes M' line): %s.%n", i);
-    }
-    if (sizeList == null) {
-      TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
-      for (io.nccltuner.model.LoggedSelection s : c.selections()) {
-        if (s.collective() == null || s.collective() == coll) {
-          all.add(s.nBytes(shape.nRanks()));
+        if (!topology.isEmpty()) {
+            return new ModelExplain(this).run(out, err);
         }
-      }
-      sizeList = new ArrayList<>(all);
-    }
-    NcclVersion v = c.versionOrAssumed();
-    if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
-      out.printf(Locale.ROOT, "Note: NCCL %s is outside %s .. %s, the releases whose cost function this model was checked"
-          + " against; times may differ.%n", v, NcclFacts.OLDEST_CHECKED, NcclFacts.NEWEST_CHECKED);
-    }
-    if (traceFile != null) {
-      model = tighten(out, model, traceFile);
-    }
-    if (measuredOn != null) {
-      otherMachine(c, model.shape());
-    }
-    List<Explain.Row> rows;
-    List<String> engineLog = List.of();
-    if (loadedPolicy != null) {
-      out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
-          + " edits this cost table.%n", loadedPolicy.name(), policy, loadedPolicy.mode().spelling(), policyMode.spelling());
-      model = withConstants(out, model, shape);
-      io.nccltuner.model.NcclEra era = io.nccltuner.model.NcclEra.forVersion(
-          io.nccltuner.policy.Signature.parseVersion(c.versionOrAssumed().toString()));
-      out.printf(Locale.ROOT, "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
-          c.versionOrAssumed(), c.version() == null ? "assumed: the log does not print its version" : "the log's release",
-          era.tunerVersion(), era.regBuff());
-      try (Replay.EngineTuner tuner = new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(),
-          era)) {
-        rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
-        engineLog = tuner.log();
-      }
-    } else {
-      rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
-    }
-    if (measurements != null) { // NCCL's (the model's) picks priced as compile, report and try price them
-      long ranks = model.shape().nRanks();
-      long nodes = model.shape().nNodes();
-      try {
-        measured = InputFiles.pricedGroups(measurements, log + " (explain's picks)", rows.stream()
-            .filter(r -> r.prediction().pick() != null)
-            .map(r -> new io.nccltuner.report.ShadowReport.PickedCall(coll, ranks, nodes, r.nBytes(),
-                r.prediction().pick().toString()))
-            .toList(), "explain");
-      } catch (IOException e) {
-        throw new InputException(measurements + ": " + e.getMessage());
-      }
-    }
-    out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
-    List<AlgoProto> shown = new ArrayList<>();
-    List<String> notOffered = new ArrayList<>();
-    List<String> conditional = new ArrayList<>();
-    for (CandidateTime t : rows.get(0).prediction().candidates()) {
-      if (t.offered()) {
-        shown.add(t.algoProto());
-        if (t.availability() == Availability.CONDITIONAL) {
-          conditional.add(t.algoProto().toString());
+        boolean allColls = collective.equalsIgnoreCase("all");
+        Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
+        if (coll == null) {
+            throw new InputException("--collective: unknown collective '" + collective + "'");
         }
-      } else {
-        notOffered.add(t.algoProto().toString());
-      }
+        if (pipeOps < 1) {
+            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
+        }
+        List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
+        for (Path f : new Path[] {log, trace, policy}) {
+            if (f != null) {
+                InputFiles.requireReadable(f);
+            }
+        }
+        if (policy != null) {
+            policyMode = parseMode(mode);
+            PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
+            loadedPolicy = loaded.policy();
+            loaded.warnings().forEach(w -> err.println("warning: " + w));
+        }
+        if (measurements != null) {
+            InputFiles.measurementData(measurements, err); // refuses what does not load; priced per communicator
+            measuredOn = MeasuredOn.of(measurements);
+            logOn = MeasuredOn.of(log);
+        }
+        warn = err;
+        NcclModelLog parsed = NcclModelLog.read(log);
+        hints = io.nccltuner.model.LogShape.of(
+                java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
+        for (LogProblem p : parsed.problems()) {
+            err.println(InputException.at(log, p.line()) + ": " + p.reason()
+                    + (p.text().equals(NcclModelLog.SKIPPED) ? "" : " (line not used)"));
+        }
+        List<Communicator> comms = select(parsed);
+        TraceFile traceFile = trace == null ? null : readTrace(trace);
+        for (Communicator c : comms) {
+            List<Collective> colls = List.of(coll);
+            if (allColls) {
+                colls = c.selections().stream()
+                        .map(io.nccltuner.model.LoggedSelection::collective)
+                        .filter(java.util.Objects::nonNull)
+                        .distinct()
+                        .sorted()
+                        .toList();
+                if (colls.isEmpty()) {
+                    colls = List.of(
+                            Collective.Broadcast,
+                            Collective.Reduce,
+                            Collective.AllGather,
+                            Collective.ReduceScatter,
+                            Collective.AllReduce);
+                }
+            }
+            for (Collective cc : colls) {
+                explain(out, c, cc, sizeList, traceFile);
+            }
+        }
+        out.flush();
+        return 0;
     }
-    List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
-    shown.forEach(ap -> headers.add(">" + ap));
-    headers.addAll(List.of("NCCL pick", "also possible", "logged", "match"));
-    if (loadedPolicy != null) {
-      headers.addAll(List.of("policy pick", ">nChannels"));
+
+    private static TraceFile readTrace(Path file) throws IOException, InputException {
+        try {
+            return TraceFile.read(file);
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage());
+        }
     }
-    if (!measured.isEmpty()) {
-      headers.add(">measured NCCL us");
-      if (loadedPolicy != null) {
-        headers.addAll(List.of(">measured policy us", ">saved us"));
-      }
+
+    private List<Communicator> select(NcclModelLog parsed) throws InputException {
+        if (parsed.communicators().isEmpty()) {
+            throw new InputException(
+                    log + ": no latency/bandwidth table (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING;"
+                            + " only rank 0 of a communicator prints it)");
+        }
+        if (comm == null) {
+            return parsed.communicators();
+        }
+        for (Communicator c : parsed.communicators()) {
+            if (comm.equals(Integer.toString(c.index())) || comm.equalsIgnoreCase(c.commId())) {
+                return List.of(c);
+            }
+        }
+        throw new InputException("--comm " + comm + ": the log has "
+                + parsed.communicators().size()
+                + " communicator(s) with a table: "
+                + String.join(
+                        ", ",
+                        parsed.communicators().stream()
+                                .map(c -> c.index() + " = " + c.label())
+                                .toList()));
     }
-    TextTable table = new TextTable(headers.toArray(String[]::new));
-    int ambiguous = 0;
-    int withLines = 0;
-    int exact = 0;
-    int ambiguousLogged = 0;
-    int differ = 0;
-    for (Explain.Row r : rows) {
-      Prediction p = r.prediction();
-      List<String> cells = new ArrayList<>(List.of(Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
-      for (AlgoProto ap : shown) {
-        CandidateTime t = p.candidate(ap);
-        cells.add(!t.offered() ? "-" : intervals ? time(t.time()) + " " + t.range() : time(t.time()));
-      }
-      cells.add(p.pick() == null ? "none" : p.pick().toString());
-      List<String> others = p.possiblePicks().stream().filter(x -> !x.equals(p.pick())).map(AlgoProto::toString).toList();
-      cells.add(others.isEmpty() ? "" : String.join(" ", others));
-      cells.add(logged(r));
-      cells.add(switch (r.match()) {
-        case EXACT -> "yes";
-        case AMBIGUOUS -> "ambiguous";
-        case MISMATCH -> "NO";
-        case UNMATCHED -> "";
-      });
-      if (loadedPolicy != null) {
-        boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
-        cells.add(r.policyPick() == null ? "none" : same ? "=" : r.policyPick().toString());
-        cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
-      }
-      if (!measured.isEmpty()) {
-        // the measured times of the model's pick and of the policy's pick (ShadowReport's pricing)
-        String np = p.pick() == null ? "none" : p.pick().toString();
-        boolean keeps = r.policyPick() == null || (r.policyPick().equals(p.pick()) && r.policyChannels() == 0);
-        String pp = keeps ? np : r.policyPick().toString();
-        io.nccltuner.report.ShadowReport.Price pr = io.nccltuner.report.ShadowReport.price(coll,
-            model.shape().nRanks(), model.shape().nNodes(), r.nBytes(), np, pp, keeps ? 0 : r.policyChannels(), measured);
-        double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
-        cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
+
+    /** The flag where the log is silent (logged 0); the logged value, which the flag may only repeat. */
+    private int logged(Communicator c, String what, int inLog, Integer flag, String option) throws InputException {
+        if (flag == null) {
+            return inLog;
+        }
+        if (inLog > 0 && flag != inLog) {
+            throw new InputException(log + ": communicator " + c.label() + ": the log says " + what + " " + inLog
+                    + " but " + option + " says " + flag + "; " + option + " is only for logs that do not say");
+        }
+        return flag;
+    }
+
+    private List<String> inferred = List.of();
+
+    private CommShape shape(Communicator c) throws InputException {
+        int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
+        int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
+        inferred = new ArrayList<>();
+        if (r <= 0 && hints != null && hints.nRanks() > 0) {
+            r = hints.nRanks();
+            inferred.add("nRanks " + r + " inferred from " + hints.nRanksFrom());
+        }
+        if (n <= 0 && hints != null && hints.nNodes() > 0 && (hints.nRanks() == 0 || hints.nRanks() == r)) {
+            n = hints.nNodes();
+            inferred.add("nNodes " + n + " inferred from " + hints.nNodesFrom());
+        }
+        if (r <= 0 || n <= 0) {
+            throw new InputException(log + ": communicator " + c.label() + " has no nRanks/nNodes line "
+                    + "(NCCL_DEBUG_SUBSYS=INIT, nNodes from 2.20)"
+                    + (r > 0
+                            ? " and nothing else in the file tells nNodes (nRanks " + r
+                                    + (c.nRanks() > 0 || nRanks != null ? "" : ", inferred from " + hints.nRanksFrom())
+                                    + ")"
+                            : "")
+                    + "; give " + (r > 0 ? "--nnodes" : n > 0 ? "--nranks" : "--nranks and --nnodes"));
+        }
+        int ch = channels != null
+                ? logged(c, "nChannels", c.nChannels(), channels, "--channels")
+                : Math.min(c.nChannels(), io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+        try {
+            CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
+            int cc = modelInputs.computeCapability();
+            return cc > 0 ? s.withComputeCapability(cc) : s;
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage());
+        }
+    }
+
+    private void explain(PrintWriter out, Communicator c, Collective coll, List<Long> sizeList, TraceFile traceFile)
+            throws InputException {
+        CommShape shape = shape(c);
+        CostModel model = CostModel.of(c.versionOrAssumed(), shape, c.table());
+        out.printf(Locale.ROOT, "%s: %s%n", log, c.label());
+        out.printf(
+                Locale.ROOT,
+                "NCCL %s%s, nRanks %d, nNodes %d, nChannels %s, compute capability %s%n",
+                c.versionOrAssumed(),
+                c.version() == null ? " (assumed: the log does not print its version)" : "",
+                shape.nRanks(),
+                shape.nNodes(),
+                shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
+                shape.computeCapabilityText());
+        for (String i : inferred) {
+            out.printf(Locale.ROOT, "Inferred (the log has no 'comm ... nRanks N nNodes M' line): %s.%n", i);
+        }
+        if (sizeList == null) {
+            TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
+            for (io.nccltuner.model.LoggedSelection s : c.selections()) {
+                if (s.collective() == null || s.collective() == coll) {
+                    all.add(s.nBytes(shape.nRanks()));
+                }
+            }
+            sizeList = new ArrayList<>(all);
+        }
+        NcclVersion v = c.versionOrAssumed();
+        if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "Note: NCCL %s is outside %s .. %s, the releases whose cost function this model was checked"
+                            + " against; times may differ.%n",
+                    v,
+                    NcclFacts.OLDEST_CHECKED,
+                    NcclFacts.NEWEST_CHECKED);
+        }
+        if (traceFile != null) {
+            model = tighten(out, model, traceFile);
+        }
+        if (measuredOn != null) {
+            otherMachine(c, model.shape());
+        }
+        List<Explain.Row> rows;
+        List<String> engineLog = List.of();
         if (loadedPolicy != null) {
-          cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
-          cells.add(pr == null || Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs() - polUs));
+            out.printf(
+                    Locale.ROOT,
+                    "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
+                            + " edits this cost table.%n",
+                    loadedPolicy.name(),
+                    policy,
+                    loadedPolicy.mode().spelling(),
+                    policyMode.spelling());
+            model = withConstants(out, model, shape);
+            io.nccltuner.model.NcclEra era =
+                    io.nccltuner.model.NcclEra.forVersion(io.nccltuner.policy.Signature.parseVersion(
+                            c.versionOrAssumed().toString()));
+            out.printf(
+                    Locale.ROOT,
+                    "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
+                    c.versionOrAssumed(),
+                    c.version() == null ? "assumed: the log does not print its version" : "the log's release",
+                    era.tunerVersion(),
+                    era.regBuff());
+            try (Replay.EngineTuner tuner =
+                    new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era)) {
+                rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
+                engineLog = tuner.log();
+            }
+        } else {
+            rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
         }
-      }
-      table.row(cells.toArray(String[]::new));
-      if (p.ambiguous()) {
-        ambiguous++;
-      }
-      if (r.match() != TraceCheck.Verdict.UNMATCHED) {
-        withLines++;
-      }
-      switch (r.match()) {
-        case EXACT -> exact++;
-        case AMBIGUOUS -> ambiguousLogged++;
-        case MISMATCH -> differ++;
-        default -> {}
-      }
-    }
-    out.print(table.render());
-    out.println();
-    out.printf(Locale.ROOT, "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
-        + "table's one-decimal rounding).%n", Main.count(rows.size(), "size"), ambiguous);
-    if (withLines > 0) {
-      out.printf(Locale.ROOT, "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
-          Main.count(withLines, "size"), exact, ambiguousLogged, differ,
-          pipeOps == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
-    } else {
-      out.println("No selection lines for these sizes in the log.");
-    }
-    long unnamed = c.selections().stream().filter(x -> x.collective() == null).count();
-    long unnamedUsed = rows.stream().flatMap(r -> r.logged().stream()).filter(x -> x.collective() == null).count();
-    if (unnamedUsed > 0) {
-      out.printf(Locale.ROOT, "Assumed %s: %d of the log's %d selection lines name no collective (NCCL 2.21 .. 2.22 format);"
-          + " they count as %s lines here because their logged time fits this model's time for their pick"
-          + " (--collective explains another).%n", coll, unnamedUsed, unnamed, coll);
-    }
-    if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
-      out.println("none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
-    }
-    if (loadedPolicy != null) {
-      long changed = rows.stream().filter(r -> !java.util.Objects.equals(r.policyPick(), r.prediction().pick())).count();
-      long channelsOnly = rows.stream().filter(r -> java.util.Objects.equals(r.policyPick(), r.prediction().pick())
-          && r.policyChannels() != 0).count();
-      if (changed == 0 && channelsOnly > 0) {
-        out.printf(Locale.ROOT, "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
-            + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n", channelsOnly, rows.size());
-      } else {
-        out.printf(Locale.ROOT, "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's "
-            + "pick).%n", changed, rows.size(), channelsOnly == 0 ? ""
-                : ", and only the channel count at " + channelsOnly + " more");
-      }
-      engineLog.forEach(l -> out.println("engine: " + l));
-    }
-    CommShape used = model.shape();
-    if (coll == Collective.AllReduce && used.nNodes() > 1 && used.minCompCapLo() < 80 && used.minCompCapHi() >= 80) {
-      out.println("Compute capability unknown: RING/SIMPLE latency is x1.9 (below 8.0) or x1.4 once nBytes / (nChannels x nRanks)"
-          + " >= 64; its times show the middle. Give --compute-capability, or --trace to infer it.");
-    }
-    if (!notOffered.isEmpty()) {
-      out.println("Not offered (bandwidth 0.0 in the table): " + String.join(" ", notOffered));
-    }
-    if (!conditional.isEmpty()) {
-      out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: " + String.join(" ", conditional));
-    }
-    out.println();
-  }
-
-  /**
-   * Warns (stderr) when {@code --measurements} name another NCCL release than the log's
-   * communicator, or GPUs other than the log's (by name where the log names its GPUs, else by
-   * compute capability where it is known): their times then price another machine's picks.
-   */
-  private void otherMachine(Communicator c, CommShape shape) {
-    if (c.version() != null && !measuredOn.ncclVersions().isEmpty()
-        && !measuredOn.ncclVersions().contains(c.version().toString())) {
-      warn.println("warning: --measurements " + measurements + ": measured with NCCL "
-          + String.join(", ", measuredOn.ncclVersions()) + ", but communicator " + c.label() + " of " + log
-          + " runs NCCL " + c.version() + "; the times may not hold for this release's picks");
-    }
-    if (measuredOn.gpus().isEmpty()) {
-      return;
-    }
-    String gpus = String.join(", ", measuredOn.gpus());
-    if (!logOn.gpus().isEmpty()) {
-      if (!logOn.gpus().equals(measuredOn.gpus())) {
-        warn.println("warning: --measurements " + measurements + ": measured on " + gpus + ", but " + log + " ran on "
-            + String.join(", ", logOn.gpus()) + "; the times price another machine");
-      }
-    } else if (shape.minCompCapLo() == shape.minCompCapHi()) {
-      for (String g : measuredOn.gpus()) {
-        int cc = MeasuredOn.computeCapability(g);
-        if (cc != 0 && cc != shape.minCompCapLo()) {
-          warn.println("warning: --measurements " + measurements + ": measured on " + g + " (compute capability "
-              + cc + "), but communicator " + c.label() + " has compute capability " + shape.minCompCapLo()
-              + "; the times price another GPU");
-          break;
+        if (measurements != null) { // NCCL's (the model's) picks priced as compile, report and try price them
+            long ranks = model.shape().nRanks();
+            long nodes = model.shape().nNodes();
+            try {
+                measured = InputFiles.pricedGroups(
+                        measurements,
+                        log + " (explain's picks)",
+                        rows.stream()
+                                .filter(r -> r.prediction().pick() != null)
+                                .map(r -> new io.nccltuner.report.ShadowReport.PickedCall(
+                                        coll,
+                                        ranks,
+                                        nodes,
+                                        r.nBytes(),
+                                        r.prediction().pick().toString()))
+                                .toList(),
+                        "explain");
+            } catch (IOException e) {
+                throw new InputException(measurements + ": " + e.getMessage());
+            }
         }
-      }
+        out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
+        List<AlgoProto> shown = new ArrayList<>();
+        List<String> notOffered = new ArrayList<>();
+        List<String> conditional = new ArrayList<>();
+        for (CandidateTime t : rows.get(0).prediction().candidates()) {
+            if (t.offered()) {
+                shown.add(t.algoProto());
+                if (t.availability() == Availability.CONDITIONAL) {
+                    conditional.add(t.algoProto().toString());
+                }
+            } else {
+                notOffered.add(t.algoProto().toString());
+            }
+        }
+        List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
+        shown.forEach(ap -> headers.add(">" + ap));
+        headers.addAll(List.of("NCCL pick", "also possible", "logged", "match"));
+        if (loadedPolicy != null) {
+            headers.addAll(List.of("policy pick", ">nChannels"));
+        }
+        if (!measured.isEmpty()) {
+            headers.add(">measured NCCL us");
+            if (loadedPolicy != null) {
+                headers.addAll(List.of(">measured policy us", ">saved us"));
+            }
+        }
+        TextTable table = new TextTable(headers.toArray(String[]::new));
+        int ambiguous = 0;
+        int withLines = 0;
+        int exact = 0;
+        int ambiguousLogged = 0;
+        int differ = 0;
+        for (Explain.Row r : rows) {
+            Prediction p = r.prediction();
+            List<String> cells = new ArrayList<>(List.of(Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
+            for (AlgoProto ap : shown) {
+                CandidateTime t = p.candidate(ap);
+                cells.add(!t.offered() ? "-" : intervals ? time(t.time()) + " " + t.range() : time(t.time()));
+            }
+            cells.add(p.pick() == null ? "none" : p.pick().toString());
+            List<String> others = p.possiblePicks().stream()
+                    .filter(x -> !x.equals(p.pick()))
+                    .map(AlgoProto::toString)
+                    .toList();
+            cells.add(others.isEmpty() ? "" : String.join(" ", others));
+            cells.add(logged(r));
+            cells.add(
+                    switch (r.match()) {
+                        case EXACT -> "yes";
+                        case AMBIGUOUS -> "ambiguous";
+                        case MISMATCH -> "NO";
+                        case UNMATCHED -> "";
+                    });
+            if (loadedPolicy != null) {
+                boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
+                cells.add(
+                        r.policyPick() == null
+                                ? "none"
+                                : same ? "=" : r.policyPick().toString());
+                cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
+            }
+            if (!measured.isEmpty()) {
+                // the measured times of the model's pick and of the policy's pick (ShadowReport's pricing)
+                String np = p.pick() == null ? "none" : p.pick().toString();
+                boolean keeps = r.policyPick() == null || (r.policyPick().equals(p.pick()) && r.policyChannels() == 0);
+                String pp = keeps ? np : r.policyPick().toString();
+                io.nccltuner.report.ShadowReport.Price pr = io.nccltuner.report.ShadowReport.price(
+                        coll,
+                        model.shape().nRanks(),
+                        model.shape().nNodes(),
+                        r.nBytes(),
+                        np,
+                        pp,
+                        keeps ? 0 : r.policyChannels(),
+                        measured);
+                double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
+                cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
+                if (loadedPolicy != null) {
+                    cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
+                    cells.add(
+                            pr == null || Double.isNaN(polUs)
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%.1f", pr.ncclUs() - polUs));
+                }
+            }
+            table.row(cells.toArray(String[]::new));
+            if (p.ambiguous()) {
+                ambiguous++;
+            }
+            if (r.match() != TraceCheck.Verdict.UNMATCHED) {
+                withLines++;
+            }
+            switch (r.match()) {
+                case EXACT -> exact++;
+                case AMBIGUOUS -> ambiguousLogged++;
+                case MISMATCH -> differ++;
+                default -> {}
+            }
+        }
+        out.print(table.render());
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
+                        + "table's one-decimal rounding).%n",
+                Main.count(rows.size(), "size"),
+                ambiguous);
+        if (withLines > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
+                    Main.count(withLines, "size"),
+                    exact,
+                    ambiguousLogged,
+                    differ,
+                    pipeOps == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
+        } else {
+            out.println("No selection lines for these sizes in the log.");
+        }
+        long unnamed =
+                c.selections().stream().filter(x -> x.collective() == null).count();
+        long unnamedUsed = rows.stream()
+                .flatMap(r -> r.logged().stream())
+                .filter(x -> x.collective() == null)
+                .count();
+        if (unnamedUsed > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "Assumed %s: %d of the log's %d selection lines name no collective (NCCL 2.21 .. 2.22 format);"
+                            + " they count as %s lines here because their logged time fits this model's time for their pick"
+                            + " (--collective explains another).%n",
+                    coll,
+                    unnamedUsed,
+                    unnamed,
+                    coll);
+        }
+        if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
+            out.println(
+                    "none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
+        }
+        if (loadedPolicy != null) {
+            long changed = rows.stream()
+                    .filter(r -> !java.util.Objects.equals(
+                            r.policyPick(), r.prediction().pick()))
+                    .count();
+            long channelsOnly = rows.stream()
+                    .filter(r -> java.util.Objects.equals(
+                                    r.policyPick(), r.prediction().pick())
+                            && r.policyChannels() != 0)
+                    .count();
+            if (changed == 0 && channelsOnly > 0) {
+                out.printf(
+                        Locale.ROOT,
+                        "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
+                                + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n",
+                        channelsOnly,
+                        rows.size());
+            } else {
+                out.printf(
+                        Locale.ROOT,
+                        "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's "
+                                + "pick).%n",
+                        changed,
+                        rows.size(),
+                        channelsOnly == 0 ? "" : ", and only the channel count at " + channelsOnly + " more");
+            }
+            engineLog.forEach(l -> out.println("engine: " + l));
+        }
+        CommShape used = model.shape();
+        if (coll == Collective.AllReduce
+                && used.nNodes() > 1
+                && used.minCompCapLo() < 80
+                && used.minCompCapHi() >= 80) {
+            out.println(
+                    "Compute capability unknown: RING/SIMPLE latency is x1.9 (below 8.0) or x1.4 once nBytes / (nChannels x nRanks)"
+                            + " >= 64; its times show the middle. Give --compute-capability, or --trace to infer it.");
+        }
+        if (!notOffered.isEmpty()) {
+            out.println("Not offered (bandwidth 0.0 in the table): " + String.join(" ", notOffered));
+        }
+        if (!conditional.isEmpty()) {
+            out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: "
+                    + String.join(" ", conditional));
+        }
+        out.println();
     }
-    warn.flush();
-  }
-
-  /**
-   * The profile's model constants (tuner v5+, set at init in enforce mode) applied to the model,
-   * so the table below predicts with them (model.ConstantEdits says which are modelled).
-   */
-  private CostModel withConstants(PrintWriter out, CostModel model, CommShape shape) {
-    Policy.Profile p = loadedPolicy.profileFor(shape.nRanks(), shape.nNodes());
-    if (p == null || p.constants().isEmpty() || policyMode != Mode.ENFORCE) {
-      return model;
-    }
-    io.nccltuner.model.ConstantEdits.Result r = io.nccltuner.model.ConstantEdits.apply(model, p);
-    out.printf(Locale.ROOT, "Profile %s sets NCCL's model constants at init (NCCL 2.28+, tuner v5); predicted with:%n", p.name());
-    r.applied().forEach(l -> out.printf(Locale.ROOT, "  %s%n", l));
-    r.notModelled().forEach(l -> out.printf(Locale.ROOT, "  %s (not modelled: NCCL's own value kept here)%n", l));
-    if (!r.notModelled().isEmpty()) {
-      out.println("  (--topology SWEEP_OR_LOG instead of --log predicts with every constant: docs/calibrate.md)");
-    }
-    return r.model();
-  }
-
-  private CostModel tighten(PrintWriter out, CostModel model, TraceFile traceFile) {
-    CostModel.Tightening t = model.tighten(traceFile.calls());
-    out.printf(Locale.ROOT, "Narrowed with %d captured calls from %s; compute capability now %s.%n",
-        t.callsUsed(), trace, t.model().shape().computeCapabilityText());
-    for (String p : t.problems()) {
-      out.println("  trace " + p);
-    }
-    if (!t.changes().isEmpty()) {
-      TextTable tt = new TextTable("collective", "entry", "latency us (table)", "latency us (narrowed)",
-          "bandwidth GB/s (table)", "bandwidth GB/s (narrowed)", ">costs");
-      for (CostModel.EntryChange e : t.changes()) {
-        tt.row(e.collective().name(), e.algoProto().toString(), range(e.latencyBefore()), range(e.latencyAfter()),
-            range(e.bandwidthBefore()), range(e.bandwidthAfter()), Integer.toString(e.observations()));
-      }
-      out.print(tt.render());
-    }
-    return t.model();
-  }
-
-  private static String range(Interval i) {
-    return String.format(Locale.ROOT, "%.4f .. %.4f", i.lo(), i.hi());
-  }
-
-  private static String time(double us) {
-    return String.format(Locale.ROOT, "%.3f", us);
-  }
-
-  private static String logged(Explain.Row r) {
-    if (r.logged().isEmpty()) {
-      return "";
-    }
-    AlgoProto agreed = r.loggedPick();
-    if (agreed != null) {
-      return r.logged().size() == 1 ? agreed.toString() : agreed + " x" + r.logged().size();
-    }
-    java.util.Map<AlgoProto, Integer> counts = new java.util.LinkedHashMap<>();
-    r.logged().forEach(s -> counts.merge(s.pick(), 1, Integer::sum));
-    List<String> parts = new ArrayList<>();
-    counts.forEach((k, v) -> parts.add(k + " x" + v));
-    return String.join(", ", parts);
-  }
-
-  /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
-  static final class Sizes {
-    private Sizes() {}
 
     /**
-     * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
-     * @return the sizes in bytes, in the order given
-     * @throws InputException naming the part that does not parse
+     * Warns (stderr) when {@code --measurements} name another NCCL release than the log's
+     * communicator, or GPUs other than the log's (by name where the log names its GPUs, else by
+     * compute capability where it is known): their times then price another machine's picks.
      */
-    static List<Long> parseList(String text) throws InputException {
-      List<Long> out = new ArrayList<>();
-      for (String part : text.split(",")) {
-        String p = part.trim();
-        int colon = p.indexOf(':');
-        if (colon < 0) {
-          out.add(parse(p));
-          continue;
+    private void otherMachine(Communicator c, CommShape shape) {
+        if (c.version() != null
+                && !measuredOn.ncclVersions().isEmpty()
+                && !measuredOn.ncclVersions().contains(c.version().toString())) {
+            warn.println("warning: --measurements " + measurements + ": measured with NCCL "
+                    + String.join(", ", measuredOn.ncclVersions()) + ", but communicator " + c.label() + " of " + log
+                    + " runs NCCL " + c.version() + "; the times may not hold for this release's picks");
         }
-        long from = parse(p.substring(0, colon));
-        long to = parse(p.substring(colon + 1));
-        if (from <= 0 || from > to) {
-          throw new InputException("--sizes: '" + p + "' needs 0 < FROM <= TO");
+        if (measuredOn.gpus().isEmpty()) {
+            return;
         }
-        for (long n = from; n <= to && n > 0; n <<= 1) {
-          out.add(n);
+        String gpus = String.join(", ", measuredOn.gpus());
+        if (!logOn.gpus().isEmpty()) {
+            if (!logOn.gpus().equals(measuredOn.gpus())) {
+                warn.println("warning: --measurements " + measurements + ": measured on " + gpus + ", but " + log
+                        + " ran on " + String.join(", ", logOn.gpus()) + "; the times price another machine");
+            }
+        } else if (shape.minCompCapLo() == shape.minCompCapHi()) {
+            for (String g : measuredOn.gpus()) {
+                int cc = MeasuredOn.computeCapability(g);
+                if (cc != 0 && cc != shape.minCompCapLo()) {
+                    warn.println(
+                            "warning: --measurements " + measurements + ": measured on " + g + " (compute capability "
+                                    + cc + "), but communicator " + c.label() + " has compute capability "
+                                    + shape.minCompCapLo()
+                                    + "; the times price another GPU");
+                    break;
+                }
+            }
         }
-      }
-      return out;
+        warn.flush();
     }
 
     /**
-     * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
-     * @return bytes
-     * @throws InputException for what {@link ByteSize#parse} refuses
+     * The profile's model constants (tuner v5+, set at init in enforce mode) applied to the model,
+     * so the table below predicts with them (model.ConstantEdits says which are modelled).
      */
-    static long parse(String text) throws InputException {
-      try {
-        return ByteSize.parse(text);
-      } catch (IllegalArgumentException e) {
-        throw new InputException("--sizes: " + e.getMessage());
-      }
+    private CostModel withConstants(PrintWriter out, CostModel model, CommShape shape) {
+        Policy.Profile p = loadedPolicy.profileFor(shape.nRanks(), shape.nNodes());
+        if (p == null || p.constants().isEmpty() || policyMode != Mode.ENFORCE) {
+            return model;
+        }
+        io.nccltuner.model.ConstantEdits.Result r = io.nccltuner.model.ConstantEdits.apply(model, p);
+        out.printf(
+                Locale.ROOT,
+                "Profile %s sets NCCL's model constants at init (NCCL 2.28+, tuner v5); predicted with:%n",
+                p.name());
+        r.applied().forEach(l -> out.printf(Locale.ROOT, "  %s%n", l));
+        r.notModelled().forEach(l -> out.printf(Locale.ROOT, "  %s (not modelled: NCCL's own value kept here)%n", l));
+        if (!r.notModelled().isEmpty()) {
+            out.println("  (--topology SWEEP_OR_LOG instead of --log predicts with every constant: docs/calibrate.md)");
+        }
+        return r.model();
     }
 
-    /** A size for a table column: {@link ByteSize#readable}. */
-    static String format(long n) {
-      return ByteSize.readable(n);
+    private CostModel tighten(PrintWriter out, CostModel model, TraceFile traceFile) {
+        CostModel.Tightening t = model.tighten(traceFile.calls());
+        out.printf(
+                Locale.ROOT,
+                "Narrowed with %d captured calls from %s; compute capability now %s.%n",
+                t.callsUsed(),
+                trace,
+                t.model().shape().computeCapabilityText());
+        for (String p : t.problems()) {
+            out.println("  trace " + p);
+        }
+        if (!t.changes().isEmpty()) {
+            TextTable tt = new TextTable(
+                    "collective",
+                    "entry",
+                    "latency us (table)",
+                    "latency us (narrowed)",
+                    "bandwidth GB/s (table)",
+                    "bandwidth GB/s (narrowed)",
+                    ">costs");
+            for (CostModel.EntryChange e : t.changes()) {
+                tt.row(
+                        e.collective().name(),
+                        e.algoProto().toString(),
+                        range(e.latencyBefore()),
+                        range(e.latencyAfter()),
+                        range(e.bandwidthBefore()),
+                        range(e.bandwidthAfter()),
+                        Integer.toString(e.observations()));
+            }
+            out.print(tt.render());
+        }
+        return t.model();
     }
-  }
+
+    private static String range(Interval i) {
+        return String.format(Locale.ROOT, "%.4f .. %.4f", i.lo(), i.hi());
+    }
+
+    private static String time(double us) {
+        return String.format(Locale.ROOT, "%.3f", us);
+    }
+
+    private static String logged(Explain.Row r) {
+        if (r.logged().isEmpty()) {
+            return "";
+        }
+        AlgoProto agreed = r.loggedPick();
+        if (agreed != null) {
+            return r.logged().size() == 1
+                    ? agreed.toString()
+                    : agreed + " x" + r.logged().size();
+        }
+        java.util.Map<AlgoProto, Integer> counts = new java.util.LinkedHashMap<>();
+        r.logged().forEach(s -> counts.merge(s.pick(), 1, Integer::sum));
+        List<String> parts = new ArrayList<>();
+        counts.forEach((k, v) -> parts.add(k + " x" + v));
+        return String.join(", ", parts);
+    }
+
+    /** Size lists for {@code --sizes}; single sizes are {@link ByteSize} syntax. */
+    static final class Sizes {
+        private Sizes() {}
+
+        /**
+         * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
+         * @return the sizes in bytes, in the order given
+         * @throws InputException naming the part that does not parse
+         */
+        static List<Long> parseList(String text) throws InputException {
+            List<Long> out = new ArrayList<>();
+            for (String part : text.split(",")) {
+                String p = part.trim();
+                int colon = p.indexOf(':');
+                if (colon < 0) {
+                    out.add(parse(p));
+                    continue;
+                }
+                long from = parse(p.substring(0, colon));
+                long to = parse(p.substring(colon + 1));
+                if (from <= 0 || from > to) {
+                    throw new InputException("--sizes: '" + p + "' needs 0 < FROM <= TO");
+                }
+                for (long n = from; n <= to && n > 0; n <<= 1) {
+                    out.add(n);
+                }
+            }
+            return out;
+        }
+
+        /**
+         * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
+         * @return bytes
+         * @throws InputException for what {@link ByteSize#parse} refuses
+         */
+        static long parse(String text) throws InputException {
+            try {
+                return ByteSize.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new InputException("--sizes: " + e.getMessage());
+            }
+        }
+
+        /** A size for a table column: {@link ByteSize#readable}. */
+        static String format(long n) {
+            return ByteSize.readable(n);
+        }
+    }
 }

@@ -1,18 +1,17 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.policy.InputException;
-import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
+import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Rule;
 import io.nccltuner.policy.PolicyException;
-import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.validate.PolicyCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import io.nccltuner.validate.PolicyCheck;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -38,141 +37,181 @@ import picocli.CommandLine.Parameters;
  * load).
  */
 @Command(
-    name = "import",
-    description = {
-      "Convert an NCCL example-tuner CSV config to a YAML policy.",
-      "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
-      "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning;",
-      "lines that can never apply (candidates NCCL never offers there, one-rank shapes) are left out with a warning,",
-      "so the policy written always passes validate."
-    })
+        name = "import",
+        description = {
+            "Convert an NCCL example-tuner CSV config to a YAML policy.",
+            "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
+            "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning;",
+            "lines that can never apply (candidates NCCL never offers there, one-rank shapes) are left out with a warning,",
+            "so the policy written always passes validate."
+        })
 final class ImportCommand extends ToolCommand {
-  @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
-  Path file;
+    @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
+    Path file;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the YAML here (default, or '-': stdout).")
-  Path output;
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the YAML here (default, or '-': stdout).")
+    Path output;
 
-  @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the config file name).")
-  String name;
+    @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the config file name).")
+    String name;
 
-  @Override
-  Path inputFile() {
-    return file;
-  }
+    @Override
+    Path inputFile() {
+        return file;
+    }
 
-  /**
-   * The converted policy without what can never apply, which validate refuses and NCCL's example
-   * plugin never applies either: a rule none of whose candidates NCCL offers for its collective
-   * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
-   * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
-   * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
-   * it.
-   *
-   * @param r the conversion
-   * @param file the CSV, for messages
-   * @param warnings receives one warning per left-out line and reason
-   * @return the policy (the same rule objects, so {@link NcclExampleConfig#linesOf} still finds them)
-   */
-  static Policy withoutWhatNeverApplies(NcclExampleConfig.Result r, Path file, List<String> warnings) {
-    Policy p = r.policy();
-    Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
-    List<Profile> profiles = new ArrayList<>();
-    for (Profile pr : p.profiles()) {
-      if (pr.nRanks().max() < 2) {
-        java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
-        pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
-        left.merge(file + (lines.isEmpty() ? "" : ":" + lines.stream().map(String::valueOf)
-            .collect(Collectors.joining(","))) + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
-            + "NCCL never calls the tuner for one-rank communicators, so it could never apply", 1, Integer::sum);
-        continue;
-      }
-      List<Rule> rules = new ArrayList<>();
-      for (Rule rule : pr.rules()) {
-        List<String> why = rule.candidates().stream()
-            .map(c -> PolicyCheck.neverOffered(rule.collective(), c.algorithm(), c.protocol())).toList();
-        if (why.stream().allMatch(java.util.Objects::nonNull)) {
-          List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-          left.merge(file + (ls.isEmpty() ? "" : ":" + ls.stream().map(String::valueOf)
-              .collect(Collectors.joining(","))) + ": " + PolicyCheck.describe(rule) + " left out: "
-              + String.join(", ", rule.candidates().stream().map(c -> c.algorithm() + "/" + c.protocol()).toList())
-              + " is never offered there (" + why.getFirst() + "), and NCCL's example plugin passes over a line NCCL"
-              + " does not offer, so it never applies this one either (NCCL picks there)", 1, Integer::sum);
-          continue;
+    /**
+     * The converted policy without what can never apply, which validate refuses and NCCL's example
+     * plugin never applies either: a rule none of whose candidates NCCL offers for its collective
+     * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
+     * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
+     * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
+     * it.
+     *
+     * @param r the conversion
+     * @param file the CSV, for messages
+     * @param warnings receives one warning per left-out line and reason
+     * @return the policy (the same rule objects, so {@link NcclExampleConfig#linesOf} still finds them)
+     */
+    static Policy withoutWhatNeverApplies(NcclExampleConfig.Result r, Path file, List<String> warnings) {
+        Policy p = r.policy();
+        Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
+        List<Profile> profiles = new ArrayList<>();
+        for (Profile pr : p.profiles()) {
+            if (pr.nRanks().max() < 2) {
+                java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
+                pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
+                left.merge(
+                        file
+                                + (lines.isEmpty()
+                                        ? ""
+                                        : ":"
+                                                + lines.stream()
+                                                        .map(String::valueOf)
+                                                        .collect(Collectors.joining(",")))
+                                + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
+                                + "NCCL never calls the tuner for one-rank communicators, so it could never apply",
+                        1,
+                        Integer::sum);
+                continue;
+            }
+            List<Rule> rules = new ArrayList<>();
+            for (Rule rule : pr.rules()) {
+                List<String> why = rule.candidates().stream()
+                        .map(c -> PolicyCheck.neverOffered(rule.collective(), c.algorithm(), c.protocol()))
+                        .toList();
+                if (why.stream().allMatch(java.util.Objects::nonNull)) {
+                    List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+                    left.merge(
+                            file
+                                    + (ls.isEmpty()
+                                            ? ""
+                                            : ":"
+                                                    + ls.stream()
+                                                            .map(String::valueOf)
+                                                            .collect(Collectors.joining(",")))
+                                    + ": " + PolicyCheck.describe(rule) + " left out: "
+                                    + String.join(
+                                            ", ",
+                                            rule.candidates().stream()
+                                                    .map(c -> c.algorithm() + "/" + c.protocol())
+                                                    .toList())
+                                    + " is never offered there (" + why.getFirst()
+                                    + "), and NCCL's example plugin passes over a line NCCL"
+                                    + " does not offer, so it never applies this one either (NCCL picks there)",
+                            1,
+                            Integer::sum);
+                    continue;
+                }
+                rules.add(rule);
+            }
+            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
         }
-        rules.add(rule);
-      }
-      profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
-    }
-    if (left.isEmpty()) {
-      return p;
-    }
-    if (profiles.isEmpty()) {
-      profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
-    }
-    left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
-    return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
-  }
-
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    InputFiles.requireReadable(file);
-    if (output != null && !output.toString().equals("-")) {
-      Path parent = output.toAbsolutePath().getParent();
-      if (parent != null && !java.nio.file.Files.isDirectory(parent)) {
-        throw new InputException("-o " + output, (java.nio.file.Files.exists(parent) ? "" + parent
-            + " is not a directory" : "directory " + parent + " does not exist") + "; import writes into an existing "
-            + "directory (mkdir -p it first)");
-      }
-    }
-    NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-    List<String> warnings = new ArrayList<>(r.warnings());
-    Policy p = withoutWhatNeverApplies(r, file, warnings);
-    if (name != null) {
-      p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
-    }
-    List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
-        .filter(f -> f.level() == PolicyCheck.Level.ERROR).toList();
-    if (!errors.isEmpty()) { // import writes only what validate accepts
-      warnings.forEach(w -> err.println("warning: " + w));
-      throw new InputException(file.toString(), "the converted policy would not validate (" + Main.count(errors.size(),
-          "error") + "; the first: " + errors.getFirst().where() + ": " + errors.getFirst().message()
-          + "); nothing written");
-    }
-    for (String w : warnings) {
-      err.println("warning: " + w);
-    }
-    Map<Rule, List<String>> comments = new IdentityHashMap<>();
-    for (Profile pr : p.profiles()) {
-      for (Rule rule : pr.rules()) {
-        List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-        comments.put(rule, List.of("from " + file.getFileName() + (ls.size() == 1 ? " line " : " lines ")
-            + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
-      }
-    }
-    String yaml;
-    try {
-      yaml = PolicyYaml.writeChecked(p, List.of("Imported by `nccl-tuner import` from " + file), comments,
-          output == null || output.toString().equals("-") ? "import" : output.toString());
-    } catch (PolicyException e) {
-      throw new IllegalStateException("the converted policy does not load: " + e.getMessage(), e);
-    }
-    if (output == null || output.toString().equals("-")) {
-      out.print(yaml);
-    } else {
-      writeFile(output, yaml);
-      int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-      out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
-          + Main.count(rules, "rule") + ", " + Main.count(warnings.size(), "warning") + ")");
-      for (Profile pr : p.profiles()) {
-        out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
-        for (Rule rule : pr.rules()) {
-          out.println("    " + TextReport.describe(rule));
+        if (left.isEmpty()) {
+            return p;
         }
-      }
+        if (profiles.isEmpty()) {
+            profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
+        }
+        left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
+        return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
     }
-    out.flush();
-    err.flush();
-    return 0;
-  }
+
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        InputFiles.requireReadable(file);
+        if (output != null && !output.toString().equals("-")) {
+            Path parent = output.toAbsolutePath().getParent();
+            if (parent != null && !java.nio.file.Files.isDirectory(parent)) {
+                throw new InputException(
+                        "-o " + output,
+                        (java.nio.file.Files.exists(parent)
+                                        ? "" + parent + " is not a directory"
+                                        : "directory " + parent + " does not exist")
+                                + "; import writes into an existing "
+                                + "directory (mkdir -p it first)");
+            }
+        }
+        NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
+        List<String> warnings = new ArrayList<>(r.warnings());
+        Policy p = withoutWhatNeverApplies(r, file, warnings);
+        if (name != null) {
+            p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
+        }
+        List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
+                .filter(f -> f.level() == PolicyCheck.Level.ERROR)
+                .toList();
+        if (!errors.isEmpty()) { // import writes only what validate accepts
+            warnings.forEach(w -> err.println("warning: " + w));
+            throw new InputException(
+                    file.toString(),
+                    "the converted policy would not validate (" + Main.count(errors.size(), "error") + "; the first: "
+                            + errors.getFirst().where() + ": "
+                            + errors.getFirst().message()
+                            + "); nothing written");
+        }
+        for (String w : warnings) {
+            err.println("warning: " + w);
+        }
+        Map<Rule, List<String>> comments = new IdentityHashMap<>();
+        for (Profile pr : p.profiles()) {
+            for (Rule rule : pr.rules()) {
+                List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+                comments.put(
+                        rule,
+                        List.of("from " + file.getFileName() + (ls.size() == 1 ? " line " : " lines ")
+                                + ls.stream().map(String::valueOf).collect(Collectors.joining(", "))));
+            }
+        }
+        String yaml;
+        try {
+            yaml = PolicyYaml.writeChecked(
+                    p,
+                    List.of("Imported by `nccl-tuner import` from " + file),
+                    comments,
+                    output == null || output.toString().equals("-") ? "import" : output.toString());
+        } catch (PolicyException e) {
+            throw new IllegalStateException("the converted policy does not load: " + e.getMessage(), e);
+        }
+        if (output == null || output.toString().equals("-")) {
+            out.print(yaml);
+        } else {
+            writeFile(output, yaml);
+            int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+            out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
+                    + Main.count(rules, "rule") + ", " + Main.count(warnings.size(), "warning") + ")");
+            for (Profile pr : p.profiles()) {
+                out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+                for (Rule rule : pr.rules()) {
+                    out.println("    " + TextReport.describe(rule));
+                }
+            }
+        }
+        out.flush();
+        err.flush();
+        return 0;
+    }
 }

@@ -19,194 +19,206 @@ import java.util.List;
  * the one place every command's {@code --measurements} goes through.
  */
 final class InputFiles {
-  private InputFiles() {}
+    private InputFiles() {}
 
-  /**
-   * Why a path cannot be read as an input file.
-   *
-   * @param p the path given
-   * @return "no such file", "is a directory, not a file", "cannot be read (permission denied)",
-   *     "not a regular file", or null when it is a readable regular file
-   */
-  static String problem(Path p) {
-    if (Files.isDirectory(p)) {
-      return "is a directory, not a file";
+    /**
+     * Why a path cannot be read as an input file.
+     *
+     * @param p the path given
+     * @return "no such file", "is a directory, not a file", "cannot be read (permission denied)",
+     *     "not a regular file", or null when it is a readable regular file
+     */
+    static String problem(Path p) {
+        if (Files.isDirectory(p)) {
+            return "is a directory, not a file";
+        }
+        if (!Files.exists(p)) {
+            return "no such file";
+        }
+        if (!Files.isReadable(p)) {
+            return "cannot be read (permission denied)";
+        }
+        if (!Files.isRegularFile(p)) {
+            return "not a regular file";
+        }
+        return null;
     }
-    if (!Files.exists(p)) {
-      return "no such file";
-    }
-    if (!Files.isReadable(p)) {
-      return "cannot be read (permission denied)";
-    }
-    if (!Files.isRegularFile(p)) {
-      return "not a regular file";
-    }
-    return null;
-  }
 
-  /**
-   * An I/O exception as one line naming the file.
-   *
-   * @param e the exception
-   * @param fallback the file to name when the exception does not
-   * @return e.g. "x.log: no such file", "out/p.yaml: cannot write: Read-only file system"
-   */
-  static String describe(IOException e, Path fallback) {
-    if (e instanceof FileSystemException f) {
-      String file = f.getFile() != null ? f.getFile() : String.valueOf(fallback);
-      if (f instanceof NoSuchFileException) {
-        return file + ": no such file" + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : "");
-      }
-      if (f instanceof AccessDeniedException) {
-        return file + ": permission denied";
-      }
-      return file + ": " + (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName());
+    /**
+     * An I/O exception as one line naming the file.
+     *
+     * @param e the exception
+     * @param fallback the file to name when the exception does not
+     * @return e.g. "x.log: no such file", "out/p.yaml: cannot write: Read-only file system"
+     */
+    static String describe(IOException e, Path fallback) {
+        if (e instanceof FileSystemException f) {
+            String file = f.getFile() != null ? f.getFile() : String.valueOf(fallback);
+            if (f instanceof NoSuchFileException) {
+                return file + ": no such file" + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : "");
+            }
+            if (f instanceof AccessDeniedException) {
+                return file + ": permission denied";
+            }
+            return file + ": "
+                    + (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName());
+        }
+        String m = e.getMessage();
+        return (fallback == null ? "" : fallback + ": ")
+                + (m == null ? e.getClass().getSimpleName() : m);
     }
-    String m = e.getMessage();
-    return (fallback == null ? "" : fallback + ": ") + (m == null ? e.getClass().getSimpleName() : m);
-  }
 
-  /**
-   * Refuses a path that cannot be read as an input file.
-   *
-   * @param p the path given
-   * @throws InputException {@code <p>: <}{@link #problem}{@code >}
-   */
-  static void requireReadable(Path p) throws InputException {
-    String why = problem(p);
-    if (why != null) {
-      throw new InputException(p.toString(), why);
+    /**
+     * Refuses a path that cannot be read as an input file.
+     *
+     * @param p the path given
+     * @throws InputException {@code <p>: <}{@link #problem}{@code >}
+     */
+    static void requireReadable(Path p) throws InputException {
+        String why = problem(p);
+        if (why != null) {
+            throw new InputException(p.toString(), why);
+        }
     }
-  }
 
-  /**
-   * Reads one measurement file into a set: a sweep or optimize_config.py CSV (detected by its
-   * header) or nccl-tests output.
-   *
-   * @param f the file (checked with {@link #requireReadable} first)
-   * @param o how to read nccl-tests output
-   * @param data where the measurements go
-   * @throws InputException for an unreadable file or a line the parser refuses (file:line)
-   * @throws IOException if reading fails
-   */
-  static void readMeasurements(Path f, NcclTestsLog.Options o, MeasurementSet data) throws IOException, InputException {
-    requireReadable(f);
-    if (MeasurementCsv.looksLike(f)) {
-      MeasurementCsv.parse(f, data, o.strict());
-    } else {
-      NcclTestsLog.parse(f, o, data);
+    /**
+     * Reads one measurement file into a set: a sweep or optimize_config.py CSV (detected by its
+     * header) or nccl-tests output.
+     *
+     * @param f the file (checked with {@link #requireReadable} first)
+     * @param o how to read nccl-tests output
+     * @param data where the measurements go
+     * @throws InputException for an unreadable file or a line the parser refuses (file:line)
+     * @throws IOException if reading fails
+     */
+    static void readMeasurements(Path f, NcclTestsLog.Options o, MeasurementSet data)
+            throws IOException, InputException {
+        requireReadable(f);
+        if (MeasurementCsv.looksLike(f)) {
+            MeasurementCsv.parse(f, data, o.strict());
+        } else {
+            NcclTestsLog.parse(f, o, data);
+        }
     }
-  }
 
-  /** The name ending of the output a failed {@code nccl-tuner sweep} run leaves ({@code r007.failed.txt}). */
-  static final String FAILED_RUN = ".failed.txt";
+    /** The name ending of the output a failed {@code nccl-tuner sweep} run leaves ({@code r007.failed.txt}). */
+    static final String FAILED_RUN = ".failed.txt";
 
-  /**
-   * Reads the measurements of a file or a folder, as every command's {@code --measurements} takes
-   * them: a file as {@link #readMeasurements}; a folder written by {@code nccl-tuner sweep} (it holds
-   * {@code manifest.json}) as {@code compile} reads it ({@link io.nccltuner.sweep.SweepDirectory}: each
-   * finished run with the candidate its manifest says it forced); any other folder as its
-   * {@code *.csv} and {@code *.txt} files, in name order. In both kinds of folder a failed sweep
-   * run's output ({@code *.failed.txt}) and an empty file (0 bytes or blank, what an interrupted run
-   * leaves) are skipped, each with a note on {@code notes}.
-   *
-   * @param f a file or a folder
-   * @param o how to read nccl-tests output (its placement also for a sweep folder)
-   * @param data where the measurements go
-   * @param notes receives one {@code note: ...} line per skipped file
-   * @return the files read
-   * @throws InputException for a missing path, a folder with nothing to read, or a file the parsers
-   *     refuse (file:line)
-   * @throws IOException if reading fails
-   */
-  static List<Path> readMeasurementsAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
-      throws IOException, InputException {
-    if (!Files.isDirectory(f)) {
-      readMeasurements(f, o, data);
-      return List.of(f);
+    /**
+     * Reads the measurements of a file or a folder, as every command's {@code --measurements} takes
+     * them: a file as {@link #readMeasurements}; a folder written by {@code nccl-tuner sweep} (it holds
+     * {@code manifest.json}) as {@code compile} reads it ({@link io.nccltuner.sweep.SweepDirectory}: each
+     * finished run with the candidate its manifest says it forced); any other folder as its
+     * {@code *.csv} and {@code *.txt} files, in name order. In both kinds of folder a failed sweep
+     * run's output ({@code *.failed.txt}) and an empty file (0 bytes or blank, what an interrupted run
+     * leaves) are skipped, each with a note on {@code notes}.
+     *
+     * @param f a file or a folder
+     * @param o how to read nccl-tests output (its placement also for a sweep folder)
+     * @param data where the measurements go
+     * @param notes receives one {@code note: ...} line per skipped file
+     * @return the files read
+     * @throws InputException for a missing path, a folder with nothing to read, or a file the parsers
+     *     refuse (file:line)
+     * @throws IOException if reading fails
+     */
+    static List<Path> readMeasurementsAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
+            throws IOException, InputException {
+        if (!Files.isDirectory(f)) {
+            readMeasurements(f, o, data);
+            return List.of(f);
+        }
+        List<Path> all;
+        try (java.util.stream.Stream<Path> s = Files.list(f)) {
+            all = s.filter(p -> Files.isRegularFile(p)
+                            && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
+                    .sorted()
+                    .toList();
+        }
+        List<Path> in = new java.util.ArrayList<>();
+        List<String> skipped = new java.util.ArrayList<>();
+        for (Path p : all) {
+            String why = skipReason(p);
+            if (why != null) {
+                skipped.add(p.getFileName().toString());
+                notes.println("note: " + p + ": skipped: " + why);
+            } else {
+                in.add(p);
+            }
+        }
+        if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) {
+            return io.nccltuner.sweep.SweepDirectory.read(f, o.placement(), data);
+        }
+        if (in.isEmpty()) {
+            throw new InputException(
+                    f.toString(),
+                    skipped.isEmpty()
+                            ? "no *.csv or *.txt measurement files in this folder"
+                            : "no measurement file in this folder but the skipped " + String.join(", ", skipped));
+        }
+        for (Path p : in) {
+            readMeasurements(p, o, data);
+        }
+        return in;
     }
-    List<Path> all;
-    try (java.util.stream.Stream<Path> s = Files.list(f)) {
-      all = s.filter(p -> Files.isRegularFile(p) && (p.toString().endsWith(".csv") || p.toString().endsWith(".txt")))
-          .sorted().toList();
-    }
-    List<Path> in = new java.util.ArrayList<>();
-    List<String> skipped = new java.util.ArrayList<>();
-    for (Path p : all) {
-      String why = skipReason(p);
-      if (why != null) {
-        skipped.add(p.getFileName().toString());
-        notes.println("note: " + p + ": skipped: " + why);
-      } else {
-        in.add(p);
-      }
-    }
-    if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) {
-      return io.nccltuner.sweep.SweepDirectory.read(f, o.placement(), data);
-    }
-    if (in.isEmpty()) {
-      throw new InputException(f.toString(), skipped.isEmpty() ? "no *.csv or *.txt measurement files in this folder"
-          : "no measurement file in this folder but the skipped " + String.join(", ", skipped));
-    }
-    for (Path p : in) {
-      readMeasurements(p, o, data);
-    }
-    return in;
-  }
 
-  /**
-   * Why a file of a measurements folder is not read.
-   *
-   * @param p a regular file
-   * @return "a failed sweep run's output (...)", "empty (0 bytes): ...", or null to read it
-   * @throws IOException if it cannot be read
-   */
-  static String skipReason(Path p) throws IOException {
-    long size = Files.size(p);
-    if (p.getFileName().toString().endsWith(FAILED_RUN)) {
-      return "a failed or interrupted `nccl-tuner sweep` run's output (" + size + " bytes); its runs are not "
-          + "measurements (run the sweep again to retry them)";
+    /**
+     * Why a file of a measurements folder is not read.
+     *
+     * @param p a regular file
+     * @return "a failed sweep run's output (...)", "empty (0 bytes): ...", or null to read it
+     * @throws IOException if it cannot be read
+     */
+    static String skipReason(Path p) throws IOException {
+        long size = Files.size(p);
+        if (p.getFileName().toString().endsWith(FAILED_RUN)) {
+            return "a failed or interrupted `nccl-tuner sweep` run's output (" + size + " bytes); its runs are not "
+                    + "measurements (run the sweep again to retry them)";
+        }
+        if (size == 0
+                || (size < 1 << 16
+                        && Files.readString(p, java.nio.charset.StandardCharsets.ISO_8859_1)
+                                .isBlank())) {
+            return "empty (" + size + " bytes), as an interrupted run leaves its output; nothing to read";
+        }
+        return null;
     }
-    if (size == 0 || (size < 1 << 16 && Files.readString(p, java.nio.charset.StandardCharsets.ISO_8859_1).isBlank())) {
-      return "empty (" + size + " bytes), as an interrupted run leaves its output; nothing to read";
+
+    /**
+     * The measurements of a file or folder ({@link #readMeasurementsAt}), for pricing picks in
+     * {@code explain} and {@code replay} ({@link #pricedGroups}).
+     *
+     * @param f the file or folder
+     * @param notes receives a note per file of a folder that is skipped
+     * @return the measurements
+     * @throws InputException as {@link #readMeasurementsAt}
+     * @throws IOException if reading fails
+     */
+    static MeasurementSet measurementData(Path f, java.io.PrintWriter notes) throws IOException, InputException {
+        MeasurementSet data = new MeasurementSet();
+        readMeasurementsAt(f, NcclTestsLog.Options.NONE, data, notes);
+        return data;
     }
-    return null;
-  }
 
-  /**
-   * The measurements of a file or folder ({@link #readMeasurementsAt}), for pricing picks in
-   * {@code explain} and {@code replay} ({@link #pricedGroups}).
-   *
-   * @param f the file or folder
-   * @param notes receives a note per file of a folder that is skipped
-   * @return the measurements
-   * @throws InputException as {@link #readMeasurementsAt}
-   * @throws IOException if reading fails
-   */
-  static MeasurementSet measurementData(Path f, java.io.PrintWriter notes) throws IOException, InputException {
-    MeasurementSet data = new MeasurementSet();
-    readMeasurementsAt(f, NcclTestsLog.Options.NONE, data, notes);
-    return data;
-  }
-
-  /**
-   * The measured groups (collective, shape, sizes, candidates' times) that price the given calls:
-   * the measurements compiled with the calls' NCCL picks as selections
-   * ({@link io.nccltuner.report.ShadowReport#callPicks}), so NCCL's time is the estimate compile,
-   * report and try print (unforced runs pooled with the pick's forced runs).
-   *
-   * @param f the file or folder, read again (its notes were printed by {@link #measurementData})
-   * @param source what named the picks
-   * @param calls the priced calls and NCCL's pick at each
-   * @param command the command's name (in the compiler's defaults)
-   * @return the groups {@link Compiler#compile} forms with its default options
-   * @throws InputException as {@link #readMeasurementsAt}
-   * @throws IOException if reading fails
-   */
-  static List<Compiler.Group> pricedGroups(Path f, String source,
-      List<io.nccltuner.report.ShadowReport.PickedCall> calls, String command) throws IOException, InputException {
-    MeasurementSet with = measurementData(f, new java.io.PrintWriter(java.io.Writer.nullWriter()));
-    io.nccltuner.report.ShadowReport.callPicks(source, calls, with).forEach(with::add);
-    return Compiler.compile(with, Compiler.Options.defaults(command)).groups();
-  }
+    /**
+     * The measured groups (collective, shape, sizes, candidates' times) that price the given calls:
+     * the measurements compiled with the calls' NCCL picks as selections
+     * ({@link io.nccltuner.report.ShadowReport#callPicks}), so NCCL's time is the estimate compile,
+     * report and try print (unforced runs pooled with the pick's forced runs).
+     *
+     * @param f the file or folder, read again (its notes were printed by {@link #measurementData})
+     * @param source what named the picks
+     * @param calls the priced calls and NCCL's pick at each
+     * @param command the command's name (in the compiler's defaults)
+     * @return the groups {@link Compiler#compile} forms with its default options
+     * @throws InputException as {@link #readMeasurementsAt}
+     * @throws IOException if reading fails
+     */
+    static List<Compiler.Group> pricedGroups(
+            Path f, String source, List<io.nccltuner.report.ShadowReport.PickedCall> calls, String command)
+            throws IOException, InputException {
+        MeasurementSet with = measurementData(f, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        io.nccltuner.report.ShadowReport.callPicks(source, calls, with).forEach(with::add);
+        return Compiler.compile(with, Compiler.Options.defaults(command)).groups();
+    }
 }

@@ -29,156 +29,162 @@ import picocli.CommandLine.Command;
  * </ul>
  */
 @Command(
-    name = "nccl-tuner",
-    mixinStandardHelpOptions = true,
-    versionProvider = Main.Version.class,
-    description = "Offline tools for the nccl-tuner-java NCCL tuner plugin.",
-    subcommands = {
-      CompileCommand.class,
-      CalibrateCommand.class,
-      ImportCommand.class,
-      ExplainCommand.class,
-      ReplayCommand.class,
-      SweepCommand.class,
-      ValidateCommand.class,
-      ShowCommand.class,
-      ReportCommand.class,
-      TryCommand.class,
-      CommandLine.HelpCommand.class
-    })
+        name = "nccl-tuner",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Offline tools for the nccl-tuner-java NCCL tuner plugin.",
+        subcommands = {
+            CompileCommand.class,
+            CalibrateCommand.class,
+            ImportCommand.class,
+            ExplainCommand.class,
+            ReplayCommand.class,
+            SweepCommand.class,
+            ValidateCommand.class,
+            ShowCommand.class,
+            ReportCommand.class,
+            TryCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
-  /** Exit code: done. */
-  public static final int EXIT_OK = 0;
-  /** Exit code: an input error (a file that is missing or refused, an option value that makes no sense). */
-  public static final int EXIT_INPUT = 1;
-  /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
-  public static final int EXIT_USAGE = 2;
-  /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
-  public static final int EXIT_CHECK = 3;
-  /** Exit code: an internal error (EX_SOFTWARE). */
-  public static final int EXIT_INTERNAL = 70;
-  /** Environment variable that adds the stack trace to an internal error. */
-  public static final String DEBUG_ENV = "NCCL_TUNER_DEBUG";
+    /** Exit code: done. */
+    public static final int EXIT_OK = 0;
+    /** Exit code: an input error (a file that is missing or refused, an option value that makes no sense). */
+    public static final int EXIT_INPUT = 1;
+    /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
+    public static final int EXIT_USAGE = 2;
+    /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
+    public static final int EXIT_CHECK = 3;
+    /** Exit code: an internal error (EX_SOFTWARE). */
+    public static final int EXIT_INTERNAL = 70;
+    /** Environment variable that adds the stack trace to an internal error. */
+    public static final String DEBUG_ENV = "NCCL_TUNER_DEBUG";
 
-  /** Entry point; exits the JVM with the command's exit code. */
-  public static void main(String[] args) {
-    System.exit(run(args));
-  }
-
-  /**
-   * Runs the command line without exiting, for tests.
-   *
-   * @param args command-line arguments
-   * @return the exit code
-   */
-  public static int run(String... args) {
-    CommandLine cl = commandLine();
-    if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
-      return unknownCommand(cl, args[0]); // picocli would print the top-level help for "nosuch --help" and exit 0
+    /** Entry point; exits the JVM with the command's exit code. */
+    public static void main(String[] args) {
+        System.exit(run(args));
     }
-    try {
-      return cl.execute(args);
-    } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
-      return internalError(e, cl.getErr(), debug());
+
+    /**
+     * Runs the command line without exiting, for tests.
+     *
+     * @param args command-line arguments
+     * @return the exit code
+     */
+    public static int run(String... args) {
+        CommandLine cl = commandLine();
+        if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+            return unknownCommand(cl, args[0]); // picocli would print the top-level help for "nosuch --help" and exit 0
+        }
+        try {
+            return cl.execute(args);
+        } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
+            return internalError(e, cl.getErr(), debug());
+        }
     }
-  }
 
-  /**
-   * The command line with this tool's exit codes: usage errors exit {@link #EXIT_USAGE}, an
-   * {@link io.nccltuner.policy.InputException} from a command prints one line and exits
-   * {@link #EXIT_INPUT}, any other exception prints one line and exits {@link #EXIT_INTERNAL}.
-   *
-   * @return a fresh command line for {@code nccl-tuner}
-   */
-  static CommandLine commandLine() {
-    CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
-    cl.setParameterExceptionHandler(Main::usageError);
-    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
-        ? inputError(ex.getMessage(), cmd) : internalError(ex, cmd.getErr(), debug()));
-    return cl;
-  }
-
-  private static boolean debug() {
-    String v = System.getenv(DEBUG_ENV);
-    return v != null && !v.isEmpty() && !v.equals("0");
-  }
-
-  private static int usageError(CommandLine.ParameterException e, String[] args) {
-    CommandLine cmd = e.getCommandLine();
-    PrintWriter err = cmd.getErr();
-    String name = cmd.getCommandSpec().qualifiedName();
-    err.println(name + ": " + e.getMessage());
-    CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
-    err.println("see '" + name + " --help'");
-    err.flush();
-    return EXIT_USAGE;
-  }
-
-  /**
-   * Refuses a first argument that names no subcommand: {@code nccl-tuner: unknown command 'x'; did
-   * you mean a, b?} (picocli's closest names), or the list of commands when none is close.
-   *
-   * @return {@link #EXIT_USAGE}
-   */
-  private static int unknownCommand(CommandLine cl, String name) {
-    List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name)).getSuggestions();
-    PrintWriter err = cl.getErr();
-    err.println("nccl-tuner: unknown command '" + name + "'; " + (near.isEmpty()
-        ? "the commands are " + String.join(", ", cl.getSubcommands().keySet()) : "did you mean " + String.join(", ", near) + "?"));
-    err.println("see 'nccl-tuner --help'");
-    err.flush();
-    return EXIT_USAGE;
-  }
-
-  /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
-  private static int inputError(String message, CommandLine cmd) {
-    PrintWriter err = cmd.getErr();
-    err.println(cmd.getCommandSpec().qualifiedName() + ": " + message);
-    err.flush();
-    return EXIT_INPUT;
-  }
-
-  /**
-   * A count with its noun: "1 rule", "21 rules".
-   *
-   * @param n the count
-   * @param noun the singular noun (plural adds "s")
-   * @return the phrase
-   */
-  static String count(long n, String noun) {
-    return n + " " + noun + (n == 1 ? "" : "s");
-  }
-
-  /**
-   * Reports an exception no command handled.
-   *
-   * @param t the exception
-   * @param err where to print
-   * @param debug whether to print the stack trace too
-   * @return {@link #EXIT_INTERNAL}
-   */
-  static int internalError(Throwable t, PrintWriter err, boolean debug) {
-    err.println("nccl-tuner: internal error: " + t + (debug ? "" : " (" + DEBUG_ENV + "=1 prints the stack trace)"));
-    if (debug) {
-      t.printStackTrace(err);
+    /**
+     * The command line with this tool's exit codes: usage errors exit {@link #EXIT_USAGE}, an
+     * {@link io.nccltuner.policy.InputException} from a command prints one line and exits
+     * {@link #EXIT_INPUT}, any other exception prints one line and exits {@link #EXIT_INTERNAL}.
+     *
+     * @return a fresh command line for {@code nccl-tuner}
+     */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler(Main::usageError);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
+                ? inputError(ex.getMessage(), cmd)
+                : internalError(ex, cmd.getErr(), debug()));
+        return cl;
     }
-    err.flush();
-    return EXIT_INTERNAL;
-  }
 
-  @Override
-  public void run() {
-    spec.commandLine().usage(System.out);
-  }
+    private static boolean debug() {
+        String v = System.getenv(DEBUG_ENV);
+        return v != null && !v.isEmpty() && !v.equals("0");
+    }
 
-  /** Version from the jar manifest (Implementation-Version), or "dev" when run from classes. */
-  static final class Version implements CommandLine.IVersionProvider {
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        String name = cmd.getCommandSpec().qualifiedName();
+        err.println(name + ": " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("see '" + name + " --help'");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    /**
+     * Refuses a first argument that names no subcommand: {@code nccl-tuner: unknown command 'x'; did
+     * you mean a, b?} (picocli's closest names), or the list of commands when none is close.
+     *
+     * @return {@link #EXIT_USAGE}
+     */
+    private static int unknownCommand(CommandLine cl, String name) {
+        List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name)).getSuggestions();
+        PrintWriter err = cl.getErr();
+        err.println("nccl-tuner: unknown command '" + name + "'; "
+                + (near.isEmpty()
+                        ? "the commands are "
+                                + String.join(", ", cl.getSubcommands().keySet())
+                        : "did you mean " + String.join(", ", near) + "?"));
+        err.println("see 'nccl-tuner --help'");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
+    private static int inputError(String message, CommandLine cmd) {
+        PrintWriter err = cmd.getErr();
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message);
+        err.flush();
+        return EXIT_INPUT;
+    }
+
+    /**
+     * A count with its noun: "1 rule", "21 rules".
+     *
+     * @param n the count
+     * @param noun the singular noun (plural adds "s")
+     * @return the phrase
+     */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
+    /**
+     * Reports an exception no command handled.
+     *
+     * @param t the exception
+     * @param err where to print
+     * @param debug whether to print the stack trace too
+     * @return {@link #EXIT_INTERNAL}
+     */
+    static int internalError(Throwable t, PrintWriter err, boolean debug) {
+        err.println(
+                "nccl-tuner: internal error: " + t + (debug ? "" : " (" + DEBUG_ENV + "=1 prints the stack trace)"));
+        if (debug) {
+            t.printStackTrace(err);
+        }
+        err.flush();
+        return EXIT_INTERNAL;
+    }
+
     @Override
-    public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"nccl-tuner " + (v == null ? "dev" : v)};
+    public void run() {
+        spec.commandLine().usage(System.out);
     }
-  }
+
+    /** Version from the jar manifest (Implementation-Version), or "dev" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"nccl-tuner " + (v == null ? "dev" : v)};
+        }
+    }
 }

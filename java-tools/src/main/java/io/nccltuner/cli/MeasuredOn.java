@@ -21,78 +21,81 @@ import java.util.regex.Pattern;
  * @param ncclVersions NCCL releases as {@code major.minor.patch}, sorted
  */
 record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
-  private static final Pattern DEVICE =
-      Pattern.compile("#\\s*Rank\\s+\\d+\\s+Group\\s+\\d+\\s+Pid\\s+\\d+\\s+on\\s+\\S+\\s+device\\s+\\d+\\s+\\[[^\\]]*\\]\\s+(.+?)\\s*$");
-  private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5,})");
-  private static final Pattern VERSION = Pattern.compile("NCCL version (\\d+\\.\\d+\\.\\d+)");
+    private static final Pattern DEVICE = Pattern.compile(
+            "#\\s*Rank\\s+\\d+\\s+Group\\s+\\d+\\s+Pid\\s+\\d+\\s+on\\s+\\S+\\s+device\\s+\\d+\\s+\\[[^\\]]*\\]\\s+(.+?)\\s*$");
+    private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5,})");
+    private static final Pattern VERSION = Pattern.compile("NCCL version (\\d+\\.\\d+\\.\\d+)");
 
-  /**
-   * Reads what a file (or every *.csv and *.txt of a folder) says about its machine.
-   *
-   * @param f a file or folder
-   * @return the GPUs and releases named, empty sets when none
-   * @throws IOException if reading fails
-   */
-  static MeasuredOn of(Path f) throws IOException {
-    TreeSet<String> gpus = new TreeSet<>();
-    TreeSet<String> versions = new TreeSet<>();
-    List<Path> files;
-    if (Files.isDirectory(f)) {
-      try (var s = Files.list(f)) {
-        files = s.filter(p -> p.toString().endsWith(".csv") || p.toString().endsWith(".txt")).sorted().toList();
-      }
-    } else {
-      files = List.of(f);
+    /**
+     * Reads what a file (or every *.csv and *.txt of a folder) says about its machine.
+     *
+     * @param f a file or folder
+     * @return the GPUs and releases named, empty sets when none
+     * @throws IOException if reading fails
+     */
+    static MeasuredOn of(Path f) throws IOException {
+        TreeSet<String> gpus = new TreeSet<>();
+        TreeSet<String> versions = new TreeSet<>();
+        List<Path> files;
+        if (Files.isDirectory(f)) {
+            try (var s = Files.list(f)) {
+                files = s.filter(p ->
+                                p.toString().endsWith(".csv") || p.toString().endsWith(".txt"))
+                        .sorted()
+                        .toList();
+            }
+        } else {
+            files = List.of(f);
+        }
+        for (Path p : files) {
+            for (String l : Files.readAllLines(p, StandardCharsets.ISO_8859_1)) {
+                Matcher m = DEVICE.matcher(l);
+                if (m.find()) {
+                    gpus.add(m.group(1));
+                }
+                m = LIBRARY.matcher(l);
+                if (m.find()) {
+                    versions.add(io.nccltuner.policy.Signature.versionString(Integer.parseInt(m.group(1))));
+                }
+                m = VERSION.matcher(l);
+                if (m.find()) {
+                    versions.add(m.group(1));
+                }
+            }
+        }
+        return new MeasuredOn(gpus, versions);
     }
-    for (Path p : files) {
-      for (String l : Files.readAllLines(p, StandardCharsets.ISO_8859_1)) {
-        Matcher m = DEVICE.matcher(l);
-        if (m.find()) {
-          gpus.add(m.group(1));
-        }
-        m = LIBRARY.matcher(l);
-        if (m.find()) {
-          versions.add(io.nccltuner.policy.Signature.versionString(Integer.parseInt(m.group(1))));
-        }
-        m = VERSION.matcher(l);
-        if (m.find()) {
-          versions.add(m.group(1));
-        }
-      }
-    }
-    return new MeasuredOn(gpus, versions);
-  }
 
-  /**
-   * The compute capability (x 10) of a GPU from its name, as NVIDIA's data sheets give it.
-   *
-   * @param gpu a device name, e.g. "NVIDIA H100 80GB HBM3"
-   * @return 70 (V100), 75 (T4), 80 (A100, A30), 86 (A10, A40), 89 (L4, L40), 90 (H100, H200,
-   *     GH200), 100 (B200, GB200, B300, GB300), or 0 when the name is not one of these
-   */
-  static int computeCapability(String gpu) {
-    String g = gpu.toUpperCase(Locale.ROOT);
-    if (g.matches(".*\\bG?B[23]00\\b.*")) {
-      return 100;
+    /**
+     * The compute capability (x 10) of a GPU from its name, as NVIDIA's data sheets give it.
+     *
+     * @param gpu a device name, e.g. "NVIDIA H100 80GB HBM3"
+     * @return 70 (V100), 75 (T4), 80 (A100, A30), 86 (A10, A40), 89 (L4, L40), 90 (H100, H200,
+     *     GH200), 100 (B200, GB200, B300, GB300), or 0 when the name is not one of these
+     */
+    static int computeCapability(String gpu) {
+        String g = gpu.toUpperCase(Locale.ROOT);
+        if (g.matches(".*\\bG?B[23]00\\b.*")) {
+            return 100;
+        }
+        if (g.matches(".*\\b(H100|H200|H800|H20|GH200)\\b.*")) {
+            return 90;
+        }
+        if (g.matches(".*\\b(L4|L40S?)\\b.*")) {
+            return 89;
+        }
+        if (g.matches(".*\\b(A10|A40|A6000)\\b.*")) {
+            return 86;
+        }
+        if (g.matches(".*\\b(A100|A800|A30)\\b.*")) {
+            return 80;
+        }
+        if (g.matches(".*\\bT4\\b.*")) {
+            return 75;
+        }
+        if (g.matches(".*\\bV100\\b.*")) {
+            return 70;
+        }
+        return 0;
     }
-    if (g.matches(".*\\b(H100|H200|H800|H20|GH200)\\b.*")) {
-      return 90;
-    }
-    if (g.matches(".*\\b(L4|L40S?)\\b.*")) {
-      return 89;
-    }
-    if (g.matches(".*\\b(A10|A40|A6000)\\b.*")) {
-      return 86;
-    }
-    if (g.matches(".*\\b(A100|A800|A30)\\b.*")) {
-      return 80;
-    }
-    if (g.matches(".*\\bT4\\b.*")) {
-      return 75;
-    }
-    if (g.matches(".*\\bV100\\b.*")) {
-      return 70;
-    }
-    return 0;
-  }
 }

@@ -28,176 +28,220 @@ import java.util.Locale;
  * pick, the measured rule's pick where a rule of the profile covers the size, and what NCCL runs.
  */
 final class ModelExplain {
-  private final ExplainCommand o;
+    private final ExplainCommand o;
 
-  ModelExplain(ExplainCommand options) {
-    this.o = options;
-  }
+    ModelExplain(ExplainCommand options) {
+        this.o = options;
+    }
 
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    if (o.log != null) {
-      throw new InputException("--topology: give --log or --topology, not both (--log explains the table an NCCL log "
-          + "printed; --topology computes NCCL's model from constants at any shape)");
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        if (o.log != null) {
+            throw new InputException(
+                    "--topology: give --log or --topology, not both (--log explains the table an NCCL log "
+                            + "printed; --topology computes NCCL's model from constants at any shape)");
+        }
+        List<String> logOnly = new ArrayList<>();
+        if (o.trace != null) {
+            logOnly.add("--trace");
+        }
+        if (o.comm != null) {
+            logOnly.add("--comm");
+        }
+        if (o.channels != null) {
+            logOnly.add("--channels");
+        }
+        if (o.measurements != null) {
+            logOnly.add("--measurements");
+        }
+        if (o.intervals) {
+            logOnly.add("--intervals");
+        }
+        if (!logOnly.isEmpty()) {
+            throw new InputException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
+        }
+        if (o.pipeOps < 1) {
+            throw new InputException("--pipe-ops: must be at least 1, got " + o.pipeOps);
+        }
+        List<Collective> colls;
+        if (o.collective.equalsIgnoreCase("all")) {
+            colls = List.of(
+                    Collective.Broadcast,
+                    Collective.Reduce,
+                    Collective.AllGather,
+                    Collective.ReduceScatter,
+                    Collective.AllReduce);
+        } else {
+            Collective c = Collective.parse(o.collective);
+            if (c == null) {
+                throw new InputException("--collective: unknown collective '" + o.collective + "'");
+            }
+            colls = List.of(c);
+        }
+        List<Long> sizes = ExplainCommand.Sizes.parseList(o.sizes == null ? "4B:1GiB" : o.sizes);
+        Mode mode = ExplainCommand.parseMode(o.mode);
+        Policy policy = null;
+        if (o.policy != null) {
+            InputFiles.requireReadable(o.policy);
+            PolicyFiles.Loaded loaded = PolicyFiles.load(o.policy);
+            policy = loaded.policy();
+            loaded.warnings().forEach(w -> err.println("warning: " + w));
+        }
+        List<TopologyInputs> inputs = TopologyInputs.read(o.topology, o.modelInputs);
+        TopologyInputs first = inputs.getFirst();
+        int nNodes = o.nNodes != null
+                ? o.nNodes
+                : o.nRanks != null && o.nRanks == first.topology().nRanks()
+                        ? first.topology().nNodes()
+                        : o.nRanks != null ? -1 : first.topology().nNodes();
+        if (nNodes == -1) {
+            throw new InputException("--nranks " + o.nRanks + ": give --nnodes too");
+        }
+        TopologyInputs src = TopologyInputs.nearest(inputs, o.nRanks != null ? o.nRanks : -1, nNodes);
+        int nRanks = o.nRanks != null
+                ? o.nRanks
+                : (int) Math.round(nNodes * src.topology().ppn());
+        if (nNodes < 1 || nRanks < nNodes) {
+            throw new InputException(
+                    "--nranks/--nnodes: need 1 <= nNodes <= nRanks, got nRanks " + nRanks + " nNodes " + nNodes);
+        }
+        if (nRanks < 2) {
+            throw new InputException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
+        }
+        src = TopologyInputs.nearest(inputs, nRanks, nNodes);
+        Topology at = src.topology().atShape(nRanks, nNodes);
+        out.printf(
+                Locale.ROOT,
+                "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
+                TuneModel.VERSION,
+                JobShape.of(nRanks, nNodes),
+                o.nRanks == null ? " (" + Math.round(src.topology().ppn()) + " ranks per node, as measured)" : "");
+        Topology t = src.topology();
+        boolean same = t.nRanks() == nRanks && t.nNodes() == nNodes;
+        out.printf(
+                Locale.ROOT,
+                "Topology: %s%s; %s.%n",
+                src.describe(),
+                same ? "" : ", its graphs at this shape",
+                src.logged().check());
+        Policy pol = policy != null ? policy : new Policy("none", Mode.OFF, "", List.of(), null);
+        try (ModelDecisions d = ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at, src.signature())) {
+            Policy.Profile pr = d.profile();
+            if (policy != null) {
+                out.printf(
+                        Locale.ROOT,
+                        "Policy %s (%s, mode %s in the file), run in %s mode; the engine's init sees what NCCL "
+                                + "%s passes and the topology's log names: %s%n",
+                        policy.name(),
+                        o.policy,
+                        policy.mode().spelling(),
+                        mode.spelling(),
+                        TuneModel.VERSION,
+                        src.signature().describe());
+                d.log().forEach(l -> out.println("  engine: " + l));
+                if (pr == null) {
+                    out.println(
+                            "No profile matches: the plugin changes nothing; NCCL runs its own pick with its default "
+                                    + "constants at every size.");
+                }
+            }
+            List<TunerConstant> set = d.constants().differences(ModelConstants.defaults());
+            boolean calibrated = !set.isEmpty();
+            for (Collective c : colls) {
+                table(out, d, c, sizes, pr, calibrated);
+            }
+            if (pr != null && !pr.constants().isEmpty() && !calibrated) {
+                out.println("The profile's constants are not set here (" + mode.spelling()
+                        + " mode; the plugin sets them in "
+                        + "enforce mode from tuner v5): times and picks are at NCCL's defaults.");
+            }
+        }
+        out.println("Not modelled: COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT (NCCL may offer them on this "
+                + "hardware; calibrate fits Ring and Tree only).");
+        out.flush();
+        return Main.EXIT_OK;
     }
-    List<String> logOnly = new ArrayList<>();
-    if (o.trace != null) {
-      logOnly.add("--trace");
-    }
-    if (o.comm != null) {
-      logOnly.add("--comm");
-    }
-    if (o.channels != null) {
-      logOnly.add("--channels");
-    }
-    if (o.measurements != null) {
-      logOnly.add("--measurements");
-    }
-    if (o.intervals) {
-      logOnly.add("--intervals");
-    }
-    if (!logOnly.isEmpty()) {
-      throw new InputException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
-    }
-    if (o.pipeOps < 1) {
-      throw new InputException("--pipe-ops: must be at least 1, got " + o.pipeOps);
-    }
-    List<Collective> colls;
-    if (o.collective.equalsIgnoreCase("all")) {
-      colls = List.of(Collective.Broadcast, Collective.Reduce, Collective.AllGather, Collective.ReduceScatter,
-          Collective.AllReduce);
-    } else {
-      Collective c = Collective.parse(o.collective);
-      if (c == null) {
-        throw new InputException("--collective: unknown collective '" + o.collective + "'");
-      }
-      colls = List.of(c);
-    }
-    List<Long> sizes = ExplainCommand.Sizes.parseList(o.sizes == null ? "4B:1GiB" : o.sizes);
-    Mode mode = ExplainCommand.parseMode(o.mode);
-    Policy policy = null;
-    if (o.policy != null) {
-      InputFiles.requireReadable(o.policy);
-      PolicyFiles.Loaded loaded = PolicyFiles.load(o.policy);
-      policy = loaded.policy();
-      loaded.warnings().forEach(w -> err.println("warning: " + w));
-    }
-    List<TopologyInputs> inputs = TopologyInputs.read(o.topology, o.modelInputs);
-    TopologyInputs first = inputs.getFirst();
-    int nNodes = o.nNodes != null ? o.nNodes : o.nRanks != null && o.nRanks == first.topology().nRanks()
-        ? first.topology().nNodes() : o.nRanks != null ? -1 : first.topology().nNodes();
-    if (nNodes == -1) {
-      throw new InputException("--nranks " + o.nRanks + ": give --nnodes too");
-    }
-    TopologyInputs src = TopologyInputs.nearest(inputs, o.nRanks != null ? o.nRanks : -1, nNodes);
-    int nRanks = o.nRanks != null ? o.nRanks
-        : (int) Math.round(nNodes * src.topology().ppn());
-    if (nNodes < 1 || nRanks < nNodes) {
-      throw new InputException("--nranks/--nnodes: need 1 <= nNodes <= nRanks, got nRanks " + nRanks + " nNodes "
-          + nNodes);
-    }
-    if (nRanks < 2) {
-      throw new InputException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
-    }
-    src = TopologyInputs.nearest(inputs, nRanks, nNodes);
-    Topology at = src.topology().atShape(nRanks, nNodes);
-    out.printf(Locale.ROOT, "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
-        TuneModel.VERSION, JobShape.of(nRanks, nNodes),
-        o.nRanks == null ? " (" + Math.round(src.topology().ppn()) + " ranks per node, as measured)" : "");
-    Topology t = src.topology();
-    boolean same = t.nRanks() == nRanks && t.nNodes() == nNodes;
-    out.printf(Locale.ROOT, "Topology: %s%s; %s.%n", src.describe(),
-        same ? "" : ", its graphs at this shape", src.logged().check());
-    Policy pol = policy != null ? policy : new Policy("none", Mode.OFF, "", List.of(), null);
-    try (ModelDecisions d = ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at, src.signature())) {
-      Policy.Profile pr = d.profile();
-      if (policy != null) {
-        out.printf(Locale.ROOT, "Policy %s (%s, mode %s in the file), run in %s mode; the engine's init sees what NCCL "
-            + "%s passes and the topology's log names: %s%n", policy.name(), o.policy, policy.mode().spelling(),
-            mode.spelling(), TuneModel.VERSION, src.signature().describe());
-        d.log().forEach(l -> out.println("  engine: " + l));
+
+    private void table(
+            PrintWriter out, ModelDecisions d, Collective c, List<Long> sizes, Policy.Profile pr, boolean calibrated) {
+        List<ModelDecisions.Row> rows = new ArrayList<>();
+        for (long n : sizes) {
+            rows.add(d.row(c, n, o.pipeOps));
+        }
+        List<AlgoProto> shown = rows.getFirst().times().keySet().stream().toList();
+        boolean anyRule = rows.stream().anyMatch(ModelDecisions.Row::ruled);
+        out.printf(
+                Locale.ROOT,
+                "%n%s, numPipeOps %d: predicted time per candidate%s, microseconds%n%n",
+                c,
+                o.pipeOps,
+                calibrated ? " with the constants profile " + pr.name() + " sets" : " at NCCL's default constants");
+        List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
+        shown.forEach(ap -> headers.add(">" + ap));
+        headers.add("NCCL default");
+        if (pr != null) {
+            headers.add("calibrated");
+            if (anyRule) {
+                headers.add("measured rule");
+            }
+            headers.add("NCCL runs");
+        }
+        TextTable tt = new TextTable(headers.toArray(String[]::new));
+        int differ = 0;
+        int ruled = 0;
+        int changed = 0;
+        for (ModelDecisions.Row r : rows) {
+            List<String> cells =
+                    new ArrayList<>(List.of(ExplainCommand.Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
+            for (AlgoProto ap : shown) {
+                Double t = r.times().get(ap);
+                cells.add(t == null ? "-" : String.format(Locale.ROOT, "%.3f", t));
+            }
+            cells.add(name(r.ncclDefault()));
+            if (pr != null) {
+                cells.add(name(r.calibrated()));
+                if (anyRule) {
+                    cells.add(
+                            r.arm() == Decision.ARM_POLICY
+                                    ? name(r.rulePick())
+                                            + (r.channels() != 0 ? ", " + Main.count(r.channels(), "channel") : "")
+                                    : r.arm() == Decision.ARM_NOT_OFFERED ? "none offered" : "");
+                }
+                cells.add(name(r.runs()) + (r.arm() == Decision.ARM_POLICY ? " (rule)" : ""));
+            }
+            tt.row(cells.toArray(String[]::new));
+            differ += java.util.Objects.equals(r.calibrated(), r.ncclDefault()) ? 0 : 1;
+            ruled += r.ruled() ? 1 : 0;
+            changed += java.util.Objects.equals(r.runs(), r.ncclDefault()) && r.channels() == 0 ? 0 : 1;
+        }
+        out.print(tt.render());
+        out.println();
         if (pr == null) {
-          out.println("No profile matches: the plugin changes nothing; NCCL runs its own pick with its default "
-              + "constants at every size.");
+            return;
         }
-      }
-      List<TunerConstant> set = d.constants().differences(ModelConstants.defaults());
-      boolean calibrated = !set.isEmpty();
-      for (Collective c : colls) {
-        table(out, d, c, sizes, pr, calibrated);
-      }
-      if (pr != null && !pr.constants().isEmpty() && !calibrated) {
-        out.println("The profile's constants are not set here (" + mode.spelling() + " mode; the plugin sets them in "
-            + "enforce mode from tuner v5): times and picks are at NCCL's defaults.");
-      }
-    }
-    out.println("Not modelled: COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT (NCCL may offer them on this "
-        + "hardware; calibrate fits Ring and Tree only).");
-    out.flush();
-    return Main.EXIT_OK;
-  }
-
-  private void table(PrintWriter out, ModelDecisions d, Collective c, List<Long> sizes, Policy.Profile pr,
-      boolean calibrated) {
-    List<ModelDecisions.Row> rows = new ArrayList<>();
-    for (long n : sizes) {
-      rows.add(d.row(c, n, o.pipeOps));
-    }
-    List<AlgoProto> shown = rows.getFirst().times().keySet().stream().toList();
-    boolean anyRule = rows.stream().anyMatch(ModelDecisions.Row::ruled);
-    out.printf(Locale.ROOT, "%n%s, numPipeOps %d: predicted time per candidate%s, microseconds%n%n", c, o.pipeOps,
-        calibrated ? " with the constants profile " + pr.name() + " sets" : " at NCCL's default constants");
-    List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
-    shown.forEach(ap -> headers.add(">" + ap));
-    headers.add("NCCL default");
-    if (pr != null) {
-      headers.add("calibrated");
-      if (anyRule) {
-        headers.add("measured rule");
-      }
-      headers.add("NCCL runs");
-    }
-    TextTable tt = new TextTable(headers.toArray(String[]::new));
-    int differ = 0;
-    int ruled = 0;
-    int changed = 0;
-    for (ModelDecisions.Row r : rows) {
-      List<String> cells = new ArrayList<>(List.of(ExplainCommand.Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
-      for (AlgoProto ap : shown) {
-        Double t = r.times().get(ap);
-        cells.add(t == null ? "-" : String.format(Locale.ROOT, "%.3f", t));
-      }
-      cells.add(name(r.ncclDefault()));
-      if (pr != null) {
-        cells.add(name(r.calibrated()));
+        out.printf(
+                Locale.ROOT,
+                "The calibrated pick differs from NCCL's default at %d of %d sizes%s.%n",
+                differ,
+                rows.size(),
+                calibrated ? "" : " (no constants set: the same model)");
         if (anyRule) {
-          cells.add(r.arm() == Decision.ARM_POLICY ? name(r.rulePick())
-              + (r.channels() != 0 ? ", " + Main.count(r.channels(), "channel") : "")
-              : r.arm() == Decision.ARM_NOT_OFFERED ? "none offered" : "");
+            out.printf(
+                    Locale.ROOT,
+                    "A measured rule of profile %s covers %d of the %d sizes: there NCCL runs the rule's pick (the "
+                            + "engine zeroes its first offered candidate in the cost table NCCL computed with the constants); elsewhere "
+                            + "NCCL runs the calibrated pick.%n",
+                    pr.name(),
+                    ruled,
+                    rows.size());
         }
-        cells.add(name(r.runs()) + (r.arm() == Decision.ARM_POLICY ? " (rule)" : ""));
-      }
-      tt.row(cells.toArray(String[]::new));
-      differ += java.util.Objects.equals(r.calibrated(), r.ncclDefault()) ? 0 : 1;
-      ruled += r.ruled() ? 1 : 0;
-      changed += java.util.Objects.equals(r.runs(), r.ncclDefault()) && r.channels() == 0 ? 0 : 1;
+        out.printf(
+                Locale.ROOT,
+                "With the policy NCCL runs another pick (or channel count) than its default at %d of %d " + "sizes.%n",
+                changed,
+                rows.size());
     }
-    out.print(tt.render());
-    out.println();
-    if (pr == null) {
-      return;
-    }
-    out.printf(Locale.ROOT, "The calibrated pick differs from NCCL's default at %d of %d sizes%s.%n", differ,
-        rows.size(), calibrated ? "" : " (no constants set: the same model)");
-    if (anyRule) {
-      out.printf(Locale.ROOT, "A measured rule of profile %s covers %d of the %d sizes: there NCCL runs the rule's pick (the "
-          + "engine zeroes its first offered candidate in the cost table NCCL computed with the constants); elsewhere "
-          + "NCCL runs the calibrated pick.%n", pr.name(), ruled, rows.size());
-    }
-    out.printf(Locale.ROOT, "With the policy NCCL runs another pick (or channel count) than its default at %d of %d "
-        + "sizes.%n", changed, rows.size());
-  }
 
-  private static String name(AlgoProto ap) {
-    return ap == null ? "none" : ap.toString();
-  }
+    private static String name(AlgoProto ap) {
+        return ap == null ? "none" : ap.toString();
+    }
 }

@@ -26,129 +26,135 @@ import java.util.regex.Pattern;
  * CSV line its comment names.
  */
 final class PolicyFiles {
-  private PolicyFiles() {}
+    private PolicyFiles() {}
 
-  /**
-   * A loaded policy and where its rules come from.
-   *
-   * @param policy the policy
-   * @param csv whether the file is NCCL's example-tuner CSV
-   * @param warnings the conversion's approximations ({@code file:line: text}); empty for YAML
-   * @param origins for each rule (by identity) where it was written in a CSV, e.g.
-   *     {@code nccl_tuner.conf:3} or {@code nccl_tuner.conf:3,5}; absent when unknown
-   */
-  record Loaded(Policy policy, boolean csv, List<String> warnings, Map<Policy.Rule, String> origins) {
     /**
-     * The name of rule {@code r} of profile {@code p} in messages.
+     * A loaded policy and where its rules come from.
      *
-     * @param p profile index
-     * @param r rule index within the profile
-     * @return {@code profiles[p].rules[r]}; for a CSV its line ({@code nccl_tuner.conf:3}); for a
-     *     YAML that import wrote {@code profiles[p].rules[r] from nccl_tuner.conf:3}
+     * @param policy the policy
+     * @param csv whether the file is NCCL's example-tuner CSV
+     * @param warnings the conversion's approximations ({@code file:line: text}); empty for YAML
+     * @param origins for each rule (by identity) where it was written in a CSV, e.g.
+     *     {@code nccl_tuner.conf:3} or {@code nccl_tuner.conf:3,5}; absent when unknown
      */
-    String ruleName(int p, int r) {
-      String path = "profiles[" + p + "].rules[" + r + "]";
-      String o = origins.get(policy.profiles().get(p).rules().get(r));
-      if (o == null) {
-        return path;
-      }
-      return csv ? o : path + " from " + o;
-    }
-  }
-
-  private static final Pattern IMPORT_HEADER = Pattern.compile("^# Imported by `nccl-tuner import` from (.+)$");
-  private static final Pattern RULE_COMMENT = Pattern.compile("^\\s+# (?:from \\S+ )?lines? ([0-9][0-9, ]*)$");
-
-  /**
-   * Whether a file is NCCL's example-tuner CSV rather than a YAML policy: named {@code .conf},
-   * {@code .csv} or {@code .txt}, or its first line that is neither blank nor a comment has 8 to 10
-   * comma-separated fields and no YAML key ({@code name:}).
-   *
-   * @param file the file (readable)
-   * @return true for the CSV
-   * @throws IOException if it cannot be read
-   */
-  static boolean isCsv(Path file) throws IOException {
-    String n = file.getFileName().toString().toLowerCase(Locale.ROOT);
-    if (n.endsWith(".yaml") || n.endsWith(".yml")) {
-      return false;
-    }
-    if (n.endsWith(".conf") || n.endsWith(".csv") || n.endsWith(".txt")) {
-      return true;
-    }
-    for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      String t = l.strip();
-      if (t.isEmpty() || t.startsWith("#") || t.equals("---")) {
-        continue;
-      }
-      int fields = t.split(",", -1).length;
-      return fields >= 8 && fields <= 10 && !t.matches("^[A-Za-z_]+\\s*:.*");
-    }
-    return false;
-  }
-
-  /**
-   * Loads a policy file, YAML or CSV.
-   *
-   * @param file the file (checked readable first)
-   * @return the policy and its rules' origins
-   * @throws InputException a file that does not load: for the YAML the loader's problems, for the
-   *     CSV the first refused line ({@code file:line: ...})
-   * @throws IOException if it cannot be read
-   */
-  static Loaded load(Path file) throws InputException, IOException {
-    InputFiles.requireReadable(file);
-    if (isCsv(file)) {
-      NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-      Map<Policy.Rule, String> origins = new IdentityHashMap<>();
-      for (Policy.Profile pr : r.policy().profiles()) {
-        for (Policy.Rule rule : pr.rules()) {
-          List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-          if (!ls.isEmpty()) {
-            origins.put(rule, file + ":" + String.join(",", ls.stream().map(String::valueOf).toList()));
-          }
+    record Loaded(Policy policy, boolean csv, List<String> warnings, Map<Policy.Rule, String> origins) {
+        /**
+         * The name of rule {@code r} of profile {@code p} in messages.
+         *
+         * @param p profile index
+         * @param r rule index within the profile
+         * @return {@code profiles[p].rules[r]}; for a CSV its line ({@code nccl_tuner.conf:3}); for a
+         *     YAML that import wrote {@code profiles[p].rules[r] from nccl_tuner.conf:3}
+         */
+        String ruleName(int p, int r) {
+            String path = "profiles[" + p + "].rules[" + r + "]";
+            String o = origins.get(policy.profiles().get(p).rules().get(r));
+            if (o == null) {
+                return path;
+            }
+            return csv ? o : path + " from " + o;
         }
-      }
-      return new Loaded(r.policy(), true, r.warnings(), origins);
     }
-    Policy p;
-    try {
-      p = PolicyLoader.load(file);
-    } catch (PolicyException e) {
-      throw new InputException(e.getMessage());
-    }
-    return new Loaded(p, false, List.of(), importedOrigins(p, Files.readAllLines(file, StandardCharsets.UTF_8)));
-  }
 
-  /**
-   * The CSV lines of the rules of a YAML that {@code nccl-tuner import} wrote: its header names the
-   * CSV, and a comment above each rule its lines, in rule order.
-   *
-   * @return rule to {@code csv:line[,line]}; empty when the file is not such a YAML or was edited
-   *     so that the comments no longer pair with the rules
-   */
-  static Map<Policy.Rule, String> importedOrigins(Policy p, List<String> text) {
-    Map<Policy.Rule, String> out = new IdentityHashMap<>();
-    String csv = null;
-    List<String> lines = new ArrayList<>();
-    for (String l : text) {
-      Matcher h = IMPORT_HEADER.matcher(l);
-      if (csv == null && h.matches()) {
-        csv = h.group(1).strip();
-        continue;
-      }
-      Matcher m = RULE_COMMENT.matcher(l);
-      if (m.matches()) {
-        lines.add(m.group(1).replace(" ", ""));
-      }
+    private static final Pattern IMPORT_HEADER = Pattern.compile("^# Imported by `nccl-tuner import` from (.+)$");
+    private static final Pattern RULE_COMMENT = Pattern.compile("^\\s+# (?:from \\S+ )?lines? ([0-9][0-9, ]*)$");
+
+    /**
+     * Whether a file is NCCL's example-tuner CSV rather than a YAML policy: named {@code .conf},
+     * {@code .csv} or {@code .txt}, or its first line that is neither blank nor a comment has 8 to 10
+     * comma-separated fields and no YAML key ({@code name:}).
+     *
+     * @param file the file (readable)
+     * @return true for the CSV
+     * @throws IOException if it cannot be read
+     */
+    static boolean isCsv(Path file) throws IOException {
+        String n = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (n.endsWith(".yaml") || n.endsWith(".yml")) {
+            return false;
+        }
+        if (n.endsWith(".conf") || n.endsWith(".csv") || n.endsWith(".txt")) {
+            return true;
+        }
+        for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String t = l.strip();
+            if (t.isEmpty() || t.startsWith("#") || t.equals("---")) {
+                continue;
+            }
+            int fields = t.split(",", -1).length;
+            return fields >= 8 && fields <= 10 && !t.matches("^[A-Za-z_]+\\s*:.*");
+        }
+        return false;
     }
-    List<Policy.Rule> rules = p.profiles().stream().flatMap(x -> x.rules().stream()).toList();
-    if (csv == null || lines.size() != rules.size()) {
-      return out;
+
+    /**
+     * Loads a policy file, YAML or CSV.
+     *
+     * @param file the file (checked readable first)
+     * @return the policy and its rules' origins
+     * @throws InputException a file that does not load: for the YAML the loader's problems, for the
+     *     CSV the first refused line ({@code file:line: ...})
+     * @throws IOException if it cannot be read
+     */
+    static Loaded load(Path file) throws InputException, IOException {
+        InputFiles.requireReadable(file);
+        if (isCsv(file)) {
+            NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
+            Map<Policy.Rule, String> origins = new IdentityHashMap<>();
+            for (Policy.Profile pr : r.policy().profiles()) {
+                for (Policy.Rule rule : pr.rules()) {
+                    List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
+                    if (!ls.isEmpty()) {
+                        origins.put(
+                                rule,
+                                file + ":"
+                                        + String.join(
+                                                ",",
+                                                ls.stream().map(String::valueOf).toList()));
+                    }
+                }
+            }
+            return new Loaded(r.policy(), true, r.warnings(), origins);
+        }
+        Policy p;
+        try {
+            p = PolicyLoader.load(file);
+        } catch (PolicyException e) {
+            throw new InputException(e.getMessage());
+        }
+        return new Loaded(p, false, List.of(), importedOrigins(p, Files.readAllLines(file, StandardCharsets.UTF_8)));
     }
-    for (int i = 0; i < rules.size(); i++) {
-      out.put(rules.get(i), csv + ":" + lines.get(i));
+
+    /**
+     * The CSV lines of the rules of a YAML that {@code nccl-tuner import} wrote: its header names the
+     * CSV, and a comment above each rule its lines, in rule order.
+     *
+     * @return rule to {@code csv:line[,line]}; empty when the file is not such a YAML or was edited
+     *     so that the comments no longer pair with the rules
+     */
+    static Map<Policy.Rule, String> importedOrigins(Policy p, List<String> text) {
+        Map<Policy.Rule, String> out = new IdentityHashMap<>();
+        String csv = null;
+        List<String> lines = new ArrayList<>();
+        for (String l : text) {
+            Matcher h = IMPORT_HEADER.matcher(l);
+            if (csv == null && h.matches()) {
+                csv = h.group(1).strip();
+                continue;
+            }
+            Matcher m = RULE_COMMENT.matcher(l);
+            if (m.matches()) {
+                lines.add(m.group(1).replace(" ", ""));
+            }
+        }
+        List<Policy.Rule> rules =
+                p.profiles().stream().flatMap(x -> x.rules().stream()).toList();
+        if (csv == null || lines.size() != rules.size()) {
+            return out;
+        }
+        for (int i = 0; i < rules.size(); i++) {
+            out.put(rules.get(i), csv + ":" + lines.get(i));
+        }
+        return out;
     }
-    return out;
-  }
 }

@@ -1,14 +1,12 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
-import io.nccltuner.trace.TraceFile;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -30,293 +28,457 @@ import picocli.CommandLine.Option;
  * trace that does not load), 2 a usage error, 70 an internal error.
  */
 @Command(
-    name = "replay",
-    description = {
-      "Replay captured tuner calls through the policy engine and report what the policy changes.",
-      "Times are NCCL's predicted microseconds from the captured cost tables."
-    })
+        name = "replay",
+        description = {
+            "Replay captured tuner calls through the policy engine and report what the policy changes.",
+            "Times are NCCL's predicted microseconds from the captured cost tables."
+        })
 final class ReplayCommand extends ToolCommand {
-  @Option(names = "--trace", required = true, paramLabel = "FILE", description = "captured calls (CSV)")
-  Path trace;
+    @Option(names = "--trace", required = true, paramLabel = "FILE", description = "captured calls (CSV)")
+    Path trace;
 
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
-  Path policy;
+    @Option(
+            names = "--policy",
+            required = true,
+            paramLabel = "FILE",
+            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
+    Path policy;
 
-  @Option(names = "--mode", defaultValue = "enforce", paramLabel = "MODE",
-      description = "enforce (default: show what the policy changes), shadow or off; the policy's own mode is shown")
-  String mode;
+    @Option(
+            names = "--mode",
+            defaultValue = "enforce",
+            paramLabel = "MODE",
+            description =
+                    "enforce (default: show what the policy changes), shadow or off; the policy's own mode is shown")
+    String mode;
 
-  @Option(names = "--changes-only", description = "list only sizes where the policy changes NCCL's choice")
-  boolean changesOnly;
+    @Option(names = "--changes-only", description = "list only sizes where the policy changes NCCL's choice")
+    boolean changesOnly;
 
-  @Option(names = "--nranks", paramLabel = "N",
-      description = "run every communicator of the trace as nRanks N (the policy's profile is matched on it; "
-          + "NCCL's captured cost tables stay as they are)")
-  Integer nRanks;
+    @Option(
+            names = "--nranks",
+            paramLabel = "N",
+            description = "run every communicator of the trace as nRanks N (the policy's profile is matched on it; "
+                    + "NCCL's captured cost tables stay as they are)")
+    Integer nRanks;
 
-  @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
-  Integer nNodes;
+    @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
+    Integer nNodes;
 
-  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
-      description = "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output, or a "
-          + "folder: its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
-  Path measurements;
+    @Option(
+            names = "--measurements",
+            paramLabel = "DIR_OR_FILE",
+            description =
+                    "price NCCL's and the policy's picks with measured times (sweep CSV or nccl-tests output, or a "
+                            + "folder: its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
+    Path measurements;
 
-  @Option(names = "--nccl-era", paramLabel = "E", defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
-      description = "run the engine as NCCL E calls the tuner (its tuner version, version and regBuff 0 from 2.24; "
-          + "as try --nccl-era): 2.22, 2.24, 2.28, 2.30 or 2.32.6 (default: ${DEFAULT-VALUE})")
-  String era;
+    @Option(
+            names = "--nccl-era",
+            paramLabel = "E",
+            defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
+            description =
+                    "run the engine as NCCL E calls the tuner (its tuner version, version and regBuff 0 from 2.24; "
+                            + "as try --nccl-era): 2.22, 2.24, 2.28, 2.30 or 2.32.6 (default: ${DEFAULT-VALUE})")
+    String era;
 
-  private io.nccltuner.model.NcclEra ncclEra;
-  private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
-  private PolicyFiles.Loaded loaded;
+    private io.nccltuner.model.NcclEra ncclEra;
+    private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
+    private PolicyFiles.Loaded loaded;
 
-  @Override
-  Path inputFile() {
-    return trace;
-  }
-
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    try {
-      io.nccltuner.model.NcclEra e;
-      try {
-        e = io.nccltuner.model.NcclEra.parse(era);
-      } catch (IllegalArgumentException ex) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), ex.getMessage());
-      }
-      ncclEra = e;
-      Mode m = parseMode(mode);
-      InputFiles.requireReadable(trace);
-      InputFiles.requireReadable(policy);
-      if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
-        throw new InputException("--nranks and --nnodes must be >= 1");
-      }
-      loaded = PolicyFiles.load(policy);
-      Policy p = loaded.policy();
-      loaded.warnings().forEach(w -> err.println("warning: " + w));
-      TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
-      if (measurements != null) {
-        InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files
-      }
-      Replay.Result r = Replay.run(p, m, t, e);
-      // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
-      Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, e) : null;
-      if (measurements != null) { // NCCL's picks priced as compile, report and try price them
-        long ranks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
-        long nodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
-        measured = InputFiles.pricedGroups(measurements, trace + " (trace)", (would != null ? would : r).changes()
-            .stream().filter(c -> c.ncclPick() != null)
-            .map(c -> new io.nccltuner.report.ShadowReport.PickedCall(c.collective(), ranks, nodes, c.nBytes(),
-                c.ncclPick().toString()))
-            .toList(), "replay");
-      }
-      report(out, p, m, t, r, would);
-      out.flush();
-      return 0;
-    } catch (IllegalArgumentException e) { // a trace that does not load
-      throw new InputException(e.getMessage());
+    @Override
+    Path inputFile() {
+        return trace;
     }
-  }
 
-  /**
-   * The trace with every communicator's shape replaced (null: keep the captured value). Only the
-   * shape the engine matches profiles on changes; NCCL's cost tables are the captured ones.
-   */
-  static TraceFile withShape(TraceFile t, Integer nRanks, Integer nNodes) {
-    if (nRanks == null && nNodes == null) {
-      return t;
-    }
-    List<TraceFile.Event> events = new java.util.ArrayList<>();
-    for (TraceFile.Event e : t.events()) {
-      events.add(switch (e) {
-        case TraceFile.Init i -> new TraceFile.Init(i.line(), i.comm(), nRanks != null ? nRanks : i.nRanks(),
-            nNodes != null ? nNodes : i.nNodes());
-        case TraceFile.Get g -> {
-          io.nccltuner.trace.TraceCall c = g.call();
-          yield new TraceFile.Get(new io.nccltuner.trace.TraceCall(c.line(), c.comm(),
-              nRanks != null ? nRanks : c.nRanks(), nNodes != null ? nNodes : c.nNodes(), c.collective(), c.nBytes(),
-              c.numPipeOps(), c.numAlgo(), c.numProto(), c.nChannelsIn(), c.costs(), c.costTolerance()));
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        try {
+            io.nccltuner.model.NcclEra e;
+            try {
+                e = io.nccltuner.model.NcclEra.parse(era);
+            } catch (IllegalArgumentException ex) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), ex.getMessage());
+            }
+            ncclEra = e;
+            Mode m = parseMode(mode);
+            InputFiles.requireReadable(trace);
+            InputFiles.requireReadable(policy);
+            if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
+                throw new InputException("--nranks and --nnodes must be >= 1");
+            }
+            loaded = PolicyFiles.load(policy);
+            Policy p = loaded.policy();
+            loaded.warnings().forEach(w -> err.println("warning: " + w));
+            TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
+            if (measurements != null) {
+                InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files
+            }
+            Replay.Result r = Replay.run(p, m, t, e);
+            // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
+            Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, e) : null;
+            if (measurements != null) { // NCCL's picks priced as compile, report and try price them
+                long ranks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+                long nodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+                measured = InputFiles.pricedGroups(
+                        measurements,
+                        trace + " (trace)",
+                        (would != null ? would : r)
+                                .changes().stream()
+                                        .filter(c -> c.ncclPick() != null)
+                                        .map(c -> new io.nccltuner.report.ShadowReport.PickedCall(
+                                                c.collective(),
+                                                ranks,
+                                                nodes,
+                                                c.nBytes(),
+                                                c.ncclPick().toString()))
+                                        .toList(),
+                        "replay");
+            }
+            report(out, p, m, t, r, would);
+            out.flush();
+            return 0;
+        } catch (IllegalArgumentException e) { // a trace that does not load
+            throw new InputException(e.getMessage());
         }
-        case TraceFile.Destroy d -> d;
-      });
     }
-    return new TraceFile(t.source(), events);
-  }
 
-  private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
-    out.printf(Locale.ROOT, "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode as NCCL %s calls the "
-        + "tuner (tuner v%d, regBuff %d; --nccl-era)%n", trace, Main.count(r.calls().size(), "call"), p.name(), policy,
-        p.mode().spelling(), m.spelling(), io.nccltuner.policy.Signature.versionString(ncclEra.versionCode()),
-        ncclEra.tunerVersion(), ncclEra.regBuff());
-    if (nRanks != null || nNodes != null) {
-      out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
-          + (nNodes != null ? " nNodes " + nNodes : "") + " (profile matched on it; NCCL's cost tables as captured"
-          + " for the trace's own shape).");
-    }
-    out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
-        + (measured.isEmpty() ? "." : "; measured: median times from " + measurements
-            + " at the measured size governing each size (NCCL's pick: its unforced runs pooled with its forced runs,"
-            + " as compile, report and try price it)."));
-    if (would != null) {
-      out.println("Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
-    }
-    out.println();
-    List<Replay.Change> changes = (would != null ? would : r).changes().stream()
-        .sorted(Comparator.comparing((Replay.Change c) -> c.collective().id())
-            .thenComparingLong(Replay.Change::nBytes).thenComparingInt(Replay.Change::numPipeOps))
-        .toList();
-    boolean priced = !measured.isEmpty();
-    TextTable table = priced
-        ? new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick", ">NCCL us", "policy pick",
-            ">policy us", ">nChannels", "change", ">measured NCCL us", ">measured policy us", ">saved us")
-        : new TextTable("collective", ">size", ">nBytes", ">numPipeOps", ">calls", "NCCL pick",
-        ">NCCL us", "policy pick", ">policy us", ">nChannels", "change");
-    long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
-    long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
-    double measNccl = 0;
-    double measPolicy = 0;
-    long measCalls = 0;
-    for (Replay.Change c : changes) {
-      io.nccltuner.report.ShadowReport.Price pr = !priced || c.ncclPick() == null || c.policyPick() == null ? null
-          : io.nccltuner.report.ShadowReport.price(c.collective(), shapeRanks, shapeNodes, c.nBytes(),
-              c.ncclPick().toString(), c.policyPick().toString(), c.changed() ? c.nChannels() : 0, measured);
-      if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
-        pr = new io.nccltuner.report.ShadowReport.Price(pr.measuredBytes(), pr.ncclUs(), pr.ncclUs(), pr.bestUs(),
-            pr.ncclBusbw(), pr.ncclBusbw(), pr.keptByNoise());
-      }
-      if (pr != null && !Double.isNaN(pr.policyUs())) {
-        measNccl += pr.ncclUs() * c.calls();
-        measPolicy += pr.policyUs() * c.calls();
-        measCalls += c.calls();
-      }
-      if (changesOnly && !c.changed()) {
-        continue;
-      }
-      String change = c.kept() ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT) : !c.changed() ? ""
-          : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
-      String[] cells = {c.collective().name(), ExplainCommand.Sizes.format(c.nBytes()), Long.toString(c.nBytes()),
-          Integer.toString(c.numPipeOps()), Integer.toString(c.calls()), name(c.ncclPick()), time(c.ncclTime()),
-          (would != null ? "would pick " : "") + name(c.policyPick()), time(c.policyTime()),
-          c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
-          would == null || change.isEmpty() || c.kept() ? change
-              : change.equals("channels") ? "would set channels" : "would change"};
-      if (priced) {
-        String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
-        more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
-        more[cells.length + 1] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
-            : String.format(Locale.ROOT, "%.1f", pr.policyUs());
-        more[cells.length + 2] = pr == null || Double.isNaN(pr.policyUs()) ? "-"
-            : String.format(Locale.ROOT, "%.1f", pr.savedUs());
-        cells = more;
-      }
-      table.row(cells);
-    }
-    if (table.size() > 0) {
-      out.print(table.render());
-      out.println(LEGEND);
-    } else {
-      out.println(would != null ? "The policy would change nothing in this trace." : "The policy changes nothing in this trace.");
-    }
-    out.println();
-    for (Collective coll : Collective.values()) {
-      long calls = r.calls().stream().filter(o -> o.call().collective() == coll).count();
-      if (calls == 0) {
-        continue;
-      }
-      long changed = r.calls().stream().filter(o -> o.call().collective() == coll && o.changed()).count();
-      out.printf(Locale.ROOT, "%s: %s, %d changed%s%n", coll, Main.count(calls, "call"), changed, would == null ? ""
-          : ", " + would.calls().stream().filter(o -> o.call().collective() == coll && o.changed()).count()
-              + " would change in enforce mode");
-    }
-    out.printf(Locale.ROOT, "all: %s, %d changed%s%n", Main.count(r.calls().size(), "call"), r.changedCalls(),
-        would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
-    notOffered(out, r);
-    if (priced) {
-      out.printf(Locale.ROOT, "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
-          + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n", measurements, measCalls, r.calls().size(), measNccl, measPolicy,
-          measNccl - measPolicy, measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
-      String why = io.nccltuner.report.ShadowReport.shapesNotMeasured("the trace's calls",
-          r.calls().stream().map(o -> io.nccltuner.model.JobShape.of(o.call().nRanks(), o.call().nNodes())).distinct()
-              .toList(), measured);
-      if (why != null) {
-        out.println(why);
-      }
-    }
-    r.engineLog().forEach(l -> out.println("engine: " + l));
-  }
-
-  /**
-   * The calls a rule matched that still changed nothing, because NCCL offers none of the rule's
-   * candidates there (their cost-table entries are -1): a count, then one line per collective, size
-   * and numPipeOps with the rule, its candidates and what NCCL offered.
-   */
-  private void notOffered(PrintWriter out, Replay.Result r) {
-    List<Replay.CallOutcome> none = r.calls().stream().filter(Replay.CallOutcome::notOffered).toList();
-    if (none.isEmpty()) {
-      return;
-    }
-    out.printf(Locale.ROOT, "matched a rule but changed nothing: %s (NCCL offers none of the rule's candidates there)%n",
-        Main.count(none.size(), "call"));
-    java.util.Map<List<Object>, List<Replay.CallOutcome>> groups = new java.util.LinkedHashMap<>();
-    for (Replay.CallOutcome o : none) {
-      io.nccltuner.trace.TraceCall c = o.call();
-      groups.computeIfAbsent(List.of(c.collective(), c.nBytes(), c.numPipeOps(), c.nRanks(), c.nNodes()),
-          k -> new java.util.ArrayList<>()).add(o);
-    }
-    for (List<Replay.CallOutcome> g : groups.values()) {
-      io.nccltuner.trace.TraceCall c = g.getFirst().call();
-      List<String> offered = new java.util.ArrayList<>();
-      for (int a = 0; a < c.numAlgo(); a++) {
-        for (int q = 0; q < c.numProto(); q++) {
-          if (c.cost(a, q) >= 0) {
-            offered.add(new io.nccltuner.model.AlgoProto(io.nccltuner.policy.Algorithm.ofId(a),
-                io.nccltuner.policy.Protocol.ofId(q)).toString());
-          }
+    /**
+     * The trace with every communicator's shape replaced (null: keep the captured value). Only the
+     * shape the engine matches profiles on changes; NCCL's cost tables are the captured ones.
+     */
+    static TraceFile withShape(TraceFile t, Integer nRanks, Integer nNodes) {
+        if (nRanks == null && nNodes == null) {
+            return t;
         }
-      }
-      out.printf(Locale.ROOT, "  %s %s (%d B), numPipeOps %d: %s; %s; NCCL offers %s%n", c.collective(),
-          ExplainCommand.Sizes.format(c.nBytes()), c.nBytes(), c.numPipeOps(), Main.count(g.size(), "call"),
-          rule(c), offered.isEmpty() ? "nothing" : String.join(" ", offered));
-    }
-  }
-
-  /** @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call */
-  private String rule(io.nccltuner.trace.TraceCall c) {
-    Policy p = loaded.policy();
-    for (int i = 0; i < p.profiles().size(); i++) {
-      Policy.Profile pr = p.profiles().get(i);
-      if (!pr.nRanks().contains(c.nRanks()) || !pr.nNodes().contains(c.nNodes())) {
-        continue;
-      }
-      for (int j = 0; j < pr.rules().size(); j++) {
-        Policy.Rule rule = pr.rules().get(j);
-        if (rule.collective() == c.collective() && rule.containsBytes(c.nBytes())
-            && rule.numPipeOps().contains(c.numPipeOps()) && rule.regBuff() == null) { // v3 trace: regBuff unknown
-          return "rule " + loaded.ruleName(i, j) + " candidates " + String.join(" ",
-              rule.candidates().stream().map(x -> x.algorithm() + "/" + x.protocol()).toList());
+        List<TraceFile.Event> events = new java.util.ArrayList<>();
+        for (TraceFile.Event e : t.events()) {
+            events.add(
+                    switch (e) {
+                        case TraceFile.Init i ->
+                            new TraceFile.Init(
+                                    i.line(),
+                                    i.comm(),
+                                    nRanks != null ? nRanks : i.nRanks(),
+                                    nNodes != null ? nNodes : i.nNodes());
+                        case TraceFile.Get g -> {
+                            io.nccltuner.trace.TraceCall c = g.call();
+                            yield new TraceFile.Get(new io.nccltuner.trace.TraceCall(
+                                    c.line(),
+                                    c.comm(),
+                                    nRanks != null ? nRanks : c.nRanks(),
+                                    nNodes != null ? nNodes : c.nNodes(),
+                                    c.collective(),
+                                    c.nBytes(),
+                                    c.numPipeOps(),
+                                    c.numAlgo(),
+                                    c.numProto(),
+                                    c.nChannelsIn(),
+                                    c.costs(),
+                                    c.costTolerance()));
+                        }
+                        case TraceFile.Destroy d -> d;
+                    });
         }
-      }
-      break;
+        return new TraceFile(t.source(), events);
     }
-    return "a rule";
-  }
 
-  /** The change column's mark for calls a rule matched that keep NCCL's own pick (the rule picks it). */
-  static final String KEPT = "kept";
-  /** The mark for calls a rule matched that keep NCCL's pick because NCCL offers none of its candidates. */
-  static final String KEPT_NOT_OFFERED = "kept: not offered";
-  /** The line under the table that says what each mark of the change column means. */
-  static final String LEGEND = "change: changed = the policy's pick differs from NCCL's (would change: in enforce mode);"
-      + " channels = NCCL's pick, the policy sets nChannels; " + KEPT + " = a rule matched and NCCL's own pick stays (the"
-      + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED + " = a rule matched, NCCL"
-      + " offers none of its candidates (listed below); blank = no rule covers these calls";
+    private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
+        out.printf(
+                Locale.ROOT,
+                "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode as NCCL %s calls the "
+                        + "tuner (tuner v%d, regBuff %d; --nccl-era)%n",
+                trace,
+                Main.count(r.calls().size(), "call"),
+                p.name(),
+                policy,
+                p.mode().spelling(),
+                m.spelling(),
+                io.nccltuner.policy.Signature.versionString(ncclEra.versionCode()),
+                ncclEra.tunerVersion(),
+                ncclEra.regBuff());
+        if (nRanks != null || nNodes != null) {
+            out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
+                    + (nNodes != null ? " nNodes " + nNodes : "")
+                    + " (profile matched on it; NCCL's cost tables as captured"
+                    + " for the trace's own shape).");
+        }
+        out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
+                + (measured.isEmpty()
+                        ? "."
+                        : "; measured: median times from " + measurements
+                                + " at the measured size governing each size (NCCL's pick: its unforced runs pooled with its forced runs,"
+                                + " as compile, report and try price it)."));
+        if (would != null) {
+            out.println(
+                    "Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
+        }
+        out.println();
+        List<Replay.Change> changes = (would != null ? would : r)
+                .changes().stream()
+                        .sorted(Comparator.comparing(
+                                        (Replay.Change c) -> c.collective().id())
+                                .thenComparingLong(Replay.Change::nBytes)
+                                .thenComparingInt(Replay.Change::numPipeOps))
+                        .toList();
+        boolean priced = !measured.isEmpty();
+        TextTable table = priced
+                ? new TextTable(
+                        "collective",
+                        ">size",
+                        ">nBytes",
+                        ">numPipeOps",
+                        ">calls",
+                        "NCCL pick",
+                        ">NCCL us",
+                        "policy pick",
+                        ">policy us",
+                        ">nChannels",
+                        "change",
+                        ">measured NCCL us",
+                        ">measured policy us",
+                        ">saved us")
+                : new TextTable(
+                        "collective",
+                        ">size",
+                        ">nBytes",
+                        ">numPipeOps",
+                        ">calls",
+                        "NCCL pick",
+                        ">NCCL us",
+                        "policy pick",
+                        ">policy us",
+                        ">nChannels",
+                        "change");
+        long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+        long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+        double measNccl = 0;
+        double measPolicy = 0;
+        long measCalls = 0;
+        for (Replay.Change c : changes) {
+            io.nccltuner.report.ShadowReport.Price pr = !priced || c.ncclPick() == null || c.policyPick() == null
+                    ? null
+                    : io.nccltuner.report.ShadowReport.price(
+                            c.collective(),
+                            shapeRanks,
+                            shapeNodes,
+                            c.nBytes(),
+                            c.ncclPick().toString(),
+                            c.policyPick().toString(),
+                            c.changed() ? c.nChannels() : 0,
+                            measured);
+            if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
+                pr = new io.nccltuner.report.ShadowReport.Price(
+                        pr.measuredBytes(),
+                        pr.ncclUs(),
+                        pr.ncclUs(),
+                        pr.bestUs(),
+                        pr.ncclBusbw(),
+                        pr.ncclBusbw(),
+                        pr.keptByNoise());
+            }
+            if (pr != null && !Double.isNaN(pr.policyUs())) {
+                measNccl += pr.ncclUs() * c.calls();
+                measPolicy += pr.policyUs() * c.calls();
+                measCalls += c.calls();
+            }
+            if (changesOnly && !c.changed()) {
+                continue;
+            }
+            String change = c.kept()
+                    ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT)
+                    : !c.changed()
+                            ? ""
+                            : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
+            String[] cells = {
+                c.collective().name(),
+                ExplainCommand.Sizes.format(c.nBytes()),
+                Long.toString(c.nBytes()),
+                Integer.toString(c.numPipeOps()),
+                Integer.toString(c.calls()),
+                name(c.ncclPick()),
+                time(c.ncclTime()),
+                (would != null ? "would pick " : "") + name(c.policyPick()),
+                time(c.policyTime()),
+                c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
+                would == null || change.isEmpty() || c.kept()
+                        ? change
+                        : change.equals("channels") ? "would set channels" : "would change"
+            };
+            if (priced) {
+                String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
+                more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
+                more[cells.length + 1] = pr == null || Double.isNaN(pr.policyUs())
+                        ? "-"
+                        : String.format(Locale.ROOT, "%.1f", pr.policyUs());
+                more[cells.length + 2] = pr == null || Double.isNaN(pr.policyUs())
+                        ? "-"
+                        : String.format(Locale.ROOT, "%.1f", pr.savedUs());
+                cells = more;
+            }
+            table.row(cells);
+        }
+        if (table.size() > 0) {
+            out.print(table.render());
+            out.println(LEGEND);
+        } else {
+            out.println(
+                    would != null
+                            ? "The policy would change nothing in this trace."
+                            : "The policy changes nothing in this trace.");
+        }
+        out.println();
+        for (Collective coll : Collective.values()) {
+            long calls = r.calls().stream()
+                    .filter(o -> o.call().collective() == coll)
+                    .count();
+            if (calls == 0) {
+                continue;
+            }
+            long changed = r.calls().stream()
+                    .filter(o -> o.call().collective() == coll && o.changed())
+                    .count();
+            out.printf(
+                    Locale.ROOT,
+                    "%s: %s, %d changed%s%n",
+                    coll,
+                    Main.count(calls, "call"),
+                    changed,
+                    would == null
+                            ? ""
+                            : ", "
+                                    + would.calls().stream()
+                                            .filter(o -> o.call().collective() == coll && o.changed())
+                                            .count()
+                                    + " would change in enforce mode");
+        }
+        out.printf(
+                Locale.ROOT,
+                "all: %s, %d changed%s%n",
+                Main.count(r.calls().size(), "call"),
+                r.changedCalls(),
+                would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+        notOffered(out, r);
+        if (priced) {
+            out.printf(
+                    Locale.ROOT,
+                    "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
+                            + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n",
+                    measurements,
+                    measCalls,
+                    r.calls().size(),
+                    measNccl,
+                    measPolicy,
+                    measNccl - measPolicy,
+                    measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
+            String why = io.nccltuner.report.ShadowReport.shapesNotMeasured(
+                    "the trace's calls",
+                    r.calls().stream()
+                            .map(o -> io.nccltuner.model.JobShape.of(
+                                    o.call().nRanks(), o.call().nNodes()))
+                            .distinct()
+                            .toList(),
+                    measured);
+            if (why != null) {
+                out.println(why);
+            }
+        }
+        r.engineLog().forEach(l -> out.println("engine: " + l));
+    }
 
-  private static String name(Object pick) {
-    return pick == null ? "none" : pick.toString();
-  }
+    /**
+     * The calls a rule matched that still changed nothing, because NCCL offers none of the rule's
+     * candidates there (their cost-table entries are -1): a count, then one line per collective, size
+     * and numPipeOps with the rule, its candidates and what NCCL offered.
+     */
+    private void notOffered(PrintWriter out, Replay.Result r) {
+        List<Replay.CallOutcome> none =
+                r.calls().stream().filter(Replay.CallOutcome::notOffered).toList();
+        if (none.isEmpty()) {
+            return;
+        }
+        out.printf(
+                Locale.ROOT,
+                "matched a rule but changed nothing: %s (NCCL offers none of the rule's candidates there)%n",
+                Main.count(none.size(), "call"));
+        java.util.Map<List<Object>, List<Replay.CallOutcome>> groups = new java.util.LinkedHashMap<>();
+        for (Replay.CallOutcome o : none) {
+            io.nccltuner.trace.TraceCall c = o.call();
+            groups.computeIfAbsent(
+                            List.of(c.collective(), c.nBytes(), c.numPipeOps(), c.nRanks(), c.nNodes()),
+                            k -> new java.util.ArrayList<>())
+                    .add(o);
+        }
+        for (List<Replay.CallOutcome> g : groups.values()) {
+            io.nccltuner.trace.TraceCall c = g.getFirst().call();
+            List<String> offered = new java.util.ArrayList<>();
+            for (int a = 0; a < c.numAlgo(); a++) {
+                for (int q = 0; q < c.numProto(); q++) {
+                    if (c.cost(a, q) >= 0) {
+                        offered.add(new io.nccltuner.model.AlgoProto(
+                                        io.nccltuner.policy.Algorithm.ofId(a), io.nccltuner.policy.Protocol.ofId(q))
+                                .toString());
+                    }
+                }
+            }
+            out.printf(
+                    Locale.ROOT,
+                    "  %s %s (%d B), numPipeOps %d: %s; %s; NCCL offers %s%n",
+                    c.collective(),
+                    ExplainCommand.Sizes.format(c.nBytes()),
+                    c.nBytes(),
+                    c.numPipeOps(),
+                    Main.count(g.size(), "call"),
+                    rule(c),
+                    offered.isEmpty() ? "nothing" : String.join(" ", offered));
+        }
+    }
 
-  private static String time(float us) {
-    return us < 0 ? "-" : String.format(Locale.ROOT, "%.3f", us);
-  }
+    /** @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call */
+    private String rule(io.nccltuner.trace.TraceCall c) {
+        Policy p = loaded.policy();
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            if (!pr.nRanks().contains(c.nRanks()) || !pr.nNodes().contains(c.nNodes())) {
+                continue;
+            }
+            for (int j = 0; j < pr.rules().size(); j++) {
+                Policy.Rule rule = pr.rules().get(j);
+                if (rule.collective() == c.collective()
+                        && rule.containsBytes(c.nBytes())
+                        && rule.numPipeOps().contains(c.numPipeOps())
+                        && rule.regBuff() == null) { // v3 trace: regBuff unknown
+                    return "rule " + loaded.ruleName(i, j) + " candidates "
+                            + String.join(
+                                    " ",
+                                    rule.candidates().stream()
+                                            .map(x -> x.algorithm() + "/" + x.protocol())
+                                            .toList());
+                }
+            }
+            break;
+        }
+        return "a rule";
+    }
+
+    /** The change column's mark for calls a rule matched that keep NCCL's own pick (the rule picks it). */
+    static final String KEPT = "kept";
+    /** The mark for calls a rule matched that keep NCCL's pick because NCCL offers none of its candidates. */
+    static final String KEPT_NOT_OFFERED = "kept: not offered";
+    /** The line under the table that says what each mark of the change column means. */
+    static final String LEGEND =
+            "change: changed = the policy's pick differs from NCCL's (would change: in enforce mode);"
+                    + " channels = NCCL's pick, the policy sets nChannels; " + KEPT
+                    + " = a rule matched and NCCL's own pick stays (the"
+                    + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED
+                    + " = a rule matched, NCCL"
+                    + " offers none of its candidates (listed below); blank = no rule covers these calls";
+
+    private static String name(Object pick) {
+        return pick == null ? "none" : pick.toString();
+    }
+
+    private static String time(float us) {
+        return us < 0 ? "-" : String.format(Locale.ROOT, "%.3f", us);
+    }
 }

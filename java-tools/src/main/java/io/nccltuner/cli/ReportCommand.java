@@ -1,10 +1,10 @@
 package io.nccltuner.cli;
 
 import io.nccltuner.compile.Compiler;
-import io.nccltuner.policy.InputException;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.report.CanaryReport;
@@ -14,7 +14,6 @@ import io.nccltuner.report.ShadowReport;
 import io.nccltuner.report.ShadowReportHtml;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,144 +43,171 @@ import picocli.CommandLine.Parameters;
  * first); 70 an internal error.
  */
 @Command(
-    name = "report",
-    description = {
-      "Summarise decision logs of many ranks: decisions per size and cross-rank agreement.",
-      "With measurements, also the expected time saved. With the canary's measured lines: both arms per size,",
-      "the measured gain, verdicts, and (--emit-policy) the policy cut to the promoted ranges."
-    })
+        name = "report",
+        description = {
+            "Summarise decision logs of many ranks: decisions per size and cross-rank agreement.",
+            "With measurements, also the expected time saved. With the canary's measured lines: both arms per size,",
+            "the measured gain, verdicts, and (--emit-policy) the policy cut to the promoted ranges."
+        })
 final class ReportCommand extends ToolCommand {
-  @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")
-  List<Path> logs;
+    @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")
+    List<Path> logs;
 
-  @Option(names = "--measurements", paramLabel = "DIR_OR_FILE",
-      description = "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files, or a `nccl-tuner sweep` "
-          + "folder (failed runs' *.failed.txt and empty files are skipped with a note)")
-  Path measurements;
+    @Option(
+            names = "--measurements",
+            paramLabel = "DIR_OR_FILE",
+            description =
+                    "sweep CSV or nccl-tests output, or a folder: its *.csv and *.txt files, or a `nccl-tuner sweep` "
+                            + "folder (failed runs' *.failed.txt and empty files are skipped with a note)")
+    Path measurements;
 
-  @Option(names = "--nccl-log", paramLabel = "FILE",
-      description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable), as for compile:"
-          + " NCCL's time is then compile's estimate at sizes no rule hit names a pick for")
-  List<Path> ncclLogs = new ArrayList<>();
+    @Option(
+            names = "--nccl-log",
+            paramLabel = "FILE",
+            description =
+                    "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable), as for compile:"
+                            + " NCCL's time is then compile's estimate at sizes no rule hit names a pick for")
+    List<Path> ncclLogs = new ArrayList<>();
 
-  @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
-  Path html;
+    @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
+    Path html;
 
-  @Option(names = "--min-calls", paramLabel = "N", defaultValue = "30",
-      description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
-  long minCalls;
+    @Option(
+            names = "--min-calls",
+            paramLabel = "N",
+            defaultValue = "30",
+            description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
+    long minCalls;
 
-  @Option(names = "--check", description = "kept for scripts: report exits 3 whenever the ranks of a shape run "
-      + "different tables or reach different decisions, with or without it")
-  boolean check;
+    @Option(
+            names = "--check",
+            description = "kept for scripts: report exits 3 whenever the ranks of a shape run "
+                    + "different tables or reach different decisions, with or without it")
+    boolean check;
 
-  @Option(names = "--emit-policy", paramLabel = "OUT.yaml",
-      description = "write --policy cut to the canary's promoted size ranges, in mode enforce")
-  Path emitPolicy;
+    @Option(
+            names = "--emit-policy",
+            paramLabel = "OUT.yaml",
+            description = "write --policy cut to the canary's promoted size ranges, in mode enforce")
+    Path emitPolicy;
 
-  @Option(names = "--policy", paramLabel = "POLICY.yaml", description = "the policy the canary ran (for --emit-policy)")
-  Path policy;
+    @Option(
+            names = "--policy",
+            paramLabel = "POLICY.yaml",
+            description = "the policy the canary ran (for --emit-policy)")
+    Path policy;
 
-  /**
-   * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}.
-   *
-   * @param tables shapes whose ranks run different tables (decision and measured lines)
-   * @param decisions (shape, collective, size) where ranks decide differently
-   * @return the line
-   */
-  static String disagree(int tables, int decisions) {
-    return "nccl-tuner report: ranks disagree (" + tables + " table, " + decisions + " decision problems): exit "
-        + Main.EXIT_CHECK + "; ranks of one communicator must run the same table and decisions, or the job can hang";
-  }
+    /**
+     * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}.
+     *
+     * @param tables shapes whose ranks run different tables (decision and measured lines)
+     * @param decisions (shape, collective, size) where ranks decide differently
+     * @return the line
+     */
+    static String disagree(int tables, int decisions) {
+        return "nccl-tuner report: ranks disagree (" + tables + " table, " + decisions + " decision problems): exit "
+                + Main.EXIT_CHECK
+                + "; ranks of one communicator must run the same table and decisions, or the job can hang";
+    }
 
-  /** The line a report without {@code --measurements} ends with: how to price it. */
-  static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
-      + "these GPUs, or a folder of them) for the expected time saved per size and over the log";
+    /** The line a report without {@code --measurements} ends with: how to price it. */
+    static final String PRICE_HINT = "not priced: add --measurements FILE_OR_DIR (a sweep CSV or nccl-tests output of "
+            + "these GPUs, or a folder of them) for the expected time saved per size and over the log";
 
-  /**
-   * The refusal of {@code --emit-policy} over logs without a canary {@code measured} line (shadow
-   * logs, or a canary run without the profiler): there is nothing measured to promote.
-   */
-  static String noMeasuredLines(int logs, Path out) {
-    return "--emit-policy: none of the " + logs + " logs has a `measured` line: they are written at each communicator's"
-        + " end by a canary run (NCCL_TUNER_JAVA_MODE=canary) that also loads the profiler,"
-        + " NCCL_PROFILER_PLUGIN=.../libnccl-tuner-java.so (docs/canary.md); nothing measured to promote, " + out
-        + " not written";
-  }
+    /**
+     * The refusal of {@code --emit-policy} over logs without a canary {@code measured} line (shadow
+     * logs, or a canary run without the profiler): there is nothing measured to promote.
+     */
+    static String noMeasuredLines(int logs, Path out) {
+        return "--emit-policy: none of the " + logs
+                + " logs has a `measured` line: they are written at each communicator's"
+                + " end by a canary run (NCCL_TUNER_JAVA_MODE=canary) that also loads the profiler,"
+                + " NCCL_PROFILER_PLUGIN=.../libnccl-tuner-java.so (docs/canary.md); nothing measured to promote, "
+                + out
+                + " not written";
+    }
 
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    if (emitPolicy != null && policy == null) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        if (emitPolicy != null && policy == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");
+        }
+        if (!ncclLogs.isEmpty() && measurements == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--nccl-log names NCCL's picks for pricing and needs " + "--measurements");
+        }
+        if (minCalls < 2) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--min-calls must be at least 2, not " + minCalls);
+        }
+        Policy ran = null;
+        if (policy != null) {
+            ran = PolicyFiles.load(policy).policy(); // YAML, or NCCL's example CSV
+        }
+        List<DecisionLogFile> files = new ArrayList<>();
+        CanaryReport.Builder canary = new CanaryReport.Builder();
+        for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
+            InputFiles.requireReadable(l);
+            DecisionLogFile f = DecisionLogFile.read(l, canary);
+            canary.endRank(f.rank());
+            files.add(f);
+        }
+        CanaryReport c = canary.build(minCalls);
+        if (emitPolicy != null && c.isEmpty()) {
+            throw new InputException(noMeasuredLines(files.size(), emitPolicy));
+        }
+        List<Compiler.Group> groups = List.of();
+        if (measurements != null) {
+            MeasurementSet data = new MeasurementSet();
+            InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
+            for (Path log : ncclLogs) {
+                InputFiles.requireReadable(log);
+                io.nccltuner.compile.NcclRunLog.readSelections(log, data);
+            }
+            ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
+            groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
+        }
+        ShadowReport r = ShadowReport.build(files, groups);
+        out.print(r.text());
+        if (!c.isEmpty()) {
+            out.print('\n');
+            out.print(c.text());
+        }
+        if (measurements == null && !r.rows().isEmpty()) {
+            out.println(PRICE_HINT);
+        }
+        if (html != null) {
+            writeFile(html, ShadowReportHtml.render(r, c));
+            out.println("html: " + html);
+        }
+        if (emitPolicy != null) {
+            PromotedPolicy p = PromotedPolicy.of(ran, c);
+            String yaml;
+            try {
+                yaml = PolicyYaml.writeChecked(
+                        p.policy(),
+                        List.of(
+                                "written by nccl-tuner report --emit-policy from " + files.size() + " rank logs: "
+                                        + policy.getFileName() + " cut to the size ranges the canary promoted",
+                                "(min calls " + minCalls + " per arm); NCCL picks everywhere else"),
+                        p.comments(),
+                        emitPolicy.toString());
+            } catch (PolicyException e) {
+                throw new IllegalStateException("the promoted policy does not load: " + e.getMessage(), e);
+            }
+            writeFile(emitPolicy, yaml);
+            out.println("policy: " + emitPolicy + " (" + p.kept() + " rules kept, " + p.cut()
+                    + " cut to promoted ranges, " + p.dropped() + " dropped; mode enforce)");
+        }
+        out.flush();
+        if (!(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
+            err.println(disagree(
+                    r.tableProblems().size() + c.tableProblems().size(),
+                    r.decisionProblems().size() + c.decisionProblems().size()));
+            err.flush();
+            return Main.EXIT_CHECK;
+        }
+        return Main.EXIT_OK;
     }
-    if (!ncclLogs.isEmpty() && measurements == null) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--nccl-log names NCCL's picks for pricing and needs "
-          + "--measurements");
-    }
-    if (minCalls < 2) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--min-calls must be at least 2, not " + minCalls);
-    }
-    Policy ran = null;
-    if (policy != null) {
-      ran = PolicyFiles.load(policy).policy(); // YAML, or NCCL's example CSV
-    }
-    List<DecisionLogFile> files = new ArrayList<>();
-    CanaryReport.Builder canary = new CanaryReport.Builder();
-    for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
-      InputFiles.requireReadable(l);
-      DecisionLogFile f = DecisionLogFile.read(l, canary);
-      canary.endRank(f.rank());
-      files.add(f);
-    }
-    CanaryReport c = canary.build(minCalls);
-    if (emitPolicy != null && c.isEmpty()) {
-      throw new InputException(noMeasuredLines(files.size(), emitPolicy));
-    }
-    List<Compiler.Group> groups = List.of();
-    if (measurements != null) {
-      MeasurementSet data = new MeasurementSet();
-      InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
-      for (Path log : ncclLogs) {
-        InputFiles.requireReadable(log);
-        io.nccltuner.compile.NcclRunLog.readSelections(log, data);
-      }
-      ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
-      groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
-    }
-    ShadowReport r = ShadowReport.build(files, groups);
-    out.print(r.text());
-    if (!c.isEmpty()) {
-      out.print('\n');
-      out.print(c.text());
-    }
-    if (measurements == null && !r.rows().isEmpty()) {
-      out.println(PRICE_HINT);
-    }
-    if (html != null) {
-      writeFile(html, ShadowReportHtml.render(r, c));
-      out.println("html: " + html);
-    }
-    if (emitPolicy != null) {
-      PromotedPolicy p = PromotedPolicy.of(ran, c);
-      String yaml;
-      try {
-        yaml = PolicyYaml.writeChecked(p.policy(), List.of("written by nccl-tuner report --emit-policy from "
-            + files.size() + " rank logs: " + policy.getFileName() + " cut to the size ranges the canary promoted",
-            "(min calls " + minCalls + " per arm); NCCL picks everywhere else"), p.comments(), emitPolicy.toString());
-      } catch (PolicyException e) {
-        throw new IllegalStateException("the promoted policy does not load: " + e.getMessage(), e);
-      }
-      writeFile(emitPolicy, yaml);
-      out.println("policy: " + emitPolicy + " (" + p.kept() + " rules kept, " + p.cut() + " cut to promoted ranges, "
-          + p.dropped() + " dropped; mode enforce)");
-    }
-    out.flush();
-    if (!(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
-      err.println(disagree(r.tableProblems().size() + c.tableProblems().size(),
-          r.decisionProblems().size() + c.decisionProblems().size()));
-      err.flush();
-      return Main.EXIT_CHECK;
-    }
-    return Main.EXIT_OK;
-  }
 }

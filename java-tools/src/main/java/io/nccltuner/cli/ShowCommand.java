@@ -47,414 +47,488 @@ import picocli.CommandLine.Parameters;
  * not load, a shape list that does not parse), 2 a usage error, 70 an internal error.
  */
 @Command(
-    name = "show",
-    description = {
-      "Show a policy's decisions per job shape and size, through the engine the plugin runs.",
-      "Per shape: the profile that matches; per collective and size range: the policy's pick or 'NCCL decides'."
-    })
+        name = "show",
+        description = {
+            "Show a policy's decisions per job shape and size, through the engine the plugin runs.",
+            "Per shape: the profile that matches; per collective and size range: the policy's pick or 'NCCL decides'."
+        })
 final class ShowCommand extends ToolCommand {
-  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
-  Path policy;
+    @Parameters(
+            index = "0",
+            paramLabel = "POLICY",
+            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
+    Path policy;
 
-  @Option(names = "--nodes", paramLabel = "LIST", defaultValue = "1,2,4..1024",
-      description = "node counts: a comma list; A..B is the powers of two from A to B (default ${DEFAULT-VALUE})")
-  String nodes;
+    @Option(
+            names = "--nodes",
+            paramLabel = "LIST",
+            defaultValue = "1,2,4..1024",
+            description = "node counts: a comma list; A..B is the powers of two from A to B (default ${DEFAULT-VALUE})")
+    String nodes;
 
-  @Option(names = "--ranks-per-node", paramLabel = "LIST", defaultValue = "8",
-      description = "ranks (GPUs) per node, a comma list as --nodes (default ${DEFAULT-VALUE})")
-  String ranksPerNode;
+    @Option(
+            names = "--ranks-per-node",
+            paramLabel = "LIST",
+            defaultValue = "8",
+            description = "ranks (GPUs) per node, a comma list as --nodes (default ${DEFAULT-VALUE})")
+    String ranksPerNode;
 
-  @Option(names = "--collective", paramLabel = "NAME", defaultValue = "all",
-      description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or all (default ${DEFAULT-VALUE})")
-  String collective;
+    @Option(
+            names = "--collective",
+            paramLabel = "NAME",
+            defaultValue = "all",
+            description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or all (default ${DEFAULT-VALUE})")
+    String collective;
 
-  @Option(names = "--pipe-ops", paramLabel = "N", defaultValue = "1", description = "numPipeOps (default 1)")
-  int pipeOps;
+    @Option(names = "--pipe-ops", paramLabel = "N", defaultValue = "1", description = "numPipeOps (default 1)")
+    int pipeOps;
 
-  @Option(names = "--topology", paramLabel = "SWEEP_OR_LOG",
-      description = "for profiles with model constants: the sweep directory (or NCCL log with the graph lines) "
-          + "`calibrate` read; per shape, lists the sizes where NCCL's pick with the constants (NCCL 2.28.9's model, "
-          + "Ring and Tree) differs from its default, and matches the profiles against the GPU and NCCL release the "
-          + "log names; repeatable (the one measured nearest each shape is used)")
-  List<Path> topology = new ArrayList<>();
+    @Option(
+            names = "--topology",
+            paramLabel = "SWEEP_OR_LOG",
+            description = "for profiles with model constants: the sweep directory (or NCCL log with the graph lines) "
+                    + "`calibrate` read; per shape, lists the sizes where NCCL's pick with the constants (NCCL 2.28.9's model, "
+                    + "Ring and Tree) differs from its default, and matches the profiles against the GPU and NCCL release the "
+                    + "log names; repeatable (the one measured nearest each shape is used)")
+    List<Path> topology = new ArrayList<>();
 
-  @picocli.CommandLine.Mixin ModelInputOptions modelInputs;
+    @picocli.CommandLine.Mixin
+    ModelInputOptions modelInputs;
 
-  private List<TopologyInputs> topologies = List.of();
+    private List<TopologyInputs> topologies = List.of();
 
-  private static final int NUM_ALGO = Algorithm.values().length;
-  private static final int NUM_PROTO = Protocol.values().length;
+    private static final int NUM_ALGO = Algorithm.values().length;
+    private static final int NUM_PROTO = Protocol.values().length;
 
-  @Override
-  Path inputFile() {
-    return policy;
-  }
-
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    List<Long> nodeList = counts("--nodes", nodes);
-    List<Long> rpnList = counts("--ranks-per-node", ranksPerNode);
-    if (pipeOps < 1) {
-      throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
+    @Override
+    Path inputFile() {
+        return policy;
     }
-    List<Collective> colls;
-    if (collective.equalsIgnoreCase("all")) {
-      colls = List.of(Collective.values());
-    } else {
-      Collective c = Collective.parse(collective);
-      if (c == null) {
-        throw new InputException("--collective: unknown collective '" + collective + "'");
-      }
-      colls = List.of(c);
-    }
-    PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
-    loaded.warnings().forEach(w -> err.println("warning: " + w));
-    Policy p = loaded.policy();
-    topologies = TopologyInputs.read(topology, modelInputs);
-    out.printf(Locale.ROOT, "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
-        + " unregistered buffers%n", p.name(), policy, loaded.csv() ? ", NCCL example-tuner CSV" : "",
-        p.mode().spelling(), pipeOps);
-    out.println("NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
-        + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
-    if (!topologies.isEmpty()) {
-      out.println("Hardware (the profiles' match; from the topology's log): " + topologies.getFirst().signature()
-          .describe() + ". Model constants: NCCL " + io.nccltuner.calibrate.TuneModel.VERSION + "'s model from "
-          + String.join(", ", topologies.stream().map(TopologyInputs::describe).toList()) + ".");
-    }
-    if (p.mode() != Mode.ENFORCE) {
-      out.println("The policy's mode is " + p.mode().spelling() + ": the plugin applies these decisions only in enforce"
-          + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
-    }
-    List<long[]> grid = new ArrayList<>();
-    for (long rpn : rpnList) {
-      for (long n : nodeList) {
-        grid.add(new long[] {n, rpn});
-      }
-    }
-    boolean defaultGrid = !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
-        && !spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
-    if (defaultGrid) { // the default grid and the shapes the policy's own profiles name
-      List<String> added = new ArrayList<>();
-      for (Policy.Profile pr : p.profiles()) {
-        long[] own = profileShape(pr);
-        if (own != null && grid.stream().noneMatch(g -> g[0] == own[0] && g[1] == own[1])) {
-          grid.add(own);
-          added.add(JobShape.of(own[0] * own[1], own[0]) + " (" + pr.name() + ")");
+
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        List<Long> nodeList = counts("--nodes", nodes);
+        List<Long> rpnList = counts("--ranks-per-node", ranksPerNode);
+        if (pipeOps < 1) {
+            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
         }
-      }
-      if (!added.isEmpty()) {
-        out.println("Shapes: nNodes " + nodes + " with " + ranksPerNode + " ranks per node, and the policy's "
-            + "profiles' " + String.join(", ", added));
-      }
-    }
-    String hidden = hiddenRules(p, pipeOps);
-    if (hidden != null) {
-      out.println(hidden);
-    }
-    // shapes with the same profile and decisions are printed once
-    List<String> keys = new ArrayList<>();
-    List<List<String>> shapes = new ArrayList<>();
-    boolean anyMatch = false;
-    for (long[] g : grid) {
-      long n = g[0];
-      long rpn = g[1];
-      anyMatch |= p.profileFor(n * rpn, n, signature(n * rpn, n), new ArrayList<>()) != null;
-      String text = shape(p, loaded, n, rpn, colls);
-      String label = JobShape.of(n * rpn, n);
-      if (!keys.isEmpty() && keys.getLast().equals(text)) {
-        shapes.getLast().add(label);
-      } else {
-        keys.add(text);
-        shapes.add(new ArrayList<>(List.of(label)));
-      }
-    }
-    for (int i = 0; i < keys.size(); i++) {
-      out.println();
-      List<String> s = shapes.get(i);
-      out.print((s.size() == 1 ? "" : "(" + s.size() + " shapes, the same) ") + String.join(", ", s) + keys.get(i));
-    }
-    if (!anyMatch) {
-      out.println();
-      out.println(profilesMatch(p));
-    }
-    out.flush();
-    return Main.EXIT_OK;
-  }
-
-  /** @return {nNodes, ranks per node} of a profile that matches exactly one shape, or null */
-  static long[] profileShape(Policy.Profile pr) {
-    long r = pr.nRanks().min();
-    long n = pr.nNodes().min();
-    if (r != pr.nRanks().max() || n != pr.nNodes().max() || n < 1 || r < n || r % n != 0) {
-      return null;
-    }
-    return new long[] {n, r / n};
-  }
-
-  /** The line when no shape of the grid matches a profile: the shapes the profiles do match. */
-  static String profilesMatch(Policy p) {
-    List<String> m = new ArrayList<>();
-    for (Policy.Profile pr : p.profiles()) {
-      long[] own = profileShape(pr);
-      m.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes()
-          + (own != null ? ": --nodes " + own[0] + " --ranks-per-node " + own[1] : "") + ")");
-    }
-    return "No shape shown matches a profile; the policy's profiles match: " + String.join("; ", m);
-  }
-
-  /**
-   * @return the line naming rules the tables cannot show (they match another numPipeOps, or only
-   *     registered buffers), or null when there are none
-   */
-  static String hiddenRules(Policy p, int pipeOps) {
-    long pipe = 0;
-    long reg = 0;
-    for (Policy.Profile pr : p.profiles()) {
-      for (Policy.Rule r : pr.rules()) {
-        if (!r.numPipeOps().contains(pipeOps)) {
-          pipe++;
-        } else if (Boolean.TRUE.equals(r.regBuff())) {
-          reg++;
-        }
-      }
-    }
-    if (pipe == 0 && reg == 0) {
-      return null;
-    }
-    List<String> parts = new ArrayList<>();
-    if (pipe > 0) {
-      parts.add(Main.count(pipe, "rule") + " for numPipeOps other than " + pipeOps + " (--pipe-ops N shows them)");
-    }
-    if (reg > 0) {
-      parts.add(Main.count(reg, "rule") + " for registered buffers only (regBuff: true)");
-    }
-    return "Not shown: " + String.join(", ", parts) + ".";
-  }
-
-  /** The text of one shape: ": profile ..." then its table, or ": no profile matches ...". */
-  private String shape(Policy p, PolicyFiles.Loaded loaded, long nNodes, long rpn, List<Collective> colls) {
-    long nRanks = nNodes * rpn;
-    List<String> skipped = new ArrayList<>();
-    Signature sig = signature(nRanks, nNodes);
-    Policy.Profile pr = p.profileFor(nRanks, nNodes, sig, skipped);
-    StringBuilder sb = new StringBuilder();
-    if (nRanks < 2) {
-      return sb.append(": one rank: NCCL does not call the tuner\n").toString();
-    }
-    if (pr == null) {
-      sb.append(": no profile matches; NCCL decides everything\n");
-      skipped.forEach(x -> sb.append("  ").append(x).append('\n'));
-      return sb.toString();
-    }
-    sb.append(": profile ").append(pr.name()).append(" (profiles[").append(p.profiles().indexOf(pr)).append("], ")
-        .append(Main.count(pr.rules().size(), "rule")).append(")\n");
-    TextTable t = new TextTable("collective", "bytes", "decision");
-    List<String> allNccl = new ArrayList<>();
-    Engine engine = new Engine(p, Mode.ENFORCE, (l, level, m) -> { }, null);
-    long h = engine.init(nRanks, nNodes, MemorySegment.NULL, sig, MemorySegment.NULL);
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment table = arena.allocate(JAVA_FLOAT, (long) NUM_ALGO * NUM_PROTO);
-      MemorySegment ch = arena.allocate(JAVA_INT);
-      for (Collective c : colls) {
-        List<String[]> rows = new ArrayList<>();
-        String open = null;
-        long from = 0;
-        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
-          String d = b < SizeGrid.BUCKETS ? decide(engine, h, table, ch, c, SizeGrid.lowerBound(b), nRanks, nNodes) : null;
-          if (open != null && !open.equals(d)) {
-            rows.add(new String[] {c.name(), "[" + ByteSize.format(from) + ", "
-                + (b < SizeGrid.BUCKETS ? ByteSize.format(SizeGrid.lowerBound(b)) : "inf") + ")", open});
-            open = null;
-          }
-          if (open == null && d != null) {
-            open = d;
-            from = SizeGrid.lowerBound(b);
-          }
-        }
-        if (rows.size() == 1 && rows.getFirst()[2].equals(NCCL_DECIDES)) {
-          allNccl.add(c.name());
+        List<Collective> colls;
+        if (collective.equalsIgnoreCase("all")) {
+            colls = List.of(Collective.values());
         } else {
-          rows.forEach(t::row);
-        }
-      }
-    } finally {
-      engine.destroy(h);
-    }
-    if (t.size() > 0) {
-      for (String line : t.render().split("\n")) {
-        sb.append("  ").append(line).append('\n');
-      }
-    }
-    if (!allNccl.isEmpty()) {
-      sb.append("  ").append(String.join(", ", allNccl)).append(": NCCL decides at every size\n");
-    }
-    if (!pr.constants().isEmpty()) {
-      calibrated(sb, p, pr, nRanks, nNodes, colls, sig);
-    }
-    return sb.toString();
-  }
-
-  /** Profiles are matched with the hardware the topology's log names, or with nothing known. */
-  private Signature signature(long nRanks, long nNodes) {
-    return topologies.isEmpty() ? Signature.UNKNOWN : TopologyInputs.nearest(topologies, nRanks, nNodes).signature();
-  }
-
-  /** Sizes up to which the calibrated model's picks are listed. */
-  static final long MODEL_MAX_BYTES = 1L << 40;
-
-  /**
-   * The lines of a profile with model constants: where NCCL's pick with them differs from its
-   * default, per collective and size range (size-grid buckets, 0 B .. 1 TiB), as {@link
-   * io.nccltuner.calibrate.ModelDecisions} computes them; or what is needed to compute them.
-   */
-  private void calibrated(StringBuilder sb, Policy p, Policy.Profile pr, long nRanks, long nNodes,
-      List<Collective> colls, Signature sig) {
-    String what = Main.count(pr.constants().size(), "model constant");
-    if (topologies.isEmpty()) {
-      sb.append("  ").append(what).append(" (NCCL's picks with them need the topology: give --topology SWEEP_OR_LOG, "
-          + "the sweep calibrate read or an NCCL log with the graph lines)\n");
-      return;
-    }
-    io.nccltuner.calibrate.Topology at = TopologyInputs.nearest(topologies, nRanks, nNodes).topology()
-        .atShape((int) nRanks, (int) nNodes);
-    TextTable t = new TextTable("collective", "bytes", "NCCL default", "calibrated", "note");
-    try (io.nccltuner.calibrate.ModelDecisions d = io.nccltuner.calibrate.ModelDecisions.open(p, Mode.ENFORCE, at,
-        sig)) {
-      for (Collective c : colls) {
-        String open = null;
-        String[] cells = null;
-        long from = 0;
-        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
-          long lo = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : MODEL_MAX_BYTES;
-          String key = null;
-          String[] row = null;
-          if (lo >= 0 && lo < MODEL_MAX_BYTES) {
-            io.nccltuner.calibrate.ModelDecisions.Row r = d.row(c, lo, pipeOps);
-            if (!java.util.Objects.equals(r.ncclDefault(), r.calibrated())) {
-              String note = r.arm() == Decision.ARM_POLICY ? "a measured rule applies: " + r.rulePick() : "";
-              row = new String[] {String.valueOf(r.ncclDefault()), String.valueOf(r.calibrated()), note};
-              key = String.join("|", row);
+            Collective c = Collective.parse(collective);
+            if (c == null) {
+                throw new InputException("--collective: unknown collective '" + collective + "'");
             }
-          }
-          if (open != null && !open.equals(key)) {
-            t.row(c.name(), "[" + ByteSize.format(from) + ", " + ByteSize.format(lo) + ")", cells[0], cells[1],
-                cells[2]);
-            open = null;
-          }
-          if (open == null && key != null) {
-            open = key;
-            cells = row;
-            from = lo;
-          }
-          if (lo < 0 || lo >= MODEL_MAX_BYTES) {
-            break;
-          }
+            colls = List.of(c);
         }
-      }
-    }
-    if (t.size() == 0) {
-      sb.append("  ").append(what).append(": NCCL's pick with them is its default at every size (Ring and Tree, ")
-          .append("0 B .. 1 TiB)\n");
-      return;
-    }
-    sb.append("  ").append(what).append(": where NCCL's pick with them differs from its default (NCCL ")
-        .append(io.nccltuner.calibrate.TuneModel.VERSION).append("'s model, Ring and Tree)\n");
-    for (String line : t.render().split("\n")) {
-      sb.append("    ").append(line).append('\n');
-    }
-  }
-
-  static final String NCCL_DECIDES = "NCCL decides";
-
-  /** The engine's decision at one size: "RING/LL", "RING/SIMPLE, 8 channels", "NCCL decides (...)". */
-  private String decide(Engine engine, long h, MemorySegment table, MemorySegment ch, Collective c, long nBytes,
-      long nRanks, long nNodes) {
-    List<Integer> disabled = new ArrayList<>();
-    StringBuilder sb = new StringBuilder();
-    while (true) {
-      for (int a = 0; a < NUM_ALGO; a++) {
-        for (int q = 0; q < NUM_PROTO; q++) {
-          int e = a * NUM_PROTO + q;
-          boolean on = offered(c, Algorithm.ofId(a), Protocol.ofId(q), nRanks, nNodes) && !disabled.contains(e);
-          table.setAtIndex(JAVA_FLOAT, e, on ? 1f : -1f);
+        PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
+        loaded.warnings().forEach(w -> err.println("warning: " + w));
+        Policy p = loaded.policy();
+        topologies = TopologyInputs.read(topology, modelInputs);
+        out.printf(
+                Locale.ROOT,
+                "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
+                        + " unregistered buffers%n",
+                p.name(),
+                policy,
+                loaded.csv() ? ", NCCL example-tuner CSV" : "",
+                p.mode().spelling(),
+                pipeOps);
+        out.println(
+                "NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
+                        + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
+        if (!topologies.isEmpty()) {
+            out.println("Hardware (the profiles' match; from the topology's log): "
+                    + topologies.getFirst().signature().describe() + ". Model constants: NCCL "
+                    + io.nccltuner.calibrate.TuneModel.VERSION + "'s model from "
+                    + String.join(
+                            ", ",
+                            topologies.stream().map(TopologyInputs::describe).toList()) + ".");
         }
-      }
-      ch.set(JAVA_INT, 0, 0);
-      int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
-      int arm = Decision.arm(code);
-      if (arm == Decision.ARM_UNRULED) {
-        return sb.isEmpty() ? NCCL_DECIDES : sb.append("NCCL decides").toString();
-      }
-      if (arm == Decision.ARM_NOT_OFFERED) {
-        return sb.append(disabled.isEmpty() ? "NCCL decides (NCCL offers none of the rule's candidates)"
-            : "NCCL decides").toString();
-      }
-      int e = Decision.candidate(code);
-      Algorithm a = Algorithm.ofId(e / NUM_PROTO);
-      sb.append(a).append('/').append(Protocol.ofId(e % NUM_PROTO));
-      int channels = Decision.channels(code);
-      if (channels != 0) {
-        sb.append(", ").append(Main.count(channels, "channel"));
-      }
-      if (a != Algorithm.NVLS && a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_DIRECT
-          && a != Algorithm.COLLNET_CHAIN) {
+        if (p.mode() != Mode.ENFORCE) {
+            out.println("The policy's mode is " + p.mode().spelling()
+                    + ": the plugin applies these decisions only in enforce" + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
+        }
+        List<long[]> grid = new ArrayList<>();
+        for (long rpn : rpnList) {
+            for (long n : nodeList) {
+                grid.add(new long[] {n, rpn});
+            }
+        }
+        boolean defaultGrid = !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
+                && !spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
+        if (defaultGrid) { // the default grid and the shapes the policy's own profiles name
+            List<String> added = new ArrayList<>();
+            for (Policy.Profile pr : p.profiles()) {
+                long[] own = profileShape(pr);
+                if (own != null && grid.stream().noneMatch(g -> g[0] == own[0] && g[1] == own[1])) {
+                    grid.add(own);
+                    added.add(JobShape.of(own[0] * own[1], own[0]) + " (" + pr.name() + ")");
+                }
+            }
+            if (!added.isEmpty()) {
+                out.println("Shapes: nNodes " + nodes + " with " + ranksPerNode + " ranks per node, and the policy's "
+                        + "profiles' " + String.join(", ", added));
+            }
+        }
+        String hidden = hiddenRules(p, pipeOps);
+        if (hidden != null) {
+            out.println(hidden);
+        }
+        // shapes with the same profile and decisions are printed once
+        List<String> keys = new ArrayList<>();
+        List<List<String>> shapes = new ArrayList<>();
+        boolean anyMatch = false;
+        for (long[] g : grid) {
+            long n = g[0];
+            long rpn = g[1];
+            anyMatch |= p.profileFor(n * rpn, n, signature(n * rpn, n), new ArrayList<>()) != null;
+            String text = shape(p, loaded, n, rpn, colls);
+            String label = JobShape.of(n * rpn, n);
+            if (!keys.isEmpty() && keys.getLast().equals(text)) {
+                shapes.getLast().add(label);
+            } else {
+                keys.add(text);
+                shapes.add(new ArrayList<>(List.of(label)));
+            }
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            out.println();
+            List<String> s = shapes.get(i);
+            out.print(
+                    (s.size() == 1 ? "" : "(" + s.size() + " shapes, the same) ") + String.join(", ", s) + keys.get(i));
+        }
+        if (!anyMatch) {
+            out.println();
+            out.println(profilesMatch(p));
+        }
+        out.flush();
+        return Main.EXIT_OK;
+    }
+
+    /** @return {nNodes, ranks per node} of a profile that matches exactly one shape, or null */
+    static long[] profileShape(Policy.Profile pr) {
+        long r = pr.nRanks().min();
+        long n = pr.nNodes().min();
+        if (r != pr.nRanks().max() || n != pr.nNodes().max() || n < 1 || r < n || r % n != 0) {
+            return null;
+        }
+        return new long[] {n, r / n};
+    }
+
+    /** The line when no shape of the grid matches a profile: the shapes the profiles do match. */
+    static String profilesMatch(Policy p) {
+        List<String> m = new ArrayList<>();
+        for (Policy.Profile pr : p.profiles()) {
+            long[] own = profileShape(pr);
+            m.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes()
+                    + (own != null ? ": --nodes " + own[0] + " --ranks-per-node " + own[1] : "") + ")");
+        }
+        return "No shape shown matches a profile; the policy's profiles match: " + String.join("; ", m);
+    }
+
+    /**
+     * @return the line naming rules the tables cannot show (they match another numPipeOps, or only
+     *     registered buffers), or null when there are none
+     */
+    static String hiddenRules(Policy p, int pipeOps) {
+        long pipe = 0;
+        long reg = 0;
+        for (Policy.Profile pr : p.profiles()) {
+            for (Policy.Rule r : pr.rules()) {
+                if (!r.numPipeOps().contains(pipeOps)) {
+                    pipe++;
+                } else if (Boolean.TRUE.equals(r.regBuff())) {
+                    reg++;
+                }
+            }
+        }
+        if (pipe == 0 && reg == 0) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        if (pipe > 0) {
+            parts.add(
+                    Main.count(pipe, "rule") + " for numPipeOps other than " + pipeOps + " (--pipe-ops N shows them)");
+        }
+        if (reg > 0) {
+            parts.add(Main.count(reg, "rule") + " for registered buffers only (regBuff: true)");
+        }
+        return "Not shown: " + String.join(", ", parts) + ".";
+    }
+
+    /** The text of one shape: ": profile ..." then its table, or ": no profile matches ...". */
+    private String shape(Policy p, PolicyFiles.Loaded loaded, long nNodes, long rpn, List<Collective> colls) {
+        long nRanks = nNodes * rpn;
+        List<String> skipped = new ArrayList<>();
+        Signature sig = signature(nRanks, nNodes);
+        Policy.Profile pr = p.profileFor(nRanks, nNodes, sig, skipped);
+        StringBuilder sb = new StringBuilder();
+        if (nRanks < 2) {
+            return sb.append(": one rank: NCCL does not call the tuner\n").toString();
+        }
+        if (pr == null) {
+            sb.append(": no profile matches; NCCL decides everything\n");
+            skipped.forEach(x -> sb.append("  ").append(x).append('\n'));
+            return sb.toString();
+        }
+        sb.append(": profile ")
+                .append(pr.name())
+                .append(" (profiles[")
+                .append(p.profiles().indexOf(pr))
+                .append("], ")
+                .append(Main.count(pr.rules().size(), "rule"))
+                .append(")\n");
+        TextTable t = new TextTable("collective", "bytes", "decision");
+        List<String> allNccl = new ArrayList<>();
+        Engine engine = new Engine(p, Mode.ENFORCE, (l, level, m) -> {}, null);
+        long h = engine.init(nRanks, nNodes, MemorySegment.NULL, sig, MemorySegment.NULL);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment table = arena.allocate(JAVA_FLOAT, (long) NUM_ALGO * NUM_PROTO);
+            MemorySegment ch = arena.allocate(JAVA_INT);
+            for (Collective c : colls) {
+                List<String[]> rows = new ArrayList<>();
+                String open = null;
+                long from = 0;
+                for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+                    String d = b < SizeGrid.BUCKETS
+                            ? decide(engine, h, table, ch, c, SizeGrid.lowerBound(b), nRanks, nNodes)
+                            : null;
+                    if (open != null && !open.equals(d)) {
+                        rows.add(new String[] {
+                            c.name(),
+                            "[" + ByteSize.format(from) + ", "
+                                    + (b < SizeGrid.BUCKETS ? ByteSize.format(SizeGrid.lowerBound(b)) : "inf") + ")",
+                            open
+                        });
+                        open = null;
+                    }
+                    if (open == null && d != null) {
+                        open = d;
+                        from = SizeGrid.lowerBound(b);
+                    }
+                }
+                if (rows.size() == 1 && rows.getFirst()[2].equals(NCCL_DECIDES)) {
+                    allNccl.add(c.name());
+                } else {
+                    rows.forEach(t::row);
+                }
+            }
+        } finally {
+            engine.destroy(h);
+        }
+        if (t.size() > 0) {
+            for (String line : t.render().split("\n")) {
+                sb.append("  ").append(line).append('\n');
+            }
+        }
+        if (!allNccl.isEmpty()) {
+            sb.append("  ").append(String.join(", ", allNccl)).append(": NCCL decides at every size\n");
+        }
+        if (!pr.constants().isEmpty()) {
+            calibrated(sb, p, pr, nRanks, nNodes, colls, sig);
+        }
         return sb.toString();
-      }
-      sb.append(" (needs ").append(a.name().startsWith("NVLS") ? "NVSwitch" : "CollNet").append("), else ");
-      disabled.add(e);
     }
-  }
 
-  /**
-   * Whether NCCL may offer an algorithm/protocol for a collective and shape: what {@link
-   * PolicyCheck#neverOffered} allows, PAT only with one rank per node (NCCL_PAT_ENABLE's default),
-   * COLLNET and NVLS_TREE only across nodes (NCCL src/graph/tuning.cc, ncclTopoTuneModel).
-   */
-  static boolean offered(Collective c, Algorithm a, Protocol p, long nRanks, long nNodes) {
-    if (PolicyCheck.neverOffered(c, a, p) != null) {
-      return false;
+    /** Profiles are matched with the hardware the topology's log names, or with nothing known. */
+    private Signature signature(long nRanks, long nNodes) {
+        return topologies.isEmpty()
+                ? Signature.UNKNOWN
+                : TopologyInputs.nearest(topologies, nRanks, nNodes).signature();
     }
-    if (a == Algorithm.PAT && nRanks != nNodes) {
-      return false;
-    }
-    return nNodes > 1 || (a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_CHAIN && a != Algorithm.COLLNET_DIRECT);
-  }
 
-  /**
-   * Parses a count list: {@code 1,2,4..1024} (A..B: the powers of two from A up to B).
-   *
-   * @param option the option's name for messages
-   * @param text the list
-   * @return the counts, in order, each at least 1
-   * @throws InputException naming the part that does not parse
-   */
-  static List<Long> counts(String option, String text) throws InputException {
-    List<Long> out = new ArrayList<>();
-    for (String part : text.split(",")) {
-      String s = part.strip();
-      try {
-        int dots = s.indexOf("..");
-        if (dots < 0) {
-          out.add(Long.parseLong(s));
-        } else {
-          long a = Long.parseLong(s.substring(0, dots).strip());
-          long b = Long.parseLong(s.substring(dots + 2).strip());
-          if (a < 1 || a > b) {
-            throw new InputException(option + ": '" + s + "' needs 1 <= A <= B");
-          }
-          for (long v = a; v <= b; v *= 2) {
-            out.add(v);
-          }
+    /** Sizes up to which the calibrated model's picks are listed. */
+    static final long MODEL_MAX_BYTES = 1L << 40;
+
+    /**
+     * The lines of a profile with model constants: where NCCL's pick with them differs from its
+     * default, per collective and size range (size-grid buckets, 0 B .. 1 TiB), as {@link
+     * io.nccltuner.calibrate.ModelDecisions} computes them; or what is needed to compute them.
+     */
+    private void calibrated(
+            StringBuilder sb,
+            Policy p,
+            Policy.Profile pr,
+            long nRanks,
+            long nNodes,
+            List<Collective> colls,
+            Signature sig) {
+        String what = Main.count(pr.constants().size(), "model constant");
+        if (topologies.isEmpty()) {
+            sb.append("  ")
+                    .append(what)
+                    .append(" (NCCL's picks with them need the topology: give --topology SWEEP_OR_LOG, "
+                            + "the sweep calibrate read or an NCCL log with the graph lines)\n");
+            return;
         }
-      } catch (NumberFormatException e) {
-        throw new InputException(option + ": '" + s + "' is not a count or A..B");
-      }
+        io.nccltuner.calibrate.Topology at =
+                TopologyInputs.nearest(topologies, nRanks, nNodes).topology().atShape((int) nRanks, (int) nNodes);
+        TextTable t = new TextTable("collective", "bytes", "NCCL default", "calibrated", "note");
+        try (io.nccltuner.calibrate.ModelDecisions d =
+                io.nccltuner.calibrate.ModelDecisions.open(p, Mode.ENFORCE, at, sig)) {
+            for (Collective c : colls) {
+                String open = null;
+                String[] cells = null;
+                long from = 0;
+                for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+                    long lo = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : MODEL_MAX_BYTES;
+                    String key = null;
+                    String[] row = null;
+                    if (lo >= 0 && lo < MODEL_MAX_BYTES) {
+                        io.nccltuner.calibrate.ModelDecisions.Row r = d.row(c, lo, pipeOps);
+                        if (!java.util.Objects.equals(r.ncclDefault(), r.calibrated())) {
+                            String note =
+                                    r.arm() == Decision.ARM_POLICY ? "a measured rule applies: " + r.rulePick() : "";
+                            row = new String[] {String.valueOf(r.ncclDefault()), String.valueOf(r.calibrated()), note};
+                            key = String.join("|", row);
+                        }
+                    }
+                    if (open != null && !open.equals(key)) {
+                        t.row(
+                                c.name(),
+                                "[" + ByteSize.format(from) + ", " + ByteSize.format(lo) + ")",
+                                cells[0],
+                                cells[1],
+                                cells[2]);
+                        open = null;
+                    }
+                    if (open == null && key != null) {
+                        open = key;
+                        cells = row;
+                        from = lo;
+                    }
+                    if (lo < 0 || lo >= MODEL_MAX_BYTES) {
+                        break;
+                    }
+                }
+            }
+        }
+        if (t.size() == 0) {
+            sb.append("  ")
+                    .append(what)
+                    .append(": NCCL's pick with them is its default at every size (Ring and Tree, ")
+                    .append("0 B .. 1 TiB)\n");
+            return;
+        }
+        sb.append("  ")
+                .append(what)
+                .append(": where NCCL's pick with them differs from its default (NCCL ")
+                .append(io.nccltuner.calibrate.TuneModel.VERSION)
+                .append("'s model, Ring and Tree)\n");
+        for (String line : t.render().split("\n")) {
+            sb.append("    ").append(line).append('\n');
+        }
     }
-    for (long v : out) {
-      if (v < 1 || v > 1 << 20) {
-        throw new InputException(option + ": " + v + " is outside 1..1048576");
-      }
+
+    static final String NCCL_DECIDES = "NCCL decides";
+
+    /** The engine's decision at one size: "RING/LL", "RING/SIMPLE, 8 channels", "NCCL decides (...)". */
+    private String decide(
+            Engine engine,
+            long h,
+            MemorySegment table,
+            MemorySegment ch,
+            Collective c,
+            long nBytes,
+            long nRanks,
+            long nNodes) {
+        List<Integer> disabled = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        while (true) {
+            for (int a = 0; a < NUM_ALGO; a++) {
+                for (int q = 0; q < NUM_PROTO; q++) {
+                    int e = a * NUM_PROTO + q;
+                    boolean on =
+                            offered(c, Algorithm.ofId(a), Protocol.ofId(q), nRanks, nNodes) && !disabled.contains(e);
+                    table.setAtIndex(JAVA_FLOAT, e, on ? 1f : -1f);
+                }
+            }
+            ch.set(JAVA_INT, 0, 0);
+            int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
+            int arm = Decision.arm(code);
+            if (arm == Decision.ARM_UNRULED) {
+                return sb.isEmpty() ? NCCL_DECIDES : sb.append("NCCL decides").toString();
+            }
+            if (arm == Decision.ARM_NOT_OFFERED) {
+                return sb.append(
+                                disabled.isEmpty()
+                                        ? "NCCL decides (NCCL offers none of the rule's candidates)"
+                                        : "NCCL decides")
+                        .toString();
+            }
+            int e = Decision.candidate(code);
+            Algorithm a = Algorithm.ofId(e / NUM_PROTO);
+            sb.append(a).append('/').append(Protocol.ofId(e % NUM_PROTO));
+            int channels = Decision.channels(code);
+            if (channels != 0) {
+                sb.append(", ").append(Main.count(channels, "channel"));
+            }
+            if (a != Algorithm.NVLS
+                    && a != Algorithm.NVLS_TREE
+                    && a != Algorithm.COLLNET_DIRECT
+                    && a != Algorithm.COLLNET_CHAIN) {
+                return sb.toString();
+            }
+            sb.append(" (needs ")
+                    .append(a.name().startsWith("NVLS") ? "NVSwitch" : "CollNet")
+                    .append("), else ");
+            disabled.add(e);
+        }
     }
-    return out;
-  }
+
+    /**
+     * Whether NCCL may offer an algorithm/protocol for a collective and shape: what {@link
+     * PolicyCheck#neverOffered} allows, PAT only with one rank per node (NCCL_PAT_ENABLE's default),
+     * COLLNET and NVLS_TREE only across nodes (NCCL src/graph/tuning.cc, ncclTopoTuneModel).
+     */
+    static boolean offered(Collective c, Algorithm a, Protocol p, long nRanks, long nNodes) {
+        if (PolicyCheck.neverOffered(c, a, p) != null) {
+            return false;
+        }
+        if (a == Algorithm.PAT && nRanks != nNodes) {
+            return false;
+        }
+        return nNodes > 1
+                || (a != Algorithm.NVLS_TREE && a != Algorithm.COLLNET_CHAIN && a != Algorithm.COLLNET_DIRECT);
+    }
+
+    /**
+     * Parses a count list: {@code 1,2,4..1024} (A..B: the powers of two from A up to B).
+     *
+     * @param option the option's name for messages
+     * @param text the list
+     * @return the counts, in order, each at least 1
+     * @throws InputException naming the part that does not parse
+     */
+    static List<Long> counts(String option, String text) throws InputException {
+        List<Long> out = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String s = part.strip();
+            try {
+                int dots = s.indexOf("..");
+                if (dots < 0) {
+                    out.add(Long.parseLong(s));
+                } else {
+                    long a = Long.parseLong(s.substring(0, dots).strip());
+                    long b = Long.parseLong(s.substring(dots + 2).strip());
+                    if (a < 1 || a > b) {
+                        throw new InputException(option + ": '" + s + "' needs 1 <= A <= B");
+                    }
+                    for (long v = a; v <= b; v *= 2) {
+                        out.add(v);
+                    }
+                }
+            } catch (NumberFormatException e) {
+                throw new InputException(option + ": '" + s + "' is not a count or A..B");
+            }
+        }
+        for (long v : out) {
+            if (v < 1 || v > 1 << 20) {
+                throw new InputException(option + ": " + v + " is outside 1..1048576");
+            }
+        }
+        return out;
+    }
 }

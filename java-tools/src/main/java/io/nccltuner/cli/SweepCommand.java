@@ -1,9 +1,8 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.ForcePolicy.Forced;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.sweep.Manifest;
 import io.nccltuner.sweep.Sweep;
 import java.io.IOException;
@@ -26,230 +25,340 @@ import picocli.CommandLine.Option;
  * as for every command ({@link Main}), 2 a usage error and 70 an internal one.
  */
 @Command(
-    name = "sweep",
-    description = {
-      "Run nccl-tests once per candidate (plus NCCL's own pick) with the plugin in force mode, R replicates in a "
-          + "randomized balanced order; write each run's output and manifest.json to DIR. Run the same command again "
-          + "to resume. Then: nccl-tuner compile DIR -o policy.yaml."
-    },
-    sortOptions = false)
+        name = "sweep",
+        description = {
+            "Run nccl-tests once per candidate (plus NCCL's own pick) with the plugin in force mode, R replicates in a "
+                    + "randomized balanced order; write each run's output and manifest.json to DIR. Run the same command again "
+                    + "to resume. Then: nccl-tuner compile DIR -o policy.yaml."
+        },
+        sortOptions = false)
 final class SweepCommand extends ToolCommand {
-  @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "Sweep directory (created; resumed if it holds this sweep).")
-  Path dir;
+    @Option(
+            names = {"-o", "--output"},
+            required = true,
+            paramLabel = "DIR",
+            description = "Sweep directory (created; resumed if it holds this sweep).")
+    Path dir;
 
-  @Option(names = "--collectives", split = ",", paramLabel = "NAME", defaultValue = "all_reduce",
-      description = "nccl-tests programs: all_reduce, all_gather, reduce_scatter, broadcast, reduce (default: ${DEFAULT-VALUE}).")
-  List<String> collectives;
+    @Option(
+            names = "--collectives",
+            split = ",",
+            paramLabel = "NAME",
+            defaultValue = "all_reduce",
+            description =
+                    "nccl-tests programs: all_reduce, all_gather, reduce_scatter, broadcast, reduce (default: ${DEFAULT-VALUE}).")
+    List<String> collectives;
 
-  @Option(names = "--algorithms", split = ",", paramLabel = "ALGO", description = "Algorithms to force (TREE,RING,...).")
-  List<String> algorithms = new ArrayList<>();
+    @Option(
+            names = "--algorithms",
+            split = ",",
+            paramLabel = "ALGO",
+            description = "Algorithms to force (TREE,RING,...).")
+    List<String> algorithms = new ArrayList<>();
 
-  @Option(names = "--protocols", split = ",", paramLabel = "PROTO", description = "Protocols to force (LL,LL128,SIMPLE).")
-  List<String> protocols = new ArrayList<>();
+    @Option(
+            names = "--protocols",
+            split = ",",
+            paramLabel = "PROTO",
+            description = "Protocols to force (LL,LL128,SIMPLE).")
+    List<String> protocols = new ArrayList<>();
 
-  @Option(names = "--channels", split = ",", paramLabel = "N", description = "Channel counts to force; 0 = NCCL decides (default: 0).")
-  List<Integer> channels = new ArrayList<>();
+    @Option(
+            names = "--channels",
+            split = ",",
+            paramLabel = "N",
+            description = "Channel counts to force; 0 = NCCL decides (default: 0).")
+    List<Integer> channels = new ArrayList<>();
 
-  @Option(names = "--candidate", paramLabel = "ALGO/PROTO[/N]", description = "A further candidate (repeatable).")
-  List<String> extra = new ArrayList<>();
+    @Option(names = "--candidate", paramLabel = "ALGO/PROTO[/N]", description = "A further candidate (repeatable).")
+    List<String> extra = new ArrayList<>();
 
-  @Option(names = "--replicates", paramLabel = "R", defaultValue = "3", description = "Runs per candidate (default: ${DEFAULT-VALUE}).")
-  int replicates;
+    @Option(
+            names = "--replicates",
+            paramLabel = "R",
+            defaultValue = "3",
+            description = "Runs per candidate (default: ${DEFAULT-VALUE}).")
+    int replicates;
 
-  @Option(names = "--seed", paramLabel = "N", description = "Seed of the run order (default: the seed of the sweep in "
-      + "DIR when resuming, else drawn; recorded in DIR/manifest.json).")
-  Long seed;
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description = "Seed of the run order (default: the seed of the sweep in "
+                    + "DIR when resuming, else drawn; recorded in DIR/manifest.json).")
+    Long seed;
 
-  @Option(names = "--launch", paramLabel = "CMD", description = "Launcher prefix, split on whitespace, e.g. \"srun -N 2 --ntasks-per-node 8\" (default: none).")
-  String launch;
+    @Option(
+            names = "--launch",
+            paramLabel = "CMD",
+            description =
+                    "Launcher prefix, split on whitespace, e.g. \"srun -N 2 --ntasks-per-node 8\" (default: none).")
+    String launch;
 
-  @Option(names = "--binary", paramLabel = "PATH", description = "One binary for every collective; a non-*_perf binary "
-      + "(the simulated cluster) gets the program name as first argument.")
-  Path binary;
+    @Option(
+            names = "--binary",
+            paramLabel = "PATH",
+            description = "One binary for every collective; a non-*_perf binary "
+                    + "(the simulated cluster) gets the program name as first argument.")
+    Path binary;
 
-  @Option(names = "--tests-dir", paramLabel = "DIR", description = "Directory of the nccl-tests binaries, relative to the current directory (default: PATH).")
-  Path testsDir;
+    @Option(
+            names = "--tests-dir",
+            paramLabel = "DIR",
+            description = "Directory of the nccl-tests binaries, relative to the current directory (default: PATH).")
+    Path testsDir;
 
-  @Option(names = "--plugin", paramLabel = "PATH", description = "Tuner plugin (default: libnccl-tuner-java.so beside this jar).")
-  Path plugin;
+    @Option(
+            names = "--plugin",
+            paramLabel = "PATH",
+            description = "Tuner plugin (default: libnccl-tuner-java.so beside this jar).")
+    Path plugin;
 
-  @Option(names = {"-b", "--min-bytes"}, defaultValue = "4", description = "nccl-tests -b, bytes as nccl-tests (64M) or a "
-      + "policy (64MiB) writes them (default: ${DEFAULT-VALUE}).")
-  String minBytes;
+    @Option(
+            names = {"-b", "--min-bytes"},
+            defaultValue = "4",
+            description = "nccl-tests -b, bytes as nccl-tests (64M) or a "
+                    + "policy (64MiB) writes them (default: ${DEFAULT-VALUE}).")
+    String minBytes;
 
-  @Option(names = {"-e", "--max-bytes"}, defaultValue = "64M", description = "nccl-tests -e, likewise (default: ${DEFAULT-VALUE}).")
-  String maxBytes;
+    @Option(
+            names = {"-e", "--max-bytes"},
+            defaultValue = "64M",
+            description = "nccl-tests -e, likewise (default: ${DEFAULT-VALUE}).")
+    String maxBytes;
 
-  @Option(names = {"-f", "--step-factor"}, defaultValue = "2", description = "nccl-tests -f (default: ${DEFAULT-VALUE}).")
-  String factor;
+    @Option(
+            names = {"-f", "--step-factor"},
+            defaultValue = "2",
+            description = "nccl-tests -f (default: ${DEFAULT-VALUE}).")
+    String factor;
 
-  @Option(names = {"-g", "--gpus"}, defaultValue = "1", description = "nccl-tests -g, GPUs per process (default: ${DEFAULT-VALUE}).")
-  int gpus;
+    @Option(
+            names = {"-g", "--gpus"},
+            defaultValue = "1",
+            description = "nccl-tests -g, GPUs per process (default: ${DEFAULT-VALUE}).")
+    int gpus;
 
-  @Option(names = {"-n", "--iters"}, defaultValue = "20", description = "nccl-tests -n (default: ${DEFAULT-VALUE}).")
-  int iters;
+    @Option(
+            names = {"-n", "--iters"},
+            defaultValue = "20",
+            description = "nccl-tests -n (default: ${DEFAULT-VALUE}).")
+    int iters;
 
-  @Option(names = {"-w", "--warmup"}, defaultValue = "5", description = "nccl-tests -w (default: ${DEFAULT-VALUE}).")
-  int warmup;
+    @Option(
+            names = {"-w", "--warmup"},
+            defaultValue = "5",
+            description = "nccl-tests -w (default: ${DEFAULT-VALUE}).")
+    int warmup;
 
-  @Option(names = {"-c", "--check"}, defaultValue = "1", description = "nccl-tests -c (default: ${DEFAULT-VALUE}).")
-  int check;
+    @Option(
+            names = {"-c", "--check"},
+            defaultValue = "1",
+            description = "nccl-tests -c (default: ${DEFAULT-VALUE}).")
+    int check;
 
-  @Option(names = {"-d", "--datatype"}, defaultValue = "float", description = "nccl-tests -d (default: ${DEFAULT-VALUE}).")
-  String datatype;
+    @Option(
+            names = {"-d", "--datatype"},
+            defaultValue = "float",
+            description = "nccl-tests -d (default: ${DEFAULT-VALUE}).")
+    String datatype;
 
-  @Option(names = "--timeout", paramLabel = "S", defaultValue = "1800", description = "Kill a run after S seconds (default: ${DEFAULT-VALUE}).")
-  long timeout;
+    @Option(
+            names = "--timeout",
+            paramLabel = "S",
+            defaultValue = "1800",
+            description = "Kill a run after S seconds (default: ${DEFAULT-VALUE}).")
+    long timeout;
 
-  @Option(names = "--dry-run", description = "Print the commands, each with the variables it needs (pasted, a line "
-      + "forces what it says), and the seed; warn about binaries not found; run nothing, write nothing.")
-  boolean dryRun;
+    @Option(
+            names = "--dry-run",
+            description = "Print the commands, each with the variables it needs (pasted, a line "
+                    + "forces what it says), and the seed; warn about binaries not found; run nothing, write nothing.")
+    boolean dryRun;
 
-  /** Whether the seed was drawn here (no --seed, no sweep to resume in DIR). */
-  private boolean drawnSeed;
+    /** Whether the seed was drawn here (no --seed, no sweep to resume in DIR). */
+    private boolean drawnSeed;
 
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, InterruptedException {
-    Sweep.Config cfg;
-    try {
-      cfg = config();
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
-    }
-    Sweep s = new Sweep(cfg, err);
-    if (dryRun) {
-      s.dryRun(out);
-      if (drawnSeed) {
-        out.println("# seed " + cfg.seed() + " was drawn for this dry run and is not kept: run with --seed " + cfg.seed()
-            + " for this order (without --seed the real run draws a new one)");
-        out.flush();
-      }
-      return Main.EXIT_OK;
-    }
-    Manifest m;
-    try {
-      m = s.run();
-    } catch (IOException e) {
-      throw new InputException(e.getMessage());
-    }
-    long failed = m.runs().stream().filter(r -> !"done".equals(r.status())).count();
-    out.println("sweep: " + dir + ": " + (m.runs().size() - failed) + " of " + m.runs().size() + " runs done"
-        + (m.signature() != null ? "; signature: NCCL " + m.signature().ncclVersion() + ", " + m.signature().gpu()
-            + ", nRanks " + m.signature().nRanks() + ", nNodes " + m.signature().nNodes() : "")
-        + (failed == 0 ? "; next: nccl-tuner compile " + dir + " -o policy.yaml" : ""));
-    out.flush();
-    return failed == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
-  }
-
-  private Sweep.Config config() {
-    List<String> programs = new ArrayList<>();
-    for (String c : collectives) {
-      String p = c.strip().toLowerCase(Locale.ROOT).replaceFirst("_perf$", "");
-      p = switch (p.replace("_", "")) {
-        case "allreduce" -> "all_reduce";
-        case "allgather" -> "all_gather";
-        case "reducescatter" -> "reduce_scatter";
-        case "broadcast" -> "broadcast";
-        case "reduce" -> "reduce";
-        default -> throw new IllegalArgumentException("--collectives: '" + c + "' is not all_reduce, all_gather, "
-            + "reduce_scatter, broadcast or reduce");
-      };
-      if (!programs.contains(p)) {
-        programs.add(p);
-      }
-    }
-    List<Forced> cands = new ArrayList<>();
-    if (algorithms.isEmpty() != protocols.isEmpty()) {
-      throw new IllegalArgumentException("--algorithms and --protocols go together (their product is the candidates)");
-    }
-    List<Integer> chs = channels.isEmpty() ? List.of(0) : channels;
-    for (String a : algorithms) {
-      for (String p : protocols) {
-        for (int ch : chs) {
-          if (ch < 0 || ch > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-            throw new IllegalArgumentException("--channels: " + ch + " is not 0.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
-          }
-          cands.add(ForcePolicy.parse(a + "/" + p + (ch > 0 ? "/" + ch : "")));
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, InterruptedException {
+        Sweep.Config cfg;
+        try {
+            cfg = config();
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage());
         }
-      }
+        Sweep s = new Sweep(cfg, err);
+        if (dryRun) {
+            s.dryRun(out);
+            if (drawnSeed) {
+                out.println("# seed " + cfg.seed() + " was drawn for this dry run and is not kept: run with --seed "
+                        + cfg.seed() + " for this order (without --seed the real run draws a new one)");
+                out.flush();
+            }
+            return Main.EXIT_OK;
+        }
+        Manifest m;
+        try {
+            m = s.run();
+        } catch (IOException e) {
+            throw new InputException(e.getMessage());
+        }
+        long failed = m.runs().stream().filter(r -> !"done".equals(r.status())).count();
+        out.println("sweep: " + dir + ": " + (m.runs().size() - failed) + " of "
+                + m.runs().size() + " runs done"
+                + (m.signature() != null
+                        ? "; signature: NCCL " + m.signature().ncclVersion() + ", "
+                                + m.signature().gpu() + ", nRanks "
+                                + m.signature().nRanks() + ", nNodes "
+                                + m.signature().nNodes()
+                        : "")
+                + (failed == 0 ? "; next: nccl-tuner compile " + dir + " -o policy.yaml" : ""));
+        out.flush();
+        return failed == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
     }
-    for (String e : extra) {
-      cands.add(ForcePolicy.parse(e));
-    }
-    if (cands.isEmpty()) {
-      throw new IllegalArgumentException("no candidates: give --algorithms and --protocols, or --candidate");
-    }
-    if (replicates < 1) {
-      throw new IllegalArgumentException("--replicates must be >= 1");
-    }
-    Path lib = plugin != null ? plugin : defaultPlugin();
-    if (!Files.isRegularFile(lib)) {
-      throw new IllegalArgumentException("plugin " + lib + " not found; give --plugin PATH");
-    }
-    if (binary != null && !Files.isExecutable(binary)) {
-      throw new IllegalArgumentException("--binary " + binary + " is not an executable file");
-    }
-    List<String> args = List.of("-b", testsSize("-b", minBytes), "-e", testsSize("-e", maxBytes), "-f", factor, "-g", Integer.toString(gpus),
-        "-n", Integer.toString(iters), "-w", Integer.toString(warmup), "-c", Integer.toString(check), "-d", datatype);
-    List<String> words = launch == null || launch.isBlank() ? List.of() : List.of(launch.strip().split("\\s+"));
-    long s = seed != null ? seed : resumedSeed().orElseGet(() -> new SecureRandom().nextLong() >>> 16);
-    drawnSeed = seed == null && resumedSeed().isEmpty();
-    // relative paths are the current directory's (the runs start in DIR)
-    return new Sweep.Config(dir.toAbsolutePath(), programs, binary == null ? null : binary.toAbsolutePath(),
-        testsDir == null ? null : testsDir.toAbsolutePath().normalize(),
-        words, lib.toAbsolutePath(), cands, replicates, s, args, timeout, System.getenv());
-  }
 
-  /**
-   * The seed of the sweep already in {@code -o DIR}, so that the same command without {@code
-   * --seed} resumes it.
-   *
-   * @return the manifest's seed, or empty when DIR holds no readable manifest
-   */
-  private java.util.Optional<Long> resumedSeed() {
-    Path mf = dir.resolve(Manifest.FILE);
-    if (!Files.isRegularFile(mf)) {
-      return java.util.Optional.empty();
+    private Sweep.Config config() {
+        List<String> programs = new ArrayList<>();
+        for (String c : collectives) {
+            String p = c.strip().toLowerCase(Locale.ROOT).replaceFirst("_perf$", "");
+            p = switch (p.replace("_", "")) {
+                case "allreduce" -> "all_reduce";
+                case "allgather" -> "all_gather";
+                case "reducescatter" -> "reduce_scatter";
+                case "broadcast" -> "broadcast";
+                case "reduce" -> "reduce";
+                default ->
+                    throw new IllegalArgumentException("--collectives: '" + c + "' is not all_reduce, all_gather, "
+                            + "reduce_scatter, broadcast or reduce");
+            };
+            if (!programs.contains(p)) {
+                programs.add(p);
+            }
+        }
+        List<Forced> cands = new ArrayList<>();
+        if (algorithms.isEmpty() != protocols.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "--algorithms and --protocols go together (their product is the candidates)");
+        }
+        List<Integer> chs = channels.isEmpty() ? List.of(0) : channels;
+        for (String a : algorithms) {
+            for (String p : protocols) {
+                for (int ch : chs) {
+                    if (ch < 0 || ch > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+                        throw new IllegalArgumentException(
+                                "--channels: " + ch + " is not 0.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+                    }
+                    cands.add(ForcePolicy.parse(a + "/" + p + (ch > 0 ? "/" + ch : "")));
+                }
+            }
+        }
+        for (String e : extra) {
+            cands.add(ForcePolicy.parse(e));
+        }
+        if (cands.isEmpty()) {
+            throw new IllegalArgumentException("no candidates: give --algorithms and --protocols, or --candidate");
+        }
+        if (replicates < 1) {
+            throw new IllegalArgumentException("--replicates must be >= 1");
+        }
+        Path lib = plugin != null ? plugin : defaultPlugin();
+        if (!Files.isRegularFile(lib)) {
+            throw new IllegalArgumentException("plugin " + lib + " not found; give --plugin PATH");
+        }
+        if (binary != null && !Files.isExecutable(binary)) {
+            throw new IllegalArgumentException("--binary " + binary + " is not an executable file");
+        }
+        List<String> args = List.of(
+                "-b",
+                testsSize("-b", minBytes),
+                "-e",
+                testsSize("-e", maxBytes),
+                "-f",
+                factor,
+                "-g",
+                Integer.toString(gpus),
+                "-n",
+                Integer.toString(iters),
+                "-w",
+                Integer.toString(warmup),
+                "-c",
+                Integer.toString(check),
+                "-d",
+                datatype);
+        List<String> words = launch == null || launch.isBlank()
+                ? List.of()
+                : List.of(launch.strip().split("\\s+"));
+        long s = seed != null ? seed : resumedSeed().orElseGet(() -> new SecureRandom().nextLong() >>> 16);
+        drawnSeed = seed == null && resumedSeed().isEmpty();
+        // relative paths are the current directory's (the runs start in DIR)
+        return new Sweep.Config(
+                dir.toAbsolutePath(),
+                programs,
+                binary == null ? null : binary.toAbsolutePath(),
+                testsDir == null ? null : testsDir.toAbsolutePath().normalize(),
+                words,
+                lib.toAbsolutePath(),
+                cands,
+                replicates,
+                s,
+                args,
+                timeout,
+                System.getenv());
     }
-    try {
-      return java.util.Optional.of(Manifest.read(mf).seed());
-    } catch (IOException e) {
-      return java.util.Optional.empty(); // Sweep.run reports the unreadable manifest
-    }
-  }
 
-  /**
-   * A size option as nccl-tests spells it: {@code 64M}, {@code 64MiB}, {@code 64 MiB} and {@code
-   * 67108864} all give {@code 64M} (nccl-tests reads K, M, G as powers of 1024).
-   *
-   * @param option -b or -e, for the message
-   * @param text the value given
-   * @return the value for nccl-tests
-   */
-  static String testsSize(String option, String text) {
-    long b;
-    try {
-      b = io.nccltuner.policy.ByteSize.parse(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(option + ": " + e.getMessage());
+    /**
+     * The seed of the sweep already in {@code -o DIR}, so that the same command without {@code
+     * --seed} resumes it.
+     *
+     * @return the manifest's seed, or empty when DIR holds no readable manifest
+     */
+    private java.util.Optional<Long> resumedSeed() {
+        Path mf = dir.resolve(Manifest.FILE);
+        if (!Files.isRegularFile(mf)) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(Manifest.read(mf).seed());
+        } catch (IOException e) {
+            return java.util.Optional.empty(); // Sweep.run reports the unreadable manifest
+        }
     }
-    String[] units = {"K", "M", "G", "T"};
-    for (int i = units.length; i >= 1; i--) {
-      long u = 1L << (10 * i);
-      if (b >= u && b % u == 0) {
-        return b / u + units[i - 1];
-      }
-    }
-    return Long.toString(b);
-  }
 
-  /** libnccl-tuner-java.so beside the jar this class came from (build/lib, or lib/ of the distribution). */
-  static Path defaultPlugin() {
-    try {
-      Path jar = Path.of(SweepCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      return (Files.isDirectory(jar) ? jar : jar.getParent()).resolve("libnccl-tuner-java.so");
-    } catch (Exception e) {
-      return Path.of("libnccl-tuner-java.so");
+    /**
+     * A size option as nccl-tests spells it: {@code 64M}, {@code 64MiB}, {@code 64 MiB} and {@code
+     * 67108864} all give {@code 64M} (nccl-tests reads K, M, G as powers of 1024).
+     *
+     * @param option -b or -e, for the message
+     * @param text the value given
+     * @return the value for nccl-tests
+     */
+    static String testsSize(String option, String text) {
+        long b;
+        try {
+            b = io.nccltuner.policy.ByteSize.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+        String[] units = {"K", "M", "G", "T"};
+        for (int i = units.length; i >= 1; i--) {
+            long u = 1L << (10 * i);
+            if (b >= u && b % u == 0) {
+                return b / u + units[i - 1];
+            }
+        }
+        return Long.toString(b);
     }
-  }
+
+    /** libnccl-tuner-java.so beside the jar this class came from (build/lib, or lib/ of the distribution). */
+    static Path defaultPlugin() {
+        try {
+            Path jar = Path.of(SweepCommand.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            return (Files.isDirectory(jar) ? jar : jar.getParent()).resolve("libnccl-tuner-java.so");
+        } catch (Exception e) {
+            return Path.of("libnccl-tuner-java.so");
+        }
+    }
 }

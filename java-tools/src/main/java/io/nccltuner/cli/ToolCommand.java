@@ -21,68 +21,69 @@ import picocli.CommandLine.Spec;
  */
 @Command(mixinStandardHelpOptions = true)
 abstract class ToolCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-  /**
-   * Runs the command with picocli's stdout and stderr.
-   *
-   * @return the exit code ({@link Main#EXIT_OK} or {@link Main#EXIT_INPUT})
-   * @throws InputException for an input the command refuses, or an {@link IOException} it met,
-   *     described as one line naming the file ({@link InputFiles#describe}, naming {@link
-   *     #inputFile()} when the exception does not)
-   */
-  @Override
-  public final Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
-      return run(out, err);
-    } catch (IOException e) {
-      throw new InputException(InputFiles.describe(e, inputFile()));
+    /**
+     * Runs the command with picocli's stdout and stderr.
+     *
+     * @return the exit code ({@link Main#EXIT_OK} or {@link Main#EXIT_INPUT})
+     * @throws InputException for an input the command refuses, or an {@link IOException} it met,
+     *     described as one line naming the file ({@link InputFiles#describe}, naming {@link
+     *     #inputFile()} when the exception does not)
+     */
+    @Override
+    public final Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return run(out, err);
+        } catch (IOException e) {
+            throw new InputException(InputFiles.describe(e, inputFile()));
+        }
     }
-  }
 
-  /**
-   * The command's work.
-   *
-   * @param out stdout (the report)
-   * @param err stderr (warnings)
-   * @return the exit code
-   */
-  abstract int run(PrintWriter out, PrintWriter err) throws Exception;
+    /**
+     * The command's work.
+     *
+     * @param out stdout (the report)
+     * @param err stderr (warnings)
+     * @return the exit code
+     */
+    abstract int run(PrintWriter out, PrintWriter err) throws Exception;
 
-  /** @return the file an I/O error is about when the exception names none (null: name none) */
-  Path inputFile() {
-    return null;
-  }
-
-  /**
-   * Parses {@code --mode} as {@code explain} and {@code replay} spell its error.
-   *
-   * @param mode the option's value
-   * @return the mode
-   * @throws InputException {@code --mode: unknown mode 'x' (enforce, shadow or off)}
-   */
-  static Mode parseMode(String mode) throws InputException {
-    Mode m = Mode.parse(mode);
-    if (m == null) {
-      throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+    /** @return the file an I/O error is about when the exception names none (null: name none) */
+    Path inputFile() {
+        return null;
     }
-    return m;
-  }
 
-  /**
-   * Writes a whole text file (UTF-8), creating its folder first.
-   *
-   * @param p the file
-   * @param text its content
-   * @throws IOException if the folder or the file cannot be written
-   */
-  static void writeFile(Path p, String text) throws IOException {
-    Path parent = p.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
+    /**
+     * Parses {@code --mode} as {@code explain} and {@code replay} spell its error.
+     *
+     * @param mode the option's value
+     * @return the mode
+     * @throws InputException {@code --mode: unknown mode 'x' (enforce, shadow or off)}
+     */
+    static Mode parseMode(String mode) throws InputException {
+        Mode m = Mode.parse(mode);
+        if (m == null) {
+            throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+        }
+        return m;
     }
-    Files.writeString(p, text, StandardCharsets.UTF_8);
-  }
+
+    /**
+     * Writes a whole text file (UTF-8), creating its folder first.
+     *
+     * @param p the file
+     * @param text its content
+     * @throws IOException if the folder or the file cannot be written
+     */
+    static void writeFile(Path p, String text) throws IOException {
+        Path parent = p.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(p, text, StandardCharsets.UTF_8);
+    }
 }

@@ -1,12 +1,11 @@
 package io.nccltuner.cli;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.engine.DecisionTable;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.validate.PolicyCheck;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
+import io.nccltuner.validate.PolicyCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -27,169 +26,185 @@ import picocli.CommandLine.Parameters;
  * exit code.
  */
 @Command(
-    name = "validate",
-    description = {
-      "Check a policy without running a job: every problem, the profile each shape matches, rules that can never apply.",
-      "Exit 0 when it loads and everything in it can apply; 1 otherwise."
-    })
+        name = "validate",
+        description = {
+            "Check a policy without running a job: every problem, the profile each shape matches, rules that can never apply.",
+            "Exit 0 when it loads and everything in it can apply; 1 otherwise."
+        })
 final class ValidateCommand extends ToolCommand {
-  @Parameters(index = "0", paramLabel = "POLICY", description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
-  Path policy;
+    @Parameters(
+            index = "0",
+            paramLabel = "POLICY",
+            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
+    Path policy;
 
-  @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
-  List<Long> nRanks = new ArrayList<>();
+    @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
+    List<Long> nRanks = new ArrayList<>();
 
-  @Option(names = "--nnodes", paramLabel = "M",
-      description = "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all; default 1)")
-  List<Long> nNodes = new ArrayList<>();
+    @Option(
+            names = "--nnodes",
+            paramLabel = "M",
+            description =
+                    "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all; default 1)")
+    List<Long> nNodes = new ArrayList<>();
 
-  @Override
-  int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-    if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
-      throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
-          + " --nnodes; give one --nnodes per --nranks, or one for all");
-    }
-    for (long v : concat(nRanks, nNodes)) {
-      if (v < 1) {
-        throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
-      }
-    }
-    InputFiles.requireReadable(policy);
-    PolicyFiles.Loaded loaded;
-    if (PolicyFiles.isCsv(policy)) {
-      try {
-        loaded = PolicyFiles.load(policy);
-      } catch (InputException e) { // the converter stops at the first line it refuses, as the plugin does
-        out.println(policy + ": NCCL example-tuner CSV: refused: " + e.getMessage());
-        out.println("result: FAILED (the plugin would change nothing and log this line)");
-        out.flush();
-        return Main.EXIT_INPUT;
-      }
-      out.println(policy + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
-          + Main.count(loaded.warnings().size(), "warning") + (loaded.warnings().isEmpty() ? "" : ":"));
-      loaded.warnings().forEach(w -> out.println("  warning: " + w));
-    } else {
-      try {
-        PolicyLoader.load(policy); // every problem, not only the first
-      } catch (PolicyException e) {
-        out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
-        for (String problem : e.problems()) {
-          out.println("  " + problem);
+    @Override
+    int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
+            throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
+                    + " --nnodes; give one --nnodes per --nranks, or one for all");
         }
-        out.println("result: FAILED (the plugin would change nothing and log the first problem and the count)");
-        out.flush();
-        return Main.EXIT_INPUT;
-      }
-      loaded = PolicyFiles.load(policy);
-    }
-    Policy p = loaded.policy();
-    int errors = 0;
-    int warnings = 0;
-    int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-    out.println(policy + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
-        + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
-    for (int i = 0; i < p.profiles().size(); i++) {
-      Policy.Profile pr = p.profiles().get(i);
-      out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
-          + range(pr.nNodes()) + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY) ? ""
-              : ", needs " + PolicyCheck.describe(pr.hardware()))
-          + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
-          + DecisionTable.compile(pr).sha256());
-    }
-    List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
-    for (int s = 0; s < nRanks.size(); s++) {
-      long r = nRanks.get(s);
-      long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
-      PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
-      if (sr.profileIndex() < 0) {
-        out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
-        errors++;
-      } else {
-        // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
-        List<String> each = new ArrayList<>();
-        for (int i : PolicyCheck.shapeProfiles(p, r, n)) {
-          Policy.Profile pr = p.profiles().get(i);
-          boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
-          each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
-              + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
-              + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
+        for (long v : concat(nRanks, nNodes)) {
+            if (v < 1) {
+                throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
+            }
         }
-        boolean allNamed = !p.profiles().get(PolicyCheck.shapeProfiles(p, r, n).getLast()).hardware()
-            .equals(io.nccltuner.policy.HardwareMatch.ANY);
-        out.println("nRanks=" + r + " nNodes=" + n + ": " + String.join("; ", each)
-            + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
-      }
-      findings.addAll(sr.findings());
+        InputFiles.requireReadable(policy);
+        PolicyFiles.Loaded loaded;
+        if (PolicyFiles.isCsv(policy)) {
+            try {
+                loaded = PolicyFiles.load(policy);
+            } catch (InputException e) { // the converter stops at the first line it refuses, as the plugin does
+                out.println(policy + ": NCCL example-tuner CSV: refused: " + e.getMessage());
+                out.println("result: FAILED (the plugin would change nothing and log this line)");
+                out.flush();
+                return Main.EXIT_INPUT;
+            }
+            out.println(policy + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
+                    + Main.count(loaded.warnings().size(), "warning")
+                    + (loaded.warnings().isEmpty() ? "" : ":"));
+            loaded.warnings().forEach(w -> out.println("  warning: " + w));
+        } else {
+            try {
+                PolicyLoader.load(policy); // every problem, not only the first
+            } catch (PolicyException e) {
+                out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
+                for (String problem : e.problems()) {
+                    out.println("  " + problem);
+                }
+                out.println("result: FAILED (the plugin would change nothing and log the first problem and the count)");
+                out.flush();
+                return Main.EXIT_INPUT;
+            }
+            loaded = PolicyFiles.load(policy);
+        }
+        Policy p = loaded.policy();
+        int errors = 0;
+        int warnings = 0;
+        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+        out.println(policy + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
+                + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
+                    + range(pr.nNodes())
+                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
+                            ? ""
+                            : ", needs " + PolicyCheck.describe(pr.hardware()))
+                    + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
+                    + DecisionTable.compile(pr).sha256());
+        }
+        List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
+        for (int s = 0; s < nRanks.size(); s++) {
+            long r = nRanks.get(s);
+            long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
+            PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
+            if (sr.profileIndex() < 0) {
+                out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
+                errors++;
+            } else {
+                // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
+                List<String> each = new ArrayList<>();
+                for (int i : PolicyCheck.shapeProfiles(p, r, n)) {
+                    Policy.Profile pr = p.profiles().get(i);
+                    boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
+                    each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
+                            + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
+                            + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
+                }
+                boolean allNamed = !p.profiles()
+                        .get(PolicyCheck.shapeProfiles(p, r, n).getLast())
+                        .hardware()
+                        .equals(io.nccltuner.policy.HardwareMatch.ANY);
+                out.println("nRanks=" + r + " nNodes=" + n + ": " + String.join("; ", each)
+                        + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
+            }
+            findings.addAll(sr.findings());
+        }
+        for (String line : grouped(findings, p)) {
+            out.println(line);
+            if (line.startsWith("error: ")) {
+                errors++;
+            } else {
+                warnings++;
+            }
+        }
+        out.println("result: " + (errors == 0 ? "OK" : "FAILED") + " (" + Main.count(errors, "error") + ", "
+                + Main.count(warnings, "warning") + ")");
+        out.flush();
+        return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
     }
-    for (String line : grouped(findings, p)) {
-      out.println(line);
-      if (line.startsWith("error: ")) {
-        errors++;
-      } else {
-        warnings++;
-      }
-    }
-    out.println("result: " + (errors == 0 ? "OK" : "FAILED") + " (" + Main.count(errors, "error") + ", "
-        + Main.count(warnings, "warning") + ")");
-    out.flush();
-    return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
-  }
 
-  private static final java.util.regex.Pattern RULE_PATH = java.util.regex.Pattern.compile("profiles\\[\\d+\\]\\.rules\\[\\d+\\]");
+    private static final java.util.regex.Pattern RULE_PATH =
+            java.util.regex.Pattern.compile("profiles\\[\\d+\\]\\.rules\\[\\d+\\]");
 
-  /**
-   * The findings as validate prints them, one line each, the same finding about a rule that
-   * several profiles hold printed once: {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
-   * profiles (profiles[0] nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply:
-   * ...} (each profile named with the rule's path where the YAML has one).
-   *
-   * @param findings in file order
-   * @param p the policy (profile names)
-   * @return the lines, in the order of each finding's first occurrence; each starts with
-   *     {@code error: } or {@code warning: }
-   */
-  static List<String> grouped(List<PolicyCheck.Finding> findings, Policy p) {
-    java.util.Map<String, List<PolicyCheck.Finding>> groups = new java.util.LinkedHashMap<>();
-    for (PolicyCheck.Finding f : findings) {
-      String key = f.profile() < 0 ? "#" + groups.size() // not about one profile's rule: alone
-          : f.level() + "|" + RULE_PATH.matcher(f.where()).replaceAll("*") + "|" + f.message();
-      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+    /**
+     * The findings as validate prints them, one line each, the same finding about a rule that
+     * several profiles hold printed once: {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
+     * profiles (profiles[0] nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply:
+     * ...} (each profile named with the rule's path where the YAML has one).
+     *
+     * @param findings in file order
+     * @param p the policy (profile names)
+     * @return the lines, in the order of each finding's first occurrence; each starts with
+     *     {@code error: } or {@code warning: }
+     */
+    static List<String> grouped(List<PolicyCheck.Finding> findings, Policy p) {
+        java.util.Map<String, List<PolicyCheck.Finding>> groups = new java.util.LinkedHashMap<>();
+        for (PolicyCheck.Finding f : findings) {
+            String key = f.profile() < 0
+                    ? "#" + groups.size() // not about one profile's rule: alone
+                    : f.level() + "|" + RULE_PATH.matcher(f.where()).replaceAll("*") + "|" + f.message();
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+        }
+        List<String> out = new ArrayList<>();
+        for (List<PolicyCheck.Finding> g : groups.values()) {
+            PolicyCheck.Finding f = g.getFirst();
+            if (g.size() == 1) {
+                out.add(f.toString());
+                continue;
+            }
+            java.util.regex.Matcher m = RULE_PATH.matcher(f.where());
+            String where = !m.find()
+                    ? f.where()
+                    : f.where().startsWith(m.group() + " from ")
+                            ? f.where().replace(m.group() + " from ", "")
+                            : f.where().replace(m.group(), "rule");
+            List<String> each = new ArrayList<>();
+            for (PolicyCheck.Finding x : g) {
+                java.util.regex.Matcher mx = RULE_PATH.matcher(x.where());
+                each.add((mx.find() ? mx.group() : "profiles[" + x.profile() + "]") + " "
+                        + p.profiles().get(x.profile()).name());
+            }
+            out.add((f.level() == PolicyCheck.Level.ERROR ? "error: " : "warning: ") + where + " in " + g.size()
+                    + " profiles (" + String.join(", ", each) + "): " + f.message());
+        }
+        return out;
     }
-    List<String> out = new ArrayList<>();
-    for (List<PolicyCheck.Finding> g : groups.values()) {
-      PolicyCheck.Finding f = g.getFirst();
-      if (g.size() == 1) {
-        out.add(f.toString());
-        continue;
-      }
-      java.util.regex.Matcher m = RULE_PATH.matcher(f.where());
-      String where = !m.find() ? f.where()
-          : f.where().startsWith(m.group() + " from ") ? f.where().replace(m.group() + " from ", "")
-          : f.where().replace(m.group(), "rule");
-      List<String> each = new ArrayList<>();
-      for (PolicyCheck.Finding x : g) {
-        java.util.regex.Matcher mx = RULE_PATH.matcher(x.where());
-        each.add((mx.find() ? mx.group() : "profiles[" + x.profile() + "]") + " " + p.profiles().get(x.profile()).name());
-      }
-      out.add((f.level() == PolicyCheck.Level.ERROR ? "error: " : "warning: ") + where + " in " + g.size()
-          + " profiles (" + String.join(", ", each) + "): " + f.message());
-    }
-    return out;
-  }
 
-  private static List<Long> concat(List<Long> a, List<Long> b) {
-    List<Long> all = new ArrayList<>(a);
-    all.addAll(b);
-    return all;
-  }
+    private static List<Long> concat(List<Long> a, List<Long> b) {
+        List<Long> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
 
-  private static String range(Policy.Range r) {
-    if (r.equals(Policy.Range.ANY)) {
-      return "any";
+    private static String range(Policy.Range r) {
+        if (r.equals(Policy.Range.ANY)) {
+            return "any";
+        }
+        if (r.min() == r.max()) {
+            return Long.toString(r.min());
+        }
+        return r.min() + ".." + (r.max() == Long.MAX_VALUE ? "" : Long.toString(r.max()));
     }
-    if (r.min() == r.max()) {
-      return Long.toString(r.min());
-    }
-    return r.min() + ".." + (r.max() == Long.MAX_VALUE ? "" : Long.toString(r.max()));
-  }
 }

@@ -1,9 +1,8 @@
 package io.nccltuner.compile;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Candidate;
@@ -54,1107 +53,1307 @@ import java.util.TreeMap;
  * candidate's regret the largest: both err on the side of promising less.
  */
 public final class Compiler {
-  /**
-   * Largest regret the compiler reports or writes (1e6: a million times slower than the best), the
-   * bound {@link io.nccltuner.policy.PolicyLoader} accepts. Times are positive and finite, but a
-   * ratio of two of them can still overflow (1e300 / 1e-300); such regrets are capped here.
-   */
-  public static final double MAX_REGRET = 1e6;
-
-  /**
-   * Compiler settings.
-   *
-   * @param threshold smallest regret of NCCL's pick worth a rule, as a fraction (0.05 = 5%)
-   * @param noiseSigmas k in the noise margin k * sqrt(cv1^2 + cv2^2)
-   * @param tie candidates closer than this fraction are ordered by group-wide regret
-   * @param anyPipeOps emit rules for any numPipeOps instead of the measured one
-   * @param merge when neighbouring sizes merge into one rule
-   * @param name the policy name
-   * @param mode the policy mode
-   * @param description the policy description (null: one is generated)
-   * @param window measured sizes on each side of a size that its verdict looks at (0: the size
-   *     alone, the method before the robust compile; default 2: two sizes below and two above). With a
-   *     window, a candidate's noise includes its neighbour jump and candidates are ranked by their
-   *     worst regret over the window (minimax), see docs/compile.md
-   */
-  public record Options(double threshold, double noiseSigmas, double tie, boolean anyPipeOps, Merge merge,
-      String name, Mode mode, String description, int window) {
-    /** The settings without a window (window 0): each size decided on its own readings alone. */
-    public Options(double threshold, double noiseSigmas, double tie, boolean anyPipeOps, Merge merge,
-        String name, Mode mode, String description) {
-      this(threshold, noiseSigmas, tie, anyPipeOps, merge, name, mode, description, 0);
-    }
-
-    public Options {
-      if (window < 0 || window > 8) {
-        throw new IllegalArgumentException("window " + window + " is outside 0..8");
-      }
-    }
-
     /**
-     * @return threshold 5%, k = 2, tie 0 (only the noise margin), measured numPipeOps, merge by
-     *     ranking, window 2 (the robust compile)
+     * Largest regret the compiler reports or writes (1e6: a million times slower than the best), the
+     * bound {@link io.nccltuner.policy.PolicyLoader} accepts. Times are positive and finite, but a
+     * ratio of two of them can still overflow (1e300 / 1e-300); such regrets are capped here.
      */
-    public static Options defaults(String name) {
-      return new Options(0.05, 2.0, 0.0, false, Merge.RANKING, name, Mode.ENFORCE, null, 2);
-    }
-  }
+    public static final double MAX_REGRET = 1e6;
 
-  /** When neighbouring sizes share a rule. */
-  public enum Merge {
-    /** the same ranking: the same kept candidates in the same order */
-    RANKING,
     /**
-     * the same policy pick (first candidate); the merged rule keeps as fallbacks the candidates
-     * kept at every one of its sizes, ordered by their largest regret there
-     */
-    PICK
-  }
-
-  /**
-   * The communicator shape and call shape a set of measurements belongs to.
-   *
-   * @param collective the collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param numPipeOps numPipeOps of the measured calls
-   * @param hardware the machine, where inputs of this shape came from more than one (GPU name or
-   *     NCCL version differ); null where they all came from one, or none says
-   */
-  public record GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps, Measurement.Hardware hardware) {
-    /** A key of inputs from one machine (or of unknown machines). */
-    public GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps) {
-      this(collective, nRanks, nNodes, numPipeOps, null);
-    }
-
-    /** @return the same key without the hardware */
-    GroupKey shape() {
-      return hardware == null ? this : new GroupKey(collective, nRanks, nNodes, numPipeOps);
-    }
-
-    @Override
-    public String toString() {
-      return collective + ", nRanks " + nRanks + ", nNodes " + nNodes + ", numPipeOps " + numPipeOps
-          + (hardware == null ? "" : ", " + hardware);
-    }
-  }
-
-  /**
-   * One configuration at one size.
-   *
-   * @param config the configuration
-   * @param replicates how many measurements
-   * @param medianUs median time in microseconds
-   * @param cv coefficient of variation of the replicates, NaN with one replicate
-   * @param regret medianUs / best - 1 at this size
-   * @param p95Us median of the replicates' P95 (microseconds), NaN where the input has none
-   * @param neighbourJump how far this configuration's time falls from a smaller measured size to a
-   *     larger one around this size, as ln(t_smaller / t_larger) (0 when it never falls; times grow
-   *     with size, so a fall is noise); 0 without a window
-   * @param windowRegret the largest regret of this configuration over the window of sizes around
-   *     this one where it was measured (= regret without a window)
-   * @param minUs the fastest replicate, microseconds (the chart's error bars)
-   * @param maxUs the slowest replicate, microseconds
-   */
-  public record Stats(RunConfig config, int replicates, double medianUs, double cv, double regret, double p95Us,
-      double neighbourJump, double windowRegret, double minUs, double maxUs) {
-    /** Stats without the replicates' range (min = max = median). */
-    public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret, double p95Us,
-        double neighbourJump, double windowRegret) {
-      this(config, replicates, medianUs, cv, regret, p95Us, neighbourJump, windowRegret, medianUs, medianUs);
-    }
-
-    /** Stats without P95 or window information. */
-    public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {
-      this(config, replicates, medianUs, cv, regret, Double.NaN, 0, regret);
-    }
-
-    /** @return the noise used in the margin: max(CV of the replicates, neighbour jump); 0 when neither is known */
-    public double noise() {
-      return Math.max(Double.isNaN(cv) ? 0 : cv, neighbourJump);
-    }
-  }
-
-  /**
-   * The expected regret over one stretch of the size grid where the verdict is the same: a rule's
-   * range, or a stretch where NCCL's pick is kept.
-   *
-   * @param fromBytes first byte
-   * @param toBytes end (exclusive), -1 for no bound
-   * @param pick the policy's pick there (its first candidate), or null where NCCL's pick is kept
-   * @param sizes how many measured sizes the range governs
-   * @param expectedRegret mean regret over those sizes of what runs there (the pick, else NCCL's own)
-   * @param uncertainty spread of that regret: sample standard deviation over the range's sizes and
-   *     their window neighbours, combined with the replicates' CV (sqrt of the sum of squares); 0
-   *     with a single reading
-   * @param keptForNoise whether NCCL's pick is kept although some candidate measured faster by more
-   *     than the threshold at one of the sizes (the gain was within the noise)
-   */
-  public record RangeEstimate(long fromBytes, long toBytes, RunConfig pick, int sizes, double expectedRegret,
-      double uncertainty, boolean keptForNoise) {}
-
-  /**
-   * The verdict at one measured size.
-   *
-   * @param nBytes the measured size
-   * @param fromBytes first byte of the grid buckets this size governs
-   * @param toBytes end (exclusive) of those buckets; -1 for no bound
-   * @param nccl NCCL's unforced runs, or null when none were measured
-   * @param ncclPick the configuration NCCL picked, from logs, or null when unknown
-   * @param pickInferred whether ncclPick was not logged at this size but inferred from the same pick
-   *     at the logged sizes below and above
-   * @param ncclUs NCCL's time (NaN when unknown)
-   * @param ncclRegret ncclUs / best - 1 (NaN when NCCL's time is unknown)
-   * @param noiseMargin k * sqrt(cv(nccl)^2 + cv(best)^2), NaN when neither has replicates
-   * @param candidates every measured candidate, fastest first
-   * @param ranking the kept candidates in policy order; empty when this size gets no rule
-   * @param note why there is no rule when that is not simply a small regret, else ""
-   */
-  public record SizeResult(long nBytes, long fromBytes, long toBytes, Stats nccl, RunConfig ncclPick,
-      boolean pickInferred, double ncclUs, double ncclRegret, double noiseMargin, List<Stats> candidates, List<Stats> ranking,
-      String note) {
-    /** @return the fastest time measured at this size (NCCL's or a candidate's), microseconds */
-    public double bestUs() {
-      double b = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
-      for (Stats s : candidates) {
-        b = Math.min(b, s.medianUs());
-      }
-      return b;
-    }
-
-    /** @return "auto", "auto=RING/LL" (logged), "auto~RING/LL" (inferred), or "-" without NCCL's time */
-    public String ncclLabel() {
-      if (nccl == null && Double.isNaN(ncclUs)) {
-        return "-";
-      }
-      return ncclPick == null ? "auto" : (pickInferred ? "auto~" : "auto=") + ncclPick.label();
-    }
-
-    /** @return whether the policy changes NCCL's choice here */
-    public boolean ruled() {
-      return !ranking.isEmpty();
-    }
-
-    /** @return time with the policy (its first candidate, else NCCL's own pick), microseconds */
-    public double policyUs() {
-      return ruled() ? ranking.getFirst().medianUs() : ncclUs;
-    }
-
-    /** @return the policy's regret: policyUs / best - 1 (capped at {@link #MAX_REGRET}) */
-    public double policyRegret() {
-      return regret(policyUs(), bestUs());
-    }
-  }
-
-  /**
-   * The result for one group.
-   *
-   * @param key the group
-   * @param sizes per measured size, ascending
-   * @param rules the merged rules
-   * @param ranges the expected regret per stretch of the grid, ascending (rules and kept stretches)
-   */
-  public record Group(GroupKey key, List<SizeResult> sizes, List<Rule> rules, List<RangeEstimate> ranges) {
-    /**
-     * The measured size whose verdict applies to a message size.
+     * Compiler settings.
      *
-     * @param nBytes message size in bytes
-     * @return the governing size, or null outside the measured span
+     * @param threshold smallest regret of NCCL's pick worth a rule, as a fraction (0.05 = 5%)
+     * @param noiseSigmas k in the noise margin k * sqrt(cv1^2 + cv2^2)
+     * @param tie candidates closer than this fraction are ordered by group-wide regret
+     * @param anyPipeOps emit rules for any numPipeOps instead of the measured one
+     * @param merge when neighbouring sizes merge into one rule
+     * @param name the policy name
+     * @param mode the policy mode
+     * @param description the policy description (null: one is generated)
+     * @param window measured sizes on each side of a size that its verdict looks at (0: the size
+     *     alone, the method before the robust compile; default 2: two sizes below and two above). With a
+     *     window, a candidate's noise includes its neighbour jump and candidates are ranked by their
+     *     worst regret over the window (minimax), see docs/compile.md
      */
-    public SizeResult governing(long nBytes) {
-      for (SizeResult s : sizes) {
-        if (Long.compareUnsigned(nBytes, s.fromBytes()) >= 0
-            && (s.toBytes() == -1L || Long.compareUnsigned(nBytes, s.toBytes()) < 0)) {
-          return s;
+    public record Options(
+            double threshold,
+            double noiseSigmas,
+            double tie,
+            boolean anyPipeOps,
+            Merge merge,
+            String name,
+            Mode mode,
+            String description,
+            int window) {
+        /** The settings without a window (window 0): each size decided on its own readings alone. */
+        public Options(
+                double threshold,
+                double noiseSigmas,
+                double tie,
+                boolean anyPipeOps,
+                Merge merge,
+                String name,
+                Mode mode,
+                String description) {
+            this(threshold, noiseSigmas, tie, anyPipeOps, merge, name, mode, description, 0);
         }
-      }
-      return null;
-    }
-  }
 
-  /**
-   * A compiled policy with what it was built from.
-   *
-   * @param policy the policy (valid per docs/policy-format.md)
-   * @param groups per-group results, in profile order
-   * @param warnings inputs' warnings followed by the compiler's
-   * @param refused rows refused for wrong results, as {@code file:line: reason}
-   * @param options the settings used
-   */
-  public record Compilation(Policy policy, List<Group> groups, List<String> warnings, List<String> refused,
-      Options options) {}
-
-  private Compiler() {}
-
-  /**
-   * Largest median coefficient of variation (0.25 = 25%) between inputs pooled as replicates
-   * without anything saying they measured one setup, before {@link #unverifiedPooling} calls them
-   * different machines or settings.
-   */
-  public static final double MAX_POOLED_CV = 0.25;
-
-  /**
-   * Inputs of one group pooled as replicates that disagree more than {@link #MAX_POOLED_CV}, while
-   * nothing says they are runs of one machine and setup.
-   *
-   * @param key the group
-   * @param sources the pooled inputs ({@code a.txt}, or {@code the table at line 11 of a.txt} for
-   *     tables {@code --pool-runs} pooled)
-   * @param pooledRuns whether they are {@code --pool-runs} tables (else files that name no machine)
-   * @param medianCv the median, over the (size, configuration) points measured by two or more of
-   *     them, of the coefficient of variation of their medians there (0.68 = 68%)
-   * @param points how many such points
-   * @param worst the point where they differ most: {@code RING/LL128 at 1 MiB, 30.0 us in a.txt
-   *     against 90.0 us in b.txt}
-   */
-  public record PoolingProblem(GroupKey key, List<String> sources, boolean pooledRuns, double medianCv, int points,
-      String worst) {
-    /** @return the refusal (or, with {@code --pool-anyway}, the warning): which inputs, what differs, how to go on */
-    public String message() {
-      String what = pooledRuns ? sources.size() + " size tables pooled as replicates by --pool-runs ("
-          : sources.size() + " inputs that name no machine (no nccl-tests '# Rank ... device' lines, no NCCL version "
-              + "line) pooled as replicates (";
-      return key.collective() + " at nRanks " + key.nRanks() + ", nNodes " + key.nNodes() + ": " + what
-          + String.join("; ", sources) + ") disagree: a median coefficient of variation of "
-          + String.format(java.util.Locale.ROOT, "%.1f%%", 100 * medianCv) + " between their times over " + points
-          + " configuration" + (points == 1 ? "" : "s") + " they both measured (the widest: " + worst + "), above "
-          + String.format(java.util.Locale.ROOT, "%.0f%%", 100 * MAX_POOLED_CV) + ": other machines or settings, not "
-          + "replicates? Compile them separately"
-          + (pooledRuns ? " (split the file)" : ", or keep the device lines and NCCL's INFO lines in the files so they "
-              + "are compiled apart by machine")
-          + "; --pool-anyway pools them as replicates all the same";
-    }
-  }
-
-  /**
-   * Finds replicates pooled from inputs that nothing says measured one setup and whose times
-   * disagree: files that name no machine (two clusters' outputs without device lines are one group
-   * to the compiler), and size tables {@code --pool-runs} pooled. Files of one {@code nccl-tuner
-   * sweep} folder count as one input (one manifest, one machine), and so do files that name the
-   * same machine (GPU, NCCL version). Per group, at each (size, configuration) measured by two or
-   * more of these inputs, the coefficient of variation of the inputs' medians there; a group whose
-   * median of those exceeds {@link #MAX_POOLED_CV} is reported.
-   *
-   * @param data the measurements
-   * @param o the settings (numPipeOps grouping)
-   * @return the groups whose pooled inputs disagree, in group order
-   */
-  public static List<PoolingProblem> unverifiedPooling(MeasurementSet data, Options o) {
-    record Point(long nBytes, RunConfig config) {}
-    Map<GroupKey, Map<Point, Map<String, List<Double>>>> byGroup = new LinkedHashMap<>();
-    Map<GroupKey, Boolean> tables = new HashMap<>();
-    for (Measurement m : data.measurements()) {
-      int colon = m.source().lastIndexOf(':');
-      String file = colon > 0 ? m.source().substring(0, colon) : m.source();
-      String src;
-      List<Integer> pooled = data.pooledTables().get(file);
-      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps(),
-          m.hardware());
-      if (pooled != null && colon > 0) {
-        int line = Integer.parseInt(m.source().substring(colon + 1));
-        int table = pooled.getFirst();
-        for (int t : pooled) {
-          if (t <= line) {
-            table = t;
-          }
+        public Options {
+            if (window < 0 || window > 8) {
+                throw new IllegalArgumentException("window " + window + " is outside 0..8");
+            }
         }
-        src = "the table at line " + table + " of " + file;
-        tables.put(k, true);
-      } else if (m.hardware() != null) {
-        src = "machine " + m.hardware(); // files that name the same machine are compiled as one
-      } else {
-        src = data.runsOf().getOrDefault(file, file);
-      }
-      byGroup.computeIfAbsent(k, x -> new LinkedHashMap<>()).computeIfAbsent(new Point(m.nBytes(), m.config()),
-          x -> new LinkedHashMap<>()).computeIfAbsent(src, x -> new ArrayList<>()).add(m.timeUs());
-    }
-    List<PoolingProblem> out = new ArrayList<>();
-    for (var g : byGroup.entrySet()) {
-      List<Double> cvs = new ArrayList<>();
-      java.util.Set<String> sources = new java.util.LinkedHashSet<>();
-      double worstRatio = 0;
-      String worst = null;
-      for (var p : g.getValue().entrySet()) {
-        Map<String, List<Double>> bySource = p.getValue();
-        if (bySource.size() < 2) {
-          continue;
-        }
-        List<Double> medians = bySource.values().stream().map(Compiler::median).toList();
-        cvs.add(cv(medians));
-        sources.addAll(bySource.keySet());
-        double ratio = max(medians) / min(medians);
-        if (ratio > worstRatio) {
-          worstRatio = ratio;
-          List<String> each = new ArrayList<>();
-          bySource.forEach((s, t) -> each.add(String.format(java.util.Locale.ROOT, "%.1f us in %s", median(t), s)));
-          worst = (p.getKey().config().isCandidate() ? p.getKey().config().label() : "NCCL's own pick (unforced)")
-              + " at " + ByteSize.format(p.getKey().nBytes()) + ", " + String.join(" against ", each);
-        }
-      }
-      if (cvs.isEmpty()) {
-        continue;
-      }
-      double med = median(cvs);
-      if (med > MAX_POOLED_CV) {
-        out.add(new PoolingProblem(g.getKey().shape(), List.copyOf(sources), tables.getOrDefault(g.getKey(), false), med,
-            cvs.size(), worst));
-      }
-    }
-    return out;
-  }
 
-  /**
-   * Compiles measurements.
-   *
-   * @param data measurements and selections from the parsers
-   * @param o settings
-   * @return the policy and the per-size verdicts
-   * @throws InputException when there are no measurements, or measurements of one collective and
-   *     communicator shape have overlapping but different numPipeOps ranges
-   */
-  public static Compilation compile(MeasurementSet data, Options o) throws InputException {
-    if (data.measurements().isEmpty()) {
-      throw new InputException("inputs", "no usable measurements"
-          + (data.refused().isEmpty() ? "" : " (" + data.refused().size() + " rows refused)"));
-    }
-    List<String> warnings = new ArrayList<>(data.warnings());
-    for (PoolingProblem p : unverifiedPooling(data, o)) { // compile refuses these unless --pool-anyway
-      warnings.add("inputs: " + p.message());
-    }
-    // group -> size -> config -> times
-    Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped = new TreeMap<>(
-        Comparator.comparingInt((GroupKey k) -> k.nRanks()).thenComparingInt(GroupKey::nNodes)
-            .thenComparing(GroupKey::collective).thenComparingLong(k -> k.numPipeOps().min())
-            .thenComparingLong(k -> k.numPipeOps().max()).thenComparing(k -> String.valueOf(k.hardware())));
-    Map<GroupKey, Map<Long, Map<RunConfig, List<Double>>>> p95s = new HashMap<>();
-    // machines per shape: inputs of one shape from different GPUs or NCCL versions are not replicates
-    Map<GroupKey, Map<Measurement.Hardware, java.util.Set<String>>> machines = new LinkedHashMap<>();
-    for (Measurement m : data.measurements()) {
-      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
-      int colon = m.source().lastIndexOf(':');
-      machines.computeIfAbsent(k, x -> new LinkedHashMap<>()).computeIfAbsent(m.hardware(),
-          x -> new java.util.LinkedHashSet<>()).add(colon > 0 ? m.source().substring(0, colon) : m.source());
-    }
-    for (var e : machines.entrySet()) {
-      if (e.getValue().size() > 1) {
-        List<String> each = new ArrayList<>();
-        e.getValue().forEach((hw, files) -> each.add((hw == null ? "machine not printed" : hw.toString()) + ": "
-            + String.join(", ", files)));
-        warnings.add("inputs: " + e.getKey().collective() + " at nRanks " + e.getKey().nRanks() + ", nNodes "
-            + e.getKey().nNodes() + " was measured on " + e.getValue().size() + " machines (" + String.join("; ", each)
-            + "): compiled separately, not pooled as replicates; each profile matches its gpu (and ncclVersion)"
-            + (e.getValue().containsKey(null) ? "; the inputs that name no machine make a profile for any machine, placed after the named machines' profiles" : ""));
-      }
-    }
-    for (Measurement m : data.measurements()) {
-      GroupKey k = new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
-      if (machines.get(k).size() > 1) {
-        k = new GroupKey(k.collective(), k.nRanks(), k.nNodes(), k.numPipeOps(), m.hardware());
-      }
-      grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
-          .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
-          .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.timeUs());
-      if (!Double.isNaN(m.p95Us())) {
-        p95s.computeIfAbsent(k, x -> new HashMap<>()).computeIfAbsent(m.nBytes(), x -> new HashMap<>())
-            .computeIfAbsent(m.config(), x -> new ArrayList<>()).add(m.p95Us());
-      }
-    }
-    checkPipeOpsOverlap(grouped.keySet().stream().map(GroupKey::shape).collect(java.util.stream.Collectors.toSet()));
-    warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
-    List<Group> groups = new ArrayList<>();
-    // sizes measured only by refused rows: no rule may reach over them (input handling, issue 13)
-    Map<GroupKey, java.util.TreeSet<Long>> holes = new HashMap<>();
-    for (MeasurementSet.Hole h : data.holes()) {
-      GroupKey hk = new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
-      for (var g : grouped.entrySet()) { // a hole of a shape holds for each machine of that shape
-        GroupKey k = g.getKey();
-        if (k.shape().equals(hk) && !g.getValue().containsKey(h.nBytes())) {
-          holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned)).add(h.nBytes());
+        /**
+         * @return threshold 5%, k = 2, tie 0 (only the noise margin), measured numPipeOps, merge by
+         *     ranking, window 2 (the robust compile)
+         */
+        public static Options defaults(String name) {
+            return new Options(0.05, 2.0, 0.0, false, Merge.RANKING, name, Mode.ENFORCE, null, 2);
         }
-      }
     }
-    for (var e : grouped.entrySet()) {
-      Group g = group(e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o,
-          warnings);
-      groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
+
+    /** When neighbouring sizes share a rule. */
+    public enum Merge {
+        /** the same ranking: the same kept candidates in the same order */
+        RANKING,
+        /**
+         * the same policy pick (first candidate); the merged rule keeps as fallbacks the candidates
+         * kept at every one of its sizes, ordered by their largest regret there
+         */
+        PICK
     }
-    Map<List<Object>, List<Rule>> byShape = new LinkedHashMap<>();
-    for (Group g : groups) {
-      List<Object> shape = new ArrayList<>(List.of(g.key().nRanks(), g.key().nNodes()));
-      shape.add(g.key().hardware()); // null: one machine (or none named) for the shape
-      byShape.computeIfAbsent(shape, x -> new ArrayList<>()).addAll(g.rules());
+
+    /**
+     * The communicator shape and call shape a set of measurements belongs to.
+     *
+     * @param collective the collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param numPipeOps numPipeOps of the measured calls
+     * @param hardware the machine, where inputs of this shape came from more than one (GPU name or
+     *     NCCL version differ); null where they all came from one, or none says
+     */
+    public record GroupKey(
+            Collective collective, int nRanks, int nNodes, Range numPipeOps, Measurement.Hardware hardware) {
+        /** A key of inputs from one machine (or of unknown machines). */
+        public GroupKey(Collective collective, int nRanks, int nNodes, Range numPipeOps) {
+            this(collective, nRanks, nNodes, numPipeOps, null);
+        }
+
+        /** @return the same key without the hardware */
+        GroupKey shape() {
+            return hardware == null ? this : new GroupKey(collective, nRanks, nNodes, numPipeOps);
+        }
+
+        @Override
+        public String toString() {
+            return collective + ", nRanks " + nRanks + ", nNodes " + nNodes + ", numPipeOps " + numPipeOps
+                    + (hardware == null ? "" : ", " + hardware);
+        }
     }
-    List<Profile> profiles = new ArrayList<>();
-    List<Profile> anyMachine = new ArrayList<>();
-    Map<List<Object>, List<Rule>> shared = new HashMap<>(); // rules of collectives measured on one machine
-    for (var e : byShape.entrySet()) {
-      if (e.getKey().get(2) == null) {
-        shared.put(e.getKey().subList(0, 2), e.getValue());
-      }
+
+    /**
+     * One configuration at one size.
+     *
+     * @param config the configuration
+     * @param replicates how many measurements
+     * @param medianUs median time in microseconds
+     * @param cv coefficient of variation of the replicates, NaN with one replicate
+     * @param regret medianUs / best - 1 at this size
+     * @param p95Us median of the replicates' P95 (microseconds), NaN where the input has none
+     * @param neighbourJump how far this configuration's time falls from a smaller measured size to a
+     *     larger one around this size, as ln(t_smaller / t_larger) (0 when it never falls; times grow
+     *     with size, so a fall is noise); 0 without a window
+     * @param windowRegret the largest regret of this configuration over the window of sizes around
+     *     this one where it was measured (= regret without a window)
+     * @param minUs the fastest replicate, microseconds (the chart's error bars)
+     * @param maxUs the slowest replicate, microseconds
+     */
+    public record Stats(
+            RunConfig config,
+            int replicates,
+            double medianUs,
+            double cv,
+            double regret,
+            double p95Us,
+            double neighbourJump,
+            double windowRegret,
+            double minUs,
+            double maxUs) {
+        /** Stats without the replicates' range (min = max = median). */
+        public Stats(
+                RunConfig config,
+                int replicates,
+                double medianUs,
+                double cv,
+                double regret,
+                double p95Us,
+                double neighbourJump,
+                double windowRegret) {
+            this(config, replicates, medianUs, cv, regret, p95Us, neighbourJump, windowRegret, medianUs, medianUs);
+        }
+
+        /** Stats without P95 or window information. */
+        public Stats(RunConfig config, int replicates, double medianUs, double cv, double regret) {
+            this(config, replicates, medianUs, cv, regret, Double.NaN, 0, regret);
+        }
+
+        /** @return the noise used in the margin: max(CV of the replicates, neighbour jump); 0 when neither is known */
+        public double noise() {
+            return Math.max(Double.isNaN(cv) ? 0 : cv, neighbourJump);
+        }
     }
-    for (var e : byShape.entrySet()) {
-      int r = (Integer) e.getKey().get(0);
-      int n = (Integer) e.getKey().get(1);
-      Measurement.Hardware hw = (Measurement.Hardware) e.getKey().get(2);
-      List<Rule> rules = new ArrayList<>(e.getValue());
-      if (hw != null) {
-        // the first matching profile applies: a machine's profile carries the shape's other rules too,
-        // those of collectives measured on one machine only; a collective this machine measured keeps
-        // its own rules (the signature-less input's rules for it go to the any-machine profile, last)
-        Set<List<Object>> own = new java.util.HashSet<>();
+
+    /**
+     * The expected regret over one stretch of the size grid where the verdict is the same: a rule's
+     * range, or a stretch where NCCL's pick is kept.
+     *
+     * @param fromBytes first byte
+     * @param toBytes end (exclusive), -1 for no bound
+     * @param pick the policy's pick there (its first candidate), or null where NCCL's pick is kept
+     * @param sizes how many measured sizes the range governs
+     * @param expectedRegret mean regret over those sizes of what runs there (the pick, else NCCL's own)
+     * @param uncertainty spread of that regret: sample standard deviation over the range's sizes and
+     *     their window neighbours, combined with the replicates' CV (sqrt of the sum of squares); 0
+     *     with a single reading
+     * @param keptForNoise whether NCCL's pick is kept although some candidate measured faster by more
+     *     than the threshold at one of the sizes (the gain was within the noise)
+     */
+    public record RangeEstimate(
+            long fromBytes,
+            long toBytes,
+            RunConfig pick,
+            int sizes,
+            double expectedRegret,
+            double uncertainty,
+            boolean keptForNoise) {}
+
+    /**
+     * The verdict at one measured size.
+     *
+     * @param nBytes the measured size
+     * @param fromBytes first byte of the grid buckets this size governs
+     * @param toBytes end (exclusive) of those buckets; -1 for no bound
+     * @param nccl NCCL's unforced runs, or null when none were measured
+     * @param ncclPick the configuration NCCL picked, from logs, or null when unknown
+     * @param pickInferred whether ncclPick was not logged at this size but inferred from the same pick
+     *     at the logged sizes below and above
+     * @param ncclUs NCCL's time (NaN when unknown)
+     * @param ncclRegret ncclUs / best - 1 (NaN when NCCL's time is unknown)
+     * @param noiseMargin k * sqrt(cv(nccl)^2 + cv(best)^2), NaN when neither has replicates
+     * @param candidates every measured candidate, fastest first
+     * @param ranking the kept candidates in policy order; empty when this size gets no rule
+     * @param note why there is no rule when that is not simply a small regret, else ""
+     */
+    public record SizeResult(
+            long nBytes,
+            long fromBytes,
+            long toBytes,
+            Stats nccl,
+            RunConfig ncclPick,
+            boolean pickInferred,
+            double ncclUs,
+            double ncclRegret,
+            double noiseMargin,
+            List<Stats> candidates,
+            List<Stats> ranking,
+            String note) {
+        /** @return the fastest time measured at this size (NCCL's or a candidate's), microseconds */
+        public double bestUs() {
+            double b = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+            for (Stats s : candidates) {
+                b = Math.min(b, s.medianUs());
+            }
+            return b;
+        }
+
+        /** @return "auto", "auto=RING/LL" (logged), "auto~RING/LL" (inferred), or "-" without NCCL's time */
+        public String ncclLabel() {
+            if (nccl == null && Double.isNaN(ncclUs)) {
+                return "-";
+            }
+            return ncclPick == null ? "auto" : (pickInferred ? "auto~" : "auto=") + ncclPick.label();
+        }
+
+        /** @return whether the policy changes NCCL's choice here */
+        public boolean ruled() {
+            return !ranking.isEmpty();
+        }
+
+        /** @return time with the policy (its first candidate, else NCCL's own pick), microseconds */
+        public double policyUs() {
+            return ruled() ? ranking.getFirst().medianUs() : ncclUs;
+        }
+
+        /** @return the policy's regret: policyUs / best - 1 (capped at {@link #MAX_REGRET}) */
+        public double policyRegret() {
+            return regret(policyUs(), bestUs());
+        }
+    }
+
+    /**
+     * The result for one group.
+     *
+     * @param key the group
+     * @param sizes per measured size, ascending
+     * @param rules the merged rules
+     * @param ranges the expected regret per stretch of the grid, ascending (rules and kept stretches)
+     */
+    public record Group(GroupKey key, List<SizeResult> sizes, List<Rule> rules, List<RangeEstimate> ranges) {
+        /**
+         * The measured size whose verdict applies to a message size.
+         *
+         * @param nBytes message size in bytes
+         * @return the governing size, or null outside the measured span
+         */
+        public SizeResult governing(long nBytes) {
+            for (SizeResult s : sizes) {
+                if (Long.compareUnsigned(nBytes, s.fromBytes()) >= 0
+                        && (s.toBytes() == -1L || Long.compareUnsigned(nBytes, s.toBytes()) < 0)) {
+                    return s;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * A compiled policy with what it was built from.
+     *
+     * @param policy the policy (valid per docs/policy-format.md)
+     * @param groups per-group results, in profile order
+     * @param warnings inputs' warnings followed by the compiler's
+     * @param refused rows refused for wrong results, as {@code file:line: reason}
+     * @param options the settings used
+     */
+    public record Compilation(
+            Policy policy, List<Group> groups, List<String> warnings, List<String> refused, Options options) {}
+
+    private Compiler() {}
+
+    /**
+     * Largest median coefficient of variation (0.25 = 25%) between inputs pooled as replicates
+     * without anything saying they measured one setup, before {@link #unverifiedPooling} calls them
+     * different machines or settings.
+     */
+    public static final double MAX_POOLED_CV = 0.25;
+
+    /**
+     * Inputs of one group pooled as replicates that disagree more than {@link #MAX_POOLED_CV}, while
+     * nothing says they are runs of one machine and setup.
+     *
+     * @param key the group
+     * @param sources the pooled inputs ({@code a.txt}, or {@code the table at line 11 of a.txt} for
+     *     tables {@code --pool-runs} pooled)
+     * @param pooledRuns whether they are {@code --pool-runs} tables (else files that name no machine)
+     * @param medianCv the median, over the (size, configuration) points measured by two or more of
+     *     them, of the coefficient of variation of their medians there (0.68 = 68%)
+     * @param points how many such points
+     * @param worst the point where they differ most: {@code RING/LL128 at 1 MiB, 30.0 us in a.txt
+     *     against 90.0 us in b.txt}
+     */
+    public record PoolingProblem(
+            GroupKey key, List<String> sources, boolean pooledRuns, double medianCv, int points, String worst) {
+        /** @return the refusal (or, with {@code --pool-anyway}, the warning): which inputs, what differs, how to go on */
+        public String message() {
+            String what = pooledRuns
+                    ? sources.size() + " size tables pooled as replicates by --pool-runs ("
+                    : sources.size()
+                            + " inputs that name no machine (no nccl-tests '# Rank ... device' lines, no NCCL version "
+                            + "line) pooled as replicates (";
+            return key.collective() + " at nRanks " + key.nRanks() + ", nNodes " + key.nNodes() + ": " + what
+                    + String.join("; ", sources) + ") disagree: a median coefficient of variation of "
+                    + String.format(java.util.Locale.ROOT, "%.1f%%", 100 * medianCv) + " between their times over "
+                    + points
+                    + " configuration" + (points == 1 ? "" : "s") + " they both measured (the widest: " + worst
+                    + "), above "
+                    + String.format(java.util.Locale.ROOT, "%.0f%%", 100 * MAX_POOLED_CV)
+                    + ": other machines or settings, not "
+                    + "replicates? Compile them separately"
+                    + (pooledRuns
+                            ? " (split the file)"
+                            : ", or keep the device lines and NCCL's INFO lines in the files so they "
+                                    + "are compiled apart by machine")
+                    + "; --pool-anyway pools them as replicates all the same";
+        }
+    }
+
+    /**
+     * Finds replicates pooled from inputs that nothing says measured one setup and whose times
+     * disagree: files that name no machine (two clusters' outputs without device lines are one group
+     * to the compiler), and size tables {@code --pool-runs} pooled. Files of one {@code nccl-tuner
+     * sweep} folder count as one input (one manifest, one machine), and so do files that name the
+     * same machine (GPU, NCCL version). Per group, at each (size, configuration) measured by two or
+     * more of these inputs, the coefficient of variation of the inputs' medians there; a group whose
+     * median of those exceeds {@link #MAX_POOLED_CV} is reported.
+     *
+     * @param data the measurements
+     * @param o the settings (numPipeOps grouping)
+     * @return the groups whose pooled inputs disagree, in group order
+     */
+    public static List<PoolingProblem> unverifiedPooling(MeasurementSet data, Options o) {
+        record Point(long nBytes, RunConfig config) {}
+        Map<GroupKey, Map<Point, Map<String, List<Double>>>> byGroup = new LinkedHashMap<>();
+        Map<GroupKey, Boolean> tables = new HashMap<>();
+        for (Measurement m : data.measurements()) {
+            int colon = m.source().lastIndexOf(':');
+            String file = colon > 0 ? m.source().substring(0, colon) : m.source();
+            String src;
+            List<Integer> pooled = data.pooledTables().get(file);
+            GroupKey k = new GroupKey(
+                    m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps(), m.hardware());
+            if (pooled != null && colon > 0) {
+                int line = Integer.parseInt(m.source().substring(colon + 1));
+                int table = pooled.getFirst();
+                for (int t : pooled) {
+                    if (t <= line) {
+                        table = t;
+                    }
+                }
+                src = "the table at line " + table + " of " + file;
+                tables.put(k, true);
+            } else if (m.hardware() != null) {
+                src = "machine " + m.hardware(); // files that name the same machine are compiled as one
+            } else {
+                src = data.runsOf().getOrDefault(file, file);
+            }
+            byGroup.computeIfAbsent(k, x -> new LinkedHashMap<>())
+                    .computeIfAbsent(new Point(m.nBytes(), m.config()), x -> new LinkedHashMap<>())
+                    .computeIfAbsent(src, x -> new ArrayList<>())
+                    .add(m.timeUs());
+        }
+        List<PoolingProblem> out = new ArrayList<>();
+        for (var g : byGroup.entrySet()) {
+            List<Double> cvs = new ArrayList<>();
+            java.util.Set<String> sources = new java.util.LinkedHashSet<>();
+            double worstRatio = 0;
+            String worst = null;
+            for (var p : g.getValue().entrySet()) {
+                Map<String, List<Double>> bySource = p.getValue();
+                if (bySource.size() < 2) {
+                    continue;
+                }
+                List<Double> medians =
+                        bySource.values().stream().map(Compiler::median).toList();
+                cvs.add(cv(medians));
+                sources.addAll(bySource.keySet());
+                double ratio = max(medians) / min(medians);
+                if (ratio > worstRatio) {
+                    worstRatio = ratio;
+                    List<String> each = new ArrayList<>();
+                    bySource.forEach(
+                            (s, t) -> each.add(String.format(java.util.Locale.ROOT, "%.1f us in %s", median(t), s)));
+                    worst = (p.getKey().config().isCandidate()
+                                    ? p.getKey().config().label()
+                                    : "NCCL's own pick (unforced)")
+                            + " at " + ByteSize.format(p.getKey().nBytes()) + ", " + String.join(" against ", each);
+                }
+            }
+            if (cvs.isEmpty()) {
+                continue;
+            }
+            double med = median(cvs);
+            if (med > MAX_POOLED_CV) {
+                out.add(new PoolingProblem(
+                        g.getKey().shape(),
+                        List.copyOf(sources),
+                        tables.getOrDefault(g.getKey(), false),
+                        med,
+                        cvs.size(),
+                        worst));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Compiles measurements.
+     *
+     * @param data measurements and selections from the parsers
+     * @param o settings
+     * @return the policy and the per-size verdicts
+     * @throws InputException when there are no measurements, or measurements of one collective and
+     *     communicator shape have overlapping but different numPipeOps ranges
+     */
+    public static Compilation compile(MeasurementSet data, Options o) throws InputException {
+        if (data.measurements().isEmpty()) {
+            throw new InputException(
+                    "inputs",
+                    "no usable measurements"
+                            + (data.refused().isEmpty()
+                                    ? ""
+                                    : " (" + data.refused().size() + " rows refused)"));
+        }
+        List<String> warnings = new ArrayList<>(data.warnings());
+        for (PoolingProblem p : unverifiedPooling(data, o)) { // compile refuses these unless --pool-anyway
+            warnings.add("inputs: " + p.message());
+        }
+        // group -> size -> config -> times
+        Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped =
+                new TreeMap<>(Comparator.comparingInt((GroupKey k) -> k.nRanks())
+                        .thenComparingInt(GroupKey::nNodes)
+                        .thenComparing(GroupKey::collective)
+                        .thenComparingLong(k -> k.numPipeOps().min())
+                        .thenComparingLong(k -> k.numPipeOps().max())
+                        .thenComparing(k -> String.valueOf(k.hardware())));
+        Map<GroupKey, Map<Long, Map<RunConfig, List<Double>>>> p95s = new HashMap<>();
+        // machines per shape: inputs of one shape from different GPUs or NCCL versions are not replicates
+        Map<GroupKey, Map<Measurement.Hardware, java.util.Set<String>>> machines = new LinkedHashMap<>();
+        for (Measurement m : data.measurements()) {
+            GroupKey k =
+                    new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+            int colon = m.source().lastIndexOf(':');
+            machines.computeIfAbsent(k, x -> new LinkedHashMap<>())
+                    .computeIfAbsent(m.hardware(), x -> new java.util.LinkedHashSet<>())
+                    .add(colon > 0 ? m.source().substring(0, colon) : m.source());
+        }
+        for (var e : machines.entrySet()) {
+            if (e.getValue().size() > 1) {
+                List<String> each = new ArrayList<>();
+                e.getValue()
+                        .forEach((hw, files) -> each.add((hw == null ? "machine not printed" : hw.toString()) + ": "
+                                + String.join(", ", files)));
+                warnings.add("inputs: " + e.getKey().collective() + " at nRanks "
+                        + e.getKey().nRanks() + ", nNodes "
+                        + e.getKey().nNodes() + " was measured on "
+                        + e.getValue().size() + " machines (" + String.join("; ", each)
+                        + "): compiled separately, not pooled as replicates; each profile matches its gpu (and ncclVersion)"
+                        + (e.getValue().containsKey(null)
+                                ? "; the inputs that name no machine make a profile for any machine, placed after the named machines' profiles"
+                                : ""));
+            }
+        }
+        for (Measurement m : data.measurements()) {
+            GroupKey k =
+                    new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+            if (machines.get(k).size() > 1) {
+                k = new GroupKey(k.collective(), k.nRanks(), k.nNodes(), k.numPipeOps(), m.hardware());
+            }
+            grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
+                    .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
+                    .computeIfAbsent(m.config(), x -> new ArrayList<>())
+                    .add(m.timeUs());
+            if (!Double.isNaN(m.p95Us())) {
+                p95s.computeIfAbsent(k, x -> new HashMap<>())
+                        .computeIfAbsent(m.nBytes(), x -> new HashMap<>())
+                        .computeIfAbsent(m.config(), x -> new ArrayList<>())
+                        .add(m.p95Us());
+            }
+        }
+        checkPipeOpsOverlap(
+                grouped.keySet().stream().map(GroupKey::shape).collect(java.util.stream.Collectors.toSet()));
+        warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
+        List<Group> groups = new ArrayList<>();
+        // sizes measured only by refused rows: no rule may reach over them (input handling, issue 13)
+        Map<GroupKey, java.util.TreeSet<Long>> holes = new HashMap<>();
+        for (MeasurementSet.Hole h : data.holes()) {
+            GroupKey hk =
+                    new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
+            for (var g : grouped.entrySet()) { // a hole of a shape holds for each machine of that shape
+                GroupKey k = g.getKey();
+                if (k.shape().equals(hk) && !g.getValue().containsKey(h.nBytes())) {
+                    holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned))
+                            .add(h.nBytes());
+                }
+            }
+        }
+        for (var e : grouped.entrySet()) {
+            Group g = group(
+                    e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o, warnings);
+            groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
+        }
+        Map<List<Object>, List<Rule>> byShape = new LinkedHashMap<>();
         for (Group g : groups) {
-          if (hw.equals(g.key().hardware()) && g.key().nRanks() == r && g.key().nNodes() == n) {
-            own.add(List.of(g.key().collective(), g.key().numPipeOps()));
-          }
+            List<Object> shape =
+                    new ArrayList<>(List.of(g.key().nRanks(), g.key().nNodes()));
+            shape.add(g.key().hardware()); // null: one machine (or none named) for the shape
+            byShape.computeIfAbsent(shape, x -> new ArrayList<>()).addAll(g.rules());
         }
-        for (Rule x : shared.getOrDefault(e.getKey().subList(0, 2), List.of())) {
-          if (own.stream().noneMatch(k -> k.get(0) == x.collective() && ((Range) k.get(1)).intersects(x.numPipeOps()))) {
-            rules.add(x);
-          }
+        List<Profile> profiles = new ArrayList<>();
+        List<Profile> anyMachine = new ArrayList<>();
+        Map<List<Object>, List<Rule>> shared = new HashMap<>(); // rules of collectives measured on one machine
+        for (var e : byShape.entrySet()) {
+            if (e.getKey().get(2) == null) {
+                shared.put(e.getKey().subList(0, 2), e.getValue());
+            }
         }
-      }
-      rules.sort(Comparator.comparing(Rule::collective).thenComparingLong(x -> x.numPipeOps().min())
-          .thenComparing(Rule::fromBytes, Long::compareUnsigned));
-      String name = "nRanks" + r + "-nNodes" + n;
-      if (hw == null) {
-        // after the machine-named profiles of the same shape: the first matching profile applies
-        anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));
-        continue;
-      }
-      long code = hw.versionCode();
-      io.nccltuner.policy.HardwareMatch match = new io.nccltuner.policy.HardwareMatch(null, null, null,
-          code > 0 ? Range.exactly(code) : null, hw.gpu(), null);
-      String tag = ((hw.gpu() == null ? "" : hw.gpu().replaceFirst("^NVIDIA ", ""))
-          + (code > 0 ? "-nccl" + hw.ncclVersion() : "")).replaceAll("[^A-Za-z0-9.]+", "-").replaceAll("^-|-$", "");
-      profiles.add(new Profile(name + "-" + tag, Range.exactly(r), Range.exactly(n), rules, match, List.of()));
-    }
-    profiles.addAll(anyMachine);
-    String desc = o.description() != null ? o.description()
-        : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
-            + o.noiseSigmas() + " x combined noise" + (o.window() > 0 ? " (CV and neighbour jump), window "
-            + o.window() + " size" + (o.window() == 1 ? "" : "s") + " each side, minimax regret" : " (CV)")
-            + ", at most 4 candidates per rule.";
-    Policy policy = new Policy(o.name(), o.mode(), desc, profiles, null);
-    return new Compilation(policy, groups, warnings, data.refused(), o);
-  }
-
-  private static void checkPipeOpsOverlap(Set<GroupKey> keys) throws InputException {
-    List<GroupKey> list = new ArrayList<>(keys);
-    for (int i = 0; i < list.size(); i++) {
-      for (int j = i + 1; j < list.size(); j++) {
-        GroupKey a = list.get(i);
-        GroupKey b = list.get(j);
-        if (a.collective() == b.collective() && a.nRanks() == b.nRanks() && a.nNodes() == b.nNodes()
-            && a.numPipeOps().intersects(b.numPipeOps())) {
-          throw new InputException("inputs", a.collective() + " at nRanks " + a.nRanks() + ", nNodes " + a.nNodes()
-              + " was measured with numPipeOps " + a.numPipeOps() + " and " + b.numPipeOps()
-              + "; their rules would overlap. Compile them separately, or pass --any-pipe-ops to pool them");
+        for (var e : byShape.entrySet()) {
+            int r = (Integer) e.getKey().get(0);
+            int n = (Integer) e.getKey().get(1);
+            Measurement.Hardware hw = (Measurement.Hardware) e.getKey().get(2);
+            List<Rule> rules = new ArrayList<>(e.getValue());
+            if (hw != null) {
+                // the first matching profile applies: a machine's profile carries the shape's other rules too,
+                // those of collectives measured on one machine only; a collective this machine measured keeps
+                // its own rules (the signature-less input's rules for it go to the any-machine profile, last)
+                Set<List<Object>> own = new java.util.HashSet<>();
+                for (Group g : groups) {
+                    if (hw.equals(g.key().hardware())
+                            && g.key().nRanks() == r
+                            && g.key().nNodes() == n) {
+                        own.add(List.of(g.key().collective(), g.key().numPipeOps()));
+                    }
+                }
+                for (Rule x : shared.getOrDefault(e.getKey().subList(0, 2), List.of())) {
+                    if (own.stream()
+                            .noneMatch(
+                                    k -> k.get(0) == x.collective() && ((Range) k.get(1)).intersects(x.numPipeOps()))) {
+                        rules.add(x);
+                    }
+                }
+            }
+            rules.sort(Comparator.comparing(Rule::collective)
+                    .thenComparingLong(x -> x.numPipeOps().min())
+                    .thenComparing(Rule::fromBytes, Long::compareUnsigned));
+            String name = "nRanks" + r + "-nNodes" + n;
+            if (hw == null) {
+                // after the machine-named profiles of the same shape: the first matching profile applies
+                anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));
+                continue;
+            }
+            long code = hw.versionCode();
+            io.nccltuner.policy.HardwareMatch match = new io.nccltuner.policy.HardwareMatch(
+                    null, null, null, code > 0 ? Range.exactly(code) : null, hw.gpu(), null);
+            String tag = ((hw.gpu() == null ? "" : hw.gpu().replaceFirst("^NVIDIA ", ""))
+                            + (code > 0 ? "-nccl" + hw.ncclVersion() : ""))
+                    .replaceAll("[^A-Za-z0-9.]+", "-")
+                    .replaceAll("^-|-$", "");
+            profiles.add(new Profile(name + "-" + tag, Range.exactly(r), Range.exactly(n), rules, match, List.of()));
         }
-      }
+        profiles.addAll(anyMachine);
+        String desc = o.description() != null
+                ? o.description()
+                : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
+                        + o.noiseSigmas() + " x combined noise"
+                        + (o.window() > 0
+                                ? " (CV and neighbour jump), window " + o.window() + " size"
+                                        + (o.window() == 1 ? "" : "s") + " each side, minimax regret"
+                                : " (CV)")
+                        + ", at most 4 candidates per rule.";
+        Policy policy = new Policy(o.name(), o.mode(), desc, profiles, null);
+        return new Compilation(policy, groups, warnings, data.refused(), o);
     }
-  }
 
-  private static boolean matches(GroupKey k, RunSelection s) {
-    return (s.collective() == null || s.collective() == k.collective())
-        && (s.nRanks() == 0 || s.nRanks() == k.nRanks()) && (s.nNodes() == 0 || s.nNodes() == k.nNodes());
-  }
-
-  /** A warning per file (NCCL log) none of whose selection lines belongs to a measured group. */
-  private static void warnUnmatchedSelections(List<RunSelection> sels, Set<GroupKey> keys, List<String> warnings) {
-    Map<String, List<RunSelection>> byFile = new LinkedHashMap<>();
-    for (RunSelection s : sels) {
-      int colon = s.source().lastIndexOf(':');
-      byFile.computeIfAbsent(colon > 0 ? s.source().substring(0, colon) : s.source(), x -> new ArrayList<>()).add(s);
+    private static void checkPipeOpsOverlap(Set<GroupKey> keys) throws InputException {
+        List<GroupKey> list = new ArrayList<>(keys);
+        for (int i = 0; i < list.size(); i++) {
+            for (int j = i + 1; j < list.size(); j++) {
+                GroupKey a = list.get(i);
+                GroupKey b = list.get(j);
+                if (a.collective() == b.collective()
+                        && a.nRanks() == b.nRanks()
+                        && a.nNodes() == b.nNodes()
+                        && a.numPipeOps().intersects(b.numPipeOps())) {
+                    throw new InputException(
+                            "inputs",
+                            a.collective() + " at nRanks " + a.nRanks() + ", nNodes " + a.nNodes()
+                                    + " was measured with numPipeOps " + a.numPipeOps() + " and " + b.numPipeOps()
+                                    + "; their rules would overlap. Compile them separately, or pass --any-pipe-ops to pool them");
+                }
+            }
+        }
     }
-    for (var e : byFile.entrySet()) {
-      if (e.getValue().stream().anyMatch(s -> keys.stream().anyMatch(k -> matches(k, s)))) {
-        continue;
-      }
-      Set<String> logged = new java.util.TreeSet<>();
-      for (RunSelection s : e.getValue()) {
-        logged.add((s.collective() == null ? "any collective" : s.collective().toString())
-            + (s.nRanks() == 0 ? "" : " at nRanks " + s.nRanks()) + (s.nNodes() == 0 ? "" : ", nNodes " + s.nNodes()));
-      }
-      Set<String> measured = new java.util.TreeSet<>();
-      for (GroupKey k : keys) {
-        measured.add(k.collective() + " at nRanks " + k.nRanks() + ", nNodes " + k.nNodes());
-      }
-      warnings.add(e.getKey() + ": its " + e.getValue().size() + " selection lines (" + String.join("; ", logged)
-          + ") match no measured group (" + String.join("; ", measured) + "); NCCL's picks from it were not used");
+
+    private static boolean matches(GroupKey k, RunSelection s) {
+        return (s.collective() == null || s.collective() == k.collective())
+                && (s.nRanks() == 0 || s.nRanks() == k.nRanks())
+                && (s.nNodes() == 0 || s.nNodes() == k.nNodes());
     }
-  }
 
-  private static double min(List<Double> xs) {
-    return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-  }
-
-  private static double max(List<Double> xs) {
-    return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-  }
-
-  static double median(List<Double> xs) {
-    double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    int n = a.length;
-    return n % 2 == 1 ? a[n / 2] : a[n / 2 - 1] / 2 + a[n / 2] / 2; // halves first: no overflow near MAX_VALUE
-  }
-
-  /**
-   * time / best - 1, capped to [0, {@link #MAX_REGRET}] (NaN when time is NaN).
-   *
-   * @param time a median time, microseconds
-   * @param best the best median at the same size (positive)
-   * @return the regret, finite unless time is NaN
-   */
-  static double regret(double time, double best) {
-    if (Double.isNaN(time)) {
-      return Double.NaN;
+    /** A warning per file (NCCL log) none of whose selection lines belongs to a measured group. */
+    private static void warnUnmatchedSelections(List<RunSelection> sels, Set<GroupKey> keys, List<String> warnings) {
+        Map<String, List<RunSelection>> byFile = new LinkedHashMap<>();
+        for (RunSelection s : sels) {
+            int colon = s.source().lastIndexOf(':');
+            byFile.computeIfAbsent(colon > 0 ? s.source().substring(0, colon) : s.source(), x -> new ArrayList<>())
+                    .add(s);
+        }
+        for (var e : byFile.entrySet()) {
+            if (e.getValue().stream().anyMatch(s -> keys.stream().anyMatch(k -> matches(k, s)))) {
+                continue;
+            }
+            Set<String> logged = new java.util.TreeSet<>();
+            for (RunSelection s : e.getValue()) {
+                logged.add((s.collective() == null
+                                ? "any collective"
+                                : s.collective().toString())
+                        + (s.nRanks() == 0 ? "" : " at nRanks " + s.nRanks())
+                        + (s.nNodes() == 0 ? "" : ", nNodes " + s.nNodes()));
+            }
+            Set<String> measured = new java.util.TreeSet<>();
+            for (GroupKey k : keys) {
+                measured.add(k.collective() + " at nRanks " + k.nRanks() + ", nNodes " + k.nNodes());
+            }
+            warnings.add(e.getKey() + ": its " + e.getValue().size() + " selection lines (" + String.join("; ", logged)
+                    + ") match no measured group (" + String.join("; ", measured)
+                    + "); NCCL's picks from it were not used");
+        }
     }
-    double r = time / best - 1;
-    return r >= 0 ? Math.min(r, MAX_REGRET) : (Double.isNaN(r) ? MAX_REGRET : 0);
-  }
 
-  static double cv(List<Double> xs) {
-    int n = xs.size();
-    if (n < 2) {
-      return Double.NaN;
+    private static double min(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
     }
-    // scaled by the largest value, so neither tiny nor huge times under- or overflow
-    double max = xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-    if (!(max > 0) || !Double.isFinite(max)) {
-      return 0;
-    }
-    double mean = 0;
-    for (double x : xs) {
-      mean += x / max / n;
-    }
-    double ss = 0;
-    for (double x : xs) {
-      double d = x / max - mean;
-      ss += d * d;
-    }
-    return mean == 0 ? 0 : Math.sqrt(ss / (n - 1)) / mean;
-  }
 
-  private static double margin(double k, double cv1, double cv2) {
-    if (Double.isNaN(cv1) && Double.isNaN(cv2)) {
-      return Double.NaN;
+    private static double max(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     }
-    double a = Double.isNaN(cv1) ? 0 : cv1;
-    double b = Double.isNaN(cv2) ? 0 : cv2;
-    return k * Math.sqrt(a * a + b * b);
-  }
 
-  private static double orZero(double v) {
-    return Double.isNaN(v) ? 0 : v;
-  }
-
-  /** NCCL's pick at a size, from the selections: logged there, or inferred between two logged sizes. */
-  private record Pick(RunConfig config, boolean inferred) {}
-
-  private static Pick pickAt(GroupKey k, long size, List<RunSelection> sels, List<String> warnings) {
-    TreeMap<Long, Set<RunConfig>> bySize = new TreeMap<>(Long::compareUnsigned);
-    for (RunSelection s : sels) {
-      if (matches(k, s)) {
-        bySize.computeIfAbsent(s.nBytes(), x -> new HashSet<>()).add(s.config());
-      }
+    static double median(List<Double> xs) {
+        double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int n = a.length;
+        return n % 2 == 1 ? a[n / 2] : a[n / 2 - 1] / 2 + a[n / 2] / 2; // halves first: no overflow near MAX_VALUE
     }
-    Set<RunConfig> seen = bySize.get(size);
-    if (seen != null) {
-      if (seen.size() > 1) {
-        warnings.add(k + ", " + ByteSize.format(size) + ": NCCL's logs name several picks " + seen
-            + "; pick left unknown");
+
+    /**
+     * time / best - 1, capped to [0, {@link #MAX_REGRET}] (NaN when time is NaN).
+     *
+     * @param time a median time, microseconds
+     * @param best the best median at the same size (positive)
+     * @return the regret, finite unless time is NaN
+     */
+    static double regret(double time, double best) {
+        if (Double.isNaN(time)) {
+            return Double.NaN;
+        }
+        double r = time / best - 1;
+        return r >= 0 ? Math.min(r, MAX_REGRET) : (Double.isNaN(r) ? MAX_REGRET : 0);
+    }
+
+    static double cv(List<Double> xs) {
+        int n = xs.size();
+        if (n < 2) {
+            return Double.NaN;
+        }
+        // scaled by the largest value, so neither tiny nor huge times under- or overflow
+        double max = xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        if (!(max > 0) || !Double.isFinite(max)) {
+            return 0;
+        }
+        double mean = 0;
+        for (double x : xs) {
+            mean += x / max / n;
+        }
+        double ss = 0;
+        for (double x : xs) {
+            double d = x / max - mean;
+            ss += d * d;
+        }
+        return mean == 0 ? 0 : Math.sqrt(ss / (n - 1)) / mean;
+    }
+
+    private static double margin(double k, double cv1, double cv2) {
+        if (Double.isNaN(cv1) && Double.isNaN(cv2)) {
+            return Double.NaN;
+        }
+        double a = Double.isNaN(cv1) ? 0 : cv1;
+        double b = Double.isNaN(cv2) ? 0 : cv2;
+        return k * Math.sqrt(a * a + b * b);
+    }
+
+    private static double orZero(double v) {
+        return Double.isNaN(v) ? 0 : v;
+    }
+
+    /** NCCL's pick at a size, from the selections: logged there, or inferred between two logged sizes. */
+    private record Pick(RunConfig config, boolean inferred) {}
+
+    private static Pick pickAt(GroupKey k, long size, List<RunSelection> sels, List<String> warnings) {
+        TreeMap<Long, Set<RunConfig>> bySize = new TreeMap<>(Long::compareUnsigned);
+        for (RunSelection s : sels) {
+            if (matches(k, s)) {
+                bySize.computeIfAbsent(s.nBytes(), x -> new HashSet<>()).add(s.config());
+            }
+        }
+        Set<RunConfig> seen = bySize.get(size);
+        if (seen != null) {
+            if (seen.size() > 1) {
+                warnings.add(k + ", " + ByteSize.format(size) + ": NCCL's logs name several picks " + seen
+                        + "; pick left unknown");
+                return null;
+            }
+            return new Pick(seen.iterator().next(), false);
+        }
+        // Each candidate's cost in NCCL's model is latency + bytes / bandwidth, so each wins on one
+        // interval of sizes: the same pick at two logged sizes is the pick in between (up to NCCL's
+        // Tree bandwidth correction table, src/graph/tuning.cc).
+        var lo = bySize.lowerEntry(size);
+        var hi = bySize.higherEntry(size);
+        if (lo != null
+                && hi != null
+                && lo.getValue().size() == 1
+                && lo.getValue().equals(hi.getValue())) {
+            return new Pick(lo.getValue().iterator().next(), true);
+        }
         return null;
-      }
-      return new Pick(seen.iterator().next(), false);
     }
-    // Each candidate's cost in NCCL's model is latency + bytes / bandwidth, so each wins on one
-    // interval of sizes: the same pick at two logged sizes is the pick in between (up to NCCL's
-    // Tree bandwidth correction table, src/graph/tuning.cc).
-    var lo = bySize.lowerEntry(size);
-    var hi = bySize.higherEntry(size);
-    if (lo != null && hi != null && lo.getValue().size() == 1 && lo.getValue().equals(hi.getValue())) {
-      return new Pick(lo.getValue().iterator().next(), true);
-    }
-    return null;
-  }
 
-  private static Group group(GroupKey key, TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
-      Map<Long, Map<RunConfig, List<Double>>> p95BySize, List<RunSelection> sels, Options o, List<String> warnings) {
-    double k = o.noiseSigmas();
-    // first pass: per size stats, NCCL's time, best
-    record Pre(long size, Map<RunConfig, List<Double>> runs, RunConfig pick, boolean inferred, double ncclUs,
-        double ncclCv, Stats nccl, double best, String note) {}
-    List<Pre> pres = new ArrayList<>();
-    Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
-    for (var e : bySize.entrySet()) {
-      long size = e.getKey();
-      Map<RunConfig, List<Double>> runs = e.getValue();
-      Pick picked = pickAt(key, size, sels, warnings);
-      RunConfig pick = picked == null ? null : picked.config();
-      boolean inferred = picked != null && picked.inferred();
-      List<Double> auto = runs.get(RunConfig.AUTO);
-      // NCCL's time: its unforced runs, plus the forced runs of its pick when a log names it (the
-      // same configuration, so more replicates of the same thing)
-      List<Double> ncclRuns = new ArrayList<>();
-      if (auto != null) {
-        ncclRuns.addAll(auto);
-      }
-      String note = "";
-      if (pick != null && runs.containsKey(pick)) {
-        ncclRuns.addAll(runs.get(pick));
-        note = auto == null ? "NCCL's pick timed from its forced runs" : "NCCL's pick: unforced and forced runs pooled";
-      } else if (auto == null) {
-        note = "no unforced run (NCCL's own pick) at this size";
-      }
-      double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
-      double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
-      double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
-      // NCCL's pick pooled with its forced runs is one configuration, timed by ncclUs: its forced
-      // runs alone are not another candidate to beat it (NCCL never "loses" to itself)
-      RunConfig pooled = pick != null && auto != null && runs.containsKey(pick) ? pick : null;
-      for (var r : runs.entrySet()) {
-        if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
-          best = Math.min(best, median(r.getValue()));
-        }
-      }
-      Stats ncclStats = ncclRuns.isEmpty() ? null
-          : new Stats(RunConfig.AUTO, ncclRuns.size(), ncclUs, ncclCv, regret(ncclUs, best), Double.NaN, 0,
-              regret(ncclUs, best), min(ncclRuns), max(ncclRuns));
-      pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
-      for (var r : runs.entrySet()) {
-        if (r.getKey().isCandidate()) {
-          double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
-          s[0] += Math.log1p(regret(median(r.getValue()), best));
-          s[1]++;
-        }
-      }
-    }
-    Comparator<RunConfig> groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
-        .thenComparing(RunConfig::label);
-    // per configuration, per size index: median (NaN where not measured); NCCL's own series
-    int n = pres.size();
-    int w = o.window();
-    Map<RunConfig, double[]> series = new HashMap<>();
-    double[] ncclSeries = new double[n];
-    double[] bests = new double[n];
-    for (int i = 0; i < n; i++) {
-      Pre p = pres.get(i);
-      ncclSeries[i] = p.ncclUs();
-      bests[i] = p.best();
-      for (var r : p.runs().entrySet()) {
-        if (r.getKey().isCandidate()) {
-          series.computeIfAbsent(r.getKey(), x -> {
-            double[] a = new double[n];
-            java.util.Arrays.fill(a, Double.NaN);
-            return a;
-          })[i] = median(r.getValue());
-        }
-      }
-    }
-    Map<RunConfig, double[]> p95Series = new HashMap<>();
-    double[] p95Best = new double[n];
-    java.util.Arrays.fill(p95Best, Double.POSITIVE_INFINITY);
-    for (int i = 0; i < n; i++) {
-      Map<RunConfig, List<Double>> at = p95BySize.getOrDefault(pres.get(i).size(), Map.of());
-      for (var r : at.entrySet()) {
-        double v = median(r.getValue());
-        if (r.getKey().isCandidate()) {
-          p95Series.computeIfAbsent(r.getKey(), x -> {
-            double[] a = new double[n];
-            java.util.Arrays.fill(a, Double.NaN);
-            return a;
-          })[i] = v;
-        }
-        p95Best[i] = Math.min(p95Best[i], v);
-      }
-    }
-    // second pass: verdicts
-    List<SizeResult> results = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      Pre p = pres.get(i);
-      double ncclJump = w > 0 ? jump(ncclSeries, i, w) : 0;
-      List<Stats> cands = new ArrayList<>();
-      // NCCL's pick pooled with its unforced runs is NCCL's time, not a candidate besides it
-      RunConfig pooled = p.pick() != null && p.runs().containsKey(RunConfig.AUTO) ? p.pick() : null;
-      for (var r : p.runs().entrySet()) {
-        if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
-          double med = median(r.getValue());
-          double cv = cv(r.getValue());
-          double[] ser = series.get(r.getKey());
-          double[] p95 = p95Series.get(r.getKey());
-          double wr = regret(med, p.best());
-          if (w > 0) {
-            for (int j = Math.max(0, i - w); j <= Math.min(n - 1, i + w); j++) {
-              if (!Double.isNaN(ser[j])) {
-                wr = Math.max(wr, regret(ser[j], bests[j]));
-              }
+    private static Group group(
+            GroupKey key,
+            TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
+            Map<Long, Map<RunConfig, List<Double>>> p95BySize,
+            List<RunSelection> sels,
+            Options o,
+            List<String> warnings) {
+        double k = o.noiseSigmas();
+        // first pass: per size stats, NCCL's time, best
+        record Pre(
+                long size,
+                Map<RunConfig, List<Double>> runs,
+                RunConfig pick,
+                boolean inferred,
+                double ncclUs,
+                double ncclCv,
+                Stats nccl,
+                double best,
+                String note) {}
+        List<Pre> pres = new ArrayList<>();
+        Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
+        for (var e : bySize.entrySet()) {
+            long size = e.getKey();
+            Map<RunConfig, List<Double>> runs = e.getValue();
+            Pick picked = pickAt(key, size, sels, warnings);
+            RunConfig pick = picked == null ? null : picked.config();
+            boolean inferred = picked != null && picked.inferred();
+            List<Double> auto = runs.get(RunConfig.AUTO);
+            // NCCL's time: its unforced runs, plus the forced runs of its pick when a log names it (the
+            // same configuration, so more replicates of the same thing)
+            List<Double> ncclRuns = new ArrayList<>();
+            if (auto != null) {
+                ncclRuns.addAll(auto);
             }
-          }
-          cands.add(new Stats(r.getKey(), r.getValue().size(), med, cv, regret(med, p.best()),
-              p95 == null ? Double.NaN : p95[i], w > 0 ? jump(ser, i, w) : 0, wr, min(r.getValue()), max(r.getValue())));
-        }
-      }
-      cands.sort(Comparator.comparingDouble(Stats::medianUs).thenComparing(st -> st.config().label()));
-      double bestNoise;
-      if (!cands.isEmpty() && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
-        bestNoise = w > 0 ? cands.getFirst().noise() : cands.getFirst().cv();
-      } else {
-        bestNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
-      }
-      double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
-      double ncclRegret = regret(p.ncclUs(), p.best());
-      double noise = margin(k, ncclNoise, bestNoise);
-      List<Stats> kept = new ArrayList<>();
-      if (!Double.isNaN(p.ncclUs())) {
-        RunConfig pickCfg = p.pick();
-        for (Stats c : cands) {
-          if (c.config().equals(pickCfg)) {
-            continue;
-          }
-          double gain = p.ncclUs() / c.medianUs() - 1;
-          double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
-          if (gain > Math.max(o.threshold(), orZero(m))) {
-            kept.add(c);
-          }
-        }
-      }
-      List<Stats> ranking = new ArrayList<>();
-      if (w > 0) {
-        // minimax: the candidate whose worst regret over the window is least; then the least P95
-        // regret over the size itself; then the name (a stable order)
-        double p95b = p95Best[i];
-        kept.sort(Comparator.comparingDouble(Stats::windowRegret)
-            .thenComparingDouble(st -> Double.isNaN(st.p95Us()) ? Double.POSITIVE_INFINITY : st.p95Us() / p95b)
-            .thenComparing(st -> st.config().label()));
-        ranking.addAll(kept);
-      } else {
-        // tie clusters ordered by group-wide regret
-        int a = 0;
-        while (a < kept.size()) {
-          Stats lead = kept.get(a);
-          List<Stats> cluster = new ArrayList<>();
-          cluster.add(lead);
-          int b = a + 1;
-          while (b < kept.size()) {
-            Stats c = kept.get(b);
-            double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
-            if (c.medianUs() > lead.medianUs() * (1 + tol)) {
-              break;
+            String note = "";
+            if (pick != null && runs.containsKey(pick)) {
+                ncclRuns.addAll(runs.get(pick));
+                note = auto == null
+                        ? "NCCL's pick timed from its forced runs"
+                        : "NCCL's pick: unforced and forced runs pooled";
+            } else if (auto == null) {
+                note = "no unforced run (NCCL's own pick) at this size";
             }
-            cluster.add(c);
-            b++;
-          }
-          cluster.sort(Comparator.comparing(Stats::config, groupOrder));
-          ranking.addAll(cluster);
-          a = b;
+            double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
+            double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
+            double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+            // NCCL's pick pooled with its forced runs is one configuration, timed by ncclUs: its forced
+            // runs alone are not another candidate to beat it (NCCL never "loses" to itself)
+            RunConfig pooled = pick != null && auto != null && runs.containsKey(pick) ? pick : null;
+            for (var r : runs.entrySet()) {
+                if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
+                    best = Math.min(best, median(r.getValue()));
+                }
+            }
+            Stats ncclStats = ncclRuns.isEmpty()
+                    ? null
+                    : new Stats(
+                            RunConfig.AUTO,
+                            ncclRuns.size(),
+                            ncclUs,
+                            ncclCv,
+                            regret(ncclUs, best),
+                            Double.NaN,
+                            0,
+                            regret(ncclUs, best),
+                            min(ncclRuns),
+                            max(ncclRuns));
+            pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
+            for (var r : runs.entrySet()) {
+                if (r.getKey().isCandidate()) {
+                    double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
+                    s[0] += Math.log1p(regret(median(r.getValue()), best));
+                    s[1]++;
+                }
+            }
         }
-      }
-      if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
-        ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
-      }
-      String note = p.note();
-      if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
-        note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
-      }
-      results.add(new SizeResult(p.size(), 0, 0, p.nccl(), p.pick(), p.inferred(), p.ncclUs(), ncclRegret, noise,
-          cands, List.copyOf(ranking), note));
-    }
-    return buckets(key, results, o, warnings);
-  }
-
-  /**
-   * The neighbour jump of a time series at index i: the largest ln(t[a] / t[b]) over measured
-   * indices a < b within the window around i, with a or b = i (how much the time falls while the
-   * size grows; 0 when it never falls). Times of one configuration grow with message size, so a
-   * fall is noise of that size.
-   */
-  static double jump(double[] t, int i, int w) {
-    if (Double.isNaN(t[i])) {
-      return 0;
-    }
-    double j = 0;
-    for (int a = Math.max(0, i - w); a < i; a++) {
-      if (!Double.isNaN(t[a])) {
-        j = Math.max(j, Math.log(t[a] / t[i]));
-      }
-    }
-    for (int b = i + 1; b <= Math.min(t.length - 1, i + w); b++) {
-      if (!Double.isNaN(t[b])) {
-        j = Math.max(j, Math.log(t[i] / t[b]));
-      }
-    }
-    return Double.isFinite(j) ? Math.min(j, Math.log(MAX_REGRET)) : Math.log(MAX_REGRET);
-  }
-
-  private static List<RunConfig> identity(SizeResult s, Merge merge) {
-    if (merge == Merge.PICK && !s.ranking().isEmpty()) {
-      return List.of(s.ranking().getFirst().config());
-    }
-    return s.ranking().stream().map(Stats::config).toList();
-  }
-
-  /** Assigns grid buckets to measured sizes and merges buckets with the same ranking into rules. */
-  private static Group buckets(GroupKey key, List<SizeResult> sizes, Options o, List<String> warnings) {
-    Merge merge = o.merge();
-    int first = SizeGrid.bucket(sizes.getFirst().nBytes());
-    int last = SizeGrid.bucket(sizes.getLast().nBytes());
-    int n = last - first + 1;
-    // governing sizes per bucket
-    List<List<Integer>> gov = new ArrayList<>();
-    int idx = 0;
-    for (int b = first; b <= last; b++) {
-      List<Integer> in = new ArrayList<>();
-      while (idx < sizes.size() && SizeGrid.bucket(sizes.get(idx).nBytes()) == b) {
-        in.add(idx++);
-      }
-      if (in.isEmpty()) {
-        in = List.of(idx - 1); // the nearest measured size below
-      }
-      gov.add(in);
-    }
-    List<List<RunConfig>> verdict = new ArrayList<>();
-    for (int b = 0; b < n; b++) {
-      List<Integer> g = gov.get(b);
-      List<RunConfig> v = identity(sizes.get(g.getFirst()), merge);
-      for (int x : g) {
-        if (!identity(sizes.get(x), merge).equals(v)) {
-          warnings.add(key + ": sizes " + g.stream().map(y -> ByteSize.format(sizes.get(y).nBytes())).toList()
-              + " share one size-grid bucket but rank candidates differently; no rule there");
-          v = List.of();
-          break;
+        Comparator<RunConfig> groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
+                .thenComparing(RunConfig::label);
+        // per configuration, per size index: median (NaN where not measured); NCCL's own series
+        int n = pres.size();
+        int w = o.window();
+        Map<RunConfig, double[]> series = new HashMap<>();
+        double[] ncclSeries = new double[n];
+        double[] bests = new double[n];
+        for (int i = 0; i < n; i++) {
+            Pre p = pres.get(i);
+            ncclSeries[i] = p.ncclUs();
+            bests[i] = p.best();
+            for (var r : p.runs().entrySet()) {
+                if (r.getKey().isCandidate()) {
+                    series.computeIfAbsent(r.getKey(), x -> {
+                                double[] a = new double[n];
+                                java.util.Arrays.fill(a, Double.NaN);
+                                return a;
+                            })[i] =
+                            median(r.getValue());
+                }
+            }
         }
-      }
-      verdict.add(v);
-    }
-    // ranges of each measured size
-    long[] from = new long[sizes.size()];
-    long[] to = new long[sizes.size()];
-    java.util.Arrays.fill(from, Long.MIN_VALUE);
-    for (int b = 0; b < n; b++) {
-      for (int x : gov.get(b)) {
-        if (from[x] == Long.MIN_VALUE) {
-          from[x] = SizeGrid.lowerBound(first + b);
+        Map<RunConfig, double[]> p95Series = new HashMap<>();
+        double[] p95Best = new double[n];
+        java.util.Arrays.fill(p95Best, Double.POSITIVE_INFINITY);
+        for (int i = 0; i < n; i++) {
+            Map<RunConfig, List<Double>> at = p95BySize.getOrDefault(pres.get(i).size(), Map.of());
+            for (var r : at.entrySet()) {
+                double v = median(r.getValue());
+                if (r.getKey().isCandidate()) {
+                    p95Series
+                            .computeIfAbsent(r.getKey(), x -> {
+                                double[] a = new double[n];
+                                java.util.Arrays.fill(a, Double.NaN);
+                                return a;
+                            })[i] = v;
+                }
+                p95Best[i] = Math.min(p95Best[i], v);
+            }
         }
-        to[x] = first + b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + b + 1) : -1L;
-      }
-    }
-    List<SizeResult> placed = new ArrayList<>();
-    for (int x = 0; x < sizes.size(); x++) {
-      SizeResult s = sizes.get(x);
-      placed.add(new SizeResult(s.nBytes(), from[x], to[x], s.nccl(), s.ncclPick(), s.pickInferred(), s.ncclUs(),
-          s.ncclRegret(), s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
-    }
-    List<Rule> rules = new ArrayList<>();
-    List<RangeEstimate> ranges = new ArrayList<>();
-    int b = 0;
-    while (b < n) {
-      List<RunConfig> v = verdict.get(b);
-      if (v.isEmpty()) {
-        int e = b;
-        Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
-        while (e + 1 < n && verdict.get(e + 1).isEmpty()) {
-          e++;
-          members.addAll(gov.get(e));
+        // second pass: verdicts
+        List<SizeResult> results = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Pre p = pres.get(i);
+            double ncclJump = w > 0 ? jump(ncclSeries, i, w) : 0;
+            List<Stats> cands = new ArrayList<>();
+            // NCCL's pick pooled with its unforced runs is NCCL's time, not a candidate besides it
+            RunConfig pooled = p.pick() != null && p.runs().containsKey(RunConfig.AUTO) ? p.pick() : null;
+            for (var r : p.runs().entrySet()) {
+                if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
+                    double med = median(r.getValue());
+                    double cv = cv(r.getValue());
+                    double[] ser = series.get(r.getKey());
+                    double[] p95 = p95Series.get(r.getKey());
+                    double wr = regret(med, p.best());
+                    if (w > 0) {
+                        for (int j = Math.max(0, i - w); j <= Math.min(n - 1, i + w); j++) {
+                            if (!Double.isNaN(ser[j])) {
+                                wr = Math.max(wr, regret(ser[j], bests[j]));
+                            }
+                        }
+                    }
+                    cands.add(new Stats(
+                            r.getKey(),
+                            r.getValue().size(),
+                            med,
+                            cv,
+                            regret(med, p.best()),
+                            p95 == null ? Double.NaN : p95[i],
+                            w > 0 ? jump(ser, i, w) : 0,
+                            wr,
+                            min(r.getValue()),
+                            max(r.getValue())));
+                }
+            }
+            cands.sort(Comparator.comparingDouble(Stats::medianUs)
+                    .thenComparing(st -> st.config().label()));
+            double bestNoise;
+            if (!cands.isEmpty()
+                    && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
+                bestNoise = w > 0 ? cands.getFirst().noise() : cands.getFirst().cv();
+            } else {
+                bestNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
+            }
+            double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
+            double ncclRegret = regret(p.ncclUs(), p.best());
+            double noise = margin(k, ncclNoise, bestNoise);
+            List<Stats> kept = new ArrayList<>();
+            if (!Double.isNaN(p.ncclUs())) {
+                RunConfig pickCfg = p.pick();
+                for (Stats c : cands) {
+                    if (c.config().equals(pickCfg)) {
+                        continue;
+                    }
+                    double gain = p.ncclUs() / c.medianUs() - 1;
+                    double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
+                    if (gain > Math.max(o.threshold(), orZero(m))) {
+                        kept.add(c);
+                    }
+                }
+            }
+            List<Stats> ranking = new ArrayList<>();
+            if (w > 0) {
+                // minimax: the candidate whose worst regret over the window is least; then the least P95
+                // regret over the size itself; then the name (a stable order)
+                double p95b = p95Best[i];
+                kept.sort(Comparator.comparingDouble(Stats::windowRegret)
+                        .thenComparingDouble(
+                                st -> Double.isNaN(st.p95Us()) ? Double.POSITIVE_INFINITY : st.p95Us() / p95b)
+                        .thenComparing(st -> st.config().label()));
+                ranking.addAll(kept);
+            } else {
+                // tie clusters ordered by group-wide regret
+                int a = 0;
+                while (a < kept.size()) {
+                    Stats lead = kept.get(a);
+                    List<Stats> cluster = new ArrayList<>();
+                    cluster.add(lead);
+                    int b = a + 1;
+                    while (b < kept.size()) {
+                        Stats c = kept.get(b);
+                        double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
+                        if (c.medianUs() > lead.medianUs() * (1 + tol)) {
+                            break;
+                        }
+                        cluster.add(c);
+                        b++;
+                    }
+                    cluster.sort(Comparator.comparing(Stats::config, groupOrder));
+                    ranking.addAll(cluster);
+                    a = b;
+                }
+            }
+            if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
+                ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
+            }
+            String note = p.note();
+            if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
+                note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
+            }
+            results.add(new SizeResult(
+                    p.size(),
+                    0,
+                    0,
+                    p.nccl(),
+                    p.pick(),
+                    p.inferred(),
+                    p.ncclUs(),
+                    ncclRegret,
+                    noise,
+                    cands,
+                    List.copyOf(ranking),
+                    note));
         }
-        long lo = SizeGrid.lowerBound(first + b);
-        long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
-        ranges.add(estimate(lo, hi, null, members, placed, o));
-        b = e + 1;
-        continue;
-      }
-      int e = b;
-      Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
-      while (e + 1 < n && verdict.get(e + 1).equals(v)) {
-        e++;
-        members.addAll(gov.get(e));
-      }
-      long lo = SizeGrid.lowerBound(first + b);
-      long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
-      rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
-      ranges.add(estimate(lo, hi, v.getFirst(), members, placed, o));
-      b = e + 1;
+        return buckets(key, results, o, warnings);
     }
-    return new Group(key, placed, rules, List.copyOf(ranges));
-  }
 
-  /** The regret of what runs at a measured size: the pick's (null: NCCL's own), NaN when not measured. */
-  private static double regretOf(SizeResult s, RunConfig pick) {
-    if (pick == null) {
-      return s.ncclRegret();
-    }
-    for (Stats st : s.candidates()) {
-      if (st.config().equals(pick)) {
-        return st.regret();
-      }
-    }
-    return Double.NaN;
-  }
-
-  private static double cvOf(SizeResult s, RunConfig pick) {
-    if (pick == null) {
-      return s.nccl() == null ? Double.NaN : s.nccl().cv();
-    }
-    for (Stats st : s.candidates()) {
-      if (st.config().equals(pick)) {
-        return st.cv();
-      }
-    }
-    return Double.NaN;
-  }
-
-  /**
-   * Expected regret of a stretch: the mean of the regret of what runs there over its measured
-   * sizes; uncertainty: sqrt(sd^2 + cv^2) with sd the sample standard deviation of that regret over
-   * the sizes and their window neighbours and cv the largest replicate CV among the sizes.
-   */
-  private static RangeEstimate estimate(long lo, long hi, RunConfig pick, Set<Integer> members,
-      List<SizeResult> sizes, Options o) {
-    double sum = 0;
-    int cnt = 0;
-    double cvMax = 0;
-    boolean keptForNoise = false;
-    for (int x : members) {
-      double r = regretOf(sizes.get(x), pick);
-      if (!Double.isNaN(r)) {
-        sum += r;
-        cnt++;
-      }
-      cvMax = Math.max(cvMax, orZero(cvOf(sizes.get(x), pick)));
-      if (pick == null && sizes.get(x).ncclRegret() > o.threshold() && !sizes.get(x).candidates().isEmpty()) {
-        keptForNoise = true;
-      }
-    }
-    int from = members.stream().min(Integer::compare).orElse(0);
-    int to = members.stream().max(Integer::compare).orElse(0);
-    List<Double> spread = new ArrayList<>();
-    for (int j = Math.max(0, from - o.window()); j <= Math.min(sizes.size() - 1, to + o.window()); j++) {
-      double r = regretOf(sizes.get(j), pick);
-      if (!Double.isNaN(r)) {
-        spread.add(r);
-      }
-    }
-    double sd = 0;
-    if (spread.size() > 1) {
-      double mean = spread.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-      double ss = 0;
-      for (double r : spread) {
-        ss += (r - mean) * (r - mean);
-      }
-      sd = Math.sqrt(ss / (spread.size() - 1));
-    }
-    return new RangeEstimate(lo, hi, pick, members.size(), cnt == 0 ? Double.NaN : sum / cnt,
-        Math.sqrt(sd * sd + cvMax * cvMax), keptForNoise);
-  }
-
-  /**
-   * Cuts rules and the ranges sizes govern where a size has only refused rows (a failed
-   * {@code #wrong} / {@code error} check): the bucket of such a size and the buckets after it up to
-   * the next measured size get no rule, so a 512 KiB measurement never stretches over a refused
-   * 1 MiB row.
-   */
-  static Group withoutHoles(Group g, java.util.NavigableSet<Long> holes, List<String> warnings) {
-    if (holes.isEmpty()) {
-      return g;
-    }
-    List<SizeResult> placed = new ArrayList<>();
-    for (SizeResult s : g.sizes()) {
-      long to = s.toBytes();
-      Long h = holes.higher(s.nBytes());
-      if (h != null && (to == -1L || Long.compareUnsigned(h, to) < 0)) {
-        long cut = SizeGrid.lowerBound(SizeGrid.bucket(h));
-        to = Long.compareUnsigned(cut, s.fromBytes()) > 0 ? cut : s.toBytes();
-      }
-      placed.add(new SizeResult(s.nBytes(), s.fromBytes(), to, s.nccl(), s.ncclPick(), s.pickInferred(), s.ncclUs(),
-          s.ncclRegret(), s.noiseMargin(), s.candidates(), s.ranking(), s.note()));
-    }
-    // forbidden [bucket of the hole, bucket of the next measured size); -1 is "no bound", which is
-    // also the largest value in unsigned order
-    List<long[]> forbidden = new ArrayList<>();
-    for (long h : holes) {
-      long from = SizeGrid.lowerBound(SizeGrid.bucket(h));
-      long to = -1L;
-      for (SizeResult s : g.sizes()) {
-        if (Long.compareUnsigned(s.nBytes(), h) > 0) {
-          to = SizeGrid.lowerBound(SizeGrid.bucket(s.nBytes()));
-          break;
+    /**
+     * The neighbour jump of a time series at index i: the largest ln(t[a] / t[b]) over measured
+     * indices a < b within the window around i, with a or b = i (how much the time falls while the
+     * size grows; 0 when it never falls). Times of one configuration grow with message size, so a
+     * fall is noise of that size.
+     */
+    static double jump(double[] t, int i, int w) {
+        if (Double.isNaN(t[i])) {
+            return 0;
         }
-      }
-      if (Long.compareUnsigned(from, to) < 0) {
-        forbidden.add(new long[] {from, to});
-      }
-    }
-    List<Rule> rules = new ArrayList<>();
-    for (Rule r : g.rules()) {
-      List<long[]> pieces = new ArrayList<>();
-      pieces.add(new long[] {r.fromBytes(), r.toBytes()});
-      for (long[] f : forbidden) {
-        List<long[]> next = new ArrayList<>();
-        for (long[] p : pieces) {
-          if (Long.compareUnsigned(f[1], p[0]) <= 0 || Long.compareUnsigned(f[0], p[1]) >= 0) {
-            next.add(p);
-            continue;
-          }
-          warnings.add(g.key() + ": sizes in [" + ByteSize.format(f[0]) + ", "
-              + (f[1] == -1L ? "no bound" : ByteSize.format(f[1])) + ") have only refused rows (failed checks): "
-              + "no rule there");
-          if (Long.compareUnsigned(p[0], f[0]) < 0) {
-            next.add(new long[] {p[0], f[0]});
-          }
-          if (Long.compareUnsigned(f[1], p[1]) < 0) {
-            next.add(new long[] {f[1], p[1]});
-          }
+        double j = 0;
+        for (int a = Math.max(0, i - w); a < i; a++) {
+            if (!Double.isNaN(t[a])) {
+                j = Math.max(j, Math.log(t[a] / t[i]));
+            }
         }
-        pieces = next;
-      }
-      for (long[] p : pieces) {
-        rules.add(new Rule(r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
-      }
-    }
-    return new Group(g.key(), placed, rules, g.ranges());
-  }
-
-  private static Rule rule(GroupKey key, long lo, long hi, List<RunConfig> verdict, List<SizeResult> members) {
-    // candidates kept at every member size, in the verdict's order (merge by ranking: all of them;
-    // merge by pick: the pick first, then the common fallbacks by their largest regret)
-    List<RunConfig> ranking = new ArrayList<>(verdict);
-    if (verdict.size() == 1) {
-      List<RunConfig> common = new ArrayList<>(members.getFirst().ranking().stream().map(Stats::config).toList());
-      for (SizeResult s : members) {
-        common.retainAll(s.ranking().stream().map(Stats::config).toList());
-      }
-      common.remove(verdict.getFirst());
-      common.sort(Comparator.comparingDouble((RunConfig c) -> worstRegret(c, members)).thenComparing(RunConfig::label));
-      ranking.addAll(common);
-    }
-    double ncclRegret = Double.POSITIVE_INFINITY;
-    RunConfig pick = members.getFirst().ncclPick();
-    for (SizeResult s : members) {
-      ncclRegret = Math.min(ncclRegret, s.ncclRegret());
-      if (!Objects.equals(pick, s.ncclPick())) {
-        pick = null;
-      }
-    }
-    List<Candidate> cands = new ArrayList<>();
-    for (RunConfig c : ranking) {
-      cands.add(new Candidate(c.algorithm(), c.protocol(), c.channels(), worstRegret(c, members)));
-    }
-    Candidate ncclPick = pick == null ? null : new Candidate(pick.algorithm(), pick.protocol(), 0, Double.NaN);
-    return new Rule(key.collective(), lo, hi, key.numPipeOps(), ncclPick, ncclRegret, cands);
-  }
-
-  private static double worstRegret(RunConfig c, List<SizeResult> members) {
-    double worst = 0;
-    for (SizeResult s : members) {
-      for (Stats st : s.ranking()) {
-        if (st.config().equals(c)) {
-          worst = Math.max(worst, st.regret());
+        for (int b = i + 1; b <= Math.min(t.length - 1, i + w); b++) {
+            if (!Double.isNaN(t[b])) {
+                j = Math.max(j, Math.log(t[i] / t[b]));
+            }
         }
-      }
+        return Double.isFinite(j) ? Math.min(j, Math.log(MAX_REGRET)) : Math.log(MAX_REGRET);
     }
-    return worst;
-  }
 
-  static String pct(double fraction) {
-    return String.format(java.util.Locale.ROOT, "%.2f%%", fraction * 100);
-  }
+    private static List<RunConfig> identity(SizeResult s, Merge merge) {
+        if (merge == Merge.PICK && !s.ranking().isEmpty()) {
+            return List.of(s.ranking().getFirst().config());
+        }
+        return s.ranking().stream().map(Stats::config).toList();
+    }
+
+    /** Assigns grid buckets to measured sizes and merges buckets with the same ranking into rules. */
+    private static Group buckets(GroupKey key, List<SizeResult> sizes, Options o, List<String> warnings) {
+        Merge merge = o.merge();
+        int first = SizeGrid.bucket(sizes.getFirst().nBytes());
+        int last = SizeGrid.bucket(sizes.getLast().nBytes());
+        int n = last - first + 1;
+        // governing sizes per bucket
+        List<List<Integer>> gov = new ArrayList<>();
+        int idx = 0;
+        for (int b = first; b <= last; b++) {
+            List<Integer> in = new ArrayList<>();
+            while (idx < sizes.size() && SizeGrid.bucket(sizes.get(idx).nBytes()) == b) {
+                in.add(idx++);
+            }
+            if (in.isEmpty()) {
+                in = List.of(idx - 1); // the nearest measured size below
+            }
+            gov.add(in);
+        }
+        List<List<RunConfig>> verdict = new ArrayList<>();
+        for (int b = 0; b < n; b++) {
+            List<Integer> g = gov.get(b);
+            List<RunConfig> v = identity(sizes.get(g.getFirst()), merge);
+            for (int x : g) {
+                if (!identity(sizes.get(x), merge).equals(v)) {
+                    warnings.add(key + ": sizes "
+                            + g.stream()
+                                    .map(y -> ByteSize.format(sizes.get(y).nBytes()))
+                                    .toList()
+                            + " share one size-grid bucket but rank candidates differently; no rule there");
+                    v = List.of();
+                    break;
+                }
+            }
+            verdict.add(v);
+        }
+        // ranges of each measured size
+        long[] from = new long[sizes.size()];
+        long[] to = new long[sizes.size()];
+        java.util.Arrays.fill(from, Long.MIN_VALUE);
+        for (int b = 0; b < n; b++) {
+            for (int x : gov.get(b)) {
+                if (from[x] == Long.MIN_VALUE) {
+                    from[x] = SizeGrid.lowerBound(first + b);
+                }
+                to[x] = first + b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + b + 1) : -1L;
+            }
+        }
+        List<SizeResult> placed = new ArrayList<>();
+        for (int x = 0; x < sizes.size(); x++) {
+            SizeResult s = sizes.get(x);
+            placed.add(new SizeResult(
+                    s.nBytes(),
+                    from[x],
+                    to[x],
+                    s.nccl(),
+                    s.ncclPick(),
+                    s.pickInferred(),
+                    s.ncclUs(),
+                    s.ncclRegret(),
+                    s.noiseMargin(),
+                    s.candidates(),
+                    s.ranking(),
+                    s.note()));
+        }
+        List<Rule> rules = new ArrayList<>();
+        List<RangeEstimate> ranges = new ArrayList<>();
+        int b = 0;
+        while (b < n) {
+            List<RunConfig> v = verdict.get(b);
+            if (v.isEmpty()) {
+                int e = b;
+                Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
+                while (e + 1 < n && verdict.get(e + 1).isEmpty()) {
+                    e++;
+                    members.addAll(gov.get(e));
+                }
+                long lo = SizeGrid.lowerBound(first + b);
+                long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+                ranges.add(estimate(lo, hi, null, members, placed, o));
+                b = e + 1;
+                continue;
+            }
+            int e = b;
+            Set<Integer> members = new java.util.TreeSet<>(gov.get(b));
+            while (e + 1 < n && verdict.get(e + 1).equals(v)) {
+                e++;
+                members.addAll(gov.get(e));
+            }
+            long lo = SizeGrid.lowerBound(first + b);
+            long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+            rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
+            ranges.add(estimate(lo, hi, v.getFirst(), members, placed, o));
+            b = e + 1;
+        }
+        return new Group(key, placed, rules, List.copyOf(ranges));
+    }
+
+    /** The regret of what runs at a measured size: the pick's (null: NCCL's own), NaN when not measured. */
+    private static double regretOf(SizeResult s, RunConfig pick) {
+        if (pick == null) {
+            return s.ncclRegret();
+        }
+        for (Stats st : s.candidates()) {
+            if (st.config().equals(pick)) {
+                return st.regret();
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static double cvOf(SizeResult s, RunConfig pick) {
+        if (pick == null) {
+            return s.nccl() == null ? Double.NaN : s.nccl().cv();
+        }
+        for (Stats st : s.candidates()) {
+            if (st.config().equals(pick)) {
+                return st.cv();
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * Expected regret of a stretch: the mean of the regret of what runs there over its measured
+     * sizes; uncertainty: sqrt(sd^2 + cv^2) with sd the sample standard deviation of that regret over
+     * the sizes and their window neighbours and cv the largest replicate CV among the sizes.
+     */
+    private static RangeEstimate estimate(
+            long lo, long hi, RunConfig pick, Set<Integer> members, List<SizeResult> sizes, Options o) {
+        double sum = 0;
+        int cnt = 0;
+        double cvMax = 0;
+        boolean keptForNoise = false;
+        for (int x : members) {
+            double r = regretOf(sizes.get(x), pick);
+            if (!Double.isNaN(r)) {
+                sum += r;
+                cnt++;
+            }
+            cvMax = Math.max(cvMax, orZero(cvOf(sizes.get(x), pick)));
+            if (pick == null
+                    && sizes.get(x).ncclRegret() > o.threshold()
+                    && !sizes.get(x).candidates().isEmpty()) {
+                keptForNoise = true;
+            }
+        }
+        int from = members.stream().min(Integer::compare).orElse(0);
+        int to = members.stream().max(Integer::compare).orElse(0);
+        List<Double> spread = new ArrayList<>();
+        for (int j = Math.max(0, from - o.window()); j <= Math.min(sizes.size() - 1, to + o.window()); j++) {
+            double r = regretOf(sizes.get(j), pick);
+            if (!Double.isNaN(r)) {
+                spread.add(r);
+            }
+        }
+        double sd = 0;
+        if (spread.size() > 1) {
+            double mean =
+                    spread.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+            double ss = 0;
+            for (double r : spread) {
+                ss += (r - mean) * (r - mean);
+            }
+            sd = Math.sqrt(ss / (spread.size() - 1));
+        }
+        return new RangeEstimate(
+                lo,
+                hi,
+                pick,
+                members.size(),
+                cnt == 0 ? Double.NaN : sum / cnt,
+                Math.sqrt(sd * sd + cvMax * cvMax),
+                keptForNoise);
+    }
+
+    /**
+     * Cuts rules and the ranges sizes govern where a size has only refused rows (a failed
+     * {@code #wrong} / {@code error} check): the bucket of such a size and the buckets after it up to
+     * the next measured size get no rule, so a 512 KiB measurement never stretches over a refused
+     * 1 MiB row.
+     */
+    static Group withoutHoles(Group g, java.util.NavigableSet<Long> holes, List<String> warnings) {
+        if (holes.isEmpty()) {
+            return g;
+        }
+        List<SizeResult> placed = new ArrayList<>();
+        for (SizeResult s : g.sizes()) {
+            long to = s.toBytes();
+            Long h = holes.higher(s.nBytes());
+            if (h != null && (to == -1L || Long.compareUnsigned(h, to) < 0)) {
+                long cut = SizeGrid.lowerBound(SizeGrid.bucket(h));
+                to = Long.compareUnsigned(cut, s.fromBytes()) > 0 ? cut : s.toBytes();
+            }
+            placed.add(new SizeResult(
+                    s.nBytes(),
+                    s.fromBytes(),
+                    to,
+                    s.nccl(),
+                    s.ncclPick(),
+                    s.pickInferred(),
+                    s.ncclUs(),
+                    s.ncclRegret(),
+                    s.noiseMargin(),
+                    s.candidates(),
+                    s.ranking(),
+                    s.note()));
+        }
+        // forbidden [bucket of the hole, bucket of the next measured size); -1 is "no bound", which is
+        // also the largest value in unsigned order
+        List<long[]> forbidden = new ArrayList<>();
+        for (long h : holes) {
+            long from = SizeGrid.lowerBound(SizeGrid.bucket(h));
+            long to = -1L;
+            for (SizeResult s : g.sizes()) {
+                if (Long.compareUnsigned(s.nBytes(), h) > 0) {
+                    to = SizeGrid.lowerBound(SizeGrid.bucket(s.nBytes()));
+                    break;
+                }
+            }
+            if (Long.compareUnsigned(from, to) < 0) {
+                forbidden.add(new long[] {from, to});
+            }
+        }
+        List<Rule> rules = new ArrayList<>();
+        for (Rule r : g.rules()) {
+            List<long[]> pieces = new ArrayList<>();
+            pieces.add(new long[] {r.fromBytes(), r.toBytes()});
+            for (long[] f : forbidden) {
+                List<long[]> next = new ArrayList<>();
+                for (long[] p : pieces) {
+                    if (Long.compareUnsigned(f[1], p[0]) <= 0 || Long.compareUnsigned(f[0], p[1]) >= 0) {
+                        next.add(p);
+                        continue;
+                    }
+                    warnings.add(g.key() + ": sizes in [" + ByteSize.format(f[0]) + ", "
+                            + (f[1] == -1L ? "no bound" : ByteSize.format(f[1]))
+                            + ") have only refused rows (failed checks): "
+                            + "no rule there");
+                    if (Long.compareUnsigned(p[0], f[0]) < 0) {
+                        next.add(new long[] {p[0], f[0]});
+                    }
+                    if (Long.compareUnsigned(f[1], p[1]) < 0) {
+                        next.add(new long[] {f[1], p[1]});
+                    }
+                }
+                pieces = next;
+            }
+            for (long[] p : pieces) {
+                rules.add(new Rule(
+                        r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
+            }
+        }
+        return new Group(g.key(), placed, rules, g.ranges());
+    }
+
+    private static Rule rule(GroupKey key, long lo, long hi, List<RunConfig> verdict, List<SizeResult> members) {
+        // candidates kept at every member size, in the verdict's order (merge by ranking: all of them;
+        // merge by pick: the pick first, then the common fallbacks by their largest regret)
+        List<RunConfig> ranking = new ArrayList<>(verdict);
+        if (verdict.size() == 1) {
+            List<RunConfig> common = new ArrayList<>(
+                    members.getFirst().ranking().stream().map(Stats::config).toList());
+            for (SizeResult s : members) {
+                common.retainAll(s.ranking().stream().map(Stats::config).toList());
+            }
+            common.remove(verdict.getFirst());
+            common.sort(Comparator.comparingDouble((RunConfig c) -> worstRegret(c, members))
+                    .thenComparing(RunConfig::label));
+            ranking.addAll(common);
+        }
+        double ncclRegret = Double.POSITIVE_INFINITY;
+        RunConfig pick = members.getFirst().ncclPick();
+        for (SizeResult s : members) {
+            ncclRegret = Math.min(ncclRegret, s.ncclRegret());
+            if (!Objects.equals(pick, s.ncclPick())) {
+                pick = null;
+            }
+        }
+        List<Candidate> cands = new ArrayList<>();
+        for (RunConfig c : ranking) {
+            cands.add(new Candidate(c.algorithm(), c.protocol(), c.channels(), worstRegret(c, members)));
+        }
+        Candidate ncclPick = pick == null ? null : new Candidate(pick.algorithm(), pick.protocol(), 0, Double.NaN);
+        return new Rule(key.collective(), lo, hi, key.numPipeOps(), ncclPick, ncclRegret, cands);
+    }
+
+    private static double worstRegret(RunConfig c, List<SizeResult> members) {
+        double worst = 0;
+        for (SizeResult s : members) {
+            for (Stats st : s.ranking()) {
+                if (st.config().equals(c)) {
+                    worst = Math.max(worst, st.regret());
+                }
+            }
+        }
+        return worst;
+    }
+
+    static String pct(double fraction) {
+        return String.format(java.util.Locale.ROOT, "%.2f%%", fraction * 100);
+    }
 }

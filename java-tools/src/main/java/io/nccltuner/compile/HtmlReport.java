@@ -22,357 +22,493 @@ import java.util.Map;
  * point shows its values (SVG {@code <title>}).
  */
 public final class HtmlReport {
-  private static final String[] COLORS = {
-    "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#ff7f0e", "#393b79"
-  };
-  private static final int W = 1200;
-  private static final int H = 560;
-  private static final int L = 80;
-  private static final int R = 230;
-  private static final int T = 30;
-  private static final int B = 60;
-  /** The chart's busbw axis spans at most this many decades, around the median. */
-  static final double MAX_DECADES = 9;
-
-  private HtmlReport() {}
-
-  /**
-   * Renders the page.
-   *
-   * @param c the compilation
-   * @param savings workload weighting, may be empty
-   * @return the HTML document
-   */
-  public static String render(Compilation c, List<Workload.Savings> savings) {
-    return render(c, savings, c.policy().name());
-  }
-
-  /**
-   * Renders the page under a title of its own.
-   *
-   * @param c the compilation
-   * @param savings workload weighting, may be empty
-   * @param title what the page's title and heading call the policy ("compiled from sweep.csv")
-   * @return the HTML document
-   */
-  public static String render(Compilation c, List<Workload.Savings> savings, String title) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-        .append(esc(title)).append(" - nccl-tuner compile</title>\n<style>\n")
-        .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n")
-        .append("table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n")
-        .append("td.l,th.l{text-align:left}tr.rule{background:#fff3e8}\n")
-        .append("svg text{font-size:12px;font-family:system-ui,sans-serif}\n")
-        .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
-        .append("</style></head><body>\n<h1>Policy ").append(esc(title)).append("</h1>\n<p>")
-        .append(esc(c.policy().description())).append("</p>\n");
-    for (Group g : c.groups()) {
-      sb.append("<h2>").append(esc(g.key().toString())).append("</h2>\n");
-      chart(sb, g);
-      table(sb, g);
-      sb.append("<h3>Rules (").append(g.rules().size()).append(")</h3>\n<ul>\n");
-      for (Rule r : g.rules()) {
-        sb.append("<li>").append(esc(TextReport.describe(r))).append("</li>\n");
-      }
-      sb.append("</ul>\n");
-    }
-    if (!savings.isEmpty()) {
-      sb.append("<h2>Workload</h2>\n<table><tr><th class=l>group</th><th>calls</th><th>priced</th>"
-          + "<th>NCCL us</th><th>policy us</th><th>best us</th><th>NCCL regret</th><th>policy regret</th>"
-          + "<th>saving</th></tr>\n");
-      for (Workload.Savings s : savings) {
-        sb.append("<tr><td class=l>").append(esc(s.key().toString())).append("</td><td>").append(s.calls())
-            .append("</td><td>").append(s.priced()).append("</td><td>").append(TextReport.us(s.defaultUs()))
-            .append("</td><td>").append(TextReport.us(s.policyUs())).append("</td><td>")
-            .append(TextReport.us(s.bestUs())).append("</td><td>").append(TextReport.pct(s.defaultRegret()))
-            .append("</td><td>").append(TextReport.pct(s.policyRegret())).append("</td><td>")
-            .append(TextReport.pct(s.saving())).append("</td></tr>\n");
-      }
-      sb.append("</table>\n");
-    }
-    list(sb, "Refused rows (wrong results, never used)", c.refused());
-    list(sb, "Warnings", c.warnings());
-    sb.append("</body></html>\n");
-    return sb.toString();
-  }
-
-  private static void list(StringBuilder sb, String title, List<String> items) {
-    if (items.isEmpty()) {
-      return;
-    }
-    sb.append("<h2>").append(title).append(" (").append(items.size()).append(")</h2>\n<ul>\n");
-    for (String s : items) {
-      sb.append("<li>").append(esc(s)).append("</li>\n");
-    }
-    sb.append("</ul>\n");
-  }
-
-  private static void table(StringBuilder sb, Group g) {
-    sb.append("<table><tr><th class=l>size range</th><th class=l>NCCL's pick</th><th>NCCL us</th>"
-        + "<th class=l>best</th><th>best us</th><th class=l>policy's pick</th><th>regret before</th>"
-        + "<th>after</th><th>noise</th></tr>\n");
-    for (SizeResult s : g.sizes()) {
-      Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
-      String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
-          ? "NCCL" : best.config().label();
-      sb.append(s.ruled() ? "<tr class=rule>" : "<tr>").append("<td class=l>")
-          .append(esc(ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes())))
-          .append("</td><td class=l>").append(s.ncclLabel())
-          .append("</td><td>").append(TextReport.us(s.ncclUs())).append("</td><td class=l>").append(bestName)
-          .append("</td><td>").append(TextReport.us(s.bestUs())).append("</td><td class=l>")
-          .append(s.ruled() ? s.ranking().getFirst().config().label() : "NCCL").append("</td><td>")
-          .append(TextReport.pct(s.ncclRegret())).append("</td><td>").append(TextReport.pct(s.policyRegret()))
-          .append("</td><td>").append(TextReport.pct(s.noiseMargin())).append("</td></tr>\n");
-    }
-    sb.append("</table>\n");
-  }
-
-  private static double log2(double v) {
-    return Math.log(v) / Math.log(2);
-  }
-
-  /**
-   * nccl-tests' bus bandwidth in GB/s: nBytes / time x the bus factor (AllReduce 2(n-1)/n,
-   * AllGather and ReduceScatter (n-1)/n, others 1), so a collective's busbw is comparable with the
-   * links' speed whatever its rank count.
-   */
-  static double busbw(io.nccltuner.policy.Collective c, int nRanks, long nBytes, double timeUs) {
-    double n = Math.max(1, nRanks);
-    double factor = switch (c) {
-      case AllReduce -> 2 * (n - 1) / n;
-      case AllGather, ReduceScatter -> (n - 1) / n;
-      default -> 1;
+    private static final String[] COLORS = {
+        "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#ff7f0e", "#393b79"
     };
-    return nBytes / timeUs / 1e3 * (factor > 0 ? factor : 1); // one rank: algbw
-  }
+    private static final int W = 1200;
+    private static final int H = 560;
+    private static final int L = 80;
+    private static final int R = 230;
+    private static final int T = 30;
+    private static final int B = 60;
+    /** The chart's busbw axis spans at most this many decades, around the median. */
+    static final double MAX_DECADES = 9;
 
-  /**
-   * busbw (GB/s, log) versus message size (log2), one series per measured configuration, NCCL's
-   * own pick dashed with rings, the policy's pick as red diamonds; error bars: the replicates'
-   * min..max (solid), or with one replicate the noise the compile read from neighbouring sizes
-   * (dashed: busbw x exp(+-jump)). One legend entry per series, beside the plot; the SVG scales to
-   * the page's width.
-   */
-  private static void chart(StringBuilder sb, Group g) {
-    List<SizeResult> sizes = g.sizes();
-    var coll = g.key().collective();
-    int nRanks = g.key().nRanks();
-    double xMin = log2(Math.max(1, sizes.getFirst().nBytes()));
-    double xMax = log2(Math.max(1, sizes.getLast().nBytes()));
-    if (xMax - xMin < 1) {
-      xMin -= 0.5;
-      xMax += 0.5;
+    private HtmlReport() {}
+
+    /**
+     * Renders the page.
+     *
+     * @param c the compilation
+     * @param savings workload weighting, may be empty
+     * @return the HTML document
+     */
+    public static String render(Compilation c, List<Workload.Savings> savings) {
+        return render(c, savings, c.policy().name());
     }
-    // value = {size, busbw, lo, hi, dashed?}
-    Map<RunConfig, List<double[]>> series = new LinkedHashMap<>();
-    List<double[]> nccl = new ArrayList<>();
-    List<Double> all = new ArrayList<>();
-    for (SizeResult s : sizes) {
-      for (Stats st : s.candidates()) {
-        series.computeIfAbsent(st.config(), k -> new ArrayList<>()).add(point(coll, nRanks, s.nBytes(), st));
-      }
-      if (s.nccl() != null) {
-        nccl.add(point(coll, nRanks, s.nBytes(), s.nccl()));
-      }
-    }
-    // sorted by label: the legend's order does not depend on which size a configuration first appears at
-    List<RunConfig> order = new ArrayList<>(series.keySet());
-    order.sort(java.util.Comparator.comparing(RunConfig::label));
-    for (List<double[]> l : series.values()) {
-      l.forEach(p -> all.add(p[1]));
-    }
-    nccl.forEach(p -> all.add(p[1]));
-    all.removeIf(v -> !(v > 0) || !Double.isFinite(v));
-    double lo = 1;
-    double hi = 10;
-    if (!all.isEmpty()) {
-      java.util.Collections.sort(all);
-      double med = Math.log10(all.get(all.size() / 2));
-      // at most MAX_DECADES decades around the median: a stray time would otherwise squash every
-      // line; values outside are drawn on the edge
-      lo = Math.max(Math.log10(all.getFirst()), med - MAX_DECADES / 2);
-      hi = Math.min(Math.log10(all.getLast()), med + MAX_DECADES / 2);
-    }
-    boolean clipped = !all.isEmpty() && (Math.log10(all.getFirst()) < lo || Math.log10(all.getLast()) > hi);
-    double lyLo = Math.floor(lo * 10) / 10 - 0.1;
-    double lyHi = Math.ceil(hi * 10) / 10 + 0.1;
-    final double x0 = xMin;
-    final double x1 = xMax;
-    java.util.function.DoubleUnaryOperator px = b -> L + (log2(Math.max(1, b)) - x0) / (x1 - x0) * (W - L - R);
-    java.util.function.DoubleUnaryOperator py = v -> {
-      double lv = v > 0 ? Math.log10(v) : lyLo;
-      return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (H - T - B);
-    };
-    sb.append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ").append(W).append(' ')
-        .append(H).append("\" role=\"img\" aria-label=\"bus bandwidth by message size\">\n");
-    sb.append("<rect x=\"").append(L).append("\" y=\"").append(T).append("\" width=\"").append(W - L - R)
-        .append("\" height=\"").append(H - T - B).append("\" fill=\"#fafafa\" stroke=\"#999\"/>\n");
-    // x ticks: powers of two, at most ~14 labels
-    int span = (int) Math.ceil(xMax) - (int) Math.floor(xMin);
-    int step = Math.max(1, (span + 13) / 14);
-    for (int e = (int) Math.ceil(xMin); e <= (int) Math.floor(xMax); e++) {
-      if (e % step != 0 || e < 0 || e > 62) {
-        continue;
-      }
-      double x = px.applyAsDouble(Math.pow(2, e));
-      sb.append(line(x, T, x, H - B, "#e0e0e0")).append(text(x, H - B + 16, "middle", ByteSize.format(1L << e)));
-    }
-    // y ticks: 1, 2, 5 x 10^n GB/s
-    for (int d = (int) Math.floor(lyLo); d <= (int) Math.ceil(lyHi); d++) {
-      for (int m : new int[] {1, 2, 5}) {
-        double v = m * Math.pow(10, d);
-        double lv = Math.log10(v);
-        if (lv < lyLo || lv > lyHi) {
-          continue;
+
+    /**
+     * Renders the page under a title of its own.
+     *
+     * @param c the compilation
+     * @param savings workload weighting, may be empty
+     * @param title what the page's title and heading call the policy ("compiled from sweep.csv")
+     * @return the HTML document
+     */
+    public static String render(Compilation c, List<Workload.Savings> savings, String title) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
+                .append(esc(title))
+                .append(" - nccl-tuner compile</title>\n<style>\n")
+                .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n")
+                .append(
+                        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n")
+                .append("td.l,th.l{text-align:left}tr.rule{background:#fff3e8}\n")
+                .append("svg text{font-size:12px;font-family:system-ui,sans-serif}\n")
+                .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
+                .append("</style></head><body>\n<h1>Policy ")
+                .append(esc(title))
+                .append("</h1>\n<p>")
+                .append(esc(c.policy().description()))
+                .append("</p>\n");
+        for (Group g : c.groups()) {
+            sb.append("<h2>").append(esc(g.key().toString())).append("</h2>\n");
+            chart(sb, g);
+            table(sb, g);
+            sb.append("<h3>Rules (").append(g.rules().size()).append(")</h3>\n<ul>\n");
+            for (Rule r : g.rules()) {
+                sb.append("<li>").append(esc(TextReport.describe(r))).append("</li>\n");
+            }
+            sb.append("</ul>\n");
         }
-        double y = py.applyAsDouble(v);
-        sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
-      }
+        if (!savings.isEmpty()) {
+            sb.append("<h2>Workload</h2>\n<table><tr><th class=l>group</th><th>calls</th><th>priced</th>"
+                    + "<th>NCCL us</th><th>policy us</th><th>best us</th><th>NCCL regret</th><th>policy regret</th>"
+                    + "<th>saving</th></tr>\n");
+            for (Workload.Savings s : savings) {
+                sb.append("<tr><td class=l>")
+                        .append(esc(s.key().toString()))
+                        .append("</td><td>")
+                        .append(s.calls())
+                        .append("</td><td>")
+                        .append(s.priced())
+                        .append("</td><td>")
+                        .append(TextReport.us(s.defaultUs()))
+                        .append("</td><td>")
+                        .append(TextReport.us(s.policyUs()))
+                        .append("</td><td>")
+                        .append(TextReport.us(s.bestUs()))
+                        .append("</td><td>")
+                        .append(TextReport.pct(s.defaultRegret()))
+                        .append("</td><td>")
+                        .append(TextReport.pct(s.policyRegret()))
+                        .append("</td><td>")
+                        .append(TextReport.pct(s.saving()))
+                        .append("</td></tr>\n");
+            }
+            sb.append("</table>\n");
+        }
+        list(sb, "Refused rows (wrong results, never used)", c.refused());
+        list(sb, "Warnings", c.warnings());
+        sb.append("</body></html>\n");
+        return sb.toString();
     }
-    sb.append(text(L + (W - L - R) / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
-    if (clipped) {
-      sb.append(text(L + 4, H - B - 6, "start", "busbw outside " + num(Math.pow(10, lo)) + " .. "
-          + num(Math.pow(10, hi)) + " GB/s drawn on the chart's edge"));
+
+    private static void list(StringBuilder sb, String title, List<String> items) {
+        if (items.isEmpty()) {
+            return;
+        }
+        sb.append("<h2>").append(title).append(" (").append(items.size()).append(")</h2>\n<ul>\n");
+        for (String s : items) {
+            sb.append("<li>").append(esc(s)).append("</li>\n");
+        }
+        sb.append("</ul>\n");
     }
-    sb.append("<text x=\"16\" y=\"").append(T + (H - T - B) / 2).append("\" transform=\"rotate(-90 16 ")
-        .append(T + (H - T - B) / 2).append(")\" text-anchor=\"middle\">bus bandwidth (GB/s, log scale)</text>\n");
-    int ci = 0;
-    int ly = T + 10;
-    for (RunConfig cfg : order) {
-      String color = COLORS[ci++ % COLORS.length];
-      List<double[]> pts = series.get(cfg);
-      bars(sb, pts, px, py, color);
-      polyline(sb, pts, px, py, color, 1.5, null);
-      for (double[] p : pts) {
-        sb.append("<circle cx=\"").append(f(px.applyAsDouble(p[0]))).append("\" cy=\"").append(f(py.applyAsDouble(p[1])))
-            .append("\" r=\"2.5\" fill=\"").append(color).append("\"><title>").append(cfg.label()).append(' ')
-            .append(ByteSize.format((long) p[0])).append(": ").append(TextReport.us(p[5])).append(" us, busbw ")
-            .append(gbs(p[1])).append(" GB/s").append(p[4] == 0 && p[2] != p[3] ? ", replicates " + gbs(p[2]) + " .. "
-            + gbs(p[3]) + " GB/s" : p[4] == 1 ? ", noise from neighbouring sizes " + gbs(p[2]) + " .. " + gbs(p[3]) + " GB/s" : "")
-            .append("</title></circle>\n");
-      }
-      legend(sb, ly, color, cfg.label(), false, false);
-      ly += 18;
+
+    private static void table(StringBuilder sb, Group g) {
+        sb.append("<table><tr><th class=l>size range</th><th class=l>NCCL's pick</th><th>NCCL us</th>"
+                + "<th class=l>best</th><th>best us</th><th class=l>policy's pick</th><th>regret before</th>"
+                + "<th>after</th><th>noise</th></tr>\n");
+        for (SizeResult s : g.sizes()) {
+            Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
+            String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
+                    ? "NCCL"
+                    : best.config().label();
+            sb.append(s.ruled() ? "<tr class=rule>" : "<tr>")
+                    .append("<td class=l>")
+                    .append(esc(ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes())))
+                    .append("</td><td class=l>")
+                    .append(s.ncclLabel())
+                    .append("</td><td>")
+                    .append(TextReport.us(s.ncclUs()))
+                    .append("</td><td class=l>")
+                    .append(bestName)
+                    .append("</td><td>")
+                    .append(TextReport.us(s.bestUs()))
+                    .append("</td><td class=l>")
+                    .append(s.ruled() ? s.ranking().getFirst().config().label() : "NCCL")
+                    .append("</td><td>")
+                    .append(TextReport.pct(s.ncclRegret()))
+                    .append("</td><td>")
+                    .append(TextReport.pct(s.policyRegret()))
+                    .append("</td><td>")
+                    .append(TextReport.pct(s.noiseMargin()))
+                    .append("</td></tr>\n");
+        }
+        sb.append("</table>\n");
     }
-    bars(sb, nccl, px, py, "#000");
-    polyline(sb, nccl, px, py, "#000", 2.5, "6 4");
-    for (SizeResult s : sizes) {
-      if (s.nccl() != null) {
-        double[] p = point(coll, nRanks, s.nBytes(), s.nccl());
-        sb.append("<circle cx=\"").append(f(px.applyAsDouble(p[0]))).append("\" cy=\"").append(f(py.applyAsDouble(p[1])))
-            .append("\" r=\"5\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"><title>NCCL's pick")
-            .append(s.ncclPick() == null ? "" : " " + s.ncclPick().label()).append(' ').append(ByteSize.format(s.nBytes()))
-            .append(": ").append(TextReport.us(s.ncclUs())).append(" us, busbw ").append(gbs(p[1]))
-            .append(" GB/s, regret ").append(TextReport.pct(s.ncclRegret())).append("</title></circle>\n");
-      }
-      if (s.ruled()) {
-        double x = px.applyAsDouble(s.nBytes());
-        double y = py.applyAsDouble(busbw(coll, nRanks, s.nBytes(), s.policyUs()));
-        sb.append(diamond(x, y)).append("<title>policy's pick ").append(s.ranking().getFirst().config().label())
-            .append(' ').append(ByteSize.format(s.nBytes())).append(": ").append(TextReport.us(s.policyUs()))
-            .append(" us</title></path>\n");
-      }
+
+    private static double log2(double v) {
+        return Math.log(v) / Math.log(2);
     }
-    legend(sb, ly, "#000", "NCCL's own pick (auto)", true, true);
-    ly += 18;
-    int lx = W - R + 22;
-    sb.append(diamond(lx, ly)).append("</path>\n").append(text(lx + 16, ly + 4, "start", "policy's pick (rules)"));
-    ly += 26;
-    sb.append(text(W - R + 12, ly, "start", "bars: replicates' min..max;"));
-    ly += 15;
-    sb.append(text(W - R + 12, ly, "start", "dashed: 1 replicate, noise from"));
-    ly += 15;
-    sb.append(text(W - R + 12, ly, "start", "neighbouring sizes"));
-    sb.append("</svg>\n");
-  }
 
-  /** {size, busbw, bar low, bar high, 1 when the bar is the neighbour-jump noise else 0, median us}. */
-  private static double[] point(io.nccltuner.policy.Collective c, int nRanks, long nBytes, Stats st) {
-    double b = busbw(c, nRanks, nBytes, st.medianUs());
-    if (st.replicates() >= 2) {
-      return new double[] {nBytes, b, busbw(c, nRanks, nBytes, st.maxUs()), busbw(c, nRanks, nBytes, st.minUs()), 0,
-          st.medianUs()};
+    /**
+     * nccl-tests' bus bandwidth in GB/s: nBytes / time x the bus factor (AllReduce 2(n-1)/n,
+     * AllGather and ReduceScatter (n-1)/n, others 1), so a collective's busbw is comparable with the
+     * links' speed whatever its rank count.
+     */
+    static double busbw(io.nccltuner.policy.Collective c, int nRanks, long nBytes, double timeUs) {
+        double n = Math.max(1, nRanks);
+        double factor = switch (c) {
+            case AllReduce -> 2 * (n - 1) / n;
+            case AllGather, ReduceScatter -> (n - 1) / n;
+            default -> 1;
+        };
+        return nBytes / timeUs / 1e3 * (factor > 0 ? factor : 1); // one rank: algbw
     }
-    if (st.neighbourJump() > 0) {
-      return new double[] {nBytes, b, b * Math.exp(-st.neighbourJump()), b * Math.exp(st.neighbourJump()), 1,
-          st.medianUs()};
+
+    /**
+     * busbw (GB/s, log) versus message size (log2), one series per measured configuration, NCCL's
+     * own pick dashed with rings, the policy's pick as red diamonds; error bars: the replicates'
+     * min..max (solid), or with one replicate the noise the compile read from neighbouring sizes
+     * (dashed: busbw x exp(+-jump)). One legend entry per series, beside the plot; the SVG scales to
+     * the page's width.
+     */
+    private static void chart(StringBuilder sb, Group g) {
+        List<SizeResult> sizes = g.sizes();
+        var coll = g.key().collective();
+        int nRanks = g.key().nRanks();
+        double xMin = log2(Math.max(1, sizes.getFirst().nBytes()));
+        double xMax = log2(Math.max(1, sizes.getLast().nBytes()));
+        if (xMax - xMin < 1) {
+            xMin -= 0.5;
+            xMax += 0.5;
+        }
+        // value = {size, busbw, lo, hi, dashed?}
+        Map<RunConfig, List<double[]>> series = new LinkedHashMap<>();
+        List<double[]> nccl = new ArrayList<>();
+        List<Double> all = new ArrayList<>();
+        for (SizeResult s : sizes) {
+            for (Stats st : s.candidates()) {
+                series.computeIfAbsent(st.config(), k -> new ArrayList<>()).add(point(coll, nRanks, s.nBytes(), st));
+            }
+            if (s.nccl() != null) {
+                nccl.add(point(coll, nRanks, s.nBytes(), s.nccl()));
+            }
+        }
+        // sorted by label: the legend's order does not depend on which size a configuration first appears at
+        List<RunConfig> order = new ArrayList<>(series.keySet());
+        order.sort(java.util.Comparator.comparing(RunConfig::label));
+        for (List<double[]> l : series.values()) {
+            l.forEach(p -> all.add(p[1]));
+        }
+        nccl.forEach(p -> all.add(p[1]));
+        all.removeIf(v -> !(v > 0) || !Double.isFinite(v));
+        double lo = 1;
+        double hi = 10;
+        if (!all.isEmpty()) {
+            java.util.Collections.sort(all);
+            double med = Math.log10(all.get(all.size() / 2));
+            // at most MAX_DECADES decades around the median: a stray time would otherwise squash every
+            // line; values outside are drawn on the edge
+            lo = Math.max(Math.log10(all.getFirst()), med - MAX_DECADES / 2);
+            hi = Math.min(Math.log10(all.getLast()), med + MAX_DECADES / 2);
+        }
+        boolean clipped = !all.isEmpty() && (Math.log10(all.getFirst()) < lo || Math.log10(all.getLast()) > hi);
+        double lyLo = Math.floor(lo * 10) / 10 - 0.1;
+        double lyHi = Math.ceil(hi * 10) / 10 + 0.1;
+        final double x0 = xMin;
+        final double x1 = xMax;
+        java.util.function.DoubleUnaryOperator px = b -> L + (log2(Math.max(1, b)) - x0) / (x1 - x0) * (W - L - R);
+        java.util.function.DoubleUnaryOperator py = v -> {
+            double lv = v > 0 ? Math.log10(v) : lyLo;
+            return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (H - T - B);
+        };
+        sb.append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
+                .append(W)
+                .append(' ')
+                .append(H)
+                .append("\" role=\"img\" aria-label=\"bus bandwidth by message size\">\n");
+        sb.append("<rect x=\"")
+                .append(L)
+                .append("\" y=\"")
+                .append(T)
+                .append("\" width=\"")
+                .append(W - L - R)
+                .append("\" height=\"")
+                .append(H - T - B)
+                .append("\" fill=\"#fafafa\" stroke=\"#999\"/>\n");
+        // x ticks: powers of two, at most ~14 labels
+        int span = (int) Math.ceil(xMax) - (int) Math.floor(xMin);
+        int step = Math.max(1, (span + 13) / 14);
+        for (int e = (int) Math.ceil(xMin); e <= (int) Math.floor(xMax); e++) {
+            if (e % step != 0 || e < 0 || e > 62) {
+                continue;
+            }
+            double x = px.applyAsDouble(Math.pow(2, e));
+            sb.append(line(x, T, x, H - B, "#e0e0e0")).append(text(x, H - B + 16, "middle", ByteSize.format(1L << e)));
+        }
+        // y ticks: 1, 2, 5 x 10^n GB/s
+        for (int d = (int) Math.floor(lyLo); d <= (int) Math.ceil(lyHi); d++) {
+            for (int m : new int[] {1, 2, 5}) {
+                double v = m * Math.pow(10, d);
+                double lv = Math.log10(v);
+                if (lv < lyLo || lv > lyHi) {
+                    continue;
+                }
+                double y = py.applyAsDouble(v);
+                sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
+            }
+        }
+        sb.append(text(L + (W - L - R) / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
+        if (clipped) {
+            sb.append(text(
+                    L + 4,
+                    H - B - 6,
+                    "start",
+                    "busbw outside " + num(Math.pow(10, lo)) + " .. " + num(Math.pow(10, hi))
+                            + " GB/s drawn on the chart's edge"));
+        }
+        sb.append("<text x=\"16\" y=\"")
+                .append(T + (H - T - B) / 2)
+                .append("\" transform=\"rotate(-90 16 ")
+                .append(T + (H - T - B) / 2)
+                .append(")\" text-anchor=\"middle\">bus bandwidth (GB/s, log scale)</text>\n");
+        int ci = 0;
+        int ly = T + 10;
+        for (RunConfig cfg : order) {
+            String color = COLORS[ci++ % COLORS.length];
+            List<double[]> pts = series.get(cfg);
+            bars(sb, pts, px, py, color);
+            polyline(sb, pts, px, py, color, 1.5, null);
+            for (double[] p : pts) {
+                sb.append("<circle cx=\"")
+                        .append(f(px.applyAsDouble(p[0])))
+                        .append("\" cy=\"")
+                        .append(f(py.applyAsDouble(p[1])))
+                        .append("\" r=\"2.5\" fill=\"")
+                        .append(color)
+                        .append("\"><title>")
+                        .append(cfg.label())
+                        .append(' ')
+                        .append(ByteSize.format((long) p[0]))
+                        .append(": ")
+                        .append(TextReport.us(p[5]))
+                        .append(" us, busbw ")
+                        .append(gbs(p[1]))
+                        .append(" GB/s")
+                        .append(
+                                p[4] == 0 && p[2] != p[3]
+                                        ? ", replicates " + gbs(p[2]) + " .. " + gbs(p[3]) + " GB/s"
+                                        : p[4] == 1
+                                                ? ", noise from neighbouring sizes " + gbs(p[2]) + " .. " + gbs(p[3])
+                                                        + " GB/s"
+                                                : "")
+                        .append("</title></circle>\n");
+            }
+            legend(sb, ly, color, cfg.label(), false, false);
+            ly += 18;
+        }
+        bars(sb, nccl, px, py, "#000");
+        polyline(sb, nccl, px, py, "#000", 2.5, "6 4");
+        for (SizeResult s : sizes) {
+            if (s.nccl() != null) {
+                double[] p = point(coll, nRanks, s.nBytes(), s.nccl());
+                sb.append("<circle cx=\"")
+                        .append(f(px.applyAsDouble(p[0])))
+                        .append("\" cy=\"")
+                        .append(f(py.applyAsDouble(p[1])))
+                        .append("\" r=\"5\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"><title>NCCL's pick")
+                        .append(s.ncclPick() == null ? "" : " " + s.ncclPick().label())
+                        .append(' ')
+                        .append(ByteSize.format(s.nBytes()))
+                        .append(": ")
+                        .append(TextReport.us(s.ncclUs()))
+                        .append(" us, busbw ")
+                        .append(gbs(p[1]))
+                        .append(" GB/s, regret ")
+                        .append(TextReport.pct(s.ncclRegret()))
+                        .append("</title></circle>\n");
+            }
+            if (s.ruled()) {
+                double x = px.applyAsDouble(s.nBytes());
+                double y = py.applyAsDouble(busbw(coll, nRanks, s.nBytes(), s.policyUs()));
+                sb.append(diamond(x, y))
+                        .append("<title>policy's pick ")
+                        .append(s.ranking().getFirst().config().label())
+                        .append(' ')
+                        .append(ByteSize.format(s.nBytes()))
+                        .append(": ")
+                        .append(TextReport.us(s.policyUs()))
+                        .append(" us</title></path>\n");
+            }
+        }
+        legend(sb, ly, "#000", "NCCL's own pick (auto)", true, true);
+        ly += 18;
+        int lx = W - R + 22;
+        sb.append(diamond(lx, ly)).append("</path>\n").append(text(lx + 16, ly + 4, "start", "policy's pick (rules)"));
+        ly += 26;
+        sb.append(text(W - R + 12, ly, "start", "bars: replicates' min..max;"));
+        ly += 15;
+        sb.append(text(W - R + 12, ly, "start", "dashed: 1 replicate, noise from"));
+        ly += 15;
+        sb.append(text(W - R + 12, ly, "start", "neighbouring sizes"));
+        sb.append("</svg>\n");
     }
-    return new double[] {nBytes, b, b, b, 0, st.medianUs()};
-  }
 
-  private static void bars(StringBuilder sb, List<double[]> pts, java.util.function.DoubleUnaryOperator px,
-      java.util.function.DoubleUnaryOperator py, String color) {
-    for (double[] p : pts) {
-      if (!(p[3] > p[2])) {
-        continue;
-      }
-      double x = px.applyAsDouble(p[0]);
-      double ya = py.applyAsDouble(p[2]);
-      double yb = py.applyAsDouble(p[3]);
-      String dash = p[4] == 1 ? "\" stroke-dasharray=\"3 2" : "";
-      sb.append("<path class=\"").append(p[4] == 1 ? "noise-bar" : "error-bar").append("\" d=\"M").append(f(x))
-          .append(' ').append(f(ya)).append(" V").append(f(yb)).append(" M").append(f(x - 3)).append(' ').append(f(ya))
-          .append(" h6 M").append(f(x - 3)).append(' ').append(f(yb)).append(" h6\" stroke=\"").append(color)
-          .append("\" stroke-width=\"1\" fill=\"none").append(dash).append("\"/>\n");
+    /** {size, busbw, bar low, bar high, 1 when the bar is the neighbour-jump noise else 0, median us}. */
+    private static double[] point(io.nccltuner.policy.Collective c, int nRanks, long nBytes, Stats st) {
+        double b = busbw(c, nRanks, nBytes, st.medianUs());
+        if (st.replicates() >= 2) {
+            return new double[] {
+                nBytes, b, busbw(c, nRanks, nBytes, st.maxUs()), busbw(c, nRanks, nBytes, st.minUs()), 0, st.medianUs()
+            };
+        }
+        if (st.neighbourJump() > 0) {
+            return new double[] {
+                nBytes, b, b * Math.exp(-st.neighbourJump()), b * Math.exp(st.neighbourJump()), 1, st.medianUs()
+            };
+        }
+        return new double[] {nBytes, b, b, b, 0, st.medianUs()};
     }
-  }
 
-  private static String diamond(double x, double y) {
-    return "<path class=\"pick\" d=\"M" + f(x) + ' ' + f(y - 7) + " L" + f(x + 6) + ' ' + f(y) + " L" + f(x) + ' '
-        + f(y + 7) + " L" + f(x - 6) + ' ' + f(y) + " Z\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\">";
-  }
-
-  private static String gbs(double v) {
-    return v >= 0.01 && v < 1e6 ? String.format(Locale.ROOT, "%.3f", v) : String.format(Locale.ROOT, "%.3g", v);
-  }
-
-  private static void legend(StringBuilder sb, int y, String color, String label, boolean dashed, boolean ring) {
-    int x = W - R + 12;
-    sb.append("<line x1=\"").append(x).append("\" y1=\"").append(y).append("\" x2=\"").append(x + 20)
-        .append("\" y2=\"").append(y).append("\" stroke=\"").append(color).append("\" stroke-width=\"")
-        .append(dashed ? "2.5\" stroke-dasharray=\"6 4" : "1.5").append("\"/>\n");
-    if (ring) {
-      sb.append("<circle cx=\"").append(x + 10).append("\" cy=\"").append(y).append("\" r=\"5\" fill=\"none\" stroke=\"")
-          .append(color).append("\" stroke-width=\"1.5\"/>\n");
+    private static void bars(
+            StringBuilder sb,
+            List<double[]> pts,
+            java.util.function.DoubleUnaryOperator px,
+            java.util.function.DoubleUnaryOperator py,
+            String color) {
+        for (double[] p : pts) {
+            if (!(p[3] > p[2])) {
+                continue;
+            }
+            double x = px.applyAsDouble(p[0]);
+            double ya = py.applyAsDouble(p[2]);
+            double yb = py.applyAsDouble(p[3]);
+            String dash = p[4] == 1 ? "\" stroke-dasharray=\"3 2" : "";
+            sb.append("<path class=\"")
+                    .append(p[4] == 1 ? "noise-bar" : "error-bar")
+                    .append("\" d=\"M")
+                    .append(f(x))
+                    .append(' ')
+                    .append(f(ya))
+                    .append(" V")
+                    .append(f(yb))
+                    .append(" M")
+                    .append(f(x - 3))
+                    .append(' ')
+                    .append(f(ya))
+                    .append(" h6 M")
+                    .append(f(x - 3))
+                    .append(' ')
+                    .append(f(yb))
+                    .append(" h6\" stroke=\"")
+                    .append(color)
+                    .append("\" stroke-width=\"1\" fill=\"none")
+                    .append(dash)
+                    .append("\"/>\n");
+        }
     }
-    sb.append("<text class=\"legend\" x=\"").append(x + 26).append("\" y=\"").append(y + 4)
-        .append("\" text-anchor=\"start\">").append(esc(label)).append("</text>\n");
-  }
 
-  private static void polyline(StringBuilder sb, List<double[]> pts, java.util.function.DoubleUnaryOperator px,
-      java.util.function.DoubleUnaryOperator py, String color, double width, String dash) {
-    if (pts.isEmpty()) {
-      return;
+    private static String diamond(double x, double y) {
+        return "<path class=\"pick\" d=\"M" + f(x) + ' ' + f(y - 7) + " L" + f(x + 6) + ' ' + f(y) + " L" + f(x) + ' '
+                + f(y + 7) + " L" + f(x - 6) + ' ' + f(y) + " Z\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\">";
     }
-    sb.append("<polyline fill=\"none\" stroke=\"").append(color).append("\" stroke-width=\"").append(width).append('"');
-    if (dash != null) {
-      sb.append(" stroke-dasharray=\"").append(dash).append('"');
+
+    private static String gbs(double v) {
+        return v >= 0.01 && v < 1e6 ? String.format(Locale.ROOT, "%.3f", v) : String.format(Locale.ROOT, "%.3g", v);
     }
-    sb.append(" points=\"");
-    for (double[] p : pts) {
-      sb.append(f(px.applyAsDouble(p[0]))).append(',').append(f(py.applyAsDouble(p[1]))).append(' ');
+
+    private static void legend(StringBuilder sb, int y, String color, String label, boolean dashed, boolean ring) {
+        int x = W - R + 12;
+        sb.append("<line x1=\"")
+                .append(x)
+                .append("\" y1=\"")
+                .append(y)
+                .append("\" x2=\"")
+                .append(x + 20)
+                .append("\" y2=\"")
+                .append(y)
+                .append("\" stroke=\"")
+                .append(color)
+                .append("\" stroke-width=\"")
+                .append(dashed ? "2.5\" stroke-dasharray=\"6 4" : "1.5")
+                .append("\"/>\n");
+        if (ring) {
+            sb.append("<circle cx=\"")
+                    .append(x + 10)
+                    .append("\" cy=\"")
+                    .append(y)
+                    .append("\" r=\"5\" fill=\"none\" stroke=\"")
+                    .append(color)
+                    .append("\" stroke-width=\"1.5\"/>\n");
+        }
+        sb.append("<text class=\"legend\" x=\"")
+                .append(x + 26)
+                .append("\" y=\"")
+                .append(y + 4)
+                .append("\" text-anchor=\"start\">")
+                .append(esc(label))
+                .append("</text>\n");
     }
-    sb.append("\"/>\n");
-  }
 
-  private static String line(double x1, double y1, double x2, double y2, String color) {
-    return "<line x1=\"" + f(x1) + "\" y1=\"" + f(y1) + "\" x2=\"" + f(x2) + "\" y2=\"" + f(y2) + "\" stroke=\""
-        + color + "\"/>\n";
-  }
+    private static void polyline(
+            StringBuilder sb,
+            List<double[]> pts,
+            java.util.function.DoubleUnaryOperator px,
+            java.util.function.DoubleUnaryOperator py,
+            String color,
+            double width,
+            String dash) {
+        if (pts.isEmpty()) {
+            return;
+        }
+        sb.append("<polyline fill=\"none\" stroke=\"")
+                .append(color)
+                .append("\" stroke-width=\"")
+                .append(width)
+                .append('"');
+        if (dash != null) {
+            sb.append(" stroke-dasharray=\"").append(dash).append('"');
+        }
+        sb.append(" points=\"");
+        for (double[] p : pts) {
+            sb.append(f(px.applyAsDouble(p[0])))
+                    .append(',')
+                    .append(f(py.applyAsDouble(p[1])))
+                    .append(' ');
+        }
+        sb.append("\"/>\n");
+    }
 
-  private static String text(double x, double y, String anchor, String s) {
-    return "<text x=\"" + f(x) + "\" y=\"" + f(y) + "\" text-anchor=\"" + anchor + "\">" + esc(s) + "</text>\n";
-  }
+    private static String line(double x1, double y1, double x2, double y2, String color) {
+        return "<line x1=\"" + f(x1) + "\" y1=\"" + f(y1) + "\" x2=\"" + f(x2) + "\" y2=\"" + f(y2) + "\" stroke=\""
+                + color + "\"/>\n";
+    }
 
-  private static String num(double v) {
-    return v >= 1 && v < 1e7 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
-  }
+    private static String text(double x, double y, String anchor, String s) {
+        return "<text x=\"" + f(x) + "\" y=\"" + f(y) + "\" text-anchor=\"" + anchor + "\">" + esc(s) + "</text>\n";
+    }
 
-  private static String f(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
-  }
+    private static String num(double v) {
+        return v >= 1 && v < 1e7 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
+    }
 
-  static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
-  }
+    private static String f(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
 }

@@ -22,59 +22,75 @@ import io.nccltuner.policy.Policy.Range;
  *     none
  */
 public record Measurement(
-    String source,
-    Collective collective,
-    int nRanks,
-    int nNodes,
-    Range numPipeOps,
-    long nBytes,
-    RunConfig config,
-    double timeUs,
-    double p95Us,
-    Hardware hardware) {
-  /**
-   * The machine a run was measured on, as far as its output says.
-   *
-   * @param gpu the GPU name of the first {@code #  Rank 0 ... device 0 [0x..] NVIDIA H200} line, or
-   *     null
-   * @param ncclVersion NCCL's version, {@code 2.28.9} (NCCL's {@code NCCL version} INFO line, else
-   *     nccl-tests' {@code nccl-library=} code), or null
-   */
-  public record Hardware(String gpu, String ncclVersion) {
-    /** @return null when neither is known, else the hardware */
-    public static Hardware of(String gpu, String ncclVersion) {
-      return gpu == null && ncclVersion == null ? null : new Hardware(gpu, ncclVersion);
+        String source,
+        Collective collective,
+        int nRanks,
+        int nNodes,
+        Range numPipeOps,
+        long nBytes,
+        RunConfig config,
+        double timeUs,
+        double p95Us,
+        Hardware hardware) {
+    /**
+     * The machine a run was measured on, as far as its output says.
+     *
+     * @param gpu the GPU name of the first {@code #  Rank 0 ... device 0 [0x..] NVIDIA H200} line, or
+     *     null
+     * @param ncclVersion NCCL's version, {@code 2.28.9} (NCCL's {@code NCCL version} INFO line, else
+     *     nccl-tests' {@code nccl-library=} code), or null
+     */
+    public record Hardware(String gpu, String ncclVersion) {
+        /** @return null when neither is known, else the hardware */
+        public static Hardware of(String gpu, String ncclVersion) {
+            return gpu == null && ncclVersion == null ? null : new Hardware(gpu, ncclVersion);
+        }
+
+        /** @return NCCL_VERSION_CODE of {@link #ncclVersion} (2.28.9: 22809), or -1 when unknown */
+        public long versionCode() {
+            if (ncclVersion == null) {
+                return -1;
+            }
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("^\\d+\\.\\d+\\.\\d+").matcher(ncclVersion);
+            try {
+                return m.find() ? io.nccltuner.policy.Signature.parseVersion(m.group()) : -1; // "2.28.9+cuda13.0"
+            } catch (IllegalArgumentException e) {
+                return -1; // not NCCL 2.x.y
+            }
+        }
+
+        @Override
+        public String toString() {
+            return (gpu == null ? "GPU not printed" : gpu) + ", "
+                    + (ncclVersion == null ? "NCCL version not printed" : "NCCL " + ncclVersion);
+        }
     }
 
-    /** @return NCCL_VERSION_CODE of {@link #ncclVersion} (2.28.9: 22809), or -1 when unknown */
-    public long versionCode() {
-      if (ncclVersion == null) {
-        return -1;
-      }
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\d+\\.\\d+\\.\\d+").matcher(ncclVersion);
-      try {
-        return m.find() ? io.nccltuner.policy.Signature.parseVersion(m.group()) : -1; // "2.28.9+cuda13.0"
-      } catch (IllegalArgumentException e) {
-        return -1; // not NCCL 2.x.y
-      }
+    /** A measurement of a machine the input does not name (optimize_config.py CSV, sweep CSV). */
+    public Measurement(
+            String source,
+            Collective collective,
+            int nRanks,
+            int nNodes,
+            Range numPipeOps,
+            long nBytes,
+            RunConfig config,
+            double timeUs,
+            double p95Us) {
+        this(source, collective, nRanks, nNodes, numPipeOps, nBytes, config, timeUs, p95Us, null);
     }
 
-    @Override
-    public String toString() {
-      return (gpu == null ? "GPU not printed" : gpu) + ", " + (ncclVersion == null ? "NCCL version not printed"
-          : "NCCL " + ncclVersion);
+    /** A measurement without a P95 (nccl-tests output, optimize_config.py CSV). */
+    public Measurement(
+            String source,
+            Collective collective,
+            int nRanks,
+            int nNodes,
+            Range numPipeOps,
+            long nBytes,
+            RunConfig config,
+            double timeUs) {
+        this(source, collective, nRanks, nNodes, numPipeOps, nBytes, config, timeUs, Double.NaN, null);
     }
-  }
-
-  /** A measurement of a machine the input does not name (optimize_config.py CSV, sweep CSV). */
-  public Measurement(String source, Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes,
-      RunConfig config, double timeUs, double p95Us) {
-    this(source, collective, nRanks, nNodes, numPipeOps, nBytes, config, timeUs, p95Us, null);
-  }
-
-  /** A measurement without a P95 (nccl-tests output, optimize_config.py CSV). */
-  public Measurement(String source, Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes,
-      RunConfig config, double timeUs) {
-    this(source, collective, nRanks, nNodes, numPipeOps, nBytes, config, timeUs, Double.NaN, null);
-  }
 }

@@ -12,129 +12,129 @@ import java.util.List;
  * compile together.
  */
 public final class MeasurementSet {
-  private final List<Measurement> measurements = new ArrayList<>();
-  private final List<RunSelection> selections = new ArrayList<>();
-  private final List<String> refused = new ArrayList<>();
-  private final List<String> warnings = new ArrayList<>();
-  private final List<Hole> holes = new ArrayList<>();
-  private final java.util.Map<String, List<Integer>> pooledTables = new java.util.LinkedHashMap<>();
-  private final java.util.Map<String, String> runsOf = new java.util.HashMap<>();
+    private final List<Measurement> measurements = new ArrayList<>();
+    private final List<RunSelection> selections = new ArrayList<>();
+    private final List<String> refused = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+    private final List<Hole> holes = new ArrayList<>();
+    private final java.util.Map<String, List<Integer>> pooledTables = new java.util.LinkedHashMap<>();
+    private final java.util.Map<String, String> runsOf = new java.util.HashMap<>();
 
-  /**
-   * Records that {@code --pool-runs} pooled size tables of one file as replicates although nothing
-   * says they are runs of one setup (no run headers of their own), so that the compiler can check
-   * that they agree ({@link Compiler#unverifiedPooling}).
-   *
-   * @param file the file, as measurements name it in {@link Measurement#source()}
-   * @param tableLines the line of each pooled table's column header, ascending
-   */
-  public void pooledTables(String file, List<Integer> tableLines) {
-    pooledTables.merge(file, List.copyOf(tableLines), (a, b) -> {
-      java.util.TreeSet<Integer> all = new java.util.TreeSet<>(a);
-      all.addAll(b);
-      return List.copyOf(all);
-    });
-  }
+    /**
+     * Records that {@code --pool-runs} pooled size tables of one file as replicates although nothing
+     * says they are runs of one setup (no run headers of their own), so that the compiler can check
+     * that they agree ({@link Compiler#unverifiedPooling}).
+     *
+     * @param file the file, as measurements name it in {@link Measurement#source()}
+     * @param tableLines the line of each pooled table's column header, ascending
+     */
+    public void pooledTables(String file, List<Integer> tableLines) {
+        pooledTables.merge(file, List.copyOf(tableLines), (a, b) -> {
+            java.util.TreeSet<Integer> all = new java.util.TreeSet<>(a);
+            all.addAll(b);
+            return List.copyOf(all);
+        });
+    }
 
-  /** @return per file, the header lines of the tables {@code --pool-runs} pooled */
-  public java.util.Map<String, List<Integer>> pooledTables() {
-    return Collections.unmodifiableMap(pooledTables);
-  }
+    /** @return per file, the header lines of the tables {@code --pool-runs} pooled */
+    public java.util.Map<String, List<Integer>> pooledTables() {
+        return Collections.unmodifiableMap(pooledTables);
+    }
 
-  /**
-   * Records that a file is one run of a known set of runs of one machine (a {@code nccl-tuner sweep}
-   * folder: one manifest, one signature), so its replicates need no check against the set's others.
-   *
-   * @param file the file, as measurements name it
-   * @param runs the set, e.g. the sweep folder
-   */
-  public void sameRuns(String file, String runs) {
-    runsOf.put(file, runs);
-  }
+    /**
+     * Records that a file is one run of a known set of runs of one machine (a {@code nccl-tuner sweep}
+     * folder: one manifest, one signature), so its replicates need no check against the set's others.
+     *
+     * @param file the file, as measurements name it
+     * @param runs the set, e.g. the sweep folder
+     */
+    public void sameRuns(String file, String runs) {
+        runsOf.put(file, runs);
+    }
 
-  /** @return file to the set of runs it belongs to ({@link #sameRuns}) */
-  public java.util.Map<String, String> runsOf() {
-    return Collections.unmodifiableMap(runsOf);
-  }
+    /** @return file to the set of runs it belongs to ({@link #sameRuns}) */
+    public java.util.Map<String, String> runsOf() {
+        return Collections.unmodifiableMap(runsOf);
+    }
 
-  /**
-   * A size measured only by refused rows (a failed check): no rule may cover it, not even a
-   * neighbouring size's.
-   *
-   * @param collective the collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param numPipeOps numPipeOps of the run
-   * @param nBytes the size in bytes
-   */
-  public record Hole(Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes) {}
+    /**
+     * A size measured only by refused rows (a failed check): no rule may cover it, not even a
+     * neighbouring size's.
+     *
+     * @param collective the collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param numPipeOps numPipeOps of the run
+     * @param nBytes the size in bytes
+     */
+    public record Hole(Collective collective, int nRanks, int nNodes, Range numPipeOps, long nBytes) {}
 
-  /**
-   * Records that a row at this size was refused; if no valid measurement of the same group and
-   * size exists, the compiler leaves the size's grid bucket without a rule.
-   *
-   * @param c the collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param numPipeOps numPipeOps of the run
-   * @param nBytes the size in bytes
-   */
-  public void hole(Collective c, int nRanks, int nNodes, Range numPipeOps, long nBytes) {
-    holes.add(new Hole(c, nRanks, nNodes, numPipeOps, nBytes));
-  }
+    /**
+     * Records that a row at this size was refused; if no valid measurement of the same group and
+     * size exists, the compiler leaves the size's grid bucket without a rule.
+     *
+     * @param c the collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param numPipeOps numPipeOps of the run
+     * @param nBytes the size in bytes
+     */
+    public void hole(Collective c, int nRanks, int nNodes, Range numPipeOps, long nBytes) {
+        holes.add(new Hole(c, nRanks, nNodes, numPipeOps, nBytes));
+    }
 
-  /** @return sizes of refused rows, in reading order */
-  public List<Hole> holes() {
-    return Collections.unmodifiableList(holes);
-  }
+    /** @return sizes of refused rows, in reading order */
+    public List<Hole> holes() {
+        return Collections.unmodifiableList(holes);
+    }
 
-  /** @param m a measurement to use */
-  public void add(Measurement m) {
-    measurements.add(m);
-  }
+    /** @param m a measurement to use */
+    public void add(Measurement m) {
+        measurements.add(m);
+    }
 
-  /** @param s a selection NCCL logged */
-  public void add(RunSelection s) {
-    selections.add(s);
-  }
+    /** @param s a selection NCCL logged */
+    public void add(RunSelection s) {
+        selections.add(s);
+    }
 
-  /**
-   * Records a row that is never used.
-   *
-   * @param where {@code file:line}
-   * @param why the reason, e.g. "#wrong = 4 (out-of-place)"
-   */
-  public void refuse(String where, String why) {
-    refused.add(where + ": " + why);
-  }
+    /**
+     * Records a row that is never used.
+     *
+     * @param where {@code file:line}
+     * @param why the reason, e.g. "#wrong = 4 (out-of-place)"
+     */
+    public void refuse(String where, String why) {
+        refused.add(where + ": " + why);
+    }
 
-  /**
-   * Records a warning for the report.
-   *
-   * @param where {@code file:line} or {@code file}
-   * @param what what happened and what was done about it
-   */
-  public void warn(String where, String what) {
-    warnings.add(where + ": " + what);
-  }
+    /**
+     * Records a warning for the report.
+     *
+     * @param where {@code file:line} or {@code file}
+     * @param what what happened and what was done about it
+     */
+    public void warn(String where, String what) {
+        warnings.add(where + ": " + what);
+    }
 
-  /** @return measurements in reading order */
-  public List<Measurement> measurements() {
-    return Collections.unmodifiableList(measurements);
-  }
+    /** @return measurements in reading order */
+    public List<Measurement> measurements() {
+        return Collections.unmodifiableList(measurements);
+    }
 
-  /** @return selections in reading order */
-  public List<RunSelection> selections() {
-    return Collections.unmodifiableList(selections);
-  }
+    /** @return selections in reading order */
+    public List<RunSelection> selections() {
+        return Collections.unmodifiableList(selections);
+    }
 
-  /** @return refused rows as {@code file:line: reason} */
-  public List<String> refused() {
-    return Collections.unmodifiableList(refused);
-  }
+    /** @return refused rows as {@code file:line: reason} */
+    public List<String> refused() {
+        return Collections.unmodifiableList(refused);
+    }
 
-  /** @return warnings as {@code file[:line]: text} */
-  public List<String> warnings() {
-    return Collections.unmodifiableList(warnings);
-  }
+    /** @return warnings as {@code file[:line]: text} */
+    public List<String> warnings() {
+        return Collections.unmodifiableList(warnings);
+    }
 }

@@ -1,10 +1,9 @@
 package io.nccltuner.compile;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.SelectionLine;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,123 +30,128 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class NcclRunLog {
-  static final Pattern ENV =
-      Pattern.compile("NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
-  static final Pattern COMM =
-      Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank (\\d+) nRanks (\\d+) nNodes (\\d+)");
-  private static final String INFO = "NCCL INFO ";
+    static final Pattern ENV = Pattern.compile("NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
+    static final Pattern COMM =
+            Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank (\\d+) nRanks (\\d+) nNodes (\\d+)");
+    private static final String INFO = "NCCL INFO ";
 
-  private NcclRunLog() {}
+    private NcclRunLog() {}
 
-  /**
-   * A selection line as {@link SelectionLine} parsed it, before the communicator's nRanks is
-   * applied.
-   *
-   * @param where {@code file:line}
-   * @param line the parsed line
-   */
-  record RawSelection(String where, io.nccltuner.model.LoggedSelection line) {
+    /**
+     * A selection line as {@link SelectionLine} parsed it, before the communicator's nRanks is
+     * applied.
+     *
+     * @param where {@code file:line}
+     * @param line the parsed line
+     */
+    record RawSelection(String where, io.nccltuner.model.LoggedSelection line) {
 
-    /** @return the collective the line names, or null where it names none (2.22 and older) */
-    Collective collective() {
-      return line.collective();
+        /** @return the collective the line names, or null where it names none (2.22 and older) */
+        Collective collective() {
+            return line.collective();
+        }
+
+        /**
+         * @param nRanks ranks of the communicator (0 when unknown)
+         * @param nNodes nodes of the communicator (0 when unknown)
+         * @return the selection with bytes as the tuner sees them, or null when AllGather or
+         *     ReduceScatter bytes are per rank and nRanks is unknown
+         */
+        RunSelection resolve(int nRanks, int nNodes) {
+            if (line.perRankBytes() && nRanks <= 0) {
+                return null;
+            }
+            AlgoProto pick = line.pick();
+            return new RunSelection(
+                    where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(), pick.protocol());
+        }
     }
 
     /**
-     * @param nRanks ranks of the communicator (0 when unknown)
-     * @param nNodes nodes of the communicator (0 when unknown)
-     * @return the selection with bytes as the tuner sees them, or null when AllGather or
-     *     ReduceScatter bytes are per rank and nRanks is unknown
+     * Parses a selection line with {@link SelectionLine}; the message is the text after the line's
+     * last {@code NCCL INFO }.
+     *
+     * @param where {@code file:line}
+     * @param line the log line
+     * @return the selection, or null when the line is not one or is one of a function the tuner is
+     *     not asked about (SendRecv, AlltoAll, ...)
+     * @throws InputException when the line is a selection line in no known format or naming an
+     *     unknown algorithm or protocol
      */
-    RunSelection resolve(int nRanks, int nNodes) {
-      if (line.perRankBytes() && nRanks <= 0) {
-        return null;
-      }
-      AlgoProto pick = line.pick();
-      return new RunSelection(where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(),
-          pick.protocol());
-    }
-  }
-
-  /**
-   * Parses a selection line with {@link SelectionLine}; the message is the text after the line's
-   * last {@code NCCL INFO }.
-   *
-   * @param where {@code file:line}
-   * @param line the log line
-   * @return the selection, or null when the line is not one or is one of a function the tuner is
-   *     not asked about (SendRecv, AlltoAll, ...)
-   * @throws InputException when the line is a selection line in no known format or naming an
-   *     unknown algorithm or protocol
-   */
-  static RawSelection selection(String where, String line) throws InputException {
-    int at = line.lastIndexOf(INFO);
-    if (at < 0) {
-      return null;
-    }
-    try {
-      return SelectionLine.parse(line.substring(at + INFO.length()), 0)
-          .map(s -> new RawSelection(where, s))
-          .orElse(null);
-    } catch (SelectionLine.OtherCollective e) {
-      return null;
-    } catch (IllegalArgumentException e) {
-      String why = e.getMessage();
-      throw new InputException(where, why.startsWith("selection line") ? why : "selection line: " + why);
-    }
-  }
-
-  /**
-   * Reads the selection lines of a standalone NCCL log ({@code NCCL_DEBUG=INFO
-   * NCCL_DEBUG_SUBSYS=INIT,TUNING}), for telling which configuration NCCL's own pick was when
-   * the measurements do not say (the sweep CSV's "auto" rows). The communicator shape comes from
-   * the log's {@code comm ... nRanks N nNodes M} line.
-   *
-   * @param file the log
-   * @param into receives the selections, and a warning for lines that cannot be used
-   * @throws IOException if the file cannot be read
-   * @throws InputException on a malformed selection line
-   */
-  public static void readSelections(Path file, MeasurementSet into) throws IOException, InputException {
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    int nRanks = 0;
-    int nNodes = 0;
-    List<RawSelection> raw = new ArrayList<>();
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      Matcher c = COMM.matcher(line);
-      if (c.find()) {
-        int r = Integer.parseInt(c.group(2));
-        int n = Integer.parseInt(c.group(3));
-        if (nRanks != 0 && (r != nRanks || n != nNodes)) {
-          throw new InputException(InputException.at(file, i + 1), "the log describes communicators of "
-              + nRanks + " and " + r + " ranks; pass one log per communicator shape");
+    static RawSelection selection(String where, String line) throws InputException {
+        int at = line.lastIndexOf(INFO);
+        if (at < 0) {
+            return null;
         }
-        nRanks = r;
-        nNodes = n;
-        continue;
-      }
-      RawSelection s = selection(InputException.at(file, i + 1), line);
-      if (s != null) {
-        raw.add(s);
-      }
+        try {
+            return SelectionLine.parse(line.substring(at + INFO.length()), 0)
+                    .map(s -> new RawSelection(where, s))
+                    .orElse(null);
+        } catch (SelectionLine.OtherCollective e) {
+            return null;
+        } catch (IllegalArgumentException e) {
+            String why = e.getMessage();
+            throw new InputException(where, why.startsWith("selection line") ? why : "selection line: " + why);
+        }
     }
-    int unusable = 0;
-    for (RawSelection s : raw) {
-      RunSelection sel = s.resolve(nRanks, nNodes);
-      if (sel == null) {
-        unusable++;
-      } else {
-        into.add(sel);
-      }
+
+    /**
+     * Reads the selection lines of a standalone NCCL log ({@code NCCL_DEBUG=INFO
+     * NCCL_DEBUG_SUBSYS=INIT,TUNING}), for telling which configuration NCCL's own pick was when
+     * the measurements do not say (the sweep CSV's "auto" rows). The communicator shape comes from
+     * the log's {@code comm ... nRanks N nNodes M} line.
+     *
+     * @param file the log
+     * @param into receives the selections, and a warning for lines that cannot be used
+     * @throws IOException if the file cannot be read
+     * @throws InputException on a malformed selection line
+     */
+    public static void readSelections(Path file, MeasurementSet into) throws IOException, InputException {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        int nRanks = 0;
+        int nNodes = 0;
+        List<RawSelection> raw = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            Matcher c = COMM.matcher(line);
+            if (c.find()) {
+                int r = Integer.parseInt(c.group(2));
+                int n = Integer.parseInt(c.group(3));
+                if (nRanks != 0 && (r != nRanks || n != nNodes)) {
+                    throw new InputException(
+                            InputException.at(file, i + 1),
+                            "the log describes communicators of " + nRanks + " and " + r
+                                    + " ranks; pass one log per communicator shape");
+                }
+                nRanks = r;
+                nNodes = n;
+                continue;
+            }
+            RawSelection s = selection(InputException.at(file, i + 1), line);
+            if (s != null) {
+                raw.add(s);
+            }
+        }
+        int unusable = 0;
+        for (RawSelection s : raw) {
+            RunSelection sel = s.resolve(nRanks, nNodes);
+            if (sel == null) {
+                unusable++;
+            } else {
+                into.add(sel);
+            }
+        }
+        if (unusable > 0) {
+            into.warn(
+                    file.toString(),
+                    unusable + " AllGather/ReduceScatter selection lines print bytes per "
+                            + "rank and the log has no 'comm ... nRanks' line; they were not used");
+        }
+        if (raw.isEmpty()) {
+            into.warn(
+                    file.toString(),
+                    "no selection lines ('Bytes -> Algo'); run with NCCL_DEBUG=INFO "
+                            + "NCCL_DEBUG_SUBSYS=INIT,TUNING");
+        }
     }
-    if (unusable > 0) {
-      into.warn(file.toString(), unusable + " AllGather/ReduceScatter selection lines print bytes per "
-          + "rank and the log has no 'comm ... nRanks' line; they were not used");
-    }
-    if (raw.isEmpty()) {
-      into.warn(file.toString(), "no selection lines ('Bytes -> Algo'); run with NCCL_DEBUG=INFO "
-          + "NCCL_DEBUG_SUBSYS=INIT,TUNING");
-    }
-  }
 }

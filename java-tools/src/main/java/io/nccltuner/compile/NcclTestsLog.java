@@ -1,9 +1,8 @@
 package io.nccltuner.compile;
 
-import io.nccltuner.policy.InputException;
-
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Protocol;
 import java.io.IOException;
@@ -59,1211 +58,1397 @@ import java.util.regex.Pattern;
  * Options#strict} it refuses the file.
  */
 public final class NcclTestsLog {
-  /** Which half of each row to use: nccl-tests times each size out-of-place and in-place. */
-  public enum Placement {
-    /** the out-of-place columns (the default: NCCL's tuner does not know about in-place) */
-    OUT_OF_PLACE,
-    /** the in-place columns */
-    IN_PLACE,
-    /** both, as two replicates */
-    BOTH
-  }
-
-  /**
-   * What to assume where a log does not say. Fields left null or 0 are not assumed.
-   *
-   * @param collective the collective, when the log names none
-   * @param algorithm forced algorithm (NCCL_ALGO) for runs whose log has no INFO line about it
-   * @param protocol forced protocol (NCCL_PROTO), likewise
-   * @param channels forced channel count (NCCL_MAX_NCHANNELS), likewise; 0 = not forced
-   * @param nRanks ranks, overriding the device lines; 0 = from the log
-   * @param nNodes nodes, overriding the device lines; 0 = from the log
-   * @param placement which columns to use
-   * @param poolRuns pool size tables without run headers of their own (pasted tables) that
-   *     measure the same collective and shape as replicates, instead of refusing them
-   * @param strict refuse the file at a mangled row (wrong number of fields, a field that is not a
-   *     number) instead of skipping the row with a warning and counting it refused
-   */
-  public record Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels,
-      int nRanks, int nNodes, Placement placement, boolean poolRuns, boolean strict) {
-    /** Nothing assumed; out-of-place columns. */
-    public static final Options NONE = new Options(null, null, null, 0, 0, 0, Placement.OUT_OF_PLACE);
-
-    /** The same, not strict: a mangled row is skipped with a warning. */
-    public Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels, int nRanks,
-        int nNodes, Placement placement, boolean poolRuns) {
-      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, poolRuns, false);
+    /** Which half of each row to use: nccl-tests times each size out-of-place and in-place. */
+    public enum Placement {
+        /** the out-of-place columns (the default: NCCL's tuner does not know about in-place) */
+        OUT_OF_PLACE,
+        /** the in-place columns */
+        IN_PLACE,
+        /** both, as two replicates */
+        BOTH
     }
 
-    /** The same, with {@code poolRuns} false: header-less tables of one shape are an error. */
-    public Options(Collective collective, Algorithm algorithm, Protocol protocol, int channels, int nRanks,
-        int nNodes, Placement placement) {
-      this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, false, false);
-    }
-  }
+    /**
+     * What to assume where a log does not say. Fields left null or 0 are not assumed.
+     *
+     * @param collective the collective, when the log names none
+     * @param algorithm forced algorithm (NCCL_ALGO) for runs whose log has no INFO line about it
+     * @param protocol forced protocol (NCCL_PROTO), likewise
+     * @param channels forced channel count (NCCL_MAX_NCHANNELS), likewise; 0 = not forced
+     * @param nRanks ranks, overriding the device lines; 0 = from the log
+     * @param nNodes nodes, overriding the device lines; 0 = from the log
+     * @param placement which columns to use
+     * @param poolRuns pool size tables without run headers of their own (pasted tables) that
+     *     measure the same collective and shape as replicates, instead of refusing them
+     * @param strict refuse the file at a mangled row (wrong number of fields, a field that is not a
+     *     number) instead of skipping the row with a warning and counting it refused
+     */
+    public record Options(
+            Collective collective,
+            Algorithm algorithm,
+            Protocol protocol,
+            int channels,
+            int nRanks,
+            int nNodes,
+            Placement placement,
+            boolean poolRuns,
+            boolean strict) {
+        /** Nothing assumed; out-of-place columns. */
+        public static final Options NONE = new Options(null, null, null, 0, 0, 0, Placement.OUT_OF_PLACE);
 
-  private static final Pattern RANK_LINE = Pattern.compile(
-      "^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
-  private static final Pattern PROGRAM = Pattern.compile(
-      "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
-  private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
-  /**
-   * The tuner plugin's line at destroy in force mode when the forced candidate applied to none of
-   * the calls (io.nccltuner.engine.Engine#forcedNone): NCCL's own pick ran, not the candidate.
-   */
-  private static final Pattern FORCED_NONE = Pattern.compile(
-      "NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
-  /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
-  private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
-  /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
-  private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5})\\b");
-  private static final Set<String> CHANNEL_ENV = Set.of(
-      "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS");
-
-  private final Path file;
-  private final Options options;
-  private final MeasurementSet into;
-
-  private NcclTestsLog(Path file, Options options, MeasurementSet into) {
-    this.file = file;
-    this.options = options;
-    this.into = into;
-  }
-
-  /**
-   * Parses one nccl-tests output file.
-   *
-   * @param file the text output (stdout, optionally with NCCL_DEBUG=INFO lines mixed in)
-   * @param options what to assume where the log does not say
-   * @param into receives measurements, NCCL's selections from unforced runs, refused rows and
-   *     warnings
-   * @throws IOException if the file cannot be read
-   * @throws InputException on a truncated row, a field that is not a number, a run whose
-   *     collective, nRanks or nNodes cannot be told, or options that contradict the log
-   */
-  public static void parse(Path file, Options options, MeasurementSet into) throws IOException, InputException {
-    new NcclTestsLog(file, options, into).run();
-  }
-
-  private String at(int line) {
-    return InputException.at(file, line);
-  }
-
-  /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
-  private static final Pattern SRUN_PREFIX = io.nccltuner.model.LauncherPrefix.SRUN;
-  /**
-   * Ray's prefix of a worker's output: {@code (RayTrainWorker pid=3808)}, {@code (head, rank=0,
-   * pid=3808, ip=10.0.0.1)}; an mpirun or srun prefix may follow it.
-   */
-  private static final Pattern RAY_PREFIX = io.nccltuner.model.LauncherPrefix.RAY;
-  /** nccl-tests' own lines, wherever they start: to tell a prefix this parser does not strip. */
-  private static final Pattern TESTS_LINE = Pattern.compile("#\\s*(?:nccl-tests version|nThread \\d|\\s*size\\s+count\\s)");
-  /** {@code mpirun --tag-output} (Open MPI): {@code [1,0]<stdout>:} before every line. */
-  private static final Pattern MPIRUN_PREFIX = io.nccltuner.model.LauncherPrefix.MPIRUN;
-  /**
-   * Where an NCCL line starts: {@code host:pid:tid [dev] NCCL INFO ...} (src/debug.cc), optionally
-   * after a {@code [timestamp]} (2.29+ WARN lines) and with a {@code file:line} before {@code NCCL
-   * WARN}.
-   */
-  private static final Pattern NCCL_AT_START = Pattern.compile(
-      "^(?:\\[[^\\]]*\\]\\s*)?([^\\s:\\[]+:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
-  /** An NCCL line glued to the end of a partial nccl-tests row, when the host names are not known. */
-  private static final Pattern NCCL_GLUED = Pattern.compile(
-      "(?<=[\\d.A])([A-Za-z][\\w.-]*:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
-  /** The setting a command line, {@code set -x} echo or environment dump shows. */
-  private static final Pattern ECHOED_ENV = Pattern.compile(
-      "\\b(NCCL_ALGO|NCCL_PROTO|NCCL_MIN_NCHANNELS|NCCL_MAX_NCHANNELS|NCCL_MIN_CTAS|NCCL_MAX_CTAS)="
-          + "(\"[^\"]*\"|'[^']*'|[^\\s)\"']*)");
-  /** A collective named in a file name or path on a line (superbench's {@code nccl_allreduce.log}). */
-  private static final Pattern NAMED = Pattern.compile(
-      "(?i)(?<![a-z])(all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|broadcast|reduce|all[_-]?to[_-]?allv?"
-          + "|send[_-]?recv|gather|scatter)(?![a-z])");
-
-  /** A line with its launcher prefix removed and split where an NCCL line was glued onto a row. */
-  private record Split(String text, String nccl, boolean warnNext) {}
-
-  private List<Split> split(List<String> lines) {
-    List<String> plain = new ArrayList<>(lines.size());
-    int prefixed = 0;
-    int unknownPrefix = 0;
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      boolean was = false;
-      Matcher ray = RAY_PREFIX.matcher(line);
-      if (ray.find()) {
-        line = line.substring(ray.end());
-        was = true;
-      }
-      Matcher m = MPIRUN_PREFIX.matcher(line);
-      if (!m.find()) {
-        m = SRUN_PREFIX.matcher(line);
-        if (!m.find()) {
-          m = null;
+        /** The same, not strict: a mangled row is skipped with a warning. */
+        public Options(
+                Collective collective,
+                Algorithm algorithm,
+                Protocol protocol,
+                int channels,
+                int nRanks,
+                int nNodes,
+                Placement placement,
+                boolean poolRuns) {
+            this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, poolRuns, false);
         }
-      }
-      if (m != null) {
-        was = true;
-        line = line.substring(m.end());
-      }
-      if (was) {
-        prefixed++;
-      }
-      Matcher t = TESTS_LINE.matcher(line);
-      if (t.find() && t.start() > 0 && !line.substring(0, t.start()).isBlank()) {
-        if (unknownPrefix++ == 0) {
-          into.warn(at(i + 1), "nccl-tests output behind a prefix this parser does not know ('"
-              + line.substring(0, t.start()).strip() + "'): such lines are not read; strip the prefix "
-              + "(sed 's/^.*\\(# \\)/\\1/') or report its format");
+
+        /** The same, with {@code poolRuns} false: header-less tables of one shape are an error. */
+        public Options(
+                Collective collective,
+                Algorithm algorithm,
+                Protocol protocol,
+                int channels,
+                int nRanks,
+                int nNodes,
+                Placement placement) {
+            this(collective, algorithm, protocol, channels, nRanks, nNodes, placement, false, false);
         }
-      }
-      plain.add(line);
     }
-    this.launcherPrefixed = prefixed;
-    // host:pid: of the NCCL lines that start a line: where a glued one starts
-    Set<String> procs = new HashSet<>();
-    for (String line : plain) {
-      Matcher m = NCCL_AT_START.matcher(line);
-      if (m.find()) {
-        procs.add(m.group(1));
-      }
+
+    private static final Pattern RANK_LINE =
+            Pattern.compile("^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
+    private static final Pattern PROGRAM = Pattern.compile(
+            "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
+    private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
+    /**
+     * The tuner plugin's line at destroy in force mode when the forced candidate applied to none of
+     * the calls (io.nccltuner.engine.Engine#forcedNone): NCCL's own pick ran, not the candidate.
+     */
+    private static final Pattern FORCED_NONE =
+            Pattern.compile("NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
+    /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
+    private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
+    /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
+    private static final Pattern LIBRARY = Pattern.compile("nccl-library=(\\d{5})\\b");
+
+    private static final Set<String> CHANNEL_ENV =
+            Set.of("NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS");
+
+    private final Path file;
+    private final Options options;
+    private final MeasurementSet into;
+
+    private NcclTestsLog(Path file, Options options, MeasurementSet into) {
+        this.file = file;
+        this.options = options;
+        this.into = into;
     }
-    List<Split> out = new ArrayList<>(plain.size());
-    for (int i = 0; i < plain.size(); i++) {
-      String line = plain.get(i);
-      String text = line;
-      String nccl = null;
-      if (line.contains("NCCL INFO") || line.contains("NCCL WARN")) {
-        if (NCCL_AT_START.matcher(line).find()) {
-          text = "";
-          nccl = line;
-        } else {
-          int at = -1;
-          for (String p : procs) {
-            int k = line.indexOf(p);
-            if (k > 0 && (at < 0 || k < at)) {
-              at = k;
+
+    /**
+     * Parses one nccl-tests output file.
+     *
+     * @param file the text output (stdout, optionally with NCCL_DEBUG=INFO lines mixed in)
+     * @param options what to assume where the log does not say
+     * @param into receives measurements, NCCL's selections from unforced runs, refused rows and
+     *     warnings
+     * @throws IOException if the file cannot be read
+     * @throws InputException on a truncated row, a field that is not a number, a run whose
+     *     collective, nRanks or nNodes cannot be told, or options that contradict the log
+     */
+    public static void parse(Path file, Options options, MeasurementSet into) throws IOException, InputException {
+        new NcclTestsLog(file, options, into).run();
+    }
+
+    private String at(int line) {
+        return InputException.at(file, line);
+    }
+
+    /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
+    private static final Pattern SRUN_PREFIX = io.nccltuner.model.LauncherPrefix.SRUN;
+    /**
+     * Ray's prefix of a worker's output: {@code (RayTrainWorker pid=3808)}, {@code (head, rank=0,
+     * pid=3808, ip=10.0.0.1)}; an mpirun or srun prefix may follow it.
+     */
+    private static final Pattern RAY_PREFIX = io.nccltuner.model.LauncherPrefix.RAY;
+    /** nccl-tests' own lines, wherever they start: to tell a prefix this parser does not strip. */
+    private static final Pattern TESTS_LINE =
+            Pattern.compile("#\\s*(?:nccl-tests version|nThread \\d|\\s*size\\s+count\\s)");
+    /** {@code mpirun --tag-output} (Open MPI): {@code [1,0]<stdout>:} before every line. */
+    private static final Pattern MPIRUN_PREFIX = io.nccltuner.model.LauncherPrefix.MPIRUN;
+    /**
+     * Where an NCCL line starts: {@code host:pid:tid [dev] NCCL INFO ...} (src/debug.cc), optionally
+     * after a {@code [timestamp]} (2.29+ WARN lines) and with a {@code file:line} before {@code NCCL
+     * WARN}.
+     */
+    private static final Pattern NCCL_AT_START =
+            Pattern.compile("^(?:\\[[^\\]]*\\]\\s*)?([^\\s:\\[]+:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
+    /** An NCCL line glued to the end of a partial nccl-tests row, when the host names are not known. */
+    private static final Pattern NCCL_GLUED =
+            Pattern.compile("(?<=[\\d.A])([A-Za-z][\\w.-]*:\\d+:)\\d+ \\[\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
+    /** The setting a command line, {@code set -x} echo or environment dump shows. */
+    private static final Pattern ECHOED_ENV = Pattern.compile(
+            "\\b(NCCL_ALGO|NCCL_PROTO|NCCL_MIN_NCHANNELS|NCCL_MAX_NCHANNELS|NCCL_MIN_CTAS|NCCL_MAX_CTAS)="
+                    + "(\"[^\"]*\"|'[^']*'|[^\\s)\"']*)");
+    /** A collective named in a file name or path on a line (superbench's {@code nccl_allreduce.log}). */
+    private static final Pattern NAMED = Pattern.compile(
+            "(?i)(?<![a-z])(all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|broadcast|reduce|all[_-]?to[_-]?allv?"
+                    + "|send[_-]?recv|gather|scatter)(?![a-z])");
+
+    /** A line with its launcher prefix removed and split where an NCCL line was glued onto a row. */
+    private record Split(String text, String nccl, boolean warnNext) {}
+
+    private List<Split> split(List<String> lines) {
+        List<String> plain = new ArrayList<>(lines.size());
+        int prefixed = 0;
+        int unknownPrefix = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            boolean was = false;
+            Matcher ray = RAY_PREFIX.matcher(line);
+            if (ray.find()) {
+                line = line.substring(ray.end());
+                was = true;
             }
-          }
-          if (at < 0) {
-            Matcher g = NCCL_GLUED.matcher(line);
-            if (g.find()) {
-              at = g.start();
+            Matcher m = MPIRUN_PREFIX.matcher(line);
+            if (!m.find()) {
+                m = SRUN_PREFIX.matcher(line);
+                if (!m.find()) {
+                    m = null;
+                }
             }
-          }
-          if (at > 0) {
-            text = line.substring(0, at);
-            nccl = line.substring(at);
-          } else if (!line.strip().startsWith("#")) {
-            text = "";
-            nccl = line;
-          }
+            if (m != null) {
+                was = true;
+                line = line.substring(m.end());
+            }
+            if (was) {
+                prefixed++;
+            }
+            Matcher t = TESTS_LINE.matcher(line);
+            if (t.find() && t.start() > 0 && !line.substring(0, t.start()).isBlank()) {
+                if (unknownPrefix++ == 0) {
+                    into.warn(
+                            at(i + 1),
+                            "nccl-tests output behind a prefix this parser does not know ('"
+                                    + line.substring(0, t.start()).strip()
+                                    + "'): such lines are not read; strip the prefix "
+                                    + "(sed 's/^.*\\(# \\)/\\1/') or report its format");
+                }
+            }
+            plain.add(line);
         }
-      }
-      boolean warnNext = false;
-      for (int j = i + 1; j < plain.size(); j++) {
-        String n = plain.get(j);
-        if (!n.isBlank()) {
-          warnNext = n.contains("NCCL WARN") && NCCL_AT_START.matcher(n).find();
-          break;
+        this.launcherPrefixed = prefixed;
+        // host:pid: of the NCCL lines that start a line: where a glued one starts
+        Set<String> procs = new HashSet<>();
+        for (String line : plain) {
+            Matcher m = NCCL_AT_START.matcher(line);
+            if (m.find()) {
+                procs.add(m.group(1));
+            }
         }
-      }
-      out.add(new Split(text, nccl, warnNext));
+        List<Split> out = new ArrayList<>(plain.size());
+        for (int i = 0; i < plain.size(); i++) {
+            String line = plain.get(i);
+            String text = line;
+            String nccl = null;
+            if (line.contains("NCCL INFO") || line.contains("NCCL WARN")) {
+                if (NCCL_AT_START.matcher(line).find()) {
+                    text = "";
+                    nccl = line;
+                } else {
+                    int at = -1;
+                    for (String p : procs) {
+                        int k = line.indexOf(p);
+                        if (k > 0 && (at < 0 || k < at)) {
+                            at = k;
+                        }
+                    }
+                    if (at < 0) {
+                        Matcher g = NCCL_GLUED.matcher(line);
+                        if (g.find()) {
+                            at = g.start();
+                        }
+                    }
+                    if (at > 0) {
+                        text = line.substring(0, at);
+                        nccl = line.substring(at);
+                    } else if (!line.strip().startsWith("#")) {
+                        text = "";
+                        nccl = line;
+                    }
+                }
+            }
+            boolean warnNext = false;
+            for (int j = i + 1; j < plain.size(); j++) {
+                String n = plain.get(j);
+                if (!n.isBlank()) {
+                    warnNext =
+                            n.contains("NCCL WARN") && NCCL_AT_START.matcher(n).find();
+                    break;
+                }
+            }
+            out.add(new Split(text, nccl, warnNext));
+        }
+        return out;
     }
-    return out;
-  }
 
-  private int launcherPrefixed;
-  /** The first mangled row's error: thrown when the file gives nothing else. */
-  private InputException firstMangled;
+    private int launcherPrefixed;
+    /** The first mangled row's error: thrown when the file gives nothing else. */
+    private InputException firstMangled;
 
-  private void run() throws IOException, InputException {
-    int measuredBefore = into.measurements().size();
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    List<Split> split = split(lines);
-    List<Segment> segments = new ArrayList<>();
-    Segment cur = new Segment();
-    segments.add(cur);
-    for (int i = 0; i < split.size(); i++) {
-      int ln = i + 1;
-      Split sp = split.get(i);
-      String line = sp.text();
-      String t = line.strip();
-      boolean marker = t.startsWith("# nccl-tests version") || t.startsWith("# Collective test starting")
-          || t.startsWith("# nThread");
-      boolean footer = t.equals("#") || t.startsWith("# Collective test concluded") || t.startsWith("# Out of bounds")
-          || t.startsWith("# Avg bus bandwidth");
-      Layout header = t.startsWith("#") ? layout(t) : null;
-      boolean newTable = header != null && cur.layout != null && (!cur.rows.isEmpty() || cur.closed);
-      if ((marker && cur.started()) || (cur.closed && !t.isEmpty() && !footer) || newTable) {
-        cur.finishRow(ln);
-        cur = new Segment();
+    private void run() throws IOException, InputException {
+        int measuredBefore = into.measurements().size();
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<Split> split = split(lines);
+        List<Segment> segments = new ArrayList<>();
+        Segment cur = new Segment();
         segments.add(cur);
-      }
-      if (marker) {
-        cur.runHeader = true;
-      }
-      if (!t.isEmpty()) {
-        if (cur.pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
-          cur.finishRow(ln);
+        for (int i = 0; i < split.size(); i++) {
+            int ln = i + 1;
+            Split sp = split.get(i);
+            String line = sp.text();
+            String t = line.strip();
+            boolean marker = t.startsWith("# nccl-tests version")
+                    || t.startsWith("# Collective test starting")
+                    || t.startsWith("# nThread");
+            boolean footer = t.equals("#")
+                    || t.startsWith("# Collective test concluded")
+                    || t.startsWith("# Out of bounds")
+                    || t.startsWith("# Avg bus bandwidth");
+            Layout header = t.startsWith("#") ? layout(t) : null;
+            boolean newTable = header != null && cur.layout != null && (!cur.rows.isEmpty() || cur.closed);
+            if ((marker && cur.started()) || (cur.closed && !t.isEmpty() && !footer) || newTable) {
+                cur.finishRow(ln);
+                cur = new Segment();
+                segments.add(cur);
+            }
+            if (marker) {
+                cur.runHeader = true;
+            }
+            if (!t.isEmpty()) {
+                if (cur.pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
+                    cur.finishRow(ln);
+                }
+                if (t.startsWith("#")) {
+                    cur.comment(ln, t);
+                } else if (cur.pending != null) {
+                    cur.pending.add(ln, t);
+                } else if (cur.layout != null && !cur.closed && Character.isDigit(t.charAt(0))) {
+                    cur.pending = new RawRow(ln, cur.layout);
+                    cur.pending.add(ln, t);
+                } else {
+                    cur.other(ln, line);
+                }
+                if (cur.pending != null) {
+                    // a row ends at a real line end; an NCCL line glued after it (or an NCCL WARN, which
+                    // starts with a newline of its own) means nccl-tests has not finished printing it
+                    boolean more = sp.nccl() != null || sp.warnNext();
+                    if (cur.pending.complete(!more)) {
+                        cur.rows.add(cur.pending);
+                        cur.pending = null;
+                    }
+                }
+            }
+            if (sp.nccl() != null && sp.nccl().contains("NCCL INFO")) {
+                cur.info(ln, sp.nccl());
+            }
         }
-        if (t.startsWith("#")) {
-          cur.comment(ln, t);
-        } else if (cur.pending != null) {
-          cur.pending.add(ln, t);
-        } else if (cur.layout != null && !cur.closed && Character.isDigit(t.charAt(0))) {
-          cur.pending = new RawRow(ln, cur.layout);
-          cur.pending.add(ln, t);
-        } else {
-          cur.other(ln, line);
+        cur.finishRow(-1);
+        if (launcherPrefixed > 0) {
+            into.warn(
+                    file.toString(),
+                    launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
+                            + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
         }
-        if (cur.pending != null) {
-          // a row ends at a real line end; an NCCL line glued after it (or an NCCL WARN, which
-          // starts with a newline of its own) means nccl-tests has not finished printing it
-          boolean more = sp.nccl() != null || sp.warnNext();
-          if (cur.pending.complete(!more)) {
-            cur.rows.add(cur.pending);
-            cur.pending = null;
-          }
+        int used = 0;
+        int tables = 0;
+        List<String> skipped = new ArrayList<>();
+        List<Unforced> unknown = new ArrayList<>();
+        for (Segment s : segments) {
+            if (!s.rows.isEmpty()) {
+                tables++;
+                int before = into.measurements().size();
+                Unforced u = resolve(s, skipped);
+                if (u != null) {
+                    unknown.add(u);
+                }
+                if (into.measurements().size() > before) {
+                    used++;
+                }
+            } else if (s.layout != null) {
+                into.warn(at(s.layoutLine), "size table without rows");
+            }
         }
-      }
-      if (sp.nccl() != null && sp.nccl().contains("NCCL INFO")) {
-        cur.info(ln, sp.nccl());
-      }
-    }
-    cur.finishRow(-1);
-    if (launcherPrefixed > 0) {
-      into.warn(file.toString(), launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
-          + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
-    }
-    int used = 0;
-    int tables = 0;
-    List<String> skipped = new ArrayList<>();
-    List<Unforced> unknown = new ArrayList<>();
-    for (Segment s : segments) {
-      if (!s.rows.isEmpty()) {
-        tables++;
-        int before = into.measurements().size();
-        Unforced u = resolve(s, skipped);
-        if (u != null) {
-          unknown.add(u);
+        if (tables == 0) {
+            throw new InputException(
+                    file.toString(),
+                    "no nccl-tests size table found (a '#  size  count  type ...' "
+                            + "header followed by rows); is this nccl-tests output?");
         }
-        if (into.measurements().size() > before) {
-          used++;
+        if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
+            throw new InputException(
+                    skipped.getFirst().substring(0, skipped.getFirst().indexOf(": ")),
+                    skipped.getFirst()
+                                    .substring(skipped.getFirst().indexOf(": ") + 2)
+                                    .replace("; run skipped", "")
+                            + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
+                            + ": nothing in this file can become a rule");
         }
-      } else if (s.layout != null) {
-        into.warn(at(s.layoutLine), "size table without rows");
-      }
-    }
-    if (tables == 0) {
-      throw new InputException(file.toString(), "no nccl-tests size table found (a '#  size  count  type ...' "
-          + "header followed by rows); is this nccl-tests output?");
-    }
-    if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
-      throw new InputException(skipped.getFirst().substring(0, skipped.getFirst().indexOf(": ")),
-          skipped.getFirst().substring(skipped.getFirst().indexOf(": ") + 2).replace("; run skipped", "")
-              + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
-              + ": nothing in this file can become a rule");
-    }
-    if (firstMangled != null && into.measurements().size() == measuredBefore) {
-      throw firstMangled; // every row mangled (or the rest refused): nothing to skip to
-    }
-    for (String w : skipped) {
-      int k = w.indexOf(": ");
-      into.warn(w.substring(0, k), w.substring(k + 2));
-    }
-    warnUnknownForcing(unknown);
-  }
-
-  private static boolean isContinuation(String t) {
-    char c = t.charAt(0);
-    return Character.isDigit(c) || c == '-' || c == '.' || t.startsWith("N/A");
-  }
-
-  /** A row's text as printed, possibly in parts split by NCCL lines; parsed once its run is known. */
-  private static final class RawRow {
-    final int line;
-    final Layout layout;
-    final List<String> tokens = new ArrayList<>();
-    final List<Integer> parts = new ArrayList<>();
-    int interruptedAt;
-
-    RawRow(int line, Layout layout) {
-      this.line = line;
-      this.layout = layout;
-    }
-
-    void add(int ln, String t) {
-      parts.add(ln);
-      for (String x : t.strip().split("\\s+")) {
-        tokens.add(x);
-      }
-    }
-
-    /** @param lineEnds whether the row's last part ended its line (nothing glued after it) */
-    boolean complete(boolean lineEnds) {
-      int n = tokens.size();
-      int full = layout.nCols();
-      if (layout.timestamp()) {
-        return n >= full + 2 || (lineEnds && n >= full) || lineEnds;
-      }
-      return n >= full || lineEnds;
-    }
-
-    String joined() {
-      return String.join(" ", tokens);
-    }
-  }
-
-  /** A run counted as NCCL's own pick only because nothing says it was forced. */
-  private record Unforced(int line, Collective collective, int nRanks, int nNodes, boolean runHeader) {}
-
-  private void warnUnknownForcing(List<Unforced> unknown) throws InputException {
-    if (unknown.isEmpty()) {
-      return;
-    }
-    if (!options.poolRuns()) {
-      // tables pasted without their run headers: other machines or settings, not replicates
-      Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
-      for (Unforced u : unknown) {
-        byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u);
-      }
-      for (List<Unforced> same : byShape.values()) {
-        if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
-          Unforced second = same.get(1);
-          throw new InputException(at(second.line()), "this size table and the one at line " + same.getFirst().line()
-              + " both measure " + second.collective() + " at nRanks " + second.nRanks() + ", nNodes "
-              + second.nNodes() + " with nothing forced, and at least one has no run header of its own "
-              + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
-              + "replicates; split the file, or pass --pool-runs to pool them as replicates");
+        if (firstMangled != null && into.measurements().size() == measuredBefore) {
+            throw firstMangled; // every row mangled (or the rest refused): nothing to skip to
         }
-      }
-    }
-    String lines = unknown.stream().map(u -> Integer.toString(u.line())).collect(java.util.stream.Collectors.joining(", "));
-    into.warn(file.toString(), (unknown.size() == 1 ? "the run (table at line " + lines + ") names"
-        : unknown.size() + " runs (tables at lines " + lines + ") name") + " no forced configuration (no NCCL INFO "
-        + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO "
-        + "were set, say so with --in " + file + " --algo X --proto Y");
-    Map<List<Object>, List<Integer>> same = new LinkedHashMap<>();
-    for (Unforced u : unknown) {
-      same.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u.line());
-    }
-    if (options.poolRuns()) { // header-less tables pooled on the user's word: the compiler checks they agree
-      Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
-      for (Unforced u : unknown) {
-        byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>()).add(u);
-      }
-      for (List<Unforced> g : byShape.values()) {
-        if (g.size() > 1 && g.stream().anyMatch(u -> !u.runHeader())) {
-          into.pooledTables(file.toString(), g.stream().map(Unforced::line).toList());
+        for (String w : skipped) {
+            int k = w.indexOf(": ");
+            into.warn(w.substring(0, k), w.substring(k + 2));
         }
-      }
+        warnUnknownForcing(unknown);
     }
-    for (var e : same.entrySet()) {
-      if (e.getValue().size() > 1) {
-        into.warn(file.toString(), e.getValue().size() + " runs of " + e.getKey().get(0) + " at nRanks "
-            + e.getKey().get(1) + ", nNodes " + e.getKey().get(2) + " (tables at lines "
-            + e.getValue().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
-            + ") cannot be told apart: pooled as replicates of NCCL's own pick; if they were forced differently, "
-            + "split the file and pass each with --in FILE --algo X --proto Y");
-      }
+
+    private static boolean isContinuation(String t) {
+        char c = t.charAt(0);
+        return Character.isDigit(c) || c == '-' || c == '.' || t.startsWith("N/A");
     }
-  }
 
-  // ---- table layout and rows ------------------------------------------------------------------
+    /** A row's text as printed, possibly in parts split by NCCL lines; parsed once its run is known. */
+    private static final class RawRow {
+        final int line;
+        final Layout layout;
+        final List<String> tokens = new ArrayList<>();
+        final List<Integer> parts = new ArrayList<>();
+        int interruptedAt;
 
-  /** Column positions of one size table, read from its header line. */
-  record Layout(int nCols, boolean timestamp, int type, int[] time, int[] check, boolean errorColumn,
-      String header, int algbw, int busbw) {}
-
-  static Layout layout(String header) {
-    String[] tok = header.substring(1).strip().split("\\s+");
-    if (tok.length < 5 || !tok[0].equals("size")) {
-      return null;
-    }
-    List<Integer> times = new ArrayList<>();
-    List<Integer> checks = new ArrayList<>();
-    int type = -1;
-    int algbw = -1;
-    int busbw = -1;
-    boolean error = false;
-    boolean ts = tok[tok.length - 1].equals("timestamp");
-    for (int i = 0; i < tok.length; i++) {
-      switch (tok[i]) {
-        case "time", "cputime" -> times.add(i);
-        case "#wrong" -> checks.add(i);
-        case "error" -> {
-          checks.add(i);
-          error = true;
+        RawRow(int line, Layout layout) {
+            this.line = line;
+            this.layout = layout;
         }
-        case "type" -> type = i;
-        case "algbw" -> algbw = algbw < 0 ? i : algbw;
-        case "busbw" -> busbw = busbw < 0 ? i : busbw;
-        default -> { }
-      }
-    }
-    if (times.isEmpty() || times.size() > 2 || checks.size() != times.size()) {
-      return null;
-    }
-    return new Layout(ts ? tok.length - 1 : tok.length, ts, type,
-        times.stream().mapToInt(Integer::intValue).toArray(),
-        checks.stream().mapToInt(Integer::intValue).toArray(), error, String.join(" ", tok), algbw, busbw);
-  }
 
-  /** One row of a size table; time and check per placement (index 0 out-of-place, 1 in-place). */
-  record Row(int line, long size, String type, double[] time, double[] check, boolean errorColumn,
-      double algbw, double busbw) {}
-
-  private Row parseRow(RawRow raw) throws InputException {
-    int ln = raw.line;
-    Layout l = raw.layout;
-    String[] tok = raw.tokens.toArray(String[]::new);
-    boolean ok = tok.length == l.nCols() || (l.timestamp() && tok.length == l.nCols() + 2);
-    if (!ok) {
-      String parts = raw.interruptedAt == 0 ? "" : " (its parts, between NCCL lines, are on line"
-          + (raw.parts.size() == 1 ? " " : "s ")
-          + raw.parts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
-          + (raw.interruptedAt > 0 ? "; line " + raw.interruptedAt + " interrupts it" : "; the file ends first") + ")";
-      throw new InputException(at(ln), "row has " + tok.length + " fields but the column header names "
-          + l.nCols() + (l.timestamp() ? " (+2 for the timestamp)" : "") + " (" + l.header()
-          + "); the row looks truncated or mangled" + parts);
-    }
-    long size;
-    try {
-      size = Long.parseLong(tok[0]);
-    } catch (NumberFormatException e) {
-      throw new InputException(at(ln), "size '" + tok[0] + "' is not a whole number of bytes");
-    }
-    int n = l.time().length;
-    double[] time = new double[n];
-    double[] check = new double[n];
-    for (int p = 0; p < n; p++) {
-      String half = n == 1 ? "" : (p == 0 ? " (out-of-place)" : " (in-place)");
-      time[p] = number(ln, tok[l.time()[p]], "time" + half);
-      if (!(time[p] > 0) && size != 0) {
-        throw new InputException(at(ln), "time" + half + " '" + tok[l.time()[p]] + "' is not a time: times must be > 0 us");
-      }
-      String c = tok[l.check()[p]];
-      check[p] = c.equals("N/A") ? Double.NaN : number(ln, c, (l.errorColumn() ? "error" : "#wrong") + half);
-    }
-    return new Row(ln, size, l.type() >= 0 ? tok[l.type()] : null, time, check, l.errorColumn(),
-        bandwidth(ln, size, tok, l.algbw(), "algbw"), bandwidth(ln, size, tok, l.busbw(), "busbw"));
-  }
-
-  /**
-   * A bandwidth column: a number, or NaN where the table has none; a row of 0 bytes may print
-   * inf or nan there. Anything else makes the row mangled (it is not accepted silently).
-   */
-  private double bandwidth(int ln, long size, String[] tok, int i, String what) throws InputException {
-    if (i < 0 || i >= tok.length) {
-      return Double.NaN;
-    }
-    try {
-      return Double.parseDouble(tok[i]);
-    } catch (NumberFormatException e) {
-      if (size == 0 || tok[i].equals("N/A")) {
-        return Double.NaN;
-      }
-      throw new InputException(at(ln), what + " '" + tok[i] + "' is not a number");
-    }
-  }
-
-  private double number(int ln, String s, String what) throws InputException {
-    try {
-      double v = Double.parseDouble(s);
-      if (Double.isFinite(v)) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new InputException(at(ln), what + " '" + s + "' is not a number");
-  }
-
-  /**
-   * nccl-tests' pass/fail bound on the {@code error} column before 2.13:
-   * {@code DeltaMaxValue(type) * (nranks - 1)} (src/common.cu at 51af557^).
-   */
-  static double errorBound(String type, int nRanks) {
-    double delta = switch (type == null ? "" : type) {
-      case "half", "bfloat16" -> 1e-2;
-      case "float" -> 1e-5;
-      case "double" -> 1e-12;
-      default -> 0; // integer types: any deviation is an error (1e-200)
-    };
-    return delta * Math.max(1, nRanks - 1);
-  }
-
-  // ---- one run ----------------------------------------------------------------------------------
-
-  private final class Segment {
-    String startedProgram;
-    int startedLine;
-    String program;
-    int programLine;
-    String named;
-    int namedLine;
-    boolean nThread;
-    boolean runHeader;
-    int aggIters = 1;
-    final List<String> hosts = new ArrayList<>();
-    final List<Integer> rankIndex = new ArrayList<>();
-    final List<String> devices = new ArrayList<>();
-    final Map<String, String[]> env = new LinkedHashMap<>(); // name -> {value, where}
-    final Map<String, String[]> echoed = new LinkedHashMap<>(); // name -> {value, where}
-    int commRanks;
-    int commNodes;
-    String commWhere;
-    String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
-    String libraryVersion; // nccl-tests' "nccl-library=22809"
-    String[] forcedNone; // the plugin's "force RING/LL128/8 applied to none of ..." line: {candidate, where}
-    final List<NcclRunLog.RawSelection> selections = new ArrayList<>();
-    Layout layout;
-    int layoutLine;
-    boolean closed;
-    RawRow pending;
-    final List<RawRow> rows = new ArrayList<>();
-
-    boolean started() {
-      return nThread || !rows.isEmpty() || closed;
-    }
-
-    void finishRow(int interruptedAt) {
-      if (pending != null) {
-        pending.interruptedAt = interruptedAt;
-        rows.add(pending);
-        pending = null;
-      }
-    }
-
-    void info(int ln, String line) throws InputException {
-      Matcher f = FORCED_NONE.matcher(line);
-      if (f.find()) {
-        forcedNone = forcedNone == null ? new String[] {f.group(1), at(ln)} : forcedNone;
-        return;
-      }
-      Matcher v = NCCL_VERSION.matcher(line);
-      if (v.find()) {
-        ncclVersion = ncclVersion == null ? v.group(1) : ncclVersion;
-        return;
-      }
-      Matcher m = NcclRunLog.ENV.matcher(line);
-      if (m.find()) {
-        env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
-        return;
-      }
-      m = NcclRunLog.COMM.matcher(line);
-      if (m.find()) {
-        int r = Integer.parseInt(m.group(2));
-        int n = Integer.parseInt(m.group(3));
-        if (commWhere != null && (r != commRanks || n != commNodes)) {
-          throw new InputException(at(ln), "this run's log shows communicators of " + commRanks + " and "
-              + r + " ranks; nccl-tests runs one communicator shape per run");
+        void add(int ln, String t) {
+            parts.add(ln);
+            for (String x : t.strip().split("\\s+")) {
+                tokens.add(x);
+            }
         }
-        commRanks = r;
-        commNodes = n;
-        commWhere = at(ln);
-        return;
-      }
-      NcclRunLog.RawSelection s = NcclRunLog.selection(at(ln), line);
-      if (s != null) {
-        selections.add(s);
-      }
+
+        /** @param lineEnds whether the row's last part ended its line (nothing glued after it) */
+        boolean complete(boolean lineEnds) {
+            int n = tokens.size();
+            int full = layout.nCols();
+            if (layout.timestamp()) {
+                return n >= full + 2 || (lineEnds && n >= full) || lineEnds;
+            }
+            return n >= full || lineEnds;
+        }
+
+        String joined() {
+            return String.join(" ", tokens);
+        }
     }
 
-    /** A line that is not a row, not NCCL's and not one nccl-tests' own comments: hints. */
-    void other(int ln, String line) {
-      if (program == null) {
-        Matcher m = PROGRAM.matcher(line);
-        if (m.find()) {
-          program = m.group(1);
-          programLine = ln;
-        }
-      }
-      if (layout != null) {
-        return;
-      }
-      Matcher e = ECHOED_ENV.matcher(line);
-      Map<String, String> here = new LinkedHashMap<>();
-      Set<String> conflicting = new HashSet<>();
-      while (e.find()) {
-        String v = e.group(2);
-        if (v.length() >= 2 && (v.startsWith("\"") || v.startsWith("'"))) {
-          v = v.substring(1, v.length() - 1);
-        }
-        v = v.strip().replaceAll("[.,;:]+$", "");
-        if (!v.isEmpty() && here.containsKey(e.group(1)) && !here.get(e.group(1)).equals(v)) {
-          conflicting.add(e.group(1)); // prose listing several runs' settings, not one setting
-        }
-        here.putIfAbsent(e.group(1), v);
-      }
-      for (var x : here.entrySet()) {
-        if (conflicting.contains(x.getKey())) {
-          continue;
-        }
-        if (x.getValue().isEmpty()) {
-          echoed.remove(x.getKey()); // NCCL_PROTO= : unset
-        } else {
-          echoed.put(x.getKey(), new String[] {x.getValue(), at(ln)});
-        }
-      }
-      Matcher n = NAMED.matcher(line);
-      Set<Collective> seen = new HashSet<>();
-      String first = null;
-      boolean other = false;
-      while (n.find()) {
-        String w = n.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "");
-        Collective c = collectiveOfProgram(switch (w) {
-          case "allreduce" -> "all_reduce";
-          case "allgather" -> "all_gather";
-          case "reducescatter" -> "reduce_scatter";
-          default -> w;
-        });
-        if (c == null) {
-          other = true;
-          first = first == null ? w : first;
-        } else {
-          seen.add(c);
-          first = first == null ? w : first;
-        }
-      }
-      if (first != null && (seen.size() + (other ? 1 : 0)) == 1) {
-        named = first;
-        namedLine = ln;
-      }
-    }
+    /** A run counted as NCCL's own pick only because nothing says it was forced. */
+    private record Unforced(int line, Collective collective, int nRanks, int nNodes, boolean runHeader) {}
 
-    void comment(int ln, String t) {
-      Matcher lib = LIBRARY.matcher(t);
-      if (t.startsWith("# nccl-tests version") && lib.find()) {
-        libraryVersion = io.nccltuner.policy.Signature.versionString(Integer.parseInt(lib.group(1)));
-      }
-      if (t.startsWith("# Collective test starting")) {
-        String rest = t.substring(t.indexOf(':') + 1).strip();
-        Matcher m = PROGRAM.matcher(rest);
-        startedProgram = m.find() ? m.group(1) : rest;
-        startedLine = ln;
-      } else if (t.startsWith("# nThread")) {
-        nThread = true;
-        Matcher m = AGG.matcher(t);
-        if (m.find()) {
-          aggIters = Integer.parseInt(m.group(1));
-        }
-      } else if (t.startsWith("# Out of bounds values") || t.startsWith("# Avg bus bandwidth")) {
-        closed = layout != null;
-      } else {
-        Matcher r = RANK_LINE.matcher(t);
-        if (r.find()) {
-          rankIndex.add(Integer.parseInt(r.group(1)));
-          hosts.add(r.group(2));
-          int d = t.indexOf(']', r.end());
-          devices.add(d > 0 ? t.substring(d + 1).strip() : "");
-          return;
-        }
-        if (layout == null) {
-          Layout l = layout(t);
-          if (l != null) {
-            layout = l;
-            layoutLine = ln;
+    private void warnUnknownForcing(List<Unforced> unknown) throws InputException {
+        if (unknown.isEmpty()) {
             return;
-          }
-          if (!t.startsWith("# nccl-tests version")) {
-            other(ln, t);
-          }
         }
-      }
-    }
-  }
-
-  private static Collective collectiveOfProgram(String p) {
-    return switch (p) {
-      case "all_reduce" -> Collective.AllReduce;
-      case "all_gather" -> Collective.AllGather;
-      case "reduce_scatter" -> Collective.ReduceScatter;
-      case "broadcast" -> Collective.Broadcast;
-      case "reduce" -> Collective.Reduce;
-      default -> null;
-    };
-  }
-
-  /** @return alltoall, sendrecv, gather, scatter or hypercube when the file name says so, else null */
-  private static String otherOfFileName(String name) {
-    Matcher m = Pattern.compile("(?i)(all[_-]?to[_-]?allv?|send[_-]?recv|hypercube|gather|scatter)").matcher(name);
-    return m.find() ? m.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "") : null;
-  }
-
-  private static Collective collectiveOfFileName(String name) {
-    String n = name.toLowerCase(Locale.ROOT).replace("-", "_");
-    if (n.contains("all_reduce") || n.contains("allreduce")) {
-      return Collective.AllReduce;
-    }
-    if (n.contains("reduce_scatter") || n.contains("reducescatter")) {
-      return Collective.ReduceScatter;
-    }
-    if (n.contains("all_gather") || n.contains("allgather")) {
-      return Collective.AllGather;
-    }
-    if (n.contains("broadcast")) {
-      return Collective.Broadcast;
-    }
-    if (n.contains("reduce")) {
-      return Collective.Reduce;
-    }
-    return null;
-  }
-
-  /** A forced value read from NCCL_ALGO or NCCL_PROTO: one value, none, or not one value. */
-  private record Forced<T>(T value, String text, String where) {
-    boolean ambiguous() {
-      return value == null && text != null;
-    }
-  }
-
-  private static <T> Forced<T> forced(String[] env, Collective coll, Function<String, T> parse,
-      String var, String kinds) throws InputException {
-    if (env == null) {
-      return new Forced<>(null, null, null);
-    }
-    String v = env[0];
-    String where = env[1];
-    if (v.contains(":")) {
-      // NCCL 2.24+ per-collective syntax: "allreduce:tree,ring;broadcast:ring"
-      String found = null;
-      for (String part : v.split(";")) {
-        int c = part.indexOf(':');
-        if (c > 0 && Collective.parse(part.substring(0, c).strip()) == coll) {
-          found = part.substring(c + 1).strip();
+        if (!options.poolRuns()) {
+            // tables pasted without their run headers: other machines or settings, not replicates
+            Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
+            for (Unforced u : unknown) {
+                byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
+                        .add(u);
+            }
+            for (List<Unforced> same : byShape.values()) {
+                if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
+                    Unforced second = same.get(1);
+                    throw new InputException(
+                            at(second.line()),
+                            "this size table and the one at line "
+                                    + same.getFirst().line()
+                                    + " both measure " + second.collective() + " at nRanks " + second.nRanks()
+                                    + ", nNodes "
+                                    + second.nNodes()
+                                    + " with nothing forced, and at least one has no run header of its own "
+                                    + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
+                                    + "replicates; split the file, or pass --pool-runs to pool them as replicates");
+                }
+            }
         }
-      }
-      if (found == null) {
-        return new Forced<>(null, null, null);
-      }
-      v = found;
-    }
-    if (v.startsWith("^") || v.contains(",")) {
-      return new Forced<>(null, v, where);
-    }
-    T t = parse.apply(v);
-    if (t == null) {
-      throw new InputException(where, var + " is '" + v + "', not one of " + kinds);
-    }
-    return new Forced<>(t, v, where);
-  }
-
-  /** Why a named program or collective is not one NCCL asks a tuner about. */
-  static String notAsked(String name) {
-    return name + " is not a collective NCCL asks a tuner about: NCCL calls getCollInfo only for "
-        + "Broadcast, Reduce, AllGather, ReduceScatter and AllReduce (alltoall, sendrecv, gather and scatter "
-        + "run as point-to-point sends and receives, which never reach a tuner)";
-  }
-
-  /**
-   * busbw / algbw per collective for n ranks (nccl-tests src/*.cu, {@code getBw}): AllReduce
-   * 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1 (so those tell nothing).
-   */
-  static double busFactor(Collective c, int n) {
-    return switch (c) {
-      case AllReduce -> 2.0 * (n - 1) / n;
-      case AllGather, ReduceScatter -> (double) (n - 1) / n;
-      default -> 1.0;
-    };
-  }
-
-  /**
-   * The rank counts a table's busbw/algbw ratio allows, given that nccl-tests prints both with two
-   * decimals (rows with algbw of at least 1 GB/s are used, where the rounding matters least).
-   *
-   * @return {lo, hi} of the allowed ratio, or null when no row tells
-   */
-  static double[] ratioBounds(List<Row> rows) {
-    double lo = Double.NEGATIVE_INFINITY;
-    double hi = Double.POSITIVE_INFINITY;
-    boolean any = false;
-    for (Row r : rows) {
-      double a = r.algbw();
-      double b = r.busbw();
-      if (!(a >= 1.0) || !(b >= 0) || r.size() == 0) {
-        continue;
-      }
-      lo = Math.max(lo, (b - 0.005) / (a + 0.005));
-      hi = Math.min(hi, (b + 0.005) / (a - 0.005));
-      any = true;
-    }
-    return any ? new double[] {lo, hi} : null;
-  }
-
-  /** @return the rank counts 1..65536 whose bus factor lies within the bounds (at most 3 listed, plus a count) */
-  static List<Integer> ranksFitting(Collective c, double[] bounds) {
-    List<Integer> fit = new ArrayList<>();
-    if (bounds == null || bounds[0] > bounds[1] || c == Collective.Broadcast || c == Collective.Reduce) {
-      return fit;
-    }
-    for (int n = 1; n <= 65536; n++) {
-      double f = busFactor(c, n);
-      if (f >= bounds[0] && f <= bounds[1]) {
-        fit.add(n);
-      }
-    }
-    return fit;
-  }
-
-  private static String ratio(double[] b) {
-    return String.format(Locale.ROOT, "%.4f", (b[0] + b[1]) / 2);
-  }
-
-  private static String ranksText(List<Integer> fit) {
-    if (fit.size() <= 3) {
-      return fit.toString();
-    }
-    return fit.getFirst() + ".." + fit.getLast();
-  }
-
-  private Collective collectiveOf(Segment s, List<String> skipped) throws InputException {
-    String where = at(s.layoutLine);
-    if (s.startedProgram != null) {
-      Collective coll = collectiveOfProgram(s.startedProgram);
-      if (coll == null) {
-        skipped.add(at(s.startedLine) + ": " + notAsked(s.startedProgram + "_perf") + "; run skipped");
-        return null;
-      }
-      if (options.collective() != null && options.collective() != coll) {
-        throw new InputException(at(s.startedLine), "the log says " + s.startedProgram + "_perf but --collective says "
-            + options.collective());
-      }
-      return coll;
-    }
-    if (options.collective() != null) {
-      return options.collective();
-    }
-    if (s.program != null) {
-      Collective coll = collectiveOfProgram(s.program);
-      if (coll == null) {
-        skipped.add(at(s.programLine) + ": " + notAsked(s.program + "_perf") + "; run skipped");
-      }
-      return coll;
-    }
-    if (s.named != null) {
-      Collective coll = collectiveOfProgram(switch (s.named) {
-        case "allreduce" -> "all_reduce";
-        case "allgather" -> "all_gather";
-        case "reducescatter" -> "reduce_scatter";
-        default -> s.named;
-      });
-      if (coll == null) {
-        skipped.add(at(s.namedLine) + ": line " + s.namedLine + " names " + s.named + " for this table; "
-            + notAsked(s.named) + "; run skipped");
-        return null;
-      }
-      into.warn(where, "collective " + coll + " read from line " + s.namedLine + " (it names " + s.named
-          + "), the only collective named before this table; pass --collective if that is wrong");
-      return coll;
-    }
-    String fileName = file.getFileName().toString();
-    Collective coll = collectiveOfFileName(fileName);
-    if (coll == null) {
-      String other = otherOfFileName(fileName);
-      if (other != null) {
-        skipped.add(where + ": the file name says " + other + "; " + notAsked(other) + "; run skipped");
-        return null;
-      }
-      throw new InputException(where, "cannot tell which collective this table measured (no '# Collective test "
-          + "starting' line, no *_perf program name, nothing in the file name); pass --collective");
-    }
-    return coll;
-  }
-
-  /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
-  private Unforced resolve(Segment s, List<String> skipped) throws InputException {
-    String where = at(s.layoutLine);
-    Collective coll = collectiveOf(s, skipped);
-    if (coll == null) {
-      return null;
-    }
-    List<Row> rows = new ArrayList<>();
-    for (RawRow r : s.rows) {
-      try {
-        rows.add(parseRow(r));
-      } catch (InputException e) {
-        if (options.strict()) {
-          throw e;
+        String lines = unknown.stream()
+                .map(u -> Integer.toString(u.line()))
+                .collect(java.util.stream.Collectors.joining(", "));
+        into.warn(
+                file.toString(),
+                (unknown.size() == 1
+                                ? "the run (table at line " + lines + ") names"
+                                : unknown.size() + " runs (tables at lines " + lines + ") name")
+                        + " no forced configuration (no NCCL INFO "
+                        + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO "
+                        + "were set, say so with --in " + file + " --algo X --proto Y");
+        Map<List<Object>, List<Integer>> same = new LinkedHashMap<>();
+        for (Unforced u : unknown) {
+            same.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
+                    .add(u.line());
         }
-        // a cut excerpt or an interrupted print: this row, not the file (--strict refuses the file)
-        String msg = e.getMessage();
-        String prefix = at(r.line) + ": ";
-        String why = msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg;
-        if (firstMangled == null) {
-          firstMangled = e;
+        if (options.poolRuns()) { // header-less tables pooled on the user's word: the compiler checks they agree
+            Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
+            for (Unforced u : unknown) {
+                byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
+                        .add(u);
+            }
+            for (List<Unforced> g : byShape.values()) {
+                if (g.size() > 1 && g.stream().anyMatch(u -> !u.runHeader())) {
+                    into.pooledTables(
+                            file.toString(), g.stream().map(Unforced::line).toList());
+                }
+            }
         }
-        into.refuse(at(r.line), why + "; row skipped (--strict refuses the file)");
-        into.warn(at(r.line), "mangled row skipped: " + why + " (--strict refuses the file)");
-      }
-    }
-    // communicator shape
-    int nRanks = options.nRanks();
-    if (nRanks > 0 && s.commWhere != null && s.commRanks != nRanks) {
-      throw new InputException(s.commWhere, "NCCL says nRanks " + s.commRanks + " but --ranks says " + nRanks);
-    }
-    double[] bounds = ratioBounds(rows);
-    List<Integer> fit = ranksFitting(coll, bounds);
-    boolean missingRankLines = false;
-    if (nRanks == 0 && s.commWhere != null) {
-      nRanks = s.commRanks;
-    } else if (nRanks == 0 && !s.rankIndex.isEmpty()) {
-      int count = (int) s.rankIndex.stream().distinct().count();
-      int max = s.rankIndex.stream().mapToInt(Integer::intValue).max().orElse(0);
-      if (max + 1 == count) {
-        nRanks = count;
-      } else {
-        missingRankLines = true;
-        if (fit.isEmpty() || fit.contains(max + 1)) {
-          nRanks = max + 1;
-          into.warn(where, "nRanks " + nRanks + " inferred from the highest rank index (Rank " + max + ") of "
-              + count + " '# Rank' line" + (count == 1 ? "" : "s")
-              + (fit.isEmpty() ? "" : ", consistent with busbw/algbw " + ratio(bounds) + " of " + coll));
-        } else if (fit.getFirst() > max + 1 && fit.size() == 1) {
-          nRanks = fit.getFirst();
-          into.warn(where, "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
-              + " (the '# Rank' lines go up to Rank " + max + ")");
-        } else {
-          throw new InputException(where, "cannot tell nRanks: " + count + " '# Rank' line" + (count == 1 ? "" : "s")
-              + " up to Rank " + max + ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks "
-              + ranksText(fit) + "; pass --ranks");
+        for (var e : same.entrySet()) {
+            if (e.getValue().size() > 1) {
+                into.warn(
+                        file.toString(),
+                        e.getValue().size() + " runs of " + e.getKey().get(0) + " at nRanks "
+                                + e.getKey().get(1) + ", nNodes " + e.getKey().get(2) + " (tables at lines "
+                                + e.getValue().stream()
+                                        .map(String::valueOf)
+                                        .collect(java.util.stream.Collectors.joining(", "))
+                                + ") cannot be told apart: pooled as replicates of NCCL's own pick; if they were forced differently, "
+                                + "split the file and pass each with --in FILE --algo X --proto Y");
+            }
         }
-      }
-    } else if (nRanks == 0) {
-      if (fit.size() == 1) {
-        nRanks = fit.getFirst();
-        into.warn(where, "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
-            + " (no '# Rank' lines, no NCCL 'comm ... nRanks' line); pass --ranks if that is wrong");
-      } else {
-        throw new InputException(where, "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
-            + "'comm ... nRanks' line before this table" + (fit.isEmpty() ? ""
-                : ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks " + ranksText(fit))
-            + "; pass --ranks");
-      }
     }
-    int nNodes = options.nNodes();
-    if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
-      throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
-    }
-    if (nNodes == 0 && s.commWhere != null) {
-      nNodes = s.commNodes;
-    } else if (nNodes == 0 && missingRankLines) {
-      throw new InputException(where, "cannot tell nNodes: the '# Rank' lines name only " + s.rankIndex.size()
-          + " of " + nRanks + " ranks, so their host names do not count the nodes, and there is no NCCL 'comm ... "
-          + "nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
-    } else if (nNodes == 0) {
-      List<String> distinct = s.hosts.stream().distinct().toList();
-      nNodes = distinct.size();
-      if (nNodes > 1) {
-        boolean mnnvl = s.devices.stream().anyMatch(d -> d.matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
-        into.warn(where, "nNodes " + nNodes + " counted from the host names of the '# Rank' lines ("
-            + String.join(", ", distinct.subList(0, Math.min(3, distinct.size()))) + (distinct.size() > 3 ? ", ..." : "")
-            + "); hosts that share one NVLink domain (MNNVL" + (mnnvl ? ", as these " + s.devices.getFirst()
-                + " GPUs may" : ": GB200/GB300 NVL72") + ") are one node to NCCL, which then says 'nNodes 1 ... "
-            + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
-      }
-    }
-    if (nNodes == 0) {
-      throw new InputException(where, "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
-          + "'comm ... nNodes' line before this table" + (options.nRanks() == 0 && s.commWhere == null
-              && s.rankIndex.isEmpty() ? " (nRanks " + nRanks + " is inferred from busbw/algbw " + ratio(bounds) + ")" : "")
-          + "; pass --nodes");
-    }
-    Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
-    String gpu = s.devices.isEmpty() || s.devices.getFirst().isBlank() ? null : s.devices.getFirst();
-    Measurement.Hardware hardware = Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
-    if (s.aggIters > 1) {
-      into.warn(where, "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
-          + "(the exact numPipeOps NCCL passed is not in the log)");
-    }
-    // forced configuration: NCCL's INFO lines, else what a command line or environment echo set
-    Map<String, String[]> env = new LinkedHashMap<>(s.env);
-    List<String> fromEcho = new ArrayList<>();
-    for (var e : s.echoed.entrySet()) {
-      String[] info = env.get(e.getKey());
-      if (info == null) {
-        env.put(e.getKey(), e.getValue());
-        fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " (" + e.getValue()[1].substring(file.toString().length() + 1)
-            .replaceFirst("^", "line ") + ")");
-      } else if (!info[0].equalsIgnoreCase(e.getValue()[0])) {
-        into.warn(info[1], "NCCL says " + e.getKey() + " " + info[0] + " but line "
-            + e.getValue()[1].substring(file.toString().length() + 1) + " sets " + e.getValue()[0] + "; NCCL's line wins");
-      }
-    }
-    if (!fromEcho.isEmpty()) {
-      into.warn(where, "forced " + String.join(", ", fromEcho) + ", read from a command line or environment echo "
-          + "before this table (no NCCL 'set by environment' INFO line says so)");
-    }
-    final Collective c = coll;
-    Forced<Algorithm> fa = forced(env.get("NCCL_ALGO"), c, Algorithm::parse, "NCCL_ALGO",
-        "TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT");
-    Forced<Protocol> fp = forced(env.get("NCCL_PROTO"), c, Protocol::parse, "NCCL_PROTO", "LL, LL128, SIMPLE");
-    Algorithm algo = fa.value();
-    Protocol proto = fp.value();
-    if (fa.text() == null && options.algorithm() != null) {
-      algo = options.algorithm();
-    } else if (algo != null && options.algorithm() != null && algo != options.algorithm()) {
-      throw new InputException(fa.where(), "the log says NCCL_ALGO " + algo + " but --algo says " + options.algorithm());
-    }
-    if (fp.text() == null && options.protocol() != null) {
-      proto = options.protocol();
-    } else if (proto != null && options.protocol() != null && proto != options.protocol()) {
-      throw new InputException(fp.where(), "the log says NCCL_PROTO " + proto + " but --proto says " + options.protocol());
-    }
-    if (algo == null && proto != null && !fa.ambiguous() && (c == Collective.Broadcast || c == Collective.Reduce)) {
-      // NCCL runs Broadcast and Reduce only with RING (src/graph/tuning.cc, ncclTopoTuneModel:
-      // "if ((coll == ncclFuncBroadcast || coll == ncclFuncReduce) && a != NCCL_ALGO_RING) continue;")
-      algo = Algorithm.RING;
-    }
-    boolean channelsAmbiguous = false;
-    int channels = 0;
-    boolean channelEnv = env.keySet().stream().anyMatch(CHANNEL_ENV::contains);
-    if (channelEnv) {
-      int max = Integer.MAX_VALUE;
-      int min = 0;
-      for (String k : CHANNEL_ENV) {
-        String[] e = env.get(k);
-        if (e == null) {
-          continue;
+
+    // ---- table layout and rows ------------------------------------------------------------------
+
+    /** Column positions of one size table, read from its header line. */
+    record Layout(
+            int nCols,
+            boolean timestamp,
+            int type,
+            int[] time,
+            int[] check,
+            boolean errorColumn,
+            String header,
+            int algbw,
+            int busbw) {}
+
+    static Layout layout(String header) {
+        String[] tok = header.substring(1).strip().split("\\s+");
+        if (tok.length < 5 || !tok[0].equals("size")) {
+            return null;
         }
-        int v;
+        List<Integer> times = new ArrayList<>();
+        List<Integer> checks = new ArrayList<>();
+        int type = -1;
+        int algbw = -1;
+        int busbw = -1;
+        boolean error = false;
+        boolean ts = tok[tok.length - 1].equals("timestamp");
+        for (int i = 0; i < tok.length; i++) {
+            switch (tok[i]) {
+                case "time", "cputime" -> times.add(i);
+                case "#wrong" -> checks.add(i);
+                case "error" -> {
+                    checks.add(i);
+                    error = true;
+                }
+                case "type" -> type = i;
+                case "algbw" -> algbw = algbw < 0 ? i : algbw;
+                case "busbw" -> busbw = busbw < 0 ? i : busbw;
+                default -> {}
+            }
+        }
+        if (times.isEmpty() || times.size() > 2 || checks.size() != times.size()) {
+            return null;
+        }
+        return new Layout(
+                ts ? tok.length - 1 : tok.length,
+                ts,
+                type,
+                times.stream().mapToInt(Integer::intValue).toArray(),
+                checks.stream().mapToInt(Integer::intValue).toArray(),
+                error,
+                String.join(" ", tok),
+                algbw,
+                busbw);
+    }
+
+    /** One row of a size table; time and check per placement (index 0 out-of-place, 1 in-place). */
+    record Row(
+            int line,
+            long size,
+            String type,
+            double[] time,
+            double[] check,
+            boolean errorColumn,
+            double algbw,
+            double busbw) {}
+
+    private Row parseRow(RawRow raw) throws InputException {
+        int ln = raw.line;
+        Layout l = raw.layout;
+        String[] tok = raw.tokens.toArray(String[]::new);
+        boolean ok = tok.length == l.nCols() || (l.timestamp() && tok.length == l.nCols() + 2);
+        if (!ok) {
+            String parts = raw.interruptedAt == 0
+                    ? ""
+                    : " (its parts, between NCCL lines, are on line"
+                            + (raw.parts.size() == 1 ? " " : "s ")
+                            + raw.parts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                            + (raw.interruptedAt > 0
+                                    ? "; line " + raw.interruptedAt + " interrupts it"
+                                    : "; the file ends first")
+                            + ")";
+            throw new InputException(
+                    at(ln),
+                    "row has " + tok.length + " fields but the column header names "
+                            + l.nCols() + (l.timestamp() ? " (+2 for the timestamp)" : "") + " (" + l.header()
+                            + "); the row looks truncated or mangled" + parts);
+        }
+        long size;
         try {
-          v = Integer.parseInt(e[0]);
-        } catch (NumberFormatException ex) {
-          throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count");
+            size = Long.parseLong(tok[0]);
+        } catch (NumberFormatException e) {
+            throw new InputException(at(ln), "size '" + tok[0] + "' is not a whole number of bytes");
         }
-        if (k.startsWith("NCCL_MAX")) {
-          max = Math.min(max, v);
+        int n = l.time().length;
+        double[] time = new double[n];
+        double[] check = new double[n];
+        for (int p = 0; p < n; p++) {
+            String half = n == 1 ? "" : (p == 0 ? " (out-of-place)" : " (in-place)");
+            time[p] = number(ln, tok[l.time()[p]], "time" + half);
+            if (!(time[p] > 0) && size != 0) {
+                throw new InputException(
+                        at(ln), "time" + half + " '" + tok[l.time()[p]] + "' is not a time: times must be > 0 us");
+            }
+            String c = tok[l.check()[p]];
+            check[p] = c.equals("N/A") ? Double.NaN : number(ln, c, (l.errorColumn() ? "error" : "#wrong") + half);
+        }
+        return new Row(
+                ln,
+                size,
+                l.type() >= 0 ? tok[l.type()] : null,
+                time,
+                check,
+                l.errorColumn(),
+                bandwidth(ln, size, tok, l.algbw(), "algbw"),
+                bandwidth(ln, size, tok, l.busbw(), "busbw"));
+    }
+
+    /**
+     * A bandwidth column: a number, or NaN where the table has none; a row of 0 bytes may print
+     * inf or nan there. Anything else makes the row mangled (it is not accepted silently).
+     */
+    private double bandwidth(int ln, long size, String[] tok, int i, String what) throws InputException {
+        if (i < 0 || i >= tok.length) {
+            return Double.NaN;
+        }
+        try {
+            return Double.parseDouble(tok[i]);
+        } catch (NumberFormatException e) {
+            if (size == 0 || tok[i].equals("N/A")) {
+                return Double.NaN;
+            }
+            throw new InputException(at(ln), what + " '" + tok[i] + "' is not a number");
+        }
+    }
+
+    private double number(int ln, String s, String what) throws InputException {
+        try {
+            double v = Double.parseDouble(s);
+            if (Double.isFinite(v)) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new InputException(at(ln), what + " '" + s + "' is not a number");
+    }
+
+    /**
+     * nccl-tests' pass/fail bound on the {@code error} column before 2.13:
+     * {@code DeltaMaxValue(type) * (nranks - 1)} (src/common.cu at 51af557^).
+     */
+    static double errorBound(String type, int nRanks) {
+        double delta = switch (type == null ? "" : type) {
+            case "half", "bfloat16" -> 1e-2;
+            case "float" -> 1e-5;
+            case "double" -> 1e-12;
+            default -> 0; // integer types: any deviation is an error (1e-200)
+        };
+        return delta * Math.max(1, nRanks - 1);
+    }
+
+    // ---- one run ----------------------------------------------------------------------------------
+
+    private final class Segment {
+        String startedProgram;
+        int startedLine;
+        String program;
+        int programLine;
+        String named;
+        int namedLine;
+        boolean nThread;
+        boolean runHeader;
+        int aggIters = 1;
+        final List<String> hosts = new ArrayList<>();
+        final List<Integer> rankIndex = new ArrayList<>();
+        final List<String> devices = new ArrayList<>();
+        final Map<String, String[]> env = new LinkedHashMap<>(); // name -> {value, where}
+        final Map<String, String[]> echoed = new LinkedHashMap<>(); // name -> {value, where}
+        int commRanks;
+        int commNodes;
+        String commWhere;
+        String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
+        String libraryVersion; // nccl-tests' "nccl-library=22809"
+        String[] forcedNone; // the plugin's "force RING/LL128/8 applied to none of ..." line: {candidate, where}
+        final List<NcclRunLog.RawSelection> selections = new ArrayList<>();
+        Layout layout;
+        int layoutLine;
+        boolean closed;
+        RawRow pending;
+        final List<RawRow> rows = new ArrayList<>();
+
+        boolean started() {
+            return nThread || !rows.isEmpty() || closed;
+        }
+
+        void finishRow(int interruptedAt) {
+            if (pending != null) {
+                pending.interruptedAt = interruptedAt;
+                rows.add(pending);
+                pending = null;
+            }
+        }
+
+        void info(int ln, String line) throws InputException {
+            Matcher f = FORCED_NONE.matcher(line);
+            if (f.find()) {
+                forcedNone = forcedNone == null ? new String[] {f.group(1), at(ln)} : forcedNone;
+                return;
+            }
+            Matcher v = NCCL_VERSION.matcher(line);
+            if (v.find()) {
+                ncclVersion = ncclVersion == null ? v.group(1) : ncclVersion;
+                return;
+            }
+            Matcher m = NcclRunLog.ENV.matcher(line);
+            if (m.find()) {
+                env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
+                return;
+            }
+            m = NcclRunLog.COMM.matcher(line);
+            if (m.find()) {
+                int r = Integer.parseInt(m.group(2));
+                int n = Integer.parseInt(m.group(3));
+                if (commWhere != null && (r != commRanks || n != commNodes)) {
+                    throw new InputException(
+                            at(ln),
+                            "this run's log shows communicators of " + commRanks + " and " + r
+                                    + " ranks; nccl-tests runs one communicator shape per run");
+                }
+                commRanks = r;
+                commNodes = n;
+                commWhere = at(ln);
+                return;
+            }
+            NcclRunLog.RawSelection s = NcclRunLog.selection(at(ln), line);
+            if (s != null) {
+                selections.add(s);
+            }
+        }
+
+        /** A line that is not a row, not NCCL's and not one nccl-tests' own comments: hints. */
+        void other(int ln, String line) {
+            if (program == null) {
+                Matcher m = PROGRAM.matcher(line);
+                if (m.find()) {
+                    program = m.group(1);
+                    programLine = ln;
+                }
+            }
+            if (layout != null) {
+                return;
+            }
+            Matcher e = ECHOED_ENV.matcher(line);
+            Map<String, String> here = new LinkedHashMap<>();
+            Set<String> conflicting = new HashSet<>();
+            while (e.find()) {
+                String v = e.group(2);
+                if (v.length() >= 2 && (v.startsWith("\"") || v.startsWith("'"))) {
+                    v = v.substring(1, v.length() - 1);
+                }
+                v = v.strip().replaceAll("[.,;:]+$", "");
+                if (!v.isEmpty()
+                        && here.containsKey(e.group(1))
+                        && !here.get(e.group(1)).equals(v)) {
+                    conflicting.add(e.group(1)); // prose listing several runs' settings, not one setting
+                }
+                here.putIfAbsent(e.group(1), v);
+            }
+            for (var x : here.entrySet()) {
+                if (conflicting.contains(x.getKey())) {
+                    continue;
+                }
+                if (x.getValue().isEmpty()) {
+                    echoed.remove(x.getKey()); // NCCL_PROTO= : unset
+                } else {
+                    echoed.put(x.getKey(), new String[] {x.getValue(), at(ln)});
+                }
+            }
+            Matcher n = NAMED.matcher(line);
+            Set<Collective> seen = new HashSet<>();
+            String first = null;
+            boolean other = false;
+            while (n.find()) {
+                String w = n.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "");
+                Collective c = collectiveOfProgram(
+                        switch (w) {
+                            case "allreduce" -> "all_reduce";
+                            case "allgather" -> "all_gather";
+                            case "reducescatter" -> "reduce_scatter";
+                            default -> w;
+                        });
+                if (c == null) {
+                    other = true;
+                    first = first == null ? w : first;
+                } else {
+                    seen.add(c);
+                    first = first == null ? w : first;
+                }
+            }
+            if (first != null && (seen.size() + (other ? 1 : 0)) == 1) {
+                named = first;
+                namedLine = ln;
+            }
+        }
+
+        void comment(int ln, String t) {
+            Matcher lib = LIBRARY.matcher(t);
+            if (t.startsWith("# nccl-tests version") && lib.find()) {
+                libraryVersion = io.nccltuner.policy.Signature.versionString(Integer.parseInt(lib.group(1)));
+            }
+            if (t.startsWith("# Collective test starting")) {
+                String rest = t.substring(t.indexOf(':') + 1).strip();
+                Matcher m = PROGRAM.matcher(rest);
+                startedProgram = m.find() ? m.group(1) : rest;
+                startedLine = ln;
+            } else if (t.startsWith("# nThread")) {
+                nThread = true;
+                Matcher m = AGG.matcher(t);
+                if (m.find()) {
+                    aggIters = Integer.parseInt(m.group(1));
+                }
+            } else if (t.startsWith("# Out of bounds values") || t.startsWith("# Avg bus bandwidth")) {
+                closed = layout != null;
+            } else {
+                Matcher r = RANK_LINE.matcher(t);
+                if (r.find()) {
+                    rankIndex.add(Integer.parseInt(r.group(1)));
+                    hosts.add(r.group(2));
+                    int d = t.indexOf(']', r.end());
+                    devices.add(d > 0 ? t.substring(d + 1).strip() : "");
+                    return;
+                }
+                if (layout == null) {
+                    Layout l = layout(t);
+                    if (l != null) {
+                        layout = l;
+                        layoutLine = ln;
+                        return;
+                    }
+                    if (!t.startsWith("# nccl-tests version")) {
+                        other(ln, t);
+                    }
+                }
+            }
+        }
+    }
+
+    private static Collective collectiveOfProgram(String p) {
+        return switch (p) {
+            case "all_reduce" -> Collective.AllReduce;
+            case "all_gather" -> Collective.AllGather;
+            case "reduce_scatter" -> Collective.ReduceScatter;
+            case "broadcast" -> Collective.Broadcast;
+            case "reduce" -> Collective.Reduce;
+            default -> null;
+        };
+    }
+
+    /** @return alltoall, sendrecv, gather, scatter or hypercube when the file name says so, else null */
+    private static String otherOfFileName(String name) {
+        Matcher m = Pattern.compile("(?i)(all[_-]?to[_-]?allv?|send[_-]?recv|hypercube|gather|scatter)")
+                .matcher(name);
+        return m.find() ? m.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "") : null;
+    }
+
+    private static Collective collectiveOfFileName(String name) {
+        String n = name.toLowerCase(Locale.ROOT).replace("-", "_");
+        if (n.contains("all_reduce") || n.contains("allreduce")) {
+            return Collective.AllReduce;
+        }
+        if (n.contains("reduce_scatter") || n.contains("reducescatter")) {
+            return Collective.ReduceScatter;
+        }
+        if (n.contains("all_gather") || n.contains("allgather")) {
+            return Collective.AllGather;
+        }
+        if (n.contains("broadcast")) {
+            return Collective.Broadcast;
+        }
+        if (n.contains("reduce")) {
+            return Collective.Reduce;
+        }
+        return null;
+    }
+
+    /** A forced value read from NCCL_ALGO or NCCL_PROTO: one value, none, or not one value. */
+    private record Forced<T>(T value, String text, String where) {
+        boolean ambiguous() {
+            return value == null && text != null;
+        }
+    }
+
+    private static <T> Forced<T> forced(
+            String[] env, Collective coll, Function<String, T> parse, String var, String kinds) throws InputException {
+        if (env == null) {
+            return new Forced<>(null, null, null);
+        }
+        String v = env[0];
+        String where = env[1];
+        if (v.contains(":")) {
+            // NCCL 2.24+ per-collective syntax: "allreduce:tree,ring;broadcast:ring"
+            String found = null;
+            for (String part : v.split(";")) {
+                int c = part.indexOf(':');
+                if (c > 0 && Collective.parse(part.substring(0, c).strip()) == coll) {
+                    found = part.substring(c + 1).strip();
+                }
+            }
+            if (found == null) {
+                return new Forced<>(null, null, null);
+            }
+            v = found;
+        }
+        if (v.startsWith("^") || v.contains(",")) {
+            return new Forced<>(null, v, where);
+        }
+        T t = parse.apply(v);
+        if (t == null) {
+            throw new InputException(where, var + " is '" + v + "', not one of " + kinds);
+        }
+        return new Forced<>(t, v, where);
+    }
+
+    /** Why a named program or collective is not one NCCL asks a tuner about. */
+    static String notAsked(String name) {
+        return name + " is not a collective NCCL asks a tuner about: NCCL calls getCollInfo only for "
+                + "Broadcast, Reduce, AllGather, ReduceScatter and AllReduce (alltoall, sendrecv, gather and scatter "
+                + "run as point-to-point sends and receives, which never reach a tuner)";
+    }
+
+    /**
+     * busbw / algbw per collective for n ranks (nccl-tests src/*.cu, {@code getBw}): AllReduce
+     * 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1 (so those tell nothing).
+     */
+    static double busFactor(Collective c, int n) {
+        return switch (c) {
+            case AllReduce -> 2.0 * (n - 1) / n;
+            case AllGather, ReduceScatter -> (double) (n - 1) / n;
+            default -> 1.0;
+        };
+    }
+
+    /**
+     * The rank counts a table's busbw/algbw ratio allows, given that nccl-tests prints both with two
+     * decimals (rows with algbw of at least 1 GB/s are used, where the rounding matters least).
+     *
+     * @return {lo, hi} of the allowed ratio, or null when no row tells
+     */
+    static double[] ratioBounds(List<Row> rows) {
+        double lo = Double.NEGATIVE_INFINITY;
+        double hi = Double.POSITIVE_INFINITY;
+        boolean any = false;
+        for (Row r : rows) {
+            double a = r.algbw();
+            double b = r.busbw();
+            if (!(a >= 1.0) || !(b >= 0) || r.size() == 0) {
+                continue;
+            }
+            lo = Math.max(lo, (b - 0.005) / (a + 0.005));
+            hi = Math.min(hi, (b + 0.005) / (a - 0.005));
+            any = true;
+        }
+        return any ? new double[] {lo, hi} : null;
+    }
+
+    /** @return the rank counts 1..65536 whose bus factor lies within the bounds (at most 3 listed, plus a count) */
+    static List<Integer> ranksFitting(Collective c, double[] bounds) {
+        List<Integer> fit = new ArrayList<>();
+        if (bounds == null || bounds[0] > bounds[1] || c == Collective.Broadcast || c == Collective.Reduce) {
+            return fit;
+        }
+        for (int n = 1; n <= 65536; n++) {
+            double f = busFactor(c, n);
+            if (f >= bounds[0] && f <= bounds[1]) {
+                fit.add(n);
+            }
+        }
+        return fit;
+    }
+
+    private static String ratio(double[] b) {
+        return String.format(Locale.ROOT, "%.4f", (b[0] + b[1]) / 2);
+    }
+
+    private static String ranksText(List<Integer> fit) {
+        if (fit.size() <= 3) {
+            return fit.toString();
+        }
+        return fit.getFirst() + ".." + fit.getLast();
+    }
+
+    private Collective collectiveOf(Segment s, List<String> skipped) throws InputException {
+        String where = at(s.layoutLine);
+        if (s.startedProgram != null) {
+            Collective coll = collectiveOfProgram(s.startedProgram);
+            if (coll == null) {
+                skipped.add(at(s.startedLine) + ": " + notAsked(s.startedProgram + "_perf") + "; run skipped");
+                return null;
+            }
+            if (options.collective() != null && options.collective() != coll) {
+                throw new InputException(
+                        at(s.startedLine),
+                        "the log says " + s.startedProgram + "_perf but --collective says " + options.collective());
+            }
+            return coll;
+        }
+        if (options.collective() != null) {
+            return options.collective();
+        }
+        if (s.program != null) {
+            Collective coll = collectiveOfProgram(s.program);
+            if (coll == null) {
+                skipped.add(at(s.programLine) + ": " + notAsked(s.program + "_perf") + "; run skipped");
+            }
+            return coll;
+        }
+        if (s.named != null) {
+            Collective coll = collectiveOfProgram(
+                    switch (s.named) {
+                        case "allreduce" -> "all_reduce";
+                        case "allgather" -> "all_gather";
+                        case "reducescatter" -> "reduce_scatter";
+                        default -> s.named;
+                    });
+            if (coll == null) {
+                skipped.add(at(s.namedLine) + ": line " + s.namedLine + " names " + s.named + " for this table; "
+                        + notAsked(s.named) + "; run skipped");
+                return null;
+            }
+            into.warn(
+                    where,
+                    "collective " + coll + " read from line " + s.namedLine + " (it names " + s.named
+                            + "), the only collective named before this table; pass --collective if that is wrong");
+            return coll;
+        }
+        String fileName = file.getFileName().toString();
+        Collective coll = collectiveOfFileName(fileName);
+        if (coll == null) {
+            String other = otherOfFileName(fileName);
+            if (other != null) {
+                skipped.add(where + ": the file name says " + other + "; " + notAsked(other) + "; run skipped");
+                return null;
+            }
+            throw new InputException(
+                    where,
+                    "cannot tell which collective this table measured (no '# Collective test "
+                            + "starting' line, no *_perf program name, nothing in the file name); pass --collective");
+        }
+        return coll;
+    }
+
+    /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
+    private Unforced resolve(Segment s, List<String> skipped) throws InputException {
+        String where = at(s.layoutLine);
+        Collective coll = collectiveOf(s, skipped);
+        if (coll == null) {
+            return null;
+        }
+        List<Row> rows = new ArrayList<>();
+        for (RawRow r : s.rows) {
+            try {
+                rows.add(parseRow(r));
+            } catch (InputException e) {
+                if (options.strict()) {
+                    throw e;
+                }
+                // a cut excerpt or an interrupted print: this row, not the file (--strict refuses the file)
+                String msg = e.getMessage();
+                String prefix = at(r.line) + ": ";
+                String why = msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg;
+                if (firstMangled == null) {
+                    firstMangled = e;
+                }
+                into.refuse(at(r.line), why + "; row skipped (--strict refuses the file)");
+                into.warn(at(r.line), "mangled row skipped: " + why + " (--strict refuses the file)");
+            }
+        }
+        // communicator shape
+        int nRanks = options.nRanks();
+        if (nRanks > 0 && s.commWhere != null && s.commRanks != nRanks) {
+            throw new InputException(s.commWhere, "NCCL says nRanks " + s.commRanks + " but --ranks says " + nRanks);
+        }
+        double[] bounds = ratioBounds(rows);
+        List<Integer> fit = ranksFitting(coll, bounds);
+        boolean missingRankLines = false;
+        if (nRanks == 0 && s.commWhere != null) {
+            nRanks = s.commRanks;
+        } else if (nRanks == 0 && !s.rankIndex.isEmpty()) {
+            int count = (int) s.rankIndex.stream().distinct().count();
+            int max = s.rankIndex.stream().mapToInt(Integer::intValue).max().orElse(0);
+            if (max + 1 == count) {
+                nRanks = count;
+            } else {
+                missingRankLines = true;
+                if (fit.isEmpty() || fit.contains(max + 1)) {
+                    nRanks = max + 1;
+                    into.warn(
+                            where,
+                            "nRanks " + nRanks + " inferred from the highest rank index (Rank " + max + ") of "
+                                    + count + " '# Rank' line" + (count == 1 ? "" : "s")
+                                    + (fit.isEmpty()
+                                            ? ""
+                                            : ", consistent with busbw/algbw " + ratio(bounds) + " of " + coll));
+                } else if (fit.getFirst() > max + 1 && fit.size() == 1) {
+                    nRanks = fit.getFirst();
+                    into.warn(
+                            where,
+                            "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+                                    + " (the '# Rank' lines go up to Rank " + max + ")");
+                } else {
+                    throw new InputException(
+                            where,
+                            "cannot tell nRanks: " + count + " '# Rank' line" + (count == 1 ? "" : "s")
+                                    + " up to Rank " + max + ", and busbw/algbw " + ratio(bounds) + " of " + coll
+                                    + " fits nRanks "
+                                    + ranksText(fit) + "; pass --ranks");
+                }
+            }
+        } else if (nRanks == 0) {
+            if (fit.size() == 1) {
+                nRanks = fit.getFirst();
+                into.warn(
+                        where,
+                        "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+                                + " (no '# Rank' lines, no NCCL 'comm ... nRanks' line); pass --ranks if that is wrong");
+            } else {
+                throw new InputException(
+                        where,
+                        "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
+                                + "'comm ... nRanks' line before this table"
+                                + (fit.isEmpty()
+                                        ? ""
+                                        : ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks "
+                                                + ranksText(fit))
+                                + "; pass --ranks");
+            }
+        }
+        int nNodes = options.nNodes();
+        if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
+            throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
+        }
+        if (nNodes == 0 && s.commWhere != null) {
+            nNodes = s.commNodes;
+        } else if (nNodes == 0 && missingRankLines) {
+            throw new InputException(
+                    where,
+                    "cannot tell nNodes: the '# Rank' lines name only " + s.rankIndex.size()
+                            + " of " + nRanks
+                            + " ranks, so their host names do not count the nodes, and there is no NCCL 'comm ... "
+                            + "nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
+        } else if (nNodes == 0) {
+            List<String> distinct = s.hosts.stream().distinct().toList();
+            nNodes = distinct.size();
+            if (nNodes > 1) {
+                boolean mnnvl = s.devices.stream()
+                        .anyMatch(d -> d.matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
+                into.warn(
+                        where,
+                        "nNodes " + nNodes + " counted from the host names of the '# Rank' lines ("
+                                + String.join(", ", distinct.subList(0, Math.min(3, distinct.size())))
+                                + (distinct.size() > 3 ? ", ..." : "")
+                                + "); hosts that share one NVLink domain (MNNVL"
+                                + (mnnvl ? ", as these " + s.devices.getFirst() + " GPUs may" : ": GB200/GB300 NVL72")
+                                + ") are one node to NCCL, which then says 'nNodes 1 ... "
+                                + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
+            }
+        }
+        if (nNodes == 0) {
+            throw new InputException(
+                    where,
+                    "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
+                            + "'comm ... nNodes' line before this table"
+                            + (options.nRanks() == 0 && s.commWhere == null && s.rankIndex.isEmpty()
+                                    ? " (nRanks " + nRanks + " is inferred from busbw/algbw " + ratio(bounds) + ")"
+                                    : "")
+                            + "; pass --nodes");
+        }
+        Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
+        String gpu = s.devices.isEmpty() || s.devices.getFirst().isBlank() ? null : s.devices.getFirst();
+        Measurement.Hardware hardware =
+                Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
+        if (s.aggIters > 1) {
+            into.warn(
+                    where,
+                    "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
+                            + "(the exact numPipeOps NCCL passed is not in the log)");
+        }
+        // forced configuration: NCCL's INFO lines, else what a command line or environment echo set
+        Map<String, String[]> env = new LinkedHashMap<>(s.env);
+        List<String> fromEcho = new ArrayList<>();
+        for (var e : s.echoed.entrySet()) {
+            String[] info = env.get(e.getKey());
+            if (info == null) {
+                env.put(e.getKey(), e.getValue());
+                fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " ("
+                        + e.getValue()[1]
+                                .substring(file.toString().length() + 1)
+                                .replaceFirst("^", "line ") + ")");
+            } else if (!info[0].equalsIgnoreCase(e.getValue()[0])) {
+                into.warn(
+                        info[1],
+                        "NCCL says " + e.getKey() + " " + info[0] + " but line "
+                                + e.getValue()[1].substring(file.toString().length() + 1) + " sets " + e.getValue()[0]
+                                + "; NCCL's line wins");
+            }
+        }
+        if (!fromEcho.isEmpty()) {
+            into.warn(
+                    where,
+                    "forced " + String.join(", ", fromEcho) + ", read from a command line or environment echo "
+                            + "before this table (no NCCL 'set by environment' INFO line says so)");
+        }
+        final Collective c = coll;
+        Forced<Algorithm> fa = forced(
+                env.get("NCCL_ALGO"),
+                c,
+                Algorithm::parse,
+                "NCCL_ALGO",
+                "TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT");
+        Forced<Protocol> fp = forced(env.get("NCCL_PROTO"), c, Protocol::parse, "NCCL_PROTO", "LL, LL128, SIMPLE");
+        Algorithm algo = fa.value();
+        Protocol proto = fp.value();
+        if (fa.text() == null && options.algorithm() != null) {
+            algo = options.algorithm();
+        } else if (algo != null && options.algorithm() != null && algo != options.algorithm()) {
+            throw new InputException(
+                    fa.where(), "the log says NCCL_ALGO " + algo + " but --algo says " + options.algorithm());
+        }
+        if (fp.text() == null && options.protocol() != null) {
+            proto = options.protocol();
+        } else if (proto != null && options.protocol() != null && proto != options.protocol()) {
+            throw new InputException(
+                    fp.where(), "the log says NCCL_PROTO " + proto + " but --proto says " + options.protocol());
+        }
+        if (algo == null && proto != null && !fa.ambiguous() && (c == Collective.Broadcast || c == Collective.Reduce)) {
+            // NCCL runs Broadcast and Reduce only with RING (src/graph/tuning.cc, ncclTopoTuneModel:
+            // "if ((coll == ncclFuncBroadcast || coll == ncclFuncReduce) && a != NCCL_ALGO_RING) continue;")
+            algo = Algorithm.RING;
+        }
+        boolean channelsAmbiguous = false;
+        int channels = 0;
+        boolean channelEnv = env.keySet().stream().anyMatch(CHANNEL_ENV::contains);
+        if (channelEnv) {
+            int max = Integer.MAX_VALUE;
+            int min = 0;
+            for (String k : CHANNEL_ENV) {
+                String[] e = env.get(k);
+                if (e == null) {
+                    continue;
+                }
+                int v;
+                try {
+                    v = Integer.parseInt(e[0]);
+                } catch (NumberFormatException ex) {
+                    throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count");
+                }
+                if (k.startsWith("NCCL_MAX")) {
+                    max = Math.min(max, v);
+                } else {
+                    min = Math.max(min, v);
+                }
+            }
+            if (max == Integer.MAX_VALUE
+                    || min > max
+                    || max < 1
+                    || max > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+                channelsAmbiguous = true;
+            } else {
+                channels = max;
+            }
+            if (options.channels() > 0 && options.channels() != channels) {
+                throw new InputException(
+                        where,
+                        "the log's NCCL_*NCHANNELS/NCCL_*_CTAS lines say "
+                                + (channelsAmbiguous ? "no single channel count" : channels + " channels")
+                                + " but --channels says " + options.channels());
+            }
         } else {
-          min = Math.max(min, v);
+            channels = options.channels();
         }
-      }
-      if (max == Integer.MAX_VALUE || min > max || max < 1 || max > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-        channelsAmbiguous = true;
-      } else {
-        channels = max;
-      }
-      if (options.channels() > 0 && options.channels() != channels) {
-        throw new InputException(where, "the log's NCCL_*NCHANNELS/NCCL_*_CTAS lines say " + (channelsAmbiguous
-            ? "no single channel count" : channels + " channels") + " but --channels says " + options.channels());
-      }
-    } else {
-      channels = options.channels();
-    }
-    // what NCCL ran, per size
-    Map<Long, Set<RunConfig>> ran = new HashMap<>();
-    for (NcclRunLog.RawSelection r : s.selections) {
-      if (r.collective() != null && r.collective() != c) {
-        continue;
-      }
-      RunSelection sel = r.resolve(nRanks, nNodes);
-      ran.computeIfAbsent(sel.nBytes(), k -> new HashSet<>()).add(sel.config());
-    }
-    boolean auto = algo == null && proto == null && channels == 0 && !fa.ambiguous() && !fp.ambiguous()
-        && !channelsAmbiguous;
-    int incomplete = 0;
-    int forcedNoneRows = 0;
-    int contradicted = 0;
-    int zero = 0;
-    Set<RunConfig> warnedRan = new HashSet<>();
-    for (Row row : rows) {
-      if (row.size() == 0) {
-        zero++;
-        continue;
-      }
-      if (refused(row, nRanks)) {
-        into.hole(c, nRanks, nNodes, pipeOps, row.size());
-        continue;
-      }
-      Set<RunConfig> atSize = ran.get(row.size());
-      RunConfig actual = atSize != null && atSize.size() == 1 ? atSize.iterator().next() : null;
-      RunConfig cfg;
-      if (auto) {
-        cfg = RunConfig.AUTO;
-        if (actual != null) {
-          into.add(new RunSelection(at(row.line()), c, nRanks, nNodes, row.size(), actual.algorithm(), actual.protocol()));
+        // what NCCL ran, per size
+        Map<Long, Set<RunConfig>> ran = new HashMap<>();
+        for (NcclRunLog.RawSelection r : s.selections) {
+            if (r.collective() != null && r.collective() != c) {
+                continue;
+            }
+            RunSelection sel = r.resolve(nRanks, nNodes);
+            ran.computeIfAbsent(sel.nBytes(), k -> new HashSet<>()).add(sel.config());
         }
-      } else {
-        Algorithm a = algo;
-        Protocol p = proto;
-        if (actual != null) {
-          if ((a != null && a != actual.algorithm()) || (p != null && p != actual.protocol())) {
-            contradicted++;
-            warnedRan.add(actual);
-          }
-          a = actual.algorithm();
-          p = actual.protocol();
+        boolean auto = algo == null
+                && proto == null
+                && channels == 0
+                && !fa.ambiguous()
+                && !fp.ambiguous()
+                && !channelsAmbiguous;
+        int incomplete = 0;
+        int forcedNoneRows = 0;
+        int contradicted = 0;
+        int zero = 0;
+        Set<RunConfig> warnedRan = new HashSet<>();
+        for (Row row : rows) {
+            if (row.size() == 0) {
+                zero++;
+                continue;
+            }
+            if (refused(row, nRanks)) {
+                into.hole(c, nRanks, nNodes, pipeOps, row.size());
+                continue;
+            }
+            Set<RunConfig> atSize = ran.get(row.size());
+            RunConfig actual =
+                    atSize != null && atSize.size() == 1 ? atSize.iterator().next() : null;
+            RunConfig cfg;
+            if (auto) {
+                cfg = RunConfig.AUTO;
+                if (actual != null) {
+                    into.add(new RunSelection(
+                            at(row.line()), c, nRanks, nNodes, row.size(), actual.algorithm(), actual.protocol()));
+                }
+            } else {
+                Algorithm a = algo;
+                Protocol p = proto;
+                if (actual != null) {
+                    if ((a != null && a != actual.algorithm()) || (p != null && p != actual.protocol())) {
+                        contradicted++;
+                        warnedRan.add(actual);
+                    }
+                    a = actual.algorithm();
+                    p = actual.protocol();
+                }
+                if (s.forcedNone != null && actual == null) {
+                    forcedNoneRows++;
+                    continue;
+                }
+                if (a == null || p == null || channelsAmbiguous) {
+                    incomplete++;
+                    continue;
+                }
+                cfg = new RunConfig(a, p, channels);
+            }
+            Placement pl = options.placement();
+            for (int half = 0; half < row.time().length; half++) {
+                boolean use = row.time().length == 1
+                        || pl == Placement.BOTH
+                        || (half == 0 ? pl == Placement.OUT_OF_PLACE : pl == Placement.IN_PLACE);
+                if (use) {
+                    into.add(new Measurement(
+                            at(row.line()),
+                            c,
+                            nRanks,
+                            nNodes,
+                            pipeOps,
+                            row.size(),
+                            cfg,
+                            row.time()[half],
+                            Double.NaN,
+                            hardware));
+                }
+            }
         }
-        if (s.forcedNone != null && actual == null) {
-          forcedNoneRows++;
-          continue;
+        if (s.forcedNone != null && !auto) {
+            into.warn(
+                    s.forcedNone[1],
+                    "the tuner plugin says its NCCL_TUNER_JAVA_FORCE=" + s.forcedNone[0]
+                            + " applied to none of the calls (NCCL never offered it): this run measured NCCL's own pick, not "
+                            + s.forcedNone[0] + "; "
+                            + (forcedNoneRows > 0
+                                    ? forcedNoneRows + " rows not used (log with "
+                                            + "NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)"
+                                    : "used what NCCL's selection lines say ran"));
         }
-        if (a == null || p == null || channelsAmbiguous) {
-          incomplete++;
-          continue;
+        if (incomplete > 0) {
+            into.warn(
+                    where,
+                    incomplete + " rows not used: the run forced " + new RunConfig(algo, proto, channels).label()
+                            + (fa.ambiguous() ? " (NCCL_ALGO=" + fa.text() + ")" : "")
+                            + (fp.ambiguous() ? " (NCCL_PROTO=" + fp.text() + ")" : "")
+                            + (channelsAmbiguous
+                                    ? " (no single channel count: a policy can only set NCCL's maximum)"
+                                    : "")
+                            + " and no TUNING selection line tells the rest; force NCCL_ALGO and NCCL_PROTO, or log with "
+                            + "NCCL_DEBUG_SUBSYS=TUNING");
         }
-        cfg = new RunConfig(a, p, channels);
-      }
-      Placement pl = options.placement();
-      for (int half = 0; half < row.time().length; half++) {
-        boolean use = row.time().length == 1 || pl == Placement.BOTH
-            || (half == 0 ? pl == Placement.OUT_OF_PLACE : pl == Placement.IN_PLACE);
-        if (use) {
-          into.add(new Measurement(at(row.line()), c, nRanks, nNodes, pipeOps, row.size(), cfg, row.time()[half],
-              Double.NaN, hardware));
+        if (contradicted > 0) {
+            into.warn(
+                    where,
+                    contradicted + " rows ran " + warnedRan + " per NCCL's selection lines, not the forced "
+                            + new RunConfig(algo, proto, channels).label() + "; used what NCCL ran");
         }
-      }
+        if (zero > 0) {
+            into.warn(where, zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
+        }
+        boolean saysNothing =
+                env.isEmpty() && options.algorithm() == null && options.protocol() == null && options.channels() == 0;
+        return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes, s.runHeader) : null;
     }
-    if (s.forcedNone != null && !auto) {
-      into.warn(s.forcedNone[1], "the tuner plugin says its NCCL_TUNER_JAVA_FORCE=" + s.forcedNone[0]
-          + " applied to none of the calls (NCCL never offered it): this run measured NCCL's own pick, not "
-          + s.forcedNone[0] + "; " + (forcedNoneRows > 0 ? forcedNoneRows + " rows not used (log with "
-          + "NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)" : "used what NCCL's selection lines say ran"));
-    }
-    if (incomplete > 0) {
-      into.warn(where, incomplete + " rows not used: the run forced " + new RunConfig(algo, proto, channels).label()
-          + (fa.ambiguous() ? " (NCCL_ALGO=" + fa.text() + ")" : "") + (fp.ambiguous() ? " (NCCL_PROTO=" + fp.text() + ")" : "")
-          + (channelsAmbiguous ? " (no single channel count: a policy can only set NCCL's maximum)" : "")
-          + " and no TUNING selection line tells the rest; force NCCL_ALGO and NCCL_PROTO, or log with "
-          + "NCCL_DEBUG_SUBSYS=TUNING");
-    }
-    if (contradicted > 0) {
-      into.warn(where, contradicted + " rows ran " + warnedRan + " per NCCL's selection lines, not the forced "
-          + new RunConfig(algo, proto, channels).label() + "; used what NCCL ran");
-    }
-    if (zero > 0) {
-      into.warn(where, zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
-    }
-    boolean saysNothing = env.isEmpty() && options.algorithm() == null && options.protocol() == null
-        && options.channels() == 0;
-    return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes, s.runHeader) : null;
-  }
 
-  private boolean refused(Row row, int nRanks) {
-    boolean error = row.errorColumn();
-    for (int half = 0; half < row.check().length; half++) {
-      double v = row.check()[half];
-      if (Double.isNaN(v)) {
-        continue;
-      }
-      String name = row.check().length == 1 ? "" : (half == 0 ? " (out-of-place)" : " (in-place)");
-      if (error) {
-        double bound = errorBound(row.type(), nRanks);
-        if (v > bound) {
-          into.refuse(at(row.line()), "error " + String.format(Locale.ROOT, "%.0e", v) + name
-              + " is above nccl-tests' bound " + String.format(Locale.ROOT, "%.2g", bound) + " for "
-              + row.type() + " with " + nRanks + " ranks: results were wrong; row never used");
-          return true;
+    private boolean refused(Row row, int nRanks) {
+        boolean error = row.errorColumn();
+        for (int half = 0; half < row.check().length; half++) {
+            double v = row.check()[half];
+            if (Double.isNaN(v)) {
+                continue;
+            }
+            String name = row.check().length == 1 ? "" : (half == 0 ? " (out-of-place)" : " (in-place)");
+            if (error) {
+                double bound = errorBound(row.type(), nRanks);
+                if (v > bound) {
+                    into.refuse(
+                            at(row.line()),
+                            "error " + String.format(Locale.ROOT, "%.0e", v) + name
+                                    + " is above nccl-tests' bound " + String.format(Locale.ROOT, "%.2g", bound)
+                                    + " for "
+                                    + row.type() + " with " + nRanks + " ranks: results were wrong; row never used");
+                    return true;
+                }
+            } else if (v > 0) {
+                into.refuse(at(row.line()), "#wrong = " + fmt(v) + name + ": results were wrong; row never used");
+                return true;
+            }
         }
-      } else if (v > 0) {
-        into.refuse(at(row.line()), "#wrong = " + fmt(v) + name + ": results were wrong; row never used");
-        return true;
-      }
+        return false;
     }
-    return false;
-  }
 
-  private static String fmt(double v) {
-    return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
-  }
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
 }

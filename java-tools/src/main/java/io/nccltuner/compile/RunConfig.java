@@ -16,31 +16,31 @@ import io.nccltuner.policy.Protocol;
  * @param channels forced (maximum) channel count, 1..64, or 0 when NCCL chose it
  */
 public record RunConfig(Algorithm algorithm, Protocol protocol, int channels) {
-  /** Nothing forced: the run measures NCCL's own choice. */
-  public static final RunConfig AUTO = new RunConfig(null, null, 0);
+    /** Nothing forced: the run measures NCCL's own choice. */
+    public static final RunConfig AUTO = new RunConfig(null, null, 0);
 
-  /** @return whether nothing was forced */
-  public boolean isAuto() {
-    return algorithm == null && protocol == null && channels == 0;
-  }
-
-  /** @return whether algorithm and protocol are both known, so a policy can name it */
-  public boolean isCandidate() {
-    return algorithm != null && protocol != null;
-  }
-
-  /** @return "RING/LL128", "RING/SIMPLE/1ch", "auto", or "auto/LL" for partial forcing */
-  public String label() {
-    if (isAuto()) {
-      return "auto";
+    /** @return whether nothing was forced */
+    public boolean isAuto() {
+        return algorithm == null && protocol == null && channels == 0;
     }
-    String s = (algorithm == null ? "auto" : algorithm.name()) + "/"
-        + (protocol == null ? "auto" : protocol.name());
-    return channels == 0 ? s : s + "/" + channels + "ch";
-  }
 
-  @Override
-  public String toString() {
-    return label();
-  }
+    /** @return whether algorithm and protocol are both known, so a policy can name it */
+    public boolean isCandidate() {
+        return algorithm != null && protocol != null;
+    }
+
+    /** @return "RING/LL128", "RING/SIMPLE/1ch", "auto", or "auto/LL" for partial forcing */
+    public String label() {
+        if (isAuto()) {
+            return "auto";
+        }
+        String s =
+                (algorithm == null ? "auto" : algorithm.name()) + "/" + (protocol == null ? "auto" : protocol.name());
+        return channels == 0 ? s : s + "/" + channels + "ch";
+    }
+
+    @Override
+    public String toString() {
+        return label();
+    }
 }

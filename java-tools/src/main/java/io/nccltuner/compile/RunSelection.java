@@ -19,16 +19,16 @@ import io.nccltuner.policy.Protocol;
  * @param protocol the protocol NCCL ran
  */
 public record RunSelection(
-    String source,
-    Collective collective,
-    int nRanks,
-    int nNodes,
-    long nBytes,
-    Algorithm algorithm,
-    Protocol protocol) {
+        String source,
+        Collective collective,
+        int nRanks,
+        int nNodes,
+        long nBytes,
+        Algorithm algorithm,
+        Protocol protocol) {
 
-  /** @return the selection as a run configuration with NCCL's own channel count */
-  public RunConfig config() {
-    return new RunConfig(algorithm, protocol, 0);
-  }
+    /** @return the selection as a run configuration with NCCL's own channel count */
+    public RunConfig config() {
+        return new RunConfig(algorithm, protocol, 0);
+    }
 }

@@ -25,346 +25,448 @@ import java.util.Locale;
  * {@code [1]}, {@code [2]}, ...
  */
 public final class TextReport {
-  private TextReport() {}
+    private TextReport() {}
 
-  /**
-   * Renders the report.
-   *
-   * @param c the compilation
-   * @param savings workload weighting, empty when no workload was given
-   * @return the text, ending in a newline
-   */
-  public static String render(Compilation c, List<Workload.Savings> savings) {
-    return render(c, savings, true);
-  }
+    /**
+     * Renders the report.
+     *
+     * @param c the compilation
+     * @param savings workload weighting, empty when no workload was given
+     * @return the text, ending in a newline
+     */
+    public static String render(Compilation c, List<Workload.Savings> savings) {
+        return render(c, savings, true);
+    }
 
-  /**
-   * Renders the report.
-   *
-   * @param c the compilation
-   * @param savings workload weighting, empty when no workload was given
-   * @param perSize whether to print the per-size tables (false: summary, rules, ranges only)
-   * @return the text, ending in a newline
-   */
-  public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(summary(c)).append('\n');
-    for (Group g : c.groups()) {
-      int minRep = Integer.MAX_VALUE;
-      int maxRep = 0;
-      java.util.Set<RunConfig> configs = new java.util.HashSet<>();
-      for (SizeResult s : g.sizes()) {
-        for (Stats st : s.candidates()) {
-          minRep = Math.min(minRep, st.replicates());
-          maxRep = Math.max(maxRep, st.replicates());
-          configs.add(st.config());
+    /**
+     * Renders the report.
+     *
+     * @param c the compilation
+     * @param savings workload weighting, empty when no workload was given
+     * @param perSize whether to print the per-size tables (false: summary, rules, ranges only)
+     * @return the text, ending in a newline
+     */
+    public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(summary(c)).append('\n');
+        for (Group g : c.groups()) {
+            int minRep = Integer.MAX_VALUE;
+            int maxRep = 0;
+            java.util.Set<RunConfig> configs = new java.util.HashSet<>();
+            for (SizeResult s : g.sizes()) {
+                for (Stats st : s.candidates()) {
+                    minRep = Math.min(minRep, st.replicates());
+                    maxRep = Math.max(maxRep, st.replicates());
+                    configs.add(st.config());
+                }
+                if (s.ncclPick() != null && s.note().contains("unforced and forced runs pooled")) {
+                    configs.add(s.ncclPick()); // forced, and counted in NCCL's time (not among the candidates)
+                }
+                if (s.nccl() != null) {
+                    minRep = Math.min(minRep, s.nccl().replicates());
+                    maxRep = Math.max(maxRep, s.nccl().replicates());
+                }
+            }
+            if (minRep == Integer.MAX_VALUE) {
+                minRep = 0;
+            }
+            sb.append(g.key())
+                    .append(": ")
+                    .append(count(g.sizes().size(), "size"))
+                    .append(", ")
+                    .append(configs.size())
+                    .append(configs.size() == 1 ? " candidate, " : " candidates, ")
+                    .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
+                    .append(maxRep == 1 ? " replicate" : " replicates")
+                    .append(" per configuration")
+                    .append(maxRep < 2 ? " (noise unknown: margin 0)" : "")
+                    .append('\n');
+            List<Double> cvs = new java.util.ArrayList<>();
+            for (SizeResult s : g.sizes()) {
+                for (Stats st : s.candidates()) {
+                    if (!Double.isNaN(st.cv())) {
+                        cvs.add(st.cv());
+                    }
+                }
+                if (s.nccl() != null && !Double.isNaN(s.nccl().cv())) {
+                    cvs.add(s.nccl().cv());
+                }
+            }
+            if (!cvs.isEmpty()) {
+                java.util.Collections.sort(cvs);
+                sb.append("replicate CV (coefficient of variation) over ")
+                        .append(cvs.size())
+                        .append(" configurations with 2+ replicates: median ")
+                        .append(pct(cvs.get(cvs.size() / 2)))
+                        .append(", max ")
+                        .append(pct(cvs.getLast()))
+                        .append('\n');
+            }
+            String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
+            java.util.Map<String, Integer> noteIds = new java.util.LinkedHashMap<>();
+            java.util.Map<String, Integer> noteCounts = new java.util.HashMap<>();
+            for (SizeResult s : g.sizes()) {
+                if (!s.note().isEmpty()) {
+                    noteIds.putIfAbsent(s.note(), noteIds.size() + 1);
+                    noteCounts.merge(s.note(), 1, Integer::sum);
+                }
+            }
+            if (perSize) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        fmt,
+                        "size range",
+                        "NCCL's pick",
+                        "NCCL us",
+                        "best",
+                        "best us",
+                        "policy's pick",
+                        "before",
+                        "after",
+                        "noise",
+                        ""));
+            }
+            for (SizeResult s : g.sizes()) {
+                if (!perSize) {
+                    break;
+                }
+                String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
+                String pick = s.ncclLabel();
+                Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
+                String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
+                        ? "NCCL"
+                        : best.config().label();
+                String policy = s.ruled() ? s.ranking().getFirst().config().label() : "NCCL";
+                sb.append(String.format(
+                        Locale.ROOT,
+                        fmt,
+                        range,
+                        pick,
+                        us(s.ncclUs()),
+                        bestName,
+                        us(s.bestUs()),
+                        policy,
+                        pct(s.ncclRegret()),
+                        pct(s.policyRegret()),
+                        pct(s.noiseMargin()),
+                        s.note().isEmpty()
+                                ? ""
+                                : noteCounts.get(s.note()) == 1
+                                        ? "  (" + s.note() + ")"
+                                        : "  [" + noteIds.get(s.note()) + "]"));
+            }
+            if (perSize) {
+                String legend = pickLegend(g.sizes());
+                if (legend != null) {
+                    sb.append(legend).append('\n');
+                }
+            }
+            for (var e : noteIds.entrySet()) {
+                int k = noteCounts.get(e.getKey());
+                if (perSize && k > 1) {
+                    sb.append("  [")
+                            .append(e.getValue())
+                            .append("] ")
+                            .append(e.getKey())
+                            .append(": ")
+                            .append(
+                                    k == g.sizes().size()
+                                            ? "all " + k + " sizes"
+                                            : k + " of " + g.sizes().size() + " sizes")
+                            .append('\n');
+                }
+            }
+            sb.append("rules: ").append(g.rules().size()).append('\n');
+            for (Rule r : g.rules()) {
+                sb.append("  ").append(describe(r)).append('\n');
+            }
+            if (!g.ranges().isEmpty()) {
+                sb.append(
+                        "expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
+                for (Compiler.RangeEstimate e : g.ranges()) {
+                    sb.append(String.format(
+                                            Locale.ROOT,
+                                            "  %-20s %-18s %8s +- %-8s %s",
+                                            "[" + ByteSize.format(e.fromBytes()) + ", "
+                                                    + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")",
+                                            e.pick() == null
+                                                    ? "NCCL's pick"
+                                                    : e.pick().label(),
+                                            pct(e.expectedRegret()),
+                                            pct(e.uncertainty()),
+                                            e.keptForNoise()
+                                                    ? "NCCL's pick kept: faster candidates measured, gain within the noise"
+                                                    : "")
+                                    .stripTrailing())
+                            .append('\n');
+                }
+            }
+            sb.append('\n');
         }
-        if (s.ncclPick() != null && s.note().contains("unforced and forced runs pooled")) {
-          configs.add(s.ncclPick()); // forced, and counted in NCCL's time (not among the candidates)
+        for (Workload.Savings s : savings) {
+            sb.append("workload ")
+                    .append(s.key())
+                    .append(": ")
+                    .append(count(s.calls(), "call"))
+                    .append(", ")
+                    .append(s.priced())
+                    .append(" inside the measured span\n");
+            if (s.priced() > 0) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
+                                + " of NCCL's time %s (%.1f us per pass)%n",
+                        s.defaultUs(),
+                        pct(s.defaultRegret()),
+                        s.policyUs(),
+                        pct(s.policyRegret()),
+                        s.bestUs(),
+                        pct(s.saving()),
+                        s.priced() == s.calls()
+                                ? "over all calls of the workload"
+                                : "over the workload's " + s.priced() + " priced calls",
+                        s.defaultUs() - s.policyUs()));
+            }
         }
-        if (s.nccl() != null) {
-          minRep = Math.min(minRep, s.nccl().replicates());
-          maxRep = Math.max(maxRep, s.nccl().replicates());
+        if (!c.refused().isEmpty()) {
+            sb.append("refused rows (wrong results or mangled, never used): ")
+                    .append(c.refused().size())
+                    .append('\n');
+            for (String r : c.refused()) {
+                sb.append("  ").append(r).append('\n');
+            }
         }
-      }
-      if (minRep == Integer.MAX_VALUE) {
-        minRep = 0;
-      }
-      sb.append(g.key()).append(": ").append(count(g.sizes().size(), "size")).append(", ").append(configs.size())
-          .append(configs.size() == 1 ? " candidate, " : " candidates, ").append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
-          .append(maxRep == 1 ? " replicate" : " replicates").append(" per configuration").append(maxRep < 2 ? " (noise unknown: margin 0)" : "").append('\n');
-      List<Double> cvs = new java.util.ArrayList<>();
-      for (SizeResult s : g.sizes()) {
-        for (Stats st : s.candidates()) {
-          if (!Double.isNaN(st.cv())) {
-            cvs.add(st.cv());
-          }
+        if (!c.warnings().isEmpty()) {
+            sb.append("warnings: ").append(c.warnings().size()).append('\n');
+            for (String w : c.warnings()) {
+                sb.append("  ").append(w).append('\n');
+            }
         }
-        if (s.nccl() != null && !Double.isNaN(s.nccl().cv())) {
-          cvs.add(s.nccl().cv());
-        }
-      }
-      if (!cvs.isEmpty()) {
-        java.util.Collections.sort(cvs);
-        sb.append("replicate CV (coefficient of variation) over ").append(cvs.size())
-            .append(" configurations with 2+ replicates: median ").append(pct(cvs.get(cvs.size() / 2)))
-            .append(", max ").append(pct(cvs.getLast())).append('\n');
-      }
-      String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
-      java.util.Map<String, Integer> noteIds = new java.util.LinkedHashMap<>();
-      java.util.Map<String, Integer> noteCounts = new java.util.HashMap<>();
-      for (SizeResult s : g.sizes()) {
-        if (!s.note().isEmpty()) {
-          noteIds.putIfAbsent(s.note(), noteIds.size() + 1);
-          noteCounts.merge(s.note(), 1, Integer::sum);
-        }
-      }
-      if (perSize) {
-      sb.append(String.format(Locale.ROOT, fmt, "size range", "NCCL's pick", "NCCL us", "best", "best us",
-          "policy's pick", "before", "after", "noise", ""));
-      }
-      for (SizeResult s : g.sizes()) {
-        if (!perSize) {
-          break;
-        }
-        String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
-        String pick = s.ncclLabel();
-        Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
-        String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
-            ? "NCCL" : best.config().label();
-        String policy = s.ruled() ? s.ranking().getFirst().config().label() : "NCCL";
-        sb.append(String.format(Locale.ROOT, fmt, range, pick, us(s.ncclUs()), bestName, us(s.bestUs()),
-            policy, pct(s.ncclRegret()), pct(s.policyRegret()), pct(s.noiseMargin()),
-            s.note().isEmpty() ? "" : noteCounts.get(s.note()) == 1 ? "  (" + s.note() + ")"
-                : "  [" + noteIds.get(s.note()) + "]"));
-      }
-      if (perSize) {
-        String legend = pickLegend(g.sizes());
-        if (legend != null) {
-          sb.append(legend).append('\n');
-        }
-      }
-      for (var e : noteIds.entrySet()) {
-        int k = noteCounts.get(e.getKey());
-        if (perSize && k > 1) {
-          sb.append("  [").append(e.getValue()).append("] ").append(e.getKey()).append(": ")
-              .append(k == g.sizes().size() ? "all " + k + " sizes" : k + " of " + g.sizes().size() + " sizes")
-              .append('\n');
-        }
-      }
-      sb.append("rules: ").append(g.rules().size()).append('\n');
-      for (Rule r : g.rules()) {
-        sb.append("  ").append(describe(r)).append('\n');
-      }
-      if (!g.ranges().isEmpty()) {
-        sb.append("expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
-        for (Compiler.RangeEstimate e : g.ranges()) {
-          sb.append(String.format(Locale.ROOT, "  %-20s %-18s %8s +- %-8s %s", "[" + ByteSize.format(e.fromBytes())
-              + ", " + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")",
-              e.pick() == null ? "NCCL's pick" : e.pick().label(), pct(e.expectedRegret()), pct(e.uncertainty()),
-              e.keptForNoise() ? "NCCL's pick kept: faster candidates measured, gain within the noise" : "")
-              .stripTrailing()).append('\n');
-        }
-      }
-      sb.append('\n');
+        return sb.toString();
     }
-    for (Workload.Savings s : savings) {
-      sb.append("workload ").append(s.key()).append(": ").append(count(s.calls(), "call")).append(", ").append(s.priced())
-          .append(" inside the measured span\n");
-      if (s.priced() > 0) {
-        sb.append(String.format(Locale.ROOT,
-            "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
-                + " of NCCL's time %s (%.1f us per pass)%n",
-            s.defaultUs(), pct(s.defaultRegret()), s.policyUs(), pct(s.policyRegret()), s.bestUs(), pct(s.saving()),
-            s.priced() == s.calls() ? "over all calls of the workload" : "over the workload's " + s.priced()
-                + " priced calls", s.defaultUs() - s.policyUs()));
-      }
-    }
-    if (!c.refused().isEmpty()) {
-      sb.append("refused rows (wrong results or mangled, never used): ").append(c.refused().size()).append('\n');
-      for (String r : c.refused()) {
-        sb.append("  ").append(r).append('\n');
-      }
-    }
-    if (!c.warnings().isEmpty()) {
-      sb.append("warnings: ").append(c.warnings().size()).append('\n');
-      for (String w : c.warnings()) {
-        sb.append("  ").append(w).append('\n');
-      }
-    }
-    return sb.toString();
-  }
 
-  /**
-   * The report's first lines: the rule count, why the other sizes got no rule (each reason once,
-   * with how many sizes), and what to collect next where the inputs lack something a verdict needs
-   * (NCCL's own pick, replicates, which candidate NCCL ran).
-   *
-   * @param c the compilation
-   * @return lines, each ending in a newline
-   */
-  public static String summary(Compilation c) {
-    int sizes = 0;
-    int ruled = 0;
-    int noNccl = 0;
-    int pickUnknown = 0;
-    int noise = 0;
-    int small = 0;
-    int noCandidate = 0;
-    int singleGroups = 0;
-    double maxMargin = 0;
-    java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
-    for (Group g : c.groups()) {
-      shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
-      int maxRep = 0;
-      for (SizeResult s : g.sizes()) {
-        sizes++;
-        for (Stats st : s.candidates()) {
-          maxRep = Math.max(maxRep, st.replicates());
+    /**
+     * The report's first lines: the rule count, why the other sizes got no rule (each reason once,
+     * with how many sizes), and what to collect next where the inputs lack something a verdict needs
+     * (NCCL's own pick, replicates, which candidate NCCL ran).
+     *
+     * @param c the compilation
+     * @return lines, each ending in a newline
+     */
+    public static String summary(Compilation c) {
+        int sizes = 0;
+        int ruled = 0;
+        int noNccl = 0;
+        int pickUnknown = 0;
+        int noise = 0;
+        int small = 0;
+        int noCandidate = 0;
+        int singleGroups = 0;
+        double maxMargin = 0;
+        java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+        for (Group g : c.groups()) {
+            shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
+            int maxRep = 0;
+            for (SizeResult s : g.sizes()) {
+                sizes++;
+                for (Stats st : s.candidates()) {
+                    maxRep = Math.max(maxRep, st.replicates());
+                }
+                if (s.nccl() != null) {
+                    maxRep = Math.max(maxRep, s.nccl().replicates());
+                }
+                if (!Double.isNaN(s.noiseMargin())) {
+                    maxMargin = Math.max(maxMargin, s.noiseMargin());
+                }
+                if (!Double.isNaN(s.ncclUs()) && s.ncclPick() == null) {
+                    pickUnknown++;
+                }
+                if (s.ruled()) {
+                    ruled++;
+                } else if (Double.isNaN(s.ncclUs())) {
+                    noNccl++;
+                } else if (s.candidates().isEmpty()) {
+                    noCandidate++;
+                } else if (s.note().contains("within the noise")) {
+                    noise++;
+                } else {
+                    small++;
+                }
+            }
+            if (maxRep < 2) {
+                singleGroups++;
+            }
         }
-        if (s.nccl() != null) {
-          maxRep = Math.max(maxRep, s.nccl().replicates());
+        int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+        StringBuilder sb = new StringBuilder();
+        sb.append("summary: ")
+                .append(count(nRules, "rule"))
+                .append(" from ")
+                .append(count(sizes, "measured size"))
+                .append(" in ")
+                .append(count(c.groups().size(), "group"))
+                .append(" (")
+                .append(String.join("; ", shapes))
+                .append("): ")
+                .append(ruled)
+                .append(ruled == 1 ? " size gets" : " sizes get")
+                .append(" a rule");
+        sb.append(sizes == ruled ? "\n" : "; no rule at:\n");
+        if (noNccl > 0) {
+            sb.append("  ")
+                    .append(count(noNccl, "size"))
+                    .append(": NCCL's own pick not measured (no unforced run),"
+                            + " nothing to compare the candidates with\n");
         }
-        if (!Double.isNaN(s.noiseMargin())) {
-          maxMargin = Math.max(maxMargin, s.noiseMargin());
+        if (noCandidate > 0) {
+            sb.append("  ").append(count(noCandidate, "size")).append(": no forced candidate measured\n");
         }
-        if (!Double.isNaN(s.ncclUs()) && s.ncclPick() == null) {
-          pickUnknown++;
+        if (noCandidate == sizes && sizes > 0) {
+            sb.append(
+                    "  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
+                            + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
         }
-        if (s.ruled()) {
-          ruled++;
-        } else if (Double.isNaN(s.ncclUs())) {
-          noNccl++;
-        } else if (s.candidates().isEmpty()) {
-          noCandidate++;
-        } else if (s.note().contains("within the noise")) {
-          noise++;
+        if (noise > 0) {
+            sb.append("  ")
+                    .append(count(noise, "size"))
+                    .append(": NCCL's pick kept, a faster candidate's gain is within" + " the noise\n");
+        }
+        if (small > 0) {
+            sb.append("  ")
+                    .append(count(small, "size"))
+                    .append(": NCCL's pick within ")
+                    .append(pct(c.options().threshold()))
+                    .append(" of the best (--threshold)\n");
+        }
+        List<String> next = new java.util.ArrayList<>();
+        if (noNccl > 0) {
+            next.add("NCCL's own pick at " + noNccl + " of " + count(sizes, "size") + ": run the same tests once more"
+                    + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
+                    + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
+        }
+        if (singleGroups > 0) {
+            next.add(
+                    "replicates: "
+                            + (singleGroups == c.groups().size()
+                                    ? "every group has"
+                                    : singleGroups + " of " + count(c.groups().size(), "group") + " have")
+                            + " 1 run per configuration, so the noise is unknown"
+                            + (maxMargin > 0
+                                    ? " (only neighbouring sizes bound it: margin up to " + pct(maxMargin) + ")"
+                                    : "")
+                            + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
+        }
+        boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
+        if (pickUnknown > 0 && anyPick) {
+            next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": the NCCL logs"
+                    + " given have no selection line for them (log the unforced runs at every size with NCCL_DEBUG=INFO"
+                    + " NCCL_DEBUG_SUBSYS=TUNING)");
+        } else if (pickUnknown > 0) {
+            next.add(
+                    "which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": --nccl-log with"
+                            + " the unforced runs' NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's"
+                            + " pick; that pick's forced runs then count as NCCL's replicates and it is never a rule's candidate)");
+        }
+        if (next.isEmpty()) {
+            sb.append("collect next: nothing missing (NCCL's own pick, replicates and NCCL's selections are known)\n");
         } else {
-          small++;
+            sb.append("collect next:\n");
+            for (String x : next) {
+                sb.append("  - ").append(x).append('\n');
+            }
         }
-      }
-      if (maxRep < 2) {
-        singleGroups++;
-      }
+        if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {
+            sb.append("below: ")
+                    .append(
+                            c.refused().isEmpty()
+                                    ? ""
+                                    : count(c.refused().size(), "refused row")
+                                            + (c.warnings().isEmpty() ? "" : ", "))
+                    .append(c.warnings().isEmpty() ? "" : count(c.warnings().size(), "warning"))
+                    .append('\n');
+        }
+        return sb.toString();
     }
-    int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
-    StringBuilder sb = new StringBuilder();
-    sb.append("summary: ").append(count(nRules, "rule")).append(" from ").append(count(sizes, "measured size"))
-        .append(" in ").append(count(c.groups().size(), "group")).append(" (").append(String.join("; ", shapes))
-        .append("): ").append(ruled).append(ruled == 1 ? " size gets" : " sizes get").append(" a rule");
-    sb.append(sizes == ruled ? "\n" : "; no rule at:\n");
-    if (noNccl > 0) {
-      sb.append("  ").append(count(noNccl, "size")).append(": NCCL's own pick not measured (no unforced run),"
-          + " nothing to compare the candidates with\n");
-    }
-    if (noCandidate > 0) {
-      sb.append("  ").append(count(noCandidate, "size")).append(": no forced candidate measured\n");
-    }
-    if (noCandidate == sizes && sizes > 0) {
-      sb.append("  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
-          + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
-    }
-    if (noise > 0) {
-      sb.append("  ").append(count(noise, "size")).append(": NCCL's pick kept, a faster candidate's gain is within"
-          + " the noise\n");
-    }
-    if (small > 0) {
-      sb.append("  ").append(count(small, "size")).append(": NCCL's pick within ").append(pct(c.options().threshold()))
-          .append(" of the best (--threshold)\n");
-    }
-    List<String> next = new java.util.ArrayList<>();
-    if (noNccl > 0) {
-      next.add("NCCL's own pick at " + noNccl + " of " + count(sizes, "size") + ": run the same tests once more"
-          + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
-          + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
-    }
-    if (singleGroups > 0) {
-      next.add("replicates: " + (singleGroups == c.groups().size() ? "every group has" : singleGroups + " of "
-          + count(c.groups().size(), "group") + " have") + " 1 run per configuration, so the noise is unknown"
-          + (maxMargin > 0 ? " (only neighbouring sizes bound it: margin up to " + pct(maxMargin) + ")" : "")
-          + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
-    }
-    boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
-    if (pickUnknown > 0 && anyPick) {
-      next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": the NCCL logs"
-          + " given have no selection line for them (log the unforced runs at every size with NCCL_DEBUG=INFO"
-          + " NCCL_DEBUG_SUBSYS=TUNING)");
-    } else if (pickUnknown > 0) {
-      next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": --nccl-log with"
-          + " the unforced runs' NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's"
-          + " pick; that pick's forced runs then count as NCCL's replicates and it is never a rule's candidate)");
-    }
-    if (next.isEmpty()) {
-      sb.append("collect next: nothing missing (NCCL's own pick, replicates and NCCL's selections are known)\n");
-    } else {
-      sb.append("collect next:\n");
-      for (String x : next) {
-        sb.append("  - ").append(x).append('\n');
-      }
-    }
-    if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {
-      sb.append("below: ").append(c.refused().isEmpty() ? "" : count(c.refused().size(), "refused row")
-          + (c.warnings().isEmpty() ? "" : ", ")).append(c.warnings().isEmpty() ? "" : count(c.warnings().size(),
-          "warning")).append('\n');
-    }
-    return sb.toString();
-  }
 
-  /**
-   * One line describing a rule, e.g.
-   * {@code AllReduce [1 MiB, 2 MiB) numPipeOps 1: RING/LL +0.00% | NCCL RING/LL128 loses >= 21.00%}.
-   *
-   * @param r the rule
-   * @return the line
-   */
-  public static String describe(Rule r) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(r.collective()).append(" [").append(ByteSize.format(r.fromBytes())).append(", ")
-        .append(ByteSize.format(r.toBytes())).append(")");
-    if (!r.numPipeOps().equals(io.nccltuner.policy.Policy.Range.ANY)) {
-      sb.append(" numPipeOps ").append(r.numPipeOps());
+    /**
+     * One line describing a rule, e.g.
+     * {@code AllReduce [1 MiB, 2 MiB) numPipeOps 1: RING/LL +0.00% | NCCL RING/LL128 loses >= 21.00%}.
+     *
+     * @param r the rule
+     * @return the line
+     */
+    public static String describe(Rule r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(r.collective())
+                .append(" [")
+                .append(ByteSize.format(r.fromBytes()))
+                .append(", ")
+                .append(ByteSize.format(r.toBytes()))
+                .append(")");
+        if (!r.numPipeOps().equals(io.nccltuner.policy.Policy.Range.ANY)) {
+            sb.append(" numPipeOps ").append(r.numPipeOps());
+        }
+        sb.append(":");
+        for (Candidate c : r.candidates()) {
+            sb.append(' ').append(label(c));
+            if (!Double.isNaN(c.regret())) {
+                sb.append(" +").append(pct(c.regret()));
+            }
+        }
+        if (r.ncclPick() != null || !Double.isNaN(r.ncclRegret())) {
+            sb.append(" | NCCL");
+            if (r.ncclPick() != null) {
+                sb.append(' ').append(label(r.ncclPick()));
+            }
+            if (!Double.isNaN(r.ncclRegret())) {
+                sb.append(" loses >= ").append(pct(r.ncclRegret()));
+            }
+        }
+        return sb.toString();
     }
-    sb.append(":");
-    for (Candidate c : r.candidates()) {
-      sb.append(' ').append(label(c));
-      if (!Double.isNaN(c.regret())) {
-        sb.append(" +").append(pct(c.regret()));
-      }
-    }
-    if (r.ncclPick() != null || !Double.isNaN(r.ncclRegret())) {
-      sb.append(" | NCCL");
-      if (r.ncclPick() != null) {
-        sb.append(' ').append(label(r.ncclPick()));
-      }
-      if (!Double.isNaN(r.ncclRegret())) {
-        sb.append(" loses >= ").append(pct(r.ncclRegret()));
-      }
-    }
-    return sb.toString();
-  }
 
-  /** @return "1 size", "25 sizes" */
-  static String count(long n, String noun) {
-    return n + " " + noun + (n == 1 ? "" : "s");
-  }
+    /** @return "1 size", "25 sizes" */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
 
-  static String label(Candidate c) {
-    return new RunConfig(c.algorithm(), c.protocol(), c.channels()).label();
-  }
+    static String label(Candidate c) {
+        return new RunConfig(c.algorithm(), c.protocol(), c.channels()).label();
+    }
 
-  /**
-   * The legend of the "NCCL's pick" column's markers that the table uses, or null when it uses
-   * none: {@code auto} NCCL's own pick (the unforced runs), {@code auto=X} X named by NCCL's
-   * selection lines at that size, {@code auto~X} X inferred from the logged sizes around it, and
-   * {@code -} NCCL's own pick not measured.
-   */
-  static String pickLegend(List<SizeResult> sizes) {
-    List<String> parts = new java.util.ArrayList<>();
-    java.util.Set<String> kinds = new java.util.HashSet<>();
-    for (SizeResult s : sizes) {
-      String l = s.ncclLabel();
-      kinds.add(l.startsWith("auto=") ? "=" : l.startsWith("auto~") ? "~" : l);
+    /**
+     * The legend of the "NCCL's pick" column's markers that the table uses, or null when it uses
+     * none: {@code auto} NCCL's own pick (the unforced runs), {@code auto=X} X named by NCCL's
+     * selection lines at that size, {@code auto~X} X inferred from the logged sizes around it, and
+     * {@code -} NCCL's own pick not measured.
+     */
+    static String pickLegend(List<SizeResult> sizes) {
+        List<String> parts = new java.util.ArrayList<>();
+        java.util.Set<String> kinds = new java.util.HashSet<>();
+        for (SizeResult s : sizes) {
+            String l = s.ncclLabel();
+            kinds.add(l.startsWith("auto=") ? "=" : l.startsWith("auto~") ? "~" : l);
+        }
+        if (kinds.contains("=")) {
+            parts.add("auto=X: NCCL ran X (its selection lines say so at that size)");
+        }
+        if (kinds.contains("~")) {
+            parts.add("auto~X: X inferred from the logged sizes around it");
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        if (kinds.contains("auto")) {
+            parts.add("auto: not known which");
+        }
+        return "  NCCL's pick: " + String.join("; ", parts);
     }
-    if (kinds.contains("=")) {
-      parts.add("auto=X: NCCL ran X (its selection lines say so at that size)");
-    }
-    if (kinds.contains("~")) {
-      parts.add("auto~X: X inferred from the logged sizes around it");
-    }
-    if (parts.isEmpty()) {
-      return null;
-    }
-    if (kinds.contains("auto")) {
-      parts.add("auto: not known which");
-    }
-    return "  NCCL's pick: " + String.join("; ", parts);
-  }
 
-  static String pct(double f) {
-    return Double.isNaN(f) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", f * 100);
-  }
+    static String pct(double f) {
+        return Double.isNaN(f) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", f * 100);
+    }
 
-  static String us(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
-  }
+    static String us(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+    }
 }

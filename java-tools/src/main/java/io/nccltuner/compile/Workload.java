@@ -1,8 +1,5 @@
 package io.nccltuner.compile;
 
-import io.nccltuner.engine.LogField;
-import io.nccltuner.policy.InputException;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +7,9 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.GroupKey;
 import io.nccltuner.compile.Compiler.SizeResult;
+import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.trace.TraceCall;
 import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
@@ -40,162 +39,179 @@ import java.util.List;
  * </ul>
  */
 public final class Workload {
-  /**
-   * Calls of one shape.
-   *
-   * @param collective the collective
-   * @param nBytes message size in bytes as getCollInfo sees it
-   * @param nRanks ranks, 0 when the source does not say
-   * @param nNodes nodes, 0 when the source does not say
-   * @param numPipeOps numPipeOps, 0 when the source does not say
-   * @param count how many calls
-   */
-  public record Call(Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count) {}
+    /**
+     * Calls of one shape.
+     *
+     * @param collective the collective
+     * @param nBytes message size in bytes as getCollInfo sees it
+     * @param nRanks ranks, 0 when the source does not say
+     * @param nNodes nodes, 0 when the source does not say
+     * @param numPipeOps numPipeOps, 0 when the source does not say
+     * @param count how many calls
+     */
+    public record Call(Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count) {}
 
-  /**
-   * What the workload's calls cost under NCCL's default, under the policy and at the measured best,
-   * for one measured group. Calls are priced at the measured size that governs their size (see
-   * {@link Compiler}); calls outside the measured span, or where NCCL's own time was not
-   * measured, are counted but not priced.
-   *
-   * @param key the group
-   * @param calls calls of this collective and shape in the workload
-   * @param priced calls inside the measured span with NCCL's time known
-   * @param defaultUs sum of NCCL's times over priced calls, microseconds
-   * @param policyUs sum of the policy's times (its first candidate where a rule applies, else
-   *     NCCL's), microseconds
-   * @param bestUs sum of the best measured times, microseconds
-   */
-  public record Savings(GroupKey key, long calls, long priced, double defaultUs, double policyUs, double bestUs) {
-    /** @return size-weighted regret of NCCL's default: defaultUs / bestUs - 1 */
-    public double defaultRegret() {
-      return defaultUs / bestUs - 1;
-    }
-
-    /** @return size-weighted regret of the policy: policyUs / bestUs - 1 */
-    public double policyRegret() {
-      return policyUs / bestUs - 1;
-    }
-
-    /** @return expected saving of the policy over NCCL's default: 1 - policyUs / defaultUs */
-    public double saving() {
-      return 1 - policyUs / defaultUs;
-    }
-  }
-
-  private Workload() {}
-
-  /**
-   * Reads a workload.
-   *
-   * @param file a trace CSV or a shadow JSON-lines log
-   * @return the calls, in file order
-   * @throws IOException if the file cannot be read
-   * @throws InputException on a malformed line (naming file and line)
-   */
-  public static List<Call> read(Path file) throws IOException, InputException {
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    List<Call> calls = new ArrayList<>();
-    String first = lines.stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst()
-        .orElse("");
-    if (!first.startsWith("{")) { // a trace: TraceFile reads it, as replay and explain do
-      try {
-        for (TraceCall t : TraceFile.parse(file, lines).calls()) {
-          calls.add(new Call(t.collective(), t.nBytes(), t.nRanks(), t.nNodes(), t.numPipeOps(), 1));
+    /**
+     * What the workload's calls cost under NCCL's default, under the policy and at the measured best,
+     * for one measured group. Calls are priced at the measured size that governs their size (see
+     * {@link Compiler}); calls outside the measured span, or where NCCL's own time was not
+     * measured, are counted but not priced.
+     *
+     * @param key the group
+     * @param calls calls of this collective and shape in the workload
+     * @param priced calls inside the measured span with NCCL's time known
+     * @param defaultUs sum of NCCL's times over priced calls, microseconds
+     * @param policyUs sum of the policy's times (its first candidate where a rule applies, else
+     *     NCCL's), microseconds
+     * @param bestUs sum of the best measured times, microseconds
+     */
+    public record Savings(GroupKey key, long calls, long priced, double defaultUs, double policyUs, double bestUs) {
+        /** @return size-weighted regret of NCCL's default: defaultUs / bestUs - 1 */
+        public double defaultRegret() {
+            return defaultUs / bestUs - 1;
         }
-      } catch (TraceFile.BadRow e) {
-        throw new InputException(e.where(), e.reason() + " (expected a trace row 'get,<comm>,<nRanks>,<nNodes>,"
-            + "<collType>,<nBytes>,<numPipeOps>,...' or a JSON object with collective and nBytes)");
-      }
-      return calls;
-    }
-    ObjectMapper json = new ObjectMapper();
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      Call c = jsonCall(json, InputException.at(file, i + 1), line);
-      if (c != null) {
-        calls.add(c);
-      }
-    }
-    return calls;
-  }
 
-  /** Decision-log line types that carry no calls to weight: communicator summaries, canary timings, profiler timings. */
-  private static final java.util.Set<String> SKIPPED_TYPES = java.util.Set.of(LogField.TYPE_COMM,
-      LogField.TYPE_MEASURED, LogField.TYPE_PROFILED);
-
-  private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
-    JsonNode n;
-    try {
-      n = json.readTree(line);
-    } catch (JsonProcessingException e) {
-      throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
-    }
-    if (n.hasNonNull(LogField.TYPE)) { // the plugin's decision log: aggregate lines price; the others carry no calls
-      String type = n.get(LogField.TYPE).asText();
-      if (SKIPPED_TYPES.contains(type)) {
-        return null;
-      }
-      if (!type.equals(LogField.TYPE_AGGREGATE)) {
-        throw new InputException(where, "decision-log line of type '" + type + "': expected \"aggregate\" (read) or "
-            + "\"comm\", \"measured\", \"profiled\" (skipped)");
-      }
-    }
-    JsonNode c = n.has(LogField.COLLECTIVE) ? n.get(LogField.COLLECTIVE) : n.get("coll");
-    if (c == null || !n.hasNonNull(LogField.N_BYTES) || !n.get(LogField.N_BYTES).canConvertToExactIntegral()) {
-      throw new InputException(where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
-    }
-    boolean numeric = c.isInt() || c.asText().matches("\\d+"); // the decision log writes unknown ids as "7"
-    Collective coll = numeric ? Collective.ofId(Integer.parseInt(c.asText())) : Collective.parse(c.asText());
-    if (coll == null) {
-      if (numeric) {
-        return null; // point-to-point ncclFunc_t
-      }
-      throw new InputException(where, "unknown collective '" + c.asText() + "'");
-    }
-    return new Call(coll, n.get(LogField.N_BYTES).asLong(), n.path(LogField.N_RANKS).asInt(0), n.path(LogField.N_NODES).asInt(0),
-        n.path(LogField.NUM_PIPE_OPS).asInt(0), n.path(LogField.COUNT).asLong(1));
-  }
-
-  /**
-   * Prices a workload against compiled groups.
-   *
-   * @param c the compilation
-   * @param calls the workload
-   * @return one entry per group with at least one matching call
-   */
-  public static List<Savings> evaluate(Compilation c, List<Call> calls) {
-    List<Savings> out = new ArrayList<>();
-    for (Group g : c.groups()) {
-      GroupKey k = g.key();
-      long n = 0;
-      long priced = 0;
-      double def = 0;
-      double pol = 0;
-      double best = 0;
-      for (Call call : calls) {
-        if (call.collective() != k.collective() || (call.nRanks() != 0 && call.nRanks() != k.nRanks())
-            || (call.nNodes() != 0 && call.nNodes() != k.nNodes())
-            || (call.numPipeOps() != 0 && !k.numPipeOps().contains(call.numPipeOps()))) {
-          continue;
+        /** @return size-weighted regret of the policy: policyUs / bestUs - 1 */
+        public double policyRegret() {
+            return policyUs / bestUs - 1;
         }
-        n += call.count();
-        SizeResult s = g.governing(call.nBytes());
-        if (s == null || Double.isNaN(s.ncclUs())) {
-          continue;
+
+        /** @return expected saving of the policy over NCCL's default: 1 - policyUs / defaultUs */
+        public double saving() {
+            return 1 - policyUs / defaultUs;
         }
-        priced += call.count();
-        def += s.ncclUs() * call.count();
-        pol += s.policyUs() * call.count();
-        best += s.bestUs() * call.count();
-      }
-      if (n > 0) {
-        out.add(new Savings(k, n, priced, def, pol, best));
-      }
     }
-    return out;
-  }
+
+    private Workload() {}
+
+    /**
+     * Reads a workload.
+     *
+     * @param file a trace CSV or a shadow JSON-lines log
+     * @return the calls, in file order
+     * @throws IOException if the file cannot be read
+     * @throws InputException on a malformed line (naming file and line)
+     */
+    public static List<Call> read(Path file) throws IOException, InputException {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<Call> calls = new ArrayList<>();
+        String first = lines.stream()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .findFirst()
+                .orElse("");
+        if (!first.startsWith("{")) { // a trace: TraceFile reads it, as replay and explain do
+            try {
+                for (TraceCall t : TraceFile.parse(file, lines).calls()) {
+                    calls.add(new Call(t.collective(), t.nBytes(), t.nRanks(), t.nNodes(), t.numPipeOps(), 1));
+                }
+            } catch (TraceFile.BadRow e) {
+                throw new InputException(
+                        e.where(),
+                        e.reason() + " (expected a trace row 'get,<comm>,<nRanks>,<nNodes>,"
+                                + "<collType>,<nBytes>,<numPipeOps>,...' or a JSON object with collective and nBytes)");
+            }
+            return calls;
+        }
+        ObjectMapper json = new ObjectMapper();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            Call c = jsonCall(json, InputException.at(file, i + 1), line);
+            if (c != null) {
+                calls.add(c);
+            }
+        }
+        return calls;
+    }
+
+    /** Decision-log line types that carry no calls to weight: communicator summaries, canary timings, profiler timings. */
+    private static final java.util.Set<String> SKIPPED_TYPES =
+            java.util.Set.of(LogField.TYPE_COMM, LogField.TYPE_MEASURED, LogField.TYPE_PROFILED);
+
+    private static Call jsonCall(ObjectMapper json, String where, String line) throws InputException {
+        JsonNode n;
+        try {
+            n = json.readTree(line);
+        } catch (JsonProcessingException e) {
+            throw new InputException(where, "not a JSON object: " + e.getOriginalMessage());
+        }
+        if (n.hasNonNull(
+                LogField.TYPE)) { // the plugin's decision log: aggregate lines price; the others carry no calls
+            String type = n.get(LogField.TYPE).asText();
+            if (SKIPPED_TYPES.contains(type)) {
+                return null;
+            }
+            if (!type.equals(LogField.TYPE_AGGREGATE)) {
+                throw new InputException(
+                        where,
+                        "decision-log line of type '" + type + "': expected \"aggregate\" (read) or "
+                                + "\"comm\", \"measured\", \"profiled\" (skipped)");
+            }
+        }
+        JsonNode c = n.has(LogField.COLLECTIVE) ? n.get(LogField.COLLECTIVE) : n.get("coll");
+        if (c == null
+                || !n.hasNonNull(LogField.N_BYTES)
+                || !n.get(LogField.N_BYTES).canConvertToExactIntegral()) {
+            throw new InputException(
+                    where, "a shadow-log line needs \"collective\" (or \"coll\") and an integer \"nBytes\"");
+        }
+        boolean numeric = c.isInt() || c.asText().matches("\\d+"); // the decision log writes unknown ids as "7"
+        Collective coll = numeric ? Collective.ofId(Integer.parseInt(c.asText())) : Collective.parse(c.asText());
+        if (coll == null) {
+            if (numeric) {
+                return null; // point-to-point ncclFunc_t
+            }
+            throw new InputException(where, "unknown collective '" + c.asText() + "'");
+        }
+        return new Call(
+                coll,
+                n.get(LogField.N_BYTES).asLong(),
+                n.path(LogField.N_RANKS).asInt(0),
+                n.path(LogField.N_NODES).asInt(0),
+                n.path(LogField.NUM_PIPE_OPS).asInt(0),
+                n.path(LogField.COUNT).asLong(1));
+    }
+
+    /**
+     * Prices a workload against compiled groups.
+     *
+     * @param c the compilation
+     * @param calls the workload
+     * @return one entry per group with at least one matching call
+     */
+    public static List<Savings> evaluate(Compilation c, List<Call> calls) {
+        List<Savings> out = new ArrayList<>();
+        for (Group g : c.groups()) {
+            GroupKey k = g.key();
+            long n = 0;
+            long priced = 0;
+            double def = 0;
+            double pol = 0;
+            double best = 0;
+            for (Call call : calls) {
+                if (call.collective() != k.collective()
+                        || (call.nRanks() != 0 && call.nRanks() != k.nRanks())
+                        || (call.nNodes() != 0 && call.nNodes() != k.nNodes())
+                        || (call.numPipeOps() != 0 && !k.numPipeOps().contains(call.numPipeOps()))) {
+                    continue;
+                }
+                n += call.count();
+                SizeResult s = g.governing(call.nBytes());
+                if (s == null || Double.isNaN(s.ncclUs())) {
+                    continue;
+                }
+                priced += call.count();
+                def += s.ncclUs() * call.count();
+                pol += s.policyUs() * call.count();
+                best += s.bestUs() * call.count();
+            }
+            if (n > 0) {
+                out.add(new Savings(k, n, priced, def, pol, best));
+            }
+        }
+        return out;
+    }
 }

@@ -11,8 +11,8 @@ package io.nccltuner.model;
  *     microseconds; null when unavailable
  */
 public record CandidateTime(AlgoProto algoProto, Availability availability, double time, Interval range) {
-  /** @return whether NCCL's selection considers this entry (available or conditional) */
-  public boolean offered() {
-    return availability != Availability.UNAVAILABLE;
-  }
+    /** @return whether NCCL's selection considers this entry (available or conditional) */
+    public boolean offered() {
+        return availability != Availability.UNAVAILABLE;
+    }
 }

@@ -25,45 +25,47 @@ import java.util.Locale;
  * printed with NCCL's defaults, i.e. without this profile's constants.
  */
 public final class ConstantEdits {
-  private ConstantEdits() {}
+    private ConstantEdits() {}
 
-  /** NCCL's default baseLatencies, microseconds, [algorithm][protocol] (2.28.3 .. 2.30.7). */
-  static final double[][] DEFAULT_BASE_LATENCIES = {
-      {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+    /** NCCL's default baseLatencies, microseconds, [algorithm][protocol] (2.28.3 .. 2.30.7). */
+    static final double[][] DEFAULT_BASE_LATENCIES = {
+        {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}
+    };
 
-  /**
-   * @param model the value as the logged table says
-   * @param applied one line per constant applied to the model
-   * @param notModelled one line per constant the model cannot follow
-   */
-  public record Result(CostModel model, List<String> applied, List<String> notModelled) {}
+    /**
+     * @param model the value as the logged table says
+     * @param applied one line per constant applied to the model
+     * @param notModelled one line per constant the model cannot follow
+     */
+    public record Result(CostModel model, List<String> applied, List<String> notModelled) {}
 
-  /**
-   * Applies a profile's constants to a model.
-   *
-   * @param model the model from NCCL's logged table
-   * @param profile the profile (its constants may be empty)
-   * @return the edited model and what was and was not applied
-   */
-  public static Result apply(CostModel model, Policy.Profile profile) {
-    List<String> applied = new ArrayList<>();
-    List<String> not = new ArrayList<>();
-    CostModel m = model;
-    for (TunerConstant k : profile.constants()) {
-      if (!k.array().equals("baseLatencies")) {
-        not.add(k.name() + " = " + k.value() + " " + k.unit());
-        continue;
-      }
-      Algorithm a = Algorithm.ofId(k.index().get(0));
-      Protocol p = Protocol.ofId(k.index().get(1));
-      if (a == Algorithm.NVLS) {
-        not.add(k.name() + " = " + k.value() + " us (NVLS latency does not start from baseLatencies)");
-        continue;
-      }
-      double delta = k.value() - DEFAULT_BASE_LATENCIES[a.id()][p.id()];
-      m = m.withLatencyShift(new AlgoProto(a, p), delta);
-      applied.add(String.format(Locale.ROOT, "%s = %s us: %s/%s latency %+.2f us", k.name(), k.value(), a, p, delta));
+    /**
+     * Applies a profile's constants to a model.
+     *
+     * @param model the model from NCCL's logged table
+     * @param profile the profile (its constants may be empty)
+     * @return the edited model and what was and was not applied
+     */
+    public static Result apply(CostModel model, Policy.Profile profile) {
+        List<String> applied = new ArrayList<>();
+        List<String> not = new ArrayList<>();
+        CostModel m = model;
+        for (TunerConstant k : profile.constants()) {
+            if (!k.array().equals("baseLatencies")) {
+                not.add(k.name() + " = " + k.value() + " " + k.unit());
+                continue;
+            }
+            Algorithm a = Algorithm.ofId(k.index().get(0));
+            Protocol p = Protocol.ofId(k.index().get(1));
+            if (a == Algorithm.NVLS) {
+                not.add(k.name() + " = " + k.value() + " us (NVLS latency does not start from baseLatencies)");
+                continue;
+            }
+            double delta = k.value() - DEFAULT_BASE_LATENCIES[a.id()][p.id()];
+            m = m.withLatencyShift(new AlgoProto(a, p), delta);
+            applied.add(
+                    String.format(Locale.ROOT, "%s = %s us: %s/%s latency %+.2f us", k.name(), k.value(), a, p, delta));
+        }
+        return new Result(m, applied, not);
     }
-    return new Result(m, applied, not);
-  }
 }

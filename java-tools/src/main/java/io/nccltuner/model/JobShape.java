@@ -7,14 +7,14 @@ package io.nccltuner.model;
  * nNodes x ranks per node in another.
  */
 public final class JobShape {
-  private JobShape() {}
+    private JobShape() {}
 
-  /**
-   * @param nRanks ranks in the communicator (NCCL's nRanks)
-   * @param nNodes nodes it spans (NCCL's nNodes)
-   * @return {@code nRanks=16 nNodes=2}
-   */
-  public static String of(long nRanks, long nNodes) {
-    return "nRanks=" + nRanks + " nNodes=" + nNodes;
-  }
+    /**
+     * @param nRanks ranks in the communicator (NCCL's nRanks)
+     * @param nNodes nodes it spans (NCCL's nNodes)
+     * @return {@code nRanks=16 nNodes=2}
+     */
+    public static String of(long nRanks, long nNodes) {
+        return "nRanks=" + nRanks + " nNodes=" + nNodes;
+    }
 }

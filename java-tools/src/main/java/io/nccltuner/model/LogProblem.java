@@ -9,9 +9,9 @@ package io.nccltuner.model;
  * @param reason what is wrong
  */
 public record LogProblem(int line, String text, String reason) {
-  /** @return "line N: reason: text" */
-  @Override
-  public String toString() {
-    return "line " + line + ": " + reason + ": " + text.strip();
-  }
+    /** @return "line N: reason: text" */
+    @Override
+    public String toString() {
+        return "line " + line + ": " + reason + ": " + text.strip();
+    }
 }

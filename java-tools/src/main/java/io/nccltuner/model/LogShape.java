@@ -30,75 +30,82 @@ import java.util.regex.Pattern;
  * @param nNodesFrom what told it, or null
  */
 public record LogShape(int nRanks, String nRanksFrom, int nNodes, String nNodesFrom) {
-  private static final Pattern PREFIX = Pattern.compile("^(?:\\s*\\d+: ?|\\[\\d+,\\d+\\]<std\\w+>: ?)");
-  private static final Pattern RANK_LINE = Pattern.compile(
-      "^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
-  private static final Pattern INIT_RANK = Pattern.compile("ncclCommInitRank\\w* comm 0x[0-9a-fA-F]+ rank \\d+ nranks (\\d+)");
-  private static final Pattern CALL_NRANKS = Pattern.compile("\\[nranks=(\\d+)\\]");
-  private static final Pattern RING = Pattern.compile("NCCL INFO Channel \\d+/\\d+ :((?:\\s+\\d+)+)\\s*$");
+    private static final Pattern PREFIX = Pattern.compile("^(?:\\s*\\d+: ?|\\[\\d+,\\d+\\]<std\\w+>: ?)");
+    private static final Pattern RANK_LINE =
+            Pattern.compile("^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
+    private static final Pattern INIT_RANK =
+            Pattern.compile("ncclCommInitRank\\w* comm 0x[0-9a-fA-F]+ rank \\d+ nranks (\\d+)");
+    private static final Pattern CALL_NRANKS = Pattern.compile("\\[nranks=(\\d+)\\]");
+    private static final Pattern RING = Pattern.compile("NCCL INFO Channel \\d+/\\d+ :((?:\\s+\\d+)+)\\s*$");
 
-  /**
-   * @param lines the log's lines
-   * @return what the lines tell
-   */
-  public static LogShape of(List<String> lines) {
-    List<Integer> idx = new ArrayList<>();
-    Set<String> hosts = new LinkedHashSet<>();
-    int firstRankLine = 0;
-    Set<Integer> init = new TreeSet<>();
-    int initLine = 0;
-    Set<Integer> calls = new TreeSet<>();
-    int callLine = 0;
-    Set<Integer> rings = new TreeSet<>();
-    int ringLine = 0;
-    for (int i = 0; i < lines.size(); i++) {
-      String l = PREFIX.matcher(lines.get(i)).replaceFirst("");
-      Matcher m = RANK_LINE.matcher(l.strip());
-      if (m.find()) {
-        idx.add(Integer.parseInt(m.group(1)));
-        hosts.add(m.group(2));
-        firstRankLine = firstRankLine == 0 ? i + 1 : firstRankLine;
-        continue;
-      }
-      m = INIT_RANK.matcher(l);
-      if (m.find()) {
-        init.add(Integer.parseInt(m.group(1)));
-        initLine = initLine == 0 ? i + 1 : initLine;
-      }
-      m = CALL_NRANKS.matcher(l);
-      if (m.find()) {
-        calls.add(Integer.parseInt(m.group(1)));
-        callLine = callLine == 0 ? i + 1 : callLine;
-      }
-      m = RING.matcher(l);
-      if (m.find()) {
-        rings.add(m.group(1).strip().split("\\s+").length);
-        ringLine = ringLine == 0 ? i + 1 : ringLine;
-      }
+    /**
+     * @param lines the log's lines
+     * @return what the lines tell
+     */
+    public static LogShape of(List<String> lines) {
+        List<Integer> idx = new ArrayList<>();
+        Set<String> hosts = new LinkedHashSet<>();
+        int firstRankLine = 0;
+        Set<Integer> init = new TreeSet<>();
+        int initLine = 0;
+        Set<Integer> calls = new TreeSet<>();
+        int callLine = 0;
+        Set<Integer> rings = new TreeSet<>();
+        int ringLine = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            String l = PREFIX.matcher(lines.get(i)).replaceFirst("");
+            Matcher m = RANK_LINE.matcher(l.strip());
+            if (m.find()) {
+                idx.add(Integer.parseInt(m.group(1)));
+                hosts.add(m.group(2));
+                firstRankLine = firstRankLine == 0 ? i + 1 : firstRankLine;
+                continue;
+            }
+            m = INIT_RANK.matcher(l);
+            if (m.find()) {
+                init.add(Integer.parseInt(m.group(1)));
+                initLine = initLine == 0 ? i + 1 : initLine;
+            }
+            m = CALL_NRANKS.matcher(l);
+            if (m.find()) {
+                calls.add(Integer.parseInt(m.group(1)));
+                callLine = callLine == 0 ? i + 1 : callLine;
+            }
+            m = RING.matcher(l);
+            if (m.find()) {
+                rings.add(m.group(1).strip().split("\\s+").length);
+                ringLine = ringLine == 0 ? i + 1 : ringLine;
+            }
+        }
+        Set<Integer> ranks = new TreeSet<>();
+        List<String> from = new ArrayList<>();
+        boolean complete = !idx.isEmpty()
+                && idx.stream().distinct().count()
+                        == idx.stream().mapToInt(Integer::intValue).max().getAsInt() + 1;
+        if (complete) {
+            ranks.add(idx.size());
+            from.add("the " + idx.size() + " '# Rank' lines (line " + firstRankLine + ")");
+        }
+        if (init.size() == 1) {
+            ranks.addAll(init);
+            from.add("ncclCommInitRank's 'nranks' (line " + initLine + ")");
+        }
+        if (calls.size() == 1) {
+            ranks.addAll(calls);
+            from.add("the calls' '[nranks=" + calls.iterator().next() + "]' (line " + callLine + ")");
+        }
+        if (rings.size() == 1) {
+            ranks.addAll(rings);
+            from.add("the ring lines (line " + ringLine + ")");
+        }
+        int nRanks = ranks.size() == 1 ? ranks.iterator().next() : 0;
+        int nNodes = complete && (nRanks == 0 || nRanks == idx.size()) ? hosts.size() : 0;
+        String nodesFrom = nNodes == 0
+                ? null
+                : "the host names of the '# Rank' lines (line " + firstRankLine + ")"
+                        + (nNodes > 1
+                                ? "; hosts of one NVLink domain (MNNVL) are one node to NCCL: give --nnodes if so"
+                                : "");
+        return new LogShape(nRanks, nRanks == 0 ? null : String.join(", ", from), nNodes, nodesFrom);
     }
-    Set<Integer> ranks = new TreeSet<>();
-    List<String> from = new ArrayList<>();
-    boolean complete = !idx.isEmpty() && idx.stream().distinct().count() == idx.stream().mapToInt(Integer::intValue).max().getAsInt() + 1;
-    if (complete) {
-      ranks.add(idx.size());
-      from.add("the " + idx.size() + " '# Rank' lines (line " + firstRankLine + ")");
-    }
-    if (init.size() == 1) {
-      ranks.addAll(init);
-      from.add("ncclCommInitRank's 'nranks' (line " + initLine + ")");
-    }
-    if (calls.size() == 1) {
-      ranks.addAll(calls);
-      from.add("the calls' '[nranks=" + calls.iterator().next() + "]' (line " + callLine + ")");
-    }
-    if (rings.size() == 1) {
-      ranks.addAll(rings);
-      from.add("the ring lines (line " + ringLine + ")");
-    }
-    int nRanks = ranks.size() == 1 ? ranks.iterator().next() : 0;
-    int nNodes = complete && (nRanks == 0 || nRanks == idx.size()) ? hosts.size() : 0;
-    String nodesFrom = nNodes == 0 ? null : "the host names of the '# Rank' lines (line " + firstRankLine + ")"
-        + (nNodes > 1 ? "; hosts of one NVLink domain (MNNVL) are one node to NCCL: give --nnodes if so" : "");
-    return new LogShape(nRanks, nRanks == 0 ? null : String.join(", ", from), nNodes, nodesFrom);
-  }
 }

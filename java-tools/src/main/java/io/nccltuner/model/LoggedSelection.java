@@ -15,32 +15,32 @@ import io.nccltuner.policy.Collective;
  * @param channelHi last channel used, -1 where not printed
  */
 public record LoggedSelection(
-    int line,
-    SelectionFormat format,
-    Collective collective,
-    long loggedBytes,
-    AlgoProto pick,
-    double time,
-    int channelLo,
-    int channelHi) {
+        int line,
+        SelectionFormat format,
+        Collective collective,
+        long loggedBytes,
+        AlgoProto pick,
+        double time,
+        int channelLo,
+        int channelHi) {
 
-  /**
-   * @return whether the logged bytes are per rank: AllGather and ReduceScatter lines of the 2.24+
-   *     format, which print {@code count * typeSize} where the tuner gets nRanks times that
-   */
-  public boolean perRankBytes() {
-    return format == SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS
-        && (collective == Collective.AllGather || collective == Collective.ReduceScatter);
-  }
+    /**
+     * @return whether the logged bytes are per rank: AllGather and ReduceScatter lines of the 2.24+
+     *     format, which print {@code count * typeSize} where the tuner gets nRanks times that
+     */
+    public boolean perRankBytes() {
+        return format == SelectionFormat.COLLECTIVE_NAMES_WITH_CHANNELS
+                && (collective == Collective.AllGather || collective == Collective.ReduceScatter);
+    }
 
-  /**
-   * The size NCCL passed to the tuner for this call: the logged bytes, times nRanks for AllGather
-   * and ReduceScatter lines of the 2.24+ format (which print per-rank bytes).
-   *
-   * @param nRanks ranks of the communicator
-   * @return nBytes as in getCollInfo
-   */
-  public long nBytes(int nRanks) {
-    return perRankBytes() ? loggedBytes * nRanks : loggedBytes;
-  }
+    /**
+     * The size NCCL passed to the tuner for this call: the logged bytes, times nRanks for AllGather
+     * and ReduceScatter lines of the 2.24+ format (which print per-rank bytes).
+     *
+     * @param nRanks ranks of the communicator
+     * @return nBytes as in getCollInfo
+     */
+    public long nBytes(int nRanks) {
+        return perRankBytes() ? loggedBytes * nRanks : loggedBytes;
+    }
 }

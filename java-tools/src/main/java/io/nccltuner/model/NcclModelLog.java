@@ -46,533 +46,574 @@ import java.util.regex.Pattern;
  * @param lines number of lines read
  */
 public record NcclModelLog(String source, List<Communicator> communicators, List<LogProblem> problems, int lines) {
-  public NcclModelLog {
-    communicators = List.copyOf(communicators);
-    problems = List.copyOf(problems);
-  }
-
-  /**
-   * Reads a log file.
-   *
-   * @param file the log
-   * @return what it holds
-   * @throws IOException if it cannot be read
-   */
-  public static NcclModelLog read(Path file) throws IOException {
-    return parse(file.toString(), Files.readAllLines(file, StandardCharsets.ISO_8859_1));
-  }
-
-  /**
-   * Parses log lines.
-   *
-   * @param source name for messages
-   * @param lines the log's lines
-   * @return what they hold
-   */
-  public static NcclModelLog parse(String source, List<String> lines) {
-    Parser p = new Parser();
-    for (int i = 0; i < lines.size(); i++) {
-      p.line(i + 1, lines.get(i));
+    public NcclModelLog {
+        communicators = List.copyOf(communicators);
+        problems = List.copyOf(problems);
     }
-    p.finish();
-    return new NcclModelLog(source, p.done, p.problems, lines.size());
-  }
 
-  // ---- parser ----------------------------------------------------------------------------
-
-  /** {@link LogProblem#text()} of a problem that sums up skipped lines rather than quoting one. */
-  public static final String SKIPPED = "(skipped)";
-
-  private static final Pattern PREFIX =
-      Pattern.compile("^\\s*(?:\\[[^\\]]*\\]\\s*)?([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
-  private static final Pattern EMBEDDED_PREFIX =
-      Pattern.compile("([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
-  private static final Pattern VERSION = Pattern.compile("^NCCL version (\\S+)");
-  private static final Pattern COMM_SHAPE = Pattern.compile(
-      "^comm (\\S+) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+) localRank (\\d+)(?: MNNVL (\\d+))?");
-  private static final Pattern INIT_START =
-      Pattern.compile("\\bcomm (\\S+) rank (\\d+) nranks (\\d+) .*- Init START");
-  private static final Pattern CHANNELS = Pattern.compile("^(\\d+) coll channels,");
-  private static final Pattern ALGORITHM_ROW = Pattern.compile("^\\s*Algorithm\\s*\\|(.*)$");
-  private static final Pattern LATENCY_ALGBW_ROW = Pattern.compile("^\\s*Latency/AlgBw\\s*\\|(.*)$");
-  private static final Pattern PROTOCOL_ROW = Pattern.compile("^\\s*Protocol\\s*\\|(.*)$");
-  private static final Pattern THREADS_ROW = Pattern.compile("^\\s*Max NThreads\\s*\\|(.*)$");
-  private static final Pattern COLL_ROW = Pattern.compile("^\\s*([A-Za-z]+)\\s*\\|(.*)$");
-  private static final Pattern ENTRY = Pattern.compile("^\\s*(\\S+)\\s*/\\s*(\\S+)\\s*$");
-  private static final Pattern NUMBER = Pattern.compile("^-?\\d+(\\.\\d+)?$");
-
-  /** State of one communicator being read. */
-  private static final class CommState {
-    final String host;
-    final long pid;
-    long tid; // the thread that printed its table, once it has one
-    String commId;
-    int rank = -1;
-    int nRanks;
-    int nNodes;
-    boolean mnnvl;
-    int nChannels;
-    CostTable table;
-    int tableLine;
-    final List<LoggedSelection> selections = new ArrayList<>();
-    Communicator built;
-
-    /** A communicator first seen on this process and thread. */
-    CommState(String host, long pid, long tid) {
-      this.host = host;
-      this.pid = pid;
-      this.tid = tid;
+    /**
+     * Reads a log file.
+     *
+     * @param file the log
+     * @return what it holds
+     * @throws IOException if it cannot be read
+     */
+    public static NcclModelLog read(Path file) throws IOException {
+        return parse(file.toString(), Files.readAllLines(file, StandardCharsets.ISO_8859_1));
     }
-  }
 
-  /** A table being assembled from one thread's lines. */
-  private static final class TableState {
-    final int firstLine;
-    final List<Algorithm> algorithms = new ArrayList<>();
-    final List<String[][]> rows = new ArrayList<>(); // per block: [collective][entries]
-    final List<int[]> threads = new ArrayList<>();
-    List<Algorithm> block;
-    String[][] blockRows;
-    int[] blockThreads;
-    boolean protocolRowSeen;
-
-    TableState(int firstLine) {
-      this.firstLine = firstLine;
-    }
-  }
-
-  private static final class Parser {
-    final List<Communicator> done = new ArrayList<>();
-    final List<LogProblem> problems = new ArrayList<>();
-    final Map<String, NcclVersion> versionByProcess = new HashMap<>();
-    NcclVersion lastVersion;
-    final Map<String, CommState> commByThread = new HashMap<>();
-    final Map<String, CommState> commById = new HashMap<>();
-    final Map<String, TableState> tableByThread = new HashMap<>();
-    final Map<String, CommState> lastTableByProcess = new HashMap<>();
-    final List<CommState> withTables = new ArrayList<>();
-    /** Threads whose table was abandoned at a problem: the rest of it is skipped with one line. */
-    final Map<String, Skip> skipping = new HashMap<>();
-    /** Per process without a table: its first selection line, and how many more were skipped. */
-    final Map<String, int[]> orphanSelections = new java.util.LinkedHashMap<>();
-
-    /** The rest of a table after its first problem. */
-    static final class Skip {
-      final int problemLine;
-      int first;
-      int last;
-      int count;
-
-      Skip(int problemLine) {
-        this.problemLine = problemLine;
-      }
-
-      void skip(int no) {
-        if (count++ == 0) {
-          first = no;
+    /**
+     * Parses log lines.
+     *
+     * @param source name for messages
+     * @param lines the log's lines
+     * @return what they hold
+     */
+    public static NcclModelLog parse(String source, List<String> lines) {
+        Parser p = new Parser();
+        for (int i = 0; i < lines.size(); i++) {
+            p.line(i + 1, lines.get(i));
         }
-        last = no;
-      }
+        p.finish();
+        return new NcclModelLog(source, p.done, p.problems, lines.size());
     }
 
-    /** Reports a table line that does not parse and drops the table; its later lines are skipped. */
-    void abandon(int no, String text, String reason, String thread) {
-      problems.add(new LogProblem(no, text, reason + "; the rest of this table is skipped"));
-      tableByThread.remove(thread);
-      endSkip(thread);
-      skipping.put(thread, new Skip(no));
+    // ---- parser ----------------------------------------------------------------------------
+
+    /** {@link LogProblem#text()} of a problem that sums up skipped lines rather than quoting one. */
+    public static final String SKIPPED = "(skipped)";
+
+    private static final Pattern PREFIX =
+            Pattern.compile("^\\s*(?:\\[[^\\]]*\\]\\s*)?([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
+    private static final Pattern EMBEDDED_PREFIX =
+            Pattern.compile("([^\\s:]+):(\\d+):(\\d+) \\[(-?\\d+)\\] NCCL INFO ?(.*)$");
+    private static final Pattern VERSION = Pattern.compile("^NCCL version (\\S+)");
+    private static final Pattern COMM_SHAPE = Pattern.compile(
+            "^comm (\\S+) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+) localRank (\\d+)(?: MNNVL (\\d+))?");
+    private static final Pattern INIT_START =
+            Pattern.compile("\\bcomm (\\S+) rank (\\d+) nranks (\\d+) .*- Init START");
+    private static final Pattern CHANNELS = Pattern.compile("^(\\d+) coll channels,");
+    private static final Pattern ALGORITHM_ROW = Pattern.compile("^\\s*Algorithm\\s*\\|(.*)$");
+    private static final Pattern LATENCY_ALGBW_ROW = Pattern.compile("^\\s*Latency/AlgBw\\s*\\|(.*)$");
+    private static final Pattern PROTOCOL_ROW = Pattern.compile("^\\s*Protocol\\s*\\|(.*)$");
+    private static final Pattern THREADS_ROW = Pattern.compile("^\\s*Max NThreads\\s*\\|(.*)$");
+    private static final Pattern COLL_ROW = Pattern.compile("^\\s*([A-Za-z]+)\\s*\\|(.*)$");
+    private static final Pattern ENTRY = Pattern.compile("^\\s*(\\S+)\\s*/\\s*(\\S+)\\s*$");
+    private static final Pattern NUMBER = Pattern.compile("^-?\\d+(\\.\\d+)?$");
+
+    /** State of one communicator being read. */
+    private static final class CommState {
+        final String host;
+        final long pid;
+        long tid; // the thread that printed its table, once it has one
+        String commId;
+        int rank = -1;
+        int nRanks;
+        int nNodes;
+        boolean mnnvl;
+        int nChannels;
+        CostTable table;
+        int tableLine;
+        final List<LoggedSelection> selections = new ArrayList<>();
+        Communicator built;
+
+        /** A communicator first seen on this process and thread. */
+        CommState(String host, long pid, long tid) {
+            this.host = host;
+            this.pid = pid;
+            this.tid = tid;
+        }
     }
 
-    /** Whether a table row came with no table open on its thread (then reported: "{@code row} outside a table"). */
-    boolean outsideTable(TableState t, int no, String text, String row, String thread) {
-      if (t != null && t.block != null) {
-        return false;
-      }
-      outside(no, text, row + " outside a table", thread);
-      return true;
+    /** A table being assembled from one thread's lines. */
+    private static final class TableState {
+        final int firstLine;
+        final List<Algorithm> algorithms = new ArrayList<>();
+        final List<String[][]> rows = new ArrayList<>(); // per block: [collective][entries]
+        final List<int[]> threads = new ArrayList<>();
+        List<Algorithm> block;
+        String[][] blockRows;
+        int[] blockThreads;
+        boolean protocolRowSeen;
+
+        TableState(int firstLine) {
+            this.firstLine = firstLine;
+        }
     }
 
-    void outside(int no, String text, String reason, String thread) {
-      Skip sk = skipping.get(thread);
-      if (sk != null) {
-        sk.skip(no);
-      } else {
-        problems.add(new LogProblem(no, text, reason));
-      }
-    }
+    private static final class Parser {
+        final List<Communicator> done = new ArrayList<>();
+        final List<LogProblem> problems = new ArrayList<>();
+        final Map<String, NcclVersion> versionByProcess = new HashMap<>();
+        NcclVersion lastVersion;
+        final Map<String, CommState> commByThread = new HashMap<>();
+        final Map<String, CommState> commById = new HashMap<>();
+        final Map<String, TableState> tableByThread = new HashMap<>();
+        final Map<String, CommState> lastTableByProcess = new HashMap<>();
+        final List<CommState> withTables = new ArrayList<>();
+        /** Threads whose table was abandoned at a problem: the rest of it is skipped with one line. */
+        final Map<String, Skip> skipping = new HashMap<>();
+        /** Per process without a table: its first selection line, and how many more were skipped. */
+        final Map<String, int[]> orphanSelections = new java.util.LinkedHashMap<>();
 
-    void endSkip(String thread) {
-      Skip sk = skipping.remove(thread);
-      if (sk != null && sk.count > 0) {
-        problems.add(new LogProblem(sk.first, SKIPPED, sk.count + " more lines of the table abandoned at line "
-            + sk.problemLine + " skipped (lines " + sk.first + ".." + sk.last + ")"));
-      }
-    }
+        /** The rest of a table after its first problem. */
+        static final class Skip {
+            final int problemLine;
+            int first;
+            int last;
+            int count;
 
-    void line(int no, String text) {
-      Matcher m = PREFIX.matcher(text);
-      if (!m.matches()) { // srun -l, mpirun --tag-output, Ray: as compile reads them
-        m = PREFIX.matcher(LauncherPrefix.strip(text));
-      }
-      if (!m.matches()) {
-        Matcher e = EMBEDDED_PREFIX.matcher(text);
-        if (e.find() && looksLikeModelLine(e.group(5))) {
-          problems.add(new LogProblem(no, text, "NCCL line runs into other output; not used"));
-        }
-        return;
-      }
-      String host = m.group(1);
-      long pid = Long.parseLong(m.group(2));
-      long tid = Long.parseLong(m.group(3));
-      String msg = m.group(5);
-      String process = host + ":" + pid;
-      String thread = process + ":" + tid;
+            Skip(int problemLine) {
+                this.problemLine = problemLine;
+            }
 
-      if (tableRow(no, text, msg, thread, host, pid, tid)) {
-        return;
-      }
-      // Any other line of this thread ends a table it was printing, or one it was skipping.
-      endSkip(thread);
-      TableState open = tableByThread.remove(thread);
-      if (open != null) {
-        closeTable(open, thread, host, pid, tid);
-      }
+            void skip(int no) {
+                if (count++ == 0) {
+                    first = no;
+                }
+                last = no;
+            }
+        }
 
-      Matcher v = VERSION.matcher(msg);
-      if (v.find()) {
-        try {
-          NcclVersion ver = NcclVersion.parse(v.group(1));
-          versionByProcess.put(process, ver);
-          lastVersion = ver;
-        } catch (IllegalArgumentException ex) {
-          problems.add(new LogProblem(no, text, "unreadable NCCL version"));
-        }
-        return;
-      }
-      Matcher c = COMM_SHAPE.matcher(msg);
-      if (c.find()) {
-        CommState s = commRank(c, process, thread, host, pid, tid);
-        s.nNodes = Integer.parseInt(c.group(4));
-        s.mnnvl = c.group(7) != null && !c.group(7).equals("0");
-        return;
-      }
-      Matcher st = INIT_START.matcher(msg);
-      if (st.find()) {
-        commRank(st, process, thread, host, pid, tid);
-        return;
-      }
-      Matcher ch = CHANNELS.matcher(msg);
-      if (ch.find()) {
-        CommState s = commByThread.get(thread);
-        if (s != null) {
-          s.nChannels = Integer.parseInt(ch.group(1));
-        }
-        return;
-      }
-      if (msg.contains(SelectionLine.MARKER)) {
-        selection(no, text, msg, process);
-      }
-    }
-
-    /** The communicator a COMM_SHAPE or INIT_START line names (group 1), with its rank and nRanks (groups 2, 3). */
-    CommState commRank(Matcher m, String process, String thread, String host, long pid, long tid) {
-      CommState s = comm(process, thread, m.group(1), host, pid, tid);
-      s.rank = Integer.parseInt(m.group(2));
-      s.nRanks = Integer.parseInt(m.group(3));
-      return s;
-    }
-
-    CommState comm(String process, String thread, String id, String host, long pid, long tid) {
-      String key = process + ":" + id;
-      CommState s = commById.get(key);
-      if (s == null || s.table != null) {
-        s = new CommState(host, pid, tid);
-        s.commId = id;
-        commById.put(key, s);
-      }
-      commByThread.put(thread, s);
-      return s;
-    }
-
-    boolean tableRow(int no, String text, String msg, String thread, String host, long pid, long tid) {
-      Matcher old = LATENCY_ALGBW_ROW.matcher(msg);
-      if (old.matches()) {
-        // up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block
-        List<Algorithm> algos = new ArrayList<>();
-        String[] cells = cells(old.group(1));
-        for (int i = 0; i < cells.length; i++) {
-          String[] ap = cells[i].split("/");
-          Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
-          Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
-          if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
-            abandon(no, text, "unexpected column '" + cells[i] + "' in table header", thread);
-            return true;
-          }
-          if (i % 3 == 0) {
-            algos.add(alg);
-          }
-        }
-        if (cells.length == 0 || cells.length % 3 != 0) {
-          abandon(no, text, "table header has " + cells.length + " columns", thread);
-          return true;
-        }
-        TableState prev = tableByThread.remove(thread);
-        if (prev != null) {
-          closeTable(prev, thread, host, pid, tid);
-        }
-        endSkip(thread);
-        TableState t = new TableState(no);
-        tableByThread.put(thread, t);
-        t.algorithms.addAll(algos);
-        t.block = algos;
-        t.blockRows = new String[Collective.COUNT][];
-        t.protocolRowSeen = true;
-        t.rows.add(t.blockRows);
-        return true;
-      }
-      Matcher a = ALGORITHM_ROW.matcher(msg);
-      if (a.matches()) {
-        List<Algorithm> algos = new ArrayList<>();
-        for (String name : a.group(1).split("\\|")) {
-          if (name.isBlank()) {
-            continue;
-          }
-          Algorithm alg = Algorithm.parse(name.trim());
-          if (alg == null) {
-            abandon(no, text, "unknown algorithm '" + name.trim() + "' in table header", thread);
-            return true;
-          }
-          algos.add(alg);
-        }
-        TableState t = tableByThread.get(thread);
-        if (t != null && (algos.isEmpty() || algos.get(0).id() == 0)) {
-          closeTable(tableByThread.remove(thread), thread, host, pid, tid);
-          t = null;
-        }
-        if (t == null) {
-          if (!algos.isEmpty() && algos.get(0).id() == 0) {
-            endSkip(thread); // a new table
-          }
-          t = new TableState(no);
-          tableByThread.put(thread, t);
-        } else if (!blockDone(t)) {
-          abandon(no, text, "table block started before the previous one was complete", thread);
-          return true;
-        }
-        if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
-          if (t.algorithms.isEmpty() && skipping.containsKey(thread)) {
+        /** Reports a table line that does not parse and drops the table; its later lines are skipped. */
+        void abandon(int no, String text, String reason, String thread) {
+            problems.add(new LogProblem(no, text, reason + "; the rest of this table is skipped"));
             tableByThread.remove(thread);
-            skipping.get(thread).skip(no); // a later block of the table abandoned before
+            endSkip(thread);
+            skipping.put(thread, new Skip(no));
+        }
+
+        /** Whether a table row came with no table open on its thread (then reported: "{@code row} outside a table"). */
+        boolean outsideTable(TableState t, int no, String text, String row, String thread) {
+            if (t != null && t.block != null) {
+                return false;
+            }
+            outside(no, text, row + " outside a table", thread);
             return true;
-          }
-          abandon(no, text, "table header does not continue the algorithms "
-              + t.algorithms + " of the table started at line " + t.firstLine, thread);
-          return true;
         }
-        t.algorithms.addAll(algos);
-        t.block = algos;
-        t.blockRows = new String[Collective.COUNT][];
-        t.blockThreads = null;
-        t.protocolRowSeen = false;
-        t.rows.add(t.blockRows);
-        return true;
-      }
-      TableState t = tableByThread.get(thread);
-      Matcher pr = PROTOCOL_ROW.matcher(msg);
-      if (pr.matches()) {
-        if (outsideTable(t, no, text, "Protocol row", thread)) {
-          return true;
+
+        void outside(int no, String text, String reason, String thread) {
+            Skip sk = skipping.get(thread);
+            if (sk != null) {
+                sk.skip(no);
+            } else {
+                problems.add(new LogProblem(no, text, reason));
+            }
         }
-        String[] names = cells(pr.group(1));
-        for (int i = 0; i < names.length; i++) {
-          if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
-            abandon(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1), thread);
+
+        void endSkip(String thread) {
+            Skip sk = skipping.remove(thread);
+            if (sk != null && sk.count > 0) {
+                problems.add(new LogProblem(
+                        sk.first,
+                        SKIPPED,
+                        sk.count + " more lines of the table abandoned at line " + sk.problemLine + " skipped (lines "
+                                + sk.first + ".." + sk.last + ")"));
+            }
+        }
+
+        void line(int no, String text) {
+            Matcher m = PREFIX.matcher(text);
+            if (!m.matches()) { // srun -l, mpirun --tag-output, Ray: as compile reads them
+                m = PREFIX.matcher(LauncherPrefix.strip(text));
+            }
+            if (!m.matches()) {
+                Matcher e = EMBEDDED_PREFIX.matcher(text);
+                if (e.find() && looksLikeModelLine(e.group(5))) {
+                    problems.add(new LogProblem(no, text, "NCCL line runs into other output; not used"));
+                }
+                return;
+            }
+            String host = m.group(1);
+            long pid = Long.parseLong(m.group(2));
+            long tid = Long.parseLong(m.group(3));
+            String msg = m.group(5);
+            String process = host + ":" + pid;
+            String thread = process + ":" + tid;
+
+            if (tableRow(no, text, msg, thread, host, pid, tid)) {
+                return;
+            }
+            // Any other line of this thread ends a table it was printing, or one it was skipping.
+            endSkip(thread);
+            TableState open = tableByThread.remove(thread);
+            if (open != null) {
+                closeTable(open, thread, host, pid, tid);
+            }
+
+            Matcher v = VERSION.matcher(msg);
+            if (v.find()) {
+                try {
+                    NcclVersion ver = NcclVersion.parse(v.group(1));
+                    versionByProcess.put(process, ver);
+                    lastVersion = ver;
+                } catch (IllegalArgumentException ex) {
+                    problems.add(new LogProblem(no, text, "unreadable NCCL version"));
+                }
+                return;
+            }
+            Matcher c = COMM_SHAPE.matcher(msg);
+            if (c.find()) {
+                CommState s = commRank(c, process, thread, host, pid, tid);
+                s.nNodes = Integer.parseInt(c.group(4));
+                s.mnnvl = c.group(7) != null && !c.group(7).equals("0");
+                return;
+            }
+            Matcher st = INIT_START.matcher(msg);
+            if (st.find()) {
+                commRank(st, process, thread, host, pid, tid);
+                return;
+            }
+            Matcher ch = CHANNELS.matcher(msg);
+            if (ch.find()) {
+                CommState s = commByThread.get(thread);
+                if (s != null) {
+                    s.nChannels = Integer.parseInt(ch.group(1));
+                }
+                return;
+            }
+            if (msg.contains(SelectionLine.MARKER)) {
+                selection(no, text, msg, process);
+            }
+        }
+
+        /** The communicator a COMM_SHAPE or INIT_START line names (group 1), with its rank and nRanks (groups 2, 3). */
+        CommState commRank(Matcher m, String process, String thread, String host, long pid, long tid) {
+            CommState s = comm(process, thread, m.group(1), host, pid, tid);
+            s.rank = Integer.parseInt(m.group(2));
+            s.nRanks = Integer.parseInt(m.group(3));
+            return s;
+        }
+
+        CommState comm(String process, String thread, String id, String host, long pid, long tid) {
+            String key = process + ":" + id;
+            CommState s = commById.get(key);
+            if (s == null || s.table != null) {
+                s = new CommState(host, pid, tid);
+                s.commId = id;
+                commById.put(key, s);
+            }
+            commByThread.put(thread, s);
+            return s;
+        }
+
+        boolean tableRow(int no, String text, String msg, String thread, String host, long pid, long tid) {
+            Matcher old = LATENCY_ALGBW_ROW.matcher(msg);
+            if (old.matches()) {
+                // up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block
+                List<Algorithm> algos = new ArrayList<>();
+                String[] cells = cells(old.group(1));
+                for (int i = 0; i < cells.length; i++) {
+                    String[] ap = cells[i].split("/");
+                    Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
+                    Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
+                    if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
+                        abandon(no, text, "unexpected column '" + cells[i] + "' in table header", thread);
+                        return true;
+                    }
+                    if (i % 3 == 0) {
+                        algos.add(alg);
+                    }
+                }
+                if (cells.length == 0 || cells.length % 3 != 0) {
+                    abandon(no, text, "table header has " + cells.length + " columns", thread);
+                    return true;
+                }
+                TableState prev = tableByThread.remove(thread);
+                if (prev != null) {
+                    closeTable(prev, thread, host, pid, tid);
+                }
+                endSkip(thread);
+                TableState t = new TableState(no);
+                tableByThread.put(thread, t);
+                t.algorithms.addAll(algos);
+                t.block = algos;
+                t.blockRows = new String[Collective.COUNT][];
+                t.protocolRowSeen = true;
+                t.rows.add(t.blockRows);
+                return true;
+            }
+            Matcher a = ALGORITHM_ROW.matcher(msg);
+            if (a.matches()) {
+                List<Algorithm> algos = new ArrayList<>();
+                for (String name : a.group(1).split("\\|")) {
+                    if (name.isBlank()) {
+                        continue;
+                    }
+                    Algorithm alg = Algorithm.parse(name.trim());
+                    if (alg == null) {
+                        abandon(no, text, "unknown algorithm '" + name.trim() + "' in table header", thread);
+                        return true;
+                    }
+                    algos.add(alg);
+                }
+                TableState t = tableByThread.get(thread);
+                if (t != null && (algos.isEmpty() || algos.get(0).id() == 0)) {
+                    closeTable(tableByThread.remove(thread), thread, host, pid, tid);
+                    t = null;
+                }
+                if (t == null) {
+                    if (!algos.isEmpty() && algos.get(0).id() == 0) {
+                        endSkip(thread); // a new table
+                    }
+                    t = new TableState(no);
+                    tableByThread.put(thread, t);
+                } else if (!blockDone(t)) {
+                    abandon(no, text, "table block started before the previous one was complete", thread);
+                    return true;
+                }
+                if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
+                    if (t.algorithms.isEmpty() && skipping.containsKey(thread)) {
+                        tableByThread.remove(thread);
+                        skipping.get(thread).skip(no); // a later block of the table abandoned before
+                        return true;
+                    }
+                    abandon(
+                            no,
+                            text,
+                            "table header does not continue the algorithms " + t.algorithms
+                                    + " of the table started at line " + t.firstLine,
+                            thread);
+                    return true;
+                }
+                t.algorithms.addAll(algos);
+                t.block = algos;
+                t.blockRows = new String[Collective.COUNT][];
+                t.blockThreads = null;
+                t.protocolRowSeen = false;
+                t.rows.add(t.blockRows);
+                return true;
+            }
+            TableState t = tableByThread.get(thread);
+            Matcher pr = PROTOCOL_ROW.matcher(msg);
+            if (pr.matches()) {
+                if (outsideTable(t, no, text, "Protocol row", thread)) {
+                    return true;
+                }
+                String[] names = cells(pr.group(1));
+                for (int i = 0; i < names.length; i++) {
+                    if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
+                        abandon(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1), thread);
+                        return true;
+                    }
+                }
+                if (names.length < 3 * t.block.size()) {
+                    abandon(
+                            no,
+                            text,
+                            "Protocol row has " + names.length + " columns for " + t.block.size() + " algorithms",
+                            thread);
+                    return true;
+                }
+                t.protocolRowSeen = true;
+                return true;
+            }
+            Matcher th = THREADS_ROW.matcher(msg);
+            if (th.matches()) {
+                if (outsideTable(t, no, text, "Max NThreads row", thread)) {
+                    return true;
+                }
+                String[] cells = cells(th.group(1));
+                if (cells.length != 3 * t.block.size()) {
+                    abandon(
+                            no,
+                            text,
+                            "Max NThreads row has " + cells.length + " values for " + t.block.size() + " algorithms",
+                            thread);
+                    return true;
+                }
+                int[] v = new int[cells.length];
+                for (int i = 0; i < cells.length; i++) {
+                    if (!cells[i].matches("-?\\d+")) {
+                        abandon(no, text, "Max NThreads value '" + cells[i] + "' is not an integer", thread);
+                        return true;
+                    }
+                    v[i] = Integer.parseInt(cells[i]);
+                }
+                t.blockThreads = v;
+                t.threads.add(v);
+                return true;
+            }
+            Matcher cr = COLL_ROW.matcher(msg);
+            if (cr.matches()
+                    && Collective.parse(cr.group(1)) != null
+                    && cr.group(2).contains("/")) {
+                Collective coll = Collective.parse(cr.group(1));
+                if (outsideTable(t, no, text, "latency/bandwidth row", thread)) {
+                    return true;
+                }
+                String[] cells = cells(cr.group(2));
+                if (cells.length != 3 * t.block.size()) {
+                    abandon(
+                            no,
+                            text,
+                            coll + " row has " + cells.length + " entries for " + t.block.size() + " algorithms",
+                            thread);
+                    return true;
+                }
+                for (String cell : cells) {
+                    Matcher e = ENTRY.matcher(cell);
+                    if (!e.matches()
+                            || !NUMBER.matcher(e.group(1)).matches()
+                            || !NUMBER.matcher(e.group(2)).matches()) {
+                        abandon(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth", thread);
+                        return true;
+                    }
+                }
+                if (t.blockRows[coll.id()] != null) {
+                    abandon(no, text, coll + " row appears twice in one table block", thread);
+                    return true;
+                }
+                t.blockRows[coll.id()] = cells;
+                return true;
+            }
+            return false;
+        }
+
+        static boolean blockDone(TableState t) {
+            if (t.blockRows == null) {
+                return false;
+            }
+            for (String[] r : t.blockRows) {
+                if (r == null) {
+                    return false;
+                }
+            }
             return true;
-          }
         }
-        if (names.length < 3 * t.block.size()) {
-          abandon(no, text, "Protocol row has " + names.length + " columns for "
-              + t.block.size() + " algorithms", thread);
-          return true;
-        }
-        t.protocolRowSeen = true;
-        return true;
-      }
-      Matcher th = THREADS_ROW.matcher(msg);
-      if (th.matches()) {
-        if (outsideTable(t, no, text, "Max NThreads row", thread)) {
-          return true;
-        }
-        String[] cells = cells(th.group(1));
-        if (cells.length != 3 * t.block.size()) {
-          abandon(no, text, "Max NThreads row has " + cells.length + " values for "
-              + t.block.size() + " algorithms", thread);
-          return true;
-        }
-        int[] v = new int[cells.length];
-        for (int i = 0; i < cells.length; i++) {
-          if (!cells[i].matches("-?\\d+")) {
-            abandon(no, text, "Max NThreads value '" + cells[i] + "' is not an integer", thread);
-            return true;
-          }
-          v[i] = Integer.parseInt(cells[i]);
-        }
-        t.blockThreads = v;
-        t.threads.add(v);
-        return true;
-      }
-      Matcher cr = COLL_ROW.matcher(msg);
-      if (cr.matches() && Collective.parse(cr.group(1)) != null && cr.group(2).contains("/")) {
-        Collective coll = Collective.parse(cr.group(1));
-        if (outsideTable(t, no, text, "latency/bandwidth row", thread)) {
-          return true;
-        }
-        String[] cells = cells(cr.group(2));
-        if (cells.length != 3 * t.block.size()) {
-          abandon(no, text, coll + " row has " + cells.length + " entries for "
-              + t.block.size() + " algorithms", thread);
-          return true;
-        }
-        for (String cell : cells) {
-          Matcher e = ENTRY.matcher(cell);
-          if (!e.matches() || !NUMBER.matcher(e.group(1)).matches() || !NUMBER.matcher(e.group(2)).matches()) {
-            abandon(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth", thread);
-            return true;
-          }
-        }
-        if (t.blockRows[coll.id()] != null) {
-          abandon(no, text, coll + " row appears twice in one table block", thread);
-          return true;
-        }
-        t.blockRows[coll.id()] = cells;
-        return true;
-      }
-      return false;
-    }
 
-    static boolean blockDone(TableState t) {
-      if (t.blockRows == null) {
-        return false;
-      }
-      for (String[] r : t.blockRows) {
-        if (r == null) {
-          return false;
+        static String[] cells(String s) {
+            List<String> out = new ArrayList<>();
+            for (String c : s.split("\\|")) {
+                if (!c.isBlank()) {
+                    out.add(c.trim());
+                }
+            }
+            return out.toArray(new String[0]);
         }
-      }
-      return true;
-    }
 
-    static String[] cells(String s) {
-      List<String> out = new ArrayList<>();
-      for (String c : s.split("\\|")) {
-        if (!c.isBlank()) {
-          out.add(c.trim());
+        void closeTable(TableState t, String thread, String host, long pid, long tid) {
+            if (!blockDone(t)) {
+                problems.add(new LogProblem(
+                        t.firstLine, "(table)", "table ends before every collective row of its last block"));
+                return;
+            }
+            CostTable.Builder b = CostTable.builder(t.algorithms.size());
+            int base = 0;
+            for (int blk = 0; blk < t.rows.size(); blk++) {
+                String[][] rows = t.rows.get(blk);
+                int nAlgo = rows[0].length / 3;
+                for (Collective c : Collective.values()) {
+                    for (int k = 0; k < rows[c.id()].length; k++) {
+                        Matcher e = ENTRY.matcher(rows[c.id()][k]);
+                        e.matches();
+                        AlgoProto ap = new AlgoProto(Algorithm.ofId(base + k / 3), Protocol.ofId(k % 3));
+                        b.entry(c, ap, e.group(1), e.group(2));
+                    }
+                }
+                base += nAlgo;
+            }
+            int a0 = 0;
+            for (int[] th : t.threads) {
+                for (int k = 0; k < th.length; k++) {
+                    b.maxThreads(new AlgoProto(Algorithm.ofId(a0 + k / 3), Protocol.ofId(k % 3)), th[k]);
+                }
+                a0 += th.length / 3;
+            }
+            CommState s = commByThread.get(thread);
+            if (s == null || s.table != null) {
+                s = new CommState(host, pid, tid);
+                commByThread.put(thread, s);
+            }
+            s.table = b.build();
+            s.tableLine = t.firstLine;
+            s.tid = tid;
+            withTables.add(s);
+            lastTableByProcess.put(host + ":" + pid, s);
         }
-      }
-      return out.toArray(new String[0]);
-    }
 
-    void closeTable(TableState t, String thread, String host, long pid, long tid) {
-      if (!blockDone(t)) {
-        problems.add(new LogProblem(t.firstLine, "(table)", "table ends before every collective row of its last block"));
-        return;
-      }
-      CostTable.Builder b = CostTable.builder(t.algorithms.size());
-      int base = 0;
-      for (int blk = 0; blk < t.rows.size(); blk++) {
-        String[][] rows = t.rows.get(blk);
-        int nAlgo = rows[0].length / 3;
-        for (Collective c : Collective.values()) {
-          for (int k = 0; k < rows[c.id()].length; k++) {
-            Matcher e = ENTRY.matcher(rows[c.id()][k]);
-            e.matches();
-            AlgoProto ap = new AlgoProto(Algorithm.ofId(base + k / 3), Protocol.ofId(k % 3));
-            b.entry(c, ap, e.group(1), e.group(2));
-          }
+        void selection(int no, String text, String msg, String process) {
+            LoggedSelection sel;
+            try {
+                sel = SelectionLine.parse(msg, no).orElseThrow();
+            } catch (IllegalArgumentException e) {
+                problems.add(new LogProblem(no, text, e.getMessage()));
+                return;
+            }
+            CommState s = lastTableByProcess.get(process);
+            if (s == null) {
+                int[] o = orphanSelections.get(process);
+                if (o == null) {
+                    problems.add(new LogProblem(no, text, "selection line before any table of process " + process));
+                    orphanSelections.put(process, new int[] {0, 0, 0}); // more, first more, last more
+                } else if (o[0]++ == 0) {
+                    o[1] = no;
+                    o[2] = no;
+                } else {
+                    o[2] = no;
+                }
+                return;
+            }
+            s.selections.add(sel);
         }
-        base += nAlgo;
-      }
-      int a0 = 0;
-      for (int[] th : t.threads) {
-        for (int k = 0; k < th.length; k++) {
-          b.maxThreads(new AlgoProto(Algorithm.ofId(a0 + k / 3), Protocol.ofId(k % 3)), th[k]);
-        }
-        a0 += th.length / 3;
-      }
-      CommState s = commByThread.get(thread);
-      if (s == null || s.table != null) {
-        s = new CommState(host, pid, tid);
-        commByThread.put(thread, s);
-      }
-      s.table = b.build();
-      s.tableLine = t.firstLine;
-      s.tid = tid;
-      withTables.add(s);
-      lastTableByProcess.put(host + ":" + pid, s);
-    }
 
-    void selection(int no, String text, String msg, String process) {
-      LoggedSelection sel;
-      try {
-        sel = SelectionLine.parse(msg, no).orElseThrow();
-      } catch (IllegalArgumentException e) {
-        problems.add(new LogProblem(no, text, e.getMessage()));
-        return;
-      }
-      CommState s = lastTableByProcess.get(process);
-      if (s == null) {
-        int[] o = orphanSelections.get(process);
-        if (o == null) {
-          problems.add(new LogProblem(no, text, "selection line before any table of process " + process));
-          orphanSelections.put(process, new int[] {0, 0, 0}); // more, first more, last more
-        } else if (o[0]++ == 0) {
-          o[1] = no;
-          o[2] = no;
-        } else {
-          o[2] = no;
+        static boolean looksLikeModelLine(String msg) {
+            return msg.contains(SelectionLine.MARKER)
+                    || ALGORITHM_ROW.matcher(msg).matches()
+                    || PROTOCOL_ROW.matcher(msg).matches()
+                    || THREADS_ROW.matcher(msg).matches()
+                    || (COLL_ROW.matcher(msg).matches() && msg.contains("/"));
         }
-        return;
-      }
-      s.selections.add(sel);
-    }
 
-    static boolean looksLikeModelLine(String msg) {
-      return msg.contains(SelectionLine.MARKER)
-          || ALGORITHM_ROW.matcher(msg).matches()
-          || PROTOCOL_ROW.matcher(msg).matches()
-          || THREADS_ROW.matcher(msg).matches()
-          || (COLL_ROW.matcher(msg).matches() && msg.contains("/"));
-    }
-
-    void finish() {
-      for (String thread : new ArrayList<>(skipping.keySet())) {
-        endSkip(thread);
-      }
-      for (var e : orphanSelections.entrySet()) {
-        int[] o = e.getValue();
-        if (o[0] > 0) {
-          problems.add(new LogProblem(o[1], SKIPPED, o[0] + " more selection lines of process " + e.getKey()
-              + " before any of its tables skipped (lines " + o[1] + ".." + o[2] + ")"));
+        void finish() {
+            for (String thread : new ArrayList<>(skipping.keySet())) {
+                endSkip(thread);
+            }
+            for (var e : orphanSelections.entrySet()) {
+                int[] o = e.getValue();
+                if (o[0] > 0) {
+                    problems.add(new LogProblem(
+                            o[1],
+                            SKIPPED,
+                            o[0] + " more selection lines of process " + e.getKey()
+                                    + " before any of its tables skipped (lines " + o[1] + ".." + o[2] + ")"));
+                }
+            }
+            problems.sort(java.util.Comparator.comparingInt(LogProblem::line));
+            for (Map.Entry<String, TableState> e : new ArrayList<>(tableByThread.entrySet())) {
+                TableState t = e.getValue();
+                String[] k = e.getKey().split(":");
+                int n = k.length;
+                closeTable(
+                        t,
+                        e.getKey(),
+                        String.join(":", java.util.Arrays.copyOf(k, n - 2)),
+                        Long.parseLong(k[n - 2]),
+                        Long.parseLong(k[n - 1]));
+            }
+            tableByThread.clear();
+            int index = 1;
+            for (CommState s : withTables) {
+                NcclVersion v = versionByProcess.get(s.host + ":" + s.pid);
+                if (v == null && new java.util.HashSet<>(versionByProcess.values()).size() == 1) {
+                    v = lastVersion; // one release in the whole log
+                }
+                done.add(new Communicator(
+                        index++,
+                        s.host,
+                        s.pid,
+                        s.tid,
+                        s.commId,
+                        s.rank,
+                        s.nRanks,
+                        s.nNodes,
+                        s.mnnvl,
+                        s.nChannels,
+                        v,
+                        s.table,
+                        s.tableLine,
+                        s.selections));
+            }
         }
-      }
-      problems.sort(java.util.Comparator.comparingInt(LogProblem::line));
-      for (Map.Entry<String, TableState> e : new ArrayList<>(tableByThread.entrySet())) {
-        TableState t = e.getValue();
-        String[] k = e.getKey().split(":");
-        int n = k.length;
-        closeTable(t, e.getKey(), String.join(":", java.util.Arrays.copyOf(k, n - 2)),
-            Long.parseLong(k[n - 2]), Long.parseLong(k[n - 1]));
-      }
-      tableByThread.clear();
-      int index = 1;
-      for (CommState s : withTables) {
-        NcclVersion v = versionByProcess.get(s.host + ":" + s.pid);
-        if (v == null && new java.util.HashSet<>(versionByProcess.values()).size() == 1) {
-          v = lastVersion; // one release in the whole log
-        }
-        done.add(new Communicator(index++, s.host, s.pid, s.tid, s.commId, s.rank, s.nRanks, s.nNodes,
-            s.mnnvl, s.nChannels, v, s.table, s.tableLine, s.selections));
-      }
     }
-  }
 }

@@ -17,50 +17,50 @@ import java.util.List;
  *     rounding; contains {@code pick}
  */
 public record Prediction(
-    Collective collective,
-    long nBytes,
-    int numPipeOps,
-    List<CandidateTime> candidates,
-    AlgoProto pick,
-    List<AlgoProto> possiblePicks) {
-  public Prediction {
-    candidates = List.copyOf(candidates);
-    possiblePicks = List.copyOf(possiblePicks);
-  }
-
-  /** @return whether more than one entry may be NCCL's pick */
-  public boolean ambiguous() {
-    return possiblePicks.size() > 1;
-  }
-
-  /** @return the prediction for one entry, or null if the table has no such entry */
-  public CandidateTime candidate(AlgoProto ap) {
-    for (CandidateTime c : candidates) {
-      if (c.algoProto().equals(ap)) {
-        return c;
-      }
+        Collective collective,
+        long nBytes,
+        int numPipeOps,
+        List<CandidateTime> candidates,
+        AlgoProto pick,
+        List<AlgoProto> possiblePicks) {
+    public Prediction {
+        candidates = List.copyOf(candidates);
+        possiblePicks = List.copyOf(possiblePicks);
     }
-    return null;
-  }
 
-  /**
-   * The cost table NCCL would hand a tuner for this call, as the model sees it: {@code
-   * candidates().size()} floats (numAlgo x 3), algorithm-major, each entry's nominal time in
-   * microseconds and -1 (NCCL_ALGO_PROTO_IGNORE) where the entry is not offered.
-   *
-   * @return a fresh array
-   */
-  public float[] costTable() {
-    float[] t = new float[candidates.size()];
-    for (int i = 0; i < t.length; i++) {
-      CandidateTime c = candidates.get(i);
-      t[i] = c.offered() ? (float) c.time() : -1f;
+    /** @return whether more than one entry may be NCCL's pick */
+    public boolean ambiguous() {
+        return possiblePicks.size() > 1;
     }
-    return t;
-  }
 
-  /** @return the pick's predicted time in microseconds, or -1 when there is no pick */
-  public double pickTime() {
-    return pick == null ? -1 : candidate(pick).time();
-  }
+    /** @return the prediction for one entry, or null if the table has no such entry */
+    public CandidateTime candidate(AlgoProto ap) {
+        for (CandidateTime c : candidates) {
+            if (c.algoProto().equals(ap)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The cost table NCCL would hand a tuner for this call, as the model sees it: {@code
+     * candidates().size()} floats (numAlgo x 3), algorithm-major, each entry's nominal time in
+     * microseconds and -1 (NCCL_ALGO_PROTO_IGNORE) where the entry is not offered.
+     *
+     * @return a fresh array
+     */
+    public float[] costTable() {
+        float[] t = new float[candidates.size()];
+        for (int i = 0; i < t.length; i++) {
+            CandidateTime c = candidates.get(i);
+            t[i] = c.offered() ? (float) c.time() : -1f;
+        }
+        return t;
+    }
+
+    /** @return the pick's predicted time in microseconds, or -1 when there is no pick */
+    public double pickTime() {
+        return pick == null ? -1 : candidate(pick).time();
+    }
 }

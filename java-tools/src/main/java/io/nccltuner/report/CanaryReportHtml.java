@@ -21,206 +21,278 @@ import java.util.Map;
  * and the "executed as decided" table. No scripts.
  */
 public final class CanaryReportHtml {
-  /** NCCL's arm's colour. */
-  static final String NCCL_COLOR = "#c62828";
-  /** The policy's arm's colour. */
-  static final String POLICY_COLOR = "#1565c0";
+    /** NCCL's arm's colour. */
+    static final String NCCL_COLOR = "#c62828";
+    /** The policy's arm's colour. */
+    static final String POLICY_COLOR = "#1565c0";
 
-  private CanaryReportHtml() {}
+    private CanaryReportHtml() {}
 
-  private static String f(String fmt, Object... args) {
-    return String.format(Locale.ROOT, fmt, args);
-  }
-
-  /**
-   * The canary section.
-   *
-   * @param c the canary report
-   * @return HTML for inside the page's body; empty when no measured line was read
-   */
-  public static String section(CanaryReport c) {
-    if (c.isEmpty()) {
-      return "";
+    private static String f(String fmt, Object... args) {
+        return String.format(Locale.ROOT, fmt, args);
     }
-    StringBuilder h = new StringBuilder();
-    h.append("<h2>Canary: NCCL's arm against the policy's arm</h2>\n<ul>\n");
-    h.append(f("<li>Measured lines of %d ranks. gain = 1 - mean policy / mean NCCL (device time); 95%% interval over "
-        + "calls (delta method) or over ranks (t), the wider; a verdict needs %d timed collectives per arm.</li>%n",
-        c.ranks(), c.minCalls()));
-    h.append(c.tableProblems().isEmpty() ? "<li class=\"ok\">Every rank of each shape measured the same table.</li>\n"
-        : "<li class=\"bad\">Measured tables differ: " + esc(String.join("; ", c.tableProblems())) + "</li>\n");
-    h.append(c.decisionProblems().isEmpty() ? "<li class=\"ok\">Every rank's policy arm decided the same.</li>\n"
-        : "<li class=\"bad\">Measured decisions differ (hang risk): " + esc(String.join("; ", c.decisionProblems()))
-            + "</li>\n");
-    h.append("</ul>\n");
-    Map<String, List<CanaryReport.Row>> groups = new LinkedHashMap<>();
-    for (CanaryReport.Row r : c.rows()) {
-      groups.computeIfAbsent(r.collective() + ", nRanks " + r.nRanks() + ", nNodes " + r.nNodes(),
-          x -> new ArrayList<>()).add(r);
-    }
-    groups.forEach((title, rows) -> {
-      h.append("<h2>").append(esc(title)).append(": device time by size, both arms</h2>\n");
-      h.append(chart(rows));
-    });
-    h.append("<h2>Canary verdicts</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
-        .append("<th class=\"l\">size</th><th class=\"l\">verdict</th><th>gain [95% CI]</th>")
-        .append("<th>NCCL timed / calls</th><th>NCCL p50 / p95 us</th><th>NCCL mean us</th><th>NCCL busbw GB/s</th>")
-        .append("<th>policy timed / calls</th><th>policy p50 / p95 us</th><th>policy mean us</th>")
-        .append("<th>policy busbw GB/s</th><th class=\"l\">policy decided</th></tr>\n");
-    for (CanaryReport.Row r : c.rows()) {
-      String cls = switch (r.verdict()) {
-        case PROMOTE -> "l ok";
-        case KEEP_NCCL -> "l bad";
-        default -> "l noise";
-      };
-      h.append("<tr><td class=\"l\">").append(io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()))
-          .append("</td><td class=\"l\">")
-          .append(r.collective()).append("</td><td class=\"l\">").append(esc(r.range())).append("</td><td class=\"")
-          .append(cls).append("\">").append(esc(r.verdict().label())).append("</td><td>")
-          .append(esc(CanaryReport.interval(r.gain()))).append("</td>").append(arm(r, r.nccl())).append(arm(r, r.policy()))
-          .append("<td class=\"l\">").append(esc(r.policy().decided())).append("</td></tr>\n");
-    }
-    h.append("</table>\n<p class=\"legend\">busbw at the bucket's first size and the arm's mean time: nBytes / time x "
-        + "2(n-1)/n (AllReduce), (n-1)/n (AllGather, ReduceScatter), 1 (Broadcast, Reduce).</p>\n");
-    h.append("<h2>Executed as decided</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
-        .append("<th class=\"l\">size</th><th class=\"l\">arm</th><th>collectives</th><th>as decided</th>")
-        .append("<th>not as decided</th><th>no decision</th><th class=\"l\">why not</th></tr>\n");
-    for (CanaryReport.Execution x : c.executed()) {
-      h.append("<tr><td class=\"l\">").append(io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
-          .append("</td><td class=\"l\">")
-          .append(x.collective()).append("</td><td class=\"l\">").append(esc(CanaryReport.range(x.fromBytes(),
-              x.toBytes()))).append("</td><td class=\"l\">").append(x.arm().spelling()).append("</td><td>")
-          .append(x.collectives()).append("</td><td>").append(x.asDecided()).append("</td><td>")
-          .append(x.notAsDecided()).append("</td><td>").append(x.noDecision()).append("</td><td class=\"l\">")
-          .append(esc(x.reasonText())).append("</td></tr>\n");
-    }
-    h.append("</table>\n");
-    return h.toString();
-  }
 
-  private static String arm(CanaryReport.Row r, CanaryReport.ArmStats a) {
-    return "<td>" + a.timed() + " / " + a.count() + "</td><td>"
-        + (Double.isNaN(a.p50Us()) ? "-" : f("%.1f / %.1f", a.p50Us(), a.p95Us())) + "</td>" + td(a.meanUs(), "%.1f")
-        + td(r.busbw(a.meanUs()), "%.3f");
-  }
-
-  private static String td(double v, String fmt) {
-    return "<td>" + (Double.isNaN(v) || Double.isInfinite(v) ? "-" : f(fmt, v)) + "</td>";
-  }
-
-  /** Both arms' p5/p50/p95 per size of one shape and collective; log size axis, log time axis. */
-  static String chart(List<CanaryReport.Row> rows) {
-    int w = 1000;
-    int ht = 340;
-    int left = 70;
-    int right = 20;
-    int top = 46;
-    int bottom = 50;
-    int pw = w - left - right;
-    int ph = ht - top - bottom;
-    double lo = Double.POSITIVE_INFINITY;
-    double hi = Double.NEGATIVE_INFINITY;
-    for (CanaryReport.Row r : rows) {
-      for (CanaryReport.ArmStats a : List.of(r.nccl(), r.policy())) {
-        if (!Double.isNaN(a.p50Us())) {
-          lo = Math.min(lo, a.p5Us());
-          hi = Math.max(hi, a.p95Us());
+    /**
+     * The canary section.
+     *
+     * @param c the canary report
+     * @return HTML for inside the page's body; empty when no measured line was read
+     */
+    public static String section(CanaryReport c) {
+        if (c.isEmpty()) {
+            return "";
         }
-      }
-    }
-    if (lo == Double.POSITIVE_INFINITY) {
-      return "<p class=\"noise\">no timed collectives</p>\n";
-    }
-    double y0 = Math.floor(Math.log10(lo) * 4) / 4 - 0.05;
-    double y1 = Math.ceil(Math.log10(hi) * 4) / 4 + 0.05;
-    if (y1 - y0 < 0.5) {
-      double mid = (y0 + y1) / 2;
-      y0 = mid - 0.25;
-      y1 = mid + 0.25;
-    }
-    double x0 = Math.log(Math.max(1, rows.get(0).fromBytes())) / Math.log(2) - 0.5;
-    double x1 = Math.log(Math.max(1, rows.get(rows.size() - 1).fromBytes())) / Math.log(2) + 0.5;
-    final double fy0 = y0;
-    final double fy1 = y1;
-    java.util.function.DoubleUnaryOperator ypos = v -> top + ph - (Math.log10(v) - fy0) / (fy1 - fy0) * ph;
-    java.util.function.LongToDoubleFunction xpos = b -> left + (Math.log(Math.max(1, b)) / Math.log(2) - x0) / (x1 - x0) * pw;
-    StringBuilder s = new StringBuilder();
-    Collective c = rows.get(0).collective();
-    s.append(f("<svg class=\"chart canary\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-        + "aria-label=\"%s device time by size, NCCL's arm and the policy's arm\">%n", w, ht, c));
-    double slot = pw / Math.max(1.0, (x1 - x0) * 4); // one quarter octave (a grid bucket)
-    for (CanaryReport.Row r : rows) { // promoted sizes: a band behind
-      if (r.verdict() == CanaryReport.Verdict.PROMOTE) {
-        double cx = xpos.applyAsDouble(r.fromBytes());
-        s.append(f("<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e8f5e9\"><title>%s: promote, gain %s"
-            + "</title></rect>%n", cx - Math.max(12, slot / 2), top, 2 * Math.max(12, slot / 2), ph, esc(r.range()),
-            esc(CanaryReport.interval(r.gain()))));
-      }
-    }
-    // y grid: 1, 2, 5 x 10^k
-    for (int k = (int) Math.floor(y0); k <= (int) Math.ceil(y1); k++) {
-      for (int m : new int[] {1, 2, 5}) {
-        double v = m * Math.pow(10, k);
-        double lv = Math.log10(v);
-        if (lv < y0 || lv > y1) {
-          continue;
+        StringBuilder h = new StringBuilder();
+        h.append("<h2>Canary: NCCL's arm against the policy's arm</h2>\n<ul>\n");
+        h.append(f(
+                "<li>Measured lines of %d ranks. gain = 1 - mean policy / mean NCCL (device time); 95%% interval over "
+                        + "calls (delta method) or over ranks (t), the wider; a verdict needs %d timed collectives per arm.</li>%n",
+                c.ranks(), c.minCalls()));
+        h.append(
+                c.tableProblems().isEmpty()
+                        ? "<li class=\"ok\">Every rank of each shape measured the same table.</li>\n"
+                        : "<li class=\"bad\">Measured tables differ: " + esc(String.join("; ", c.tableProblems()))
+                                + "</li>\n");
+        h.append(
+                c.decisionProblems().isEmpty()
+                        ? "<li class=\"ok\">Every rank's policy arm decided the same.</li>\n"
+                        : "<li class=\"bad\">Measured decisions differ (hang risk): "
+                                + esc(String.join("; ", c.decisionProblems())) + "</li>\n");
+        h.append("</ul>\n");
+        Map<String, List<CanaryReport.Row>> groups = new LinkedHashMap<>();
+        for (CanaryReport.Row r : c.rows()) {
+            groups.computeIfAbsent(
+                            r.collective() + ", nRanks " + r.nRanks() + ", nNodes " + r.nNodes(),
+                            x -> new ArrayList<>())
+                    .add(r);
         }
-        double y = ypos.applyAsDouble(v);
-        s.append(f("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n", left, y, w - right, y));
-        s.append(f("<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>%n", left - 4, y + 4,
-            v >= 1 ? f("%.0f", v) : f("%.2g", v)));
-      }
+        groups.forEach((title, rows) -> {
+            h.append("<h2>").append(esc(title)).append(": device time by size, both arms</h2>\n");
+            h.append(chart(rows));
+        });
+        h.append("<h2>Canary verdicts</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
+                .append("<th class=\"l\">size</th><th class=\"l\">verdict</th><th>gain [95% CI]</th>")
+                .append(
+                        "<th>NCCL timed / calls</th><th>NCCL p50 / p95 us</th><th>NCCL mean us</th><th>NCCL busbw GB/s</th>")
+                .append("<th>policy timed / calls</th><th>policy p50 / p95 us</th><th>policy mean us</th>")
+                .append("<th>policy busbw GB/s</th><th class=\"l\">policy decided</th></tr>\n");
+        for (CanaryReport.Row r : c.rows()) {
+            String cls = switch (r.verdict()) {
+                case PROMOTE -> "l ok";
+                case KEEP_NCCL -> "l bad";
+                default -> "l noise";
+            };
+            h.append("<tr><td class=\"l\">")
+                    .append(io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()))
+                    .append("</td><td class=\"l\">")
+                    .append(r.collective())
+                    .append("</td><td class=\"l\">")
+                    .append(esc(r.range()))
+                    .append("</td><td class=\"")
+                    .append(cls)
+                    .append("\">")
+                    .append(esc(r.verdict().label()))
+                    .append("</td><td>")
+                    .append(esc(CanaryReport.interval(r.gain())))
+                    .append("</td>")
+                    .append(arm(r, r.nccl()))
+                    .append(arm(r, r.policy()))
+                    .append("<td class=\"l\">")
+                    .append(esc(r.policy().decided()))
+                    .append("</td></tr>\n");
+        }
+        h.append(
+                "</table>\n<p class=\"legend\">busbw at the bucket's first size and the arm's mean time: nBytes / time x "
+                        + "2(n-1)/n (AllReduce), (n-1)/n (AllGather, ReduceScatter), 1 (Broadcast, Reduce).</p>\n");
+        h.append("<h2>Executed as decided</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
+                .append("<th class=\"l\">size</th><th class=\"l\">arm</th><th>collectives</th><th>as decided</th>")
+                .append("<th>not as decided</th><th>no decision</th><th class=\"l\">why not</th></tr>\n");
+        for (CanaryReport.Execution x : c.executed()) {
+            h.append("<tr><td class=\"l\">")
+                    .append(io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
+                    .append("</td><td class=\"l\">")
+                    .append(x.collective())
+                    .append("</td><td class=\"l\">")
+                    .append(esc(CanaryReport.range(x.fromBytes(), x.toBytes())))
+                    .append("</td><td class=\"l\">")
+                    .append(x.arm().spelling())
+                    .append("</td><td>")
+                    .append(x.collectives())
+                    .append("</td><td>")
+                    .append(x.asDecided())
+                    .append("</td><td>")
+                    .append(x.notAsDecided())
+                    .append("</td><td>")
+                    .append(x.noDecision())
+                    .append("</td><td class=\"l\">")
+                    .append(esc(x.reasonText()))
+                    .append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+        return h.toString();
     }
-    double lastLabel = Double.NEGATIVE_INFINITY;
-    for (CanaryReport.Row r : rows) { // a size label where it does not run into the previous one
-      double cx = xpos.applyAsDouble(r.fromBytes());
-      if (cx - lastLabel >= 56) {
-        s.append(f("<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n", cx,
-            ht - bottom + 16, esc(ByteSize.format(r.fromBytes()))));
-        lastLabel = cx;
-      }
-    }
-    s.append(f("<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">message size (nBytes, log scale)"
-        + "</text>%n", left + pw / 2, ht - 8));
-    s.append(f("<text x=\"16\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
-        + "device time (us, log scale)</text>%n", top + ph / 2, top + ph / 2));
-    // legend: one entry per series
-    s.append(f("<g class=\"legend\"><rect x=\"%d\" y=\"12\" width=\"9\" height=\"9\" fill=\"%s\"/>"
-        + "<text x=\"%d\" y=\"20\" font-size=\"12\">NCCL's arm (NCCL's pick): p50, bar p5..p95</text>", left, NCCL_COLOR,
-        left + 14));
-    s.append(f("<circle cx=\"%d\" cy=\"16.5\" r=\"4.5\" fill=\"%s\"/><text x=\"%d\" y=\"20\" font-size=\"12\">"
-        + "policy's arm (the policy's candidate): p50, bar p5..p95</text>", left + 340, POLICY_COLOR, left + 350));
-    s.append(f("<rect x=\"%d\" y=\"12\" width=\"14\" height=\"9\" fill=\"#e8f5e9\" stroke=\"#a5d6a7\"/>"
-        + "<text x=\"%d\" y=\"20\" font-size=\"12\">promote</text></g>%n", left + 720, left + 738));
-    double dx = Math.min(7, slot / 4);
-    for (CanaryReport.Row r : rows) {
-      double cx = xpos.applyAsDouble(r.fromBytes());
-      s.append(marker(r, r.nccl(), "NCCL", cx - dx, ypos, NCCL_COLOR, false));
-      s.append(marker(r, r.policy(), "policy", cx + dx, ypos, POLICY_COLOR, true));
-    }
-    s.append("</svg>\n");
-    return s.toString();
-  }
 
-  private static String marker(CanaryReport.Row r, CanaryReport.ArmStats a, String name, double cx,
-      java.util.function.DoubleUnaryOperator ypos, String color, boolean circle) {
-    if (Double.isNaN(a.p50Us())) {
-      return "";
+    private static String arm(CanaryReport.Row r, CanaryReport.ArmStats a) {
+        return "<td>" + a.timed() + " / " + a.count() + "</td><td>"
+                + (Double.isNaN(a.p50Us()) ? "-" : f("%.1f / %.1f", a.p50Us(), a.p95Us())) + "</td>"
+                + td(a.meanUs(), "%.1f")
+                + td(r.busbw(a.meanUs()), "%.3f");
     }
-    double yp5 = ypos.applyAsDouble(a.p5Us());
-    double yp50 = ypos.applyAsDouble(a.p50Us());
-    double yp95 = ypos.applyAsDouble(a.p95Us());
-    String title = f("%s %s arm: p50 %.1f us, p5..p95 %.1f..%.1f us, %d timed", esc(r.range()), name, a.p50Us(),
-        a.p5Us(), a.p95Us(), a.timed());
-    StringBuilder s = new StringBuilder(f("<g class=\"arm %s\"><title>%s</title>", name.toLowerCase(Locale.ROOT), title));
-    s.append(f("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", cx, yp5, cx,
-        yp95, color));
-    s.append(f("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", cx - 3, yp5,
-        cx + 3, yp5, color));
-    s.append(f("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", cx - 3, yp95,
-        cx + 3, yp95, color));
-    s.append(circle ? f("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>", cx, yp50, color)
-        : f("<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\" fill=\"%s\"/>", cx - 4.5, yp50 - 4.5, color));
-    return s.append("</g>\n").toString();
-  }
+
+    private static String td(double v, String fmt) {
+        return "<td>" + (Double.isNaN(v) || Double.isInfinite(v) ? "-" : f(fmt, v)) + "</td>";
+    }
+
+    /** Both arms' p5/p50/p95 per size of one shape and collective; log size axis, log time axis. */
+    static String chart(List<CanaryReport.Row> rows) {
+        int w = 1000;
+        int ht = 340;
+        int left = 70;
+        int right = 20;
+        int top = 46;
+        int bottom = 50;
+        int pw = w - left - right;
+        int ph = ht - top - bottom;
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (CanaryReport.Row r : rows) {
+            for (CanaryReport.ArmStats a : List.of(r.nccl(), r.policy())) {
+                if (!Double.isNaN(a.p50Us())) {
+                    lo = Math.min(lo, a.p5Us());
+                    hi = Math.max(hi, a.p95Us());
+                }
+            }
+        }
+        if (lo == Double.POSITIVE_INFINITY) {
+            return "<p class=\"noise\">no timed collectives</p>\n";
+        }
+        double y0 = Math.floor(Math.log10(lo) * 4) / 4 - 0.05;
+        double y1 = Math.ceil(Math.log10(hi) * 4) / 4 + 0.05;
+        if (y1 - y0 < 0.5) {
+            double mid = (y0 + y1) / 2;
+            y0 = mid - 0.25;
+            y1 = mid + 0.25;
+        }
+        double x0 = Math.log(Math.max(1, rows.get(0).fromBytes())) / Math.log(2) - 0.5;
+        double x1 = Math.log(Math.max(1, rows.get(rows.size() - 1).fromBytes())) / Math.log(2) + 0.5;
+        final double fy0 = y0;
+        final double fy1 = y1;
+        java.util.function.DoubleUnaryOperator ypos = v -> top + ph - (Math.log10(v) - fy0) / (fy1 - fy0) * ph;
+        java.util.function.LongToDoubleFunction xpos =
+                b -> left + (Math.log(Math.max(1, b)) / Math.log(2) - x0) / (x1 - x0) * pw;
+        StringBuilder s = new StringBuilder();
+        Collective c = rows.get(0).collective();
+        s.append(f(
+                "<svg class=\"chart canary\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+                        + "aria-label=\"%s device time by size, NCCL's arm and the policy's arm\">%n",
+                w, ht, c));
+        double slot = pw / Math.max(1.0, (x1 - x0) * 4); // one quarter octave (a grid bucket)
+        for (CanaryReport.Row r : rows) { // promoted sizes: a band behind
+            if (r.verdict() == CanaryReport.Verdict.PROMOTE) {
+                double cx = xpos.applyAsDouble(r.fromBytes());
+                s.append(f(
+                        "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e8f5e9\"><title>%s: promote, gain %s"
+                                + "</title></rect>%n",
+                        cx - Math.max(12, slot / 2),
+                        top,
+                        2 * Math.max(12, slot / 2),
+                        ph,
+                        esc(r.range()),
+                        esc(CanaryReport.interval(r.gain()))));
+            }
+        }
+        // y grid: 1, 2, 5 x 10^k
+        for (int k = (int) Math.floor(y0); k <= (int) Math.ceil(y1); k++) {
+            for (int m : new int[] {1, 2, 5}) {
+                double v = m * Math.pow(10, k);
+                double lv = Math.log10(v);
+                if (lv < y0 || lv > y1) {
+                    continue;
+                }
+                double y = ypos.applyAsDouble(v);
+                s.append(f(
+                        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n",
+                        left, y, w - right, y));
+                s.append(f(
+                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>%n",
+                        left - 4, y + 4, v >= 1 ? f("%.0f", v) : f("%.2g", v)));
+            }
+        }
+        double lastLabel = Double.NEGATIVE_INFINITY;
+        for (CanaryReport.Row r : rows) { // a size label where it does not run into the previous one
+            double cx = xpos.applyAsDouble(r.fromBytes());
+            if (cx - lastLabel >= 56) {
+                s.append(f(
+                        "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
+                        cx, ht - bottom + 16, esc(ByteSize.format(r.fromBytes()))));
+                lastLabel = cx;
+            }
+        }
+        s.append(f(
+                "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">message size (nBytes, log scale)"
+                        + "</text>%n",
+                left + pw / 2, ht - 8));
+        s.append(f(
+                "<text x=\"16\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
+                        + "device time (us, log scale)</text>%n",
+                top + ph / 2, top + ph / 2));
+        // legend: one entry per series
+        s.append(f(
+                "<g class=\"legend\"><rect x=\"%d\" y=\"12\" width=\"9\" height=\"9\" fill=\"%s\"/>"
+                        + "<text x=\"%d\" y=\"20\" font-size=\"12\">NCCL's arm (NCCL's pick): p50, bar p5..p95</text>",
+                left, NCCL_COLOR, left + 14));
+        s.append(f(
+                "<circle cx=\"%d\" cy=\"16.5\" r=\"4.5\" fill=\"%s\"/><text x=\"%d\" y=\"20\" font-size=\"12\">"
+                        + "policy's arm (the policy's candidate): p50, bar p5..p95</text>",
+                left + 340, POLICY_COLOR, left + 350));
+        s.append(f(
+                "<rect x=\"%d\" y=\"12\" width=\"14\" height=\"9\" fill=\"#e8f5e9\" stroke=\"#a5d6a7\"/>"
+                        + "<text x=\"%d\" y=\"20\" font-size=\"12\">promote</text></g>%n",
+                left + 720, left + 738));
+        double dx = Math.min(7, slot / 4);
+        for (CanaryReport.Row r : rows) {
+            double cx = xpos.applyAsDouble(r.fromBytes());
+            s.append(marker(r, r.nccl(), "NCCL", cx - dx, ypos, NCCL_COLOR, false));
+            s.append(marker(r, r.policy(), "policy", cx + dx, ypos, POLICY_COLOR, true));
+        }
+        s.append("</svg>\n");
+        return s.toString();
+    }
+
+    private static String marker(
+            CanaryReport.Row r,
+            CanaryReport.ArmStats a,
+            String name,
+            double cx,
+            java.util.function.DoubleUnaryOperator ypos,
+            String color,
+            boolean circle) {
+        if (Double.isNaN(a.p50Us())) {
+            return "";
+        }
+        double yp5 = ypos.applyAsDouble(a.p5Us());
+        double yp50 = ypos.applyAsDouble(a.p50Us());
+        double yp95 = ypos.applyAsDouble(a.p95Us());
+        String title = f(
+                "%s %s arm: p50 %.1f us, p5..p95 %.1f..%.1f us, %d timed",
+                esc(r.range()), name, a.p50Us(), a.p5Us(), a.p95Us(), a.timed());
+        StringBuilder s =
+                new StringBuilder(f("<g class=\"arm %s\"><title>%s</title>", name.toLowerCase(Locale.ROOT), title));
+        s.append(f(
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+                cx, yp5, cx, yp95, color));
+        s.append(f(
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+                cx - 3, yp5, cx + 3, yp5, color));
+        s.append(f(
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+                cx - 3, yp95, cx + 3, yp95, color));
+        s.append(
+                circle
+                        ? f("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>", cx, yp50, color)
+                        : f(
+                                "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\" fill=\"%s\"/>",
+                                cx - 4.5, yp50 - 4.5, color));
+        return s.append("</g>\n").toString();
+    }
 }

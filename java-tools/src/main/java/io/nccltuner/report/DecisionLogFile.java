@@ -1,10 +1,10 @@
 package io.nccltuner.report;
 
-import io.nccltuner.engine.LogField;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nccltuner.policy.InputException;
+import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.SizeGrid;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -35,184 +35,235 @@ import java.util.Map;
  * @param aggregates rule hits by communicator, collective, bucket and picks
  */
 public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms, List<Aggregate> aggregates) {
-  /**
-   * A communicator's comm line.
-   *
-   * @param comm the engine's handle (unique within one process)
-   * @param policy policy name
-   * @param profile profile name
-   * @param sha256 compiled table digest
-   * @param mode enforce, shadow or off
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param calls getCollInfo calls
-   * @param ruleHits calls a rule covered
-   * @param applied decisions written to NCCL's table
-   * @param unaggregated rule hits not broken down (the aggregate table was full)
-   * @param at "destroy" or "exit"
-   * @param commScope "job" when {@code comm} is NCCL's commId (tuner v5+, the same on every rank of
-   *     the communicator), "process" when it is the engine's handle (tuner v3/v4), null when the
-   *     line does not say (an older plugin)
-   */
-  public record Comm(long comm, String policy, String profile, String sha256, String mode, long nRanks, long nNodes,
-      long calls, long ruleHits, long applied, long unaggregated, String at, String commScope) {
-    /** @return whether {@link #comm} names the communicator across ranks (NCCL's commId) */
-    public boolean jobWide() {
-      return "job".equals(commScope);
-    }
-  }
-
-  /**
-   * Rule hits of one combination.
-   *
-   * @param comm the communicator handle
-   * @param collective the collective
-   * @param fromBytes the bucket's first size
-   * @param toBytes its end (exclusive), -1 for none
-   * @param ncclPick NCCL's pick ("RING/LL"), or "none"
-   * @param policyPick the policy's pick ("TREE/SIMPLE")
-   * @param channels channels the policy sets (0 = NCCL decides)
-   * @param count rule hits
-   */
-  public record Aggregate(long comm, Collective collective, long fromBytes, long toBytes, String ncclPick,
-      String policyPick, int channels, long count) {}
-
-  private static final ObjectMapper JSON = new ObjectMapper();
-
-  /** Receives the lines this class does not keep, as they are read. */
-  @FunctionalInterface
-  public interface LineSink {
     /**
-     * One line.
+     * A communicator's comm line.
      *
-     * @param type its {@code type} ("measured", "profiled", or a later type)
-     * @param line the parsed object
-     * @param where "file:line", for messages
-     * @throws InputException when the line is malformed for its type
+     * @param comm the engine's handle (unique within one process)
+     * @param policy policy name
+     * @param profile profile name
+     * @param sha256 compiled table digest
+     * @param mode enforce, shadow or off
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param calls getCollInfo calls
+     * @param ruleHits calls a rule covered
+     * @param applied decisions written to NCCL's table
+     * @param unaggregated rule hits not broken down (the aggregate table was full)
+     * @param at "destroy" or "exit"
+     * @param commScope "job" when {@code comm} is NCCL's commId (tuner v5+, the same on every rank of
+     *     the communicator), "process" when it is the engine's handle (tuner v3/v4), null when the
+     *     line does not say (an older plugin)
      */
-    void line(String type, JsonNode line, String where) throws InputException;
-  }
-
-  /** @return "host:pid" (or the file name when the log has no comm lines) */
-  public String rank() {
-    return pid == 0 ? file.getFileName().toString() : host + ":" + pid;
-  }
-
-  /**
-   * Reads one decision log.
-   *
-   * @param file the JSON-lines file
-   * @return what it says
-   * @throws IOException if it cannot be read
-   * @throws InputException for a line that is not a JSON object, or an unknown collective
-   */
-  public static DecisionLogFile read(Path file) throws IOException, InputException {
-    return read(file, null);
-  }
-
-  /**
-   * Reads one decision log, handing the lines of other types to a sink.
-   *
-   * @param file the JSON-lines file
-   * @param sink receives every line whose type is neither comm nor aggregate nor a per-call record
-   *     (null: they are ignored)
-   * @return what it says
-   * @throws IOException if it cannot be read
-   * @throws InputException for a line that is not a JSON object, an unknown collective, or what the
-   *     sink refuses
-   */
-  public static DecisionLogFile read(Path file, LineSink sink) throws IOException, InputException {
-    ObjectMapper m = JSON;
-    List<Comm> comms = new ArrayList<>();
-    List<Aggregate> aggs = new ArrayList<>();
-    Map<List<Object>, long[]> perCall = new LinkedHashMap<>();
-    String host = "?";
-    long pid = 0;
-    try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      String line;
-      int n = 0;
-      while ((line = r.readLine()) != null) {
-        n++;
-        if (line.isBlank()) {
-          continue;
+    public record Comm(
+            long comm,
+            String policy,
+            String profile,
+            String sha256,
+            String mode,
+            long nRanks,
+            long nNodes,
+            long calls,
+            long ruleHits,
+            long applied,
+            long unaggregated,
+            String at,
+            String commScope) {
+        /** @return whether {@link #comm} names the communicator across ranks (NCCL's commId) */
+        public boolean jobWide() {
+            return "job".equals(commScope);
         }
-        JsonNode j;
-        try {
-          j = m.readTree(line);
-        } catch (IOException e) {
-          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
-        }
-        if (j == null || !j.isObject()) {
-          throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
-        }
-        String type = j.path(LogField.TYPE).asText("");
-        switch (type) {
-          case LogField.TYPE_COMM -> {
-            host = j.path(LogField.HOST).asText(host);
-            pid = j.path(LogField.PID).asLong(pid);
-            comms.add(new Comm(j.path(LogField.COMM).asLong(), j.path(LogField.POLICY).asText(null), j.path(LogField.PROFILE).asText(null),
-                j.path(LogField.SHA256).asText(null), j.path(LogField.MODE).asText(null), j.path(LogField.N_RANKS).asLong(),
-                j.path(LogField.N_NODES).asLong(), j.path(LogField.CALLS).asLong(), j.path(LogField.RULE_HITS).asLong(),
-                j.path(LogField.APPLIED).asLong(), j.path(LogField.UNAGGREGATED).asLong(), j.path(LogField.AT).asText(null),
-                j.path(LogField.COMM_SCOPE).asText(null)));
-          }
-          case LogField.TYPE_AGGREGATE -> aggs.add(new Aggregate(j.path(LogField.COMM).asLong(), collective(j, file, n),
-              Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")), j.path(LogField.TO_BYTES).asLong(-1),
-              j.path(LogField.NCCL_PICK).isNull() ? "none" : j.path(LogField.NCCL_PICK).asText("none"),
-              j.path(LogField.POLICY_PICK).asText(), j.path(LogField.CHANNELS).asInt(), j.path(LogField.COUNT).asLong()));
-          case "" -> {
-            if (!j.has(LogField.POLICY_PICK)) {
-              continue; // some other JSON line (a workload log); not a decision
+    }
+
+    /**
+     * Rule hits of one combination.
+     *
+     * @param comm the communicator handle
+     * @param collective the collective
+     * @param fromBytes the bucket's first size
+     * @param toBytes its end (exclusive), -1 for none
+     * @param ncclPick NCCL's pick ("RING/LL"), or "none"
+     * @param policyPick the policy's pick ("TREE/SIMPLE")
+     * @param channels channels the policy sets (0 = NCCL decides)
+     * @param count rule hits
+     */
+    public record Aggregate(
+            long comm,
+            Collective collective,
+            long fromBytes,
+            long toBytes,
+            String ncclPick,
+            String policyPick,
+            int channels,
+            long count) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Receives the lines this class does not keep, as they are read. */
+    @FunctionalInterface
+    public interface LineSink {
+        /**
+         * One line.
+         *
+         * @param type its {@code type} ("measured", "profiled", or a later type)
+         * @param line the parsed object
+         * @param where "file:line", for messages
+         * @throws InputException when the line is malformed for its type
+         */
+        void line(String type, JsonNode line, String where) throws InputException;
+    }
+
+    /** @return "host:pid" (or the file name when the log has no comm lines) */
+    public String rank() {
+        return pid == 0 ? file.getFileName().toString() : host + ":" + pid;
+    }
+
+    /**
+     * Reads one decision log.
+     *
+     * @param file the JSON-lines file
+     * @return what it says
+     * @throws IOException if it cannot be read
+     * @throws InputException for a line that is not a JSON object, or an unknown collective
+     */
+    public static DecisionLogFile read(Path file) throws IOException, InputException {
+        return read(file, null);
+    }
+
+    /**
+     * Reads one decision log, handing the lines of other types to a sink.
+     *
+     * @param file the JSON-lines file
+     * @param sink receives every line whose type is neither comm nor aggregate nor a per-call record
+     *     (null: they are ignored)
+     * @return what it says
+     * @throws IOException if it cannot be read
+     * @throws InputException for a line that is not a JSON object, an unknown collective, or what the
+     *     sink refuses
+     */
+    public static DecisionLogFile read(Path file, LineSink sink) throws IOException, InputException {
+        ObjectMapper m = JSON;
+        List<Comm> comms = new ArrayList<>();
+        List<Aggregate> aggs = new ArrayList<>();
+        Map<List<Object>, long[]> perCall = new LinkedHashMap<>();
+        String host = "?";
+        long pid = 0;
+        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            int n = 0;
+            while ((line = r.readLine()) != null) {
+                n++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode j;
+                try {
+                    j = m.readTree(line);
+                } catch (IOException e) {
+                    throw new InputException(
+                            InputException.at(file, n), "not a JSON object (a decision log has one per line)");
+                }
+                if (j == null || !j.isObject()) {
+                    throw new InputException(
+                            InputException.at(file, n), "not a JSON object (a decision log has one per line)");
+                }
+                String type = j.path(LogField.TYPE).asText("");
+                switch (type) {
+                    case LogField.TYPE_COMM -> {
+                        host = j.path(LogField.HOST).asText(host);
+                        pid = j.path(LogField.PID).asLong(pid);
+                        comms.add(new Comm(
+                                j.path(LogField.COMM).asLong(),
+                                j.path(LogField.POLICY).asText(null),
+                                j.path(LogField.PROFILE).asText(null),
+                                j.path(LogField.SHA256).asText(null),
+                                j.path(LogField.MODE).asText(null),
+                                j.path(LogField.N_RANKS).asLong(),
+                                j.path(LogField.N_NODES).asLong(),
+                                j.path(LogField.CALLS).asLong(),
+                                j.path(LogField.RULE_HITS).asLong(),
+                                j.path(LogField.APPLIED).asLong(),
+                                j.path(LogField.UNAGGREGATED).asLong(),
+                                j.path(LogField.AT).asText(null),
+                                j.path(LogField.COMM_SCOPE).asText(null)));
+                    }
+                    case LogField.TYPE_AGGREGATE ->
+                        aggs.add(new Aggregate(
+                                j.path(LogField.COMM).asLong(),
+                                collective(j, file, n),
+                                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")),
+                                j.path(LogField.TO_BYTES).asLong(-1),
+                                j.path(LogField.NCCL_PICK).isNull()
+                                        ? "none"
+                                        : j.path(LogField.NCCL_PICK).asText("none"),
+                                j.path(LogField.POLICY_PICK).asText(),
+                                j.path(LogField.CHANNELS).asInt(),
+                                j.path(LogField.COUNT).asLong()));
+                    case "" -> {
+                        if (!j.has(LogField.POLICY_PICK)) {
+                            continue; // some other JSON line (a workload log); not a decision
+                        }
+                        long nBytes =
+                                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
+                        int b = SizeGrid.bucket(nBytes);
+                        List<Object> key = List.of(
+                                j.path(LogField.COMM).asLong(),
+                                collective(j, file, n),
+                                b,
+                                j.path(LogField.NCCL_PICK).isNull()
+                                        ? "none"
+                                        : j.path(LogField.NCCL_PICK).asText("none"),
+                                j.path(LogField.POLICY_PICK).asText(),
+                                j.path(LogField.CHANNELS).asInt());
+                        perCall.computeIfAbsent(key, k -> new long[1])[0]++;
+                    }
+                    default -> {
+                        if (sink != null) {
+                            sink.line(type, j, InputException.at(file, n));
+                        }
+                    }
+                }
             }
-            long nBytes = Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
-            int b = SizeGrid.bucket(nBytes);
-            List<Object> key = List.of(j.path(LogField.COMM).asLong(), collective(j, file, n), b,
-                j.path(LogField.NCCL_PICK).isNull() ? "none" : j.path(LogField.NCCL_PICK).asText("none"), j.path(LogField.POLICY_PICK).asText(),
-                j.path(LogField.CHANNELS).asInt());
-            perCall.computeIfAbsent(key, k -> new long[1])[0]++;
-          }
-          default -> {
-            if (sink != null) {
-              sink.line(type, j, InputException.at(file, n));
-            }
-          }
         }
-      }
+        java.util.Set<Long> aggregated = new java.util.HashSet<>();
+        aggs.forEach(a -> aggregated.add(a.comm()));
+        for (var e : perCall.entrySet()) {
+            List<Object> k = e.getKey();
+            long comm = (Long) k.get(0);
+            if (aggregated.contains(comm)) {
+                continue;
+            }
+            int b = (Integer) k.get(2);
+            aggs.add(new Aggregate(
+                    comm,
+                    (Collective) k.get(1),
+                    SizeGrid.lowerBound(b),
+                    b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L,
+                    (String) k.get(3),
+                    (String) k.get(4),
+                    (Integer) k.get(5),
+                    e.getValue()[0]));
+        }
+        return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
     }
-    java.util.Set<Long> aggregated = new java.util.HashSet<>();
-    aggs.forEach(a -> aggregated.add(a.comm()));
-    for (var e : perCall.entrySet()) {
-      List<Object> k = e.getKey();
-      long comm = (Long) k.get(0);
-      if (aggregated.contains(comm)) {
-        continue;
-      }
-      int b = (Integer) k.get(2);
-      aggs.add(new Aggregate(comm, (Collective) k.get(1), SizeGrid.lowerBound(b),
-          b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L, (String) k.get(3), (String) k.get(4),
-          (Integer) k.get(5), e.getValue()[0]));
-    }
-    return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
-  }
 
-  private static Collective collective(JsonNode j, Path file, int line) throws InputException {
-    return collective(j, InputException.at(file, line));
-  }
+    private static Collective collective(JsonNode j, Path file, int line) throws InputException {
+        return collective(j, InputException.at(file, line));
+    }
 
-  /** The line's collective ("AllReduce", or NCCL's ncclFunc_t id); an InputException at where otherwise. */
-  static Collective collective(JsonNode j, String where) throws InputException {
-    String s = j.path(LogField.COLLECTIVE).asText("");
-    Collective c = Collective.parse(s);
-    if (c == null) {
-      try {
-        c = Collective.ofId(Integer.parseInt(s));
-      } catch (NumberFormatException e) {
-        c = null;
-      }
+    /** The line's collective ("AllReduce", or NCCL's ncclFunc_t id); an InputException at where otherwise. */
+    static Collective collective(JsonNode j, String where) throws InputException {
+        String s = j.path(LogField.COLLECTIVE).asText("");
+        Collective c = Collective.parse(s);
+        if (c == null) {
+            try {
+                c = Collective.ofId(Integer.parseInt(s));
+            } catch (NumberFormatException e) {
+                c = null;
+            }
+        }
+        if (c == null) {
+            throw new InputException(where, "unknown collective '" + s + "'");
+        }
+        return c;
     }
-    if (c == null) {
-      throw new InputException(where, "unknown collective '" + s + "'");
-    }
-    return c;
-  }
 }

@@ -30,84 +30,100 @@ import java.util.Map;
  * @param dropped rules of the input with no promoted bucket
  */
 public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, int kept, int cut, int dropped) {
-  /**
-   * Cuts a policy to the promoted ranges.
-   *
-   * @param in the policy the canary ran (as {@link io.nccltuner.policy.PolicyLoader} loaded it)
-   * @param report the canary report of its logs
-   * @return the promoted policy and what was cut
-   */
-  public static PromotedPolicy of(Policy in, CanaryReport report) {
-    Map<Rule, List<String>> comments = new IdentityHashMap<>();
-    List<Profile> profiles = new ArrayList<>();
-    int kept = 0;
-    int cut = 0;
-    int dropped = 0;
-    for (Profile pr : in.profiles()) {
-      List<CanaryReport.Row> mine = report.rows().stream()
-          .filter(r -> in.profileFor(r.nRanks(), r.nNodes()) == pr).toList();
-      List<Rule> rules = new ArrayList<>();
-      for (Rule rule : pr.rules()) {
-        int first = SizeGrid.bucket(rule.fromBytes());
-        int end = rule.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(rule.toBytes());
-        List<Rule> parts = new ArrayList<>();
-        int b = first;
-        while (b < end) {
-          if (!promoted(mine, rule, b)) {
-            b++;
-            continue;
-          }
-          int e = b;
-          List<String> why = new ArrayList<>();
-          while (e < end && promoted(mine, rule, e)) {
-            for (CanaryReport.Row r : mine) {
-              if (r.collective() == rule.collective() && r.bucket() == e && r.verdict() == CanaryReport.Verdict.PROMOTE) {
-                why.add(String.format(Locale.ROOT, "%s %s: gain %s over %d NCCL / %d policy timed collectives",
-                    r.range(), io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()), CanaryReport.interval(r.gain()), r.nccl().timed(),
-                    r.policy().timed()));
-              }
+    /**
+     * Cuts a policy to the promoted ranges.
+     *
+     * @param in the policy the canary ran (as {@link io.nccltuner.policy.PolicyLoader} loaded it)
+     * @param report the canary report of its logs
+     * @return the promoted policy and what was cut
+     */
+    public static PromotedPolicy of(Policy in, CanaryReport report) {
+        Map<Rule, List<String>> comments = new IdentityHashMap<>();
+        List<Profile> profiles = new ArrayList<>();
+        int kept = 0;
+        int cut = 0;
+        int dropped = 0;
+        for (Profile pr : in.profiles()) {
+            List<CanaryReport.Row> mine = report.rows().stream()
+                    .filter(r -> in.profileFor(r.nRanks(), r.nNodes()) == pr)
+                    .toList();
+            List<Rule> rules = new ArrayList<>();
+            for (Rule rule : pr.rules()) {
+                int first = SizeGrid.bucket(rule.fromBytes());
+                int end = rule.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(rule.toBytes());
+                List<Rule> parts = new ArrayList<>();
+                int b = first;
+                while (b < end) {
+                    if (!promoted(mine, rule, b)) {
+                        b++;
+                        continue;
+                    }
+                    int e = b;
+                    List<String> why = new ArrayList<>();
+                    while (e < end && promoted(mine, rule, e)) {
+                        for (CanaryReport.Row r : mine) {
+                            if (r.collective() == rule.collective()
+                                    && r.bucket() == e
+                                    && r.verdict() == CanaryReport.Verdict.PROMOTE) {
+                                why.add(String.format(
+                                        Locale.ROOT,
+                                        "%s %s: gain %s over %d NCCL / %d policy timed collectives",
+                                        r.range(),
+                                        io.nccltuner.model.JobShape.of(r.nRanks(), r.nNodes()),
+                                        CanaryReport.interval(r.gain()),
+                                        r.nccl().timed(),
+                                        r.policy().timed()));
+                            }
+                        }
+                        e++;
+                    }
+                    long from = SizeGrid.lowerBound(b);
+                    long to = e >= SizeGrid.BUCKETS ? -1L : SizeGrid.lowerBound(e);
+                    if (e == end && rule.toBytes() != -1L) {
+                        to = rule.toBytes();
+                    }
+                    Rule part = new Rule(
+                            rule.collective(),
+                            from,
+                            to,
+                            rule.numPipeOps(),
+                            rule.ncclPick(),
+                            rule.ncclRegret(),
+                            rule.candidates(),
+                            rule.regBuff());
+                    why.addFirst("promoted by the canary:");
+                    comments.put(part, why);
+                    parts.add(part);
+                    b = e;
+                }
+                if (parts.isEmpty()) {
+                    dropped++;
+                } else if (parts.size() == 1
+                        && parts.get(0).fromBytes() == rule.fromBytes()
+                        && parts.get(0).toBytes() == rule.toBytes()) {
+                    kept++;
+                } else {
+                    cut++;
+                }
+                rules.addAll(parts);
             }
-            e++;
-          }
-          long from = SizeGrid.lowerBound(b);
-          long to = e >= SizeGrid.BUCKETS ? -1L : SizeGrid.lowerBound(e);
-          if (e == end && rule.toBytes() != -1L) {
-            to = rule.toBytes();
-          }
-          Rule part = new Rule(rule.collective(), from, to, rule.numPipeOps(), rule.ncclPick(), rule.ncclRegret(),
-              rule.candidates(), rule.regBuff());
-          why.addFirst("promoted by the canary:");
-          comments.put(part, why);
-          parts.add(part);
-          b = e;
+            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
         }
-        if (parts.isEmpty()) {
-          dropped++;
-        } else if (parts.size() == 1 && parts.get(0).fromBytes() == rule.fromBytes()
-            && parts.get(0).toBytes() == rule.toBytes()) {
-          kept++;
-        } else {
-          cut++;
-        }
-        rules.addAll(parts);
-      }
-      profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+        return new PromotedPolicy(
+                new Policy(in.name(), Mode.ENFORCE, in.description(), profiles, null), comments, kept, cut, dropped);
     }
-    return new PromotedPolicy(new Policy(in.name(), Mode.ENFORCE, in.description(), profiles, null), comments, kept,
-        cut, dropped);
-  }
 
-  private static boolean promoted(List<CanaryReport.Row> rows, Rule rule, int bucket) {
-    boolean promote = false;
-    for (CanaryReport.Row r : rows) {
-      if (r.collective() != rule.collective() || r.bucket() != bucket) {
-        continue;
-      }
-      if (r.verdict() == CanaryReport.Verdict.KEEP_NCCL) {
-        return false;
-      }
-      promote |= r.verdict() == CanaryReport.Verdict.PROMOTE;
+    private static boolean promoted(List<CanaryReport.Row> rows, Rule rule, int bucket) {
+        boolean promote = false;
+        for (CanaryReport.Row r : rows) {
+            if (r.collective() != rule.collective() || r.bucket() != bucket) {
+                continue;
+            }
+            if (r.verdict() == CanaryReport.Verdict.KEEP_NCCL) {
+                return false;
+            }
+            promote |= r.verdict() == CanaryReport.Verdict.PROMOTE;
+        }
+        return promote;
     }
-    return promote;
-  }
 }

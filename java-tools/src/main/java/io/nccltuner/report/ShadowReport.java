@@ -53,560 +53,757 @@ import java.util.TreeSet;
  *     calls at all is unknown: not counted as differing
  * @param groups the compiled measurements, empty without them
  */
-public record ShadowReport(List<DecisionLogFile> logs, String policy, List<Row> rows, List<String> tableProblems,
-    List<String> decisionProblems, List<String> notCompared, List<Compiler.Group> groups) {
-  /**
-   * One decision, summed over ranks.
-   *
-   * @param nRanks ranks (0 when the log did not say)
-   * @param nNodes nodes
-   * @param collective the collective
-   * @param fromBytes the bucket's first size
-   * @param toBytes its end, -1 for none
-   * @param ncclPick NCCL's pick
-   * @param policyPick the policy's pick
-   * @param channels the policy's channel count (0 = NCCL's)
-   * @param calls rule hits over all ranks
-   * @param ranks how many ranks made this decision
-   * @param price the price at the governing measured size, or null without one
-   */
-  public record Row(long nRanks, long nNodes, Collective collective, long fromBytes, long toBytes, String ncclPick,
-      String policyPick, int channels, long calls, int ranks, Price price) {
-    /** @return "RING/SIMPLE" or "RING/SIMPLE/8ch" */
-    public String policyLabel() {
-      return channels == 0 ? policyPick : policyPick + "/" + channels + "ch";
+public record ShadowReport(
+        List<DecisionLogFile> logs,
+        String policy,
+        List<Row> rows,
+        List<String> tableProblems,
+        List<String> decisionProblems,
+        List<String> notCompared,
+        List<Compiler.Group> groups) {
+    /**
+     * One decision, summed over ranks.
+     *
+     * @param nRanks ranks (0 when the log did not say)
+     * @param nNodes nodes
+     * @param collective the collective
+     * @param fromBytes the bucket's first size
+     * @param toBytes its end, -1 for none
+     * @param ncclPick NCCL's pick
+     * @param policyPick the policy's pick
+     * @param channels the policy's channel count (0 = NCCL's)
+     * @param calls rule hits over all ranks
+     * @param ranks how many ranks made this decision
+     * @param price the price at the governing measured size, or null without one
+     */
+    public record Row(
+            long nRanks,
+            long nNodes,
+            Collective collective,
+            long fromBytes,
+            long toBytes,
+            String ncclPick,
+            String policyPick,
+            int channels,
+            long calls,
+            int ranks,
+            Price price) {
+        /** @return "RING/SIMPLE" or "RING/SIMPLE/8ch" */
+        public String policyLabel() {
+            return channels == 0 ? policyPick : policyPick + "/" + channels + "ch";
+        }
     }
-  }
 
-  /**
-   * A row's price.
-   *
-   * @param measuredBytes the measured size governing the row's bucket
-   * @param ncclUs NCCL's pick's time there, microseconds
-   * @param policyUs the policy's pick's time there, microseconds (NaN when not measured)
-   * @param bestUs the best time measured there
-   * @param ncclBusbw busbw of NCCL's pick, GB/s
-   * @param policyBusbw busbw of the policy's pick, GB/s (NaN when not measured)
-   * @param keptByNoise whether the compile of these measurements would keep NCCL's pick here (its
-   *     loss is within the noise)
-   */
-  public record Price(long measuredBytes, double ncclUs, double policyUs, double bestUs, double ncclBusbw,
-      double policyBusbw, boolean keptByNoise) {
-    /** @return NCCL's time - the policy's time per call, microseconds (NaN when unpriced) */
+    /**
+     * A row's price.
+     *
+     * @param measuredBytes the measured size governing the row's bucket
+     * @param ncclUs NCCL's pick's time there, microseconds
+     * @param policyUs the policy's pick's time there, microseconds (NaN when not measured)
+     * @param bestUs the best time measured there
+     * @param ncclBusbw busbw of NCCL's pick, GB/s
+     * @param policyBusbw busbw of the policy's pick, GB/s (NaN when not measured)
+     * @param keptByNoise whether the compile of these measurements would keep NCCL's pick here (its
+     *     loss is within the noise)
+     */
+    public record Price(
+            long measuredBytes,
+            double ncclUs,
+            double policyUs,
+            double bestUs,
+            double ncclBusbw,
+            double policyBusbw,
+            boolean keptByNoise) {
+        /** @return NCCL's time - the policy's time per call, microseconds (NaN when unpriced) */
+        public double savedUs() {
+            return ncclUs - policyUs;
+        }
+    }
+
+    /**
+     * Builds the report.
+     *
+     * @param logs the decision logs, one per process
+     * @param measured the compiled measurements (empty for none)
+     * @return the report
+     */
+    public static ShadowReport build(List<DecisionLogFile> logs, List<Compiler.Group> measured) {
+        Set<String> policies = new TreeSet<>();
+        // shape of each (file, comm)
+        Map<DecisionLogFile, Map<Long, DecisionLogFile.Comm>> comms = new HashMap<>();
+        for (DecisionLogFile f : logs) {
+            Map<Long, DecisionLogFile.Comm> m = new HashMap<>();
+            for (DecisionLogFile.Comm c : f.comms()) {
+                m.put(c.comm(), c);
+                if (c.policy() != null) {
+                    policies.add(c.policy());
+                }
+            }
+            comms.put(f, m);
+        }
+        record Key(
+                long nRanks,
+                long nNodes,
+                Collective collective,
+                long fromBytes,
+                long toBytes,
+                String nccl,
+                String policy,
+                int channels) {}
+        Map<Key, long[]> sums = new LinkedHashMap<>();
+        Map<Key, Set<String>> rankSets = new HashMap<>();
+        // (shape, collective, bucket, nccl) -> rank -> decisions; the communicators of each such key
+        Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
+        Map<List<Object>, Set<Long>> keyComms = new HashMap<>();
+        // (shape, collective, bucket) -> the ranks with any rule hit there
+        Map<List<Object>, Set<String>> present = new HashMap<>();
+        // (shape, comm) -> the ranks that logged that communicator
+        Map<List<Long>, Set<String>> commRanks = new HashMap<>();
+        // (shape) -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4)
+        Map<List<Long>, Set<String>> localRanks = new HashMap<>();
+        for (DecisionLogFile f : logs) {
+            for (DecisionLogFile.Comm c : f.comms()) {
+                if (c.jobWide()) {
+                    commRanks
+                            .computeIfAbsent(List.of(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>())
+                            .add(f.rank());
+                } else {
+                    localRanks
+                            .computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeSet<>())
+                            .add(f.rank());
+                }
+            }
+            for (DecisionLogFile.Aggregate a : f.aggregates()) {
+                DecisionLogFile.Comm c = comms.get(f).get(a.comm());
+                long r = c == null ? 0 : c.nRanks();
+                long n = c == null ? 0 : c.nNodes();
+                Key k = new Key(
+                        r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
+                sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
+                rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
+                List<Object> dk = List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
+                decisions
+                        .computeIfAbsent(dk, x -> new TreeMap<>())
+                        .computeIfAbsent(f.rank(), x -> new TreeSet<>())
+                        .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
+                if (c != null && c.jobWide()) {
+                    keyComms.computeIfAbsent(dk, x -> new java.util.HashSet<>()).add(a.comm());
+                }
+                present.computeIfAbsent(
+                                List.of(r, n, a.collective().id(), a.fromBytes()), x -> new java.util.HashSet<>())
+                        .add(f.rank());
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (var e : sums.entrySet()) {
+            Key k = e.getKey();
+            rows.add(new Row(
+                    k.nRanks(),
+                    k.nNodes(),
+                    k.collective(),
+                    k.fromBytes(),
+                    k.toBytes(),
+                    k.nccl(),
+                    k.policy(),
+                    k.channels(),
+                    e.getValue()[0],
+                    rankSets.get(k).size(),
+                    price(
+                            k.collective(),
+                            k.nRanks(),
+                            k.nNodes(),
+                            k.fromBytes(),
+                            k.nccl(),
+                            k.policy(),
+                            k.channels(),
+                            measured)));
+        }
+        rows.sort(Comparator.comparingLong(Row::nRanks)
+                .thenComparingLong(Row::nNodes)
+                .thenComparingInt(r -> r.collective().id())
+                .thenComparing(Row::fromBytes, Long::compareUnsigned)
+                .thenComparing(Row::ncclPick)
+                .thenComparing(Row::policyLabel));
+        List<String> tableProblems = new ArrayList<>();
+        Map<List<Long>, Map<String, Set<String>>> shaByShape = new TreeMap<>(Comparator.comparing(Object::toString));
+        for (DecisionLogFile f : logs) {
+            for (DecisionLogFile.Comm c : f.comms()) {
+                shaByShape
+                        .computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeMap<>())
+                        .computeIfAbsent(String.valueOf(c.sha256()), x -> new TreeSet<>())
+                        .add(f.rank());
+            }
+        }
+        for (var e : shaByShape.entrySet()) {
+            if (e.getValue().size() > 1) {
+                StringBuilder sb = new StringBuilder(
+                        JobShape.of(e.getKey().get(0), e.getKey().get(1)) + ": ranks run different tables:");
+                e.getValue()
+                        .forEach((sha, ranks) -> sb.append(" sha256 ")
+                                .append(shortSha(sha))
+                                .append(" on ")
+                                .append(String.join(", ", ranks))
+                                .append(';'));
+                sb.setLength(sb.length() - 1);
+                tableProblems.add(sb.toString());
+            }
+        }
+        List<String> decisionProblems = new ArrayList<>();
+        Set<String> notCompared = new java.util.LinkedHashSet<>();
+        for (var e : decisions.entrySet()) {
+            List<Object> k = e.getKey();
+            String nccl = (String) k.get(4);
+            // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
+            // there: it counts as deciding NCCL's pick, and is named as such
+            Set<String> absent = new TreeSet<>();
+            for (long comm : keyComms.getOrDefault(k, Set.of())) {
+                absent.addAll(commRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1), comm), Set.of()));
+            }
+            absent.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+            // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
+            Set<String> unknown =
+                    new TreeSet<>(localRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1)), Set.of()));
+            unknown.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
+            unknown.removeAll(absent);
+            if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
+                notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId((Integer) k.get(2)) + " "
+                        + ByteSize.format((Long) k.get(3)));
+            }
+            Map<String, Set<String>> byRank = new TreeMap<>(e.getValue());
+            absent.forEach(rank -> byRank.put(rank, Set.of(nccl)));
+            Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
+            byRank.forEach((rank, d) ->
+                    variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
+            if (variants.size() > 1) {
+                StringBuilder sb = new StringBuilder(JobShape.of((Long) k.get(0), (Long) k.get(1)) + " "
+                        + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL "
+                        + nccl
+                        + "): ranks decide differently (hang risk):");
+                List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
+                variants.forEach((d, ranks) -> {
+                    List<String> decided =
+                            ranks.stream().filter(x -> !absent.contains(x)).toList();
+                    List<String> none = ranks.stream().filter(absent::contains).toList();
+                    if (!decided.isEmpty()) {
+                        parts.add(List.of(
+                                String.join(", ", decided), String.join(" | ", d), Integer.toString(ranks.size())));
+                    }
+                    if (!none.isEmpty()) {
+                        parts.add(List.of(
+                                String.join(", ", none),
+                                NO_RULE_HIT + " (NCCL's own pick " + nccl + ")",
+                                Integer.toString(ranks.size())));
+                    }
+                });
+                parts.stream()
+                        .sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
+                        .forEach(v -> sb.append(' ')
+                                .append(v.get(0))
+                                .append(" -> ")
+                                .append(v.get(1))
+                                .append(';'));
+                sb.setLength(sb.length() - 1);
+                decisionProblems.add(sb.toString());
+            }
+        }
+        return new ShadowReport(
+                List.copyOf(logs),
+                policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
+                List.copyOf(rows),
+                List.copyOf(tableProblems),
+                List.copyOf(decisionProblems),
+                List.copyOf(notCompared),
+                List.copyOf(measured));
+    }
+
+    /**
+     * How a DIFFER line names a rank that logged the communicator but no rule hit at the size: it ran
+     * NCCL's own pick there (calls no rule covers are not logged one by one).
+     */
+    public static final String NO_RULE_HIT = "no rule hit";
+
+    /** Decision keys (shape, collective id, bucket, NCCL's pick) by shape, collective, size, then pick. */
+    private static final Comparator<List<Object>> DECISION_ORDER = Comparator.<List<Object>>comparingLong(
+                    k -> (Long) k.get(0))
+            .thenComparingLong(k -> (Long) k.get(1))
+            .thenComparingInt(k -> (Integer) k.get(2))
+            .thenComparing(k -> (Long) k.get(3), Long::compareUnsigned)
+            .thenComparing(k -> (String) k.get(4));
+
+    static String shortSha(String sha) {
+        return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
+    }
+
+    /** The nccl-tests bus-bandwidth factor for a collective over n ranks (doc/PERFORMANCE.md). */
+    static double busFactor(Collective c, long n) {
+        if (n <= 0) {
+            return Double.NaN;
+        }
+        return switch (c) {
+            case AllReduce -> 2.0 * (n - 1) / n;
+            case AllGather, ReduceScatter -> (double) (n - 1) / n;
+            default -> 1.0;
+        };
+    }
+
+    /**
+     * busbw in GB/s of nBytes in timeUs.
+     *
+     * @param c collective
+     * @param nRanks ranks
+     * @param nBytes bytes as NCCL passes them to getCollInfo
+     * @param timeUs microseconds
+     * @return GB/s (1e9 bytes per second), NaN when unknown
+     */
+    static double busbw(Collective c, long nRanks, long nBytes, double timeUs) {
+        return nBytes / (timeUs * 1e-6) / 1e9 * busFactor(c, nRanks);
+    }
+
+    static RunConfig config(String pick, int channels) {
+        int slash = pick.indexOf('/');
+        if (slash < 0) {
+            return null;
+        }
+        Algorithm a = Algorithm.parse(pick.substring(0, slash));
+        Protocol p = Protocol.parse(pick.substring(slash + 1));
+        return a == null || p == null ? null : new RunConfig(a, p, channels);
+    }
+
+    /**
+     * Why {@link #price} found no price for a collective and shape: no such collective measured, the
+     * measurements of other shapes (naming them), or no measured size governing the size.
+     *
+     * @param c collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param groups the compiled measurements
+     * @return the reason, "AllReduce measured at nRanks=8 nNodes=1 only, not nRanks=2 nNodes=2"
+     */
+    public static String notPricedWhy(Collective c, long nRanks, long nNodes, List<Compiler.Group> groups) {
+        if (groups.stream().noneMatch(g -> g.key().collective() == c)) {
+            return "no " + c.name() + " measured";
+        }
+        if (groups.stream()
+                .noneMatch(g -> g.key().collective() == c
+                        && g.key().nRanks() == nRanks
+                        && g.key().nNodes() == nNodes)) {
+            return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + JobShape.of(nRanks, nNodes);
+        }
+        return "no measured size (numPipeOps 1, NCCL's pick timed) governs it";
+    }
+
+    /**
+     * The line that says why nothing could be priced when no shape asked for was measured.
+     *
+     * @param what what has the shapes, "the trace's calls"
+     * @param shapes their shapes as {@link JobShape#of} writes them ("nRanks=2 nNodes=2")
+     * @param groups the compiled measurements
+     * @return the line, or null when some of the shapes was measured (or there are none)
+     */
+    public static String shapesNotMeasured(String what, List<String> shapes, List<Compiler.Group> groups) {
+        java.util.Set<String> want = new java.util.TreeSet<>(shapes);
+        java.util.Set<String> have =
+                new java.util.TreeSet<>(List.of(measuredShapes(groups, null).split(", ")));
+        if (want.isEmpty() || groups.isEmpty() || want.stream().anyMatch(have::contains)) {
+            return null;
+        }
+        return "nothing priced: the measurements are of " + measuredShapes(groups, null) + ", " + what + " of "
+                + String.join(", ", want) + "; give measurements of that shape";
+    }
+
+    /**
+     * @param groups the compiled measurements
+     * @param c a collective, or null for all
+     * @return their shapes, "nRanks=8 nNodes=1, nRanks=16 nNodes=2"
+     */
+    public static String measuredShapes(List<Compiler.Group> groups, Collective c) {
+        java.util.TreeSet<List<Long>> shapes = new java.util.TreeSet<>(
+                Comparator.<List<Long>>comparingLong(l -> l.get(0)).thenComparingLong(l -> l.get(1)));
+        for (Compiler.Group g : groups) {
+            if (c == null || g.key().collective() == c) {
+                shapes.add(List.of((long) g.key().nRanks(), (long) g.key().nNodes()));
+            }
+        }
+        return String.join(
+                ", ", shapes.stream().map(l -> JobShape.of(l.get(0), l.get(1))).toList());
+    }
+
+    /**
+     * Prices one decision with compiled measurements (see the class comment).
+     *
+     * @param c collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param fromBytes the size (or a bucket's first size)
+     * @param nccl NCCL's pick, "RING/LL"
+     * @param policy the policy's pick, "TREE/SIMPLE"
+     * @param channels the policy's channels (0 = NCCL's)
+     * @param groups the compiled measurements
+     * @return the price, or null when no measured size governs it or NCCL's time is unknown
+     */
+    public static Price price(
+            Collective c,
+            long nRanks,
+            long nNodes,
+            long fromBytes,
+            String nccl,
+            String policy,
+            int channels,
+            List<Compiler.Group> groups) {
+        for (Compiler.Group g : groups) {
+            if (g.key().collective() != c
+                    || g.key().nRanks() != nRanks
+                    || g.key().nNodes() != nNodes
+                    || !g.key().numPipeOps().contains(1)) {
+                continue;
+            }
+            Compiler.SizeResult s = g.governing(fromBytes);
+            if (s == null) {
+                return null;
+            }
+            RunConfig nc = config(nccl, 0);
+            RunConfig pc = config(policy, channels);
+            // the compile knows NCCL's pick here (a log names it): its time is the compile's own estimate,
+            // the unforced runs pooled with that pick's forced runs, as compile prints and report charts it
+            boolean compiled = nc != null && nc.equals(s.ncclPick());
+            double ncclUs = s.ncclUs();
+            double policyUs = Double.NaN;
+            for (Compiler.Stats st : s.candidates()) {
+                if (!compiled && st.config().equals(nc)) {
+                    ncclUs = st.medianUs();
+                }
+                if (st.config().equals(pc)) {
+                    policyUs = st.medianUs();
+                }
+            }
+            if (Double.isNaN(ncclUs)) {
+                return null;
+            }
+            if (pc != null && pc.equals(nc)) { // the policy runs NCCL's own pick: the same time, whichever estimate
+                policyUs = ncclUs;
+            }
+            boolean kept = !s.ruled() && s.note().contains("within the noise");
+            return new Price(
+                    s.nBytes(),
+                    ncclUs,
+                    policyUs,
+                    s.bestUs(),
+                    busbw(c, nRanks, s.nBytes(), ncclUs),
+                    busbw(c, nRanks, s.nBytes(), policyUs),
+                    kept);
+        }
+        return null;
+    }
+
+    /**
+     * NCCL's picks the decision logs name, as selections for the compiler: for each measured size of a
+     * logged shape and collective, the NCCL pick of every logged bucket that holds it. Given to
+     * {@link Compiler#compile} with the measurements they make NCCL's time there the compile's own
+     * estimate (its unforced runs pooled with the pick's forced runs, as {@code compile --nccl-log}
+     * computes it), the one the report prices rows with and charts. Where ranks' logs name different
+     * picks at a size, the compile leaves the pick unknown there.
+     *
+     * @param logs the decision logs
+     * @param data the measurements (their sizes, collectives and shapes)
+     * @return one selection per (log, bucket, measured size in it)
+     */
+    public static List<RunSelection> loggedPicks(List<DecisionLogFile> logs, io.nccltuner.compile.MeasurementSet data) {
+        record Measured(Collective c, long nRanks, long nNodes, long nBytes) {}
+        Set<Measured> sizes = new java.util.LinkedHashSet<>();
+        for (io.nccltuner.compile.Measurement m : data.measurements()) {
+            sizes.add(new Measured(m.collective(), m.nRanks(), m.nNodes(), m.nBytes()));
+        }
+        List<RunSelection> out = new ArrayList<>();
+        for (DecisionLogFile f : logs) {
+            Map<Long, DecisionLogFile.Comm> byComm = new HashMap<>();
+            f.comms().forEach(c -> byComm.put(c.comm(), c));
+            Set<List<Object>> seen = new java.util.HashSet<>();
+            for (DecisionLogFile.Aggregate a : f.aggregates()) {
+                DecisionLogFile.Comm c = byComm.get(a.comm());
+                RunConfig pick = config(a.ncclPick(), 0);
+                if (c == null || pick == null) {
+                    continue;
+                }
+                for (Measured m : sizes) {
+                    if (m.c() == a.collective()
+                            && m.nRanks() == c.nRanks()
+                            && m.nNodes() == c.nNodes()
+                            && Long.compareUnsigned(m.nBytes(), a.fromBytes()) >= 0
+                            && (a.toBytes() == -1L || Long.compareUnsigned(m.nBytes(), a.toBytes()) < 0)
+                            && seen.add(List.of(m, pick))) {
+                        out.add(new RunSelection(
+                                f.file() + " (decision log)",
+                                m.c(),
+                                (int) m.nRanks(),
+                                (int) m.nNodes(),
+                                m.nBytes(),
+                                pick.algorithm(),
+                                pick.protocol()));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One call (or table row) whose NCCL pick a command prices: the collective, its communicator's
+     * shape, its size and NCCL's pick there ("RING/SIMPLE").
+     *
+     * @param collective collective
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param nBytes size in bytes
+     * @param ncclPick NCCL's pick, "RING/SIMPLE"
+     */
+    public record PickedCall(Collective collective, long nRanks, long nNodes, long nBytes, String ncclPick) {}
+
+    /**
+     * NCCL's picks of priced calls as selections for the compiler, so that NCCL's time there is the
+     * compile's own estimate (its unforced runs pooled with the pick's forced runs), the one
+     * {@code compile --nccl-log}, {@code report} and {@code try} print: {@code replay} and
+     * {@code explain} compile their {@code --measurements} with these. Each measured size of a
+     * call's collective and shape gets the pick of the smallest call it governs (the call at the
+     * measured size itself when there is one, else the nearest above it).
+     *
+     * @param source what named the picks ("trace.csv (trace)")
+     * @param calls the priced calls
+     * @param data the measurements (their sizes, collectives and shapes)
+     * @return one selection per measured size that governs a call
+     */
+    public static List<RunSelection> callPicks(
+            String source, List<PickedCall> calls, io.nccltuner.compile.MeasurementSet data) {
+        record Key(Collective c, long nRanks, long nNodes) {}
+        Map<Key, TreeSet<Long>> measured = new HashMap<>();
+        for (io.nccltuner.compile.Measurement m : data.measurements()) {
+            measured.computeIfAbsent(
+                            new Key(m.collective(), m.nRanks(), m.nNodes()), k -> new TreeSet<>(Long::compareUnsigned))
+                    .add(m.nBytes());
+        }
+        Map<List<Object>, long[]> nearest = new LinkedHashMap<>(); // (key, measured size) -> the call's size
+        Map<List<Object>, RunConfig> pickAt = new HashMap<>();
+        for (PickedCall call : calls) {
+            RunConfig pick = call.ncclPick() == null ? null : config(call.ncclPick(), 0);
+            Key k = new Key(call.collective(), call.nRanks(), call.nNodes());
+            TreeSet<Long> sizes = measured.get(k);
+            Long at = sizes == null || pick == null ? null : sizes.floor(call.nBytes());
+            if (at == null) {
+                continue;
+            }
+            List<Object> where = List.of(k, at);
+            long[] seen = nearest.get(where);
+            if (seen == null || Long.compareUnsigned(call.nBytes(), seen[0]) < 0) {
+                nearest.put(where, new long[] {call.nBytes()});
+                pickAt.put(where, pick);
+            }
+        }
+        List<RunSelection> out = new ArrayList<>();
+        for (List<Object> where : nearest.keySet()) {
+            Key k = (Key) where.get(0);
+            RunConfig pick = pickAt.get(where);
+            out.add(new RunSelection(
+                    source,
+                    k.c(),
+                    (int) k.nRanks(),
+                    (int) k.nNodes(),
+                    (Long) where.get(1),
+                    pick.algorithm(),
+                    pick.protocol()));
+        }
+        return out;
+    }
+
+    /** @return calls with a price for both picks */
+    public long pricedCalls() {
+        return rows.stream()
+                .filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
+                .mapToLong(Row::calls)
+                .sum();
+    }
+
+    /** @return expected time saved over all priced calls of all logs, microseconds */
     public double savedUs() {
-      return ncclUs - policyUs;
+        return rows.stream()
+                .filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
+                .mapToDouble(r -> r.calls() * r.price().savedUs())
+                .sum();
     }
-  }
 
-  /**
-   * Builds the report.
-   *
-   * @param logs the decision logs, one per process
-   * @param measured the compiled measurements (empty for none)
-   * @return the report
-   */
-  public static ShadowReport build(List<DecisionLogFile> logs, List<Compiler.Group> measured) {
-    Set<String> policies = new TreeSet<>();
-    // shape of each (file, comm)
-    Map<DecisionLogFile, Map<Long, DecisionLogFile.Comm>> comms = new HashMap<>();
-    for (DecisionLogFile f : logs) {
-      Map<Long, DecisionLogFile.Comm> m = new HashMap<>();
-      for (DecisionLogFile.Comm c : f.comms()) {
-        m.put(c.comm(), c);
-        if (c.policy() != null) {
-          policies.add(c.policy());
+    /** @return NCCL's time over the priced calls, microseconds */
+    public double ncclUs() {
+        return rows.stream()
+                .filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
+                .mapToDouble(r -> r.calls() * r.price().ncclUs())
+                .sum();
+    }
+
+    private static String us(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String gbps(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    /** @return the text report */
+    public String text() {
+        StringBuilder sb = new StringBuilder();
+        long comms = logs.stream().mapToLong(l -> l.comms().size()).sum();
+        sb.append("policy ")
+                .append(policy)
+                .append(": ")
+                .append(logs.size())
+                .append(logs.size() == 1 ? " log, " : " logs, ")
+                .append(comms)
+                .append(comms == 1 ? " communicator" : " communicators")
+                .append('\n');
+        for (DecisionLogFile f : logs) {
+            Set<String> shas = new TreeSet<>();
+            long calls = 0;
+            long hits = 0;
+            long applied = 0;
+            long unagg = 0;
+            Set<String> modes = new TreeSet<>();
+            for (DecisionLogFile.Comm c : f.comms()) {
+                shas.add(shortSha(String.valueOf(c.sha256())));
+                calls += c.calls();
+                hits += c.ruleHits();
+                applied += c.applied();
+                unagg += c.unaggregated();
+                modes.add(String.valueOf(c.mode()));
+            }
+            sb.append("  rank ")
+                    .append(f.rank())
+                    .append(" (")
+                    .append(f.file())
+                    .append("): ")
+                    .append(f.comms().size())
+                    .append(" comms, mode ")
+                    .append(String.join("/", modes))
+                    .append(", sha256 ")
+                    .append(String.join(" ", shas))
+                    .append(", calls ")
+                    .append(calls)
+                    .append(", rule hits ")
+                    .append(hits)
+                    .append(", applied ")
+                    .append(applied)
+                    .append(unagg > 0 ? ", " + unagg + " hits not broken down" : "")
+                    .append('\n');
         }
-      }
-      comms.put(f, m);
-    }
-    record Key(long nRanks, long nNodes, Collective collective, long fromBytes, long toBytes, String nccl,
-        String policy, int channels) {}
-    Map<Key, long[]> sums = new LinkedHashMap<>();
-    Map<Key, Set<String>> rankSets = new HashMap<>();
-    // (shape, collective, bucket, nccl) -> rank -> decisions; the communicators of each such key
-    Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
-    Map<List<Object>, Set<Long>> keyComms = new HashMap<>();
-    // (shape, collective, bucket) -> the ranks with any rule hit there
-    Map<List<Object>, Set<String>> present = new HashMap<>();
-    // (shape, comm) -> the ranks that logged that communicator
-    Map<List<Long>, Set<String>> commRanks = new HashMap<>();
-    // (shape) -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4)
-    Map<List<Long>, Set<String>> localRanks = new HashMap<>();
-    for (DecisionLogFile f : logs) {
-      for (DecisionLogFile.Comm c : f.comms()) {
-        if (c.jobWide()) {
-          commRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>()).add(f.rank());
-        } else {
-          localRanks.computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeSet<>()).add(f.rank());
+        sb.append(
+                tableProblems.isEmpty()
+                        ? "tables: every rank of each shape runs the same table (sha256)\n"
+                        : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
+        sb.append(
+                decisionProblems.isEmpty()
+                        ? "decisions: every rank reaches the same decision at every size\n"
+                        : "decisions: DIFFER at " + decisionProblems.size()
+                                + (decisionProblems.size() == 1 ? " size" : " sizes") + ":\n  "
+                                + String.join("\n  ", decisionProblems) + "\n");
+        if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
+            sb.append("  (" + NO_RULE_HIT
+                    + ": the rank logged the same communicator but no rule hit in that size bucket, so "
+                    + "it ran NCCL's own pick there)\n");
         }
-      }
-      for (DecisionLogFile.Aggregate a : f.aggregates()) {
-        DecisionLogFile.Comm c = comms.get(f).get(a.comm());
-        long r = c == null ? 0 : c.nRanks();
-        long n = c == null ? 0 : c.nNodes();
-        Key k = new Key(r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
-        sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
-        rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
-        List<Object> dk = List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
-        decisions.computeIfAbsent(dk, x -> new TreeMap<>())
-            .computeIfAbsent(f.rank(), x -> new TreeSet<>())
-            .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
-        if (c != null && c.jobWide()) {
-          keyComms.computeIfAbsent(dk, x -> new java.util.HashSet<>()).add(a.comm());
+        if (!notCompared.isEmpty()) {
+            sb.append("decisions not compared at ")
+                    .append(notCompared.size())
+                    .append(notCompared.size() == 1 ? " size" : " sizes")
+                    .append(": ranks with no rule hit where other ranks of the shape have one (")
+                    .append(String.join("; ", notCompared.stream().limit(3).toList()))
+                    .append(notCompared.size() > 3 ? "; ..." : "")
+                    .append(
+                            "); their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those calls is unknown\n");
         }
-        present.computeIfAbsent(List.of(r, n, a.collective().id(), a.fromBytes()), x -> new java.util.HashSet<>())
-            .add(f.rank());
-      }
-    }
-    List<Row> rows = new ArrayList<>();
-    for (var e : sums.entrySet()) {
-      Key k = e.getKey();
-      rows.add(new Row(k.nRanks(), k.nNodes(), k.collective(), k.fromBytes(), k.toBytes(), k.nccl(), k.policy(),
-          k.channels(), e.getValue()[0], rankSets.get(k).size(), price(k.collective(), k.nRanks(), k.nNodes(),
-              k.fromBytes(), k.nccl(), k.policy(), k.channels(), measured)));
-    }
-    rows.sort(Comparator.comparingLong(Row::nRanks).thenComparingLong(Row::nNodes)
-        .thenComparingInt(r -> r.collective().id()).thenComparing(Row::fromBytes, Long::compareUnsigned)
-        .thenComparing(Row::ncclPick).thenComparing(Row::policyLabel));
-    List<String> tableProblems = new ArrayList<>();
-    Map<List<Long>, Map<String, Set<String>>> shaByShape = new TreeMap<>(Comparator.comparing(Object::toString));
-    for (DecisionLogFile f : logs) {
-      for (DecisionLogFile.Comm c : f.comms()) {
-        shaByShape.computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeMap<>())
-            .computeIfAbsent(String.valueOf(c.sha256()), x -> new TreeSet<>()).add(f.rank());
-      }
-    }
-    for (var e : shaByShape.entrySet()) {
-      if (e.getValue().size() > 1) {
-        StringBuilder sb = new StringBuilder(JobShape.of(e.getKey().get(0), e.getKey().get(1))
-            + ": ranks run different tables:");
-        e.getValue().forEach((sha, ranks) -> sb.append(" sha256 ").append(shortSha(sha)).append(" on ")
-            .append(String.join(", ", ranks)).append(';'));
-        sb.setLength(sb.length() - 1);
-        tableProblems.add(sb.toString());
-      }
-    }
-    List<String> decisionProblems = new ArrayList<>();
-    Set<String> notCompared = new java.util.LinkedHashSet<>();
-    for (var e : decisions.entrySet()) {
-      List<Object> k = e.getKey();
-      String nccl = (String) k.get(4);
-      // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
-      // there: it counts as deciding NCCL's pick, and is named as such
-      Set<String> absent = new TreeSet<>();
-      for (long comm : keyComms.getOrDefault(k, Set.of())) {
-        absent.addAll(commRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1), comm), Set.of()));
-      }
-      absent.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
-      // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
-      Set<String> unknown = new TreeSet<>(localRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1)), Set.of()));
-      unknown.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
-      unknown.removeAll(absent);
-      if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
-        notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId((Integer) k.get(2)) + " "
-            + ByteSize.format((Long) k.get(3)));
-      }
-      Map<String, Set<String>> byRank = new TreeMap<>(e.getValue());
-      absent.forEach(rank -> byRank.put(rank, Set.of(nccl)));
-      Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
-      byRank.forEach((rank, d) -> variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
-      if (variants.size() > 1) {
-        StringBuilder sb = new StringBuilder(JobShape.of((Long) k.get(0), (Long) k.get(1)) + " "
-            + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL " + nccl
-            + "): ranks decide differently (hang risk):");
-        List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
-        variants.forEach((d, ranks) -> {
-          List<String> decided = ranks.stream().filter(x -> !absent.contains(x)).toList();
-          List<String> none = ranks.stream().filter(absent::contains).toList();
-          if (!decided.isEmpty()) {
-            parts.add(List.of(String.join(", ", decided), String.join(" | ", d), Integer.toString(ranks.size())));
-          }
-          if (!none.isEmpty()) {
-            parts.add(List.of(String.join(", ", none), NO_RULE_HIT + " (NCCL's own pick " + nccl + ")",
-                Integer.toString(ranks.size())));
-          }
-        });
-        parts.stream().sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
-            .forEach(v -> sb.append(' ').append(v.get(0)).append(" -> ").append(v.get(1)).append(';'));
-        sb.setLength(sb.length() - 1);
-        decisionProblems.add(sb.toString());
-      }
-    }
-    return new ShadowReport(List.copyOf(logs), policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
-        List.copyOf(rows), List.copyOf(tableProblems), List.copyOf(decisionProblems), List.copyOf(notCompared),
-        List.copyOf(measured));
-  }
-
-  /**
-   * How a DIFFER line names a rank that logged the communicator but no rule hit at the size: it ran
-   * NCCL's own pick there (calls no rule covers are not logged one by one).
-   */
-  public static final String NO_RULE_HIT = "no rule hit";
-
-  /** Decision keys (shape, collective id, bucket, NCCL's pick) by shape, collective, size, then pick. */
-  private static final Comparator<List<Object>> DECISION_ORDER = Comparator
-      .<List<Object>>comparingLong(k -> (Long) k.get(0)).thenComparingLong(k -> (Long) k.get(1))
-      .thenComparingInt(k -> (Integer) k.get(2)).thenComparing(k -> (Long) k.get(3), Long::compareUnsigned)
-      .thenComparing(k -> (String) k.get(4));
-
-  static String shortSha(String sha) {
-    return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
-  }
-
-  /** The nccl-tests bus-bandwidth factor for a collective over n ranks (doc/PERFORMANCE.md). */
-  static double busFactor(Collective c, long n) {
-    if (n <= 0) {
-      return Double.NaN;
-    }
-    return switch (c) {
-      case AllReduce -> 2.0 * (n - 1) / n;
-      case AllGather, ReduceScatter -> (double) (n - 1) / n;
-      default -> 1.0;
-    };
-  }
-
-  /**
-   * busbw in GB/s of nBytes in timeUs.
-   *
-   * @param c collective
-   * @param nRanks ranks
-   * @param nBytes bytes as NCCL passes them to getCollInfo
-   * @param timeUs microseconds
-   * @return GB/s (1e9 bytes per second), NaN when unknown
-   */
-  static double busbw(Collective c, long nRanks, long nBytes, double timeUs) {
-    return nBytes / (timeUs * 1e-6) / 1e9 * busFactor(c, nRanks);
-  }
-
-  static RunConfig config(String pick, int channels) {
-    int slash = pick.indexOf('/');
-    if (slash < 0) {
-      return null;
-    }
-    Algorithm a = Algorithm.parse(pick.substring(0, slash));
-    Protocol p = Protocol.parse(pick.substring(slash + 1));
-    return a == null || p == null ? null : new RunConfig(a, p, channels);
-  }
-
-  /**
-   * Why {@link #price} found no price for a collective and shape: no such collective measured, the
-   * measurements of other shapes (naming them), or no measured size governing the size.
-   *
-   * @param c collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param groups the compiled measurements
-   * @return the reason, "AllReduce measured at nRanks=8 nNodes=1 only, not nRanks=2 nNodes=2"
-   */
-  public static String notPricedWhy(Collective c, long nRanks, long nNodes, List<Compiler.Group> groups) {
-    if (groups.stream().noneMatch(g -> g.key().collective() == c)) {
-      return "no " + c.name() + " measured";
-    }
-    if (groups.stream().noneMatch(g -> g.key().collective() == c && g.key().nRanks() == nRanks
-        && g.key().nNodes() == nNodes)) {
-      return c.name() + " measured at " + measuredShapes(groups, c) + " only, not " + JobShape.of(nRanks, nNodes);
-    }
-    return "no measured size (numPipeOps 1, NCCL's pick timed) governs it";
-  }
-
-  /**
-   * The line that says why nothing could be priced when no shape asked for was measured.
-   *
-   * @param what what has the shapes, "the trace's calls"
-   * @param shapes their shapes as {@link JobShape#of} writes them ("nRanks=2 nNodes=2")
-   * @param groups the compiled measurements
-   * @return the line, or null when some of the shapes was measured (or there are none)
-   */
-  public static String shapesNotMeasured(String what, List<String> shapes, List<Compiler.Group> groups) {
-    java.util.Set<String> want = new java.util.TreeSet<>(shapes);
-    java.util.Set<String> have = new java.util.TreeSet<>(List.of(measuredShapes(groups, null).split(", ")));
-    if (want.isEmpty() || groups.isEmpty() || want.stream().anyMatch(have::contains)) {
-      return null;
-    }
-    return "nothing priced: the measurements are of " + measuredShapes(groups, null) + ", " + what
-        + " of " + String.join(", ", want) + "; give measurements of that shape";
-  }
-
-  /**
-   * @param groups the compiled measurements
-   * @param c a collective, or null for all
-   * @return their shapes, "nRanks=8 nNodes=1, nRanks=16 nNodes=2"
-   */
-  public static String measuredShapes(List<Compiler.Group> groups, Collective c) {
-    java.util.TreeSet<List<Long>> shapes = new java.util.TreeSet<>(
-        Comparator.<List<Long>>comparingLong(l -> l.get(0)).thenComparingLong(l -> l.get(1)));
-    for (Compiler.Group g : groups) {
-      if (c == null || g.key().collective() == c) {
-        shapes.add(List.of((long) g.key().nRanks(), (long) g.key().nNodes()));
-      }
-    }
-    return String.join(", ", shapes.stream().map(l -> JobShape.of(l.get(0), l.get(1))).toList());
-  }
-
-  /**
-   * Prices one decision with compiled measurements (see the class comment).
-   *
-   * @param c collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param fromBytes the size (or a bucket's first size)
-   * @param nccl NCCL's pick, "RING/LL"
-   * @param policy the policy's pick, "TREE/SIMPLE"
-   * @param channels the policy's channels (0 = NCCL's)
-   * @param groups the compiled measurements
-   * @return the price, or null when no measured size governs it or NCCL's time is unknown
-   */
-  public static Price price(Collective c, long nRanks, long nNodes, long fromBytes, String nccl, String policy,
-      int channels, List<Compiler.Group> groups) {
-    for (Compiler.Group g : groups) {
-      if (g.key().collective() != c || g.key().nRanks() != nRanks || g.key().nNodes() != nNodes
-          || !g.key().numPipeOps().contains(1)) {
-        continue;
-      }
-      Compiler.SizeResult s = g.governing(fromBytes);
-      if (s == null) {
-        return null;
-      }
-      RunConfig nc = config(nccl, 0);
-      RunConfig pc = config(policy, channels);
-      // the compile knows NCCL's pick here (a log names it): its time is the compile's own estimate,
-      // the unforced runs pooled with that pick's forced runs, as compile prints and report charts it
-      boolean compiled = nc != null && nc.equals(s.ncclPick());
-      double ncclUs = s.ncclUs();
-      double policyUs = Double.NaN;
-      for (Compiler.Stats st : s.candidates()) {
-        if (!compiled && st.config().equals(nc)) {
-          ncclUs = st.medianUs();
+        sb.append('\n');
+        boolean priced = !groups.isEmpty();
+        TextTable t = priced
+                ? new TextTable(
+                        "shape",
+                        "collective",
+                        "size",
+                        ">calls",
+                        ">ranks",
+                        "NCCL's pick",
+                        "policy's pick",
+                        ">at",
+                        ">NCCL us",
+                        ">policy us",
+                        ">NCCL busbw",
+                        ">policy busbw",
+                        ">saved us/call",
+                        ">saved us",
+                        "note")
+                : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
+        for (Row r : rows) {
+            String shape = r.nRanks() == 0 ? "?" : JobShape.of(r.nRanks(), r.nNodes());
+            String size = "[" + ByteSize.format(r.fromBytes()) + ", "
+                    + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes())) + ")";
+            if (!priced) {
+                t.row(
+                        shape,
+                        r.collective().name(),
+                        size,
+                        Long.toString(r.calls()),
+                        Integer.toString(r.ranks()),
+                        r.ncclPick(),
+                        r.policyLabel());
+                continue;
+            }
+            Price p = r.price();
+            t.row(
+                    shape,
+                    r.collective().name(),
+                    size,
+                    Long.toString(r.calls()),
+                    Integer.toString(r.ranks()),
+                    r.ncclPick(),
+                    r.policyLabel(),
+                    p == null ? "-" : ByteSize.format(p.measuredBytes()),
+                    p == null ? "-" : us(p.ncclUs()),
+                    p == null ? "-" : us(p.policyUs()),
+                    p == null ? "-" : gbps(p.ncclBusbw()),
+                    p == null ? "-" : gbps(p.policyBusbw()),
+                    p == null ? "-" : us(p.savedUs()),
+                    p == null || Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
+                    p == null
+                            ? "not measured: " + notPricedWhy(r.collective(), r.nRanks(), r.nNodes(), groups)
+                            : Double.isNaN(p.policyUs())
+                                    ? "policy's pick not measured"
+                                    : p.keptByNoise()
+                                            ? "measured gain within noise: a compile would keep NCCL's pick"
+                                            : "");
         }
-        if (st.config().equals(pc)) {
-          policyUs = st.medianUs();
+        sb.append(t.size() == 0 ? "no decisions in the logs (no rule hit)\n" : t.render());
+        if (priced) {
+            long pc = pricedCalls();
+            long all = rows.stream().mapToLong(Row::calls).sum();
+            double saved = savedUs();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
+                            + "rules match; %.1f us per call;"
+                            + " %.1f us per rank over %d logs)%n",
+                    saved,
+                    pc,
+                    all,
+                    ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
+                    ncclUs(),
+                    pc > 0 ? saved / pc : 0.0,
+                    logs.isEmpty() ? 0.0 : saved / logs.size(),
+                    logs.size()));
+            String why = shapesNotMeasured(
+                    "the logs' decisions",
+                    rows.stream()
+                            .filter(r -> r.nRanks() > 0)
+                            .map(r -> JobShape.of(r.nRanks(), r.nNodes()))
+                            .toList(),
+                    groups);
+            if (why != null) {
+                sb.append(why).append('\n');
+            }
         }
-      }
-      if (Double.isNaN(ncclUs)) {
-        return null;
-      }
-      if (pc != null && pc.equals(nc)) { // the policy runs NCCL's own pick: the same time, whichever estimate
-        policyUs = ncclUs;
-      }
-      boolean kept = !s.ruled() && s.note().contains("within the noise");
-      return new Price(s.nBytes(), ncclUs, policyUs, s.bestUs(), busbw(c, nRanks, s.nBytes(), ncclUs),
-          busbw(c, nRanks, s.nBytes(), policyUs), kept);
+        return sb.toString();
     }
-    return null;
-  }
-
-  /**
-   * NCCL's picks the decision logs name, as selections for the compiler: for each measured size of a
-   * logged shape and collective, the NCCL pick of every logged bucket that holds it. Given to
-   * {@link Compiler#compile} with the measurements they make NCCL's time there the compile's own
-   * estimate (its unforced runs pooled with the pick's forced runs, as {@code compile --nccl-log}
-   * computes it), the one the report prices rows with and charts. Where ranks' logs name different
-   * picks at a size, the compile leaves the pick unknown there.
-   *
-   * @param logs the decision logs
-   * @param data the measurements (their sizes, collectives and shapes)
-   * @return one selection per (log, bucket, measured size in it)
-   */
-  public static List<RunSelection> loggedPicks(List<DecisionLogFile> logs, io.nccltuner.compile.MeasurementSet data) {
-    record Measured(Collective c, long nRanks, long nNodes, long nBytes) {}
-    Set<Measured> sizes = new java.util.LinkedHashSet<>();
-    for (io.nccltuner.compile.Measurement m : data.measurements()) {
-      sizes.add(new Measured(m.collective(), m.nRanks(), m.nNodes(), m.nBytes()));
-    }
-    List<RunSelection> out = new ArrayList<>();
-    for (DecisionLogFile f : logs) {
-      Map<Long, DecisionLogFile.Comm> byComm = new HashMap<>();
-      f.comms().forEach(c -> byComm.put(c.comm(), c));
-      Set<List<Object>> seen = new java.util.HashSet<>();
-      for (DecisionLogFile.Aggregate a : f.aggregates()) {
-        DecisionLogFile.Comm c = byComm.get(a.comm());
-        RunConfig pick = config(a.ncclPick(), 0);
-        if (c == null || pick == null) {
-          continue;
-        }
-        for (Measured m : sizes) {
-          if (m.c() == a.collective() && m.nRanks() == c.nRanks() && m.nNodes() == c.nNodes()
-              && Long.compareUnsigned(m.nBytes(), a.fromBytes()) >= 0
-              && (a.toBytes() == -1L || Long.compareUnsigned(m.nBytes(), a.toBytes()) < 0)
-              && seen.add(List.of(m, pick))) {
-            out.add(new RunSelection(f.file() + " (decision log)", m.c(), (int) m.nRanks(), (int) m.nNodes(),
-                m.nBytes(), pick.algorithm(), pick.protocol()));
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /**
-   * One call (or table row) whose NCCL pick a command prices: the collective, its communicator's
-   * shape, its size and NCCL's pick there ("RING/SIMPLE").
-   *
-   * @param collective collective
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param nBytes size in bytes
-   * @param ncclPick NCCL's pick, "RING/SIMPLE"
-   */
-  public record PickedCall(Collective collective, long nRanks, long nNodes, long nBytes, String ncclPick) {}
-
-  /**
-   * NCCL's picks of priced calls as selections for the compiler, so that NCCL's time there is the
-   * compile's own estimate (its unforced runs pooled with the pick's forced runs), the one
-   * {@code compile --nccl-log}, {@code report} and {@code try} print: {@code replay} and
-   * {@code explain} compile their {@code --measurements} with these. Each measured size of a
-   * call's collective and shape gets the pick of the smallest call it governs (the call at the
-   * measured size itself when there is one, else the nearest above it).
-   *
-   * @param source what named the picks ("trace.csv (trace)")
-   * @param calls the priced calls
-   * @param data the measurements (their sizes, collectives and shapes)
-   * @return one selection per measured size that governs a call
-   */
-  public static List<RunSelection> callPicks(String source, List<PickedCall> calls,
-      io.nccltuner.compile.MeasurementSet data) {
-    record Key(Collective c, long nRanks, long nNodes) {}
-    Map<Key, TreeSet<Long>> measured = new HashMap<>();
-    for (io.nccltuner.compile.Measurement m : data.measurements()) {
-      measured.computeIfAbsent(new Key(m.collective(), m.nRanks(), m.nNodes()),
-          k -> new TreeSet<>(Long::compareUnsigned)).add(m.nBytes());
-    }
-    Map<List<Object>, long[]> nearest = new LinkedHashMap<>(); // (key, measured size) -> the call's size
-    Map<List<Object>, RunConfig> pickAt = new HashMap<>();
-    for (PickedCall call : calls) {
-      RunConfig pick = call.ncclPick() == null ? null : config(call.ncclPick(), 0);
-      Key k = new Key(call.collective(), call.nRanks(), call.nNodes());
-      TreeSet<Long> sizes = measured.get(k);
-      Long at = sizes == null || pick == null ? null : sizes.floor(call.nBytes());
-      if (at == null) {
-        continue;
-      }
-      List<Object> where = List.of(k, at);
-      long[] seen = nearest.get(where);
-      if (seen == null || Long.compareUnsigned(call.nBytes(), seen[0]) < 0) {
-        nearest.put(where, new long[] {call.nBytes()});
-        pickAt.put(where, pick);
-      }
-    }
-    List<RunSelection> out = new ArrayList<>();
-    for (List<Object> where : nearest.keySet()) {
-      Key k = (Key) where.get(0);
-      RunConfig pick = pickAt.get(where);
-      out.add(new RunSelection(source, k.c(), (int) k.nRanks(), (int) k.nNodes(), (Long) where.get(1),
-          pick.algorithm(), pick.protocol()));
-    }
-    return out;
-  }
-
-  /** @return calls with a price for both picks */
-  public long pricedCalls() {
-    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs())).mapToLong(Row::calls).sum();
-  }
-
-  /** @return expected time saved over all priced calls of all logs, microseconds */
-  public double savedUs() {
-    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
-        .mapToDouble(r -> r.calls() * r.price().savedUs()).sum();
-  }
-
-  /** @return NCCL's time over the priced calls, microseconds */
-  public double ncclUs() {
-    return rows.stream().filter(r -> r.price() != null && !Double.isNaN(r.price().policyUs()))
-        .mapToDouble(r -> r.calls() * r.price().ncclUs()).sum();
-  }
-
-  private static String us(double v) {
-    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
-  }
-
-  private static String gbps(double v) {
-    return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
-  }
-
-  /** @return the text report */
-  public String text() {
-    StringBuilder sb = new StringBuilder();
-    long comms = logs.stream().mapToLong(l -> l.comms().size()).sum();
-    sb.append("policy ").append(policy).append(": ").append(logs.size()).append(logs.size() == 1 ? " log, " : " logs, ")
-        .append(comms).append(comms == 1 ? " communicator" : " communicators").append('\n');
-    for (DecisionLogFile f : logs) {
-      Set<String> shas = new TreeSet<>();
-      long calls = 0;
-      long hits = 0;
-      long applied = 0;
-      long unagg = 0;
-      Set<String> modes = new TreeSet<>();
-      for (DecisionLogFile.Comm c : f.comms()) {
-        shas.add(shortSha(String.valueOf(c.sha256())));
-        calls += c.calls();
-        hits += c.ruleHits();
-        applied += c.applied();
-        unagg += c.unaggregated();
-        modes.add(String.valueOf(c.mode()));
-      }
-      sb.append("  rank ").append(f.rank()).append(" (").append(f.file()).append("): ").append(f.comms().size())
-          .append(" comms, mode ").append(String.join("/", modes)).append(", sha256 ").append(String.join(" ", shas))
-          .append(", calls ").append(calls).append(", rule hits ").append(hits).append(", applied ").append(applied)
-          .append(unagg > 0 ? ", " + unagg + " hits not broken down" : "").append('\n');
-    }
-    sb.append(tableProblems.isEmpty() ? "tables: every rank of each shape runs the same table (sha256)\n"
-        : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
-    sb.append(decisionProblems.isEmpty() ? "decisions: every rank reaches the same decision at every size\n"
-        : "decisions: DIFFER at " + decisionProblems.size() + (decisionProblems.size() == 1 ? " size" : " sizes")
-            + ":\n  " + String.join("\n  ", decisionProblems) + "\n");
-    if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
-      sb.append("  (" + NO_RULE_HIT + ": the rank logged the same communicator but no rule hit in that size bucket, so "
-          + "it ran NCCL's own pick there)\n");
-    }
-    if (!notCompared.isEmpty()) {
-      sb.append("decisions not compared at ").append(notCompared.size()).append(notCompared.size() == 1 ? " size" : " sizes")
-          .append(": ranks with no rule hit where other ranks of the shape have one (")
-          .append(String.join("; ", notCompared.stream().limit(3).toList()))
-          .append(notCompared.size() > 3 ? "; ..." : "")
-          .append("); their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those calls is unknown\n");
-    }
-    sb.append('\n');
-    boolean priced = !groups.isEmpty();
-    TextTable t = priced
-        ? new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick", ">at",
-            ">NCCL us", ">policy us", ">NCCL busbw", ">policy busbw", ">saved us/call", ">saved us", "note")
-        : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
-    for (Row r : rows) {
-      String shape = r.nRanks() == 0 ? "?" : JobShape.of(r.nRanks(), r.nNodes());
-      String size = "[" + ByteSize.format(r.fromBytes()) + ", " + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes()))
-          + ")";
-      if (!priced) {
-        t.row(shape, r.collective().name(), size, Long.toString(r.calls()), Integer.toString(r.ranks()), r.ncclPick(),
-            r.policyLabel());
-        continue;
-      }
-      Price p = r.price();
-      t.row(shape, r.collective().name(), size, Long.toString(r.calls()), Integer.toString(r.ranks()), r.ncclPick(),
-          r.policyLabel(), p == null ? "-" : ByteSize.format(p.measuredBytes()), p == null ? "-" : us(p.ncclUs()),
-          p == null ? "-" : us(p.policyUs()), p == null ? "-" : gbps(p.ncclBusbw()),
-          p == null ? "-" : gbps(p.policyBusbw()), p == null ? "-" : us(p.savedUs()),
-          p == null || Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
-          p == null ? "not measured: " + notPricedWhy(r.collective(), r.nRanks(), r.nNodes(), groups)
-              : Double.isNaN(p.policyUs()) ? "policy's pick not measured"
-              : p.keptByNoise() ? "measured gain within noise: a compile would keep NCCL's pick" : "");
-    }
-    sb.append(t.size() == 0 ? "no decisions in the logs (no rule hit)\n" : t.render());
-    if (priced) {
-      long pc = pricedCalls();
-      long all = rows.stream().mapToLong(Row::calls).sum();
-      double saved = savedUs();
-      sb.append(String.format(Locale.ROOT,
-          "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
-              + "rules match; %.1f us per call;"
-              + " %.1f us per rank over %d logs)%n",
-          saved, pc, all, ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0, ncclUs(), pc > 0 ? saved / pc : 0.0,
-          logs.isEmpty() ? 0.0 : saved / logs.size(), logs.size()));
-      String why = shapesNotMeasured("the logs' decisions",
-          rows.stream().filter(r -> r.nRanks() > 0).map(r -> JobShape.of(r.nRanks(), r.nNodes())).toList(), groups);
-      if (why != null) {
-        sb.append(why).append('\n');
-      }
-    }
-    return sb.toString();
-  }
 }

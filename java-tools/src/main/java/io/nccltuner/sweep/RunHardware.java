@@ -29,44 +29,48 @@ import java.util.regex.Pattern;
  * @param nNodes nodes, 0 when unknown
  */
 public record RunHardware(String ncclVersion, String gpu, int nRanks, int nNodes) {
-  private static final Pattern VERSION = Pattern.compile("NCCL INFO NCCL version (\\S+)");
-  private static final Pattern TESTS_VERSION = Pattern.compile("^# nccl-tests version \\S+.*nccl-library=(\\d+)");
-  private static final Pattern RANK = Pattern.compile(
-      "^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device\\s+\\d+\\s+\\[[^\\]]*\\]\\s+(.*?)\\s*$");
-  private static final Pattern COMM = Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank \\d+ nRanks (\\d+) nNodes (\\d+)");
+    private static final Pattern VERSION = Pattern.compile("NCCL INFO NCCL version (\\S+)");
+    private static final Pattern TESTS_VERSION = Pattern.compile("^# nccl-tests version \\S+.*nccl-library=(\\d+)");
+    private static final Pattern RANK = Pattern.compile(
+            "^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device\\s+\\d+\\s+\\[[^\\]]*\\]\\s+(.*?)\\s*$");
+    private static final Pattern COMM =
+            Pattern.compile("NCCL INFO comm 0x[0-9a-fA-F]+ rank \\d+ nRanks (\\d+) nNodes (\\d+)");
 
-  /**
-   * Reads a run's output.
-   *
-   * @param lines the output's lines
-   * @return what the output says; fields it does not say are null or 0
-   */
-  public static RunHardware read(List<String> lines) {
-    String version = null;
-    String codeVersion = null;
-    String gpu = null;
-    int ranks = 0;
-    Set<String> hosts = new LinkedHashSet<>();
-    int commRanks = 0;
-    int commNodes = 0;
-    for (String l : lines) {
-      Matcher m;
-      if (version == null && (m = VERSION.matcher(l)).find()) {
-        version = m.group(1);
-      } else if (codeVersion == null && (m = TESTS_VERSION.matcher(l)).find()) {
-        codeVersion = Signature.versionString(Integer.parseInt(m.group(1)));
-      } else if ((m = RANK.matcher(l)).find()) {
-        ranks++;
-        hosts.add(m.group(2));
-        if (gpu == null) {
-          gpu = m.group(3);
+    /**
+     * Reads a run's output.
+     *
+     * @param lines the output's lines
+     * @return what the output says; fields it does not say are null or 0
+     */
+    public static RunHardware read(List<String> lines) {
+        String version = null;
+        String codeVersion = null;
+        String gpu = null;
+        int ranks = 0;
+        Set<String> hosts = new LinkedHashSet<>();
+        int commRanks = 0;
+        int commNodes = 0;
+        for (String l : lines) {
+            Matcher m;
+            if (version == null && (m = VERSION.matcher(l)).find()) {
+                version = m.group(1);
+            } else if (codeVersion == null && (m = TESTS_VERSION.matcher(l)).find()) {
+                codeVersion = Signature.versionString(Integer.parseInt(m.group(1)));
+            } else if ((m = RANK.matcher(l)).find()) {
+                ranks++;
+                hosts.add(m.group(2));
+                if (gpu == null) {
+                    gpu = m.group(3);
+                }
+            } else if (commRanks == 0 && (m = COMM.matcher(l)).find()) {
+                commRanks = Integer.parseInt(m.group(1));
+                commNodes = Integer.parseInt(m.group(2));
+            }
         }
-      } else if (commRanks == 0 && (m = COMM.matcher(l)).find()) {
-        commRanks = Integer.parseInt(m.group(1));
-        commNodes = Integer.parseInt(m.group(2));
-      }
+        return new RunHardware(
+                version != null ? version : codeVersion,
+                gpu,
+                commRanks > 0 ? commRanks : ranks,
+                commRanks > 0 ? commNodes : hosts.size());
     }
-    return new RunHardware(version != null ? version : codeVersion, gpu, commRanks > 0 ? commRanks : ranks,
-        commRanks > 0 ? commNodes : hosts.size());
-  }
 }

@@ -37,453 +37,542 @@ import java.util.concurrent.TimeUnit;
  * NCCL_TUNER_PLUGIN -x NCCL_TUNER_JAVA_FORCE ...}).
  */
 public final class Sweep {
-  /** Variables the sweep removes from every run's environment. */
-  static final List<String> REMOVED = List.of("NCCL_TUNER_JAVA_POLICY", "NCCL_TUNER_JAVA_MODE",
-      "NCCL_TUNER_CONFIG_FILE", "NCCL_TUNER_JAVA_FORCE", "NCCL_TUNER_JAVA_RECORD");
+    /** Variables the sweep removes from every run's environment. */
+    static final List<String> REMOVED = List.of(
+            "NCCL_TUNER_JAVA_POLICY",
+            "NCCL_TUNER_JAVA_MODE",
+            "NCCL_TUNER_CONFIG_FILE",
+            "NCCL_TUNER_JAVA_FORCE",
+            "NCCL_TUNER_JAVA_RECORD");
 
-  /**
-   * What to sweep.
-   *
-   * @param dir the sweep directory (created)
-   * @param programs nccl-tests programs without {@code _perf} (all_reduce, all_gather, ...)
-   * @param binary one binary for every program, or null: a {@code *_perf} file runs as is, any
-   *     other binary (the simulated cluster) gets {@code <program>_perf} as its first argument
-   * @param testsDir directory of the nccl-tests binaries, or null to find them on PATH
-   * @param launch the launcher's words, empty for none
-   * @param plugin the plugin to load
-   * @param candidates forced candidates
-   * @param replicates R >= 1
-   * @param seed the order's seed
-   * @param testsArgs options for every nccl-tests run
-   * @param timeoutSeconds longest a run may take before it is killed and counted failed
-   * @param env the environment the runs inherit (System.getenv())
-   */
-  public record Config(Path dir, List<String> programs, Path binary, Path testsDir, List<String> launch, Path plugin,
-      List<Forced> candidates, int replicates, long seed, List<String> testsArgs, long timeoutSeconds,
-      Map<String, String> env) {}
+    /**
+     * What to sweep.
+     *
+     * @param dir the sweep directory (created)
+     * @param programs nccl-tests programs without {@code _perf} (all_reduce, all_gather, ...)
+     * @param binary one binary for every program, or null: a {@code *_perf} file runs as is, any
+     *     other binary (the simulated cluster) gets {@code <program>_perf} as its first argument
+     * @param testsDir directory of the nccl-tests binaries, or null to find them on PATH
+     * @param launch the launcher's words, empty for none
+     * @param plugin the plugin to load
+     * @param candidates forced candidates
+     * @param replicates R >= 1
+     * @param seed the order's seed
+     * @param testsArgs options for every nccl-tests run
+     * @param timeoutSeconds longest a run may take before it is killed and counted failed
+     * @param env the environment the runs inherit (System.getenv())
+     */
+    public record Config(
+            Path dir,
+            List<String> programs,
+            Path binary,
+            Path testsDir,
+            List<String> launch,
+            Path plugin,
+            List<Forced> candidates,
+            int replicates,
+            long seed,
+            List<String> testsArgs,
+            long timeoutSeconds,
+            Map<String, String> env) {}
 
-  private final Config cfg;
-  private final PrintWriter progress;
+    private final Config cfg;
+    private final PrintWriter progress;
 
-  /**
-   * @param cfg what to sweep
-   * @param progress where progress lines go (stderr in the CLI)
-   */
-  public Sweep(Config cfg, PrintWriter progress) {
-    this.cfg = cfg;
-    this.progress = progress;
-  }
+    /**
+     * @param cfg what to sweep
+     * @param progress where progress lines go (stderr in the CLI)
+     */
+    public Sweep(Config cfg, PrintWriter progress) {
+        this.cfg = cfg;
+        this.progress = progress;
+    }
 
-  /** @return the collective an nccl-tests program measures (all_gather: AllGather), or null */
-  static Collective collective(String program) {
-    return switch (program) {
-      case "all_reduce" -> Collective.AllReduce;
-      case "all_gather" -> Collective.AllGather;
-      case "reduce_scatter" -> Collective.ReduceScatter;
-      case "broadcast" -> Collective.Broadcast;
-      case "reduce" -> Collective.Reduce;
-      default -> null;
-    };
-  }
+    /** @return the collective an nccl-tests program measures (all_gather: AllGather), or null */
+    static Collective collective(String program) {
+        return switch (program) {
+            case "all_reduce" -> Collective.AllReduce;
+            case "all_gather" -> Collective.AllGather;
+            case "reduce_scatter" -> Collective.ReduceScatter;
+            case "broadcast" -> Collective.Broadcast;
+            case "reduce" -> Collective.Reduce;
+            default -> null;
+        };
+    }
 
-  /**
-   * Why a cell is not run: NCCL never offers the forced candidate for the program's collective
-   * ({@link PolicyCheck#neverOffered}), so its runs would measure NCCL's own pick again.
-   *
-   * @param program nccl-tests program without {@code _perf}
-   * @param f the forced candidate
-   * @return the reason, or null when the cell is run
-   */
-  static String notOffered(String program, Forced f) {
-    Collective c = collective(program);
-    return c == null ? null : PolicyCheck.neverOffered(c, f.algorithm(), f.protocol());
-  }
+    /**
+     * Why a cell is not run: NCCL never offers the forced candidate for the program's collective
+     * ({@link PolicyCheck#neverOffered}), so its runs would measure NCCL's own pick again.
+     *
+     * @param program nccl-tests program without {@code _perf}
+     * @param f the forced candidate
+     * @return the reason, or null when the cell is run
+     */
+    static String notOffered(String program, Forced f) {
+        Collective c = collective(program);
+        return c == null ? null : PolicyCheck.neverOffered(c, f.algorithm(), f.protocol());
+    }
 
-  /**
-   * The cells the plan leaves out, one line each: {@code all_gather TREE/LL: NCCL offers only ...}.
-   *
-   * @return the lines, in program and candidate order; empty when every cell runs
-   */
-  public List<String> notScheduled() {
-    List<String> out = new ArrayList<>();
-    for (String p : cfg.programs()) {
-      for (Forced f : cfg.candidates().stream().distinct().toList()) {
-        String why = notOffered(p, f);
-        if (why != null) {
-          out.add(p + " " + f.label() + ": " + why + "; not run (it would measure NCCL's own pick again)");
+    /**
+     * The cells the plan leaves out, one line each: {@code all_gather TREE/LL: NCCL offers only ...}.
+     *
+     * @return the lines, in program and candidate order; empty when every cell runs
+     */
+    public List<String> notScheduled() {
+        List<String> out = new ArrayList<>();
+        for (String p : cfg.programs()) {
+            for (Forced f : cfg.candidates().stream().distinct().toList()) {
+                String why = notOffered(p, f);
+                if (why != null) {
+                    out.add(p + " " + f.label() + ": " + why + "; not run (it would measure NCCL's own pick again)");
+                }
+            }
         }
-      }
+        return out;
     }
-    return out;
-  }
 
-  /** @return the plan as manifest records, every run pending */
-  public Manifest planned() {
-    List<Manifest.RunRecord> runs = new ArrayList<>();
-    for (SweepPlan.Run r : SweepPlan.plan(cfg.programs(), cfg.candidates(), cfg.replicates(), cfg.seed(),
-        (p, f) -> notOffered(p, f) == null)) {
-      Map<String, String> env = new TreeMap<>();
-      if (r.candidate() != null) {
-        env.put("NCCL_TUNER_JAVA_FORCE", r.candidate().label());
-      }
-      Forced f = r.candidate();
-      runs.add(new Manifest.RunRecord(r.id(), r.program(), f == null ? null : f.algorithm().name(),
-          f == null ? null : f.protocol().name(), f == null ? 0 : f.channels(), r.replicate(), r.order(),
-          "runs/" + r.id() + ".txt", command(r.program()), env, "pending", null, null));
-    }
-    return new Manifest(Manifest.SCHEMA, Instant.now().toString(), cfg.seed(), cfg.replicates(), cfg.programs(),
-        cfg.candidates().stream().map(Forced::label).toList(), cfg.launch(), cfg.plugin().toString(),
-        cfg.testsArgs(), commonEnv(), null, List.of(), runs);
-  }
-
-  /** The words of one run's command: launcher, binary, [program], nccl-tests options. */
-  List<String> command(String program) {
-    List<String> c = new ArrayList<>(cfg.launch());
-    if (cfg.binary() != null) {
-      c.add(cfg.binary().toString());
-      if (!cfg.binary().getFileName().toString().endsWith("_perf")) {
-        c.add(program + "_perf");
-      }
-    } else if (cfg.testsDir() != null) {
-      c.add(cfg.testsDir().resolve(program + "_perf").toString());
-    } else {
-      c.add(program + "_perf");
-    }
-    c.addAll(cfg.testsArgs());
-    return c;
-  }
-
-  /** The variables every run sees that matter to NCCL and to the plugin, sorted. */
-  Map<String, String> commonEnv() {
-    Map<String, String> e = new TreeMap<>();
-    cfg.env().forEach((k, v) -> {
-      if ((k.startsWith("NCCL_") || k.startsWith("CUDA_") || k.startsWith("SIMCLUSTER_") || k.startsWith("FI_")
-          || k.startsWith("UCX_") || k.equals("LD_LIBRARY_PATH") || k.equals("JAVA_HOME")) && !REMOVED.contains(k)) {
-        e.put(k, v);
-      }
-    });
-    e.put("NCCL_TUNER_PLUGIN", cfg.plugin().toString());
-    e.putIfAbsent("NCCL_DEBUG", "INFO");
-    e.putIfAbsent("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,GRAPH");
-    return e;
-  }
-
-  /**
-   * Prints every run's command line, shell-quoted, with the variables it sets; runs nothing and
-   * writes nothing.
-   *
-   * @param out where
-   * @return the number of runs
-   */
-  public int dryRun(PrintWriter out) {
-    Manifest m = planned();
-    Map<String, String> common = m.environment();
-    List<String> skipped = notScheduled();
-    out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x " + (m.candidates().size() + 1)
-        + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates"
-        + (skipped.isEmpty() ? "" : ", less " + skipped.size() + " (program, candidate) cell"
-            + (skipped.size() == 1 ? "" : "s") + " NCCL never offers") + "), seed " + m.seed()
-        + "; every run: " + assignments(Map.of("NCCL_TUNER_PLUGIN", common.get("NCCL_TUNER_PLUGIN"),
-            "NCCL_DEBUG", common.get("NCCL_DEBUG"), "NCCL_DEBUG_SUBSYS", common.get("NCCL_DEBUG_SUBSYS"))));
-    for (String w : skipped) {
-      out.println("# not scheduled: " + w);
-    }
-    // each line carries what the sweep sets, so that a pasted line forces what it says: the variables the
-    // sweep removes (unset with env -u where this environment has them), then the plugin, NCCL's INFO
-    // lines (they name NCCL's picks and the forcing) and the candidate forced
-    List<String> unset = REMOVED.stream().filter(cfg.env()::containsKey).toList();
-    String prefix = (unset.isEmpty() ? "" : "env" + unset.stream().map(v -> " -u " + v).reduce("", String::concat) + " ")
-        + assignments(Map.of("NCCL_TUNER_PLUGIN", common.get("NCCL_TUNER_PLUGIN"), "NCCL_DEBUG", common.get("NCCL_DEBUG"),
-            "NCCL_DEBUG_SUBSYS", common.get("NCCL_DEBUG_SUBSYS"))) + " ";
-    for (Manifest.RunRecord r : m.runs()) {
-      out.println(prefix + (r.env().isEmpty() ? "" : assignments(r.env()) + " ") + String.join(" ", r.command().stream()
-          .map(Sweep::quote).toList()) + " > " + quote(cfg.dir().resolve(r.file()).toString()));
-    }
-    out.flush();
-    for (String w : missingBinaries(m)) {
-      progress.println("warning: " + w);
-    }
-    progress.flush();
-    return m.runs().size();
-  }
-
-  /**
-   * The binaries of a plan that are not executable files here (on PATH where a bare name is given),
-   * for the dry run's warnings.
-   *
-   * @param m the plan
-   * @return one line per missing binary
-   */
-  List<String> missingBinaries(Manifest m) {
-    List<String> out = new ArrayList<>();
-    java.util.Set<String> seen = new java.util.LinkedHashSet<>();
-    for (Manifest.RunRecord r : m.runs()) {
-      seen.add(r.command().get(cfg.launch().size()));
-    }
-    String path = cfg.env().getOrDefault("PATH", "");
-    for (String b : seen) {
-      boolean found;
-      if (b.contains("/")) {
-        found = Files.isRegularFile(Path.of(b)) && Files.isExecutable(Path.of(b));
-      } else {
-        found = java.util.Arrays.stream(path.split(":")).filter(d -> !d.isEmpty()).map(d -> Path.of(d, b))
-            .anyMatch(x -> Files.isRegularFile(x) && Files.isExecutable(x));
-      }
-      if (!found) {
-        out.add(b + (b.contains("/") ? ": no such executable file" : ": not found on PATH")
-            + (cfg.launch().isEmpty() ? "; the runs would fail (fix --tests-dir, --binary or PATH)"
-                : "; the runs would fail unless it exists where " + cfg.launch().getFirst() + " runs them"));
-      }
-    }
-    return out;
-  }
-
-  private static String assignments(Map<String, String> env) {
-    return String.join(" ", new TreeMap<>(env).entrySet().stream().map(e -> e.getKey() + "=" + quote(e.getValue())).toList());
-  }
-
-  /** @return the word, single-quoted for a POSIX shell where it needs to be */
-  static String quote(String w) {
-    if (!w.isEmpty() && w.matches("[A-Za-z0-9_@%+=:,./-]+")) {
-      return w;
-    }
-    return "'" + w.replace("'", "'\\''") + "'";
-  }
-
-  /**
-   * Runs the sweep, or resumes it when the directory already holds its manifest.
-   *
-   * @return the manifest as it stands at the end
-   * @throws IOException if the directory cannot be written, or holds a different sweep
-   * @throws InterruptedException if interrupted while a run is going (its process is killed)
-   */
-  public Manifest run() throws IOException, InterruptedException {
-    Files.createDirectories(cfg.dir().resolve("runs"));
-    Path mf = cfg.dir().resolve(Manifest.FILE);
-    Manifest plan = planned();
-    Manifest m = plan;
-    if (Files.exists(mf)) {
-      Manifest old = Manifest.read(mf);
-      List<String> diff = differences(old, plan);
-      if (!diff.isEmpty()) {
-        throw new IOException(cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
-            + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
-      }
-      m = old;
-    }
-    for (String w : notScheduled()) {
-      progress.println("sweep: not scheduled: " + w);
-    }
-    List<Manifest.RunRecord> runs = new ArrayList<>(m.runs());
-    RunHardware sig = m.signature();
-    List<String> warnings = new ArrayList<>(m.warnings() == null ? List.of() : m.warnings());
-    int total = runs.size();
-    int done = 0;
-    for (Manifest.RunRecord r : runs) {
-      if (finished(r)) {
-        done++;
-      }
-    }
-    if (done > 0) {
-      progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total + " runs finished, skipped; seed "
-          + m.seed());
-    } else {
-      progress.println("sweep: " + cfg.dir() + ": " + total + " runs, seed " + m.seed() + " (recorded in "
-          + Manifest.FILE + "; to resume, run the same command again)");
-    }
-    m.write(mf);
-    long t0 = System.nanoTime();
-    int ranNow = 0;
-    int failed = 0;
-    String stop = null;
-    for (int i = 0; i < runs.size(); i++) {
-      Manifest.RunRecord r = runs.get(i);
-      if (finished(r)) {
-        continue;
-      }
-      long s0 = System.nanoTime();
-      int exit = exec(r);
-      double secs = (System.nanoTime() - s0) / 1e9;
-      Path out = cfg.dir().resolve(r.file());
-      Path part = out.resolveSibling(out.getFileName() + ".part");
-      if (exit == 0) {
-        Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        RunHardware s = RunHardware.read(Files.readAllLines(out, StandardCharsets.UTF_8));
-        if (sig == null) {
-          sig = s;
-        } else if (!Objects.equals(sig, s)) {
-          warnings.add(r.id() + ": signature " + s + " differs from the first run's " + sig);
+    /** @return the plan as manifest records, every run pending */
+    public Manifest planned() {
+        List<Manifest.RunRecord> runs = new ArrayList<>();
+        for (SweepPlan.Run r : SweepPlan.plan(
+                cfg.programs(), cfg.candidates(), cfg.replicates(), cfg.seed(), (p, f) -> notOffered(p, f) == null)) {
+            Map<String, String> env = new TreeMap<>();
+            if (r.candidate() != null) {
+                env.put("NCCL_TUNER_JAVA_FORCE", r.candidate().label());
+            }
+            Forced f = r.candidate();
+            runs.add(new Manifest.RunRecord(
+                    r.id(),
+                    r.program(),
+                    f == null ? null : f.algorithm().name(),
+                    f == null ? null : f.protocol().name(),
+                    f == null ? 0 : f.channels(),
+                    r.replicate(),
+                    r.order(),
+                    "runs/" + r.id() + ".txt",
+                    command(r.program()),
+                    env,
+                    "pending",
+                    null,
+                    null));
         }
-      } else {
-        Path failedOut = out.resolveSibling(r.id() + ".failed.txt");
-        Files.move(part, failedOut, StandardCopyOption.REPLACE_EXISTING);
-        failed++;
-        stop = missingProgram(r, exit, failedOut);
-      }
-      runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
-      m = m.with(runs, sig, warnings);
-      m.write(mf);
-      done++;
-      ranNow++;
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      double eta = elapsed / ranNow * (total - done);
-      progress.println(String.format(Locale.ROOT, "sweep: %d/%d %s %s r%d: %s in %.1f s; elapsed %s, ETA %s", done,
-          total, r.program(), r.label(), r.replicate(), exit == 0 ? "ok" : "FAILED (exit " + exit + ", see "
-              + r.id() + ".failed.txt)", secs, duration(elapsed), duration(eta)));
-      progress.flush();
-      if (stop != null) {
-        progress.println("sweep: stopped at the first run: " + stop + "; the other " + (total - done)
-            + " runs were not started; fix --tests-dir, --binary, --launch or PATH, then run the same command "
-            + "again (seed " + m.seed() + ")");
-        break;
-      }
+        return new Manifest(
+                Manifest.SCHEMA,
+                Instant.now().toString(),
+                cfg.seed(),
+                cfg.replicates(),
+                cfg.programs(),
+                cfg.candidates().stream().map(Forced::label).toList(),
+                cfg.launch(),
+                cfg.plugin().toString(),
+                cfg.testsArgs(),
+                commonEnv(),
+                null,
+                List.of(),
+                runs);
     }
-    if (failed > 0 && stop == null) {
-      progress.println("sweep: " + failed + " runs failed; run the same command again to retry them (seed "
-          + m.seed() + ")");
-    }
-    progress.flush();
-    return m;
-  }
 
-  private boolean finished(Manifest.RunRecord r) {
-    return "done".equals(r.status()) && Files.exists(cfg.dir().resolve(r.file()));
-  }
-
-  /**
-   * How a directory's sweep differs from the one asked for, named by the options that differ.
-   *
-   * @param old the directory's manifest
-   * @param plan the sweep the options ask for
-   * @return e.g. "--seed 10 (this sweep's: 9)"; empty when it is the same sweep
-   */
-  static List<String> differences(Manifest old, Manifest plan) {
-    List<String> d = new ArrayList<>();
-    if (old.seed() != plan.seed()) {
-      d.add("--seed " + plan.seed() + " (this sweep's: " + old.seed() + ")");
-    }
-    if (old.replicates() != plan.replicates()) {
-      d.add("--replicates " + plan.replicates() + " (this sweep's: " + old.replicates() + ")");
-    }
-    if (!Objects.equals(old.programs(), plan.programs())) {
-      d.add("--collectives " + String.join(",", plan.programs()) + " (this sweep's: "
-          + String.join(",", old.programs() == null ? List.of() : old.programs()) + ")");
-    }
-    if (!Objects.equals(old.candidates(), plan.candidates())) {
-      d.add("candidates (--algorithms, --protocols, --channels, --candidate) " + String.join(",", plan.candidates())
-          + " (this sweep's: " + String.join(",", old.candidates() == null ? List.of() : old.candidates()) + ")");
-    }
-    if (!Objects.equals(old.launch(), plan.launch())) {
-      d.add("--launch \"" + String.join(" ", plan.launch()) + "\" (this sweep's: \""
-          + String.join(" ", old.launch() == null ? List.of() : old.launch()) + "\")");
-    }
-    if (!Objects.equals(old.testsArgs(), plan.testsArgs())) {
-      List<String> a = old.testsArgs() == null ? List.of() : old.testsArgs();
-      List<String> b = plan.testsArgs();
-      boolean named = false;
-      for (int i = 0; i + 1 < Math.min(a.size(), b.size()); i += 2) {
-        if (a.get(i).equals(b.get(i)) && !a.get(i + 1).equals(b.get(i + 1))) {
-          d.add(b.get(i) + " " + b.get(i + 1) + " (this sweep's: " + a.get(i + 1) + ")");
-          named = true;
+    /** The words of one run's command: launcher, binary, [program], nccl-tests options. */
+    List<String> command(String program) {
+        List<String> c = new ArrayList<>(cfg.launch());
+        if (cfg.binary() != null) {
+            c.add(cfg.binary().toString());
+            if (!cfg.binary().getFileName().toString().endsWith("_perf")) {
+                c.add(program + "_perf");
+            }
+        } else if (cfg.testsDir() != null) {
+            c.add(cfg.testsDir().resolve(program + "_perf").toString());
+        } else {
+            c.add(program + "_perf");
         }
-      }
-      if (!named) {
-        d.add("nccl-tests options " + String.join(" ", b) + " (this sweep's: " + String.join(" ", a) + ")");
-      }
+        c.addAll(cfg.testsArgs());
+        return c;
     }
-    if (!Objects.equals(old.plugin(), plan.plugin())) {
-      d.add("--plugin " + plan.plugin() + " (this sweep's: " + old.plugin() + ")");
+
+    /** The variables every run sees that matter to NCCL and to the plugin, sorted. */
+    Map<String, String> commonEnv() {
+        Map<String, String> e = new TreeMap<>();
+        cfg.env().forEach((k, v) -> {
+            if ((k.startsWith("NCCL_")
+                            || k.startsWith("CUDA_")
+                            || k.startsWith("SIMCLUSTER_")
+                            || k.startsWith("FI_")
+                            || k.startsWith("UCX_")
+                            || k.equals("LD_LIBRARY_PATH")
+                            || k.equals("JAVA_HOME"))
+                    && !REMOVED.contains(k)) {
+                e.put(k, v);
+            }
+        });
+        e.put("NCCL_TUNER_PLUGIN", cfg.plugin().toString());
+        e.putIfAbsent("NCCL_DEBUG", "INFO");
+        e.putIfAbsent("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,GRAPH");
+        return e;
     }
-    if (d.isEmpty()) {
-      boolean same = old.runs().size() == plan.runs().size();
-      for (int i = 0; same && i < old.runs().size(); i++) {
-        Manifest.RunRecord x = old.runs().get(i);
-        Manifest.RunRecord y = plan.runs().get(i);
-        if (!x.id().equals(y.id()) || !x.env().equals(y.env())) {
-          same = false;
-        } else if (!x.command().equals(y.command())) {
-          d.add("the binary (--binary, --tests-dir): " + String.join(" ", y.command()) + " (this sweep's: "
-              + String.join(" ", x.command()) + ")");
-          return d;
+
+    /**
+     * Prints every run's command line, shell-quoted, with the variables it sets; runs nothing and
+     * writes nothing.
+     *
+     * @param out where
+     * @return the number of runs
+     */
+    public int dryRun(PrintWriter out) {
+        Manifest m = planned();
+        Map<String, String> common = m.environment();
+        List<String> skipped = notScheduled();
+        out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x "
+                + (m.candidates().size() + 1)
+                + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates"
+                + (skipped.isEmpty()
+                        ? ""
+                        : ", less " + skipped.size() + " (program, candidate) cell" + (skipped.size() == 1 ? "" : "s")
+                                + " NCCL never offers")
+                + "), seed " + m.seed()
+                + "; every run: "
+                + assignments(Map.of(
+                        "NCCL_TUNER_PLUGIN",
+                        common.get("NCCL_TUNER_PLUGIN"),
+                        "NCCL_DEBUG",
+                        common.get("NCCL_DEBUG"),
+                        "NCCL_DEBUG_SUBSYS",
+                        common.get("NCCL_DEBUG_SUBSYS"))));
+        for (String w : skipped) {
+            out.println("# not scheduled: " + w);
         }
-      }
-      if (!same) {
-        d.add("its run plan (written by another release of nccl-tuner?)");
-      }
+        // each line carries what the sweep sets, so that a pasted line forces what it says: the variables the
+        // sweep removes (unset with env -u where this environment has them), then the plugin, NCCL's INFO
+        // lines (they name NCCL's picks and the forcing) and the candidate forced
+        List<String> unset = REMOVED.stream().filter(cfg.env()::containsKey).toList();
+        String prefix = (unset.isEmpty()
+                        ? ""
+                        : "env" + unset.stream().map(v -> " -u " + v).reduce("", String::concat) + " ")
+                + assignments(Map.of(
+                        "NCCL_TUNER_PLUGIN",
+                        common.get("NCCL_TUNER_PLUGIN"),
+                        "NCCL_DEBUG",
+                        common.get("NCCL_DEBUG"),
+                        "NCCL_DEBUG_SUBSYS",
+                        common.get("NCCL_DEBUG_SUBSYS")))
+                + " ";
+        for (Manifest.RunRecord r : m.runs()) {
+            out.println(prefix + (r.env().isEmpty() ? "" : assignments(r.env()) + " ")
+                    + String.join(" ", r.command().stream().map(Sweep::quote).toList()) + " > "
+                    + quote(cfg.dir().resolve(r.file()).toString()));
+        }
+        out.flush();
+        for (String w : missingBinaries(m)) {
+            progress.println("warning: " + w);
+        }
+        progress.flush();
+        return m.runs().size();
     }
-    return d;
-  }
 
-  /** What the launcher's shell, srun and mpirun print when the program does not exist. */
-  private static final java.util.regex.Pattern NOT_FOUND = java.util.regex.Pattern.compile(
-      "(?i)no such file or directory|command not found|not found|unable to find the executable"
-          + "|could not access or execute|cannot execute");
+    /**
+     * The binaries of a plan that are not executable files here (on PATH where a bare name is given),
+     * for the dry run's warnings.
+     *
+     * @param m the plan
+     * @return one line per missing binary
+     */
+    List<String> missingBinaries(Manifest m) {
+        List<String> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        for (Manifest.RunRecord r : m.runs()) {
+            seen.add(r.command().get(cfg.launch().size()));
+        }
+        String path = cfg.env().getOrDefault("PATH", "");
+        for (String b : seen) {
+            boolean found;
+            if (b.contains("/")) {
+                found = Files.isRegularFile(Path.of(b)) && Files.isExecutable(Path.of(b));
+            } else {
+                found = java.util.Arrays.stream(path.split(":"))
+                        .filter(d -> !d.isEmpty())
+                        .map(d -> Path.of(d, b))
+                        .anyMatch(x -> Files.isRegularFile(x) && Files.isExecutable(x));
+            }
+            if (!found) {
+                out.add(b
+                        + (b.contains("/") ? ": no such executable file" : ": not found on PATH")
+                        + (cfg.launch().isEmpty()
+                                ? "; the runs would fail (fix --tests-dir, --binary or PATH)"
+                                : "; the runs would fail unless it exists where "
+                                        + cfg.launch().getFirst() + " runs them"));
+            }
+        }
+        return out;
+    }
 
-  /**
-   * Whether a failed run failed because its program could not be run at all: the process did not
-   * start, it exited 126/127 (the shell's "cannot execute" / "not found"), or the output says a
-   * file named like the program was not found (srun's {@code execve(): all_reduce_perf: No such
-   * file or directory}, mpirun's "unable to find the executable").
-   *
-   * @return the reason, or null when the run failed otherwise
-   */
-  private String missingProgram(Manifest.RunRecord r, int exit, Path output) throws IOException {
-    List<String> lines = Files.readAllLines(output, StandardCharsets.ISO_8859_1);
-    String first = lines.stream().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
-    if (exit == 126 || exit == 127) {
-      return r.command().getFirst() + (exit == 127 ? " not found" : " cannot be executed") + " (exit " + exit
-          + (first.isEmpty() ? "" : ": " + first) + ")";
+    private static String assignments(Map<String, String> env) {
+        return String.join(
+                " ",
+                new TreeMap<>(env)
+                        .entrySet().stream()
+                                .map(e -> e.getKey() + "=" + quote(e.getValue()))
+                                .toList());
     }
-    String prog = r.program() + "_perf";
-    for (String l : lines) {
-      if (l.contains(prog) && NOT_FOUND.matcher(l).find() && !l.contains("NCCL INFO")) {
-        return prog + " not found (exit " + exit + ": " + l.strip() + ")";
-      }
-    }
-    return null;
-  }
 
-  private int exec(Manifest.RunRecord r) throws IOException, InterruptedException {
-    Path out = cfg.dir().resolve(r.file());
-    Path part = out.resolveSibling(out.getFileName() + ".part");
-    ProcessBuilder pb = new ProcessBuilder(r.command()).redirectErrorStream(true)
-        .redirectOutput(part.toFile()).directory(cfg.dir().toFile());
-    Map<String, String> env = pb.environment();
-    env.clear();
-    env.putAll(cfg.env());
-    REMOVED.forEach(env::remove);
-    env.putAll(commonEnv());
-    env.putAll(r.env());
-    Process p;
-    try {
-      p = pb.start();
-    } catch (IOException e) {
-      Files.writeString(part, "nccl-tuner sweep: cannot start " + r.command().getFirst() + ": " + e.getMessage() + "\n");
-      return 127;
+    /** @return the word, single-quoted for a POSIX shell where it needs to be */
+    static String quote(String w) {
+        if (!w.isEmpty() && w.matches("[A-Za-z0-9_@%+=:,./-]+")) {
+            return w;
+        }
+        return "'" + w.replace("'", "'\\''") + "'";
     }
-    try {
-      if (!p.waitFor(cfg.timeoutSeconds(), TimeUnit.SECONDS)) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        p.waitFor();
-        Files.writeString(part, "\nnccl-tuner sweep: killed after " + cfg.timeoutSeconds() + " s\n",
-            java.nio.file.StandardOpenOption.APPEND);
-        return 124;
-      }
-    } catch (InterruptedException e) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-      throw e;
-    }
-    return p.exitValue();
-  }
 
-  private static String duration(double s) {
-    if (s < 60) {
-      return String.format(Locale.ROOT, "%.1f s", s);
+    /**
+     * Runs the sweep, or resumes it when the directory already holds its manifest.
+     *
+     * @return the manifest as it stands at the end
+     * @throws IOException if the directory cannot be written, or holds a different sweep
+     * @throws InterruptedException if interrupted while a run is going (its process is killed)
+     */
+    public Manifest run() throws IOException, InterruptedException {
+        Files.createDirectories(cfg.dir().resolve("runs"));
+        Path mf = cfg.dir().resolve(Manifest.FILE);
+        Manifest plan = planned();
+        Manifest m = plan;
+        if (Files.exists(mf)) {
+            Manifest old = Manifest.read(mf);
+            List<String> diff = differences(old, plan);
+            if (!diff.isEmpty()) {
+                throw new IOException(
+                        cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
+                                + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
+            }
+            m = old;
+        }
+        for (String w : notScheduled()) {
+            progress.println("sweep: not scheduled: " + w);
+        }
+        List<Manifest.RunRecord> runs = new ArrayList<>(m.runs());
+        RunHardware sig = m.signature();
+        List<String> warnings = new ArrayList<>(m.warnings() == null ? List.of() : m.warnings());
+        int total = runs.size();
+        int done = 0;
+        for (Manifest.RunRecord r : runs) {
+            if (finished(r)) {
+                done++;
+            }
+        }
+        if (done > 0) {
+            progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total
+                    + " runs finished, skipped; seed " + m.seed());
+        } else {
+            progress.println("sweep: " + cfg.dir() + ": " + total + " runs, seed " + m.seed() + " (recorded in "
+                    + Manifest.FILE + "; to resume, run the same command again)");
+        }
+        m.write(mf);
+        long t0 = System.nanoTime();
+        int ranNow = 0;
+        int failed = 0;
+        String stop = null;
+        for (int i = 0; i < runs.size(); i++) {
+            Manifest.RunRecord r = runs.get(i);
+            if (finished(r)) {
+                continue;
+            }
+            long s0 = System.nanoTime();
+            int exit = exec(r);
+            double secs = (System.nanoTime() - s0) / 1e9;
+            Path out = cfg.dir().resolve(r.file());
+            Path part = out.resolveSibling(out.getFileName() + ".part");
+            if (exit == 0) {
+                Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                RunHardware s = RunHardware.read(Files.readAllLines(out, StandardCharsets.UTF_8));
+                if (sig == null) {
+                    sig = s;
+                } else if (!Objects.equals(sig, s)) {
+                    warnings.add(r.id() + ": signature " + s + " differs from the first run's " + sig);
+                }
+            } else {
+                Path failedOut = out.resolveSibling(r.id() + ".failed.txt");
+                Files.move(part, failedOut, StandardCopyOption.REPLACE_EXISTING);
+                failed++;
+                stop = missingProgram(r, exit, failedOut);
+            }
+            runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
+            m = m.with(runs, sig, warnings);
+            m.write(mf);
+            done++;
+            ranNow++;
+            double elapsed = (System.nanoTime() - t0) / 1e9;
+            double eta = elapsed / ranNow * (total - done);
+            progress.println(String.format(
+                    Locale.ROOT,
+                    "sweep: %d/%d %s %s r%d: %s in %.1f s; elapsed %s, ETA %s",
+                    done,
+                    total,
+                    r.program(),
+                    r.label(),
+                    r.replicate(),
+                    exit == 0 ? "ok" : "FAILED (exit " + exit + ", see " + r.id() + ".failed.txt)",
+                    secs,
+                    duration(elapsed),
+                    duration(eta)));
+            progress.flush();
+            if (stop != null) {
+                progress.println("sweep: stopped at the first run: " + stop + "; the other " + (total - done)
+                        + " runs were not started; fix --tests-dir, --binary, --launch or PATH, then run the same command "
+                        + "again (seed " + m.seed() + ")");
+                break;
+            }
+        }
+        if (failed > 0 && stop == null) {
+            progress.println("sweep: " + failed + " runs failed; run the same command again to retry them (seed "
+                    + m.seed() + ")");
+        }
+        progress.flush();
+        return m;
     }
-    long t = Math.round(s);
-    return t >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", t / 3600, t / 60 % 60)
-        : String.format(Locale.ROOT, "%dm%02ds", t / 60, t % 60);
-  }
+
+    private boolean finished(Manifest.RunRecord r) {
+        return "done".equals(r.status()) && Files.exists(cfg.dir().resolve(r.file()));
+    }
+
+    /**
+     * How a directory's sweep differs from the one asked for, named by the options that differ.
+     *
+     * @param old the directory's manifest
+     * @param plan the sweep the options ask for
+     * @return e.g. "--seed 10 (this sweep's: 9)"; empty when it is the same sweep
+     */
+    static List<String> differences(Manifest old, Manifest plan) {
+        List<String> d = new ArrayList<>();
+        if (old.seed() != plan.seed()) {
+            d.add("--seed " + plan.seed() + " (this sweep's: " + old.seed() + ")");
+        }
+        if (old.replicates() != plan.replicates()) {
+            d.add("--replicates " + plan.replicates() + " (this sweep's: " + old.replicates() + ")");
+        }
+        if (!Objects.equals(old.programs(), plan.programs())) {
+            d.add("--collectives " + String.join(",", plan.programs()) + " (this sweep's: "
+                    + String.join(",", old.programs() == null ? List.of() : old.programs()) + ")");
+        }
+        if (!Objects.equals(old.candidates(), plan.candidates())) {
+            d.add("candidates (--algorithms, --protocols, --channels, --candidate) "
+                    + String.join(",", plan.candidates()) + " (this sweep's: "
+                    + String.join(",", old.candidates() == null ? List.of() : old.candidates()) + ")");
+        }
+        if (!Objects.equals(old.launch(), plan.launch())) {
+            d.add("--launch \"" + String.join(" ", plan.launch()) + "\" (this sweep's: \""
+                    + String.join(" ", old.launch() == null ? List.of() : old.launch()) + "\")");
+        }
+        if (!Objects.equals(old.testsArgs(), plan.testsArgs())) {
+            List<String> a = old.testsArgs() == null ? List.of() : old.testsArgs();
+            List<String> b = plan.testsArgs();
+            boolean named = false;
+            for (int i = 0; i + 1 < Math.min(a.size(), b.size()); i += 2) {
+                if (a.get(i).equals(b.get(i)) && !a.get(i + 1).equals(b.get(i + 1))) {
+                    d.add(b.get(i) + " " + b.get(i + 1) + " (this sweep's: " + a.get(i + 1) + ")");
+                    named = true;
+                }
+            }
+            if (!named) {
+                d.add("nccl-tests options " + String.join(" ", b) + " (this sweep's: " + String.join(" ", a) + ")");
+            }
+        }
+        if (!Objects.equals(old.plugin(), plan.plugin())) {
+            d.add("--plugin " + plan.plugin() + " (this sweep's: " + old.plugin() + ")");
+        }
+        if (d.isEmpty()) {
+            boolean same = old.runs().size() == plan.runs().size();
+            for (int i = 0; same && i < old.runs().size(); i++) {
+                Manifest.RunRecord x = old.runs().get(i);
+                Manifest.RunRecord y = plan.runs().get(i);
+                if (!x.id().equals(y.id()) || !x.env().equals(y.env())) {
+                    same = false;
+                } else if (!x.command().equals(y.command())) {
+                    d.add("the binary (--binary, --tests-dir): " + String.join(" ", y.command()) + " (this sweep's: "
+                            + String.join(" ", x.command()) + ")");
+                    return d;
+                }
+            }
+            if (!same) {
+                d.add("its run plan (written by another release of nccl-tuner?)");
+            }
+        }
+        return d;
+    }
+
+    /** What the launcher's shell, srun and mpirun print when the program does not exist. */
+    private static final java.util.regex.Pattern NOT_FOUND = java.util.regex.Pattern.compile(
+            "(?i)no such file or directory|command not found|not found|unable to find the executable"
+                    + "|could not access or execute|cannot execute");
+
+    /**
+     * Whether a failed run failed because its program could not be run at all: the process did not
+     * start, it exited 126/127 (the shell's "cannot execute" / "not found"), or the output says a
+     * file named like the program was not found (srun's {@code execve(): all_reduce_perf: No such
+     * file or directory}, mpirun's "unable to find the executable").
+     *
+     * @return the reason, or null when the run failed otherwise
+     */
+    private String missingProgram(Manifest.RunRecord r, int exit, Path output) throws IOException {
+        List<String> lines = Files.readAllLines(output, StandardCharsets.ISO_8859_1);
+        String first =
+                lines.stream().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
+        if (exit == 126 || exit == 127) {
+            return r.command().getFirst() + (exit == 127 ? " not found" : " cannot be executed") + " (exit " + exit
+                    + (first.isEmpty() ? "" : ": " + first) + ")";
+        }
+        String prog = r.program() + "_perf";
+        for (String l : lines) {
+            if (l.contains(prog) && NOT_FOUND.matcher(l).find() && !l.contains("NCCL INFO")) {
+                return prog + " not found (exit " + exit + ": " + l.strip() + ")";
+            }
+        }
+        return null;
+    }
+
+    private int exec(Manifest.RunRecord r) throws IOException, InterruptedException {
+        Path out = cfg.dir().resolve(r.file());
+        Path part = out.resolveSibling(out.getFileName() + ".part");
+        ProcessBuilder pb = new ProcessBuilder(r.command())
+                .redirectErrorStream(true)
+                .redirectOutput(part.toFile())
+                .directory(cfg.dir().toFile());
+        Map<String, String> env = pb.environment();
+        env.clear();
+        env.putAll(cfg.env());
+        REMOVED.forEach(env::remove);
+        env.putAll(commonEnv());
+        env.putAll(r.env());
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            Files.writeString(
+                    part, "nccl-tuner sweep: cannot start " + r.command().getFirst() + ": " + e.getMessage() + "\n");
+            return 127;
+        }
+        try {
+            if (!p.waitFor(cfg.timeoutSeconds(), TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor();
+                Files.writeString(
+                        part,
+                        "\nnccl-tuner sweep: killed after " + cfg.timeoutSeconds() + " s\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+                return 124;
+            }
+        } catch (InterruptedException e) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw e;
+        }
+        return p.exitValue();
+    }
+
+    private static String duration(double s) {
+        if (s < 60) {
+            return String.format(Locale.ROOT, "%.1f s", s);
+        }
+        long t = Math.round(s);
+        return t >= 3600
+                ? String.format(Locale.ROOT, "%dh%02dm", t / 3600, t / 60 % 60)
+                : String.format(Locale.ROOT, "%dm%02ds", t / 60, t % 60);
+    }
 }

@@ -1,15 +1,15 @@
 package io.nccltuner.validate;
 
 import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.HardwareMatch;
-import io.nccltuner.policy.Signature;
 import io.nccltuner.policy.Policy;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.Signature;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,299 +38,326 @@ import java.util.List;
  * reaches a rule.
  */
 public final class PolicyCheck {
-  private PolicyCheck() {}
+    private PolicyCheck() {}
 
-  /** How bad a finding is. */
-  public enum Level {
-    /** Something in the policy can never take effect (validate exits 1). */
-    ERROR,
-    /** Part of a rule cannot take effect, the rest can. */
-    WARNING
-  }
-
-  /**
-   * One finding.
-   *
-   * @param level how bad
-   * @param where the field path, e.g. {@code profiles[0].rules[2].candidates[1]}
-   * @param message what and why, with the NCCL source
-   * @param profile the index of the profile whose rule the finding is about, -1 when it is about a
-   *     profile as a whole or a shape (validate groups the same finding over profiles by it)
-   */
-  public record Finding(Level level, String where, String message, int profile) {
-    /** A finding not about one profile's rule. */
-    public Finding(Level level, String where, String message) {
-      this(level, where, message, -1);
+    /** How bad a finding is. */
+    public enum Level {
+        /** Something in the policy can never take effect (validate exits 1). */
+        ERROR,
+        /** Part of a rule cannot take effect, the rest can. */
+        WARNING
     }
 
-    @Override
-    public String toString() {
-      return (level == Level.ERROR ? "error: " : "warning: ") + where + ": " + message;
-    }
-  }
+    /**
+     * One finding.
+     *
+     * @param level how bad
+     * @param where the field path, e.g. {@code profiles[0].rules[2].candidates[1]}
+     * @param message what and why, with the NCCL source
+     * @param profile the index of the profile whose rule the finding is about, -1 when it is about a
+     *     profile as a whole or a shape (validate groups the same finding over profiles by it)
+     */
+    public record Finding(Level level, String where, String message, int profile) {
+        /** A finding not about one profile's rule. */
+        public Finding(Level level, String where, String message) {
+            this(level, where, message, -1);
+        }
 
-  /**
-   * Why NCCL never offers a candidate for a collective, whatever the communicator.
-   *
-   * @param c the collective
-   * @param a the algorithm
-   * @param p the protocol
-   * @return the reason, or null when NCCL may offer it
-   */
-  public static String neverOffered(Collective c, Algorithm a, Protocol p) {
-    String src = " (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)";
-    switch (c) {
-      case Broadcast, Reduce -> {
-        if (a != Algorithm.RING) {
-          return "NCCL offers only RING for " + c + src;
+        @Override
+        public String toString() {
+            return (level == Level.ERROR ? "error: " : "warning: ") + where + ": " + message;
         }
-      }
-      case AllGather, ReduceScatter -> {
-        if (a != Algorithm.RING && a != Algorithm.PAT && a != Algorithm.NVLS && a != Algorithm.COLLNET_DIRECT) {
-          return "NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for " + c + src;
+    }
+
+    /**
+     * Why NCCL never offers a candidate for a collective, whatever the communicator.
+     *
+     * @param c the collective
+     * @param a the algorithm
+     * @param p the protocol
+     * @return the reason, or null when NCCL may offer it
+     */
+    public static String neverOffered(Collective c, Algorithm a, Protocol p) {
+        String src = " (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)";
+        switch (c) {
+            case Broadcast, Reduce -> {
+                if (a != Algorithm.RING) {
+                    return "NCCL offers only RING for " + c + src;
+                }
+            }
+            case AllGather, ReduceScatter -> {
+                if (a != Algorithm.RING && a != Algorithm.PAT && a != Algorithm.NVLS && a != Algorithm.COLLNET_DIRECT) {
+                    return "NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for " + c + src;
+                }
+            }
+            case AllReduce -> {
+                if (a == Algorithm.PAT) {
+                    return "NCCL never offers PAT for AllReduce" + src;
+                }
+            }
+            default -> {
+                return null;
+            }
         }
-      }
-      case AllReduce -> {
-        if (a == Algorithm.PAT) {
-          return "NCCL never offers PAT for AllReduce" + src;
+        if ((a == Algorithm.NVLS || a == Algorithm.NVLS_TREE || a == Algorithm.PAT) && p != Protocol.SIMPLE) {
+            return "NCCL offers " + a + " only with SIMPLE" + src;
         }
-      }
-      default -> {
         return null;
-      }
     }
-    if ((a == Algorithm.NVLS || a == Algorithm.NVLS_TREE || a == Algorithm.PAT) && p != Protocol.SIMPLE) {
-      return "NCCL offers " + a + " only with SIMPLE" + src;
+
+    /**
+     * Findings that hold for every communicator shape.
+     *
+     * @param policy a loaded policy
+     * @return the findings, in file order
+     */
+    public static List<Finding> check(Policy policy) {
+        return check(policy, PolicyCheck::rulePath);
     }
-    return null;
-  }
 
-  /**
-   * Findings that hold for every communicator shape.
-   *
-   * @param policy a loaded policy
-   * @return the findings, in file order
-   */
-  public static List<Finding> check(Policy policy) {
-    return check(policy, PolicyCheck::rulePath);
-  }
-
-  /**
-   * As {@link #check(Policy)}, naming rules with {@code ruleName} (for a policy converted from
-   * NCCL's example-tuner CSV: the CSV line).
-   *
-   * @param policy a loaded policy
-   * @param ruleName (profile index, rule index) to the rule's name in findings
-   * @return the findings, in file order
-   */
-  public static List<Finding> check(Policy policy, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
-    List<Finding> out = new ArrayList<>();
-    List<Profile> ps = policy.profiles();
-    for (int i = 0; i < ps.size(); i++) {
-      Profile p = ps.get(i);
-      for (int j = 0; j < i; j++) {
-        Profile q = ps.get(j);
-        if (covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes())
-            && covers(q.hardware(), p.hardware())) {
-          out.add(new Finding(Level.ERROR, "profiles[" + i + "] (" + p.name() + ")", "can never match: profiles[" + j
-              + "] (" + q.name() + ") comes first and matches every shape it matches (the first matching profile is used)"));
-          break;
+    /**
+     * As {@link #check(Policy)}, naming rules with {@code ruleName} (for a policy converted from
+     * NCCL's example-tuner CSV: the CSV line).
+     *
+     * @param policy a loaded policy
+     * @param ruleName (profile index, rule index) to the rule's name in findings
+     * @return the findings, in file order
+     */
+    public static List<Finding> check(Policy policy, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
+        List<Finding> out = new ArrayList<>();
+        List<Profile> ps = policy.profiles();
+        for (int i = 0; i < ps.size(); i++) {
+            Profile p = ps.get(i);
+            for (int j = 0; j < i; j++) {
+                Profile q = ps.get(j);
+                if (covers(q.nRanks(), p.nRanks())
+                        && covers(q.nNodes(), p.nNodes())
+                        && covers(q.hardware(), p.hardware())) {
+                    out.add(
+                            new Finding(
+                                    Level.ERROR,
+                                    "profiles[" + i + "] (" + p.name() + ")",
+                                    "can never match: profiles[" + j + "] (" + q.name()
+                                            + ") comes first and matches every shape it matches (the first matching profile is used)"));
+                    break;
+                }
+            }
+            if (p.nRanks().max() < 2) {
+                out.add(new Finding(
+                        Level.ERROR,
+                        "profiles[" + i + "] (" + p.name() + ")",
+                        "matches only one-rank communicators, for which NCCL never calls the tuner"));
+            }
+            for (int r = 0; r < p.rules().size(); r++) {
+                Rule rule = p.rules().get(r);
+                String rw = ruleName.apply(i, r) + " (" + describe(rule) + ")";
+                int never = 0;
+                for (int k = 0; k < rule.candidates().size(); k++) {
+                    Candidate c = rule.candidates().get(k);
+                    String why = neverOffered(rule.collective(), c.algorithm(), c.protocol());
+                    if (why != null) {
+                        never++;
+                        out.add(new Finding(
+                                Level.WARNING,
+                                rw + ".candidates[" + k + "]",
+                                c.algorithm() + "/" + c.protocol() + " is never offered: " + why,
+                                i));
+                    }
+                }
+                if (never == rule.candidates().size()) {
+                    out.add(new Finding(
+                            Level.ERROR,
+                            rw,
+                            "can never apply: NCCL offers none of its candidates for " + rule.collective(),
+                            i));
+                }
+            }
         }
-      }
-      if (p.nRanks().max() < 2) {
-        out.add(new Finding(Level.ERROR, "profiles[" + i + "] (" + p.name() + ")",
-            "matches only one-rank communicators, for which NCCL never calls the tuner"));
-      }
-      for (int r = 0; r < p.rules().size(); r++) {
-        Rule rule = p.rules().get(r);
-        String rw = ruleName.apply(i, r) + " (" + describe(rule) + ")";
-        int never = 0;
-        for (int k = 0; k < rule.candidates().size(); k++) {
-          Candidate c = rule.candidates().get(k);
-          String why = neverOffered(rule.collective(), c.algorithm(), c.protocol());
-          if (why != null) {
-            never++;
-            out.add(new Finding(Level.WARNING, rw + ".candidates[" + k + "]",
-                c.algorithm() + "/" + c.protocol() + " is never offered: " + why, i));
-          }
+        return out;
+    }
+
+    /**
+     * What a communicator shape gets.
+     *
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @param profileIndex index of the matching profile, -1 for none
+     * @param profile its name, or null
+     * @param rules its rules
+     * @param findings what cannot apply for this shape in particular
+     */
+    public record ShapeResult(
+            long nRanks, long nNodes, int profileIndex, String profile, int rules, List<Finding> findings) {}
+
+    /**
+     * The profile a shape matches (the first whose nRanks and nNodes ranges hold it, as the plugin
+     * chooses at init) and what cannot apply for that shape: PAT candidates where nRanks != nNodes,
+     * a rule whose candidates are all unavailable there, a one-rank shape.
+     *
+     * @param policy a loaded policy
+     * @param nRanks ranks (1 or more)
+     * @param nNodes nodes (1 or more)
+     * @return the result
+     */
+    public static ShapeResult shape(Policy policy, long nRanks, long nNodes) {
+        return shape(policy, nRanks, nNodes, PolicyCheck::rulePath);
+    }
+
+    /**
+     * As {@link #shape(Policy, long, long)}, naming rules with {@code ruleName}.
+     *
+     * @param policy a loaded policy
+     * @param nRanks ranks (1 or more)
+     * @param nNodes nodes (1 or more)
+     * @param ruleName (profile index, rule index) to the rule's name in findings
+     * @return the result
+     */
+    public static ShapeResult shape(
+            Policy policy, long nRanks, long nNodes, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
+        List<Finding> out = new ArrayList<>();
+        String shape = "nRanks=" + nRanks + " nNodes=" + nNodes;
+        if (nNodes > nRanks) {
+            out.add(new Finding(Level.ERROR, shape, "more nodes than ranks: no communicator has this shape"));
         }
-        if (never == rule.candidates().size()) {
-          out.add(new Finding(Level.ERROR, rw, "can never apply: NCCL offers none of its candidates for "
-              + rule.collective(), i));
+        int idx = -1;
+        for (int i = 0; i < policy.profiles().size(); i++) {
+            Profile p = policy.profiles().get(i);
+            if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+                idx = i;
+                break;
+            }
         }
-      }
-    }
-    return out;
-  }
-
-  /**
-   * What a communicator shape gets.
-   *
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @param profileIndex index of the matching profile, -1 for none
-   * @param profile its name, or null
-   * @param rules its rules
-   * @param findings what cannot apply for this shape in particular
-   */
-  public record ShapeResult(long nRanks, long nNodes, int profileIndex, String profile, int rules,
-      List<Finding> findings) {}
-
-  /**
-   * The profile a shape matches (the first whose nRanks and nNodes ranges hold it, as the plugin
-   * chooses at init) and what cannot apply for that shape: PAT candidates where nRanks != nNodes,
-   * a rule whose candidates are all unavailable there, a one-rank shape.
-   *
-   * @param policy a loaded policy
-   * @param nRanks ranks (1 or more)
-   * @param nNodes nodes (1 or more)
-   * @return the result
-   */
-  public static ShapeResult shape(Policy policy, long nRanks, long nNodes) {
-    return shape(policy, nRanks, nNodes, PolicyCheck::rulePath);
-  }
-
-  /**
-   * As {@link #shape(Policy, long, long)}, naming rules with {@code ruleName}.
-   *
-   * @param policy a loaded policy
-   * @param nRanks ranks (1 or more)
-   * @param nNodes nodes (1 or more)
-   * @param ruleName (profile index, rule index) to the rule's name in findings
-   * @return the result
-   */
-  public static ShapeResult shape(Policy policy, long nRanks, long nNodes,
-      java.util.function.BiFunction<Integer, Integer, String> ruleName) {
-    List<Finding> out = new ArrayList<>();
-    String shape = "nRanks=" + nRanks + " nNodes=" + nNodes;
-    if (nNodes > nRanks) {
-      out.add(new Finding(Level.ERROR, shape, "more nodes than ranks: no communicator has this shape"));
-    }
-    int idx = -1;
-    for (int i = 0; i < policy.profiles().size(); i++) {
-      Profile p = policy.profiles().get(i);
-      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
-        idx = i;
-        break;
-      }
-    }
-    if (idx < 0) {
-      return new ShapeResult(nRanks, nNodes, -1, null, 0, out);
-    }
-    Profile p = policy.profiles().get(idx);
-    if (nRanks < 2) {
-      out.add(new Finding(Level.ERROR, shape, "NCCL never calls the tuner for one-rank communicators"));
-    }
-    for (int r = 0; r < p.rules().size(); r++) {
-      Rule rule = p.rules().get(r);
-      String rw = ruleName.apply(idx, r) + " (" + describe(rule) + ")";
-      int never = 0;
-      int patOff = 0;
-      for (int k = 0; k < rule.candidates().size(); k++) {
-        Candidate c = rule.candidates().get(k);
-        if (neverOffered(rule.collective(), c.algorithm(), c.protocol()) != null) {
-          never++;
-        } else if (c.algorithm() == Algorithm.PAT && nRanks != nNodes) {
-          patOff++;
-          out.add(new Finding(Level.WARNING, rw + ".candidates[" + k + "]", "PAT is offered only with one rank per node"
-              + " (nNodes == nRanks) unless NCCL_PAT_ENABLE=1 (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclPatEnable)"));
+        if (idx < 0) {
+            return new ShapeResult(nRanks, nNodes, -1, null, 0, out);
         }
-      }
-      if (patOff > 0 && never + patOff == rule.candidates().size()) {
-        out.add(new Finding(Level.WARNING, rw, "cannot apply at " + shape + ": none of its candidates is offered there"));
-      }
-    }
-    return new ShapeResult(nRanks, nNodes, idx, p.name(), p.rules().size(), out);
-  }
-
-  /** @return {@code profiles[p].rules[r]}, a rule's path in the YAML */
-  private static String rulePath(int p, int r) {
-    return "profiles[" + p + "].rules[" + r + "]";
-  }
-
-  /**
-   * Whether every process that hardware match b admits is admitted by a too (a field a leaves out
-   * admits everything; a gpu substring admits every name that contains it).
-   */
-  static boolean covers(HardwareMatch a, HardwareMatch b) {
-    return coversOrAny(a.nNvlDomains(), b.nNvlDomains()) && coversOrAny(a.minRanksPerNvlDomain(), b.minRanksPerNvlDomain())
-        && coversOrAny(a.maxRanksPerNvlDomain(), b.maxRanksPerNvlDomain()) && coversOrAny(a.ncclVersion(), b.ncclVersion())
-        && coversOrAny(a.computeCapability(), b.computeCapability())
-        && (a.gpu() == null || (b.gpu() != null
-            && b.gpu().toLowerCase(java.util.Locale.ROOT).contains(a.gpu().toLowerCase(java.util.Locale.ROOT))));
-  }
-
-  /** A null range (the field left out) holds everything; only a null range holds a null one. */
-  private static boolean coversOrAny(Policy.Range a, Policy.Range b) {
-    return a == null || (b != null && covers(a, b));
-  }
-
-  /**
-   * What a profile's hardware match needs, for validate's report.
-   *
-   * @param h the match
-   * @return e.g. {@code gpu "NVIDIA H200", ncclVersion 2.28.9}, or {@code any machine}
-   */
-  public static String describe(HardwareMatch h) {
-    List<String> need = new ArrayList<>();
-    if (h.gpu() != null) {
-      need.add("gpu \"" + h.gpu() + "\"");
-    }
-    if (h.ncclVersion() != null) {
-      Policy.Range v = h.ncclVersion();
-      need.add("ncclVersion " + Signature.versionString(v.min()) + (v.min() == v.max() ? ""
-          : ".." + (v.max() == Long.MAX_VALUE ? "" : Signature.versionString(v.max()))));
-    }
-    if (h.computeCapability() != null) {
-      Policy.Range c = h.computeCapability();
-      need.add("computeCapability " + c.min() / 10 + "." + c.min() % 10 + (c.min() == c.max() ? ""
-          : ".." + (c.max() == Long.MAX_VALUE ? "" : c.max() / 10 + "." + c.max() % 10)));
-    }
-    if (h.nNvlDomains() != null) {
-      need.add("nvlDomain.nNvlDomains " + h.nNvlDomains());
-    }
-    if (h.minRanksPerNvlDomain() != null) {
-      need.add("nvlDomain.minRanksPerNvlDomain " + h.minRanksPerNvlDomain());
-    }
-    if (h.maxRanksPerNvlDomain() != null) {
-      need.add("nvlDomain.maxRanksPerNvlDomain " + h.maxRanksPerNvlDomain());
-    }
-    return need.isEmpty() ? "any machine" : String.join(", ", need);
-  }
-
-  /**
-   * The profiles a shape may get, in policy order: those whose nRanks and nNodes hold it, up to and
-   * including the first that names no hardware (the plugin takes the first whose hardware match
-   * also holds the process's signature).
-   *
-   * @param policy a loaded policy
-   * @param nRanks ranks
-   * @param nNodes nodes
-   * @return profile indices, possibly empty
-   */
-  public static List<Integer> shapeProfiles(Policy policy, long nRanks, long nNodes) {
-    List<Integer> out = new ArrayList<>();
-    for (int i = 0; i < policy.profiles().size(); i++) {
-      Profile p = policy.profiles().get(i);
-      if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
-        out.add(i);
-        if (p.hardware().equals(HardwareMatch.ANY)) {
-          break;
+        Profile p = policy.profiles().get(idx);
+        if (nRanks < 2) {
+            out.add(new Finding(Level.ERROR, shape, "NCCL never calls the tuner for one-rank communicators"));
         }
-      }
+        for (int r = 0; r < p.rules().size(); r++) {
+            Rule rule = p.rules().get(r);
+            String rw = ruleName.apply(idx, r) + " (" + describe(rule) + ")";
+            int never = 0;
+            int patOff = 0;
+            for (int k = 0; k < rule.candidates().size(); k++) {
+                Candidate c = rule.candidates().get(k);
+                if (neverOffered(rule.collective(), c.algorithm(), c.protocol()) != null) {
+                    never++;
+                } else if (c.algorithm() == Algorithm.PAT && nRanks != nNodes) {
+                    patOff++;
+                    out.add(
+                            new Finding(
+                                    Level.WARNING,
+                                    rw + ".candidates[" + k + "]",
+                                    "PAT is offered only with one rank per node"
+                                            + " (nNodes == nRanks) unless NCCL_PAT_ENABLE=1 (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclPatEnable)"));
+                }
+            }
+            if (patOff > 0 && never + patOff == rule.candidates().size()) {
+                out.add(new Finding(
+                        Level.WARNING, rw, "cannot apply at " + shape + ": none of its candidates is offered there"));
+            }
+        }
+        return new ShapeResult(nRanks, nNodes, idx, p.name(), p.rules().size(), out);
     }
-    return out;
-  }
 
-  /** Whether range a holds every value of range b. */
-  private static boolean covers(Policy.Range a, Policy.Range b) {
-    return a.min() <= b.min() && a.max() >= b.max();
-  }
+    /** @return {@code profiles[p].rules[r]}, a rule's path in the YAML */
+    private static String rulePath(int p, int r) {
+        return "profiles[" + p + "].rules[" + r + "]";
+    }
 
-  /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
-  public static String describe(Rule r) {
-    return r.collective() + " [" + ByteSize.format(r.fromBytes()) + ", "
-        + (r.toBytes() == -1L ? "inf" : ByteSize.format(r.toBytes())) + ")"
-        + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
-  }
+    /**
+     * Whether every process that hardware match b admits is admitted by a too (a field a leaves out
+     * admits everything; a gpu substring admits every name that contains it).
+     */
+    static boolean covers(HardwareMatch a, HardwareMatch b) {
+        return coversOrAny(a.nNvlDomains(), b.nNvlDomains())
+                && coversOrAny(a.minRanksPerNvlDomain(), b.minRanksPerNvlDomain())
+                && coversOrAny(a.maxRanksPerNvlDomain(), b.maxRanksPerNvlDomain())
+                && coversOrAny(a.ncclVersion(), b.ncclVersion())
+                && coversOrAny(a.computeCapability(), b.computeCapability())
+                && (a.gpu() == null
+                        || (b.gpu() != null
+                                && b.gpu()
+                                        .toLowerCase(java.util.Locale.ROOT)
+                                        .contains(a.gpu().toLowerCase(java.util.Locale.ROOT))));
+    }
+
+    /** A null range (the field left out) holds everything; only a null range holds a null one. */
+    private static boolean coversOrAny(Policy.Range a, Policy.Range b) {
+        return a == null || (b != null && covers(a, b));
+    }
+
+    /**
+     * What a profile's hardware match needs, for validate's report.
+     *
+     * @param h the match
+     * @return e.g. {@code gpu "NVIDIA H200", ncclVersion 2.28.9}, or {@code any machine}
+     */
+    public static String describe(HardwareMatch h) {
+        List<String> need = new ArrayList<>();
+        if (h.gpu() != null) {
+            need.add("gpu \"" + h.gpu() + "\"");
+        }
+        if (h.ncclVersion() != null) {
+            Policy.Range v = h.ncclVersion();
+            need.add("ncclVersion " + Signature.versionString(v.min())
+                    + (v.min() == v.max()
+                            ? ""
+                            : ".." + (v.max() == Long.MAX_VALUE ? "" : Signature.versionString(v.max()))));
+        }
+        if (h.computeCapability() != null) {
+            Policy.Range c = h.computeCapability();
+            need.add("computeCapability " + c.min() / 10 + "." + c.min() % 10
+                    + (c.min() == c.max()
+                            ? ""
+                            : ".." + (c.max() == Long.MAX_VALUE ? "" : c.max() / 10 + "." + c.max() % 10)));
+        }
+        if (h.nNvlDomains() != null) {
+            need.add("nvlDomain.nNvlDomains " + h.nNvlDomains());
+        }
+        if (h.minRanksPerNvlDomain() != null) {
+            need.add("nvlDomain.minRanksPerNvlDomain " + h.minRanksPerNvlDomain());
+        }
+        if (h.maxRanksPerNvlDomain() != null) {
+            need.add("nvlDomain.maxRanksPerNvlDomain " + h.maxRanksPerNvlDomain());
+        }
+        return need.isEmpty() ? "any machine" : String.join(", ", need);
+    }
+
+    /**
+     * The profiles a shape may get, in policy order: those whose nRanks and nNodes hold it, up to and
+     * including the first that names no hardware (the plugin takes the first whose hardware match
+     * also holds the process's signature).
+     *
+     * @param policy a loaded policy
+     * @param nRanks ranks
+     * @param nNodes nodes
+     * @return profile indices, possibly empty
+     */
+    public static List<Integer> shapeProfiles(Policy policy, long nRanks, long nNodes) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < policy.profiles().size(); i++) {
+            Profile p = policy.profiles().get(i);
+            if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
+                out.add(i);
+                if (p.hardware().equals(HardwareMatch.ANY)) {
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether range a holds every value of range b. */
+    private static boolean covers(Policy.Range a, Policy.Range b) {
+        return a.min() <= b.min() && a.max() >= b.max();
+    }
+
+    /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
+    public static String describe(Rule r) {
+        return r.collective() + " [" + ByteSize.format(r.fromBytes()) + ", "
+                + (r.toBytes() == -1L ? "inf" : ByteSize.format(r.toBytes())) + ")"
+                + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
+    }
 }

@@ -12,77 +12,83 @@ import picocli.CommandLine.Command;
 
 /** Exit codes and messages common to all commands (see {@link Main}). */
 class MainTest {
-  @Command(name = "boom")
-  static final class Boom implements Callable<Integer> {
-    @Override
-    public Integer call() {
-      throw new IllegalStateException("kaput");
+    @Command(name = "boom")
+    static final class Boom implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            throw new IllegalStateException("kaput");
+        }
     }
-  }
 
-  @Test
-  void usageErrorsExitTwoWithOneLineAndAHint() {
-    CliRun unknown = CliRun.run("compile", "--bogus", "x.csv");
-    assertEquals(2, unknown.exit());
-    assertEquals("nccl-tuner compile: Unknown option: '--bogus'\nsee 'nccl-tuner compile --help'\n", unknown.err());
-    CliRun missing = CliRun.run("explain");
-    assertEquals(2, missing.exit());
-    assertTrue(missing.err().startsWith("nccl-tuner explain: Missing required option: '--log=FILE'\n"), missing.err());
-    CliRun notANumber = CliRun.run("explain", "--log", "x.log", "--nranks", "two");
-    assertEquals(2, notANumber.exit());
-    assertTrue(notANumber.err().contains("'two' is not an int"), notANumber.err());
-    assertEquals(2, CliRun.run("frobnicate").exit());
-  }
-
-  /**
-   * Newcomer walk, item 7: every command's help formats without picocli's "Could not format ...
-   * escape '%'" warnings (compile's --pool-anyway said "above 25%:"), and prints the percent.
-   */
-  @Test
-  void helpFormatsWithoutPicocliWarnings() {
-    for (String c : new String[] {"compile", "replay", "explain", "report", "try", "sweep", "calibrate", "validate",
-        "import", "show"}) {
-      CliRun help = CliRun.run(c, "--help");
-      assertEquals(0, help.exit(), c);
-      assertTrue(!help.err().contains("picocli WARN") && !help.out().contains("picocli WARN"), c + ": " + help.err());
+    @Test
+    void usageErrorsExitTwoWithOneLineAndAHint() {
+        CliRun unknown = CliRun.run("compile", "--bogus", "x.csv");
+        assertEquals(2, unknown.exit());
+        assertEquals("nccl-tuner compile: Unknown option: '--bogus'\nsee 'nccl-tuner compile --help'\n", unknown.err());
+        CliRun missing = CliRun.run("explain");
+        assertEquals(2, missing.exit());
+        assertTrue(
+                missing.err().startsWith("nccl-tuner explain: Missing required option: '--log=FILE'\n"), missing.err());
+        CliRun notANumber = CliRun.run("explain", "--log", "x.log", "--nranks", "two");
+        assertEquals(2, notANumber.exit());
+        assertTrue(notANumber.err().contains("'two' is not an int"), notANumber.err());
+        assertEquals(2, CliRun.run("frobnicate").exit());
     }
-    String compile = CliRun.run("compile", "--help").out().replaceAll("\\s+", " ");
-    assertTrue(compile.contains("median CV between them above 25%: other machines or settings?"), compile);
-  }
 
-  /** An input error (the one carrier, InputException) exits 1 with one line naming the command once. */
-  @Test
-  void inputErrorsExitOneWithOneLine() {
-    CliRun missing = CliRun.run("compile", "/nonexistent/sweep.csv");
-    assertEquals(1, missing.exit(), missing.err());
-    assertTrue(missing.err().startsWith("nccl-tuner compile: /nonexistent/sweep.csv"), missing.err());
-    assertEquals(1, missing.err().lines().count(), missing.err());
-    CliRun badSizes = CliRun.run("explain", "--log", "x.log", "--sizes", "1MiB:4KiB");
-    assertEquals(1, badSizes.exit(), badSizes.err());
-    assertTrue(badSizes.err().startsWith("nccl-tuner explain: "), badSizes.err());
-    for (CliRun r : new CliRun[] {missing, badSizes}) {
-      assertTrue(!r.err().contains("compile: compile:") && !r.err().contains("explain: explain:"), r.err());
+    /**
+     * Newcomer walk, item 7: every command's help formats without picocli's "Could not format ...
+     * escape '%'" warnings (compile's --pool-anyway said "above 25%:"), and prints the percent.
+     */
+    @Test
+    void helpFormatsWithoutPicocliWarnings() {
+        for (String c : new String[] {
+            "compile", "replay", "explain", "report", "try", "sweep", "calibrate", "validate", "import", "show"
+        }) {
+            CliRun help = CliRun.run(c, "--help");
+            assertEquals(0, help.exit(), c);
+            assertTrue(
+                    !help.err().contains("picocli WARN") && !help.out().contains("picocli WARN"),
+                    c + ": " + help.err());
+        }
+        String compile = CliRun.run("compile", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(compile.contains("median CV between them above 25%: other machines or settings?"), compile);
     }
-  }
 
-  @Test
-  void uncaughtExceptionsExitSeventyWithOneLine() {
-    CommandLine cl = Main.commandLine();
-    cl.addSubcommand(new Boom());
-    StringWriter err = new StringWriter();
-    cl.setErr(new PrintWriter(err, true));
-    assertEquals(70, cl.execute("boom"));
-    assertEquals("nccl-tuner: internal error: java.lang.IllegalStateException: kaput (NCCL_TUNER_DEBUG=1 prints the "
-        + "stack trace)\n", err.toString());
-  }
+    /** An input error (the one carrier, InputException) exits 1 with one line naming the command once. */
+    @Test
+    void inputErrorsExitOneWithOneLine() {
+        CliRun missing = CliRun.run("compile", "/nonexistent/sweep.csv");
+        assertEquals(1, missing.exit(), missing.err());
+        assertTrue(missing.err().startsWith("nccl-tuner compile: /nonexistent/sweep.csv"), missing.err());
+        assertEquals(1, missing.err().lines().count(), missing.err());
+        CliRun badSizes = CliRun.run("explain", "--log", "x.log", "--sizes", "1MiB:4KiB");
+        assertEquals(1, badSizes.exit(), badSizes.err());
+        assertTrue(badSizes.err().startsWith("nccl-tuner explain: "), badSizes.err());
+        for (CliRun r : new CliRun[] {missing, badSizes}) {
+            assertTrue(!r.err().contains("compile: compile:") && !r.err().contains("explain: explain:"), r.err());
+        }
+    }
 
-  @Test
-  void debugAddsTheStackTrace() {
-    StringWriter err = new StringWriter();
-    assertEquals(70, Main.internalError(new OutOfMemoryError("Java heap space"), new PrintWriter(err, true), true));
-    String[] lines = err.toString().split("\n");
-    assertEquals("nccl-tuner: internal error: java.lang.OutOfMemoryError: Java heap space", lines[0]);
-    assertTrue(lines[1].startsWith("java.lang.OutOfMemoryError: Java heap space"), err.toString());
-    assertTrue(lines[2].startsWith("\tat io.nccltuner.cli.MainTest.debugAddsTheStackTrace"), err.toString());
-  }
+    @Test
+    void uncaughtExceptionsExitSeventyWithOneLine() {
+        CommandLine cl = Main.commandLine();
+        cl.addSubcommand(new Boom());
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(70, cl.execute("boom"));
+        assertEquals(
+                "nccl-tuner: internal error: java.lang.IllegalStateException: kaput (NCCL_TUNER_DEBUG=1 prints the "
+                        + "stack trace)\n",
+                err.toString());
+    }
+
+    @Test
+    void debugAddsTheStackTrace() {
+        StringWriter err = new StringWriter();
+        assertEquals(70, Main.internalError(new OutOfMemoryError("Java heap space"), new PrintWriter(err, true), true));
+        String[] lines = err.toString().split("\n");
+        assertEquals("nccl-tuner: internal error: java.lang.OutOfMemoryError: Java heap space", lines[0]);
+        assertTrue(lines[1].startsWith("java.lang.OutOfMemoryError: Java heap space"), err.toString());
+        assertTrue(lines[2].startsWith("\tat io.nccltuner.cli.MainTest.debugAddsTheStackTrace"), err.toString());
+    }
 }

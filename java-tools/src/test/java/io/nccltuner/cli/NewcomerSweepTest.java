@@ -20,13 +20,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class NewcomerSweepTest {
-  @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-  /** tmp/fakent/all_reduce_perf: a stand-in printing one size row. */
-  private Path testsDir() throws Exception {
-    Path d = Files.createDirectories(tmp.resolve("fakent"));
-    Path bin = d.resolve("all_reduce_perf");
-    Files.writeString(bin, """
+    /** tmp/fakent/all_reduce_perf: a stand-in printing one size row. */
+    private Path testsDir() throws Exception {
+        Path d = Files.createDirectories(tmp.resolve("fakent"));
+        Path bin = d.resolve("all_reduce_perf");
+        Files.writeString(bin, """
         #!/bin/sh
         cat <<OUT
         # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809
@@ -40,58 +41,112 @@ class NewcomerSweepTest {
         # Avg bus bandwidth    : 0.10
         OUT
         """);
-    Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-    return d;
-  }
-
-  private String plugin() throws Exception {
-    Path p = tmp.resolve("libnccl-tuner-java.so");
-    if (!Files.exists(p)) {
-      Files.writeString(p, "not loaded by the fake");
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return d;
     }
-    return p.toString();
-  }
 
-  @Test
-  void aRelativeTestsDirIsTheCurrentDirectorysNotTheOutputFolders() throws Exception {
-    Path abs = testsDir();
-    String rel = Path.of("").toAbsolutePath().relativize(abs).toString();
-    assertFalse(Path.of(rel).isAbsolute());
-    Path dir = tmp.resolve("sw");
-    CliRun r = CliRun.run("sweep", "-o", dir.toString(), "--tests-dir", rel, "--plugin", plugin(),
-        "--candidate", "RING/LL", "--replicates", "1", "-b", "1K", "-e", "1K", "--seed", "7");
-    assertEquals(0, r.exit(), r.err());
-    assertTrue(r.out().startsWith("sweep: " + dir + ": 2 of 2 runs done"), r.out());
-    Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
-    assertEquals(abs.resolve("all_reduce_perf").toString(), m.runs().getFirst().command().getFirst());
-  }
+    private String plugin() throws Exception {
+        Path p = tmp.resolve("libnccl-tuner-java.so");
+        if (!Files.exists(p)) {
+            Files.writeString(p, "not loaded by the fake");
+        }
+        return p.toString();
+    }
 
-  @Test
-  void theDryRunsLinesCarryTheirEnvironmentTheSeedAndWarnOfMissingBinaries() throws Exception {
-    Path dir = tmp.resolve("sw");
-    String p = plugin();
-    CliRun r = CliRun.run("sweep", "-o", dir.toString(), "--tests-dir", tmp.resolve("nothere").toString(),
-        "--plugin", p, "--candidate", "RING/LL", "--replicates", "1", "-b", "1K", "-e", "1K", "--dry-run");
-    assertEquals(0, r.exit(), r.err());
-    List<String> lines = r.out().lines().toList();
-    String bin = tmp.resolve("nothere/all_reduce_perf").toString();
-    String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH NCCL_TUNER_PLUGIN=" + p + " ";
-    assertTrue(lines.contains(env + "NCCL_TUNER_JAVA_FORCE=RING/LL " + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 "
-        + "-d float > " + dir.resolve("runs/all_reduce_RING-LL_r1.txt")), r.out());
-    assertTrue(lines.contains(env + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 -d float > "
-        + dir.resolve("runs/all_reduce_NCCL_r1.txt")), r.out());
-    String seed = lines.getFirst().replaceFirst("^.*, seed (\\d+);.*$", "$1");
-    assertEquals("# seed " + seed + " was drawn for this dry run and is not kept: run with --seed " + seed
-        + " for this order (without --seed the real run draws a new one)", lines.getLast());
-    assertEquals("warning: " + bin + ": no such executable file; the runs would fail (fix --tests-dir, --binary or "
-        + "PATH)\n", r.err());
-    assertFalse(Files.exists(dir));
+    @Test
+    void aRelativeTestsDirIsTheCurrentDirectorysNotTheOutputFolders() throws Exception {
+        Path abs = testsDir();
+        String rel = Path.of("").toAbsolutePath().relativize(abs).toString();
+        assertFalse(Path.of(rel).isAbsolute());
+        Path dir = tmp.resolve("sw");
+        CliRun r = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--tests-dir",
+                rel,
+                "--plugin",
+                plugin(),
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "1",
+                "-b",
+                "1K",
+                "-e",
+                "1K",
+                "--seed",
+                "7");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("sweep: " + dir + ": 2 of 2 runs done"), r.out());
+        Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
+        assertEquals(
+                abs.resolve("all_reduce_perf").toString(),
+                m.runs().getFirst().command().getFirst());
+    }
 
-    // with --seed: no seed note, and no warning where the binaries exist
-    CliRun s = CliRun.run("sweep", "-o", dir.toString(), "--tests-dir", testsDir().toString(), "--plugin", p,
-        "--candidate", "RING/LL", "--replicates", "1", "--seed", "9", "--dry-run");
-    assertEquals(0, s.exit(), s.err());
-    assertFalse(s.out().contains("was drawn"), s.out());
-    assertEquals("", s.err());
-  }
+    @Test
+    void theDryRunsLinesCarryTheirEnvironmentTheSeedAndWarnOfMissingBinaries() throws Exception {
+        Path dir = tmp.resolve("sw");
+        String p = plugin();
+        CliRun r = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--tests-dir",
+                tmp.resolve("nothere").toString(),
+                "--plugin",
+                p,
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "1",
+                "-b",
+                "1K",
+                "-e",
+                "1K",
+                "--dry-run");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        String bin = tmp.resolve("nothere/all_reduce_perf").toString();
+        String env = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH NCCL_TUNER_PLUGIN=" + p + " ";
+        assertTrue(
+                lines.contains(env + "NCCL_TUNER_JAVA_FORCE=RING/LL " + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 "
+                        + "-d float > " + dir.resolve("runs/all_reduce_RING-LL_r1.txt")),
+                r.out());
+        assertTrue(
+                lines.contains(env + bin + " -b 1K -e 1K -f 2 -g 1 -n 20 -w 5 -c 1 -d float > "
+                        + dir.resolve("runs/all_reduce_NCCL_r1.txt")),
+                r.out());
+        String seed = lines.getFirst().replaceFirst("^.*, seed (\\d+);.*$", "$1");
+        assertEquals(
+                "# seed " + seed + " was drawn for this dry run and is not kept: run with --seed " + seed
+                        + " for this order (without --seed the real run draws a new one)",
+                lines.getLast());
+        assertEquals(
+                "warning: " + bin + ": no such executable file; the runs would fail (fix --tests-dir, --binary or "
+                        + "PATH)\n",
+                r.err());
+        assertFalse(Files.exists(dir));
+
+        // with --seed: no seed note, and no warning where the binaries exist
+        CliRun s = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--tests-dir",
+                testsDir().toString(),
+                "--plugin",
+                p,
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "1",
+                "--seed",
+                "9",
+                "--dry-run");
+        assertEquals(0, s.exit(), s.err());
+        assertFalse(s.out().contains("was drawn"), s.out());
+        assertEquals("", s.err());
+    }
 }

@@ -15,36 +15,41 @@ import org.junit.jupiter.api.Test;
  * build tree's; docs/compile.md names input folders that exist.
  */
 class ReadmeDistPathsTest {
-  static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
+    static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
 
-  @Test
-  void tryingWithoutAGpuStartsWithTheDistributionForm() throws Exception {
-    String readme = Files.readString(REPO.resolve("README.md"));
-    int at = readme.indexOf("### Trying a policy without a GPU");
-    String section = readme.substring(at, readme.indexOf("\n## ", at));
-    int dist = section.indexOf("bin/nccl-tuner try --policy my-policy.yaml --trace examples/traces/trace_tp_infer.csv");
-    int tree = section.indexOf("build/tests/harness --plugin");
-    assertTrue(dist > 0 && tree > dist, section);
-    Matcher m = Pattern.compile("examples/(traces|measurements)/(\\S+)").matcher(section);
-    int n = 0;
-    while (m.find()) {
-      Path inTree = m.group(1).equals("traces") ? REPO.resolve("tests/traces").resolve(m.group(2))
-          : REPO.resolve("java-tools/src/test/resources/compile").resolve(m.group(2));
-      assertTrue(Files.isRegularFile(inTree), m.group() + " (shipped from " + inTree + ")");
-      n++;
+    @Test
+    void tryingWithoutAGpuStartsWithTheDistributionForm() throws Exception {
+        String readme = Files.readString(REPO.resolve("README.md"));
+        int at = readme.indexOf("### Trying a policy without a GPU");
+        String section = readme.substring(at, readme.indexOf("\n## ", at));
+        int dist = section.indexOf(
+                "bin/nccl-tuner try --policy my-policy.yaml --trace examples/traces/trace_tp_infer.csv");
+        int tree = section.indexOf("build/tests/harness --plugin");
+        assertTrue(dist > 0 && tree > dist, section);
+        Matcher m = Pattern.compile("examples/(traces|measurements)/(\\S+)").matcher(section);
+        int n = 0;
+        while (m.find()) {
+            Path inTree = m.group(1).equals("traces")
+                    ? REPO.resolve("tests/traces").resolve(m.group(2))
+                    : REPO.resolve("java-tools/src/test/resources/compile").resolve(m.group(2));
+            assertTrue(Files.isRegularFile(inTree), m.group() + " (shipped from " + inTree + ")");
+            n++;
+        }
+        assertEquals(3, n, section);
+        String dist2 = Files.readString(REPO.resolve("make/dist.mk"));
+        assertTrue(
+                dist2.contains("cp $(REPO)/tests/traces/trace_*.csv"), "dist.mk ships tests/traces as examples/traces");
     }
-    assertEquals(3, n, section);
-    String dist2 = Files.readString(REPO.resolve("make/dist.mk"));
-    assertTrue(dist2.contains("cp $(REPO)/tests/traces/trace_*.csv"), "dist.mk ships tests/traces as examples/traces");
-  }
 
-  @Test
-  void compileDocNamesPathsThatExist() throws Exception {
-    String doc = Files.readString(REPO.resolve("docs/compile.md"));
-    assertTrue(!doc.contains("../shared/data"), "docs/compile.md points outside the tree");
-    assertTrue(Files.isRegularFile(REPO.resolve("java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv")));
-    assertTrue(doc.contains("`java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv` in the source tree"));
-    String canary = Files.readString(REPO.resolve("docs/canary.md"));
-    assertTrue(canary.contains("`ncclTunerPlugin_v3` .. `_v7`"), "docs/canary.md lists the tuner's exports");
-  }
+    @Test
+    void compileDocNamesPathsThatExist() throws Exception {
+        String doc = Files.readString(REPO.resolve("docs/compile.md"));
+        assertTrue(!doc.contains("../shared/data"), "docs/compile.md points outside the tree");
+        assertTrue(Files.isRegularFile(
+                REPO.resolve("java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv")));
+        assertTrue(doc.contains(
+                "`java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv` in the source tree"));
+        String canary = Files.readString(REPO.resolve("docs/canary.md"));
+        assertTrue(canary.contains("`ncclTunerPlugin_v3` .. `_v7`"), "docs/canary.md lists the tuner's exports");
+    }
 }

@@ -21,12 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class SweepCommandTest {
-  @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-  /** A stand-in nccl-tests binary printing one size row (no NCCL lines). */
-  private Path fake() throws Exception {
-    Path bin = tmp.resolve("fake_driver");
-    Files.writeString(bin, """
+    /** A stand-in nccl-tests binary printing one size row (no NCCL lines). */
+    private Path fake() throws Exception {
+        Path bin = tmp.resolve("fake_driver");
+        Files.writeString(bin, """
         #!/bin/sh
         cat <<OUT
         # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809
@@ -40,123 +41,256 @@ class SweepCommandTest {
         # Avg bus bandwidth    : 0.10
         OUT
         """);
-    Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-    return bin;
-  }
-
-  private String plugin() throws Exception {
-    Path p = tmp.resolve("libnccl-tuner-java.so");
-    if (!Files.exists(p)) {
-      Files.writeString(p, "not loaded by the fake");
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return bin;
     }
-    return p.toString();
-  }
 
-  @Test
-  void theSameCommandWithoutSeedResumesAndTheProgressNamesTheSeed() throws Exception {
-    Path dir = tmp.resolve("sweep");
-    String[] cmd = {"sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
-        "--candidate", "RING/LL", "--replicates", "2", "-b", "1K", "-e", "1K"};
-    CliRun first = CliRun.run(cmd);
-    assertEquals(0, first.exit(), first.err());
-    long seed = Manifest.read(dir.resolve(Manifest.FILE)).seed();
-    assertTrue(first.err().startsWith("sweep: " + dir + ": 4 runs, seed " + seed + " (recorded in manifest.json; "
-        + "to resume, run the same command again)\n"), first.err());
-    // a run's output gone (a pre-empted job): the same command, still without --seed, resumes
-    Files.delete(dir.resolve("runs/all_reduce_RING-LL_r2.txt"));
-    CliRun again = CliRun.run(cmd);
-    assertEquals(0, again.exit(), again.err());
-    assertTrue(again.err().startsWith("sweep: resuming " + dir + ": 3 of 4 runs finished, skipped; seed " + seed + "\n"),
-        again.err());
-    assertEquals(seed, Manifest.read(dir.resolve(Manifest.FILE)).seed());
-  }
-
-  /**
-   * Newcomer walk, item 12: compile of a sweep with no finished run says how to resume it (the
-   * sweep command, its seed and replicates from the manifest), not only "no finished run".
-   */
-  @Test
-  void compileOfASweepWithNoFinishedRunSaysHowToResume() throws Exception {
-    Path dir = tmp.resolve("sweep");
-    CliRun first = CliRun.run("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
-        "--candidate", "RING/LL", "--replicates", "2", "--seed", "7", "-b", "1K", "-e", "1K");
-    assertEquals(0, first.exit(), first.err());
-    try (var runs = Files.list(dir.resolve("runs"))) {
-      for (Path f : runs.toList()) {
-        Files.delete(f);
-      }
+    private String plugin() throws Exception {
+        Path p = tmp.resolve("libnccl-tuner-java.so");
+        if (!Files.exists(p)) {
+            Files.writeString(p, "not loaded by the fake");
+        }
+        return p.toString();
     }
-    CliRun c = CliRun.run("compile", dir.toString());
-    assertEquals(1, c.exit(), c.out());
-    assertEquals("nccl-tuner compile: " + dir + ": no finished run in this sweep (4 planned, seed 7): run it, or "
-        + "resume it, with the command that planned it, `nccl-tuner sweep -o " + dir + " --seed 7 --replicates 2 ...` "
-        + "(the same options: " + dir + "/manifest.json lists its programs, candidates and launcher; finished runs are "
-        + "skipped), then compile " + dir + "\n", c.err());
-  }
 
-  @Test
-  void aDifferentSweepIsRefusedNamingTheOptionsThatDiffer() throws Exception {
-    Path dir = tmp.resolve("sweep");
-    CliRun first = CliRun.run("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
-        "--candidate", "RING/LL", "--replicates", "1", "--seed", "9", "-b", "1K", "-e", "1K");
-    assertEquals(0, first.exit(), first.err());
-    CliRun other = CliRun.run("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
-        "--candidate", "RING/LL", "--replicates", "1", "--seed", "10", "-b", "1K", "-e", "2K");
-    assertEquals(1, other.exit());
-    assertEquals("nccl-tuner sweep: " + dir + " holds a different sweep: --seed 10 (this sweep's: 9); -e 2K (this "
-        + "sweep's: 1K); resume needs the sweep's options (without --seed the sweep's seed is taken), or use a new "
-        + "directory\n", other.err().substring(other.err().indexOf("nccl-tuner sweep: ")));
-  }
+    @Test
+    void theSameCommandWithoutSeedResumesAndTheProgressNamesTheSeed() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        String[] cmd = {
+            "sweep",
+            "-o",
+            dir.toString(),
+            "--binary",
+            fake().toString(),
+            "--plugin",
+            plugin(),
+            "--candidate",
+            "RING/LL",
+            "--replicates",
+            "2",
+            "-b",
+            "1K",
+            "-e",
+            "1K"
+        };
+        CliRun first = CliRun.run(cmd);
+        assertEquals(0, first.exit(), first.err());
+        long seed = Manifest.read(dir.resolve(Manifest.FILE)).seed();
+        assertTrue(
+                first.err()
+                        .startsWith("sweep: " + dir + ": 4 runs, seed " + seed + " (recorded in manifest.json; "
+                                + "to resume, run the same command again)\n"),
+                first.err());
+        // a run's output gone (a pre-empted job): the same command, still without --seed, resumes
+        Files.delete(dir.resolve("runs/all_reduce_RING-LL_r2.txt"));
+        CliRun again = CliRun.run(cmd);
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(
+                again.err()
+                        .startsWith("sweep: resuming " + dir + ": 3 of 4 runs finished, skipped; seed " + seed + "\n"),
+                again.err());
+        assertEquals(seed, Manifest.read(dir.resolve(Manifest.FILE)).seed());
+    }
 
-  @Test
-  void aMissingProgramStopsTheSweepAtItsFirstRun() throws Exception {
-    Path dir = tmp.resolve("sweep");
-    Path tests = tmp.resolve("no-such-build");
-    CliRun r = CliRun.run("sweep", "-o", dir.toString(), "--tests-dir", tests.toString(), "--plugin", plugin(),
-        "--algorithms", "RING", "--protocols", "LL,SIMPLE", "--replicates", "3", "--seed", "1");
-    assertEquals(1, r.exit());
-    Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
-    assertEquals(9, m.runs().size());
-    assertEquals(1, m.runs().stream().filter(x -> "failed".equals(x.status())).count(), m.runs().toString());
-    assertEquals(8, m.runs().stream().filter(x -> "pending".equals(x.status())).count());
-    String first = m.runs().getFirst().command().getFirst();
-    assertTrue(r.err().contains("sweep: stopped at the first run: " + first + " not found (exit 127: nccl-tuner sweep: "
-        + "cannot start " + first + ": Cannot run program \"" + first + "\""), r.err());
-    assertTrue(r.err().contains("; the other 8 runs were not started; fix --tests-dir, --binary, --launch or PATH, "
-        + "then run the same command again (seed 1)\n"), r.err());
-    assertTrue(r.out().startsWith("sweep: " + dir + ": 0 of 9 runs done"), r.out());
-  }
+    /**
+     * Newcomer walk, item 12: compile of a sweep with no finished run says how to resume it (the
+     * sweep command, its seed and replicates from the manifest), not only "no finished run".
+     */
+    @Test
+    void compileOfASweepWithNoFinishedRunSaysHowToResume() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        CliRun first = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--binary",
+                fake().toString(),
+                "--plugin",
+                plugin(),
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "2",
+                "--seed",
+                "7",
+                "-b",
+                "1K",
+                "-e",
+                "1K");
+        assertEquals(0, first.exit(), first.err());
+        try (var runs = Files.list(dir.resolve("runs"))) {
+            for (Path f : runs.toList()) {
+                Files.delete(f);
+            }
+        }
+        CliRun c = CliRun.run("compile", dir.toString());
+        assertEquals(1, c.exit(), c.out());
+        assertEquals(
+                "nccl-tuner compile: " + dir + ": no finished run in this sweep (4 planned, seed 7): run it, or "
+                        + "resume it, with the command that planned it, `nccl-tuner sweep -o " + dir
+                        + " --seed 7 --replicates 2 ...` "
+                        + "(the same options: " + dir
+                        + "/manifest.json lists its programs, candidates and launcher; finished runs are "
+                        + "skipped), then compile " + dir + "\n",
+                c.err());
+    }
 
-  @Test
-  void theDryRunLeavesOutCandidatesNcclNeverOffersAndSaysSo() throws Exception {
-    Path dir = tmp.resolve("sweep");
-    CliRun r = CliRun.run("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin(),
-        "--collectives", "all_reduce,all_gather", "--algorithms", "TREE,RING", "--protocols", "SIMPLE",
-        "--replicates", "1", "--seed", "3", "--dry-run", "-e", "64MiB");
-    assertEquals(0, r.exit(), r.err());
-    List<String> lines = r.out().lines().toList();
-    assertTrue(lines.getFirst().startsWith("# 5 runs (2 programs x 3 candidates incl. NCCL's own pick x 1 replicates, "
-        + "less 1 (program, candidate) cell NCCL never offers), seed 3; "), lines.getFirst());
-    assertEquals("# not scheduled: all_gather TREE/SIMPLE: NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for "
-        + "AllGather (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel); not run (it would measure NCCL's own "
-        + "pick again)", lines.get(1));
-    assertFalse(r.out().contains("TREE/SIMPLE " + tmp.resolve("fake_driver") + " all_gather_perf"), r.out());
-    assertTrue(r.out().contains("TREE/SIMPLE " + tmp.resolve("fake_driver") + " all_reduce_perf -b 4 -e 64M "),
-        r.out());
-    assertFalse(Files.exists(dir));
-  }
+    @Test
+    void aDifferentSweepIsRefusedNamingTheOptionsThatDiffer() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        CliRun first = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--binary",
+                fake().toString(),
+                "--plugin",
+                plugin(),
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "1",
+                "--seed",
+                "9",
+                "-b",
+                "1K",
+                "-e",
+                "1K");
+        assertEquals(0, first.exit(), first.err());
+        CliRun other = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--binary",
+                fake().toString(),
+                "--plugin",
+                plugin(),
+                "--candidate",
+                "RING/LL",
+                "--replicates",
+                "1",
+                "--seed",
+                "10",
+                "-b",
+                "1K",
+                "-e",
+                "2K");
+        assertEquals(1, other.exit());
+        assertEquals(
+                "nccl-tuner sweep: " + dir + " holds a different sweep: --seed 10 (this sweep's: 9); -e 2K (this "
+                        + "sweep's: 1K); resume needs the sweep's options (without --seed the sweep's seed is taken), or use a new "
+                        + "directory\n",
+                other.err().substring(other.err().indexOf("nccl-tuner sweep: ")));
+    }
 
-  @Test
-  void sizesInEitherSpelling() throws Exception {
-    assertEquals("64M", SweepCommand.testsSize("-e", "64M"));
-    assertEquals("64M", SweepCommand.testsSize("-e", "64 MiB"));
-    assertEquals("64M", SweepCommand.testsSize("-e", "67108864"));
-    assertEquals("1G", SweepCommand.testsSize("-e", "1GiB"));
-    assertEquals("1536", SweepCommand.testsSize("-b", "1.5KiB"));
-    CliRun bad = CliRun.run("sweep", "-o", tmp.resolve("s").toString(), "--candidate", "RING/LL", "-e", "64MB",
-        "--plugin", plugin(), "--dry-run");
-    assertEquals(1, bad.exit());
-    assertEquals("nccl-tuner sweep: -e: unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB\n",
-        bad.err());
-  }
+    @Test
+    void aMissingProgramStopsTheSweepAtItsFirstRun() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        Path tests = tmp.resolve("no-such-build");
+        CliRun r = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--tests-dir",
+                tests.toString(),
+                "--plugin",
+                plugin(),
+                "--algorithms",
+                "RING",
+                "--protocols",
+                "LL,SIMPLE",
+                "--replicates",
+                "3",
+                "--seed",
+                "1");
+        assertEquals(1, r.exit());
+        Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
+        assertEquals(9, m.runs().size());
+        assertEquals(
+                1,
+                m.runs().stream().filter(x -> "failed".equals(x.status())).count(),
+                m.runs().toString());
+        assertEquals(
+                8, m.runs().stream().filter(x -> "pending".equals(x.status())).count());
+        String first = m.runs().getFirst().command().getFirst();
+        assertTrue(
+                r.err()
+                        .contains(
+                                "sweep: stopped at the first run: " + first + " not found (exit 127: nccl-tuner sweep: "
+                                        + "cannot start " + first + ": Cannot run program \"" + first + "\""),
+                r.err());
+        assertTrue(
+                r.err()
+                        .contains("; the other 8 runs were not started; fix --tests-dir, --binary, --launch or PATH, "
+                                + "then run the same command again (seed 1)\n"),
+                r.err());
+        assertTrue(r.out().startsWith("sweep: " + dir + ": 0 of 9 runs done"), r.out());
+    }
+
+    @Test
+    void theDryRunLeavesOutCandidatesNcclNeverOffersAndSaysSo() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        CliRun r = CliRun.run(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--binary",
+                fake().toString(),
+                "--plugin",
+                plugin(),
+                "--collectives",
+                "all_reduce,all_gather",
+                "--algorithms",
+                "TREE,RING",
+                "--protocols",
+                "SIMPLE",
+                "--replicates",
+                "1",
+                "--seed",
+                "3",
+                "--dry-run",
+                "-e",
+                "64MiB");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(
+                lines.getFirst()
+                        .startsWith("# 5 runs (2 programs x 3 candidates incl. NCCL's own pick x 1 replicates, "
+                                + "less 1 (program, candidate) cell NCCL never offers), seed 3; "),
+                lines.getFirst());
+        assertEquals(
+                "# not scheduled: all_gather TREE/SIMPLE: NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for "
+                        + "AllGather (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel); not run (it would measure NCCL's own "
+                        + "pick again)",
+                lines.get(1));
+        assertFalse(r.out().contains("TREE/SIMPLE " + tmp.resolve("fake_driver") + " all_gather_perf"), r.out());
+        assertTrue(
+                r.out().contains("TREE/SIMPLE " + tmp.resolve("fake_driver") + " all_reduce_perf -b 4 -e 64M "),
+                r.out());
+        assertFalse(Files.exists(dir));
+    }
+
+    @Test
+    void sizesInEitherSpelling() throws Exception {
+        assertEquals("64M", SweepCommand.testsSize("-e", "64M"));
+        assertEquals("64M", SweepCommand.testsSize("-e", "64 MiB"));
+        assertEquals("64M", SweepCommand.testsSize("-e", "67108864"));
+        assertEquals("1G", SweepCommand.testsSize("-e", "1GiB"));
+        assertEquals("1536", SweepCommand.testsSize("-b", "1.5KiB"));
+        CliRun bad = CliRun.run(
+                "sweep",
+                "-o",
+                tmp.resolve("s").toString(),
+                "--candidate",
+                "RING/LL",
+                "-e",
+                "64MB",
+                "--plugin",
+                plugin(),
+                "--dry-run");
+        assertEquals(1, bad.exit());
+        assertEquals(
+                "nccl-tuner sweep: -e: unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB\n",
+                bad.err());
+    }
 }

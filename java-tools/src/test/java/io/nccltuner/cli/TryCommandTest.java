@@ -17,129 +17,205 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(240)
 class TryCommandTest {
-  @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-  static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
-  static final Path HARNESS = REPO.resolve("build/tests/harness");
-  static final Path PLUGIN = REPO.resolve("build/lib/libnccl-tuner-java.so");
+    static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
+    static final Path HARNESS = REPO.resolve("build/tests/harness");
+    static final Path PLUGIN = REPO.resolve("build/lib/libnccl-tuner-java.so");
 
-  private static CliRun tryRun(String... more) {
-    Assumptions.assumeTrue(Files.isExecutable(HARNESS) && Files.isRegularFile(PLUGIN), "make build first");
-    String[] base = {"try", "--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()};
-    String[] args = new String[base.length + more.length];
-    System.arraycopy(base, 0, args, 0, base.length);
-    System.arraycopy(more, 0, args, base.length, more.length);
-    return CliRun.run(args);
-  }
+    private static CliRun tryRun(String... more) {
+        Assumptions.assumeTrue(Files.isExecutable(HARNESS) && Files.isRegularFile(PLUGIN), "make build first");
+        String[] base = {"try", "--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()};
+        String[] args = new String[base.length + more.length];
+        System.arraycopy(base, 0, args, 0, base.length);
+        System.arraycopy(more, 0, args, base.length, more.length);
+        return CliRun.run(args);
+    }
 
-  @Test
-  void shadowRunPrintsDecisionsReportAndVerdict() {
-    CliRun r = tryRun("--policy", REPO.resolve("policies/h200-2rank.yaml").toString(),
-        "--trace", CliRun.trace("trace_tp_infer.csv"));
-    assertEquals(0, r.exit(), r.err() + r.out());
-    assertTrue(r.out().startsWith("try: policy h200-2rank-timesliced ("), r.out());
-    assertTrue(r.out().contains("INFO TUNER/Java: policy h200-2rank-timesliced profile two-ranks-socket mode shadow "
-        + "rules 3 sha256 50e87163f1f000d756d7053d8761e7ff02c3af2103a1cbb75dcc6d3d0a5e341c (nRanks=2 nNodes=2)"), r.out());
-    assertTrue(r.out().contains("harness: calls=273 changed=0 warn=0"), r.out());
-    assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
-    assertTrue(r.out().replaceAll(" +", " ").contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 64 1 RING/LL TREE/LL"), r.out());
-    assertTrue(r.out().endsWith("try: the policy would change 257 of 273 calls (rule hits 257; changed: where its pick "
-        + "differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next\n"), r.out());
-    assertTrue(r.out().lines().noneMatch(l -> l.contains("Bytes -> ")), "no per-call lines in shadow mode");
-  }
+    @Test
+    void shadowRunPrintsDecisionsReportAndVerdict() {
+        CliRun r = tryRun(
+                "--policy",
+                REPO.resolve("policies/h200-2rank.yaml").toString(),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"));
+        assertEquals(0, r.exit(), r.err() + r.out());
+        assertTrue(r.out().startsWith("try: policy h200-2rank-timesliced ("), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "INFO TUNER/Java: policy h200-2rank-timesliced profile two-ranks-socket mode shadow "
+                                        + "rules 3 sha256 50e87163f1f000d756d7053d8761e7ff02c3af2103a1cbb75dcc6d3d0a5e341c (nRanks=2 nNodes=2)"),
+                r.out());
+        assertTrue(r.out().contains("harness: calls=273 changed=0 warn=0"), r.out());
+        assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
+        assertTrue(
+                r.out()
+                        .replaceAll(" +", " ")
+                        .contains("nRanks=2 nNodes=2 AllReduce [16 KiB, 20 KiB) 64 1 RING/LL TREE/LL"),
+                r.out());
+        assertTrue(
+                r.out()
+                        .endsWith(
+                                "try: the policy would change 257 of 273 calls (rule hits 257; changed: where its pick "
+                                        + "differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next\n"),
+                r.out());
+        assertTrue(r.out().lines().noneMatch(l -> l.contains("Bytes -> ")), "no per-call lines in shadow mode");
+    }
 
-  /** The README's old trap: a policy for another shape than the job's says so in the last line. */
-  @Test
-  void policyOfAnotherShapeSaysItChangesNothing() throws Exception {
-    Path p8 = tmp.resolve("p8.yaml");
-    Files.writeString(p8, Files.readString(REPO.resolve("policies/h200-2rank.yaml"))
-        .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 8, nNodes: 1}"));
-    CliRun r = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
-    assertEquals(0, r.exit(), r.err() + r.out());
-    assertTrue(r.out().endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
-        + "shape); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Capture a trace of the job's shape "
-        + "(NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M\n"), r.out());
-    CliRun as4 = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"),
-        "--nranks", "4", "--nnodes", "1");
-    assertEquals(0, as4.exit(), as4.err() + as4.out());
-    assertTrue(as4.out().endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
-        + "--nnodes 1); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Give --nranks and --nnodes of one of "
-        + "them, the job's shape\n"), as4.out());
-    CliRun as8 = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"),
-        "--nranks", "8", "--nnodes", "1", "--mode", "enforce");
-    assertEquals(0, as8.exit(), as8.err() + as8.out());
-    assertTrue(as8.out().contains("as nRanks 8, nNodes 1"), as8.out());
-    assertTrue(as8.out().contains("[changed]"), as8.out());
-    assertTrue(as8.out().endsWith("try: the policy changed 257 of 273 calls (rule hits 257; a hit changes nothing "
-        + "where NCCL offers none of its candidates)\n"), as8.out());
-  }
+    /** The README's old trap: a policy for another shape than the job's says so in the last line. */
+    @Test
+    void policyOfAnotherShapeSaysItChangesNothing() throws Exception {
+        Path p8 = tmp.resolve("p8.yaml");
+        Files.writeString(
+                p8,
+                Files.readString(REPO.resolve("policies/h200-2rank.yaml"))
+                        .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 8, nNodes: 1}"));
+        CliRun r = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
+        assertEquals(0, r.exit(), r.err() + r.out());
+        assertTrue(
+                r.out()
+                        .endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
+                                + "shape); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Capture a trace of the job's shape "
+                                + "(NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M\n"),
+                r.out());
+        CliRun as4 = tryRun(
+                "--policy",
+                p8.toString(),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--nranks",
+                "4",
+                "--nnodes",
+                "1");
+        assertEquals(0, as4.exit(), as4.err() + as4.out());
+        assertTrue(
+                as4.out()
+                        .endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
+                                + "--nnodes 1); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Give --nranks and --nnodes of one of "
+                                + "them, the job's shape\n"),
+                as4.out());
+        CliRun as8 = tryRun(
+                "--policy",
+                p8.toString(),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--nranks",
+                "8",
+                "--nnodes",
+                "1",
+                "--mode",
+                "enforce");
+        assertEquals(0, as8.exit(), as8.err() + as8.out());
+        assertTrue(as8.out().contains("as nRanks 8, nNodes 1"), as8.out());
+        assertTrue(as8.out().contains("[changed]"), as8.out());
+        assertTrue(
+                as8.out()
+                        .endsWith("try: the policy changed 257 of 273 calls (rule hits 257; a hit changes nothing "
+                                + "where NCCL offers none of its candidates)\n"),
+                as8.out());
+    }
 
-  @Test
-  void inputAndUsageErrors() {
-    CliRun noHarness = CliRun.run("try", "--policy", REPO.resolve("policies/h200-2rank.yaml").toString(),
-        "--trace", CliRun.trace("trace_tp_infer.csv"), "--harness", tmp.resolve("nope").toString());
-    assertEquals(1, noHarness.exit());
-    assertEquals("nccl-tuner try: --harness " + tmp.resolve("nope") + ": not an executable file\n", noHarness.err());
-    CliRun noPolicy = CliRun.run("try", "--policy", tmp.resolve("none.yaml").toString(),
-        "--trace", CliRun.trace("trace_tp_infer.csv"));
-    assertEquals(1, noPolicy.exit());
-    assertEquals("nccl-tuner try: " + tmp.resolve("none.yaml") + ": no such file\n", noPolicy.err());
-    CliRun half = CliRun.run("try", "--policy", REPO.resolve("policies/h200-2rank.yaml").toString(),
-        "--trace", CliRun.trace("trace_tp_infer.csv"), "--nranks", "8");
-    assertEquals(2, half.exit());
-    assertTrue(half.err().startsWith("nccl-tuner try: --nranks and --nnodes go together, 1 <= nnodes <= nranks\n"),
-        half.err());
-  }
+    @Test
+    void inputAndUsageErrors() {
+        CliRun noHarness = CliRun.run(
+                "try",
+                "--policy",
+                REPO.resolve("policies/h200-2rank.yaml").toString(),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--harness",
+                tmp.resolve("nope").toString());
+        assertEquals(1, noHarness.exit());
+        assertEquals(
+                "nccl-tuner try: --harness " + tmp.resolve("nope") + ": not an executable file\n", noHarness.err());
+        CliRun noPolicy = CliRun.run(
+                "try", "--policy", tmp.resolve("none.yaml").toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
+        assertEquals(1, noPolicy.exit());
+        assertEquals("nccl-tuner try: " + tmp.resolve("none.yaml") + ": no such file\n", noPolicy.err());
+        CliRun half = CliRun.run(
+                "try",
+                "--policy",
+                REPO.resolve("policies/h200-2rank.yaml").toString(),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--nranks",
+                "8");
+        assertEquals(2, half.exit());
+        assertTrue(
+                half.err().startsWith("nccl-tuner try: --nranks and --nnodes go together, 1 <= nnodes <= nranks\n"),
+                half.err());
+    }
 
-  /** NCCL's example-tuner CSV runs as the plugin reads it, through NCCL_TUNER_CONFIG_FILE. */
-  @Test
-  void exampleTunerCsvIsTried() throws Exception {
-    Path conf = tmp.resolve("nccl_tuner.conf");
-    Files.writeString(conf, """
+    /** NCCL's example-tuner CSV runs as the plugin reads it, through NCCL_TUNER_CONFIG_FILE. */
+    @Test
+    void exampleTunerCsvIsTried() throws Exception {
+        Path conf = tmp.resolve("nccl_tuner.conf");
+        Files.writeString(conf, """
         # collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff
         allreduce,0,4294967295,tree,simple,-1,-1,-1,-1,-1
         """);
-    CliRun r = tryRun("--policy", conf.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
-    assertEquals(0, r.exit(), r.err() + r.out());
-    assertTrue(r.out().contains("\ntry: " + conf + " is NCCL's example-tuner CSV: given to the plugin as "
-        + "NCCL_TUNER_CONFIG_FILE\n"), r.out());
-    assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
-    assertTrue(r.out().lines().anyMatch(l -> l.startsWith("try: the policy would change ")), r.out());
-  }
-
-  /** --keep-logs refuses a folder with an earlier try's logs; several traces are one job's ranks. */
-  @Test
-  void keepLogsNeedsAnEmptyFolderAndSeveralTracesAreOneJob() throws Exception {
-    String policy = REPO.resolve("policies/h200-2rank.yaml").toString();
-    Path keep = tmp.resolve("keep");
-    CliRun first = tryRun("--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"),
-        "--trace", CliRun.trace("trace_tp_infer.csv"), "--keep-logs", keep.toString());
-    assertEquals(0, first.exit(), first.err() + first.out());
-    assertTrue(first.out().contains("\ntry: the 2 traces are replayed as the ranks of one job (one process each); the "
-        + "report reads their decision logs together, as that job's ranks; try each trace alone for a report of its "
-        + "own\n"), first.out());
-    long logs;
-    try (var s = Files.list(keep)) {
-      logs = s.count();
+        CliRun r = tryRun("--policy", conf.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
+        assertEquals(0, r.exit(), r.err() + r.out());
+        assertTrue(
+                r.out()
+                        .contains("\ntry: " + conf + " is NCCL's example-tuner CSV: given to the plugin as "
+                                + "NCCL_TUNER_CONFIG_FILE\n"),
+                r.out());
+        assertTrue(r.out().contains("== nccl-tuner report of the decision logs\n"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("try: the policy would change ")), r.out());
     }
-    assertEquals(2, logs);
-    CliRun again = tryRun("--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"), "--keep-logs",
-        keep.toString());
-    assertEquals(1, again.exit(), again.err() + again.out());
-    assertEquals("nccl-tuner try: --keep-logs " + keep + ": not empty (2 entries): the report would read the decision "
-        + "logs of an earlier try with this one's; give a new or empty folder\n", again.err());
-    assertEquals("", again.out());
-    try (var s = Files.list(keep)) {
-      assertEquals(2, s.count(), "nothing written");
-    }
-  }
 
-  /** nccl-tuner --help's summary of try is one whole sentence. */
-  @Test
-  void helpSummaryIsASentence() {
-    CliRun r = CliRun.run("--help");
-    assertEquals(0, r.exit(), r.err());
-    assertTrue(r.out().replaceAll("\\s+", " ").contains(" try Try a policy without a GPU: replay captured tuner calls "
-        + "through the real plugin. help "), r.out());
-  }
+    /** --keep-logs refuses a folder with an earlier try's logs; several traces are one job's ranks. */
+    @Test
+    void keepLogsNeedsAnEmptyFolderAndSeveralTracesAreOneJob() throws Exception {
+        String policy = REPO.resolve("policies/h200-2rank.yaml").toString();
+        Path keep = tmp.resolve("keep");
+        CliRun first = tryRun(
+                "--policy",
+                policy,
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--keep-logs",
+                keep.toString());
+        assertEquals(0, first.exit(), first.err() + first.out());
+        assertTrue(
+                first.out()
+                        .contains("\ntry: the 2 traces are replayed as the ranks of one job (one process each); the "
+                                + "report reads their decision logs together, as that job's ranks; try each trace alone for a report of its "
+                                + "own\n"),
+                first.out());
+        long logs;
+        try (var s = Files.list(keep)) {
+            logs = s.count();
+        }
+        assertEquals(2, logs);
+        CliRun again = tryRun(
+                "--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"), "--keep-logs", keep.toString());
+        assertEquals(1, again.exit(), again.err() + again.out());
+        assertEquals(
+                "nccl-tuner try: --keep-logs " + keep + ": not empty (2 entries): the report would read the decision "
+                        + "logs of an earlier try with this one's; give a new or empty folder\n",
+                again.err());
+        assertEquals("", again.out());
+        try (var s = Files.list(keep)) {
+            assertEquals(2, s.count(), "nothing written");
+        }
+    }
+
+    /** nccl-tuner --help's summary of try is one whole sentence. */
+    @Test
+    void helpSummaryIsASentence() {
+        CliRun r = CliRun.run("--help");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .replaceAll("\\s+", " ")
+                        .contains(" try Try a policy without a GPU: replay captured tuner calls "
+                                + "through the real plugin. help "),
+                r.out());
+    }
 }

@@ -24,42 +24,47 @@ import org.junit.jupiter.api.Test;
  * the plugin's loader and matches a fresh compile.
  */
 class MeasuredPolicyTest {
-  static Compilation compile() throws Exception {
-    return Compiler.compile(Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv", "tests/traces/nccl_sweep.rank0.log"),
-        Compiler.Options.defaults("h200-2rank-measured"));
-  }
+    static Compilation compile() throws Exception {
+        return Compiler.compile(
+                Fixtures.read("h200-2rank-sweep_allreduce.rep1.csv", "tests/traces/nccl_sweep.rank0.log"),
+                Compiler.Options.defaults("h200-2rank-measured"));
+    }
 
-  @Test
-  void committedPolicyIsTheCompilersOutputAndLoads() throws Exception {
-    Policy committed = PolicyLoader.load(Fixtures.REPO.resolve("policies/h200-2rank-measured.yaml"));
-    Policy fresh = PolicyLoader.parse("fresh.yaml", PolicyYaml.write(compile().policy(), List.of(), Map.of()));
-    assertEquals("h200-2rank-measured", committed.name());
-    assertEquals(Mode.ENFORCE, committed.mode());
-    assertEquals(fresh.profiles(), committed.profiles());
-    assertEquals(6, committed.profileFor(2, 2).rules().size());
-  }
+    @Test
+    void committedPolicyIsTheCompilersOutputAndLoads() throws Exception {
+        Policy committed = PolicyLoader.load(Fixtures.REPO.resolve("policies/h200-2rank-measured.yaml"));
+        Policy fresh =
+                PolicyLoader.parse("fresh.yaml", PolicyYaml.write(compile().policy(), List.of(), Map.of()));
+        assertEquals("h200-2rank-measured", committed.name());
+        assertEquals(Mode.ENFORCE, committed.mode());
+        assertEquals(fresh.profiles(), committed.profiles());
+        assertEquals(6, committed.profileFor(2, 2).rules().size());
+    }
 
-  @Test
-  void ncclPicksFromTheLogPoolWithForcedRunsOfTheSameConfiguration() throws Exception {
-    Group g = compile().groups().getFirst();
-    SizeResult kib32 = CompilerTest.at(g, 32);
-    assertEquals(new RunConfig(Algorithm.RING, Protocol.LL, 0), kib32.ncclPick());
-    assertTrue(kib32.pickInferred()); // logged at 16 B and 64 B, both RING/LL
-    SizeResult mib1 = CompilerTest.at(g, 1 << 20);
-    assertEquals(new RunConfig(Algorithm.RING, Protocol.SIMPLE, 0), mib1.ncclPick());
-    assertFalse(mib1.pickInferred());
-    // unforced 4621.536 us and forced RING/SIMPLE 2560.736 us: the same configuration, so two replicates
-    assertEquals((4621.536 + 2560.736) / 2, mib1.ncclUs(), 1e-9);
-    assertEquals(2, mib1.nccl().replicates());
-    assertFalse(mib1.ruled()); // 43% regret inside an 81% noise margin
-    assertEquals("81.16%", TextReport.pct(mib1.noiseMargin()));
-    // from 64 KiB to 32 MiB NCCL's pick cannot be told from the best on this data; above, it can
-    List<Rule> rules = g.rules();
-    assertTrue(rules.stream().noneMatch(r -> r.fromBytes() >= 64 << 10 && r.fromBytes() < 32L << 20));
-    Rule r32 = rules.stream().filter(r -> r.fromBytes() == 32L << 20).findFirst().orElseThrow();
-    assertEquals(64L << 20, r32.toBytes());
-    assertEquals(new Candidate(Algorithm.RING, Protocol.SIMPLE, 0, Double.NaN), r32.ncclPick());
-    assertEquals((18597.631 + 16862.368) / 2 / 13034.816 - 1, r32.ncclRegret(), 1e-12);
-    assertEquals(List.of(new Candidate(Algorithm.TREE, Protocol.SIMPLE, 0, 0.0)), r32.candidates());
-  }
+    @Test
+    void ncclPicksFromTheLogPoolWithForcedRunsOfTheSameConfiguration() throws Exception {
+        Group g = compile().groups().getFirst();
+        SizeResult kib32 = CompilerTest.at(g, 32);
+        assertEquals(new RunConfig(Algorithm.RING, Protocol.LL, 0), kib32.ncclPick());
+        assertTrue(kib32.pickInferred()); // logged at 16 B and 64 B, both RING/LL
+        SizeResult mib1 = CompilerTest.at(g, 1 << 20);
+        assertEquals(new RunConfig(Algorithm.RING, Protocol.SIMPLE, 0), mib1.ncclPick());
+        assertFalse(mib1.pickInferred());
+        // unforced 4621.536 us and forced RING/SIMPLE 2560.736 us: the same configuration, so two replicates
+        assertEquals((4621.536 + 2560.736) / 2, mib1.ncclUs(), 1e-9);
+        assertEquals(2, mib1.nccl().replicates());
+        assertFalse(mib1.ruled()); // 43% regret inside an 81% noise margin
+        assertEquals("81.16%", TextReport.pct(mib1.noiseMargin()));
+        // from 64 KiB to 32 MiB NCCL's pick cannot be told from the best on this data; above, it can
+        List<Rule> rules = g.rules();
+        assertTrue(rules.stream().noneMatch(r -> r.fromBytes() >= 64 << 10 && r.fromBytes() < 32L << 20));
+        Rule r32 = rules.stream()
+                .filter(r -> r.fromBytes() == 32L << 20)
+                .findFirst()
+                .orElseThrow();
+        assertEquals(64L << 20, r32.toBytes());
+        assertEquals(new Candidate(Algorithm.RING, Protocol.SIMPLE, 0, Double.NaN), r32.ncclPick());
+        assertEquals((18597.631 + 16862.368) / 2 / 13034.816 - 1, r32.ncclRegret(), 1e-12);
+        assertEquals(List.of(new Candidate(Algorithm.TREE, Protocol.SIMPLE, 0, 0.0)), r32.candidates());
+    }
 }

@@ -26,70 +26,93 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class ProfilerMeasureIT {
-  static final Path BIN = Harness.BUILD.resolve("tests/reliability/profiler_hostile");
+    static final Path BIN = Harness.BUILD.resolve("tests/reliability/profiler_hostile");
 
-  @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void measuredLinesAreExact() throws Exception {
-    Harness.requireBuilt();
-    Path report = dir.resolve("report");
-    Path log = dir.resolve("log.jsonl");
-    List<String> cmd = List.of(BIN.toString(), "--plugin", Harness.PLUGIN.toString(), "--case", "measure", "--report",
-        report.toString());
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_"));
-    pb.environment().putAll(Map.of("NCCL_TUNER_JAVA_HOME", Harness.JAVA_HOME, "NCCL_TUNER_JAVA_POLICY",
-        HostileHost.POLICY.toString(), "NCCL_TUNER_JAVA_MODE", "enforce", "NCCL_TUNER_JAVA_LOG", log.toString()));
-    Harness.Result r = Harness.waitFor(pb, cmd, 60);
-    String rep = Files.exists(report) ? Files.readString(report) : "";
-    assertEquals(0, r.exit(), rep + r.lines());
-    assertTrue(r.lines().isEmpty(), "output on fd 1/2: " + r.lines());
+    @Test
+    void measuredLinesAreExact() throws Exception {
+        Harness.requireBuilt();
+        Path report = dir.resolve("report");
+        Path log = dir.resolve("log.jsonl");
+        List<String> cmd = List.of(
+                BIN.toString(),
+                "--plugin",
+                Harness.PLUGIN.toString(),
+                "--case",
+                "measure",
+                "--report",
+                report.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_"));
+        pb.environment()
+                .putAll(Map.of(
+                        "NCCL_TUNER_JAVA_HOME",
+                        Harness.JAVA_HOME,
+                        "NCCL_TUNER_JAVA_POLICY",
+                        HostileHost.POLICY.toString(),
+                        "NCCL_TUNER_JAVA_MODE",
+                        "enforce",
+                        "NCCL_TUNER_JAVA_LOG",
+                        log.toString()));
+        Harness.Result r = Harness.waitFor(pb, cmd, 60);
+        String rep = Files.exists(report) ? Files.readString(report) : "";
+        assertEquals(0, r.exit(), rep + r.lines());
+        assertTrue(r.lines().isEmpty(), "output on fd 1/2: " + r.lines());
 
-    ObjectMapper json = new ObjectMapper();
-    Map<String, JsonNode> series = new TreeMap<>();
-    JsonNode profiled = null;
-    for (String l : Files.readAllLines(log)) {
-      JsonNode n = json.readTree(l);
-      if (n.path("type").asText().equals("measured")) {
-        String key = n.get("collective").asText() + " " + n.get("bucket").asText() + " " + n.get("arm").asText();
-        assertTrue(series.put(key, n) == null, "two series " + key);
-      } else if (n.path("type").asText().equals("profiled")) {
-        profiled = n;
-      }
+        ObjectMapper json = new ObjectMapper();
+        Map<String, JsonNode> series = new TreeMap<>();
+        JsonNode profiled = null;
+        for (String l : Files.readAllLines(log)) {
+            JsonNode n = json.readTree(l);
+            if (n.path("type").asText().equals("measured")) {
+                String key = n.get("collective").asText() + " "
+                        + n.get("bucket").asText() + " " + n.get("arm").asText();
+                assertTrue(series.put(key, n) == null, "two series " + key);
+            } else if (n.path("type").asText().equals("profiled")) {
+                profiled = n;
+            }
+        }
+        List<String> keys = new ArrayList<>(series.keySet());
+        assertEquals(
+                List.of(
+                        "AllGather [512 KiB, 640 KiB) unruled",
+                        "AllGather [8 KiB, 10 KiB) unruled",
+                        "AllReduce [4 KiB, 5 KiB) policy",
+                        "Broadcast [8 KiB, 10 KiB) unruled",
+                        "Broadcast null unjoined"),
+                keys,
+                series.toString());
+
+        JsonNode ar = series.get("AllReduce [4 KiB, 5 KiB) policy");
+        assertEquals("RING/LL128", ar.get("decided").asText(), "decided (7x3 and 7x2 tables): " + ar);
+        assertEquals("RING/LL128", ar.get("executed").asText());
+        assertTrue(ar.get("asDecided").asBoolean(), ar.toString());
+        assertEquals(20, ar.get("count").asLong(), ar.toString());
+        assertEquals(20, ar.get("timed").asLong(), ar.toString());
+        assertEquals(2, ar.get("kernelChannels").asInt());
+        assertEquals(5.0, ar.get("minUs").asDouble(), 1e-9, ar.toString());
+        assertEquals(20.0, ar.get("maxUs").asDouble(), 1e-9, ar.toString());
+        assertEquals(250.0, ar.get("sumUs").asDouble(), 1e-9, ar.toString());
+        // 5000 ns: octave 2^12, sixteenth 3 -> bucket 1 + 4 * 16 + 3; 20000 ns: 1 + 6 * 16 + 3.
+        assertEquals("[[68,10],[100,10]]", ar.get("hist").toString());
+        // p50: rank ceil(0.5 * 20) = 10 -> bucket 68, [4864, 5120) ns, midpoint 4.992 us; p95 -> bucket 100.
+        assertEquals(4.992, ar.get("p50Us").asDouble(), 1e-9, ar.toString());
+        assertEquals(19.968, ar.get("p95Us").asDouble(), 1e-9, ar.toString());
+
+        for (String k : List.of("AllGather [512 KiB, 640 KiB) unruled", "AllGather [8 KiB, 10 KiB) unruled")) {
+            assertEquals(5, series.get(k).get("count").asLong(), k + ": " + series);
+            assertEquals(3.0, series.get(k).get("minUs").asDouble(), 1e-9);
+        }
+        assertEquals(
+                1, series.get("Broadcast [8 KiB, 10 KiB) unruled").get("count").asLong());
+        assertEquals(1, series.get("Broadcast null unjoined").get("count").asLong());
+
+        assertTrue(profiled != null, "no profiled line");
+        assertEquals(32, profiled.get("collectives").asLong());
+        assertEquals(1, profiled.get("unjoined").asLong());
+        assertEquals(0, profiled.get("untimed").asLong());
+        assertTrue(profiled.get("joined").asBoolean());
     }
-    List<String> keys = new ArrayList<>(series.keySet());
-    assertEquals(List.of("AllGather [512 KiB, 640 KiB) unruled", "AllGather [8 KiB, 10 KiB) unruled",
-        "AllReduce [4 KiB, 5 KiB) policy", "Broadcast [8 KiB, 10 KiB) unruled", "Broadcast null unjoined"), keys,
-        series.toString());
-
-    JsonNode ar = series.get("AllReduce [4 KiB, 5 KiB) policy");
-    assertEquals("RING/LL128", ar.get("decided").asText(), "decided (7x3 and 7x2 tables): " + ar);
-    assertEquals("RING/LL128", ar.get("executed").asText());
-    assertTrue(ar.get("asDecided").asBoolean(), ar.toString());
-    assertEquals(20, ar.get("count").asLong(), ar.toString());
-    assertEquals(20, ar.get("timed").asLong(), ar.toString());
-    assertEquals(2, ar.get("kernelChannels").asInt());
-    assertEquals(5.0, ar.get("minUs").asDouble(), 1e-9, ar.toString());
-    assertEquals(20.0, ar.get("maxUs").asDouble(), 1e-9, ar.toString());
-    assertEquals(250.0, ar.get("sumUs").asDouble(), 1e-9, ar.toString());
-    // 5000 ns: octave 2^12, sixteenth 3 -> bucket 1 + 4 * 16 + 3; 20000 ns: 1 + 6 * 16 + 3.
-    assertEquals("[[68,10],[100,10]]", ar.get("hist").toString());
-    // p50: rank ceil(0.5 * 20) = 10 -> bucket 68, [4864, 5120) ns, midpoint 4.992 us; p95 -> bucket 100.
-    assertEquals(4.992, ar.get("p50Us").asDouble(), 1e-9, ar.toString());
-    assertEquals(19.968, ar.get("p95Us").asDouble(), 1e-9, ar.toString());
-
-    for (String k : List.of("AllGather [512 KiB, 640 KiB) unruled", "AllGather [8 KiB, 10 KiB) unruled")) {
-      assertEquals(5, series.get(k).get("count").asLong(), k + ": " + series);
-      assertEquals(3.0, series.get(k).get("minUs").asDouble(), 1e-9);
-    }
-    assertEquals(1, series.get("Broadcast [8 KiB, 10 KiB) unruled").get("count").asLong());
-    assertEquals(1, series.get("Broadcast null unjoined").get("count").asLong());
-
-    assertTrue(profiled != null, "no profiled line");
-    assertEquals(32, profiled.get("collectives").asLong());
-    assertEquals(1, profiled.get("unjoined").asLong());
-    assertEquals(0, profiled.get("untimed").asLong());
-    assertTrue(profiled.get("joined").asBoolean());
-  }
 }
