@@ -144,6 +144,35 @@ final class ReplayCommand extends ToolCommand {
     }
 
     /**
+     * The verdict when nothing changed because no profile matches the replayed communicators'
+     * shapes (the engine says so only in an INFO line): the shapes, the policy's profiles, and
+     * what to do, as {@code try} says it. Null when something changed or a profile matched.
+     */
+    static String changesNothing(Policy p, TraceFile t, Replay.Result r, Replay.Result would) {
+        if (r.changedCalls() > 0
+                || (would != null && would.changedCalls() > 0)
+                || t.calls().isEmpty()) {
+            return null;
+        }
+        java.util.Set<String> unmatched = new java.util.LinkedHashSet<>();
+        for (var c : t.calls()) {
+            if (p.profileFor(c.nRanks(), c.nNodes()) == null) {
+                unmatched.add(io.nccltuner.model.JobShape.of(c.nRanks(), c.nNodes()));
+            }
+        }
+        if (unmatched.isEmpty()) {
+            return null;
+        }
+        List<String> shapes = new java.util.ArrayList<>();
+        for (Policy.Profile pr : p.profiles()) {
+            shapes.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+        }
+        return "replay: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
+                + "; its profiles: " + String.join("; ", shapes)
+                + ". Give --nranks and --nnodes of one of them, or replay a trace of the job's shape";
+    }
+
+    /**
      * The trace with every communicator's shape replaced (null: keep the captured value). Only the
      * shape the engine matches profiles on changes; NCCL's cost tables are the captured ones.
      */
@@ -358,6 +387,10 @@ final class ReplayCommand extends ToolCommand {
                 Main.count(r.calls().size(), "call"),
                 r.changedCalls(),
                 would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+        String nothing = changesNothing(p, t, r, would);
+        if (nothing != null) {
+            out.println(nothing);
+        }
         notOffered(out, r);
         if (priced) {
             out.printf(

@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,36 @@ class SilentNothingTest {
         assertTrue(
                 shadow.out().replaceAll(" +", " ").contains("RING/LL 16.607 would pick RING/LL 16.607 kept\n"),
                 shadow.out());
+    }
+
+    /**
+     * A replay whose communicators no profile matches says so in a verdict line, with the shapes and
+     * what to do (it was "all: N calls, 0 changed" and the reason only in an engine INFO line).
+     */
+    @Test
+    void replayOfAShapeNoProfileMatchesSaysSo() {
+        String h200 = java.nio.file.Path.of("..", "policies", "h200-2rank.yaml").toString(); // profiles of 2 ranks
+        CliRun r = CliRun.run(
+                "replay",
+                "--trace",
+                CliRun.trace("trace_fsdp.csv"),
+                "--policy",
+                h200,
+                "--nranks",
+                "16",
+                "--nnodes",
+                "2");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("all: 61 calls, 0 changed"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "replay: the policy changes nothing: no profile matches nRanks=16 nNodes=2; its profiles: "),
+                r.out());
+        assertTrue(r.out().contains("Give --nranks and --nnodes of one of them"), r.out());
+        CliRun matching = CliRun.run("replay", "--trace", CliRun.trace("trace_fsdp.csv"), "--policy", h200);
+        assertEquals(0, matching.exit(), matching.err());
+        assertFalse(matching.out().contains("replay: the policy changes nothing"), matching.out());
     }
 
     @Test
