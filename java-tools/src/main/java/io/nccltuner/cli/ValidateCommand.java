@@ -139,8 +139,11 @@ final class ValidateCommand extends ToolCommand {
                 warnings++;
             }
         }
+        // the CSV's own warnings (above, from reading it) count too: one total in the result line
+        int read = loaded.csv() ? loaded.warnings().size() : 0;
         out.println("result: " + (errors == 0 ? "OK" : "FAILED") + " (" + Main.count(errors, "error") + ", "
-                + Main.count(warnings, "warning") + ")");
+                + Main.count(warnings + read, "warning")
+                + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
     }

@@ -95,7 +95,9 @@ class ImportCommandTest {
                                 + "for Broadcast\n"),
                 v.out());
         assertEquals(1, v.out().split("can never apply", -1).length - 1, v.out());
-        assertTrue(v.out().endsWith("result: FAILED (1 error, 1 warning)\n"), v.out());
+        assertTrue(
+                v.out().endsWith("result: FAILED (1 error, 5 warnings: 4 from reading the CSV, 1 of the policy)\n"),
+                v.out());
     }
 
     /**
