@@ -78,10 +78,12 @@ public record HardwareMatch(
         return null;
     }
 
-    private static String ccRange(Policy.Range r) {
-        return r.min() / 10 + "." + r.min() % 10
-                + (r.min() == r.max()
-                        ? ""
-                        : ".." + (r.max() == Long.MAX_VALUE ? "" : r.max() / 10 + "." + r.max() % 10));
+    /**
+     * @param r a compute-capability range (major x 10 + minor)
+     * @return "9.0", "9.0..10.0" or "9.0.." (open above), as validate and the init's INFO line say it
+     */
+    public static String ccRange(Policy.Range r) {
+        return Signature.ccString(r.min())
+                + (r.min() == r.max() ? "" : ".." + (r.max() == Long.MAX_VALUE ? "" : Signature.ccString(r.max())));
     }
 }

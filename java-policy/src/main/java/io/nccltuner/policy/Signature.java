@@ -54,6 +54,15 @@ public record Signature(
     }
 
     /**
+     * @param cc a compute capability as major x 10 + minor (90 for Hopper's 9.0), as
+     *     {@link #computeCapability()} and profiles' {@code computeCapability} hold it
+     * @return "9.0"
+     */
+    public static String ccString(long cc) {
+        return cc / 10 + "." + cc % 10;
+    }
+
+    /**
      * @param text "2.28.9" (or "2.28": patch 0)
      * @return its version code (22809)
      * @throws IllegalArgumentException if it is not major.minor[.patch] with minor and patch below 100

@@ -163,12 +163,8 @@ final class ReplayCommand extends ToolCommand {
         if (unmatched.isEmpty()) {
             return null;
         }
-        List<String> shapes = new java.util.ArrayList<>();
-        for (Policy.Profile pr : p.profiles()) {
-            shapes.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
-        }
         return "replay: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
-                + "; its profiles: " + String.join("; ", shapes)
+                + "; its profiles: " + TryCommand.profileShapes(p)
                 + ". Give --nranks and --nnodes of one of them, or replay a trace of the job's shape";
     }
 

@@ -300,6 +300,18 @@ final class TryCommand extends ToolCommand {
         }
     }
 
+    /**
+     * The policy's profiles and the shapes each matches, for the "changes nothing" verdicts of try
+     * and replay: {@code name (nRanks R, nNodes N); ...}.
+     */
+    static String profileShapes(Policy p) {
+        List<String> shapes = new ArrayList<>();
+        for (Policy.Profile pr : p.profiles()) {
+            shapes.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+        }
+        return String.join("; ", shapes);
+    }
+
     private String verdict(Policy p, long calls, long hits, long applied, long differ, List<String> unmatched) {
         if (hits > 0 && mode.equals("enforce")) {
             return "try: the policy changed " + applied + " of " + Main.count(calls, "call") + " (rule hits " + hits
@@ -310,18 +322,15 @@ final class TryCommand extends ToolCommand {
                     + "; changed: where its pick differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next";
         }
         if (!unmatched.isEmpty()) {
-            List<String> shapes = new ArrayList<>();
-            for (Policy.Profile pr : p.profiles()) {
-                shapes.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
-            }
+            String shapes = profileShapes(p);
             if (nRanks > 0) {
                 return "try: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
                         + " (--nranks "
-                        + nRanks + " --nnodes " + nNodes + "); its profiles: " + String.join("; ", shapes)
+                        + nRanks + " --nnodes " + nNodes + "); its profiles: " + shapes
                         + ". Give --nranks and --nnodes of one of them, the job's shape";
             }
             return "try: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
-                    + " (the traces' shape); its profiles: " + String.join("; ", shapes)
+                    + " (the traces' shape); its profiles: " + shapes
                     + ". Capture a trace of the job's shape (NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M";
         }
         return "try: the policy changes nothing: no rule covers any of the " + Main.count(calls, "call")

@@ -184,7 +184,7 @@ public final class PolicyYaml {
 
     private static String dotted(Range r, boolean computeCapability) {
         java.util.function.LongFunction<String> f = v -> computeCapability
-                ? "\"" + v / 10 + "." + v % 10 + "\""
+                ? "\"" + io.nccltuner.policy.Signature.ccString(v) + "\""
                 : "\"" + io.nccltuner.policy.Signature.versionString(v) + "\"";
         if (r.min() == r.max()) {
             return f.apply(r.min());

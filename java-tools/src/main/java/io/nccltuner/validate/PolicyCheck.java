@@ -308,10 +308,7 @@ public final class PolicyCheck {
         }
         if (h.computeCapability() != null) {
             Policy.Range c = h.computeCapability();
-            need.add("computeCapability " + c.min() / 10 + "." + c.min() % 10
-                    + (c.min() == c.max()
-                            ? ""
-                            : ".." + (c.max() == Long.MAX_VALUE ? "" : c.max() / 10 + "." + c.max() % 10)));
+            need.add("computeCapability " + io.nccltuner.policy.HardwareMatch.ccRange(c));
         }
         if (h.nNvlDomains() != null) {
             need.add("nvlDomain.nNvlDomains " + h.nNvlDomains());
