@@ -112,6 +112,8 @@ test: format-check unit-test gpu-script-test harness-test simcluster-loop simclu
 # C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
 # installs where it is missing). format-check fails on any C file that clang-format would change,
 # naming file and line; format rewrites them in place. Every C file of the repository is covered.
+# Java: palantir-java-format through spotless (layout) and checkstyle (make/checkstyle: no method of
+# main code over 100 lines).
 CLANG_FORMAT   ?= clang-format
 C_FORMAT_FILES  = $(shell find $(REPO)/plugin-shim $(REPO)/tests $(REPO)/bench -name '*.[ch]' | sort)
 
@@ -122,6 +124,8 @@ format-check:
 	  { echo "make format-check: the C files above are not in .clang-format's style; run make format" >&2; exit 1; }
 	@cd $(REPO) && $(MVN) -q spotless:check || \
 	  { echo "make format-check: Java files not in palantir-java-format's style (above); run make format" >&2; exit 1; }
+	@cd $(REPO) && $(MVN) -q checkstyle:check || \
+	  { echo "make format-check: checkstyle (make/checkstyle/checkstyle.xml) failed above: split the method" >&2; exit 1; }
 
 format:
 	@CLANG_FORMAT=$(CLANG_FORMAT) bash $(REPO)/make/install_clang_format.sh
