@@ -59,8 +59,8 @@ final class ModelExplain {
         if (!logOnly.isEmpty()) {
             throw new InputException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
         }
-        if (o.pipeOps < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + o.pipeOps);
+        if (o.pipeOps.n < 1) {
+            throw new InputException("--pipe-ops: must be at least 1, got " + o.pipeOps.n);
         }
         List<Collective> colls;
         if (o.collective.equalsIgnoreCase("all")) {
@@ -165,7 +165,7 @@ final class ModelExplain {
             PrintWriter out, ModelDecisions d, Collective c, List<Long> sizes, Policy.Profile pr, boolean calibrated) {
         List<ModelDecisions.Row> rows = new ArrayList<>();
         for (long n : sizes) {
-            rows.add(d.row(c, n, o.pipeOps));
+            rows.add(d.row(c, n, o.pipeOps.n));
         }
         List<AlgoProto> shown = rows.getFirst().times().keySet().stream().toList();
         boolean anyRule = rows.stream().anyMatch(ModelDecisions.Row::ruled);
@@ -173,7 +173,7 @@ final class ModelExplain {
                 Locale.ROOT,
                 "%n%s, numPipeOps %d: predicted time per candidate%s, microseconds%n%n",
                 c,
-                o.pipeOps,
+                o.pipeOps.n,
                 calibrated ? " with the constants profile " + pr.name() + " sets" : " at NCCL's default constants");
         List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
         shown.forEach(ap -> headers.add(">" + ap));
