@@ -4,13 +4,11 @@ import io.nccltuner.calibrate.CalibratedPolicy;
 import io.nccltuner.calibrate.Calibrator;
 import io.nccltuner.calibrate.ModelConstants;
 import io.nccltuner.calibrate.SweepInputs;
-import io.nccltuner.calibrate.Topology;
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.InputException;
-import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.TunerConstant;
@@ -50,8 +48,8 @@ final class CalibrateCommand extends ToolCommand {
             description = "Write the policy here (without -o: report only).")
     Path output;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
-    String name;
+    @Mixin
+    SharedOptions.PolicyName name;
 
     @Option(
             names = "--nnodes",
@@ -90,6 +88,58 @@ final class CalibrateCommand extends ToolCommand {
         if (!(lambda >= 0) || !(mu >= 0)) {
             throw new InputException("options", "--lambda and --mu must be >= 0");
         }
+        Sweeps sweepsRead = readSweeps();
+        List<SweepInputs> in = sweepsRead.in();
+        List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
+        printInputs(out, in);
+        Calibrator.Result r = Calibrator.fit(shapes, new Calibrator.Options(lambda, mu));
+        List<TunerConstant> constants = new ArrayList<>();
+        for (Calibrator.Fitted f : r.fitted()) {
+            if (f.changed()) {
+                constants.add(TunerConstant.parse(f.name(), Math.round(f.fitted() * 100) / 100.0));
+            }
+        }
+        printFit(out, r, shapes, constants);
+        String policyName = name.or(output, "calibrated");
+        Compiler.Compilation measured = measuredRules(in, policyName);
+        int minNodes =
+                shapes.stream().mapToInt(s -> s.topology().nNodes()).min().orElse(1);
+        Range nodes = parseRange(nNodes, minNodes);
+        HardwareMatch hw = !noMatchGpu && sweepsRead.gpu() != null
+                ? new HardwareMatch(null, null, null, null, gpuModel(sweepsRead.gpu()), null)
+                : HardwareMatch.ANY;
+        CalibratedPolicy.Built b = CalibratedPolicy.build(policyName, constants, in, measured, nodes, hw);
+        out.printf(
+                Locale.ROOT,
+                "%nMeasured rules: %d kept (%d beat the calibrated model, %d tie it: the fallback under "
+                        + "tuner v3/v4, which sets no constants), %d dropped (the calibrated model measured faster)%n",
+                b.kept().size(),
+                b.beat(),
+                b.kept().size() - b.beat(),
+                b.dropped().size());
+        b.kept().forEach(k -> out.println("  kept " + k));
+        b.dropped().forEach(k -> out.println("  dropped " + k));
+        if (output == null) {
+            out.println("no -o: policy not written");
+            return 0;
+        }
+        writePolicy(out, b, r, in, constants.size(), nodes, hw);
+        return 0;
+    }
+
+    /**
+     * The sweeps read, and the GPU the last sweep that names one ran on.
+     *
+     * @param in one per SWEEP argument, in order
+     * @param gpu the device name its runs printed ("NVIDIA H100 80GB HBM3"), or null when none does
+     */
+    private record Sweeps(List<SweepInputs> in, String gpu) {}
+
+    /**
+     * Reads each SWEEP ({@link SweepInputs#read}) at {@code --compute-capability}, else at the
+     * compute capability of the GPU its runs (or an earlier sweep's) name, and {@code --cpu}.
+     */
+    private Sweeps readSweeps() throws java.io.IOException, InputException {
         List<SweepInputs> in = new ArrayList<>();
         String gpu = null;
         for (Path s : sweeps) {
@@ -103,30 +153,34 @@ final class CalibrateCommand extends ToolCommand {
             }
             in.add(SweepInputs.read(s, cc, model.cpu()));
         }
-        List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
+        return new Sweeps(in, gpu);
+    }
+
+    /** Prints the first lines: the sweeps, each with its shape and how NCCL's logged table compares. */
+    private static void printInputs(PrintWriter out, List<SweepInputs> in) {
         out.println("calibrate: " + Main.count(in.size(), "sweep") + " (NCCL "
                 + io.nccltuner.calibrate.TuneModel.VERSION + "'s model, Ring and Tree)");
         for (SweepInputs s : in) {
-            Topology t = s.shape().topology();
             out.printf(
                     Locale.ROOT,
-                    "  %s: %d ranks on %d nodes, cc %d.%d, %s CPU, %d sizes; %s%n",
+                    "  %s: %s, %d sizes; %s%n",
                     s.dir(),
-                    t.nRanks(),
-                    t.nNodes(),
-                    t.computeCapability() / 10,
-                    t.computeCapability() % 10,
-                    t.amdCpu() ? "AMD" : "Intel",
+                    TopologyInputs.shape(s.shape().topology()),
                     s.shape().points().size(),
                     s.tableCheck());
         }
-        Calibrator.Result r = Calibrator.fit(shapes, new Calibrator.Options(lambda, mu));
-        List<TunerConstant> constants = new ArrayList<>();
-        for (Calibrator.Fitted f : r.fitted()) {
-            if (f.changed()) {
-                constants.add(TunerConstant.parse(f.name(), Math.round(f.fitted() * 100) / 100.0));
-            }
-        }
+    }
+
+    /**
+     * Prints the fit: each constant's NCCL default, fitted value (microseconds or GB/s, {@link
+     * ModelConstants#unit}), uncertainty and what it explains; the mean regret of NCCL's selection
+     * at NCCL's defaults and with the constants as the policy writes them (two decimals); the
+     * measured crossovers each reproduces.
+     *
+     * @param constants the changed constants, rounded as the policy writes them
+     */
+    private static void printFit(
+            PrintWriter out, Calibrator.Result r, List<Calibrator.Shape> shapes, List<TunerConstant> constants) {
         ModelConstants rounded = ModelConstants.defaults();
         for (TunerConstant k : constants) {
             rounded = rounded.with(k);
@@ -168,39 +222,36 @@ final class CalibrateCommand extends ToolCommand {
             out.println("  " + c + ": defaults " + (r.reproducedDefault().contains(c) ? "yes" : "no") + ", calibrated "
                     + (r.reproducedFitted().contains(c) ? "yes" : "no"));
         }
+    }
+
+    /**
+     * The sweeps' measurements and NCCL's picks compiled with {@code compile}'s defaults ({@link
+     * Compiler.Options#defaults}: 5% threshold, window 2, enforce).
+     */
+    private static Compiler.Compilation measuredRules(List<SweepInputs> in, String policyName) throws InputException {
         MeasurementSet all = new MeasurementSet();
         for (SweepInputs s : in) {
             s.data().measurements().forEach(all::add);
             s.data().selections().forEach(all::add);
         }
-        boolean toFile = output != null;
-        String policyName = name != null
-                ? name
-                : toFile ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "") : "calibrated";
-        Compiler.Compilation measured = Compiler.compile(
-                all,
-                new Compiler.Options(0.05, 2, 0, false, Compiler.Merge.RANKING, policyName, Mode.ENFORCE, null, 2));
-        int minNodes =
-                shapes.stream().mapToInt(s -> s.topology().nNodes()).min().orElse(1);
-        Range nodes = parseRange(nNodes, minNodes);
-        HardwareMatch hw = !noMatchGpu && gpu != null
-                ? new HardwareMatch(null, null, null, null, gpuModel(gpu), null)
-                : HardwareMatch.ANY;
-        CalibratedPolicy.Built b = CalibratedPolicy.build(policyName, constants, in, measured, nodes, hw);
-        out.printf(
-                Locale.ROOT,
-                "%nMeasured rules: %d kept (%d beat the calibrated model, %d tie it: the fallback under "
-                        + "tuner v3/v4, which sets no constants), %d dropped (the calibrated model measured faster)%n",
-                b.kept().size(),
-                b.beat(),
-                b.kept().size() - b.beat(),
-                b.dropped().size());
-        b.kept().forEach(k -> out.println("  kept " + k));
-        b.dropped().forEach(k -> out.println("  dropped " + k));
-        if (!toFile) {
-            out.println("no -o: policy not written");
-            return 0;
-        }
+        return Compiler.compile(all, Compiler.Options.defaults(policyName));
+    }
+
+    /**
+     * Writes {@code -o}: the policy with a header naming the sweeps and each fitted constant, then
+     * says what it holds.
+     *
+     * @throws IllegalStateException if the calibrated policy does not load (a bug: exit 70)
+     */
+    private void writePolicy(
+            PrintWriter out,
+            CalibratedPolicy.Built b,
+            Calibrator.Result r,
+            List<SweepInputs> in,
+            int nConstants,
+            Range nodes,
+            HardwareMatch hw)
+            throws java.io.IOException {
         List<String> header = new ArrayList<>();
         header.add("Calibrated by `nccl-tuner calibrate` (docs/calibrate.md) from:");
         in.forEach(s -> header.add("  " + s.dir()));
@@ -226,9 +277,8 @@ final class CalibrateCommand extends ToolCommand {
         writeFile(output, yaml);
         out.println(
                 "policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
-                        + Main.count(constants.size(), "constant") + ", calibrated profile for nNodes " + nodes
+                        + Main.count(nConstants, "constant") + ", calibrated profile for nNodes " + nodes
                         + (hw.gpu() == null ? "" : ", gpu " + hw.gpu()) + ")");
-        return 0;
     }
 
     /** "NVIDIA H100 80GB HBM3" -> "H100": the model the profile's gpu match names. */

@@ -6,7 +6,6 @@ import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
 import io.nccltuner.compile.MeasurementSet;
-import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
@@ -112,8 +111,8 @@ final class CompileCommand extends ToolCommand {
                     + "Without -o no policy is written.")
     Path output;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the output file name).")
-    String name;
+    @picocli.CommandLine.Mixin
+    SharedOptions.PolicyName name;
 
     @Option(
             names = "--mode",
@@ -228,6 +227,48 @@ final class CompileCommand extends ToolCommand {
         if (files.isEmpty() && inputs.isEmpty()) {
             throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
         }
+        Checked checked = checkOptions();
+        MeasurementSet data = new MeasurementSet();
+        List<String> sources = readInputs(checked.placement(), data);
+        boolean yamlToStdout = output != null && output.toString().equals("-");
+        String policyName = name.or(yamlToStdout ? null : output, "compiled");
+        Compiler.Options opts = compilerOptions(policyName, checked.mode());
+        checkPooling(data, opts, err);
+        Compilation c = Compiler.compile(data, opts);
+        List<Workload.Savings> savings = savings(c);
+        // with -o - stdout carries the YAML alone, so the report goes to stderr
+        PrintWriter report = yamlToStdout ? err : out;
+        report.print(TextReport.render(c, savings, !summaryOnly));
+        int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+        refuseEmpty(c, nRules, report);
+        if (output == null) {
+            report.println("no -o: policy not written (" + Main.count(nRules, "rule")
+                    + "; -o FILE writes it, -o - prints it)");
+        } else {
+            writePolicy(c, sources, nRules, yamlToStdout ? out : null, report);
+        }
+        if (html != null) {
+            writeFile(html, HtmlReport.render(c, savings, htmlTitle(policyName, yamlToStdout, sources)));
+            report.println("html: " + html);
+        }
+        out.flush();
+        err.flush();
+        return 0;
+    }
+
+    /** {@code --placement} and {@code --mode} as {@link #checkOptions} parsed them. */
+    private record Checked(NcclTestsLog.Placement placement, Mode mode) {}
+
+    /**
+     * Refuses what makes no sense before a file is read, in this order: a per-file option bound
+     * elsewhere than it stands ({@link #misplacedPerFileOption}), {@code --placement}, {@code
+     * --mode}, {@code --window} outside 0..8, a negative {@code --threshold}, {@code --noise-sigmas}
+     * or {@code --tie}.
+     *
+     * @return the placement and the mode
+     * @throws InputException naming the option
+     */
+    private Checked checkOptions() throws InputException {
         List<String> given = spec.commandLine().getParseResult().originalArgs();
         int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
         String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
@@ -250,7 +291,22 @@ final class CompileCommand extends ToolCommand {
         if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
             throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
         }
-        MeasurementSet data = new MeasurementSet();
+        return new Checked(pl, m);
+    }
+
+    /**
+     * Reads the measurements: each FILE argument (a {@code nccl-tuner sweep} directory, or a file
+     * with the settings given without {@code --in}), then each {@code --in FILE} with its own, then
+     * the {@code --nccl-log} files' selection lines.
+     *
+     * @param pl the nccl-tests columns to read
+     * @param data receives the measurements and selections
+     * @return the inputs as the policy's header names them ({@code dir (sweep)} for a sweep)
+     * @throws InputException for settings without {@code --in} given twice or with no FILE, and
+     *     for a file that does not read (file:line)
+     * @throws IOException if reading fails
+     */
+    private List<String> readInputs(NcclTestsLog.Placement pl, MeasurementSet data) throws InputException, IOException {
         List<String> sources = new ArrayList<>();
         List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
         if (global.size() > 1) {
@@ -285,23 +341,26 @@ final class CompileCommand extends ToolCommand {
             InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
             sources.add(in.file.toString());
         }
-        for (Path log : ncclLogs) {
-            InputFiles.requireReadable(log);
-            NcclRunLog.readSelections(log, data);
-        }
-        boolean yamlToStdout = output != null && output.toString().equals("-");
-        String policyName = name != null
-                ? name
-                : output != null && !yamlToStdout
-                        ? output.getFileName().toString().replaceFirst("\\.ya?ml$", "")
-                        : "compiled";
+        InputFiles.readNcclLogs(ncclLogs, data);
+        return sources;
+    }
+
+    /** The compiler's options from the command's; refuses a {@code --merge} that is not ranking or pick. */
+    private Compiler.Options compilerOptions(String policyName, Mode m) throws InputException {
         Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
             case "ranking" -> Compiler.Merge.RANKING;
             case "pick" -> Compiler.Merge.PICK;
             default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
         };
-        Compiler.Options opts = new Compiler.Options(
+        return new Compiler.Options(
                 thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps, mergeBy, policyName, m, null, window);
+    }
+
+    /**
+     * Refuses inputs pooled as replicates whose times disagree ({@link Compiler#unverifiedPooling}),
+     * naming the first; with {@code --pool-anyway} warns about each instead.
+     */
+    private void checkPooling(MeasurementSet data, Compiler.Options opts, PrintWriter err) throws InputException {
         List<Compiler.PoolingProblem> pooling = Compiler.unverifiedPooling(data, opts);
         if (!pooling.isEmpty() && !poolAnyway) {
             throw new InputException(
@@ -314,20 +373,28 @@ final class CompileCommand extends ToolCommand {
         for (Compiler.PoolingProblem p : pooling) {
             err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
         }
-        Compilation c = Compiler.compile(data, opts);
-        List<Workload.Savings> savings = new ArrayList<>();
-        if (!workloads.isEmpty()) {
-            List<Workload.Call> calls = new ArrayList<>();
-            for (Path w : workloads) {
-                InputFiles.requireReadable(w);
-                calls.addAll(Workload.read(w));
-            }
-            savings = Workload.evaluate(c, calls);
+    }
+
+    /** The {@code --workload} files' calls priced with the compilation; empty without {@code --workload}. */
+    private List<Workload.Savings> savings(Compilation c) throws InputException, IOException {
+        if (workloads.isEmpty()) {
+            return new ArrayList<>();
         }
-        // with -o - stdout carries the YAML alone, so the report goes to stderr
-        PrintWriter report = yamlToStdout ? err : out;
-        report.print(TextReport.render(c, savings, !summaryOnly));
-        int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
+        List<Workload.Call> calls = new ArrayList<>();
+        for (Path w : workloads) {
+            InputFiles.requireReadable(w);
+            calls.addAll(Workload.read(w));
+        }
+        return Workload.evaluate(c, calls);
+    }
+
+    /**
+     * Refuses to write with {@code -o} a policy without rules because nothing could be compared
+     * (without {@code --allow-empty}): {@link #NONE_FORCED}, {@link #NO_NCCL_PICK}.
+     *
+     * @param report flushed first, so the report stands before the error
+     */
+    private void refuseEmpty(Compilation c, int nRules, PrintWriter report) throws InputException {
         boolean noneForced = c.groups().stream()
                 .flatMap(g -> g.sizes().stream())
                 .allMatch(s -> s.candidates().isEmpty());
@@ -343,42 +410,44 @@ final class CompileCommand extends ToolCommand {
             report.flush();
             throw new InputException("inputs", NO_NCCL_PICK);
         }
-        if (output == null) {
-            report.println("no -o: policy not written (" + Main.count(nRules, "rule")
-                    + "; -o FILE writes it, -o - prints it)");
+    }
+
+    /**
+     * Writes the policy ({@link PolicyYaml#writeChecked}) to {@code -o FILE}, or to stdout for
+     * {@code -o -}, and says where on the report.
+     *
+     * @param stdout stdout for {@code -o -}, else null (write {@code -o FILE})
+     * @throws IllegalStateException if the compiled policy does not load (a bug: exit 70)
+     */
+    private void writePolicy(Compilation c, List<String> sources, int nRules, PrintWriter stdout, PrintWriter report)
+            throws IOException {
+        String yaml;
+        try {
+            yaml = PolicyYaml.writeChecked(
+                    c.policy(), header(sources, c), ruleComments(c), stdout != null ? "stdout" : output.toString());
+        } catch (PolicyException e) {
+            throw new IllegalStateException("the compiled policy does not load: " + e.getMessage(), e);
+        }
+        if (stdout != null) {
+            stdout.print(yaml);
+            report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
         } else {
-            String yaml;
-            try {
-                yaml = PolicyYaml.writeChecked(
-                        c.policy(), header(sources, c), ruleComments(c), yamlToStdout ? "stdout" : output.toString());
-            } catch (PolicyException e) {
-                throw new IllegalStateException("the compiled policy does not load: " + e.getMessage(), e);
-            }
-            if (yamlToStdout) {
-                out.print(yaml);
-                report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
-            } else {
-                writeFile(output, yaml);
-                report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
-            }
+            writeFile(output, yaml);
+            report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
-        if (html != null) {
-            writeFile(
-                    html,
-                    HtmlReport.render(
-                            c,
-                            savings,
-                            name != null || (output != null && !yamlToStdout) || sources.isEmpty()
-                                    ? policyName
-                                    : "compiled from "
-                                            + Path.of(sources.getFirst().replace(" (sweep)", ""))
-                                                    .getFileName()
-                                            + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "")));
-            report.println("html: " + html);
+    }
+
+    /**
+     * The HTML page's title: the policy's name where {@code --name} or {@code -o FILE} gave it,
+     * else {@code compiled from sweep.csv and 2 more}.
+     */
+    private String htmlTitle(String policyName, boolean yamlToStdout, List<String> sources) {
+        if (name.given != null || (output != null && !yamlToStdout) || sources.isEmpty()) {
+            return policyName;
         }
-        out.flush();
-        err.flush();
-        return 0;
+        return "compiled from "
+                + Path.of(sources.getFirst().replace(" (sweep)", "")).getFileName()
+                + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "");
     }
 
     /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */

@@ -78,8 +78,8 @@ final class ExplainCommand extends ToolCommand {
                     + "log has selection lines for; all five where it has none) (default ${DEFAULT-VALUE})")
     String collective;
 
-    @Option(names = "--pipe-ops", defaultValue = "1", paramLabel = "N", description = "numPipeOps (default 1)")
-    int pipeOps;
+    @picocli.CommandLine.Mixin
+    SharedOptions.PipeOps pipeOps;
 
     @Option(
             names = "--comm",
@@ -173,8 +173,8 @@ final class ExplainCommand extends ToolCommand {
         if (coll == null) {
             throw new InputException("--collective: unknown collective '" + collective + "'");
         }
-        if (pipeOps < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
+        if (pipeOps.n < 1) {
+            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps.n);
         }
         List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
         for (Path f : new Path[] {log, trace, policy}) {
@@ -375,11 +375,11 @@ final class ExplainCommand extends ToolCommand {
                     era.regBuff());
             try (Replay.EngineTuner tuner =
                     new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era)) {
-                rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, tuner);
+                rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps.n, tuner);
                 engineLog = tuner.log();
             }
         } else {
-            rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps, null);
+            rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps.n, null);
         }
         if (measurements != null) { // NCCL's (the model's) picks priced as compile, report and try price them
             long ranks = model.shape().nRanks();
@@ -402,7 +402,7 @@ final class ExplainCommand extends ToolCommand {
                 throw new InputException(measurements + ": " + e.getMessage());
             }
         }
-        out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps);
+        out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps.n);
         List<AlgoProto> shown = new ArrayList<>();
         List<String> notOffered = new ArrayList<>();
         List<String> conditional = new ArrayList<>();
@@ -517,7 +517,7 @@ final class ExplainCommand extends ToolCommand {
                     exact,
                     ambiguousLogged,
                     differ,
-                    pipeOps == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
+                    pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
         } else {
             out.println("No selection lines for these sizes in the log.");
         }

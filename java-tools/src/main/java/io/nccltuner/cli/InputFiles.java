@@ -3,6 +3,7 @@ package io.nccltuner.cli;
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.MeasurementCsv;
 import io.nccltuner.compile.MeasurementSet;
+import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.policy.InputException;
 import java.io.IOException;
@@ -98,6 +99,22 @@ final class InputFiles {
             MeasurementCsv.parse(f, data, o.strict());
         } else {
             NcclTestsLog.parse(f, o, data);
+        }
+    }
+
+    /**
+     * Reads the {@code --nccl-log} files of {@code compile} and {@code report}: NCCL INFO logs whose
+     * TUNING selection lines name NCCL's own pick ({@link NcclRunLog#readSelections}).
+     *
+     * @param logs the files, in order
+     * @param data receives one selection per line
+     * @throws InputException for an unreadable file or a line the parser refuses (file:line)
+     * @throws IOException if reading fails
+     */
+    static void readNcclLogs(List<Path> logs, MeasurementSet data) throws IOException, InputException {
+        for (Path log : logs) {
+            requireReadable(log);
+            NcclRunLog.readSelections(log, data);
         }
     }
 

@@ -34,7 +34,53 @@ final class ModelExplain {
         this.o = options;
     }
 
+    /**
+     * Prints the model's decisions at the shape {@code --nranks}/{@code --nnodes}.
+     *
+     * @param out stdout: a header naming the shape, topology and policy, a table per collective
+     * @param err stderr: the CSV conversion's warnings
+     * @return {@link Main#EXIT_OK}
+     * @throws InputException for {@code --log} or an option of {@code --log} alone, a bad {@code
+     *     --pipe-ops}, {@code --collective}, {@code --sizes} or {@code --mode}, a policy or topology
+     *     that does not load, or a shape NCCL does not tune (one rank, nNodes above nRanks)
+     * @throws IOException if a file cannot be read
+     */
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        refuseLogOptions();
+        o.pipeOps.check();
+        List<Collective> colls = ToolCommand.parseCollectives(o.collective);
+        List<Long> sizes = ExplainCommand.Sizes.parseList(o.sizes == null ? "4B:1GiB" : o.sizes);
+        Mode mode = ToolCommand.parseMode(o.mode);
+        Policy policy = o.policy != null ? PolicyFiles.load(o.policy, err).policy() : null;
+        At at = at(TopologyInputs.read(o.topology, o.modelInputs));
+        TopologyInputs src = at.src();
+        out.printf(
+                Locale.ROOT,
+                "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
+                TuneModel.VERSION,
+                JobShape.of(at.nRanks(), at.nNodes()),
+                o.nRanks == null ? " (" + Math.round(src.topology().ppn()) + " ranks per node, as measured)" : "");
+        Topology t = src.topology();
+        boolean same = t.nRanks() == at.nRanks() && t.nNodes() == at.nNodes();
+        out.printf(
+                Locale.ROOT,
+                "Topology: %s%s; %s.%n",
+                src.describe(),
+                same ? "" : ", its graphs at this shape",
+                src.logged().check());
+        decisions(out, policy, mode, at, colls, sizes);
+        out.println("Not modelled: COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT (NCCL may offer them on this "
+                + "hardware; calibrate fits Ring and Tree only).");
+        out.flush();
+        return Main.EXIT_OK;
+    }
+
+    /**
+     * Refuses {@code --log} beside {@code --topology}, and the options that read the log's table
+     * alone: {@code --trace}, {@code --comm}, {@code --channels}, {@code --measurements}, {@code
+     * --intervals}, named together in one message.
+     */
+    private void refuseLogOptions() throws InputException {
         if (o.log != null) {
             throw new InputException(
                     "--topology: give --log or --topology, not both (--log explains the table an NCCL log "
@@ -59,34 +105,29 @@ final class ModelExplain {
         if (!logOnly.isEmpty()) {
             throw new InputException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
         }
-        if (o.pipeOps < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + o.pipeOps);
-        }
-        List<Collective> colls;
-        if (o.collective.equalsIgnoreCase("all")) {
-            colls = List.of(
-                    Collective.Broadcast,
-                    Collective.Reduce,
-                    Collective.AllGather,
-                    Collective.ReduceScatter,
-                    Collective.AllReduce);
-        } else {
-            Collective c = Collective.parse(o.collective);
-            if (c == null) {
-                throw new InputException("--collective: unknown collective '" + o.collective + "'");
-            }
-            colls = List.of(c);
-        }
-        List<Long> sizes = ExplainCommand.Sizes.parseList(o.sizes == null ? "4B:1GiB" : o.sizes);
-        Mode mode = ExplainCommand.parseMode(o.mode);
-        Policy policy = null;
-        if (o.policy != null) {
-            InputFiles.requireReadable(o.policy);
-            PolicyFiles.Loaded loaded = PolicyFiles.load(o.policy);
-            policy = loaded.policy();
-            loaded.warnings().forEach(w -> err.println("warning: " + w));
-        }
-        List<TopologyInputs> inputs = TopologyInputs.read(o.topology, o.modelInputs);
+    }
+
+    /**
+     * The shape to predict at and the topology to predict with.
+     *
+     * @param src the input measured nearest the shape ({@link TopologyInputs#nearest})
+     * @param nRanks ranks of the shape
+     * @param nNodes nodes of the shape
+     * @param topology {@code src}'s topology with its graphs at this shape
+     */
+    private record At(TopologyInputs src, int nRanks, int nNodes, Topology topology) {}
+
+    /**
+     * The shape {@code --nranks}/{@code --nnodes} name: without {@code --nnodes}, the first input's
+     * nNodes (when {@code --nranks} is absent or its nRanks); without {@code --nranks}, nNodes x the
+     * nearest input's ranks per node.
+     *
+     * @param inputs the topologies read, at least one
+     * @return the shape and the input nearest it
+     * @throws InputException for {@code --nranks} alone at another nRanks than the first input's,
+     *     nNodes above nRanks or below 1, or one rank (NCCL does not call the tuner)
+     */
+    private At at(List<TopologyInputs> inputs) throws InputException {
         TopologyInputs first = inputs.getFirst();
         int nNodes = o.nNodes != null
                 ? o.nNodes
@@ -108,23 +149,21 @@ final class ModelExplain {
             throw new InputException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
         }
         src = TopologyInputs.nearest(inputs, nRanks, nNodes);
-        Topology at = src.topology().atShape(nRanks, nNodes);
-        out.printf(
-                Locale.ROOT,
-                "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
-                TuneModel.VERSION,
-                JobShape.of(nRanks, nNodes),
-                o.nRanks == null ? " (" + Math.round(src.topology().ppn()) + " ranks per node, as measured)" : "");
-        Topology t = src.topology();
-        boolean same = t.nRanks() == nRanks && t.nNodes() == nNodes;
-        out.printf(
-                Locale.ROOT,
-                "Topology: %s%s; %s.%n",
-                src.describe(),
-                same ? "" : ", its graphs at this shape",
-                src.logged().check());
+        return new At(src, nRanks, nNodes, src.topology().atShape(nRanks, nNodes));
+    }
+
+    /**
+     * Prints the decisions at the shape: with a policy, what the engine's init logged and which
+     * profile matched; then a table per collective ({@link #table}).
+     *
+     * @param policy the policy, or null (NCCL's model alone)
+     * @param mode the mode to run the policy in
+     */
+    private void decisions(PrintWriter out, Policy policy, Mode mode, At at, List<Collective> colls, List<Long> sizes) {
+        TopologyInputs src = at.src();
         Policy pol = policy != null ? policy : new Policy("none", Mode.OFF, "", List.of(), null);
-        try (ModelDecisions d = ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at, src.signature())) {
+        try (ModelDecisions d =
+                ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at.topology(), src.signature())) {
             Policy.Profile pr = d.profile();
             if (policy != null) {
                 out.printf(
@@ -155,17 +194,13 @@ final class ModelExplain {
                         + "enforce mode from tuner v5): times and picks are at NCCL's defaults.");
             }
         }
-        out.println("Not modelled: COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT (NCCL may offer them on this "
-                + "hardware; calibrate fits Ring and Tree only).");
-        out.flush();
-        return Main.EXIT_OK;
     }
 
     private void table(
             PrintWriter out, ModelDecisions d, Collective c, List<Long> sizes, Policy.Profile pr, boolean calibrated) {
         List<ModelDecisions.Row> rows = new ArrayList<>();
         for (long n : sizes) {
-            rows.add(d.row(c, n, o.pipeOps));
+            rows.add(d.row(c, n, o.pipeOps.n));
         }
         List<AlgoProto> shown = rows.getFirst().times().keySet().stream().toList();
         boolean anyRule = rows.stream().anyMatch(ModelDecisions.Row::ruled);
@@ -173,7 +208,7 @@ final class ModelExplain {
                 Locale.ROOT,
                 "%n%s, numPipeOps %d: predicted time per candidate%s, microseconds%n%n",
                 c,
-                o.pipeOps,
+                o.pipeOps.n,
                 calibrated ? " with the constants profile " + pr.name() + " sets" : " at NCCL's default constants");
         List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
         shown.forEach(ap -> headers.add(">" + ap));

@@ -126,6 +126,22 @@ final class PolicyFiles {
     }
 
     /**
+     * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations, one
+     * {@code warning: file:line: text} line each, as the commands that read a policy report them.
+     *
+     * @param file the file (checked readable first)
+     * @param warnings where the warnings go (stderr)
+     * @return the policy and its rules' origins
+     * @throws InputException as {@link #load(Path)}
+     * @throws IOException if it cannot be read
+     */
+    static Loaded load(Path file, java.io.PrintWriter warnings) throws InputException, IOException {
+        Loaded l = load(file);
+        l.warnings().forEach(w -> warnings.println("warning: " + w));
+        return l;
+    }
+
+    /**
      * The CSV lines of the rules of a YAML that {@code nccl-tuner import} wrote: its header names the
      * CSV, and a comment above each rule its lines, in rule order.
      *

@@ -41,7 +41,7 @@ final class ReplayCommand extends ToolCommand {
             names = "--policy",
             required = true,
             paramLabel = "FILE",
-            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
+            description = SharedOptions.PolicyArgument.DESCRIPTION)
     Path policy;
 
     @Option(

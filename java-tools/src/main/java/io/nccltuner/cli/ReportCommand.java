@@ -69,8 +69,8 @@ final class ReportCommand extends ToolCommand {
                             + " NCCL's time is then compile's estimate at sizes no rule hit names a pick for")
     List<Path> ncclLogs = new ArrayList<>();
 
-    @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
-    Path html;
+    @picocli.CommandLine.Mixin
+    SharedOptions.ReportHtml html;
 
     @Option(
             names = "--min-calls",
@@ -161,10 +161,7 @@ final class ReportCommand extends ToolCommand {
         if (measurements != null) {
             MeasurementSet data = new MeasurementSet();
             InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
-            for (Path log : ncclLogs) {
-                InputFiles.requireReadable(log);
-                io.nccltuner.compile.NcclRunLog.readSelections(log, data);
-            }
+            InputFiles.readNcclLogs(ncclLogs, data);
             ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
             groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
         }
@@ -177,9 +174,9 @@ final class ReportCommand extends ToolCommand {
         if (measurements == null && !r.rows().isEmpty()) {
             out.println(PRICE_HINT);
         }
-        if (html != null) {
-            writeFile(html, ShadowReportHtml.render(r, c));
-            out.println("html: " + html);
+        if (html.file != null) {
+            writeFile(html.file, ShadowReportHtml.render(r, c));
+            out.println("html: " + html.file);
         }
         if (emitPolicy != null) {
             PromotedPolicy p = PromotedPolicy.of(ran, c);

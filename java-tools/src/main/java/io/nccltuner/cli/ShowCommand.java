@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8]}: a policy's decisions
@@ -53,11 +52,8 @@ import picocli.CommandLine.Parameters;
             "Per shape: the profile that matches; per collective and size range: the policy's pick or 'NCCL decides'."
         })
 final class ShowCommand extends ToolCommand {
-    @Parameters(
-            index = "0",
-            paramLabel = "POLICY",
-            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
-    Path policy;
+    @picocli.CommandLine.Mixin
+    SharedOptions.PolicyArgument policy;
 
     @Option(
             names = "--nodes",
@@ -80,8 +76,8 @@ final class ShowCommand extends ToolCommand {
             description = "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce or all (default ${DEFAULT-VALUE})")
     String collective;
 
-    @Option(names = "--pipe-ops", paramLabel = "N", defaultValue = "1", description = "numPipeOps (default 1)")
-    int pipeOps;
+    @picocli.CommandLine.Mixin
+    SharedOptions.PipeOps pipeOps;
 
     @Option(
             names = "--topology",
@@ -102,28 +98,16 @@ final class ShowCommand extends ToolCommand {
 
     @Override
     Path inputFile() {
-        return policy;
+        return policy.file;
     }
 
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         List<Long> nodeList = counts("--nodes", nodes);
         List<Long> rpnList = counts("--ranks-per-node", ranksPerNode);
-        if (pipeOps < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps);
-        }
-        List<Collective> colls;
-        if (collective.equalsIgnoreCase("all")) {
-            colls = List.of(Collective.values());
-        } else {
-            Collective c = Collective.parse(collective);
-            if (c == null) {
-                throw new InputException("--collective: unknown collective '" + collective + "'");
-            }
-            colls = List.of(c);
-        }
-        PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
-        loaded.warnings().forEach(w -> err.println("warning: " + w));
+        pipeOps.check();
+        List<Collective> colls = parseCollectives(collective);
+        PolicyFiles.Loaded loaded = PolicyFiles.load(policy.file, err);
         Policy p = loaded.policy();
         topologies = TopologyInputs.read(topology, modelInputs);
         out.printf(
@@ -131,10 +115,10 @@ final class ShowCommand extends ToolCommand {
                 "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
                         + " unregistered buffers%n",
                 p.name(),
-                policy,
+                policy.file,
                 loaded.csv() ? ", NCCL example-tuner CSV" : "",
                 p.mode().spelling(),
-                pipeOps);
+                pipeOps.n);
         out.println(
                 "NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
                         + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
@@ -172,7 +156,7 @@ final class ShowCommand extends ToolCommand {
                         + "profiles' " + String.join(", ", added));
             }
         }
-        String hidden = hiddenRules(p, pipeOps);
+        String hidden = hiddenRules(p, pipeOps.n);
         if (hidden != null) {
             out.println(hidden);
         }
@@ -377,7 +361,7 @@ final class ShowCommand extends ToolCommand {
                     String key = null;
                     String[] row = null;
                     if (lo >= 0 && lo < MODEL_MAX_BYTES) {
-                        io.nccltuner.calibrate.ModelDecisions.Row r = d.row(c, lo, pipeOps);
+                        io.nccltuner.calibrate.ModelDecisions.Row r = d.row(c, lo, pipeOps.n);
                         if (!java.util.Objects.equals(r.ncclDefault(), r.calibrated())) {
                             String note =
                                     r.arm() == Decision.ARM_POLICY ? "a measured rule applies: " + r.rulePick() : "";
@@ -446,7 +430,7 @@ final class ShowCommand extends ToolCommand {
                 }
             }
             ch.set(JAVA_INT, 0, 0);
-            int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
+            int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps.n, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
             int arm = Decision.arm(code);
             if (arm == Decision.ARM_UNRULED) {
                 return sb.isEmpty() ? NCCL_DECIDES : sb.append("NCCL decides").toString();

@@ -1,5 +1,6 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
 import java.io.IOException;
@@ -7,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,6 +72,26 @@ abstract class ToolCommand implements Callable<Integer> {
             throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
         }
         return m;
+    }
+
+    /**
+     * Parses a {@code --collective} that takes one collective or {@code all}, as {@code show} and
+     * {@code explain --topology} spell it (NCCL's ncclFunc_t names, {@link Collective#parse}).
+     *
+     * @param name the option's value
+     * @return the collective, or for {@code all} (any case) all five in ncclFunc_t order (NCCL
+     *     src/include/nccl_common.h): Broadcast, Reduce, AllGather, ReduceScatter, AllReduce
+     * @throws InputException {@code --collective: unknown collective 'x'}
+     */
+    static List<Collective> parseCollectives(String name) throws InputException {
+        if (name.equalsIgnoreCase("all")) {
+            return List.of(Collective.values());
+        }
+        Collective c = Collective.parse(name);
+        if (c == null) {
+            throw new InputException("--collective: unknown collective '" + name + "'");
+        }
+        return List.of(c);
     }
 
     /**

@@ -104,15 +104,24 @@ record TopologyInputs(Path input, SweepInputs.Logged logged, MeasuredOn on) {
     /** @return "sweep-4nodes/runs/x.txt (32 ranks on 4 nodes, cc 9.0, Intel CPU, 16 coll channels)" */
     String describe() {
         Topology t = topology();
+        return String.format(Locale.ROOT, "%s (%s, %d coll channels)", logged.file(), shape(t), t.nChannels());
+    }
+
+    /**
+     * A topology's shape and hardware, as {@code calibrate} prints each sweep's and {@link
+     * #describe} each input's.
+     *
+     * @param t the topology
+     * @return "32 ranks on 4 nodes, cc 9.0, Intel CPU" (the compute capability as MAJOR.MINOR)
+     */
+    static String shape(Topology t) {
         return String.format(
                 Locale.ROOT,
-                "%s (%d ranks on %d nodes, cc %d.%d, %s CPU, %d coll channels)",
-                logged.file(),
+                "%d ranks on %d nodes, cc %d.%d, %s CPU",
                 t.nRanks(),
                 t.nNodes(),
                 t.computeCapability() / 10,
                 t.computeCapability() % 10,
-                t.amdCpu() ? "AMD" : "Intel",
-                t.nChannels());
+                t.amdCpu() ? "AMD" : "Intel");
     }
 }

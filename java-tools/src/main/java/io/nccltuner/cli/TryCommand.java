@@ -79,7 +79,7 @@ final class TryCommand extends ToolCommand {
     @Option(
             names = "--nccl-era",
             paramLabel = "E",
-            defaultValue = "2.28",
+            defaultValue = io.nccltuner.model.NcclEra.DEFAULT,
             description =
                     "load and call the plugin as NCCL E does: 2.22, 2.24, 2.28, 2.30 or 2.32.6 (default: ${DEFAULT-VALUE})")
     String era;
@@ -90,8 +90,8 @@ final class TryCommand extends ToolCommand {
             description = "price the decisions with measured times (as report --measurements)")
     Path measurements;
 
-    @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
-    Path html;
+    @picocli.CommandLine.Mixin
+    SharedOptions.ReportHtml html;
 
     @Option(
             names = "--keep-logs",
@@ -263,9 +263,9 @@ final class TryCommand extends ToolCommand {
                     args.add("--measurements");
                     args.add(measurements.toString());
                 }
-                if (html != null) {
+                if (html.file != null) {
                     args.add("--html");
-                    args.add(html.toString());
+                    args.add(html.file.toString());
                 }
                 StringWriter reportErr = new StringWriter();
                 CommandLine cl = Main.commandLine();

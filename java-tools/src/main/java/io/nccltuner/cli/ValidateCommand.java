@@ -8,12 +8,10 @@ import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.validate.PolicyCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code nccl-tuner validate policy.yaml [--nranks N --nnodes M]...}: loads a policy as the plugin
@@ -32,11 +30,8 @@ import picocli.CommandLine.Parameters;
             "Exit 0 when it loads and everything in it can apply; 1 otherwise."
         })
 final class ValidateCommand extends ToolCommand {
-    @Parameters(
-            index = "0",
-            paramLabel = "POLICY",
-            description = "policy YAML, or NCCL's example-tuner CSV (nccl_tuner.conf)")
-    Path policy;
+    @picocli.CommandLine.Mixin
+    SharedOptions.PolicyArgument policy;
 
     @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
     List<Long> nRanks = new ArrayList<>();
@@ -59,26 +54,27 @@ final class ValidateCommand extends ToolCommand {
                 throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
             }
         }
-        InputFiles.requireReadable(policy);
+        InputFiles.requireReadable(policy.file);
         PolicyFiles.Loaded loaded;
-        if (PolicyFiles.isCsv(policy)) {
+        if (PolicyFiles.isCsv(policy.file)) {
             try {
-                loaded = PolicyFiles.load(policy);
+                loaded = PolicyFiles.load(policy.file);
             } catch (InputException e) { // the converter stops at the first line it refuses, as the plugin does
-                out.println(policy + ": NCCL example-tuner CSV: refused: " + e.getMessage());
+                out.println(policy.file + ": NCCL example-tuner CSV: refused: " + e.getMessage());
                 out.println("result: FAILED (the plugin would change nothing and log this line)");
                 out.flush();
                 return Main.EXIT_INPUT;
             }
-            out.println(policy + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
+            out.println(policy.file + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
                     + Main.count(loaded.warnings().size(), "warning")
                     + (loaded.warnings().isEmpty() ? "" : ":"));
             loaded.warnings().forEach(w -> out.println("  warning: " + w));
         } else {
             try {
-                PolicyLoader.load(policy); // every problem, not only the first
+                PolicyLoader.load(policy.file); // every problem, not only the first
             } catch (PolicyException e) {
-                out.println(policy + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
+                out.println(
+                        policy.file + ": refused, " + Main.count(e.problems().size(), "problem") + ":");
                 for (String problem : e.problems()) {
                     out.println("  " + problem);
                 }
@@ -86,13 +82,13 @@ final class ValidateCommand extends ToolCommand {
                 out.flush();
                 return Main.EXIT_INPUT;
             }
-            loaded = PolicyFiles.load(policy);
+            loaded = PolicyFiles.load(policy.file);
         }
         Policy p = loaded.policy();
         int errors = 0;
         int warnings = 0;
         int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        out.println(policy + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
+        out.println(policy.file + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
                 + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
         for (int i = 0; i < p.profiles().size(); i++) {
             Policy.Profile pr = p.profiles().get(i);
