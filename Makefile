@@ -4,7 +4,7 @@
 #                plugin in enforce and in shadow mode (the main job where no GPU is)
 #   make test    build everything and run all tests (JUnit, ABI layout, harness, integration)
 #   make dist    dist/nccl-tuner-java-<version>-linux-x86_64.tar.gz with its own Java runtime
-#   make bench   per-call and start-up figures beside a C reference (docs/benchmarks.md)
+#   make bench   per-call and start-up figures beside a C reference (docs/dev/benchmarks.md)
 #   make bindings JEXTRACT=/path/to/jextract   regenerate the FFM bindings
 #   make format  rewrite every C file in the style of .clang-format (make format-check checks it)
 #

@@ -19,7 +19,7 @@
  * getCollInfo over the rows in order, round and round: --warmup calls untimed (and for at least
  * --warmup-ms), then --calls calls, each timed on its own.
  *
- * Timing (docs/benchmarks.md): each call is bracketed by `lfence; rdtsc; lfence` and
+ * Timing (docs/dev/benchmarks.md): each call is bracketed by `lfence; rdtsc; lfence` and
  * `rdtscp; lfence`; the cost table row is copied into the call's buffer (memcpy) and nChannels
  * reset to 0 before the first stamp, outside the timed region. The median of 1M empty brackets
  * (the timer's own cost) is subtracted from each reported percentile. TSC ticks are converted to

@@ -2,7 +2,7 @@
 # run_bench.sh -- `make bench` (make/bench.mk builds everything first and sets the paths below).
 # Runs bench_driver over the captured traces for the no-op plugin, the C reference and the Java
 # plugin (enforce, shadow, no rules, 1/100/10,000 rules, 8 threads), the start-up runs, JMH, and
-# prints one table with the 1-minute load average next to every figure. docs/benchmarks.md
+# prints one table with the 1-minute load average next to every figure. docs/dev/benchmarks.md
 # explains each figure. Raw outputs: $BENCH_DIR/raw/; the table: $BENCH_DIR/results.txt.
 # Exit status: 0, or 1 if the C reference and the Java plugin disagree on a decision (the figures
 # are printed either way; missed targets are reported, they do not fail the run).

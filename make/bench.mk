@@ -2,7 +2,7 @@
 #
 # Included by the top-level Makefile (REPO, BUILD, CFLAGS, JAVA_HOME, CC, MVN, SHIM_SO, ENGINE_JAR, TOOLS_JAR,
 # JAVA_SOURCES and, from make/harness.mk, HARNESS_NOOP; make/dist.mk's DIST_AOT_OPTS and DIST_DIR
-# if included before this file). Prints one table (bench/run_bench.sh; docs/benchmarks.md says
+# if included before this file). Prints one table (bench/run_bench.sh; docs/dev/benchmarks.md says
 # what each figure is); raw outputs go to $(BENCH_DIR)/raw/, the table to $(BENCH_DIR)/results.txt.
 #
 #   make bench                    everything (about 3 minutes on 2 cores)

@@ -4,7 +4,7 @@
 # Included first by the top-level Makefile and by tests/harness/Makefile; `make CFLAGS=...` on the
 # command line overrides it for all of them.
 #
-#   -std=c11                 the shim is C11 (docs/architecture.md); so are the hosts
+#   -std=c11                 the shim is C11 (docs/dev/architecture.md); so are the hosts
 #   -O2 -g                   optimised, with debug info (gdb on a host's core file)
 #   -Wall -Wextra -Werror    a warning fails the build
 #   -pthread                 every host and the shim use pthreads

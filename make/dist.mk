@@ -8,7 +8,8 @@
 #   (make/nccl-tuner-aot.sh: makes lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target; it
 #   fails with a message when lib/ is not writable), libexec/nccl-tuner-harness (the host harness,
 #   tests/harness/harness.c: `bin/nccl-tuner try` replays traces through lib/'s plugin with it, no
-#   GPU needed), policies/, README.md, docs/.
+#   GPU needed), policies/, README.md, docs/ (the user docs) and docs/dev/ (the developer docs, which
+#   describe the source tree).
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
 # all, under the 60 MiB budget); the shim uses it when it is there. `make dist` also builds it in
@@ -47,7 +48,8 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(R
 	  --no-man-pages --compress zip-9 --output $(DIST_DIR)/runtime
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so
 	cp $(REPO)/policies/*.yaml $(DIST_DIR)/policies/
-	mkdir -p $(DIST_DIR)/docs && cp $(REPO)/README.md $(DIST_DIR)/ && cp $(REPO)/docs/*.md $(DIST_DIR)/docs/
+	mkdir -p $(DIST_DIR)/docs/dev && cp $(REPO)/README.md $(DIST_DIR)/ && cp $(REPO)/docs/*.md $(DIST_DIR)/docs/ && \
+	  cp $(REPO)/docs/dev/*.md $(DIST_DIR)/docs/dev/
 	# what the README's examples name: captured traces and NCCL logs, a measured sweep
 	mkdir -p $(DIST_DIR)/examples/traces $(DIST_DIR)/examples/measurements
 	cp $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log $(REPO)/tests/traces/README.md $(DIST_DIR)/examples/traces/

@@ -1,4 +1,4 @@
-# make/reliability.mk -- what the reliability tests (docs/reliability.md) need built.
+# make/reliability.mk -- what the reliability tests (docs/dev/reliability.md) need built.
 #
 # Included by the top-level Makefile (REPO, BUILD, CC, CFLAGS, SHIM_CFLAGS, SHIM_LDFLAGS defined there);
 # `make build` builds it:
@@ -35,7 +35,7 @@ $(RELIABILITY_PROFILER): $(REPO)/tests/reliability/profiler_hostile.c $(RELIABIL
 	@mkdir -p $(@D)
 	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl
 
-# The hostile hosts of "A perfect guest" (docs/reliability.md cases 1-11).
+# The hostile hosts of "A perfect guest" (docs/dev/reliability.md cases 1-11).
 $(RELIABILITY_GUEST): $(REPO)/tests/reliability/guest_host.c $(RELIABILITY_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(RELIABILITY_CFLAGS) -o $@ $< -ldl -lm

@@ -31,14 +31,14 @@ show() { # trace mode policy
   [ "$distinct" -gt 12 ] && echo "  ... ($distinct distinct lines; all in $log)"
   # us_per_call is the harness's mean over this trace's few hundred calls in a fresh process: mostly the
   # JVM's interpreter and JIT warm-up on the first calls. Shown as such; the steady-state per-call cost
-  # is what `make bench` measures (docs/benchmarks.md).
+  # is what `make bench` measures (docs/dev/benchmarks.md).
   grep -E '^harness:' "$log" | sed -E 's/ us_per_call=([0-9.]+)/ mean_us_per_call=\1 (fresh JVM, warm-up included)/; s/^/  /'
 }
 
 echo "nccl-tuner-java main job: traces from NCCL 2.28.9, 2 ranks on one H200 (nRanks=2 nNodes=2)"
 echo "policy: $policy"
 echo "(mean_us_per_call: getCollInfo's mean over one trace in a fresh process, JVM warm-up included;"
-echo " the steady-state cost per call is in make bench: about 40-55 ns, docs/benchmarks.md)"
+echo " the steady-state cost per call is in make bench: about 40-55 ns, docs/dev/benchmarks.md)"
 for t in ddp fsdp tp_infer coalesced; do
   show "$repo/tests/traces/trace_$t.csv" enforce "$policy"
   show "$repo/tests/traces/trace_$t.csv" shadow "$policy"

@@ -168,7 +168,7 @@ static const optionRow kOptions[] = {
   ROW("-XX:CompileCommand=inline,io.nccltuner.engine.Engine::decide", ALWAYS),
   /* The same for the upcall's target, into which both are inlined. */
   ROW("-XX:CompileCommand=inline,io.nccltuner.ffm.Upcalls::getCollInfo", ALWAYS),
-  /* Footprint (docs/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
+  /* Footprint (docs/dev/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host). */
   ROW("-XX:+DisableAttachMechanism", ALWAYS),
   /* No finalizer thread. */

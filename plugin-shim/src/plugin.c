@@ -267,7 +267,7 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
      * off then. Compiled, the upcall allocates nothing, takes no lock and does no I/O: it reaches
      * no cancellation point (HotSpot's safepoint wait is a raw futex), so it is not held off,
      * which would cost two pthread_setcancelstate calls, 10 ns per call (measured). A
-     * deoptimisation back to the interpreter would reopen the window: docs/reliability.md. */
+     * deoptimisation back to the interpreter would reopen the window: docs/dev/reliability.md. */
     const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
     int cancelState = 0;
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);

@@ -5,7 +5,7 @@
  * aside; attaching a host thread. The other concerns of the start are in the files that
  * jvm_internal.h lists.
  *
- * The host is someone else's house (docs/reliability.md, "A perfect guest"). Around JVM creation
+ * The host is someone else's house (docs/dev/reliability.md, "A perfect guest"). Around JVM creation
  * the shim therefore:
  *   - pins this library (RTLD_NODELETE), so NCCL's dlclose/dlopen cycles (2.22+) find the same
  *     statics, the same running engine and no pthread key or destructor pointing into unmapped code;

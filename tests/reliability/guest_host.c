@@ -1,5 +1,5 @@
 /*
- * guest_host.c -- hostile hosts for "A perfect guest" (issue 10, docs/reliability.md cases 1-11):
+ * guest_host.c -- hostile hosts for "A perfect guest" (issue 10, docs/dev/reliability.md cases 1-11):
  * each command is a process that loads a v3 tuner the way NCCL does (tests/include/test_host.h),
  * does to it what real training processes do (reload it, fork, limit it, own signals and the
  * locale, ignore children, redirect output), and checks that nothing in the host changed but the

@@ -28,7 +28,7 @@ import java.util.List;
  * A validated policy in binary form, kept beside its YAML file as {@code FILE.compiled} and keyed
  * by the SHA-256 of the YAML bytes, so that the plugin's start need not parse YAML.
  *
- * <p>Why: on a fresh JVM the YAML path is most of the start's CPU time (docs/benchmarks.md,
+ * <p>Why: on a fresh JVM the YAML path is most of the start's CPU time (docs/dev/benchmarks.md,
  * "Start-up and footprint"): Jackson's parser base class initialises {@code java.math.BigDecimal},
  * whose static initialiser alone takes ~50 ms on JDK 25 before C2 (measured: {@code
  * Class.forName("java.math.BigDecimal")} 53 ms, 17 ms with C1 only), then the parse and binding

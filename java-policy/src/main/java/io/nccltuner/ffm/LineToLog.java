@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * System.out and System.err of a JVM the shim created: each line goes to NCCL's logger at INFO
  * ("TUNER/Java: System.err: ..."), so nothing in the plugin writes to the host's stdout or stderr
- * (docs/reliability.md, case 10). Lines are cut at 1,000 bytes.
+ * (docs/dev/reliability.md, case 10). Lines are cut at 1,000 bytes.
  */
 final class LineToLog extends PrintStream {
     LineToLog(TunerLog log, String name) {

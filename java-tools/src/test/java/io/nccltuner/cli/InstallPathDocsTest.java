@@ -13,8 +13,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every install path in the README and docs/ is the folder the README's install line unpacks to
- * (the tarball unpacks to /opt/nccl-tuner-java-VERSION-linux-x86_64/, not /opt/nccl-tuner-java/).
+ * Every install path in the README and docs/ (docs/dev/ included) is the folder the README's install
+ * line unpacks to (the tarball unpacks to /opt/nccl-tuner-java-VERSION-linux-x86_64/, not
+ * /opt/nccl-tuner-java/).
  */
 class InstallPathDocsTest {
     static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
@@ -28,7 +29,7 @@ class InstallPathDocsTest {
         assertEquals(install.group(1), install.group(2));
         String dir = "/opt/" + install.group(2) + "/";
         List<Path> files = new ArrayList<>(List.of(REPO.resolve("README.md")));
-        try (Stream<Path> s = Files.list(REPO.resolve("docs"))) {
+        try (Stream<Path> s = Files.walk(REPO.resolve("docs"))) {
             s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
         }
         List<String> wrong = new ArrayList<>();

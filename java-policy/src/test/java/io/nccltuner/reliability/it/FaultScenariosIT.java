@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * exactly one WARN. A scenario that is not a fault (an 8 x 4 table, nBytes 0, a NULL context)
  * ends with the right decision (an oracle written from the policy format) and no WARN.
  * The faults of io.nccltuner.it.PluginHarnessIT (no runtime, bad options, a caller stack of 96
- * KiB, ...) are not repeated here; docs/reliability.md lists them all.
+ * KiB, ...) are not repeated here; docs/dev/reliability.md lists them all.
  */
 class FaultScenariosIT {
     static final Path TRACE = Harness.TRACES.resolve("trace_tp_infer.csv");

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * "A perfect guest" (issue 10; docs/reliability.md cases 1-11): the built plugin in hostile hosts,
+ * "A perfect guest" (issue 10; docs/dev/reliability.md cases 1-11): the built plugin in hostile hosts,
  * tests/reliability/guest_host.c (make/reliability.mk), one process per test with a timeout.
  * Each host checks its own state before and after and prints the facts as key=value; each test
  * checks the exit status, the facts and the WARN lines.
@@ -596,7 +596,7 @@ class GuestIT {
         }
     }
 
-    // ---- the fourth pass: the host boundary (docs/reliability.md, "The fourth pass") ----
+    // ---- the fourth pass: the host boundary (docs/dev/reliability.md, "The fourth pass") ----
 
     /** A daemon with fds 0-2 closed: the JVM's files land at 3 or above; 0-2 stay closed (they held the jar). */
     @Test

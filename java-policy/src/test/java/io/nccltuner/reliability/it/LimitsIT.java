@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Limits that code cannot remove (docs/reliability.md, "Limits"), each demonstrated, and what the
+ * Limits that code cannot remove (docs/dev/reliability.md, "Limits"), each demonstrated, and what the
  * plugin does at each so that the job is not hurt:
  * <ul>
  *   <li>a host that installs its own SIGSEGV handler after the JVM started replaces the JVM's
