@@ -9,7 +9,9 @@
 #   fails with a message when lib/ is not writable), libexec/nccl-tuner-harness (the host harness,
 #   tests/harness/harness.c: `bin/nccl-tuner try` replays traces through lib/'s plugin with it, no
 #   GPU needed), policies/, README.md, docs/ (the user docs) and docs/dev/ (the developer docs, which
-#   describe the source tree).
+#   describe the source tree), examples/ (what the README's and docs' examples name, listed in
+#   make/examples-README.md, shipped as examples/README.md). tests/docs/check_docs.py (make docs-check)
+#   checks the docs' links and examples in this tree and in the repository.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
 # all, under the 60 MiB budget); the shim uses it when it is there. `make dist` also builds it in
@@ -36,10 +38,19 @@ DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:NewSize=1m -XX:-UsePer
 .PHONY: dist
 dist: $(DIST_TGZ)
 
+# The docs' examples' inputs (make/examples-README.md says what each is): the captured traces and NCCL
+# logs, the measured H200 sweep, two plain nccl-tests outputs and one with NCCL's INFO lines, and an
+# NCCL example-tuner CSV (shipped as examples/configs/nccl_tuner.conf, the name NCCL's example reads).
+DIST_FIXTURES := $(REPO)/java-tools/src/test/resources/compile
+DIST_NCCL_TESTS := $(addprefix $(DIST_FIXTURES)/,plain-all_reduce_auto.txt plain-all_reduce_ring_ll.txt \
+                   gh200-8ranks-2hosts_all_reduce.txt)
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
-                 $(REPO)/tests/traces/README.md $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv
+                 $(REPO)/tests/traces/README.md $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv \
+                 $(DIST_NCCL_TESTS) $(DIST_FIXTURES)/nvidia-boundaries.conf $(REPO)/make/examples-README.md
+# The tarball ships the docs, so an edited doc makes a new one.
+DIST_DOCS := $(REPO)/README.md $(wildcard $(REPO)/docs/*.md $(REPO)/docs/dev/*.md)
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(DIST_DOCS) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
 	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
@@ -50,10 +61,14 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(R
 	cp $(REPO)/policies/*.yaml $(DIST_DIR)/policies/
 	mkdir -p $(DIST_DIR)/docs/dev && cp $(REPO)/README.md $(DIST_DIR)/ && cp $(REPO)/docs/*.md $(DIST_DIR)/docs/ && \
 	  cp $(REPO)/docs/dev/*.md $(DIST_DIR)/docs/dev/
-	# what the README's examples name: captured traces and NCCL logs, a measured sweep
-	mkdir -p $(DIST_DIR)/examples/traces $(DIST_DIR)/examples/measurements
+	# what the README's and docs' examples name (make/examples-README.md)
+	mkdir -p $(DIST_DIR)/examples/traces $(DIST_DIR)/examples/measurements $(DIST_DIR)/examples/nccl-tests \
+	  $(DIST_DIR)/examples/configs
+	cp $(REPO)/make/examples-README.md $(DIST_DIR)/examples/README.md
 	cp $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log $(REPO)/tests/traces/README.md $(DIST_DIR)/examples/traces/
-	cp $(REPO)/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv $(DIST_DIR)/examples/measurements/
+	cp $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv $(DIST_DIR)/examples/measurements/
+	cp $(DIST_NCCL_TESTS) $(DIST_DIR)/examples/nccl-tests/
+	cp $(DIST_FIXTURES)/nvidia-boundaries.conf $(DIST_DIR)/examples/configs/nccl_tuner.conf
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \
