@@ -51,7 +51,7 @@ include $(REPO)/make/bench.mk
 include $(REPO)/make/reliability.mk
 include $(REPO)/make/simcluster.mk
 
-.PHONY: all build run test unit-test gpu-script-test canary-oracle tune-oracle clean check-env format format-check
+.PHONY: all build run test unit-test gpu-script-test docs-check canary-oracle tune-oracle clean check-env format format-check
 .DEFAULT_GOAL := all
 
 all: build
@@ -96,6 +96,14 @@ unit-test: build dist
 	bash $(REPO)/tests/html/install_chromium.sh
 	cd $(REPO) && mvn -B test -Pit
 
+# The README and docs/ as a newcomer with the tarball reads them (tests/docs/check_docs.py): every
+# link and docs/ path resolves in the repository and in dist/'s unpacked tree, the user docs'
+# examples name bin/nccl-tuner and shipped files and write no shipped file, developer references sit
+# in parts marked as the source tree's; then every bin/nccl-tuner example runs as written in a copy
+# of the unpacked tree (about a minute).
+docs-check: dist
+	python3 $(REPO)/tests/docs/check_docs.py $(REPO) $(DIST_DIR) --run
+
 gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
 	python3 $(REPO)/tests/gpu/test_sweep_gpu.py
@@ -103,11 +111,12 @@ gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_calibrate_gpu.py
 
 # The C style check first (seconds), then JUnit (unit tests, the ABI layout test, and
-# io.nccltuner.it: the built plugin driven through the host harness), the GPU end-to-end script's
+# io.nccltuner.it: the built plugin driven through the host harness), the README's and docs' links
+# and examples in the repository and the unpacked distribution (docs-check), the GPU end-to-end script's
 # checks on recorded logs, then the harness's own shell tests, then the sweep -> compile -> enforce
 # loop on the simulated cluster, then the canary on two simulated ranks (measured gain against the
 # model's truth), then the calibration scored at shapes nobody swept (docs/calibrate.md).
-test: format-check unit-test gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle tune-oracle
+test: format-check unit-test docs-check gpu-script-test harness-test simcluster-loop simcluster-canary simcluster-calibrate canary-oracle tune-oracle
 
 # C style: .clang-format (NCCL's, for Debian 12's clang-format 14, which make/install_clang_format.sh
 # installs where it is missing). format-check fails on any C file that clang-format would change,
