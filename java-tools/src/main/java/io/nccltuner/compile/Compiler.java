@@ -537,8 +537,10 @@ public final class Compiler {
                         .add(m.p95Us());
             }
         }
-        checkPipeOpsOverlap(
-                grouped.keySet().stream().map(GroupKey::shape).collect(java.util.stream.Collectors.toSet()));
+        // in group order (a hash set of keys with enum fields would name a different pair each run)
+        checkPipeOpsOverlap(grouped.keySet().stream()
+                .map(GroupKey::shape)
+                .collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new)));
         warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
         Map<GroupKey, java.util.TreeSet<Long>> holes = holes(data, o, grouped);
         List<Group> groups = new ArrayList<>();
