@@ -1438,7 +1438,7 @@ public final class NcclTestsLog {
         int forcedNoneRows;
         int contradicted;
         int zero;
-        final Set<RunConfig> warnedRan = new HashSet<>();
+        final Set<RunConfig> warnedRan = new java.util.LinkedHashSet<>(); // in row order: the same message every run
     }
 
     /** Adds each usable row's times as measurements (and NCCL's pick, where logged, in unforced runs). */

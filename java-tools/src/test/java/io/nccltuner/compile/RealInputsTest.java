@@ -175,6 +175,18 @@ class RealInputsTest {
     }
 
     @Test
+    void aForcingNcclOverrodeNamesWhatRanInRowOrder() throws Exception {
+        MeasurementSet s = parse(
+                "split-rows-with-selections_all_reduce.txt",
+                new NcclTestsLog.Options(null, Algorithm.TREE, null, 0, 0, 0, NcclTestsLog.Placement.OUT_OF_PLACE));
+        assertEquals(
+                List.of(in("split-rows-with-selections_all_reduce.txt")
+                        + ":12: 2 rows ran [RING/LL128, RING/SIMPLE] per NCCL's selection lines, not the forced "
+                        + "TREE/auto; used what NCCL ran"),
+                s.warnings());
+    }
+
+    @Test
     void aRowCutOffByAnotherLineNamesBothLines() throws Exception {
         java.nio.file.Path tmp = java.nio.file.Files.createTempFile("cut", "_all_reduce.txt");
         try {
