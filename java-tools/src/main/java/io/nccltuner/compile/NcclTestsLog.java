@@ -1,5 +1,6 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.model.NodeCount;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
@@ -35,8 +36,9 @@ import java.util.regex.Pattern;
  *       run's lines (a command line), else the file name.
  *   <li>nRanks comes from the option, else NCCL's {@code comm ... nRanks N nNodes M} INFO line,
  *       else the number of {@code # Rank N ...} device lines; nNodes from the option, else the
- *       INFO line, else the number of distinct host names in the device lines (which undercounts
- *       when NCCL_HOSTID makes one host look like several).
+ *       INFO line (with a warning where the device lines count otherwise), else the nodes NCCL
+ *       counts from the device lines ({@link NodeCount}: each rank's NCCL_HOSTID where NCCL's ENV
+ *       lines or a command line say it, else its host name).
  *   <li>The forced configuration comes from NCCL's INFO lines ({@code NCCL_ALGO / NCCL_PROTO /
  *       NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS / NCCL_MIN_CTAS / NCCL_MAX_CTAS set by environment
  *       to ...}), else from the options; a run with neither measured NCCL's own pick. TUNING
@@ -122,8 +124,6 @@ public final class NcclTestsLog {
         }
     }
 
-    private static final Pattern RANK_LINE =
-            Pattern.compile("^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
     private static final Pattern PROGRAM = Pattern.compile(
             "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
     private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
@@ -133,6 +133,8 @@ public final class NcclTestsLog {
      */
     private static final Pattern FORCED_NONE =
             Pattern.compile("NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
+    /** The end of NCCL's comm INIT line on a multi-node NVLink system, {@code ... localRank 0 MNNVL 1} (2.20+). */
+    private static final Pattern MNNVL = Pattern.compile("\\bMNNVL [1-9]");
     /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
     private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
     /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
@@ -680,13 +682,16 @@ public final class NcclTestsLog {
         boolean nThread;
         boolean runHeader;
         int aggIters = 1;
-        final List<String> hosts = new ArrayList<>();
-        final List<Integer> rankIndex = new ArrayList<>();
-        final List<String> devices = new ArrayList<>();
+        final List<NodeCount.Rank> ranks = new ArrayList<>(); // the '# Rank' device lines
+        final Map<String, String> hostIds = new LinkedHashMap<>(); // host:pid -> its NCCL_HOSTID (NCCL INFO)
+        String hostIdWhere; // the first such line
+        final Set<String> echoedHostIds = new java.util.LinkedHashSet<>(); // NCCL_HOSTID=... before the table
+        String echoedHostIdWhere; // the first line that sets one
         final Map<String, String[]> env = new LinkedHashMap<>(); // name -> {value, where}
         final Map<String, String[]> echoed = new LinkedHashMap<>(); // name -> {value, where}
         int commRanks;
         int commNodes;
+        boolean commMnnvl; // the comm line's "MNNVL 1"
         String commWhere;
         String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
         String libraryVersion; // nccl-tests' "nccl-library=22809"
@@ -767,6 +772,12 @@ public final class NcclTestsLog {
             Matcher m = NcclRunLog.ENV.matcher(line);
             if (m.find()) {
                 env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
+                Matcher h = NodeCount.HOSTID_INFO.matcher(line);
+                String process = NodeCount.process(line);
+                if (h.find() && process != null) {
+                    hostIds.putIfAbsent(process, h.group(1));
+                    hostIdWhere = hostIdWhere == null ? at(ln) : hostIdWhere;
+                }
                 return;
             }
             m = NcclRunLog.COMM.matcher(line);
@@ -781,6 +792,7 @@ public final class NcclTestsLog {
                 }
                 commRanks = r;
                 commNodes = n;
+                commMnnvl = MNNVL.matcher(line).find();
                 commWhere = at(ln);
                 return;
             }
@@ -801,6 +813,11 @@ public final class NcclTestsLog {
             }
             if (layout != null) {
                 return;
+            }
+            Set<String> ids = NodeCount.echoed(line);
+            if (!ids.isEmpty()) {
+                echoedHostIds.addAll(ids);
+                echoedHostIdWhere = echoedHostIdWhere == null ? at(ln) : echoedHostIdWhere;
             }
             Matcher e = ECHOED_ENV.matcher(line);
             Map<String, String> here = new LinkedHashMap<>();
@@ -868,12 +885,9 @@ public final class NcclTestsLog {
             } else if (t.startsWith("# Out of bounds values") || t.startsWith("# Avg bus bandwidth")) {
                 closed = layout != null;
             } else {
-                Matcher r = RANK_LINE.matcher(t);
-                if (r.find()) {
-                    rankIndex.add(Integer.parseInt(r.group(1)));
-                    hosts.add(r.group(2));
-                    int d = t.indexOf(']', r.end());
-                    devices.add(d > 0 ? t.substring(d + 1).strip() : "");
+                NodeCount.Rank r = NodeCount.Rank.parse(t);
+                if (r != null) {
+                    ranks.add(r);
                     return;
                 }
                 if (layout == null) {
@@ -1123,7 +1137,9 @@ public final class NcclTestsLog {
         RankCount ranks = nRanksOf(s, where, coll, rows);
         int nNodes = nNodesOf(s, where, ranks, rows);
         Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
-        String gpu = s.devices.isEmpty() || s.devices.getFirst().isBlank() ? null : s.devices.getFirst();
+        String gpu = s.ranks.isEmpty() || s.ranks.getFirst().device().isBlank()
+                ? null
+                : s.ranks.getFirst().device();
         Measurement.Hardware hardware =
                 Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
         if (s.aggIters > 1) {
@@ -1185,7 +1201,7 @@ public final class NcclTestsLog {
         if (s.commWhere != null) {
             return new RankCount(s.commRanks, false);
         }
-        if (!s.rankIndex.isEmpty()) {
+        if (!s.ranks.isEmpty()) {
             return nRanksOfRankLines(s, where, coll, bounds, fit);
         }
         if (fit.size() == 1) {
@@ -1212,8 +1228,8 @@ public final class NcclTestsLog {
      */
     private RankCount nRanksOfRankLines(Segment s, String where, Collective coll, double[] bounds, List<Integer> fit)
             throws InputException {
-        int count = (int) s.rankIndex.stream().distinct().count();
-        int max = s.rankIndex.stream().mapToInt(Integer::intValue).max().orElse(0);
+        int count = (int) s.ranks.stream().map(NodeCount.Rank::index).distinct().count();
+        int max = s.ranks.stream().mapToInt(NodeCount.Rank::index).max().orElse(0);
         if (max + 1 == count) {
             return new RankCount(count, false);
         }
@@ -1240,51 +1256,136 @@ public final class NcclTestsLog {
                         + ranksText(fit) + "; pass --ranks");
     }
 
-    /** nNodes: {@code --nodes}, else NCCL's comm line, else the host names of complete '# Rank' lines. */
+    /**
+     * nNodes: {@code --nodes}, else NCCL's comm line, else the nodes NCCL counts from the complete
+     * '# Rank' lines ({@link NodeCount}: their host names, or their processes' NCCL_HOSTID where the
+     * log shows it). Where NCCL's line and the device lines disagree NCCL's wins, with a warning
+     * naming both.
+     */
     private int nNodesOf(Segment s, String where, RankCount ranks, List<Row> rows) throws InputException {
         int nNodes = options.nNodes();
         if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
             throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
         }
-        if (nNodes == 0 && s.commWhere != null) {
-            nNodes = s.commNodes;
-        } else if (nNodes == 0 && ranks.missingLines()) {
+        if (nNodes > 0) {
+            return nNodes;
+        }
+        NodeCount.Count count =
+                ranks.missingLines() || s.ranks.isEmpty() ? null : NodeCount.of(s.ranks, s.hostIds, s.echoedHostIds);
+        if (s.commWhere != null) {
+            if (count != null && count.nNodes() > 0 && count.nNodes() != s.commNodes) {
+                into.warn(
+                        s.commWhere,
+                        "NCCL says nNodes " + s.commNodes + " but " + told(s, count) + " count " + count.nNodes()
+                                + ": used NCCL's ("
+                                + (count.nNodes() < s.commNodes
+                                        ? "one host is several nodes to NCCL where its ranks set different NCCL_HOSTIDs"
+                                        : s.commMnnvl
+                                                ? "MNNVL 1: the hosts of one NVLink domain are one node to NCCL"
+                                                : "several hosts are one node to NCCL where their ranks set one "
+                                                        + "NCCL_HOSTID, or share one NVLink domain (MNNVL)")
+                                + ")");
+            }
+            return s.commNodes;
+        }
+        if (ranks.missingLines()) {
             throw new InputException(
                     where,
-                    "cannot tell nNodes: the '# Rank' lines name only " + s.rankIndex.size()
+                    "cannot tell nNodes: the '# Rank' lines name only " + s.ranks.size()
                             + " of " + ranks.n()
                             + " ranks, so their host names do not count the nodes, and there is no NCCL 'comm ... "
                             + "nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
-        } else if (nNodes == 0) {
-            nNodes = nNodesOfHosts(s, where);
         }
-        if (nNodes == 0) {
+        if (count == null) {
             throw new InputException(
                     where,
                     "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
                             + "'comm ... nNodes' line before this table"
-                            + (options.nRanks() == 0 && s.commWhere == null && s.rankIndex.isEmpty()
+                            + (options.nRanks() == 0
                                     ? " (nRanks " + ranks.n() + " is inferred from busbw/algbw "
                                             + ratio(ratioBounds(rows)) + ")"
                                     : "")
                             + "; pass --nodes");
         }
-        return nNodes;
+        return switch (count.source()) {
+            case HOST_NAMES -> nNodesOfHosts(s, where, count);
+            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, where, count);
+            case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
+        };
     }
 
-    /** The distinct host names of the '# Rank' lines (0 without any), with a warning about MNNVL when several. */
-    private int nNodesOfHosts(Segment s, String where) {
-        List<String> distinct = s.hosts.stream().distinct().toList();
+    /** Why NCCL_HOSTID leaves nNodes untold: which processes the INFO lines name, or echoes not one per rank. */
+    private InputException unknownNodes(Segment s, String where, RankCount ranks, NodeCount.Count count) {
+        String ids = names(count.hostIds());
+        long named =
+                s.ranks.stream().filter(r -> s.hostIds.containsKey(r.process())).count();
+        return new InputException(
+                where,
+                "cannot tell nNodes: "
+                        + (s.hostIdWhere != null
+                                ? "NCCL's 'NCCL_HOSTID set by environment' lines (from line " + lineOf(s.hostIdWhere)
+                                        + ": " + ids + ") name the NCCL_HOSTID of the processes of " + named
+                                        + " of the " + ranks.n() + " ranks"
+                                : "the NCCL_HOSTID values set from line " + lineOf(s.echoedHostIdWhere) + " (" + ids
+                                        + ") are not one per rank (" + ranks.n() + " ranks)")
+                        + ", so the host names of the '# Rank' lines (" + names(count.hosts())
+                        + ") do not count the nodes NCCL sees (a rank's NCCL_HOSTID is its host to NCCL), and there "
+                        + "is no NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
+    }
+
+    /** @return what told a count, for messages: {@code the host names of the '# Rank' lines (host0)} */
+    private String told(Segment s, NodeCount.Count count) {
+        String ids = names(count.hostIds());
+        return switch (count.source()) {
+            case HOSTID_LINES ->
+                "the NCCL_HOSTIDs of the ranks' processes (" + ids + ", NCCL's 'NCCL_HOSTID set by "
+                        + "environment' lines from line " + lineOf(s.hostIdWhere) + ")";
+            case HOSTID_ECHO ->
+                "the " + count.hostIds().size() + " NCCL_HOSTID values set from line " + lineOf(s.echoedHostIdWhere)
+                        + " (" + ids + "), one per rank";
+            default -> "the host names of the '# Rank' lines (" + names(count.hosts()) + ")";
+        };
+    }
+
+    /** @return the line number of a {@code file:line} this file's {@link #at} wrote */
+    private String lineOf(String where) {
+        return where.substring(file.toString().length() + 1);
+    }
+
+    /** @return the first three names, then ", ..." when there are more */
+    private static String names(List<String> names) {
+        return String.join(", ", names.subList(0, Math.min(3, names.size()))) + (names.size() > 3 ? ", ..." : "");
+    }
+
+    /** The nodes NCCL_HOSTID makes, with a warning where the host names count otherwise. */
+    private int nNodesOfHostIds(Segment s, String where, NodeCount.Count count) {
+        if (count.nNodes() != count.hosts().size()) {
+            into.warn(
+                    where,
+                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + ", not "
+                            + count.hosts().size()
+                            + " from the host names of the '# Rank' lines (" + names(count.hosts())
+                            + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
+                            + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
+                            + "is wrong");
+        }
+        return count.nNodes();
+    }
+
+    /** The distinct host names of the '# Rank' lines, with a warning about MNNVL when several. */
+    private int nNodesOfHosts(Segment s, String where, NodeCount.Count count) {
+        List<String> distinct = count.hosts();
         if (distinct.size() > 1) {
-            boolean mnnvl =
-                    s.devices.stream().anyMatch(d -> d.matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
+            boolean mnnvl = s.ranks.stream()
+                    .anyMatch(r -> r.device().matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
             into.warn(
                     where,
                     "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
-                            + String.join(", ", distinct.subList(0, Math.min(3, distinct.size())))
-                            + (distinct.size() > 3 ? ", ..." : "")
+                            + names(distinct)
                             + "); hosts that share one NVLink domain (MNNVL"
-                            + (mnnvl ? ", as these " + s.devices.getFirst() + " GPUs may" : ": GB200/GB300 NVL72")
+                            + (mnnvl
+                                    ? ", as these " + s.ranks.getFirst().device() + " GPUs may"
+                                    : ": GB200/GB300 NVL72")
                             + ") are one node to NCCL, which then says 'nNodes 1 ... "
                             + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
         }
@@ -1303,7 +1404,7 @@ public final class NcclTestsLog {
         List<String> fromEcho = new ArrayList<>();
         for (var e : s.echoed.entrySet()) {
             String[] info = env.get(e.getKey());
-            String echoLine = e.getValue()[1].substring(file.toString().length() + 1);
+            String echoLine = lineOf(e.getValue()[1]);
             if (info == null) {
                 env.put(e.getKey(), e.getValue());
                 fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " (line " + echoLine + ")");
