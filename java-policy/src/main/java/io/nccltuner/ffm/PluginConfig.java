@@ -88,7 +88,7 @@ record PluginConfig(Engine engine, String warning, String info) {
     private static PluginConfig read(Map<String, String> env, TunerLog log, Path workDir) {
         String modeEnv = env.get("NCCL_TUNER_JAVA_MODE");
         Mode override = null;
-        if (modeEnv != null && !modeEnv.isBlank()) {
+        if (set(modeEnv)) {
             override = Mode.parse(modeEnv.trim());
             if (override == null) {
                 return off(
@@ -97,51 +97,32 @@ record PluginConfig(Engine engine, String warning, String info) {
                                 + " is not a mode (enforce, shadow, off or canary); the plugin changes nothing");
             }
         }
-        String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
-        String csv = env.get("NCCL_TUNER_CONFIG_FILE");
-        String defaulted = null;
-        if ((yaml == null || yaml.isBlank()) && (csv == null || csv.isBlank())) {
-            // NCCL's example tuner reads nccl_tuner.conf from the working directory when
-            // NCCL_TUNER_CONFIG_FILE is unset (plugins/tuner/example/plugin.c, 2.27 .. 2.30.7)
-            Path dflt = workDir.resolve("nccl_tuner.conf");
-            if (java.nio.file.Files.isRegularFile(dflt)) {
-                csv = dflt.toString();
-                defaulted = csv;
-            }
-        }
-        String force = env.get("NCCL_TUNER_JAVA_FORCE");
+        Sources src = Sources.of(env, workDir);
         Policy policy;
         List<String> approximations = new ArrayList<>();
         try {
-            if (force != null && !force.isBlank()) {
+            if (set(src.force())) {
                 try {
-                    policy = ForcePolicy.of(ForcePolicy.parse(force));
+                    policy = ForcePolicy.of(ForcePolicy.parse(src.force()));
                 } catch (IllegalArgumentException e) {
                     return off(log, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
                 }
-            } else if (yaml != null && !yaml.isBlank()) {
-                try (HostPath p = HostPath.of("NCCL_TUNER_JAVA_POLICY", yaml)) {
-                    policy = CompiledPolicy.load(p.path); // the YAML, or its binary form when that matches it
-                }
-            } else if (csv != null && !csv.isBlank()) {
-                try (HostPath p =
-                        defaulted != null ? HostPath.of("", csv) : HostPath.of("NCCL_TUNER_CONFIG_FILE", csv)) {
-                    policy = NcclConfigFile.load(p.path, approximations);
-                }
             } else {
-                return new PluginConfig(
-                        newEngine(null, Mode.OFF, log, null),
-                        null,
-                        jvmNotice()
-                                + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");
+                policy = loadFile(src, approximations);
             }
         } catch (PolicyException e) {
             return off(log, "policy refused, the plugin changes nothing: " + e.getMessage());
         }
+        if (policy == null) {
+            return new PluginConfig(
+                    newEngine(null, Mode.OFF, log, null),
+                    null,
+                    jvmNotice() + "; no policy set (NCCL_TUNER_JAVA_POLICY, NCCL_TUNER_CONFIG_FILE), changing nothing");
+        }
         Mode mode = override != null ? override : policy.mode();
         double canary = io.nccltuner.engine.Canary.DEFAULT_FRACTION;
         String canaryEnv = env.get("NCCL_TUNER_JAVA_CANARY");
-        if (canaryEnv != null && !canaryEnv.isBlank()) {
+        if (set(canaryEnv)) {
             try {
                 canary = Double.parseDouble(canaryEnv.trim());
                 io.nccltuner.engine.Canary.threshold(canary);
@@ -154,20 +135,9 @@ record PluginConfig(Engine engine, String warning, String info) {
         }
         DecisionLog decisions = null;
         String logPath = env.get("NCCL_TUNER_JAVA_LOG");
-        if (logPath != null && !logPath.isBlank() && mode != Mode.OFF) {
-            int queue = DEFAULT_QUEUE;
+        if (set(logPath) && mode != Mode.OFF) {
             try {
-                queue = Integer.parseInt(env.getOrDefault("NCCL_TUNER_JAVA_LOG_QUEUE", "" + DEFAULT_QUEUE)
-                        .trim());
-            } catch (NumberFormatException ignored) {
-                // keep the default; the variable is a tuning knob
-            }
-            try {
-                boolean calls = "1"
-                        .equals(env.getOrDefault("NCCL_TUNER_JAVA_LOG_CALLS", "")
-                                .trim());
-                decisions = new DecisionLog(
-                        DecisionLog.expand(logPath), calls ? Math.max(2, Math.min(queue, MAX_QUEUE)) : 2, log, calls);
+                decisions = decisionLog(env, logPath, log);
             } catch (java.io.IOException e) {
                 Engine unlogged = newEngine(policy, mode, log, null);
                 unlogged.canaryFraction(canary);
@@ -177,12 +147,99 @@ record PluginConfig(Engine engine, String warning, String info) {
                         jvmNotice());
             }
         }
+        String info = info(env, src, mode, canary, policy, approximations);
+        Engine engine = newEngine(policy, mode, log, decisions);
+        engine.canaryFraction(canary);
+        return new PluginConfig(engine, null, info);
+    }
+
+    /** @return whether a variable is set to something other than blanks */
+    private static boolean set(String value) {
+        return value != null && !value.isBlank();
+    }
+
+    /**
+     * The variables that name a policy, as set.
+     *
+     * @param force NCCL_TUNER_JAVA_FORCE
+     * @param yaml NCCL_TUNER_JAVA_POLICY
+     * @param csv NCCL_TUNER_CONFIG_FILE, or the working directory's nccl_tuner.conf
+     * @param defaulted that nccl_tuner.conf when it is read for want of both variables, else null
+     */
+    private record Sources(String force, String yaml, String csv, String defaulted) {
+        static Sources of(Map<String, String> env, Path workDir) {
+            String yaml = env.get("NCCL_TUNER_JAVA_POLICY");
+            String csv = env.get("NCCL_TUNER_CONFIG_FILE");
+            String defaulted = null;
+            if (!set(yaml) && !set(csv)) {
+                // NCCL's example tuner reads nccl_tuner.conf from the working directory when
+                // NCCL_TUNER_CONFIG_FILE is unset (plugins/tuner/example/plugin.c, 2.27 .. 2.30.7)
+                Path dflt = workDir.resolve("nccl_tuner.conf");
+                if (java.nio.file.Files.isRegularFile(dflt)) {
+                    csv = dflt.toString();
+                    defaulted = csv;
+                }
+            }
+            return new Sources(env.get("NCCL_TUNER_JAVA_FORCE"), yaml, csv, defaulted);
+        }
+    }
+
+    /**
+     * The YAML policy (or its binary form when that matches it), else the example-tuner CSV.
+     *
+     * @param approximations receives the CSV's approximations
+     * @return the policy, or null when neither is set
+     * @throws PolicyException when the file is refused
+     */
+    private static Policy loadFile(Sources src, List<String> approximations) throws PolicyException {
+        if (set(src.yaml())) {
+            try (HostPath p = HostPath.of("NCCL_TUNER_JAVA_POLICY", src.yaml())) {
+                return CompiledPolicy.load(p.path);
+            }
+        }
+        if (set(src.csv())) {
+            try (HostPath p = src.defaulted() != null
+                    ? HostPath.of("", src.csv())
+                    : HostPath.of("NCCL_TUNER_CONFIG_FILE", src.csv())) {
+                return NcclConfigFile.load(p.path, approximations);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The decision log NCCL_TUNER_JAVA_LOG names: aggregates only, or every decision as well with
+     * NCCL_TUNER_JAVA_LOG_CALLS=1, through a ring of NCCL_TUNER_JAVA_LOG_QUEUE records (clamped to
+     * [2, {@link #MAX_QUEUE}]; not a number: {@link #DEFAULT_QUEUE}).
+     */
+    private static DecisionLog decisionLog(Map<String, String> env, String logPath, TunerLog log)
+            throws java.io.IOException {
+        int queue = DEFAULT_QUEUE;
+        try {
+            queue = Integer.parseInt(env.getOrDefault("NCCL_TUNER_JAVA_LOG_QUEUE", "" + DEFAULT_QUEUE)
+                    .trim());
+        } catch (NumberFormatException ignored) {
+            // keep the default; the variable is a tuning knob
+        }
+        boolean calls =
+                "1".equals(env.getOrDefault("NCCL_TUNER_JAVA_LOG_CALLS", "").trim());
+        return new DecisionLog(
+                DecisionLog.expand(logPath), calls ? Math.max(2, Math.min(queue, MAX_QUEUE)) : 2, log, calls);
+    }
+
+    /** The one-line notice of a configuration that works: the JVM, and what the mode and variables mean here. */
+    private static String info(
+            Map<String, String> env,
+            Sources src,
+            Mode mode,
+            double canary,
+            Policy policy,
+            List<String> approximations) {
         String info = jvmNotice();
         if (mode == Mode.CANARY) {
             String prof = env.get("NCCL_PROFILER_PLUGIN");
             String lib = System.getProperty("nccltj.library");
-            boolean ours = prof != null
-                    && !prof.isBlank()
+            boolean ours = set(prof)
                     && (lib == null
                             || Path.of(prof.trim())
                                     .getFileName()
@@ -191,29 +248,28 @@ record PluginConfig(Engine engine, String warning, String info) {
                     + (ours
                             ? ""
                             : ": NCCL_PROFILER_PLUGIN does not name this library ("
-                                    + (prof == null || prof.isBlank() ? "unset" : prof)
+                                    + (set(prof) ? prof : "unset")
                                     + "), so both arms run but nothing measures them (docs/canary.md)");
         }
-        if (force != null && !force.isBlank()) {
+        if (set(src.force())) {
             info += "; force mode " + policy.profiles().getFirst().name().substring("force:".length())
                     + ": every call where NCCL offers it uses it, calls where its entry is -1 are left to NCCL (not forced = rule hits - applied)";
-            if ((yaml != null && !yaml.isBlank()) || (csv != null && !csv.isBlank())) {
+            if (set(src.yaml()) || set(src.csv())) {
                 info += "; NCCL_TUNER_JAVA_FORCE is set, so the policy is not read";
             }
-        } else if (defaulted != null) {
-            info += "; read " + defaulted + " (NCCL_TUNER_CONFIG_FILE unset: the working directory's nccl_tuner.conf, "
+        } else if (src.defaulted() != null) {
+            info += "; read " + src.defaulted()
+                    + " (NCCL_TUNER_CONFIG_FILE unset: the working directory's nccl_tuner.conf, "
                     + "as NCCL's example tuner does)";
         }
-        if ((force == null || force.isBlank()) && yaml != null && !yaml.isBlank() && csv != null && !csv.isBlank()) {
-            info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + csv + " is not read";
+        if (!set(src.force()) && set(src.yaml()) && set(src.csv())) {
+            info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + src.csv() + " is not read";
         }
         if (!approximations.isEmpty()) {
             info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
                     + approximations.getFirst();
         }
-        Engine engine = newEngine(policy, mode, log, decisions);
-        engine.canaryFraction(canary);
-        return new PluginConfig(engine, null, info);
+        return info;
     }
 
     /**

@@ -104,33 +104,13 @@ public final class ConfigFormats {
     }
 
     /**
-     * An nNodes or nRanks field given as an interval: any (-1), one value, or an interval spanning
-     * several values, written back inclusive ({@code [2,8]}, {@code [2,]} for no upper bound), which
-     * {@link NcclExampleConfig} turns into a profile matching that range.
-     */
-    static String shapeCount(String where, String f, String what) throws InputException {
-        if (!isInterval(f)) {
-            return f;
-        }
-        long[] iv = interval(where, f, what);
-        if (iv[0] <= 1 && iv[1] == -1L) {
-            return "-1";
-        }
-        if (iv[0] == iv[1]) {
-            return Long.toString(iv[0]);
-        }
-        return "[" + Long.toUnsignedString(iv[0]) + "," + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "]";
-    }
-
-    /**
-     * A count field given as an interval. nNodes, nRanks and numPipeOps are matched, and take
-     * intervals of several values ({@link #shapeCount}); channels and regBuff take one value or any
-     * (-1): channels is what the tuner sets (one nChannels per call), regBuff a yes or no.
+     * A count field given as an interval: any (-1) or one value, as such; an interval spanning several
+     * values only where the field is matched. nNodes, nRanks and numPipeOps are, and such an interval
+     * is written back inclusive ({@code [2,8]}, {@code [2,]} for no upper bound), which {@link
+     * NcclExampleConfig} turns into a profile matching that range; channels and regBuff take one
+     * value or any: channels is what the tuner sets (one nChannels per call), regBuff a yes or no.
      */
     static String count(String where, String f, String what) throws InputException {
-        if (what.equals("nNodes") || what.equals("nRanks") || what.equals("numPipeOps")) {
-            return shapeCount(where, f, what);
-        }
         if (!isInterval(f)) {
             return f;
         }
@@ -141,19 +121,22 @@ public final class ConfigFormats {
         if (iv[0] == iv[1]) {
             return Long.toString(iv[0]);
         }
+        String hi = iv[1] == -1L ? "" : Long.toUnsignedString(iv[1]);
+        if (what.equals("nNodes") || what.equals("nRanks") || what.equals("numPipeOps")) {
+            return "[" + Long.toUnsignedString(iv[0]) + "," + hi + "]";
+        }
+        String span = Long.toUnsignedString(iv[0]) + ".." + hi;
         if (what.equals("channels")) {
             throw new InputException(
                     where,
-                    "channels '" + f + "' spans several values (" + Long.toUnsignedString(iv[0])
-                            + ".." + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1]))
+                    "channels '" + f + "' spans several values (" + span
                             + "); channels is not matched but set: the tuner "
                             + "writes one nChannels per call (getCollInfo's *nChannels; a policy candidate's channels, 1..64), so a range "
                             + "names no count to set: write one value, or -1 or * to keep NCCL's");
         }
         throw new InputException(
                 where,
-                what + " '" + f + "' spans several values (" + Long.toUnsignedString(iv[0]) + ".."
-                        + (iv[1] == -1L ? "" : Long.toUnsignedString(iv[1])) + "); " + what
+                what + " '" + f + "' spans several values (" + span + "); " + what
                         + " is 0 or 1, or any (-1, *): write one "
                         + "line per value");
     }

@@ -161,54 +161,14 @@ public final class NcclExampleConfig {
      */
     public static Result convert(String file, String policyName, List<String> text) throws InputException {
         List<String> warnings = new ArrayList<>();
-        List<Line> lines = new ArrayList<>();
         String first = text.stream()
                 .map(String::strip)
                 .filter(x -> !x.isEmpty())
                 .findFirst()
                 .orElse("");
-        if (first.startsWith("{") || first.startsWith("[{") || first.equals("[")) {
-            for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
-                Line l = parse(
-                        InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
-                if (l != null) {
-                    lines.add(l);
-                }
-            }
-            warnings.add(file + ": read as JSON rules (NCCLX style), one rule per object");
-        } else {
-            boolean seenLine = false;
-            for (int i = 0; i < text.size(); i++) {
-                String t = text.get(i).strip();
-                if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
-                    seenLine = true;
-                    String[] f = ConfigFormats.split(t);
-                    String why = ConfigFormats.headerProblem(f);
-                    if (why != null) {
-                        throw new InputException(InputException.at(file, i + 1), why);
-                    }
-                    if (ConfigFormats.looksLikeHeader(f)) {
-                        warnings.add(
-                                InputException.at(file, i + 1) + ": a header row ('"
-                                        + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
-                                        + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
-                        continue;
-                    }
-                }
-                Line l;
-                try {
-                    l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
-                } catch (InputException e) {
-                    if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
-                        throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
-                    }
-                    throw e;
-                }
-                if (l != null) {
-                    lines.add(l);
-                }
-            }
-        }
+        List<Line> lines = first.startsWith("{") || first.startsWith("[{") || first.equals("[")
+                ? jsonLines(file, text, warnings)
+                : csvLines(file, text, warnings);
         if (lines.isEmpty()) {
             warnings.add(file + ": no config lines; the policy changes nothing");
         }
@@ -217,27 +177,10 @@ public final class NcclExampleConfig {
         // "other" (Range.ANY: a value no line names)
         List<Range> nodeSegs = segments(lines.stream().map(Line::nNodes).toList());
         List<Range> rankSegs = segments(lines.stream().map(Line::nRanks).toList());
-        record Cell(Range nNodes, Range nRanks) {} // ANY = any value the file does not name
-        // profile order, first match wins: pieces of both before a piece of one before neither, i.e.
-        // more specific shapes before wider ones; pieces of one axis are disjoint, so their order
-        // among themselves (ascending) changes nothing; within a profile the lines keep file order
-        List<Cell> cells = new ArrayList<>();
-        for (Range n : nodeSegs) {
-            for (Range r : rankSegs) {
-                cells.add(new Cell(n, r));
-            }
-        }
-        for (Range n : nodeSegs) {
-            cells.add(new Cell(n, Range.ANY));
-        }
-        for (Range r : rankSegs) {
-            cells.add(new Cell(Range.ANY, r));
-        }
-        cells.add(new Cell(Range.ANY, Range.ANY));
         Map<Rule, List<Integer>> ruleLines = new IdentityHashMap<>();
         Map<Integer, Dropped> dropped = new java.util.TreeMap<>();
         List<Profile> profiles = new ArrayList<>();
-        for (Cell c : cells) {
+        for (Cell c : cells(nodeSegs, rankSegs)) {
             List<Line> applicable = lines.stream()
                     .filter(l -> covers(l.nNodes(), c.nNodes()) && covers(l.nRanks(), c.nRanks()))
                     .toList();
@@ -255,18 +198,102 @@ public final class NcclExampleConfig {
                     new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
         }
         for (var e : dropped.entrySet()) {
-            Dropped d = e.getValue();
-            long to = d.lastBucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(d.lastBucket() + 1) : -1L;
-            warnings.add(InputException.at(file, e.getKey()) + ": not used for " + d.collective() + " ["
-                    + ByteSize.format(SizeGrid.lowerBound(d.firstBucket())) + ", " + ByteSize.format(to) + "): lines "
-                    + d.kept().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
-                    + " match there first with "
-                    + PolicyLoader.MAX_CANDIDATES
-                    + " different algorithm/protocol pairs and a policy rule lists at most "
-                    + PolicyLoader.MAX_CANDIDATES + " candidates (NCCL reaches line " + e.getKey()
-                    + " there only when it offers none of them)");
+            warnings.add(
+                    InputException.at(file, e.getKey()) + ": " + e.getValue().message(e.getKey()));
         }
-        // drop profiles whose removal changes no communicator's rules
+        profiles = withoutUnused(profiles, nodeSegs, rankSegs);
+        if (profiles.isEmpty()) {
+            profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
+        }
+        Policy policy = new Policy(
+                policyName,
+                Mode.ENFORCE,
+                "Imported by nccl-tuner import from NCCL example-tuner config " + file + " (first matching line wins).",
+                profiles,
+                null);
+        return new Result(policy, warnings, ruleLines);
+    }
+
+    /** The rules of a JSON file (NCCLX style), one per object, as config lines. */
+    private static List<Line> jsonLines(String file, List<String> text, List<String> warnings) throws InputException {
+        List<Line> lines = new ArrayList<>();
+        for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
+            Line l = parse(InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
+            if (l != null) {
+                lines.add(l);
+            }
+        }
+        warnings.add(file + ": read as JSON rules (NCCLX style), one rule per object");
+        return lines;
+    }
+
+    /**
+     * The lines of a CSV file; a first line that is a spreadsheet's header row is skipped with a
+     * warning, one in another tuner's format is refused naming it (RCCL, AWS OFI NCCL).
+     */
+    private static List<Line> csvLines(String file, List<String> text, List<String> warnings) throws InputException {
+        List<Line> lines = new ArrayList<>();
+        boolean seenLine = false;
+        for (int i = 0; i < text.size(); i++) {
+            String t = text.get(i).strip();
+            if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
+                seenLine = true;
+                String[] f = ConfigFormats.split(t);
+                String why = ConfigFormats.headerProblem(f);
+                if (why != null) {
+                    throw new InputException(InputException.at(file, i + 1), why);
+                }
+                if (ConfigFormats.looksLikeHeader(f)) {
+                    warnings.add(
+                            InputException.at(file, i + 1) + ": a header row ('"
+                                    + (t.length() > 60 ? t.substring(0, 60) + "..." : t)
+                                    + "'), as a spreadsheet writes it; skipped (NCCL's plugin would refuse it as an unknown collective)");
+                    continue;
+                }
+            }
+            Line l;
+            try {
+                l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
+            } catch (InputException e) {
+                if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
+                    throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
+                }
+                throw e;
+            }
+            if (l != null) {
+                lines.add(l);
+            }
+        }
+        return lines;
+    }
+
+    /** A profile's shape: a piece of the nNodes axis and of the nRanks axis; ANY = any value the file does not name. */
+    private record Cell(Range nNodes, Range nRanks) {}
+
+    /**
+     * The profiles' shapes in order, first match wins: pieces of both axes before a piece of one
+     * before neither, i.e. more specific shapes before wider ones; pieces of one axis are disjoint,
+     * so their order among themselves (ascending) changes nothing.
+     */
+    private static List<Cell> cells(List<Range> nodeSegs, List<Range> rankSegs) {
+        List<Cell> cells = new ArrayList<>();
+        for (Range n : nodeSegs) {
+            for (Range r : rankSegs) {
+                cells.add(new Cell(n, r));
+            }
+        }
+        for (Range n : nodeSegs) {
+            cells.add(new Cell(n, Range.ANY));
+        }
+        for (Range r : rankSegs) {
+            cells.add(new Cell(Range.ANY, r));
+        }
+        cells.add(new Cell(Range.ANY, Range.ANY));
+        return cells;
+    }
+
+    /** @return the profiles less each one whose removal changes no communicator's rules */
+    private static List<Profile> withoutUnused(List<Profile> profiles, List<Range> nodeSegs, List<Range> rankSegs) {
         List<long[]> probes = new ArrayList<>();
         for (long n : probes(nodeSegs)) {
             for (long r : probes(rankSegs)) {
@@ -289,16 +316,7 @@ public final class NcclExampleConfig {
                 i++;
             }
         }
-        if (profiles.isEmpty()) {
-            profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
-        }
-        Policy policy = new Policy(
-                policyName,
-                Mode.ENFORCE,
-                "Imported by nccl-tuner import from NCCL example-tuner config " + file + " (first matching line wins).",
-                profiles,
-                null);
-        return new Result(policy, warnings, ruleLines);
+        return profiles;
     }
 
     /**
@@ -360,7 +378,20 @@ public final class NcclExampleConfig {
     }
 
     /** A line left out of the rules where more than MAX_CANDIDATES distinct lines match before it. */
-    private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {}
+    private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {
+        /** @return why config line {@code line} is not used over the buckets where it was left out */
+        String message(int line) {
+            long to = lastBucket + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(lastBucket + 1) : -1L;
+            return "not used for " + collective + " [" + ByteSize.format(SizeGrid.lowerBound(firstBucket)) + ", "
+                    + ByteSize.format(to) + "): lines "
+                    + kept.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + " match there first with "
+                    + PolicyLoader.MAX_CANDIDATES
+                    + " different algorithm/protocol pairs and a policy rule lists at most "
+                    + PolicyLoader.MAX_CANDIDATES + " candidates (NCCL reaches line " + line
+                    + " there only when it offers none of them)";
+        }
+    }
 
     /**
      * As {@link #rules}, keeping the regBuff column: resolved once for regBuff 0 (lines naming 0 or
@@ -386,15 +417,7 @@ public final class NcclExampleConfig {
     }
 
     private static Rule withRegBuff(Rule r, boolean regBuff, Map<Rule, List<Integer>> ruleLines) {
-        Rule t = new Rule(
-                r.collective(),
-                r.fromBytes(),
-                r.toBytes(),
-                r.numPipeOps(),
-                r.ncclPick(),
-                r.ncclRegret(),
-                r.candidates(),
-                regBuff);
+        Rule t = r.withRegBuff(regBuff);
         ruleLines.put(t, ruleLines.getOrDefault(r, List.of()));
         return t;
     }
@@ -414,115 +437,160 @@ public final class NcclExampleConfig {
             if (ls.isEmpty()) {
                 continue;
             }
-            // numPipeOps segments: the axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each
-            // named value or range, so no line's numPipeOps splits a segment
-            TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
-            for (Line l : ls) {
-                if (!l.numPipeOps().equals(Range.ANY)) {
-                    cuts.add(Math.max(1, l.numPipeOps().min()));
-                    if (l.numPipeOps().max() != Long.MAX_VALUE) {
-                        cuts.add(l.numPipeOps().max() + 1);
-                    }
-                }
-            }
-            List<Range> segs = new ArrayList<>();
-            for (long lo : cuts) {
-                Long next = cuts.higher(lo);
-                segs.add(new Range(lo, next == null ? Long.MAX_VALUE : next - 1));
-            }
-            if (segs.size() == 1) {
-                segs.set(0, Range.ANY);
-            }
-            // per segment and bucket: the ordered candidates of the matching lines
-            record Piece(Range pipe, long from, long to, List<Candidate> cands, List<Integer> lines) {}
             List<Piece> pieces = new ArrayList<>();
-            for (Range seg : segs) {
-                Piece open = null;
-                for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
-                    List<Candidate> cands = new ArrayList<>();
-                    List<Integer> from = new ArrayList<>();
-                    if (b < SizeGrid.BUCKETS) {
-                        long size = SizeGrid.lowerBound(b);
-                        for (Line l : ls) {
-                            boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
-                                    && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
-                            boolean pipeOk = l.numPipeOps().equals(Range.ANY)
-                                    || l.numPipeOps().contains(seg.min());
-                            if (sizeOk
-                                    && pipeOk
-                                    && cands.stream()
-                                            .noneMatch(c -> c.algorithm()
-                                                            == l.candidate().algorithm()
-                                                    && c.protocol()
-                                                            == l.candidate().protocol())) {
-                                if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
-                                    // NCCL would try this line only after the first four, all not offered: keep those
-                                    final int bucket = b;
-                                    final List<Integer> kept = List.copyOf(from);
-                                    dropped.merge(
-                                            l.line(),
-                                            new Dropped(coll, b, b, kept),
-                                            (old, x) -> new Dropped(
-                                                    old.collective(),
-                                                    Math.min(old.firstBucket(), bucket),
-                                                    Math.max(old.lastBucket(), bucket),
-                                                    old.kept()));
-                                    continue;
-                                }
-                                cands.add(l.candidate());
-                                from.add(l.line());
-                            }
-                        }
-                    }
-                    if (open != null && !open.cands().equals(cands)) {
-                        long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
-                        pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
-                        open = null;
-                    }
-                    if (open == null && !cands.isEmpty()) {
-                        open = new Piece(seg, SizeGrid.lowerBound(b), 0, cands, new ArrayList<>(from));
-                    } else if (open != null) {
-                        for (int x : from) {
-                            if (!open.lines().contains(x)) {
-                                open.lines().add(x);
-                            }
-                        }
-                    }
-                }
+            for (Range seg : pipeSegments(ls)) {
+                pieces.addAll(pieces(coll, ls, seg, dropped));
             }
-            // merge pieces that differ only by neighbouring numPipeOps segments
-            List<Piece> merged = new ArrayList<>();
-            for (Piece p : pieces) {
-                Piece prev = null;
-                for (Piece m : merged) {
-                    if (m.from() == p.from()
-                            && m.to() == p.to()
-                            && m.cands().equals(p.cands())
-                            && m.pipe().max() != Long.MAX_VALUE
-                            && m.pipe().max() + 1 == p.pipe().min()) {
-                        prev = m;
-                    }
-                }
-                if (prev != null) {
-                    merged.remove(prev);
-                    List<Integer> ln = new ArrayList<>(prev.lines());
-                    p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
-                    long max = p.pipe().max();
-                    Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE
-                            ? Range.ANY
-                            : new Range(prev.pipe().min(), max);
-                    merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));
-                } else {
-                    merged.add(p);
-                }
-            }
-            for (Piece p : merged) {
+            for (Piece p : mergeNeighbours(pieces)) {
                 Rule r = new Rule(coll, p.from(), p.to(), p.pipe(), null, Double.NaN, p.cands());
                 out.add(r);
                 ruleLines.put(r, p.lines().stream().sorted().toList());
             }
         }
-        // at most MAX_RULES_PER_BUCKET numPipeOps-distinct rules per (collective, bucket)
+        checkRulesPerBucket(file, out, ruleLines);
+        return out;
+    }
+
+    /**
+     * The numPipeOps axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each value or range
+     * the lines name, so no line's numPipeOps splits a segment; one segment is {@link Range#ANY}.
+     */
+    private static List<Range> pipeSegments(List<Line> ls) {
+        TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
+        for (Line l : ls) {
+            if (!l.numPipeOps().equals(Range.ANY)) {
+                cuts.add(Math.max(1, l.numPipeOps().min()));
+                if (l.numPipeOps().max() != Long.MAX_VALUE) {
+                    cuts.add(l.numPipeOps().max() + 1);
+                }
+            }
+        }
+        List<Range> segs = new ArrayList<>();
+        for (long lo : cuts) {
+            Long next = cuts.higher(lo);
+            segs.add(new Range(lo, next == null ? Long.MAX_VALUE : next - 1));
+        }
+        if (segs.size() == 1) {
+            segs.set(0, Range.ANY);
+        }
+        return segs;
+    }
+
+    /**
+     * A stretch of grid buckets of one numPipeOps segment with the same candidates.
+     *
+     * @param pipe the numPipeOps segment
+     * @param from first byte
+     * @param to end (exclusive), -1 for no bound
+     * @param cands the candidates, in the order NCCL's plugin tries the lines
+     * @param lines the config lines they come from
+     */
+    private record Piece(Range pipe, long from, long to, List<Candidate> cands, List<Integer> lines) {}
+
+    /** The stretches of one numPipeOps segment where the same lines match first, bucket by bucket. */
+    private static List<Piece> pieces(Collective coll, List<Line> ls, Range seg, Map<Integer, Dropped> dropped) {
+        List<Piece> pieces = new ArrayList<>();
+        Piece open = null;
+        for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
+            List<Candidate> cands = new ArrayList<>();
+            List<Integer> from = new ArrayList<>();
+            if (b < SizeGrid.BUCKETS) {
+                matching(coll, ls, seg, b, cands, from, dropped);
+            }
+            if (open != null && !open.cands().equals(cands)) {
+                long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
+                pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
+                open = null;
+            }
+            if (open == null && !cands.isEmpty()) {
+                open = new Piece(seg, SizeGrid.lowerBound(b), 0, cands, new ArrayList<>(from));
+            } else if (open != null) {
+                for (int x : from) {
+                    if (!open.lines().contains(x)) {
+                        open.lines().add(x);
+                    }
+                }
+            }
+        }
+        return pieces;
+    }
+
+    /**
+     * The candidates of the lines that match bucket b's smallest size in a numPipeOps segment, the
+     * first line of each algorithm/protocol pair in file order, at most {@link
+     * PolicyLoader#MAX_CANDIDATES}; a further one is recorded in {@code dropped}.
+     */
+    private static void matching(
+            Collective coll,
+            List<Line> ls,
+            Range seg,
+            int b,
+            List<Candidate> cands,
+            List<Integer> from,
+            Map<Integer, Dropped> dropped) {
+        long size = SizeGrid.lowerBound(b);
+        for (Line l : ls) {
+            boolean sizeOk = Long.compareUnsigned(size, l.from()) >= 0
+                    && (l.to() == -1L || Long.compareUnsigned(size, l.to()) < 0);
+            boolean pipeOk = l.numPipeOps().equals(Range.ANY) || l.numPipeOps().contains(seg.min());
+            if (!sizeOk
+                    || !pipeOk
+                    || cands.stream()
+                            .anyMatch(c -> c.algorithm() == l.candidate().algorithm()
+                                    && c.protocol() == l.candidate().protocol())) {
+                continue;
+            }
+            if (cands.size() == PolicyLoader.MAX_CANDIDATES) {
+                // NCCL would try this line only after the first four, all not offered: keep those
+                List<Integer> kept = List.copyOf(from);
+                dropped.merge(
+                        l.line(),
+                        new Dropped(coll, b, b, kept),
+                        (old, x) -> new Dropped(
+                                old.collective(),
+                                Math.min(old.firstBucket(), b),
+                                Math.max(old.lastBucket(), b),
+                                old.kept()));
+                continue;
+            }
+            cands.add(l.candidate());
+            from.add(l.line());
+        }
+    }
+
+    /** Merges pieces that differ only by neighbouring numPipeOps segments. */
+    private static List<Piece> mergeNeighbours(List<Piece> pieces) {
+        List<Piece> merged = new ArrayList<>();
+        for (Piece p : pieces) {
+            Piece prev = null;
+            for (Piece m : merged) {
+                if (m.from() == p.from()
+                        && m.to() == p.to()
+                        && m.cands().equals(p.cands())
+                        && m.pipe().max() != Long.MAX_VALUE
+                        && m.pipe().max() + 1 == p.pipe().min()) {
+                    prev = m;
+                }
+            }
+            if (prev != null) {
+                merged.remove(prev);
+                List<Integer> ln = new ArrayList<>(prev.lines());
+                p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
+                long max = p.pipe().max();
+                Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE
+                        ? Range.ANY
+                        : new Range(prev.pipe().min(), max);
+                merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));
+            } else {
+                merged.add(p);
+            }
+        }
+        return merged;
+    }
+
+    /** Refuses more than {@link PolicyLoader#MAX_RULES_PER_BUCKET} numPipeOps-distinct rules per (collective, bucket). */
+    private static void checkRulesPerBucket(String file, List<Rule> out, Map<Rule, List<Integer>> ruleLines)
+            throws InputException {
         for (Collective coll : Collective.values()) {
             int[] count = new int[SizeGrid.BUCKETS];
             for (Rule r : out) {
@@ -543,7 +611,6 @@ public final class NcclExampleConfig {
                 }
             }
         }
-        return out;
     }
 
     // ---- one line ------------------------------------------------------------------------------
@@ -643,7 +710,7 @@ public final class NcclExampleConfig {
 
     /**
      * @return nNodes/nRanks/numPipeOps matched: ANY for -1, one value, or (NCCLX, {@code [lo,hi]} /
-     *     {@code [lo,]} as {@link ConfigFormats#shapeCount} writes it) a range, its lower end raised to 1
+     *     {@code [lo,]} as {@link ConfigFormats#count} writes it) a range, its lower end raised to 1
      */
     private static Range shape(String where, String s, String what, boolean intervals) throws InputException {
         if (intervals && ConfigFormats.isInterval(s)) {

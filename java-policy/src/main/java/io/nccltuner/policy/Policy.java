@@ -172,6 +172,14 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
             this(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, null);
         }
 
+        /**
+         * @param regBuff the regBuff value to match, or null for any
+         * @return the same rule, matching only calls of that regBuff
+         */
+        public Rule withRegBuff(Boolean regBuff) {
+            return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, regBuff);
+        }
+
         /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
         public boolean containsBytes(long nBytes) {
             return Long.compareUnsigned(nBytes, fromBytes) >= 0

@@ -291,6 +291,27 @@ public final class Compiler {
         public double policyRegret() {
             return regret(policyUs(), bestUs());
         }
+
+        /**
+         * @param fromBytes first byte of the grid buckets the size governs
+         * @param toBytes end (exclusive) of those buckets; -1 for no bound
+         * @return the same verdict, placed on the grid buckets [fromBytes, toBytes)
+         */
+        SizeResult placed(long fromBytes, long toBytes) {
+            return new SizeResult(
+                    nBytes,
+                    fromBytes,
+                    toBytes,
+                    nccl,
+                    ncclPick,
+                    pickInferred,
+                    ncclUs,
+                    ncclRegret,
+                    noiseMargin,
+                    candidates,
+                    ranking,
+                    note);
+        }
     }
 
     /**
@@ -399,7 +420,7 @@ public final class Compiler {
         Map<GroupKey, Boolean> tables = new HashMap<>();
         for (Measurement m : data.measurements()) {
             int colon = m.source().lastIndexOf(':');
-            String file = colon > 0 ? m.source().substring(0, colon) : m.source();
+            String file = fileOf(m.source());
             String src;
             List<Integer> pooled = data.pooledTables().get(file);
             GroupKey k = new GroupKey(
@@ -490,6 +511,7 @@ public final class Compiler {
         for (PoolingProblem p : unverifiedPooling(data, o)) { // compile refuses these unless --pool-anyway
             warnings.add("inputs: " + p.message());
         }
+        Map<GroupKey, Map<Measurement.Hardware, Set<String>>> machines = machines(data, o, warnings);
         // group -> size -> config -> times
         Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped =
                 new TreeMap<>(Comparator.comparingInt((GroupKey k) -> k.nRanks())
@@ -499,15 +521,62 @@ public final class Compiler {
                         .thenComparingLong(k -> k.numPipeOps().max())
                         .thenComparing(k -> String.valueOf(k.hardware())));
         Map<GroupKey, Map<Long, Map<RunConfig, List<Double>>>> p95s = new HashMap<>();
-        // machines per shape: inputs of one shape from different GPUs or NCCL versions are not replicates
-        Map<GroupKey, Map<Measurement.Hardware, java.util.Set<String>>> machines = new LinkedHashMap<>();
         for (Measurement m : data.measurements()) {
-            GroupKey k =
-                    new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
-            int colon = m.source().lastIndexOf(':');
-            machines.computeIfAbsent(k, x -> new LinkedHashMap<>())
+            GroupKey k = shapeOf(m, o);
+            if (machines.get(k).size() > 1) {
+                k = new GroupKey(k.collective(), k.nRanks(), k.nNodes(), k.numPipeOps(), m.hardware());
+            }
+            grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
+                    .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
+                    .computeIfAbsent(m.config(), x -> new ArrayList<>())
+                    .add(m.timeUs());
+            if (!Double.isNaN(m.p95Us())) {
+                p95s.computeIfAbsent(k, x -> new HashMap<>())
+                        .computeIfAbsent(m.nBytes(), x -> new HashMap<>())
+                        .computeIfAbsent(m.config(), x -> new ArrayList<>())
+                        .add(m.p95Us());
+            }
+        }
+        // in group order (a hash set of keys with enum fields would name a different pair each run)
+        checkPipeOpsOverlap(grouped.keySet().stream()
+                .map(GroupKey::shape)
+                .collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new)));
+        warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
+        Map<GroupKey, java.util.TreeSet<Long>> holes = holes(data, o, grouped);
+        List<Group> groups = new ArrayList<>();
+        for (var e : grouped.entrySet()) {
+            Group g = group(
+                    e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o, warnings);
+            groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
+        }
+        Policy policy = new Policy(o.name(), o.mode(), description(o), profiles(groups), null);
+        return new Compilation(policy, groups, warnings, data.refused(), o);
+    }
+
+    /** @return the file of a {@code file:line} source (the whole source when it names no line) */
+    private static String fileOf(String source) {
+        int colon = source.lastIndexOf(':');
+        return colon > 0 ? source.substring(0, colon) : source;
+    }
+
+    /** @return the group of a measurement's shape, without its machine */
+    private static GroupKey shapeOf(Measurement m, Options o) {
+        return new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
+    }
+
+    /**
+     * The machines each shape was measured on, with a warning per shape measured on several: inputs
+     * of one shape from different GPUs or NCCL versions are not replicates, but compiled apart.
+     *
+     * @return shape -> machine (null: not printed) -> the files of that machine
+     */
+    private static Map<GroupKey, Map<Measurement.Hardware, Set<String>>> machines(
+            MeasurementSet data, Options o, List<String> warnings) {
+        Map<GroupKey, Map<Measurement.Hardware, Set<String>>> machines = new LinkedHashMap<>();
+        for (Measurement m : data.measurements()) {
+            machines.computeIfAbsent(shapeOf(m, o), x -> new LinkedHashMap<>())
                     .computeIfAbsent(m.hardware(), x -> new java.util.LinkedHashSet<>())
-                    .add(colon > 0 ? m.source().substring(0, colon) : m.source());
+                    .add(fileOf(m.source()));
         }
         for (var e : machines.entrySet()) {
             if (e.getValue().size() > 1) {
@@ -525,33 +594,20 @@ public final class Compiler {
                                 : ""));
             }
         }
-        for (Measurement m : data.measurements()) {
-            GroupKey k =
-                    new GroupKey(m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps());
-            if (machines.get(k).size() > 1) {
-                k = new GroupKey(k.collective(), k.nRanks(), k.nNodes(), k.numPipeOps(), m.hardware());
-            }
-            grouped.computeIfAbsent(k, x -> new TreeMap<>(Long::compareUnsigned))
-                    .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
-                    .computeIfAbsent(m.config(), x -> new ArrayList<>())
-                    .add(m.timeUs());
-            if (!Double.isNaN(m.p95Us())) {
-                p95s.computeIfAbsent(k, x -> new HashMap<>())
-                        .computeIfAbsent(m.nBytes(), x -> new HashMap<>())
-                        .computeIfAbsent(m.config(), x -> new ArrayList<>())
-                        .add(m.p95Us());
-            }
-        }
-        checkPipeOpsOverlap(
-                grouped.keySet().stream().map(GroupKey::shape).collect(java.util.stream.Collectors.toSet()));
-        warnUnmatchedSelections(data.selections(), grouped.keySet(), warnings);
-        List<Group> groups = new ArrayList<>();
-        // sizes measured only by refused rows: no rule may reach over them (input handling, issue 13)
+        return machines;
+    }
+
+    /**
+     * Sizes measured only by refused rows, per group: no rule may reach over them (input handling,
+     * issue 13). A hole of a shape holds for each machine of that shape.
+     */
+    private static Map<GroupKey, java.util.TreeSet<Long>> holes(
+            MeasurementSet data, Options o, Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped) {
         Map<GroupKey, java.util.TreeSet<Long>> holes = new HashMap<>();
         for (MeasurementSet.Hole h : data.holes()) {
             GroupKey hk =
                     new GroupKey(h.collective(), h.nRanks(), h.nNodes(), o.anyPipeOps() ? Range.ANY : h.numPipeOps());
-            for (var g : grouped.entrySet()) { // a hole of a shape holds for each machine of that shape
+            for (var g : grouped.entrySet()) {
                 GroupKey k = g.getKey();
                 if (k.shape().equals(hk) && !g.getValue().containsKey(h.nBytes())) {
                     holes.computeIfAbsent(k, x -> new java.util.TreeSet<>(Long::compareUnsigned))
@@ -559,11 +615,17 @@ public final class Compiler {
                 }
             }
         }
-        for (var e : grouped.entrySet()) {
-            Group g = group(
-                    e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o, warnings);
-            groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
-        }
+        return holes;
+    }
+
+    /**
+     * The policy's profiles: per shape (nRanks, nNodes), one per machine named where the shape was
+     * measured on several, then one for any machine. The first matching profile applies, so a
+     * machine's profile carries the shape's other rules too: those of collectives measured on one
+     * machine only; a collective this machine measured keeps its own rules (the signature-less
+     * input's rules for it go to the any-machine profile, last).
+     */
+    private static List<Profile> profiles(List<Group> groups) {
         Map<List<Object>, List<Rule>> byShape = new LinkedHashMap<>();
         for (Group g : groups) {
             List<Object> shape =
@@ -571,38 +633,22 @@ public final class Compiler {
             shape.add(g.key().hardware()); // null: one machine (or none named) for the shape
             byShape.computeIfAbsent(shape, x -> new ArrayList<>()).addAll(g.rules());
         }
-        List<Profile> profiles = new ArrayList<>();
-        List<Profile> anyMachine = new ArrayList<>();
         Map<List<Object>, List<Rule>> shared = new HashMap<>(); // rules of collectives measured on one machine
         for (var e : byShape.entrySet()) {
             if (e.getKey().get(2) == null) {
                 shared.put(e.getKey().subList(0, 2), e.getValue());
             }
         }
+        List<Profile> profiles = new ArrayList<>();
+        List<Profile> anyMachine = new ArrayList<>();
         for (var e : byShape.entrySet()) {
             int r = (Integer) e.getKey().get(0);
             int n = (Integer) e.getKey().get(1);
             Measurement.Hardware hw = (Measurement.Hardware) e.getKey().get(2);
             List<Rule> rules = new ArrayList<>(e.getValue());
             if (hw != null) {
-                // the first matching profile applies: a machine's profile carries the shape's other rules too,
-                // those of collectives measured on one machine only; a collective this machine measured keeps
-                // its own rules (the signature-less input's rules for it go to the any-machine profile, last)
-                Set<List<Object>> own = new java.util.HashSet<>();
-                for (Group g : groups) {
-                    if (hw.equals(g.key().hardware())
-                            && g.key().nRanks() == r
-                            && g.key().nNodes() == n) {
-                        own.add(List.of(g.key().collective(), g.key().numPipeOps()));
-                    }
-                }
-                for (Rule x : shared.getOrDefault(e.getKey().subList(0, 2), List.of())) {
-                    if (own.stream()
-                            .noneMatch(
-                                    k -> k.get(0) == x.collective() && ((Range) k.get(1)).intersects(x.numPipeOps()))) {
-                        rules.add(x);
-                    }
-                }
+                rules.addAll(sharedRules(
+                        groups, hw, r, n, shared.getOrDefault(e.getKey().subList(0, 2), List.of())));
             }
             rules.sort(Comparator.comparing(Rule::collective)
                     .thenComparingLong(x -> x.numPipeOps().min())
@@ -611,19 +657,51 @@ public final class Compiler {
             if (hw == null) {
                 // after the machine-named profiles of the same shape: the first matching profile applies
                 anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));
-                continue;
+            } else {
+                profiles.add(machineProfile(name, r, n, rules, hw));
             }
-            long code = hw.versionCode();
-            io.nccltuner.policy.HardwareMatch match = new io.nccltuner.policy.HardwareMatch(
-                    null, null, null, code > 0 ? Range.exactly(code) : null, hw.gpu(), null);
-            String tag = ((hw.gpu() == null ? "" : hw.gpu().replaceFirst("^NVIDIA ", ""))
-                            + (code > 0 ? "-nccl" + hw.ncclVersion() : ""))
-                    .replaceAll("[^A-Za-z0-9.]+", "-")
-                    .replaceAll("^-|-$", "");
-            profiles.add(new Profile(name + "-" + tag, Range.exactly(r), Range.exactly(n), rules, match, List.of()));
         }
         profiles.addAll(anyMachine);
-        String desc = o.description() != null
+        return profiles;
+    }
+
+    /** @return the shape's rules of collectives (and numPipeOps) the machine did not measure itself */
+    private static List<Rule> sharedRules(
+            List<Group> groups, Measurement.Hardware hw, int nRanks, int nNodes, List<Rule> shared) {
+        Set<List<Object>> own = new java.util.HashSet<>();
+        for (Group g : groups) {
+            if (hw.equals(g.key().hardware())
+                    && g.key().nRanks() == nRanks
+                    && g.key().nNodes() == nNodes) {
+                own.add(List.of(g.key().collective(), g.key().numPipeOps()));
+            }
+        }
+        List<Rule> out = new ArrayList<>();
+        for (Rule x : shared) {
+            if (own.stream()
+                    .noneMatch(k -> k.get(0) == x.collective() && ((Range) k.get(1)).intersects(x.numPipeOps()))) {
+                out.add(x);
+            }
+        }
+        return out;
+    }
+
+    /** A machine's profile: matches its GPU name and NCCL version, named after them ({@code -H200-nccl2.28.9}). */
+    private static Profile machineProfile(
+            String name, int nRanks, int nNodes, List<Rule> rules, Measurement.Hardware hw) {
+        long code = hw.versionCode();
+        io.nccltuner.policy.HardwareMatch match = new io.nccltuner.policy.HardwareMatch(
+                null, null, null, code > 0 ? Range.exactly(code) : null, hw.gpu(), null);
+        String tag = ((hw.gpu() == null ? "" : hw.gpu().replaceFirst("^NVIDIA ", ""))
+                        + (code > 0 ? "-nccl" + hw.ncclVersion() : ""))
+                .replaceAll("[^A-Za-z0-9.]+", "-")
+                .replaceAll("^-|-$", "");
+        return new Profile(name + "-" + tag, Range.exactly(nRanks), Range.exactly(nNodes), rules, match, List.of());
+    }
+
+    /** The policy's description, when the options give none: the settings it was compiled with. */
+    private static String description(Options o) {
+        return o.description() != null
                 ? o.description()
                 : "Compiled by nccl-tuner compile: threshold " + pct(o.threshold()) + ", noise margin "
                         + o.noiseSigmas() + " x combined noise"
@@ -632,8 +710,6 @@ public final class Compiler {
                                         + (o.window() == 1 ? "" : "s") + " each side, minimax regret"
                                 : " (CV)")
                         + ", at most 4 candidates per rule.";
-        Policy policy = new Policy(o.name(), o.mode(), desc, profiles, null);
-        return new Compilation(policy, groups, warnings, data.refused(), o);
     }
 
     private static void checkPipeOpsOverlap(Set<GroupKey> keys) throws InputException {
@@ -666,9 +742,7 @@ public final class Compiler {
     private static void warnUnmatchedSelections(List<RunSelection> sels, Set<GroupKey> keys, List<String> warnings) {
         Map<String, List<RunSelection>> byFile = new LinkedHashMap<>();
         for (RunSelection s : sels) {
-            int colon = s.source().lastIndexOf(':');
-            byFile.computeIfAbsent(colon > 0 ? s.source().substring(0, colon) : s.source(), x -> new ArrayList<>())
-                    .add(s);
+            byFile.computeIfAbsent(fileOf(s.source()), x -> new ArrayList<>()).add(s);
         }
         for (var e : byFile.entrySet()) {
             if (e.getValue().stream().anyMatch(s -> keys.stream().anyMatch(k -> matches(k, s)))) {
@@ -789,6 +863,30 @@ public final class Compiler {
         return null;
     }
 
+    /**
+     * A measured size before its verdict.
+     *
+     * @param size the size, bytes
+     * @param runs per configuration, the replicates' times (microseconds)
+     * @param pick NCCL's pick there, from the logs, or null
+     * @param inferred whether the pick was inferred between two logged sizes
+     * @param ncclUs NCCL's time: the median of its unforced runs and its pick's forced runs (NaN: none)
+     * @param ncclCv their coefficient of variation
+     * @param nccl their stats, or null without any
+     * @param best the fastest median there (NCCL's or a candidate's)
+     * @param note what is special about NCCL's time there, or ""
+     */
+    private record Pre(
+            long size,
+            Map<RunConfig, List<Double>> runs,
+            RunConfig pick,
+            boolean inferred,
+            double ncclUs,
+            double ncclCv,
+            Stats nccl,
+            double best,
+            String note) {}
+
     private static Group group(
             GroupKey key,
             TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
@@ -796,128 +894,199 @@ public final class Compiler {
             List<RunSelection> sels,
             Options o,
             List<String> warnings) {
-        double k = o.noiseSigmas();
-        // first pass: per size stats, NCCL's time, best
-        record Pre(
-                long size,
-                Map<RunConfig, List<Double>> runs,
-                RunConfig pick,
-                boolean inferred,
-                double ncclUs,
-                double ncclCv,
-                Stats nccl,
-                double best,
-                String note) {}
         List<Pre> pres = new ArrayList<>();
-        Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
         for (var e : bySize.entrySet()) {
-            long size = e.getKey();
-            Map<RunConfig, List<Double>> runs = e.getValue();
-            Pick picked = pickAt(key, size, sels, warnings);
-            RunConfig pick = picked == null ? null : picked.config();
-            boolean inferred = picked != null && picked.inferred();
-            List<Double> auto = runs.get(RunConfig.AUTO);
-            // NCCL's time: its unforced runs, plus the forced runs of its pick when a log names it (the
-            // same configuration, so more replicates of the same thing)
-            List<Double> ncclRuns = new ArrayList<>();
-            if (auto != null) {
-                ncclRuns.addAll(auto);
-            }
-            String note = "";
-            if (pick != null && runs.containsKey(pick)) {
-                ncclRuns.addAll(runs.get(pick));
-                note = auto == null
-                        ? "NCCL's pick timed from its forced runs"
-                        : "NCCL's pick: unforced and forced runs pooled";
-            } else if (auto == null) {
-                note = "no unforced run (NCCL's own pick) at this size";
-            }
-            double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
-            double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
-            double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
-            // NCCL's pick pooled with its forced runs is one configuration, timed by ncclUs: its forced
-            // runs alone are not another candidate to beat it (NCCL never "loses" to itself)
-            RunConfig pooled = pick != null && auto != null && runs.containsKey(pick) ? pick : null;
-            for (var r : runs.entrySet()) {
-                if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
-                    best = Math.min(best, median(r.getValue()));
-                }
-            }
-            Stats ncclStats = ncclRuns.isEmpty()
-                    ? null
-                    : new Stats(
-                            RunConfig.AUTO,
-                            ncclRuns.size(),
-                            ncclUs,
-                            ncclCv,
-                            regret(ncclUs, best),
-                            Double.NaN,
-                            0,
-                            regret(ncclUs, best),
-                            min(ncclRuns),
-                            max(ncclRuns));
-            pres.add(new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note));
-            for (var r : runs.entrySet()) {
-                if (r.getKey().isCandidate()) {
-                    double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
-                    s[0] += Math.log1p(regret(median(r.getValue()), best));
-                    s[1]++;
-                }
-            }
+            pres.add(pre(key, e.getKey(), e.getValue(), sels, warnings));
         }
-        Comparator<RunConfig> groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
-                .thenComparing(RunConfig::label);
-        // per configuration, per size index: median (NaN where not measured); NCCL's own series
-        int n = pres.size();
-        int w = o.window();
-        Map<RunConfig, double[]> series = new HashMap<>();
-        double[] ncclSeries = new double[n];
-        double[] bests = new double[n];
-        for (int i = 0; i < n; i++) {
-            Pre p = pres.get(i);
-            ncclSeries[i] = p.ncclUs();
-            bests[i] = p.best();
-            for (var r : p.runs().entrySet()) {
-                if (r.getKey().isCandidate()) {
-                    series.computeIfAbsent(r.getKey(), x -> {
-                                double[] a = new double[n];
-                                java.util.Arrays.fill(a, Double.NaN);
-                                return a;
-                            })[i] =
-                            median(r.getValue());
-                }
-            }
-        }
-        Map<RunConfig, double[]> p95Series = new HashMap<>();
-        double[] p95Best = new double[n];
-        java.util.Arrays.fill(p95Best, Double.POSITIVE_INFINITY);
-        for (int i = 0; i < n; i++) {
-            Map<RunConfig, List<Double>> at = p95BySize.getOrDefault(pres.get(i).size(), Map.of());
-            for (var r : at.entrySet()) {
-                double v = median(r.getValue());
-                if (r.getKey().isCandidate()) {
-                    p95Series
-                            .computeIfAbsent(r.getKey(), x -> {
-                                double[] a = new double[n];
-                                java.util.Arrays.fill(a, Double.NaN);
-                                return a;
-                            })[i] = v;
-                }
-                p95Best[i] = Math.min(p95Best[i], v);
-            }
-        }
-        // second pass: verdicts
+        Verdicts v = new Verdicts(pres, p95BySize, o);
         List<SizeResult> results = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < pres.size(); i++) {
+            results.add(v.at(i));
+        }
+        return buckets(key, results, o, warnings);
+    }
+
+    /** A size's runs with NCCL's pick and time there, and the best time. */
+    private static Pre pre(
+            GroupKey key,
+            long size,
+            Map<RunConfig, List<Double>> runs,
+            List<RunSelection> sels,
+            List<String> warnings) {
+        Pick picked = pickAt(key, size, sels, warnings);
+        RunConfig pick = picked == null ? null : picked.config();
+        boolean inferred = picked != null && picked.inferred();
+        List<Double> auto = runs.get(RunConfig.AUTO);
+        // NCCL's time: its unforced runs, plus the forced runs of its pick when a log names it (the
+        // same configuration, so more replicates of the same thing)
+        List<Double> ncclRuns = new ArrayList<>();
+        if (auto != null) {
+            ncclRuns.addAll(auto);
+        }
+        String note = "";
+        if (pick != null && runs.containsKey(pick)) {
+            ncclRuns.addAll(runs.get(pick));
+            note = auto == null
+                    ? "NCCL's pick timed from its forced runs"
+                    : "NCCL's pick: unforced and forced runs pooled";
+        } else if (auto == null) {
+            note = "no unforced run (NCCL's own pick) at this size";
+        }
+        double ncclUs = ncclRuns.isEmpty() ? Double.NaN : median(ncclRuns);
+        double ncclCv = ncclRuns.isEmpty() ? Double.NaN : cv(ncclRuns);
+        double best = Double.isNaN(ncclUs) ? Double.POSITIVE_INFINITY : ncclUs;
+        // NCCL's pick pooled with its forced runs is one configuration, timed by ncclUs: its forced
+        // runs alone are not another candidate to beat it (NCCL never "loses" to itself)
+        RunConfig pooled = pick != null && auto != null && runs.containsKey(pick) ? pick : null;
+        for (var r : runs.entrySet()) {
+            if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
+                best = Math.min(best, median(r.getValue()));
+            }
+        }
+        Stats ncclStats = ncclRuns.isEmpty()
+                ? null
+                : new Stats(
+                        RunConfig.AUTO,
+                        ncclRuns.size(),
+                        ncclUs,
+                        ncclCv,
+                        regret(ncclUs, best),
+                        Double.NaN,
+                        0,
+                        regret(ncclUs, best),
+                        min(ncclRuns),
+                        max(ncclRuns));
+        return new Pre(size, runs, pick, inferred, ncclUs, ncclCv, ncclStats, best, note);
+    }
+
+    /** @return a series of n sizes none of which is measured yet (all NaN) */
+    private static double[] unmeasured(int n) {
+        double[] a = new double[n];
+        java.util.Arrays.fill(a, Double.NaN);
+        return a;
+    }
+
+    /**
+     * The verdicts of one group's sizes: each candidate's stats at a size (with its neighbour jump
+     * and worst regret over the window), which candidates beat NCCL's pick there by more than the
+     * threshold and the noise margin, and their ranking.
+     */
+    private static final class Verdicts {
+        final List<Pre> pres;
+        final Options o;
+        final int n;
+        /** per candidate, per size index: the median time (NaN where not measured) */
+        final Map<RunConfig, double[]> series = new HashMap<>();
+
+        final double[] ncclSeries;
+        final double[] bests;
+        /** per candidate, per size index: the median P95 (NaN where not measured) */
+        final Map<RunConfig, double[]> p95Series = new HashMap<>();
+        /** per size index: the smallest median P95 */
+        final double[] p95Best;
+        /** candidates by their mean ln(1 + regret) over the group's sizes, then by name */
+        final Comparator<RunConfig> groupOrder;
+
+        Verdicts(List<Pre> pres, Map<Long, Map<RunConfig, List<Double>>> p95BySize, Options o) {
+            this.pres = pres;
+            this.o = o;
+            this.n = pres.size();
+            ncclSeries = new double[n];
+            bests = new double[n];
+            Map<RunConfig, double[]> score = new HashMap<>(); // sum of ln(median/best), count
+            for (int i = 0; i < n; i++) {
+                Pre p = pres.get(i);
+                ncclSeries[i] = p.ncclUs();
+                bests[i] = p.best();
+                for (var r : p.runs().entrySet()) {
+                    if (r.getKey().isCandidate()) {
+                        double med = median(r.getValue());
+                        double[] s = score.computeIfAbsent(r.getKey(), x -> new double[2]);
+                        s[0] += Math.log1p(regret(med, p.best()));
+                        s[1]++;
+                        series.computeIfAbsent(r.getKey(), x -> unmeasured(n))[i] = med;
+                    }
+                }
+            }
+            groupOrder = Comparator.<RunConfig>comparingDouble(c -> score.get(c)[0] / score.get(c)[1])
+                    .thenComparing(RunConfig::label);
+            p95Best = new double[n];
+            java.util.Arrays.fill(p95Best, Double.POSITIVE_INFINITY);
+            for (int i = 0; i < n; i++) {
+                Map<RunConfig, List<Double>> at =
+                        p95BySize.getOrDefault(pres.get(i).size(), Map.of());
+                for (var r : at.entrySet()) {
+                    double v = median(r.getValue());
+                    if (r.getKey().isCandidate()) {
+                        p95Series.computeIfAbsent(r.getKey(), x -> unmeasured(n))[i] = v;
+                    }
+                    p95Best[i] = Math.min(p95Best[i], v);
+                }
+            }
+        }
+
+        /** The verdict at size index i (its grid range not yet set). */
+        SizeResult at(int i) {
             Pre p = pres.get(i);
+            int w = o.window();
+            double k = o.noiseSigmas();
             double ncclJump = w > 0 ? jump(ncclSeries, i, w) : 0;
+            List<Stats> cands = candidates(i);
+            double bestNoise;
+            if (!cands.isEmpty()
+                    && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
+                bestNoise = w > 0 ? cands.getFirst().noise() : cands.getFirst().cv();
+            } else {
+                bestNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
+            }
+            double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
+            double ncclRegret = regret(p.ncclUs(), p.best());
+            List<Stats> kept = new ArrayList<>();
+            if (!Double.isNaN(p.ncclUs())) {
+                for (Stats c : cands) {
+                    if (c.config().equals(p.pick())) {
+                        continue;
+                    }
+                    double gain = p.ncclUs() / c.medianUs() - 1;
+                    double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
+                    if (gain > Math.max(o.threshold(), orZero(m))) {
+                        kept.add(c);
+                    }
+                }
+            }
+            List<Stats> ranking = w > 0 ? minimax(i, kept) : byTies(kept);
+            if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
+                ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
+            }
+            String note = p.note();
+            if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
+                note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
+            }
+            return new SizeResult(
+                    p.size(),
+                    0,
+                    0,
+                    p.nccl(),
+                    p.pick(),
+                    p.inferred(),
+                    p.ncclUs(),
+                    ncclRegret,
+                    margin(k, ncclNoise, bestNoise),
+                    cands,
+                    List.copyOf(ranking),
+                    note);
+        }
+
+        /** Every candidate measured at size index i, fastest first (NCCL's pick pooled with its unforced runs is not one). */
+        List<Stats> candidates(int i) {
+            Pre p = pres.get(i);
+            int w = o.window();
             List<Stats> cands = new ArrayList<>();
             // NCCL's pick pooled with its unforced runs is NCCL's time, not a candidate besides it
             RunConfig pooled = p.pick() != null && p.runs().containsKey(RunConfig.AUTO) ? p.pick() : null;
             for (var r : p.runs().entrySet()) {
                 if (r.getKey().isCandidate() && !r.getKey().equals(pooled)) {
                     double med = median(r.getValue());
-                    double cv = cv(r.getValue());
                     double[] ser = series.get(r.getKey());
                     double[] p95 = p95Series.get(r.getKey());
                     double wr = regret(med, p.best());
@@ -932,7 +1101,7 @@ public final class Compiler {
                             r.getKey(),
                             r.getValue().size(),
                             med,
-                            cv,
+                            cv(r.getValue()),
                             regret(med, p.best()),
                             p95 == null ? Double.NaN : p95[i],
                             w > 0 ? jump(ser, i, w) : 0,
@@ -943,84 +1112,48 @@ public final class Compiler {
             }
             cands.sort(Comparator.comparingDouble(Stats::medianUs)
                     .thenComparing(st -> st.config().label()));
-            double bestNoise;
-            if (!cands.isEmpty()
-                    && (Double.isNaN(p.ncclUs()) || cands.getFirst().medianUs() < p.ncclUs())) {
-                bestNoise = w > 0 ? cands.getFirst().noise() : cands.getFirst().cv();
-            } else {
-                bestNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
-            }
-            double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
-            double ncclRegret = regret(p.ncclUs(), p.best());
-            double noise = margin(k, ncclNoise, bestNoise);
-            List<Stats> kept = new ArrayList<>();
-            if (!Double.isNaN(p.ncclUs())) {
-                RunConfig pickCfg = p.pick();
-                for (Stats c : cands) {
-                    if (c.config().equals(pickCfg)) {
-                        continue;
-                    }
-                    double gain = p.ncclUs() / c.medianUs() - 1;
-                    double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
-                    if (gain > Math.max(o.threshold(), orZero(m))) {
-                        kept.add(c);
-                    }
-                }
-            }
-            List<Stats> ranking = new ArrayList<>();
-            if (w > 0) {
-                // minimax: the candidate whose worst regret over the window is least; then the least P95
-                // regret over the size itself; then the name (a stable order)
-                double p95b = p95Best[i];
-                kept.sort(Comparator.comparingDouble(Stats::windowRegret)
-                        .thenComparingDouble(
-                                st -> Double.isNaN(st.p95Us()) ? Double.POSITIVE_INFINITY : st.p95Us() / p95b)
-                        .thenComparing(st -> st.config().label()));
-                ranking.addAll(kept);
-            } else {
-                // tie clusters ordered by group-wide regret
-                int a = 0;
-                while (a < kept.size()) {
-                    Stats lead = kept.get(a);
-                    List<Stats> cluster = new ArrayList<>();
-                    cluster.add(lead);
-                    int b = a + 1;
-                    while (b < kept.size()) {
-                        Stats c = kept.get(b);
-                        double tol = Math.max(o.tie(), orZero(margin(k, lead.cv(), c.cv())));
-                        if (c.medianUs() > lead.medianUs() * (1 + tol)) {
-                            break;
-                        }
-                        cluster.add(c);
-                        b++;
-                    }
-                    cluster.sort(Comparator.comparing(Stats::config, groupOrder));
-                    ranking.addAll(cluster);
-                    a = b;
-                }
-            }
-            if (ranking.size() > io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES) {
-                ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
-            }
-            String note = p.note();
-            if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
-                note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
-            }
-            results.add(new SizeResult(
-                    p.size(),
-                    0,
-                    0,
-                    p.nccl(),
-                    p.pick(),
-                    p.inferred(),
-                    p.ncclUs(),
-                    ncclRegret,
-                    noise,
-                    cands,
-                    List.copyOf(ranking),
-                    note));
+            return cands;
         }
-        return buckets(key, results, o, warnings);
+
+        /**
+         * With a window: the candidate whose worst regret over the window is least first; then the
+         * least P95 regret at the size itself; then the name (a stable order).
+         */
+        List<Stats> minimax(int i, List<Stats> kept) {
+            double p95b = p95Best[i];
+            kept.sort(Comparator.comparingDouble(Stats::windowRegret)
+                    .thenComparingDouble(st -> Double.isNaN(st.p95Us()) ? Double.POSITIVE_INFINITY : st.p95Us() / p95b)
+                    .thenComparing(st -> st.config().label()));
+            return new ArrayList<>(kept);
+        }
+
+        /**
+         * Without a window: by median, except that candidates within the tie tolerance of a better one
+         * (max(tie, noise margin)) are ordered by their regret over all sizes of the group.
+         */
+        List<Stats> byTies(List<Stats> kept) {
+            List<Stats> ranking = new ArrayList<>();
+            int a = 0;
+            while (a < kept.size()) {
+                Stats lead = kept.get(a);
+                List<Stats> cluster = new ArrayList<>();
+                cluster.add(lead);
+                int b = a + 1;
+                while (b < kept.size()) {
+                    Stats c = kept.get(b);
+                    double tol = Math.max(o.tie(), orZero(margin(o.noiseSigmas(), lead.cv(), c.cv())));
+                    if (c.medianUs() > lead.medianUs() * (1 + tol)) {
+                        break;
+                    }
+                    cluster.add(c);
+                    b++;
+                }
+                cluster.sort(Comparator.comparing(Stats::config, groupOrder));
+                ranking.addAll(cluster);
+                a = b;
+            }
+            return ranking;
+        }
     }
 
     /**
@@ -1104,20 +1237,7 @@ public final class Compiler {
         }
         List<SizeResult> placed = new ArrayList<>();
         for (int x = 0; x < sizes.size(); x++) {
-            SizeResult s = sizes.get(x);
-            placed.add(new SizeResult(
-                    s.nBytes(),
-                    from[x],
-                    to[x],
-                    s.nccl(),
-                    s.ncclPick(),
-                    s.pickInferred(),
-                    s.ncclUs(),
-                    s.ncclRegret(),
-                    s.noiseMargin(),
-                    s.candidates(),
-                    s.ranking(),
-                    s.note()));
+            placed.add(sizes.get(x).placed(from[x], to[x]));
         }
         List<Rule> rules = new ArrayList<>();
         List<RangeEstimate> ranges = new ArrayList<>();
@@ -1248,19 +1368,7 @@ public final class Compiler {
                 long cut = SizeGrid.lowerBound(SizeGrid.bucket(h));
                 to = Long.compareUnsigned(cut, s.fromBytes()) > 0 ? cut : s.toBytes();
             }
-            placed.add(new SizeResult(
-                    s.nBytes(),
-                    s.fromBytes(),
-                    to,
-                    s.nccl(),
-                    s.ncclPick(),
-                    s.pickInferred(),
-                    s.ncclUs(),
-                    s.ncclRegret(),
-                    s.noiseMargin(),
-                    s.candidates(),
-                    s.ranking(),
-                    s.note()));
+            placed.add(s.placed(s.fromBytes(), to));
         }
         // forbidden [bucket of the hole, bucket of the next measured size); -1 is "no bound", which is
         // also the largest value in unsigned order

@@ -1,5 +1,6 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.model.NodeCount;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
@@ -35,8 +36,9 @@ import java.util.regex.Pattern;
  *       run's lines (a command line), else the file name.
  *   <li>nRanks comes from the option, else NCCL's {@code comm ... nRanks N nNodes M} INFO line,
  *       else the number of {@code # Rank N ...} device lines; nNodes from the option, else the
- *       INFO line, else the number of distinct host names in the device lines (which undercounts
- *       when NCCL_HOSTID makes one host look like several).
+ *       INFO line (with a warning where the device lines count otherwise), else the nodes NCCL
+ *       counts from the device lines ({@link NodeCount}: each rank's NCCL_HOSTID where NCCL's ENV
+ *       lines or a command line say it, else its host name).
  *   <li>The forced configuration comes from NCCL's INFO lines ({@code NCCL_ALGO / NCCL_PROTO /
  *       NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS / NCCL_MIN_CTAS / NCCL_MAX_CTAS set by environment
  *       to ...}), else from the options; a run with neither measured NCCL's own pick. TUNING
@@ -122,8 +124,6 @@ public final class NcclTestsLog {
         }
     }
 
-    private static final Pattern RANK_LINE =
-            Pattern.compile("^#\\s+Rank\\s+(\\d+)\\s+(?:Group\\s+\\d+\\s+)?Pid\\s+\\d+\\s+on\\s+(\\S+)\\s+device");
     private static final Pattern PROGRAM = Pattern.compile(
             "\\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|gather|scatter|hypercube)_perf");
     private static final Pattern AGG = Pattern.compile("agg iters:\\s*(\\d+)");
@@ -133,6 +133,8 @@ public final class NcclTestsLog {
      */
     private static final Pattern FORCED_NONE =
             Pattern.compile("NCCL INFO TUNER/Java: force (\\S+) applied to none of the \\d+ calls");
+    /** The end of NCCL's comm INIT line on a multi-node NVLink system, {@code ... localRank 0 MNNVL 1} (2.20+). */
+    private static final Pattern MNNVL = Pattern.compile("\\bMNNVL [1-9]");
     /** NCCL's INFO line {@code NCCL version 2.28.9+cuda13.0}. */
     private static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
     /** nccl-tests' header {@code nccl-library=22809} (NCCL_VERSION_CODE, 2.9 and later). */
@@ -304,68 +306,61 @@ public final class NcclTestsLog {
 
     private void run() throws IOException, InputException {
         int measuredBefore = into.measurements().size();
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        List<Split> split = split(lines);
-        List<Segment> segments = new ArrayList<>();
-        Segment cur = new Segment();
-        segments.add(cur);
-        for (int i = 0; i < split.size(); i++) {
-            int ln = i + 1;
-            Split sp = split.get(i);
-            String line = sp.text();
-            String t = line.strip();
-            boolean marker = t.startsWith("# nccl-tests version")
-                    || t.startsWith("# Collective test starting")
-                    || t.startsWith("# nThread");
-            boolean footer = t.equals("#")
-                    || t.startsWith("# Collective test concluded")
-                    || t.startsWith("# Out of bounds")
-                    || t.startsWith("# Avg bus bandwidth");
-            Layout header = t.startsWith("#") ? layout(t) : null;
-            boolean newTable = header != null && cur.layout != null && (!cur.rows.isEmpty() || cur.closed);
-            if ((marker && cur.started()) || (cur.closed && !t.isEmpty() && !footer) || newTable) {
-                cur.finishRow(ln);
-                cur = new Segment();
-                segments.add(cur);
-            }
-            if (marker) {
-                cur.runHeader = true;
-            }
-            if (!t.isEmpty()) {
-                if (cur.pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
-                    cur.finishRow(ln);
-                }
-                if (t.startsWith("#")) {
-                    cur.comment(ln, t);
-                } else if (cur.pending != null) {
-                    cur.pending.add(ln, t);
-                } else if (cur.layout != null && !cur.closed && Character.isDigit(t.charAt(0))) {
-                    cur.pending = new RawRow(ln, cur.layout);
-                    cur.pending.add(ln, t);
-                } else {
-                    cur.other(ln, line);
-                }
-                if (cur.pending != null) {
-                    // a row ends at a real line end; an NCCL line glued after it (or an NCCL WARN, which
-                    // starts with a newline of its own) means nccl-tests has not finished printing it
-                    boolean more = sp.nccl() != null || sp.warnNext();
-                    if (cur.pending.complete(!more)) {
-                        cur.rows.add(cur.pending);
-                        cur.pending = null;
-                    }
-                }
-            }
-            if (sp.nccl() != null && sp.nccl().contains("NCCL INFO")) {
-                cur.info(ln, sp.nccl());
-            }
-        }
-        cur.finishRow(-1);
+        List<Segment> segments = segments(split(Files.readAllLines(file, StandardCharsets.UTF_8)));
         if (launcherPrefixed > 0) {
             into.warn(
                     file.toString(),
                     launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
                             + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
         }
+        resolveAll(segments, measuredBefore);
+    }
+
+    /** A line that starts a run: {@code # nccl-tests version}, {@code # Collective test starting}, {@code # nThread}. */
+    private static boolean isRunHeader(String t) {
+        return t.startsWith("# nccl-tests version")
+                || t.startsWith("# Collective test starting")
+                || t.startsWith("# nThread");
+    }
+
+    /** A line that may follow a size table within its run: a bare {@code #} or one of nccl-tests' closing lines. */
+    private static boolean isFooter(String t) {
+        return t.equals("#")
+                || t.startsWith("# Collective test concluded")
+                || t.startsWith("# Out of bounds")
+                || t.startsWith("# Avg bus bandwidth");
+    }
+
+    /** Cuts the lines into runs, each with at most one size table; the first may be empty. */
+    private List<Segment> segments(List<Split> split) throws InputException {
+        List<Segment> segments = new ArrayList<>();
+        Segment cur = new Segment();
+        segments.add(cur);
+        for (int i = 0; i < split.size(); i++) {
+            int ln = i + 1;
+            Split sp = split.get(i);
+            String t = sp.text().strip();
+            if (cur.endsBefore(t)) {
+                cur.finishRow(ln);
+                cur = new Segment();
+                segments.add(cur);
+            }
+            if (isRunHeader(t)) {
+                cur.runHeader = true;
+            }
+            cur.read(ln, sp);
+        }
+        cur.finishRow(-1);
+        return segments;
+    }
+
+    /**
+     * Resolves each run's table into measurements, then refuses a file none of whose tables gives any
+     * (naming why), and warns about skipped runs and runs nothing says were forced.
+     *
+     * @param measuredBefore how many measurements {@link #into} held before this file
+     */
+    private void resolveAll(List<Segment> segments, int measuredBefore) throws InputException {
         int used = 0;
         int tables = 0;
         List<String> skipped = new ArrayList<>();
@@ -457,13 +452,13 @@ public final class NcclTestsLog {
         if (unknown.isEmpty()) {
             return;
         }
+        Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
+        for (Unforced u : unknown) {
+            byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
+                    .add(u);
+        }
         if (!options.poolRuns()) {
             // tables pasted without their run headers: other machines or settings, not replicates
-            Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
-            for (Unforced u : unknown) {
-                byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
-                        .add(u);
-            }
             for (List<Unforced> same : byShape.values()) {
                 if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
                     Unforced second = same.get(1);
@@ -491,17 +486,7 @@ public final class NcclTestsLog {
                         + " no forced configuration (no NCCL INFO "
                         + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO "
                         + "were set, say so with --in " + file + " --algo X --proto Y");
-        Map<List<Object>, List<Integer>> same = new LinkedHashMap<>();
-        for (Unforced u : unknown) {
-            same.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
-                    .add(u.line());
-        }
         if (options.poolRuns()) { // header-less tables pooled on the user's word: the compiler checks they agree
-            Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
-            for (Unforced u : unknown) {
-                byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
-                        .add(u);
-            }
             for (List<Unforced> g : byShape.values()) {
                 if (g.size() > 1 && g.stream().anyMatch(u -> !u.runHeader())) {
                     into.pooledTables(
@@ -509,14 +494,14 @@ public final class NcclTestsLog {
                 }
             }
         }
-        for (var e : same.entrySet()) {
+        for (var e : byShape.entrySet()) {
             if (e.getValue().size() > 1) {
                 into.warn(
                         file.toString(),
                         e.getValue().size() + " runs of " + e.getKey().get(0) + " at nRanks "
                                 + e.getKey().get(1) + ", nNodes " + e.getKey().get(2) + " (tables at lines "
                                 + e.getValue().stream()
-                                        .map(String::valueOf)
+                                        .map(u -> String.valueOf(u.line()))
                                         .collect(java.util.stream.Collectors.joining(", "))
                                 + ") cannot be told apart: pooled as replicates of NCCL's own pick; if they were forced differently, "
                                 + "split the file and pass each with --in FILE --algo X --proto Y");
@@ -697,13 +682,16 @@ public final class NcclTestsLog {
         boolean nThread;
         boolean runHeader;
         int aggIters = 1;
-        final List<String> hosts = new ArrayList<>();
-        final List<Integer> rankIndex = new ArrayList<>();
-        final List<String> devices = new ArrayList<>();
+        final List<NodeCount.Rank> ranks = new ArrayList<>(); // the '# Rank' device lines
+        final Map<String, String> hostIds = new LinkedHashMap<>(); // host:pid -> its NCCL_HOSTID (NCCL INFO)
+        String hostIdWhere; // the first such line
+        final Set<String> echoedHostIds = new java.util.LinkedHashSet<>(); // NCCL_HOSTID=... before the table
+        String echoedHostIdWhere; // the first line that sets one
         final Map<String, String[]> env = new LinkedHashMap<>(); // name -> {value, where}
         final Map<String, String[]> echoed = new LinkedHashMap<>(); // name -> {value, where}
         int commRanks;
         int commNodes;
+        boolean commMnnvl; // the comm line's "MNNVL 1"
         String commWhere;
         String ncclVersion; // NCCL's "NCCL version 2.28.9+cuda12.9" INFO line
         String libraryVersion; // nccl-tests' "nccl-library=22809"
@@ -727,6 +715,49 @@ public final class NcclTestsLog {
             }
         }
 
+        /**
+         * Whether a line belongs to the next run rather than this one: a run header once this one has
+         * started, anything but a footer after this one's footer, or a second table header.
+         */
+        boolean endsBefore(String t) {
+            Layout header = t.startsWith("#") ? layout(t) : null;
+            boolean newTable = header != null && layout != null && (!rows.isEmpty() || closed);
+            return (isRunHeader(t) && started()) || (closed && !t.isEmpty() && !isFooter(t)) || newTable;
+        }
+
+        /** Reads one line of this run: a comment, (part of) a row, another line, and the NCCL line glued to it. */
+        void read(int ln, Split sp) throws InputException {
+            String line = sp.text();
+            String t = line.strip();
+            if (!t.isEmpty()) {
+                if (pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
+                    finishRow(ln);
+                }
+                if (t.startsWith("#")) {
+                    comment(ln, t);
+                } else if (pending != null) {
+                    pending.add(ln, t);
+                } else if (layout != null && !closed && Character.isDigit(t.charAt(0))) {
+                    pending = new RawRow(ln, layout);
+                    pending.add(ln, t);
+                } else {
+                    other(ln, line);
+                }
+                if (pending != null) {
+                    // a row ends at a real line end; an NCCL line glued after it (or an NCCL WARN, which
+                    // starts with a newline of its own) means nccl-tests has not finished printing it
+                    boolean more = sp.nccl() != null || sp.warnNext();
+                    if (pending.complete(!more)) {
+                        rows.add(pending);
+                        pending = null;
+                    }
+                }
+            }
+            if (sp.nccl() != null && sp.nccl().contains("NCCL INFO")) {
+                info(ln, sp.nccl());
+            }
+        }
+
         void info(int ln, String line) throws InputException {
             Matcher f = FORCED_NONE.matcher(line);
             if (f.find()) {
@@ -741,6 +772,12 @@ public final class NcclTestsLog {
             Matcher m = NcclRunLog.ENV.matcher(line);
             if (m.find()) {
                 env.put(m.group(1), new String[] {m.group(2).strip(), at(ln)});
+                Matcher h = NodeCount.HOSTID_INFO.matcher(line);
+                String process = NodeCount.process(line);
+                if (h.find() && process != null) {
+                    hostIds.putIfAbsent(process, h.group(1));
+                    hostIdWhere = hostIdWhere == null ? at(ln) : hostIdWhere;
+                }
                 return;
             }
             m = NcclRunLog.COMM.matcher(line);
@@ -755,6 +792,7 @@ public final class NcclTestsLog {
                 }
                 commRanks = r;
                 commNodes = n;
+                commMnnvl = MNNVL.matcher(line).find();
                 commWhere = at(ln);
                 return;
             }
@@ -775,6 +813,11 @@ public final class NcclTestsLog {
             }
             if (layout != null) {
                 return;
+            }
+            Set<String> ids = NodeCount.echoed(line);
+            if (!ids.isEmpty()) {
+                echoedHostIds.addAll(ids);
+                echoedHostIdWhere = echoedHostIdWhere == null ? at(ln) : echoedHostIdWhere;
             }
             Matcher e = ECHOED_ENV.matcher(line);
             Map<String, String> here = new LinkedHashMap<>();
@@ -808,13 +851,7 @@ public final class NcclTestsLog {
             boolean other = false;
             while (n.find()) {
                 String w = n.group(1).toLowerCase(Locale.ROOT).replaceAll("[_-]", "");
-                Collective c = collectiveOfProgram(
-                        switch (w) {
-                            case "allreduce" -> "all_reduce";
-                            case "allgather" -> "all_gather";
-                            case "reducescatter" -> "reduce_scatter";
-                            default -> w;
-                        });
+                Collective c = collectiveOfName(w);
                 if (c == null) {
                     other = true;
                     first = first == null ? w : first;
@@ -848,12 +885,9 @@ public final class NcclTestsLog {
             } else if (t.startsWith("# Out of bounds values") || t.startsWith("# Avg bus bandwidth")) {
                 closed = layout != null;
             } else {
-                Matcher r = RANK_LINE.matcher(t);
-                if (r.find()) {
-                    rankIndex.add(Integer.parseInt(r.group(1)));
-                    hosts.add(r.group(2));
-                    int d = t.indexOf(']', r.end());
-                    devices.add(d > 0 ? t.substring(d + 1).strip() : "");
+                NodeCount.Rank r = NodeCount.Rank.parse(t);
+                if (r != null) {
+                    ranks.add(r);
                     return;
                 }
                 if (layout == null) {
@@ -871,8 +905,17 @@ public final class NcclTestsLog {
         }
     }
 
-    private static Collective collectiveOfProgram(String p) {
-        return switch (p) {
+    /**
+     * The collective an nccl-tests program measures (nccl-tests src/*.cu: all_reduce_perf is
+     * ncclAllReduce, all_gather_perf ncclAllGather, reduce_scatter_perf ncclReduceScatter,
+     * broadcast_perf ncclBroadcast, reduce_perf ncclReduce).
+     *
+     * @param program the program's name without {@code _perf} ({@code all_reduce})
+     * @return the collective, or null for a program whose calls never reach a tuner (alltoall,
+     *     sendrecv, gather, scatter, hypercube) or an unknown name
+     */
+    public static Collective collectiveOfProgram(String program) {
+        return switch (program) {
             case "all_reduce" -> Collective.AllReduce;
             case "all_gather" -> Collective.AllGather;
             case "reduce_scatter" -> Collective.ReduceScatter;
@@ -880,6 +923,17 @@ public final class NcclTestsLog {
             case "reduce" -> Collective.Reduce;
             default -> null;
         };
+    }
+
+    /** @return the collective a {@link #NAMED} word (lower case, no '_' or '-': {@code allreduce}) names, or null */
+    private static Collective collectiveOfName(String word) {
+        return collectiveOfProgram(
+                switch (word) {
+                    case "allreduce" -> "all_reduce";
+                    case "allgather" -> "all_gather";
+                    case "reducescatter" -> "reduce_scatter";
+                    default -> word;
+                });
     }
 
     /** @return alltoall, sendrecv, gather, scatter or hypercube when the file name says so, else null */
@@ -1041,13 +1095,7 @@ public final class NcclTestsLog {
             return coll;
         }
         if (s.named != null) {
-            Collective coll = collectiveOfProgram(
-                    switch (s.named) {
-                        case "allreduce" -> "all_reduce";
-                        case "allgather" -> "all_gather";
-                        case "reducescatter" -> "reduce_scatter";
-                        default -> s.named;
-                    });
+            Collective coll = collectiveOfName(s.named);
             if (coll == null) {
                 skipped.add(at(s.namedLine) + ": line " + s.namedLine + " names " + s.named + " for this table; "
                         + notAsked(s.named) + "; run skipped");
@@ -1075,6 +1123,9 @@ public final class NcclTestsLog {
         return coll;
     }
 
+    /** The communicator and call shape a run measured, and the machine it ran on. */
+    private record Shape(Collective collective, int nRanks, int nNodes, Range pipeOps, Measurement.Hardware hardware) {}
+
     /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
     private Unforced resolve(Segment s, List<String> skipped) throws InputException {
         String where = at(s.layoutLine);
@@ -1082,6 +1133,32 @@ public final class NcclTestsLog {
         if (coll == null) {
             return null;
         }
+        List<Row> rows = parseRows(s);
+        RankCount ranks = nRanksOf(s, where, coll, rows);
+        int nNodes = nNodesOf(s, where, ranks, rows);
+        Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
+        String gpu = s.ranks.isEmpty() || s.ranks.getFirst().device().isBlank()
+                ? null
+                : s.ranks.getFirst().device();
+        Measurement.Hardware hardware =
+                Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
+        if (s.aggIters > 1) {
+            into.warn(
+                    where,
+                    "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
+                            + "(the exact numPipeOps NCCL passed is not in the log)");
+        }
+        Map<String, String[]> env = forcingEnv(s, where);
+        Forcing f = forcing(env, coll, where);
+        Tally t = addRows(s, new Shape(coll, ranks.n(), nNodes, pipeOps, hardware), f, rows);
+        warnUnused(s, where, f, t);
+        boolean saysNothing =
+                env.isEmpty() && options.algorithm() == null && options.protocol() == null && options.channels() == 0;
+        return f.auto() && saysNothing ? new Unforced(s.layoutLine, coll, ranks.n(), nNodes, s.runHeader) : null;
+    }
+
+    /** The run's rows; a mangled one is refused and skipped with a warning ({@code --strict}: refuses the file). */
+    private List<Row> parseRows(Segment s) throws InputException {
         List<Row> rows = new ArrayList<>();
         for (RawRow r : s.rows) {
             try {
@@ -1101,132 +1178,240 @@ public final class NcclTestsLog {
                 into.warn(at(r.line), "mangled row skipped: " + why + " (--strict refuses the file)");
             }
         }
-        // communicator shape
+        return rows;
+    }
+
+    /**
+     * A run's nRanks, and whether its '# Rank' lines are missing some ranks (then their host names do
+     * not count the nodes).
+     */
+    private record RankCount(int n, boolean missingLines) {}
+
+    /** nRanks: {@code --ranks}, else NCCL's comm line, else the '# Rank' lines, else busbw/algbw. */
+    private RankCount nRanksOf(Segment s, String where, Collective coll, List<Row> rows) throws InputException {
         int nRanks = options.nRanks();
         if (nRanks > 0 && s.commWhere != null && s.commRanks != nRanks) {
             throw new InputException(s.commWhere, "NCCL says nRanks " + s.commRanks + " but --ranks says " + nRanks);
         }
         double[] bounds = ratioBounds(rows);
         List<Integer> fit = ranksFitting(coll, bounds);
-        boolean missingRankLines = false;
-        if (nRanks == 0 && s.commWhere != null) {
-            nRanks = s.commRanks;
-        } else if (nRanks == 0 && !s.rankIndex.isEmpty()) {
-            int count = (int) s.rankIndex.stream().distinct().count();
-            int max = s.rankIndex.stream().mapToInt(Integer::intValue).max().orElse(0);
-            if (max + 1 == count) {
-                nRanks = count;
-            } else {
-                missingRankLines = true;
-                if (fit.isEmpty() || fit.contains(max + 1)) {
-                    nRanks = max + 1;
-                    into.warn(
-                            where,
-                            "nRanks " + nRanks + " inferred from the highest rank index (Rank " + max + ") of "
-                                    + count + " '# Rank' line" + (count == 1 ? "" : "s")
-                                    + (fit.isEmpty()
-                                            ? ""
-                                            : ", consistent with busbw/algbw " + ratio(bounds) + " of " + coll));
-                } else if (fit.getFirst() > max + 1 && fit.size() == 1) {
-                    nRanks = fit.getFirst();
-                    into.warn(
-                            where,
-                            "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
-                                    + " (the '# Rank' lines go up to Rank " + max + ")");
-                } else {
-                    throw new InputException(
-                            where,
-                            "cannot tell nRanks: " + count + " '# Rank' line" + (count == 1 ? "" : "s")
-                                    + " up to Rank " + max + ", and busbw/algbw " + ratio(bounds) + " of " + coll
-                                    + " fits nRanks "
-                                    + ranksText(fit) + "; pass --ranks");
-                }
-            }
-        } else if (nRanks == 0) {
-            if (fit.size() == 1) {
-                nRanks = fit.getFirst();
-                into.warn(
-                        where,
-                        "nRanks " + nRanks + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
-                                + " (no '# Rank' lines, no NCCL 'comm ... nRanks' line); pass --ranks if that is wrong");
-            } else {
-                throw new InputException(
-                        where,
-                        "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
-                                + "'comm ... nRanks' line before this table"
-                                + (fit.isEmpty()
-                                        ? ""
-                                        : ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks "
-                                                + ranksText(fit))
-                                + "; pass --ranks");
-            }
+        if (nRanks > 0) {
+            return new RankCount(nRanks, false);
         }
+        if (s.commWhere != null) {
+            return new RankCount(s.commRanks, false);
+        }
+        if (!s.ranks.isEmpty()) {
+            return nRanksOfRankLines(s, where, coll, bounds, fit);
+        }
+        if (fit.size() == 1) {
+            into.warn(
+                    where,
+                    "nRanks " + fit.getFirst() + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+                            + " (no '# Rank' lines, no NCCL 'comm ... nRanks' line); pass --ranks if that is wrong");
+            return new RankCount(fit.getFirst(), false);
+        }
+        throw new InputException(
+                where,
+                "cannot tell nRanks: no '# Rank N ...' device lines and no NCCL "
+                        + "'comm ... nRanks' line before this table"
+                        + (fit.isEmpty()
+                                ? ""
+                                : ", and busbw/algbw " + ratio(bounds) + " of " + coll + " fits nRanks "
+                                        + ranksText(fit))
+                        + "; pass --ranks");
+    }
+
+    /**
+     * nRanks from the '# Rank' lines: their count when their indices run 0..n-1, else the highest
+     * index + 1 or the one rank count busbw/algbw allows above it (said in a warning).
+     */
+    private RankCount nRanksOfRankLines(Segment s, String where, Collective coll, double[] bounds, List<Integer> fit)
+            throws InputException {
+        int count = (int) s.ranks.stream().map(NodeCount.Rank::index).distinct().count();
+        int max = s.ranks.stream().mapToInt(NodeCount.Rank::index).max().orElse(0);
+        if (max + 1 == count) {
+            return new RankCount(count, false);
+        }
+        if (fit.isEmpty() || fit.contains(max + 1)) {
+            into.warn(
+                    where,
+                    "nRanks " + (max + 1) + " inferred from the highest rank index (Rank " + max + ") of "
+                            + count + " '# Rank' line" + (count == 1 ? "" : "s")
+                            + (fit.isEmpty() ? "" : ", consistent with busbw/algbw " + ratio(bounds) + " of " + coll));
+            return new RankCount(max + 1, true);
+        }
+        if (fit.getFirst() > max + 1 && fit.size() == 1) {
+            into.warn(
+                    where,
+                    "nRanks " + fit.getFirst() + " inferred from busbw/algbw " + ratio(bounds) + " of " + coll
+                            + " (the '# Rank' lines go up to Rank " + max + ")");
+            return new RankCount(fit.getFirst(), true);
+        }
+        throw new InputException(
+                where,
+                "cannot tell nRanks: " + count + " '# Rank' line" + (count == 1 ? "" : "s")
+                        + " up to Rank " + max + ", and busbw/algbw " + ratio(bounds) + " of " + coll
+                        + " fits nRanks "
+                        + ranksText(fit) + "; pass --ranks");
+    }
+
+    /**
+     * nNodes: {@code --nodes}, else NCCL's comm line, else the nodes NCCL counts from the complete
+     * '# Rank' lines ({@link NodeCount}: their host names, or their processes' NCCL_HOSTID where the
+     * log shows it). Where NCCL's line and the device lines disagree NCCL's wins, with a warning
+     * naming both.
+     */
+    private int nNodesOf(Segment s, String where, RankCount ranks, List<Row> rows) throws InputException {
         int nNodes = options.nNodes();
         if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
             throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
         }
-        if (nNodes == 0 && s.commWhere != null) {
-            nNodes = s.commNodes;
-        } else if (nNodes == 0 && missingRankLines) {
+        if (nNodes > 0) {
+            return nNodes;
+        }
+        NodeCount.Count count =
+                ranks.missingLines() || s.ranks.isEmpty() ? null : NodeCount.of(s.ranks, s.hostIds, s.echoedHostIds);
+        if (s.commWhere != null) {
+            if (count != null && count.nNodes() > 0 && count.nNodes() != s.commNodes) {
+                into.warn(
+                        s.commWhere,
+                        "NCCL says nNodes " + s.commNodes + " but " + told(s, count) + " count " + count.nNodes()
+                                + ": used NCCL's ("
+                                + (count.nNodes() < s.commNodes
+                                        ? "one host is several nodes to NCCL where its ranks set different NCCL_HOSTIDs"
+                                        : s.commMnnvl
+                                                ? "MNNVL 1: the hosts of one NVLink domain are one node to NCCL"
+                                                : "several hosts are one node to NCCL where their ranks set one "
+                                                        + "NCCL_HOSTID, or share one NVLink domain (MNNVL)")
+                                + ")");
+            }
+            return s.commNodes;
+        }
+        if (ranks.missingLines()) {
             throw new InputException(
                     where,
-                    "cannot tell nNodes: the '# Rank' lines name only " + s.rankIndex.size()
-                            + " of " + nRanks
+                    "cannot tell nNodes: the '# Rank' lines name only " + s.ranks.size()
+                            + " of " + ranks.n()
                             + " ranks, so their host names do not count the nodes, and there is no NCCL 'comm ... "
                             + "nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
-        } else if (nNodes == 0) {
-            List<String> distinct = s.hosts.stream().distinct().toList();
-            nNodes = distinct.size();
-            if (nNodes > 1) {
-                boolean mnnvl = s.devices.stream()
-                        .anyMatch(d -> d.matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
-                into.warn(
-                        where,
-                        "nNodes " + nNodes + " counted from the host names of the '# Rank' lines ("
-                                + String.join(", ", distinct.subList(0, Math.min(3, distinct.size())))
-                                + (distinct.size() > 3 ? ", ..." : "")
-                                + "); hosts that share one NVLink domain (MNNVL"
-                                + (mnnvl ? ", as these " + s.devices.getFirst() + " GPUs may" : ": GB200/GB300 NVL72")
-                                + ") are one node to NCCL, which then says 'nNodes 1 ... "
-                                + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
-            }
         }
-        if (nNodes == 0) {
+        if (count == null) {
             throw new InputException(
                     where,
                     "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
                             + "'comm ... nNodes' line before this table"
-                            + (options.nRanks() == 0 && s.commWhere == null && s.rankIndex.isEmpty()
-                                    ? " (nRanks " + nRanks + " is inferred from busbw/algbw " + ratio(bounds) + ")"
+                            + (options.nRanks() == 0
+                                    ? " (nRanks " + ranks.n() + " is inferred from busbw/algbw "
+                                            + ratio(ratioBounds(rows)) + ")"
                                     : "")
                             + "; pass --nodes");
         }
-        Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
-        String gpu = s.devices.isEmpty() || s.devices.getFirst().isBlank() ? null : s.devices.getFirst();
-        Measurement.Hardware hardware =
-                Measurement.Hardware.of(gpu, s.ncclVersion != null ? s.ncclVersion : s.libraryVersion);
-        if (s.aggIters > 1) {
+        return switch (count.source()) {
+            case HOST_NAMES -> nNodesOfHosts(s, where, count);
+            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, where, count);
+            case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
+        };
+    }
+
+    /** Why NCCL_HOSTID leaves nNodes untold: which processes the INFO lines name, or echoes not one per rank. */
+    private InputException unknownNodes(Segment s, String where, RankCount ranks, NodeCount.Count count) {
+        String ids = names(count.hostIds());
+        long named =
+                s.ranks.stream().filter(r -> s.hostIds.containsKey(r.process())).count();
+        return new InputException(
+                where,
+                "cannot tell nNodes: "
+                        + (s.hostIdWhere != null
+                                ? "NCCL's 'NCCL_HOSTID set by environment' lines (from line " + lineOf(s.hostIdWhere)
+                                        + ": " + ids + ") name the NCCL_HOSTID of the processes of " + named
+                                        + " of the " + ranks.n() + " ranks"
+                                : "the NCCL_HOSTID values set from line " + lineOf(s.echoedHostIdWhere) + " (" + ids
+                                        + ") are not one per rank (" + ranks.n() + " ranks)")
+                        + ", so the host names of the '# Rank' lines (" + names(count.hosts())
+                        + ") do not count the nodes NCCL sees (a rank's NCCL_HOSTID is its host to NCCL), and there "
+                        + "is no NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
+    }
+
+    /** @return what told a count, for messages: {@code the host names of the '# Rank' lines (host0)} */
+    private String told(Segment s, NodeCount.Count count) {
+        String ids = names(count.hostIds());
+        return switch (count.source()) {
+            case HOSTID_LINES ->
+                "the NCCL_HOSTIDs of the ranks' processes (" + ids + ", NCCL's 'NCCL_HOSTID set by "
+                        + "environment' lines from line " + lineOf(s.hostIdWhere) + ")";
+            case HOSTID_ECHO ->
+                "the " + count.hostIds().size() + " NCCL_HOSTID values set from line " + lineOf(s.echoedHostIdWhere)
+                        + " (" + ids + "), one per rank";
+            default -> "the host names of the '# Rank' lines (" + names(count.hosts()) + ")";
+        };
+    }
+
+    /** @return the line number of a {@code file:line} this file's {@link #at} wrote */
+    private String lineOf(String where) {
+        return where.substring(file.toString().length() + 1);
+    }
+
+    /** @return the first three names, then ", ..." when there are more */
+    private static String names(List<String> names) {
+        return String.join(", ", names.subList(0, Math.min(3, names.size()))) + (names.size() > 3 ? ", ..." : "");
+    }
+
+    /** The nodes NCCL_HOSTID makes, with a warning where the host names count otherwise. */
+    private int nNodesOfHostIds(Segment s, String where, NodeCount.Count count) {
+        if (count.nNodes() != count.hosts().size()) {
             into.warn(
                     where,
-                    "agg iters " + s.aggIters + ": NCCL saw grouped calls, so the rules get numPipeOps >= 2 "
-                            + "(the exact numPipeOps NCCL passed is not in the log)");
+                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + ", not "
+                            + count.hosts().size()
+                            + " from the host names of the '# Rank' lines (" + names(count.hosts())
+                            + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
+                            + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
+                            + "is wrong");
         }
-        // forced configuration: NCCL's INFO lines, else what a command line or environment echo set
+        return count.nNodes();
+    }
+
+    /** The distinct host names of the '# Rank' lines, with a warning about MNNVL when several. */
+    private int nNodesOfHosts(Segment s, String where, NodeCount.Count count) {
+        List<String> distinct = count.hosts();
+        if (distinct.size() > 1) {
+            boolean mnnvl = s.ranks.stream()
+                    .anyMatch(r -> r.device().matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
+            into.warn(
+                    where,
+                    "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
+                            + names(distinct)
+                            + "); hosts that share one NVLink domain (MNNVL"
+                            + (mnnvl
+                                    ? ", as these " + s.ranks.getFirst().device() + " GPUs may"
+                                    : ": GB200/GB300 NVL72")
+                            + ") are one node to NCCL, which then says 'nNodes 1 ... "
+                            + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
+        }
+        return distinct.size();
+    }
+
+    /**
+     * The forcing variables of a run: NCCL's 'set by environment' INFO lines, else what a command line
+     * or environment echo before the table set (said in a warning; where both name one, NCCL's wins,
+     * with a warning when they differ).
+     *
+     * @return variable name to {value, file:line}
+     */
+    private Map<String, String[]> forcingEnv(Segment s, String where) {
         Map<String, String[]> env = new LinkedHashMap<>(s.env);
         List<String> fromEcho = new ArrayList<>();
         for (var e : s.echoed.entrySet()) {
             String[] info = env.get(e.getKey());
+            String echoLine = lineOf(e.getValue()[1]);
             if (info == null) {
                 env.put(e.getKey(), e.getValue());
-                fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " ("
-                        + e.getValue()[1]
-                                .substring(file.toString().length() + 1)
-                                .replaceFirst("^", "line ") + ")");
+                fromEcho.add(e.getKey() + "=" + e.getValue()[0] + " (line " + echoLine + ")");
             } else if (!info[0].equalsIgnoreCase(e.getValue()[0])) {
                 into.warn(
                         info[1],
-                        "NCCL says " + e.getKey() + " " + info[0] + " but line "
-                                + e.getValue()[1].substring(file.toString().length() + 1) + " sets " + e.getValue()[0]
+                        "NCCL says " + e.getKey() + " " + info[0] + " but line " + echoLine + " sets " + e.getValue()[0]
                                 + "; NCCL's line wins");
             }
         }
@@ -1236,7 +1421,43 @@ public final class NcclTestsLog {
                     "forced " + String.join(", ", fromEcho) + ", read from a command line or environment echo "
                             + "before this table (no NCCL 'set by environment' INFO line says so)");
         }
-        final Collective c = coll;
+        return env;
+    }
+
+    /**
+     * What a run forced.
+     *
+     * @param algo NCCL_ALGO, or null when not forced to one algorithm
+     * @param proto NCCL_PROTO, or null when not forced to one protocol
+     * @param channels the forced channel count (NCCL's maximum), 0 when not forced
+     * @param channelsAmbiguous whether the channel variables name no single count
+     * @param fa NCCL_ALGO as the log gave it
+     * @param fp NCCL_PROTO as the log gave it
+     */
+    private record Forcing(
+            Algorithm algo,
+            Protocol proto,
+            int channels,
+            boolean channelsAmbiguous,
+            Forced<Algorithm> fa,
+            Forced<Protocol> fp) {
+        /** @return whether the run measured NCCL's own pick: nothing forced, not even ambiguously */
+        boolean auto() {
+            return algo == null
+                    && proto == null
+                    && channels == 0
+                    && !fa.ambiguous()
+                    && !fp.ambiguous()
+                    && !channelsAmbiguous;
+        }
+
+        String label() {
+            return new RunConfig(algo, proto, channels).label();
+        }
+    }
+
+    /** The forced configuration: the log's variables, else the options; an option contradicting the log is an error. */
+    private Forcing forcing(Map<String, String[]> env, Collective c, String where) throws InputException {
         Forced<Algorithm> fa = forced(
                 env.get("NCCL_ALGO"),
                 c,
@@ -1263,162 +1484,192 @@ public final class NcclTestsLog {
             // "if ((coll == ncclFuncBroadcast || coll == ncclFuncReduce) && a != NCCL_ALGO_RING) continue;")
             algo = Algorithm.RING;
         }
-        boolean channelsAmbiguous = false;
-        int channels = 0;
-        boolean channelEnv = env.keySet().stream().anyMatch(CHANNEL_ENV::contains);
-        if (channelEnv) {
-            int max = Integer.MAX_VALUE;
-            int min = 0;
-            for (String k : CHANNEL_ENV) {
-                String[] e = env.get(k);
-                if (e == null) {
-                    continue;
-                }
-                int v;
-                try {
-                    v = Integer.parseInt(e[0]);
-                } catch (NumberFormatException ex) {
-                    throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count");
-                }
-                if (k.startsWith("NCCL_MAX")) {
-                    max = Math.min(max, v);
-                } else {
-                    min = Math.max(min, v);
-                }
-            }
-            if (max == Integer.MAX_VALUE
-                    || min > max
-                    || max < 1
-                    || max > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-                channelsAmbiguous = true;
-            } else {
-                channels = max;
-            }
-            if (options.channels() > 0 && options.channels() != channels) {
-                throw new InputException(
-                        where,
-                        "the log's NCCL_*NCHANNELS/NCCL_*_CTAS lines say "
-                                + (channelsAmbiguous ? "no single channel count" : channels + " channels")
-                                + " but --channels says " + options.channels());
-            }
-        } else {
-            channels = options.channels();
+        if (env.keySet().stream().noneMatch(CHANNEL_ENV::contains)) {
+            return new Forcing(algo, proto, options.channels(), false, fa, fp);
         }
-        // what NCCL ran, per size
-        Map<Long, Set<RunConfig>> ran = new HashMap<>();
-        for (NcclRunLog.RawSelection r : s.selections) {
-            if (r.collective() != null && r.collective() != c) {
+        int[] ch = channels(env);
+        boolean ambiguous = ch == null;
+        int channels = ambiguous ? 0 : ch[0];
+        if (options.channels() > 0 && options.channels() != channels) {
+            throw new InputException(
+                    where,
+                    "the log's NCCL_*NCHANNELS/NCCL_*_CTAS lines say "
+                            + (ambiguous ? "no single channel count" : channels + " channels")
+                            + " but --channels says " + options.channels());
+        }
+        return new Forcing(algo, proto, channels, ambiguous, fa, fp);
+    }
+
+    /**
+     * The channel count NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS force: the smallest maximum.
+     *
+     * @return {count}, or null when they name no single count a policy can set (no maximum, min above
+     *     max, outside 1..{@link io.nccltuner.policy.PolicyLoader#MAX_CHANNELS})
+     * @throws InputException when a value is not a number
+     */
+    private static int[] channels(Map<String, String[]> env) throws InputException {
+        int max = Integer.MAX_VALUE;
+        int min = 0;
+        for (String k : CHANNEL_ENV) {
+            String[] e = env.get(k);
+            if (e == null) {
                 continue;
             }
-            RunSelection sel = r.resolve(nRanks, nNodes);
-            ran.computeIfAbsent(sel.nBytes(), k -> new HashSet<>()).add(sel.config());
+            int v;
+            try {
+                v = Integer.parseInt(e[0]);
+            } catch (NumberFormatException ex) {
+                throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count");
+            }
+            if (k.startsWith("NCCL_MAX")) {
+                max = Math.min(max, v);
+            } else {
+                min = Math.max(min, v);
+            }
         }
-        boolean auto = algo == null
-                && proto == null
-                && channels == 0
-                && !fa.ambiguous()
-                && !fp.ambiguous()
-                && !channelsAmbiguous;
-        int incomplete = 0;
-        int forcedNoneRows = 0;
-        int contradicted = 0;
-        int zero = 0;
-        Set<RunConfig> warnedRan = new HashSet<>();
+        if (max == Integer.MAX_VALUE || min > max || max < 1 || max > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+            return null;
+        }
+        return new int[] {max};
+    }
+
+    /** What happened to a run's rows that did not become measurements. */
+    private static final class Tally {
+        int incomplete;
+        int forcedNoneRows;
+        int contradicted;
+        int zero;
+        final Set<RunConfig> warnedRan = new java.util.LinkedHashSet<>(); // in row order: the same message every run
+    }
+
+    /** Adds each usable row's times as measurements (and NCCL's pick, where logged, in unforced runs). */
+    private Tally addRows(Segment s, Shape sh, Forcing f, List<Row> rows) {
+        Map<Long, Set<RunConfig>> ran = new HashMap<>(); // what NCCL ran, per size
+        for (NcclRunLog.RawSelection r : s.selections) {
+            if (r.collective() == null || r.collective() == sh.collective()) {
+                RunSelection sel = r.resolve(sh.nRanks(), sh.nNodes());
+                ran.computeIfAbsent(sel.nBytes(), k -> new HashSet<>()).add(sel.config());
+            }
+        }
+        Tally t = new Tally();
         for (Row row : rows) {
             if (row.size() == 0) {
-                zero++;
+                t.zero++;
                 continue;
             }
-            if (refused(row, nRanks)) {
-                into.hole(c, nRanks, nNodes, pipeOps, row.size());
+            if (refused(row, sh.nRanks())) {
+                into.hole(sh.collective(), sh.nRanks(), sh.nNodes(), sh.pipeOps(), row.size());
                 continue;
             }
             Set<RunConfig> atSize = ran.get(row.size());
             RunConfig actual =
                     atSize != null && atSize.size() == 1 ? atSize.iterator().next() : null;
             RunConfig cfg;
-            if (auto) {
+            if (f.auto()) {
                 cfg = RunConfig.AUTO;
                 if (actual != null) {
                     into.add(new RunSelection(
-                            at(row.line()), c, nRanks, nNodes, row.size(), actual.algorithm(), actual.protocol()));
+                            at(row.line()),
+                            sh.collective(),
+                            sh.nRanks(),
+                            sh.nNodes(),
+                            row.size(),
+                            actual.algorithm(),
+                            actual.protocol()));
                 }
             } else {
-                Algorithm a = algo;
-                Protocol p = proto;
-                if (actual != null) {
-                    if ((a != null && a != actual.algorithm()) || (p != null && p != actual.protocol())) {
-                        contradicted++;
-                        warnedRan.add(actual);
-                    }
-                    a = actual.algorithm();
-                    p = actual.protocol();
-                }
-                if (s.forcedNone != null && actual == null) {
-                    forcedNoneRows++;
-                    continue;
-                }
-                if (a == null || p == null || channelsAmbiguous) {
-                    incomplete++;
-                    continue;
-                }
-                cfg = new RunConfig(a, p, channels);
+                cfg = forcedConfig(s, f, actual, t);
             }
-            Placement pl = options.placement();
-            for (int half = 0; half < row.time().length; half++) {
-                boolean use = row.time().length == 1
-                        || pl == Placement.BOTH
-                        || (half == 0 ? pl == Placement.OUT_OF_PLACE : pl == Placement.IN_PLACE);
-                if (use) {
-                    into.add(new Measurement(
-                            at(row.line()),
-                            c,
-                            nRanks,
-                            nNodes,
-                            pipeOps,
-                            row.size(),
-                            cfg,
-                            row.time()[half],
-                            Double.NaN,
-                            hardware));
-                }
+            if (cfg != null) {
+                addTimes(row, sh, cfg);
             }
         }
-        if (s.forcedNone != null && !auto) {
+        return t;
+    }
+
+    /**
+     * The configuration a forced run's row measured: the forcing, completed or corrected by what NCCL's
+     * selection line says ran at its size; null (counted in the tally) when that is not known.
+     */
+    private static RunConfig forcedConfig(Segment s, Forcing f, RunConfig actual, Tally t) {
+        Algorithm a = f.algo();
+        Protocol p = f.proto();
+        if (actual != null) {
+            if ((a != null && a != actual.algorithm()) || (p != null && p != actual.protocol())) {
+                t.contradicted++;
+                t.warnedRan.add(actual);
+            }
+            a = actual.algorithm();
+            p = actual.protocol();
+        }
+        if (s.forcedNone != null && actual == null) {
+            t.forcedNoneRows++;
+            return null;
+        }
+        if (a == null || p == null || f.channelsAmbiguous()) {
+            t.incomplete++;
+            return null;
+        }
+        return new RunConfig(a, p, f.channels());
+    }
+
+    /** One measurement per half of the row that {@link Options#placement} uses. */
+    private void addTimes(Row row, Shape sh, RunConfig cfg) {
+        Placement pl = options.placement();
+        for (int half = 0; half < row.time().length; half++) {
+            boolean use = row.time().length == 1
+                    || pl == Placement.BOTH
+                    || (half == 0 ? pl == Placement.OUT_OF_PLACE : pl == Placement.IN_PLACE);
+            if (use) {
+                into.add(new Measurement(
+                        at(row.line()),
+                        sh.collective(),
+                        sh.nRanks(),
+                        sh.nNodes(),
+                        sh.pipeOps(),
+                        row.size(),
+                        cfg,
+                        row.time()[half],
+                        Double.NaN,
+                        sh.hardware()));
+            }
+        }
+    }
+
+    /** Warns about the rows of a run that were not used, and why. */
+    private void warnUnused(Segment s, String where, Forcing f, Tally t) {
+        if (s.forcedNone != null && !f.auto()) {
             into.warn(
                     s.forcedNone[1],
                     "the tuner plugin says its NCCL_TUNER_JAVA_FORCE=" + s.forcedNone[0]
                             + " applied to none of the calls (NCCL never offered it): this run measured NCCL's own pick, not "
                             + s.forcedNone[0] + "; "
-                            + (forcedNoneRows > 0
-                                    ? forcedNoneRows + " rows not used (log with "
+                            + (t.forcedNoneRows > 0
+                                    ? t.forcedNoneRows + " rows not used (log with "
                                             + "NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)"
                                     : "used what NCCL's selection lines say ran"));
         }
-        if (incomplete > 0) {
+        if (t.incomplete > 0) {
             into.warn(
                     where,
-                    incomplete + " rows not used: the run forced " + new RunConfig(algo, proto, channels).label()
-                            + (fa.ambiguous() ? " (NCCL_ALGO=" + fa.text() + ")" : "")
-                            + (fp.ambiguous() ? " (NCCL_PROTO=" + fp.text() + ")" : "")
-                            + (channelsAmbiguous
+                    t.incomplete + " rows not used: the run forced " + f.label()
+                            + (f.fa().ambiguous() ? " (NCCL_ALGO=" + f.fa().text() + ")" : "")
+                            + (f.fp().ambiguous() ? " (NCCL_PROTO=" + f.fp().text() + ")" : "")
+                            + (f.channelsAmbiguous()
                                     ? " (no single channel count: a policy can only set NCCL's maximum)"
                                     : "")
                             + " and no TUNING selection line tells the rest; force NCCL_ALGO and NCCL_PROTO, or log with "
                             + "NCCL_DEBUG_SUBSYS=TUNING");
         }
-        if (contradicted > 0) {
+        if (t.contradicted > 0) {
             into.warn(
                     where,
-                    contradicted + " rows ran " + warnedRan + " per NCCL's selection lines, not the forced "
-                            + new RunConfig(algo, proto, channels).label() + "; used what NCCL ran");
+                    t.contradicted + " rows ran " + t.warnedRan + " per NCCL's selection lines, not the forced "
+                            + f.label() + "; used what NCCL ran");
         }
-        if (zero > 0) {
-            into.warn(where, zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
+        if (t.zero > 0) {
+            into.warn(where, t.zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
         }
-        boolean saysNothing =
-                env.isEmpty() && options.algorithm() == null && options.protocol() == null && options.channels() == 0;
-        return auto && saysNothing ? new Unforced(s.layoutLine, c, nRanks, nNodes, s.runHeader) : null;
     }
 
     private boolean refused(Row row, int nRanks) {

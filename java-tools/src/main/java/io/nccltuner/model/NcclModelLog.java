@@ -297,176 +297,191 @@ public record NcclModelLog(String source, List<Communicator> communicators, List
             return s;
         }
 
+        /** A table line's number and text, and the thread that printed it. */
+        record At(int no, String text, String thread, String host, long pid, long tid) {}
+
+        void abandon(At at, String reason) {
+            abandon(at.no(), at.text(), reason, at.thread());
+        }
+
+        /** Reads a line of a cost table (one of its row kinds) on its thread; false when it is none. */
         boolean tableRow(int no, String text, String msg, String thread, String host, long pid, long tid) {
-            Matcher old = LATENCY_ALGBW_ROW.matcher(msg);
-            if (old.matches()) {
-                // up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block
-                List<Algorithm> algos = new ArrayList<>();
-                String[] cells = cells(old.group(1));
-                for (int i = 0; i < cells.length; i++) {
-                    String[] ap = cells[i].split("/");
-                    Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
-                    Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
-                    if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
-                        abandon(no, text, "unexpected column '" + cells[i] + "' in table header", thread);
-                        return true;
-                    }
-                    if (i % 3 == 0) {
-                        algos.add(alg);
-                    }
-                }
-                if (cells.length == 0 || cells.length % 3 != 0) {
-                    abandon(no, text, "table header has " + cells.length + " columns", thread);
-                    return true;
-                }
-                TableState prev = tableByThread.remove(thread);
-                if (prev != null) {
-                    closeTable(prev, thread, host, pid, tid);
-                }
-                endSkip(thread);
-                TableState t = new TableState(no);
-                tableByThread.put(thread, t);
-                t.algorithms.addAll(algos);
-                t.block = algos;
-                t.blockRows = new String[Collective.COUNT][];
-                t.protocolRowSeen = true;
-                t.rows.add(t.blockRows);
-                return true;
+            At at = new At(no, text, thread, host, pid, tid);
+            Matcher m;
+            if ((m = LATENCY_ALGBW_ROW.matcher(msg)).matches()) {
+                latencyAlgBwRow(at, cells(m.group(1)));
+            } else if ((m = ALGORITHM_ROW.matcher(msg)).matches()) {
+                algorithmRow(at, m.group(1));
+            } else if ((m = PROTOCOL_ROW.matcher(msg)).matches()) {
+                protocolRow(at, cells(m.group(1)));
+            } else if ((m = THREADS_ROW.matcher(msg)).matches()) {
+                threadsRow(at, cells(m.group(1)));
+            } else if ((m = COLL_ROW.matcher(msg)).matches()
+                    && Collective.parse(m.group(1)) != null
+                    && m.group(2).contains("/")) {
+                collectiveRow(at, Collective.parse(m.group(1)), cells(m.group(2)));
+            } else {
+                return false;
             }
-            Matcher a = ALGORITHM_ROW.matcher(msg);
-            if (a.matches()) {
-                List<Algorithm> algos = new ArrayList<>();
-                for (String name : a.group(1).split("\\|")) {
-                    if (name.isBlank()) {
-                        continue;
-                    }
-                    Algorithm alg = Algorithm.parse(name.trim());
-                    if (alg == null) {
-                        abandon(no, text, "unknown algorithm '" + name.trim() + "' in table header", thread);
-                        return true;
-                    }
+            return true;
+        }
+
+        /** Up to 2.17: one header row of "Algo/Proto" cells, all algorithms in one block; starts a table. */
+        void latencyAlgBwRow(At at, String[] cells) {
+            List<Algorithm> algos = new ArrayList<>();
+            for (int i = 0; i < cells.length; i++) {
+                String[] ap = cells[i].split("/");
+                Algorithm alg = ap.length == 2 ? Algorithm.parse(ap[0].trim()) : null;
+                Protocol pro = ap.length == 2 ? Protocol.parse(ap[1].trim()) : null;
+                if (alg == null || pro != Protocol.ofId(i % 3) || alg.id() != i / 3) {
+                    abandon(at, "unexpected column '" + cells[i] + "' in table header");
+                    return;
+                }
+                if (i % 3 == 0) {
                     algos.add(alg);
                 }
-                TableState t = tableByThread.get(thread);
-                if (t != null && (algos.isEmpty() || algos.get(0).id() == 0)) {
-                    closeTable(tableByThread.remove(thread), thread, host, pid, tid);
-                    t = null;
+            }
+            if (cells.length == 0 || cells.length % 3 != 0) {
+                abandon(at, "table header has " + cells.length + " columns");
+                return;
+            }
+            TableState prev = tableByThread.remove(at.thread());
+            if (prev != null) {
+                closeTable(prev, at.thread(), at.host(), at.pid(), at.tid());
+            }
+            endSkip(at.thread());
+            TableState t = new TableState(at.no());
+            tableByThread.put(at.thread(), t);
+            t.algorithms.addAll(algos);
+            t.block = algos;
+            t.blockRows = new String[Collective.COUNT][];
+            t.protocolRowSeen = true;
+            t.rows.add(t.blockRows);
+        }
+
+        /**
+         * An {@code Algorithm} row: starts a table when it names algorithm 0 (closing the thread's open
+         * one), else the next block of the open table, which must continue its algorithms.
+         */
+        void algorithmRow(At at, String names) {
+            String thread = at.thread();
+            List<Algorithm> algos = new ArrayList<>();
+            for (String name : names.split("\\|")) {
+                if (name.isBlank()) {
+                    continue;
                 }
-                if (t == null) {
-                    if (!algos.isEmpty() && algos.get(0).id() == 0) {
-                        endSkip(thread); // a new table
-                    }
-                    t = new TableState(no);
-                    tableByThread.put(thread, t);
-                } else if (!blockDone(t)) {
-                    abandon(no, text, "table block started before the previous one was complete", thread);
-                    return true;
+                Algorithm alg = Algorithm.parse(name.trim());
+                if (alg == null) {
+                    abandon(at, "unknown algorithm '" + name.trim() + "' in table header");
+                    return;
                 }
-                if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
-                    if (t.algorithms.isEmpty() && skipping.containsKey(thread)) {
-                        tableByThread.remove(thread);
-                        skipping.get(thread).skip(no); // a later block of the table abandoned before
-                        return true;
-                    }
-                    abandon(
-                            no,
-                            text,
-                            "table header does not continue the algorithms " + t.algorithms
-                                    + " of the table started at line " + t.firstLine,
-                            thread);
-                    return true;
-                }
-                t.algorithms.addAll(algos);
-                t.block = algos;
-                t.blockRows = new String[Collective.COUNT][];
-                t.blockThreads = null;
-                t.protocolRowSeen = false;
-                t.rows.add(t.blockRows);
-                return true;
+                algos.add(alg);
             }
             TableState t = tableByThread.get(thread);
-            Matcher pr = PROTOCOL_ROW.matcher(msg);
-            if (pr.matches()) {
-                if (outsideTable(t, no, text, "Protocol row", thread)) {
-                    return true;
+            if (t != null && (algos.isEmpty() || algos.get(0).id() == 0)) {
+                closeTable(tableByThread.remove(thread), thread, at.host(), at.pid(), at.tid());
+                t = null;
+            }
+            if (t == null) {
+                if (!algos.isEmpty() && algos.get(0).id() == 0) {
+                    endSkip(thread); // a new table
                 }
-                String[] names = cells(pr.group(1));
-                for (int i = 0; i < names.length; i++) {
-                    if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
-                        abandon(no, text, "unexpected protocol '" + names[i] + "' in column " + (i + 1), thread);
-                        return true;
-                    }
+                t = new TableState(at.no());
+                tableByThread.put(thread, t);
+            } else if (!blockDone(t)) {
+                abandon(at, "table block started before the previous one was complete");
+                return;
+            }
+            if (algos.isEmpty() || algos.get(0).id() != t.algorithms.size()) {
+                if (t.algorithms.isEmpty() && skipping.containsKey(thread)) {
+                    tableByThread.remove(thread);
+                    skipping.get(thread).skip(at.no()); // a later block of the table abandoned before
+                    return;
                 }
-                if (names.length < 3 * t.block.size()) {
-                    abandon(
-                            no,
-                            text,
-                            "Protocol row has " + names.length + " columns for " + t.block.size() + " algorithms",
-                            thread);
-                    return true;
+                abandon(
+                        at,
+                        "table header does not continue the algorithms " + t.algorithms
+                                + " of the table started at line " + t.firstLine);
+                return;
+            }
+            t.algorithms.addAll(algos);
+            t.block = algos;
+            t.blockRows = new String[Collective.COUNT][];
+            t.blockThreads = null;
+            t.protocolRowSeen = false;
+            t.rows.add(t.blockRows);
+        }
+
+        /** A {@code Protocol} row: LL, LL128, Simple for each algorithm of the block. */
+        void protocolRow(At at, String[] names) {
+            TableState t = tableByThread.get(at.thread());
+            if (outsideTable(t, at.no(), at.text(), "Protocol row", at.thread())) {
+                return;
+            }
+            for (int i = 0; i < names.length; i++) {
+                if (Protocol.parse(names[i]) != Protocol.ofId(i % 3)) {
+                    abandon(at, "unexpected protocol '" + names[i] + "' in column " + (i + 1));
+                    return;
                 }
-                t.protocolRowSeen = true;
+            }
+            if (names.length < 3 * t.block.size()) {
+                abandon(at, "Protocol row has " + names.length + " columns for " + t.block.size() + " algorithms");
+                return;
+            }
+            t.protocolRowSeen = true;
+        }
+
+        /** A {@code Max NThreads} row: one integer per algorithm and protocol of the block. */
+        void threadsRow(At at, String[] cells) {
+            TableState t = tableByThread.get(at.thread());
+            if (outsideTable(t, at.no(), at.text(), "Max NThreads row", at.thread())
+                    || !fillsBlock(at, t, cells, "Max NThreads row", "values")) {
+                return;
+            }
+            int[] v = new int[cells.length];
+            for (int i = 0; i < cells.length; i++) {
+                if (!cells[i].matches("-?\\d+")) {
+                    abandon(at, "Max NThreads value '" + cells[i] + "' is not an integer");
+                    return;
+                }
+                v[i] = Integer.parseInt(cells[i]);
+            }
+            t.blockThreads = v;
+            t.threads.add(v);
+        }
+
+        /** A collective's row: {@code latency/bandwidth} per algorithm and protocol of the block, once per block. */
+        void collectiveRow(At at, Collective coll, String[] cells) {
+            TableState t = tableByThread.get(at.thread());
+            if (outsideTable(t, at.no(), at.text(), "latency/bandwidth row", at.thread())
+                    || !fillsBlock(at, t, cells, coll + " row", "entries")) {
+                return;
+            }
+            for (String cell : cells) {
+                Matcher e = ENTRY.matcher(cell);
+                if (!e.matches()
+                        || !NUMBER.matcher(e.group(1)).matches()
+                        || !NUMBER.matcher(e.group(2)).matches()) {
+                    abandon(at, "entry '" + cell.trim() + "' is not latency/bandwidth");
+                    return;
+                }
+            }
+            if (t.blockRows[coll.id()] != null) {
+                abandon(at, coll + " row appears twice in one table block");
+                return;
+            }
+            t.blockRows[coll.id()] = cells;
+        }
+
+        /**
+         * Whether a row has one cell per protocol (3) of each algorithm of its block; a row that does not
+         * abandons the table: "{@code row} has N {@code unit} for M algorithms".
+         */
+        boolean fillsBlock(At at, TableState t, String[] cells, String row, String unit) {
+            if (cells.length == 3 * t.block.size()) {
                 return true;
             }
-            Matcher th = THREADS_ROW.matcher(msg);
-            if (th.matches()) {
-                if (outsideTable(t, no, text, "Max NThreads row", thread)) {
-                    return true;
-                }
-                String[] cells = cells(th.group(1));
-                if (cells.length != 3 * t.block.size()) {
-                    abandon(
-                            no,
-                            text,
-                            "Max NThreads row has " + cells.length + " values for " + t.block.size() + " algorithms",
-                            thread);
-                    return true;
-                }
-                int[] v = new int[cells.length];
-                for (int i = 0; i < cells.length; i++) {
-                    if (!cells[i].matches("-?\\d+")) {
-                        abandon(no, text, "Max NThreads value '" + cells[i] + "' is not an integer", thread);
-                        return true;
-                    }
-                    v[i] = Integer.parseInt(cells[i]);
-                }
-                t.blockThreads = v;
-                t.threads.add(v);
-                return true;
-            }
-            Matcher cr = COLL_ROW.matcher(msg);
-            if (cr.matches()
-                    && Collective.parse(cr.group(1)) != null
-                    && cr.group(2).contains("/")) {
-                Collective coll = Collective.parse(cr.group(1));
-                if (outsideTable(t, no, text, "latency/bandwidth row", thread)) {
-                    return true;
-                }
-                String[] cells = cells(cr.group(2));
-                if (cells.length != 3 * t.block.size()) {
-                    abandon(
-                            no,
-                            text,
-                            coll + " row has " + cells.length + " entries for " + t.block.size() + " algorithms",
-                            thread);
-                    return true;
-                }
-                for (String cell : cells) {
-                    Matcher e = ENTRY.matcher(cell);
-                    if (!e.matches()
-                            || !NUMBER.matcher(e.group(1)).matches()
-                            || !NUMBER.matcher(e.group(2)).matches()) {
-                        abandon(no, text, "entry '" + cell.trim() + "' is not latency/bandwidth", thread);
-                        return true;
-                    }
-                }
-                if (t.blockRows[coll.id()] != null) {
-                    abandon(no, text, coll + " row appears twice in one table block", thread);
-                    return true;
-                }
-                t.blockRows[coll.id()] = cells;
-                return true;
-            }
+            abandon(at, row + " has " + cells.length + " " + unit + " for " + t.block.size() + " algorithms");
             return false;
         }
 

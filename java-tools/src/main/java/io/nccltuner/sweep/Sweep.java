@@ -1,5 +1,6 @@
 package io.nccltuner.sweep;
 
+import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.ForcePolicy.Forced;
 import io.nccltuner.validate.PolicyCheck;
@@ -88,18 +89,6 @@ public final class Sweep {
         this.progress = progress;
     }
 
-    /** @return the collective an nccl-tests program measures (all_gather: AllGather), or null */
-    static Collective collective(String program) {
-        return switch (program) {
-            case "all_reduce" -> Collective.AllReduce;
-            case "all_gather" -> Collective.AllGather;
-            case "reduce_scatter" -> Collective.ReduceScatter;
-            case "broadcast" -> Collective.Broadcast;
-            case "reduce" -> Collective.Reduce;
-            default -> null;
-        };
-    }
-
     /**
      * Why a cell is not run: NCCL never offers the forced candidate for the program's collective
      * ({@link PolicyCheck#neverOffered}), so its runs would measure NCCL's own pick again.
@@ -109,7 +98,7 @@ public final class Sweep {
      * @return the reason, or null when the cell is run
      */
     static String notOffered(String program, Forced f) {
-        Collective c = collective(program);
+        Collective c = NcclTestsLog.collectiveOfProgram(program);
         return c == null ? null : PolicyCheck.neverOffered(c, f.algorithm(), f.protocol());
     }
 
@@ -220,6 +209,14 @@ public final class Sweep {
     public int dryRun(PrintWriter out) {
         Manifest m = planned();
         Map<String, String> common = m.environment();
+        // what every run sets: the plugin and NCCL's INFO lines (they name NCCL's picks and the forcing)
+        String everyRun = assignments(Map.of(
+                "NCCL_TUNER_PLUGIN",
+                common.get("NCCL_TUNER_PLUGIN"),
+                "NCCL_DEBUG",
+                common.get("NCCL_DEBUG"),
+                "NCCL_DEBUG_SUBSYS",
+                common.get("NCCL_DEBUG_SUBSYS")));
         List<String> skipped = notScheduled();
         out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x "
                 + (m.candidates().size() + 1)
@@ -230,13 +227,7 @@ public final class Sweep {
                                 + " NCCL never offers")
                 + "), seed " + m.seed()
                 + "; every run: "
-                + assignments(Map.of(
-                        "NCCL_TUNER_PLUGIN",
-                        common.get("NCCL_TUNER_PLUGIN"),
-                        "NCCL_DEBUG",
-                        common.get("NCCL_DEBUG"),
-                        "NCCL_DEBUG_SUBSYS",
-                        common.get("NCCL_DEBUG_SUBSYS"))));
+                + everyRun);
         for (String w : skipped) {
             out.println("# not scheduled: " + w);
         }
@@ -247,13 +238,7 @@ public final class Sweep {
         String prefix = (unset.isEmpty()
                         ? ""
                         : "env" + unset.stream().map(v -> " -u " + v).reduce("", String::concat) + " ")
-                + assignments(Map.of(
-                        "NCCL_TUNER_PLUGIN",
-                        common.get("NCCL_TUNER_PLUGIN"),
-                        "NCCL_DEBUG",
-                        common.get("NCCL_DEBUG"),
-                        "NCCL_DEBUG_SUBSYS",
-                        common.get("NCCL_DEBUG_SUBSYS")))
+                + everyRun
                 + " ";
         for (Manifest.RunRecord r : m.runs()) {
             out.println(prefix + (r.env().isEmpty() ? "" : assignments(r.env()) + " ")

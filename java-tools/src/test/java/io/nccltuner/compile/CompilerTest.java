@@ -314,6 +314,21 @@ class CompilerTest {
     }
 
     @Test
+    void ofSeveralOverlappingGroupsTheFirstInProfileOrderIsNamed() {
+        MeasurementSet s = new MeasurementSet();
+        for (Collective c : List.of(Collective.AllReduce, Collective.Broadcast)) {
+            s.add(new Measurement("a:1", c, 8, 1, Range.exactly(1), 1024, RunConfig.AUTO, 10));
+            s.add(new Measurement("b:1", c, 8, 1, Range.ANY, 1024, RunConfig.AUTO, 10));
+        }
+        InputException e =
+                assertThrows(InputException.class, () -> Compiler.compile(s, Compiler.Options.defaults("t")));
+        assertEquals(
+                "inputs: Broadcast at nRanks 8, nNodes 1 was measured with numPipeOps any and 1; their rules would "
+                        + "overlap. Compile them separately, or pass --any-pipe-ops to pool them",
+                e.getMessage());
+    }
+
+    @Test
     void absurdlySmallAndLargeTimesGiveFiniteCappedRegretsThatLoad() throws Exception {
         MeasurementSet data = new MeasurementSet();
         Range one = Range.exactly(1);

@@ -101,8 +101,14 @@ class RealInputsTest {
         MeasurementSet s = parse("mnnvl-two-trays_all_reduce.txt", NcclTestsLog.Options.NONE);
         assertEquals(1, s.measurements().getFirst().nNodes());
         assertEquals(4, s.measurements().getFirst().nRanks());
+        // NCCL's count is used, and where it differs from the host names' the warning says both
+        assertEquals(
+                in("mnnvl-two-trays_all_reduce.txt") + ":13: NCCL says nNodes 1 but the host names of the '# Rank' "
+                        + "lines (tray0, tray1) count 2: used NCCL's (MNNVL 1: the hosts of one NVLink domain are one "
+                        + "node to NCCL)",
+                s.warnings().getFirst());
         assertTrue(
-                s.warnings().stream().noneMatch(w -> w.contains("NVLink domain")),
+                s.warnings().stream().noneMatch(w -> w.contains("counted from the host names")),
                 s.warnings().toString());
         MeasurementSet t = parse("mnnvl-two-trays-no-init-line_all_reduce.txt", NcclTestsLog.Options.NONE);
         assertEquals(2, t.measurements().getFirst().nNodes());
@@ -172,6 +178,18 @@ class RealInputsTest {
                         .map(x -> x.nBytes() + " " + x.config().label())
                         .toList());
         assertTrue(s.refused().isEmpty(), s.refused().toString());
+    }
+
+    @Test
+    void aForcingNcclOverrodeNamesWhatRanInRowOrder() throws Exception {
+        MeasurementSet s = parse(
+                "split-rows-with-selections_all_reduce.txt",
+                new NcclTestsLog.Options(null, Algorithm.TREE, null, 0, 0, 0, NcclTestsLog.Placement.OUT_OF_PLACE));
+        assertEquals(
+                List.of(in("split-rows-with-selections_all_reduce.txt")
+                        + ":12: 2 rows ran [RING/LL128, RING/SIMPLE] per NCCL's selection lines, not the forced "
+                        + "TREE/auto; used what NCCL ran"),
+                s.warnings());
     }
 
     @Test

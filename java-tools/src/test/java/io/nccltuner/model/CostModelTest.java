@@ -42,6 +42,16 @@ class CostModelTest {
         return b.build();
     }
 
+    /** @return the model's nominal time in microseconds for one candidate at nBytes, numPipeOps 1 */
+    static double time(CostModel m, Collective c, long nBytes, AlgoProto ap) {
+        return time(m, c, nBytes, 1, ap);
+    }
+
+    /** @return the model's nominal time in microseconds for one candidate at nBytes and numPipeOps */
+    static double time(CostModel m, Collective c, long nBytes, int numPipeOps, AlgoProto ap) {
+        return m.predict(c, nBytes, numPipeOps).candidate(ap).time();
+    }
+
     @Test
     void treeCorrectionBelow64BytesChangedIn222() {
         CostTable t = table(6, TREE_SIMPLE, "10.0", "1.0");
@@ -49,26 +59,14 @@ class CostModelTest {
         // 2.21: log2i(32 >> 6) = log2i(0) = 0, entry 0 of SIMPLE is 0.9
         assertEquals(
                 10 + 32 / (1000 * 1.0 * 0.9),
-                CostModel.of(V2_21, s, t)
-                        .predict(Collective.AllReduce, 32, 1)
-                        .candidate(TREE_SIMPLE)
-                        .time(),
+                time(CostModel.of(V2_21, s, t), Collective.AllReduce, 32, TREE_SIMPLE),
                 1e-12);
         // 2.22: log2Down(0) = -1, no correction
-        assertEquals(
-                10 + 32 / 1000.0,
-                CostModel.of(V2_22, s, t)
-                        .predict(Collective.AllReduce, 32, 1)
-                        .candidate(TREE_SIMPLE)
-                        .time(),
-                1e-12);
+        assertEquals(10 + 32 / 1000.0, time(CostModel.of(V2_22, s, t), Collective.AllReduce, 32, TREE_SIMPLE), 1e-12);
         // 1 MiB: logSize 14, SIMPLE .5, same in both
         assertEquals(
                 10 + 1048576 / (1000 * 0.5),
-                CostModel.of(V2_28, s, t)
-                        .predict(Collective.AllReduce, 1 << 20, 1)
-                        .candidate(TREE_SIMPLE)
-                        .time(),
+                time(CostModel.of(V2_28, s, t), Collective.AllReduce, 1 << 20, TREE_SIMPLE),
                 1e-9);
     }
 
@@ -79,17 +77,11 @@ class CostModelTest {
         long n = 1 << 20; // logSize 14: LL .5
         assertEquals(
                 5 + n / (1000 * 2.0 * 0.5),
-                CostModel.of(V2_22, s, table(6, TREE_LL, "5.0", "2.0"))
-                        .predict(Collective.AllGather, n, 1)
-                        .candidate(TREE_LL)
-                        .time(),
+                time(CostModel.of(V2_22, s, table(6, TREE_LL, "5.0", "2.0")), Collective.AllGather, n, TREE_LL),
                 1e-9);
         assertEquals(
                 5 + n / (1000 * 2.0),
-                CostModel.of(new NcclVersion(2, 23, 4), s, t)
-                        .predict(Collective.AllGather, n, 1)
-                        .candidate(TREE_LL)
-                        .time(),
+                time(CostModel.of(new NcclVersion(2, 23, 4), s, t), Collective.AllGather, n, TREE_LL),
                 1e-9);
     }
 
@@ -101,33 +93,15 @@ class CostModelTest {
         // DIVUP(20, NCCL_MAX_DEV_WORK_BATCH_COLLS): 1024 / sizeof(ncclDevWorkColl) = 1024 / 96 = 10 in
         // 2.28, 1024 / 64 = 16 in 2.22, 1024 / 128 = 8 in 2.30, NCCL_MAX_WORK_ELEMENTS = 9 before.
         double bytesTerm = 32 / 1000.0;
-        assertEquals(
-                20 * 10 + bytesTerm,
-                CostModel.of(V2_28, s, t)
-                        .predict(Collective.AllReduce, 32, 20)
-                        .candidate(RING_LL)
-                        .time(),
-                1e-9);
+        assertEquals(20 * 10 + bytesTerm, time(CostModel.of(V2_28, s, t), Collective.AllReduce, 32, 20, RING_LL), 1e-9);
+        assertEquals(2 * 10 + bytesTerm, time(CostModel.of(V2_28, s, t), Collective.AllReduce, 32, 20, TREE_LL), 1e-9);
         assertEquals(
                 2 * 10 + bytesTerm,
-                CostModel.of(V2_28, s, t)
-                        .predict(Collective.AllReduce, 32, 20)
-                        .candidate(TREE_LL)
-                        .time(),
-                1e-9);
-        assertEquals(
-                2 * 10 + bytesTerm,
-                CostModel.of(V2_22, s, table(6, TREE_LL, "10.0", "1.0"))
-                        .predict(Collective.AllReduce, 32, 20)
-                        .candidate(TREE_LL)
-                        .time(),
+                time(CostModel.of(V2_22, s, table(6, TREE_LL, "10.0", "1.0")), Collective.AllReduce, 32, 20, TREE_LL),
                 1e-9);
         assertEquals(
                 3 * 10 + bytesTerm,
-                CostModel.of(new NcclVersion(2, 30, 7), s, t)
-                        .predict(Collective.AllReduce, 32, 20)
-                        .candidate(TREE_LL)
-                        .time(),
+                time(CostModel.of(new NcclVersion(2, 30, 7), s, t), Collective.AllReduce, 32, 20, TREE_LL),
                 1e-9);
     }
 
@@ -137,37 +111,18 @@ class CostModelTest {
         CommShape s = CommShape.of(2, 2, 2); // plateau once nBytes / (2 x 2) >= 64, i.e. from 256 B
         CostModel hopper = CostModel.of(V2_28, s.withComputeCapability(90), t);
         CostModel volta = CostModel.of(V2_28, s.withComputeCapability(70), t);
-        assertEquals(
-                36.4 + 255 / 1200.0,
-                hopper.predict(Collective.AllReduce, 255, 1)
-                        .candidate(RING_SIMPLE)
-                        .time(),
-                1e-9);
-        assertEquals(
-                36.4 * 1.4 + 256 / 1200.0,
-                hopper.predict(Collective.AllReduce, 256, 1)
-                        .candidate(RING_SIMPLE)
-                        .time(),
-                1e-9);
-        assertEquals(
-                36.4 * 1.9 + 256 / 1200.0,
-                volta.predict(Collective.AllReduce, 256, 1)
-                        .candidate(RING_SIMPLE)
-                        .time(),
-                1e-9);
+        assertEquals(36.4 + 255 / 1200.0, time(hopper, Collective.AllReduce, 255, RING_SIMPLE), 1e-9);
+        assertEquals(36.4 * 1.4 + 256 / 1200.0, time(hopper, Collective.AllReduce, 256, RING_SIMPLE), 1e-9);
+        assertEquals(36.4 * 1.9 + 256 / 1200.0, time(volta, Collective.AllReduce, 256, RING_SIMPLE), 1e-9);
         // other collectives and single-node communicators never pay it
+        assertEquals(36.4 + 256 / 1200.0, time(hopper, Collective.Broadcast, 256, RING_SIMPLE), 1e-9);
         assertEquals(
                 36.4 + 256 / 1200.0,
-                hopper.predict(Collective.Broadcast, 256, 1)
-                        .candidate(RING_SIMPLE)
-                        .time(),
-                1e-9);
-        assertEquals(
-                36.4 + 256 / 1200.0,
-                CostModel.of(V2_28, CommShape.of(2, 1, 2).withComputeCapability(70), t)
-                        .predict(Collective.AllReduce, 256, 1)
-                        .candidate(RING_SIMPLE)
-                        .time(),
+                time(
+                        CostModel.of(V2_28, CommShape.of(2, 1, 2).withComputeCapability(70), t),
+                        Collective.AllReduce,
+                        256,
+                        RING_SIMPLE),
                 1e-9);
         // unknown compute capability: the range covers x1.4 and x1.9, the nominal time is the middle
         CandidateTime unknown =
@@ -182,18 +137,9 @@ class CostModelTest {
         CostTable t = table(7, RING_SIMPLE, "36.4", "1.2");
         CostModel m = CostModel.of(V2_28, CommShape.of(2, 2, 0).withComputeCapability(90), t);
         // below 64 x nRanks = 128 B no channel count reaches the threshold; from 64 x 64 x 2 every one does
-        assertEquals(
-                36.4 + 127 / 1200.0,
-                m.predict(Collective.AllReduce, 127, 1).candidate(RING_SIMPLE).time(),
-                1e-9);
-        assertEquals(
-                36.4 * 1.4 + 8192 / 1200.0,
-                m.predict(Collective.AllReduce, 8192, 1).candidate(RING_SIMPLE).time(),
-                1e-9);
-        assertEquals(
-                36.4 * 1.2 + 1024 / 1200.0,
-                m.predict(Collective.AllReduce, 1024, 1).candidate(RING_SIMPLE).time(),
-                1e-9);
+        assertEquals(36.4 + 127 / 1200.0, time(m, Collective.AllReduce, 127, RING_SIMPLE), 1e-9);
+        assertEquals(36.4 * 1.4 + 8192 / 1200.0, time(m, Collective.AllReduce, 8192, RING_SIMPLE), 1e-9);
+        assertEquals(36.4 * 1.2 + 1024 / 1200.0, time(m, Collective.AllReduce, 1024, RING_SIMPLE), 1e-9);
     }
 
     @Test
