@@ -1353,6 +1353,68 @@ static void cmd_spawn_window(void) {
        atomic_load(&windowChildren), atomic_load(&windowLeaks), atomic_load(&windowMaxFds), spawn_child_fds(), objects);
 }
 
+static void cmd_basic(void) {
+  void* lib = NULL;
+  fact("changed=%d", one_comm(load(plugin, &lib)));
+}
+
+static void cmd_preload_libjvm(const char* path) {
+  if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", path, dlerror());
+  cmd_basic();
+}
+
+static void cmd_init_rc(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+  int changed = rc == ncclSuccess ? replay(t, ctx) : 0;
+  fact("rc=%d changed=%d", rc, changed);
+  if (rc == ncclSuccess) t->destroy(ctx);
+}
+
+/* The commands (the header comment says what each does), by the argument each takes: none (plain),
+ * a word, or a number (atol); nonascii-policy, with none of the three set, takes two words. */
+typedef struct {
+  const char* name;
+  void (*plain)(void);
+  void (*word)(const char*);
+  void (*number)(long);
+} command_t;
+
+static const command_t kCommands[] = {
+  {.name = "basic", .plain = cmd_basic},
+  {.name = "reload", .number = cmd_reload},
+  {.name = "two-copies", .word = cmd_two_copies},
+  {.name = "fork-during-init", .number = cmd_fork_during_init},
+  {.name = "stack", .number = cmd_stack},
+  {.name = "signals", .plain = cmd_signals},
+  {.name = "locale", .plain = cmd_locale},
+  {.name = "capture", .word = cmd_capture},
+  {.name = "rlimit-as", .number = cmd_rlimit_as},
+  {.name = "preload-libjvm", .word = cmd_preload_libjvm},
+  {.name = "sigchld", .word = cmd_sigchld},
+  {.name = "setenv-race", .plain = cmd_setenv_race},
+  {.name = "coroutine", .number = cmd_coroutine},
+  {.name = "cancel", .number = cmd_cancel},
+  {.name = "fds", .number = cmd_fds},
+  {.name = "host-crash", .word = cmd_host_crash},
+  {.name = "cloexec", .plain = cmd_cloexec},
+  {.name = "logger-lock", .plain = cmd_logger_lock},
+  {.name = "closed-stdio", .word = cmd_closed_stdio},
+  {.name = "fenv", .word = cmd_fenv},
+  {.name = "jvm-after", .word = cmd_jvm_after},
+  {.name = "during-init", .plain = cmd_during_init},
+  {.name = "setenv-storm", .number = cmd_setenv_storm},
+  {.name = "faulthandler", .word = cmd_faulthandler},
+  {.name = "nonascii-policy"},
+  {.name = "sigwindow", .plain = cmd_sigwindow},
+  {.name = "locale-window", .plain = cmd_locale_window},
+  {.name = "thread-locale", .plain = cmd_thread_locale},
+  {.name = "spawn-window", .plain = cmd_spawn_window},
+  {.name = "init-rc", .plain = cmd_init_rc},
+};
+
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "fdcount-child") == 0) return fdcount_child();
   facts = stdout;
@@ -1372,89 +1434,18 @@ int main(int argc, char** argv) {
   read_trace();
   const char* cmd = argv[i];
   const char* arg = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG() \
-  do { \
-    if (!arg) usage_exit("%s needs an argument", cmd); \
-  } while (0)
-  if (strcmp(cmd, "basic") == 0) {
-    void* lib = NULL;
-    fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "reload") == 0) {
-    NEED_ARG();
-    cmd_reload(atol(arg));
-  } else if (strcmp(cmd, "two-copies") == 0) {
-    NEED_ARG();
-    cmd_two_copies(arg);
-  } else if (strcmp(cmd, "fork-during-init") == 0) {
-    NEED_ARG();
-    cmd_fork_during_init(atol(arg));
-  } else if (strcmp(cmd, "stack") == 0) {
-    NEED_ARG();
-    cmd_stack(atol(arg));
-  } else if (strcmp(cmd, "signals") == 0) cmd_signals();
-  else if (strcmp(cmd, "locale") == 0) cmd_locale();
-  else if (strcmp(cmd, "capture") == 0) {
-    NEED_ARG();
-    cmd_capture(arg);
-  } else if (strcmp(cmd, "rlimit-as") == 0) {
-    NEED_ARG();
-    cmd_rlimit_as(atol(arg));
-  } else if (strcmp(cmd, "preload-libjvm") == 0) {
-    NEED_ARG();
-    if (!dlopen(arg, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", arg, dlerror());
-    void* lib = NULL;
-    fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "sigchld") == 0) {
-    NEED_ARG();
-    cmd_sigchld(arg);
-  } else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
-  else if (strcmp(cmd, "coroutine") == 0) {
-    NEED_ARG();
-    cmd_coroutine(atol(arg));
-  } else if (strcmp(cmd, "cancel") == 0) {
-    NEED_ARG();
-    cmd_cancel(atol(arg));
-  } else if (strcmp(cmd, "fds") == 0) {
-    NEED_ARG();
-    cmd_fds(atol(arg));
-  } else if (strcmp(cmd, "host-crash") == 0) {
-    NEED_ARG();
-    cmd_host_crash(arg);
-  } else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
-  else if (strcmp(cmd, "logger-lock") == 0) cmd_logger_lock();
-  else if (strcmp(cmd, "closed-stdio") == 0) {
-    NEED_ARG();
-    cmd_closed_stdio(arg);
-  } else if (strcmp(cmd, "fenv") == 0) {
-    NEED_ARG();
-    cmd_fenv(arg);
-  } else if (strcmp(cmd, "jvm-after") == 0) {
-    NEED_ARG();
-    cmd_jvm_after(arg);
-  } else if (strcmp(cmd, "during-init") == 0) cmd_during_init();
-  else if (strcmp(cmd, "setenv-storm") == 0) {
-    NEED_ARG();
-    cmd_setenv_storm(atol(arg));
-  } else if (strcmp(cmd, "faulthandler") == 0) {
-    NEED_ARG();
-    cmd_faulthandler(arg);
-  } else if (strcmp(cmd, "nonascii-policy") == 0) {
-    NEED_ARG();
+  const command_t* c = NULL;
+  for (size_t k = 0; k < sizeof kCommands / sizeof kCommands[0] && !c; k++)
+    if (strcmp(cmd, kCommands[k].name) == 0) c = &kCommands[k];
+  if (!c) usage_exit("unknown command %s", cmd);
+  if (c->plain) c->plain();
+  else if (!arg) usage_exit("%s needs an argument", cmd);
+  else if (c->word) c->word(arg);
+  else if (c->number) c->number(atol(arg));
+  else {
     if (i + 2 >= argc) usage_exit("nonascii-policy DIR utf8|latin1");
     cmd_nonascii_policy(arg, argv[i + 2]);
-  } else if (strcmp(cmd, "sigwindow") == 0) cmd_sigwindow();
-  else if (strcmp(cmd, "locale-window") == 0) cmd_locale_window();
-  else if (strcmp(cmd, "thread-locale") == 0) cmd_thread_locale();
-  else if (strcmp(cmd, "spawn-window") == 0) cmd_spawn_window();
-  else if (strcmp(cmd, "init-rc") == 0) {
-    void* lib = NULL;
-    const ncclTuner_v3_t* t = load(plugin, &lib);
-    void* ctx = NULL;
-    ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
-    int changed = rc == ncclSuccess ? replay(t, ctx) : 0;
-    fact("rc=%d changed=%d", rc, changed);
-    if (rc == ncclSuccess) t->destroy(ctx);
-  } else usage_exit("unknown command %s", cmd);
+  }
   fact("done warn=%lu", atomic_load(&warns));
   fflush(NULL);
   return atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;
