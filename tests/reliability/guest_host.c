@@ -384,16 +384,21 @@ static void on_signal(int sig) {
   ran[sig]++;
 }
 
-static void cmd_signals(void) {
-  static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
-  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+/* Installs handler h for each of the n signals as a host does: SA_RESTART, an empty sa_mask. */
+static void host_handlers(const int* sigs, size_t n, void (*h)(int)) {
+  for (size_t i = 0; i < n; i++) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = h;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    sigaction(mine[i], &sa, NULL);
+    sigaction(sigs[i], &sa, NULL);
   }
+}
+
+static void cmd_signals(void) {
+  static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+  host_handlers(mine, sizeof mine / sizeof mine[0], on_signal);
   signal(SIGPIPE, SIG_IGN);
   /* The calling thread blocks every signal but the synchronous faults, like a host that sigwaits. */
   sigset_t block, maskBefore, maskAfter;
@@ -701,16 +706,12 @@ static void cmd_fds(long freeFds) {
 
 /* ---- found by the second hostile-host review: a crash of the host's own, inherited fds ------ */
 
-/* After one communicator, the host's own code dereferences a bad pointer: the process must end
- * by a signal with nothing written to fds 1 and 2 (HotSpot's error reporter is off). Output goes
- * to the files DIR/fd1 and DIR/fd2; the test reads them and the exit status. */
-static void cmd_host_crash(const char* dir) {
+/* The end of host-crash and faulthandler: fds 1 and 2 (flushed) pointed at the files DIR/fd1 and
+ * DIR/fd2, which the test reads, then the host's own bug, a write through a bad pointer. */
+static void crash_into(const char* dir) {
   char p1[4096], p2[4096];
   snprintf(p1, sizeof p1, "%s/fd1", dir);
   snprintf(p2, sizeof p2, "%s/fd2", dir);
-  void* lib = NULL;
-  const ncclTuner_v3_t* t = load(plugin, &lib);
-  fact("changed=%d", one_comm(t));
   fflush(NULL);
   int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -718,7 +719,17 @@ static void cmd_host_crash(const char* dir) {
   dup2(fd1, 1);
   dup2(fd2, 2);
   volatile uintptr_t bad = 16;
-  *(volatile int*)bad = 1; /* the host's own bug */
+  *(volatile int*)bad = 1;
+}
+
+/* After one communicator, the host's own code dereferences a bad pointer: the process must end
+ * by a signal with nothing written to fds 1 and 2 (HotSpot's error reporter is off). Output goes
+ * to the files DIR/fd1 and DIR/fd2; the test reads them and the exit status. */
+static void cmd_host_crash(const char* dir) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  fact("changed=%d", one_comm(t));
+  crash_into(dir);
 }
 
 /* After init and destroy, no descriptor the plugin opened survives an exec: prints how many
@@ -950,14 +961,7 @@ static void cmd_during_init(void) {
     usleep(500);
   }
   int afterJvmHandlers = !atomic_load(&diDone);
-  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_host_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(mine[i], &sa, NULL);
-  }
+  host_handlers(mine, sizeof mine / sizeof mine[0], on_host_signal);
   unsetenv("JAVA_TOOL_OPTIONS");
   /* The JVM's setlocale(LC_ALL, "") (LANG=C.UTF-8) no longer shows in the process's locale: the
    * host sets LC_NUMERIC while the init still runs, after HotSpot's handlers, and then waits a
@@ -1051,9 +1055,6 @@ static void fh_handler(int sig) {
 }
 
 static void cmd_faulthandler(const char* dir) {
-  char p1[4096], p2[4096];
-  snprintf(p1, sizeof p1, "%s/fd1", dir);
-  snprintf(p2, sizeof p2, "%s/fd2", dir);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
   fact("changed=%d", one_comm(t));
@@ -1063,13 +1064,7 @@ static void cmd_faulthandler(const char* dir) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_NODEFER | SA_ONSTACK;
   sigaction(SIGSEGV, &sa, &fhPrevious);
-  fflush(NULL);
-  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(fd1, 1);
-  dup2(fd2, 2);
-  volatile uintptr_t bad = 16;
-  *(volatile int*)bad = 1; /* the script's own bug */
+  crash_into(dir); /* the script's own bug */
 }
 
 static void cmd_nonascii_policy(const char* dir, const char* how) {
@@ -1137,14 +1132,7 @@ static void cmd_sigwindow(void) {
   windowSignals[1] = SIGPIPE;
   windowSignals[2] = SIGXFSZ;
   windowSignals[3] = SIGRTMAX - 2; /* libnio's NativeThread interrupt signal */
-  for (int i = 0; i < 4; i++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_window_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(windowSignals[i], &sa, NULL);
-  }
+  host_handlers(windowSignals, 4, on_window_signal);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
   pthread_t raiser, poller;
