@@ -16,24 +16,9 @@ import json
 import os
 import sys
 
-from checks import Checks
+from checks import Checks, read_jsonl
 
 RANKS = (0, 1)
-
-
-def read_jsonl(path):
-    if not os.path.isfile(path):
-        return None
-    recs = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                try:
-                    recs.append(json.loads(line))
-                except ValueError:
-                    pass
-    return recs
 
 
 def read_text(path):

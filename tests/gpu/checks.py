@@ -1,8 +1,27 @@
-"""The PASS/FAIL lines of the GPU run checkers (e2e_check.py, canary_check.py); Python 3 standard library only.
+"""What the GPU run checkers (e2e_check.py, canary_check.py) share; Python 3 standard library only.
 
-Each check prints one line, `PASS what` or `FAIL what: detail` (the detail when given), and the run ends
-with `NAME: N passed, M failed`: the lines the scripts' callers and tests read.
+Their lines: each check prints one, `PASS what` or `FAIL what: detail` (the detail when given), and the
+run ends with `NAME: N passed, M failed`, the lines the scripts' callers and tests read. And how they
+read a decision log (NCCL_TUNER_JAVA_LOG, one JSON object a line).
 """
+import json
+import os
+
+
+def read_jsonl(path):
+    """The records of a JSON-lines file, blank and unreadable lines skipped; None if the file is missing."""
+    if not os.path.isfile(path):
+        return None
+    recs = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                try:
+                    recs.append(json.loads(line))
+                except ValueError:
+                    pass
+    return recs
 
 
 class Checks:

@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-from checks import Checks
+from checks import Checks, read_jsonl
 
 MODES = ("none", "shadow", "enforce")
 RANKS = (0, 1)
@@ -105,20 +105,9 @@ class Log:
 
 def read_decisions(path, old_format=False):
     """Decision-log records by (collective, nBytes); None if the file is missing."""
-    if not os.path.isfile(path):
-        return None
-    recs = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            r["key"] = ("*" if old_format else r.get("collective"), int(r.get("nBytes", -1)))
-            recs.append(r)
+    recs = read_jsonl(path)
+    for r in recs or ():
+        r["key"] = ("*" if old_format else r.get("collective"), int(r.get("nBytes", -1)))
     return recs
 
 
