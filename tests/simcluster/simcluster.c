@@ -74,6 +74,7 @@
 #include "nccl_profiler_abi.h"
 #include "nccl_select.h"
 #include "profiler_events.h"
+#include "test_host.h"
 
 #define NA NCCL_NUM_ALGORITHMS
 #define NP NCCL_NUM_PROTOCOLS
@@ -186,10 +187,8 @@ static void sim_logger(ncclDebugLogLevel level, unsigned long flags, const char*
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  size_t len = strlen(msg);
-  while (len > 0 && msg[len - 1] == '\n') msg[--len] = '\0';
   printf("%s:%d:%ld [0] NCCL %s %s\n", g_host, g_pid, (long)syscall(SYS_gettid),
          level == NCCL_LOG_WARN ? "WARN" : "INFO", msg);
 }
