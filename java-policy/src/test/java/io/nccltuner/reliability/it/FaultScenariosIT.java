@@ -51,12 +51,7 @@ class FaultScenariosIT {
     static void built() throws Exception {
         HostileHost.requireBuilt();
         reference = Harness.run(Map.of(), "--plugin", Harness.NOOP.toString(), "--trace", TRACE.toString());
-        enforced = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString());
+        enforced = Harness.replay(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), TRACE);
         assertEquals(0, enforced.exit(), enforced.text());
         assertTrue(
                 enforced.summary().contains(" changed=257 warn=0 "),
@@ -331,12 +326,7 @@ class FaultScenariosIT {
     void oddPolicyNamesStayOnOneLogLine(String file) throws Exception {
         Path policy =
                 Path.of(FaultScenariosIT.class.getResource("/hostile/" + file).toURI());
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString());
+        Harness.Result r = Harness.replay(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString()), TRACE);
         assertEquals(0, r.exit(), r.text());
         assertTrue(r.summary().contains(" warn=0 "), "NCCL's logger saw no WARN: " + r.summary());
         assertTrue(r.lines().stream().noneMatch(l -> l.startsWith("NCCL WARN forged")), r.text());
