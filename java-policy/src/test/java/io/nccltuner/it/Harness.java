@@ -101,9 +101,13 @@ public final class Harness {
      *
      * @param env variables to set; a null value removes the variable
      * @param trace the trace whose get rows it replays
+     * @param more further harness options
      */
-    public static Result replay(Map<String, String> env, Path trace) throws IOException, InterruptedException {
-        return run(env, "--plugin", PLUGIN.toString(), "--trace", trace.toString());
+    public static Result replay(Map<String, String> env, Path trace, String... more)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("--plugin", PLUGIN.toString(), "--trace", trace.toString()));
+        args.addAll(List.of(more));
+        return run(env, args.toArray(String[]::new));
     }
 
     /**
