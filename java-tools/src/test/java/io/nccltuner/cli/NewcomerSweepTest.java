@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nccltuner.sweep.FakeNcclTests;
+import io.nccltuner.sweep.FakeNcclTestsBinary;
 import io.nccltuner.sweep.Manifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,12 +28,12 @@ class NewcomerSweepTest {
     /** tmp/fakent/all_reduce_perf: a stand-in printing one size row. */
     private Path testsDir() throws Exception {
         Path d = Files.createDirectories(tmp.resolve("fakent"));
-        FakeNcclTests.write(d.resolve("all_reduce_perf"), "", "all_reduce_perf", "10.0");
+        FakeNcclTestsBinary.write(d.resolve("all_reduce_perf"), "", "all_reduce_perf", "10.0");
         return d;
     }
 
     private String plugin() throws Exception {
-        return FakeNcclTests.plugin(tmp).toString();
+        return FakeNcclTestsBinary.plugin(tmp).toString();
     }
 
     /** {@code nccl-tuner sweep -o dir --tests-dir testsDir}, RING/LL once with the plugin file, then {@code options}. */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nccltuner.sweep.FakeNcclTests;
+import io.nccltuner.sweep.FakeNcclTestsBinary;
 import io.nccltuner.sweep.Manifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +28,11 @@ class SweepCommandTest {
 
     /** A stand-in nccl-tests binary printing one size row (no NCCL lines). */
     private Path fake() throws Exception {
-        return FakeNcclTests.write(tmp.resolve("fake_driver"), "", "$1", "10.0");
+        return FakeNcclTestsBinary.write(tmp.resolve("fake_driver"), "", "$1", "10.0");
     }
 
     private String plugin() throws Exception {
-        return FakeNcclTests.plugin(tmp).toString();
+        return FakeNcclTestsBinary.plugin(tmp).toString();
     }
 
     /** {@code nccl-tuner sweep -o dir} of {@link #fake()} with the plugin file, then {@code options}. */

@@ -34,7 +34,7 @@ class SweepTest {
 
     /** A fake nccl-tests: logs each call; fails while $FAIL_FLAG exists for $FAIL_ON; a time per candidate. */
     private Path fakeBinary() throws Exception {
-        return FakeNcclTests.write(tmp.resolve("fake_driver"), """
+        return FakeNcclTestsBinary.write(tmp.resolve("fake_driver"), """
                 echo "$NCCL_TUNER_JAVA_FORCE|$1" >> "$CALLS"
                 if [ -n "$FAIL_ON" ] && [ "$NCCL_TUNER_JAVA_FORCE" = "$FAIL_ON" ] && [ -e "$FAIL_FLAG" ]; then echo boom; exit 3; fi
                 case "$NCCL_TUNER_JAVA_FORCE" in RING/LL) t=30.00;; RING/SIMPLE) t=10.00;; *) t=20.00;; esac
@@ -42,7 +42,7 @@ class SweepTest {
     }
 
     private Sweep.Config config(Path dir, Path bin, Map<String, String> env, long seed) throws Exception {
-        Path plugin = FakeNcclTests.plugin(tmp);
+        Path plugin = FakeNcclTestsBinary.plugin(tmp);
         return new Sweep.Config(
                 dir,
                 List.of("all_reduce", "all_gather"),

@@ -10,8 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * shell scripts that print what an nccl-tests 2.18 program prints for one size and touch no GPU,
  * and the plugin file a sweep names but a fake never loads.
  */
-public final class FakeNcclTests {
-    private FakeNcclTests() {}
+public final class FakeNcclTestsBinary {
+    private FakeNcclTestsBinary() {}
 
     /**
      * Writes an executable {@code /bin/sh} script: {@code prologue} (shell lines, or ""), then the
