@@ -23,10 +23,11 @@ PROFCHECK_SO   := $(BUILD)/tests/libsim-profcheck.so
 
 simcluster: $(SIMCLUSTER_BIN) $(PROFCHECK_SO)
 
-# NCCL's names, its selection and its profiler's activation rule, shared with the other C hosts.
+# NCCL's names, its selection and its profiler's activation rule, and the logger line's formatting
+# (test_host.h), shared with the other C hosts.
 SIMCLUSTER_HEADERS := $(REPO)/plugin-shim/include/nccl_tuner_java.h $(REPO)/plugin-shim/include/nccl_profiler_abi.h \
                       $(REPO)/plugin-shim/include/nccl_names.h $(REPO)/tests/include/nccl_select.h \
-                      $(REPO)/tests/include/profiler_events.h
+                      $(REPO)/tests/include/profiler_events.h $(REPO)/tests/include/test_host.h
 
 $(SIMCLUSTER_BIN): $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h $(SIMCLUSTER_HEADERS) $(PROFCHECK_SO)
 	@mkdir -p $(@D)

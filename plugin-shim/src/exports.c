@@ -27,76 +27,63 @@ static const char kName[] = "nccl-tuner-java";
 
 /* ---- the tuner ------------------------------------------------------------------------------ */
 
+/* v3 and v4 share init's parameter list and destroy; NO_COMMID_TUNER(N, GET) defines vNInit and
+ * ncclTunerPlugin_vN with getCollInfo GET (v4's getCollInfo adds regBuff). */
+#define NO_COMMID_TUNER(N, GET) \
+  static ncclResult_t v##N##Init(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) { \
+    return nccltjInitComm(N, 0, nRanks, nNodes, logFunction, NULL, NULL, context); \
+  } \
+  EXPORT const ncclTuner_v##N##_t ncclTunerPlugin_v##N = { \
+    .name = kName, \
+    .init = v##N##Init, \
+    .getCollInfo = GET, \
+    .destroy = nccltjDestroyComm, \
+  };
+
 /* v3: introduced in NCCL 2.22.3 (src/include/nccl_tuner.h; 2.19-2.21 knew only v1 and v2, which
  * this library does not export). NCCL 2.26+ looks it up in src/plugin/tuner.cc, before that in
  * src/misc/tuner.cc. */
-static ncclResult_t v3Init(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) {
-  return nccltjInitComm(3, 0, nRanks, nNodes, logFunction, NULL, NULL, context);
-}
-
-EXPORT const ncclTuner_v3_t ncclTunerPlugin_v3 = {
-  .name = kName,
-  .init = v3Init,
-  .getCollInfo = nccltjGetCollInfoV3,
-  .destroy = nccltjDestroyComm,
-};
+NO_COMMID_TUNER(3, nccltjGetCollInfoV3)
 
 /* v4: introduced in NCCL 2.24.3 (src/include/plugin/tuner/tuner_v4.h): regBuff. */
-static ncclResult_t v4Init(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void** context) {
-  return nccltjInitComm(4, 0, nRanks, nNodes, logFunction, NULL, NULL, context);
-}
-
-EXPORT const ncclTuner_v4_t ncclTunerPlugin_v4 = {
-  .name = kName,
-  .init = v4Init,
-  .getCollInfo = nccltjGetCollInfo,
-  .destroy = nccltjDestroyComm,
-};
+NO_COMMID_TUNER(4, nccltjGetCollInfo)
 
 /* v5, v6 and v7 share init's parameter list (v6's constants and NVL domain types are v5's,
  * tuner_v6.h; v7's NVL domain type is v5's and its constants struct has a fifth compute-capability
  * row, tuner_v7.h); the tuner version handed to the engine tells it which constants layout the
- * pointer has. COMMID_INIT(N) defines vNInit. */
-#define COMMID_INIT(N) \
+ * pointer has. COMMID_TUNER(N, MEMBERS) defines vNInit and ncclTunerPlugin_vN: the members the three
+ * versions share, then MEMBERS (those of v6 on). */
+#define COMMID_TUNER(N, ...) \
   static ncclResult_t v##N##Init(void** context, uint64_t commId, size_t nRanks, size_t nNodes, \
                                  ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v##N##_t* nvlDomainInfo, \
                                  ncclTunerConstants_v##N##_t* constants) { \
     return nccltjInitComm(N, commId, nRanks, nNodes, logFunction, nvlDomainInfo, constants, context); \
-  }
+  } \
+  EXPORT const ncclTuner_v##N##_t ncclTunerPlugin_v##N = { \
+    .name = kName, .init = v##N##Init, .getCollInfo = nccltjGetCollInfo, .finalize = nccltjDestroyComm, __VA_ARGS__};
 
 /* v5: introduced in NCCL 2.28.3 (tuner_v5.h): commId, nvlDomainInfo, constants, finalize. */
-COMMID_INIT(5)
-
-EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = {
-  .name = kName,
-  .init = v5Init,
-  .getCollInfo = nccltjGetCollInfo,
-  .finalize = nccltjDestroyComm,
-};
+COMMID_TUNER(5, /* nothing after finalize */)
 
 /* v6: introduced in NCCL 2.30.3 (tuner_v6.h): getChunkSize. */
-COMMID_INIT(6)
-
-EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = {
-  .name = kName,
-  .init = v6Init,
-  .getCollInfo = nccltjGetCollInfo,
-  .finalize = nccltjDestroyComm,
-  .getChunkSize = nccltjGetChunkSize,
-};
+COMMID_TUNER(6, .getChunkSize = nccltjGetChunkSize)
 
 /* v7: introduced in NCCL 2.32.6 (tuner_v7.h): v6's members; constants with a RUBIN row. */
-COMMID_INIT(7)
-
-EXPORT const ncclTuner_v7_t ncclTunerPlugin_v7 = {
-  .name = kName,
-  .init = v7Init,
-  .getCollInfo = nccltjGetCollInfo,
-  .finalize = nccltjDestroyComm,
-  .getChunkSize = nccltjGetChunkSize,
-};
+COMMID_TUNER(7, .getChunkSize = nccltjGetChunkSize)
 
 /* ---- the profiler --------------------------------------------------------------------------- */
+
+/* Each version's struct: its init, then the entry points every version shares (startEvent by the
+ * version's descriptor layout). PROFILER(N) defines ncclProfiler_vN over profilerVNInit. */
+#define PROFILER(N) \
+  EXPORT const ncclProfiler_v##N##_t ncclProfiler_v##N = { \
+    .name = kName, \
+    .init = profilerV##N##Init, \
+    .startEvent = nccltjProfilerStartEventV##N, \
+    .stopEvent = nccltjProfilerStopEvent, \
+    .recordEventState = nccltjProfilerRecordEventState, \
+    .finalize = nccltjProfilerFinalize, \
+  };
 
 /* v4: introduced in NCCL 2.27.3 (src/include/plugin/profiler/profiler_v4.h). */
 static ncclResult_t profilerV4Init(void** context, int* eActivationMask, const char* commName, uint64_t commHash,
@@ -104,42 +91,19 @@ static ncclResult_t profilerV4Init(void** context, int* eActivationMask, const c
   return nccltjProfilerInit(4, context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
 }
 
-EXPORT const ncclProfiler_v4_t ncclProfiler_v4 = {
-  .name = kName,
-  .init = profilerV4Init,
-  .startEvent = nccltjProfilerStartEventV4,
-  .stopEvent = nccltjProfilerStopEvent,
-  .recordEventState = nccltjProfilerRecordEventState,
-  .finalize = nccltjProfilerFinalize,
-};
+PROFILER(4)
+
+/* v5 and v6 share init's parameter list; COMMID_PROFILER(N) defines profilerVNInit and ncclProfiler_vN. */
+#define COMMID_PROFILER(N) \
+  static ncclResult_t profilerV##N##Init(void** context, uint64_t commId, int* eActivationMask, const char* commName, \
+                                         int nNodes, int nranks, int rank, ncclDebugLogger_t logfn) { \
+    return nccltjProfilerInit(N, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn); \
+  } \
+  PROFILER(N)
 
 /* v5: introduced in NCCL 2.28.3 (profiler_v5.h): init takes commId first; a uint64_t event type
  * and the API events (GroupApi, CollApi, P2pApi, KernelLaunch). */
-static ncclResult_t profilerV5Init(void** context, uint64_t commId, int* eActivationMask, const char* commName,
-                                   int nNodes, int nranks, int rank, ncclDebugLogger_t logfn) {
-  return nccltjProfilerInit(5, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-EXPORT const ncclProfiler_v5_t ncclProfiler_v5 = {
-  .name = kName,
-  .init = profilerV5Init,
-  .startEvent = nccltjProfilerStartEventV5,
-  .stopEvent = nccltjProfilerStopEvent,
-  .recordEventState = nccltjProfilerRecordEventState,
-  .finalize = nccltjProfilerFinalize,
-};
+COMMID_PROFILER(5)
 
 /* v6: introduced in NCCL 2.29.2 (profiler_v6.h): v5's members, then the copy-engine events. */
-static ncclResult_t profilerV6Init(void** context, uint64_t commId, int* eActivationMask, const char* commName,
-                                   int nNodes, int nranks, int rank, ncclDebugLogger_t logfn) {
-  return nccltjProfilerInit(6, context, commId, eActivationMask, commName, nNodes, nranks, rank, logfn);
-}
-
-EXPORT const ncclProfiler_v6_t ncclProfiler_v6 = {
-  .name = kName,
-  .init = profilerV6Init,
-  .startEvent = nccltjProfilerStartEventV6,
-  .stopEvent = nccltjProfilerStopEvent,
-  .recordEventState = nccltjProfilerRecordEventState,
-  .finalize = nccltjProfilerFinalize,
-};
+COMMID_PROFILER(6)

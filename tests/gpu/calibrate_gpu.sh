@@ -14,22 +14,8 @@
 # here (one line saying why). Run it again to resume the sweeps.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-PY=${PYTHON:-python3}
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 DIST_DIR [OUT_DIR]" >&2; exit 2; }
-DIST=$(cd "$1" 2>/dev/null && pwd) || { echo "calibrate_gpu: no directory $1"; exit 2; }
-command -v "$PY" >/dev/null || { echo "calibrate_gpu: needs a CUDA GPU and PyTorch (no $PY)"; exit 2; }
-if ! info=$("$PY" "$HERE/sweep_gpu_worker.py" --probe 2>&1); then
-  echo "calibrate_gpu: needs a CUDA GPU and PyTorch ($(echo "$info" | tail -n 1))"
-  exit 2
-fi
-for f in "$DIST/bin/nccl-tuner" "$DIST/lib/libnccl-tuner-java.so"; do
-  [ -e "$f" ] || { echo "calibrate_gpu: $f not found (DIST_DIR must be an unpacked distribution)"; exit 2; }
-done
-OUT=${2:-${TMPDIR:-/tmp}/nccl-tuner-calibrate-gpu}
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
-unset NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_DEBUG_FILE
-export PYTHON=$PY NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH
-echo "calibrate_gpu: $info; output $OUT"
+. "$HERE/sweep_setup.sh" calibrate_gpu "${TMPDIR:-/tmp}/nccl-tuner-calibrate-gpu" "$@"
+export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH
 sweeps=()
 t0=$SECONDS
 for n in ${CALIBRATE_GPU_RANKS:-2 3}; do

@@ -60,36 +60,15 @@ echo "canary: output $OUT"
 unset NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_TUNER_CONFIG_FILE NCCL_TUNER_JAVA_FORCE \
       NCCL_TUNER_JAVA_PROFILER NCCL_TUNER_JAVA_PROFILER_CHAIN NCCL_PROFILE_EVENT_MASK NCCL_DEBUG_FILE
 export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING
-export NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_MNNVL_ENABLE=0   # two "hosts" on one GPU over loopback
 export NCCL_TUNER_PLUGIN=$LIB NCCL_PROFILER_PLUGIN=$LIB NCCL_TUNER_JAVA_MODE=canary
 export NCCL_TUNER_JAVA_CANARY=${CANARY_FRACTION:-0.5} NCCL_TUNER_JAVA_POLICY=$OUT/policy.yaml
-export MASTER_ADDR=127.0.0.1 WORLD_SIZE=2
+. "$HERE/two_ranks.sh"
 
-port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-t0=$SECONDS failed_at=
-declare -a pids=() rcs=()
-for r in 0 1; do
-  env RANK=$r MASTER_PORT="$port" NCCL_HOSTID="canaryhost$r" NCCL_DEBUG_FILE="$OUT/nccl.rank$r.log" \
-    NCCL_TUNER_JAVA_LOG="$OUT/decisions.rank$r.jsonl" CANARY_RESULT="$OUT/result.rank$r.json" \
-    timeout -k 10 "${CANARY_TIMEOUT:-300}" "$PY" "$HERE/canary_worker.py" >"$OUT/rank$r.out" 2>&1 &
-  pids[r]=$!
-done
-while [ -z "${rcs[0]:-}" ] || [ -z "${rcs[1]:-}" ]; do
-  for r in 0 1; do
-    if [ -z "${rcs[r]:-}" ] && ! kill -0 "${pids[r]}" 2>/dev/null; then
-      wait "${pids[r]}"; rcs[r]=$?; echo "${rcs[r]}" >"$OUT/rc.rank$r"
-      [ "${rcs[r]}" = 0 ] || failed_at=${failed_at:-$SECONDS}
-    fi
-  done
-  if [ -n "$failed_at" ] && [ $((SECONDS - failed_at)) -ge "${CANARY_PEER_GRACE:-30}" ]; then  # a dead rank's peer hangs
-    for r in 0 1; do [ -n "${rcs[r]:-}" ] || kill "${pids[r]}" 2>/dev/null; done
-  fi
-  sleep 0.5
-done
-echo "canary: ranks exited ${rcs[0]} ${rcs[1]} after $((SECONDS - t0)) s"
-for r in 0 1; do
-  [ "${rcs[r]}" = 0 ] || { echo "--- $OUT/rank$r.out (tail)"; tail -n 15 "$OUT/rank$r.out"; }
-done
+canary_rank_env() { # R
+  rank_env=(NCCL_HOSTID="canaryhost$1" NCCL_DEBUG_FILE="$OUT/nccl.rank$1.log"
+            NCCL_TUNER_JAVA_LOG="$OUT/decisions.rank$1.jsonl" CANARY_RESULT="$OUT/result.rank$1.json")
+}
+two_ranks canary "$OUT" "${CANARY_TIMEOUT:-300}" "${CANARY_PEER_GRACE:-30}" canary_rank_env "$HERE/canary_worker.py"
 
 "$DIST/bin/nccl-tuner" report "$OUT/decisions.rank0.jsonl" "$OUT/decisions.rank1.jsonl" >"$OUT/report.txt" 2>&1
 echo $? >"$OUT/report.rc"

@@ -16,22 +16,9 @@ import json
 import os
 import sys
 
+from checks import Checks, read_jsonl
+
 RANKS = (0, 1)
-
-
-def read_jsonl(path):
-    if not os.path.isfile(path):
-        return None
-    recs = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                try:
-                    recs.append(json.loads(line))
-                except ValueError:
-                    pass
-    return recs
 
 
 def read_text(path):
@@ -42,18 +29,10 @@ def read_text(path):
         return None
 
 
-class Checker:
+class Checker(Checks):
     def __init__(self, out):
+        super().__init__()
         self.out = out
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print("%s %s%s" % ("PASS" if ok else "FAIL", what, (": " + detail) if detail else ""), flush=True)
-        return ok
 
     def f(self, name):
         return os.path.join(self.out, name)
@@ -131,8 +110,7 @@ class Checker:
         print()
 
     def done(self):
-        print("canary: %d passed, %d failed" % (self.passed, self.failed))
-        return 0 if self.failed == 0 else 1
+        return 0 if self.summary("canary") else 1
 
 
 def main(argv):

@@ -42,38 +42,18 @@ echo "e2e: output $OUT"
 unset NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_TUNER_PLUGIN NCCL_TUNER_CONFIG_FILE \
       NCCL_TUNER_JAVA_POLICY NCCL_TUNER_JAVA_MODE NCCL_TUNER_JAVA_LOG NCCL_DEBUG_FILE E2E_DEVICE
 export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING
-export NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_MNNVL_ENABLE=0   # two "hosts" on one GPU over loopback
-export MASTER_ADDR=127.0.0.1 WORLD_SIZE=2
+. "$HERE/two_ranks.sh"
+
+e2e_rank_env() { # R, in run_mode's $mode and $dir
+  rank_env=(NCCL_HOSTID="e2ehost$1" NCCL_DEBUG_FILE="$dir/nccl.rank$1.log" E2E_RESULT="$dir/result.rank$1.json")
+  [ "$mode" = none ] || rank_env+=(NCCL_TUNER_PLUGIN="$LIB" NCCL_TUNER_JAVA_POLICY="$POLICY" NCCL_TUNER_JAVA_MODE="$mode"
+                                   NCCL_TUNER_JAVA_LOG="$dir/decisions.rank$1.jsonl")
+}
 
 run_mode() { # none | shadow | enforce
-  local mode=$1 dir=$OUT/$1 port r t0=$SECONDS failed_at=
-  local -a pids=() rcs=() plugin=()
+  local mode=$1 dir=$OUT/$1
   rm -rf "$dir" && mkdir -p "$dir"
-  port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  [ "$mode" = none ] || plugin=(NCCL_TUNER_PLUGIN="$LIB" NCCL_TUNER_JAVA_POLICY="$POLICY" NCCL_TUNER_JAVA_MODE="$mode")
-  for r in 0 1; do
-    env ${plugin[@]+"${plugin[@]}"} ${plugin[0]:+NCCL_TUNER_JAVA_LOG="$dir/decisions.rank$r.jsonl"} \
-      RANK=$r MASTER_PORT="$port" NCCL_HOSTID="e2ehost$r" NCCL_DEBUG_FILE="$dir/nccl.rank$r.log" \
-      E2E_RESULT="$dir/result.rank$r.json" \
-      timeout -k 10 "${E2E_TIMEOUT:-300}" "$PY" "$HERE/e2e_worker.py" >"$dir/rank$r.out" 2>&1 &
-    pids[r]=$!
-  done
-  while [ -z "${rcs[0]:-}" ] || [ -z "${rcs[1]:-}" ]; do
-    for r in 0 1; do
-      if [ -z "${rcs[r]:-}" ] && ! kill -0 "${pids[r]}" 2>/dev/null; then
-        wait "${pids[r]}"; rcs[r]=$?; echo "${rcs[r]}" >"$dir/rc.rank$r"
-        [ "${rcs[r]}" = 0 ] || failed_at=${failed_at:-$SECONDS}
-      fi
-    done
-    if [ -n "$failed_at" ] && [ $((SECONDS - failed_at)) -ge "${E2E_PEER_GRACE:-30}" ]; then  # a dead rank's peer hangs
-      for r in 0 1; do [ -n "${rcs[r]:-}" ] || kill "${pids[r]}" 2>/dev/null; done
-    fi
-    sleep 0.5
-  done
-  echo "e2e: $mode: ranks exited ${rcs[0]} ${rcs[1]} after $((SECONDS - t0)) s"
-  for r in 0 1; do
-    [ "${rcs[r]}" = 0 ] || { echo "--- $dir/rank$r.out (tail)"; tail -n 15 "$dir/rank$r.out"; }
-  done
+  two_ranks "e2e: $mode" "$dir" "${E2E_TIMEOUT:-300}" "${E2E_PEER_GRACE:-30}" e2e_rank_env "$HERE/e2e_worker.py"
 }
 
 for mode in none shadow enforce; do run_mode "$mode"; done

@@ -14,6 +14,8 @@ import re
 import sys
 from collections import Counter, defaultdict
 
+from checks import Checks, read_jsonl
+
 MODES = ("none", "shadow", "enforce")
 RANKS = (0, 1)
 ALGOS = ("TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT")
@@ -103,20 +105,9 @@ class Log:
 
 def read_decisions(path, old_format=False):
     """Decision-log records by (collective, nBytes); None if the file is missing."""
-    if not os.path.isfile(path):
-        return None
-    recs = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            r["key"] = ("*" if old_format else r.get("collective"), int(r.get("nBytes", -1)))
-            recs.append(r)
+    recs = read_jsonl(path)
+    for r in recs or ():
+        r["key"] = ("*" if old_format else r.get("collective"), int(r.get("nBytes", -1)))
     return recs
 
 
@@ -175,20 +166,12 @@ def policy_name(path):
     return None
 
 
-class Checker:
+class Checker(Checks):
     def __init__(self, out_dir, expect_policy=None):
+        super().__init__()
         self.out = out_dir
         self.expect_policy = expect_policy
-        self.passed = self.failed = 0
         self.lines = []
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print("%s %s%s" % ("PASS" if ok else "FAIL", what, (": " + detail) if detail else ""), flush=True)
-        return ok
 
     def f(self, mode, name):
         return os.path.join(self.out, mode, name)
@@ -345,8 +328,7 @@ class Checker:
         self.table(results, logs)
         print("shadow decision log (rank 0): %d records, %d disagreements (ncclPick != policyPick)"
               % (len(sh[0] or []), disagree))
-        print("e2e: %d passed, %d failed" % (self.passed, self.failed))
-        return self.failed == 0
+        return self.summary("e2e")
 
     def check_results(self, m, res):
         bad, n_sizes, info = [], 0, ""

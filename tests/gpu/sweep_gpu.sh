@@ -12,22 +12,7 @@
 # 2 cannot run here (one line saying why).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-PY=${PYTHON:-python3}
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 DIST_DIR [OUT_DIR]" >&2; exit 2; }
-DIST=$(cd "$1" 2>/dev/null && pwd) || { echo "sweep_gpu: no directory $1"; exit 2; }
-command -v "$PY" >/dev/null || { echo "sweep_gpu: needs a CUDA GPU and PyTorch (no $PY)"; exit 2; }
-if ! info=$("$PY" "$HERE/sweep_gpu_worker.py" --probe 2>&1); then
-  echo "sweep_gpu: needs a CUDA GPU and PyTorch ($(echo "$info" | tail -n 1))"
-  exit 2
-fi
-for f in "$DIST/bin/nccl-tuner" "$DIST/lib/libnccl-tuner-java.so"; do
-  [ -e "$f" ] || { echo "sweep_gpu: $f not found (DIST_DIR must be an unpacked distribution)"; exit 2; }
-done
-OUT=${2:-${TMPDIR:-/tmp}/nccl-tuner-sweep-gpu}
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
-unset NCCL_ALGO NCCL_PROTO NCCL_MIN_NCHANNELS NCCL_MAX_NCHANNELS NCCL_DEBUG_FILE
-export PYTHON=$PY
-echo "sweep_gpu: $info; output $OUT"
+. "$HERE/sweep_setup.sh" sweep_gpu "${TMPDIR:-/tmp}/nccl-tuner-sweep-gpu" "$@"
 common=(--binary "$HERE/sweep_gpu_driver.sh" --plugin "$DIST/lib/libnccl-tuner-java.so" -b 4 -e 64M -f 4 -g 1
         -n "${SWEEP_GPU_ITERS:-10}" -w "${SWEEP_GPU_WARMUP:-3}" --replicates "${SWEEP_GPU_REPLICATES:-3}"
         --seed "${SWEEP_GPU_SEED:-1}" --timeout 150)

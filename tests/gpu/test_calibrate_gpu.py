@@ -11,43 +11,33 @@ and the others' NCCL lines: checked with a stand-in python3 that prints what it 
 import os
 import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import torch_stubs  # noqa: E402
+
 SCRIPT = os.path.join(HERE, "calibrate_gpu.sh")
 DRIVER = os.path.join(HERE, "calibrate_gpu_driver.sh")
 
-STUBS = {
-    "no-torch": 'raise ImportError("No module named torch (test stand-in)")\n',
-    "no-gpu": ('__version__ = "2.11.0+stub"\n'
-               'class cuda:\n'
-               '    is_available = staticmethod(lambda: False)\n'
-               '    device_count = staticmethod(lambda: 0)\n'),
-}
-
 
 def run_with(stub, dist):
-    with tempfile.TemporaryDirectory() as d:
-        os.makedirs(os.path.join(d, "torch"))
-        with open(os.path.join(d, "torch", "__init__.py"), "w") as f:
-            f.write(stub)
-        env = dict(os.environ, PYTHONPATH=d)
-        out = tempfile.mkdtemp()
-        return subprocess.run(["bash", SCRIPT, dist, out], capture_output=True, text=True, env=env, timeout=60)
+    return torch_stubs.run_with(SCRIPT, stub, dist)[0]
 
 
 class NoGpu(unittest.TestCase):
     def test_no_torch_exits_2_with_one_line(self):
         with tempfile.TemporaryDirectory() as dist:
-            r = run_with(STUBS["no-torch"], dist)
+            r = run_with("no-torch", dist)
         self.assertEqual(2, r.returncode, r.stdout + r.stderr)
         self.assertEqual(1, len(r.stdout.strip().splitlines()), r.stdout)
         self.assertIn("calibrate_gpu: needs a CUDA GPU and PyTorch", r.stdout)
 
     def test_no_gpu_exits_2_with_one_line(self):
         with tempfile.TemporaryDirectory() as dist:
-            r = run_with(STUBS["no-gpu"], dist)
+            r = run_with("no-gpu", dist)
         self.assertEqual(2, r.returncode, r.stdout + r.stderr)
         self.assertIn("calibrate_gpu: needs a CUDA GPU and PyTorch", r.stdout)
 

@@ -7,36 +7,25 @@ one whose import fails, one that imports but sees no CUDA GPU.
 """
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "sweep_gpu.sh")
+sys.path.insert(0, HERE)
+import torch_stubs  # noqa: E402
 
-STUBS = {
-    "no-torch": 'raise ImportError("No module named torch (test stand-in)")\n',
-    "no-gpu": ('__version__ = "2.11.0+stub"\n'
-               'class cuda:\n'
-               '    is_available = staticmethod(lambda: False)\n'
-               '    device_count = staticmethod(lambda: 0)\n'),
-}
+SCRIPT = os.path.join(HERE, "sweep_gpu.sh")
 
 
 def run_with(stub, dist):
-    with tempfile.TemporaryDirectory() as d:
-        os.makedirs(os.path.join(d, "torch"))
-        with open(os.path.join(d, "torch", "__init__.py"), "w") as f:
-            f.write(stub)
-        env = dict(os.environ, PYTHONPATH=d)
-        out = tempfile.mkdtemp()
-        r = subprocess.run(["bash", SCRIPT, dist, out], capture_output=True, text=True, env=env, timeout=60)
-        return r, out
+    return torch_stubs.run_with(SCRIPT, stub, dist)
 
 
 class NoGpu(unittest.TestCase):
     def test_no_torch_exits_2_with_one_line(self):
         with tempfile.TemporaryDirectory() as dist:
-            r, out = run_with(STUBS["no-torch"], dist)
+            r, out = run_with("no-torch", dist)
         self.assertEqual(2, r.returncode, r.stdout + r.stderr)
         lines = (r.stdout + r.stderr).splitlines()
         self.assertEqual(1, len(lines), lines)
@@ -46,7 +35,7 @@ class NoGpu(unittest.TestCase):
 
     def test_no_gpu_exits_2_with_one_line(self):
         with tempfile.TemporaryDirectory() as dist:
-            r, out = run_with(STUBS["no-gpu"], dist)
+            r, out = run_with("no-gpu", dist)
         self.assertEqual(2, r.returncode, r.stdout + r.stderr)
         lines = (r.stdout + r.stderr).splitlines()
         self.assertEqual(["sweep_gpu: needs a CUDA GPU and PyTorch (PyTorch 2.11.0+stub sees no CUDA GPU)"], lines)

@@ -400,35 +400,20 @@ static void load_plugin(void) {
       }
       const ncclTuner_v3_t* h = p; /* name and init lead every version's struct */
       const void* fns[4] = {NULL, NULL, NULL, NULL};
-      if (*v == 3) {
-        fns[0] = (const void*)h->init;
-        fns[1] = (const void*)h->getCollInfo;
-        fns[2] = (const void*)h->destroy;
-      }
-      if (*v == 4) {
-        const ncclTuner_v4_t* x = p;
-        fns[0] = (const void*)x->init;
-        fns[1] = (const void*)x->getCollInfo;
-        fns[2] = (const void*)x->destroy;
-      }
-      if (*v == 5) {
-        const ncclTuner_v5_t* x = p;
-        fns[0] = (const void*)x->init;
-        fns[1] = (const void*)x->getCollInfo;
-        fns[2] = (const void*)x->finalize;
-      }
-      if (*v == 6) {
-        const ncclTuner_v6_t* x = p;
-        fns[0] = (const void*)x->init;
-        fns[1] = (const void*)x->getCollInfo;
-        fns[2] = (const void*)x->finalize;
-      }
-      if (*v == 7) {
-        const ncclTuner_v7_t* x = p;
-        fns[0] = (const void*)x->init;
-        fns[1] = (const void*)x->getCollInfo;
-        fns[2] = (const void*)x->finalize;
-      }
+      /* The entry points every version's struct must have: init, getCollInfo, and its last call. */
+#define ENTRY_POINTS(T, LAST) \
+  do { \
+    const T* x = p; \
+    fns[0] = (const void*)x->init; \
+    fns[1] = (const void*)x->getCollInfo; \
+    fns[2] = (const void*)x->LAST; \
+  } while (0)
+      if (*v == 3) ENTRY_POINTS(ncclTuner_v3_t, destroy);
+      if (*v == 4) ENTRY_POINTS(ncclTuner_v4_t, destroy);
+      if (*v == 5) ENTRY_POINTS(ncclTuner_v5_t, finalize);
+      if (*v == 6) ENTRY_POINTS(ncclTuner_v6_t, finalize);
+      if (*v == 7) ENTRY_POINTS(ncclTuner_v7_t, finalize);
+#undef ENTRY_POINTS
       if (!fns[0] || !fns[1] || !fns[2]) {
         report(NULL, 0, NULL, 0, 0,
                "%s has a NULL entry point; NCCL would crash calling it. Running with the "

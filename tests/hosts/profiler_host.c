@@ -47,10 +47,8 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   char buf[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  th_format_log(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  size_t n = strlen(buf);
-  while (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
   printf("NCCL %s %s\n", level == NCCL_LOG_WARN ? "WARN" : level == NCCL_LOG_TRACE ? "TRACE" : "INFO", buf);
 }
 

@@ -384,16 +384,21 @@ static void on_signal(int sig) {
   ran[sig]++;
 }
 
-static void cmd_signals(void) {
-  static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
-  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+/* Installs handler h for each of the n signals as a host does: SA_RESTART, an empty sa_mask. */
+static void host_handlers(const int* sigs, size_t n, void (*h)(int)) {
+  for (size_t i = 0; i < n; i++) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = h;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    sigaction(mine[i], &sa, NULL);
+    sigaction(sigs[i], &sa, NULL);
   }
+}
+
+static void cmd_signals(void) {
+  static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+  host_handlers(mine, sizeof mine / sizeof mine[0], on_signal);
   signal(SIGPIPE, SIG_IGN);
   /* The calling thread blocks every signal but the synchronous faults, like a host that sigwaits. */
   sigset_t block, maskBefore, maskAfter;
@@ -701,16 +706,12 @@ static void cmd_fds(long freeFds) {
 
 /* ---- found by the second hostile-host review: a crash of the host's own, inherited fds ------ */
 
-/* After one communicator, the host's own code dereferences a bad pointer: the process must end
- * by a signal with nothing written to fds 1 and 2 (HotSpot's error reporter is off). Output goes
- * to the files DIR/fd1 and DIR/fd2; the test reads them and the exit status. */
-static void cmd_host_crash(const char* dir) {
+/* The end of host-crash and faulthandler: fds 1 and 2 (flushed) pointed at the files DIR/fd1 and
+ * DIR/fd2, which the test reads, then the host's own bug, a write through a bad pointer. */
+static void crash_into(const char* dir) {
   char p1[4096], p2[4096];
   snprintf(p1, sizeof p1, "%s/fd1", dir);
   snprintf(p2, sizeof p2, "%s/fd2", dir);
-  void* lib = NULL;
-  const ncclTuner_v3_t* t = load(plugin, &lib);
-  fact("changed=%d", one_comm(t));
   fflush(NULL);
   int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -718,7 +719,17 @@ static void cmd_host_crash(const char* dir) {
   dup2(fd1, 1);
   dup2(fd2, 2);
   volatile uintptr_t bad = 16;
-  *(volatile int*)bad = 1; /* the host's own bug */
+  *(volatile int*)bad = 1;
+}
+
+/* After one communicator, the host's own code dereferences a bad pointer: the process must end
+ * by a signal with nothing written to fds 1 and 2 (HotSpot's error reporter is off). Output goes
+ * to the files DIR/fd1 and DIR/fd2; the test reads them and the exit status. */
+static void cmd_host_crash(const char* dir) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  fact("changed=%d", one_comm(t));
+  crash_into(dir);
 }
 
 /* After init and destroy, no descriptor the plugin opened survives an exec: prints how many
@@ -950,14 +961,7 @@ static void cmd_during_init(void) {
     usleep(500);
   }
   int afterJvmHandlers = !atomic_load(&diDone);
-  for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_host_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(mine[i], &sa, NULL);
-  }
+  host_handlers(mine, sizeof mine / sizeof mine[0], on_host_signal);
   unsetenv("JAVA_TOOL_OPTIONS");
   /* The JVM's setlocale(LC_ALL, "") (LANG=C.UTF-8) no longer shows in the process's locale: the
    * host sets LC_NUMERIC while the init still runs, after HotSpot's handlers, and then waits a
@@ -1051,9 +1055,6 @@ static void fh_handler(int sig) {
 }
 
 static void cmd_faulthandler(const char* dir) {
-  char p1[4096], p2[4096];
-  snprintf(p1, sizeof p1, "%s/fd1", dir);
-  snprintf(p2, sizeof p2, "%s/fd2", dir);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
   fact("changed=%d", one_comm(t));
@@ -1063,13 +1064,7 @@ static void cmd_faulthandler(const char* dir) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_NODEFER | SA_ONSTACK;
   sigaction(SIGSEGV, &sa, &fhPrevious);
-  fflush(NULL);
-  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(fd1, 1);
-  dup2(fd2, 2);
-  volatile uintptr_t bad = 16;
-  *(volatile int*)bad = 1; /* the script's own bug */
+  crash_into(dir); /* the script's own bug */
 }
 
 static void cmd_nonascii_policy(const char* dir, const char* how) {
@@ -1137,14 +1132,7 @@ static void cmd_sigwindow(void) {
   windowSignals[1] = SIGPIPE;
   windowSignals[2] = SIGXFSZ;
   windowSignals[3] = SIGRTMAX - 2; /* libnio's NativeThread interrupt signal */
-  for (int i = 0; i < 4; i++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_window_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(windowSignals[i], &sa, NULL);
-  }
+  host_handlers(windowSignals, 4, on_window_signal);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
   pthread_t raiser, poller;
@@ -1353,6 +1341,68 @@ static void cmd_spawn_window(void) {
        atomic_load(&windowChildren), atomic_load(&windowLeaks), atomic_load(&windowMaxFds), spawn_child_fds(), objects);
 }
 
+static void cmd_basic(void) {
+  void* lib = NULL;
+  fact("changed=%d", one_comm(load(plugin, &lib)));
+}
+
+static void cmd_preload_libjvm(const char* path) {
+  if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", path, dlerror());
+  cmd_basic();
+}
+
+static void cmd_init_rc(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+  int changed = rc == ncclSuccess ? replay(t, ctx) : 0;
+  fact("rc=%d changed=%d", rc, changed);
+  if (rc == ncclSuccess) t->destroy(ctx);
+}
+
+/* The commands (the header comment says what each does), by the argument each takes: none (plain),
+ * a word, or a number (atol); nonascii-policy, with none of the three set, takes two words. */
+typedef struct {
+  const char* name;
+  void (*plain)(void);
+  void (*word)(const char*);
+  void (*number)(long);
+} command_t;
+
+static const command_t kCommands[] = {
+  {.name = "basic", .plain = cmd_basic},
+  {.name = "reload", .number = cmd_reload},
+  {.name = "two-copies", .word = cmd_two_copies},
+  {.name = "fork-during-init", .number = cmd_fork_during_init},
+  {.name = "stack", .number = cmd_stack},
+  {.name = "signals", .plain = cmd_signals},
+  {.name = "locale", .plain = cmd_locale},
+  {.name = "capture", .word = cmd_capture},
+  {.name = "rlimit-as", .number = cmd_rlimit_as},
+  {.name = "preload-libjvm", .word = cmd_preload_libjvm},
+  {.name = "sigchld", .word = cmd_sigchld},
+  {.name = "setenv-race", .plain = cmd_setenv_race},
+  {.name = "coroutine", .number = cmd_coroutine},
+  {.name = "cancel", .number = cmd_cancel},
+  {.name = "fds", .number = cmd_fds},
+  {.name = "host-crash", .word = cmd_host_crash},
+  {.name = "cloexec", .plain = cmd_cloexec},
+  {.name = "logger-lock", .plain = cmd_logger_lock},
+  {.name = "closed-stdio", .word = cmd_closed_stdio},
+  {.name = "fenv", .word = cmd_fenv},
+  {.name = "jvm-after", .word = cmd_jvm_after},
+  {.name = "during-init", .plain = cmd_during_init},
+  {.name = "setenv-storm", .number = cmd_setenv_storm},
+  {.name = "faulthandler", .word = cmd_faulthandler},
+  {.name = "nonascii-policy"},
+  {.name = "sigwindow", .plain = cmd_sigwindow},
+  {.name = "locale-window", .plain = cmd_locale_window},
+  {.name = "thread-locale", .plain = cmd_thread_locale},
+  {.name = "spawn-window", .plain = cmd_spawn_window},
+  {.name = "init-rc", .plain = cmd_init_rc},
+};
+
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "fdcount-child") == 0) return fdcount_child();
   facts = stdout;
@@ -1372,89 +1422,18 @@ int main(int argc, char** argv) {
   read_trace();
   const char* cmd = argv[i];
   const char* arg = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG() \
-  do { \
-    if (!arg) usage_exit("%s needs an argument", cmd); \
-  } while (0)
-  if (strcmp(cmd, "basic") == 0) {
-    void* lib = NULL;
-    fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "reload") == 0) {
-    NEED_ARG();
-    cmd_reload(atol(arg));
-  } else if (strcmp(cmd, "two-copies") == 0) {
-    NEED_ARG();
-    cmd_two_copies(arg);
-  } else if (strcmp(cmd, "fork-during-init") == 0) {
-    NEED_ARG();
-    cmd_fork_during_init(atol(arg));
-  } else if (strcmp(cmd, "stack") == 0) {
-    NEED_ARG();
-    cmd_stack(atol(arg));
-  } else if (strcmp(cmd, "signals") == 0) cmd_signals();
-  else if (strcmp(cmd, "locale") == 0) cmd_locale();
-  else if (strcmp(cmd, "capture") == 0) {
-    NEED_ARG();
-    cmd_capture(arg);
-  } else if (strcmp(cmd, "rlimit-as") == 0) {
-    NEED_ARG();
-    cmd_rlimit_as(atol(arg));
-  } else if (strcmp(cmd, "preload-libjvm") == 0) {
-    NEED_ARG();
-    if (!dlopen(arg, RTLD_NOW | RTLD_GLOBAL)) usage_exit("cannot preload %s: %s", arg, dlerror());
-    void* lib = NULL;
-    fact("changed=%d", one_comm(load(plugin, &lib)));
-  } else if (strcmp(cmd, "sigchld") == 0) {
-    NEED_ARG();
-    cmd_sigchld(arg);
-  } else if (strcmp(cmd, "setenv-race") == 0) cmd_setenv_race();
-  else if (strcmp(cmd, "coroutine") == 0) {
-    NEED_ARG();
-    cmd_coroutine(atol(arg));
-  } else if (strcmp(cmd, "cancel") == 0) {
-    NEED_ARG();
-    cmd_cancel(atol(arg));
-  } else if (strcmp(cmd, "fds") == 0) {
-    NEED_ARG();
-    cmd_fds(atol(arg));
-  } else if (strcmp(cmd, "host-crash") == 0) {
-    NEED_ARG();
-    cmd_host_crash(arg);
-  } else if (strcmp(cmd, "cloexec") == 0) cmd_cloexec();
-  else if (strcmp(cmd, "logger-lock") == 0) cmd_logger_lock();
-  else if (strcmp(cmd, "closed-stdio") == 0) {
-    NEED_ARG();
-    cmd_closed_stdio(arg);
-  } else if (strcmp(cmd, "fenv") == 0) {
-    NEED_ARG();
-    cmd_fenv(arg);
-  } else if (strcmp(cmd, "jvm-after") == 0) {
-    NEED_ARG();
-    cmd_jvm_after(arg);
-  } else if (strcmp(cmd, "during-init") == 0) cmd_during_init();
-  else if (strcmp(cmd, "setenv-storm") == 0) {
-    NEED_ARG();
-    cmd_setenv_storm(atol(arg));
-  } else if (strcmp(cmd, "faulthandler") == 0) {
-    NEED_ARG();
-    cmd_faulthandler(arg);
-  } else if (strcmp(cmd, "nonascii-policy") == 0) {
-    NEED_ARG();
+  const command_t* c = NULL;
+  for (size_t k = 0; k < sizeof kCommands / sizeof kCommands[0] && !c; k++)
+    if (strcmp(cmd, kCommands[k].name) == 0) c = &kCommands[k];
+  if (!c) usage_exit("unknown command %s", cmd);
+  if (c->plain) c->plain();
+  else if (!arg) usage_exit("%s needs an argument", cmd);
+  else if (c->word) c->word(arg);
+  else if (c->number) c->number(atol(arg));
+  else {
     if (i + 2 >= argc) usage_exit("nonascii-policy DIR utf8|latin1");
     cmd_nonascii_policy(arg, argv[i + 2]);
-  } else if (strcmp(cmd, "sigwindow") == 0) cmd_sigwindow();
-  else if (strcmp(cmd, "locale-window") == 0) cmd_locale_window();
-  else if (strcmp(cmd, "thread-locale") == 0) cmd_thread_locale();
-  else if (strcmp(cmd, "spawn-window") == 0) cmd_spawn_window();
-  else if (strcmp(cmd, "init-rc") == 0) {
-    void* lib = NULL;
-    const ncclTuner_v3_t* t = load(plugin, &lib);
-    void* ctx = NULL;
-    ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
-    int changed = rc == ncclSuccess ? replay(t, ctx) : 0;
-    fact("rc=%d changed=%d", rc, changed);
-    if (rc == ncclSuccess) t->destroy(ctx);
-  } else usage_exit("unknown command %s", cmd);
+  }
   fact("done warn=%lu", atomic_load(&warns));
   fflush(NULL);
   return atomic_load(&failures) ? TH_EXIT_MISBEHAVIOUR : TH_EXIT_OK;

@@ -35,13 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.path.join(REPO, "build")
-SIM = os.path.join(BUILD, "tests", "simcluster")
-JAR = os.path.join(BUILD, "lib", "nccl-tuner-tools.jar")
-PLUGIN = os.path.join(BUILD, "lib", "libnccl-tuner-java.so")
-JAVA_HOME = os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
-JAVA = os.path.join(JAVA_HOME, "bin", "java")
+from simdriver import JAR, JAVA, JAVA_HOME, PLUGIN, SIM, build_missing, fmt_size, verdict
 SWEPT = (2, 4)
 HELD_OUT = (8, 16)
 SIZES = ["-b", "4", "-e", "1G", "-f", "2", "-g", "8"]
@@ -63,13 +57,6 @@ def run(cmd, e):
         sys.stderr.write(r.stdout + r.stderr)
         raise SystemExit("calibrate_heldout: failed (exit %d): %s" % (r.returncode, " ".join(cmd)))
     return r.stdout + r.stderr
-
-
-def fmt_size(n):
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return "%d %s" % (n // s, unit)
-    return "%d B" % n
 
 
 def truth(nodes):
@@ -97,10 +84,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep", metavar="DIR")
     a = ap.parse_args()
-    for p in (SIM, JAR, PLUGIN, JAVA):
-        if not os.path.exists(p):
-            print("calibrate_heldout: %s is missing (make build first)" % p)
-            return 2
+    if build_missing("calibrate_heldout"):
+        return 2
     work = a.keep or tempfile.mkdtemp(prefix="nccltj-calibrate-")
     os.makedirs(work, exist_ok=True)
     sweeps = []
@@ -187,12 +172,8 @@ def main():
             if to_bytes(lo) <= n < to_bytes(hi) and ran != alg + "/" + proto:
                 failures.append("tuner v4: at %s NCCL ran %s, the measured rule says %s/%s" % (fmt_size(n), ran,
                                                                                                alg, proto))
-    if failures:
-        for f in failures:
-            print("calibrate_heldout: FAIL: " + f)
-        print("calibrate_heldout: outputs kept in " + work)
+    if verdict("calibrate_heldout", failures, work):
         return 1
-    print("calibrate_heldout: ok (outputs in %s)" % work)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -35,14 +35,9 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.path.join(REPO, "build")
-SIM = os.path.join(BUILD, "tests", "simcluster")
+from simdriver import BUILD, JAR, JAVA, JAVA_HOME, PLUGIN, SIM, build_missing, fmt_size
+
 PROFCHECK = os.path.join(BUILD, "tests", "libsim-profcheck.so")
-JAR = os.path.join(BUILD, "lib", "nccl-tuner-tools.jar")
-PLUGIN = os.path.join(BUILD, "lib", "libnccl-tuner-java.so")
-JAVA_HOME = os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
-JAVA = os.path.join(JAVA_HOME, "bin", "java")
 
 FRACTION = 0.3
 COMM_ID = "0x5eedc0ffee001002"
@@ -91,13 +86,6 @@ def run(cmd, e, timeout=600):
         sys.stderr.write(r.stdout[-4000:] + r.stderr[-4000:])
         raise SystemExit("canary: failed (exit %d): %s" % (r.returncode, " ".join(cmd)))
     return r
-
-
-def fmt_size(n):
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return "%d %s" % (n // s, unit)
-    return "%d B" % n
 
 
 def candidate(n):
@@ -444,10 +432,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep", metavar="DIR")
     a = ap.parse_args()
-    for p in (SIM, PROFCHECK, JAR, PLUGIN, JAVA):
-        if not os.path.exists(p):
-            print("canary: %s is missing (make build first)" % p)
-            return 2
+    if build_missing("canary", PROFCHECK):
+        return 2
     work = a.keep or tempfile.mkdtemp(prefix="nccltj-canary-")
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(work, "policy.yaml"), "w") as f:

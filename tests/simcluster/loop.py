@@ -30,13 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD = os.path.join(REPO, "build")
-SIM = os.path.join(BUILD, "tests", "simcluster")
-JAR = os.path.join(BUILD, "lib", "nccl-tuner-tools.jar")  # the nccl-tuner command line
-PLUGIN = os.path.join(BUILD, "lib", "libnccl-tuner-java.so")
-JAVA_HOME = os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
-JAVA = os.path.join(JAVA_HOME, "bin", "java")
+from simdriver import JAR, JAVA, JAVA_HOME, PLUGIN, SIM, build_missing, fmt_size, verdict
 
 
 def env(**extra):
@@ -64,13 +58,6 @@ def rows(text):
     return out
 
 
-def fmt_size(n):
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return "%d %s" % (n // s, unit)
-    return "%d B" % n
-
-
 def parse_size(t):
     num, unit = t.split()
     return int(float(num) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit])
@@ -90,10 +77,8 @@ def main():
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--keep", metavar="DIR")
     a = ap.parse_args()
-    for p in (SIM, JAR, PLUGIN, JAVA):
-        if not os.path.exists(p):
-            print("loop: %s is missing (make build first)" % p)
-            return 2
+    if build_missing("loop"):
+        return 2
     work = a.keep or tempfile.mkdtemp(prefix="nccltj-loop-")
     sweep_dir = os.path.join(work, "sweep")
     shutil.rmtree(sweep_dir, ignore_errors=True)  # a fresh sweep every time (sweep would resume it)
@@ -175,13 +160,7 @@ def main():
               % (rule_pick(rules, n), 100 * off, 100 * margin))
         if not off <= margin:
             failures.append("at 64 KiB the policy is %.1f%% from the model's optimum, beyond the margin" % (100 * off))
-    if failures:
-        for f in failures:
-            print("loop: FAIL: " + f)
-        print("loop: outputs kept in " + work)
-        return 1
-    print("loop: ok (outputs in %s)" % work)
-    return 0
+    return verdict("loop", failures, work)
 
 
 if __name__ == "__main__":

@@ -246,38 +246,34 @@ static ncclResult_t start_common(void* context, void** eHandle, const descr_t* d
   return ncclSuccess;
 }
 
+/* The Coll and KernelCh members start_common reads, by the names v4 and v5/v6 share (their layouts
+ * differ, so a macro over both). */
+#define READ_COLL_KERNELCH(d, s) \
+  do { \
+    if ((s)->type == ncclProfileColl) { \
+      (d).seq = (s)->coll.seqNumber; \
+      (d).func = (s)->coll.func; \
+      (d).datatype = (s)->coll.datatype; \
+      (d).algo = (s)->coll.algo; \
+      (d).proto = (s)->coll.proto; \
+      (d).count = (s)->coll.count; \
+      (d).nChannels = (s)->coll.nChannels; \
+    } else if ((s)->type == ncclProfileKernelCh) { \
+      (d).channelId = (s)->kernelCh.channelId; \
+      (d).pTimer = (s)->kernelCh.pTimer; \
+    } \
+  } while (0)
+
 static ncclResult_t start_v4(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* s) {
   descr_t d = {.type = s->type, .parentObj = s->parentObj};
-  if (s->type == ncclProfileColl) {
-    d.seq = s->coll.seqNumber;
-    d.func = s->coll.func;
-    d.datatype = s->coll.datatype;
-    d.algo = s->coll.algo;
-    d.proto = s->coll.proto;
-    d.count = s->coll.count;
-    d.nChannels = s->coll.nChannels;
-  } else if (s->type == ncclProfileKernelCh) {
-    d.channelId = s->kernelCh.channelId;
-    d.pTimer = s->kernelCh.pTimer;
-  }
+  READ_COLL_KERNELCH(d, s);
   return start_common(context, eHandle, &d);
 }
 
 static ncclResult_t start_v5(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* s) {
   descr_t d = {.type = s->type, .parentObj = s->parentObj};
-  if (s->type == ncclProfileColl) {
-    d.seq = s->coll.seqNumber;
-    d.func = s->coll.func;
-    d.datatype = s->coll.datatype;
-    d.algo = s->coll.algo;
-    d.proto = s->coll.proto;
-    d.count = s->coll.count;
-    d.nChannels = s->coll.nChannels;
-    d.parentGroup = s->coll.parentGroup;
-  } else if (s->type == ncclProfileKernelCh) {
-    d.channelId = s->kernelCh.channelId;
-    d.pTimer = s->kernelCh.pTimer;
-  }
+  READ_COLL_KERNELCH(d, s);
+  if (s->type == ncclProfileColl) d.parentGroup = s->coll.parentGroup;
   return start_common(context, eHandle, &d);
 }
 

@@ -74,6 +74,7 @@
 #include "nccl_profiler_abi.h"
 #include "nccl_select.h"
 #include "profiler_events.h"
+#include "test_host.h"
 
 #define NA NCCL_NUM_ALGORITHMS
 #define NP NCCL_NUM_PROTOCOLS
@@ -186,10 +187,8 @@ static void sim_logger(ncclDebugLogLevel level, unsigned long flags, const char*
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  th_format_log(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  size_t len = strlen(msg);
-  while (len > 0 && msg[len - 1] == '\n') msg[--len] = '\0';
   printf("%s:%d:%ld [0] NCCL %s %s\n", g_host, g_pid, (long)syscall(SYS_gettid),
          level == NCCL_LOG_WARN ? "WARN" : "INFO", msg);
 }
@@ -284,6 +283,68 @@ static int type_size(const char* d) {
   if (!strcmp(d, "double") || !strcmp(d, "int64") || !strcmp(d, "uint64")) return 8;
   if (!strcmp(d, "int8") || !strcmp(d, "uint8")) return 1;
   return 4;
+}
+
+/* ---- what NCCL checks of a tuner's answer, and nccl-tests' table: both modes --------------- */
+
+/* The rules of getCollInfo's answer (r, its return code; t, the table it returned; before, the table
+ * it was given): an error puts the table back, a written -1 entry (put back where fix is set) and an
+ * nChannels outside 0..64 (then 0) break the interface. Each break is a stderr line; returns how many. */
+static int check_tuner(ncclResult_t r, float t[NA][NP], float before[NA][NP], int* nChannels, int fix) {
+  int bad = 0;
+  if (r != ncclSuccess) {
+    fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r);
+    bad++;
+    memcpy(t, before, sizeof(float[NA][NP]));
+  }
+  for (int a = 0; a < NA; a++)
+    for (int p = 0; p < NP; p++)
+      if (before[a][p] < 0 && t[a][p] != before[a][p]) {
+        fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
+        bad++;
+        if (fix) t[a][p] = before[a][p];
+      }
+  if (*nChannels < 0 || *nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS) {
+    fprintf(stderr, "simcluster: the tuner returned nChannels %d\n", *nChannels);
+    bad++;
+    *nChannels = 0;
+  }
+  return bad;
+}
+
+/* nccl-tests' table: its head, */
+static void table_head(void) {
+  printf("#\n#%58s%35s\n", "out-of-place", "in-place");
+  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n");
+  printf(
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+}
+
+/* one row a size (after NCCL's selection line for it: algorithm a, protocol p, ch channels; tOut and
+ * tIn the out-of-place and in-place times in us), returning the out-of-place bus bandwidth, */
+static double table_row(size_t n, const char* dtype, const char* op, int check, int a, int p, int ch, double tOut,
+                        double tIn) {
+  /* NCCL 2.24+ prints AllGather / ReduceScatter bytes per rank */
+  size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
+  info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a],
+       ncclProtoNames[p], ch - 1);
+  size_t ts = (size_t)type_size(dtype);
+  size_t count = n / ts;
+  if (g_coll == 2 || g_coll == 3) count = n / ts / (size_t)g_nRanks; /* per-rank count */
+  double bf = bus_factor();
+  double algOut = (double)n / tOut / 1e3, algIn = (double)n / tIn / 1e3;
+  const char* wrong = check ? "0" : "N/A";
+  printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %7.2f  %6.2f  %6.2f  %5s\n", n, count, dtype,
+         (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut, algOut * bf,
+         wrong, tIn, algIn, algIn * bf, wrong);
+  return algOut * bf;
+}
+
+/* and its tail, with the mean bus bandwidth of its rows. */
+static void table_tail(double busSum, int rows) {
+  printf("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %.4f \n#\n", rows ? busSum / rows : 0.0);
+  printf("# Collective test concluded: %s_perf\n#\n", kProg[g_coll]);
 }
 
 /* ---- era mode: a release's tuner and profiler ABIs (--nccl-era) ---------------------------- */
@@ -392,6 +453,26 @@ _Static_assert(offsetof(ncclProfilerEventDescr_v5_t, collApi.graphCaptured) ==
                  offsetof(ncclProfilerEventDescr_v6_t, collApi.graphCaptured),
                "v5/v6 collApi layout");
 
+/* Starts an event (h = its handle) from a descriptor in the loaded profiler's layout: v4's, or v6's
+ * for v5 and v6. The statements after V56 fill `d` by the member names both layouts share; V56 sets
+ * what only v5 and v6 have. */
+#define START_EVENT_V56(h, V56, ...) \
+  do { \
+    if (g_profVer == 4) { \
+      ncclProfilerEventDescr_v4_t d; \
+      memset(&d, 0, sizeof d); \
+      __VA_ARGS__; \
+      (h) = p_start(&d); \
+    } else { \
+      ncclProfilerEventDescr_v6_t d; \
+      memset(&d, 0, sizeof d); \
+      __VA_ARGS__; \
+      V56; \
+      (h) = p_start(&d); \
+    } \
+  } while (0)
+#define START_EVENT(h, ...) START_EVENT_V56(h, (void)0, __VA_ARGS__) /* the same members in v4 and v5/v6 */
+
 /* The profiler (src/plugin/profiler.cc): NCCL_PROFILER_PLUGIN, newest symbol of the release first. */
 static void era_load_profiler(void) {
   const char* name = getenv("NCCL_PROFILER_PLUGIN");
@@ -488,25 +569,8 @@ static int g_proxyStarted;
 static void emit_kernel(const kjob_t* j) {
   void* h[MAX_SIM_CHANNELS];
   for (int c = 0; c < j->nch; c++) {
-    if (g_profVer == 4) {
-      ncclProfilerEventDescr_v4_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileKernelCh;
-      d.parentObj = j->coll;
-      d.rank = g_rank;
-      d.kernelCh.channelId = (uint8_t)c;
-      d.kernelCh.pTimer = j->start[c];
-      h[c] = p_start(&d);
-    } else {
-      ncclProfilerEventDescr_v6_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileKernelCh;
-      d.parentObj = j->coll;
-      d.rank = g_rank;
-      d.kernelCh.channelId = (uint8_t)c;
-      d.kernelCh.pTimer = j->start[c];
-      h[c] = p_start(&d);
-    }
+    START_EVENT(h[c], d.type = ncclProfileKernelCh; d.parentObj = j->coll; d.rank = g_rank;
+                d.kernelCh.channelId = (uint8_t)c; d.kernelCh.pTimer = j->start[c]);
   }
   for (int c = 0; c < j->nch; c++) {
     ncclProfilerEventStateArgs_v4_t a;
@@ -636,26 +700,7 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
   nccl_table((double)n, t);
   memcpy(before, t, sizeof t);
   int nChannels = 0;
-  if (g_tuner) {
-    ncclResult_t r = era_tuner_get(n, t, &nChannels);
-    if (r != ncclSuccess) {
-      fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r);
-      g_bad++;
-      memcpy(t, before, sizeof t);
-    }
-    for (int a = 0; a < NA; a++)
-      for (int p = 0; p < NP; p++)
-        if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-          fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
-          g_bad++;
-          t[a][p] = before[a][p];
-        }
-    if (nChannels < 0 || nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS) {
-      fprintf(stderr, "simcluster: the tuner returned nChannels %d\n", nChannels);
-      g_bad++;
-      nChannels = 0;
-    }
-  }
+  if (g_tuner) g_bad += check_tuner(era_tuner_get(n, t, &nChannels), t, before, &nChannels, 1);
   int pick = th_nccl_pick(&t[0][0], NA, NP);
   if (pick < 0) {
     fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n);
@@ -703,61 +748,13 @@ static double era_collective(size_t n, const char* dtype, int* algoOut, int* pro
     d.kernelLaunch.stream = (void*)g_recvbuf;
     p_stop(p_start(&d));
   }
-  if (mask & TH_FIRES_GROUP) {
-    if (g_profVer == 4) {
-      ncclProfilerEventDescr_v4_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileGroup;
-      d.rank = g_rank;
-      grp = p_start(&d);
-    } else {
-      ncclProfilerEventDescr_v6_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileGroup;
-      d.rank = g_rank;
-      grp = p_start(&d);
-    }
-  }
-  if (mask & TH_FIRES_COLL) {
-    if (g_profVer == 4) {
-      ncclProfilerEventDescr_v4_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileColl;
-      d.parentObj = grp;
-      d.rank = g_rank;
-      d.coll.seqNumber = g_seq[g_coll];
-      d.coll.func = fn;
-      d.coll.sendBuff = g_sendbuf;
-      d.coll.recvBuff = g_recvbuf;
-      d.coll.count = count;
-      d.coll.root = root;
-      d.coll.datatype = collDt;
-      d.coll.nChannels = (uint8_t)ch;
-      d.coll.nWarps = 16;
-      d.coll.algo = ncclAlgoNames[a];
-      d.coll.proto = ncclProtoNames[p];
-      coll = p_start(&d);
-    } else {
-      ncclProfilerEventDescr_v6_t d;
-      memset(&d, 0, sizeof d);
-      d.type = ncclProfileColl;
-      d.parentObj = cApi;
-      d.rank = g_rank;
-      d.coll.seqNumber = g_seq[g_coll];
-      d.coll.func = fn;
-      d.coll.sendBuff = g_sendbuf;
-      d.coll.recvBuff = g_recvbuf;
-      d.coll.count = count;
-      d.coll.root = root;
-      d.coll.datatype = collDt;
-      d.coll.nChannels = (uint8_t)ch;
-      d.coll.nWarps = 16;
-      d.coll.algo = ncclAlgoNames[a];
-      d.coll.proto = ncclProtoNames[p];
-      d.coll.parentGroup = grp;
-      coll = p_start(&d);
-    }
-  }
+  if (mask & TH_FIRES_GROUP) START_EVENT(grp, d.type = ncclProfileGroup; d.rank = g_rank);
+  if (mask & TH_FIRES_COLL) /* v4: the Coll's parent is its Group; v5+: its CollApi, the Group beside it */
+    START_EVENT_V56(coll, d.coll.parentGroup = grp, d.type = ncclProfileColl; d.parentObj = g_profVer == 4 ? grp : cApi;
+                    d.rank = g_rank; d.coll.seqNumber = g_seq[g_coll]; d.coll.func = fn; d.coll.sendBuff = g_sendbuf;
+                    d.coll.recvBuff = g_recvbuf; d.coll.count = count; d.coll.root = root; d.coll.datatype = collDt;
+                    d.coll.nChannels = (uint8_t)ch; d.coll.nWarps = 16; d.coll.algo = ncclAlgoNames[a];
+                    d.coll.proto = ncclProtoNames[p]);
   g_seq[g_coll]++; /* read then incremented, with or without a profiler */
   p_stop(coll);
   p_stop(grp);
@@ -777,37 +774,19 @@ static int era_run(size_t minB, size_t maxB, double factor, int gpus, int warmup
     fprintf(stderr, "simcluster: the tuner's init returned an error; NCCL would fail communicator creation\n");
     return 3;
   }
-  printf("#\n#%58s%35s\n", "out-of-place", "in-place");
-  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-         "busbw #wrong\n");
-  printf(
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+  table_head();
   double busSum = 0;
   int rows = 0;
-  int ts_ = type_size(dtype);
   for (size_t n = minB; n <= maxB; n = (size_t)(n * factor + 0.5)) {
     int a = 0, p = 0, ch = 0;
     double sumOut = 0, sumIn = 0;
     for (int i = 0; i < warmup; i++) era_collective(n, dtype, &a, &p, &ch);
     for (int i = 0; i < iters; i++) sumOut += era_collective(n, dtype, &a, &p, &ch);
     for (int i = 0; i < iters; i++) sumIn += era_collective(n, dtype, &a, &p, &ch);
-    size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a],
-         ncclProtoNames[p], ch - 1);
-    double tOut = sumOut / iters, tIn = sumIn / iters;
-    size_t count = n / (size_t)ts_;
-    if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks;
-    double bf = bus_factor();
-    double algOut = (double)n / tOut / 1e3, algIn = (double)n / tIn / 1e3;
-    const char* wrong = check ? "0" : "N/A";
-    printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %7.2f  %6.2f  %6.2f  %5s\n", n, count, dtype,
-           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut, algOut * bf,
-           wrong, tIn, algIn, algIn * bf, wrong);
-    busSum += algOut * bf;
+    busSum += table_row(n, dtype, op, check, a, p, ch, sumOut / iters, sumIn / iters);
     rows++;
   }
-  printf("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %.4f \n#\n", rows ? busSum / rows : 0.0);
-  printf("# Collective test concluded: %s_perf\n#\n", kProg[g_coll]);
+  table_tail(busSum, rows);
   proxy_drain();                    /* commFree: the proxy first, */
   if (g_tuner) era_tuner_destroy(); /* then the tuner, */
   if (g_prof && g_pctx) {           /* then the profiler */
@@ -977,38 +956,17 @@ int main(int argc, char** argv) {
     fprintf(stderr, "simcluster: the tuner's init returned an error; NCCL would fail communicator creation\n");
     return 3;
   }
-  printf("#\n#%58s%35s\n", "out-of-place", "in-place");
-  printf("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-         "busbw #wrong\n");
-  printf(
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+  table_head();
   double busSum = 0;
   int rows = 0, bad = 0;
-  int ts_ = type_size(dtype);
   for (size_t n = minB; n <= maxB; n = (size_t)(n * factor + 0.5)) {
     float t[NA][NP], before[NA][NP];
     nccl_table((double)n, t);
     memcpy(before, t, sizeof t);
     int nChannels = 0;
-    if (tuner) {
-      ncclResult_t r = tuner->getCollInfo(ctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, &nChannels);
-      if (r != ncclSuccess) {
-        fprintf(stderr, "simcluster: getCollInfo returned %d\n", (int)r);
-        bad++;
-        memcpy(t, before, sizeof t);
-      }
-      for (int a = 0; a < NA; a++)
-        for (int p = 0; p < NP; p++)
-          if (before[a][p] < 0 && t[a][p] != before[a][p]) {
-            fprintf(stderr, "simcluster: the tuner wrote the -1 entry %s/%s\n", ncclAlgoNames[a], ncclProtoNames[p]);
-            bad++;
-          }
-      if (nChannels < 0 || nChannels > NCCL_TUNER_JAVA_MAX_CHANNELS) {
-        fprintf(stderr, "simcluster: the tuner returned nChannels %d\n", nChannels);
-        bad++;
-        nChannels = 0;
-      }
-    }
+    if (tuner)
+      bad += check_tuner(tuner->getCollInfo(ctx, (ncclFunc_t)g_coll, n, 1, (float**)t, NA, NP, &nChannels), t, before,
+                         &nChannels, 0);
     int pick = th_nccl_pick(&t[0][0], NA, NP);
     if (pick < 0) {
       fprintf(stderr, "simcluster: no selectable entry at %zu bytes\n", n);
@@ -1016,25 +974,12 @@ int main(int argc, char** argv) {
     }
     int a = pick / NP, p = pick % NP;
     int ch = nChannels > 0 ? (nChannels < MAX_SIM_CHANNELS ? nChannels : MAX_SIM_CHANNELS) : DEFAULT_CHANNELS;
-    /* NCCL 2.24+ prints AllGather / ReduceScatter bytes per rank */
-    size_t shown = (g_coll == 2 || g_coll == 3) ? n / (size_t)g_nRanks : n;
-    info("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", ncclFuncNames[g_coll], shown, ncclAlgoNames[a],
-         ncclProtoNames[p], ch - 1);
     double truthUs = true_time(a, p, ch, (double)n);
     double tOut = reading(truthUs), tIn = reading(truthUs);
-    size_t count = n / (size_t)ts_;
-    if (g_coll == 2 || g_coll == 3) count = n / (size_t)ts_ / (size_t)g_nRanks; /* per-rank count */
-    double bf = bus_factor();
-    double algOut = (double)n / tOut / 1e3, algIn = (double)n / tIn / 1e3;
-    const char* wrong = check ? "0" : "N/A";
-    printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %7.2f  %6.2f  %6.2f  %5s\n", n, count, dtype,
-           (g_coll == 0 || g_coll == 2) ? "none" : op, (g_coll == 0 || g_coll == 1) ? 0 : -1, tOut, algOut, algOut * bf,
-           wrong, tIn, algIn, algIn * bf, wrong);
-    busSum += algOut * bf;
+    busSum += table_row(n, dtype, op, check, a, p, ch, tOut, tIn);
     rows++;
   }
-  printf("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %.4f \n#\n", rows ? busSum / rows : 0.0);
-  printf("# Collective test concluded: %s_perf\n#\n", kProg[g_coll]);
+  table_tail(busSum, rows);
   if (tuner) tuner->destroy(ctx);
   return bad ? 3 : 0;
 }

@@ -107,32 +107,6 @@ public class Engine {
                 Mode mode,
                 boolean observe,
                 MemorySegment logger,
-                int canaryThreshold) {
-            this(
-                    handle,
-                    commId,
-                    nRanks,
-                    nNodes,
-                    table,
-                    profile,
-                    mode,
-                    observe,
-                    logger,
-                    canaryThreshold,
-                    table == null ? 0 : Canary.seedBits(table.sha256()),
-                    "summary profile " + profile + " mode " + mode.spelling());
-        }
-
-        Comm(
-                long handle,
-                long commId,
-                long nRanks,
-                long nNodes,
-                DecisionTable table,
-                String profile,
-                Mode mode,
-                boolean observe,
-                MemorySegment logger,
                 int canaryThreshold,
                 long seedBits,
                 String summaryHead) {

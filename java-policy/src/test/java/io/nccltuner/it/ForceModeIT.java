@@ -28,17 +28,14 @@ class ForceModeIT {
     @Test
     void everyOfferedCallForcedEveryUnavailableCallLeftToNccl() throws Exception {
         var trace = Harness.TRACES.resolve("trace_sweep.csv");
-        Harness.Result r = Harness.run(
+        Harness.Result r = Harness.replay(
                 Map.of(
                         "NCCL_TUNER_JAVA_FORCE",
                         "tree/simple/4",
                         // a policy set beside it is not read
                         "NCCL_TUNER_JAVA_POLICY",
                         Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace.toString());
+                trace);
         assertEquals(0, r.exit(), r.text());
         List<TraceExpectation.Call> calls = TraceExpectation.read(trace);
         List<Harness.Selection> got = r.selections();
@@ -93,12 +90,8 @@ class ForceModeIT {
     @ValueSource(strings = {"shadow", "off"})
     void forceModeRespectsShadowAndOff(String mode) throws Exception {
         var trace = Harness.TRACES.resolve("trace_sweep.csv");
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_FORCE", "tree/simple/4", "NCCL_TUNER_JAVA_MODE", mode),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace.toString());
+        Harness.Result r =
+                Harness.replay(Map.of("NCCL_TUNER_JAVA_FORCE", "tree/simple/4", "NCCL_TUNER_JAVA_MODE", mode), trace);
         assertEquals(0, r.exit(), r.text());
         List<TraceExpectation.Call> calls = TraceExpectation.read(trace);
         List<Harness.Selection> got = r.selections();
@@ -120,12 +113,7 @@ class ForceModeIT {
     @Test
     void badForceValueChangesNothingAndSaysWhy() throws Exception {
         var trace = Harness.TRACES.resolve("trace_ddp.csv");
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_FORCE", "RINGG/LL"),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace.toString());
+        Harness.Result r = Harness.replay(Map.of("NCCL_TUNER_JAVA_FORCE", "RINGG/LL"), trace);
         assertEquals(0, r.exit(), r.text());
         assertEquals(
                 1,

@@ -96,6 +96,21 @@ public final class Harness {
     }
 
     /**
+     * Runs the harness with the built plugin over one trace (the harness's default NCCL release), in
+     * a clean NCCL_* / JAVA environment plus {@code env}.
+     *
+     * @param env variables to set; a null value removes the variable
+     * @param trace the trace whose get rows it replays
+     * @param more further harness options
+     */
+    public static Result replay(Map<String, String> env, Path trace, String... more)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("--plugin", PLUGIN.toString(), "--trace", trace.toString()));
+        args.addAll(List.of(more));
+        return run(env, args.toArray(String[]::new));
+    }
+
+    /**
      * Runs any command; with {@code bare} the environment is emptied first (no JAVA_HOME, no PATH),
      * as on a GPU node without a JDK.
      */

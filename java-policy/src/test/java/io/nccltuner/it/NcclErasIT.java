@@ -52,6 +52,14 @@ class NcclErasIT {
         return Harness.run(env, a.toArray(String[]::new));
     }
 
+    /** The harness with the built plugin, as NCCL {@code era}, over a trace; env set, then {@code more} options. */
+    static Harness.Result era(Map<String, String> env, String era, Path trace, String... more) throws Exception {
+        List<String> a = new ArrayList<>(List.of("--plugin", Harness.PLUGIN.toString(), "--nccl-era", era));
+        a.addAll(List.of(more));
+        a.addAll(List.of("--trace", trace.toString()));
+        return Harness.run(env, a.toArray(String[]::new));
+    }
+
     static Path write(String name, String yaml) throws Exception {
         Path p = tmp.resolve(name);
         Files.writeString(p, yaml);
@@ -311,15 +319,7 @@ class NcclErasIT {
     void constantsEdit(String era, String mode) throws Exception {
         Path p = write("constants.yaml", CONSTANTS);
         Map<String, String> env = Map.of("NCCL_TUNER_JAVA_POLICY", p.toString(), "NCCL_TUNER_JAVA_MODE", mode);
-        Harness.Result r = Harness.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
-                era,
-                "--print-constants",
-                "--trace",
-                trace("coalesced").toString());
+        Harness.Result r = era(env, era, trace("coalesced"), "--print-constants");
         assertEquals(0, r.exit(), r.text());
         List<String> printed = r.grep("harness: constant ");
         if (era.equals("2.24") || mode.equals("shadow")) {
@@ -370,15 +370,8 @@ class NcclErasIT {
     @Test
     void v7ConstantsIncludingRubinUnder2326() throws Exception {
         Path p = write("rubin.yaml", RUBIN);
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", p.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
-                "2.32.6",
-                "--print-constants",
-                "--trace",
-                trace("coalesced").toString());
+        Harness.Result r =
+                era(Map.of("NCCL_TUNER_JAVA_POLICY", p.toString()), "2.32.6", trace("coalesced"), "--print-constants");
         assertEquals(0, r.exit(), r.text());
         assertEquals(1, r.grep("TUNER/Plugin: Using nccl-tuner-java (v7)").size(), r.text());
         assertEquals(
@@ -403,17 +396,13 @@ class NcclErasIT {
     @Test
     void v6ExportUnder2326ThroughNcclsAdapter() throws Exception {
         Path p = write("rubin-v6.yaml", RUBIN);
-        Harness.Result r = Harness.run(
+        Harness.Result r = era(
                 Map.of("NCCL_TUNER_JAVA_POLICY", p.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
                 "2.32.6",
+                trace("coalesced"),
                 "--hide-symbol",
                 "ncclTunerPlugin_v7",
-                "--print-constants",
-                "--trace",
-                trace("coalesced").toString());
+                "--print-constants");
         assertEquals(0, r.exit(), r.text());
         assertEquals(List.of("TUNER/Plugin: Failed to find ncclTunerPlugin_v7 symbol."), r.grep("Failed to find"));
         assertEquals(1, r.grep("TUNER/Plugin: Using nccl-tuner-java (v6)").size(), r.text());
@@ -556,14 +545,7 @@ class NcclErasIT {
         if (!context) {
             env.put("FAKE_CUDA_NO_CONTEXT", "1");
         }
-        Harness.Result r = Harness.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
-                "2.24",
-                "--trace",
-                trace("coalesced").toString());
+        Harness.Result r = era(env, "2.24", trace("coalesced"));
         assertEquals(0, r.exit(), r.text());
         String init = r.grep("TUNER/Java: policy t profile ").get(0);
         assertTrue(init.contains("TUNER/Java: policy t profile " + profile + " mode enforce"), r.text());
@@ -584,7 +566,7 @@ class NcclErasIT {
     @Test
     void decisionLogCarriesCommId() throws Exception {
         Path log = tmp.resolve("decisions.jsonl");
-        Harness.Result r = Harness.run(
+        Harness.Result r = era(
                 Map.of(
                         "NCCL_TUNER_JAVA_POLICY",
                         Harness.REPO.resolve("policies/h200-2rank.yaml").toString(),
@@ -594,12 +576,8 @@ class NcclErasIT {
                         log.toString(),
                         "NCCL_TUNER_JAVA_LOG_CALLS",
                         "1"),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
                 "2.28",
-                "--trace",
-                trace("coalesced").toString());
+                trace("coalesced"));
         assertEquals(0, r.exit(), r.text());
         Matcher m = Pattern.compile(" commId 0x([0-9a-f]+);")
                 .matcher(r.grep("TUNER/Java: policy ").get(0));
@@ -635,14 +613,7 @@ class NcclErasIT {
         """);
         Map<String, String> env = new HashMap<>(ThrowingEngine.environment("getChunkSize"));
         env.put("NCCL_TUNER_JAVA_POLICY", p.toString());
-        Harness.Result r = Harness.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--nccl-era",
-                "2.30",
-                "--trace",
-                trace("ddp").toString());
+        Harness.Result r = era(env, "2.30", trace("ddp"));
         assertEquals(0, r.exit(), r.text());
         assertEquals(1, r.warnings().size(), r.text());
         assertTrue(

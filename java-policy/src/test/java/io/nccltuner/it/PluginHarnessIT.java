@@ -47,12 +47,8 @@ class PluginHarnessIT {
     void replayMatchesIndependentExpectation(String workload, String policyFile, String mode) throws Exception {
         Path policyPath = Harness.REPO.resolve("policies").resolve(policyFile);
         Policy policy = PolicyLoader.load(policyPath);
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", policyPath.toString(), "NCCL_TUNER_JAVA_MODE", mode),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace(workload).toString());
+        Harness.Result r = Harness.replay(
+                Map.of("NCCL_TUNER_JAVA_POLICY", policyPath.toString(), "NCCL_TUNER_JAVA_MODE", mode), trace(workload));
         assertEquals(0, r.exit(), r.text());
         List<TraceExpectation.Call> calls = TraceExpectation.read(trace(workload));
         List<Harness.Selection> got = r.selections();
@@ -81,14 +77,11 @@ class PluginHarnessIT {
     /** Enforce really changes something on these traces, so the comparison above is not vacuous. */
     @Test
     void enforceChangesTpDecode() throws Exception {
-        Harness.Result r = Harness.run(
+        Harness.Result r = Harness.replay(
                 Map.of(
                         "NCCL_TUNER_JAVA_POLICY",
                         Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace("tp_infer").toString());
+                trace("tp_infer"));
         assertTrue(r.summary().contains("changed=257 "), r.summary());
         assertEquals(
                 1,
@@ -153,28 +146,22 @@ class PluginHarnessIT {
     /** A host that already runs a JVM: the plugin joins it rather than creating a second one. */
     @Test
     void joinsTheHostsJvm() throws Exception {
-        Harness.Result r = Harness.run(
+        Harness.Result r = Harness.replay(
                 Map.of(
                         "LD_PRELOAD",
                                 Harness.BUILD.resolve("tests/libjvm-preload.so").toString(),
                         "NCCL_TUNER_JAVA_POLICY",
                                 Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace("tp_infer").toString());
+                trace("tp_infer"));
         assertEquals(0, r.exit(), r.text());
         assertEquals(1, r.grep("jvm_preload: host JVM created").size(), r.text());
         assertEquals(1, r.grep("(joined the process's JVM)").size(), r.text());
         assertTrue(r.summary().contains("changed=257 warn=0"), r.summary());
-        Harness.Result own = Harness.run(
+        Harness.Result own = Harness.replay(
                 Map.of(
                         "NCCL_TUNER_JAVA_POLICY",
                         Harness.REPO.resolve("policies/h200-2rank.yaml").toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace("coalesced").toString());
+                trace("coalesced"));
         // build/lib has no AOT cache (make build makes none), and the INFO line says so
         assertEquals(
                 1,
@@ -268,12 +255,7 @@ class PluginHarnessIT {
                 conf,
                 "# collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n"
                         + "allreduce,0,1048575,tree,simple,-1,2,2\n");
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace("tp_infer").toString());
+        Harness.Result r = Harness.replay(Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()), trace("tp_infer"));
         assertEquals(0, r.exit(), r.text());
         assertTrue(r.warnings().isEmpty(), r.text());
         List<Harness.Selection> sel = r.selections();
@@ -282,12 +264,7 @@ class PluginHarnessIT {
                 sel.contains(new Harness.Selection("AllReduce", 1048576, "RING", "SIMPLE", 0)),
                 "1 MiB is outside the range");
         Files.writeString(conf, "allreduce,0,1048575,ringg,simple,-1,2,2\n");
-        Harness.Result bad = Harness.run(
-                Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace("tp_infer").toString());
+        Harness.Result bad = Harness.replay(Map.of("NCCL_TUNER_CONFIG_FILE", conf.toString()), trace("tp_infer"));
         assertEquals(1, bad.warnings().size(), bad.text());
         assertTrue(
                 bad.warnings().getFirst().contains(conf + ":1"), bad.warnings().getFirst());

@@ -53,8 +53,7 @@ class RecordModeIT {
         }
         Map<String, String> recording = new HashMap<>(env);
         recording.put("NCCL_TUNER_JAVA_RECORD", tmp.resolve("rec-%h-%p.csv").toString());
-        Harness.Result original =
-                Harness.run(recording, "--plugin", Harness.PLUGIN.toString(), "--trace", trace.toString());
+        Harness.Result original = Harness.replay(recording, trace);
         assertEquals(0, original.exit(), original.text());
         assertTrue(original.warnings().isEmpty(), original.warnings().toString());
         List<Path> files;
@@ -102,7 +101,7 @@ class RecordModeIT {
         assertTrue(
                 original.grep("record " + rec + ": " + rows + " rows written").size() >= 1, original.text());
 
-        Harness.Result replayed = Harness.run(env, "--plugin", Harness.PLUGIN.toString(), "--trace", rec.toString());
+        Harness.Result replayed = Harness.replay(env, rec);
         assertEquals(0, replayed.exit(), replayed.text());
         assertEquals(original.selections(), replayed.selections(), "the recording replays to the same decisions");
         assertEquals(

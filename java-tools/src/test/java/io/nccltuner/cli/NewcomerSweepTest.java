@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nccltuner.sweep.FakeNcclTestsBinary;
 import io.nccltuner.sweep.Manifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,31 +28,31 @@ class NewcomerSweepTest {
     /** tmp/fakent/all_reduce_perf: a stand-in printing one size row. */
     private Path testsDir() throws Exception {
         Path d = Files.createDirectories(tmp.resolve("fakent"));
-        Path bin = d.resolve("all_reduce_perf");
-        Files.writeString(bin, """
-        #!/bin/sh
-        cat <<OUT
-        # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809
-        # Collective test starting: all_reduce_perf
-        # nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
-        #  Rank  0 Group  0 Pid   100 on      nodeA device  0 [0x18] NVIDIA H200
-        #  Rank  1 Group  0 Pid   101 on      nodeA device  1 [0x19] NVIDIA H200
-        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-        #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
-                1024           256     float     sum      -1    10.0    0.10    0.10      0    10.0    0.10    0.10      0
-        # Avg bus bandwidth    : 0.10
-        OUT
-        """);
-        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        FakeNcclTestsBinary.write(d.resolve("all_reduce_perf"), "", "all_reduce_perf", "10.0");
         return d;
     }
 
     private String plugin() throws Exception {
-        Path p = tmp.resolve("libnccl-tuner-java.so");
-        if (!Files.exists(p)) {
-            Files.writeString(p, "not loaded by the fake");
-        }
-        return p.toString();
+        return FakeNcclTestsBinary.plugin(tmp).toString();
+    }
+
+    /** {@code nccl-tuner sweep -o dir --tests-dir testsDir}, RING/LL once with the plugin file, then {@code options}. */
+    private String[] sweep(Path dir, String testsDir, String... options) throws Exception {
+        return Stream.concat(
+                        Stream.of(
+                                "sweep",
+                                "-o",
+                                dir.toString(),
+                                "--tests-dir",
+                                testsDir,
+                                "--plugin",
+                                plugin(),
+                                "--candidate",
+                                "RING/LL",
+                                "--replicates",
+                                "1"),
+                        Arrays.stream(options))
+                .toArray(String[]::new);
     }
 
     @Test
@@ -59,24 +61,7 @@ class NewcomerSweepTest {
         String rel = Path.of("").toAbsolutePath().relativize(abs).toString();
         assertFalse(Path.of(rel).isAbsolute());
         Path dir = tmp.resolve("sw");
-        CliRun r = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--tests-dir",
-                rel,
-                "--plugin",
-                plugin(),
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "1",
-                "-b",
-                "1K",
-                "-e",
-                "1K",
-                "--seed",
-                "7");
+        CliRun r = CliRun.run(sweep(dir, rel, "-b", "1K", "-e", "1K", "--seed", "7"));
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("sweep: " + dir + ": 2 of 2 runs done"), r.out());
         Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
@@ -89,23 +74,7 @@ class NewcomerSweepTest {
     void theDryRunsLinesCarryTheirEnvironmentTheSeedAndWarnOfMissingBinaries() throws Exception {
         Path dir = tmp.resolve("sw");
         String p = plugin();
-        CliRun r = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--tests-dir",
-                tmp.resolve("nothere").toString(),
-                "--plugin",
-                p,
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "1",
-                "-b",
-                "1K",
-                "-e",
-                "1K",
-                "--dry-run");
+        CliRun r = CliRun.run(sweep(dir, tmp.resolve("nothere").toString(), "-b", "1K", "-e", "1K", "--dry-run"));
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         String bin = tmp.resolve("nothere/all_reduce_perf").toString();
@@ -130,21 +99,7 @@ class NewcomerSweepTest {
         assertFalse(Files.exists(dir));
 
         // with --seed: no seed note, and no warning where the binaries exist
-        CliRun s = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--tests-dir",
-                testsDir().toString(),
-                "--plugin",
-                p,
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "1",
-                "--seed",
-                "9",
-                "--dry-run");
+        CliRun s = CliRun.run(sweep(dir, testsDir().toString(), "--seed", "9", "--dry-run"));
         assertEquals(0, s.exit(), s.err());
         assertFalse(s.out().contains("was drawn"), s.out());
         assertEquals("", s.err());

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nccltuner.sweep.FakeNcclTestsBinary;
 import io.nccltuner.sweep.Manifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,53 +28,25 @@ class SweepCommandTest {
 
     /** A stand-in nccl-tests binary printing one size row (no NCCL lines). */
     private Path fake() throws Exception {
-        Path bin = tmp.resolve("fake_driver");
-        Files.writeString(bin, """
-        #!/bin/sh
-        cat <<OUT
-        # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809
-        # Collective test starting: $1
-        # nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
-        #  Rank  0 Group  0 Pid   100 on      nodeA device  0 [0x18] NVIDIA H200
-        #  Rank  1 Group  0 Pid   101 on      nodeA device  1 [0x19] NVIDIA H200
-        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-        #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
-                1024           256     float     sum      -1    10.0    0.10    0.10      0    10.0    0.10    0.10      0
-        # Avg bus bandwidth    : 0.10
-        OUT
-        """);
-        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return bin;
+        return FakeNcclTestsBinary.write(tmp.resolve("fake_driver"), "", "$1", "10.0");
     }
 
     private String plugin() throws Exception {
-        Path p = tmp.resolve("libnccl-tuner-java.so");
-        if (!Files.exists(p)) {
-            Files.writeString(p, "not loaded by the fake");
-        }
-        return p.toString();
+        return FakeNcclTestsBinary.plugin(tmp).toString();
+    }
+
+    /** {@code nccl-tuner sweep -o dir} of {@link #fake()} with the plugin file, then {@code options}. */
+    private String[] sweepOfTheFake(Path dir, String... options) throws Exception {
+        return Stream.concat(
+                        Stream.of("sweep", "-o", dir.toString(), "--binary", fake().toString(), "--plugin", plugin()),
+                        Arrays.stream(options))
+                .toArray(String[]::new);
     }
 
     @Test
     void theSameCommandWithoutSeedResumesAndTheProgressNamesTheSeed() throws Exception {
         Path dir = tmp.resolve("sweep");
-        String[] cmd = {
-            "sweep",
-            "-o",
-            dir.toString(),
-            "--binary",
-            fake().toString(),
-            "--plugin",
-            plugin(),
-            "--candidate",
-            "RING/LL",
-            "--replicates",
-            "2",
-            "-b",
-            "1K",
-            "-e",
-            "1K"
-        };
+        String[] cmd = sweepOfTheFake(dir, "--candidate", "RING/LL", "--replicates", "2", "-b", "1K", "-e", "1K");
         CliRun first = CliRun.run(cmd);
         assertEquals(0, first.exit(), first.err());
         long seed = Manifest.read(dir.resolve(Manifest.FILE)).seed();
@@ -99,24 +73,8 @@ class SweepCommandTest {
     @Test
     void compileOfASweepWithNoFinishedRunSaysHowToResume() throws Exception {
         Path dir = tmp.resolve("sweep");
-        CliRun first = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--binary",
-                fake().toString(),
-                "--plugin",
-                plugin(),
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "2",
-                "--seed",
-                "7",
-                "-b",
-                "1K",
-                "-e",
-                "1K");
+        CliRun first = CliRun.run(sweepOfTheFake(
+                dir, "--candidate", "RING/LL", "--replicates", "2", "--seed", "7", "-b", "1K", "-e", "1K"));
         assertEquals(0, first.exit(), first.err());
         try (var runs = Files.list(dir.resolve("runs"))) {
             for (Path f : runs.toList()) {
@@ -138,43 +96,11 @@ class SweepCommandTest {
     @Test
     void aDifferentSweepIsRefusedNamingTheOptionsThatDiffer() throws Exception {
         Path dir = tmp.resolve("sweep");
-        CliRun first = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--binary",
-                fake().toString(),
-                "--plugin",
-                plugin(),
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "1",
-                "--seed",
-                "9",
-                "-b",
-                "1K",
-                "-e",
-                "1K");
+        CliRun first = CliRun.run(sweepOfTheFake(
+                dir, "--candidate", "RING/LL", "--replicates", "1", "--seed", "9", "-b", "1K", "-e", "1K"));
         assertEquals(0, first.exit(), first.err());
-        CliRun other = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--binary",
-                fake().toString(),
-                "--plugin",
-                plugin(),
-                "--candidate",
-                "RING/LL",
-                "--replicates",
-                "1",
-                "--seed",
-                "10",
-                "-b",
-                "1K",
-                "-e",
-                "2K");
+        CliRun other = CliRun.run(sweepOfTheFake(
+                dir, "--candidate", "RING/LL", "--replicates", "1", "--seed", "10", "-b", "1K", "-e", "2K"));
         assertEquals(1, other.exit());
         assertEquals(
                 "nccl-tuner sweep: " + dir + " holds a different sweep: --seed 10 (this sweep's: 9); -e 2K (this "
@@ -230,14 +156,8 @@ class SweepCommandTest {
     @Test
     void theDryRunLeavesOutCandidatesNcclNeverOffersAndSaysSo() throws Exception {
         Path dir = tmp.resolve("sweep");
-        CliRun r = CliRun.run(
-                "sweep",
-                "-o",
-                dir.toString(),
-                "--binary",
-                fake().toString(),
-                "--plugin",
-                plugin(),
+        CliRun r = CliRun.run(sweepOfTheFake(
+                dir,
                 "--collectives",
                 "all_reduce,all_gather",
                 "--algorithms",
@@ -250,7 +170,7 @@ class SweepCommandTest {
                 "3",
                 "--dry-run",
                 "-e",
-                "64MiB");
+                "64MiB"));
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         assertTrue(

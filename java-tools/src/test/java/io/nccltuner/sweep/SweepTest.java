@@ -14,7 +14,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,36 +32,17 @@ class SweepTest {
     @TempDir
     Path tmp;
 
-    /** A fake nccl-tests: prints a header, one size row; fails while $FAIL_FLAG exists for $FAIL_ON. */
+    /** A fake nccl-tests: logs each call; fails while $FAIL_FLAG exists for $FAIL_ON; a time per candidate. */
     private Path fakeBinary() throws Exception {
-        Path bin = tmp.resolve("fake_driver");
-        Files.writeString(bin, """
-        #!/bin/sh
-        echo "$NCCL_TUNER_JAVA_FORCE|$1" >> "$CALLS"
-        if [ -n "$FAIL_ON" ] && [ "$NCCL_TUNER_JAVA_FORCE" = "$FAIL_ON" ] && [ -e "$FAIL_FLAG" ]; then echo boom; exit 3; fi
-        case "$NCCL_TUNER_JAVA_FORCE" in RING/LL) t=30.00;; RING/SIMPLE) t=10.00;; *) t=20.00;; esac
-        cat <<OUT
-        # nccl-tests version 2.18.5 nccl-headers=22809 nccl-library=22809
-        # Collective test starting: $1
-        # nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
-        #
-        # Using devices
-        #  Rank  0 Group  0 Pid   100 on      nodeA device  0 [0x18] NVIDIA H200
-        #  Rank  1 Group  0 Pid   101 on      nodeB device  0 [0x18] NVIDIA H200
-        #
-        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-        #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
-                1024           256     float     sum      -1    $t    0.05    0.05      0    $t    0.05    0.05      0
-        # Out of bounds values : 0 OK
-        # Avg bus bandwidth    : 0.05
-        OUT
-        """);
-        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return bin;
+        return FakeNcclTestsBinary.write(tmp.resolve("fake_driver"), """
+                echo "$NCCL_TUNER_JAVA_FORCE|$1" >> "$CALLS"
+                if [ -n "$FAIL_ON" ] && [ "$NCCL_TUNER_JAVA_FORCE" = "$FAIL_ON" ] && [ -e "$FAIL_FLAG" ]; then echo boom; exit 3; fi
+                case "$NCCL_TUNER_JAVA_FORCE" in RING/LL) t=30.00;; RING/SIMPLE) t=10.00;; *) t=20.00;; esac
+                """, "$1", "$t");
     }
 
     private Sweep.Config config(Path dir, Path bin, Map<String, String> env, long seed) throws Exception {
-        Path plugin = Files.writeString(tmp.resolve("libnccl-tuner-java.so"), "not loaded by the fake");
+        Path plugin = FakeNcclTestsBinary.plugin(tmp);
         return new Sweep.Config(
                 dir,
                 List.of("all_reduce", "all_gather"),

@@ -13,6 +13,7 @@ import io.nccltuner.policy.Protocol;
 import io.nccltuner.reliability.RandomWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -54,13 +55,9 @@ class ConcurrencyPluginIT {
 
     @Test
     void sixteenThreadsSixtyFourCommunicatorsFourMillionCalls(@TempDir Path tmp) throws Exception {
-        Harness.Result r = HostileHost.run(
+        Harness.Result r = concurrent(
                 Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--concurrent",
-                "--threads",
-                "16",
+                16,
                 "--comms",
                 "64",
                 "--calls",
@@ -87,47 +84,22 @@ class ConcurrencyPluginIT {
                 r.text());
     }
 
+    /** hostile_host --concurrent with the plugin on that many threads, then {@code options}. */
+    static Harness.Result concurrent(Map<String, String> env, int threads, String... options) throws Exception {
+        List<String> args = new ArrayList<>(
+                List.of("--plugin", Harness.PLUGIN.toString(), "--concurrent", "--threads", Integer.toString(threads)));
+        args.addAll(List.of(options));
+        return HostileHost.run(env, args.toArray(String[]::new));
+    }
+
     /** Two processes (two ranks), different thread counts, the same calls: the same decisions. */
     @Test
     void twoProcessesDecideTheSame(@TempDir Path tmp) throws Exception {
         Map<String, String> env =
                 Map.of("NCCL_TUNER_JAVA_POLICY", randomPolicy(tmp).toString());
-        Harness.Result a = HostileHost.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--concurrent",
-                "--threads",
-                "16",
-                "--calls",
-                "500000",
-                "--seed",
-                "7",
-                "--no-single");
-        Harness.Result b = HostileHost.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--concurrent",
-                "--threads",
-                "3",
-                "--calls",
-                "500000",
-                "--seed",
-                "7",
-                "--no-single");
-        Harness.Result c = HostileHost.run(
-                env,
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--concurrent",
-                "--threads",
-                "3",
-                "--calls",
-                "500000",
-                "--seed",
-                "8",
-                "--no-single");
+        Harness.Result a = concurrent(env, 16, "--calls", "500000", "--seed", "7", "--no-single");
+        Harness.Result b = concurrent(env, 3, "--calls", "500000", "--seed", "7", "--no-single");
+        Harness.Result c = concurrent(env, 3, "--calls", "500000", "--seed", "8", "--no-single");
         for (Harness.Result r : List.of(a, b, c)) {
             assertEquals(0, r.exit(), r.text());
         }
@@ -147,7 +119,7 @@ class ConcurrencyPluginIT {
     static Harness.Result shadowRun(Path tmp, Path log, int queue) throws Exception {
         Path policy = tmp.resolve("shadow.yaml");
         Files.writeString(policy, SHADOW_ALL);
-        return HostileHost.run(
+        return concurrent(
                 Map.of(
                         "NCCL_TUNER_JAVA_POLICY",
                         policy.toString(),
@@ -157,11 +129,7 @@ class ConcurrencyPluginIT {
                         Integer.toString(queue),
                         "NCCL_TUNER_JAVA_LOG_CALLS",
                         "1"),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--concurrent",
-                "--threads",
-                "16",
+                16,
                 "--comms",
                 "64",
                 "--calls",

@@ -51,12 +51,7 @@ class FaultScenariosIT {
     static void built() throws Exception {
         HostileHost.requireBuilt();
         reference = Harness.run(Map.of(), "--plugin", Harness.NOOP.toString(), "--trace", TRACE.toString());
-        enforced = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString());
+        enforced = Harness.replay(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), TRACE);
         assertEquals(0, enforced.exit(), enforced.text());
         assertTrue(
                 enforced.summary().contains(" changed=257 warn=0 "),
@@ -279,12 +274,9 @@ class FaultScenariosIT {
         };
         long t0 = System.nanoTime();
         // Five communicators one after the other: a stuck log costs one wait at destroy, not five.
-        Harness.Result r = Harness.run(
+        Harness.Result r = Harness.replay(
                 Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString(), "NCCL_TUNER_JAVA_LOG", path),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString(),
+                TRACE,
                 "--repeat",
                 "5");
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -308,13 +300,8 @@ class FaultScenariosIT {
     /** A host with its own SIGINT handler keeps it (the JVM runs with -Xrs) and it still runs. */
     @Test
     void hostWithItsOwnSigintHandler() throws Exception {
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString(),
-                "--sigint-handler");
+        Harness.Result r = Harness.replay(
+                Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), TRACE, "--sigint-handler");
         assertEquals(0, r.exit(), r.text());
         assertEquals(1, r.grep("harness: own SIGINT handler ran").size(), r.text());
         assertEquals(enforced.selections(), r.selections());
@@ -331,12 +318,7 @@ class FaultScenariosIT {
     void oddPolicyNamesStayOnOneLogLine(String file) throws Exception {
         Path policy =
                 Path.of(FaultScenariosIT.class.getResource("/hostile/" + file).toURI());
-        Harness.Result r = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString());
+        Harness.Result r = Harness.replay(Map.of("NCCL_TUNER_JAVA_POLICY", policy.toString()), TRACE);
         assertEquals(0, r.exit(), r.text());
         assertTrue(r.summary().contains(" warn=0 "), "NCCL's logger saw no WARN: " + r.summary());
         assertTrue(r.lines().stream().noneMatch(l -> l.startsWith("NCCL WARN forged")), r.text());
@@ -352,12 +334,9 @@ class FaultScenariosIT {
     /** 1,000 communicators created and destroyed in one process: each decides, each summarises, no WARN. */
     @Test
     void thousandCommunicators() throws Exception {
-        Harness.Result r = Harness.run(
+        Harness.Result r = Harness.replay(
                 Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                Harness.TRACES.resolve("trace_coalesced.csv").toString(),
+                Harness.TRACES.resolve("trace_coalesced.csv"),
                 "--repeat",
                 "1000",
                 "--quiet");

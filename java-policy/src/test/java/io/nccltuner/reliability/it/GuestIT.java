@@ -77,7 +77,12 @@ class GuestIT {
         return run(Harness.PLUGIN, env, timeoutSeconds, args);
     }
 
-    static Run run(Path plugin, Map<String, String> env, long timeoutSeconds, String... args) throws Exception {
+    /**
+     * A guest-host process running the command args over the trace with the plugin, in the
+     * environment every case starts from: none of this JVM's NCCL_, JAVA_ or _JAVA_ variables,
+     * JAVA_HOME, the hostile host's policy.
+     */
+    static ProcessBuilder guestHost(Path plugin, String... args) {
         List<String> cmd =
                 new ArrayList<>(List.of(BIN.toString(), "--plugin", plugin.toString(), "--trace", TRACE.toString()));
         cmd.addAll(List.of(args));
@@ -86,6 +91,12 @@ class GuestIT {
         e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
         e.put("JAVA_HOME", Harness.JAVA_HOME);
         e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
+        return pb;
+    }
+
+    static Run run(Path plugin, Map<String, String> env, long timeoutSeconds, String... args) throws Exception {
+        ProcessBuilder pb = guestHost(plugin, args);
+        Map<String, String> e = pb.environment();
         env.forEach((k, v) -> {
             if (v == null) {
                 e.remove(k);
@@ -93,7 +104,7 @@ class GuestIT {
                 e.put(k, v);
             }
         });
-        Harness.Result r = Harness.waitFor(pb, cmd, timeoutSeconds);
+        Harness.Result r = Harness.waitFor(pb, pb.command(), timeoutSeconds);
         Run out = new Run(r.exit(), r.lines());
         assertEquals(0, out.exit(), "exit status\n" + out.text());
         assertTrue(out.lines().stream().anyMatch(l -> l.startsWith("guest-host: done ")), out.text());
@@ -423,21 +434,9 @@ class GuestIT {
     void nothingFromTheWorkingDirectoryOrBadValuesReachesTheHostsOutput(@TempDir Path tmp) throws Exception {
         Files.writeString(tmp.resolve(".hotspotrc"), "+PrintVMOptions\n");
         Files.writeString(tmp.resolve(".hotspot_compiler"), "print *.*\n");
-        List<String> cmd = new ArrayList<>(List.of(
-                BIN.toString(),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString(),
-                "capture",
-                tmp.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
-        Map<String, String> e = pb.environment();
-        e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
-        e.put("JAVA_HOME", Harness.JAVA_HOME);
-        e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
-        e.put("_JAVA_SR_SIGNUM", "5");
-        Harness.Result ok = Harness.waitFor(pb, cmd, 60);
+        ProcessBuilder pb = guestHost(Harness.PLUGIN, "capture", tmp.toString()).directory(tmp.toFile());
+        pb.environment().put("_JAVA_SR_SIGNUM", "5");
+        Harness.Result ok = Harness.waitFor(pb, pb.command(), 60);
         assertEquals(0, ok.exit(), String.join("\n", ok.lines()));
         assertTrue(
                 ok.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")),
@@ -486,21 +485,9 @@ class GuestIT {
             for (int i = 0; i < n; i++) {
                 opts.append(" -Dnccltj.test.opt").append(i).append("=1");
             }
-            List<String> cmd = new ArrayList<>(List.of(
-                    BIN.toString(),
-                    "--plugin",
-                    plugin.toString(),
-                    "--trace",
-                    TRACE.toString(),
-                    "capture",
-                    work.toString()));
-            ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
-            Map<String, String> e = pb.environment();
-            e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
-            e.put("JAVA_HOME", Harness.JAVA_HOME);
-            e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
-            e.put("NCCL_TUNER_JAVA_OPTS", opts.toString().trim());
-            Harness.Result r = Harness.waitFor(pb, cmd, 60);
+            ProcessBuilder pb = guestHost(plugin, "capture", work.toString()).directory(work.toFile());
+            pb.environment().put("NCCL_TUNER_JAVA_OPTS", opts.toString().trim());
+            Harness.Result r = Harness.waitFor(pb, pb.command(), 60);
             String text = String.join("\n", r.lines());
             assertEquals(0, r.exit(), text);
             if (n == 48) {
@@ -522,21 +509,10 @@ class GuestIT {
      */
     @Test
     void aCrashOfTheHostsOwnWritesNothing(@TempDir Path tmp) throws Exception {
-        List<String> cmd = List.of(
-                BIN.toString(),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString(),
-                "host-crash",
-                tmp.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
-        Map<String, String> e = pb.environment();
-        e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
-        e.put("JAVA_HOME", Harness.JAVA_HOME);
-        e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
-        e.put("TMPDIR", tmp.toString());
-        Harness.Result r = Harness.waitFor(pb, cmd, 60);
+        ProcessBuilder pb =
+                guestHost(Harness.PLUGIN, "host-crash", tmp.toString()).directory(tmp.toFile());
+        pb.environment().put("TMPDIR", tmp.toString());
+        Harness.Result r = Harness.waitFor(pb, pb.command(), 60);
         assertTrue(r.exit() > 128, "ended by a signal: exit " + r.exit() + "\n" + String.join("\n", r.lines()));
         assertTrue(r.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED)), String.join("\n", r.lines()));
         assertEquals(
@@ -818,20 +794,8 @@ class GuestIT {
     /** CPython's faulthandler after the init: the script's own fault ends by SIGSEGV (it was SIGABRT). */
     @Test
     void aFaultAfterFaulthandlerEndsBySigsegv(@TempDir Path tmp) throws Exception {
-        List<String> cmd = List.of(
-                BIN.toString(),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                TRACE.toString(),
-                "faulthandler",
-                tmp.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Map<String, String> e = pb.environment();
-        e.keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_") || k.startsWith("_JAVA_"));
-        e.put("JAVA_HOME", Harness.JAVA_HOME);
-        e.put("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString());
-        Harness.Result r = Harness.waitFor(pb, cmd, 60);
+        ProcessBuilder pb = guestHost(Harness.PLUGIN, "faulthandler", tmp.toString());
+        Harness.Result r = Harness.waitFor(pb, pb.command(), 60);
         assertEquals(128 + 11, r.exit(), "ended by SIGSEGV\n" + String.join("\n", r.lines()));
         assertEquals("Fatal Python error: Segmentation fault\n", Files.readString(tmp.resolve("fd2")));
         assertEquals(0, Files.size(tmp.resolve("fd1")));

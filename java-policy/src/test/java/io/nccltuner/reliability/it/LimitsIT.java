@@ -165,12 +165,7 @@ class LimitsIT {
         assertArrayEquals(APPLIED, gets.get(3).table(), "main thread");
 
         Path trace = Harness.TRACES.resolve("trace_tp_infer.csv");
-        Harness.Result normal = Harness.run(
-                Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()),
-                "--plugin",
-                Harness.PLUGIN.toString(),
-                "--trace",
-                trace.toString());
+        Harness.Result normal = Harness.replay(Map.of("NCCL_TUNER_JAVA_POLICY", HostileHost.POLICY.toString()), trace);
         List<String> args = new ArrayList<>(
                 List.of("--plugin", Harness.PLUGIN.toString(), "--trace", trace.toString(), "--stack-kib", "128"));
         Harness.Result small = Harness.run(
