@@ -1,6 +1,6 @@
 package io.nccltuner.report;
 
-import static io.nccltuner.report.ShadowReportHtml.esc;
+import static io.nccltuner.compile.SvgChart.esc;
 
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
