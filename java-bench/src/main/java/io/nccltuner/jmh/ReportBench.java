@@ -215,104 +215,127 @@ public final class ReportBench {
             int pid = 10000 + r;
             Path f = dir.resolve(String.format(Locale.ROOT, "tuner-%s-%d.jsonl", host, pid));
             StringBuilder sb = new StringBuilder(16384);
-            sb.append("{\"type\":\"comm\",\"comm\":-2863311531,\"host\":\"")
-                    .append(host)
-                    .append("\",\"pid\":")
-                    .append(pid)
-                    .append(",\"policy\":\"bench\",\"profile\":\"p\",\"sha256\":\"")
-                    .append(sha)
-                    .append("\",\"mode\":\"canary\",")
-                    .append("\"nRanks\":")
-                    .append(ranks)
-                    .append(",\"nNodes\":")
-                    .append(ranks / 8)
-                    .append(
-                            ",\"calls\":5210,\"ruleHits\":5000,\"applied\":500,\"unaggregated\":0,\"at\":\"destroy\"}\n");
+            commLine(sb, host, pid, ranks, sha);
             for (int i = 0; i < series; i++) {
-                long nBytes = sizes[i / 2];
-                boolean policy = i % 2 == 1;
-                int count = policy ? 41 : 371;
-                double mean = 20 + nBytes / 65536.0 * (policy ? 9 : 10);
-                double sum = 0;
-                double sq = 0;
-                double min = Double.MAX_VALUE;
-                double max = 0;
-                int[] hist = new int[8];
-                int base = 1 + 16 * (int) (Math.log(mean * 1000) / Math.log(2) - 8) - 4;
-                for (int k = 0; k < count; k++) {
-                    double v = mean * (0.9 + 0.2 * rnd.nextDouble());
-                    sum += v;
-                    sq += v * v;
-                    min = Math.min(min, v);
-                    max = Math.max(max, v);
-                    hist[rnd.nextInt(8)]++;
-                }
-                sb.append("{\"type\":\"measured\",\"comm\":-2863311531,\"host\":\"")
-                        .append(host)
-                        .append("\",\"pid\":")
-                        .append(pid)
-                        .append(",\"rank\":")
-                        .append(r)
-                        .append(",\"nRanks\":")
-                        .append(ranks)
-                        .append(",\"nNodes\":")
-                        .append(ranks / 8)
-                        .append(",\"policy\":\"bench\",\"sha256\":\"")
-                        .append(sha)
-                        .append("\",\"mode\":\"canary\",")
-                        .append("\"collective\":\"AllReduce\",\"nBytes\":")
-                        .append(nBytes)
-                        .append(",\"toBytes\":")
-                        .append(nBytes + nBytes / 4)
-                        .append(",\"bucket\":\"?\",\"arm\":\"")
-                        .append(policy ? "policy" : "nccl")
-                        .append("\",\"decided\":\"")
-                        .append(policy ? "TREE/SIMPLE" : "RING/SIMPLE")
-                        .append("\",\"decidedChannels\":0,\"executed\":\"")
-                        .append(policy ? "TREE/SIMPLE" : "RING/SIMPLE")
-                        .append("\",\"channels\":8,\"kernelChannels\":8,\"asDecided\":true,\"count\":")
-                        .append(count)
-                        .append(",\"timed\":")
-                        .append(count)
-                        .append(String.format(
-                                Locale.ROOT,
-                                ",\"meanUs\":%.1f,\"sumUs\":%.1f,\"sumSqUs\":%.1f,\"minUs\":%.1f,"
-                                        + "\"maxUs\":%.1f,\"p50Us\":%.1f,\"p95Us\":%.1f,\"p99Us\":%.1f,\"hist\":[",
-                                sum / count,
-                                sum,
-                                sq,
-                                min,
-                                max,
-                                mean,
-                                mean * 1.08,
-                                mean * 1.09));
-                for (int k = 0; k < 8; k++) {
-                    sb.append(k == 0 ? "" : ",")
-                            .append('[')
-                            .append(base + k)
-                            .append(',')
-                            .append(hist[k])
-                            .append(']');
-                }
-                sb.append("]}\n");
+                measuredLine(sb, rnd, host, pid, r, ranks, sha, sizes[i / 2], i % 2 == 1);
             }
-            sb.append("{\"type\":\"profiled\",\"comm\":-2863311531,\"host\":\"")
-                    .append(host)
-                    .append("\",\"pid\":")
-                    .append(pid)
-                    .append(",\"rank\":")
-                    .append(r)
-                    .append(",\"nRanks\":")
-                    .append(ranks)
-                    .append(",\"nNodes\":")
-                    .append(ranks / 8)
-                    .append(",\"profilerVersion\":5,\"joined\":true,\"collectives\":5210,\"unjoined\":0,\"untimed\":0,")
-                    .append("\"unaggregated\":0,\"decisionsDropped\":0}\n");
+            profiledLine(sb, host, pid, r, ranks);
             try (BufferedWriter w = Files.newBufferedWriter(f, StandardCharsets.UTF_8)) {
                 w.write(sb.toString());
             }
             bytes += sb.length();
         }
         return bytes;
+    }
+
+    /** A rank's comm line: one communicator of all ranks, 8 per node, in canary mode. */
+    private static void commLine(StringBuilder sb, String host, int pid, int ranks, String sha) {
+        sb.append("{\"type\":\"comm\",\"comm\":-2863311531,\"host\":\"")
+                .append(host)
+                .append("\",\"pid\":")
+                .append(pid)
+                .append(",\"policy\":\"bench\",\"profile\":\"p\",\"sha256\":\"")
+                .append(sha)
+                .append("\",\"mode\":\"canary\",")
+                .append("\"nRanks\":")
+                .append(ranks)
+                .append(",\"nNodes\":")
+                .append(ranks / 8)
+                .append(",\"calls\":5210,\"ruleHits\":5000,\"applied\":500,\"unaggregated\":0,\"at\":\"destroy\"}\n");
+    }
+
+    /**
+     * One measured line of one arm at one size: 371 (NCCL's arm) or 41 (the policy's) collectives,
+     * times uniform within +-10% of a mean that grows with the size, an 8-bucket histogram.
+     */
+    private static void measuredLine(
+            StringBuilder sb,
+            java.util.SplittableRandom rnd,
+            String host,
+            int pid,
+            int rank,
+            int ranks,
+            String sha,
+            long nBytes,
+            boolean policy) {
+        int count = policy ? 41 : 371;
+        double mean = 20 + nBytes / 65536.0 * (policy ? 9 : 10);
+        double sum = 0;
+        double sq = 0;
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        int[] hist = new int[8];
+        int base = 1 + 16 * (int) (Math.log(mean * 1000) / Math.log(2) - 8) - 4;
+        for (int k = 0; k < count; k++) {
+            double v = mean * (0.9 + 0.2 * rnd.nextDouble());
+            sum += v;
+            sq += v * v;
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+            hist[rnd.nextInt(8)]++;
+        }
+        rankLineHead(sb, "measured", host, pid, rank, ranks)
+                .append(",\"policy\":\"bench\",\"sha256\":\"")
+                .append(sha)
+                .append("\",\"mode\":\"canary\",")
+                .append("\"collective\":\"AllReduce\",\"nBytes\":")
+                .append(nBytes)
+                .append(",\"toBytes\":")
+                .append(nBytes + nBytes / 4)
+                .append(",\"bucket\":\"?\",\"arm\":\"")
+                .append(policy ? "policy" : "nccl")
+                .append("\",\"decided\":\"")
+                .append(policy ? "TREE/SIMPLE" : "RING/SIMPLE")
+                .append("\",\"decidedChannels\":0,\"executed\":\"")
+                .append(policy ? "TREE/SIMPLE" : "RING/SIMPLE")
+                .append("\",\"channels\":8,\"kernelChannels\":8,\"asDecided\":true,\"count\":")
+                .append(count)
+                .append(",\"timed\":")
+                .append(count)
+                .append(String.format(
+                        Locale.ROOT,
+                        ",\"meanUs\":%.1f,\"sumUs\":%.1f,\"sumSqUs\":%.1f,\"minUs\":%.1f,"
+                                + "\"maxUs\":%.1f,\"p50Us\":%.1f,\"p95Us\":%.1f,\"p99Us\":%.1f,\"hist\":[",
+                        sum / count,
+                        sum,
+                        sq,
+                        min,
+                        max,
+                        mean,
+                        mean * 1.08,
+                        mean * 1.09));
+        for (int k = 0; k < 8; k++) {
+            sb.append(k == 0 ? "" : ",")
+                    .append('[')
+                    .append(base + k)
+                    .append(',')
+                    .append(hist[k])
+                    .append(']');
+        }
+        sb.append("]}\n");
+    }
+
+    /** The fields a measured and a profiled line start with: type, comm, host, pid, rank and the shape. */
+    private static StringBuilder rankLineHead(
+            StringBuilder sb, String type, String host, int pid, int rank, int ranks) {
+        return sb.append("{\"type\":\"")
+                .append(type)
+                .append("\",\"comm\":-2863311531,\"host\":\"")
+                .append(host)
+                .append("\",\"pid\":")
+                .append(pid)
+                .append(",\"rank\":")
+                .append(rank)
+                .append(",\"nRanks\":")
+                .append(ranks)
+                .append(",\"nNodes\":")
+                .append(ranks / 8);
+    }
+
+    /** A rank's profiled line: every collective joined and timed. */
+    private static void profiledLine(StringBuilder sb, String host, int pid, int rank, int ranks) {
+        rankLineHead(sb, "profiled", host, pid, rank, ranks)
+                .append(",\"profilerVersion\":5,\"joined\":true,\"collectives\":5210,\"unjoined\":0,\"untimed\":0,")
+                .append("\"unaggregated\":0,\"decisionsDropped\":0}\n");
     }
 }

@@ -228,10 +228,7 @@ public final class ShadowAggregate {
                     g.writeNumber(Long.toUnsignedString(e.fromBytes()));
                     g.writeFieldName(LogField.TO_BYTES);
                     g.writeNumber(e.toBytes() == -1L ? "-1" : Long.toUnsignedString(e.toBytes()));
-                    g.writeStringField(
-                            LogField.BUCKET,
-                            "[" + ByteSize.format(e.fromBytes()) + ", "
-                                    + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")");
+                    g.writeStringField(LogField.BUCKET, bucket(e.fromBytes(), e.toBytes()));
                     g.writeStringField(LogField.NCCL_PICK, e.ncclPick());
                     g.writeStringField(LogField.POLICY_PICK, e.policyPick());
                     g.writeNumberField(LogField.CHANNELS, e.channels());
@@ -244,6 +241,18 @@ public final class ShadowAggregate {
             throw new IllegalStateException(impossible); // a StringWriter does not fail
         }
         return w.toString();
+    }
+
+    /**
+     * A size range as the decision log's {@code bucket} field spells it, and as the reports print a
+     * bucket or a range of sizes.
+     *
+     * @param fromBytes its first size, bytes
+     * @param toBytes its end (exclusive), bytes; -1 for none
+     * @return "[1 MiB, 1.25 MiB)"; the end "inf" when toBytes is -1
+     */
+    public static String bucket(long fromBytes, long toBytes) {
+        return "[" + ByteSize.format(fromBytes) + ", " + (toBytes == -1L ? "inf" : ByteSize.format(toBytes)) + ")";
     }
 
     /**

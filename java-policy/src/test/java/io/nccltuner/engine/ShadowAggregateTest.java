@@ -42,6 +42,15 @@ class ShadowAggregateTest {
       """;
 
     @Test
+    void bucketSpellsTheSizeRange() {
+        assertEquals("[1 MiB, 1.25 MiB)", ShadowAggregate.bucket(1 << 20, 5 << 18));
+        assertEquals("[96 B, 112 B)", ShadowAggregate.bucket(96, 112));
+        long last = SizeGrid.lowerBound(SizeGrid.BUCKETS - 1); // 7 x 2^61: the grid's last bucket has no end
+        assertEquals(7L << 61, last);
+        assertEquals("[16140901064495857664 B, inf)", ShadowAggregate.bucket(last, -1));
+    }
+
+    @Test
     void countsByCollectiveBucketAndPicks() {
         ShadowAggregate a = new ShadowAggregate();
         int ringSimple = 1 | 2 << 8; // RING=1, SIMPLE=2

@@ -1,5 +1,7 @@
 package io.nccltuner.compile;
 
+import static io.nccltuner.compile.SvgChart.esc;
+
 import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
@@ -31,6 +33,8 @@ public final class HtmlReport {
     private static final int R = 230;
     private static final int T = 30;
     private static final int B = 60;
+    /** The chart's frame: viewBox W x H, the legend in the right margin. */
+    private static final SvgChart FRAME = new SvgChart(W, H, L, R, T, B);
     /** The chart's busbw axis spans at most this many decades, around the median. */
     static final double MAX_DECADES = 9;
 
@@ -65,7 +69,7 @@ public final class HtmlReport {
                         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n")
                 .append("td.l,th.l{text-align:left}tr.rule{background:#fff3e8}\n")
                 .append("svg text{font-size:12px;font-family:system-ui,sans-serif}\n")
-                .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
+                .append(SvgChart.CSS)
                 .append("</style></head><body>\n<h1>Policy ")
                 .append(esc(title))
                 .append("</h1>\n<p>")
@@ -158,10 +162,6 @@ public final class HtmlReport {
         sb.append("</table>\n");
     }
 
-    private static double log2(double v) {
-        return Math.log(v) / Math.log(2);
-    }
-
     /**
      * nccl-tests' bus bandwidth in GB/s: nBytes / time x the bus factor (AllReduce 2(n-1)/n,
      * AllGather and ReduceScatter (n-1)/n, others 1), so a collective's busbw is comparable with the
@@ -178,6 +178,80 @@ public final class HtmlReport {
     }
 
     /**
+     * A chart's series and axes: per configuration its points ({@link #point}), sorted by label so
+     * that the legend's order does not depend on which size a configuration first appears at;
+     * NCCL's own pick's points; the size axis xMin..xMax (log2 bytes); the busbw axis lyLo..lyHi
+     * (log10 GB/s) around the values' span lo..hi, clipped when a value lies outside it.
+     */
+    private record Plot(
+            Map<RunConfig, List<double[]>> series,
+            List<RunConfig> order,
+            List<double[]> nccl,
+            double xMin,
+            double xMax,
+            double lo,
+            double hi,
+            boolean clipped,
+            double lyLo,
+            double lyHi) {
+        static Plot of(Group g) {
+            List<SizeResult> sizes = g.sizes();
+            var coll = g.key().collective();
+            int nRanks = g.key().nRanks();
+            double xMin = SvgChart.log2Size(sizes.getFirst().nBytes());
+            double xMax = SvgChart.log2Size(sizes.getLast().nBytes());
+            if (xMax - xMin < 1) {
+                xMin -= 0.5;
+                xMax += 0.5;
+            }
+            Map<RunConfig, List<double[]>> series = new LinkedHashMap<>();
+            List<double[]> nccl = new ArrayList<>();
+            for (SizeResult s : sizes) {
+                for (Stats st : s.candidates()) {
+                    series.computeIfAbsent(st.config(), k -> new ArrayList<>())
+                            .add(point(coll, nRanks, s.nBytes(), st));
+                }
+                if (s.nccl() != null) {
+                    nccl.add(point(coll, nRanks, s.nBytes(), s.nccl()));
+                }
+            }
+            List<RunConfig> order = new ArrayList<>(series.keySet());
+            order.sort(java.util.Comparator.comparing(RunConfig::label));
+            List<Double> all = new ArrayList<>();
+            for (List<double[]> l : series.values()) {
+                l.forEach(p -> all.add(p[1]));
+            }
+            nccl.forEach(p -> all.add(p[1]));
+            all.removeIf(v -> !(v > 0) || !Double.isFinite(v));
+            double lo = 1;
+            double hi = 10;
+            if (!all.isEmpty()) {
+                java.util.Collections.sort(all);
+                double med = Math.log10(all.get(all.size() / 2));
+                // at most MAX_DECADES decades around the median: a stray time would otherwise squash every
+                // line; values outside are drawn on the edge
+                lo = Math.max(Math.log10(all.getFirst()), med - MAX_DECADES / 2);
+                hi = Math.min(Math.log10(all.getLast()), med + MAX_DECADES / 2);
+            }
+            boolean clipped = !all.isEmpty() && (Math.log10(all.getFirst()) < lo || Math.log10(all.getLast()) > hi);
+            double lyLo = Math.floor(lo * 10) / 10 - 0.1;
+            double lyHi = Math.ceil(hi * 10) / 10 + 0.1;
+            return new Plot(series, order, nccl, xMin, xMax, lo, hi, clipped, lyLo, lyHi);
+        }
+
+        /** @return the x of a message size (bytes) */
+        double px(double bytes) {
+            return FRAME.x(SvgChart.log2Size(bytes), xMin, xMax);
+        }
+
+        /** @return the y of a busbw (GB/s); values off the axis on its edge */
+        double py(double v) {
+            double lv = v > 0 ? Math.log10(v) : lyLo;
+            return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (H - T - B);
+        }
+    }
+
+    /**
      * busbw (GB/s, log) versus message size (log2), one series per measured configuration, NCCL's
      * own pick dashed with rings, the policy's pick as red diamonds; error bars: the replicates'
      * min..max (solid), or with one replicate the noise the compile read from neighbouring sizes
@@ -185,55 +259,30 @@ public final class HtmlReport {
      * the page's width.
      */
     private static void chart(StringBuilder sb, Group g) {
-        List<SizeResult> sizes = g.sizes();
-        var coll = g.key().collective();
-        int nRanks = g.key().nRanks();
-        double xMin = log2(Math.max(1, sizes.getFirst().nBytes()));
-        double xMax = log2(Math.max(1, sizes.getLast().nBytes()));
-        if (xMax - xMin < 1) {
-            xMin -= 0.5;
-            xMax += 0.5;
+        Plot plot = Plot.of(g);
+        axes(sb, plot);
+        int ly = T + 10;
+        for (int ci = 0; ci < plot.order().size(); ci++) {
+            RunConfig cfg = plot.order().get(ci);
+            candidate(sb, cfg, plot.series().get(cfg), plot, COLORS[ci % COLORS.length], ly);
+            ly += 18;
         }
-        // value = {size, busbw, lo, hi, dashed?}
-        Map<RunConfig, List<double[]>> series = new LinkedHashMap<>();
-        List<double[]> nccl = new ArrayList<>();
-        List<Double> all = new ArrayList<>();
-        for (SizeResult s : sizes) {
-            for (Stats st : s.candidates()) {
-                series.computeIfAbsent(st.config(), k -> new ArrayList<>()).add(point(coll, nRanks, s.nBytes(), st));
-            }
-            if (s.nccl() != null) {
-                nccl.add(point(coll, nRanks, s.nBytes(), s.nccl()));
-            }
-        }
-        // sorted by label: the legend's order does not depend on which size a configuration first appears at
-        List<RunConfig> order = new ArrayList<>(series.keySet());
-        order.sort(java.util.Comparator.comparing(RunConfig::label));
-        for (List<double[]> l : series.values()) {
-            l.forEach(p -> all.add(p[1]));
-        }
-        nccl.forEach(p -> all.add(p[1]));
-        all.removeIf(v -> !(v > 0) || !Double.isFinite(v));
-        double lo = 1;
-        double hi = 10;
-        if (!all.isEmpty()) {
-            java.util.Collections.sort(all);
-            double med = Math.log10(all.get(all.size() / 2));
-            // at most MAX_DECADES decades around the median: a stray time would otherwise squash every
-            // line; values outside are drawn on the edge
-            lo = Math.max(Math.log10(all.getFirst()), med - MAX_DECADES / 2);
-            hi = Math.min(Math.log10(all.getLast()), med + MAX_DECADES / 2);
-        }
-        boolean clipped = !all.isEmpty() && (Math.log10(all.getFirst()) < lo || Math.log10(all.getLast()) > hi);
-        double lyLo = Math.floor(lo * 10) / 10 - 0.1;
-        double lyHi = Math.ceil(hi * 10) / 10 + 0.1;
-        final double x0 = xMin;
-        final double x1 = xMax;
-        java.util.function.DoubleUnaryOperator px = b -> L + (log2(Math.max(1, b)) - x0) / (x1 - x0) * (W - L - R);
-        java.util.function.DoubleUnaryOperator py = v -> {
-            double lv = v > 0 ? Math.log10(v) : lyLo;
-            return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (H - T - B);
-        };
+        ncclAndPolicy(sb, g, plot);
+        legend(sb, ly, "#000", "NCCL's own pick (auto)", true, true);
+        ly += 18;
+        int lx = W - R + 22;
+        sb.append(diamond(lx, ly)).append("</path>\n").append(text(lx + 16, ly + 4, "start", "policy's pick (rules)"));
+        ly += 26;
+        sb.append(text(W - R + 12, ly, "start", "bars: replicates' min..max;"));
+        ly += 15;
+        sb.append(text(W - R + 12, ly, "start", "dashed: 1 replicate, noise from"));
+        ly += 15;
+        sb.append(text(W - R + 12, ly, "start", "neighbouring sizes"));
+        sb.append("</svg>\n");
+    }
+
+    /** The opening tag, the plot's frame, the grid (powers of two; 1, 2, 5 x 10^n GB/s) and the axis titles. */
+    private static void axes(StringBuilder sb, Plot plot) {
         sb.append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
                 .append(W)
                 .append(' ')
@@ -244,90 +293,86 @@ public final class HtmlReport {
                 .append("\" y=\"")
                 .append(T)
                 .append("\" width=\"")
-                .append(W - L - R)
+                .append(FRAME.plotWidth())
                 .append("\" height=\"")
-                .append(H - T - B)
+                .append(FRAME.plotHeight())
                 .append("\" fill=\"#fafafa\" stroke=\"#999\"/>\n");
         // x ticks: powers of two, at most ~14 labels
-        int span = (int) Math.ceil(xMax) - (int) Math.floor(xMin);
+        int span = (int) Math.ceil(plot.xMax()) - (int) Math.floor(plot.xMin());
         int step = Math.max(1, (span + 13) / 14);
-        for (int e = (int) Math.ceil(xMin); e <= (int) Math.floor(xMax); e++) {
+        for (int e = (int) Math.ceil(plot.xMin()); e <= (int) Math.floor(plot.xMax()); e++) {
             if (e % step != 0 || e < 0 || e > 62) {
                 continue;
             }
-            double x = px.applyAsDouble(Math.pow(2, e));
+            double x = plot.px(Math.pow(2, e));
             sb.append(line(x, T, x, H - B, "#e0e0e0")).append(text(x, H - B + 16, "middle", ByteSize.format(1L << e)));
         }
-        // y ticks: 1, 2, 5 x 10^n GB/s
-        for (int d = (int) Math.floor(lyLo); d <= (int) Math.ceil(lyHi); d++) {
-            for (int m : new int[] {1, 2, 5}) {
-                double v = m * Math.pow(10, d);
-                double lv = Math.log10(v);
-                if (lv < lyLo || lv > lyHi) {
-                    continue;
-                }
-                double y = py.applyAsDouble(v);
-                sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
-            }
+        for (double v : SvgChart.decadeTicks(plot.lyLo(), plot.lyHi())) {
+            double y = plot.py(v);
+            sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
         }
-        sb.append(text(L + (W - L - R) / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
-        if (clipped) {
+        sb.append(text(L + FRAME.plotWidth() / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
+        if (plot.clipped()) {
             sb.append(text(
                     L + 4,
                     H - B - 6,
                     "start",
-                    "busbw outside " + num(Math.pow(10, lo)) + " .. " + num(Math.pow(10, hi))
+                    "busbw outside " + num(Math.pow(10, plot.lo())) + " .. " + num(Math.pow(10, plot.hi()))
                             + " GB/s drawn on the chart's edge"));
         }
         sb.append("<text x=\"16\" y=\"")
-                .append(T + (H - T - B) / 2)
+                .append(T + FRAME.plotHeight() / 2)
                 .append("\" transform=\"rotate(-90 16 ")
-                .append(T + (H - T - B) / 2)
+                .append(T + FRAME.plotHeight() / 2)
                 .append(")\" text-anchor=\"middle\">bus bandwidth (GB/s, log scale)</text>\n");
-        int ci = 0;
-        int ly = T + 10;
-        for (RunConfig cfg : order) {
-            String color = COLORS[ci++ % COLORS.length];
-            List<double[]> pts = series.get(cfg);
-            bars(sb, pts, px, py, color);
-            polyline(sb, pts, px, py, color, 1.5, null);
-            for (double[] p : pts) {
-                sb.append("<circle cx=\"")
-                        .append(f(px.applyAsDouble(p[0])))
-                        .append("\" cy=\"")
-                        .append(f(py.applyAsDouble(p[1])))
-                        .append("\" r=\"2.5\" fill=\"")
-                        .append(color)
-                        .append("\"><title>")
-                        .append(cfg.label())
-                        .append(' ')
-                        .append(ByteSize.format((long) p[0]))
-                        .append(": ")
-                        .append(TextReport.us(p[5]))
-                        .append(" us, busbw ")
-                        .append(gbs(p[1]))
-                        .append(" GB/s")
-                        .append(
-                                p[4] == 0 && p[2] != p[3]
-                                        ? ", replicates " + gbs(p[2]) + " .. " + gbs(p[3]) + " GB/s"
-                                        : p[4] == 1
-                                                ? ", noise from neighbouring sizes " + gbs(p[2]) + " .. " + gbs(p[3])
-                                                        + " GB/s"
-                                                : "")
-                        .append("</title></circle>\n");
-            }
-            legend(sb, ly, color, cfg.label(), false, false);
-            ly += 18;
+    }
+
+    /** One configuration's series: its bars, line and points (values on hover), and its legend entry at ly. */
+    private static void candidate(
+            StringBuilder sb, RunConfig cfg, List<double[]> pts, Plot plot, String color, int ly) {
+        bars(sb, pts, plot, color);
+        polyline(sb, pts, plot, color, 1.5, null);
+        for (double[] p : pts) {
+            sb.append("<circle cx=\"")
+                    .append(f(plot.px(p[0])))
+                    .append("\" cy=\"")
+                    .append(f(plot.py(p[1])))
+                    .append("\" r=\"2.5\" fill=\"")
+                    .append(color)
+                    .append("\"><title>")
+                    .append(cfg.label())
+                    .append(' ')
+                    .append(ByteSize.format((long) p[0]))
+                    .append(": ")
+                    .append(TextReport.us(p[5]))
+                    .append(" us, busbw ")
+                    .append(gbs(p[1]))
+                    .append(" GB/s")
+                    .append(
+                            p[4] == 0 && p[2] != p[3]
+                                    ? ", replicates " + gbs(p[2]) + " .. " + gbs(p[3]) + " GB/s"
+                                    : p[4] == 1
+                                            ? ", noise from neighbouring sizes " + gbs(p[2]) + " .. " + gbs(p[3])
+                                                    + " GB/s"
+                                            : "")
+                    .append("</title></circle>\n");
         }
-        bars(sb, nccl, px, py, "#000");
-        polyline(sb, nccl, px, py, "#000", 2.5, "6 4");
-        for (SizeResult s : sizes) {
+        legend(sb, ly, color, cfg.label(), false, false);
+    }
+
+    /** NCCL's own pick (bars, the dashed line, rings) and the policy's pick at its ruled sizes (diamonds). */
+    private static void ncclAndPolicy(StringBuilder sb, Group g, Plot plot) {
+        var coll = g.key().collective();
+        int nRanks = g.key().nRanks();
+        bars(sb, plot.nccl(), plot, "#000");
+        polyline(sb, plot.nccl(), plot, "#000", 2.5, "6 4");
+        for (SizeResult s : g.sizes()) {
             if (s.nccl() != null) {
                 double[] p = point(coll, nRanks, s.nBytes(), s.nccl());
                 sb.append("<circle cx=\"")
-                        .append(f(px.applyAsDouble(p[0])))
+                        .append(f(plot.px(p[0])))
                         .append("\" cy=\"")
-                        .append(f(py.applyAsDouble(p[1])))
+                        .append(f(plot.py(p[1])))
                         .append("\" r=\"5\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"><title>NCCL's pick")
                         .append(s.ncclPick() == null ? "" : " " + s.ncclPick().label())
                         .append(' ')
@@ -341,8 +386,8 @@ public final class HtmlReport {
                         .append("</title></circle>\n");
             }
             if (s.ruled()) {
-                double x = px.applyAsDouble(s.nBytes());
-                double y = py.applyAsDouble(busbw(coll, nRanks, s.nBytes(), s.policyUs()));
+                double x = plot.px(s.nBytes());
+                double y = plot.py(busbw(coll, nRanks, s.nBytes(), s.policyUs()));
                 sb.append(diamond(x, y))
                         .append("<title>policy's pick ")
                         .append(s.ranking().getFirst().config().label())
@@ -353,17 +398,6 @@ public final class HtmlReport {
                         .append(" us</title></path>\n");
             }
         }
-        legend(sb, ly, "#000", "NCCL's own pick (auto)", true, true);
-        ly += 18;
-        int lx = W - R + 22;
-        sb.append(diamond(lx, ly)).append("</path>\n").append(text(lx + 16, ly + 4, "start", "policy's pick (rules)"));
-        ly += 26;
-        sb.append(text(W - R + 12, ly, "start", "bars: replicates' min..max;"));
-        ly += 15;
-        sb.append(text(W - R + 12, ly, "start", "dashed: 1 replicate, noise from"));
-        ly += 15;
-        sb.append(text(W - R + 12, ly, "start", "neighbouring sizes"));
-        sb.append("</svg>\n");
     }
 
     /** {size, busbw, bar low, bar high, 1 when the bar is the neighbour-jump noise else 0, median us}. */
@@ -382,19 +416,14 @@ public final class HtmlReport {
         return new double[] {nBytes, b, b, b, 0, st.medianUs()};
     }
 
-    private static void bars(
-            StringBuilder sb,
-            List<double[]> pts,
-            java.util.function.DoubleUnaryOperator px,
-            java.util.function.DoubleUnaryOperator py,
-            String color) {
+    private static void bars(StringBuilder sb, List<double[]> pts, Plot plot, String color) {
         for (double[] p : pts) {
             if (!(p[3] > p[2])) {
                 continue;
             }
-            double x = px.applyAsDouble(p[0]);
-            double ya = py.applyAsDouble(p[2]);
-            double yb = py.applyAsDouble(p[3]);
+            double x = plot.px(p[0]);
+            double ya = plot.py(p[2]);
+            double yb = plot.py(p[3]);
             String dash = p[4] == 1 ? "\" stroke-dasharray=\"3 2" : "";
             sb.append("<path class=\"")
                     .append(p[4] == 1 ? "noise-bar" : "error-bar")
@@ -463,13 +492,7 @@ public final class HtmlReport {
     }
 
     private static void polyline(
-            StringBuilder sb,
-            List<double[]> pts,
-            java.util.function.DoubleUnaryOperator px,
-            java.util.function.DoubleUnaryOperator py,
-            String color,
-            double width,
-            String dash) {
+            StringBuilder sb, List<double[]> pts, Plot plot, String color, double width, String dash) {
         if (pts.isEmpty()) {
             return;
         }
@@ -483,10 +506,7 @@ public final class HtmlReport {
         }
         sb.append(" points=\"");
         for (double[] p : pts) {
-            sb.append(f(px.applyAsDouble(p[0])))
-                    .append(',')
-                    .append(f(py.applyAsDouble(p[1])))
-                    .append(' ');
+            sb.append(f(plot.px(p[0]))).append(',').append(f(plot.py(p[1]))).append(' ');
         }
         sb.append("\"/>\n");
     }
@@ -506,9 +526,5 @@ public final class HtmlReport {
 
     private static String f(double v) {
         return String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

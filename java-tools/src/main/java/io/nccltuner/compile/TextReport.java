@@ -4,6 +4,7 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.Compiler.Stats;
+import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Rule;
@@ -50,199 +51,269 @@ public final class TextReport {
         StringBuilder sb = new StringBuilder();
         sb.append(summary(c)).append('\n');
         for (Group g : c.groups()) {
-            int minRep = Integer.MAX_VALUE;
-            int maxRep = 0;
-            java.util.Set<RunConfig> configs = new java.util.HashSet<>();
-            for (SizeResult s : g.sizes()) {
-                for (Stats st : s.candidates()) {
-                    minRep = Math.min(minRep, st.replicates());
-                    maxRep = Math.max(maxRep, st.replicates());
-                    configs.add(st.config());
-                }
-                if (s.ncclPick() != null && s.note().contains("unforced and forced runs pooled")) {
-                    configs.add(s.ncclPick()); // forced, and counted in NCCL's time (not among the candidates)
-                }
-                if (s.nccl() != null) {
-                    minRep = Math.min(minRep, s.nccl().replicates());
-                    maxRep = Math.max(maxRep, s.nccl().replicates());
-                }
-            }
-            if (minRep == Integer.MAX_VALUE) {
-                minRep = 0;
-            }
-            sb.append(g.key())
-                    .append(": ")
-                    .append(count(g.sizes().size(), "size"))
-                    .append(", ")
-                    .append(configs.size())
-                    .append(configs.size() == 1 ? " candidate, " : " candidates, ")
-                    .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
-                    .append(maxRep == 1 ? " replicate" : " replicates")
-                    .append(" per configuration")
-                    .append(maxRep < 2 ? " (noise unknown: margin 0)" : "")
-                    .append('\n');
-            List<Double> cvs = new java.util.ArrayList<>();
-            for (SizeResult s : g.sizes()) {
-                for (Stats st : s.candidates()) {
-                    if (!Double.isNaN(st.cv())) {
-                        cvs.add(st.cv());
-                    }
-                }
-                if (s.nccl() != null && !Double.isNaN(s.nccl().cv())) {
-                    cvs.add(s.nccl().cv());
-                }
-            }
-            if (!cvs.isEmpty()) {
-                java.util.Collections.sort(cvs);
-                sb.append("replicate CV (coefficient of variation) over ")
-                        .append(cvs.size())
-                        .append(" configurations with 2+ replicates: median ")
-                        .append(pct(cvs.get(cvs.size() / 2)))
-                        .append(", max ")
-                        .append(pct(cvs.getLast()))
-                        .append('\n');
-            }
-            String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
-            java.util.Map<String, Integer> noteIds = new java.util.LinkedHashMap<>();
-            java.util.Map<String, Integer> noteCounts = new java.util.HashMap<>();
-            for (SizeResult s : g.sizes()) {
-                if (!s.note().isEmpty()) {
-                    noteIds.putIfAbsent(s.note(), noteIds.size() + 1);
-                    noteCounts.merge(s.note(), 1, Integer::sum);
-                }
-            }
+            inputLines(sb, g);
             if (perSize) {
-                sb.append(String.format(
-                        Locale.ROOT,
-                        fmt,
-                        "size range",
-                        "NCCL's pick",
-                        "NCCL us",
-                        "best",
-                        "best us",
-                        "policy's pick",
-                        "before",
-                        "after",
-                        "noise",
-                        ""));
-            }
-            for (SizeResult s : g.sizes()) {
-                if (!perSize) {
-                    break;
-                }
-                String range = ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes());
-                String pick = s.ncclLabel();
-                Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
-                String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
-                        ? "NCCL"
-                        : best.config().label();
-                String policy = s.ruled() ? s.ranking().getFirst().config().label() : "NCCL";
-                sb.append(String.format(
-                        Locale.ROOT,
-                        fmt,
-                        range,
-                        pick,
-                        us(s.ncclUs()),
-                        bestName,
-                        us(s.bestUs()),
-                        policy,
-                        pct(s.ncclRegret()),
-                        pct(s.policyRegret()),
-                        pct(s.noiseMargin()),
-                        s.note().isEmpty()
-                                ? ""
-                                : noteCounts.get(s.note()) == 1
-                                        ? "  (" + s.note() + ")"
-                                        : "  [" + noteIds.get(s.note()) + "]"));
-            }
-            if (perSize) {
-                String legend = pickLegend(g.sizes());
-                if (legend != null) {
-                    sb.append(legend).append('\n');
-                }
-            }
-            for (var e : noteIds.entrySet()) {
-                int k = noteCounts.get(e.getKey());
-                if (perSize && k > 1) {
-                    sb.append("  [")
-                            .append(e.getValue())
-                            .append("] ")
-                            .append(e.getKey())
-                            .append(": ")
-                            .append(
-                                    k == g.sizes().size()
-                                            ? "all " + k + " sizes"
-                                            : k + " of " + g.sizes().size() + " sizes")
-                            .append('\n');
-                }
+                sizeTable(sb, g);
             }
             sb.append("rules: ").append(g.rules().size()).append('\n');
             for (Rule r : g.rules()) {
                 sb.append("  ").append(describe(r)).append('\n');
             }
-            if (!g.ranges().isEmpty()) {
-                sb.append(
-                        "expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
-                for (Compiler.RangeEstimate e : g.ranges()) {
-                    sb.append(String.format(
-                                            Locale.ROOT,
-                                            "  %-20s %-18s %8s +- %-8s %s",
-                                            "[" + ByteSize.format(e.fromBytes()) + ", "
-                                                    + (e.toBytes() == -1L ? "inf" : ByteSize.format(e.toBytes())) + ")",
-                                            e.pick() == null
-                                                    ? "NCCL's pick"
-                                                    : e.pick().label(),
-                                            pct(e.expectedRegret()),
-                                            pct(e.uncertainty()),
-                                            e.keptForNoise()
-                                                    ? "NCCL's pick kept: faster candidates measured, gain within the noise"
-                                                    : "")
-                                    .stripTrailing())
-                            .append('\n');
-                }
-            }
+            ranges(sb, g);
             sb.append('\n');
         }
         for (Workload.Savings s : savings) {
-            sb.append("workload ")
-                    .append(s.key())
-                    .append(": ")
-                    .append(count(s.calls(), "call"))
-                    .append(", ")
-                    .append(s.priced())
-                    .append(" inside the measured span\n");
-            if (s.priced() > 0) {
-                sb.append(String.format(
-                        Locale.ROOT,
-                        "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
-                                + " of NCCL's time %s (%.1f us per pass)%n",
-                        s.defaultUs(),
-                        pct(s.defaultRegret()),
-                        s.policyUs(),
-                        pct(s.policyRegret()),
-                        s.bestUs(),
-                        pct(s.saving()),
-                        s.priced() == s.calls()
-                                ? "over all calls of the workload"
-                                : "over the workload's " + s.priced() + " priced calls",
-                        s.defaultUs() - s.policyUs()));
-            }
+            workload(sb, s);
         }
-        if (!c.refused().isEmpty()) {
-            sb.append("refused rows (wrong results or mangled, never used): ")
-                    .append(c.refused().size())
-                    .append('\n');
-            for (String r : c.refused()) {
-                sb.append("  ").append(r).append('\n');
-            }
-        }
-        if (!c.warnings().isEmpty()) {
-            sb.append("warnings: ").append(c.warnings().size()).append('\n');
-            for (String w : c.warnings()) {
-                sb.append("  ").append(w).append('\n');
-            }
-        }
+        listed(sb, "refused rows (wrong results or mangled, never used): ", c.refused());
+        listed(sb, "warnings: ", c.warnings());
         return sb.toString();
+    }
+
+    /** A group's measured sizes, candidates and replicates, and the replicates' spread (CV). */
+    private static void inputLines(StringBuilder sb, Group g) {
+        int minRep = Integer.MAX_VALUE;
+        int maxRep = 0;
+        java.util.Set<RunConfig> configs = new java.util.HashSet<>();
+        List<Double> cvs = new java.util.ArrayList<>();
+        for (SizeResult s : g.sizes()) {
+            for (Stats st : s.candidates()) {
+                minRep = Math.min(minRep, st.replicates());
+                maxRep = Math.max(maxRep, st.replicates());
+                configs.add(st.config());
+                if (!Double.isNaN(st.cv())) {
+                    cvs.add(st.cv());
+                }
+            }
+            if (s.ncclPick() != null && s.note().contains("unforced and forced runs pooled")) {
+                configs.add(s.ncclPick()); // forced, and counted in NCCL's time (not among the candidates)
+            }
+            if (s.nccl() != null) {
+                minRep = Math.min(minRep, s.nccl().replicates());
+                maxRep = Math.max(maxRep, s.nccl().replicates());
+                if (!Double.isNaN(s.nccl().cv())) {
+                    cvs.add(s.nccl().cv());
+                }
+            }
+        }
+        if (minRep == Integer.MAX_VALUE) {
+            minRep = 0;
+        }
+        sb.append(g.key())
+                .append(": ")
+                .append(count(g.sizes().size(), "size"))
+                .append(", ")
+                .append(configs.size())
+                .append(configs.size() == 1 ? " candidate, " : " candidates, ")
+                .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
+                .append(maxRep == 1 ? " replicate" : " replicates")
+                .append(" per configuration")
+                .append(maxRep < 2 ? " (noise unknown: margin 0)" : "")
+                .append('\n');
+        if (!cvs.isEmpty()) {
+            java.util.Collections.sort(cvs);
+            sb.append("replicate CV (coefficient of variation) over ")
+                    .append(cvs.size())
+                    .append(" configurations with 2+ replicates: median ")
+                    .append(pct(cvs.get(cvs.size() / 2)))
+                    .append(", max ")
+                    .append(pct(cvs.getLast()))
+                    .append('\n');
+        }
+    }
+
+    /**
+     * A group's size table, a row per measured size, then the legend of the "NCCL's pick" column
+     * and the notes several rows share (a row marks such a note [1], [2], ...; a note of one row
+     * stands in it).
+     */
+    private static void sizeTable(StringBuilder sb, Group g) {
+        String fmt = "%-22s %-18s %10s  %-18s %10s  %-18s %8s %8s %7s%s%n";
+        java.util.Map<String, Integer> noteIds = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Integer> noteCounts = new java.util.HashMap<>();
+        for (SizeResult s : g.sizes()) {
+            if (!s.note().isEmpty()) {
+                noteIds.putIfAbsent(s.note(), noteIds.size() + 1);
+                noteCounts.merge(s.note(), 1, Integer::sum);
+            }
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                fmt,
+                "size range",
+                "NCCL's pick",
+                "NCCL us",
+                "best",
+                "best us",
+                "policy's pick",
+                "before",
+                "after",
+                "noise",
+                ""));
+        for (SizeResult s : g.sizes()) {
+            Stats best = s.candidates().isEmpty() ? null : s.candidates().getFirst();
+            String bestName = best == null || (!Double.isNaN(s.ncclUs()) && s.ncclUs() <= best.medianUs())
+                    ? "NCCL"
+                    : best.config().label();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    fmt,
+                    ByteSize.format(s.fromBytes()) + " .. " + ByteSize.format(s.toBytes()),
+                    s.ncclLabel(),
+                    us(s.ncclUs()),
+                    bestName,
+                    us(s.bestUs()),
+                    s.ruled() ? s.ranking().getFirst().config().label() : "NCCL",
+                    pct(s.ncclRegret()),
+                    pct(s.policyRegret()),
+                    pct(s.noiseMargin()),
+                    s.note().isEmpty()
+                            ? ""
+                            : noteCounts.get(s.note()) == 1
+                                    ? "  (" + s.note() + ")"
+                                    : "  [" + noteIds.get(s.note()) + "]"));
+        }
+        String legend = pickLegend(g.sizes());
+        if (legend != null) {
+            sb.append(legend).append('\n');
+        }
+        for (var e : noteIds.entrySet()) {
+            int k = noteCounts.get(e.getKey());
+            if (k > 1) {
+                sb.append("  [")
+                        .append(e.getValue())
+                        .append("] ")
+                        .append(e.getKey())
+                        .append(": ")
+                        .append(
+                                k == g.sizes().size()
+                                        ? "all " + k + " sizes"
+                                        : k + " of " + g.sizes().size() + " sizes")
+                        .append('\n');
+            }
+        }
+    }
+
+    /** A group's expected regret per rule range, when the compile estimated any. */
+    private static void ranges(StringBuilder sb, Group g) {
+        if (g.ranges().isEmpty()) {
+            return;
+        }
+        sb.append("expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
+        for (Compiler.RangeEstimate e : g.ranges()) {
+            sb.append(String.format(
+                                    Locale.ROOT,
+                                    "  %-20s %-18s %8s +- %-8s %s",
+                                    ShadowAggregate.bucket(e.fromBytes(), e.toBytes()),
+                                    e.pick() == null ? "NCCL's pick" : e.pick().label(),
+                                    pct(e.expectedRegret()),
+                                    pct(e.uncertainty()),
+                                    e.keptForNoise()
+                                            ? "NCCL's pick kept: faster candidates measured, gain within the noise"
+                                            : "")
+                            .stripTrailing())
+                    .append('\n');
+        }
+    }
+
+    /** A workload's calls, and with any priced the expected saving. */
+    private static void workload(StringBuilder sb, Workload.Savings s) {
+        sb.append("workload ")
+                .append(s.key())
+                .append(": ")
+                .append(count(s.calls(), "call"))
+                .append(", ")
+                .append(s.priced())
+                .append(" inside the measured span\n");
+        if (s.priced() > 0) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  NCCL's default %.1f us (regret %s), policy %.1f us (regret %s), best %.1f us: expected saving %s"
+                            + " of NCCL's time %s (%.1f us per pass)%n",
+                    s.defaultUs(),
+                    pct(s.defaultRegret()),
+                    s.policyUs(),
+                    pct(s.policyRegret()),
+                    s.bestUs(),
+                    pct(s.saving()),
+                    s.priced() == s.calls()
+                            ? "over all calls of the workload"
+                            : "over the workload's " + s.priced() + " priced calls",
+                    s.defaultUs() - s.policyUs()));
+        }
+    }
+
+    /** "title N" and an indented line per item, nothing for none. */
+    private static void listed(StringBuilder sb, String title, List<String> items) {
+        if (items.isEmpty()) {
+            return;
+        }
+        sb.append(title).append(items.size()).append('\n');
+        for (String x : items) {
+            sb.append("  ").append(x).append('\n');
+        }
+    }
+
+    /** What the summary counts over the groups' measured sizes. */
+    private static final class SizeCounts {
+        int sizes;
+        int ruled;
+        /** sizes without NCCL's own pick measured */
+        int noNccl;
+        /** sizes where NCCL's time is known but not which candidate it ran */
+        int pickUnknown;
+        /** sizes whose best candidate's gain is within the noise */
+        int noise;
+        /** sizes whose best candidate's gain is below the threshold */
+        int small;
+        /** sizes without a forced candidate */
+        int noCandidate;
+        /** groups with one replicate per configuration */
+        int singleGroups;
+
+        double maxMargin;
+        final java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+
+        SizeCounts(Compilation c) {
+            for (Group g : c.groups()) {
+                shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
+                int maxRep = 0;
+                for (SizeResult s : g.sizes()) {
+                    sizes++;
+                    for (Stats st : s.candidates()) {
+                        maxRep = Math.max(maxRep, st.replicates());
+                    }
+                    if (s.nccl() != null) {
+                        maxRep = Math.max(maxRep, s.nccl().replicates());
+                    }
+                    if (!Double.isNaN(s.noiseMargin())) {
+                        maxMargin = Math.max(maxMargin, s.noiseMargin());
+                    }
+                    if (!Double.isNaN(s.ncclUs()) && s.ncclPick() == null) {
+                        pickUnknown++;
+                    }
+                    classify(s);
+                }
+                if (maxRep < 2) {
+                    singleGroups++;
+                }
+            }
+        }
+
+        /** Counts a size under the first reason that fits: ruled, no NCCL, no candidate, noise, small. */
+        private void classify(SizeResult s) {
+            if (s.ruled()) {
+                ruled++;
+            } else if (Double.isNaN(s.ncclUs())) {
+                noNccl++;
+            } else if (s.candidates().isEmpty()) {
+                noCandidate++;
+            } else if (s.note().contains("within the noise")) {
+                noise++;
+            } else {
+                small++;
+            }
+        }
     }
 
     /**
@@ -254,119 +325,24 @@ public final class TextReport {
      * @return lines, each ending in a newline
      */
     public static String summary(Compilation c) {
-        int sizes = 0;
-        int ruled = 0;
-        int noNccl = 0;
-        int pickUnknown = 0;
-        int noise = 0;
-        int small = 0;
-        int noCandidate = 0;
-        int singleGroups = 0;
-        double maxMargin = 0;
-        java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
-        for (Group g : c.groups()) {
-            shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
-            int maxRep = 0;
-            for (SizeResult s : g.sizes()) {
-                sizes++;
-                for (Stats st : s.candidates()) {
-                    maxRep = Math.max(maxRep, st.replicates());
-                }
-                if (s.nccl() != null) {
-                    maxRep = Math.max(maxRep, s.nccl().replicates());
-                }
-                if (!Double.isNaN(s.noiseMargin())) {
-                    maxMargin = Math.max(maxMargin, s.noiseMargin());
-                }
-                if (!Double.isNaN(s.ncclUs()) && s.ncclPick() == null) {
-                    pickUnknown++;
-                }
-                if (s.ruled()) {
-                    ruled++;
-                } else if (Double.isNaN(s.ncclUs())) {
-                    noNccl++;
-                } else if (s.candidates().isEmpty()) {
-                    noCandidate++;
-                } else if (s.note().contains("within the noise")) {
-                    noise++;
-                } else {
-                    small++;
-                }
-            }
-            if (maxRep < 2) {
-                singleGroups++;
-            }
-        }
+        SizeCounts n = new SizeCounts(c);
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         StringBuilder sb = new StringBuilder();
         sb.append("summary: ")
                 .append(count(nRules, "rule"))
                 .append(" from ")
-                .append(count(sizes, "measured size"))
+                .append(count(n.sizes, "measured size"))
                 .append(" in ")
                 .append(count(c.groups().size(), "group"))
                 .append(" (")
-                .append(String.join("; ", shapes))
+                .append(String.join("; ", n.shapes))
                 .append("): ")
-                .append(ruled)
-                .append(ruled == 1 ? " size gets" : " sizes get")
+                .append(n.ruled)
+                .append(n.ruled == 1 ? " size gets" : " sizes get")
                 .append(" a rule");
-        sb.append(sizes == ruled ? "\n" : "; no rule at:\n");
-        if (noNccl > 0) {
-            sb.append("  ")
-                    .append(count(noNccl, "size"))
-                    .append(": NCCL's own pick not measured (no unforced run),"
-                            + " nothing to compare the candidates with\n");
-        }
-        if (noCandidate > 0) {
-            sb.append("  ").append(count(noCandidate, "size")).append(": no forced candidate measured\n");
-        }
-        if (noCandidate == sizes && sizes > 0) {
-            sb.append(
-                    "  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
-                            + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
-        }
-        if (noise > 0) {
-            sb.append("  ")
-                    .append(count(noise, "size"))
-                    .append(": NCCL's pick kept, a faster candidate's gain is within" + " the noise\n");
-        }
-        if (small > 0) {
-            sb.append("  ")
-                    .append(count(small, "size"))
-                    .append(": NCCL's pick within ")
-                    .append(pct(c.options().threshold()))
-                    .append(" of the best (--threshold)\n");
-        }
-        List<String> next = new java.util.ArrayList<>();
-        if (noNccl > 0) {
-            next.add("NCCL's own pick at " + noNccl + " of " + count(sizes, "size") + ": run the same tests once more"
-                    + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
-                    + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
-        }
-        if (singleGroups > 0) {
-            next.add(
-                    "replicates: "
-                            + (singleGroups == c.groups().size()
-                                    ? "every group has"
-                                    : singleGroups + " of " + count(c.groups().size(), "group") + " have")
-                            + " 1 run per configuration, so the noise is unknown"
-                            + (maxMargin > 0
-                                    ? " (only neighbouring sizes bound it: margin up to " + pct(maxMargin) + ")"
-                                    : "")
-                            + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
-        }
-        boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
-        if (pickUnknown > 0 && anyPick) {
-            next.add("which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": the NCCL logs"
-                    + " given have no selection line for them (log the unforced runs at every size with NCCL_DEBUG=INFO"
-                    + " NCCL_DEBUG_SUBSYS=TUNING)");
-        } else if (pickUnknown > 0) {
-            next.add(
-                    "which candidate NCCL runs at " + pickUnknown + " of " + count(sizes, "size") + ": --nccl-log with"
-                            + " the unforced runs' NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's"
-                            + " pick; that pick's forced runs then count as NCCL's replicates and it is never a rule's candidate)");
-        }
+        sb.append(n.sizes == n.ruled ? "\n" : "; no rule at:\n");
+        noRuleLines(sb, n, c);
+        List<String> next = collectNext(n, c);
         if (next.isEmpty()) {
             sb.append("collect next: nothing missing (NCCL's own pick, replicates and NCCL's selections are known)\n");
         } else {
@@ -386,6 +362,73 @@ public final class TextReport {
                     .append('\n');
         }
         return sb.toString();
+    }
+
+    /** Why sizes got no rule: a line per reason, with how many sizes. */
+    private static void noRuleLines(StringBuilder sb, SizeCounts n, Compilation c) {
+        if (n.noNccl > 0) {
+            sb.append("  ")
+                    .append(count(n.noNccl, "size"))
+                    .append(": NCCL's own pick not measured (no unforced run),"
+                            + " nothing to compare the candidates with\n");
+        }
+        if (n.noCandidate > 0) {
+            sb.append("  ").append(count(n.noCandidate, "size")).append(": no forced candidate measured\n");
+        }
+        if (n.noCandidate == n.sizes && n.sizes > 0) {
+            sb.append(
+                    "  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
+                            + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
+        }
+        if (n.noise > 0) {
+            sb.append("  ")
+                    .append(count(n.noise, "size"))
+                    .append(": NCCL's pick kept, a faster candidate's gain is within" + " the noise\n");
+        }
+        if (n.small > 0) {
+            sb.append("  ")
+                    .append(count(n.small, "size"))
+                    .append(": NCCL's pick within ")
+                    .append(pct(c.options().threshold()))
+                    .append(" of the best (--threshold)\n");
+        }
+    }
+
+    /** @return what to collect next: NCCL's own pick, replicates, which candidate NCCL ran (empty: nothing) */
+    private static List<String> collectNext(SizeCounts n, Compilation c) {
+        List<String> next = new java.util.ArrayList<>();
+        if (n.noNccl > 0) {
+            next.add("NCCL's own pick at " + n.noNccl + " of " + count(n.sizes, "size")
+                    + ": run the same tests once more"
+                    + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
+                    + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
+        }
+        if (n.singleGroups > 0) {
+            next.add(
+                    "replicates: "
+                            + (n.singleGroups == c.groups().size()
+                                    ? "every group has"
+                                    : n.singleGroups + " of " + count(c.groups().size(), "group") + " have")
+                            + " 1 run per configuration, so the noise is unknown"
+                            + (n.maxMargin > 0
+                                    ? " (only neighbouring sizes bound it: margin up to " + pct(n.maxMargin) + ")"
+                                    : "")
+                            + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
+        }
+        boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
+        if (n.pickUnknown > 0 && anyPick) {
+            next.add("which candidate NCCL runs at " + n.pickUnknown + " of " + count(n.sizes, "size")
+                    + ": the NCCL logs"
+                    + " given have no selection line for them (log the unforced runs at every size with NCCL_DEBUG=INFO"
+                    + " NCCL_DEBUG_SUBSYS=TUNING)");
+        } else if (n.pickUnknown > 0) {
+            next.add(
+                    "which candidate NCCL runs at " + n.pickUnknown + " of " + count(n.sizes, "size")
+                            + ": --nccl-log with"
+                            + " the unforced runs' NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's"
+                            + " pick; that pick's forced runs then count as NCCL's replicates and it is never a rule's candidate)");
+        }
+        return next;
     }
 
     /**

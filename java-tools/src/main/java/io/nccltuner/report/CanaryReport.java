@@ -2,8 +2,8 @@ package io.nccltuner.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nccltuner.engine.LogField;
+import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.model.TextTable;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.SizeGrid;
@@ -238,9 +238,9 @@ public record CanaryReport(
             ArmStats policy,
             Gain gain,
             Verdict verdict) {
-        /** @return "[1 MiB, 1.25 MiB)" */
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
         public String range() {
-            return CanaryReport.range(fromBytes, toBytes);
+            return ShadowAggregate.bucket(fromBytes, toBytes);
         }
 
         /**
@@ -282,6 +282,11 @@ public record CanaryReport(
             long notAsDecided,
             long noDecision,
             Map<Reason, Long> reasons) {
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
+        public String range() {
+            return ShadowAggregate.bucket(fromBytes, toBytes);
+        }
+
         /** @return "channels differ 12, algorithm differs 3" or "" */
         public String reasonText() {
             StringBuilder sb = new StringBuilder();
@@ -339,10 +344,6 @@ public record CanaryReport(
             }
         }
         return null;
-    }
-
-    static String range(long from, long to) {
-        return "[" + ByteSize.format(from) + ", " + (to == -1 ? "inf" : ByteSize.format(to)) + ")";
     }
 
     // ---- histogram -----------------------------------------------------------------------------
@@ -497,6 +498,104 @@ public record CanaryReport(
         final long[] reasons = new long[Reason.values().length];
         final Set<String> decided = new TreeSet<>();
 
+        /** Folds a measured line's counts, times and histogram in. */
+        void time(JsonNode j, long collectives, long timedHere, double sum, String where) throws InputException {
+            count += collectives;
+            timed += timedHere;
+            sumUs += sum;
+            sumSqUs += j.path(LogField.SUM_SQ_US).asDouble();
+            if (timedHere > 0) {
+                minUs = Math.min(minUs, j.path(LogField.MIN_US).asDouble());
+                maxUs = Math.max(maxUs, j.path(LogField.MAX_US).asDouble());
+            }
+            for (JsonNode pair : j.path(LogField.HIST)) {
+                int b = pair.path(0).asInt(-1);
+                if (b < 0 || b >= HIST_BUCKETS) {
+                    throw new InputException(
+                            where, "histogram bucket " + pair.path(0) + " outside [0, " + HIST_BUCKETS + ")");
+                }
+                hist[b] += pair.path(1).asLong();
+            }
+        }
+
+        /**
+         * Folds whether a measured line's collectives executed as decided in, and why not.
+         *
+         * @param arm the line's arm
+         * @param j the line
+         * @param decided the decided configuration ("TREE/SIMPLE"), null for none
+         * @param decidedChannels the decided channels (0: NCCL's)
+         * @param count the line's collectives
+         */
+        void execution(Arm arm, JsonNode j, String decided, int decidedChannels, long count) {
+            switch (arm) {
+                case NOT_OFFERED -> reasons[Reason.NOT_OFFERED.ordinal()] += count;
+                case UNJOINED -> reasons[Reason.NO_DECISION.ordinal()] += count;
+                case UNRULED -> reasons[Reason.NO_RULE.ordinal()] += count;
+                default -> {}
+            }
+            JsonNode as = j.path(LogField.AS_DECIDED);
+            if (!as.isBoolean()) {
+                noDecision += count;
+            } else if (as.asBoolean()) {
+                asDecided += count;
+            } else {
+                notAsDecided += count;
+                String executed = j.path(LogField.EXECUTED).isTextual()
+                        ? j.path(LogField.EXECUTED).asText()
+                        : null;
+                if (executed == null || decided == null) {
+                    reasons[Reason.UNKNOWN.ordinal()] += count;
+                } else {
+                    differences(
+                            decided,
+                            executed,
+                            decidedChannels,
+                            j.path(LogField.CHANNELS).asInt(),
+                            count);
+                }
+            }
+        }
+
+        /** Counts why a decided configuration differs from the executed one (UNKNOWN when nothing tells). */
+        private void differences(String decided, String executed, int decidedChannels, int channels, long count) {
+            String[] d = decided.split("/", 2);
+            String[] e = executed.split("/", 2);
+            boolean any = false;
+            if (!d[0].equals(e[0])) {
+                reasons[Reason.ALGORITHM.ordinal()] += count;
+                any = true;
+            }
+            if (d.length < 2 || e.length < 2 || !d[1].equals(e[1])) {
+                reasons[Reason.PROTOCOL.ordinal()] += count;
+                any = true;
+            }
+            if (decidedChannels != 0 && channels != decidedChannels) {
+                reasons[Reason.CHANNELS.ordinal()] += count;
+                any = true;
+            }
+            if (!any) {
+                reasons[Reason.UNKNOWN.ordinal()] += count;
+            }
+        }
+
+        /** @return the reasons counted, most collectives first (ties in {@link Reason} order) */
+        Map<Reason, Long> reasonsByCount() {
+            Map<Reason, Long> out = new LinkedHashMap<>();
+            Reason[] all = Reason.values();
+            Integer[] order = new Integer[all.length];
+            for (int i = 0; i < all.length; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, (x, y) -> Long.compare(reasons[y], reasons[x]));
+            for (int i : order) {
+                if (reasons[i] > 0) {
+                    out.put(all[i], reasons[i]);
+                }
+            }
+            return out;
+        }
+
         ArmStats stats() {
             double mean = timed > 0 ? sumUs / timed : Double.NaN;
             double sd =
@@ -589,18 +688,23 @@ public record CanaryReport(
         @Override
         public void line(String type, JsonNode j, String where) throws InputException {
             if (type.equals(LogField.TYPE_PROFILED)) {
-                profComms++;
-                profNotJoined += j.path(LogField.JOINED).asBoolean(true) ? 0 : 1;
-                profColl += j.path(LogField.COLLECTIVES).asLong();
-                profUnjoined += j.path(LogField.UNJOINED).asLong();
-                profUntimed += j.path(LogField.UNTIMED).asLong();
-                profUnagg += j.path(LogField.UNAGGREGATED).asLong();
-                profDropped += j.path(LogField.DECISIONS_DROPPED).asLong();
-                return;
+                profiled(j);
+            } else if (type.equals(LogField.TYPE_MEASURED)) {
+                measured(j, where);
             }
-            if (!type.equals(LogField.TYPE_MEASURED)) {
-                return;
-            }
+        }
+
+        private void profiled(JsonNode j) {
+            profComms++;
+            profNotJoined += j.path(LogField.JOINED).asBoolean(true) ? 0 : 1;
+            profColl += j.path(LogField.COLLECTIVES).asLong();
+            profUnjoined += j.path(LogField.UNJOINED).asLong();
+            profUntimed += j.path(LogField.UNTIMED).asLong();
+            profUnagg += j.path(LogField.UNAGGREGATED).asLong();
+            profDropped += j.path(LogField.DECISIONS_DROPPED).asLong();
+        }
+
+        private void measured(JsonNode j, String where) throws InputException {
             Collective c = DecisionLogFile.collective(j, where);
             Arm arm = Arm.parse(j.path(LogField.ARM).asText(""));
             if (arm == null) {
@@ -616,75 +720,20 @@ public record CanaryReport(
             Shape shape = new Shape(
                     j.path(LogField.N_RANKS).asLong(), j.path(LogField.N_NODES).asLong());
             Key k = new Key(shape.nRanks(), shape.nNodes(), c, SizeGrid.bucket(nBytes));
-            Cell cell = cells.computeIfAbsent(k, x -> new Cell());
-            Series s = cell.arm(arm);
+            Series s = cells.computeIfAbsent(k, x -> new Cell()).arm(arm);
             long count = j.path(LogField.COUNT).asLong();
             long timed = j.path(LogField.TIMED).asLong();
             double sum = j.path(LogField.SUM_US).asDouble();
-            s.count += count;
-            s.timed += timed;
-            s.sumUs += sum;
-            s.sumSqUs += j.path(LogField.SUM_SQ_US).asDouble();
-            if (timed > 0) {
-                s.minUs = Math.min(s.minUs, j.path(LogField.MIN_US).asDouble());
-                s.maxUs = Math.max(s.maxUs, j.path(LogField.MAX_US).asDouble());
-            }
-            for (JsonNode pair : j.path(LogField.HIST)) {
-                int b = pair.path(0).asInt(-1);
-                if (b < 0 || b >= HIST_BUCKETS) {
-                    throw new InputException(
-                            where, "histogram bucket " + pair.path(0) + " outside [0, " + HIST_BUCKETS + ")");
-                }
-                s.hist[b] += pair.path(1).asLong();
-            }
+            s.time(j, count, timed, sum, where);
             String decided = j.path(LogField.DECIDED).isTextual()
                     ? j.path(LogField.DECIDED).asText()
                     : null;
             int decidedChannels = j.path(LogField.DECIDED_CHANNELS).asInt();
-            String label =
-                    decided == null ? null : decidedChannels == 0 ? decided : decided + "/" + decidedChannels + "ch";
+            String label = decided == null ? null : DecisionLogFile.pickLabel(decided, decidedChannels);
             if (label != null && (arm == Arm.POLICY || arm == Arm.NCCL)) {
                 s.decided.add(label);
             }
-            JsonNode as = j.path(LogField.AS_DECIDED);
-            switch (arm) {
-                case NOT_OFFERED -> s.reasons[Reason.NOT_OFFERED.ordinal()] += count;
-                case UNJOINED -> s.reasons[Reason.NO_DECISION.ordinal()] += count;
-                case UNRULED -> s.reasons[Reason.NO_RULE.ordinal()] += count;
-                default -> {}
-            }
-            if (!as.isBoolean()) {
-                s.noDecision += count;
-            } else if (as.asBoolean()) {
-                s.asDecided += count;
-            } else {
-                s.notAsDecided += count;
-                String executed = j.path(LogField.EXECUTED).isTextual()
-                        ? j.path(LogField.EXECUTED).asText()
-                        : null;
-                if (executed == null || decided == null) {
-                    s.reasons[Reason.UNKNOWN.ordinal()] += count;
-                } else {
-                    String[] d = decided.split("/", 2);
-                    String[] e = executed.split("/", 2);
-                    boolean any = false;
-                    if (!d[0].equals(e[0])) {
-                        s.reasons[Reason.ALGORITHM.ordinal()] += count;
-                        any = true;
-                    }
-                    if (d.length < 2 || e.length < 2 || !d[1].equals(e[1])) {
-                        s.reasons[Reason.PROTOCOL.ordinal()] += count;
-                        any = true;
-                    }
-                    if (decidedChannels != 0 && j.path(LogField.CHANNELS).asInt() != decidedChannels) {
-                        s.reasons[Reason.CHANNELS.ordinal()] += count;
-                        any = true;
-                    }
-                    if (!any) {
-                        s.reasons[Reason.UNKNOWN.ordinal()] += count;
-                    }
-                }
-            }
+            s.execution(arm, j, decided, decidedChannels, count);
             if (arm == Arm.NCCL || arm == Arm.POLICY) {
                 double[] r = rankSums.computeIfAbsent(k, x -> new double[4]);
                 int o = arm == Arm.NCCL ? 0 : 2;
@@ -748,71 +797,82 @@ public record CanaryReport(
                 Series n = cell.arms[Arm.NCCL.ordinal()];
                 Series p = cell.arms[Arm.POLICY.ordinal()];
                 if (n != null || p != null) {
-                    ArmStats ns = n == null ? ArmStats.NONE : n.stats();
-                    ArmStats ps = p == null ? ArmStats.NONE : p.stats();
-                    Gain g = gain(
-                            n == null ? new double[3] : new double[] {n.timed, n.sumUs, n.sumSqUs},
-                            p == null ? new double[3] : new double[] {p.timed, p.sumUs, p.sumSqUs},
-                            cell.ranksBoth,
-                            cell.rankGainMean,
-                            cell.rankGainM2);
-                    rows.add(new Row(
-                            k.nRanks(),
-                            k.nNodes(),
-                            k.collective(),
-                            k.bucket(),
-                            from,
-                            to,
-                            ns,
-                            ps,
-                            g,
-                            verdict(ns, ps, g, minCalls)));
+                    rows.add(row(k, cell, from, to, minCalls));
                 }
                 for (Arm a : Arm.values()) {
                     Series s = cell.arms[a.ordinal()];
-                    if (s == null) {
-                        continue;
+                    if (s != null) {
+                        exec.add(new Execution(
+                                k.nRanks(),
+                                k.nNodes(),
+                                k.collective(),
+                                from,
+                                to,
+                                a,
+                                s.count,
+                                s.asDecided,
+                                s.notAsDecided,
+                                s.noDecision,
+                                s.reasonsByCount()));
                     }
-                    Map<Reason, Long> reasons = new LinkedHashMap<>();
-                    Reason[] all = Reason.values();
-                    Integer[] order = new Integer[all.length];
-                    for (int i = 0; i < all.length; i++) {
-                        order[i] = i;
-                    }
-                    java.util.Arrays.sort(order, (x, y) -> Long.compare(s.reasons[y], s.reasons[x]));
-                    for (int i : order) {
-                        if (s.reasons[i] > 0) {
-                            reasons.put(all[i], s.reasons[i]);
-                        }
-                    }
-                    exec.add(new Execution(
-                            k.nRanks(),
-                            k.nNodes(),
-                            k.collective(),
-                            from,
-                            to,
-                            a,
-                            s.count,
-                            s.asDecided,
-                            s.notAsDecided,
-                            s.noDecision,
-                            reasons));
                 }
                 if (cell.decisions.size() > 1) {
-                    StringBuilder sb = new StringBuilder(
-                            io.nccltuner.model.JobShape.of(k.nRanks(), k.nNodes()) + " " + k.collective() + " "
-                                    + range(from, to) + ": ranks' policy arms decided differently (hang risk):");
-                    cell.decisions.entrySet().stream()
-                            .sorted(Comparator.comparingLong(e -> e.getValue().count))
-                            .forEach(e -> sb.append(' ')
-                                    .append(e.getValue())
-                                    .append(" -> ")
-                                    .append(e.getKey())
-                                    .append(';'));
-                    sb.setLength(sb.length() - 1);
-                    decisionProblems.add(sb.toString());
+                    decisionProblems.add(decisionProblem(k, cell, ShadowAggregate.bucket(from, to)));
                 }
             }
+            return new CanaryReport(
+                    ranks,
+                    minCalls,
+                    List.copyOf(rows),
+                    List.copyOf(exec),
+                    List.copyOf(tableProblems()),
+                    List.copyOf(decisionProblems),
+                    new Profiled(
+                            profComms, profNotJoined, profColl, profUnjoined, profUntimed, profUnagg, profDropped));
+        }
+
+        /** One key's comparison: both arms' statistics, the gain and the verdict. */
+        private static Row row(Key k, Cell cell, long from, long to, long minCalls) {
+            Series n = cell.arms[Arm.NCCL.ordinal()];
+            Series p = cell.arms[Arm.POLICY.ordinal()];
+            ArmStats ns = n == null ? ArmStats.NONE : n.stats();
+            ArmStats ps = p == null ? ArmStats.NONE : p.stats();
+            Gain g = gain(
+                    n == null ? new double[3] : new double[] {n.timed, n.sumUs, n.sumSqUs},
+                    p == null ? new double[3] : new double[] {p.timed, p.sumUs, p.sumSqUs},
+                    cell.ranksBoth,
+                    cell.rankGainMean,
+                    cell.rankGainM2);
+            return new Row(
+                    k.nRanks(),
+                    k.nNodes(),
+                    k.collective(),
+                    k.bucket(),
+                    from,
+                    to,
+                    ns,
+                    ps,
+                    g,
+                    verdict(ns, ps, g, minCalls));
+        }
+
+        /** The line for a key whose ranks' policy arms decided differently, the fewest ranks first. */
+        private static String decisionProblem(Key k, Cell cell, String range) {
+            StringBuilder sb = new StringBuilder(io.nccltuner.model.JobShape.of(k.nRanks(), k.nNodes()) + " "
+                    + k.collective() + " " + range + ": ranks' policy arms decided differently (hang risk):");
+            cell.decisions.entrySet().stream()
+                    .sorted(Comparator.comparingLong(e -> e.getValue().count))
+                    .forEach(e -> sb.append(' ')
+                            .append(e.getValue())
+                            .append(" -> ")
+                            .append(e.getKey())
+                            .append(';'));
+            sb.setLength(sb.length() - 1);
+            return sb.toString();
+        }
+
+        /** @return per shape whose ranks measured different tables, the line that names them */
+        private List<String> tableProblems() {
             List<String> tableProblems = new ArrayList<>();
             shaByShape.entrySet().stream()
                     .sorted(Comparator.comparingLong(
@@ -820,28 +880,16 @@ public record CanaryReport(
                             .thenComparingLong(e -> e.getKey().nNodes()))
                     .forEach(e -> {
                         if (e.getValue().size() > 1) {
-                            StringBuilder sb = new StringBuilder(io.nccltuner.model.JobShape.of(
-                                            e.getKey().nRanks(), e.getKey().nNodes())
-                                    + ": ranks measured different tables:");
-                            e.getValue()
-                                    .forEach((sha, rl) -> sb.append(" sha256 ")
-                                            .append(ShadowReport.shortSha(sha))
-                                            .append(" on ")
-                                            .append(rl)
-                                            .append(';'));
-                            sb.setLength(sb.length() - 1);
-                            tableProblems.add(sb.toString());
+                            tableProblems.add(ShadowReport.differentTables(
+                                    io.nccltuner.model.JobShape.of(
+                                                    e.getKey().nRanks(),
+                                                    e.getKey().nNodes())
+                                            + ": ranks measured different tables:",
+                                    e.getValue(),
+                                    RankList::toString));
                         }
                     });
-            return new CanaryReport(
-                    ranks,
-                    minCalls,
-                    List.copyOf(rows),
-                    List.copyOf(exec),
-                    List.copyOf(tableProblems),
-                    List.copyOf(decisionProblems),
-                    new Profiled(
-                            profComms, profNotJoined, profColl, profUnjoined, profUntimed, profUnagg, profDropped));
+            return tableProblems;
         }
     }
 
@@ -866,6 +914,24 @@ public record CanaryReport(
             return "";
         }
         StringBuilder sb = new StringBuilder();
+        headLines(sb);
+        sb.append('\n').append(rows.isEmpty() ? "no canary arms measured\n" : verdictTable());
+        sb.append("\nexecuted as decided:\n").append(executionTable());
+        long promoted =
+                rows.stream().filter(r -> r.verdict() == Verdict.PROMOTE).count();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nverdicts: %d promote, %d keep NCCL, %d not enough calls%n",
+                promoted,
+                rows.stream().filter(r -> r.verdict() == Verdict.KEEP_NCCL).count(),
+                rows.stream()
+                        .filter(r -> r.verdict() == Verdict.NOT_ENOUGH_CALLS)
+                        .count()));
+        return sb.toString();
+    }
+
+    /** What was read (ranks, the profiled lines summed) and the cross-rank checks of the measured lines. */
+    private void headLines(StringBuilder sb) {
         sb.append("canary: measured lines of ")
                 .append(ranks)
                 .append(ranks == 1 ? " rank" : " ranks")
@@ -894,6 +960,10 @@ public record CanaryReport(
                 decisionProblems.isEmpty()
                         ? "  measured decisions: every rank's policy arm decided the same\n"
                         : "  measured decisions: DIFFER\n    " + String.join("\n    ", decisionProblems) + "\n");
+    }
+
+    /** @return the rows as a table: both arms side by side, the gain, and the verdict */
+    private String verdictTable() {
         TextTable t = new TextTable(
                 "shape",
                 "collective",
@@ -932,7 +1002,11 @@ public record CanaryReport(
                     Double.isNaN(r.gain().gain()) ? "-" : r.gain().method(),
                     r.verdict().label());
         }
-        sb.append('\n').append(t.size() == 0 ? "no canary arms measured\n" : t.render());
+        return t.render();
+    }
+
+    /** @return the "executed as decided" table: per key and arm, how many collectives ran as decided */
+    private String executionTable() {
         TextTable e = new TextTable(
                 "shape",
                 "collective",
@@ -947,7 +1021,7 @@ public record CanaryReport(
             e.row(
                     io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()),
                     x.collective().name(),
-                    range(x.fromBytes(), x.toBytes()),
+                    x.range(),
                     x.arm().spelling(),
                     Long.toString(x.collectives()),
                     Long.toString(x.asDecided()),
@@ -955,17 +1029,6 @@ public record CanaryReport(
                     Long.toString(x.noDecision()),
                     x.reasonText());
         }
-        sb.append("\nexecuted as decided:\n").append(e.render());
-        long promoted =
-                rows.stream().filter(r -> r.verdict() == Verdict.PROMOTE).count();
-        sb.append(String.format(
-                Locale.ROOT,
-                "%nverdicts: %d promote, %d keep NCCL, %d not enough calls%n",
-                promoted,
-                rows.stream().filter(r -> r.verdict() == Verdict.KEEP_NCCL).count(),
-                rows.stream()
-                        .filter(r -> r.verdict() == Verdict.NOT_ENOUGH_CALLS)
-                        .count()));
-        return sb.toString();
+        return e.render();
     }
 }

@@ -1,9 +1,9 @@
 package io.nccltuner.report;
 
-import static io.nccltuner.report.ShadowReportHtml.esc;
+import static io.nccltuner.compile.SvgChart.esc;
+import static io.nccltuner.report.ShadowReportHtml.td;
 
-import io.nccltuner.policy.ByteSize;
-import io.nccltuner.policy.Collective;
+import io.nccltuner.compile.SvgChart;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +25,8 @@ public final class CanaryReportHtml {
     static final String NCCL_COLOR = "#c62828";
     /** The policy's arm's colour. */
     static final String POLICY_COLOR = "#1565c0";
+    /** The chart's frame: viewBox 1000 x 340, the legend above the plot. */
+    private static final SvgChart FRAME = new SvgChart(1000, 340, 70, 20, 46, 50);
 
     private CanaryReportHtml() {}
 
@@ -70,6 +72,13 @@ public final class CanaryReportHtml {
             h.append("<h2>").append(esc(title)).append(": device time by size, both arms</h2>\n");
             h.append(chart(rows));
         });
+        verdicts(h, c);
+        executions(h, c);
+        return h.toString();
+    }
+
+    /** The verdict table: per shape, collective and size both arms' counts, times and busbw, and the gain. */
+    private static void verdicts(StringBuilder h, CanaryReport c) {
         h.append("<h2>Canary verdicts</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
                 .append("<th class=\"l\">size</th><th class=\"l\">verdict</th><th>gain [95% CI]</th>")
                 .append(
@@ -104,6 +113,10 @@ public final class CanaryReportHtml {
         h.append(
                 "</table>\n<p class=\"legend\">busbw at the bucket's first size and the arm's mean time: nBytes / time x "
                         + "2(n-1)/n (AllReduce), (n-1)/n (AllGather, ReduceScatter), 1 (Broadcast, Reduce).</p>\n");
+    }
+
+    /** The "executed as decided" table: per shape, collective, size and arm. */
+    private static void executions(StringBuilder h, CanaryReport c) {
         h.append("<h2>Executed as decided</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th>")
                 .append("<th class=\"l\">size</th><th class=\"l\">arm</th><th>collectives</th><th>as decided</th>")
                 .append("<th>not as decided</th><th>no decision</th><th class=\"l\">why not</th></tr>\n");
@@ -113,7 +126,7 @@ public final class CanaryReportHtml {
                     .append("</td><td class=\"l\">")
                     .append(x.collective())
                     .append("</td><td class=\"l\">")
-                    .append(esc(CanaryReport.range(x.fromBytes(), x.toBytes())))
+                    .append(esc(x.range()))
                     .append("</td><td class=\"l\">")
                     .append(x.arm().spelling())
                     .append("</td><td>")
@@ -129,7 +142,6 @@ public final class CanaryReportHtml {
                     .append("</td></tr>\n");
         }
         h.append("</table>\n");
-        return h.toString();
     }
 
     private static String arm(CanaryReport.Row r, CanaryReport.ArmStats a) {
@@ -139,104 +151,111 @@ public final class CanaryReportHtml {
                 + td(r.busbw(a.meanUs()), "%.3f");
     }
 
-    private static String td(double v, String fmt) {
-        return "<td>" + (Double.isNaN(v) || Double.isInfinite(v) ? "-" : f(fmt, v)) + "</td>";
+    /**
+     * A chart's axes: sizes x0..x1 (log2 bytes, half a power of two beyond the first and last
+     * bucket), device times y0..y1 (log10 microseconds, at least half a decade).
+     */
+    private record Axes(double x0, double x1, double y0, double y1) {
+        /** @return the axes of the rows' timed arms, null when no arm was timed */
+        static Axes of(List<CanaryReport.Row> rows) {
+            double lo = Double.POSITIVE_INFINITY;
+            double hi = Double.NEGATIVE_INFINITY;
+            for (CanaryReport.Row r : rows) {
+                for (CanaryReport.ArmStats a : List.of(r.nccl(), r.policy())) {
+                    if (!Double.isNaN(a.p50Us())) {
+                        lo = Math.min(lo, a.p5Us());
+                        hi = Math.max(hi, a.p95Us());
+                    }
+                }
+            }
+            if (lo == Double.POSITIVE_INFINITY) {
+                return null;
+            }
+            double y0 = Math.floor(Math.log10(lo) * 4) / 4 - 0.05;
+            double y1 = Math.ceil(Math.log10(hi) * 4) / 4 + 0.05;
+            if (y1 - y0 < 0.5) {
+                double mid = (y0 + y1) / 2;
+                y0 = mid - 0.25;
+                y1 = mid + 0.25;
+            }
+            double x0 = SvgChart.log2Size(rows.get(0).fromBytes()) - 0.5;
+            double x1 = SvgChart.log2Size(rows.get(rows.size() - 1).fromBytes()) + 0.5;
+            return new Axes(x0, x1, y0, y1);
+        }
+
+        double x(long bytes) {
+            return FRAME.x(SvgChart.log2Size(bytes), x0, x1);
+        }
+
+        double y(double us) {
+            int ph = FRAME.plotHeight();
+            return FRAME.top() + ph - (Math.log10(us) - y0) / (y1 - y0) * ph;
+        }
+
+        /** @return one quarter octave (a grid bucket), SVG user units */
+        double slot() {
+            return FRAME.plotWidth() / Math.max(1.0, (x1 - x0) * 4);
+        }
     }
 
     /** Both arms' p5/p50/p95 per size of one shape and collective; log size axis, log time axis. */
     static String chart(List<CanaryReport.Row> rows) {
-        int w = 1000;
-        int ht = 340;
-        int left = 70;
-        int right = 20;
-        int top = 46;
-        int bottom = 50;
-        int pw = w - left - right;
-        int ph = ht - top - bottom;
-        double lo = Double.POSITIVE_INFINITY;
-        double hi = Double.NEGATIVE_INFINITY;
-        for (CanaryReport.Row r : rows) {
-            for (CanaryReport.ArmStats a : List.of(r.nccl(), r.policy())) {
-                if (!Double.isNaN(a.p50Us())) {
-                    lo = Math.min(lo, a.p5Us());
-                    hi = Math.max(hi, a.p95Us());
-                }
-            }
-        }
-        if (lo == Double.POSITIVE_INFINITY) {
+        Axes ax = Axes.of(rows);
+        if (ax == null) {
             return "<p class=\"noise\">no timed collectives</p>\n";
         }
-        double y0 = Math.floor(Math.log10(lo) * 4) / 4 - 0.05;
-        double y1 = Math.ceil(Math.log10(hi) * 4) / 4 + 0.05;
-        if (y1 - y0 < 0.5) {
-            double mid = (y0 + y1) / 2;
-            y0 = mid - 0.25;
-            y1 = mid + 0.25;
+        StringBuilder s = new StringBuilder(FRAME.open(
+                "chart canary", rows.get(0).collective() + " device time by size, NCCL's arm and the policy's arm"));
+        promotedBands(s, rows, ax);
+        axes(s, rows, ax);
+        legend(s);
+        double dx = Math.min(7, ax.slot() / 4);
+        for (CanaryReport.Row r : rows) {
+            double cx = ax.x(r.fromBytes());
+            s.append(marker(r, r.nccl(), "NCCL", cx - dx, ax, NCCL_COLOR, false));
+            s.append(marker(r, r.policy(), "policy", cx + dx, ax, POLICY_COLOR, true));
         }
-        double x0 = Math.log(Math.max(1, rows.get(0).fromBytes())) / Math.log(2) - 0.5;
-        double x1 = Math.log(Math.max(1, rows.get(rows.size() - 1).fromBytes())) / Math.log(2) + 0.5;
-        final double fy0 = y0;
-        final double fy1 = y1;
-        java.util.function.DoubleUnaryOperator ypos = v -> top + ph - (Math.log10(v) - fy0) / (fy1 - fy0) * ph;
-        java.util.function.LongToDoubleFunction xpos =
-                b -> left + (Math.log(Math.max(1, b)) / Math.log(2) - x0) / (x1 - x0) * pw;
-        StringBuilder s = new StringBuilder();
-        Collective c = rows.get(0).collective();
-        s.append(f(
-                "<svg class=\"chart canary\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-                        + "aria-label=\"%s device time by size, NCCL's arm and the policy's arm\">%n",
-                w, ht, c));
-        double slot = pw / Math.max(1.0, (x1 - x0) * 4); // one quarter octave (a grid bucket)
-        for (CanaryReport.Row r : rows) { // promoted sizes: a band behind
+        s.append("</svg>\n");
+        return s.toString();
+    }
+
+    /** Green bands behind the sizes the canary promotes. */
+    private static void promotedBands(StringBuilder s, List<CanaryReport.Row> rows, Axes ax) {
+        double half = Math.max(12, ax.slot() / 2);
+        for (CanaryReport.Row r : rows) {
             if (r.verdict() == CanaryReport.Verdict.PROMOTE) {
-                double cx = xpos.applyAsDouble(r.fromBytes());
                 s.append(f(
                         "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e8f5e9\"><title>%s: promote, gain %s"
                                 + "</title></rect>%n",
-                        cx - Math.max(12, slot / 2),
-                        top,
-                        2 * Math.max(12, slot / 2),
-                        ph,
+                        ax.x(r.fromBytes()) - half,
+                        FRAME.top(),
+                        2 * half,
+                        FRAME.plotHeight(),
                         esc(r.range()),
                         esc(CanaryReport.interval(r.gain()))));
             }
         }
-        // y grid: 1, 2, 5 x 10^k
-        for (int k = (int) Math.floor(y0); k <= (int) Math.ceil(y1); k++) {
-            for (int m : new int[] {1, 2, 5}) {
-                double v = m * Math.pow(10, k);
-                double lv = Math.log10(v);
-                if (lv < y0 || lv > y1) {
-                    continue;
-                }
-                double y = ypos.applyAsDouble(v);
-                s.append(f(
-                        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n",
-                        left, y, w - right, y));
-                s.append(f(
-                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>%n",
-                        left - 4, y + 4, v >= 1 ? f("%.0f", v) : f("%.2g", v)));
-            }
+    }
+
+    /** The time grid (1, 2, 5 x 10^k us), the size labels (where they do not run into the previous one), the titles. */
+    private static void axes(StringBuilder s, List<CanaryReport.Row> rows, Axes ax) {
+        for (double v : SvgChart.decadeTicks(ax.y0(), ax.y1())) {
+            s.append(FRAME.gridLine(ax.y(v), v >= 1 ? f("%.0f", v) : f("%.2g", v)));
         }
         double lastLabel = Double.NEGATIVE_INFINITY;
-        for (CanaryReport.Row r : rows) { // a size label where it does not run into the previous one
-            double cx = xpos.applyAsDouble(r.fromBytes());
+        for (CanaryReport.Row r : rows) {
+            double cx = ax.x(r.fromBytes());
             if (cx - lastLabel >= 56) {
-                s.append(f(
-                        "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
-                        cx, ht - bottom + 16, esc(ByteSize.format(r.fromBytes()))));
+                s.append(FRAME.sizeLabel(cx, r.fromBytes()));
                 lastLabel = cx;
             }
         }
-        s.append(f(
-                "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">message size (nBytes, log scale)"
-                        + "</text>%n",
-                left + pw / 2, ht - 8));
-        s.append(f(
-                "<text x=\"16\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
-                        + "device time (us, log scale)</text>%n",
-                top + ph / 2, top + ph / 2));
-        // legend: one entry per series
+        s.append(FRAME.axisTitles("message size (nBytes, log scale)", 16, "device time (us, log scale)"));
+    }
+
+    /** The legend above the plot: one entry per series. */
+    private static void legend(StringBuilder s) {
+        int left = FRAME.left();
         s.append(f(
                 "<g class=\"legend\"><rect x=\"%d\" y=\"12\" width=\"9\" height=\"9\" fill=\"%s\"/>"
                         + "<text x=\"%d\" y=\"20\" font-size=\"12\">NCCL's arm (NCCL's pick): p50, bar p5..p95</text>",
@@ -249,14 +268,6 @@ public final class CanaryReportHtml {
                 "<rect x=\"%d\" y=\"12\" width=\"14\" height=\"9\" fill=\"#e8f5e9\" stroke=\"#a5d6a7\"/>"
                         + "<text x=\"%d\" y=\"20\" font-size=\"12\">promote</text></g>%n",
                 left + 720, left + 738));
-        double dx = Math.min(7, slot / 4);
-        for (CanaryReport.Row r : rows) {
-            double cx = xpos.applyAsDouble(r.fromBytes());
-            s.append(marker(r, r.nccl(), "NCCL", cx - dx, ypos, NCCL_COLOR, false));
-            s.append(marker(r, r.policy(), "policy", cx + dx, ypos, POLICY_COLOR, true));
-        }
-        s.append("</svg>\n");
-        return s.toString();
     }
 
     private static String marker(
@@ -264,15 +275,15 @@ public final class CanaryReportHtml {
             CanaryReport.ArmStats a,
             String name,
             double cx,
-            java.util.function.DoubleUnaryOperator ypos,
+            Axes ax,
             String color,
             boolean circle) {
         if (Double.isNaN(a.p50Us())) {
             return "";
         }
-        double yp5 = ypos.applyAsDouble(a.p5Us());
-        double yp50 = ypos.applyAsDouble(a.p50Us());
-        double yp95 = ypos.applyAsDouble(a.p95Us());
+        double yp5 = ax.y(a.p5Us());
+        double yp50 = ax.y(a.p50Us());
+        double yp95 = ax.y(a.p95Us());
         String title = f(
                 "%s %s arm: p50 %.1f us, p5..p95 %.1f..%.1f us, %d timed",
                 esc(r.range()), name, a.p50Us(), a.p5Us(), a.p95Us(), a.timed());

@@ -12,9 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One process's decision log ({@code NCCL_TUNER_JAVA_LOG}, JSON lines), as the engine writes it:
@@ -94,7 +96,12 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
             String ncclPick,
             String policyPick,
             int channels,
-            long count) {}
+            long count) {
+        /** @return the policy's pick with its channels, "TREE/SIMPLE" or "RING/LL/8ch" ({@link #pickLabel}) */
+        public String policyLabel() {
+            return pickLabel(policyPick, channels);
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -141,10 +148,9 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
      *     sink refuses
      */
     public static DecisionLogFile read(Path file, LineSink sink) throws IOException, InputException {
-        ObjectMapper m = JSON;
         List<Comm> comms = new ArrayList<>();
         List<Aggregate> aggs = new ArrayList<>();
-        Map<List<Object>, long[]> perCall = new LinkedHashMap<>();
+        Map<PerCall, long[]> perCall = new LinkedHashMap<>();
         String host = "?";
         long pid = 0;
         try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -155,66 +161,19 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                 if (line.isBlank()) {
                     continue;
                 }
-                JsonNode j;
-                try {
-                    j = m.readTree(line);
-                } catch (IOException e) {
-                    throw new InputException(
-                            InputException.at(file, n), "not a JSON object (a decision log has one per line)");
-                }
-                if (j == null || !j.isObject()) {
-                    throw new InputException(
-                            InputException.at(file, n), "not a JSON object (a decision log has one per line)");
-                }
+                JsonNode j = object(line, file, n);
                 String type = j.path(LogField.TYPE).asText("");
                 switch (type) {
                     case LogField.TYPE_COMM -> {
                         host = j.path(LogField.HOST).asText(host);
                         pid = j.path(LogField.PID).asLong(pid);
-                        comms.add(new Comm(
-                                j.path(LogField.COMM).asLong(),
-                                j.path(LogField.POLICY).asText(null),
-                                j.path(LogField.PROFILE).asText(null),
-                                j.path(LogField.SHA256).asText(null),
-                                j.path(LogField.MODE).asText(null),
-                                j.path(LogField.N_RANKS).asLong(),
-                                j.path(LogField.N_NODES).asLong(),
-                                j.path(LogField.CALLS).asLong(),
-                                j.path(LogField.RULE_HITS).asLong(),
-                                j.path(LogField.APPLIED).asLong(),
-                                j.path(LogField.UNAGGREGATED).asLong(),
-                                j.path(LogField.AT).asText(null),
-                                j.path(LogField.COMM_SCOPE).asText(null)));
+                        comms.add(comm(j));
                     }
-                    case LogField.TYPE_AGGREGATE ->
-                        aggs.add(new Aggregate(
-                                j.path(LogField.COMM).asLong(),
-                                collective(j, file, n),
-                                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")),
-                                j.path(LogField.TO_BYTES).asLong(-1),
-                                j.path(LogField.NCCL_PICK).isNull()
-                                        ? "none"
-                                        : j.path(LogField.NCCL_PICK).asText("none"),
-                                j.path(LogField.POLICY_PICK).asText(),
-                                j.path(LogField.CHANNELS).asInt(),
-                                j.path(LogField.COUNT).asLong()));
+                    case LogField.TYPE_AGGREGATE -> aggs.add(aggregate(j, file, n));
                     case "" -> {
-                        if (!j.has(LogField.POLICY_PICK)) {
-                            continue; // some other JSON line (a workload log); not a decision
+                        if (j.has(LogField.POLICY_PICK)) { // else some other JSON line (a workload log); not a decision
+                            perCall.computeIfAbsent(perCall(j, file, n), k -> new long[1])[0]++;
                         }
-                        long nBytes =
-                                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
-                        int b = SizeGrid.bucket(nBytes);
-                        List<Object> key = List.of(
-                                j.path(LogField.COMM).asLong(),
-                                collective(j, file, n),
-                                b,
-                                j.path(LogField.NCCL_PICK).isNull()
-                                        ? "none"
-                                        : j.path(LogField.NCCL_PICK).asText("none"),
-                                j.path(LogField.POLICY_PICK).asText(),
-                                j.path(LogField.CHANNELS).asInt());
-                        perCall.computeIfAbsent(key, k -> new long[1])[0]++;
                     }
                     default -> {
                         if (sink != null) {
@@ -224,26 +183,111 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                 }
             }
         }
-        java.util.Set<Long> aggregated = new java.util.HashSet<>();
+        aggs.addAll(perCallAggregates(perCall, aggs));
+        return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
+    }
+
+    /** A line parsed; an InputException at file:line unless it is a JSON object. */
+    private static JsonNode object(String line, Path file, int n) throws InputException {
+        JsonNode j;
+        try {
+            j = JSON.readTree(line);
+        } catch (IOException e) {
+            j = null;
+        }
+        if (j == null || !j.isObject()) {
+            throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
+        }
+        return j;
+    }
+
+    private static Comm comm(JsonNode j) {
+        return new Comm(
+                j.path(LogField.COMM).asLong(),
+                j.path(LogField.POLICY).asText(null),
+                j.path(LogField.PROFILE).asText(null),
+                j.path(LogField.SHA256).asText(null),
+                j.path(LogField.MODE).asText(null),
+                j.path(LogField.N_RANKS).asLong(),
+                j.path(LogField.N_NODES).asLong(),
+                j.path(LogField.CALLS).asLong(),
+                j.path(LogField.RULE_HITS).asLong(),
+                j.path(LogField.APPLIED).asLong(),
+                j.path(LogField.UNAGGREGATED).asLong(),
+                j.path(LogField.AT).asText(null),
+                j.path(LogField.COMM_SCOPE).asText(null));
+    }
+
+    private static Aggregate aggregate(JsonNode j, Path file, int n) throws InputException {
+        return new Aggregate(
+                j.path(LogField.COMM).asLong(),
+                collective(j, file, n),
+                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")),
+                j.path(LogField.TO_BYTES).asLong(-1),
+                ncclPick(j),
+                j.path(LogField.POLICY_PICK).asText(),
+                j.path(LogField.CHANNELS).asInt(),
+                j.path(LogField.COUNT).asLong());
+    }
+
+    /** A per-call record's decision, its size as its size-grid bucket. */
+    private record PerCall(
+            long comm, Collective collective, int bucket, String ncclPick, String policyPick, int channels) {}
+
+    private static PerCall perCall(JsonNode j, Path file, int n) throws InputException {
+        long nBytes = Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
+        return new PerCall(
+                j.path(LogField.COMM).asLong(),
+                collective(j, file, n),
+                SizeGrid.bucket(nBytes),
+                ncclPick(j),
+                j.path(LogField.POLICY_PICK).asText(),
+                j.path(LogField.CHANNELS).asInt());
+    }
+
+    /** NCCL's pick of a line ("RING/LL"), "none" when null or absent. */
+    private static String ncclPick(JsonNode j) {
+        return j.path(LogField.NCCL_PICK).isNull()
+                ? "none"
+                : j.path(LogField.NCCL_PICK).asText("none");
+    }
+
+    /**
+     * The per-call records counted into aggregates, for the communicators without aggregate lines
+     * (a log of an older plugin), so that no call counts twice.
+     */
+    private static List<Aggregate> perCallAggregates(Map<PerCall, long[]> perCall, List<Aggregate> aggs) {
+        Set<Long> aggregated = new HashSet<>();
         aggs.forEach(a -> aggregated.add(a.comm()));
+        List<Aggregate> out = new ArrayList<>();
         for (var e : perCall.entrySet()) {
-            List<Object> k = e.getKey();
-            long comm = (Long) k.get(0);
-            if (aggregated.contains(comm)) {
+            PerCall k = e.getKey();
+            if (aggregated.contains(k.comm())) {
                 continue;
             }
-            int b = (Integer) k.get(2);
-            aggs.add(new Aggregate(
-                    comm,
-                    (Collective) k.get(1),
+            int b = k.bucket();
+            out.add(new Aggregate(
+                    k.comm(),
+                    k.collective(),
                     SizeGrid.lowerBound(b),
                     b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L,
-                    (String) k.get(3),
-                    (String) k.get(4),
-                    (Integer) k.get(5),
+                    k.ncclPick(),
+                    k.policyPick(),
+                    k.channels(),
                     e.getValue()[0]));
         }
-        return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
+        return out;
+    }
+
+    /**
+     * How the reports spell a decided configuration with its channel count.
+     *
+     * @param pick the configuration, "RING/SIMPLE"
+     * @param channels its channel count, 0 when NCCL decides it
+     * @return "RING/SIMPLE" (0 channels) or "RING/SIMPLE/8ch"
+     */
+    public static String pickLabel(String pick, int channels) {
+        return channels == 0 ? pick : pick + "/" + channels + "ch";
     }
 
     private static Collective collective(JsonNode j, Path file, int line) throws InputException {

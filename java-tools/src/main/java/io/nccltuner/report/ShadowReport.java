@@ -3,6 +3,7 @@ package io.nccltuner.report;
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.RunConfig;
 import io.nccltuner.compile.RunSelection;
+import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
@@ -10,9 +11,12 @@ import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,9 +92,19 @@ public record ShadowReport(
             long calls,
             int ranks,
             Price price) {
-        /** @return "RING/SIMPLE" or "RING/SIMPLE/8ch" */
+        /** @return "RING/SIMPLE" or "RING/SIMPLE/8ch" ({@link DecisionLogFile#pickLabel}) */
         public String policyLabel() {
-            return channels == 0 ? policyPick : policyPick + "/" + channels + "ch";
+            return DecisionLogFile.pickLabel(policyPick, channels);
+        }
+
+        /** @return the communicator shape, "nRanks=2 nNodes=2" ({@link JobShape#of}), "?" when the log did not say */
+        public String shape() {
+            return nRanks == 0 ? "?" : JobShape.of(nRanks, nNodes);
+        }
+
+        /** @return the size bucket, "[16 KiB, 20 KiB)" ({@link ShadowAggregate#bucket}) */
+        public String range() {
+            return ShadowAggregate.bucket(fromBytes, toBytes);
         }
     }
 
@@ -129,19 +143,64 @@ public record ShadowReport(
      */
     public static ShadowReport build(List<DecisionLogFile> logs, List<Compiler.Group> measured) {
         Set<String> policies = new TreeSet<>();
-        // shape of each (file, comm)
-        Map<DecisionLogFile, Map<Long, DecisionLogFile.Comm>> comms = new HashMap<>();
+        Tally tally = new Tally();
         for (DecisionLogFile f : logs) {
-            Map<Long, DecisionLogFile.Comm> m = new HashMap<>();
             for (DecisionLogFile.Comm c : f.comms()) {
-                m.put(c.comm(), c);
                 if (c.policy() != null) {
                     policies.add(c.policy());
                 }
             }
-            comms.put(f, m);
+            tally.add(f);
         }
-        record Key(
+        List<String> decisionProblems = new ArrayList<>();
+        Set<String> notCompared = new LinkedHashSet<>();
+        tally.compare(decisionProblems, notCompared);
+        return new ShadowReport(
+                List.copyOf(logs),
+                policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
+                List.copyOf(tally.rows(measured)),
+                List.copyOf(tableProblems(logs)),
+                List.copyOf(decisionProblems),
+                List.copyOf(notCompared),
+                List.copyOf(measured));
+    }
+
+    /** A communicator shape. */
+    private record Shape(long nRanks, long nNodes) {}
+
+    /** A size bucket of one shape and collective (its first size). */
+    private record Bucket(long nRanks, long nNodes, int collId, long fromBytes) {}
+
+    /** A decision the ranks must agree on: a bucket and NCCL's pick there. */
+    private record Decision(long nRanks, long nNodes, int collId, long fromBytes, String nccl) {
+        Shape shape() {
+            return new Shape(nRanks, nNodes);
+        }
+
+        Bucket bucket() {
+            return new Bucket(nRanks, nNodes, collId, fromBytes);
+        }
+    }
+
+    /** Decisions by shape, collective, size, then NCCL's pick. */
+    private static final Comparator<Decision> DECISION_ORDER = Comparator.comparingLong(Decision::nRanks)
+            .thenComparingLong(Decision::nNodes)
+            .thenComparingInt(Decision::collId)
+            .thenComparing(Decision::fromBytes, Long::compareUnsigned)
+            .thenComparing(Decision::nccl);
+
+    /** Rows by shape, collective, size, NCCL's pick, then the policy's. */
+    private static final Comparator<Row> ROW_ORDER = Comparator.comparingLong(Row::nRanks)
+            .thenComparingLong(Row::nNodes)
+            .thenComparingInt(r -> r.collective().id())
+            .thenComparing(Row::fromBytes, Long::compareUnsigned)
+            .thenComparing(Row::ncclPick)
+            .thenComparing(Row::policyLabel);
+
+    /** The logs' aggregates summed over ranks (the rows), and by rank (the cross-rank check). */
+    private static final class Tally {
+        /** A row before pricing. */
+        private record Key(
                 long nRanks,
                 long nNodes,
                 Collective collective,
@@ -150,170 +209,213 @@ public record ShadowReport(
                 String nccl,
                 String policy,
                 int channels) {}
-        Map<Key, long[]> sums = new LinkedHashMap<>();
-        Map<Key, Set<String>> rankSets = new HashMap<>();
-        // (shape, collective, bucket, nccl) -> rank -> decisions; the communicators of each such key
-        Map<List<Object>, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
-        Map<List<Object>, Set<Long>> keyComms = new HashMap<>();
-        // (shape, collective, bucket) -> the ranks with any rule hit there
-        Map<List<Object>, Set<String>> present = new HashMap<>();
-        // (shape, comm) -> the ranks that logged that communicator
-        Map<List<Long>, Set<String>> commRanks = new HashMap<>();
-        // (shape) -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4)
-        Map<List<Long>, Set<String>> localRanks = new HashMap<>();
-        for (DecisionLogFile f : logs) {
+
+        /** A communicator by NCCL's commId, which every rank of it logs. */
+        private record JobComm(long nRanks, long nNodes, long comm) {}
+
+        private final Map<Key, long[]> sums = new LinkedHashMap<>();
+        private final Map<Key, Set<String>> rankSets = new HashMap<>();
+        /** decision -> rank -> the policy's picks there */
+        private final Map<Decision, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
+        /** decision -> the communicators (commId) that made it */
+        private final Map<Decision, Set<Long>> decisionComms = new HashMap<>();
+        /** bucket -> the ranks with any rule hit there */
+        private final Map<Bucket, Set<String>> present = new HashMap<>();
+        /** communicator -> the ranks that logged it */
+        private final Map<JobComm, Set<String>> commRanks = new HashMap<>();
+        /** shape -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4) */
+        private final Map<Shape, Set<String>> localRanks = new HashMap<>();
+
+        void add(DecisionLogFile f) {
+            Map<Long, DecisionLogFile.Comm> byComm = new HashMap<>();
             for (DecisionLogFile.Comm c : f.comms()) {
+                byComm.put(c.comm(), c);
                 if (c.jobWide()) {
                     commRanks
-                            .computeIfAbsent(List.of(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>())
+                            .computeIfAbsent(new JobComm(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>())
                             .add(f.rank());
                 } else {
                     localRanks
-                            .computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeSet<>())
+                            .computeIfAbsent(new Shape(c.nRanks(), c.nNodes()), x -> new TreeSet<>())
                             .add(f.rank());
                 }
             }
             for (DecisionLogFile.Aggregate a : f.aggregates()) {
-                DecisionLogFile.Comm c = comms.get(f).get(a.comm());
+                DecisionLogFile.Comm c = byComm.get(a.comm());
                 long r = c == null ? 0 : c.nRanks();
                 long n = c == null ? 0 : c.nNodes();
                 Key k = new Key(
                         r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
                 sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
                 rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
-                List<Object> dk = List.of(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
+                Decision d = new Decision(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
                 decisions
-                        .computeIfAbsent(dk, x -> new TreeMap<>())
+                        .computeIfAbsent(d, x -> new TreeMap<>())
                         .computeIfAbsent(f.rank(), x -> new TreeSet<>())
-                        .add(a.channels() == 0 ? a.policyPick() : a.policyPick() + "/" + a.channels() + "ch");
+                        .add(a.policyLabel());
                 if (c != null && c.jobWide()) {
-                    keyComms.computeIfAbsent(dk, x -> new java.util.HashSet<>()).add(a.comm());
+                    decisionComms.computeIfAbsent(d, x -> new HashSet<>()).add(a.comm());
                 }
-                present.computeIfAbsent(
-                                List.of(r, n, a.collective().id(), a.fromBytes()), x -> new java.util.HashSet<>())
-                        .add(f.rank());
+                present.computeIfAbsent(d.bucket(), x -> new HashSet<>()).add(f.rank());
             }
         }
-        List<Row> rows = new ArrayList<>();
-        for (var e : sums.entrySet()) {
-            Key k = e.getKey();
-            rows.add(new Row(
-                    k.nRanks(),
-                    k.nNodes(),
-                    k.collective(),
-                    k.fromBytes(),
-                    k.toBytes(),
-                    k.nccl(),
-                    k.policy(),
-                    k.channels(),
-                    e.getValue()[0],
-                    rankSets.get(k).size(),
-                    price(
-                            k.collective(),
-                            k.nRanks(),
-                            k.nNodes(),
-                            k.fromBytes(),
-                            k.nccl(),
-                            k.policy(),
-                            k.channels(),
-                            measured)));
+
+        /** @return the rows, priced with the measurements, in {@link #ROW_ORDER} */
+        List<Row> rows(List<Compiler.Group> measured) {
+            List<Row> rows = new ArrayList<>();
+            for (var e : sums.entrySet()) {
+                Key k = e.getKey();
+                rows.add(new Row(
+                        k.nRanks(),
+                        k.nNodes(),
+                        k.collective(),
+                        k.fromBytes(),
+                        k.toBytes(),
+                        k.nccl(),
+                        k.policy(),
+                        k.channels(),
+                        e.getValue()[0],
+                        rankSets.get(k).size(),
+                        price(
+                                k.collective(),
+                                k.nRanks(),
+                                k.nNodes(),
+                                k.fromBytes(),
+                                k.nccl(),
+                                k.policy(),
+                                k.channels(),
+                                measured)));
+            }
+            rows.sort(ROW_ORDER);
+            return rows;
         }
-        rows.sort(Comparator.comparingLong(Row::nRanks)
-                .thenComparingLong(Row::nNodes)
-                .thenComparingInt(r -> r.collective().id())
-                .thenComparing(Row::fromBytes, Long::compareUnsigned)
-                .thenComparing(Row::ncclPick)
-                .thenComparing(Row::policyLabel));
-        List<String> tableProblems = new ArrayList<>();
-        Map<List<Long>, Map<String, Set<String>>> shaByShape = new TreeMap<>(Comparator.comparing(Object::toString));
+
+        /**
+         * Compares the ranks' decisions, by shape, collective, size and NCCL's pick.
+         *
+         * @param problems receives a line per decision the ranks make differently
+         * @param notCompared receives "ranks at collective size" per decision some ranks of the shape
+         *     may not have made: no rule hit there, and their logs do not name NCCL's commId
+         */
+        void compare(List<String> problems, Set<String> notCompared) {
+            for (var e : decisions.entrySet()) {
+                Decision d = e.getKey();
+                Set<String> decided = present.getOrDefault(d.bucket(), Set.of());
+                // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
+                // there: it counts as deciding NCCL's pick, and is named as such
+                Set<String> absent = new TreeSet<>();
+                for (long comm : decisionComms.getOrDefault(d, Set.of())) {
+                    absent.addAll(commRanks.getOrDefault(new JobComm(d.nRanks(), d.nNodes(), comm), Set.of()));
+                }
+                absent.removeAll(decided);
+                // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
+                Set<String> unknown = new TreeSet<>(localRanks.getOrDefault(d.shape(), Set.of()));
+                unknown.removeAll(decided);
+                unknown.removeAll(absent);
+                if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
+                    notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId(d.collId()) + " "
+                            + ByteSize.format(d.fromBytes()));
+                }
+                String problem = decisionProblem(d, e.getValue(), absent);
+                if (problem != null) {
+                    problems.add(problem);
+                }
+            }
+        }
+    }
+
+    /**
+     * The line for a decision the ranks make differently, or null when they agree.
+     *
+     * @param d the decision
+     * @param byRank each rank's picks there
+     * @param absent the ranks that logged the communicator but no rule hit there (NCCL's own pick)
+     * @return "shape collective size (NCCL pick): ranks decide differently (hang risk): ranks -> picks; ...",
+     *     the variant with the fewest ranks first
+     */
+    private static String decisionProblem(Decision d, Map<String, Set<String>> byRank, Set<String> absent) {
+        Map<String, Set<String>> all = new TreeMap<>(byRank);
+        absent.forEach(rank -> all.put(rank, Set.of(d.nccl())));
+        Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
+        all.forEach((rank, picks) ->
+                variants.computeIfAbsent(picks, x -> new ArrayList<>()).add(rank));
+        if (variants.size() < 2) {
+            return null;
+        }
+        List<List<String>> parts = new ArrayList<>(); // [ranks, decision, ranks of the variant]
+        variants.forEach((picks, ranks) -> {
+            List<String> decided =
+                    ranks.stream().filter(x -> !absent.contains(x)).toList();
+            List<String> none = ranks.stream().filter(absent::contains).toList();
+            if (!decided.isEmpty()) {
+                parts.add(
+                        List.of(String.join(", ", decided), String.join(" | ", picks), Integer.toString(ranks.size())));
+            }
+            if (!none.isEmpty()) {
+                parts.add(List.of(
+                        String.join(", ", none),
+                        NO_RULE_HIT + " (NCCL's own pick " + d.nccl() + ")",
+                        Integer.toString(ranks.size())));
+            }
+        });
+        StringBuilder sb = new StringBuilder(JobShape.of(d.nRanks(), d.nNodes()) + " " + Collective.ofId(d.collId())
+                + " " + ByteSize.format(d.fromBytes()) + " (NCCL " + d.nccl()
+                + "): ranks decide differently (hang risk):");
+        parts.stream()
+                .sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
+                .forEach(v -> sb.append(' ')
+                        .append(v.get(0))
+                        .append(" -> ")
+                        .append(v.get(1))
+                        .append(';'));
+        sb.setLength(sb.length() - 1);
+        return sb.toString();
+    }
+
+    /** @return per shape whose ranks run different tables (sha256), the line that names them */
+    private static List<String> tableProblems(List<DecisionLogFile> logs) {
+        // shapes in the order of their text "[nRanks, nNodes]" ("[16, 2]" before "[2, 2]"), as the report has
+        // always listed them
+        Map<Shape, Map<String, Set<String>>> shaByShape = new TreeMap<>(Comparator.comparing(
+                (Shape x) -> List.of(x.nRanks(), x.nNodes()).toString()));
         for (DecisionLogFile f : logs) {
             for (DecisionLogFile.Comm c : f.comms()) {
                 shaByShape
-                        .computeIfAbsent(List.of(c.nRanks(), c.nNodes()), x -> new TreeMap<>())
+                        .computeIfAbsent(new Shape(c.nRanks(), c.nNodes()), x -> new TreeMap<>())
                         .computeIfAbsent(String.valueOf(c.sha256()), x -> new TreeSet<>())
                         .add(f.rank());
             }
         }
-        for (var e : shaByShape.entrySet()) {
-            if (e.getValue().size() > 1) {
-                StringBuilder sb = new StringBuilder(
-                        JobShape.of(e.getKey().get(0), e.getKey().get(1)) + ": ranks run different tables:");
-                e.getValue()
-                        .forEach((sha, ranks) -> sb.append(" sha256 ")
-                                .append(shortSha(sha))
-                                .append(" on ")
-                                .append(String.join(", ", ranks))
-                                .append(';'));
-                sb.setLength(sb.length() - 1);
-                tableProblems.add(sb.toString());
+        List<String> problems = new ArrayList<>();
+        shaByShape.forEach((shape, bySha) -> {
+            if (bySha.size() > 1) {
+                problems.add(differentTables(
+                        JobShape.of(shape.nRanks(), shape.nNodes()) + ": ranks run different tables:",
+                        bySha,
+                        ranks -> String.join(", ", ranks)));
             }
-        }
-        List<String> decisionProblems = new ArrayList<>();
-        Set<String> notCompared = new java.util.LinkedHashSet<>();
-        for (var e : decisions.entrySet()) {
-            List<Object> k = e.getKey();
-            String nccl = (String) k.get(4);
-            // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
-            // there: it counts as deciding NCCL's pick, and is named as such
-            Set<String> absent = new TreeSet<>();
-            for (long comm : keyComms.getOrDefault(k, Set.of())) {
-                absent.addAll(commRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1), comm), Set.of()));
-            }
-            absent.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
-            // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
-            Set<String> unknown =
-                    new TreeSet<>(localRanks.getOrDefault(List.of((Long) k.get(0), (Long) k.get(1)), Set.of()));
-            unknown.removeAll(present.getOrDefault(k.subList(0, 4), Set.of()));
-            unknown.removeAll(absent);
-            if (!unknown.isEmpty() && !e.getValue().isEmpty()) {
-                notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId((Integer) k.get(2)) + " "
-                        + ByteSize.format((Long) k.get(3)));
-            }
-            Map<String, Set<String>> byRank = new TreeMap<>(e.getValue());
-            absent.forEach(rank -> byRank.put(rank, Set.of(nccl)));
-            Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
-            byRank.forEach((rank, d) ->
-                    variants.computeIfAbsent(d, x -> new ArrayList<>()).add(rank));
-            if (variants.size() > 1) {
-                StringBuilder sb = new StringBuilder(JobShape.of((Long) k.get(0), (Long) k.get(1)) + " "
-                        + Collective.ofId((Integer) k.get(2)) + " " + ByteSize.format((Long) k.get(3)) + " (NCCL "
-                        + nccl
-                        + "): ranks decide differently (hang risk):");
-                List<List<String>> parts = new ArrayList<>(); // [ranks, decision], the minority first
-                variants.forEach((d, ranks) -> {
-                    List<String> decided =
-                            ranks.stream().filter(x -> !absent.contains(x)).toList();
-                    List<String> none = ranks.stream().filter(absent::contains).toList();
-                    if (!decided.isEmpty()) {
-                        parts.add(List.of(
-                                String.join(", ", decided), String.join(" | ", d), Integer.toString(ranks.size())));
-                    }
-                    if (!none.isEmpty()) {
-                        parts.add(List.of(
-                                String.join(", ", none),
-                                NO_RULE_HIT + " (NCCL's own pick " + nccl + ")",
-                                Integer.toString(ranks.size())));
-                    }
-                });
-                parts.stream()
-                        .sorted(Comparator.comparingInt(v -> Integer.parseInt(v.get(2))))
-                        .forEach(v -> sb.append(' ')
-                                .append(v.get(0))
-                                .append(" -> ")
-                                .append(v.get(1))
-                                .append(';'));
-                sb.setLength(sb.length() - 1);
-                decisionProblems.add(sb.toString());
-            }
-        }
-        return new ShadowReport(
-                List.copyOf(logs),
-                policies.isEmpty() ? "(unnamed policy)" : String.join(", ", policies),
-                List.copyOf(rows),
-                List.copyOf(tableProblems),
-                List.copyOf(decisionProblems),
-                List.copyOf(notCompared),
-                List.copyOf(measured));
+        });
+        return problems;
+    }
+
+    /**
+     * A line that names the tables ranks differ by.
+     *
+     * @param head what differs ("nRanks=2 nNodes=2: ranks run different tables:")
+     * @param bySha the ranks of each table (sha256), in the order to name them
+     * @param ranks how a table's ranks are named
+     * @param <T> the ranks' type
+     * @return head, then " sha256 aaaaaa...aaa on a:1, b:2" per table, joined by ';'
+     */
+    static <T> String differentTables(String head, Map<String, T> bySha, java.util.function.Function<T, String> ranks) {
+        StringBuilder sb = new StringBuilder(head);
+        bySha.forEach((sha, r) -> sb.append(" sha256 ")
+                .append(shortSha(sha))
+                .append(" on ")
+                .append(ranks.apply(r))
+                .append(';'));
+        sb.setLength(sb.length() - 1);
+        return sb.toString();
     }
 
     /**
@@ -321,14 +423,6 @@ public record ShadowReport(
      * NCCL's own pick there (calls no rule covers are not logged one by one).
      */
     public static final String NO_RULE_HIT = "no rule hit";
-
-    /** Decision keys (shape, collective id, bucket, NCCL's pick) by shape, collective, size, then pick. */
-    private static final Comparator<List<Object>> DECISION_ORDER = Comparator.<List<Object>>comparingLong(
-                    k -> (Long) k.get(0))
-            .thenComparingLong(k -> (Long) k.get(1))
-            .thenComparingInt(k -> (Integer) k.get(2))
-            .thenComparing(k -> (Long) k.get(3), Long::compareUnsigned)
-            .thenComparing(k -> (String) k.get(4));
 
     static String shortSha(String sha) {
         return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
@@ -648,6 +742,18 @@ public record ShadowReport(
     /** @return the text report */
     public String text() {
         StringBuilder sb = new StringBuilder();
+        logLines(sb);
+        checkLines(sb);
+        sb.append('\n');
+        sb.append(rows.isEmpty() ? "no decisions in the logs (no rule hit)\n" : decisionTable());
+        if (!groups.isEmpty()) {
+            savingLines(sb);
+        }
+        return sb.toString();
+    }
+
+    /** The policy and the logs read, then a line per log (rank): its communicators, tables and counts. */
+    private void logLines(StringBuilder sb) {
         long comms = logs.stream().mapToLong(l -> l.comms().size()).sum();
         sb.append("policy ")
                 .append(policy)
@@ -691,6 +797,10 @@ public record ShadowReport(
                     .append(unagg > 0 ? ", " + unagg + " hits not broken down" : "")
                     .append('\n');
         }
+    }
+
+    /** The cross-rank checks: tables, decisions, and the sizes not compared. */
+    private void checkLines(StringBuilder sb) {
         sb.append(
                 tableProblems.isEmpty()
                         ? "tables: every rank of each shape runs the same table (sha256)\n"
@@ -716,94 +826,96 @@ public record ShadowReport(
                     .append(
                             "); their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those calls is unknown\n");
         }
-        sb.append('\n');
+    }
+
+    /** @return the rows as a table, with measurements their prices and notes too */
+    private String decisionTable() {
         boolean priced = !groups.isEmpty();
-        TextTable t = priced
-                ? new TextTable(
-                        "shape",
-                        "collective",
-                        "size",
-                        ">calls",
-                        ">ranks",
-                        "NCCL's pick",
-                        "policy's pick",
-                        ">at",
-                        ">NCCL us",
-                        ">policy us",
-                        ">NCCL busbw",
-                        ">policy busbw",
-                        ">saved us/call",
-                        ">saved us",
-                        "note")
-                : new TextTable("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick");
+        List<String> headers = new ArrayList<>(
+                List.of("shape", "collective", "size", ">calls", ">ranks", "NCCL's pick", "policy's pick"));
+        if (priced) {
+            headers.addAll(List.of(
+                    ">at",
+                    ">NCCL us",
+                    ">policy us",
+                    ">NCCL busbw",
+                    ">policy busbw",
+                    ">saved us/call",
+                    ">saved us",
+                    "note"));
+        }
+        TextTable t = new TextTable(headers.toArray(String[]::new));
         for (Row r : rows) {
-            String shape = r.nRanks() == 0 ? "?" : JobShape.of(r.nRanks(), r.nNodes());
-            String size = "[" + ByteSize.format(r.fromBytes()) + ", "
-                    + (r.toBytes() == -1 ? "inf" : ByteSize.format(r.toBytes())) + ")";
-            if (!priced) {
-                t.row(
-                        shape,
-                        r.collective().name(),
-                        size,
-                        Long.toString(r.calls()),
-                        Integer.toString(r.ranks()),
-                        r.ncclPick(),
-                        r.policyLabel());
-                continue;
-            }
-            Price p = r.price();
-            t.row(
-                    shape,
+            List<String> cells = new ArrayList<>(Arrays.asList(
+                    r.shape(),
                     r.collective().name(),
-                    size,
+                    r.range(),
                     Long.toString(r.calls()),
                     Integer.toString(r.ranks()),
                     r.ncclPick(),
-                    r.policyLabel(),
-                    p == null ? "-" : ByteSize.format(p.measuredBytes()),
-                    p == null ? "-" : us(p.ncclUs()),
-                    p == null ? "-" : us(p.policyUs()),
-                    p == null ? "-" : gbps(p.ncclBusbw()),
-                    p == null ? "-" : gbps(p.policyBusbw()),
-                    p == null ? "-" : us(p.savedUs()),
-                    p == null || Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
-                    p == null
-                            ? "not measured: " + notPricedWhy(r.collective(), r.nRanks(), r.nNodes(), groups)
-                            : Double.isNaN(p.policyUs())
-                                    ? "policy's pick not measured"
-                                    : p.keptByNoise()
-                                            ? "measured gain within noise: a compile would keep NCCL's pick"
-                                            : "");
-        }
-        sb.append(t.size() == 0 ? "no decisions in the logs (no rule hit)\n" : t.render());
-        if (priced) {
-            long pc = pricedCalls();
-            long all = rows.stream().mapToLong(Row::calls).sum();
-            double saved = savedUs();
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
-                            + "rules match; %.1f us per call;"
-                            + " %.1f us per rank over %d logs)%n",
-                    saved,
-                    pc,
-                    all,
-                    ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
-                    ncclUs(),
-                    pc > 0 ? saved / pc : 0.0,
-                    logs.isEmpty() ? 0.0 : saved / logs.size(),
-                    logs.size()));
-            String why = shapesNotMeasured(
-                    "the logs' decisions",
-                    rows.stream()
-                            .filter(r -> r.nRanks() > 0)
-                            .map(r -> JobShape.of(r.nRanks(), r.nNodes()))
-                            .toList(),
-                    groups);
-            if (why != null) {
-                sb.append(why).append('\n');
+                    r.policyLabel()));
+            if (priced) {
+                cells.addAll(priceCells(r));
             }
+            t.row(cells.toArray(String[]::new));
         }
-        return sb.toString();
+        return t.render();
+    }
+
+    /** @return a row's price cells: the measured size, times, busbw, savings and a note */
+    private List<String> priceCells(Row r) {
+        Price p = r.price();
+        if (p == null) {
+            return List.of(
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "not measured: " + notPricedWhy(r.collective(), r.nRanks(), r.nNodes(), groups));
+        }
+        return List.of(
+                ByteSize.format(p.measuredBytes()),
+                us(p.ncclUs()),
+                us(p.policyUs()),
+                gbps(p.ncclBusbw()),
+                gbps(p.policyBusbw()),
+                us(p.savedUs()),
+                Double.isNaN(p.policyUs()) ? "-" : us(p.savedUs() * r.calls()),
+                Double.isNaN(p.policyUs())
+                        ? "policy's pick not measured"
+                        : p.keptByNoise() ? "measured gain within noise: a compile would keep NCCL's pick" : "");
+    }
+
+    /** The expected saving over the priced rule hits, or why nothing could be priced. */
+    private void savingLines(StringBuilder sb) {
+        long pc = pricedCalls();
+        long all = rows.stream().mapToLong(Row::calls).sum();
+        double saved = savedUs();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
+                        + "rules match; %.1f us per call;"
+                        + " %.1f us per rank over %d logs)%n",
+                saved,
+                pc,
+                all,
+                ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
+                ncclUs(),
+                pc > 0 ? saved / pc : 0.0,
+                logs.isEmpty() ? 0.0 : saved / logs.size(),
+                logs.size()));
+        String why = shapesNotMeasured(
+                "the logs' decisions",
+                rows.stream()
+                        .filter(r -> r.nRanks() > 0)
+                        .map(r -> JobShape.of(r.nRanks(), r.nNodes()))
+                        .toList(),
+                groups);
+        if (why != null) {
+            sb.append(why).append('\n');
+        }
     }
 }

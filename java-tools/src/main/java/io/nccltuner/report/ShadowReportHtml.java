@@ -1,6 +1,9 @@
 package io.nccltuner.report;
 
+import static io.nccltuner.compile.SvgChart.esc;
+
 import io.nccltuner.compile.Compiler;
+import io.nccltuner.compile.SvgChart;
 import io.nccltuner.policy.ByteSize;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +20,10 @@ import java.util.Locale;
  * its section ({@link CanaryReportHtml}) follows the cross-rank checks.
  */
 public final class ShadowReportHtml {
-    private ShadowReportHtml() {}
+    /** The regret chart's frame: viewBox 1000 x 320. */
+    private static final SvgChart FRAME = new SvgChart(1000, 320, 60, 20, 20, 50);
 
-    static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
-    }
+    private ShadowReportHtml() {}
 
     private static String f(String fmt, Object... args) {
         return String.format(Locale.ROOT, fmt, args);
@@ -46,19 +48,37 @@ public final class ShadowReportHtml {
      */
     public static String render(ShadowReport r, CanaryReport canary) {
         StringBuilder h = new StringBuilder();
+        head(h, r.policy());
+        checks(h, r);
+        if (canary != null) {
+            h.append(CanaryReportHtml.section(canary));
+        }
+        charts(h, r);
+        decisions(h, r);
+        ranks(h, r);
+        h.append("</body></html>\n");
+        return h.toString();
+    }
+
+    /** The page's head (title, style) and its heading. */
+    private static void head(StringBuilder h, String policy) {
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
-                .append(esc(r.policy()))
+                .append(esc(policy))
                 .append(" - nccl-tuner report</title>\n<style>\n")
                 .append("body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\n")
                 .append("h1{font-size:1.6em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.4em 0 .4em}\n")
-                .append("svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n")
+                .append(SvgChart.CSS)
                 .append(
                         "table{border-collapse:collapse;width:100%;margin:.6em 0;font-size:12px}.legend{font-size:12px;margin:.2em 0}th,td{border:1px solid #ccc;padding:2px 6px;")
                 .append(
                         "text-align:right;white-space:nowrap}th{background:#f2f2f2;white-space:normal}td.l,th.l{text-align:left}\n")
                 .append(".bad{color:#b00020;font-weight:bold}.ok{color:#1b5e20}.noise{color:#666}\n")
                 .append("</style></head><body>\n");
-        h.append("<h1>").append(esc(r.policy())).append("</h1>\n");
+        h.append("<h1>").append(esc(policy)).append("</h1>\n");
+    }
+
+    /** The logs read, the cross-rank checks and the expected saving, as a list. */
+    private static void checks(StringBuilder h, ShadowReport r) {
         long comms = r.logs().stream().mapToLong(l -> l.comms().size()).sum();
         h.append("<p>")
                 .append(r.logs().size())
@@ -87,9 +107,10 @@ public final class ShadowReportHtml {
                     r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
         }
         h.append("</ul>\n");
-        if (canary != null) {
-            h.append(CanaryReportHtml.section(canary));
-        }
+    }
+
+    /** One regret chart per measured shape and collective the logs decided at, with its legend. */
+    private static void charts(StringBuilder h, ShadowReport r) {
         for (Compiler.Group g : r.groups()) {
             List<ShadowReport.Row> rows = r.rows().stream()
                     .filter(x -> x.collective() == g.key().collective()
@@ -109,6 +130,10 @@ public final class ShadowReportHtml {
                     + "noise, a compile keeps NCCL's pick</span></p>\n");
             h.append(chart(g, rows));
         }
+    }
+
+    /** The decisions table: one row per report row, priced with time and busbw side by side. */
+    private static void decisions(StringBuilder h, ShadowReport r) {
         h.append(
                         "<h2>Decisions</h2>\n<table><tr><th class=\"l\">shape</th><th class=\"l\">collective</th><th class=\"l\">size")
                 .append(
@@ -121,12 +146,11 @@ public final class ShadowReportHtml {
         h.append("</tr>\n");
         for (ShadowReport.Row x : r.rows()) {
             h.append("<tr><td class=\"l\">")
-                    .append(x.nRanks() == 0 ? "?" : io.nccltuner.model.JobShape.of(x.nRanks(), x.nNodes()))
+                    .append(x.shape())
                     .append("</td><td class=\"l\">")
                     .append(x.collective())
                     .append("</td><td class=\"l\">")
-                    .append(esc("[" + ByteSize.format(x.fromBytes()) + ", "
-                            + (x.toBytes() == -1 ? "inf" : ByteSize.format(x.toBytes())) + ")"))
+                    .append(esc(x.range()))
                     .append("</td><td>")
                     .append(x.calls())
                     .append("</td><td>")
@@ -137,28 +161,35 @@ public final class ShadowReportHtml {
                     .append(esc(x.policyLabel()))
                     .append("</td>");
             if (priced) {
-                ShadowReport.Price p = x.price();
-                if (p == null) {
-                    h.append("<td colspan=\"6\"></td><td class=\"l noise\">not measured</td>");
-                } else {
-                    h.append(td(p.ncclUs(), "%.1f"))
-                            .append(td(p.ncclBusbw(), "%.3f"))
-                            .append(td(p.policyUs(), "%.1f"))
-                            .append(td(p.policyBusbw(), "%.3f"))
-                            .append(td(p.savedUs(), "%.1f"))
-                            .append(td(p.savedUs() * x.calls(), "%.1f"))
-                            .append("<td class=\"l noise\">")
-                            .append(
-                                    Double.isNaN(p.policyUs())
-                                            ? "policy's pick not measured"
-                                            : p.keptByNoise() ? "gain within noise: a compile keeps NCCL's pick" : "")
-                            .append("</td>");
-                }
+                h.append(priceCells(x));
             }
             h.append("</tr>\n");
         }
-        h.append(
-                        "</table>\n<h2>Ranks</h2>\n<table><tr><th class=\"l\">rank</th><th class=\"l\">file</th><th>comms</th>")
+        h.append("</table>\n");
+    }
+
+    /** A priced row's time, busbw, saving and note cells. */
+    private static String priceCells(ShadowReport.Row x) {
+        ShadowReport.Price p = x.price();
+        if (p == null) {
+            return "<td colspan=\"6\"></td><td class=\"l noise\">not measured</td>";
+        }
+        return td(p.ncclUs(), "%.1f")
+                + td(p.ncclBusbw(), "%.3f")
+                + td(p.policyUs(), "%.1f")
+                + td(p.policyBusbw(), "%.3f")
+                + td(p.savedUs(), "%.1f")
+                + td(p.savedUs() * x.calls(), "%.1f")
+                + "<td class=\"l noise\">"
+                + (Double.isNaN(p.policyUs())
+                        ? "policy's pick not measured"
+                        : p.keptByNoise() ? "gain within noise: a compile keeps NCCL's pick" : "")
+                + "</td>";
+    }
+
+    /** The ranks table: each log's rank, file, communicators and tables. */
+    private static void ranks(StringBuilder h, ShadowReport r) {
+        h.append("<h2>Ranks</h2>\n<table><tr><th class=\"l\">rank</th><th class=\"l\">file</th><th>comms</th>")
                 .append("<th class=\"l\">sha256</th></tr>\n");
         for (DecisionLogFile l : r.logs()) {
             List<String> shas = new ArrayList<>(l.comms().stream()
@@ -175,39 +206,60 @@ public final class ShadowReportHtml {
                     .append(esc(String.join(" ", shas)))
                     .append("</td></tr>\n");
         }
-        h.append("</table>\n</body></html>\n");
-        return h.toString();
+        h.append("</table>\n");
     }
 
-    private static String td(double v, String fmt) {
+    /**
+     * A number's table cell, "-" for NaN or infinity.
+     *
+     * @param v the number
+     * @param fmt its format ("%.1f")
+     * @return the cell
+     */
+    static String td(double v, String fmt) {
         return "<td>" + (Double.isNaN(v) || Double.isInfinite(v) ? "-" : f(fmt, v)) + "</td>";
     }
 
-    /** Regret of NCCL's pick and of what the logged policy runs, per measured size, on a log axis of 1 + regret. */
-    static String chart(Compiler.Group g, List<ShadowReport.Row> rows) {
-        int w = 1000;
-        int ht = 320;
-        int left = 60;
-        int right = 20;
-        int top = 20;
-        int bottom = 50;
-        List<Compiler.SizeResult> sizes =
-                g.sizes().stream().filter(s -> !Double.isNaN(s.ncclRegret())).toList();
-        if (sizes.isEmpty()) {
-            return "<p class=\"noise\">no measured NCCL time</p>\n";
+    /**
+     * One chart's points: the measured sizes with NCCL's time (log2 nBytes), NCCL's regret and the
+     * logged policy's at each, whether the logs decided there, and the axes: x0..x1 (log2 bytes),
+     * 0..top1 (log10 of 1 + regret).
+     */
+    private record Regrets(
+            List<Compiler.SizeResult> sizes,
+            double[] x,
+            double[] nccl,
+            double[] pol,
+            boolean[] logged,
+            double x0,
+            double x1,
+            double top1) {
+        static Regrets of(List<Compiler.SizeResult> sizes, List<ShadowReport.Row> rows) {
+            int n = sizes.size();
+            double[] x = new double[n];
+            double[] nccl = new double[n];
+            double[] pol = new double[n];
+            boolean[] logged = new boolean[n];
+            double max = 0.05;
+            for (int i = 0; i < n; i++) {
+                Compiler.SizeResult s = sizes.get(i);
+                x[i] = SvgChart.log2Size(s.nBytes());
+                nccl[i] = s.ncclRegret();
+                Double decided = loggedRegret(s, rows);
+                logged[i] = decided != null;
+                pol[i] = logged[i] ? decided : nccl[i];
+                max = Math.max(max, Math.max(nccl[i], pol[i]));
+            }
+            // log axis of 1 + regret: 1% and 100% both readable; regrets above 1000% sit on the top edge
+            double top1 = Math.log10(1 + Math.min(max, 10)) * 1.05;
+            return new Regrets(sizes, x, nccl, pol, logged, x[0], Math.max(x[n - 1], x[0] + 1), top1);
         }
-        double[] x = new double[sizes.size()];
-        double[] nccl = new double[sizes.size()];
-        double[] pol = new double[sizes.size()];
-        boolean[] logged = new boolean[sizes.size()];
-        double max = 0.05;
-        for (int i = 0; i < sizes.size(); i++) {
-            Compiler.SizeResult s = sizes.get(i);
-            x[i] = Math.log(Math.max(1, s.nBytes())) / Math.log(2);
-            nccl[i] = s.ncclRegret();
-            pol[i] = nccl[i];
+
+        /** The measured regret of the decision with the most calls at a size, null when none was measured. */
+        private static Double loggedRegret(Compiler.SizeResult s, List<ShadowReport.Row> rows) {
+            Double regret = null;
             long most = -1;
-            for (ShadowReport.Row row : rows) { // the decision with the most calls at this size
+            for (ShadowReport.Row row : rows) {
                 if (row.calls() > most
                         && Long.compareUnsigned(s.nBytes(), row.fromBytes()) >= 0
                         && (row.toBytes() == -1 || Long.compareUnsigned(s.nBytes(), row.toBytes()) < 0)) {
@@ -215,135 +267,134 @@ public final class ShadowReportHtml {
                     var pc = ShadowReport.config(row.policyPick(), row.channels());
                     for (Compiler.Stats st : s.candidates()) {
                         if (st.config().equals(pc)) {
-                            pol[i] = st.regret();
-                            logged[i] = true;
+                            regret = st.regret();
                         }
                     }
                 }
             }
-            max = Math.max(max, Math.max(nccl[i], pol[i]));
+            return regret;
         }
-        // log axis of 1 + regret: 1% and 100% both readable; regrets above 1000% sit on the top edge
-        double top1 = Math.log10(1 + Math.min(max, 10)) * 1.05;
-        double x0 = x[0];
-        double x1 = Math.max(x[x.length - 1], x0 + 1);
-        int pw = w - left - right;
-        int ph = ht - top - bottom;
-        java.util.function.DoubleUnaryOperator py =
-                r -> top + ph - Math.min(Math.log10(1 + Math.max(0, r)), top1) / top1 * ph;
-        StringBuilder s = new StringBuilder();
-        s.append(f(
-                "<svg class=\"chart\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-                        + "aria-label=\"regret by size\">%n",
-                w, ht));
-        // noise bands
+
+        double cx(int i) {
+            return FRAME.x(x[i], x0, x1);
+        }
+
+        double y(double regret) {
+            int ph = FRAME.plotHeight();
+            return FRAME.top() + ph - Math.min(Math.log10(1 + Math.max(0, regret)), top1) / top1 * ph;
+        }
+    }
+
+    /** Regret of NCCL's pick and of what the logged policy runs, per measured size, on a log axis of 1 + regret. */
+    static String chart(Compiler.Group g, List<ShadowReport.Row> rows) {
+        List<Compiler.SizeResult> sizes =
+                g.sizes().stream().filter(s -> !Double.isNaN(s.ncclRegret())).toList();
+        if (sizes.isEmpty()) {
+            return "<p class=\"noise\">no measured NCCL time</p>\n";
+        }
+        Regrets r = Regrets.of(sizes, rows);
+        StringBuilder s = new StringBuilder(FRAME.open("chart", "regret by size"));
+        noiseBands(s, r);
+        axes(s, r);
+        policyLine(s, r);
+        s.append(polyline(r.x(), r.nccl(), r, "#c62828", "6 4")); // on top: visible where equal
         for (int i = 0; i < sizes.size(); i++) {
-            Compiler.SizeResult sr = sizes.get(i);
-            if (!sr.ruled() && sr.note().contains("within the noise")) {
-                double cx = left + (x[i] - x0) / (x1 - x0) * pw;
-                double half = pw / Math.max(2.0, (x1 - x0)) / 2;
-                s.append(f(
-                        "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e0e0e0\"><title>%s: NCCL's pick "
-                                + "kept, its %.1f%% loss is within the noise margin %.1f%%</title></rect>%n",
-                        cx - half,
-                        top,
-                        2 * half,
-                        ph,
-                        esc(ByteSize.format(sr.nBytes())),
-                        100 * sr.ncclRegret(),
-                        100 * sr.noiseMargin()));
-                s.append(f(
-                        "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#555\" text-anchor=\"middle\">noise: NCCL kept"
-                                + "</text>%n",
-                        cx, top + 12 + (i % 2) * 12));
-            }
-        }
-        // axes and grid: 0, 1, 2, 5 x 10^n percent
-        double lastY = Double.POSITIVE_INFINITY;
-        for (double v : new double[] {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}) {
-            if (Math.log10(1 + v) > top1) {
-                break;
-            }
-            double y = py.applyAsDouble(v);
-            if (lastY - y < 14) { // labels at least 14 units apart
-                continue;
-            }
-            lastY = y;
-            s.append(f("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n", left, y, w - right, y));
-            s.append(f(
-                    "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.0f%%</text>%n",
-                    left - 4, y + 4, 100 * v));
-        }
-        for (int i = 0; i < sizes.size(); i++) {
-            double cx = left + (x[i] - x0) / (x1 - x0) * pw;
-            if (i % Math.max(1, sizes.size() / 12) == 0 || i == sizes.size() - 1) {
-                s.append(f(
-                        "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
-                        cx, ht - bottom + 16, esc(ByteSize.format(sizes.get(i).nBytes()))));
-            }
-        }
-        s.append(f(
-                "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">message size (bytes, log scale)"
-                        + "</text>%n",
-                left + pw / 2, ht - 8));
-        s.append(f(
-                "<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">"
-                        + "regret vs best measured (log scale)</text>%n",
-                top + ph / 2, top + ph / 2));
-        // the policy's line joins only neighbouring sizes the logs decided: between decided sizes
-        // whose sizes in between had no rule hit nothing is known of what the policy runs there
-        int i0 = 0;
-        while (i0 < sizes.size()) {
-            if (!logged[i0]) {
-                i0++;
-                continue;
-            }
-            int i1 = i0;
-            while (i1 + 1 < sizes.size() && logged[i1 + 1]) {
-                i1++;
-            }
-            if (i1 > i0) {
-                s.append(polyline(
-                        java.util.Arrays.copyOfRange(x, i0, i1 + 1),
-                        java.util.Arrays.copyOfRange(pol, i0, i1 + 1),
-                        x0,
-                        x1,
-                        left,
-                        pw,
-                        py,
-                        "#1565c0",
-                        null));
-            }
-            i0 = i1 + 1;
-        }
-        s.append(polyline(x, nccl, x0, x1, left, pw, py, "#c62828", "6 4")); // on top: visible where equal
-        for (int i = 0; i < sizes.size(); i++) {
-            double cx = left + (x[i] - x0) / (x1 - x0) * pw;
-            double cy = py.applyAsDouble(pol[i]);
-            if (logged[i]) {
+            if (r.logged()[i]) {
                 s.append(f(
                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1565c0\"><title>%s: policy %.1f%%, NCCL %.1f%%"
                                 + "</title></circle>%n",
-                        cx, cy, esc(ByteSize.format(sizes.get(i).nBytes())), 100 * pol[i], 100 * nccl[i]));
+                        r.cx(i),
+                        r.y(r.pol()[i]),
+                        esc(ByteSize.format(sizes.get(i).nBytes())),
+                        100 * r.pol()[i],
+                        100 * r.nccl()[i]));
             }
         }
         s.append("</svg>\n");
         return s.toString();
     }
 
-    private static String polyline(
-            double[] x,
-            double[] y,
-            double x0,
-            double x1,
-            int left,
-            int pw,
-            java.util.function.DoubleUnaryOperator py,
-            String color,
-            String dash) {
+    /** Grey bands, labelled, at the sizes where a compile keeps NCCL's pick: its loss is within the noise. */
+    private static void noiseBands(StringBuilder s, Regrets r) {
+        int pw = FRAME.plotWidth();
+        for (int i = 0; i < r.sizes().size(); i++) {
+            Compiler.SizeResult sr = r.sizes().get(i);
+            if (!sr.ruled() && sr.note().contains("within the noise")) {
+                double cx = r.cx(i);
+                double half = pw / Math.max(2.0, (r.x1() - r.x0())) / 2;
+                s.append(f(
+                        "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e0e0e0\"><title>%s: NCCL's pick "
+                                + "kept, its %.1f%% loss is within the noise margin %.1f%%</title></rect>%n",
+                        cx - half,
+                        FRAME.top(),
+                        2 * half,
+                        FRAME.plotHeight(),
+                        esc(ByteSize.format(sr.nBytes())),
+                        100 * sr.ncclRegret(),
+                        100 * sr.noiseMargin()));
+                s.append(f(
+                        "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#555\" text-anchor=\"middle\">noise: NCCL kept"
+                                + "</text>%n",
+                        cx, FRAME.top() + 12 + (i % 2) * 12));
+            }
+        }
+    }
+
+    /** The regret grid (0, 1, 2, 5 x 10^n percent, labels at least 14 units apart), size labels, axis titles. */
+    private static void axes(StringBuilder s, Regrets r) {
+        double lastY = Double.POSITIVE_INFINITY;
+        for (double v : new double[] {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}) {
+            if (Math.log10(1 + v) > r.top1()) {
+                break;
+            }
+            double y = r.y(v);
+            if (lastY - y < 14) {
+                continue;
+            }
+            lastY = y;
+            s.append(FRAME.gridLine(y, f("%.0f%%", 100 * v)));
+        }
+        int n = r.sizes().size();
+        for (int i = 0; i < n; i++) {
+            if (i % Math.max(1, n / 12) == 0 || i == n - 1) {
+                s.append(FRAME.sizeLabel(r.cx(i), r.sizes().get(i).nBytes()));
+            }
+        }
+        s.append(FRAME.axisTitles("message size (bytes, log scale)", 14, "regret vs best measured (log scale)"));
+    }
+
+    /**
+     * The policy's line: it joins only neighbouring sizes the logs decided; between decided sizes
+     * whose sizes in between had no rule hit nothing is known of what the policy runs there.
+     */
+    private static void policyLine(StringBuilder s, Regrets r) {
+        boolean[] logged = r.logged();
+        int i0 = 0;
+        while (i0 < logged.length) {
+            if (!logged[i0]) {
+                i0++;
+                continue;
+            }
+            int i1 = i0;
+            while (i1 + 1 < logged.length && logged[i1 + 1]) {
+                i1++;
+            }
+            if (i1 > i0) {
+                s.append(polyline(
+                        java.util.Arrays.copyOfRange(r.x(), i0, i1 + 1),
+                        java.util.Arrays.copyOfRange(r.pol(), i0, i1 + 1),
+                        r,
+                        "#1565c0",
+                        null));
+            }
+            i0 = i1 + 1;
+        }
+    }
+
+    private static String polyline(double[] x, double[] y, Regrets r, String color, String dash) {
         StringBuilder p = new StringBuilder();
         for (int i = 0; i < x.length; i++) {
-            p.append(f("%.1f,%.1f ", left + (x[i] - x0) / (x1 - x0) * pw, py.applyAsDouble(y[i])));
+            p.append(f("%.1f,%.1f ", FRAME.x(x[i], r.x0(), r.x1()), r.y(y[i])));
         }
         return f(
                 "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",

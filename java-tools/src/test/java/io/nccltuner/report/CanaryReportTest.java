@@ -199,4 +199,53 @@ class CanaryReportTest {
         assertTrue(e.getMessage().contains("histogram bucket 386 outside [0, 386)"), e.getMessage());
         assertNotNull(DecisionLogFile.read(f)); // without a sink the line is ignored, as before
     }
+
+    /**
+     * Arms without a timed collective (the profiler saw the collectives but no device time), and
+     * each reason a collective did not execute as decided: the policy decided TREE/SIMPLE on 4
+     * channels and NCCL ran TREE/LL on 8; an unruled collective whose decision is unknown.
+     */
+    @Test
+    void untimedArmsAndWhyCollectivesDidNotRunAsDecided() throws Exception {
+        String m = "{\"type\":\"measured\",\"comm\":5,\"host\":\"u\",\"pid\":1,\"nRanks\":2,\"nNodes\":1,"
+                + "\"collective\":\"AllReduce\",\"nBytes\":1048576,\"arm\":\"%s\",\"decided\":%s,"
+                + "\"decidedChannels\":%d,\"executed\":%s,\"channels\":8,\"asDecided\":%s,\"count\":10,\"timed\":0,"
+                + "\"sumUs\":0,\"sumSqUs\":0,\"hist\":[]}\n";
+        Path f = tmp.resolve("untimed.jsonl");
+        Files.writeString(
+                f,
+                String.format(m, "nccl", "\"RING/LL\"", 0, "\"RING/LL\"", "true")
+                        + String.format(m, "policy", "\"TREE/SIMPLE\"", 4, "\"TREE/LL\"", "false")
+                        + String.format(m, "notOffered", "null", 0, "null", "null")
+                        + String.format(m, "unruled", "null", 0, "\"RING/LL\"", "false")
+                        + "{\"type\":\"profiled\",\"joined\":false,\"collectives\":40,\"unjoined\":0,\"untimed\":40,"
+                        + "\"unaggregated\":0,\"decisionsDropped\":0}\n");
+        CanaryReport.Builder b = new CanaryReport.Builder();
+        b.endRank(DecisionLogFile.read(f, b).rank());
+        CanaryReport c = b.build(30);
+        CanaryReport.Row r = row(c, 1 << 20);
+        assertEquals(CanaryReport.Verdict.NOT_ENOUGH_CALLS, r.verdict());
+        assertEquals(0, r.nccl().timed());
+        assertTrue(Double.isNaN(r.policy().p50Us()));
+        assertEquals("TREE/SIMPLE/4ch", r.policy().decided());
+        assertEquals(
+                Map.of(CanaryReport.Reason.PROTOCOL, 10L, CanaryReport.Reason.CHANNELS, 10L),
+                c.executed().get(1).reasons());
+        assertEquals(
+                "protocol differs 10, channels differ 10", c.executed().get(1).reasonText());
+        assertEquals("not offered 10", c.executed().get(2).reasonText());
+        assertEquals("no rule 10, executed unknown 10", c.executed().get(3).reasonText());
+        String t = c.text();
+        assertTrue(
+                t.contains("  profiled: 1 communicators (1 not joined to the tuner), 40 collectives, 0 unjoined,"
+                        + " 40 untimed, 0 unaggregated, 0 decisions dropped\n"),
+                t);
+        assertTrue(t.contains("verdicts: 0 promote, 0 keep NCCL, 1 not enough calls\n"), t);
+        String h = CanaryReportHtml.section(c);
+        assertTrue(
+                h.contains("<h2>AllReduce, nRanks 2, nNodes 1: device time by size, both arms</h2>\n"
+                        + "<p class=\"noise\">no timed collectives</p>\n"),
+                h);
+        assertTrue(h.contains("<td>0 / 10</td><td>-</td><td>-</td><td>-</td>"), "NCCL's arm: no time, no busbw");
+    }
 }

@@ -1,0 +1,157 @@
+package io.nccltuner.compile;
+
+import io.nccltuner.policy.ByteSize;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What the inline SVG charts of the HTML pages share: the frame (the viewBox and the plot's
+ * margins, in SVG user units), the message-size axis (log2 of nBytes, mapped linearly onto the
+ * plot's width), the ticks of a log10 axis at 1, 2 and 5 x 10^k, the page style that makes a chart
+ * as wide as the page, and the escaping of text. {@link HtmlReport} (compile) draws its own
+ * elements; the report's charts ({@code ShadowReportHtml}, {@code CanaryReportHtml}) draw theirs
+ * with the element methods here: the opening tag, a horizontal grid line with its label, a size
+ * label under the plot and the two axis titles.
+ *
+ * @param width the viewBox's width
+ * @param height the viewBox's height
+ * @param left the margin left of the plot (the value labels and the y axis title)
+ * @param right the margin right of it
+ * @param top the margin above it
+ * @param bottom the margin below it (the size labels and the x axis title)
+ */
+public record SvgChart(int width, int height, int left, int right, int top, int bottom) {
+    /** The page style of a chart: as wide as the page, its height from the viewBox. */
+    public static final String CSS =
+            "svg.chart{display:block;width:100%;height:auto;border:1px solid #ddd;background:#fff}\n";
+
+    /** @return the plot's width: width - left - right */
+    public int plotWidth() {
+        return width - left - right;
+    }
+
+    /** @return the plot's height: height - top - bottom */
+    public int plotHeight() {
+        return height - top - bottom;
+    }
+
+    /**
+     * The size axis: log2 of a message size, below 1 byte as 1 byte (0).
+     *
+     * @param bytes nBytes
+     * @return log2(max(1, bytes))
+     */
+    public static double log2Size(double bytes) {
+        return Math.log(Math.max(1, bytes)) / Math.log(2);
+    }
+
+    /**
+     * Where a point of the size axis lies: the axis from x0 at the plot's left edge to x1 at its
+     * right edge.
+     *
+     * @param log2Size the point, {@link #log2Size}
+     * @param x0 the axis's start (log2 bytes)
+     * @param x1 its end (log2 bytes), above x0
+     * @return the x coordinate, SVG user units
+     */
+    public double x(double log2Size, double x0, double x1) {
+        return left + (log2Size - x0) / (x1 - x0) * plotWidth();
+    }
+
+    /**
+     * The ticks of a log10 axis: 1, 2 and 5 x 10^k from lo to hi (both in log10), smallest first.
+     *
+     * @param lo log10 of the axis's start
+     * @param hi log10 of its end
+     * @return the tick values (not their logarithms)
+     */
+    public static List<Double> decadeTicks(double lo, double hi) {
+        List<Double> ticks = new ArrayList<>();
+        for (int k = (int) Math.floor(lo); k <= (int) Math.ceil(hi); k++) {
+            for (int m : new int[] {1, 2, 5}) {
+                double v = m * Math.pow(10, k);
+                double lv = Math.log10(v);
+                if (lv >= lo && lv <= hi) {
+                    ticks.add(v);
+                }
+            }
+        }
+        return ticks;
+    }
+
+    /**
+     * Escapes text for HTML and SVG (text and attribute values).
+     *
+     * @param s the text
+     * @return it with &amp;, &lt;, &gt; and &quot; escaped
+     */
+    public static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    private static String f(String fmt, Object... args) {
+        return String.format(Locale.ROOT, fmt, args);
+    }
+
+    /**
+     * The opening tag of a report chart, as wide as the page ({@link #CSS}).
+     *
+     * @param cssClass its class ("chart", "chart canary")
+     * @param label its aria-label, escaped by the caller
+     * @return the tag and a newline
+     */
+    public String open(String cssClass, String label) {
+        return f(
+                "<svg class=\"%s\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+                        + "aria-label=\"%s\">%n",
+                cssClass, width, height, label);
+    }
+
+    /**
+     * A grid line across the plot at y, its value labelled in the left margin.
+     *
+     * @param y the line's y, SVG user units
+     * @param label the value ("5%", "200"), escaped by the caller
+     * @return the line and the label, each ending in a newline
+     */
+    public String gridLine(double y, String label) {
+        return f("<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>%n", left, y, width - right, y)
+                + f(
+                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>%n",
+                        left - 4, y + 4, label);
+    }
+
+    /**
+     * A message size's label under the plot ("64 KiB").
+     *
+     * @param x its x, SVG user units
+     * @param bytes the size
+     * @return the label and a newline
+     */
+    public String sizeLabel(double x, long bytes) {
+        return f(
+                "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
+                x, height - bottom + 16, esc(ByteSize.format(bytes)));
+    }
+
+    /**
+     * The axis titles: the size axis's under the size labels, the value axis's turned along the
+     * left edge.
+     *
+     * @param xTitle the size axis's ("message size (bytes, log scale)")
+     * @param yTitleX the value axis title's x (its centre line), SVG user units
+     * @param yTitle the value axis's ("device time (us, log scale)")
+     * @return both, each ending in a newline
+     */
+    public String axisTitles(String xTitle, int yTitleX, String yTitle) {
+        int mid = top + plotHeight() / 2;
+        return f(
+                        "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>%n",
+                        left + plotWidth() / 2, height - 8, esc(xTitle))
+                + f(
+                        "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">"
+                                + "%s</text>%n",
+                        yTitleX, mid, yTitleX, mid, esc(yTitle));
+    }
+}
