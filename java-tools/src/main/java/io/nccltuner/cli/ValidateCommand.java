@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import io.nccltuner.engine.DecisionTable;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
@@ -92,8 +93,7 @@ final class ValidateCommand extends ToolCommand {
                 + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
         for (int i = 0; i < p.profiles().size(); i++) {
             Policy.Profile pr = p.profiles().get(i);
-            out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
-                    + range(pr.nNodes())
+            out.println("  profiles[" + i + "] " + pr.name() + ": " + JobShape.of(pr.nRanks(), pr.nNodes())
                     + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
                             ? ""
                             : ", needs " + PolicyCheck.describe(pr.hardware()))
@@ -101,12 +101,15 @@ final class ValidateCommand extends ToolCommand {
                     + DecisionTable.compile(pr).sha256());
         }
         List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
+        if (!loaded.csv()) { // the CSV's converter said it per line above
+            findings.addAll(PolicyCheck.regBuff(p, loaded::ruleName));
+        }
         for (int s = 0; s < nRanks.size(); s++) {
             long r = nRanks.get(s);
             long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
             PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
             if (sr.profileIndex() < 0) {
-                out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
+                out.println(JobShape.of(r, n) + ": no profile matches; the plugin changes nothing there");
                 errors++;
             } else {
                 // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
@@ -122,7 +125,7 @@ final class ValidateCommand extends ToolCommand {
                         .get(PolicyCheck.shapeProfiles(p, r, n).getLast())
                         .hardware()
                         .equals(io.nccltuner.policy.HardwareMatch.ANY);
-                out.println("nRanks=" + r + " nNodes=" + n + ": " + String.join("; ", each)
+                out.println(JobShape.of(r, n) + ": " + String.join("; ", each)
                         + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
             }
             findings.addAll(sr.findings());
@@ -195,15 +198,5 @@ final class ValidateCommand extends ToolCommand {
         List<Long> all = new ArrayList<>(a);
         all.addAll(b);
         return all;
-    }
-
-    private static String range(Policy.Range r) {
-        if (r.equals(Policy.Range.ANY)) {
-            return "any";
-        }
-        if (r.min() == r.max()) {
-            return Long.toString(r.min());
-        }
-        return r.min() + ".." + (r.max() == Long.MAX_VALUE ? "" : Long.toString(r.max()));
     }
 }

@@ -265,7 +265,7 @@ public final class TextReport {
         double maxMargin = 0;
         java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
         for (Group g : c.groups()) {
-            shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
+            shapes.add(io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes()));
             int maxRep = 0;
             for (SizeResult s : g.sizes()) {
                 sizes++;
