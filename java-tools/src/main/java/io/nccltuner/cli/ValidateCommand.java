@@ -88,18 +88,7 @@ final class ValidateCommand extends ToolCommand {
         Policy p = loaded.policy();
         int errors = 0;
         int warnings = 0;
-        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        out.println(policy.file + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
-                + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
-        for (int i = 0; i < p.profiles().size(); i++) {
-            Policy.Profile pr = p.profiles().get(i);
-            out.println("  profiles[" + i + "] " + pr.name() + ": " + JobShape.of(pr.nRanks(), pr.nNodes())
-                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
-                            ? ""
-                            : ", needs " + PolicyCheck.describe(pr.hardware()))
-                    + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
-                    + DecisionTable.compile(pr).sha256());
-        }
+        printProfiles(out, p);
         List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
         if (!loaded.csv()) { // the CSV's converter said it per line above
             findings.addAll(PolicyCheck.regBuff(p, loaded::ruleName));
@@ -145,6 +134,25 @@ final class ValidateCommand extends ToolCommand {
                 + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+    }
+
+    /**
+     * The "loads" line and one line per profile: its shape ({@link JobShape}), the hardware it
+     * needs, its rules and its compiled table's sha256 (what the plugin logs at init).
+     */
+    private void printProfiles(PrintWriter out, Policy p) {
+        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+        out.println(policy.file + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
+                + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            out.println("  profiles[" + i + "] " + pr.name() + ": " + JobShape.of(pr.nRanks(), pr.nNodes())
+                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
+                            ? ""
+                            : ", needs " + PolicyCheck.describe(pr.hardware()))
+                    + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
+                    + DecisionTable.compile(pr).sha256());
+        }
     }
 
     private static final java.util.regex.Pattern RULE_PATH =
