@@ -28,12 +28,13 @@ import picocli.CommandLine.Option;
  * as NCCL does and replays each captured trace, in shadow mode (default) with a decision log in a
  * temporary folder; then the plugin's own lines (the profile each communicator matched, or why none
  * did, its summary), the harness's count, the report of the decision logs ({@code nccl-tuner
- * report}, priced with {@code --measurements}) and a verdict line: how many calls the policy
- * would change, or why it changes nothing.
+ * report}, priced with {@code --measurements}, NCCL's picks also from {@code --nccl-log}, the log
+ * compile took, whose NCCL release is checked against {@code --nccl-era} and the measurements')
+ * and a verdict line: how many calls the policy would change, or why it changes nothing.
  *
  * <p>Exit codes (cli.Main's scheme): 0 done (also when the policy would change nothing: the last
  * line says why), 1 an input error (a policy that does not load, a missing trace, no harness or
- * plugin found, the harness failing), 2 a usage error, 3 ({@link Main#EXIT_CHECK}) when the report
+ * plugin found, the harness failing), 2 a usage error (also an --nccl-era the harness does not know), 3 ({@link Main#EXIT_CHECK}) when the report
  * finds that the traces' ranks run different tables or decide differently (the report and the
  * verdict are printed first), 70 an internal error.
  */
@@ -122,6 +123,9 @@ final class TryCommand extends ToolCommand {
                             + " name NCCL's picks for the report's prices (as report --nccl-log)")
     List<Path> ncclLogs = new ArrayList<>();
 
+    /** --nccl-era parsed ({@link #checkOptions}). */
+    private io.nccltuner.model.NcclEra tried;
+
     private static final Pattern SUMMARY =
             Pattern.compile("summary profile .*?: calls (\\d+), rule hits (\\d+), applied (\\d+)");
     private static final Pattern DISAGREE = Pattern.compile("applied \\d+, disagreements (\\d+)");
@@ -208,8 +212,13 @@ final class TryCommand extends ToolCommand {
         }
     }
 
-    /** Refuses --mode and --nranks/--nnodes values try cannot run with (usage errors, exit 2). */
+    /** Refuses --mode, --nranks/--nnodes and --nccl-era values try cannot run with (usage errors, exit 2). */
     private void checkOptions() {
+        try {
+            tried = io.nccltuner.model.NcclEra.parse(era);
+        } catch (IllegalArgumentException e) { // as replay: the spellings the harness knows
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (!mode.equals("shadow") && !mode.equals("enforce")) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--mode must be shadow or enforce, not '" + mode + "'");
@@ -274,7 +283,6 @@ final class TryCommand extends ToolCommand {
             return;
         }
         MeasuredOn measuredOn = measurements == null ? null : MeasuredOn.of(measurements);
-        io.nccltuner.model.NcclEra tried = io.nccltuner.model.NcclEra.parse(era);
         for (Path l : ncclLogs) {
             MeasuredOn logOn = MeasuredOn.of(l);
             out.println(ncclLogLine(l, logOn, measurements != null));

@@ -107,6 +107,30 @@ class NewcomerPathTest {
     }
 
     /**
+     * An --nccl-era the harness does not know is a usage error naming the spellings, as replay's
+     * (it was the harness's own failure, exit 1, after the JVM started), with or without --nccl-log.
+     */
+    @Test
+    void tryRefusesAnUnknownEraAsReplayDoes() {
+        CliRun r = CliRun.run(
+                "try",
+                "--policy",
+                MEASURED_POLICY,
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--nccl-log",
+                SWEEP_LOG,
+                "--nccl-era",
+                "2.26");
+        assertEquals(2, r.exit(), r.out());
+        assertEquals("", r.out());
+        assertEquals(
+                "nccl-tuner try: --nccl-era '2.26' is not 2.22, 2.24, 2.28, 2.30 or 2.32.6\n"
+                        + "see 'nccl-tuner try --help'\n",
+                r.err());
+    }
+
+    /**
      * Item 2: import writes {@code regBuff: true/false} for the CSV's regBuff column, and validate of
      * that YAML said nothing of it (result OK, 0 warnings), while validate of the CSV warned. Now a
      * YAML's regBuff rules get one warning each (grouped over profiles): what they apply to, where
