@@ -313,27 +313,45 @@ final class ExplainCommand extends ToolCommand {
             throws InputException {
         CommShape shape = shape(c);
         CostModel model = CostModel.of(c.versionOrAssumed(), shape, c.table());
+        header(out, c, shape);
+        List<Long> sizesShown = sizeList != null ? sizeList : defaultSizes(c, coll, shape);
+        if (traceFile != null) {
+            model = tighten(out, model, traceFile);
+        }
+        if (measuredOn != null) {
+            otherMachine(c, model.shape());
+        }
+        Predicted predicted = predict(out, c, coll, shape, model, sizesShown);
+        model = predicted.model();
+        List<Explain.Row> rows = predicted.rows();
+        if (measurements != null) {
+            priceWithMeasurements(coll, model, rows);
+        }
+        out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps.n);
+        Columns cols = Columns.of(rows.get(0).prediction());
+        Agreement agreed = table(out, rows, cols, coll, model);
+        selectionLines(out, c, coll, rows, agreed);
+        if (loadedPolicy != null) {
+            policyLines(out, shape, rows);
+            predicted.engineLog().forEach(l -> out.println("engine: " + l));
+        }
+        notes(out, coll, model.shape(), cols);
+        out.println();
+    }
+
+    /** The communicator's lines above its table: the log, NCCL's release, the shape, what was inferred. */
+    private void header(PrintWriter out, Communicator c, CommShape shape) {
         out.printf(Locale.ROOT, "%s: %s%n", log, c.label());
         out.printf(
                 Locale.ROOT,
-                "NCCL %s%s, nRanks %d, nNodes %d, nChannels %s, compute capability %s%n",
+                "NCCL %s%s, %s, nChannels %s, compute capability %s%n",
                 c.versionOrAssumed(),
                 c.version() == null ? " (assumed: the log does not print its version)" : "",
-                shape.nRanks(),
-                shape.nNodes(),
+                io.nccltuner.model.JobShape.of(shape.nRanks(), shape.nNodes()),
                 shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
                 shape.computeCapabilityText());
         for (String i : inferred) {
             out.printf(Locale.ROOT, "Inferred (the log has no 'comm ... nRanks N nNodes M' line): %s.%n", i);
-        }
-        if (sizeList == null) {
-            TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
-            for (io.nccltuner.model.LoggedSelection s : c.selections()) {
-                if (s.collective() == null || s.collective() == coll) {
-                    all.add(s.nBytes(shape.nRanks()));
-                }
-            }
-            sizeList = new ArrayList<>(all);
         }
         NcclVersion v = c.versionOrAssumed();
         if (v.compareTo(NcclFacts.OLDEST_CHECKED) < 0 || v.compareTo(NcclFacts.NEWEST_CHECKED) > 0) {
@@ -345,79 +363,120 @@ final class ExplainCommand extends ToolCommand {
                     NcclFacts.OLDEST_CHECKED,
                     NcclFacts.NEWEST_CHECKED);
         }
-        if (traceFile != null) {
-            model = tighten(out, model, traceFile);
-        }
-        if (measuredOn != null) {
-            otherMachine(c, model.shape());
-        }
-        List<Explain.Row> rows;
-        List<String> engineLog = List.of();
-        if (loadedPolicy != null) {
-            out.printf(
-                    Locale.ROOT,
-                    "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
-                            + " edits this cost table.%n",
-                    loadedPolicy.name(),
-                    policy,
-                    loadedPolicy.mode().spelling(),
-                    policyMode.spelling());
-            model = withConstants(out, model, shape);
-            io.nccltuner.model.NcclEra era =
-                    io.nccltuner.model.NcclEra.forVersion(io.nccltuner.policy.Signature.parseVersion(
-                            c.versionOrAssumed().toString()));
-            out.printf(
-                    Locale.ROOT,
-                    "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
-                    c.versionOrAssumed(),
-                    c.version() == null ? "assumed: the log does not print its version" : "the log's release",
-                    era.tunerVersion(),
-                    era.regBuff());
-            try (Replay.EngineTuner tuner =
-                    new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era)) {
-                rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps.n, tuner);
-                engineLog = tuner.log();
-            }
-        } else {
-            rows = Explain.rows(model, c.selections(), coll, sizeList, pipeOps.n, null);
-        }
-        if (measurements != null) { // NCCL's (the model's) picks priced as compile, report and try price them
-            long ranks = model.shape().nRanks();
-            long nodes = model.shape().nNodes();
-            try {
-                measured = InputFiles.pricedGroups(
-                        measurements,
-                        log + " (explain's picks)",
-                        rows.stream()
-                                .filter(r -> r.prediction().pick() != null)
-                                .map(r -> new io.nccltuner.report.ShadowReport.PickedCall(
-                                        coll,
-                                        ranks,
-                                        nodes,
-                                        r.nBytes(),
-                                        r.prediction().pick().toString()))
-                                .toList(),
-                        "explain");
-            } catch (IOException e) {
-                throw new InputException(measurements + ": " + e.getMessage());
+    }
+
+    /** @return the powers of two 4 B .. 1 GiB and every size the log has a selection line for */
+    private static List<Long> defaultSizes(Communicator c, Collective coll, CommShape shape) throws InputException {
+        TreeSet<Long> all = new TreeSet<>(Sizes.parseList("4B:1GiB"));
+        for (io.nccltuner.model.LoggedSelection s : c.selections()) {
+            if (s.collective() == null || s.collective() == coll) {
+                all.add(s.nBytes(shape.nRanks()));
             }
         }
-        out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps.n);
-        List<AlgoProto> shown = new ArrayList<>();
-        List<String> notOffered = new ArrayList<>();
-        List<String> conditional = new ArrayList<>();
-        for (CandidateTime t : rows.get(0).prediction().candidates()) {
-            if (t.offered()) {
-                shown.add(t.algoProto());
-                if (t.availability() == Availability.CONDITIONAL) {
-                    conditional.add(t.algoProto().toString());
+        return new ArrayList<>(all);
+    }
+
+    /**
+     * What the model predicts per size, and with --policy what NCCL picks after the engine edits the
+     * cost table (the model first given the matching profile's constants, in enforce mode).
+     *
+     * @param model the model predicted with (the constants applied)
+     * @param rows one per size
+     * @param engineLog the engine's INFO and WARN lines, empty without --policy
+     */
+    private record Predicted(CostModel model, List<Explain.Row> rows, List<String> engineLog) {}
+
+    private Predicted predict(
+            PrintWriter out, Communicator c, Collective coll, CommShape shape, CostModel model, List<Long> sizes) {
+        if (loadedPolicy == null) {
+            return new Predicted(model, Explain.rows(model, c.selections(), coll, sizes, pipeOps.n, null), List.of());
+        }
+        out.printf(
+                Locale.ROOT,
+                "Policy %s (%s, mode %s in the file), run in %s mode: its pick is NCCL's selection after the engine"
+                        + " edits this cost table.%n",
+                loadedPolicy.name(),
+                policy,
+                loadedPolicy.mode().spelling(),
+                policyMode.spelling());
+        CostModel m = withConstants(out, model, shape);
+        io.nccltuner.model.NcclEra era = io.nccltuner.model.NcclEra.forVersion(
+                io.nccltuner.policy.Signature.parseVersion(c.versionOrAssumed().toString()));
+        out.printf(
+                Locale.ROOT,
+                "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
+                c.versionOrAssumed(),
+                c.version() == null ? "assumed: the log does not print its version" : "the log's release",
+                era.tunerVersion(),
+                era.regBuff());
+        try (Replay.EngineTuner tuner =
+                new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era)) {
+            List<Explain.Row> rows = Explain.rows(m, c.selections(), coll, sizes, pipeOps.n, tuner);
+            return new Predicted(m, rows, tuner.log());
+        }
+    }
+
+    /** Compiles --measurements with the model's picks as NCCL's, as compile, report and try price them. */
+    private void priceWithMeasurements(Collective coll, CostModel model, List<Explain.Row> rows) throws InputException {
+        long ranks = model.shape().nRanks();
+        long nodes = model.shape().nNodes();
+        try {
+            measured = InputFiles.pricedGroups(
+                    measurements,
+                    log + " (explain's picks)",
+                    rows.stream()
+                            .filter(r -> r.prediction().pick() != null)
+                            .map(r -> new io.nccltuner.report.ShadowReport.PickedCall(
+                                    coll,
+                                    ranks,
+                                    nodes,
+                                    r.nBytes(),
+                                    r.prediction().pick().toString()))
+                            .toList(),
+                    "explain");
+        } catch (IOException e) {
+            throw new InputException(measurements + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The table's candidate columns: the candidates NCCL offers (in NCCL's order), those it offers
+     * only for some datatypes or operations, and those it does not offer (bandwidth 0.0).
+     */
+    private record Columns(List<AlgoProto> shown, List<String> conditional, List<String> notOffered) {
+        static Columns of(Prediction first) {
+            List<AlgoProto> shown = new ArrayList<>();
+            List<String> notOffered = new ArrayList<>();
+            List<String> conditional = new ArrayList<>();
+            for (CandidateTime t : first.candidates()) {
+                if (t.offered()) {
+                    shown.add(t.algoProto());
+                    if (t.availability() == Availability.CONDITIONAL) {
+                        conditional.add(t.algoProto().toString());
+                    }
+                } else {
+                    notOffered.add(t.algoProto().toString());
                 }
-            } else {
-                notOffered.add(t.algoProto().toString());
             }
+            return new Columns(shown, conditional, notOffered);
         }
+    }
+
+    /**
+     * How the model's picks compare with the log's selection lines over the sizes shown.
+     *
+     * @param ambiguous sizes whose pick the table's rounding leaves ambiguous
+     * @param withLines sizes with selection lines
+     * @param exact sizes where the logged pick is the model's
+     * @param ambiguousLogged sizes with lines where the model's pick is ambiguous
+     * @param differ sizes where the logged pick differs from the model's
+     */
+    private record Agreement(int ambiguous, int withLines, int exact, int ambiguousLogged, int differ) {}
+
+    /** Prints the table, one row per size, and counts how its picks agree with the log's lines. */
+    private Agreement table(PrintWriter out, List<Explain.Row> rows, Columns cols, Collective coll, CostModel model) {
         List<String> headers = new ArrayList<>(List.of(">size", ">nBytes"));
-        shown.forEach(ap -> headers.add(">" + ap));
+        cols.shown().forEach(ap -> headers.add(">" + ap));
         headers.addAll(List.of("NCCL pick", "also possible", "logged", "match"));
         if (loadedPolicy != null) {
             headers.addAll(List.of("policy pick", ">nChannels"));
@@ -431,92 +490,103 @@ final class ExplainCommand extends ToolCommand {
         TextTable table = new TextTable(headers.toArray(String[]::new));
         int ambiguous = 0;
         int withLines = 0;
-        int exact = 0;
-        int ambiguousLogged = 0;
-        int differ = 0;
+        int[] byVerdict = new int[TraceCheck.Verdict.values().length];
         for (Explain.Row r : rows) {
-            Prediction p = r.prediction();
-            List<String> cells = new ArrayList<>(List.of(Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
-            for (AlgoProto ap : shown) {
-                CandidateTime t = p.candidate(ap);
-                cells.add(!t.offered() ? "-" : intervals ? time(t.time()) + " " + t.range() : time(t.time()));
-            }
-            cells.add(p.pick() == null ? "none" : p.pick().toString());
-            List<String> others = p.possiblePicks().stream()
-                    .filter(x -> !x.equals(p.pick()))
-                    .map(AlgoProto::toString)
-                    .toList();
-            cells.add(others.isEmpty() ? "" : String.join(" ", others));
-            cells.add(logged(r));
-            cells.add(
-                    switch (r.match()) {
-                        case EXACT -> "yes";
-                        case AMBIGUOUS -> "ambiguous";
-                        case MISMATCH -> "NO";
-                        case UNMATCHED -> "";
-                    });
-            if (loadedPolicy != null) {
-                boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
-                cells.add(
-                        r.policyPick() == null
-                                ? "none"
-                                : same ? "=" : r.policyPick().toString());
-                cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
-            }
-            if (!measured.isEmpty()) {
-                // the measured times of the model's pick and of the policy's pick (ShadowReport's pricing)
-                String np = p.pick() == null ? "none" : p.pick().toString();
-                boolean keeps = r.policyPick() == null || (r.policyPick().equals(p.pick()) && r.policyChannels() == 0);
-                String pp = keeps ? np : r.policyPick().toString();
-                io.nccltuner.report.ShadowReport.Price pr = io.nccltuner.report.ShadowReport.price(
-                        coll,
-                        model.shape().nRanks(),
-                        model.shape().nNodes(),
-                        r.nBytes(),
-                        np,
-                        pp,
-                        keeps ? 0 : r.policyChannels(),
-                        measured);
-                double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
-                cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
-                if (loadedPolicy != null) {
-                    cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
-                    cells.add(
-                            pr == null || Double.isNaN(polUs)
-                                    ? "-"
-                                    : String.format(Locale.ROOT, "%.1f", pr.ncclUs() - polUs));
-                }
-            }
-            table.row(cells.toArray(String[]::new));
-            if (p.ambiguous()) {
+            table.row(cells(r, cols, coll, model).toArray(String[]::new));
+            if (r.prediction().ambiguous()) {
                 ambiguous++;
             }
             if (r.match() != TraceCheck.Verdict.UNMATCHED) {
                 withLines++;
             }
-            switch (r.match()) {
-                case EXACT -> exact++;
-                case AMBIGUOUS -> ambiguousLogged++;
-                case MISMATCH -> differ++;
-                default -> {}
-            }
+            byVerdict[r.match().ordinal()]++;
         }
         out.print(table.render());
         out.println();
+        return new Agreement(
+                ambiguous,
+                withLines,
+                byVerdict[TraceCheck.Verdict.EXACT.ordinal()],
+                byVerdict[TraceCheck.Verdict.AMBIGUOUS.ordinal()],
+                byVerdict[TraceCheck.Verdict.MISMATCH.ordinal()]);
+    }
+
+    /** One size's row: each candidate's time, NCCL's pick, the logged pick, the policy's, measured times. */
+    private List<String> cells(Explain.Row r, Columns cols, Collective coll, CostModel model) {
+        Prediction p = r.prediction();
+        List<String> cells = new ArrayList<>(List.of(Sizes.format(r.nBytes()), Long.toString(r.nBytes())));
+        for (AlgoProto ap : cols.shown()) {
+            CandidateTime t = p.candidate(ap);
+            cells.add(!t.offered() ? "-" : intervals ? time(t.time()) + " " + t.range() : time(t.time()));
+        }
+        cells.add(p.pick() == null ? "none" : p.pick().toString());
+        List<String> others = p.possiblePicks().stream()
+                .filter(x -> !x.equals(p.pick()))
+                .map(AlgoProto::toString)
+                .toList();
+        cells.add(others.isEmpty() ? "" : String.join(" ", others));
+        cells.add(logged(r));
+        cells.add(
+                switch (r.match()) {
+                    case EXACT -> "yes";
+                    case AMBIGUOUS -> "ambiguous";
+                    case MISMATCH -> "NO";
+                    case UNMATCHED -> "";
+                });
+        if (loadedPolicy != null) {
+            boolean same = r.policyPick() != null && r.policyPick().equals(p.pick());
+            cells.add(
+                    r.policyPick() == null
+                            ? "none"
+                            : same ? "=" : r.policyPick().toString());
+            cells.add(r.policyChannels() == 0 ? "" : Integer.toString(r.policyChannels()));
+        }
+        if (!measured.isEmpty()) {
+            measuredCells(cells, r, coll, model);
+        }
+        return cells;
+    }
+
+    /** The measured times of the model's pick and of the policy's pick (ShadowReport's pricing). */
+    private void measuredCells(List<String> cells, Explain.Row r, Collective coll, CostModel model) {
+        Prediction p = r.prediction();
+        String np = p.pick() == null ? "none" : p.pick().toString();
+        boolean keeps = r.policyPick() == null || (r.policyPick().equals(p.pick()) && r.policyChannels() == 0);
+        String pp = keeps ? np : r.policyPick().toString();
+        io.nccltuner.report.ShadowReport.Price pr = io.nccltuner.report.ShadowReport.price(
+                coll,
+                model.shape().nRanks(),
+                model.shape().nNodes(),
+                r.nBytes(),
+                np,
+                pp,
+                keeps ? 0 : r.policyChannels(),
+                measured);
+        double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
+        cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
+        if (loadedPolicy != null) {
+            cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
+            cells.add(
+                    pr == null || Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs() - polUs));
+        }
+    }
+
+    /** The lines under the table on the picks: ambiguity, the log's selection lines, assumed collectives. */
+    private void selectionLines(PrintWriter out, Communicator c, Collective coll, List<Explain.Row> rows, Agreement a) {
         out.printf(
                 Locale.ROOT,
                 "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
                         + "table's one-decimal rounding).%n",
                 Main.count(rows.size(), "size"),
-                ambiguous);
-        if (withLines > 0) {
+                a.ambiguous());
+        if (a.withLines() > 0) {
             out.printf(
                     Locale.ROOT,
                     "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
-                    Main.count(withLines, "size"),
-                    exact,
-                    ambiguousLogged,
-                    differ,
+                    Main.count(a.withLines(), "size"),
+                    a.exact(),
+                    a.ambiguousLogged(),
+                    a.differ(),
                     pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
         } else {
             out.println("No selection lines for these sizes in the log.");
@@ -542,35 +612,64 @@ final class ExplainCommand extends ToolCommand {
             out.println(
                     "none: no entry is offered; NCCL then fails, or (2.19 .. 2.23) falls back to a Ring bandwidth it does not log.");
         }
-        if (loadedPolicy != null) {
-            long changed = rows.stream()
-                    .filter(r -> !java.util.Objects.equals(
-                            r.policyPick(), r.prediction().pick()))
-                    .count();
-            long channelsOnly = rows.stream()
-                    .filter(r -> java.util.Objects.equals(
-                                    r.policyPick(), r.prediction().pick())
-                            && r.policyChannels() != 0)
-                    .count();
-            if (changed == 0 && channelsOnly > 0) {
-                out.printf(
-                        Locale.ROOT,
-                        "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
-                                + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n",
-                        channelsOnly,
-                        rows.size());
-            } else {
-                out.printf(
-                        Locale.ROOT,
-                        "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's "
-                                + "pick).%n",
-                        changed,
-                        rows.size(),
-                        channelsOnly == 0 ? "" : ", and only the channel count at " + channelsOnly + " more");
-            }
-            engineLog.forEach(l -> out.println("engine: " + l));
+    }
+
+    /**
+     * The line on what the policy changes: the verdict when no profile matches the communicator's
+     * shape, else at how many sizes it changes NCCL's pick or only the channel count.
+     */
+    private void policyLines(PrintWriter out, CommShape shape, List<Explain.Row> rows) {
+        if (loadedPolicy.profileFor(shape.nRanks(), shape.nNodes()) == null) {
+            out.println(noProfileMatches(loadedPolicy, shape));
+            return;
         }
-        CommShape used = model.shape();
+        long changed = rows.stream()
+                .filter(r ->
+                        !java.util.Objects.equals(r.policyPick(), r.prediction().pick()))
+                .count();
+        long channelsOnly = rows.stream()
+                .filter(r ->
+                        java.util.Objects.equals(r.policyPick(), r.prediction().pick()) && r.policyChannels() != 0)
+                .count();
+        if (changed == 0 && channelsOnly > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
+                            + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n",
+                    channelsOnly,
+                    rows.size());
+        } else {
+            out.printf(
+                    Locale.ROOT,
+                    "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's " + "pick).%n",
+                    changed,
+                    rows.size(),
+                    channelsOnly == 0 ? "" : ", and only the channel count at " + channelsOnly + " more");
+        }
+    }
+
+    /**
+     * The verdict when no profile of --policy matches a communicator's shape (the engine says so
+     * only in an INFO line): the shape, the policy's profiles and what to do, as replay and try say it.
+     *
+     * @param p the policy
+     * @param shape the communicator's shape
+     * @return {@code explain: the policy changes nothing: no profile matches nRanks=2 nNodes=1 (the
+     *     log's communicator); its profiles: NAME (nRanks=2 nNodes=2). Explain ...}
+     */
+    static String noProfileMatches(Policy p, CommShape shape) {
+        String at = io.nccltuner.model.JobShape.of(shape.nRanks(), shape.nNodes());
+        return TryCommand.noProfileMatches(
+                "explain",
+                p,
+                List.of(at),
+                "the log's communicator",
+                "Explain a log of one of their shapes (or --topology at their --nranks and --nnodes), or compile a"
+                        + " policy from measurements of " + at);
+    }
+
+    /** The notes under a communicator's table: unknown compute capability, candidates not offered. */
+    private static void notes(PrintWriter out, Collective coll, CommShape used, Columns cols) {
         if (coll == Collective.AllReduce
                 && used.nNodes() > 1
                 && used.minCompCapLo() < 80
@@ -579,14 +678,13 @@ final class ExplainCommand extends ToolCommand {
                     "Compute capability unknown: RING/SIMPLE latency is x1.9 (below 8.0) or x1.4 once nBytes / (nChannels x nRanks)"
                             + " >= 64; its times show the middle. Give --compute-capability, or --trace to infer it.");
         }
-        if (!notOffered.isEmpty()) {
-            out.println("Not offered (bandwidth 0.0 in the table): " + String.join(" ", notOffered));
+        if (!cols.notOffered().isEmpty()) {
+            out.println("Not offered (bandwidth 0.0 in the table): " + String.join(" ", cols.notOffered()));
         }
-        if (!conditional.isEmpty()) {
+        if (!cols.conditional().isEmpty()) {
             out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: "
-                    + String.join(" ", conditional));
+                    + String.join(" ", cols.conditional()));
         }
-        out.println();
     }
 
     /**
@@ -605,11 +703,10 @@ final class ExplainCommand extends ToolCommand {
         if (measuredOn.gpus().isEmpty()) {
             return;
         }
-        String gpus = String.join(", ", measuredOn.gpus());
         if (!logOn.gpus().isEmpty()) {
-            if (!logOn.gpus().equals(measuredOn.gpus())) {
-                warn.println("warning: --measurements " + measurements + ": measured on " + gpus + ", but " + log
-                        + " ran on " + String.join(", ", logOn.gpus()) + "; the times price another machine");
+            String other = measuredOn.otherGpus(measurements, logOn, log);
+            if (other != null) {
+                warn.println(other);
             }
         } else if (shape.minCompCapLo() == shape.minCompCapHi()) {
             for (String g : measuredOn.gpus()) {

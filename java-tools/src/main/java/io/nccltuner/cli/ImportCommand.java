@@ -2,6 +2,7 @@ package io.nccltuner.cli;
 
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
@@ -69,7 +70,7 @@ final class ImportCommand extends ToolCommand {
      * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
      * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
      * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
-     * it.
+     * it. The profiles are named as compile names them, nRanks first ({@link #profileName}).
      *
      * @param r the conversion
      * @param file the CSV, for messages
@@ -80,7 +81,14 @@ final class ImportCommand extends ToolCommand {
         Policy p = r.policy();
         Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
         List<Profile> profiles = new ArrayList<>();
-        for (Profile pr : p.profiles()) {
+        for (Profile converted : p.profiles()) {
+            Profile pr = new Profile(
+                    profileName(converted.nRanks(), converted.nNodes()),
+                    converted.nRanks(),
+                    converted.nNodes(),
+                    converted.rules(),
+                    converted.hardware(),
+                    converted.constants());
             if (pr.nRanks().max() < 2) {
                 java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
                 pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
@@ -130,14 +138,31 @@ final class ImportCommand extends ToolCommand {
             }
             profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
         }
-        if (left.isEmpty()) {
-            return p;
-        }
         if (profiles.isEmpty()) {
             profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
         }
         left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
         return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
+    }
+
+    /**
+     * The name import gives a profile, in the order and form of compile's ({@code nRanks2-nNodes2}):
+     * each axis the profile matches on, nRanks first, an axis that matches any value left out
+     * ({@code nNodes1}, {@code nRanks2..8-nNodes2..}); {@code any} when both match any value.
+     *
+     * @param nRanks the profile's nRanks range
+     * @param nNodes its nNodes range
+     * @return the name
+     */
+    static String profileName(Policy.Range nRanks, Policy.Range nNodes) {
+        List<String> parts = new ArrayList<>();
+        if (!nRanks.equals(Policy.Range.ANY)) {
+            parts.add("nRanks" + nRanks);
+        }
+        if (!nNodes.equals(Policy.Range.ANY)) {
+            parts.add("nNodes" + nNodes);
+        }
+        return parts.isEmpty() ? "any" : String.join("-", parts);
     }
 
     @Override
@@ -204,9 +229,10 @@ final class ImportCommand extends ToolCommand {
             out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
                     + Main.count(rules, "rule") + ", " + Main.count(warnings.size(), "warning") + ")");
             for (Profile pr : p.profiles()) {
-                out.println("  profile " + pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes() + ")");
+                out.println("  profile " + pr.name() + " (" + JobShape.of(pr.nRanks(), pr.nNodes()) + ")");
                 for (Rule rule : pr.rules()) {
-                    out.println("    " + TextReport.describe(rule));
+                    out.println("    " + TextReport.describe(rule)
+                            + (rule.regBuff() == null ? "" : " (regBuff " + rule.regBuff() + ")"));
                 }
             }
         }

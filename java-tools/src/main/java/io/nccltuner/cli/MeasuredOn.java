@@ -98,4 +98,48 @@ record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
         }
         return 0;
     }
+
+    /**
+     * The warnings when measurements (this) were taken on another machine than a log ran on: both
+     * name NCCL releases and share none, or both name GPUs and the names differ. {@code explain}
+     * compares releases per communicator itself and uses {@link #otherGpus}; {@code try
+     * --nccl-log} uses both.
+     *
+     * @param measurements the --measurements path, for the message
+     * @param log what the log names
+     * @param logFile the log, for the message
+     * @return the warnings, each starting {@code warning: --measurements }; empty when they agree
+     *     or either side is silent
+     */
+    List<String> otherMachine(Path measurements, MeasuredOn log, Path logFile) {
+        List<String> out = new java.util.ArrayList<>();
+        if (!ncclVersions.isEmpty()
+                && !log.ncclVersions().isEmpty()
+                && java.util.Collections.disjoint(ncclVersions, log.ncclVersions())) {
+            out.add("warning: --measurements " + measurements + ": measured with NCCL "
+                    + String.join(", ", ncclVersions)
+                    + ", but " + logFile + " ran NCCL " + String.join(", ", log.ncclVersions())
+                    + "; the times may not hold for that release's picks");
+        }
+        String gpus = otherGpus(measurements, log, logFile);
+        if (gpus != null) {
+            out.add(gpus);
+        }
+        return out;
+    }
+
+    /**
+     * @param measurements the --measurements path, for the message
+     * @param log what the log names
+     * @param logFile the log, for the message
+     * @return {@code warning: --measurements M: measured on G, but LOG ran on G2; the times price
+     *     another machine}, or null when either names no GPU or they name the same
+     */
+    String otherGpus(Path measurements, MeasuredOn log, Path logFile) {
+        if (gpus.isEmpty() || log.gpus().isEmpty() || gpus.equals(log.gpus())) {
+            return null;
+        }
+        return "warning: --measurements " + measurements + ": measured on " + String.join(", ", gpus) + ", but "
+                + logFile + " ran on " + String.join(", ", log.gpus()) + "; the times price another machine";
+    }
 }

@@ -6,6 +6,7 @@ import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.report.ShadowReport;
 import io.nccltuner.trace.TraceFile;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -126,7 +127,7 @@ final class ReplayCommand extends ToolCommand {
                         (would != null ? would : r)
                                 .changes().stream()
                                         .filter(c -> c.ncclPick() != null)
-                                        .map(c -> new io.nccltuner.report.ShadowReport.PickedCall(
+                                        .map(c -> new ShadowReport.PickedCall(
                                                 c.collective(),
                                                 ranks,
                                                 nodes,
@@ -163,9 +164,12 @@ final class ReplayCommand extends ToolCommand {
         if (unmatched.isEmpty()) {
             return null;
         }
-        return "replay: the policy changes nothing: no profile matches " + String.join(", ", unmatched)
-                + "; its profiles: " + TryCommand.profileShapes(p)
-                + ". Give --nranks and --nnodes of one of them, or replay a trace of the job's shape";
+        return TryCommand.noProfileMatches(
+                "replay",
+                p,
+                unmatched,
+                null,
+                "Give --nranks and --nnodes of one of them, or replay a trace of the job's shape");
     }
 
     /**
@@ -209,6 +213,67 @@ final class ReplayCommand extends ToolCommand {
     }
 
     private void report(PrintWriter out, Policy p, Mode m, TraceFile t, Replay.Result r, Replay.Result would) {
+        header(out, p, m, r, would);
+        List<Replay.Change> changes = (would != null ? would : r)
+                .changes().stream()
+                        .sorted(Comparator.comparing(
+                                        (Replay.Change c) -> c.collective().id())
+                                .thenComparingLong(Replay.Change::nBytes)
+                                .thenComparingInt(Replay.Change::numPipeOps))
+                        .toList();
+        boolean priced = !measured.isEmpty();
+        TextTable table = table(priced);
+        long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
+        long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
+        MeasuredTotals all = new MeasuredTotals();
+        MeasuredTotals hits = new MeasuredTotals();
+        for (Replay.Change c : changes) {
+            ShadowReport.Price pr = priced ? price(c, shapeRanks, shapeNodes) : null;
+            if (pr != null && !Double.isNaN(pr.policyUs())) {
+                all.add(pr, c.calls());
+                if (c.ruleHit()) {
+                    hits.add(pr, c.calls());
+                }
+            }
+            if (!changesOnly || c.changed()) {
+                table.row(cells(c, would, pr, priced));
+            }
+        }
+        if (table.size() > 0) {
+            out.print(table.render());
+            out.println(LEGEND);
+        } else {
+            out.println(
+                    would != null
+                            ? "The policy would change nothing in this trace."
+                            : "The policy changes nothing in this trace.");
+        }
+        out.println();
+        counts(out, r, would);
+        String nothing = changesNothing(p, t, r, would);
+        if (nothing != null) {
+            out.println(nothing);
+        }
+        notOffered(out, r);
+        if (priced) {
+            out.println(measuredLine(measurements, r.calls().size(), all, hits));
+            String why = ShadowReport.shapesNotMeasured(
+                    "the trace's calls",
+                    r.calls().stream()
+                            .map(o -> io.nccltuner.model.JobShape.of(
+                                    o.call().nRanks(), o.call().nNodes()))
+                            .distinct()
+                            .toList(),
+                    measured);
+            if (why != null) {
+                out.println(why);
+            }
+        }
+        r.engineLog().forEach(l -> out.println("engine: " + l));
+    }
+
+    /** The lines above the table: the trace, the policy, the mode and era, the shape, what the times are. */
+    private void header(PrintWriter out, Policy p, Mode m, Replay.Result r, Replay.Result would) {
         out.printf(
                 Locale.ROOT,
                 "%s: %s; policy %s (%s, mode %s in the file), replayed in %s mode as NCCL %s calls the "
@@ -223,8 +288,10 @@ final class ReplayCommand extends ToolCommand {
                 ncclEra.tunerVersion(),
                 ncclEra.regBuff());
         if (nRanks != null || nNodes != null) {
-            out.println("Shape: every communicator run as" + (nRanks != null ? " nRanks " + nRanks : "")
-                    + (nNodes != null ? " nNodes " + nNodes : "")
+            out.println("Shape: every communicator run as "
+                    + (nRanks != null && nNodes != null
+                            ? io.nccltuner.model.JobShape.of(nRanks, nNodes)
+                            : nRanks != null ? "nRanks=" + nRanks : "nNodes=" + nNodes)
                     + " (profile matched on it; NCCL's cost tables as captured"
                     + " for the trace's own shape).");
         }
@@ -239,83 +306,66 @@ final class ReplayCommand extends ToolCommand {
                     "Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
         }
         out.println();
-        List<Replay.Change> changes = (would != null ? would : r)
-                .changes().stream()
-                        .sorted(Comparator.comparing(
-                                        (Replay.Change c) -> c.collective().id())
-                                .thenComparingLong(Replay.Change::nBytes)
-                                .thenComparingInt(Replay.Change::numPipeOps))
-                        .toList();
-        boolean priced = !measured.isEmpty();
-        TextTable table = priced
-                ? new TextTable(
-                        "collective",
-                        ">size",
-                        ">nBytes",
-                        ">numPipeOps",
-                        ">calls",
-                        "NCCL pick",
-                        ">NCCL us",
-                        "policy pick",
-                        ">policy us",
-                        ">nChannels",
-                        "change",
-                        ">measured NCCL us",
-                        ">measured policy us",
-                        ">saved us")
-                : new TextTable(
-                        "collective",
-                        ">size",
-                        ">nBytes",
-                        ">numPipeOps",
-                        ">calls",
-                        "NCCL pick",
-                        ">NCCL us",
-                        "policy pick",
-                        ">policy us",
-                        ">nChannels",
-                        "change");
-        long shapeRanks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
-        long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
-        double measNccl = 0;
-        double measPolicy = 0;
-        long measCalls = 0;
-        for (Replay.Change c : changes) {
-            io.nccltuner.report.ShadowReport.Price pr = !priced || c.ncclPick() == null || c.policyPick() == null
-                    ? null
-                    : io.nccltuner.report.ShadowReport.price(
-                            c.collective(),
-                            shapeRanks,
-                            shapeNodes,
-                            c.nBytes(),
-                            c.ncclPick().toString(),
-                            c.policyPick().toString(),
-                            c.changed() ? c.nChannels() : 0,
-                            measured);
-            if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
-                pr = new io.nccltuner.report.ShadowReport.Price(
-                        pr.measuredBytes(),
-                        pr.ncclUs(),
-                        pr.ncclUs(),
-                        pr.bestUs(),
-                        pr.ncclBusbw(),
-                        pr.ncclBusbw(),
-                        pr.keptByNoise());
-            }
-            if (pr != null && !Double.isNaN(pr.policyUs())) {
-                measNccl += pr.ncclUs() * c.calls();
-                measPolicy += pr.policyUs() * c.calls();
-                measCalls += c.calls();
-            }
-            if (changesOnly && !c.changed()) {
-                continue;
-            }
-            String change = c.kept()
-                    ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT)
-                    : !c.changed()
-                            ? ""
-                            : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
-            String[] cells = {
+    }
+
+    /** The table's columns: NCCL's predicted times, and with --measurements the measured ones. */
+    private static TextTable table(boolean priced) {
+        List<String> h = new java.util.ArrayList<>(List.of(
+                "collective",
+                ">size",
+                ">nBytes",
+                ">numPipeOps",
+                ">calls",
+                "NCCL pick",
+                ">NCCL us",
+                "policy pick",
+                ">policy us",
+                ">nChannels",
+                "change"));
+        if (priced) {
+            h.addAll(List.of(">measured NCCL us", ">measured policy us", ">saved us"));
+        }
+        return new TextTable(h.toArray(String[]::new));
+    }
+
+    /**
+     * The measured price of one row ({@link ShadowReport#price}); a row the policy leaves alone costs
+     * NCCL's time under both. Null where NCCL or the policy has no pick or nothing is measured there.
+     */
+    private ShadowReport.Price price(Replay.Change c, long shapeRanks, long shapeNodes) {
+        if (c.ncclPick() == null || c.policyPick() == null) {
+            return null;
+        }
+        ShadowReport.Price pr = ShadowReport.price(
+                c.collective(),
+                shapeRanks,
+                shapeNodes,
+                c.nBytes(),
+                c.ncclPick().toString(),
+                c.policyPick().toString(),
+                c.changed() ? c.nChannels() : 0,
+                measured);
+        if (pr != null && !c.changed()) { // the policy runs NCCL's own pick: the same time
+            pr = new ShadowReport.Price(
+                    pr.measuredBytes(),
+                    pr.ncclUs(),
+                    pr.ncclUs(),
+                    pr.bestUs(),
+                    pr.ncclBusbw(),
+                    pr.ncclBusbw(),
+                    pr.keptByNoise());
+        }
+        return pr;
+    }
+
+    /** One table row: the change, and with --measurements its measured times. */
+    private static String[] cells(Replay.Change c, Replay.Result would, ShadowReport.Price pr, boolean priced) {
+        String change = c.kept()
+                ? (c.notOffered() ? KEPT_NOT_OFFERED : KEPT)
+                : !c.changed()
+                        ? ""
+                        : c.ncclPick() != null && c.ncclPick().equals(c.policyPick()) ? "channels" : "changed";
+        List<String> cells = new java.util.ArrayList<>(List.of(
                 c.collective().name(),
                 ExplainCommand.Sizes.format(c.nBytes()),
                 Long.toString(c.nBytes()),
@@ -328,31 +378,18 @@ final class ReplayCommand extends ToolCommand {
                 c.nChannels() == 0 ? "" : Integer.toString(c.nChannels()),
                 would == null || change.isEmpty() || c.kept()
                         ? change
-                        : change.equals("channels") ? "would set channels" : "would change"
-            };
-            if (priced) {
-                String[] more = java.util.Arrays.copyOf(cells, cells.length + 3);
-                more[cells.length] = pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs());
-                more[cells.length + 1] = pr == null || Double.isNaN(pr.policyUs())
-                        ? "-"
-                        : String.format(Locale.ROOT, "%.1f", pr.policyUs());
-                more[cells.length + 2] = pr == null || Double.isNaN(pr.policyUs())
-                        ? "-"
-                        : String.format(Locale.ROOT, "%.1f", pr.savedUs());
-                cells = more;
-            }
-            table.row(cells);
+                        : change.equals("channels") ? "would set channels" : "would change"));
+        if (priced) {
+            boolean both = pr != null && !Double.isNaN(pr.policyUs());
+            cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
+            cells.add(both ? String.format(Locale.ROOT, "%.1f", pr.policyUs()) : "-");
+            cells.add(both ? String.format(Locale.ROOT, "%.1f", pr.savedUs()) : "-");
         }
-        if (table.size() > 0) {
-            out.print(table.render());
-            out.println(LEGEND);
-        } else {
-            out.println(
-                    would != null
-                            ? "The policy would change nothing in this trace."
-                            : "The policy changes nothing in this trace.");
-        }
-        out.println();
+        return cells.toArray(String[]::new);
+    }
+
+    /** Per collective and over all: the calls, how many changed (and in shadow mode would change). */
+    private static void counts(PrintWriter out, Replay.Result r, Replay.Result would) {
         for (Collective coll : Collective.values()) {
             long calls = r.calls().stream()
                     .filter(o -> o.call().collective() == coll)
@@ -383,36 +420,59 @@ final class ReplayCommand extends ToolCommand {
                 Main.count(r.calls().size(), "call"),
                 r.changedCalls(),
                 would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
-        String nothing = changesNothing(p, t, r, would);
-        if (nothing != null) {
-            out.println(nothing);
+    }
+
+    /** Measured time over priced calls: NCCL's, the policy's, and how many calls. */
+    static final class MeasuredTotals {
+        double ncclUs;
+        double policyUs;
+        long calls;
+
+        void add(ShadowReport.Price pr, long n) {
+            ncclUs += pr.ncclUs() * n;
+            policyUs += pr.policyUs() * n;
+            calls += n;
         }
-        notOffered(out, r);
-        if (priced) {
-            out.printf(
-                    Locale.ROOT,
-                    "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: "
-                            + "expected saving %.1f us (%.2f%% of NCCL's time over the priced calls)%n",
-                    measurements,
-                    measCalls,
-                    r.calls().size(),
-                    measNccl,
-                    measPolicy,
-                    measNccl - measPolicy,
-                    measNccl > 0 ? 100 * (measNccl - measPolicy) / measNccl : 0.0);
-            String why = io.nccltuner.report.ShadowReport.shapesNotMeasured(
-                    "the trace's calls",
-                    r.calls().stream()
-                            .map(o -> io.nccltuner.model.JobShape.of(
-                                    o.call().nRanks(), o.call().nNodes()))
-                            .distinct()
-                            .toList(),
-                    measured);
-            if (why != null) {
-                out.println(why);
-            }
+
+        /** @return the saving as a percentage of NCCL's time over these calls (0 when none) */
+        double percent() {
+            return ncclUs > 0 ? 100 * (ncclUs - policyUs) / ncclUs : 0.0;
         }
-        r.engineLog().forEach(l -> out.println("engine: " + l));
+    }
+
+    /**
+     * Replay's measured line: the expected saving (NCCL's measured time - the policy's, over the
+     * priced calls; calls no rule matches cost the same under both, so the saving is the rule hits'),
+     * as a percentage of each baseline, each named: of the rule hits' time (NCCL's time over the
+     * priced calls a rule matched, report's and try's baseline) and of all calls' time (NCCL's time
+     * over every priced call of the trace).
+     *
+     * @param measurements the --measurements path
+     * @param calls the trace's calls
+     * @param all totals over every priced call
+     * @param hits totals over the priced calls a rule matched
+     * @return {@code measured (M): 273 of 273 calls priced: NCCL's picks X us, the policy's Y us:
+     *     expected saving Z us, P% of the rule hits' time (NCCL's A us over the 65 rule hits priced),
+     *     Q% of all calls' time (NCCL's X us over the 273 calls priced)}
+     */
+    static String measuredLine(Path measurements, long calls, MeasuredTotals all, MeasuredTotals hits) {
+        return String.format(
+                Locale.ROOT,
+                "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: expected saving %.1f"
+                        + " us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %s priced), %.2f%% of all calls'"
+                        + " time (NCCL's %.1f us over the %s priced)",
+                measurements,
+                all.calls,
+                calls,
+                all.ncclUs,
+                all.policyUs,
+                all.ncclUs - all.policyUs,
+                hits.percent(),
+                hits.ncclUs,
+                Main.count(hits.calls, "rule hit"),
+                all.percent(),
+                all.ncclUs,
+                Main.count(all.calls, "call"));
     }
 
     /**

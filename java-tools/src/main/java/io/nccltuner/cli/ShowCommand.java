@@ -206,7 +206,7 @@ final class ShowCommand extends ToolCommand {
         List<String> m = new ArrayList<>();
         for (Policy.Profile pr : p.profiles()) {
             long[] own = profileShape(pr);
-            m.add(pr.name() + " (nRanks " + pr.nRanks() + ", nNodes " + pr.nNodes()
+            m.add(pr.name() + " (" + io.nccltuner.model.JobShape.of(pr.nRanks(), pr.nNodes())
                     + (own != null ? ": --nodes " + own[0] + " --ranks-per-node " + own[1] : "") + ")");
         }
         return "No shape shown matches a profile; the policy's profiles match: " + String.join("; ", m);

@@ -207,9 +207,9 @@ final class SweepCommand extends ToolCommand {
                 + m.runs().size() + " runs done"
                 + (m.signature() != null
                         ? "; signature: NCCL " + m.signature().ncclVersion() + ", "
-                                + m.signature().gpu() + ", nRanks "
-                                + m.signature().nRanks() + ", nNodes "
-                                + m.signature().nNodes()
+                                + m.signature().gpu() + ", "
+                                + io.nccltuner.model.JobShape.of(
+                                        m.signature().nRanks(), m.signature().nNodes())
                         : "")
                 + (failed == 0 ? "; next: nccl-tuner compile " + dir + " -o policy.yaml" : ""));
         out.flush();

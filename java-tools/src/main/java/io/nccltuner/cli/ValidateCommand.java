@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import io.nccltuner.engine.DecisionTable;
+import io.nccltuner.model.JobShape;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
@@ -87,26 +88,17 @@ final class ValidateCommand extends ToolCommand {
         Policy p = loaded.policy();
         int errors = 0;
         int warnings = 0;
-        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
-        out.println(policy.file + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
-                + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
-        for (int i = 0; i < p.profiles().size(); i++) {
-            Policy.Profile pr = p.profiles().get(i);
-            out.println("  profiles[" + i + "] " + pr.name() + ": nRanks " + range(pr.nRanks()) + ", nNodes "
-                    + range(pr.nNodes())
-                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
-                            ? ""
-                            : ", needs " + PolicyCheck.describe(pr.hardware()))
-                    + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
-                    + DecisionTable.compile(pr).sha256());
-        }
+        printProfiles(out, p);
         List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
+        if (!loaded.csv()) { // the CSV's converter said it per line above
+            findings.addAll(PolicyCheck.regBuff(p, loaded::ruleName));
+        }
         for (int s = 0; s < nRanks.size(); s++) {
             long r = nRanks.get(s);
             long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
             PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
             if (sr.profileIndex() < 0) {
-                out.println("nRanks=" + r + " nNodes=" + n + ": no profile matches; the plugin changes nothing there");
+                out.println(JobShape.of(r, n) + ": no profile matches; the plugin changes nothing there");
                 errors++;
             } else {
                 // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
@@ -122,7 +114,7 @@ final class ValidateCommand extends ToolCommand {
                         .get(PolicyCheck.shapeProfiles(p, r, n).getLast())
                         .hardware()
                         .equals(io.nccltuner.policy.HardwareMatch.ANY);
-                out.println("nRanks=" + r + " nNodes=" + n + ": " + String.join("; ", each)
+                out.println(JobShape.of(r, n) + ": " + String.join("; ", each)
                         + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
             }
             findings.addAll(sr.findings());
@@ -142,6 +134,25 @@ final class ValidateCommand extends ToolCommand {
                 + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+    }
+
+    /**
+     * The "loads" line and one line per profile: its shape ({@link JobShape}), the hardware it
+     * needs, its rules and its compiled table's sha256 (what the plugin logs at init).
+     */
+    private void printProfiles(PrintWriter out, Policy p) {
+        int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
+        out.println(policy.file + ": policy " + p.name() + ", mode " + p.mode().spelling() + ", "
+                + Main.count(p.profiles().size(), "profile") + ", " + Main.count(rules, "rule") + ": loads");
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            out.println("  profiles[" + i + "] " + pr.name() + ": " + JobShape.of(pr.nRanks(), pr.nNodes())
+                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
+                            ? ""
+                            : ", needs " + PolicyCheck.describe(pr.hardware()))
+                    + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
+                    + DecisionTable.compile(pr).sha256());
+        }
     }
 
     private static final java.util.regex.Pattern RULE_PATH =
@@ -195,15 +206,5 @@ final class ValidateCommand extends ToolCommand {
         List<Long> all = new ArrayList<>(a);
         all.addAll(b);
         return all;
-    }
-
-    private static String range(Policy.Range r) {
-        if (r.equals(Policy.Range.ANY)) {
-            return "any";
-        }
-        if (r.min() == r.max()) {
-            return Long.toString(r.min());
-        }
-        return r.min() + ".." + (r.max() == Long.MAX_VALUE ? "" : Long.toString(r.max()));
     }
 }

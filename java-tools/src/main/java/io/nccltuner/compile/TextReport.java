@@ -108,7 +108,7 @@ public final class TextReport {
                 .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
                 .append(maxRep == 1 ? " replicate" : " replicates")
                 .append(" per configuration")
-                .append(maxRep < 2 ? " (noise unknown: margin 0)" : "")
+                .append(maxRep < 2 ? NO_REPLICATES : "")
                 .append('\n');
         if (!cvs.isEmpty()) {
             java.util.Collections.sort(cvs);
@@ -203,11 +203,16 @@ public final class TextReport {
         for (Compiler.RangeEstimate e : g.ranges()) {
             sb.append(String.format(
                                     Locale.ROOT,
-                                    "  %-20s %-18s %8s +- %-8s %s",
+                                    "  %-20s %-18s %-20s %s",
                                     ShadowAggregate.bucket(e.fromBytes(), e.toBytes()),
                                     e.pick() == null ? "NCCL's pick" : e.pick().label(),
-                                    pct(e.expectedRegret()),
-                                    pct(e.uncertainty()),
+                                    Double.isNaN(e.expectedRegret())
+                                            ? NOT_MEASURED
+                                            : String.format(
+                                                    Locale.ROOT,
+                                                    "%8s +- %-8s",
+                                                    pct(e.expectedRegret()),
+                                                    pct(e.uncertainty())),
                                     e.keptForNoise()
                                             ? "NCCL's pick kept: faster candidates measured, gain within the noise"
                                             : "")
@@ -276,7 +281,8 @@ public final class TextReport {
 
         SizeCounts(Compilation c) {
             for (Group g : c.groups()) {
-                shapes.add("nRanks " + g.key().nRanks() + ", nNodes " + g.key().nNodes());
+                shapes.add(
+                        io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes()));
                 int maxRep = 0;
                 for (SizeResult s : g.sizes()) {
                     sizes++;
@@ -504,6 +510,16 @@ public final class TextReport {
         }
         return "  NCCL's pick: " + String.join("; ", parts);
     }
+
+    /**
+     * The group line's note when no configuration has 2+ replicates: the noise margin then comes
+     * only from the jumps between neighbouring measured sizes.
+     */
+    static final String NO_REPLICATES = " (one run each, so no margin against noise but the jumps between neighbouring"
+            + " sizes; repeat each run 3+ times for one)";
+
+    /** The expected-regret cell of a range whose regret no size measured (no unforced run of NCCL's pick). */
+    static final String NOT_MEASURED = "not measured";
 
     static String pct(double f) {
         return Double.isNaN(f) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", f * 100);

@@ -896,17 +896,17 @@ public record ShadowReport(
         double saved = savedUs();
         sb.append(String.format(
                 Locale.ROOT,
-                "%nexpected saving: %.1f us over %d of %d rule hits priced (%.2f%% of NCCL's %.1f us over the calls the policy's "
-                        + "rules match; %.1f us per call;"
-                        + " %.1f us per rank over %d logs)%n",
+                "%nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %d of %d rule hits"
+                        + " priced); %.1f us per rule hit, %.1f us per rank over %d log%s%n",
                 saved,
-                pc,
-                all,
                 ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
                 ncclUs(),
+                pc,
+                all,
                 pc > 0 ? saved / pc : 0.0,
                 logs.isEmpty() ? 0.0 : saved / logs.size(),
-                logs.size()));
+                logs.size(),
+                logs.size() == 1 ? "" : "s"));
         String why = shapesNotMeasured(
                 "the logs' decisions",
                 rows.stream()

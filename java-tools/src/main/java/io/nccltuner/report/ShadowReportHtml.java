@@ -103,8 +103,8 @@ public final class ShadowReportHtml {
         }
         if (!r.groups().isEmpty()) {
             h.append(f(
-                    "<li>Expected saving: <b>%.1f us</b> over %d priced rule hits (%.2f%% of NCCL's time over the calls the policy's rules match).</li>%n",
-                    r.savedUs(), r.pricedCalls(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0));
+                    "<li>Expected saving: <b>%.1f us</b>, %.2f%% of the rule hits' time (NCCL's time over the %d rule hits priced).</li>%n",
+                    r.savedUs(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0, r.pricedCalls()));
         }
         h.append("</ul>\n");
     }

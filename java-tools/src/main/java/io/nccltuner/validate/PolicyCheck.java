@@ -177,6 +177,50 @@ public final class PolicyCheck {
     }
 
     /**
+     * Rules that name regBuff, each with what it means where the policy runs: NCCL passes regBuff
+     * to getCollInfo from tuner v4 (NCCL 2.24, src/include/plugin/tuner/tuner_v4.h; 1 when NCCL can
+     * register the call's user buffer, or under graph capture with NCCL_GRAPH_REGISTER), so such a
+     * rule never matches under a v3 NCCL (2.22, 2.23: regBuff unknown; engine/DecisionTable); and
+     * {@code try}, {@code replay} and {@code explain} call with regBuff 0 (a captured trace does not
+     * record it; model.NcclEra), so a {@code regBuff: true} rule never applies there. {@code validate} reports these for a YAML
+     * policy; NCCL's example CSV converter says the same per line while reading it.
+     *
+     * @param policy a loaded policy
+     * @param ruleName (profile index, rule index) to the rule's name in findings
+     * @return one warning per rule that names regBuff, in file order
+     */
+    public static List<Finding> regBuff(
+            Policy policy, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
+        List<Finding> out = new ArrayList<>();
+        for (int i = 0; i < policy.profiles().size(); i++) {
+            List<Rule> rules = policy.profiles().get(i).rules();
+            for (int r = 0; r < rules.size(); r++) {
+                Rule rule = rules.get(r);
+                if (rule.regBuff() != null) {
+                    out.add(new Finding(
+                            Level.WARNING,
+                            ruleName.apply(i, r) + " (" + describe(rule) + ")",
+                            regBuffMeaning(rule.regBuff()),
+                            i));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param registered a rule's regBuff value
+     * @return what a rule with that regBuff value applies to, where it never does, and what to write instead
+     */
+    static String regBuffMeaning(boolean registered) {
+        return "regBuff: " + registered + ": applies only to calls on " + (registered ? "a " : "an un")
+                + "registered buffer, and only from NCCL 2.24 (tuner v4 passes regBuff); never under NCCL 2.22 or"
+                + " 2.23 (tuner v3)"
+                + (registered ? ", nor in try, replay or explain, which call with regBuff 0" : "")
+                + "; write regBuff: any for a rule every call of its range gets";
+    }
+
+    /**
      * What a communicator shape gets.
      *
      * @param nRanks ranks
@@ -215,7 +259,7 @@ public final class PolicyCheck {
     public static ShapeResult shape(
             Policy policy, long nRanks, long nNodes, java.util.function.BiFunction<Integer, Integer, String> ruleName) {
         List<Finding> out = new ArrayList<>();
-        String shape = "nRanks=" + nRanks + " nNodes=" + nNodes;
+        String shape = io.nccltuner.model.JobShape.of(nRanks, nNodes);
         if (nNodes > nRanks) {
             out.add(new Finding(Level.ERROR, shape, "more nodes than ranks: no communicator has this shape"));
         }

@@ -203,7 +203,7 @@ class CompileCommandTest {
         CliRun r = CliRun.run("compile", CliRun.fixture("inputs/optimize-config-no-auto_perf.csv"));
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("""
-        summary: 0 rules from 4 measured sizes in 2 groups (nRanks 8, nNodes 1): 0 sizes get a rule; no rule at:
+        summary: 0 rules from 4 measured sizes in 2 groups (nRanks=8 nNodes=1): 0 sizes get a rule; no rule at:
           4 sizes: NCCL's own pick not measured (no unforced run), nothing to compare the candidates with
         collect next:
           - NCCL's own pick at 4 of 4 sizes: run the same tests once more without NCCL_ALGO/NCCL_PROTO/\
@@ -233,7 +233,7 @@ class CompileCommandTest {
         CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "--summary");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("""
-        summary: 12 rules from 25 measured sizes in 1 group (nRanks 2, nNodes 2): 24 sizes get a rule; no rule at:
+        summary: 12 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): 24 sizes get a rule; no rule at:
           1 size: NCCL's pick kept, a faster candidate's gain is within the noise
         collect next:
           - replicates: every group has 1 run per configuration, so the noise is unknown (only neighbouring \

@@ -287,7 +287,7 @@ class ExplainCommandTest {
                 "--sizes",
                 "1MiB");
         assertEquals(0, same.code(), same.err());
-        assertTrue(same.out().contains("nRanks 4, nNodes 1, nChannels 2"), same.out());
+        assertTrue(same.out().contains("NCCL 2.22.3, nRanks=4 nNodes=1, nChannels 2"), same.out());
     }
 
     @Test
@@ -327,7 +327,7 @@ class ExplainCommandTest {
         Files.write(log, lines);
         Run r = run("explain", "--log", log.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("nRanks 4, nNodes 1"), r.out());
+        assertTrue(r.out().contains(", nRanks=4 nNodes=1, nChannels "), r.out());
         assertTrue(
                 r.out()
                         .contains("Inferred (the log has no 'comm ... nRanks N nNodes M' line): nRanks 4 inferred from "
@@ -347,7 +347,7 @@ class ExplainCommandTest {
         assertTrue(b.err().contains("nothing else in the file tells nNodes (nRanks 4); give --nnodes"), b.err());
         Run given = run("explain", "--log", bare.toString(), "--sizes", "1MiB", "--nnodes", "1");
         assertEquals(0, given.code(), given.err());
-        assertTrue(given.out().contains("nRanks 4, nNodes 1"), given.out());
+        assertTrue(given.out().contains(", nRanks=4 nNodes=1, nChannels "), given.out());
     }
 
     @Test

@@ -78,9 +78,10 @@ class NcclEraCommandsTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(
                 r.out()
-                        .matches(
-                                "(?s).*\\nmeasured \\(\\S+\\): \\d+ of 273 calls priced: NCCL's picks [\\d.]+ us, the "
-                                        + "policy's [\\d.]+ us: expected saving [\\d.]+ us \\([\\d.]+% of NCCL's time over the priced calls\\)\\n.*"),
+                        .matches("(?s).*\\nmeasured \\(\\S+\\): \\d+ of 273 calls priced: NCCL's picks [\\d.]+ us, the "
+                                + "policy's [\\d.]+ us: expected saving [\\d.]+ us, [\\d.]+% of the rule hits' time \\(NCCL's"
+                                + " [\\d.]+ us over the \\d+ rule hits priced\\), [\\d.]+% of all calls' time \\(NCCL's [\\d.]+ us"
+                                + " over the \\d+ calls priced\\)\\n.*"),
                 r.out());
     }
 

@@ -101,7 +101,7 @@ class NewcomerCompileTest {
         assertEquals(0, r.exit(), r.out());
         assertTrue(
                 r.out()
-                        .contains("  profiles[0] a100: nRanks 2, nNodes 2, needs gpu \"NVIDIA A100-SXM4-80GB\", "
+                        .contains("  profiles[0] a100: nRanks=2 nNodes=2, needs gpu \"NVIDIA A100-SXM4-80GB\", "
                                 + "ncclVersion 2.28.9, 1 rule, sha256 "),
                 r.out());
         assertTrue(
@@ -249,7 +249,7 @@ class NewcomerCompileTest {
         assertTrue(
                 r.out()
                         .startsWith(
-                                "summary: 0 rules from 3 measured sizes in 1 group (nRanks 2, nNodes 1): 0 sizes get "
+                                "summary: 0 rules from 3 measured sizes in 1 group (nRanks=2 nNodes=1): 0 sizes get "
                                         + "a rule; no rule at:\n  3 sizes: no forced candidate measured\n  no input says which candidate a run forced "
                                         + "(no NCCL INFO 'set by environment' lines, no --algo/--proto): every file counted as NCCL's own pick; say "
                                         + "what each forced with --in FILE --algo X --proto Y\n"),

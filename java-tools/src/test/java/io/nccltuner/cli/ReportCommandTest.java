@@ -89,11 +89,13 @@ class ReportCommandTest {
         assertTrue(
                 o.contains(String.format(
                         java.util.Locale.ROOT,
-                        "expected saving: %.1f us over 39 of 39 rule hits priced "
-                                + "(%.2f%% of NCCL's %.1f us over the calls the policy's rules match; ",
+                        "\nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the 39 of 39 rule"
+                                + " hits priced); %.1f us per rule hit, %.1f us per rank over 3 logs\n",
                         saved,
                         100 * saved / nccl,
-                        nccl)),
+                        nccl,
+                        saved / 39,
+                        saved / 3)),
                 o);
     }
 

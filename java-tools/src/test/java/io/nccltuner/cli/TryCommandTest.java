@@ -77,7 +77,7 @@ class TryCommandTest {
         assertTrue(
                 r.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
-                                + "shape); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Capture a trace of the job's shape "
+                                + "shape); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Capture a trace of the job's shape "
                                 + "(NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M\n"),
                 r.out());
         CliRun as4 = tryRun(
@@ -93,7 +93,7 @@ class TryCommandTest {
         assertTrue(
                 as4.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
-                                + "--nnodes 1); its profiles: two-ranks-socket (nRanks 8, nNodes 1). Give --nranks and --nnodes of one of "
+                                + "--nnodes 1); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Give --nranks and --nnodes of one of "
                                 + "them, the job's shape\n"),
                 as4.out());
         CliRun as8 = tryRun(
@@ -108,7 +108,7 @@ class TryCommandTest {
                 "--mode",
                 "enforce");
         assertEquals(0, as8.exit(), as8.err() + as8.out());
-        assertTrue(as8.out().contains("as nRanks 8, nNodes 1"), as8.out());
+        assertTrue(as8.out().contains("mode enforce, 1 trace as nRanks=8 nNodes=1, NCCL 2.28, plugin "), as8.out());
         assertTrue(as8.out().contains("[changed]"), as8.out());
         assertTrue(
                 as8.out()

@@ -211,7 +211,9 @@ class ValidateCommandTest {
         CliRun as16 =
                 CliRun.run("replay", "--trace", trace, "--policy", f.toString(), "--nranks", "16", "--nnodes", "2");
         assertEquals(0, as16.exit(), as16.err());
-        assertTrue(as16.out().contains("Shape: every communicator run as nRanks 16 nNodes 2"), as16.out());
+        assertTrue(
+                as16.out().contains("Shape: every communicator run as nRanks=16 nNodes=2 (profile matched on it; "),
+                as16.out());
         assertTrue(as16.out().contains("AllGather: 16 calls, 16 changed"), as16.out());
         assertTrue(as16.out().contains("AllReduce: 257 calls, 0 changed"), as16.out());
         assertTrue(as16.out().contains("all: 273 calls, 16 changed"), as16.out());
