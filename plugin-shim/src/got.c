@@ -47,6 +47,7 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   const char* strtab = NULL;
   const elfRela* tables[2] = {NULL, NULL};
   size_t sizes[2] = {0, 0};
+  size_t relativeCount = 0; /* DT_RELACOUNT: RELATIVE relocations first in DT_RELA, never a slot */
   for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
     ElfW(Addr) v = d->d_un.d_ptr;
     ElfW(Addr) abs = v < base ? v + base : v; /* glibc relocates these in place on x86-64 */
@@ -57,6 +58,7 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
       case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
       case DT_RELA: tables[1] = (const elfRela*)abs; break;
       case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+      case DT_RELACOUNT: relativeCount = d->d_un.d_val; break;
       default: break;
     }
   }
@@ -66,7 +68,8 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   long page = sysconf(_SC_PAGESIZE);
   int rewritten = 0;
   for (int t = 0; t < 2; t++) {
-    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
+    /* libjvm 25: 124,228 of its 124,659 DT_RELA entries are RELATIVE; skipped, a scan reads 431. */
+    for (size_t i = t == 1 ? relativeCount : 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
       const elfRela* r = &tables[t][i];
       unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
       if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
