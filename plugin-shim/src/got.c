@@ -3,7 +3,8 @@
  * (libjvm, and the runtime's lib/libjava.so, libnet.so, libnio.so, libzip.so and libjimage.so,
  * loaded here by full path before the JVM is created) rewritten to point at the shim's hook, so
  * that what the runtime does through it stays inside the plugin (env_hide.c: getenv; cloexec.c:
- * open and fopen; signals.c: sigaction and signal; locale.c: setlocale).
+ * open, fopen, socket, pipe and the other calls that make a descriptor; signals.c: sigaction and
+ * signal; locale.c: setlocale).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -91,9 +92,9 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   return rewritten;
 }
 
-/* The runtime's libraries that call open, fopen, sigaction, signal or setlocale, in the order
- * their dependencies need (libnet before libnio: each names the other by soname, found among the
- * loaded objects). HotSpot and the class libraries later load the same paths (os::dll_load, by
+/* The runtime's libraries that call open, fopen, socket, sigaction, signal or setlocale, in the
+ * order their dependencies need (libnet before libnio: each names the other by soname, found among
+ * the loaded objects). HotSpot and the class libraries later load the same paths (os::dll_load, by
  * <home>/lib/<name>), and dlopen returns the object already loaded: the same handle and slots. A
  * library a runtime does not have (a jlinked image) is skipped. */
 static const char* runtimeLibraries[] = {"libjava.so", "libnet.so", "libnio.so", "libzip.so", "libjimage.so", NULL};
@@ -116,7 +117,7 @@ HIDDEN void nccltjHookRuntime(void* libjvmHandle, const char* libjvm) {
 
 /* Every hook of the shim in one library's slots. */
 HIDDEN void nccltjHookLibrary(void* handle) {
-  nccltjHookOpens(handle);
+  nccltjHookDescriptors(handle);
   nccltjHookSignals(handle);
   nccltjHookLocale(handle);
 }
