@@ -7,11 +7,18 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "jvm_internal.h"
@@ -83,13 +90,109 @@ static FILE* jvmFopen64(const char* path, const char* mode) {
   return (realFopen64 != NULL ? realFopen64 : fopen)(path, withCloexec(mode, buf, sizeof buf));
 }
 
-HIDDEN void nccltjHookOpens(void* handle) {
+/* The runtime's other calls that make a descriptor, close-on-exec from the call for the same
+ * reason and for the life of the process too: libnet's JNI_OnLoad (IPv4_supported,
+ * IPv6_supported, reuseport_supported, when the engine's first NIO class loads libnet and libnio
+ * during the start) opens and closes three probe sockets without SOCK_CLOEXEC, and a child that a
+ * host thread posix_spawned at that moment inherited one (found by GuestIT's spawn window under
+ * load: 29 children in 5 of 360 runs). The others (objdump of Temurin 25's imports):
+ * socket in libjvm (the attach listener, off) and libnio (channels), socketpair, eventfd,
+ * epoll_create1, inotify_init, dup and pipe in libnio (channels, selectors, the watch service),
+ * accept in libjvm and libnio, mkstemp64 in libjvm (-XX:AllocateHeapAt). Where the call has a
+ * flag the real target of the slot takes it; where it has none its close-on-exec sibling is
+ * called (accept4, pipe2, epoll_create1, inotify_init1, fcntl F_DUPFD_CLOEXEC, mkostemp64).
+ * Left alone: libjava's pipe (ProcessImpl.forkAndExec: jspawnhelper inherits those pipes across
+ * its exec) and every dup2 (libjava's childproc and InheritedChannel put descriptors on 0-2 that
+ * must stay inheritable; a dup2 makes no new descriptor number). */
+typedef int (*socketFn)(int, int, int);
+typedef int (*socketpairFn)(int, int, int, int[2]);
+typedef int (*eventfdFn)(unsigned int, int);
+typedef int (*epollCreate1Fn)(int);
+static socketFn realSocket;
+static socketpairFn realSocketpair;
+static eventfdFn realEventfd;
+static epollCreate1Fn realEpollCreate1;
+
+static int jvmSocket(int domain, int type, int protocol) {
+  return (realSocket != NULL ? realSocket : socket)(domain, type | SOCK_CLOEXEC, protocol);
+}
+
+static int jvmSocketpair(int domain, int type, int protocol, int sv[2]) {
+  return (realSocketpair != NULL ? realSocketpair : socketpair)(domain, type | SOCK_CLOEXEC, protocol, sv);
+}
+
+static int jvmAccept(int fd, struct sockaddr* addr, socklen_t* len) {
+  return accept4(fd, addr, len, SOCK_CLOEXEC);
+}
+
+static int jvmPipe(int fds[2]) {
+  return pipe2(fds, O_CLOEXEC);
+}
+
+static int jvmEventfd(unsigned int count, int flags) {
+  return (realEventfd != NULL ? realEventfd : eventfd)(count, flags | EFD_CLOEXEC);
+}
+
+static int jvmEpollCreate1(int flags) {
+  return (realEpollCreate1 != NULL ? realEpollCreate1 : epoll_create1)(flags | EPOLL_CLOEXEC);
+}
+
+static int jvmEpollCreate(int size) {
+  if (size <= 0) { /* epoll_create's own check; epoll_create1 has no size */
+    errno = EINVAL;
+    return -1;
+  }
+  return epoll_create1(EPOLL_CLOEXEC);
+}
+
+static int jvmInotifyInit(void) {
+  return inotify_init1(IN_CLOEXEC);
+}
+
+static int jvmDup(int fd) {
+  return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+static int jvmMkstemp(char* template) {
+  return mkostemp64(template, O_CLOEXEC);
+}
+
+/* Whether `handle` is the library whose file name is `base`. */
+static int isLibrary(void* handle, const char* base) {
+  struct link_map* lm = NULL;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_name == NULL) return 0;
+  const char* slash = strrchr(lm->l_name, '/');
+  return strcmp(slash != NULL ? slash + 1 : lm->l_name, base) == 0;
+}
+
+HIDDEN void nccltjHookDescriptors(void* handle) {
   NCCLTJ_HOOK(handle, "open", jvmOpen, realOpen);
   NCCLTJ_HOOK(handle, "open64", jvmOpen64, realOpen64);
   NCCLTJ_HOOK(handle, "openat", jvmOpenat, realOpenat);
   NCCLTJ_HOOK(handle, "openat64", jvmOpenat64, realOpenat64);
   NCCLTJ_HOOK(handle, "fopen", jvmFopen, realFopen);
   NCCLTJ_HOOK(handle, "fopen64", jvmFopen64, realFopen64);
+  NCCLTJ_HOOK(handle, "socket", jvmSocket, realSocket);
+  NCCLTJ_HOOK(handle, "socketpair", jvmSocketpair, realSocketpair);
+  NCCLTJ_HOOK(handle, "eventfd", jvmEventfd, realEventfd);
+  NCCLTJ_HOOK(handle, "epoll_create1", jvmEpollCreate1, realEpollCreate1);
+  /* The rest call a sibling: the old target is not needed. */
+  static const struct {
+    const char* name;
+    void* hook;
+  } siblings[] = {{"accept", (void*)jvmAccept},
+                  {"pipe", (void*)jvmPipe},
+                  {"epoll_create", (void*)jvmEpollCreate},
+                  {"inotify_init", (void*)jvmInotifyInit},
+                  {"dup", (void*)jvmDup},
+                  {"mkstemp", (void*)jvmMkstemp},
+                  {"mkstemp64", (void*)jvmMkstemp}};
+  int processLibrary = isLibrary(handle, "libjava.so");
+  for (size_t i = 0; i < sizeof siblings / sizeof siblings[0]; i++) {
+    if (processLibrary && strcmp(siblings[i].name, "pipe") == 0) continue;
+    void* old = NULL;
+    nccltjRewriteGot(handle, siblings[i].name, siblings[i].hook, &old);
+  }
 }
 
 /* The real paths the plugin's own descriptors point at, resolved once (realpath costs a few

@@ -3,7 +3,8 @@
  * (libjvm, and the runtime's lib/libjava.so, libnet.so, libnio.so, libzip.so and libjimage.so,
  * loaded here by full path before the JVM is created) rewritten to point at the shim's hook, so
  * that what the runtime does through it stays inside the plugin (env_hide.c: getenv; cloexec.c:
- * open and fopen; signals.c: sigaction and signal; locale.c: setlocale).
+ * open, fopen, socket, pipe and the other calls that make a descriptor; signals.c: sigaction and
+ * signal; locale.c: setlocale).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -47,6 +48,7 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   const char* strtab = NULL;
   const elfRela* tables[2] = {NULL, NULL};
   size_t sizes[2] = {0, 0};
+  size_t relativeCount = 0; /* DT_RELACOUNT: RELATIVE relocations first in DT_RELA, never a slot */
   for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; d++) {
     ElfW(Addr) v = d->d_un.d_ptr;
     ElfW(Addr) abs = v < base ? v + base : v; /* glibc relocates these in place on x86-64 */
@@ -57,6 +59,7 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
       case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
       case DT_RELA: tables[1] = (const elfRela*)abs; break;
       case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+      case DT_RELACOUNT: relativeCount = d->d_un.d_val; break;
       default: break;
     }
   }
@@ -66,7 +69,8 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   long page = sysconf(_SC_PAGESIZE);
   int rewritten = 0;
   for (int t = 0; t < 2; t++) {
-    for (size_t i = 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
+    /* libjvm 25: 124,228 of its 124,659 DT_RELA entries are RELATIVE; skipped, a scan reads 431. */
+    for (size_t i = t == 1 ? relativeCount : 0; tables[t] != NULL && i < sizes[t] / sizeof(elfRela); i++) {
       const elfRela* r = &tables[t][i];
       unsigned type = (unsigned)ELF64_R_TYPE(r->r_info);
       if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
@@ -88,9 +92,9 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
   return rewritten;
 }
 
-/* The runtime's libraries that call open, fopen, sigaction, signal or setlocale, in the order
- * their dependencies need (libnet before libnio: each names the other by soname, found among the
- * loaded objects). HotSpot and the class libraries later load the same paths (os::dll_load, by
+/* The runtime's libraries that call open, fopen, socket, sigaction, signal or setlocale, in the
+ * order their dependencies need (libnet before libnio: each names the other by soname, found among
+ * the loaded objects). HotSpot and the class libraries later load the same paths (os::dll_load, by
  * <home>/lib/<name>), and dlopen returns the object already loaded: the same handle and slots. A
  * library a runtime does not have (a jlinked image) is skipped. */
 static const char* runtimeLibraries[] = {"libjava.so", "libnet.so", "libnio.so", "libzip.so", "libjimage.so", NULL};
@@ -113,7 +117,7 @@ HIDDEN void nccltjHookRuntime(void* libjvmHandle, const char* libjvm) {
 
 /* Every hook of the shim in one library's slots. */
 HIDDEN void nccltjHookLibrary(void* handle) {
-  nccltjHookOpens(handle);
+  nccltjHookDescriptors(handle);
   nccltjHookSignals(handle);
   nccltjHookLocale(handle);
 }

@@ -12,7 +12,8 @@
  *   host_fds.c       file descriptors 0-2 held during the start
  *   fp_env.c         the floating-point environment around the start and each attach
  *   start.c          the start-up thread, JVM creation or joining, Bootstrap.start, fork, attach
- *   cloexec.c        close-on-exec for the plugin's own descriptors (the runtime's opens hooked)
+ *   cloexec.c        close-on-exec for the plugin's own descriptors (the runtime's opens, sockets,
+ *                    pipes, ... hooked)
  * Everything here is cold-path (once per process, or per init and destroy) and hidden.
  */
 #ifndef NCCLTJ_JVM_INTERNAL_H_
@@ -101,7 +102,7 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
 /* Before JNI_CreateJavaVM: loads the runtime's lib/libjava.so, libnet.so, libnio.so, libzip.so
  * and libjimage.so (those it has) beside `libjvm` by full path and hooks them and libjvm. */
 HIDDEN void nccltjHookRuntime(void* libjvmHandle, const char* libjvm);
-/* Every hook below in one library: nccltjHookOpens, nccltjHookSignals, nccltjHookLocale. */
+/* Every hook below in one library: nccltjHookDescriptors, nccltjHookSignals, nccltjHookLocale. */
 HIDDEN void nccltjHookLibrary(void* handle);
 
 /* ---- env_hide.c ------------------------------------------------------------------------------ */
@@ -149,8 +150,10 @@ HIDDEN void nccltjLocaleThreadEnd(void);
 
 /* ---- cloexec.c ------------------------------------------------------------------------------- */
 
-/* The runtime's open, open64, openat, openat64 (O_CLOEXEC added) and fopen, fopen64 ("e"). */
-HIDDEN void nccltjHookOpens(void* handle);
+/* The runtime's open, open64, openat, openat64 (O_CLOEXEC added), fopen, fopen64 ("e"), socket,
+ * socketpair (SOCK_CLOEXEC), eventfd, epoll_create1 (their CLOEXEC flag), accept, pipe (not
+ * libjava's), epoll_create, inotify_init, dup, mkstemp, mkstemp64 (their close-on-exec sibling). */
+HIDDEN void nccltjHookDescriptors(void* handle);
 
 /* ---- host_fds.c ------------------------------------------------------------------------------ */
 

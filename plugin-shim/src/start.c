@@ -21,7 +21,8 @@
  *     src/hotspot/os/posix/signals_posix.cpp) and hooks the runtime's libc calls that would change
  *     the process (got.c): its sigaction sets only the dispositions HotSpot needs (SIGSEGV,
  *     SIGBUS, SIGFPE, SIGILL and its own suspend/resume signal), its setlocale(LC_ALL, "") sets
- *     a locale of the start thread only, its opens are close-on-exec from the start; where a
+ *     a locale of the start thread only, its opens, sockets and pipes are close-on-exec from the
+ *     start; where a
  *     runtime has no such slot, the dispositions and the locale are put back once the engine
  *     started.
  */
@@ -230,8 +231,9 @@ static int createJvm(const char* libjvm, const char* libDir, const char* jar, Ja
     nccltjFreeOptions(&opts);
     return 0;
   }
-  /* The runtime's open, fopen, sigaction, signal and setlocale through the shim's hooks, in every
-   * library of the runtime that calls them, before any of them runs (got.c). */
+  /* The runtime's open, fopen, socket (and its other descriptor-making calls), sigaction, signal
+   * and setlocale through the shim's hooks, in every library of the runtime that calls them,
+   * before any of them runs (got.c). */
   nccltjHookRuntime(h, libjvm);
   nccltjCreationBegin();
   /* Should HotSpot give up, the exit/abort hook ends this thread here: nccltjStart reads
