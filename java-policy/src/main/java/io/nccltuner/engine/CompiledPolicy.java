@@ -2,6 +2,7 @@ package io.nccltuner.engine;
 
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Candidate;
@@ -11,6 +12,7 @@ import io.nccltuner.policy.Policy.Rule;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.Protocol;
+import io.nccltuner.policy.TunerConstant;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -35,9 +37,11 @@ import java.util.List;
  * take ~25 ms in the interpreter. Reading this file takes a few milliseconds and loads none of
  * Jackson or SnakeYAML.
  *
- * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} (through
- * {@code io.nccltuner.ffm.AotTraining}) for the policy it trains with, by the owner of the
- * policy's folder. The plugin only reads: it never writes beside a policy.
+ * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} for the tree's
+ * policies and the one it trains with, and by the command line's {@code compile}, {@code import},
+ * {@code calibrate} and {@code report --emit-policy} beside the YAML they write
+ * ({@code io.nccltuner.compile.PolicyYaml}), always from the YAML file as written, so it holds what
+ * the plugin builds from that file. The plugin only reads: it never writes beside a policy.
  *
  * <p>When it is used: {@link #load(Path)} reads the YAML bytes, and uses {@code FILE.compiled}
  * only when it has the YAML's owner and is writable by no one else, its format version is this
@@ -49,17 +53,26 @@ import java.util.List;
  *
  * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, 32 bytes
  * SHA-256 of the YAML, then the policy: string name, byte mode, string description, int
- * profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), int rules; per
- * rule byte collective, long fromBytes, long toBytes (-1 = unbounded), 2 longs numPipeOps, byte
- * has-ncclPick then the candidate, double ncclRegret, int candidates; per candidate byte
- * algorithm id, byte protocol id, int channels, double regret. Strings: int length, UTF-8 bytes.
+ * profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), the hardware
+ * match (5 optional ranges: nNvlDomains, min- and maxRanksPerNvlDomain, ncclVersion,
+ * computeCapability, in that order, then an optional string gpu), int constants (per constant
+ * string name, double value), int rules; per rule byte collective, long fromBytes, long toBytes
+ * (-1 = unbounded), 2 longs numPipeOps, byte regBuff (0 any, 1 false, 2 true), byte has-ncclPick
+ * then the candidate, double ncclRegret, int candidates; per candidate byte algorithm id, byte
+ * protocol id, int channels, double regret, long chunkSize. Strings: int length, UTF-8 bytes; an
+ * optional value: byte 0 (absent) or 1 then the value.
+ *
+ * <p>{@link #VERSION} changes with the format and with whatever changes the policy that
+ * {@link PolicyLoader} makes of a given YAML: a form of another version is not read. {@link
+ * #write} refuses to write a form that does not read back to the loader's policy (a field the
+ * format does not hold yet).
  */
 public final class CompiledPolicy {
     /** Suffix of the binary form beside a YAML policy ({@code h200-2rank.yaml.compiled}). */
     public static final String SUFFIX = ".compiled";
 
     static final int MAGIC = 0x4e544a43; // "NTJC"
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: hardware match, constants, regBuff and chunkSize
 
     private CompiledPolicy() {}
 
@@ -112,15 +125,23 @@ public final class CompiledPolicy {
      * @return the path written
      * @throws PolicyException if the YAML is invalid (nothing is written)
      * @throws IOException if the file cannot be written
+     * @throws IllegalStateException if the policy holds a field this format does not (nothing is
+     *     written)
      */
     public static Path write(Path yaml) throws PolicyException, IOException {
         byte[] text = Files.readAllBytes(yaml);
         Policy p = PolicyLoader.load(yaml);
+        byte[] sha = Sha256.digest(text);
+        byte[] form = encode(p, sha);
+        if (!p.equals(decode(form, sha, yaml))) {
+            throw new IllegalStateException(yaml + ": the binary form does not read back to the policy (a field its"
+                    + " format does not hold); not written, the plugin parses the YAML");
+        }
         Path bin = pathFor(yaml);
         Path tmp = bin.resolveSibling(
                 bin.getFileName() + ".tmp" + ProcessHandle.current().pid());
         try {
-            Files.write(tmp, encode(p, Sha256.digest(text)));
+            Files.write(tmp, form);
             Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
@@ -168,27 +189,38 @@ public final class CompiledPolicy {
                 string(out, prof.name());
                 range(out, prof.nRanks());
                 range(out, prof.nNodes());
+                hardware(out, prof.hardware());
+                out.writeInt(prof.constants().size());
+                for (TunerConstant k : prof.constants()) {
+                    string(out, k.name());
+                    out.writeDouble(k.value());
+                }
                 out.writeInt(prof.rules().size());
                 for (Rule r : prof.rules()) {
-                    out.writeByte(r.collective().ordinal());
-                    out.writeLong(r.fromBytes());
-                    out.writeLong(r.toBytes());
-                    range(out, r.numPipeOps());
-                    out.writeBoolean(r.ncclPick() != null);
-                    if (r.ncclPick() != null) {
-                        candidate(out, r.ncclPick());
-                    }
-                    out.writeDouble(r.ncclRegret());
-                    out.writeInt(r.candidates().size());
-                    for (Candidate c : r.candidates()) {
-                        candidate(out, c);
-                    }
+                    rule(out, r);
                 }
             }
             out.flush();
             return bytes.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException("writing to memory failed", e); // ByteArrayOutputStream does not throw
+        }
+    }
+
+    private static void rule(DataOutputStream out, Rule r) throws IOException {
+        out.writeByte(r.collective().ordinal());
+        out.writeLong(r.fromBytes());
+        out.writeLong(r.toBytes());
+        range(out, r.numPipeOps());
+        out.writeByte(r.regBuff() == null ? 0 : r.regBuff() ? 2 : 1);
+        out.writeBoolean(r.ncclPick() != null);
+        if (r.ncclPick() != null) {
+            candidate(out, r.ncclPick());
+        }
+        out.writeDouble(r.ncclRegret());
+        out.writeInt(r.candidates().size());
+        for (Candidate c : r.candidates()) {
+            candidate(out, c);
         }
     }
 
@@ -216,26 +248,18 @@ public final class CompiledPolicy {
                 String pname = string(in);
                 Range nRanks = range(in);
                 Range nNodes = range(in);
+                HardwareMatch hardware = hardware(in);
+                int nConstants = count(in);
+                List<TunerConstant> constants = new ArrayList<>(nConstants);
+                for (int k = 0; k < nConstants; k++) {
+                    constants.add(TunerConstant.parse(string(in), in.readDouble())); // its checks, as the loader's
+                }
                 int nRules = count(in);
                 List<Rule> rules = new ArrayList<>(nRules);
                 for (int j = 0; j < nRules; j++) {
-                    Collective coll = Collective.values()[in.readUnsignedByte()];
-                    long from = in.readLong();
-                    long to = in.readLong();
-                    Range pipe = range(in);
-                    Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
-                    double ncclRegret = in.readDouble();
-                    int nCand = count(in);
-                    if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
-                        return null;
-                    }
-                    List<Candidate> cands = new ArrayList<>(nCand);
-                    for (int k = 0; k < nCand; k++) {
-                        cands.add(candidate(in));
-                    }
-                    rules.add(new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands));
+                    rules.add(rule(in));
                 }
-                profiles.add(new Profile(pname, nRanks, nNodes, rules));
+                profiles.add(new Profile(pname, nRanks, nNodes, rules, hardware, constants));
             }
             if (in.read() != -1) {
                 return null; // trailing bytes: not a file this code wrote
@@ -244,6 +268,53 @@ public final class CompiledPolicy {
         } catch (IOException | RuntimeException e) {
             return null; // truncated, or an id out of range
         }
+    }
+
+    private static Rule rule(DataInputStream in) throws IOException {
+        Collective coll = Collective.values()[in.readUnsignedByte()];
+        long from = in.readLong();
+        long to = in.readLong();
+        Range pipe = range(in);
+        int regBuff = in.readUnsignedByte();
+        if (regBuff > 2) {
+            throw new IOException("bad regBuff " + regBuff);
+        }
+        Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
+        double ncclRegret = in.readDouble();
+        int nCand = count(in);
+        if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
+            throw new IOException("bad candidate count " + nCand);
+        }
+        List<Candidate> cands = new ArrayList<>(nCand);
+        for (int k = 0; k < nCand; k++) {
+            cands.add(candidate(in));
+        }
+        return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands, regBuff == 0 ? null : regBuff == 2);
+    }
+
+    private static void hardware(DataOutputStream out, HardwareMatch h) throws IOException {
+        for (Range r : new Range[] {
+            h.nNvlDomains(), h.minRanksPerNvlDomain(), h.maxRanksPerNvlDomain(), h.ncclVersion(), h.computeCapability()
+        }) {
+            out.writeBoolean(r != null);
+            if (r != null) {
+                range(out, r);
+            }
+        }
+        out.writeBoolean(h.gpu() != null);
+        if (h.gpu() != null) {
+            string(out, h.gpu());
+        }
+    }
+
+    private static HardwareMatch hardware(DataInputStream in) throws IOException {
+        Range[] r = new Range[5];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = in.readBoolean() ? range(in) : null;
+        }
+        String gpu = in.readBoolean() ? string(in) : null;
+        HardwareMatch h = new HardwareMatch(r[0], r[1], r[2], r[3], gpu, r[4]);
+        return h.equals(HardwareMatch.ANY) ? HardwareMatch.ANY : h;
     }
 
     private static void string(DataOutputStream out, String s) throws IOException {
@@ -289,6 +360,7 @@ public final class CompiledPolicy {
         out.writeByte(c.protocol().id());
         out.writeInt(c.channels());
         out.writeDouble(c.regret());
+        out.writeLong(c.chunkSize());
     }
 
     private static Candidate candidate(DataInputStream in) throws IOException {
@@ -298,6 +370,11 @@ public final class CompiledPolicy {
         if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
             throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
         }
-        return new Candidate(a, p, channels, in.readDouble());
+        double regret = in.readDouble();
+        long chunkSize = in.readLong();
+        if (chunkSize < 0 || chunkSize > PolicyLoader.MAX_CHUNK_SIZE) {
+            throw new IOException("bad chunk size " + chunkSize); // PolicyLoader never lets one through
+        }
+        return new Candidate(a, p, channels, regret, chunkSize);
     }
 }
