@@ -224,6 +224,12 @@ static const optionRow kOptions[] = {
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::repeated,0.001",
       AOT_CACHE),
+  /* The SHA-256 of the table fingerprint (engine/Sha256.java) stays interpreted during the start:
+   * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
+   * the 700-byte method on the spot cost more CPU than the interpretation it saved (first init
+   * 403 -> 353 ms CPU, median of 8; issue 23 item 6). It runs once per distinct table, never hot.
+   * Only with the cache (C2 alone); with C1 its compilation is cheap. A double: "100" is refused. */
+  ROW("-XX:CompileCommand=CompileThresholdScaling,io.nccltuner.engine.Sha256::digest,100.0", AOT_CACHE),
   /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
   ROW(NULL, USER_OPTIONS),
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine

@@ -13,11 +13,12 @@ import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.TunerConstant;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +26,13 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 
 /**
  * A validated policy in binary form, kept beside its YAML file as {@code FILE.compiled} and keyed
- * by the SHA-256 of the YAML bytes, so that the plugin's start need not parse YAML.
+ * by the YAML's bytes (their length, CRC-32C and CRC-32), so that the plugin's start need not parse
+ * YAML.
  *
  * <p>Why: on a fresh JVM the YAML path is most of the start's CPU time (docs/benchmarks.md,
  * "Start-up and footprint"): Jackson's parser base class initialises {@code java.math.BigDecimal},
@@ -45,14 +49,23 @@ import java.util.List;
  *
  * <p>When it is used: {@link #load(Path)} reads the YAML bytes, and uses {@code FILE.compiled}
  * only when it has the YAML's owner and is writable by no one else, its format version is this
- * one, and its recorded SHA-256 equals that of the bytes;
+ * one, and its recorded key equals that of the bytes;
  * otherwise (absent, stale, truncated, another version, any inconsistency) it parses the YAML with
  * {@link PolicyLoader}, exactly as without it. The file holds every field of {@link Policy}
  * (the policy as {@link PolicyLoader} returned it, already validated), so decisions, the table's
  * sha256 and every log line are the same either way.
  *
- * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, 32 bytes
- * SHA-256 of the YAML, then the policy: string name, byte mode, string description, int
+ * <p>Why that key and not a SHA-256 (format 1's): the plugin's start runs interpreted, where a
+ * SHA-256 of the 1.8 MB YAML of a 10,000-rule policy took 72-228 ms of CPU, and CRC-32C and CRC-32
+ * (java.util.zip, whose loops the interpreter runs as intrinsics) 0-4 ms together. What the key
+ * must catch is a YAML edited after its binary form was written: any edit confined to 64
+ * consecutive bits changes one of the two CRCs for certain (their generator polynomials are
+ * coprime), any other with odds of 2^-64, and every edit that changes the length changes the
+ * key. It is no defence against a crafted YAML, nor needs to be: who can write beside the YAML as
+ * its owner (the one binary form that is read) can write the YAML too.
+ *
+ * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, the key
+ * (long length of the YAML in bytes, int CRC-32C, int CRC-32 of its bytes), then the policy: string name, byte mode, string description, int
  * profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), the hardware
  * match (5 optional ranges: nNvlDomains, min- and maxRanksPerNvlDomain, ncclVersion,
  * computeCapability, in that order, then an optional string gpu), int constants (per constant
@@ -72,7 +85,10 @@ public final class CompiledPolicy {
     public static final String SUFFIX = ".compiled";
 
     static final int MAGIC = 0x4e544a43; // "NTJC"
-    static final int VERSION = 2; // 2: hardware match, constants, regBuff and chunkSize
+    static final int VERSION = 2; // 2: hardware match, constants, regBuff and chunkSize; the CRC key
+
+    /** Bytes of the key: the YAML's length (8), CRC-32C (4) and CRC-32 (4). */
+    static final int KEY_BYTES = 16;
 
     private CompiledPolicy() {}
 
@@ -90,7 +106,7 @@ public final class CompiledPolicy {
      */
     public static Policy load(Path yaml) throws PolicyException {
         byte[] compiled;
-        byte[] text;
+        byte[] key;
         try {
             Path bin = pathFor(yaml);
             if (!Files.isRegularFile(bin)
@@ -100,18 +116,18 @@ public final class CompiledPolicy {
                 return PolicyLoader.load(yaml);
             }
             compiled = Files.readAllBytes(bin);
-            text = Files.readAllBytes(yaml);
+            key = key(yaml);
         } catch (IOException | RuntimeException e) {
             return PolicyLoader.load(yaml);
         }
-        Policy p = decode(compiled, Sha256.digest(text), yaml);
+        Policy p = decode(compiled, key, yaml);
         return p != null ? p : PolicyLoader.load(yaml);
     }
 
     /**
      * Whether the binary form may stand for the YAML: the same owner as the YAML, and writable by
      * nobody else (so that, say, a policy in a shared folder like /tmp cannot be shadowed by a
-     * binary form someone else put beside it: the SHA-256 only says which YAML it claims to be).
+     * binary form someone else put beside it: the key only says which YAML it claims to be).
      */
     static boolean trusted(Path bin, Path yaml) throws IOException {
         int mode = (Integer) Files.getAttribute(bin, "unix:mode");
@@ -129,11 +145,13 @@ public final class CompiledPolicy {
      *     written)
      */
     public static Path write(Path yaml) throws PolicyException, IOException {
-        byte[] text = Files.readAllBytes(yaml);
+        byte[] key = key(yaml);
         Policy p = PolicyLoader.load(yaml);
-        byte[] sha = Sha256.digest(text);
-        byte[] form = encode(p, sha);
-        if (!p.equals(decode(form, sha, yaml))) {
+        if (!Arrays.equals(key, key(yaml))) {
+            throw new IOException(yaml + " changed while it was read; try again");
+        }
+        byte[] form = encode(p, key);
+        if (!p.equals(decode(form, key, yaml))) {
             throw new IllegalStateException(yaml + ": the binary form does not read back to the policy (a field its"
                     + " format does not hold); not written, the plugin parses the YAML");
         }
@@ -173,14 +191,45 @@ public final class CompiledPolicy {
         System.exit(status);
     }
 
-    /** The binary form of {@code p}, keyed by {@code sha256} (of the YAML bytes). */
-    static byte[] encode(Policy p, byte[] sha256) {
+    /**
+     * The key of a YAML file's bytes, read in 64 KiB pieces.
+     *
+     * @param yaml the file
+     * @return {@link #KEY_BYTES} bytes: its length, CRC-32C and CRC-32, big-endian
+     * @throws IOException if it cannot be read
+     */
+    static byte[] key(Path yaml) throws IOException {
+        try (InputStream in = Files.newInputStream(yaml)) {
+            return key(in);
+        }
+    }
+
+    /** @see #key(Path) */
+    static byte[] key(InputStream in) throws IOException {
+        CRC32C c = new CRC32C();
+        CRC32 d = new CRC32();
+        byte[] buf = new byte[64 * 1024];
+        long length = 0;
+        for (int n; (n = in.read(buf)) > 0; length += n) {
+            c.update(buf, 0, n);
+            d.update(buf, 0, n);
+        }
+        ByteArrayOutputStream key = new ByteArrayOutputStream(KEY_BYTES);
+        DataOutputStream out = new DataOutputStream(key);
+        out.writeLong(length);
+        out.writeInt((int) c.getValue());
+        out.writeInt((int) d.getValue());
+        return key.toByteArray();
+    }
+
+    /** The binary form of {@code p}, keyed by {@code key} ({@link #key(Path)} of its YAML). */
+    static byte[] encode(Policy p, byte[] key) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeInt(MAGIC);
             out.writeInt(VERSION);
-            out.write(sha256);
+            out.write(key);
             string(out, p.name());
             out.writeByte(p.mode().ordinal());
             string(out, p.description());
@@ -226,17 +275,17 @@ public final class CompiledPolicy {
 
     /**
      * @return the policy in {@code data}, with {@code source} as its source; null if {@code data}
-     *     is not this format's version, is keyed by another SHA-256, or is inconsistent in any way
+     *     is not this format's version, is keyed by another YAML, or is inconsistent in any way
      */
-    static Policy decode(byte[] data, byte[] sha256, Path source) {
+    static Policy decode(byte[] data, byte[] key, Path source) {
         try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            In in = new In(data);
             if (in.readInt() != MAGIC || in.readInt() != VERSION) {
                 return null;
             }
-            byte[] key = new byte[32];
-            in.readFully(key);
-            if (!Arrays.equals(key, sha256)) {
+            byte[] recorded = new byte[KEY_BYTES];
+            in.readFully(recorded);
+            if (!Arrays.equals(recorded, key)) {
                 return null;
             }
             String name = string(in);
@@ -270,7 +319,7 @@ public final class CompiledPolicy {
         }
     }
 
-    private static Rule rule(DataInputStream in) throws IOException {
+    private static Rule rule(In in) throws IOException {
         Collective coll = Collective.values()[in.readUnsignedByte()];
         long from = in.readLong();
         long to = in.readLong();
@@ -285,11 +334,12 @@ public final class CompiledPolicy {
         if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
             throw new IOException("bad candidate count " + nCand);
         }
-        List<Candidate> cands = new ArrayList<>(nCand);
+        Candidate[] cands = new Candidate[nCand];
         for (int k = 0; k < nCand; k++) {
-            cands.add(candidate(in));
+            cands[k] = candidate(in);
         }
-        return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands, regBuff == 0 ? null : regBuff == 2);
+        // List.of: the Rule keeps it as it is (List.copyOf of an immutable list)
+        return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, List.of(cands), regBuff == 0 ? null : regBuff == 2);
     }
 
     private static void hardware(DataOutputStream out, HardwareMatch h) throws IOException {
@@ -307,7 +357,7 @@ public final class CompiledPolicy {
         }
     }
 
-    private static HardwareMatch hardware(DataInputStream in) throws IOException {
+    private static HardwareMatch hardware(In in) throws IOException {
         Range[] r = new Range[5];
         for (int i = 0; i < r.length; i++) {
             r[i] = in.readBoolean() ? range(in) : null;
@@ -317,13 +367,110 @@ public final class CompiledPolicy {
         return h.equals(HardwareMatch.ANY) ? HardwareMatch.ANY : h;
     }
 
+    /**
+     * Reads the format from memory with shifts: not {@link DataInputStream}, whose readInt and
+     * readLong go through a VarHandle, dozens of frames a field in the interpreted start (decoding
+     * the 10,000-rule policy took 120-144 ms with it).
+     */
+    private static final class In {
+        private final byte[] b;
+        private int at;
+
+        /**
+         * The last distinct candidates and ranges read, handed out again for equal values (records:
+         * the policy is equal either way). A large policy repeats a few of each thousands of
+         * times; one object each saves its allocation and the collections it would cause.
+         */
+        private final Candidate[] candidates = new Candidate[8];
+
+        private final Range[] ranges = new Range[8];
+        private int nCandidates;
+        private int nRanges;
+        private int replaced; // once full, the slot replaced next
+
+        In(byte[] b) {
+            this.b = b;
+        }
+
+        Candidate candidate(Algorithm a, Protocol p, int channels, double regret, long chunkSize) {
+            long bits = Double.doubleToRawLongBits(regret);
+            for (int i = 0; i < nCandidates; i++) {
+                Candidate c = candidates[i];
+                if (c.algorithm() == a
+                        && c.protocol() == p
+                        && c.channels() == channels
+                        && Double.doubleToRawLongBits(c.regret()) == bits
+                        && c.chunkSize() == chunkSize) {
+                    return c;
+                }
+            }
+            Candidate c = new Candidate(a, p, channels, regret, chunkSize);
+            candidates[nCandidates < candidates.length ? nCandidates++ : replaced++ % candidates.length] = c;
+            return c;
+        }
+
+        Range range(long min, long max) {
+            if (min == Range.ANY.min() && max == Range.ANY.max()) {
+                return Range.ANY;
+            }
+            for (int i = 0; i < nRanges; i++) {
+                if (ranges[i].min() == min && ranges[i].max() == max) {
+                    return ranges[i];
+                }
+            }
+            Range r = new Range(min, max);
+            ranges[nRanges < ranges.length ? nRanges++ : replaced++ % ranges.length] = r;
+            return r;
+        }
+
+        private int next() throws EOFException {
+            if (at >= b.length) {
+                throw new EOFException();
+            }
+            return b[at++] & 0xff;
+        }
+
+        /** @return the next byte, or -1 at the end */
+        int read() {
+            return at < b.length ? b[at++] & 0xff : -1;
+        }
+
+        int readUnsignedByte() throws EOFException {
+            return next();
+        }
+
+        boolean readBoolean() throws EOFException {
+            return next() != 0;
+        }
+
+        int readInt() throws EOFException {
+            return next() << 24 | next() << 16 | next() << 8 | next();
+        }
+
+        long readLong() throws EOFException {
+            return (long) readInt() << 32 | readInt() & 0xffffffffL;
+        }
+
+        double readDouble() throws EOFException {
+            return Double.longBitsToDouble(readLong());
+        }
+
+        void readFully(byte[] into) throws EOFException {
+            if (into.length > b.length - at) {
+                throw new EOFException();
+            }
+            System.arraycopy(b, at, into, 0, into.length);
+            at += into.length;
+        }
+    }
+
     private static void string(DataOutputStream out, String s) throws IOException {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         out.writeInt(b.length);
         out.write(b);
     }
 
-    private static String string(DataInputStream in) throws IOException {
+    private static String string(In in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
             throw new IOException("bad string length " + n);
@@ -333,7 +480,7 @@ public final class CompiledPolicy {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    private static int count(DataInputStream in) throws IOException {
+    private static int count(In in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
             throw new IOException("bad count " + n);
@@ -346,13 +493,13 @@ public final class CompiledPolicy {
         out.writeLong(r.max());
     }
 
-    private static Range range(DataInputStream in) throws IOException {
+    private static Range range(In in) throws IOException {
         long min = in.readLong();
         long max = in.readLong();
         if (min > max) {
             throw new IOException("bad range " + min + ".." + max);
         }
-        return min == Range.ANY.min() && max == Range.ANY.max() ? Range.ANY : new Range(min, max);
+        return in.range(min, max);
     }
 
     private static void candidate(DataOutputStream out, Candidate c) throws IOException {
@@ -363,7 +510,7 @@ public final class CompiledPolicy {
         out.writeLong(c.chunkSize());
     }
 
-    private static Candidate candidate(DataInputStream in) throws IOException {
+    private static Candidate candidate(In in) throws IOException {
         Algorithm a = Algorithm.ofId(in.readUnsignedByte());
         Protocol p = Protocol.ofId(in.readUnsignedByte());
         int channels = in.readInt();
@@ -375,6 +522,6 @@ public final class CompiledPolicy {
         if (chunkSize < 0 || chunkSize > PolicyLoader.MAX_CHUNK_SIZE) {
             throw new IOException("bad chunk size " + chunkSize); // PolicyLoader never lets one through
         }
-        return new Candidate(a, p, channels, regret, chunkSize);
+        return in.candidate(a, p, channels, regret, chunkSize);
     }
 }

@@ -39,7 +39,7 @@ class CompiledPolicyTest {
         Policy fromYaml = PolicyLoader.load(yaml);
         Path bin = CompiledPolicy.write(yaml);
         assertEquals(tmp.resolve(name + ".compiled"), bin);
-        Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), Sha256.digest(Files.readAllBytes(yaml)), yaml);
+        Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), CompiledPolicy.key(yaml), yaml);
         assertNotNull(decoded, "the file written is read back");
         assertEquals(fromYaml, decoded);
         assertEquals(fromYaml, CompiledPolicy.load(yaml));
@@ -119,7 +119,7 @@ class CompiledPolicyTest {
         byte[] form = Files.readAllBytes(CompiledPolicy.write(yaml));
         form[7] = 1; // the int version, big-endian
         Files.write(CompiledPolicy.pathFor(yaml), form);
-        assertNull(CompiledPolicy.decode(form, Sha256.digest(Files.readAllBytes(yaml)), yaml));
+        assertNull(CompiledPolicy.decode(form, CompiledPolicy.key(yaml), yaml));
         assertEquals(PolicyLoader.load(yaml), CompiledPolicy.load(yaml));
     }
 
@@ -136,20 +136,52 @@ class CompiledPolicyTest {
     }
 
     @Test
+    void anEditThatKeepsTheLengthChangesTheKey(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        byte[] text = Files.readAllBytes(yaml);
+        byte[] key = CompiledPolicy.key(yaml);
+        assertEquals(CompiledPolicy.KEY_BYTES, key.length);
+        // every byte changed in place (one bit, or swapped with its neighbour), as an editor would
+        for (int i = 0; i < text.length; i++) {
+            byte[] edited = text.clone();
+            edited[i] ^= 1;
+            assertFalse(
+                    Arrays.equals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(edited))), "bit at " + i);
+            if (i + 1 < text.length && text[i] != text[i + 1]) {
+                edited = text.clone();
+                edited[i] = text[i + 1];
+                edited[i + 1] = text[i];
+                assertFalse(
+                        Arrays.equals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(edited))),
+                        "swap at " + i);
+            }
+        }
+        assertArrayEquals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(text)));
+        // and the plugin then reads the edited YAML, not the binary form written before
+        Policy before = PolicyLoader.load(yaml);
+        CompiledPolicy.write(yaml);
+        Files.writeString(yaml, Files.readString(yaml).replace("nRanks: 2,", "nRanks: 4,"));
+        assertEquals(text.length, Files.size(yaml), "the same length");
+        Policy after = CompiledPolicy.load(yaml);
+        assertEquals(PolicyLoader.load(yaml), after);
+        assertNotEquals(before, after);
+    }
+
+    @Test
     void aDamagedBinaryFormIsIgnored(@TempDir Path tmp) throws Exception {
         Path yaml = copy("h200-2rank.yaml", tmp);
         Path bin = CompiledPolicy.write(yaml);
         byte[] good = Files.readAllBytes(bin);
-        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
+        byte[] key = CompiledPolicy.key(yaml);
         for (int cut : new int[] {0, 3, 40, good.length / 2, good.length - 1}) {
-            assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), sha, yaml), "truncated to " + cut);
+            assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), key, yaml), "truncated to " + cut);
         }
         byte[] longer = Arrays.copyOf(good, good.length + 1);
-        assertNull(CompiledPolicy.decode(longer, sha, yaml), "trailing byte");
+        assertNull(CompiledPolicy.decode(longer, key, yaml), "trailing byte");
         byte[] otherVersion = good.clone();
         otherVersion[7] = (byte) (CompiledPolicy.VERSION + 1);
-        assertNull(CompiledPolicy.decode(otherVersion, sha, yaml), "another format version");
-        byte[] otherKey = sha.clone();
+        assertNull(CompiledPolicy.decode(otherVersion, key, yaml), "another format version");
+        byte[] otherKey = key.clone();
         otherKey[0] ^= 1;
         assertNull(CompiledPolicy.decode(good, otherKey, yaml), "keyed by another YAML");
         // and load() then parses the YAML
@@ -165,7 +197,7 @@ class CompiledPolicyTest {
         // a binary form claiming this YAML but naming another policy: used only while trusted
         Policy p = PolicyLoader.load(yaml);
         Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
-        Files.write(bin, CompiledPolicy.encode(other, Sha256.digest(Files.readAllBytes(yaml))));
+        Files.write(bin, CompiledPolicy.encode(other, CompiledPolicy.key(yaml)));
         assertEquals("planted", CompiledPolicy.load(yaml).name());
         Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
         assertFalse(CompiledPolicy.trusted(bin, yaml));
@@ -194,9 +226,9 @@ class CompiledPolicyTest {
                 java.util.List.of(
                         new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))),
                 yaml);
-        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
-        assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, sha), sha, yaml));
-        assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, sha), sha, yaml));
+        byte[] key = CompiledPolicy.key(yaml);
+        assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, key), key, yaml));
+        assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, key), key, yaml));
     }
 
     @Test
@@ -215,12 +247,14 @@ class CompiledPolicyTest {
     @Test
     void encodingDependsOnTheKey() throws Exception {
         Policy p = PolicyLoader.load(repo("policies/h200-2rank.yaml"));
-        byte[] a = CompiledPolicy.encode(p, new byte[32]);
-        byte[] k = new byte[32];
-        k[31] = 1;
+        byte[] a = CompiledPolicy.encode(p, new byte[CompiledPolicy.KEY_BYTES]);
+        byte[] k = new byte[CompiledPolicy.KEY_BYTES];
+        k[CompiledPolicy.KEY_BYTES - 1] = 1;
         byte[] b = CompiledPolicy.encode(p, k);
         assertEquals(a.length, b.length);
         assertNotEquals(Arrays.toString(a), Arrays.toString(b));
-        assertArrayEquals(Arrays.copyOfRange(a, 40, a.length), Arrays.copyOfRange(b, 40, b.length));
+        assertArrayEquals(
+                Arrays.copyOfRange(a, 8 + CompiledPolicy.KEY_BYTES, a.length),
+                Arrays.copyOfRange(b, 8 + CompiledPolicy.KEY_BYTES, b.length));
     }
 }
