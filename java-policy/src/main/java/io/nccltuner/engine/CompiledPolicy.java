@@ -105,23 +105,36 @@ public final class CompiledPolicy {
      * @throws PolicyException as {@link PolicyLoader#load(Path)}
      */
     public static Policy load(Path yaml) throws PolicyException {
-        byte[] compiled;
-        byte[] key;
+        Policy p = fromBinaryForm(yaml);
+        return p != null ? p : PolicyLoader.load(yaml);
+    }
+
+    /**
+     * Whether the plugin would read {@code yaml}'s binary form instead of parsing it: the form is
+     * there, owned as the YAML and writable by no one else, of this version, keyed by the YAML as
+     * it is now and whole ({@code nccl-tuner} tools and tests ask; the plugin just loads).
+     *
+     * @param yaml a YAML policy file
+     * @return true if {@link #load} would return the binary form's policy
+     */
+    public static boolean isCurrent(Path yaml) {
+        return fromBinaryForm(yaml) != null;
+    }
+
+    /** The policy in {@code yaml}'s binary form, or null when that is not to be used (see {@link #load}). */
+    private static Policy fromBinaryForm(Path yaml) {
         try {
             Path bin = pathFor(yaml);
             if (!Files.isRegularFile(bin)
                     || !Files.isRegularFile(yaml)
                     || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES
                     || !trusted(bin, yaml)) {
-                return PolicyLoader.load(yaml);
+                return null;
             }
-            compiled = Files.readAllBytes(bin);
-            key = key(yaml);
+            return decode(Files.readAllBytes(bin), key(yaml), yaml);
         } catch (IOException | RuntimeException e) {
-            return PolicyLoader.load(yaml);
+            return null;
         }
-        Policy p = decode(compiled, key, yaml);
-        return p != null ? p : PolicyLoader.load(yaml);
     }
 
     /**
