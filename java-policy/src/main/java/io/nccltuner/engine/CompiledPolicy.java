@@ -34,12 +34,10 @@ import java.util.zip.CRC32C;
  * by the YAML's bytes (their length, CRC-32C and CRC-32), so that the plugin's start need not parse
  * YAML.
  *
- * <p>Why: on a fresh JVM the YAML path is most of the start's CPU time (docs/benchmarks.md,
- * "Start-up and footprint"): Jackson's parser base class initialises {@code java.math.BigDecimal},
- * whose static initialiser alone takes ~50 ms on JDK 25 before C2 (measured: {@code
- * Class.forName("java.math.BigDecimal")} 53 ms, 17 ms with C1 only), then the parse and binding
- * take ~25 ms in the interpreter. Reading this file takes a few milliseconds and loads none of
- * Jackson or SnakeYAML.
+ * <p>Why: on a fresh JVM parsing YAML is interpreted code over classes of their own (SnakeYAML's
+ * and the loader's): a few milliseconds for a small policy once the AOT cache holds them
+ * ({@code io.nccltuner.ffm.AotTraining}), seconds for a 10,000-rule one. Reading this file loads
+ * none of them (docs/benchmarks.md, "Every policy starts fast").
  *
  * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} for the tree's
  * policies and the one it trains with, and by the command line's {@code compile}, {@code import},
@@ -65,8 +63,8 @@ import java.util.zip.CRC32C;
  * its owner (the one binary form that is read) can write the YAML too.
  *
  * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, the key
- * (long length of the YAML in bytes, int CRC-32C, int CRC-32 of its bytes), then the policy: string name, byte mode, string description, int
- * profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), the hardware
+ * (long length of the YAML in bytes, int CRC-32C, int CRC-32 of its bytes), then the policy:
+ * string name, byte mode, string description, int profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), the hardware
  * match (5 optional ranges: nNvlDomains, min- and maxRanksPerNvlDomain, ncclVersion,
  * computeCapability, in that order, then an optional string gpu), int constants (per constant
  * string name, double value), int rules; per rule byte collective, long fromBytes, long toBytes
