@@ -205,6 +205,25 @@ if [ -n "$DIST_DIR" ] && [ -f "$DIST_DIR/lib/nccl-tuner-java.aot" ]; then
   HAVE_DIST=1
   POLICY=$DIST_DIR/policies/h200-2rank.yaml startup dist "$DIST_DIR/lib"
 fi
+# issue 23 items 5 and 6, in fresh processes interleaved (ac, ay, r1, r10k, ac, ...) so that a
+# change of load hits each alike: the AOT copy with h200-2rank.yaml's compiled form beside it (ac)
+# and a copy of the same YAML with none (ay, a user's own YAML); the 1-rule and the 10,000-rule
+# policy, each with its compiled form (r1, r10k; make/bench.mk writes them in build/bench/compiled)
+YAMLONLY=$BENCH_DIR/yamlonly
+rm -rf "$YAMLONLY"
+mkdir -p "$YAMLONLY"
+cp "$H200" "$YAMLONLY/"
+progress "start-up, compiled form vs YAML alone, 1 vs 10,000 rules, interleaved x$STARTS"
+load1 >"$RAW/start_pairs.load"
+for i in $(seq 1 "$STARTS"); do
+  for pair in "ac:$BENCH_AOT_DIR/h200-2rank.yaml" "ay:$YAMLONLY/h200-2rank.yaml" \
+              "r1:$BENCH_DIR/compiled/rules-1.yaml" "r10k:$BENCH_DIR/compiled/rules-10000.yaml"; do
+    NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=${pair#*:} \
+      "$BENCH_DRIVER" --plugin "$BENCH_AOT_DIR/libnccl-tuner-java.so" --startup-only "${TRACES[@]}" \
+      >"$RAW/start_${pair%%:*}.$i.txt" 2>&1 || { cat "$RAW/start_${pair%%:*}.$i.txt" >&2; exit 2; }
+  done
+done
+for n in ac ay r1 r10k; do cp "$RAW/start_pairs.load" "$RAW/start_$n.load"; done
 progress "$INITS further inits"
 load1 >"$RAW/inits.load"
 NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$H200 "$BENCH_DRIVER" \
@@ -334,6 +353,20 @@ startrow "first init, build/lib, no AOT cache" noaot
 startrow "first init, with AOT cache (build/bench/aot)" aot
 startrow "floor: JVM + one empty upcall, AOT cache" floor
 [ "$HAVE_DIST" = 1 ] && startrow "first init, dist tree (jlinked runtime + AOT)" dist
+startrow "first init, AOT, h200-2rank + compiled form (ac)" ac
+startrow "first init, AOT, the same YAML alone (ay)" ay
+startrow "first init, AOT, 1-rule policy + compiled (r1)" r1
+startrow "first init, AOT, 10,000 rules + compiled (r10k)" r10k
+AC_CPU=$(col ac startup cpu_ms | median); AY_CPU=$(col ay startup cpu_ms | median)
+AC_MED=$(col ac startup first_decision_ms | median); AY_MED=$(col ay startup first_decision_ms | median)
+R1_CPU=$(col r1 startup cpu_ms | median); R10K_CPU=$(col r10k startup cpu_ms | median)
+R1_MED=$(col r1 startup first_decision_ms | median); R10K_MED=$(col r10k startup first_decision_ms | median)
+R1_RSS=$(col r1 footprint added_rss_mb | median); R10K_RSS=$(col r10k footprint added_rss_mb | median)
+say "  (ac, ay, r1, r10k: $STARTS fresh processes each, interleaved) YAML alone / compiled form: wall $(calc "$AY_MED / $AC_MED" | awk '{ printf "%.2f", $1 }')x," \
+    "CPU $(calc "$AY_CPU / $AC_CPU" | awk '{ printf "%.2f", $1 }')x (target 1.3x); 10,000 / 1 rule: wall $(calc "$R10K_MED / $R1_MED" | awk '{ printf "%.2f", $1 }')x," \
+    "CPU $(calc "$R10K_CPU / $R1_CPU" | awk '{ printf "%.2f", $1 }')x (target 2x)"
+say "  resident memory added: 1 rule $(f1 "$R1_RSS") MiB, 10,000 rules $(f1 "$R10K_RSS") MiB:" \
+    "$(calc "($R10K_RSS - $R1_RSS) / 9.999" | awk '{ printf "%.2f", $1 }') MiB per 1,000 rules"
 printf '  %-48s %7s ms  (1 process, from the rule-count run)  load %s\n' "first init, 10,000-rule policy, no AOT cache" \
   "$(f1 "$(kv "$RAW/o_java_10000.txt" startup first_decision_ms)")" "$(cat "$RAW/o_java_10000.r1.load")" | tee -a "$OUT"
 INIT_MED=$(kv "$RAW/inits.txt" inits median_us)
@@ -421,6 +454,10 @@ AOT_CPU=$(col aot startup cpu_ms | median)
 FLOOR_CPU=$(col floor startup cpu_ms | median)
 target "first init (AOT) / floor, wall ($(f1 "$FLOOR_MED") ms)" "$(calc "$AOT_MED / $FLOOR_MED")" 1.3 x
 target "first init (AOT) / floor, CPU ($(f1 "$FLOOR_CPU") ms)" "$(calc "$AOT_CPU / $FLOOR_CPU")" 1.3 x
+target "YAML alone / its compiled form, first init wall (AOT)" "$(calc "$AY_MED / $AC_MED")" 1.3 x
+target "YAML alone / its compiled form, first init CPU (AOT)" "$(calc "$AY_CPU / $AC_CPU")" 1.3 x
+target "10,000 / 1 rule, both compiled, first init wall (AOT)" "$(calc "$R10K_MED / $R1_MED")" 2 x
+target "10,000 / 1 rule, both compiled, first init CPU (AOT)" "$(calc "$R10K_CPU / $R1_CPU")" 2 x
 target "each further init, median" "$INIT_MED" 50 us
 target "each further init, p99" "$INIT_P99" 200 us
 # the floor: what the C reference's pairs add (limit: 0.5 MiB over it)

@@ -33,6 +33,7 @@ BENCH_AOT_DIR   := $(BENCH_DIR)/aot
 BENCH_AOT       := $(BENCH_AOT_DIR)/nccl-tuner-java.aot
 BENCH_FLOOR_DIR := $(BENCH_DIR)/floor
 BENCH_FLOOR     := $(BENCH_FLOOR_DIR)/nccl-tuner-java.aot
+BENCH_COMPILED  := $(BENCH_DIR)/compiled
 BENCH_CFLAGS    ?= $(CFLAGS)
 BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
 BENCH_HEADER    := $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/tests/include/test_host.h
@@ -53,7 +54,7 @@ bench: bench-build
 	  bash $(REPO)/bench/run_bench.sh
 
 bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(PROFILER_HOST) $(NOOP_PROFILER) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
-             $(BENCH_DIR)/.generated $(BENCH_AOT) $(BENCH_FLOOR)
+             $(BENCH_DIR)/.generated $(BENCH_AOT) $(BENCH_FLOOR) $(BENCH_COMPILED)/.done
 
 $(BENCH_DRIVER): $(REPO)/bench/bench_driver.c $(BENCH_HEADER)
 	@mkdir -p $(@D)
@@ -106,6 +107,17 @@ $(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml
 	  -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar \
 	  io.nccltuner.ffm.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
 	  || { cat $(BENCH_DIR)/aot-training.log; exit 1; }
+
+# The 1-rule and the 10,000-rule policies with their compiled forms beside them (issue 23 item 6:
+# run_bench.sh starts both with the AOT copy). A folder of their own: the rule-count runs read
+# build/bench/policies/ as YAML.
+$(BENCH_COMPILED)/.done: $(BENCH_DIR)/.generated $(ENGINE_JAR)
+	rm -rf $(BENCH_COMPILED)
+	mkdir -p $(BENCH_COMPILED)
+	cp $(BENCH_POLICIES)/rules-1.yaml $(BENCH_POLICIES)/rules-10000.yaml $(BENCH_COMPILED)/
+	$(JAVA_HOME)/bin/java -cp $(ENGINE_JAR) io.nccltuner.engine.CompiledPolicy \
+	  $(BENCH_COMPILED)/rules-1.yaml $(BENCH_COMPILED)/rules-10000.yaml
+	@touch $@
 
 # The start-up floor (issue 23 item 2): the shim with bench/floor/Bootstrap.java as its "engine"
 # (one upcall stub into an empty static method) and an AOT cache made the same way, with the same

@@ -93,6 +93,7 @@ typedef enum {
   NO_USER_GC,   /* NCCL_TUNER_JAVA_OPTS chooses no collector (-XX:+Use...GC) */
   NO_USER_HEAP, /* NCCL_TUNER_JAVA_OPTS sets neither -Xmx nor -Xms */
   AOT_CACHE,    /* an AOT cache (nccl-tuner-java.aot) lies beside the library */
+  NO_AOT_CACHE, /* none does */
   REPLAY_KNOWN, /* the replay file's name could be made from the crash report's */
   USER_OPTIONS, /* not an option: NCCL_TUNER_JAVA_OPTS's own go here, in their order */
 } when_t;
@@ -224,6 +225,38 @@ static const optionRow kOptions[] = {
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::repeated,0.001",
       AOT_CACHE),
+  /* The SHA-256 of the table fingerprint (engine/Sha256.java) stays interpreted during the start:
+   * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
+   * the 700-byte method on the spot cost more CPU than the interpretation it saved (first init
+   * 403 -> 353 ms CPU, median of 8; issue 23 item 6). It runs once per distinct table, never hot.
+   * Only with the cache (C2 alone); with C1 its compilation is cheap. A double: "100" is refused. */
+  ROW("-XX:CompileCommand=CompileThresholdScaling,io.nccltuner.engine.Sha256::digest,100.0", AOT_CACHE),
+  /* Without the cache (C1 and C2), C2 gives up at once on the init, destroy-time and decision-log
+   * paths, which then run C1's code (tier 1): C2 took 4-42 MiB of arena memory for each of these
+   * methods (-XX:CompileCommand=MemStat,*.*,print: Measurement::toJsonLines 42, the log writer's
+   * BufferedWriter::flush 29, Upcalls::measured 13, RecordRing::flush 11, Measurement::summary
+   * 11, Engine::init 9, Upcalls::init 4, ...; the per-call path's compilation takes 2.5), and
+   * glibc keeps the compiler thread's arena at its high-water mark, so one compiled after the
+   * first 10,000 communicators came and went grew the process by up to 6.4 MiB (ProfilerHostileIT
+   * churn-tuner; issue 23). A node limit (per method, here 3,000) is the bailout C2 takes before
+   * it has spent much (under 0.5 MiB) and does not retry. Not with the cache: there C2 is the only
+   * compiler, and the init path is compiled early instead (the row above). */
+  ROW("-XX:CompileCommand="
+      "MaxNodeLimit,io.nccltuner.engine.Measurement::*,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.RecordRing::flush,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.RecordRing::drain,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::measured,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.Engine::measured,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.Engine::init,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::init,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.NativeLog::lo*,3000\n"
+      "MaxNodeLimit,java.io.BufferedWriter::*,3000\n"
+      "MaxNodeLimit,java.io.OutputStreamWriter::*,3000\n"
+      "MaxNodeLimit,sun.nio.cs.StreamEncoder::*,3000\n"
+      "MaxNodeLimit,sun.nio.ch.ChannelOutputStream::*,3000\n"
+      "MaxNodeLimit,sun.nio.ch.FileChannelImpl::*,3000\n"
+      "MaxNodeLimit,sun.nio.ch.IOUtil::*,3000",
+      NO_AOT_CACHE),
   /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
   ROW(NULL, USER_OPTIONS),
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
@@ -299,7 +332,8 @@ HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* 
   for (size_t i = 0; i < OPTION_ROWS; i++) {
     const optionRow* r = &kOptions[i];
     int applies = r->when == ALWAYS || (r->when == NO_USER_GC && !user.gc) || (r->when == NO_USER_HEAP && !user.heap) ||
-                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == REPLAY_KNOWN && rf != NULL);
+                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == NO_AOT_CACHE && aotCache == NULL) ||
+                  (r->when == REPLAY_KNOWN && rf != NULL);
     if (r->when == USER_OPTIONS) {
       for (int t = 0; t < user.n; t++) addOption(l, "%s", user.toks[t]);
     } else if (applies && r->value != NO_VALUE) {

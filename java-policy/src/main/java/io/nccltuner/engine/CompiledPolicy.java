@@ -2,6 +2,7 @@ package io.nccltuner.engine;
 
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
+import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Candidate;
@@ -11,11 +12,13 @@ import io.nccltuner.policy.Policy.Rule;
 import io.nccltuner.policy.PolicyException;
 import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.Protocol;
-import java.io.ByteArrayInputStream;
+import io.nccltuner.policy.TunerConstant;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,43 +26,67 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 
 /**
  * A validated policy in binary form, kept beside its YAML file as {@code FILE.compiled} and keyed
- * by the SHA-256 of the YAML bytes, so that the plugin's start need not parse YAML.
+ * by the YAML's bytes (their length, CRC-32C and CRC-32), so that the plugin's start need not parse
+ * YAML.
  *
- * <p>Why: on a fresh JVM the YAML path is most of the start's CPU time (docs/dev/benchmarks.md,
- * "Start-up and footprint"): Jackson's parser base class initialises {@code java.math.BigDecimal},
- * whose static initialiser alone takes ~50 ms on JDK 25 before C2 (measured: {@code
- * Class.forName("java.math.BigDecimal")} 53 ms, 17 ms with C1 only), then the parse and binding
- * take ~25 ms in the interpreter. Reading this file takes a few milliseconds and loads none of
- * Jackson or SnakeYAML.
+ * <p>Why: on a fresh JVM parsing YAML is interpreted code over classes of their own (SnakeYAML's
+ * and the loader's): a few milliseconds for a small policy once the AOT cache holds them
+ * ({@code io.nccltuner.ffm.AotTraining}), seconds for a 10,000-rule one. Reading this file loads
+ * none of them (docs/dev/benchmarks.md, "Every policy starts fast").
  *
- * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} (through
- * {@code io.nccltuner.ffm.AotTraining}) for the policy it trains with, by the owner of the
- * policy's folder. The plugin only reads: it never writes beside a policy.
+ * <p>Who writes it: {@link #write(Path)}, called by {@code bin/nccl-tuner-aot} for the tree's
+ * policies and the one it trains with, and by the command line's {@code compile}, {@code import},
+ * {@code calibrate} and {@code report --emit-policy} beside the YAML they write
+ * ({@code io.nccltuner.compile.PolicyYaml}), always from the YAML file as written, so it holds what
+ * the plugin builds from that file. The plugin only reads: it never writes beside a policy.
  *
  * <p>When it is used: {@link #load(Path)} reads the YAML bytes, and uses {@code FILE.compiled}
  * only when it has the YAML's owner and is writable by no one else, its format version is this
- * one, and its recorded SHA-256 equals that of the bytes;
+ * one, and its recorded key equals that of the bytes;
  * otherwise (absent, stale, truncated, another version, any inconsistency) it parses the YAML with
  * {@link PolicyLoader}, exactly as without it. The file holds every field of {@link Policy}
  * (the policy as {@link PolicyLoader} returned it, already validated), so decisions, the table's
  * sha256 and every log line are the same either way.
  *
- * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, 32 bytes
- * SHA-256 of the YAML, then the policy: string name, byte mode, string description, int
- * profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), int rules; per
- * rule byte collective, long fromBytes, long toBytes (-1 = unbounded), 2 longs numPipeOps, byte
- * has-ncclPick then the candidate, double ncclRegret, int candidates; per candidate byte
- * algorithm id, byte protocol id, int channels, double regret. Strings: int length, UTF-8 bytes.
+ * <p>Why that key and not a SHA-256 (format 1's): the plugin's start runs interpreted, where a
+ * SHA-256 of the 1.8 MB YAML of a 10,000-rule policy took 72-228 ms of CPU, and CRC-32C and CRC-32
+ * (java.util.zip, whose loops the interpreter runs as intrinsics) 0-4 ms together. What the key
+ * must catch is a YAML edited after its binary form was written: any edit confined to 64
+ * consecutive bits changes one of the two CRCs for certain (their generator polynomials are
+ * coprime), any other with odds of 2^-64, and every edit that changes the length changes the
+ * key. It is no defence against a crafted YAML, nor needs to be: who can write beside the YAML as
+ * its owner (the one binary form that is read) can write the YAML too.
+ *
+ * <p>Format (big-endian, {@link DataOutputStream}): magic {@code "NTJC"}, int version, the key
+ * (long length of the YAML in bytes, int CRC-32C, int CRC-32 of its bytes), then the policy:
+ * string name, byte mode, string description, int profiles; per profile string name, 4 longs (nRanks min/max, nNodes min/max), the hardware
+ * match (5 optional ranges: nNvlDomains, min- and maxRanksPerNvlDomain, ncclVersion,
+ * computeCapability, in that order, then an optional string gpu), int constants (per constant
+ * string name, double value), int rules; per rule byte collective, long fromBytes, long toBytes
+ * (-1 = unbounded), 2 longs numPipeOps, byte regBuff (0 any, 1 false, 2 true), byte has-ncclPick
+ * then the candidate, double ncclRegret, int candidates; per candidate byte algorithm id, byte
+ * protocol id, int channels, double regret, long chunkSize. Strings: int length, UTF-8 bytes; an
+ * optional value: byte 0 (absent) or 1 then the value.
+ *
+ * <p>{@link #VERSION} changes with the format and with whatever changes the policy that
+ * {@link PolicyLoader} makes of a given YAML: a form of another version is not read. {@link
+ * #write} refuses to write a form that does not read back to the loader's policy (a field the
+ * format does not hold yet).
  */
 public final class CompiledPolicy {
     /** Suffix of the binary form beside a YAML policy ({@code h200-2rank.yaml.compiled}). */
     public static final String SUFFIX = ".compiled";
 
     static final int MAGIC = 0x4e544a43; // "NTJC"
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: hardware match, constants, regBuff and chunkSize; the CRC key
+
+    /** Bytes of the key: the YAML's length (8), CRC-32C (4) and CRC-32 (4). */
+    static final int KEY_BYTES = 16;
 
     private CompiledPolicy() {}
 
@@ -76,29 +103,42 @@ public final class CompiledPolicy {
      * @throws PolicyException as {@link PolicyLoader#load(Path)}
      */
     public static Policy load(Path yaml) throws PolicyException {
-        byte[] compiled;
-        byte[] text;
+        Policy p = fromBinaryForm(yaml);
+        return p != null ? p : PolicyLoader.load(yaml);
+    }
+
+    /**
+     * Whether the plugin would read {@code yaml}'s binary form instead of parsing it: the form is
+     * there, owned as the YAML and writable by no one else, of this version, keyed by the YAML as
+     * it is now and whole ({@code nccl-tuner} tools and tests ask; the plugin just loads).
+     *
+     * @param yaml a YAML policy file
+     * @return true if {@link #load} would return the binary form's policy
+     */
+    public static boolean isCurrent(Path yaml) {
+        return fromBinaryForm(yaml) != null;
+    }
+
+    /** The policy in {@code yaml}'s binary form, or null when that is not to be used (see {@link #load}). */
+    private static Policy fromBinaryForm(Path yaml) {
         try {
             Path bin = pathFor(yaml);
             if (!Files.isRegularFile(bin)
                     || !Files.isRegularFile(yaml)
                     || Files.size(yaml) > PolicyLoader.MAX_FILE_BYTES
                     || !trusted(bin, yaml)) {
-                return PolicyLoader.load(yaml);
+                return null;
             }
-            compiled = Files.readAllBytes(bin);
-            text = Files.readAllBytes(yaml);
+            return decode(Files.readAllBytes(bin), key(yaml), yaml);
         } catch (IOException | RuntimeException e) {
-            return PolicyLoader.load(yaml);
+            return null;
         }
-        Policy p = decode(compiled, Sha256.digest(text), yaml);
-        return p != null ? p : PolicyLoader.load(yaml);
     }
 
     /**
      * Whether the binary form may stand for the YAML: the same owner as the YAML, and writable by
      * nobody else (so that, say, a policy in a shared folder like /tmp cannot be shadowed by a
-     * binary form someone else put beside it: the SHA-256 only says which YAML it claims to be).
+     * binary form someone else put beside it: the key only says which YAML it claims to be).
      */
     static boolean trusted(Path bin, Path yaml) throws IOException {
         int mode = (Integer) Files.getAttribute(bin, "unix:mode");
@@ -112,15 +152,25 @@ public final class CompiledPolicy {
      * @return the path written
      * @throws PolicyException if the YAML is invalid (nothing is written)
      * @throws IOException if the file cannot be written
+     * @throws IllegalStateException if the policy holds a field this format does not (nothing is
+     *     written)
      */
     public static Path write(Path yaml) throws PolicyException, IOException {
-        byte[] text = Files.readAllBytes(yaml);
+        byte[] key = key(yaml);
         Policy p = PolicyLoader.load(yaml);
+        if (!Arrays.equals(key, key(yaml))) {
+            throw new IOException(yaml + " changed while it was read; try again");
+        }
+        byte[] form = encode(p, key);
+        if (!p.equals(decode(form, key, yaml))) {
+            throw new IllegalStateException(yaml + ": the binary form does not read back to the policy (a field its"
+                    + " format does not hold); not written, the plugin parses the YAML");
+        }
         Path bin = pathFor(yaml);
         Path tmp = bin.resolveSibling(
                 bin.getFileName() + ".tmp" + ProcessHandle.current().pid());
         try {
-            Files.write(tmp, encode(p, Sha256.digest(text)));
+            Files.write(tmp, form);
             Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
@@ -152,14 +202,45 @@ public final class CompiledPolicy {
         System.exit(status);
     }
 
-    /** The binary form of {@code p}, keyed by {@code sha256} (of the YAML bytes). */
-    static byte[] encode(Policy p, byte[] sha256) {
+    /**
+     * The key of a YAML file's bytes, read in 64 KiB pieces.
+     *
+     * @param yaml the file
+     * @return {@link #KEY_BYTES} bytes: its length, CRC-32C and CRC-32, big-endian
+     * @throws IOException if it cannot be read
+     */
+    static byte[] key(Path yaml) throws IOException {
+        try (InputStream in = Files.newInputStream(yaml)) {
+            return key(in);
+        }
+    }
+
+    /** @see #key(Path) */
+    static byte[] key(InputStream in) throws IOException {
+        CRC32C c = new CRC32C();
+        CRC32 d = new CRC32();
+        byte[] buf = new byte[64 * 1024];
+        long length = 0;
+        for (int n; (n = in.read(buf)) > 0; length += n) {
+            c.update(buf, 0, n);
+            d.update(buf, 0, n);
+        }
+        ByteArrayOutputStream key = new ByteArrayOutputStream(KEY_BYTES);
+        DataOutputStream out = new DataOutputStream(key);
+        out.writeLong(length);
+        out.writeInt((int) c.getValue());
+        out.writeInt((int) d.getValue());
+        return key.toByteArray();
+    }
+
+    /** The binary form of {@code p}, keyed by {@code key} ({@link #key(Path)} of its YAML). */
+    static byte[] encode(Policy p, byte[] key) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeInt(MAGIC);
             out.writeInt(VERSION);
-            out.write(sha256);
+            out.write(key);
             string(out, p.name());
             out.writeByte(p.mode().ordinal());
             string(out, p.description());
@@ -168,21 +249,15 @@ public final class CompiledPolicy {
                 string(out, prof.name());
                 range(out, prof.nRanks());
                 range(out, prof.nNodes());
+                hardware(out, prof.hardware());
+                out.writeInt(prof.constants().size());
+                for (TunerConstant k : prof.constants()) {
+                    string(out, k.name());
+                    out.writeDouble(k.value());
+                }
                 out.writeInt(prof.rules().size());
                 for (Rule r : prof.rules()) {
-                    out.writeByte(r.collective().ordinal());
-                    out.writeLong(r.fromBytes());
-                    out.writeLong(r.toBytes());
-                    range(out, r.numPipeOps());
-                    out.writeBoolean(r.ncclPick() != null);
-                    if (r.ncclPick() != null) {
-                        candidate(out, r.ncclPick());
-                    }
-                    out.writeDouble(r.ncclRegret());
-                    out.writeInt(r.candidates().size());
-                    for (Candidate c : r.candidates()) {
-                        candidate(out, c);
-                    }
+                    rule(out, r);
                 }
             }
             out.flush();
@@ -192,19 +267,36 @@ public final class CompiledPolicy {
         }
     }
 
+    private static void rule(DataOutputStream out, Rule r) throws IOException {
+        out.writeByte(r.collective().ordinal());
+        out.writeLong(r.fromBytes());
+        out.writeLong(r.toBytes());
+        range(out, r.numPipeOps());
+        out.writeByte(r.regBuff() == null ? 0 : r.regBuff() ? 2 : 1);
+        out.writeBoolean(r.ncclPick() != null);
+        if (r.ncclPick() != null) {
+            candidate(out, r.ncclPick());
+        }
+        out.writeDouble(r.ncclRegret());
+        out.writeInt(r.candidates().size());
+        for (Candidate c : r.candidates()) {
+            candidate(out, c);
+        }
+    }
+
     /**
      * @return the policy in {@code data}, with {@code source} as its source; null if {@code data}
-     *     is not this format's version, is keyed by another SHA-256, or is inconsistent in any way
+     *     is not this format's version, is keyed by another YAML, or is inconsistent in any way
      */
-    static Policy decode(byte[] data, byte[] sha256, Path source) {
+    static Policy decode(byte[] data, byte[] key, Path source) {
         try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            In in = new In(data);
             if (in.readInt() != MAGIC || in.readInt() != VERSION) {
                 return null;
             }
-            byte[] key = new byte[32];
-            in.readFully(key);
-            if (!Arrays.equals(key, sha256)) {
+            byte[] recorded = new byte[KEY_BYTES];
+            in.readFully(recorded);
+            if (!Arrays.equals(recorded, key)) {
                 return null;
             }
             String name = string(in);
@@ -216,26 +308,18 @@ public final class CompiledPolicy {
                 String pname = string(in);
                 Range nRanks = range(in);
                 Range nNodes = range(in);
+                HardwareMatch hardware = hardware(in);
+                int nConstants = count(in);
+                List<TunerConstant> constants = new ArrayList<>(nConstants);
+                for (int k = 0; k < nConstants; k++) {
+                    constants.add(TunerConstant.parse(string(in), in.readDouble())); // its checks, as the loader's
+                }
                 int nRules = count(in);
                 List<Rule> rules = new ArrayList<>(nRules);
                 for (int j = 0; j < nRules; j++) {
-                    Collective coll = Collective.values()[in.readUnsignedByte()];
-                    long from = in.readLong();
-                    long to = in.readLong();
-                    Range pipe = range(in);
-                    Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
-                    double ncclRegret = in.readDouble();
-                    int nCand = count(in);
-                    if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
-                        return null;
-                    }
-                    List<Candidate> cands = new ArrayList<>(nCand);
-                    for (int k = 0; k < nCand; k++) {
-                        cands.add(candidate(in));
-                    }
-                    rules.add(new Rule(coll, from, to, pipe, ncclPick, ncclRegret, cands));
+                    rules.add(rule(in));
                 }
-                profiles.add(new Profile(pname, nRanks, nNodes, rules));
+                profiles.add(new Profile(pname, nRanks, nNodes, rules, hardware, constants));
             }
             if (in.read() != -1) {
                 return null; // trailing bytes: not a file this code wrote
@@ -246,13 +330,158 @@ public final class CompiledPolicy {
         }
     }
 
+    private static Rule rule(In in) throws IOException {
+        Collective coll = Collective.values()[in.readUnsignedByte()];
+        long from = in.readLong();
+        long to = in.readLong();
+        Range pipe = range(in);
+        int regBuff = in.readUnsignedByte();
+        if (regBuff > 2) {
+            throw new IOException("bad regBuff " + regBuff);
+        }
+        Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
+        double ncclRegret = in.readDouble();
+        int nCand = count(in);
+        if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
+            throw new IOException("bad candidate count " + nCand);
+        }
+        Candidate[] cands = new Candidate[nCand];
+        for (int k = 0; k < nCand; k++) {
+            cands[k] = candidate(in);
+        }
+        // List.of: the Rule keeps it as it is (List.copyOf of an immutable list)
+        return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, List.of(cands), regBuff == 0 ? null : regBuff == 2);
+    }
+
+    private static void hardware(DataOutputStream out, HardwareMatch h) throws IOException {
+        for (Range r : new Range[] {
+            h.nNvlDomains(), h.minRanksPerNvlDomain(), h.maxRanksPerNvlDomain(), h.ncclVersion(), h.computeCapability()
+        }) {
+            out.writeBoolean(r != null);
+            if (r != null) {
+                range(out, r);
+            }
+        }
+        out.writeBoolean(h.gpu() != null);
+        if (h.gpu() != null) {
+            string(out, h.gpu());
+        }
+    }
+
+    private static HardwareMatch hardware(In in) throws IOException {
+        Range[] r = new Range[5];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = in.readBoolean() ? range(in) : null;
+        }
+        String gpu = in.readBoolean() ? string(in) : null;
+        HardwareMatch h = new HardwareMatch(r[0], r[1], r[2], r[3], gpu, r[4]);
+        return h.equals(HardwareMatch.ANY) ? HardwareMatch.ANY : h;
+    }
+
+    /**
+     * Reads the format from memory with shifts: not {@link DataInputStream}, whose readInt and
+     * readLong go through a VarHandle, dozens of frames a field in the interpreted start (decoding
+     * the 10,000-rule policy took 120-144 ms with it).
+     */
+    private static final class In {
+        private final byte[] b;
+        private int at;
+
+        /**
+         * The last distinct candidates and ranges read, handed out again for equal values (records:
+         * the policy is equal either way). A large policy repeats a few of each thousands of
+         * times; one object each saves its allocation and the collections it would cause.
+         */
+        private final Candidate[] candidates = new Candidate[8];
+
+        private final Range[] ranges = new Range[8];
+        private int nCandidates;
+        private int nRanges;
+        private int replaced; // once full, the slot replaced next
+
+        In(byte[] b) {
+            this.b = b;
+        }
+
+        Candidate candidate(Algorithm a, Protocol p, int channels, double regret, long chunkSize) {
+            long bits = Double.doubleToRawLongBits(regret);
+            for (int i = 0; i < nCandidates; i++) {
+                Candidate c = candidates[i];
+                if (c.algorithm() == a
+                        && c.protocol() == p
+                        && c.channels() == channels
+                        && Double.doubleToRawLongBits(c.regret()) == bits
+                        && c.chunkSize() == chunkSize) {
+                    return c;
+                }
+            }
+            Candidate c = new Candidate(a, p, channels, regret, chunkSize);
+            candidates[nCandidates < candidates.length ? nCandidates++ : replaced++ % candidates.length] = c;
+            return c;
+        }
+
+        Range range(long min, long max) {
+            if (min == Range.ANY.min() && max == Range.ANY.max()) {
+                return Range.ANY;
+            }
+            for (int i = 0; i < nRanges; i++) {
+                if (ranges[i].min() == min && ranges[i].max() == max) {
+                    return ranges[i];
+                }
+            }
+            Range r = new Range(min, max);
+            ranges[nRanges < ranges.length ? nRanges++ : replaced++ % ranges.length] = r;
+            return r;
+        }
+
+        private int next() throws EOFException {
+            if (at >= b.length) {
+                throw new EOFException();
+            }
+            return b[at++] & 0xff;
+        }
+
+        /** @return the next byte, or -1 at the end */
+        int read() {
+            return at < b.length ? b[at++] & 0xff : -1;
+        }
+
+        int readUnsignedByte() throws EOFException {
+            return next();
+        }
+
+        boolean readBoolean() throws EOFException {
+            return next() != 0;
+        }
+
+        int readInt() throws EOFException {
+            return next() << 24 | next() << 16 | next() << 8 | next();
+        }
+
+        long readLong() throws EOFException {
+            return (long) readInt() << 32 | readInt() & 0xffffffffL;
+        }
+
+        double readDouble() throws EOFException {
+            return Double.longBitsToDouble(readLong());
+        }
+
+        void readFully(byte[] into) throws EOFException {
+            if (into.length > b.length - at) {
+                throw new EOFException();
+            }
+            System.arraycopy(b, at, into, 0, into.length);
+            at += into.length;
+        }
+    }
+
     private static void string(DataOutputStream out, String s) throws IOException {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         out.writeInt(b.length);
         out.write(b);
     }
 
-    private static String string(DataInputStream in) throws IOException {
+    private static String string(In in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
             throw new IOException("bad string length " + n);
@@ -262,7 +491,7 @@ public final class CompiledPolicy {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    private static int count(DataInputStream in) throws IOException {
+    private static int count(In in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > PolicyLoader.MAX_FILE_BYTES) {
             throw new IOException("bad count " + n);
@@ -275,13 +504,13 @@ public final class CompiledPolicy {
         out.writeLong(r.max());
     }
 
-    private static Range range(DataInputStream in) throws IOException {
+    private static Range range(In in) throws IOException {
         long min = in.readLong();
         long max = in.readLong();
         if (min > max) {
             throw new IOException("bad range " + min + ".." + max);
         }
-        return min == Range.ANY.min() && max == Range.ANY.max() ? Range.ANY : new Range(min, max);
+        return in.range(min, max);
     }
 
     private static void candidate(DataOutputStream out, Candidate c) throws IOException {
@@ -289,15 +518,21 @@ public final class CompiledPolicy {
         out.writeByte(c.protocol().id());
         out.writeInt(c.channels());
         out.writeDouble(c.regret());
+        out.writeLong(c.chunkSize());
     }
 
-    private static Candidate candidate(DataInputStream in) throws IOException {
+    private static Candidate candidate(In in) throws IOException {
         Algorithm a = Algorithm.ofId(in.readUnsignedByte());
         Protocol p = Protocol.ofId(in.readUnsignedByte());
         int channels = in.readInt();
         if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
             throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
         }
-        return new Candidate(a, p, channels, in.readDouble());
+        double regret = in.readDouble();
+        long chunkSize = in.readLong();
+        if (chunkSize < 0 || chunkSize > PolicyLoader.MAX_CHUNK_SIZE) {
+            throw new IOException("bad chunk size " + chunkSize); // PolicyLoader never lets one through
+        }
+        return in.candidate(a, p, channels, regret, chunkSize);
     }
 }

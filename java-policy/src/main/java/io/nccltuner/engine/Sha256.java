@@ -41,17 +41,22 @@ final class Sha256 {
                 int o = block + 4 * t;
                 w[t] = (m[o] & 0xff) << 24 | (m[o + 1] & 0xff) << 16 | (m[o + 2] & 0xff) << 8 | (m[o + 3] & 0xff);
             }
+            // Rotations written out rather than Integer.rotateRight: the plugin's start runs this
+            // interpreted, where each of those 576 calls a block costs more than its arithmetic
+            // (the 10,000-rule policy's table fingerprint: issue 23 item 6).
             for (int t = 16; t < 64; t++) {
-                int s0 = Integer.rotateRight(w[t - 15], 7) ^ Integer.rotateRight(w[t - 15], 18) ^ (w[t - 15] >>> 3);
-                int s1 = Integer.rotateRight(w[t - 2], 17) ^ Integer.rotateRight(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+                int x = w[t - 15];
+                int y = w[t - 2];
+                int s0 = (x >>> 7 | x << 25) ^ (x >>> 18 | x << 14) ^ (x >>> 3);
+                int s1 = (y >>> 17 | y << 15) ^ (y >>> 19 | y << 13) ^ (y >>> 10);
                 w[t] = w[t - 16] + s0 + w[t - 7] + s1;
             }
             int a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
             for (int t = 0; t < 64; t++) {
-                int s1 = Integer.rotateRight(e, 6) ^ Integer.rotateRight(e, 11) ^ Integer.rotateRight(e, 25);
+                int s1 = (e >>> 6 | e << 26) ^ (e >>> 11 | e << 21) ^ (e >>> 25 | e << 7);
                 int ch = (e & f) ^ (~e & g);
                 int t1 = hh + s1 + ch + K[t] + w[t];
-                int s0 = Integer.rotateRight(a, 2) ^ Integer.rotateRight(a, 13) ^ Integer.rotateRight(a, 22);
+                int s0 = (a >>> 2 | a << 30) ^ (a >>> 13 | a << 19) ^ (a >>> 22 | a << 10);
                 int maj = (a & b) ^ (a & c) ^ (b & c);
                 int t2 = s0 + maj;
                 hh = g;

@@ -1,6 +1,6 @@
 package io.nccltuner.policy;
 
-import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 public final class ByteSize {
     private static final Pattern SIZE = Pattern.compile("\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*");
     private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    private static final String[] QUARTERS = {"", ".25", ".5", ".75"};
 
     private ByteSize() {}
 
@@ -49,13 +50,22 @@ public final class ByteSize {
                     : "; units are B, KiB, MiB, GiB, TiB";
             throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text.trim() + "'" + hint);
         }
-        BigDecimal bytes =
-                new BigDecimal(m.group(1)).multiply(new BigDecimal(java.math.BigInteger.ONE.shiftLeft(shift)));
-        try {
-            return bytes.stripTrailingZeros().toBigIntegerExact().longValueExact();
-        } catch (ArithmeticException e) {
+        // Exact arithmetic on integers (number * 10^decimals, then * 2^shift / 10^decimals), not
+        // BigDecimal: its static initialiser alone takes 40-75 ms in the plugin's interpreted start.
+        String number = m.group(1);
+        int point = number.indexOf('.');
+        String digits = point < 0 ? number : number.substring(0, point) + number.substring(point + 1);
+        int decimals = point < 0 ? 0 : number.length() - point - 1;
+        while (decimals > 0 && digits.charAt(digits.length() - 1) == '0') {
+            digits = digits.substring(0, digits.length() - 1);
+            decimals--;
+        }
+        BigInteger[] wholeAndRest =
+                new BigInteger(digits).shiftLeft(shift).divideAndRemainder(BigInteger.TEN.pow(decimals));
+        if (wholeAndRest[1].signum() != 0 || wholeAndRest[0].bitLength() > 63) {
             throw new IllegalArgumentException("'" + text.trim() + "' is not a whole number of bytes below 2^63");
         }
+        return wholeAndRest[0].longValue();
     }
 
     /**
@@ -79,9 +89,7 @@ public final class ByteSize {
             long unit = 1L << (10 * i);
             if (bytes >= unit && bytes % (unit / 4) == 0) {
                 long q = bytes / (unit / 4);
-                String num = (q % 4 == 0)
-                        ? Long.toString(q / 4)
-                        : BigDecimal.valueOf(q).divide(BigDecimal.valueOf(4)).toPlainString();
+                String num = q / 4 + QUARTERS[(int) (q % 4)];
                 return num + " " + UNITS[i];
             }
         }

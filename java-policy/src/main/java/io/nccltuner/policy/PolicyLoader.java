@@ -1,6 +1,5 @@
 package io.nccltuner.policy;
 
-import com.fasterxml.jackson.core.JsonToken;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Range;
@@ -10,6 +9,7 @@ import io.nccltuner.policy.YamlTree.ListNode;
 import io.nccltuner.policy.YamlTree.MapNode;
 import io.nccltuner.policy.YamlTree.Node;
 import io.nccltuner.policy.YamlTree.Scalar;
+import io.nccltuner.policy.YamlTree.Type;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
@@ -25,7 +25,7 @@ import java.util.Set;
 
 /**
  * Loads a YAML policy (schema {@code nccl-tuner-java/v1}, docs/policy-format.md) in three visible
- * steps: parse ({@link YamlTree}, Jackson's YAML parser with explicit limits), bind (this class,
+ * steps: parse ({@link YamlTree}, SnakeYAML's parser with explicit limits), bind (this class,
  * field by field, refusing unknown fields and names) and validate (grid bounds, overlaps, counts).
  *
  * <p>Every problem is reported as {@code file:line:column: field.path: message}, e.g.
@@ -237,7 +237,7 @@ public final class PolicyLoader {
     }
 
     private String string(Node n, String path) {
-        if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+        if (n instanceof Scalar s && s.type() == Type.STRING) {
             if (s.text().chars().anyMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t')) {
                 problem(n, path, "control characters are not allowed here (they would garble the log lines)");
                 return null;
@@ -249,7 +249,7 @@ public final class PolicyLoader {
     }
 
     private Long integer(Node n, String path, long min, long max) {
-        if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+        if (n instanceof Scalar s && s.type() == Type.INT) {
             try {
                 long v = Long.parseLong(s.text());
                 if (v >= min && v <= max) {
@@ -269,8 +269,7 @@ public final class PolicyLoader {
         if (n == null) {
             return Double.NaN;
         }
-        if (n instanceof Scalar s
-                && (s.token() == JsonToken.VALUE_NUMBER_INT || s.token() == JsonToken.VALUE_NUMBER_FLOAT)) {
+        if (n instanceof Scalar s && (s.type() == Type.INT || s.type() == Type.FLOAT)) {
             double v;
             try {
                 v = Double.parseDouble(s.text());
@@ -305,7 +304,7 @@ public final class PolicyLoader {
         if (modeNode != null) {
             // YAML 1.1 (SnakeYAML) reads a plain `off` as the boolean false; here it is the mode.
             String s = modeNode instanceof Scalar sc
-                            && sc.token() == JsonToken.VALUE_FALSE
+                            && sc.type() == Type.FALSE
                             && sc.text().equalsIgnoreCase("off")
                     ? "off"
                     : string(modeNode, "mode");
@@ -507,8 +506,7 @@ public final class PolicyLoader {
         }
         for (Entry e : m.entries().values()) {
             String at = path + "." + e.key();
-            if (!(e.value() instanceof Scalar s)
-                    || (s.token() != JsonToken.VALUE_NUMBER_INT && s.token() != JsonToken.VALUE_NUMBER_FLOAT)) {
+            if (!(e.value() instanceof Scalar s) || (s.type() != Type.INT && s.type() != Type.FLOAT)) {
                 problem(
                         e.value(),
                         at,
@@ -526,12 +524,10 @@ public final class PolicyLoader {
     }
 
     private Range range(Node n, String path, long floor) {
-        if (n instanceof Scalar s
-                && s.token() == JsonToken.VALUE_STRING
-                && s.text().equalsIgnoreCase("any")) {
+        if (n instanceof Scalar s && s.type() == Type.STRING && s.text().equalsIgnoreCase("any")) {
             return Range.ANY;
         }
-        if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+        if (n instanceof Scalar s && s.type() == Type.INT) {
             Long v = integer(n, path, floor, Integer.MAX_VALUE);
             return v == null ? null : Range.exactly(v);
         }
@@ -604,10 +600,10 @@ public final class PolicyLoader {
         boolean regBuffOk = true;
         Node rb = get(m, "regBuff");
         if (rb != null) {
-            if (rb instanceof Scalar s && (s.token() == JsonToken.VALUE_TRUE || s.token() == JsonToken.VALUE_FALSE)) {
-                regBuff = s.token() == JsonToken.VALUE_TRUE;
+            if (rb instanceof Scalar s && (s.type() == Type.TRUE || s.type() == Type.FALSE)) {
+                regBuff = s.type() == Type.TRUE;
             } else if (!(rb instanceof Scalar s
-                    && s.token() == JsonToken.VALUE_STRING
+                    && s.type() == Type.STRING
                     && s.text().equalsIgnoreCase("any"))) {
                 problem(rb, path + ".regBuff", "expected true, false or any, found " + kind(rb));
                 regBuffOk = false;
@@ -657,7 +653,7 @@ public final class PolicyLoader {
      * problem (not a number or size, or above 2^63 - 1, reported as {@code tooLarge}).
      */
     private Long byteCount(Node n, String path, String example, String tooLarge) {
-        if (n instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
+        if (n instanceof Scalar s && s.type() == Type.INT) {
             try {
                 return Long.parseLong(s.text());
             } catch (NumberFormatException e) {
@@ -665,7 +661,7 @@ public final class PolicyLoader {
                 return null;
             }
         }
-        if (n instanceof Scalar s && s.token() == JsonToken.VALUE_STRING) {
+        if (n instanceof Scalar s && s.type() == Type.STRING) {
             try {
                 return ByteSize.parse(s.text());
             } catch (IllegalArgumentException e) {

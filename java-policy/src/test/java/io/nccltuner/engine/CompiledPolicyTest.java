@@ -39,7 +39,7 @@ class CompiledPolicyTest {
         Policy fromYaml = PolicyLoader.load(yaml);
         Path bin = CompiledPolicy.write(yaml);
         assertEquals(tmp.resolve(name + ".compiled"), bin);
-        Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), Sha256.digest(Files.readAllBytes(yaml)), yaml);
+        Policy decoded = CompiledPolicy.decode(Files.readAllBytes(bin), CompiledPolicy.key(yaml), yaml);
         assertNotNull(decoded, "the file written is read back");
         assertEquals(fromYaml, decoded);
         assertEquals(fromYaml, CompiledPolicy.load(yaml));
@@ -49,6 +49,78 @@ class CompiledPolicyTest {
                     DecisionTable.compile(fromYaml.profiles().get(i)).sha256(),
                     DecisionTable.compile(decoded.profiles().get(i)).sha256());
         }
+    }
+
+    /** Every field of the format: hardware match, constants, regBuff, chunkSize, NaN regrets. */
+    static final String EVERY_FIELD = """
+            schema: nccl-tuner-java/v1
+            name: every-field
+            mode: shadow
+            description: all of docs/policy-format.md
+            profiles:
+              - name: hw
+                match:
+                  nRanks: {min: 2, max: 8}
+                  nNodes: any
+                  nvlDomain: {nNvlDomains: 1, minRanksPerNvlDomain: {min: 2}, maxRanksPerNvlDomain: 8}
+                  ncclVersion: {min: 2.28.3, max: 2.30.7}
+                  gpu: H200
+                  computeCapability: {min: "9.0", max: "10.3"}
+                constants:
+                  baseLatencies.RING.LL: 7.5
+                  llMaxBws.HOPPER.1NODE: 150
+                rules:
+                  - collective: AllReduce
+                    bytes: {from: 4 KiB, to: 24 MiB}
+                    numPipeOps: {min: 1, max: 4}
+                    regBuff: true
+                    ncclPick: {algorithm: RING, protocol: LL128}
+                    ncclRegret: 0.21
+                    candidates:
+                      - {algorithm: RING, protocol: LL, channels: 4, regret: 0.0, chunkSize: 512 KiB}
+                      - {algorithm: TREE, protocol: SIMPLE}
+                  - collective: AllReduce
+                    bytes: {from: 4 KiB, to: 24 MiB}
+                    regBuff: false
+                    candidates:
+                      - {algorithm: NVLS, protocol: SIMPLE, chunkSize: 131072}
+              - name: rest
+                match: {gpu: H100}
+                rules: []
+            """;
+
+    @Test
+    void theBinaryFormHoldsEveryField(@TempDir Path tmp) throws Exception {
+        Path yaml = tmp.resolve("every.yaml");
+        Files.writeString(yaml, EVERY_FIELD);
+        Policy fromYaml = PolicyLoader.load(yaml);
+        Policy.Profile hw = fromYaml.profiles().get(0);
+        assertEquals("H200", hw.hardware().gpu(), "the test policy names what it means to");
+        assertEquals(2, hw.constants().size());
+        assertEquals(Boolean.TRUE, hw.rules().get(0).regBuff());
+        assertEquals(Boolean.FALSE, hw.rules().get(1).regBuff());
+        assertEquals(512 * 1024, hw.rules().get(0).candidates().get(0).chunkSize());
+        assertTrue(Double.isNaN(hw.rules().get(0).candidates().get(1).regret()));
+        CompiledPolicy.write(yaml);
+        Policy decoded = CompiledPolicy.load(yaml);
+        assertEquals(fromYaml, decoded);
+        assertEquals(
+                DecisionTable.compile(hw).sha256(),
+                DecisionTable.compile(decoded.profiles().get(0)).sha256());
+    }
+
+    @Test
+    void aFormOfTheFirstVersionIsNotRead(@TempDir Path tmp) throws Exception {
+        // version 1 held no hardware match, constants, regBuff or chunkSize: a policy with any of
+        // them read back as another policy. Such a file, left by an older bin/nccl-tuner-aot, is
+        // not read: the YAML is parsed.
+        Path yaml = tmp.resolve("every.yaml");
+        Files.writeString(yaml, EVERY_FIELD);
+        byte[] form = Files.readAllBytes(CompiledPolicy.write(yaml));
+        form[7] = 1; // the int version, big-endian
+        Files.write(CompiledPolicy.pathFor(yaml), form);
+        assertNull(CompiledPolicy.decode(form, CompiledPolicy.key(yaml), yaml));
+        assertEquals(PolicyLoader.load(yaml), CompiledPolicy.load(yaml));
     }
 
     @Test
@@ -64,20 +136,52 @@ class CompiledPolicyTest {
     }
 
     @Test
+    void anEditThatKeepsTheLengthChangesTheKey(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        byte[] text = Files.readAllBytes(yaml);
+        byte[] key = CompiledPolicy.key(yaml);
+        assertEquals(CompiledPolicy.KEY_BYTES, key.length);
+        // every byte changed in place (one bit, or swapped with its neighbour), as an editor would
+        for (int i = 0; i < text.length; i++) {
+            byte[] edited = text.clone();
+            edited[i] ^= 1;
+            assertFalse(
+                    Arrays.equals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(edited))), "bit at " + i);
+            if (i + 1 < text.length && text[i] != text[i + 1]) {
+                edited = text.clone();
+                edited[i] = text[i + 1];
+                edited[i + 1] = text[i];
+                assertFalse(
+                        Arrays.equals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(edited))),
+                        "swap at " + i);
+            }
+        }
+        assertArrayEquals(key, CompiledPolicy.key(new java.io.ByteArrayInputStream(text)));
+        // and the plugin then reads the edited YAML, not the binary form written before
+        Policy before = PolicyLoader.load(yaml);
+        CompiledPolicy.write(yaml);
+        Files.writeString(yaml, Files.readString(yaml).replace("nRanks: 2,", "nRanks: 4,"));
+        assertEquals(text.length, Files.size(yaml), "the same length");
+        Policy after = CompiledPolicy.load(yaml);
+        assertEquals(PolicyLoader.load(yaml), after);
+        assertNotEquals(before, after);
+    }
+
+    @Test
     void aDamagedBinaryFormIsIgnored(@TempDir Path tmp) throws Exception {
         Path yaml = copy("h200-2rank.yaml", tmp);
         Path bin = CompiledPolicy.write(yaml);
         byte[] good = Files.readAllBytes(bin);
-        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
+        byte[] key = CompiledPolicy.key(yaml);
         for (int cut : new int[] {0, 3, 40, good.length / 2, good.length - 1}) {
-            assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), sha, yaml), "truncated to " + cut);
+            assertNull(CompiledPolicy.decode(Arrays.copyOf(good, cut), key, yaml), "truncated to " + cut);
         }
         byte[] longer = Arrays.copyOf(good, good.length + 1);
-        assertNull(CompiledPolicy.decode(longer, sha, yaml), "trailing byte");
+        assertNull(CompiledPolicy.decode(longer, key, yaml), "trailing byte");
         byte[] otherVersion = good.clone();
         otherVersion[7] = (byte) (CompiledPolicy.VERSION + 1);
-        assertNull(CompiledPolicy.decode(otherVersion, sha, yaml), "another format version");
-        byte[] otherKey = sha.clone();
+        assertNull(CompiledPolicy.decode(otherVersion, key, yaml), "another format version");
+        byte[] otherKey = key.clone();
         otherKey[0] ^= 1;
         assertNull(CompiledPolicy.decode(good, otherKey, yaml), "keyed by another YAML");
         // and load() then parses the YAML
@@ -93,7 +197,7 @@ class CompiledPolicyTest {
         // a binary form claiming this YAML but naming another policy: used only while trusted
         Policy p = PolicyLoader.load(yaml);
         Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
-        Files.write(bin, CompiledPolicy.encode(other, Sha256.digest(Files.readAllBytes(yaml))));
+        Files.write(bin, CompiledPolicy.encode(other, CompiledPolicy.key(yaml)));
         assertEquals("planted", CompiledPolicy.load(yaml).name());
         Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
         assertFalse(CompiledPolicy.trusted(bin, yaml));
@@ -122,9 +226,9 @@ class CompiledPolicyTest {
                 java.util.List.of(
                         new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))),
                 yaml);
-        byte[] sha = Sha256.digest(Files.readAllBytes(yaml));
-        assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, sha), sha, yaml));
-        assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, sha), sha, yaml));
+        byte[] key = CompiledPolicy.key(yaml);
+        assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, key), key, yaml));
+        assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, key), key, yaml));
     }
 
     @Test
@@ -143,12 +247,14 @@ class CompiledPolicyTest {
     @Test
     void encodingDependsOnTheKey() throws Exception {
         Policy p = PolicyLoader.load(repo("policies/h200-2rank.yaml"));
-        byte[] a = CompiledPolicy.encode(p, new byte[32]);
-        byte[] k = new byte[32];
-        k[31] = 1;
+        byte[] a = CompiledPolicy.encode(p, new byte[CompiledPolicy.KEY_BYTES]);
+        byte[] k = new byte[CompiledPolicy.KEY_BYTES];
+        k[CompiledPolicy.KEY_BYTES - 1] = 1;
         byte[] b = CompiledPolicy.encode(p, k);
         assertEquals(a.length, b.length);
         assertNotEquals(Arrays.toString(a), Arrays.toString(b));
-        assertArrayEquals(Arrays.copyOfRange(a, 40, a.length), Arrays.copyOfRange(b, 40, b.length));
+        assertArrayEquals(
+                Arrays.copyOfRange(a, 8 + CompiledPolicy.KEY_BYTES, a.length),
+                Arrays.copyOfRange(b, 8 + CompiledPolicy.KEY_BYTES, b.length));
     }
 }

@@ -274,7 +274,7 @@ final class CalibrateCommand extends ToolCommand {
         } catch (PolicyException e) {
             throw new IllegalStateException("the calibrated policy does not load: " + e.getMessage(), e);
         }
-        writeFile(output, yaml);
+        PolicyYaml.writeFiles(output, yaml); // and its compiled form beside it
         out.println(
                 "policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
                         + Main.count(nConstants, "constant") + ", calibrated profile for nNodes " + nodes

@@ -432,7 +432,7 @@ final class CompileCommand extends ToolCommand {
             stdout.print(yaml);
             report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
         } else {
-            writeFile(output, yaml);
+            PolicyYaml.writeFiles(output, yaml); // and its compiled form beside it
             report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
     }

@@ -1,14 +1,20 @@
 package io.nccltuner.compile;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.nccltuner.engine.CompiledPolicy;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Policy.Rule;
+import io.nccltuner.policy.PolicyException;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +49,40 @@ public final class PolicyYaml {
         String yaml = write(p, header, ruleComments);
         io.nccltuner.policy.PolicyLoader.parse(source, yaml);
         return yaml;
+    }
+
+    /**
+     * Writes a policy's YAML file (UTF-8, creating its folder), then its compiled form beside it,
+     * {@code FILE.compiled} ({@link CompiledPolicy#write}: the policy the
+     * plugin's loader makes of the file as written, keyed by its bytes). With it the plugin
+     * starts without parsing YAML (docs/dev/benchmarks.md, issue 23 item 5: a 10,000-rule policy's
+     * first init in 0.36 s of CPU instead of seconds); once the YAML is edited the key no longer
+     * matches and the plugin parses the YAML again. The one home of this for compile, import,
+     * calibrate and report --emit-policy (the YAML from {@link #writeChecked}).
+     *
+     * <p>A policy whose compiled form cannot hold one of its fields (a bug of the format; the
+     * writer checks by reading it back) gets none: the YAML is written, an older compiled form
+     * beside it is removed, and the plugin parses the YAML.
+     *
+     * @param output the YAML file to write
+     * @param yaml its text
+     * @return the compiled form written beside it, or null when there is none (see above)
+     * @throws IOException if a file cannot be written
+     */
+    public static Path writeFiles(Path output, String yaml) throws IOException {
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(output, yaml, StandardCharsets.UTF_8);
+        try {
+            return CompiledPolicy.write(output);
+        } catch (PolicyException e) {
+            throw new IllegalStateException(output + ": the written policy does not load: " + e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            Files.deleteIfExists(CompiledPolicy.pathFor(output));
+            return null;
+        }
     }
 
     /**
