@@ -88,6 +88,7 @@ final class CalibrateCommand extends ToolCommand {
         if (!(lambda >= 0) || !(mu >= 0)) {
             throw new InputException("options", "--lambda and --mu must be >= 0");
         }
+        requireOutputDirectory("-o", output);
         Sweeps sweepsRead = readSweeps();
         List<SweepInputs> in = sweepsRead.in();
         List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
@@ -251,7 +252,7 @@ final class CalibrateCommand extends ToolCommand {
             int nConstants,
             Range nodes,
             HardwareMatch hw)
-            throws java.io.IOException {
+            throws java.io.IOException, InputException {
         List<String> header = new ArrayList<>();
         header.add("Calibrated by `nccl-tuner calibrate` (docs/calibrate.md) from:");
         in.forEach(s -> header.add("  " + s.dir()));

@@ -228,6 +228,8 @@ final class CompileCommand extends ToolCommand {
             throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
         }
         Checked checked = checkOptions();
+        requireOutputDirectory("-o", output);
+        requireOutputDirectory("--html", html);
         MeasurementSet data = new MeasurementSet();
         List<String> sources = readInputs(checked.placement(), data);
         boolean yamlToStdout = output != null && output.toString().equals("-");
@@ -420,7 +422,7 @@ final class CompileCommand extends ToolCommand {
      * @throws IllegalStateException if the compiled policy does not load (a bug: exit 70)
      */
     private void writePolicy(Compilation c, List<String> sources, int nRules, PrintWriter stdout, PrintWriter report)
-            throws IOException {
+            throws IOException, InputException {
         String yaml;
         try {
             yaml = PolicyYaml.writeChecked(

@@ -168,18 +168,7 @@ final class ImportCommand extends ToolCommand {
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         InputFiles.requireReadable(file);
-        if (output != null && !output.toString().equals("-")) {
-            Path parent = output.toAbsolutePath().getParent();
-            if (parent != null && !java.nio.file.Files.isDirectory(parent)) {
-                throw new InputException(
-                        "-o " + output,
-                        (java.nio.file.Files.exists(parent)
-                                        ? "" + parent + " is not a directory"
-                                        : "directory " + parent + " does not exist")
-                                + "; import writes into an existing "
-                                + "directory (mkdir -p it first)");
-            }
-        }
+        requireOutputDirectory("-o", output);
         NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
         List<String> warnings = new ArrayList<>(r.warnings());
         Policy p = withoutWhatNeverApplies(r, file, warnings);

@@ -129,6 +129,8 @@ final class ReportCommand extends ToolCommand {
 
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        requireOutputDirectory("--emit-policy", emitPolicy);
+        requireOutputDirectory("--html", html.file);
         if (emitPolicy != null && policy == null) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--emit-policy needs --policy (the policy the canary ran)");

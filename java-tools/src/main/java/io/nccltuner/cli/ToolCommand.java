@@ -95,16 +95,49 @@ abstract class ToolCommand implements Callable<Integer> {
     }
 
     /**
-     * Writes a whole text file (UTF-8), creating its folder first.
+     * Refuses an output file whose folder does not exist, before any work: the commands write files
+     * into existing folders and never create one (a mistyped folder would otherwise appear
+     * silently). {@code -} (stdout) and null (not given) pass.
+     *
+     * @param option the option that names the file, {@code -o}, {@code --html}, {@code --emit-policy}
+     * @param p the file
+     * @throws InputException {@code -o /x/p.yaml: directory /x does not exist; compile writes into an
+     *     existing directory (mkdir -p it first)}, or {@code ... /x is not a directory; ...}
+     */
+    final void requireOutputDirectory(String option, Path p) throws InputException {
+        String why = outputDirectoryProblem(p);
+        if (why != null) {
+            throw new InputException(
+                    option + " " + p,
+                    why + "; " + spec.name() + " writes into an existing " + "directory (mkdir -p it first)");
+        }
+    }
+
+    /** @return why a file cannot be written for want of its folder, or null (also for null and {@code -}) */
+    private static String outputDirectoryProblem(Path p) {
+        if (p == null || p.toString().equals("-")) {
+            return null;
+        }
+        Path parent = p.toAbsolutePath().getParent();
+        if (parent == null || Files.isDirectory(parent)) {
+            return null;
+        }
+        return Files.exists(parent) ? parent + " is not a directory" : "directory " + parent + " does not exist";
+    }
+
+    /**
+     * Writes a whole text file (UTF-8) into an existing folder (the command checked it with {@link
+     * #requireOutputDirectory} first; checked here again, as the one place files are written).
      *
      * @param p the file
      * @param text its content
-     * @throws IOException if the folder or the file cannot be written
+     * @throws InputException {@code p: directory /x does not exist ...} when its folder is missing
+     * @throws IOException if the file cannot be written
      */
-    static void writeFile(Path p, String text) throws IOException {
-        Path parent = p.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
+    static void writeFile(Path p, String text) throws IOException, InputException {
+        String why = outputDirectoryProblem(p);
+        if (why != null) {
+            throw new InputException(p.toString(), why + " (mkdir -p it first)");
         }
         Files.writeString(p, text, StandardCharsets.UTF_8);
     }

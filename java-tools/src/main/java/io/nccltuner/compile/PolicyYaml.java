@@ -52,7 +52,8 @@ public final class PolicyYaml {
     }
 
     /**
-     * Writes a policy's YAML file (UTF-8, creating its folder), then its compiled form beside it,
+     * Writes a policy's YAML file (UTF-8, into an existing folder: the commands refuse a missing one
+     * before any work, {@code cli/ToolCommand.requireOutputDirectory}), then its compiled form beside it,
      * {@code FILE.compiled} ({@link CompiledPolicy#write}: the policy the
      * plugin's loader makes of the file as written, keyed by its bytes). With it the plugin
      * starts without parsing YAML (docs/dev/benchmarks.md, issue 23 item 5: a 10,000-rule policy's
@@ -67,13 +68,9 @@ public final class PolicyYaml {
      * @param output the YAML file to write
      * @param yaml its text
      * @return the compiled form written beside it, or null when there is none (see above)
-     * @throws IOException if a file cannot be written
+     * @throws IOException if a file cannot be written (its folder missing, too)
      */
     public static Path writeFiles(Path output, String yaml) throws IOException {
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         Files.writeString(output, yaml, StandardCharsets.UTF_8);
         try {
             return CompiledPolicy.write(output);

@@ -48,7 +48,7 @@ class CompileCommandTest {
 
     @Test
     void compilesTheSharedSweepIntoALoadablePolicyAndAChart() throws Exception {
-        Path yaml = tmp.resolve("out/h200.yaml");
+        Path yaml = tmp.resolve("h200.yaml");
         Path html = tmp.resolve("h200.html");
         CliRun r = CliRun.run(
                 "compile",

@@ -38,7 +38,7 @@ class CompiledFormBesideTest {
 
     @Test
     void compileWritesTheCompiledFormAndAnEditMakesItStale() throws Exception {
-        Path yaml = tmp.resolve("out/h200.yaml");
+        Path yaml = tmp.resolve("h200.yaml");
         CliRun r = CliRun.run("compile", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"), "-o", yaml.toString());
         assertEquals(0, r.exit(), r.err());
         compiledBeside(yaml);
