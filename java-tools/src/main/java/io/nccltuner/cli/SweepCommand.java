@@ -260,6 +260,7 @@ final class SweepCommand extends ToolCommand {
         if (replicates < 1) {
             throw new IllegalArgumentException("--replicates must be >= 1");
         }
+        checkSizeRange(minBytes, maxBytes);
         Path lib = plugin != null ? plugin : defaultPlugin();
         if (!Files.isRegularFile(lib)) {
             throw new IllegalArgumentException("plugin " + lib + " not found; give --plugin PATH");
@@ -324,6 +325,35 @@ final class SweepCommand extends ToolCommand {
     }
 
     /**
+     * Refuses a size range nccl-tests would not sweep: {@code -b} above {@code -e} (nccl-tests runs
+     * its sizes from {@code -b} up to {@code -e}, and with {@code -b} above {@code -e} it measures
+     * nothing useful).
+     *
+     * @param min the {@code -b} value as given
+     * @param max the {@code -e} value as given
+     * @throws IllegalArgumentException {@code -b 1G (1 GiB) is above -e 64M (64 MiB): ...}, or a value
+     *     that does not parse
+     */
+    static void checkSizeRange(String min, String max) {
+        long lo = bytes("-b", min);
+        long hi = bytes("-e", max);
+        if (Long.compareUnsigned(lo, hi) > 0) {
+            throw new IllegalArgumentException("-b " + min + " (" + io.nccltuner.policy.ByteSize.format(lo)
+                    + ") is above -e " + max + " (" + io.nccltuner.policy.ByteSize.format(hi)
+                    + "): nccl-tests sweeps from -b up to -e; give the smaller size to -b");
+        }
+    }
+
+    /** @return a size option's bytes, {@code option: ...} on a value that does not parse */
+    private static long bytes(String option, String text) {
+        try {
+            return io.nccltuner.policy.ByteSize.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
+
+    /**
      * A size option as nccl-tests spells it: {@code 64M}, {@code 64MiB}, {@code 64 MiB} and {@code
      * 67108864} all give {@code 64M} (nccl-tests reads K, M, G as powers of 1024).
      *
@@ -332,12 +362,7 @@ final class SweepCommand extends ToolCommand {
      * @return the value for nccl-tests
      */
     static String testsSize(String option, String text) {
-        long b;
-        try {
-            b = io.nccltuner.policy.ByteSize.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(option + ": " + e.getMessage());
-        }
+        long b = bytes(option, text);
         String[] units = {"K", "M", "G", "T"};
         for (int i = units.length; i >= 1; i--) {
             long u = 1L << (10 * i);

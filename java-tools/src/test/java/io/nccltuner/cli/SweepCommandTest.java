@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code nccl-tuner sweep} from the command line (issue 21, item 1): resume without {@code --seed},
  * a refusal that names the option that differs, the seed in the progress lines, a missing program
- * stopping the sweep at its first run, the dry run leaving out candidates NCCL never offers, and
- * sizes in either spelling ({@code 64M}, {@code 64MiB}).
+ * stopping the sweep at its first run, the dry run leaving out candidates NCCL never offers,
+ * sizes in either spelling ({@code 64M}, {@code 64MiB}), and a size range whose minimum is above its
+ * maximum refused.
  */
 @Timeout(60)
 class SweepCommandTest {
@@ -197,20 +198,37 @@ class SweepCommandTest {
         assertEquals("64M", SweepCommand.testsSize("-e", "67108864"));
         assertEquals("1G", SweepCommand.testsSize("-e", "1GiB"));
         assertEquals("1536", SweepCommand.testsSize("-b", "1.5KiB"));
-        CliRun bad = CliRun.run(
-                "sweep",
-                "-o",
-                tmp.resolve("s").toString(),
-                "--candidate",
-                "RING/LL",
-                "-e",
-                "64MB",
-                "--plugin",
-                plugin(),
-                "--dry-run");
+        CliRun bad = dryRunWithSizes("-e", "64MB");
         assertEquals(1, bad.exit());
         assertEquals(
                 "nccl-tuner sweep: -e: unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB\n",
                 bad.err());
+    }
+
+    /**
+     * Issue 21 (third walk), item 15: {@code -b 1G -e 64M --dry-run} listed 6 runs. A minimum above
+     * the maximum is an option value that makes no sense: exit 1 (docs/compile.md's exit codes),
+     * naming both, and no run is listed.
+     */
+    @Test
+    void aMinimumSizeAboveTheMaximumIsRefused() throws Exception {
+        CliRun r = dryRunWithSizes("-b", "1G", "-e", "64M");
+        assertEquals(1, r.exit());
+        assertEquals(
+                "nccl-tuner sweep: -b 1G (1 GiB) is above -e 64M (64 MiB): nccl-tests sweeps from -b up to -e; give "
+                        + "the smaller size to -b\n",
+                r.err());
+        assertEquals("", r.out());
+        CliRun same = dryRunWithSizes("-b", "64M", "-e", "64MiB");
+        assertEquals(0, same.exit(), same.err());
+    }
+
+    /** A dry run of one candidate, RING/LL, with the size options given. */
+    private CliRun dryRunWithSizes(String... sizes) throws Exception {
+        List<String> a = new java.util.ArrayList<>(
+                List.of("sweep", "-o", tmp.resolve("s").toString(), "--candidate", "RING/LL", "--plugin", plugin()));
+        a.addAll(List.of(sizes));
+        a.add("--dry-run");
+        return CliRun.run(a.toArray(String[]::new));
     }
 }
