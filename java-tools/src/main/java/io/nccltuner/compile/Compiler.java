@@ -361,6 +361,12 @@ public final class Compiler {
      */
     public static final double MAX_POOLED_CV = 0.25;
 
+    /** A size's note where NCCL's pick lost by more than the threshold but within the noise margin. */
+    public static final String KEPT_FOR_NOISE = "NCCL's pick kept: the gain is within the noise";
+
+    /** In a size's note, where a candidate that would have been kept is one NCCL's logged table never offers. */
+    public static final String NEVER_OFFERED = "NCCL never offers";
+
     /**
      * Inputs of one group pooled as replicates that disagree more than {@link #MAX_POOLED_CV}, while
      * nothing says they are runs of one machine and setup.
@@ -546,7 +552,13 @@ public final class Compiler {
         List<Group> groups = new ArrayList<>();
         for (var e : grouped.entrySet()) {
             Group g = group(
-                    e.getKey(), e.getValue(), p95s.getOrDefault(e.getKey(), Map.of()), data.selections(), o, warnings);
+                    e.getKey(),
+                    e.getValue(),
+                    p95s.getOrDefault(e.getKey(), Map.of()),
+                    data.selections(),
+                    Unoffered.of(e.getKey(), data.notOffered()),
+                    o,
+                    warnings);
             groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
         }
         Policy policy = new Policy(o.name(), o.mode(), description(o), profiles(groups), null);
@@ -892,18 +904,74 @@ public final class Compiler {
             TreeMap<Long, Map<RunConfig, List<Double>>> bySize,
             Map<Long, Map<RunConfig, List<Double>>> p95BySize,
             List<RunSelection> sels,
+            Unoffered unoffered,
             Options o,
             List<String> warnings) {
         List<Pre> pres = new ArrayList<>();
         for (var e : bySize.entrySet()) {
             pres.add(pre(key, e.getKey(), e.getValue(), sels, warnings));
         }
-        Verdicts v = new Verdicts(pres, p95BySize, o);
+        Verdicts v = new Verdicts(pres, p95BySize, unoffered, o);
         List<SizeResult> results = new ArrayList<>();
         for (int i = 0; i < pres.size(); i++) {
             results.add(v.at(i));
         }
+        unoffered.warn(key, warnings);
         return buckets(key, results, o, warnings);
+    }
+
+    /**
+     * The candidates NCCL never offers a group, from the cost tables of the {@code --nccl-log}
+     * files (a pair none of the matching tables offers), and the sizes where one of them would
+     * have been kept: the engine passes over a rule's candidate NCCL does not offer, so such a
+     * candidate is left out of the rules, whatever its forced runs measured.
+     */
+    private static final class Unoffered {
+        final Set<io.nccltuner.model.AlgoProto> pairs;
+        final List<String> sources;
+        /** per left-out candidate, the sizes where it would have been kept */
+        final Map<RunConfig, List<Long>> leftOut = new LinkedHashMap<>();
+
+        private Unoffered(Set<io.nccltuner.model.AlgoProto> pairs, List<String> sources) {
+            this.pairs = pairs;
+            this.sources = sources;
+        }
+
+        /** @return what the tables logged for the group's collective and shape do not offer (none: nothing) */
+        static Unoffered of(GroupKey k, List<MeasurementSet.NotOffered> tables) {
+            List<MeasurementSet.NotOffered> mine =
+                    MeasurementSet.NotOffered.of(tables, k.collective(), k.nRanks(), k.nNodes());
+            return new Unoffered(
+                    MeasurementSet.NotOffered.common(mine),
+                    mine.stream().map(MeasurementSet.NotOffered::source).toList());
+        }
+
+        /** @return whether NCCL's logged tables offer a configuration (an unknown one: yes) */
+        boolean offered(RunConfig c) {
+            return !c.isCandidate() || !pairs.contains(new io.nccltuner.model.AlgoProto(c.algorithm(), c.protocol()));
+        }
+
+        /** @return the size's note for the candidates left out there, e.g. {@code RING/LL128 left out: ...} */
+        String note(List<RunConfig> out) {
+            return String.join(", ", out.stream().map(RunConfig::label).toList())
+                    + " left out: " + NEVER_OFFERED + " " + (out.size() == 1 ? "it" : "them")
+                    + " (bandwidth 0.0 in the cost table at " + String.join(", ", sources) + ")";
+        }
+
+        /** Adds the group's warning naming each left-out candidate and the sizes where it measured a gain. */
+        void warn(GroupKey key, List<String> warnings) {
+            for (var e : leftOut.entrySet()) {
+                List<Long> at = e.getValue();
+                warnings.add(key + ": " + e.getKey().label() + " beat NCCL's pick by more than the threshold and "
+                        + "the noise at " + (at.size() == 1 ? "1 size (" : at.size() + " sizes (")
+                        + ByteSize.format(at.getFirst())
+                        + (at.size() == 1 ? "" : " .. " + ByteSize.format(at.getLast()))
+                        + ") in its forced runs, but NCCL never offers it at "
+                        + io.nccltuner.model.JobShape.of(key.nRanks(), key.nNodes())
+                        + " (bandwidth 0.0 in the cost table at " + String.join(", ", sources)
+                        + "), so the plugin would pass over it: left out of the rules");
+            }
+        }
     }
 
     /** A size's runs with NCCL's pick and time there, and the best time. */
@@ -973,6 +1041,7 @@ public final class Compiler {
      */
     private static final class Verdicts {
         final List<Pre> pres;
+        final Unoffered unoffered;
         final Options o;
         final int n;
         /** per candidate, per size index: the median time (NaN where not measured) */
@@ -987,8 +1056,9 @@ public final class Compiler {
         /** candidates by their mean ln(1 + regret) over the group's sizes, then by name */
         final Comparator<RunConfig> groupOrder;
 
-        Verdicts(List<Pre> pres, Map<Long, Map<RunConfig, List<Double>>> p95BySize, Options o) {
+        Verdicts(List<Pre> pres, Map<Long, Map<RunConfig, List<Double>>> p95BySize, Unoffered unoffered, Options o) {
             this.pres = pres;
+            this.unoffered = unoffered;
             this.o = o;
             this.n = pres.size();
             ncclSeries = new double[n];
@@ -1042,6 +1112,7 @@ public final class Compiler {
             double ncclNoise = w > 0 ? Math.max(orZero(p.ncclCv()), ncclJump) : p.ncclCv();
             double ncclRegret = regret(p.ncclUs(), p.best());
             List<Stats> kept = new ArrayList<>();
+            List<RunConfig> leftOut = new ArrayList<>();
             if (!Double.isNaN(p.ncclUs())) {
                 for (Stats c : cands) {
                     if (c.config().equals(p.pick())) {
@@ -1050,7 +1121,15 @@ public final class Compiler {
                     double gain = p.ncclUs() / c.medianUs() - 1;
                     double m = w > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
                     if (gain > Math.max(o.threshold(), orZero(m))) {
-                        kept.add(c);
+                        if (unoffered.offered(c.config())) {
+                            kept.add(c);
+                        } else {
+                            leftOut.add(c.config());
+                            unoffered
+                                    .leftOut
+                                    .computeIfAbsent(c.config(), x -> new ArrayList<>())
+                                    .add(p.size());
+                        }
                     }
                 }
             }
@@ -1059,8 +1138,15 @@ public final class Compiler {
                 ranking = new ArrayList<>(ranking.subList(0, io.nccltuner.policy.PolicyLoader.MAX_CANDIDATES));
             }
             String note = p.note();
-            if (ranking.isEmpty() && !Double.isNaN(p.ncclUs()) && ncclRegret > o.threshold() && !cands.isEmpty()) {
-                note = (note.isEmpty() ? "" : note + "; ") + "NCCL's pick kept: the gain is within the noise";
+            if (!leftOut.isEmpty()) {
+                note = (note.isEmpty() ? "" : note + "; ") + unoffered.note(leftOut);
+            }
+            if (ranking.isEmpty()
+                    && leftOut.isEmpty()
+                    && !Double.isNaN(p.ncclUs())
+                    && ncclRegret > o.threshold()
+                    && !cands.isEmpty()) {
+                note = (note.isEmpty() ? "" : note + "; ") + KEPT_FOR_NOISE;
             }
             return new SizeResult(
                     p.size(),

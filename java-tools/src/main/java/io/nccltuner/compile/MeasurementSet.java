@@ -17,6 +17,7 @@ public final class MeasurementSet {
     private final List<String> refused = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final List<Hole> holes = new ArrayList<>();
+    private final List<NotOffered> notOffered = new ArrayList<>();
     private final java.util.Map<String, List<Integer>> pooledTables = new java.util.LinkedHashMap<>();
     private final java.util.Map<String, String> runsOf = new java.util.HashMap<>();
 
@@ -86,6 +87,73 @@ public final class MeasurementSet {
     /** @return sizes of refused rows, in reading order */
     public List<Hole> holes() {
         return Collections.unmodifiableList(holes);
+    }
+
+    /**
+     * The algorithm/protocol pairs an NCCL log's cost table does not offer a communicator shape for
+     * one collective: bandwidth 0.0 in the table NCCL prints at init (src/graph/tuning.cc,
+     * ncclTopoTuneModel, 2.12 .. 2.30), so their cost is -1 in every getCollInfo call and the engine
+     * passes over a rule's candidate there ({@link io.nccltuner.model.CostTable#offered}).
+     *
+     * @param source the log and its table's first line, {@code file:line}
+     * @param nRanks the communicator's ranks
+     * @param nNodes its nodes
+     * @param collective the collective
+     * @param pairs the pairs not offered
+     */
+    public record NotOffered(
+            String source,
+            int nRanks,
+            int nNodes,
+            Collective collective,
+            java.util.Set<io.nccltuner.model.AlgoProto> pairs) {
+        public NotOffered {
+            pairs = java.util.Set.copyOf(pairs);
+        }
+
+        /** @return the log, {@link #source} without its line */
+        public String file() {
+            return source.replaceFirst(":\\d+$", "");
+        }
+
+        /**
+         * @param tables what logged tables do not offer
+         * @param c a collective
+         * @param nRanks a communicator's ranks
+         * @param nNodes its nodes
+         * @return the tables of that collective and shape, in reading order
+         */
+        public static List<NotOffered> of(List<NotOffered> tables, Collective c, long nRanks, long nNodes) {
+            return tables.stream()
+                    .filter(t -> t.collective() == c && t.nRanks() == nRanks && t.nNodes() == nNodes)
+                    .toList();
+        }
+
+        /**
+         * @param tables tables of one collective and shape ({@link #of})
+         * @return the pairs none of them offers (empty without tables)
+         */
+        public static java.util.Set<io.nccltuner.model.AlgoProto> common(List<NotOffered> tables) {
+            java.util.Set<io.nccltuner.model.AlgoProto> common = null;
+            for (NotOffered t : tables) {
+                if (common == null) {
+                    common = new java.util.HashSet<>(t.pairs());
+                } else {
+                    common.retainAll(t.pairs());
+                }
+            }
+            return common == null ? java.util.Set.of() : common;
+        }
+    }
+
+    /** @param n what a logged cost table does not offer */
+    public void add(NotOffered n) {
+        notOffered.add(n);
+    }
+
+    /** @return what the logged cost tables do not offer, in reading order */
+    public List<NotOffered> notOffered() {
+        return Collections.unmodifiableList(notOffered);
     }
 
     /** @param m a measurement to use */

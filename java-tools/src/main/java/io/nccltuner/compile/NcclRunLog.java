@@ -153,5 +153,56 @@ public final class NcclRunLog {
                     "no selection lines ('Bytes -> Algo'); run with NCCL_DEBUG=INFO "
                             + "NCCL_DEBUG_SUBSYS=INIT,TUNING");
         }
+        readNotOffered(file, lines, into);
+    }
+
+    /**
+     * Reads what the log's latency/bandwidth tables do not offer ({@link
+     * io.nccltuner.model.CostTable#offered}: bandwidth 0.0), per communicator whose nRanks and
+     * nNodes the log gives ({@link io.nccltuner.model.NcclModelLog}, the reader {@code explain}
+     * uses). A log whose run set {@code NCCL_ALGO} or {@code NCCL_PROTO} (its ENV lines) prints the
+     * forced table, not the one an unforced run offers: it is not used for this, with a warning.
+     *
+     * @param file the log, for {@code file:line}
+     * @param lines its lines
+     * @param into receives one {@link MeasurementSet.NotOffered} per communicator and collective
+     */
+    public static void readNotOffered(Path file, List<String> lines, MeasurementSet into) {
+        io.nccltuner.model.NcclModelLog log = io.nccltuner.model.NcclModelLog.parse(file.toString(), lines);
+        if (log.communicators().isEmpty()) {
+            return;
+        }
+        for (String line : lines) {
+            Matcher m = ENV.matcher(line);
+            if (m.find() && (m.group(1).equals("NCCL_ALGO") || m.group(1).equals("NCCL_PROTO"))) {
+                into.warn(
+                        file.toString(),
+                        m.group(1) + " set by environment to " + m.group(2) + ": its cost table shows the forcing, "
+                                + "not what NCCL offers an unforced run; not used to tell which candidates NCCL offers");
+                return;
+            }
+        }
+        for (io.nccltuner.model.Communicator c : log.communicators()) {
+            if (c.nRanks() < 2 || c.nNodes() < 1) {
+                continue;
+            }
+            for (Collective coll : Collective.values()) {
+                java.util.Set<AlgoProto> not = new java.util.LinkedHashSet<>();
+                boolean printed = false;
+                for (io.nccltuner.policy.Algorithm a : io.nccltuner.policy.Algorithm.values()) {
+                    for (io.nccltuner.policy.Protocol p : io.nccltuner.policy.Protocol.values()) {
+                        AlgoProto ap = new AlgoProto(a, p);
+                        printed |= c.table().has(coll, ap);
+                        if (!c.table().offered(coll, ap)) {
+                            not.add(ap);
+                        }
+                    }
+                }
+                if (printed) {
+                    into.add(new MeasurementSet.NotOffered(
+                            InputException.at(file, c.tableLine()), c.nRanks(), c.nNodes(), coll, not));
+                }
+            }
+        }
     }
 }

@@ -273,6 +273,8 @@ public final class TextReport {
         int small;
         /** sizes without a forced candidate */
         int noCandidate;
+        /** sizes whose faster candidates NCCL's logged table never offers */
+        int unoffered;
         /** groups with one replicate per configuration */
         int singleGroups;
 
@@ -306,7 +308,7 @@ public final class TextReport {
             }
         }
 
-        /** Counts a size under the first reason that fits: ruled, no NCCL, no candidate, noise, small. */
+        /** Counts a size under the first reason that fits: ruled, no NCCL, no candidate, noise, not offered, small. */
         private void classify(SizeResult s) {
             if (s.ruled()) {
                 ruled++;
@@ -314,8 +316,10 @@ public final class TextReport {
                 noNccl++;
             } else if (s.candidates().isEmpty()) {
                 noCandidate++;
-            } else if (s.note().contains("within the noise")) {
+            } else if (s.note().contains(Compiler.KEPT_FOR_NOISE)) {
                 noise++;
+            } else if (s.note().contains(Compiler.NEVER_OFFERED)) {
+                unoffered++;
             } else {
                 small++;
             }
@@ -390,6 +394,12 @@ public final class TextReport {
             sb.append("  ")
                     .append(count(n.noise, "size"))
                     .append(": NCCL's pick kept, a faster candidate's gain is within" + " the noise\n");
+        }
+        if (n.unoffered > 0) {
+            sb.append("  ")
+                    .append(count(n.unoffered, "size"))
+                    .append(
+                            ": the candidates that beat NCCL's pick are never offered by NCCL (its log's cost table)\n");
         }
         if (n.small > 0) {
             sb.append("  ")

@@ -84,7 +84,7 @@ public final class CostModel {
                 for (Protocol p : Protocol.values()) {
                     AlgoProto ap = new AlgoProto(Algorithm.ofId(a), p);
                     int i = index(table, c, ap);
-                    if (!table.has(c, ap) || table.bandwidth(c, ap) == 0) {
+                    if (!table.offered(c, ap)) {
                         continue;
                     }
                     regions[i] = ParameterRegion.box(table.latencyRange(c, ap), table.bandwidthRange(c, ap));

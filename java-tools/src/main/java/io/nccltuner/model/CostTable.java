@@ -90,6 +90,20 @@ public final class CostTable {
         return ap.algorithm().id() < numAlgorithms && e.present[idx(c, ap)];
     }
 
+    /**
+     * Whether NCCL offers an entry: printed, with a bandwidth other than 0.0. A bandwidth of 0 is
+     * NCCL's "disabled" (src/graph/tuning.cc, ncclTopoTuneModel, 2.12 .. 2.30: the entry's cost is
+     * then -1, NCCL_ALGO_PROTO_IGNORE, in every getCollInfo call of the communicator, so the
+     * engine's rules pass over it); an entry the log did not print counts as not offered.
+     *
+     * @param c the collective
+     * @param ap the algorithm and protocol
+     * @return whether getCollInfo's cost table can hold a cost for it
+     */
+    public boolean offered(Collective c, AlgoProto ap) {
+        return has(c, ap) && bandwidth(c, ap) != 0;
+    }
+
     /** @return the printed latency in microseconds */
     public double latency(Collective c, AlgoProto ap) {
         return e.latency[idx(c, ap)];

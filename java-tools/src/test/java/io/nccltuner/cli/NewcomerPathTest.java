@@ -223,7 +223,7 @@ class NewcomerPathTest {
         Path yaml = tmp.resolve("p.yaml");
         CliRun c = CliRun.run("compile", SWEEP, "--nccl-log", SWEEP_LOG, "-o", yaml.toString());
         assertEquals(0, c.exit(), c.err());
-        assertTrue(c.out().startsWith("summary: 6 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): "));
+        assertTrue(c.out().startsWith("summary: 5 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): "));
         assertTrue(Files.readString(yaml).contains("  - name: nRanks2-nNodes2\n    match: {nRanks: 2, nNodes: 2}\n"));
         Path conf = Files.writeString(tmp.resolve("two.conf"), "allreduce,0,65535,ring,simple,-1,2,2\n");
         Path imported = tmp.resolve("two.yaml");

@@ -80,7 +80,7 @@ class ReadmeExampleTest {
         CliRun c = CliRun.run(compile.subList(1, compile.size()).toArray(String[]::new));
         assertEquals(0, c.exit(), c.err());
         assertTrue(
-                c.out().startsWith("summary: 6 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): "),
+                c.out().startsWith("summary: 5 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): "),
                 c.out());
         Policy p = PolicyLoader.load(yaml);
         assertShapeMatches(b, p);

@@ -50,8 +50,8 @@ class ValidateCommandTest {
         String policy = CliRun.trace("../../policies/h200-2rank-measured.yaml");
         CliRun r = CliRun.run("validate", policy, "--nranks", "2", "--nnodes", "2");
         assertEquals(0, r.exit(), r.out() + r.err());
-        assertTrue(r.out().contains(": policy h200-2rank-measured, mode enforce, 1 profile, 6 rules: loads"), r.out());
-        assertTrue(r.out().contains("nRanks=2 nNodes=2: profile nRanks2-nNodes2 (profiles[0], 6 rules)"), r.out());
+        assertTrue(r.out().contains(": policy h200-2rank-measured, mode enforce, 1 profile, 5 rules: loads"), r.out());
+        assertTrue(r.out().contains("nRanks=2 nNodes=2: profile nRanks2-nNodes2 (profiles[0], 5 rules)"), r.out());
         assertTrue(r.out().contains("result: OK (0 errors, 0 warnings)"), r.out());
     }
 

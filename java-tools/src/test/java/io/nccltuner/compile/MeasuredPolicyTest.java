@@ -38,7 +38,48 @@ class MeasuredPolicyTest {
         assertEquals("h200-2rank-measured", committed.name());
         assertEquals(Mode.ENFORCE, committed.mode());
         assertEquals(fresh.profiles(), committed.profiles());
-        assertEquals(6, committed.profileFor(2, 2).rules().size());
+        assertEquals(5, committed.profileFor(2, 2).rules().size());
+    }
+
+    /**
+     * Issue 21 (third walk), item 2: the log's cost table gives RING/LL128 bandwidth 0.0 for AllReduce
+     * (NCCL 2.28.9 over sockets), so the engine would pass over it; compile leaves it out of the
+     * rules, and where it measured fastest (128 B .. 512 B) the row prices what runs instead.
+     */
+    @Test
+    void aCandidateTheLogNeverOffersIsLeftOutOfTheRules() throws Exception {
+        Compilation c = compile();
+        Group g = c.groups().getFirst();
+        for (Rule r : g.rules()) {
+            assertTrue(r.candidates().stream().noneMatch(x -> x.protocol() == Protocol.LL128), r.toString());
+        }
+        SizeResult b128 = CompilerTest.at(g, 128);
+        assertEquals(
+                new RunConfig(Algorithm.RING, Protocol.LL128, 0),
+                b128.candidates().getFirst().config());
+        assertEquals(
+                new RunConfig(Algorithm.RING, Protocol.SIMPLE, 0),
+                b128.ranking().getFirst().config());
+        assertEquals("0.65%", TextReport.pct(b128.policyRegret()));
+        assertEquals(
+                "RING/LL128 left out: NCCL never offers it (bandwidth 0.0 in the cost table at "
+                        + Fixtures.REPO.resolve("tests/traces/nccl_sweep.rank0.log") + ":32)",
+                b128.note());
+        Rule first = g.rules().getFirst();
+        assertEquals(4, first.fromBytes());
+        assertEquals(256, first.toBytes());
+        assertEquals(1, first.candidates().size());
+        assertEquals(Protocol.SIMPLE, first.candidates().getFirst().protocol());
+        assertEquals("0.68%", TextReport.pct(first.candidates().getFirst().regret()));
+        assertTrue(
+                c.warnings()
+                        .contains(
+                                "AllReduce, nRanks 2, nNodes 2, numPipeOps 1: RING/LL128 beat NCCL's pick by more than "
+                                        + "the threshold and the noise at 3 sizes (128 B .. 512 B) in its forced runs, but NCCL "
+                                        + "never offers it at nRanks=2 nNodes=2 (bandwidth 0.0 in the cost table at "
+                                        + Fixtures.REPO.resolve("tests/traces/nccl_sweep.rank0.log")
+                                        + ":32), so the plugin would pass over it: left out of the rules"),
+                c.warnings().toString());
     }
 
     @Test
