@@ -91,6 +91,17 @@ final class ShowCommand extends ToolCommand {
     @picocli.CommandLine.Mixin
     ModelInputOptions modelInputs;
 
+    @Option(
+            names = "--nccl-log",
+            paramLabel = "LOG",
+            description = "an NCCL INFO log with the latency/bandwidth table NCCL printed at init "
+                    + "(NCCL_DEBUG_SUBSYS=INIT,TUNING): at its communicator's shape only what that table offers is offered "
+                    + "(bandwidth 0.0: not), so the decisions are the ones NCCL with that table gets; repeatable")
+    List<Path> ncclLogs = new ArrayList<>();
+
+    /** What the {@code --nccl-log} tables do not offer, per collective and shape. */
+    private List<io.nccltuner.compile.MeasurementSet.NotOffered> logged = List.of();
+
     private List<TopologyInputs> topologies = List.of();
 
     private static final int NUM_ALGO = Algorithm.values().length;
@@ -110,6 +121,7 @@ final class ShowCommand extends ToolCommand {
         PolicyFiles.Loaded loaded = PolicyFiles.load(policy.file, err);
         Policy p = loaded.policy();
         topologies = TopologyInputs.read(topology, modelInputs);
+        logged = readLogs(err);
         out.printf(
                 Locale.ROOT,
                 "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
@@ -119,9 +131,7 @@ final class ShowCommand extends ToolCommand {
                 loaded.csv() ? ", NCCL example-tuner CSV" : "",
                 p.mode().spelling(),
                 pipeOps.n);
-        out.println(
-                "NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL"
-                        + " lacks the hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.");
+        out.println(costTableLine());
         if (!topologies.isEmpty()) {
             out.println("Hardware (the profiles' match; from the topology's log): "
                     + topologies.getFirst().signature().describe() + ". Model constants: NCCL "
@@ -189,6 +199,59 @@ final class ShowCommand extends ToolCommand {
         }
         out.flush();
         return Main.EXIT_OK;
+    }
+
+    /**
+     * Reads the {@code --nccl-log} tables ({@link io.nccltuner.compile.NcclRunLog#readNotOffered}, as
+     * compile reads them), their warnings to stderr.
+     *
+     * @throws InputException for a log that cannot be read or holds no table of a known shape
+     */
+    private List<io.nccltuner.compile.MeasurementSet.NotOffered> readLogs(PrintWriter err)
+            throws InputException, IOException {
+        List<io.nccltuner.compile.MeasurementSet.NotOffered> all = new ArrayList<>();
+        for (Path log : ncclLogs) {
+            InputFiles.requireReadable(log);
+            io.nccltuner.compile.MeasurementSet one = new io.nccltuner.compile.MeasurementSet();
+            io.nccltuner.compile.NcclRunLog.readNotOffered(
+                    log, java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8), one);
+            one.warnings().forEach(w -> err.println("nccl-tuner show: warning: " + w));
+            if (one.notOffered().isEmpty() && one.warnings().isEmpty()) {
+                throw new InputException(
+                        log.toString(),
+                        "no latency/bandwidth table of a communicator whose nRanks and nNodes the log gives (run "
+                                + "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING)");
+            }
+            all.addAll(one.notOffered());
+        }
+        return all;
+    }
+
+    /** The header line saying which cost table the engine is called with. */
+    private String costTableLine() {
+        String generic = "every algorithm/protocol NCCL can offer for the collective and shape; where NCCL lacks the "
+                + "hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet) or does not offer LL128 (bandwidth 0.0 in "
+                + "its table, as over sockets), the pick after 'else' applies";
+        if (logged.isEmpty()) {
+            return "NCCL's cost table: " + generic + "; --nccl-log LOG uses the table an NCCL log printed.";
+        }
+        java.util.Set<String> at = new java.util.LinkedHashSet<>();
+        java.util.Set<String> files = new java.util.LinkedHashSet<>();
+        for (var t : logged) {
+            at.add(JobShape.of(t.nRanks(), t.nNodes()));
+            files.add(t.file());
+        }
+        return "NCCL's cost table: at " + String.join(", ", at) + " the one " + String.join(", ", files)
+                + " printed (bandwidth 0.0: not offered); elsewhere " + generic + ".";
+    }
+
+    /**
+     * @return what the {@code --nccl-log} tables do not offer a collective at a shape, or null where
+     *     no log has a table of that shape
+     */
+    private java.util.Set<io.nccltuner.model.AlgoProto> loggedOff(Collective c, long nRanks, long nNodes) {
+        var mine = io.nccltuner.compile.MeasurementSet.NotOffered.of(logged, c, nRanks, nNodes);
+        return mine.isEmpty() ? null : io.nccltuner.compile.MeasurementSet.NotOffered.common(mine);
     }
 
     /** @return {nNodes, ranks per node} of a profile that matches exactly one shape, or null */
@@ -275,10 +338,10 @@ final class ShowCommand extends ToolCommand {
                 List<String[]> rows = new ArrayList<>();
                 String open = null;
                 long from = 0;
+                Probe probe = new Probe(engine, h, table, ch, c, nRanks, nNodes);
+                java.util.Set<io.nccltuner.model.AlgoProto> off = loggedOff(c, nRanks, nNodes);
                 for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
-                    String d = b < SizeGrid.BUCKETS
-                            ? decide(engine, h, table, ch, c, SizeGrid.lowerBound(b), nRanks, nNodes)
-                            : null;
+                    String d = b < SizeGrid.BUCKETS ? decideLogged(probe, SizeGrid.lowerBound(b), off) : null;
                     if (open != null && !open.equals(d)) {
                         rows.add(new String[] {
                             c.name(),
@@ -408,29 +471,63 @@ final class ShowCommand extends ToolCommand {
 
     static final String NCCL_DECIDES = "NCCL decides";
 
-    /** The engine's decision at one size: "RING/LL", "RING/SIMPLE, 8 channels", "NCCL decides (...)". */
-    private String decide(
-            Engine engine,
-            long h,
-            MemorySegment table,
-            MemorySegment ch,
-            Collective c,
-            long nBytes,
-            long nRanks,
-            long nNodes) {
+    /**
+     * The engine's decision at one size with a logged table where there is one: the decision it gives
+     * ({@link #decide}), and where it differs from the one with every entry NCCL can offer, the pick
+     * the log's table does not offer: {@code RING/SIMPLE (not RING/LL128: bandwidth 0.0 in LOG)}.
+     *
+     * @param off what the log's table does not offer here, or null without one (then {@link #decide})
+     */
+    private String decideLogged(Probe p, long nBytes, java.util.Set<io.nccltuner.model.AlgoProto> off) {
+        String d = decide(p, nBytes, off);
+        if (off == null || off.isEmpty()) {
+            return d;
+        }
+        String all = decide(p, nBytes, java.util.Set.of());
+        if (all.equals(d)) {
+            return d;
+        }
+        java.util.Set<String> files = new java.util.LinkedHashSet<>();
+        io.nccltuner.compile.MeasurementSet.NotOffered.of(logged, p.c(), p.nRanks(), p.nNodes())
+                .forEach(t -> files.add(t.file()));
+        return d + " (not " + all + ": bandwidth 0.0 in " + String.join(", ", files) + ")";
+    }
+
+    /**
+     * What one shape's decisions are asked of: the engine opened for it, its communicator, the
+     * off-heap cost table and channel count it writes, the collective and the shape.
+     */
+    private record Probe(
+            Engine engine, long h, MemorySegment table, MemorySegment ch, Collective c, long nRanks, long nNodes) {}
+
+    /**
+     * The engine's decision at one size: "RING/LL", "RING/SIMPLE, 8 channels", "NCCL decides (...)";
+     * without a logged table a pick NCCL may not offer gets the pick after it ("NVLS/SIMPLE (needs
+     * NVSwitch), else RING/LL", "RING/LL128 (where NCCL offers LL128), else RING/SIMPLE").
+     *
+     * @param off what the logged table does not offer, or null without one (every entry {@link
+     *     #offered} is then offered, and the picks that depend on hardware or on LL128 get an 'else')
+     */
+    private String decide(Probe p, long nBytes, java.util.Set<io.nccltuner.model.AlgoProto> off) {
+        Collective c = p.c();
+        MemorySegment table = p.table();
         List<Integer> disabled = new ArrayList<>();
         StringBuilder sb = new StringBuilder();
         while (true) {
             for (int a = 0; a < NUM_ALGO; a++) {
                 for (int q = 0; q < NUM_PROTO; q++) {
                     int e = a * NUM_PROTO + q;
-                    boolean on =
-                            offered(c, Algorithm.ofId(a), Protocol.ofId(q), nRanks, nNodes) && !disabled.contains(e);
+                    boolean on = offered(c, Algorithm.ofId(a), Protocol.ofId(q), p.nRanks(), p.nNodes())
+                            && !disabled.contains(e)
+                            && (off == null
+                                    || !off.contains(
+                                            new io.nccltuner.model.AlgoProto(Algorithm.ofId(a), Protocol.ofId(q))));
                     table.setAtIndex(JAVA_FLOAT, e, on ? 1f : -1f);
                 }
             }
-            ch.set(JAVA_INT, 0, 0);
-            int code = engine.getCollInfo(h, c.id(), nBytes, pipeOps.n, table, 0L, NUM_ALGO, NUM_PROTO, 0, ch, 0L);
+            p.ch().set(JAVA_INT, 0, 0);
+            int code = p.engine()
+                    .getCollInfo(p.h(), c.id(), nBytes, pipeOps.n, table, 0L, NUM_ALGO, NUM_PROTO, 0, p.ch(), 0L);
             int arm = Decision.arm(code);
             if (arm == Decision.ARM_UNRULED) {
                 return sb.isEmpty() ? NCCL_DECIDES : sb.append("NCCL decides").toString();
@@ -449,14 +546,17 @@ final class ShowCommand extends ToolCommand {
             if (channels != 0) {
                 sb.append(", ").append(Main.count(channels, "channel"));
             }
-            if (a != Algorithm.NVLS
-                    && a != Algorithm.NVLS_TREE
-                    && a != Algorithm.COLLNET_DIRECT
-                    && a != Algorithm.COLLNET_CHAIN) {
-                return sb.toString();
+            boolean hardware = a == Algorithm.NVLS
+                    || a == Algorithm.NVLS_TREE
+                    || a == Algorithm.COLLNET_DIRECT
+                    || a == Algorithm.COLLNET_CHAIN;
+            if (off != null || (!hardware && Protocol.ofId(e % NUM_PROTO) != Protocol.LL128)) {
+                return sb.toString(); // a logged table says what NCCL offers
             }
-            sb.append(" (needs ")
-                    .append(a.name().startsWith("NVLS") ? "NVSwitch" : "CollNet")
+            sb.append(
+                            hardware
+                                    ? " (needs " + (a.name().startsWith("NVLS") ? "NVSwitch" : "CollNet")
+                                    : " (where NCCL offers LL128")
                     .append("), else ");
             disabled.add(e);
         }

@@ -23,7 +23,8 @@ class ShowCommandTest {
                 "policy nvidia-boundaries (" + f + ", NCCL example-tuner CSV, mode enforce in the file): the engine's "
                         + "decisions in enforce mode, numPipeOps 1, unregistered buffers\n"
                         + "NCCL's cost table: every algorithm/protocol NCCL can offer for the collective and shape; where NCCL lacks the "
-                        + "hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet), the pick after 'else' applies.\n"
+                        + "hardware for a pick (NVLS: NVSwitch, COLLNET: CollNet) or does not offer LL128 (bandwidth 0.0 in its table, "
+                        + "as over sockets), the pick after 'else' applies; --nccl-log LOG uses the table an NCCL log printed.\n"
                         + "\n"
                         + "nRanks=1 nNodes=1: one rank: NCCL does not call the tuner\n"
                         + "\n"
@@ -155,6 +156,49 @@ class ShowCommandTest {
                                 + "(nRanks=2 nNodes=2: --nodes 2 --ranks-per-node 1)\n"),
                 g.out());
     }
+    /**
+     * Issue 21 (third walk), item 2: show printed {@code [128 B, 256 B) RING/LL128} for a rule whose
+     * first candidate NCCL's log never offers. Without a log the row says LL128 runs only where NCCL
+     * offers it, and what runs else; with the log's table (RING/LL128 at bandwidth 0.0) it says what
+     * runs, and which candidate is passed over.
+     */
+    @Test
+    void whichCandidateRunsWhereNcclOffersNoLl128() throws Exception {
+        Path p = tmp.resolve("ll128.yaml");
+        Files.writeString(p, """
+        {schema: nccl-tuner-java/v1, name: ll128, mode: enforce, profiles: [{name: two-ranks, match: {nRanks: 2, nNodes: 2},
+          rules: [{collective: AllReduce, bytes: {from: 128 B, to: 256 B},
+            candidates: [{algorithm: RING, protocol: LL128}, {algorithm: RING, protocol: SIMPLE}]}]}]}
+        """);
+        String log = CliRun.trace("nccl_sweep.rank0.log");
+        String[] shape = {"--collective", "AllReduce", "--nodes", "2", "--ranks-per-node", "1"};
+        CliRun plain = CliRun.run(java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of("show", p.toString()), java.util.Arrays.stream(shape))
+                .toArray(String[]::new));
+        assertEquals(0, plain.exit(), plain.err());
+        assertTrue(
+                plain.out()
+                        .contains(
+                                "  AllReduce   [128 B, 256 B)  RING/LL128 (where NCCL offers LL128), else RING/SIMPLE\n"),
+                plain.out());
+        CliRun logged = CliRun.run(java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of("show", p.toString(), "--nccl-log", log),
+                        java.util.Arrays.stream(shape))
+                .toArray(String[]::new));
+        assertEquals(0, logged.exit(), logged.err());
+        assertTrue(
+                logged.out()
+                        .contains(
+                                "\nNCCL's cost table: at nRanks=2 nNodes=2 the one " + log + " printed (bandwidth 0.0: "
+                                        + "not offered); elsewhere every algorithm/protocol NCCL can offer"),
+                logged.out());
+        assertTrue(
+                logged.out()
+                        .contains("  AllReduce   [128 B, 256 B)  RING/SIMPLE (not RING/LL128: bandwidth 0.0 in " + log
+                                + ")\n"),
+                logged.out());
+    }
+
     /**
      * Issue 21 (second walk), item 8: one form for a shape. Before, show wrote the two-rank, two-node
      * shape as "nNodes x ranks per node 2x1" and report wrote it "2x2" (nRanks x nNodes); both now
