@@ -242,7 +242,11 @@ public final class Compiler {
      *     at the logged sizes below and above
      * @param ncclUs NCCL's time (NaN when unknown)
      * @param ncclRegret ncclUs / best - 1 (NaN when NCCL's time is unknown)
-     * @param noiseMargin k * sqrt(cv(nccl)^2 + cv(best)^2), NaN when neither has replicates
+     * @param noiseMargin the noise margin a gain over NCCL's pick had to exceed here (with the
+     *     threshold): k * sqrt(noise(NCCL)^2 + noise(c)^2), c the policy's pick where the size gets a
+     *     rule, else the fastest candidate that could have been kept (NCCL's own noise against the
+     *     best's where there is none); noise = max(replicate CV, neighbour jump) with a window, the
+     *     CV alone without; NaN when neither is known
      * @param candidates every measured candidate, fastest first
      * @param ranking the kept candidates in policy order; empty when this size gets no rule
      * @param note why there is no rule when that is not simply a small regret, else ""
@@ -1157,10 +1161,29 @@ public final class Compiler {
                     p.inferred(),
                     p.ncclUs(),
                     ncclRegret,
-                    margin(k, ncclNoise, bestNoise),
+                    shownMargin(p, ranking, cands, ncclNoise, bestNoise),
                     cands,
                     List.copyOf(ranking),
                     note);
+        }
+
+        /**
+         * The margin the report's noise column shows: the one the verdict compared a gain with, of
+         * the policy's pick where a rule applies, else of the fastest candidate that could have been
+         * kept (not NCCL's own pick, offered); without one, NCCL's noise against the best's.
+         */
+        double shownMargin(Pre p, List<Stats> ranking, List<Stats> cands, double ncclNoise, double bestNoise) {
+            double k = o.noiseSigmas();
+            Stats c = ranking.isEmpty()
+                    ? cands.stream()
+                            .filter(x -> !x.config().equals(p.pick()) && unoffered.offered(x.config()))
+                            .findFirst()
+                            .orElse(null)
+                    : ranking.getFirst();
+            if (c == null) {
+                return margin(k, ncclNoise, bestNoise);
+            }
+            return o.window() > 0 ? margin(k, ncclNoise, c.noise()) : margin(k, p.ncclCv(), c.cv());
         }
 
         /** Every candidate measured at size index i, fastest first (NCCL's pick pooled with its unforced runs is not one). */

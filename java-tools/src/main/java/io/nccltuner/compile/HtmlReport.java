@@ -79,6 +79,9 @@ public final class HtmlReport {
             sb.append("<h2>").append(esc(g.key().toString())).append("</h2>\n");
             chart(sb, g);
             table(sb, g);
+            sb.append("<p>")
+                    .append(esc(TextReport.noiseLegend(c.options()).strip()))
+                    .append("</p>\n");
             sb.append("<h3>Rules (").append(g.rules().size()).append(")</h3>\n<ul>\n");
             for (Rule r : g.rules()) {
                 sb.append("<li>").append(esc(TextReport.describe(r))).append("</li>\n");

@@ -17,8 +17,9 @@ import java.util.Locale;
  * the noise), then the merged rules, the workload weighting, refused rows and warnings.
  *
  * <p>Times are microseconds. "regret before" is NCCL's: its time / best - 1; "after" is the
- * policy's first candidate's (NCCL's own where no rule applies). "noise" is the margin
- * k * sqrt(cv(NCCL)^2 + cv(best)^2), "n/a" with one replicate.
+ * policy's first candidate's (NCCL's own where no rule applies). "noise" is the margin the verdict
+ * compared a gain with ({@link Compiler.SizeResult#noiseMargin}: the policy's pick's where a rule
+ * applies, else the fastest candidate's NCCL's pick was kept against), "n/a" where unknown.
  *
  * <p>The report starts with a summary ({@link #summary}): how many rules, why sizes got none
  * (each reason once, with its count), and what to collect next (replicates, NCCL's own pick). A
@@ -51,9 +52,10 @@ public final class TextReport {
         StringBuilder sb = new StringBuilder();
         sb.append(summary(c)).append('\n');
         for (Group g : c.groups()) {
-            inputLines(sb, g);
+            inputLines(sb, g, c.options());
             if (perSize) {
                 sizeTable(sb, g);
+                sb.append(noiseLegend(c.options())).append('\n');
             }
             sb.append("rules: ").append(g.rules().size()).append('\n');
             for (Rule r : g.rules()) {
@@ -71,7 +73,7 @@ public final class TextReport {
     }
 
     /** A group's measured sizes, candidates and replicates, and the replicates' spread (CV). */
-    private static void inputLines(StringBuilder sb, Group g) {
+    private static void inputLines(StringBuilder sb, Group g, Compiler.Options o) {
         int minRep = Integer.MAX_VALUE;
         int maxRep = 0;
         java.util.Set<RunConfig> configs = new java.util.HashSet<>();
@@ -108,7 +110,7 @@ public final class TextReport {
                 .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
                 .append(maxRep == 1 ? " replicate" : " replicates")
                 .append(" per configuration")
-                .append(maxRep < 2 ? NO_REPLICATES : "")
+                .append(maxRep < 2 ? singleReplicate(o) : "")
                 .append('\n');
         if (!cvs.isEmpty()) {
             java.util.Collections.sort(cvs);
@@ -354,7 +356,8 @@ public final class TextReport {
         noRuleLines(sb, n, c);
         List<String> next = collectNext(n, c);
         if (next.isEmpty()) {
-            sb.append("collect next: nothing missing (NCCL's own pick, replicates and NCCL's selections are known)\n");
+            sb.append("collect next: nothing missing (NCCL's own pick, NCCL's selections and replicates of every "
+                    + "configuration are known, and no size's verdict is the noise's)\n");
         } else {
             sb.append("collect next:\n");
             for (String x : next) {
@@ -431,6 +434,7 @@ public final class TextReport {
                                     : "")
                             + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)");
         }
+        next.addAll(WeakEvidence.lines(c));
         boolean anyPick = c.groups().stream().flatMap(g -> g.sizes().stream()).anyMatch(s -> s.ncclPick() != null);
         if (n.pickUnknown > 0 && anyPick) {
             next.add("which candidate NCCL runs at " + n.pickUnknown + " of " + count(n.sizes, "size")
@@ -527,6 +531,30 @@ public final class TextReport {
      */
     static final String NO_REPLICATES = " (one run each, so no margin against noise but the jumps between neighbouring"
             + " sizes; repeat each run 3+ times for one)";
+
+    /**
+     * What one replicate per configuration leaves of the noise, for the group's line: with a window,
+     * the jumps between neighbouring sizes ({@link #NO_REPLICATES}); without one, nothing.
+     */
+    static String singleReplicate(Compiler.Options o) {
+        return o.window() > 0
+                ? NO_REPLICATES
+                : " (one run each and --window 0, so the noise is unknown: margin 0; repeat each run 3+ times for one)";
+    }
+
+    /** The legend of the noise column: the margin each verdict compared a gain with, and whose. */
+    static String noiseLegend(Compiler.Options o) {
+        return "  noise: the margin NCCL's time / a candidate's - 1 must exceed (as must --threshold "
+                + pct(o.threshold()) + ") for a rule: "
+                + java.math.BigDecimal.valueOf(o.noiseSigmas())
+                        .stripTrailingZeros()
+                        .toPlainString()
+                + " x sqrt(noise(NCCL)^2 + noise(c)^2), noise = "
+                + (o.window() > 0
+                        ? "max(replicate CV, neighbour jump within " + o.window() + " sizes)"
+                        : "the replicates' CV (n/a with one replicate)")
+                + "; c = the policy's pick where a rule applies, else the fastest candidate NCCL's pick was kept against";
+    }
 
     /** The expected-regret cell of a range whose regret no size measured (no unforced run of NCCL's pick). */
     static final String NOT_MEASURED = "not measured";

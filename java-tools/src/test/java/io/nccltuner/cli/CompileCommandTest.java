@@ -237,8 +237,11 @@ class CompileCommandTest {
           1 size: NCCL's pick kept, a faster candidate's gain is within the noise
         collect next:
           - replicates: every group has 1 run per configuration, so the noise is unknown (only neighbouring \
-        sizes bound it: margin up to 126.12%): repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, \
+        sizes bound it: margin up to 51.31%): repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, \
         or more files of the same runs)
+          - noise: AllReduce at nRanks=2 nNodes=2: at 1 size (8 MiB) the noise margin (51.31%) exceeds NCCL's \
+        regret (17.67%), so the noise, not the measurement, kept NCCL's pick: replicates of NCCL's pick and of \
+        TREE/SIMPLE there decide whether the gain is real
           - which candidate NCCL runs at 25 of 25 sizes: --nccl-log with the unforced runs' NCCL_DEBUG=INFO \
         NCCL_DEBUG_SUBSYS=TUNING output (its selection lines name NCCL's pick; that pick's forced runs then \
         count as NCCL's replicates and it is never a rule's candidate)

@@ -42,6 +42,41 @@ class MeasuredPolicyTest {
     }
 
     /**
+     * Issue 21 (third walk), item 12: the noise column is the margin the verdict used, so a size with
+     * a rule has NCCL's regret above it, and a size where the noise kept NCCL's pick has it at most
+     * that (with and without the log, with and without a window).
+     */
+    @Test
+    void theNoiseMarginShownAgreesWithEachVerdict() throws Exception {
+        for (String[] in : new String[][] {
+            {"h200-2rank-sweep_allreduce.rep1.csv", "tests/traces/nccl_sweep.rank0.log"},
+            {"h200-2rank-sweep_allreduce.rep1.csv"}
+        }) {
+            for (int window : new int[] {0, 2}) {
+                Compiler.Options o = Compiler.Options.defaults("x");
+                o = new Compiler.Options(
+                        o.threshold(), o.noiseSigmas(), o.tie(), false, o.merge(), "x", o.mode(), null, window);
+                int ruled = 0;
+                int keptForNoise = 0;
+                for (SizeResult s : Compiler.compile(Fixtures.read(in), o)
+                        .groups()
+                        .getFirst()
+                        .sizes()) {
+                    String at = String.join(" + ", in) + ", window " + window + ", " + s.nBytes() + " B";
+                    if (s.ruled()) {
+                        ruled++;
+                        assertTrue(s.ncclRegret() > (Double.isNaN(s.noiseMargin()) ? 0 : s.noiseMargin()), at);
+                    } else if (s.note().contains(Compiler.KEPT_FOR_NOISE)) {
+                        keptForNoise++;
+                        assertTrue(s.ncclRegret() <= s.noiseMargin(), at);
+                    }
+                }
+                assertTrue(ruled > 0 && (window == 0 || keptForNoise > 0), String.join(" + ", in));
+            }
+        }
+    }
+
+    /**
      * Issue 21 (third walk), item 2: the log's cost table gives RING/LL128 bandwidth 0.0 for AllReduce
      * (NCCL 2.28.9 over sockets), so the engine would pass over it; compile leaves it out of the
      * rules, and where it measured fastest (128 B .. 512 B) the row prices what runs instead.
