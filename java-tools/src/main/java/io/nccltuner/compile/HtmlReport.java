@@ -114,6 +114,9 @@ public final class HtmlReport {
                         .append("</td></tr>\n");
             }
             sb.append("</table>\n");
+            savings.forEach(s -> sb.append("<p>")
+                    .append(esc(s.key() + ": saving of NCCL's time " + s.baseline()))
+                    .append("</p>\n"));
         }
         list(sb, "Refused rows (wrong results, never used)", c.refused());
         list(sb, "Warnings", c.warnings());

@@ -243,9 +243,7 @@ public final class TextReport {
                     pct(s.policyRegret()),
                     s.bestUs(),
                     pct(s.saving()),
-                    s.priced() == s.calls()
-                            ? "over all calls of the workload"
-                            : "over the workload's " + s.priced() + " priced calls",
+                    s.baseline(),
                     s.defaultUs() - s.policyUs()));
         }
     }

@@ -48,8 +48,18 @@ public final class Workload {
      * @param nNodes nodes, 0 when the source does not say
      * @param numPipeOps numPipeOps, 0 when the source does not say
      * @param count how many calls
+     * @param ruleHit whether the line came from the plugin's decision log (a {@code "type":
+     *     "aggregate"} line, or a per-call line with {@code "policyPick"}), which holds only the calls
+     *     a rule of the policy the plugin ran matched ({@code engine/ShadowAggregate}, {@code
+     *     engine/DecisionLog}), not every call of the job
      */
-    public record Call(Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count) {}
+    public record Call(
+            Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count, boolean ruleHit) {
+        /** A call of a trace or of a JSON-lines workload that is no decision log. */
+        public Call(Collective collective, long nBytes, int nRanks, int nNodes, int numPipeOps, long count) {
+            this(collective, nBytes, nRanks, nNodes, numPipeOps, count, false);
+        }
+    }
 
     /**
      * What the workload's calls cost under NCCL's default, under the policy and at the measured best,
@@ -64,8 +74,38 @@ public final class Workload {
      * @param policyUs sum of the policy's times (its first candidate where a rule applies, else
      *     NCCL's), microseconds
      * @param bestUs sum of the best measured times, microseconds
+     * @param pricedRuleHits how many of the priced calls came from decision logs ({@link Call#ruleHit})
      */
-    public record Savings(GroupKey key, long calls, long priced, double defaultUs, double policyUs, double bestUs) {
+    public record Savings(
+            GroupKey key,
+            long calls,
+            long priced,
+            double defaultUs,
+            double policyUs,
+            double bestUs,
+            long pricedRuleHits) {
+        /**
+         * What the saving's percentage divides by, for the report: {@code over all calls of the
+         * workload}, {@code over the workload's 19 priced calls}, or, where decision logs gave the
+         * calls, which calls those are (the rule hits of the policy the plugin ran, not all calls).
+         *
+         * @return the phrase after "of NCCL's time"
+         */
+        public String baseline() {
+            String decisionLog = "only the calls a rule of the policy the plugin ran matched (a trace, "
+                    + "NCCL_TUNER_JAVA_RECORD=FILE, records all calls)";
+            if (pricedRuleHits == priced) {
+                return "over the " + priced + " priced call" + (priced == 1 ? "" : "s") + " of the decision log, "
+                        + decisionLog;
+            }
+            String calls = priced == this.calls
+                    ? "over all calls of the workload"
+                    : "over the workload's " + priced + " priced calls";
+            return pricedRuleHits == 0
+                    ? calls
+                    : calls + ", " + pricedRuleHits + " of them from decision logs, " + decisionLog;
+        }
+
         /** @return size-weighted regret of NCCL's default: defaultUs / bestUs - 1 */
         public double defaultRegret() {
             return defaultUs / bestUs - 1;
@@ -172,7 +212,8 @@ public final class Workload {
                 n.path(LogField.N_RANKS).asInt(0),
                 n.path(LogField.N_NODES).asInt(0),
                 n.path(LogField.NUM_PIPE_OPS).asInt(0),
-                n.path(LogField.COUNT).asLong(1));
+                n.path(LogField.COUNT).asLong(1),
+                n.hasNonNull(LogField.TYPE) || n.has(LogField.POLICY_PICK));
     }
 
     /**
@@ -188,6 +229,7 @@ public final class Workload {
             GroupKey k = g.key();
             long n = 0;
             long priced = 0;
+            long ruleHits = 0;
             double def = 0;
             double pol = 0;
             double best = 0;
@@ -204,12 +246,13 @@ public final class Workload {
                     continue;
                 }
                 priced += call.count();
+                ruleHits += call.ruleHit() ? call.count() : 0;
                 def += s.ncclUs() * call.count();
                 pol += s.policyUs() * call.count();
                 best += s.bestUs() * call.count();
             }
             if (n > 0) {
-                out.add(new Savings(k, n, priced, def, pol, best));
+                out.add(new Savings(k, n, priced, def, pol, best, ruleHits));
             }
         }
         return out;

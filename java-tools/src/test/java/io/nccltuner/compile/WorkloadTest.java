@@ -56,8 +56,8 @@ class WorkloadTest {
         // coll 6 (Send) and the decision log's "7" (Recv) are not tuner collectives
         assertEquals(5, calls.size());
         assertEquals(new Workload.Call(Collective.AllReduce, 128, 0, 0, 0, 10), calls.get(1));
-        // a record as the engine's decision log (NCCL_TUNER_JAVA_LOG) writes it
-        assertEquals(new Workload.Call(Collective.AllReduce, 1048576, 0, 0, 1, 1), calls.get(4));
+        // a record as the engine's decision log (NCCL_TUNER_JAVA_LOG) writes it: a rule hit
+        assertEquals(new Workload.Call(Collective.AllReduce, 1048576, 0, 0, 1, 1, true), calls.get(4));
         Compilation c = Compiler.compile(
                 Fixtures.read("seed001-v100-allreduce.csv", "seed001-nccl-2.22.3-tuning.log"),
                 Compiler.Options.defaults("seed001"));
@@ -70,6 +70,11 @@ class WorkloadTest {
         assertEquals("12.98%", TextReport.pct(w.saving()));
         assertEquals("14.95%", TextReport.pct(w.defaultRegret()));
         assertEquals("0.02%", TextReport.pct(w.policyRegret()));
+        assertEquals(1, w.pricedRuleHits());
+        assertEquals(
+                "over the workload's 21 priced calls, 1 of them from decision logs, only the calls a rule of the policy "
+                        + "the plugin ran matched (a trace, NCCL_TUNER_JAVA_RECORD=FILE, records all calls)",
+                w.baseline());
     }
 
     @Test
