@@ -328,23 +328,75 @@ final class CompileCommand extends ToolCommand {
         }
         Input all = global.isEmpty() ? new Input() : global.getFirst();
         for (Path f : files) {
+            int before = data.measurements().size();
             if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
                 io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
+                refuseIgnoredOptions(f, all, true, data, before);
                 sources.add(f + " (sweep)");
                 continue;
             }
             InputFiles.readMeasurements(f, options(all, f, pl), data);
+            refuseIgnoredOptions(f, all, false, data, before);
             sources.add(f.toString());
         }
         for (Input in : inputs) {
             if (in.file == null) {
                 continue;
             }
+            int before = data.measurements().size();
             InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
+            refuseIgnoredOptions(in.file, in, false, data, before);
             sources.add(in.file.toString());
         }
         InputFiles.readNcclLogs(ncclLogs, data);
         return sources;
+    }
+
+    /**
+     * Refuses per-file options for an input that states what they say itself, rather than ignore them:
+     * a measurement CSV names each row's collective, candidate and shape in its columns, and a {@code
+     * nccl-tuner sweep} folder's manifest each run's candidate (its runs' NCCL lines the shape).
+     *
+     * @param f the input just read
+     * @param in its settings
+     * @param sweep whether f is a sweep folder
+     * @param data the measurements read so far, f's from index {@code before}
+     * @throws InputException {@code f: --ranks 8 --nodes 1 would be ignored: ... (its rows: nRanks=2 nNodes=2)}
+     */
+    private static void refuseIgnoredOptions(Path f, Input in, boolean sweep, MeasurementSet data, int before)
+            throws InputException, IOException {
+        List<String> given = new ArrayList<>();
+        for (String[] o : new String[][] {
+            {"--collective", in.collective},
+            {"--algo", in.algo},
+            {"--proto", in.proto},
+            {"--channels", in.channels == 0 ? null : Integer.toString(in.channels)},
+            {"--ranks", in.ranks == 0 ? null : Integer.toString(in.ranks)},
+            {"--nodes", in.nodes == 0 ? null : Integer.toString(in.nodes)}
+        }) {
+            if (o[1] != null) {
+                given.add(o[0] + " " + o[1]);
+            }
+        }
+        if (given.isEmpty() || (!sweep && !io.nccltuner.compile.MeasurementCsv.looksLike(f))) {
+            return;
+        }
+        java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+        for (var m : data.measurements().subList(before, data.measurements().size())) {
+            shapes.add(io.nccltuner.model.JobShape.of(m.nRanks(), m.nNodes()));
+        }
+        throw new InputException(
+                f.toString(),
+                String.join(" ", given) + " would be ignored: "
+                        + (sweep
+                                ? "a `nccl-tuner sweep` folder's manifest names each run's candidate and its runs' NCCL "
+                                        + "lines the shape"
+                                : "a measurement CSV names each row's collective, candidate and shape in its columns")
+                        + (sweep ? " (its runs: " : " (its rows: ") + String.join(", ", shapes)
+                        + "); --collective/--algo/--proto/--channels/"
+                        + "--ranks/--nodes describe nccl-tests output only. Drop them (with --in FILE before them for an "
+                        + "nccl-tests file among the inputs), or correct the "
+                        + (sweep ? "runs" : "CSV's columns"));
     }
 
     /** The compiler's options from the command's; refuses a {@code --merge} that is not ranking or pick. */
