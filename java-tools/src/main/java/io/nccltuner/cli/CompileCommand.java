@@ -217,6 +217,12 @@ final class CompileCommand extends ToolCommand {
     boolean allowEmpty;
 
     @Option(
+            names = "--verbose",
+            description = "Print the per-size tables also when -o writes no policy (by default such a compile "
+                    + "prints the verdict first, then its summary).")
+    boolean verbose;
+
+    @Option(
             names = "--summary",
             description = "Print the summary, the rules and the expected regret per range; "
                     + "leave out the per-size tables.")
@@ -240,9 +246,18 @@ final class CompileCommand extends ToolCommand {
         List<Workload.Savings> savings = savings(c);
         // with -o - stdout carries the YAML alone, so the report goes to stderr
         PrintWriter report = yamlToStdout ? err : out;
-        report.print(TextReport.render(c, savings, !summaryOnly));
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
-        refuseEmpty(c, nRules, report);
+        String[] refused = refusal(c, nRules);
+        if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
+            report.println("policy not written: " + refused[0] + ". " + refused[1]);
+            report.print(TextReport.render(c, savings, verbose));
+            if (!verbose) {
+                report.println("per-size tables: --verbose prints them");
+            }
+            report.flush();
+            throw new InputException("inputs", refused[0] + "; policy not written. " + refused[1]);
+        }
+        report.print(TextReport.render(c, savings, !summaryOnly));
         if (output == null) {
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
@@ -443,27 +458,26 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * Refuses to write with {@code -o} a policy without rules because nothing could be compared
-     * (without {@code --allow-empty}): {@link #NONE_FORCED}, {@link #NO_NCCL_PICK}.
+     * Why {@code -o} writes no policy: one without rules because nothing could be compared (without
+     * {@code --allow-empty}), {@link #NONE_FORCED} or {@link #NO_NCCL_PICK}.
      *
-     * @param report flushed first, so the report stands before the error
+     * @return {why, what to do}, or null when the policy is written
      */
-    private void refuseEmpty(Compilation c, int nRules, PrintWriter report) throws InputException {
+    private String[] refusal(Compilation c, int nRules) {
+        if (output == null || nRules > 0 || allowEmpty) {
+            return null;
+        }
         boolean noneForced = c.groups().stream()
                 .flatMap(g -> g.sizes().stream())
                 .allMatch(s -> s.candidates().isEmpty());
-        if (output != null && nRules == 0 && noneForced && !allowEmpty) {
-            report.flush();
-            throw new InputException("inputs", NONE_FORCED);
+        if (noneForced) {
+            return NONE_FORCED;
         }
         // no size with both NCCL's own time and a forced candidate: nothing was compared
         boolean noNccl = c.groups().stream()
                 .flatMap(g -> g.sizes().stream())
                 .allMatch(s -> Double.isNaN(s.ncclUs()) || s.candidates().isEmpty());
-        if (output != null && nRules == 0 && noNccl && !c.groups().isEmpty() && !allowEmpty) {
-            report.flush();
-            throw new InputException("inputs", NO_NCCL_PICK);
-        }
+        return noNccl && !c.groups().isEmpty() ? NO_NCCL_PICK : null;
     }
 
     /**
@@ -606,17 +620,21 @@ final class CompileCommand extends ToolCommand {
         return null;
     }
 
-    /** Why -o writes nothing when no forced candidate was measured (the summary says it too). */
-    static final String NONE_FORCED = "no input measured a forced candidate (every run counts as NCCL's own pick), so "
-            + "the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X --proto Y "
-            + "(or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes the empty policy";
+    /** Why -o writes nothing when no forced candidate was measured (the summary says it too), and what to do. */
+    static final String[] NONE_FORCED = {
+        "no input measured a forced candidate (every run counts as NCCL's own pick), so the policy would have no rules",
+        "Say what each file forced: --in FILE --algo X --proto Y (or give NCCL_DEBUG=INFO output, whose 'set by "
+                + "environment' lines say it); --allow-empty writes the empty policy"
+    };
 
-    /** Why -o writes nothing when NCCL's own pick was never timed (only forced runs, no log naming the pick). */
-    static final String NO_NCCL_PICK = "NCCL's own pick was never measured at a size with a forced candidate (no "
-            + "unforced run there, and no NCCL log naming the pick), so no candidate can be compared with it and the "
-            + "policy would have no rules; policy not written. Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO "
-            + "(`nccl-tuner sweep` runs it), or give --nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING "
-            + "selection lines; --allow-empty writes the empty policy";
+    /** Why -o writes nothing when NCCL's own pick was never timed (only forced runs, no log naming the pick), and what to do. */
+    static final String[] NO_NCCL_PICK = {
+        "NCCL's own pick was never measured at a size with a forced candidate (no unforced run there, and no NCCL log "
+                + "naming the pick), so no candidate can be compared with it and the policy would have no rules",
+        "Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO (`nccl-tuner sweep` runs it), or give "
+                + "--nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING selection lines; --allow-empty writes "
+                + "the empty policy"
+    };
 
     /** The parser's options for one file from its settings (those of --in FILE, or the file-less ones). */
     private NcclTestsLog.Options options(Input in, Path f, NcclTestsLog.Placement pl) throws InputException {
