@@ -442,6 +442,9 @@ final class CompileCommand extends ToolCommand {
         for (Compiler.PoolingProblem p : pooling) {
             err.println("nccl-tuner compile: warning: --pool-anyway: " + p.message());
         }
+        for (String w : Compiler.disparateInputs(data, opts)) { // also among the report's warnings
+            err.println("nccl-tuner compile: warning: " + w);
+        }
     }
 
     /** The {@code --workload} files' calls priced with the compilation; empty without {@code --workload}. */

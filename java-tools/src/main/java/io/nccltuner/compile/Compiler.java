@@ -411,6 +411,142 @@ public final class Compiler {
         }
     }
 
+    /** How {@link #inputOf} names one of the size tables {@code --pool-runs} pooled. */
+    private static final String TABLE_AT = "the table at line ";
+
+    /**
+     * The input a measurement came from, as the pooling checks tell inputs apart: {@code the table at
+     * line 11 of a.txt} for a table {@code --pool-runs} pooled, {@code machine H200, NCCL 2.28.9} for
+     * files that name their machine (compiled as one), the {@code nccl-tuner sweep} folder of a
+     * sweep's run, else the file.
+     */
+    private static String inputOf(Measurement m, MeasurementSet data) {
+        int colon = m.source().lastIndexOf(':');
+        String file = fileOf(m.source());
+        List<Integer> pooled = data.pooledTables().get(file);
+        if (pooled != null && colon > 0) {
+            int line = Integer.parseInt(m.source().substring(colon + 1));
+            int table = pooled.getFirst();
+            for (int t : pooled) {
+                if (t <= line) {
+                    table = t;
+                }
+            }
+            return TABLE_AT + table + " of " + file;
+        }
+        if (m.hardware() != null) {
+            return "machine " + m.hardware(); // files that name the same machine are compiled as one
+        }
+        return data.runsOf().getOrDefault(file, file);
+    }
+
+    /**
+     * Smallest factor between the fastest times of two inputs, at every size both measured, that
+     * {@link #disparateInputs} calls other machines or settings: one machine's configurations differ
+     * by configuration and size, not by one factor of 3 or more at each size, and no replicate noise
+     * explains it.
+     */
+    public static final double MAX_INPUT_FACTOR = 3;
+
+    /**
+     * Inputs of one group that measured different configurations (no (size, configuration) point in
+     * common, so {@link #unverifiedPooling} cannot compare them) and whose fastest times differ by
+     * {@link #MAX_INPUT_FACTOR} or more at each of at least 3 sizes both measured: a forced file from
+     * one cluster and an unforced one from another compile to a policy of the other machine's numbers
+     * (no rule where the forced machine is slower, a rule everywhere where it is faster).
+     *
+     * @param data the measurements
+     * @param o the settings (numPipeOps grouping)
+     * @return one warning per such pair of inputs, {@code inputs: AllReduce at nRanks=16 nNodes=2:
+     *     v100.txt (RING/SIMPLE) is 7.40x .. 11.52x slower than a100.txt (NCCL's own pick) ...}
+     */
+    public static List<String> disparateInputs(MeasurementSet data, Options o) {
+        // group -> input -> size -> config -> times
+        Map<GroupKey, Map<String, TreeMap<Long, Map<RunConfig, List<Double>>>>> byGroup = new LinkedHashMap<>();
+        for (Measurement m : data.measurements()) {
+            GroupKey k = new GroupKey(
+                    m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps(), m.hardware());
+            byGroup.computeIfAbsent(k, x -> new LinkedHashMap<>())
+                    .computeIfAbsent(inputOf(m, data), x -> new TreeMap<>(Long::compareUnsigned))
+                    .computeIfAbsent(m.nBytes(), x -> new LinkedHashMap<>())
+                    .computeIfAbsent(m.config(), x -> new ArrayList<>())
+                    .add(m.timeUs());
+        }
+        List<String> out = new ArrayList<>();
+        for (var g : byGroup.entrySet()) {
+            List<String> inputs = new ArrayList<>(g.getValue().keySet());
+            for (int i = 0; i < inputs.size(); i++) {
+                for (int j = i + 1; j < inputs.size(); j++) {
+                    String w = disparate(
+                            g.getKey(),
+                            inputs.get(i),
+                            g.getValue().get(inputs.get(i)),
+                            inputs.get(j),
+                            g.getValue().get(inputs.get(j)));
+                    if (w != null) {
+                        out.add(w);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The warning for two inputs of a group whose fastest times differ by a factor at each shared size, or null. */
+    private static String disparate(
+            GroupKey k,
+            String a,
+            TreeMap<Long, Map<RunConfig, List<Double>>> ta,
+            String b,
+            TreeMap<Long, Map<RunConfig, List<Double>>> tb) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = 0;
+        int shared = 0;
+        for (var e : ta.entrySet()) {
+            Map<RunConfig, List<Double>> other = tb.get(e.getKey());
+            if (other == null) {
+                continue;
+            }
+            if (e.getValue().keySet().stream().anyMatch(other::containsKey)) {
+                return null; // a configuration both measured: unverifiedPooling compares them
+            }
+            double r = fastest(e.getValue()) / fastest(other); // a's time over b's
+            lo = Math.min(lo, r);
+            hi = Math.max(hi, r);
+            shared++;
+        }
+        boolean aSlower = lo >= MAX_INPUT_FACTOR;
+        if (shared < 3 || !(aSlower || hi <= 1 / MAX_INPUT_FACTOR)) {
+            return null;
+        }
+        String slow = aSlower ? a : b;
+        String fast = aSlower ? b : a;
+        double f1 = aSlower ? lo : 1 / hi;
+        double f2 = aSlower ? hi : 1 / lo;
+        return "inputs: " + k.collective() + " at " + io.nccltuner.model.JobShape.of(k.nRanks(), k.nNodes()) + ": "
+                + slow + " (" + configs(aSlower ? ta : tb) + ") is "
+                + String.format(java.util.Locale.ROOT, f1 == f2 ? "%.2fx" : "%.2fx .. %.2fx", f1, f2)
+                + " slower than " + fast + " (" + configs(aSlower ? tb : ta) + ") at each of the " + shared
+                + " sizes both measured, far more than replicate noise: other machines or settings? One machine's "
+                + "configurations differ by configuration and size, not by one factor at every size; the verdicts "
+                + "compare one input's numbers with the other's. If they are other machines, compile them separately "
+                + "(or keep the device lines and NCCL's INFO lines in the files, so they are compiled apart by machine)";
+    }
+
+    /** @return the fastest median of a size's configurations, microseconds */
+    private static double fastest(Map<RunConfig, List<Double>> runs) {
+        return runs.values().stream().mapToDouble(Compiler::median).min().orElse(Double.NaN);
+    }
+
+    /** @return {@code RING/SIMPLE}, {@code NCCL's own pick}, {@code RING/LL and 2 more} */
+    private static String configs(TreeMap<Long, Map<RunConfig, List<Double>>> t) {
+        Set<String> names = new java.util.TreeSet<>();
+        t.values().forEach(m -> m.keySet().forEach(c -> names.add(c.isAuto() ? "NCCL's own pick" : c.label())));
+        return names.size() == 1
+                ? names.iterator().next()
+                : names.iterator().next() + " and " + (names.size() - 1) + " more";
+    }
+
     /**
      * Finds replicates pooled from inputs that nothing says measured one setup and whose times
      * disagree: files that name no machine (two clusters' outputs without device lines are one group
@@ -429,26 +565,11 @@ public final class Compiler {
         Map<GroupKey, Map<Point, Map<String, List<Double>>>> byGroup = new LinkedHashMap<>();
         Map<GroupKey, Boolean> tables = new HashMap<>();
         for (Measurement m : data.measurements()) {
-            int colon = m.source().lastIndexOf(':');
-            String file = fileOf(m.source());
-            String src;
-            List<Integer> pooled = data.pooledTables().get(file);
+            String src = inputOf(m, data);
             GroupKey k = new GroupKey(
                     m.collective(), m.nRanks(), m.nNodes(), o.anyPipeOps() ? Range.ANY : m.numPipeOps(), m.hardware());
-            if (pooled != null && colon > 0) {
-                int line = Integer.parseInt(m.source().substring(colon + 1));
-                int table = pooled.getFirst();
-                for (int t : pooled) {
-                    if (t <= line) {
-                        table = t;
-                    }
-                }
-                src = "the table at line " + table + " of " + file;
+            if (src.startsWith(TABLE_AT)) {
                 tables.put(k, true);
-            } else if (m.hardware() != null) {
-                src = "machine " + m.hardware(); // files that name the same machine are compiled as one
-            } else {
-                src = data.runsOf().getOrDefault(file, file);
             }
             byGroup.computeIfAbsent(k, x -> new LinkedHashMap<>())
                     .computeIfAbsent(new Point(m.nBytes(), m.config()), x -> new LinkedHashMap<>())
@@ -521,6 +642,7 @@ public final class Compiler {
         for (PoolingProblem p : unverifiedPooling(data, o)) { // compile refuses these unless --pool-anyway
             warnings.add("inputs: " + p.message());
         }
+        warnings.addAll(disparateInputs(data, o));
         Map<GroupKey, Map<Measurement.Hardware, Set<String>>> machines = machines(data, o, warnings);
         // group -> size -> config -> times
         Map<GroupKey, TreeMap<Long, Map<RunConfig, List<Double>>>> grouped =
