@@ -45,7 +45,7 @@ if [ ! -w "$here/lib" ] || { [ -e "$cache" ] && [ ! -w "$cache" ]; }; then
 fi
 rm -f "$cache"
 policy="${NCCL_TUNER_JAVA_POLICY:-$here/policies/h200-2rank.yaml}"
-# First the policies' binary forms (FILE.yaml.compiled beside each, keyed by the YAML's SHA-256):
+# First the policies' binary forms (FILE.yaml.compiled beside each, keyed by the YAML's length, CRC-32C and CRC-32):
 # the plugin then starts without parsing YAML. The tree's policies, and NCCL_TUNER_JAVA_POLICY
 # when its folder is writable; a policy without one still works (its YAML is parsed at start).
 done=""

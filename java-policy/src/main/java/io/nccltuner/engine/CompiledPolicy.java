@@ -19,6 +19,7 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +106,66 @@ public final class CompiledPolicy {
     public static Policy load(Path yaml) throws PolicyException {
         Policy p = fromBinaryForm(yaml);
         return p != null ? p : PolicyLoader.load(yaml);
+    }
+
+    /**
+     * A policy as {@link #load} reads it, and which of the two forms it came from.
+     *
+     * @param policy the validated policy
+     * @param compiled whether it was read from the binary form (false: the YAML was parsed)
+     * @param why when the YAML was parsed, why the binary form was not used ({@code no FILE.compiled
+     *     beside it}, {@code FILE.compiled is of the YAML before its last edit}, ...); empty when
+     *     {@code compiled}
+     */
+    public record Loaded(Policy policy, boolean compiled, String why) {}
+
+    /**
+     * {@link #load}, saying which form was read and, for a parsed YAML, why its binary form was not
+     * (the plugin's init notice prints it once, so a user sees why a policy starts slowly).
+     *
+     * @param yaml a YAML policy file (at most {@link PolicyLoader#MAX_FILE_BYTES} bytes)
+     * @return the policy, equal to {@code PolicyLoader.load(yaml)}, and its form
+     * @throws PolicyException as {@link PolicyLoader#load(Path)}
+     */
+    public static Loaded loadDescribed(Path yaml) throws PolicyException {
+        Policy p = fromBinaryForm(yaml);
+        if (p != null) {
+            return new Loaded(p, true, "");
+        }
+        return new Loaded(PolicyLoader.load(yaml), false, whyNotUsed(yaml));
+    }
+
+    /** Why {@code yaml}'s binary form was not read (called only when it was not: off the fast path). */
+    static String whyNotUsed(Path yaml) {
+        Path bin = pathFor(yaml);
+        String name = bin.getFileName().toString();
+        try {
+            if (!Files.exists(bin)) {
+                return "no " + name + " beside it";
+            }
+            if (!Files.isRegularFile(bin)) {
+                return name + " is not a regular file";
+            }
+            if (!trusted(bin, yaml)) {
+                return name + " is writable by others or owned by another user than the YAML, so it is not trusted";
+            }
+            byte[] data = Files.readAllBytes(bin);
+            ByteBuffer head = ByteBuffer.wrap(data);
+            if (data.length < 8 + KEY_BYTES || head.getInt() != MAGIC) {
+                return name + " is not a compiled policy";
+            }
+            if (head.getInt() != VERSION) {
+                return name + " is of another format version (an older or newer nccl-tuner-java wrote it)";
+            }
+            byte[] recorded = new byte[KEY_BYTES];
+            head.get(recorded);
+            if (!Arrays.equals(recorded, key(yaml))) {
+                return name + " is of another YAML (written before the YAML was last edited)";
+            }
+            return name + " is damaged";
+        } catch (IOException | RuntimeException e) {
+            return name + " cannot be read (" + e.getMessage() + ")";
+        }
     }
 
     /**

@@ -100,6 +100,7 @@ record PluginConfig(Engine engine, String warning, String info) {
         Sources src = Sources.of(env, workDir);
         Policy policy;
         List<String> approximations = new ArrayList<>();
+        List<String> notes = new ArrayList<>(1);
         try {
             if (set(src.force())) {
                 try {
@@ -108,7 +109,7 @@ record PluginConfig(Engine engine, String warning, String info) {
                     return off(log, "NCCL_TUNER_JAVA_FORCE: " + e.getMessage() + "; the plugin changes nothing");
                 }
             } else {
-                policy = loadFile(src, approximations);
+                policy = loadFile(src, approximations, notes);
             }
         } catch (PolicyException e) {
             return off(log, "policy refused, the plugin changes nothing: " + e.getMessage());
@@ -148,9 +149,28 @@ record PluginConfig(Engine engine, String warning, String info) {
             }
         }
         String info = info(env, src, mode, canary, policy, approximations);
+        for (String note : notes) {
+            info += "; " + note;
+        }
         Engine engine = newEngine(policy, mode, log, decisions);
         engine.canaryFraction(canary);
         return new PluginConfig(engine, null, info);
+    }
+
+    /**
+     * The init notice's words on which form of a YAML policy was read: {@code policy FILE read
+     * from its compiled form}, or {@code policy FILE parsed from its YAML (no FILE.compiled beside
+     * it; ...)} with what writes one, since a parsed YAML starts slower (docs/dev/benchmarks.md).
+     *
+     * @param yaml NCCL_TUNER_JAVA_POLICY as set
+     * @param loaded what {@link CompiledPolicy#loadDescribed} read
+     */
+    static String formNote(String yaml, CompiledPolicy.Loaded loaded) {
+        return loaded.compiled()
+                ? "policy " + yaml.trim() + " read from its compiled form"
+                : "policy " + yaml.trim() + " parsed from its YAML (" + loaded.why()
+                        + "; nccl-tuner compile, import and calibrate write one beside their output, "
+                        + "NCCL_TUNER_JAVA_POLICY=FILE bin/nccl-tuner-aot beside any policy: a faster start)";
     }
 
     /** @return whether a variable is set to something other than blanks */
@@ -188,13 +208,17 @@ record PluginConfig(Engine engine, String warning, String info) {
      * The YAML policy (or its binary form when that matches it), else the example-tuner CSV.
      *
      * @param approximations receives the CSV's approximations
+     * @param notes receives, for a YAML policy, which of its forms was read ({@link #formNote})
      * @return the policy, or null when neither is set
      * @throws PolicyException when the file is refused
      */
-    private static Policy loadFile(Sources src, List<String> approximations) throws PolicyException {
+    private static Policy loadFile(Sources src, List<String> approximations, List<String> notes)
+            throws PolicyException {
         if (set(src.yaml())) {
             try (HostPath p = HostPath.of("NCCL_TUNER_JAVA_POLICY", src.yaml())) {
-                return CompiledPolicy.load(p.path);
+                CompiledPolicy.Loaded loaded = CompiledPolicy.loadDescribed(p.path);
+                notes.add(formNote(src.yaml(), loaded));
+                return loaded.policy();
             }
         }
         if (set(src.csv())) {

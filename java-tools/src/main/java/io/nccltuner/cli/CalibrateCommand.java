@@ -275,7 +275,7 @@ final class CalibrateCommand extends ToolCommand {
         } catch (PolicyException e) {
             throw new IllegalStateException("the calibrated policy does not load: " + e.getMessage(), e);
         }
-        PolicyYaml.writeFiles(output, yaml); // and its compiled form beside it
+        PolicyYaml.writeFiles(output, yaml, out, "nccl-tuner calibrate"); // and its compiled form beside it
         out.println(
                 "policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
                         + Main.count(nConstants, "constant") + ", calibrated profile for nNodes " + nodes

@@ -503,7 +503,7 @@ final class CompileCommand extends ToolCommand {
             stdout.print(yaml);
             report.println("policy: stdout (" + Main.count(nRules, "rule") + ")");
         } else {
-            PolicyYaml.writeFiles(output, yaml); // and its compiled form beside it
+            PolicyYaml.writeFiles(output, yaml, report, "nccl-tuner compile"); // and its compiled form beside it
             report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
     }

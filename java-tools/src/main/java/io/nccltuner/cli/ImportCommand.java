@@ -213,7 +213,7 @@ final class ImportCommand extends ToolCommand {
         if (output == null || output.toString().equals("-")) {
             out.print(yaml);
         } else {
-            PolicyYaml.writeFiles(output, yaml); // and its compiled form beside it
+            PolicyYaml.writeFiles(output, yaml, err, "nccl-tuner import"); // and its compiled form beside it
             int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
             out.println("policy: " + output + " (" + Main.count(p.profiles().size(), "profile") + ", "
                     + Main.count(rules, "rule") + ", " + Main.count(warnings.size(), "warning") + ")");

@@ -195,7 +195,7 @@ final class ReportCommand extends ToolCommand {
             } catch (PolicyException e) {
                 throw new IllegalStateException("the promoted policy does not load: " + e.getMessage(), e);
             }
-            PolicyYaml.writeFiles(emitPolicy, yaml); // and its compiled form beside it
+            PolicyYaml.writeFiles(emitPolicy, yaml, err, "nccl-tuner report"); // and its compiled form beside it
             out.println("policy: " + emitPolicy + " (" + p.kept() + " rules kept, " + p.cut()
                     + " cut to promoted ranges, " + p.dropped() + " dropped; mode enforce)");
         }

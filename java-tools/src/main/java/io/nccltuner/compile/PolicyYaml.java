@@ -10,6 +10,7 @@ import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Policy.Rule;
 import io.nccltuner.policy.PolicyException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -63,14 +64,17 @@ public final class PolicyYaml {
      *
      * <p>A policy whose compiled form cannot hold one of its fields (a bug of the format; the
      * writer checks by reading it back) gets none: the YAML is written, an older compiled form
-     * beside it is removed, and the plugin parses the YAML.
+     * beside it is removed, the plugin parses the YAML, and {@code warnings} gets a line saying so
+     * ({@code nccl-tuner compile: warning: out.yaml: the binary form does not read back ...}).
      *
      * @param output the YAML file to write
      * @param yaml its text
+     * @param warnings where the command prints its warnings (stderr)
+     * @param command the command's name for that line ({@code nccl-tuner compile})
      * @return the compiled form written beside it, or null when there is none (see above)
      * @throws IOException if a file cannot be written (its folder missing, too)
      */
-    public static Path writeFiles(Path output, String yaml) throws IOException {
+    public static Path writeFiles(Path output, String yaml, PrintWriter warnings, String command) throws IOException {
         Files.writeString(output, yaml, StandardCharsets.UTF_8);
         try {
             return CompiledPolicy.write(output);
@@ -78,6 +82,7 @@ public final class PolicyYaml {
             throw new IllegalStateException(output + ": the written policy does not load: " + e.getMessage(), e);
         } catch (IllegalStateException e) {
             Files.deleteIfExists(CompiledPolicy.pathFor(output));
+            warnings.println(command + ": warning: " + e.getMessage() + " (it starts slower; please report it)");
             return null;
         }
     }

@@ -92,7 +92,11 @@ class CompiledFormBesideTest {
         Path yaml = tmp.resolve("calibrated.yaml");
         assertEquals(
                 CompiledPolicy.pathFor(yaml),
-                PolicyYaml.writeFiles(yaml, PolicyYaml.writeChecked(p, List.of("calibrated"), Map.of(), "x")));
+                PolicyYaml.writeFiles(
+                        yaml,
+                        PolicyYaml.writeChecked(p, List.of("calibrated"), Map.of(), "x"),
+                        new java.io.PrintWriter(java.io.Writer.nullWriter()),
+                        "test"));
         compiledBeside(yaml);
         Policy.Profile prof = CompiledPolicy.load(yaml).profiles().getFirst();
         assertEquals("H100", prof.hardware().gpu());

@@ -1,0 +1,103 @@
+package io.nccltuner.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nccltuner.engine.CompiledPolicy;
+import io.nccltuner.engine.TunerLog;
+import io.nccltuner.policy.PolicyLoader;
+import java.io.DataOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 23 item 5: the plugin's init notice says whether a YAML policy was read from its compiled
+ * form or parsed, and for a parsed one why its {@code FILE.compiled} was not used (a parsed YAML
+ * starts slower, and a user who edited the YAML or copied it without its form should see why).
+ */
+@Timeout(60)
+class PluginConfigPolicyFormTest {
+    private static final TunerLog QUIET = (logger, level, message) -> {};
+
+    private static final String YAML = """
+            schema: nccl-tuner-java/v1
+            name: form-note
+            mode: enforce
+            profiles:
+              - name: any
+                rules:
+                  - collective: AllReduce
+                    bytes: {from: 0 B, to: 64 KiB}
+                    candidates:
+                      - {algorithm: RING, protocol: LL}
+            """;
+
+    private static String info(Path yaml, Path dir) {
+        return PluginConfig.fromEnvironment(Map.of("NCCL_TUNER_JAVA_POLICY", yaml.toString()), QUIET, dir)
+                .info();
+    }
+
+    @Test
+    void theNoticeSaysWhichFormWasReadAndWhyNotTheCompiledOne(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("p.yaml");
+        Files.writeString(yaml, YAML);
+        assertTrue(
+                info(yaml, dir).contains("policy " + yaml + " parsed from its YAML (no p.yaml.compiled beside it; "),
+                info(yaml, dir));
+
+        Path bin = CompiledPolicy.write(yaml);
+        String compiled = info(yaml, dir);
+        assertTrue(compiled.contains("policy " + yaml + " read from its compiled form"), compiled);
+        assertFalse(compiled.contains("parsed from its YAML"), compiled);
+
+        Files.writeString(yaml, YAML.replace("form-note", "form-edit"));
+        String stale = info(yaml, dir);
+        assertTrue(
+                stale.contains("p.yaml.compiled is of another YAML (written before the YAML was last edited)"), stale);
+
+        CompiledPolicy.write(yaml);
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rw-rw-rw-"));
+        String open = info(yaml, dir);
+        assertTrue(open.contains("p.yaml.compiled is writable by others"), open);
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rw-r--r--"));
+
+        byte[] form = Files.readAllBytes(bin);
+        ByteBuffer.wrap(form).putInt(4, ByteBuffer.wrap(form).getInt(4) + 1); // the format version
+        Files.write(bin, form);
+        assertTrue(info(yaml, dir).contains("p.yaml.compiled is of another format version"), info(yaml, dir));
+
+        Files.write(bin, new byte[] {'N', 'o', 'p', 'e'});
+        assertTrue(info(yaml, dir).contains("p.yaml.compiled is not a compiled policy"), info(yaml, dir));
+
+        byte[] whole = Files.readAllBytes(CompiledPolicy.write(yaml));
+        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(bin))) {
+            out.write(whole, 0, whole.length - 3); // truncated inside the rules
+        }
+        assertTrue(info(yaml, dir).contains("p.yaml.compiled is damaged"), info(yaml, dir));
+
+        Files.delete(bin);
+        Files.createDirectory(bin);
+        assertTrue(info(yaml, dir).contains("p.yaml.compiled is not a regular file"), info(yaml, dir));
+    }
+
+    @Test
+    void loadDescribedReadsTheSamePolicyEitherWay(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("p.yaml");
+        Files.writeString(yaml, YAML);
+        CompiledPolicy.Loaded parsed = CompiledPolicy.loadDescribed(yaml);
+        assertFalse(parsed.compiled());
+        CompiledPolicy.write(yaml);
+        CompiledPolicy.Loaded compiled = CompiledPolicy.loadDescribed(yaml);
+        assertTrue(compiled.compiled());
+        assertEquals("", compiled.why());
+        assertEquals(PolicyLoader.load(yaml), compiled.policy());
+        assertEquals(parsed.policy(), compiled.policy());
+    }
+}
