@@ -143,6 +143,10 @@ java_calls d_shadow shadow "$H200"
 java_log_calls d_shadow_agg shadow "$H200" 0
 java_log_calls d_shadow_calls shadow "$H200" 1
 java_calls e_norules enforce "$POL/rules-0.yaml"
+# canary mode (issue 23 item 7): the same policy, every call's arm drawn from its index and commId
+# (engine/Canary), no profiler loaded, so both arms run and nothing measures them
+calls f_canary "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1 NCCL_TUNER_JAVA_POLICY="$H200" \
+  NCCL_TUNER_JAVA_OPTS="-Xlog:gc,gc+heap:file=$RAW/f_canary.gc.log" -- --gc-log "$RAW/f_canary.gc.log" "${TRACES[@]}"
 
 # 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
 # load hits every policy alike; the table shows the median over the repeats of each figure.
@@ -292,6 +296,7 @@ row "(d) Java, shadow, same policy" d_shadow alloc
 row "(d2) Java, shadow + decision log (aggregated)" d_shadow_agg alloc
 row "(d3) Java, shadow + per-call records (LOG_CALLS=1)" d_shadow_calls alloc
 row "(e) Java, policy with no rules (upcall alone)" e_norules alloc
+row "(f) Java, canary 0.1, same policy (no profiler)" f_canary alloc
 C_MED=$(kv "$RAW/c_enforce.txt" calls median_ns)
 B_MED=$(kv "$RAW/b_cref.txt" calls median_ns)
 E_MED=$(kv "$RAW/e_norules.txt" calls median_ns)
@@ -303,6 +308,8 @@ check_same "(b) C reference vs (c) Java enforce" b_cref c_enforce
 check_same "(a) no-op, (d), (d2), (d3) shadow, (e) no rules change nothing" a_noop d_shadow d_shadow_agg d_shadow_calls e_norules
 D_MED=$(kv "$RAW/d_shadow.txt" calls median_ns)
 D2_MED=$(kv "$RAW/d_shadow_agg.txt" calls median_ns)
+F_MED=$(kv "$RAW/f_canary.txt" calls median_ns)
+say "  canary - enforce (medians): (f) - (c) = $(calc "$F_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (target: <= 10 ns)"
 say "  shadow - enforce (medians): (d) - (c) = $(calc "$D_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns," \
     "(d2) - (c) = $(calc "$D2_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (target: <= 10 ns)"
 AGG_HITS=$(logsum d_shadow_agg ruleHits comm)
@@ -446,6 +453,7 @@ say "targets (2-core machine)"
 target "(c) median" "$C_MED" 45 ns
 target "(c) median / (e) median" "$(calc "$C_MED / $E_MED")" 1.3 x
 target "(c) p99" "$C_P99" 250 ns
+target "(f) canary median - (c) median" "$(calc "$F_MED - $C_MED")" 10 ns
 target "(c) bytes allocated per call, in situ (+-$C_BOUND)" "$C_ALLOC" 1 B
 target "rule count: spread of 1/100/10,000-rule medians" "$O_SPREAD" 10 %
 target "first init with AOT cache" "$AOT_MED" 90 ms
