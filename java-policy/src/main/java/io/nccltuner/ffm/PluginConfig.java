@@ -160,7 +160,8 @@ record PluginConfig(Engine engine, String warning, String info) {
     /**
      * The init notice's words on which form of a YAML policy was read: {@code policy FILE read
      * from its compiled form}, or {@code policy FILE parsed from its YAML (no FILE.compiled beside
-     * it; ...)} with what writes one, since a parsed YAML starts slower (docs/dev/benchmarks.md).
+     * it; NCCL_TUNER_JAVA_POLICY=FILE bin/nccl-tuner-aot writes one ...)}: a parsed YAML starts slower
+     * (docs/dev/benchmarks.md; nccl-tuner compile, import and calibrate write the form beside their output).
      *
      * @param yaml NCCL_TUNER_JAVA_POLICY as set
      * @param loaded what {@link CompiledPolicy#loadDescribed} read
@@ -169,8 +170,7 @@ record PluginConfig(Engine engine, String warning, String info) {
         return loaded.compiled()
                 ? "policy " + yaml.trim() + " read from its compiled form"
                 : "policy " + yaml.trim() + " parsed from its YAML (" + loaded.why()
-                        + "; nccl-tuner compile, import and calibrate write one beside their output, "
-                        + "NCCL_TUNER_JAVA_POLICY=FILE bin/nccl-tuner-aot beside any policy: a faster start)";
+                        + "; NCCL_TUNER_JAVA_POLICY=FILE bin/nccl-tuner-aot writes one: a faster start)";
     }
 
     /** @return whether a variable is set to something other than blanks */
