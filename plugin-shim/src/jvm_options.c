@@ -240,8 +240,23 @@ static const optionRow kOptions[] = {
    * first 10,000 communicators came and went grew the process by up to 6.4 MiB (ProfilerHostileIT
    * churn-tuner; issue 23). A node limit (per method, here 3,000) is the bailout C2 takes before
    * it has spent much (under 0.5 MiB) and does not retry. Not with the cache: there C2 is the only
-   * compiler, and the init path is compiled early instead (the row above). */
+   * compiler, and the init path is compiled early instead (the row above). The destroy path and
+   * the shape's lines too (Engine::summary 3.6 MiB, Engine::shape 1.8, Upcalls::signature 1.5), and
+   * the init, destroy and measured upcalls are not inlined into Upcalls::control, whose compilation
+   * (it also serves getChunkSize, so it stays C2's) took 7.0 MiB with them and its upcall's
+   * LambdaForm 7.5: 41,000 pairs after the first 1,000 added 6.1-6.9 MiB before, 1.9-2.9 after
+   * (11,000: 1.7-5.4 -> 1.5-1.7; what is left is compiled code and profiles; issue 23 item 4). */
   ROW("-XX:CompileCommand="
+      "dontinline,io.nccltuner.ffm.Upcalls::init\n"
+      "dontinline,io.nccltuner.ffm.Upcalls::destroy\n"
+      "dontinline,io.nccltuner.ffm.Upcalls::measured\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::destroy,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::signature,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::gpuName,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.Engine::summary,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.Engine::shape,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.Engine::destroy,3000\n"
+      "MaxNodeLimit,io.nccltuner.engine.ShadowAggregate::*,3000\n"
       "MaxNodeLimit,io.nccltuner.engine.Measurement::*,3000\n"
       "MaxNodeLimit,io.nccltuner.engine.RecordRing::flush,3000\n"
       "MaxNodeLimit,io.nccltuner.engine.RecordRing::drain,3000\n"
