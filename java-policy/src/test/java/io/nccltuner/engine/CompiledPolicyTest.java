@@ -253,8 +253,12 @@ class CompiledPolicyTest {
         byte[] b = CompiledPolicy.encode(p, k);
         assertEquals(a.length, b.length);
         assertNotEquals(Arrays.toString(a), Arrays.toString(b));
+        // the body between the key and the trailer (a CRC-32C over the key too) is the same
         assertArrayEquals(
-                Arrays.copyOfRange(a, 8 + CompiledPolicy.KEY_BYTES, a.length),
-                Arrays.copyOfRange(b, 8 + CompiledPolicy.KEY_BYTES, b.length));
+                Arrays.copyOfRange(a, 8 + CompiledPolicy.KEY_BYTES, a.length - Integer.BYTES),
+                Arrays.copyOfRange(b, 8 + CompiledPolicy.KEY_BYTES, b.length - Integer.BYTES));
+        assertNotEquals(
+                Arrays.toString(Arrays.copyOfRange(a, a.length - Integer.BYTES, a.length)),
+                Arrays.toString(Arrays.copyOfRange(b, b.length - Integer.BYTES, b.length)));
     }
 }

@@ -87,6 +87,45 @@ class PluginConfigPolicyFormTest {
         assertTrue(info(yaml, dir).contains("p.yaml.compiled is not a regular file"), info(yaml, dir));
     }
 
+    /**
+     * A hostile host flipped single bytes of a form: 40 of 249 flips decoded to another valid policy
+     * with other decisions, on that rank alone. With the trailer, every flip of every byte either
+     * leaves the form unread (the YAML is parsed) or, never, reads another policy.
+     */
+    @Test
+    void aFlippedByteAnywhereInTheFormMeansTheYamlIsParsed(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("p.yaml");
+        Files.writeString(yaml, YAML.replace("mode: enforce", "mode: canary"));
+        io.nccltuner.policy.Policy expected = PolicyLoader.load(yaml);
+        Path bin = CompiledPolicy.write(yaml);
+        byte[] whole = Files.readAllBytes(bin);
+        assertTrue(CompiledPolicy.loadDescribed(yaml).compiled());
+        for (int i = 0; i < whole.length; i++) {
+            for (int bit : new int[] {0x01, 0x80}) {
+                byte[] flipped = whole.clone();
+                flipped[i] ^= (byte) bit;
+                Files.write(bin, flipped);
+                CompiledPolicy.Loaded l = CompiledPolicy.loadDescribed(yaml);
+                assertFalse(l.compiled(), "byte " + i + " bit " + bit + " flipped, yet the form was read");
+                assertEquals(expected, l.policy(), "byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void aFormLargerThanAnyPolicyIsNotRead(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("p.yaml");
+        Files.writeString(yaml, YAML);
+        Path bin = CompiledPolicy.write(yaml);
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(bin.toFile(), "rw")) {
+            f.setLength(100L * 1024 * 1024); // sparse: no disk used
+        }
+        CompiledPolicy.Loaded l = CompiledPolicy.loadDescribed(yaml);
+        assertFalse(l.compiled());
+        assertEquals(PolicyLoader.load(yaml), l.policy());
+        assertTrue(l.why().contains("p.yaml.compiled is larger than a compiled policy can be"), l.why());
+    }
+
     @Test
     void loadDescribedReadsTheSamePolicyEitherWay(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("p.yaml");
