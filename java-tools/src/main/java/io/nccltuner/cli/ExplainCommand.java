@@ -171,10 +171,10 @@ final class ExplainCommand extends ToolCommand {
         boolean allColls = collective.equalsIgnoreCase("all");
         Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
         if (coll == null) {
-            throw new InputException("--collective: unknown collective '" + collective + "'");
+            throw new UsageException("--collective: unknown collective '" + collective + "'");
         }
         if (pipeOps.n < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps.n);
+            throw new UsageException("--pipe-ops: must be at least 1, got " + pipeOps.n);
         }
         List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
         for (Path f : new Path[] {log, trace, policy}) {
@@ -813,7 +813,7 @@ final class ExplainCommand extends ToolCommand {
         /**
          * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
          * @return the sizes in bytes, in the order given
-         * @throws InputException naming the part that does not parse
+         * @throws UsageException naming the part that does not parse (exit 2)
          */
         static List<Long> parseList(String text) throws InputException {
             List<Long> out = new ArrayList<>();
@@ -827,7 +827,7 @@ final class ExplainCommand extends ToolCommand {
                 long from = parse(p.substring(0, colon));
                 long to = parse(p.substring(colon + 1));
                 if (from <= 0 || from > to) {
-                    throw new InputException("--sizes: '" + p + "' needs 0 < FROM <= TO");
+                    throw new UsageException("--sizes: '" + p + "' needs 0 < FROM <= TO");
                 }
                 for (long n = from; n <= to && n > 0; n <<= 1) {
                     out.add(n);
@@ -839,13 +839,13 @@ final class ExplainCommand extends ToolCommand {
         /**
          * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
          * @return bytes
-         * @throws InputException for what {@link ByteSize#parse} refuses
+         * @throws UsageException for what {@link ByteSize#parse} refuses (exit 2)
          */
-        static long parse(String text) throws InputException {
+        static long parse(String text) {
             try {
                 return ByteSize.parse(text);
             } catch (IllegalArgumentException e) {
-                throw new InputException("--sizes: " + e.getMessage());
+                throw new UsageException("--sizes: " + e.getMessage());
             }
         }
 

@@ -15,12 +15,14 @@ import picocli.CommandLine.Command;
  * <ul>
  *   <li>0: done (warnings, if any, went to the report or to stderr).
  *   <li>1: an input error: a file that does not exist or cannot be read, a line the parsers
- *       refuse, an option value that makes no sense, a policy that {@code validate} refuses. The
+ *       refuse, a policy that {@code validate} refuses. The
  *       commands throw {@link io.nccltuner.policy.InputException}, the one error carrier, and this
  *       class prints one line on stderr, {@code nccl-tuner <command>: <file>[:<line>]: <what is
  *       wrong>}.
- *   <li>2: a usage error (picocli's convention): an unknown or malformed option or subcommand; the
- *       message, picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
+ *   <li>2: a usage error (picocli's convention): no command, an unknown or malformed option or
+ *       subcommand, an option value that makes no sense ({@code --nodes 0}, {@code --mode
+ *       enforced}: {@link UsageException}), options that do not go together; the message,
+ *       picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
  *   <li>3: a check failed ({@code report --check}: the ranks of some shape run different tables or
  *       reach different decisions); the report itself was written.
  *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
@@ -52,9 +54,12 @@ public final class Main implements Runnable {
 
     /** Exit code: done. */
     public static final int EXIT_OK = 0;
-    /** Exit code: an input error (a file that is missing or refused, an option value that makes no sense). */
+    /** Exit code: an input error (a file that is missing, or whose content is refused). */
     public static final int EXIT_INPUT = 1;
-    /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
+    /**
+     * Exit code: a usage error (no command, an unknown or malformed option or subcommand, an option
+     * value that makes no sense), picocli's convention.
+     */
     public static final int EXIT_USAGE = 2;
     /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
     public static final int EXIT_CHECK = 3;
@@ -98,7 +103,9 @@ public final class Main implements Runnable {
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
                 ? inputError(ex.getMessage(), cmd)
-                : internalError(ex, cmd.getErr(), debug()));
+                : ex instanceof UsageException
+                        ? usageError(new CommandLine.ParameterException(cmd, ex.getMessage()), new String[0])
+                        : internalError(ex, cmd.getErr(), debug()));
         return cl;
     }
 
@@ -174,9 +181,15 @@ public final class Main implements Runnable {
         return EXIT_INTERNAL;
     }
 
+    /**
+     * {@code nccl-tuner} with no command: the usage on stderr, then {@link UsageException} (exit
+     * {@link #EXIT_USAGE}, as for an unknown command; {@code nccl-tuner --help} prints the same on
+     * stdout and exits 0).
+     */
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getErr());
+        throw new UsageException("no command given");
     }
 
     /** Version from the jar manifest (Implementation-Version), or "dev" when run from classes. */

@@ -106,7 +106,7 @@ final class ReplayCommand extends ToolCommand {
             InputFiles.requireReadable(trace);
             InputFiles.requireReadable(policy);
             if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
-                throw new InputException("--nranks and --nnodes must be >= 1");
+                throw new UsageException("--nranks and --nnodes must be >= 1");
             }
             loaded = PolicyFiles.load(policy);
             Policy p = loaded.policy();

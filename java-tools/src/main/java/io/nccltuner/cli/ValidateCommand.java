@@ -47,12 +47,12 @@ final class ValidateCommand extends ToolCommand {
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
-            throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
+            throw new UsageException(nRanks.size() + " --nranks but " + nNodes.size()
                     + " --nnodes; give one --nnodes per --nranks, or one for all");
         }
         for (long v : concat(nRanks, nNodes)) {
             if (v < 1) {
-                throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
+                throw new UsageException("--nranks and --nnodes must be >= 1 (got " + v + ")");
             }
         }
         InputFiles.requireReadable(policy.file);
