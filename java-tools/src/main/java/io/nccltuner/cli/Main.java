@@ -147,9 +147,78 @@ public final class Main implements Runnable {
     /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
     private static int inputError(String message, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
-        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message);
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + advice(cmd.getCommandSpec(), message));
         err.flush();
         return EXIT_INPUT;
+    }
+
+    private static final java.util.regex.Pattern ADVICE = java.util.regex.Pattern.compile("\\bpass (--[a-z][a-z-]*)");
+
+    /**
+     * A message's advice as the command that prints it can follow: the parsers say "pass --nodes"
+     * (compile's per-file options) whoever reads the file, so where the command has no such option
+     * the advice names the commands that have it: {@code pass --nodes to `nccl-tuner compile` (report
+     * has no --nodes: it reads --measurements files as they stand)}.
+     *
+     * @param cmd the command that prints the message
+     * @param message an error or warning
+     * @return the message, each "pass --OPTION" the command lacks rewritten
+     */
+    static String advice(CommandLine.Model.CommandSpec cmd, String message) {
+        if (message == null || cmd.parent() == null || !message.contains("pass --")) {
+            return message;
+        }
+        java.util.regex.Matcher m = ADVICE.matcher(message);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String opt = m.group(1);
+            List<String> owners = cmd.findOption(opt) != null ? List.of() : owners(cmd.root(), opt);
+            String to = owners.isEmpty()
+                    ? m.group()
+                    : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("
+                            + cmd.name() + " has no " + opt
+                            + (cmd.findOption("--measurements") != null
+                                    ? ": it reads --measurements files as they stand)"
+                                    : ")");
+            m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(to));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    /**
+     * A command's stderr with {@link #advice} applied to each string printed on it, so that the
+     * warnings of the parsers name options the command has, as its errors do.
+     *
+     * @param cmd the command
+     * @param err its stderr
+     * @return a writer onto {@code err} that flushes at each line
+     */
+    static PrintWriter advising(CommandLine.Model.CommandSpec cmd, PrintWriter err) {
+        return new PrintWriter(err, true) {
+            @Override
+            public void print(String s) {
+                super.print(advice(cmd, s));
+            }
+        };
+    }
+
+    /**
+     * The commands to name for an option: {@code compile} when it takes it (the parsers' advice is
+     * about compile's per-file options; show's {@code --nodes} is a shape grid), else every
+     * subcommand that does.
+     *
+     * @return the names of the subcommands of {@code root} that take {@code option}, in order
+     */
+    private static List<String> owners(CommandLine.Model.CommandSpec root, String option) {
+        CommandLine compile = root.subcommands().get("compile");
+        if (compile != null && compile.getCommandSpec().findOption(option) != null) {
+            return List.of("compile");
+        }
+        return root.subcommands().entrySet().stream()
+                .filter(e -> e.getValue().getCommandSpec().findOption(option) != null)
+                .map(java.util.Map.Entry::getKey)
+                .toList();
     }
 
     /**

@@ -37,7 +37,7 @@ abstract class ToolCommand implements Callable<Integer> {
     @Override
     public final Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = Main.advising(spec, spec.commandLine().getErr()); // "pass --X" names an option it has
         try {
             return run(out, err);
         } catch (IOException e) {

@@ -172,6 +172,9 @@ final class TryCommand extends ToolCommand {
         for (Path l : ncclLogs) {
             InputFiles.requireReadable(l);
         }
+        if (measurements != null) { // before the harness runs; report prints the folder's notes
+            InputFiles.measurementData(measurements, new PrintWriter(java.io.Writer.nullWriter()));
+        }
         Path lib = toolDir();
         Path h = harnessPath(lib);
         Path so = pluginPath(lib);
@@ -392,7 +395,8 @@ final class TryCommand extends ToolCommand {
 
     /**
      * Runs {@code nccl-tuner report} over the decision logs the plugin wrote (with --measurements,
-     * --nccl-log and --html as given) into {@code out}; its stderr is copied to {@code err}.
+     * --nccl-log and --html as given) into {@code out}; its stderr is copied to {@code err}, each
+     * {@code nccl-tuner report: } as {@code nccl-tuner try: report: } (the user ran try).
      *
      * @return report's exit code: 0, {@link Main#EXIT_CHECK} when the ranks decide differently, or
      *     another for an error; 0 when the plugin wrote no log
@@ -428,7 +432,7 @@ final class TryCommand extends ToolCommand {
         cl.setErr(new PrintWriter(reportErr, true));
         int rc = cl.execute(args.toArray(String[]::new));
         out.flush();
-        err.print(reportErr);
+        err.print(reportErr.toString().replace("nccl-tuner report: ", "nccl-tuner try: report: "));
         err.flush();
         return rc;
     }

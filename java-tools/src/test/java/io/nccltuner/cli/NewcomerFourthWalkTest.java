@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,9 @@ class NewcomerFourthWalkTest {
     Path tmp;
 
     static final String CONF = CliRun.fixture("nvidia-boundaries.conf");
+    static final String POLICY = Path.of(System.getProperty("nccltj.repo", ".."))
+            .resolve("policies/h200-2rank.yaml")
+            .toString();
 
     /**
      * Item 16. Before: bare {@code nccl-tuner} printed the usage on stdout and exited 0, {@code show
@@ -88,5 +92,123 @@ class NewcomerFourthWalkTest {
         CliRun r = CliRun.run("show", missing, "--nodes", "2");
         assertEquals(Main.EXIT_INPUT, r.exit());
         assertEquals("nccl-tuner show: " + missing + ": no such file\n", r.err());
+    }
+
+    /** nccl-tests output of 2 ranks with no '# Rank' lines and no NCCL INIT line: nNodes cannot be told. */
+    private Path bareTable(Path dir) throws Exception {
+        Path f = dir.resolve("bare_all_reduce.txt");
+        List<String> lines = Files.readAllLines(Path.of(CliRun.fixture("plain-all_reduce_auto.txt")));
+        Files.write(f, lines.stream().filter(l -> !l.contains("Rank  ")).toList());
+        return f;
+    }
+
+    /**
+     * Item 6. Before: one file of a {@code --measurements} folder the parsers refuse failed the whole
+     * folder (exit 1), and its advice was "pass --nodes", which report does not have. Now the file is
+     * skipped with a warning naming it, the others price the report, a note counts the files, and the
+     * advice names the command that takes --nodes.
+     */
+    @Test
+    void aRefusedFileOfAMeasurementsFolderIsSkippedNamingIt() throws Exception {
+        Path d = tmp.resolve("m");
+        Files.createDirectories(d);
+        Files.copy(Path.of(CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv")), d.resolve("rep1.csv"));
+        Path bare = bareTable(d);
+        CliRun r = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), "--measurements", d.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "warning: " + bare + ":5: cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
+                        + "'comm ... nNodes' line before this table (nRanks 2 is inferred from busbw/algbw 1.0000); pass "
+                        + "--nodes to `nccl-tuner compile` (report has no --nodes: it reads --measurements files as they "
+                        + "stand); file skipped, the folder's other files are read\n"
+                        + "note: " + d + ": read 1 of 2 measurement files (1 refused, 0 skipped)\n",
+                r.err());
+        assertTrue(
+                r.out()
+                        .replaceAll(" +", " ")
+                        .contains("AllReduce [4 B, 5 B) 3 1 RING/LL RING/SIMPLE 4 B 4806.6 2453.2"),
+                r.out());
+    }
+
+    /** Item 6. The same file alone: the error, exit 1, with replay's advice naming compile. */
+    @Test
+    void replaysAdviceNamesTheCommandThatHasTheOption() throws Exception {
+        Path bare = bareTable(tmp);
+        CliRun r = CliRun.run(
+                "replay",
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--policy",
+                Path.of(System.getProperty("nccltj.repo", ".."))
+                        .resolve("policies/h200-2rank.yaml")
+                        .toString(),
+                "--measurements",
+                bare.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().startsWith("nccl-tuner replay: " + bare + ":5: cannot tell nNodes: "), r.err());
+        assertTrue(
+                r.err()
+                        .endsWith("; pass --nodes to `nccl-tuner compile` (replay has no --nodes: it reads "
+                                + "--measurements files as they stand)\n"),
+                r.err());
+    }
+
+    /**
+     * Item 6, the class of bug: every "pass --OPTION" a command prints names an option of that
+     * command, or the commands that have it. Walks every subcommand against each option the parsers
+     * advise.
+     */
+    @Test
+    void everyCommandsAdviceNamesAnOptionItHasOrTheCommandsThatDo() {
+        picocli.CommandLine root = Main.commandLine();
+        for (String opt : List.of("--nodes", "--ranks", "--collective", "--pool-runs", "--any-pipe-ops", "--nnodes")) {
+            for (var e : root.getSubcommands().entrySet()) {
+                var spec = e.getValue().getCommandSpec();
+                String said = Main.advice(spec, "x.txt:3: cannot tell; pass " + opt);
+                if (spec.findOption(opt) != null) {
+                    assertEquals("x.txt:3: cannot tell; pass " + opt, said, e.getKey());
+                } else {
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("to `nccl-tuner ([a-z]+)`")
+                            .matcher(said);
+                    assertTrue(m.find(), e.getKey() + ": " + said);
+                    assertTrue(
+                            root.getSubcommands()
+                                            .get(m.group(1))
+                                            .getCommandSpec()
+                                            .findOption(opt)
+                                    != null,
+                            said);
+                    assertTrue(said.contains("(" + e.getKey() + " has no " + opt), said);
+                }
+            }
+        }
+    }
+
+    /**
+     * Item 10. Before: try ran the harness over every trace first and then failed in report, as
+     * "nccl-tuner report: ...". Now --measurements is read before anything runs, and the error is
+     * try's: exit 1, nothing on stdout (no "try: policy ..." line, no harness run).
+     */
+    @Test
+    void tryReadsItsMeasurementsBeforeRunningTheHarness() throws Exception {
+        Path bare = bareTable(tmp);
+        CliRun r = CliRun.run(
+                "try",
+                "--policy",
+                POLICY,
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--measurements",
+                bare.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("nccl-tuner try: " + bare + ":5: cannot tell nNodes: "), r.err());
+        assertTrue(r.err().endsWith("(try has no --nodes: it reads --measurements files as they stand)\n"), r.err());
+        String missing = tmp.resolve("none").toString();
+        CliRun m = CliRun.run(
+                "try", "--policy", POLICY, "--trace", CliRun.trace("trace_tp_infer.csv"), "--measurements", missing);
+        assertEquals(1, m.exit());
+        assertEquals("nccl-tuner try: " + missing + ": no such file\n", m.err());
+        assertEquals("", m.out());
     }
 }
