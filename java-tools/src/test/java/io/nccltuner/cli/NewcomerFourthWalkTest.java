@@ -211,4 +211,51 @@ class NewcomerFourthWalkTest {
         assertEquals("nccl-tuner try: " + missing + ": no such file\n", m.err());
         assertEquals("", m.out());
     }
+
+    /** A copy of a decision log fixture with its commId and host changed: a rank of another communicator. */
+    private Path otherCommunicator(String fixture, String host) throws Exception {
+        Path f = tmp.resolve(host + ".jsonl");
+        Files.writeString(
+                f,
+                Files.readString(Path.of(ReportCommandTest.res(fixture)))
+                        .replace("17293822569102704642", "17293822569102704643")
+                        .replaceAll("\"host\":\"[a-z]\",\"pid\":[0-9]+", "\"host\":\"" + host + "\",\"pid\":13"));
+        return f;
+    }
+
+    /**
+     * Item 7. Before: two ranks' logs of one communicator (one commId) read "2 logs, 2
+     * communicators", and the logs of two communicators (two commIds) passed the cross-rank check,
+     * "every rank reaches the same decision", though no rank had another of its communicator to be
+     * compared with. Now each commId counts once, ranks are compared within their communicator, and
+     * the report says which communicators were compared with no other rank.
+     */
+    @Test
+    void crossRankCheckComparesTheRanksOfOneCommunicator() throws Exception {
+        CliRun one = CliRun.run(
+                "report", ReportCommandTest.res("diverge-x.jsonl"), ReportCommandTest.res("diverge-y.jsonl"));
+        assertEquals(3, one.exit());
+        assertTrue(one.out().startsWith("policy diverge: 2 logs, 1 communicator\n"), one.out());
+        Path w = otherCommunicator("diverge-x.jsonl", "w");
+        CliRun two = CliRun.run("report", ReportCommandTest.res("diverge-x.jsonl"), w.toString());
+        assertEquals(0, two.exit(), two.err());
+        assertTrue(two.out().startsWith("policy diverge: 2 logs, 2 communicators\n"), two.out());
+        assertTrue(
+                two.out()
+                        .contains("\ndecisions: no two logged ranks of one communicator decide differently\n"
+                                + "  not compared across ranks: nRanks=2 nNodes=2: 2 of its 2 communicators are logged by "
+                                + "one of their 2 ranks only (commId 0xf000000000000002: x:11; commId "
+                                + "0xf000000000000003: w:13): ranks are compared only with the ranks of their own "
+                                + "communicator; give the logs of every rank of one job\n"),
+                two.out());
+        assertFalse(two.out().contains("every rank reaches the same decision"), two.out());
+        // two communicators deciding differently is no hang risk: no DIFFER (the tables still differ: exit 3)
+        Path z = otherCommunicator("diverge-y.jsonl", "z");
+        CliRun apart = CliRun.run("report", ReportCommandTest.res("diverge-x.jsonl"), z.toString());
+        assertEquals(3, apart.exit());
+        assertTrue(
+                apart.out().contains("\ndecisions: no two logged ranks of one communicator decide differently\n"),
+                apart.out());
+        assertFalse(apart.out().contains("decisions: DIFFER"), apart.out());
+    }
 }
