@@ -258,4 +258,31 @@ class NewcomerFourthWalkTest {
                 apart.out());
         assertFalse(apart.out().contains("decisions: DIFFER"), apart.out());
     }
+
+    /**
+     * validate's --nccl-log. Before: validate had none, so an old policy's rule whose first candidate
+     * the testbed never offers (RING/LL128, bandwidth 0.0 over sockets) passed unnoticed, though
+     * compile, show and try all take the log. Now validate reads it as they do.
+     */
+    @Test
+    void validateNamesARuleWhoseCandidateTheLoggedTableNeverOffers() {
+        String log = CliRun.trace("nccl_sweep.rank0.log");
+        CliRun r = CliRun.run("validate", POLICY, "--nccl-log", log);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "\nwarning: profiles[0].rules[0] (AllReduce [0 B, 8 KiB)): NCCL never offers RING/LL128 "
+                                        + "at nRanks=2 nNodes=2 (bandwidth 0.0 in the cost table at " + log
+                                        + ":32), so the plugin "
+                                        + "passes over it there: RING/SIMPLE runs; compile with --nccl-log leaves such candidates "
+                                        + "out\nresult: OK (0 errors, 1 warning)\n"),
+                r.out());
+        CliRun without = CliRun.run("validate", POLICY);
+        assertTrue(without.out().endsWith("\nresult: OK (0 errors, 0 warnings)\n"), without.out());
+        String missing = tmp.resolve("none.log").toString();
+        CliRun m = CliRun.run("validate", POLICY, "--nccl-log", missing);
+        assertEquals(1, m.exit());
+        assertEquals("nccl-tuner validate: " + missing + ": no such file\n", m.err());
+    }
 }
