@@ -620,7 +620,7 @@ final class ExplainCommand extends ToolCommand {
      */
     private void policyLines(PrintWriter out, CommShape shape, List<Explain.Row> rows) {
         if (loadedPolicy.profileFor(shape.nRanks(), shape.nNodes()) == null) {
-            out.println(noProfileMatches(loadedPolicy, shape));
+            out.println(noProfileMatches(loadedPolicy, shape, policy));
             return;
         }
         long changed = rows.stream()
@@ -654,18 +654,34 @@ final class ExplainCommand extends ToolCommand {
      *
      * @param p the policy
      * @param shape the communicator's shape
+     * @param policyFile the --policy file (named in the show command line at the profile's shape)
      * @return {@code explain: the policy changes nothing: no profile matches nRanks=2 nNodes=1 (the
      *     log's communicator); its profiles: NAME (nRanks=2 nNodes=2). Explain ...}
      */
-    static String noProfileMatches(Policy p, CommShape shape) {
+    static String noProfileMatches(Policy p, CommShape shape, Path policyFile) {
         String at = io.nccltuner.model.JobShape.of(shape.nRanks(), shape.nNodes());
+        long[] their = TryCommand.profileShape(p);
         return TryCommand.noProfileMatches(
                 "explain",
                 p,
                 List.of(at),
                 "the log's communicator",
-                "Explain a log of one of their shapes (or --topology at their --nranks and --nnodes), or compile a"
-                        + " policy from measurements of " + at);
+                "Explain a log of one of their shapes"
+                        + (their == null
+                                ? ""
+                                : ", or see its decisions there: `" + showAt(policyFile, their[0], their[1]) + "`")
+                        + "; or compile a policy from measurements of " + at + " (" + TryCommand.measureAt(at) + ")");
+    }
+
+    /**
+     * The show command line of a policy at one shape.
+     *
+     * @return {@code nccl-tuner show P --nodes N --ranks-per-node R/N} ({@code --ranks-per-node} only
+     *     where N divides R)
+     */
+    static String showAt(Path policyFile, long nRanks, long nNodes) {
+        return "nccl-tuner show " + policyFile + " --nodes " + nNodes
+                + (nRanks % nNodes == 0 ? " --ranks-per-node " + nRanks / nNodes : "");
     }
 
     /** The notes under a communicator's table: unknown compute capability, candidates not offered. */

@@ -149,7 +149,7 @@ final class ReplayCommand extends ToolCommand {
      * shapes (the engine says so only in an INFO line): the shapes, the policy's profiles, and
      * what to do, as {@code try} says it. Null when something changed or a profile matched.
      */
-    static String changesNothing(Policy p, TraceFile t, Replay.Result r, Replay.Result would) {
+    static String changesNothing(Policy p, TraceFile t, Replay.Result r, Replay.Result would, List<String> args) {
         if (r.changedCalls() > 0
                 || (would != null && would.changedCalls() > 0)
                 || t.calls().isEmpty()) {
@@ -164,12 +164,15 @@ final class ReplayCommand extends ToolCommand {
         if (unmatched.isEmpty()) {
             return null;
         }
+        long[] at = TryCommand.profileShape(p);
         return TryCommand.noProfileMatches(
                 "replay",
                 p,
                 unmatched,
                 null,
-                "Give --nranks and --nnodes of one of them, or replay a trace of the job's shape");
+                "Give --nranks and --nnodes of one of them"
+                        + (at == null ? "" : ": `" + TryCommand.commandAt(args, at[0], at[1]) + "`")
+                        + ", or replay a trace of the job's shape");
     }
 
     /**
@@ -250,7 +253,8 @@ final class ReplayCommand extends ToolCommand {
         }
         out.println();
         counts(out, r, would);
-        String nothing = changesNothing(p, t, r, would);
+        String nothing = changesNothing(
+                p, t, r, would, spec.commandLine().getParseResult().originalArgs());
         if (nothing != null) {
             out.println(nothing);
         }

@@ -285,4 +285,52 @@ class NewcomerFourthWalkTest {
         assertEquals(1, m.exit());
         assertEquals("nccl-tuner validate: " + missing + ": no such file\n", m.err());
     }
+
+    /**
+     * Item 18. Before: a policy whose profiles match none of the shapes said "Give --nranks and
+     * --nnodes of one of them" (replay), "Capture a trace ... or try --nranks N --nnodes M" (try),
+     * "--topology at their --nranks and --nnodes" (explain), naming no command line. Now each names
+     * the command lines that run the policy where it applies and that measure the job's shape.
+     */
+    @Test
+    void wrongShapeAdviceNamesTheCommandLines() throws Exception {
+        Path p8 = tmp.resolve("p8.yaml");
+        Files.writeString(
+                p8,
+                Files.readString(Path.of(POLICY))
+                        .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 8, nNodes: 1}"));
+        String trace = CliRun.trace("trace_tp_infer.csv");
+        CliRun r = CliRun.run("replay", "--trace", trace, "--policy", p8.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "replay: the policy changes nothing: no profile matches nRanks=2 nNodes=2; its profiles: "
+                                        + "two-ranks-socket (nRanks=8 nNodes=1). Give --nranks and --nnodes of one of them: "
+                                        + "`nccl-tuner replay --trace " + trace + " --policy " + p8
+                                        + " --nranks 8 --nnodes 1`, or "
+                                        + "replay a trace of the job's shape\n"),
+                r.out());
+        // the command it names runs the policy: 8 ranks on 1 node match the profile
+        CliRun again =
+                CliRun.run("replay", "--trace", trace, "--policy", p8.toString(), "--nranks", "8", "--nnodes", "1");
+        assertEquals(0, again.exit(), again.err());
+        assertFalse(again.out().contains("the policy changes nothing"), again.out());
+        CliRun show = CliRun.run("show", p8.toString(), "--nodes", "1", "--ranks-per-node", "8");
+        assertEquals(0, show.exit(), show.err());
+        assertTrue(
+                show.out().contains("\nnRanks=8 nNodes=1: profile two-ranks-socket (profiles[0], 3 rules)\n"),
+                show.out());
+        // try's command line, as Main got it, at the profile's shape (its --nranks/--nnodes replaced)
+        assertEquals(
+                "nccl-tuner try --policy p8.yaml --trace 'my trace.csv' --nranks 8 --nnodes 1",
+                TryCommand.commandAt(
+                        List.of("try", "--policy", "p8.yaml", "--nranks=4", "--trace", "my trace.csv", "--nnodes", "1"),
+                        8,
+                        1));
+        assertEquals(
+                "`nccl-tuner sweep -o DIR --launch \"srun -N 2 --ntasks-per-node 8\" --algorithms TREE,RING --protocols "
+                        + "LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o POLICY`",
+                TryCommand.measureAt("nRanks=16 nNodes=2"));
+    }
 }
