@@ -437,6 +437,44 @@ final class ExplainCommand extends ToolCommand {
         } catch (IOException e) {
             throw new InputException(measurements + ": " + e.getMessage());
         }
+        otherShape(coll, ranks, nodes);
+    }
+
+    /**
+     * Warns (stderr) when {@code --measurements} hold no measurement of the collective at the
+     * communicator's shape: the measured columns then stay empty ({@code -}), since times of another
+     * shape do not price this one. Names the shapes measured and how to measure this one.
+     */
+    private void otherShape(Collective coll, long ranks, long nodes) {
+        String at = io.nccltuner.model.JobShape.of(ranks, nodes);
+        if (measured.stream()
+                .anyMatch(g -> g.key().collective() == coll
+                        && g.key().nRanks() == ranks
+                        && g.key().nNodes() == nodes)) {
+            return;
+        }
+        java.util.Set<String> of = new java.util.TreeSet<>();
+        java.util.Set<String> sameShape = new java.util.TreeSet<>();
+        for (var g : measured) {
+            String shape =
+                    io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes());
+            if (g.key().collective() == coll) {
+                of.add(shape);
+            } else if (shape.equals(at)) {
+                sameShape.add(g.key().collective().toString());
+            }
+        }
+        warn.println("warning: --measurements " + measurements + ": "
+                + (of.isEmpty()
+                        ? "no " + coll + " measured"
+                                + (sameShape.isEmpty()
+                                        ? ""
+                                        : " (at " + at + " only " + String.join(", ", sameShape) + ")")
+                        : coll + " measured at " + String.join(", ", of))
+                + ", not at " + at + " (the communicator's shape), so the measured columns stay empty ('-'): "
+                + "times of another shape do not price this one; measure " + at + " (" + TryCommand.sweepAt(at)
+                + ", then --measurements DIR)");
+        warn.flush();
     }
 
     /**

@@ -559,6 +559,17 @@ final class TryCommand extends ToolCommand {
      *     TREE,RING --protocols LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o POLICY`}
      */
     static String measureAt(String shape) {
+        return sweepAt(shape) + ", then `nccl-tuner compile DIR -o POLICY`";
+    }
+
+    /**
+     * The sweep that measures a shape: launched on its nodes with its ranks per node.
+     *
+     * @param shape {@code nRanks=16 nNodes=2} ({@link JobShape})
+     * @return {@code `nccl-tuner sweep -o DIR --launch "srun -N 2 --ntasks-per-node 8" --algorithms
+     *     TREE,RING --protocols LL,LL128,SIMPLE`} (without {@code --launch} for a shape it cannot read)
+     */
+    static String sweepAt(String shape) {
         Matcher m = SHAPE.matcher(shape);
         String launch = "";
         if (m.matches()) {
@@ -566,8 +577,7 @@ final class TryCommand extends ToolCommand {
             long n = Long.parseLong(m.group(2));
             launch = " --launch \"srun -N " + n + (r % n == 0 ? " --ntasks-per-node " + r / n : " -n " + r) + "\"";
         }
-        return "`nccl-tuner sweep -o DIR" + launch + " --algorithms TREE,RING --protocols LL,LL128,SIMPLE`, then "
-                + "`nccl-tuner compile DIR -o POLICY`";
+        return "`nccl-tuner sweep -o DIR" + launch + " --algorithms TREE,RING --protocols LL,LL128,SIMPLE`";
     }
 
     /** Why a non-empty --keep-logs folder is refused. */

@@ -333,4 +333,36 @@ class NewcomerFourthWalkTest {
                         + "LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o POLICY`",
                 TryCommand.measureAt("nRanks=16 nNodes=2"));
     }
+
+    /**
+     * Item 14. Before: explain --measurements of another shape (the two-rank sweep relabelled 8 ranks
+     * on one node) against the 2-rank log printed '-' in every measured column without a word; replay
+     * and report said why. Now explain warns, naming the shapes measured and how to measure this one.
+     */
+    @Test
+    void explainSaysTheMeasurementsAreOfAnotherShape() throws Exception {
+        Path csv = tmp.resolve("sweep-8x1.csv");
+        String text = Files.readString(Path.of(CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv")));
+        Files.writeString(csv, text.replaceAll("(?m)^(AllReduce,\\d+,[^,]+,[^,]+,[^,]+),2,2,", "$1,8,1,"));
+        String log = CliRun.trace("nccl_sweep.rank0.log");
+        CliRun r = CliRun.run("explain", "--log", log, "--measurements", csv.toString(), "--sizes", "1MiB");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "warning: --measurements " + csv
+                        + ": AllReduce measured at nRanks=8 nNodes=1, not at nRanks=2 nNodes=2 "
+                        + "(the communicator's shape), so the measured columns stay empty ('-'): times of another shape "
+                        + "do not price this one; measure nRanks=2 nNodes=2 (`nccl-tuner sweep -o DIR --launch \"srun -N 2 "
+                        + "--ntasks-per-node 1\" --algorithms TREE,RING --protocols LL,LL128,SIMPLE`, then --measurements "
+                        + "DIR)\n",
+                r.err());
+        CliRun same = CliRun.run(
+                "explain",
+                "--log",
+                log,
+                "--measurements",
+                CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"),
+                "--sizes",
+                "1MiB");
+        assertEquals("", same.err());
+    }
 }
