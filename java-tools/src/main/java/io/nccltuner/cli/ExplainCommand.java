@@ -454,26 +454,25 @@ final class ExplainCommand extends ToolCommand {
             return;
         }
         java.util.Set<String> of = new java.util.TreeSet<>();
-        java.util.Set<String> sameShape = new java.util.TreeSet<>();
+        java.util.Set<String> others = new java.util.TreeSet<>();
         for (var g : measured) {
             String shape =
                     io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes());
             if (g.key().collective() == coll) {
                 of.add(shape);
-            } else if (shape.equals(at)) {
-                sameShape.add(g.key().collective().toString());
+            } else {
+                others.add(g.key().collective() + " at " + shape);
             }
         }
+        String measure = TryCommand.sweepAt(at) + ", then --measurements DIR";
         warn.println("warning: --measurements " + measurements + ": "
                 + (of.isEmpty()
-                        ? "no " + coll + " measured"
-                                + (sameShape.isEmpty()
-                                        ? ""
-                                        : " (at " + at + " only " + String.join(", ", sameShape) + ")")
-                        : coll + " measured at " + String.join(", ", of))
-                + ", not at " + at + " (the communicator's shape), so the measured columns stay empty ('-'): "
-                + "times of another shape do not price this one; measure " + at + " (" + TryCommand.sweepAt(at)
-                + ", then --measurements DIR)");
+                        ? "no " + coll + " measured (they hold " + String.join(", ", others)
+                                + "), so the measured columns stay empty ('-'); measure " + coll + " at " + at + " ("
+                                + measure + ")"
+                        : coll + " measured at " + String.join(", ", of) + ", not at " + at + " (the communicator's "
+                                + "shape), so the measured columns stay empty ('-'): times of another shape do not price "
+                                + "this one; measure " + at + " (" + measure + ")"));
         warn.flush();
     }
 

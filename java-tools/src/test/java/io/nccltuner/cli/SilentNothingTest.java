@@ -102,7 +102,11 @@ class SilentNothingTest {
                         + " pid 746) of " + log + " runs NCCL 2.28.9; the times may not hold for this release's picks\n"
                         + "warning: --measurements " + m
                         + ": measured on NVIDIA H100 80GB HBM3 (compute capability 90), but communicator"
-                        + " comm 0xc23bec0 (host vm, pid 746) has compute capability 70; the times price another GPU\n",
+                        + " comm 0xc23bec0 (host vm, pid 746) has compute capability 70; the times price another GPU\n"
+                        + "warning: --measurements " + m + ": no AllReduce measured (they hold Broadcast at nRanks=2 "
+                        + "nNodes=2), so the measured columns stay empty ('-'); measure AllReduce at nRanks=2 nNodes=2 "
+                        + "(`nccl-tuner sweep -o DIR --launch \"srun -N 2 --ntasks-per-node 1\" --algorithms TREE,RING "
+                        + "--protocols LL,LL128,SIMPLE`, then --measurements DIR)\n",
                 r.err());
         CliRun same = CliRun.run(
                 "explain",
