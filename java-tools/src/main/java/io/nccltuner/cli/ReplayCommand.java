@@ -245,6 +245,16 @@ final class ReplayCommand extends ToolCommand {
         if (table.size() > 0) {
             out.print(table.render());
             out.println(LEGEND);
+            List<Integer> grouped = changes.stream()
+                    .filter(c -> !changesOnly || c.changed())
+                    .map(Replay.Change::numPipeOps)
+                    .filter(n -> n > 1)
+                    .distinct()
+                    .sorted()
+                    .toList();
+            if (!grouped.isEmpty()) {
+                out.println(pipeOpsLegend(grouped));
+            }
         } else {
             out.println(
                     would != null
@@ -566,6 +576,23 @@ final class ReplayCommand extends ToolCommand {
                     + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED
                     + " = a rule matched, NCCL"
                     + " offers none of its candidates (listed below); blank = no rule covers these calls";
+
+    /**
+     * The legend line for rows of numPipeOps above 1, printed when the table has one.
+     *
+     * @param values the numPipeOps above 1 in the table, ascending
+     * @return {@code numPipeOps 4 = ...}: what NCCL passes, what the times are, which rules match
+     */
+    static String pipeOpsLegend(List<Integer> values) {
+        String n = values.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        String many = values.size() == 1 ? n : "that many";
+        return "numPipeOps " + n + " = NCCL asked once for " + many + " operations it runs together (collectives of "
+                + "one ncclGroupStart/ncclGroupEnd, or a coalesced call, scheduled in one launch); the row's times are "
+                + "NCCL's predictions for those operations together (Ring counts the latency once per operation, "
+                + "the others once per batch: docs/cost-model.md, latCount), and only a rule whose numPipeOps range holds "
+                + n + " applies to it "
+                + "(compile writes rules for the numPipeOps measured, 1 for nccl-tests, unless --any-pipe-ops)";
+    }
 
     private static String name(Object pick) {
         return pick == null ? "none" : pick.toString();

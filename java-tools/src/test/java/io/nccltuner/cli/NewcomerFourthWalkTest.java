@@ -365,4 +365,31 @@ class NewcomerFourthWalkTest {
                 "1MiB");
         assertEquals("", same.err());
     }
+
+    /**
+     * Item 11. Before: replay of the coalesced trace listed numPipeOps 4 rows beside numPipeOps 1 ones
+     * and its legend explained only the change column. Now a line says what those rows are; a trace
+     * without such rows gets no such line.
+     */
+    @Test
+    void replaysLegendExplainsRowsOfSeveralPipeOps() {
+        CliRun r = CliRun.run("replay", "--trace", CliRun.trace("trace_coalesced.csv"), "--policy", POLICY);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains("\n" + ReplayCommand.LEGEND
+                                + "\nnumPipeOps 4 = NCCL asked once for 4 operations it runs "
+                                + "together (collectives of one ncclGroupStart/ncclGroupEnd, or a coalesced call, scheduled in "
+                                + "one launch); the row's times are NCCL's predictions for those operations together (Ring "
+                                + "counts the latency once per operation, the others once per batch: docs/cost-model.md, "
+                                + "latCount), and only a rule whose numPipeOps range holds 4 applies to it (compile writes "
+                                + "rules for the numPipeOps measured, 1 for nccl-tests, unless --any-pipe-ops)\n"),
+                r.out());
+        assertTrue(
+                ReplayCommand.pipeOpsLegend(List.of(2, 4))
+                        .startsWith("numPipeOps 2, 4 = NCCL asked once for that many "),
+                ReplayCommand.pipeOpsLegend(List.of(2, 4)));
+        CliRun one = CliRun.run("replay", "--trace", CliRun.trace("trace_tp_infer.csv"), "--policy", POLICY);
+        assertFalse(one.out().contains("\nnumPipeOps "), one.out());
+    }
 }
