@@ -132,7 +132,8 @@ public final class Main implements Runnable {
      * @return {@link #EXIT_USAGE}
      */
     private static int unknownCommand(CommandLine cl, String name) {
-        List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name)).getSuggestions();
+        List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name))
+                .getSuggestions().stream().filter(c -> close(name, c)).toList();
         PrintWriter err = cl.getErr();
         err.println("nccl-tuner: unknown command '" + name + "'; "
                 + (near.isEmpty()
@@ -142,6 +143,39 @@ public final class Main implements Runnable {
         err.println("see 'nccl-tuner --help'");
         err.flush();
         return EXIT_USAGE;
+    }
+
+    /**
+     * Whether a mistyped command is close enough to a command to suggest it: one is the start of the
+     * other (3 characters at least), or they differ by at most a third of the longer's characters
+     * (at least 1) in edits (Levenshtein). picocli's own suggestions name "calibrate, validate" for
+     * "frobnicate".
+     *
+     * @param typed what the user typed
+     * @param command a command's name
+     * @return whether to suggest it
+     */
+    static boolean close(String typed, String command) {
+        String a = typed.toLowerCase(java.util.Locale.ROOT);
+        if (a.length() >= 3 && (command.startsWith(a) || a.startsWith(command))) {
+            return true;
+        }
+        int[] prev = new int[command.length() + 1];
+        int[] cur = new int[command.length() + 1];
+        for (int j = 0; j <= command.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= command.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == command.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[command.length()] <= Math.max(1, Math.max(a.length(), command.length()) / 3);
     }
 
     /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */

@@ -392,4 +392,25 @@ class NewcomerFourthWalkTest {
         CliRun one = CliRun.run("replay", "--trace", CliRun.trace("trace_tp_infer.csv"), "--policy", POLICY);
         assertFalse(one.out().contains("\nnumPipeOps "), one.out());
     }
+
+    /**
+     * Item 19. Before: {@code nccl-tuner frobnicate} was answered "did you mean calibrate,
+     * validate?". Now only a close name is suggested, and with none the commands are listed.
+     */
+    @Test
+    void anUnknownCommandSuggestsOnlyCloseNames() {
+        CliRun far = CliRun.run("frobnicate");
+        assertEquals(2, far.exit());
+        assertEquals(
+                "nccl-tuner: unknown command 'frobnicate'; the commands are compile, calibrate, import, explain, replay, "
+                        + "sweep, validate, show, report, try, help\nsee 'nccl-tuner --help'\n",
+                far.err());
+        CliRun near = CliRun.run("compil");
+        assertEquals(2, near.exit());
+        assertEquals(
+                "nccl-tuner: unknown command 'compil'; did you mean compile?\nsee 'nccl-tuner --help'\n", near.err());
+        assertTrue(Main.close("shw", "show"));
+        assertTrue(Main.close("rep", "report"));
+        assertFalse(Main.close("frobnicate", "calibrate"));
+    }
 }
