@@ -610,21 +610,25 @@ final class ExplainCommand extends ToolCommand {
 
     /** The lines under the table on the picks: ambiguity, the log's selection lines, assumed collectives. */
     private void selectionLines(PrintWriter out, Communicator c, Collective coll, List<Explain.Row> rows, Agreement a) {
-        out.printf(
-                Locale.ROOT,
-                "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
-                        + "table's one-decimal rounding).%n",
-                Main.count(rows.size(), "size"),
-                a.ambiguous());
+        out.println(Main.count(rows.size(), "size") + "; "
+                + (a.ambiguous() == 0
+                        ? "the pick is clear at " + (rows.size() == 1 ? "it" : "each")
+                                + " (no two best candidates' ranges overlap at the table's one-decimal rounding)."
+                        : "the pick is ambiguous at " + a.ambiguous()
+                                + " (the ranges of the best candidates overlap at "
+                                + "the table's one-decimal rounding)."));
         if (a.withLines() > 0) {
-            out.printf(
-                    Locale.ROOT,
-                    "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
-                    Main.count(a.withLines(), "size"),
-                    a.exact(),
-                    a.ambiguousLogged(),
-                    a.differ(),
-                    pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
+            List<String> parts = new ArrayList<>();
+            parts.add("model pick = logged pick at " + (a.exact() == a.withLines() ? "all " : "") + a.exact());
+            if (a.ambiguousLogged() > 0) {
+                parts.add("ambiguous at " + a.ambiguousLogged());
+            }
+            if (a.differ() > 0) {
+                parts.add("different at " + a.differ());
+            }
+            out.println("Selection lines for " + Main.count(a.withLines(), "size") + ": " + String.join(", ", parts)
+                    + (pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "")
+                    + ".");
         } else {
             out.println("No selection lines for these sizes in the log.");
         }
@@ -865,7 +869,7 @@ final class ExplainCommand extends ToolCommand {
 
         /**
          * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
-         * @return the sizes in bytes, in the order given
+         * @return the sizes in bytes, ascending, each once (the table's rows)
          * @throws UsageException naming the part that does not parse (exit 2)
          */
         static List<Long> parseList(String text) throws InputException {
@@ -886,7 +890,7 @@ final class ExplainCommand extends ToolCommand {
                     out.add(n);
                 }
             }
-            return out;
+            return out.stream().distinct().sorted().toList(); // the table's rows ascend, each size once
         }
 
         /**

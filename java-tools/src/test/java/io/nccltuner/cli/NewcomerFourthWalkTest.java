@@ -413,4 +413,36 @@ class NewcomerFourthWalkTest {
         assertTrue(Main.close("rep", "report"));
         assertFalse(Main.close("frobnicate", "calibrate"));
     }
+
+    /**
+     * Item 19. Before: {@code explain --sizes 1MiB,4B,1MiB} listed 1 MiB, 4 B, 1 MiB in that order,
+     * and said "the pick is ambiguous at 0" and "ambiguous at 0, different at 0". Now the rows ascend,
+     * each size once, and zero counts are not printed as counts.
+     */
+    @Test
+    void explainListsSizesAscendingAndSaysWhenThePickIsClear() {
+        CliRun r = CliRun.run(
+                "explain",
+                "--log",
+                CliRun.trace("nccl_sweep.rank0.log"),
+                "--sizes",
+                "1MiB,4B,1MiB",
+                "--collective",
+                "AllReduce");
+        assertEquals(0, r.exit(), r.err());
+        List<String> rows = r.out()
+                .lines()
+                .filter(l -> l.matches(" *\\d+ [KMG]?i?B +\\d+ .*"))
+                .toList();
+        assertEquals(2, rows.size(), r.out());
+        assertTrue(rows.get(0).trim().startsWith("4 B "), rows.toString());
+        assertTrue(rows.get(1).trim().startsWith("1 MiB "), rows.toString());
+        assertTrue(
+                r.out()
+                        .contains("\n2 sizes; the pick is clear at each (no two best candidates' ranges overlap at the "
+                                + "table's one-decimal rounding).\nSelection lines for 2 sizes: model pick = logged pick at "
+                                + "all 2 (lines do not say numPipeOps; those of grouped calls may differ).\n"),
+                r.out());
+        assertFalse(r.out().contains("at 0"), r.out());
+    }
 }
