@@ -467,9 +467,26 @@ final class ReplayCommand extends ToolCommand {
      * @param hits totals over the priced calls a rule matched
      * @return {@code measured (M): 273 of 273 calls priced: NCCL's picks X us, the policy's Y us:
      *     expected saving Z us, P% of the rule hits' time (NCCL's A us over the 65 rule hits priced),
-     *     Q% of all calls' time (NCCL's X us over the 273 calls priced)}
+     *     Q% of all calls' time (NCCL's X us over the 273 calls priced)}; with no priced call or no
+     *     priced rule hit, "no priced calls" / "no priced rule hits, so no expected saving" instead of
+     *     percentages of 0 us
      */
     static String measuredLine(Path measurements, long calls, MeasuredTotals all, MeasuredTotals hits) {
+        if (all.calls == 0) { // no baseline to take a percentage of
+            return "measured (" + measurements + "): 0 of " + calls + " calls priced: no priced calls, so no expected "
+                    + "saving";
+        }
+        if (hits.calls == 0) {
+            return String.format(
+                    Locale.ROOT,
+                    "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: no priced rule "
+                            + "hits, so no expected saving (calls no rule matches cost the same under both)",
+                    measurements,
+                    all.calls,
+                    calls,
+                    all.ncclUs,
+                    all.policyUs);
+        }
         return String.format(
                 Locale.ROOT,
                 "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: expected saving %.1f"

@@ -924,8 +924,8 @@ public record ShadowReport(
                     ">at",
                     ">NCCL us",
                     ">policy us",
-                    ">NCCL busbw",
-                    ">policy busbw",
+                    ">NCCL busbw GB/s",
+                    ">policy busbw GB/s",
                     ">saved us/call",
                     ">saved us",
                     "note"));
@@ -980,19 +980,26 @@ public record ShadowReport(
         long pc = pricedCalls();
         long all = rows.stream().mapToLong(Row::calls).sum();
         double saved = savedUs();
-        sb.append(String.format(
-                Locale.ROOT,
-                "%nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %d of %d rule hits"
-                        + " priced); %.1f us per rule hit, %.1f us per rank over %d log%s%n",
-                saved,
-                ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
-                ncclUs(),
-                pc,
-                all,
-                pc > 0 ? saved / pc : 0.0,
-                logs.isEmpty() ? 0.0 : saved / logs.size(),
-                logs.size(),
-                logs.size() == 1 ? "" : "s"));
+        if (pc == 0) { // no baseline to take a percentage of: not "0.00% of NCCL's 0.0 us"
+            sb.append("\nexpected saving: no priced calls (0 of ")
+                    .append(all)
+                    .append(all == 1 ? " rule hit" : " rule hits")
+                    .append(" priced), so no saving to show\n");
+        } else {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %d of %d rule"
+                            + " hits priced); %.1f us per rule hit, %.1f us per rank over %d log%s%n",
+                    saved,
+                    ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
+                    ncclUs(),
+                    pc,
+                    all,
+                    saved / pc,
+                    logs.isEmpty() ? 0.0 : saved / logs.size(),
+                    logs.size(),
+                    logs.size() == 1 ? "" : "s"));
+        }
         String why = shapesNotMeasured(
                 "the logs' decisions",
                 rows.stream()

@@ -445,4 +445,50 @@ class NewcomerFourthWalkTest {
                 r.out());
         assertFalse(r.out().contains("at 0"), r.out());
     }
+
+    /**
+     * Item 19. Before: report's busbw columns had no unit (the HTML's said GB/s), and measurements
+     * that price nothing read "expected saving: 0.0 us, 0.00% of the rule hits' time (NCCL's 0.0 us
+     * over the 0 of 13 rule hits priced)"; replay's line the same. Now the headers say GB/s and an
+     * unpriced log or trace says "no priced calls".
+     */
+    @Test
+    void unitsInReportHeadersAndNoPercentOfNothing() throws Exception {
+        String log = ReportCommandTest.res("rank-a.jsonl");
+        CliRun priced =
+                CliRun.run("report", log, "--measurements", CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"));
+        assertEquals(0, priced.exit(), priced.err());
+        String header = priced.out()
+                .lines()
+                .filter(l -> l.startsWith("shape "))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(header.contains("NCCL busbw GB/s  policy busbw GB/s"), header);
+        Path csv = tmp.resolve("sweep-8x1.csv");
+        String text = Files.readString(Path.of(CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv")));
+        Files.writeString(csv, text.replaceAll("(?m)^(AllReduce,\\d+,[^,]+,[^,]+,[^,]+),2,2,", "$1,8,1,"));
+        CliRun none = CliRun.run("report", log, "--measurements", csv.toString());
+        assertEquals(0, none.exit(), none.err());
+        assertTrue(
+                none.out()
+                        .contains(
+                                "\nexpected saving: no priced calls (0 of 13 rule hits priced), so no saving to show\n"),
+                none.out());
+        assertFalse(none.out().contains("0.00%"), none.out());
+        CliRun replay = CliRun.run(
+                "replay",
+                "--trace",
+                CliRun.trace("trace_tp_infer.csv"),
+                "--policy",
+                POLICY,
+                "--measurements",
+                csv.toString());
+        assertEquals(0, replay.exit(), replay.err());
+        assertTrue(
+                replay.out()
+                        .contains("measured (" + csv
+                                + "): 0 of 273 calls priced: no priced calls, so no expected saving\n"),
+                replay.out());
+        assertFalse(replay.out().contains("0.00%"), replay.out());
+    }
 }
