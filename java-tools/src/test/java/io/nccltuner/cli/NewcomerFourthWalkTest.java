@@ -491,4 +491,19 @@ class NewcomerFourthWalkTest {
                 replay.out());
         assertFalse(replay.out().contains("0.00%"), replay.out());
     }
+
+    /**
+     * Item 19. Before: compile listed each mangled row twice, under "refused rows" and again under
+     * "warnings" ("mangled row skipped: ..."), and counted it in both. Now once, as a refused row.
+     */
+    @Test
+    void aMangledRowIsListedOnce() {
+        String f = CliRun.fixture("mangled-mid-file_all_reduce.txt");
+        CliRun r = CliRun.run("compile", f);
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(f + ":13: "), -1).length - 1, r.out());
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(f + ":15: "), -1).length - 1, r.out());
+        assertTrue(r.out().contains("refused rows (wrong results or mangled, never used): 2\n"), r.out());
+        assertTrue(r.out().contains("\nwarnings: 1\n"), r.out());
+    }
 }
