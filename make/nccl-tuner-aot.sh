@@ -44,6 +44,14 @@ if [ ! -w "$here/lib" ] || { [ -e "$cache" ] && [ ! -w "$cache" ]; }; then
   exit 1
 fi
 rm -f "$cache"
+# The plugin hides JAVA_TOOL_OPTIONS and _JAVA_OPTIONS from its JVM (README, environment table), so
+# the runs here do not take them either: the cache then fits the plugin's JVM, and the runtime
+# prints no "Picked up JAVA_TOOL_OPTIONS" line. JDK_JAVA_OPTIONS only reaches the java launcher.
+if [ -n "${JAVA_TOOL_OPTIONS:-}${_JAVA_OPTIONS:-}${JDK_JAVA_OPTIONS:-}" ]; then
+  echo "nccl-tuner-aot: JAVA_TOOL_OPTIONS, _JAVA_OPTIONS and JDK_JAVA_OPTIONS are not applied here, as the" \
+    "plugin's JVM does not take them" >&2
+fi
+unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS
 policy="${NCCL_TUNER_JAVA_POLICY:-$here/policies/h200-2rank.yaml}"
 # First the policies' binary forms (FILE.yaml.compiled beside each, keyed by the YAML's length, CRC-32C and CRC-32):
 # the plugin then starts without parsing YAML. The tree's policies, and NCCL_TUNER_JAVA_POLICY

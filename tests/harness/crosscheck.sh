@@ -23,7 +23,7 @@ awk -v nranks="$nranks" -v name="${trace##*/}" -v hrc="$hrc" '
                 if (coll == "AllGather" || coll == "ReduceScatter") b *= nranks
                 nl++; lc[nl] = coll; lb[nl] = b; la[nl] = f[8]; lp[nl] = f[10] }
               next }
-  # harness: "AllGather: 16 Bytes -> Algo RING proto LL channel{Lo..Hi}={auto}"
+  # harness: "AllGather: 16 Bytes -> Algo RING proto LL channel{Lo..Hi}={NCCL decides}"
   / Bytes -> Algo / { nh++; hc[nh] = $1; sub(/:$/, "", hc[nh]); hb[nh] = $2 + 0; ha[nh] = $6; hp[nh] = $8 }
   END {
     i = 1

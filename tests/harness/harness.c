@@ -697,7 +697,7 @@ static void do_get(worker_t* w, const trace_t* t, const event_t* e, comm_t* c) {
   if (cfg.quiet || w->index != 0) return;
   char ch[48];
   if (nChannels > 0) snprintf(ch, sizeof ch, "{0..%d}", nChannels - 1);
-  else snprintf(ch, sizeof ch, "{auto}");
+  else snprintf(ch, sizeof ch, "{NCCL decides}"); /* the tuner left nChannels to NCCL: its count is not known here */
   char chunkStr[48] = "";
   if (chunkChanged) snprintf(chunkStr, sizeof chunkStr, " chunkSize=%zu", chunk);
   printf("%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}=%s%s%s\n", func_name(e->coll), e->nBytes,

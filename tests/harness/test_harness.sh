@@ -65,7 +65,7 @@ for t in "${TRACES[@]}"; do
   expect "noop $base: exit 0, summary, plugin loaded" 0 "$SUMMARY_RE" '^TUNER/Plugin: Using noop \(v3\)$'
   [[ $(field calls) == "$n" && $(field changed) == 0 && $(field warn) == 0 && $(field plugin) == noop ]] \
     && ok "noop $base: calls=$n changed=0 warn=0" || bad "noop $base: summary $(summary), wanted calls=$n" "$OUT"
-  lines=$(grep -cE '^[A-Za-z]+: [0-9]+ Bytes -> Algo [A-Z_]+ proto [A-Z0-9]+ channel\{Lo\.\.Hi\}=\{auto\}$' <<<"$OUT" || true)
+  lines=$(grep -cE '^[A-Za-z]+: [0-9]+ Bytes -> Algo [A-Z_]+ proto [A-Z0-9]+ channel\{Lo\.\.Hi\}=\{NCCL decides\}$' <<<"$OUT" || true)
   [[ $lines == "$n" ]] && ok "noop $base: $n selection lines" || bad "noop $base: $lines selection lines, wanted $n"
   log=$REPO/tests/traces/nccl_${base#trace_}; log=${log%.csv}.rank0.log
   if [[ -f $log ]]; then

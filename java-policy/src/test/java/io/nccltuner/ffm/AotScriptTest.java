@@ -45,6 +45,7 @@ class AotScriptTest {
         Files.writeString(root.resolve("runtime/bin/java"), """
         #!/bin/sh
         echo "$*" >> "%s"
+        [ -z "${JAVA_TOOL_OPTIONS-}${_JAVA_OPTIONS-}${JDK_JAVA_OPTIONS-}" ] || echo "java got options from the environment" >&2
         for a; do case "$a" in -XX:AOTCacheOutput=*) c="${a#-XX:AOTCacheOutput=}" ;; esac; done
         if [ -n "$c" ]; then head -c 4096 /dev/zero > "$c"; [ "${FAKE_RC:-0}" = 0 ] || echo "AotTraining: x: no such file" >&2; exit "${FAKE_RC:-0}"; fi
         """.formatted(calls));
@@ -54,12 +55,17 @@ class AotScriptTest {
     }
 
     Result run(String rc, String... args) throws Exception {
+        return run(java.util.Map.of(), rc, args);
+    }
+
+    Result run(java.util.Map<String, String> env, String rc, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(
                 List.of("/bin/sh", root.resolve("bin/nccl-tuner-aot").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("NCCL_TUNER_JAVA_POLICY");
         pb.environment().put("FAKE_RC", rc);
+        pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -118,5 +124,27 @@ class AotScriptTest {
         r = run("0", trace.toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals("nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + "\n", r.out());
+    }
+
+    /**
+     * Issue 21 (fourth walk), item 19: with JAVA_TOOL_OPTIONS set the training run took it (the
+     * runtime's "Picked up JAVA_TOOL_OPTIONS" line, and a cache trained under other options than
+     * the plugin's JVM, which hides them). Now no run here gets it, and one line says so.
+     */
+    @Test
+    void theJvmOptionsOfTheEnvironmentAreNotApplied() throws Exception {
+        Result r = run(java.util.Map.of("JAVA_TOOL_OPTIONS", "-Xmx64m", "_JAVA_OPTIONS", "-Xss1m"), "0");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.err()
+                        .startsWith(
+                                "nccl-tuner-aot: JAVA_TOOL_OPTIONS, _JAVA_OPTIONS and JDK_JAVA_OPTIONS are not applied "
+                                        + "here, as the plugin's JVM does not take them\n"),
+                r.err());
+        assertFalse(r.err().contains("java got options from the environment"), r.err());
+        assertTrue(Files.readString(calls).contains("-XX:AOTCacheOutput="), Files.readString(calls));
+        Result plain = run("0");
+        assertEquals(0, plain.exit(), plain.err());
+        assertFalse(plain.err().contains("not applied here"), plain.err());
     }
 }

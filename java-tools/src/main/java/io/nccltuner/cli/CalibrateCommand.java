@@ -86,7 +86,7 @@ final class CalibrateCommand extends ToolCommand {
     @Override
     int run(PrintWriter out, PrintWriter err) throws Exception {
         if (!(lambda >= 0) || !(mu >= 0)) {
-            throw new InputException("options", "--lambda and --mu must be >= 0");
+            throw new UsageException("--lambda and --mu must be >= 0");
         }
         requireOutputDirectory("-o", output);
         Sweeps sweepsRead = readSweeps();
@@ -301,7 +301,7 @@ final class CalibrateCommand extends ToolCommand {
         if (!m.matches()
                 || Long.parseLong(m.group(1)) < 1
                 || (!m.group(2).isEmpty() && Long.parseLong(m.group(2)) < Long.parseLong(m.group(1)))) {
-            throw new InputException("--nnodes", "'" + text + "' is not MIN:MAX, MIN: or any (1 <= MIN <= MAX)");
+            throw new UsageException("--nnodes", "'" + text + "' is not MIN:MAX, MIN: or any (1 <= MIN <= MAX)");
         }
         return new Range(
                 Long.parseLong(m.group(1)), m.group(2).isEmpty() ? Long.MAX_VALUE : Long.parseLong(m.group(2)));

@@ -231,7 +231,7 @@ final class CompileCommand extends ToolCommand {
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         if (files.isEmpty() && inputs.isEmpty()) {
-            throw new InputException("compile", "no measurement files; see nccl-tuner compile --help");
+            throw new UsageException("no measurement files");
         }
         Checked checked = checkOptions();
         requireOutputDirectory("-o", output);
@@ -283,30 +283,30 @@ final class CompileCommand extends ToolCommand {
      * or {@code --tie}.
      *
      * @return the placement and the mode
-     * @throws InputException naming the option
+     * @throws UsageException naming the option (exit 2)
      */
-    private Checked checkOptions() throws InputException {
+    private Checked checkOptions() {
         List<String> given = spec.commandLine().getParseResult().originalArgs();
         int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
         String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
         if (misplaced != null) {
-            throw new InputException(misplaced);
+            throw new UsageException(misplaced);
         }
         NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
             case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
             case "in", "in-place" -> NcclTestsLog.Placement.IN_PLACE;
             case "both" -> NcclTestsLog.Placement.BOTH;
-            default -> throw new InputException("--placement", "'" + placement + "' is not out, in or both");
+            default -> throw new UsageException("--placement", "'" + placement + "' is not out, in or both");
         };
         Mode m = Mode.parse(mode);
         if (m == null) {
-            throw new InputException("--mode", "'" + mode + "' is not enforce, shadow or off");
+            throw new UsageException("--mode", "'" + mode + "' is not enforce, shadow or off");
         }
         if (window < 0 || window > 8) {
-            throw new InputException("--window", window + " is outside 0..8");
+            throw new UsageException("--window", window + " is outside 0..8");
         }
         if (!(thresholdPct >= 0) || !(noiseSigmas >= 0) || !(tiePct >= 0)) {
-            throw new InputException("options", "--threshold, --noise-sigmas and --tie must be >= 0");
+            throw new UsageException("--threshold, --noise-sigmas and --tie must be >= 0");
         }
         return new Checked(pl, m);
     }
@@ -327,19 +327,15 @@ final class CompileCommand extends ToolCommand {
         List<String> sources = new ArrayList<>();
         List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
         if (global.size() > 1) {
-            throw new InputException(
-                    "compile",
-                    "--collective/--algo/--proto/--channels/--ranks/--nodes without --in are "
-                            + "given " + global.size()
-                            + " times; give them once (they apply to every FILE argument), or per file with "
-                            + "--in FILE");
+            throw new UsageException("--collective/--algo/--proto/--channels/--ranks/--nodes without --in are "
+                    + "given " + global.size()
+                    + " times; give them once (they apply to every FILE argument), or per file with "
+                    + "--in FILE");
         }
         if (!global.isEmpty() && files.isEmpty()) {
-            throw new InputException(
-                    "compile",
-                    "--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
-                            + "to FILE arguments, and none is given; per-file options bind to the preceding --in FILE: write --in FILE "
-                            + "before them");
+            throw new UsageException("--collective/--algo/--proto/--channels/--ranks/--nodes without --in apply "
+                    + "to FILE arguments, and none is given; per-file options bind to the preceding --in FILE: write --in FILE "
+                    + "before them");
         }
         Input all = global.isEmpty() ? new Input() : global.getFirst();
         for (Path f : files) {
@@ -419,7 +415,7 @@ final class CompileCommand extends ToolCommand {
         Compiler.Merge mergeBy = switch (merge.toLowerCase(Locale.ROOT)) {
             case "ranking" -> Compiler.Merge.RANKING;
             case "pick" -> Compiler.Merge.PICK;
-            default -> throw new InputException("--merge", "'" + merge + "' is not ranking or pick");
+            default -> throw new UsageException("--merge", "'" + merge + "' is not ranking or pick");
         };
         return new Compiler.Options(
                 thresholdPct / 100, noiseSigmas, tiePct / 100, anyPipeOps, mergeBy, policyName, m, null, window);
@@ -646,13 +642,13 @@ final class CompileCommand extends ToolCommand {
         Protocol p = in.proto == null ? null : Protocol.parse(in.proto);
         String where = in.file != null ? "--in " + in.file : f.toString();
         if ((in.collective != null && c == null) || (in.algo != null && a == null) || (in.proto != null && p == null)) {
-            throw new InputException(
+            throw new UsageException(
                     where,
                     "unknown name in --collective/--algo/--proto (" + in.collective + "/" + in.algo + "/" + in.proto
                             + ")");
         }
         if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
-            throw new InputException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+            throw new UsageException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
         }
         return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
     }

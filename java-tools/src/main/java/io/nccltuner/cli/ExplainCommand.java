@@ -171,10 +171,10 @@ final class ExplainCommand extends ToolCommand {
         boolean allColls = collective.equalsIgnoreCase("all");
         Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
         if (coll == null) {
-            throw new InputException("--collective: unknown collective '" + collective + "'");
+            throw new UsageException("--collective: unknown collective '" + collective + "'");
         }
         if (pipeOps.n < 1) {
-            throw new InputException("--pipe-ops: must be at least 1, got " + pipeOps.n);
+            throw new UsageException("--pipe-ops: must be at least 1, got " + pipeOps.n);
         }
         List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
         for (Path f : new Path[] {log, trace, policy}) {
@@ -437,6 +437,43 @@ final class ExplainCommand extends ToolCommand {
         } catch (IOException e) {
             throw new InputException(measurements + ": " + e.getMessage());
         }
+        otherShape(coll, ranks, nodes);
+    }
+
+    /**
+     * Warns (stderr) when {@code --measurements} hold no measurement of the collective at the
+     * communicator's shape: the measured columns then stay empty ({@code -}), since times of another
+     * shape do not price this one. Names the shapes measured and how to measure this one.
+     */
+    private void otherShape(Collective coll, long ranks, long nodes) {
+        String at = io.nccltuner.model.JobShape.of(ranks, nodes);
+        if (measured.stream()
+                .anyMatch(g -> g.key().collective() == coll
+                        && g.key().nRanks() == ranks
+                        && g.key().nNodes() == nodes)) {
+            return;
+        }
+        java.util.Set<String> of = new java.util.TreeSet<>();
+        java.util.Set<String> others = new java.util.TreeSet<>();
+        for (var g : measured) {
+            String shape =
+                    io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes());
+            if (g.key().collective() == coll) {
+                of.add(shape);
+            } else {
+                others.add(g.key().collective() + " at " + shape);
+            }
+        }
+        String measure = TryCommand.sweepAt(at) + ", then --measurements DIR";
+        warn.println("warning: --measurements " + measurements + ": "
+                + (of.isEmpty()
+                        ? "no " + coll + " measured (they hold " + String.join(", ", others)
+                                + "), so the measured columns stay empty ('-'); measure " + coll + " at " + at + " ("
+                                + measure + ")"
+                        : coll + " measured at " + String.join(", ", of) + ", not at " + at + " (the communicator's "
+                                + "shape), so the measured columns stay empty ('-'): times of another shape do not price "
+                                + "this one; measure " + at + " (" + measure + ")"));
+        warn.flush();
     }
 
     /**
@@ -573,21 +610,25 @@ final class ExplainCommand extends ToolCommand {
 
     /** The lines under the table on the picks: ambiguity, the log's selection lines, assumed collectives. */
     private void selectionLines(PrintWriter out, Communicator c, Collective coll, List<Explain.Row> rows, Agreement a) {
-        out.printf(
-                Locale.ROOT,
-                "%s; the pick is ambiguous at %d (the ranges of the best candidates overlap at the "
-                        + "table's one-decimal rounding).%n",
-                Main.count(rows.size(), "size"),
-                a.ambiguous());
+        out.println(Main.count(rows.size(), "size") + "; "
+                + (a.ambiguous() == 0
+                        ? "the pick is clear at " + (rows.size() == 1 ? "it" : "each")
+                                + " (no two best candidates' ranges overlap at the table's one-decimal rounding)."
+                        : "the pick is ambiguous at " + a.ambiguous()
+                                + " (the ranges of the best candidates overlap at "
+                                + "the table's one-decimal rounding)."));
         if (a.withLines() > 0) {
-            out.printf(
-                    Locale.ROOT,
-                    "Selection lines for %s: model pick = logged pick at %d, ambiguous at %d, different at %d%s.%n",
-                    Main.count(a.withLines(), "size"),
-                    a.exact(),
-                    a.ambiguousLogged(),
-                    a.differ(),
-                    pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "");
+            List<String> parts = new ArrayList<>();
+            parts.add("model pick = logged pick at " + (a.exact() == a.withLines() ? "all " : "") + a.exact());
+            if (a.ambiguousLogged() > 0) {
+                parts.add("ambiguous at " + a.ambiguousLogged());
+            }
+            if (a.differ() > 0) {
+                parts.add("different at " + a.differ());
+            }
+            out.println("Selection lines for " + Main.count(a.withLines(), "size") + ": " + String.join(", ", parts)
+                    + (pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "")
+                    + ".");
         } else {
             out.println("No selection lines for these sizes in the log.");
         }
@@ -620,7 +661,7 @@ final class ExplainCommand extends ToolCommand {
      */
     private void policyLines(PrintWriter out, CommShape shape, List<Explain.Row> rows) {
         if (loadedPolicy.profileFor(shape.nRanks(), shape.nNodes()) == null) {
-            out.println(noProfileMatches(loadedPolicy, shape));
+            out.println(noProfileMatches(loadedPolicy, shape, policy));
             return;
         }
         long changed = rows.stream()
@@ -654,18 +695,34 @@ final class ExplainCommand extends ToolCommand {
      *
      * @param p the policy
      * @param shape the communicator's shape
+     * @param policyFile the --policy file (named in the show command line at the profile's shape)
      * @return {@code explain: the policy changes nothing: no profile matches nRanks=2 nNodes=1 (the
      *     log's communicator); its profiles: NAME (nRanks=2 nNodes=2). Explain ...}
      */
-    static String noProfileMatches(Policy p, CommShape shape) {
+    static String noProfileMatches(Policy p, CommShape shape, Path policyFile) {
         String at = io.nccltuner.model.JobShape.of(shape.nRanks(), shape.nNodes());
+        long[] their = TryCommand.profileShape(p);
         return TryCommand.noProfileMatches(
                 "explain",
                 p,
                 List.of(at),
                 "the log's communicator",
-                "Explain a log of one of their shapes (or --topology at their --nranks and --nnodes), or compile a"
-                        + " policy from measurements of " + at);
+                "Explain a log of one of their shapes"
+                        + (their == null
+                                ? ""
+                                : ", or see its decisions there: `" + showAt(policyFile, their[0], their[1]) + "`")
+                        + "; or compile a policy from measurements of " + at + " (" + TryCommand.measureAt(at) + ")");
+    }
+
+    /**
+     * The show command line of a policy at one shape.
+     *
+     * @return {@code nccl-tuner show P --nodes N --ranks-per-node R/N} ({@code --ranks-per-node} only
+     *     where N divides R)
+     */
+    static String showAt(Path policyFile, long nRanks, long nNodes) {
+        return "nccl-tuner show " + policyFile + " --nodes " + nNodes
+                + (nRanks % nNodes == 0 ? " --ranks-per-node " + nRanks / nNodes : "");
     }
 
     /** The notes under a communicator's table: unknown compute capability, candidates not offered. */
@@ -812,8 +869,8 @@ final class ExplainCommand extends ToolCommand {
 
         /**
          * @param text "4B:1GiB" (powers of two from 4 B up to 1 GiB), "1MiB", or a comma list of those
-         * @return the sizes in bytes, in the order given
-         * @throws InputException naming the part that does not parse
+         * @return the sizes in bytes, ascending, each once (the table's rows)
+         * @throws UsageException naming the part that does not parse (exit 2)
          */
         static List<Long> parseList(String text) throws InputException {
             List<Long> out = new ArrayList<>();
@@ -827,25 +884,25 @@ final class ExplainCommand extends ToolCommand {
                 long from = parse(p.substring(0, colon));
                 long to = parse(p.substring(colon + 1));
                 if (from <= 0 || from > to) {
-                    throw new InputException("--sizes: '" + p + "' needs 0 < FROM <= TO");
+                    throw new UsageException("--sizes: '" + p + "' needs 0 < FROM <= TO");
                 }
                 for (long n = from; n <= to && n > 0; n <<= 1) {
                     out.add(n);
                 }
             }
-            return out;
+            return out.stream().distinct().sorted().toList(); // the table's rows ascend, each size once
         }
 
         /**
          * @param text "4096", "4KiB", "1 MiB", "1.5 MiB"
          * @return bytes
-         * @throws InputException for what {@link ByteSize#parse} refuses
+         * @throws UsageException for what {@link ByteSize#parse} refuses (exit 2)
          */
-        static long parse(String text) throws InputException {
+        static long parse(String text) {
             try {
                 return ByteSize.parse(text);
             } catch (IllegalArgumentException e) {
-                throw new InputException("--sizes: " + e.getMessage());
+                throw new UsageException("--sizes: " + e.getMessage());
             }
         }
 

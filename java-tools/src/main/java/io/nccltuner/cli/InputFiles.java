@@ -128,15 +128,16 @@ final class InputFiles {
      * finished run with the candidate its manifest says it forced); any other folder as its
      * {@code *.csv} and {@code *.txt} files, in name order. In both kinds of folder a failed sweep
      * run's output ({@code *.failed.txt}) and an empty file (0 bytes or blank, what an interrupted run
-     * leaves) are skipped, each with a note on {@code notes}.
+     * leaves) are skipped, each with a note on {@code notes}; a file the parsers refuse is skipped with a warning
+     * naming it (file:line) and the note says how many files were read.
      *
      * @param f a file or a folder
      * @param o how to read nccl-tests output (its placement also for a sweep folder)
      * @param data where the measurements go
      * @param notes receives one {@code note: ...} line per skipped file
      * @return the files read
-     * @throws InputException for a missing path, a folder with nothing to read, or a file the parsers
-     *     refuse (file:line)
+     * @throws InputException for a missing path, a folder with nothing to read (every file empty,
+     *     failed or refused), or a single file the parsers refuse (file:line)
      * @throws IOException if reading fails
      */
     static List<Path> readMeasurementsAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
@@ -173,10 +174,51 @@ final class InputFiles {
                             ? "no *.csv or *.txt measurement files in this folder"
                             : "no measurement file in this folder but the skipped " + String.join(", ", skipped));
         }
+        return readEach(f, in, all.size(), o, data, notes);
+    }
+
+    /**
+     * Reads a plain folder's files one by one: a file the parsers refuse is skipped with a warning
+     * naming it (file:line and why), not the whole folder, and a note says how many were read.
+     *
+     * @param dir the folder
+     * @param in its files to read, in name order
+     * @param listed its {@code *.csv} and {@code *.txt} files, the skipped empty and failed ones too
+     * @param o how to read nccl-tests output
+     * @param data where the measurements go
+     * @param notes receives {@code warning: FILE:LINE: ... ; skipped} per refused file, then {@code
+     *     note: DIR: read N of M measurement files (K refused)} when any was refused
+     * @return the files read
+     * @throws InputException when every file is refused (naming each)
+     * @throws IOException if reading fails
+     */
+    private static List<Path> readEach(
+            Path dir, List<Path> in, int listed, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
+            throws IOException, InputException {
+        List<Path> read = new java.util.ArrayList<>();
+        List<String> refused = new java.util.ArrayList<>();
         for (Path p : in) {
-            readMeasurements(p, o, data);
+            MeasurementSet one = new MeasurementSet();
+            try {
+                readMeasurements(p, o, one);
+            } catch (InputException e) {
+                refused.add(e.getMessage());
+                notes.println("warning: " + e.getMessage() + "; file skipped, the folder's other files are read");
+                continue;
+            }
+            data.addAll(one);
+            read.add(p);
         }
-        return in;
+        if (read.isEmpty()) {
+            throw new InputException(
+                    dir.toString(), "no file in this folder could be read: " + String.join("; ", refused));
+        }
+        if (!refused.isEmpty()) {
+            notes.println("note: " + dir + ": read " + read.size() + " of " + Main.count(listed, "measurement file")
+                    + " (" + refused.size() + " refused, " + (listed - in.size()) + " skipped)");
+        }
+        notes.flush();
+        return read;
     }
 
     /**

@@ -15,12 +15,14 @@ import picocli.CommandLine.Command;
  * <ul>
  *   <li>0: done (warnings, if any, went to the report or to stderr).
  *   <li>1: an input error: a file that does not exist or cannot be read, a line the parsers
- *       refuse, an option value that makes no sense, a policy that {@code validate} refuses. The
+ *       refuse, a policy that {@code validate} refuses. The
  *       commands throw {@link io.nccltuner.policy.InputException}, the one error carrier, and this
  *       class prints one line on stderr, {@code nccl-tuner <command>: <file>[:<line>]: <what is
  *       wrong>}.
- *   <li>2: a usage error (picocli's convention): an unknown or malformed option or subcommand; the
- *       message, picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
+ *   <li>2: a usage error (picocli's convention): no command, an unknown or malformed option or
+ *       subcommand, an option value that makes no sense ({@code --nodes 0}, {@code --mode
+ *       enforced}: {@link UsageException}), options that do not go together; the message,
+ *       picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
  *   <li>3: a check failed ({@code report --check}: the ranks of some shape run different tables or
  *       reach different decisions); the report itself was written.
  *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
@@ -52,9 +54,12 @@ public final class Main implements Runnable {
 
     /** Exit code: done. */
     public static final int EXIT_OK = 0;
-    /** Exit code: an input error (a file that is missing or refused, an option value that makes no sense). */
+    /** Exit code: an input error (a file that is missing, or whose content is refused). */
     public static final int EXIT_INPUT = 1;
-    /** Exit code: a usage error (unknown or malformed option or subcommand), picocli's convention. */
+    /**
+     * Exit code: a usage error (no command, an unknown or malformed option or subcommand, an option
+     * value that makes no sense), picocli's convention.
+     */
     public static final int EXIT_USAGE = 2;
     /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
     public static final int EXIT_CHECK = 3;
@@ -98,7 +103,9 @@ public final class Main implements Runnable {
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
                 ? inputError(ex.getMessage(), cmd)
-                : internalError(ex, cmd.getErr(), debug()));
+                : ex instanceof UsageException
+                        ? usageError(new CommandLine.ParameterException(cmd, ex.getMessage()), new String[0])
+                        : internalError(ex, cmd.getErr(), debug()));
         return cl;
     }
 
@@ -125,7 +132,8 @@ public final class Main implements Runnable {
      * @return {@link #EXIT_USAGE}
      */
     private static int unknownCommand(CommandLine cl, String name) {
-        List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name)).getSuggestions();
+        List<String> near = new CommandLine.UnmatchedArgumentException(cl, List.of(name))
+                .getSuggestions().stream().filter(c -> close(name, c)).toList();
         PrintWriter err = cl.getErr();
         err.println("nccl-tuner: unknown command '" + name + "'; "
                 + (near.isEmpty()
@@ -137,12 +145,114 @@ public final class Main implements Runnable {
         return EXIT_USAGE;
     }
 
+    /**
+     * Whether a mistyped command is close enough to a command to suggest it: one is the start of the
+     * other (3 characters at least), or they differ by at most a third of the longer's characters
+     * (at least 1) in edits (Levenshtein). picocli's own suggestions name "calibrate, validate" for
+     * "frobnicate".
+     *
+     * @param typed what the user typed
+     * @param command a command's name
+     * @return whether to suggest it
+     */
+    static boolean close(String typed, String command) {
+        String a = typed.toLowerCase(java.util.Locale.ROOT);
+        if (a.length() >= 3 && (command.startsWith(a) || a.startsWith(command))) {
+            return true;
+        }
+        int[] prev = new int[command.length() + 1];
+        int[] cur = new int[command.length() + 1];
+        for (int j = 0; j <= command.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= command.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == command.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[command.length()] <= Math.max(1, Math.max(a.length(), command.length()) / 3);
+    }
+
     /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
     private static int inputError(String message, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
-        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message);
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + advice(cmd.getCommandSpec(), message));
         err.flush();
         return EXIT_INPUT;
+    }
+
+    private static final java.util.regex.Pattern ADVICE = java.util.regex.Pattern.compile("\\bpass (--[a-z][a-z-]*)");
+
+    /**
+     * A message's advice as the command that prints it can follow: the parsers say "pass --nodes"
+     * (compile's per-file options) whoever reads the file, so where the command has no such option
+     * the advice names the commands that have it: {@code pass --nodes to `nccl-tuner compile` (report
+     * has no --nodes: it reads --measurements files as they stand)}.
+     *
+     * @param cmd the command that prints the message
+     * @param message an error or warning
+     * @return the message, each "pass --OPTION" the command lacks rewritten
+     */
+    static String advice(CommandLine.Model.CommandSpec cmd, String message) {
+        if (message == null || cmd.parent() == null || !message.contains("pass --")) {
+            return message;
+        }
+        java.util.regex.Matcher m = ADVICE.matcher(message);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String opt = m.group(1);
+            List<String> owners = cmd.findOption(opt) != null ? List.of() : owners(cmd.root(), opt);
+            String to = owners.isEmpty()
+                    ? m.group()
+                    : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("
+                            + cmd.name() + " has no " + opt
+                            + (cmd.findOption("--measurements") != null
+                                    ? ": it reads --measurements files as they stand)"
+                                    : ")");
+            m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(to));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    /**
+     * A command's stderr with {@link #advice} applied to each string printed on it, so that the
+     * warnings of the parsers name options the command has, as its errors do.
+     *
+     * @param cmd the command
+     * @param err its stderr
+     * @return a writer onto {@code err} that flushes at each line
+     */
+    static PrintWriter advising(CommandLine.Model.CommandSpec cmd, PrintWriter err) {
+        return new PrintWriter(err, true) {
+            @Override
+            public void print(String s) {
+                super.print(advice(cmd, s));
+            }
+        };
+    }
+
+    /**
+     * The commands to name for an option: {@code compile} when it takes it (the parsers' advice is
+     * about compile's per-file options; show's {@code --nodes} is a shape grid), else every
+     * subcommand that does.
+     *
+     * @return the names of the subcommands of {@code root} that take {@code option}, in order
+     */
+    private static List<String> owners(CommandLine.Model.CommandSpec root, String option) {
+        CommandLine compile = root.subcommands().get("compile");
+        if (compile != null && compile.getCommandSpec().findOption(option) != null) {
+            return List.of("compile");
+        }
+        return root.subcommands().entrySet().stream()
+                .filter(e -> e.getValue().getCommandSpec().findOption(option) != null)
+                .map(java.util.Map.Entry::getKey)
+                .toList();
     }
 
     /**
@@ -174,9 +284,15 @@ public final class Main implements Runnable {
         return EXIT_INTERNAL;
     }
 
+    /**
+     * {@code nccl-tuner} with no command: the usage on stderr, then {@link UsageException} (exit
+     * {@link #EXIT_USAGE}, as for an unknown command; {@code nccl-tuner --help} prints the same on
+     * stdout and exits 0).
+     */
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getErr());
+        throw new UsageException("no command given");
     }
 
     /** Version from the jar manifest (Implementation-Version), or "dev" when run from classes. */

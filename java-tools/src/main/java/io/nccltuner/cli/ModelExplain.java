@@ -82,7 +82,7 @@ final class ModelExplain {
      */
     private void refuseLogOptions() throws InputException {
         if (o.log != null) {
-            throw new InputException(
+            throw new UsageException(
                     "--topology: give --log or --topology, not both (--log explains the table an NCCL log "
                             + "printed; --topology computes NCCL's model from constants at any shape)");
         }
@@ -103,7 +103,7 @@ final class ModelExplain {
             logOnly.add("--intervals");
         }
         if (!logOnly.isEmpty()) {
-            throw new InputException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
+            throw new UsageException("--topology: " + String.join(", ", logOnly) + " apply to --log only");
         }
     }
 
@@ -135,18 +135,18 @@ final class ModelExplain {
                         ? first.topology().nNodes()
                         : o.nRanks != null ? -1 : first.topology().nNodes();
         if (nNodes == -1) {
-            throw new InputException("--nranks " + o.nRanks + ": give --nnodes too");
+            throw new UsageException("--nranks " + o.nRanks + ": give --nnodes too");
         }
         TopologyInputs src = TopologyInputs.nearest(inputs, o.nRanks != null ? o.nRanks : -1, nNodes);
         int nRanks = o.nRanks != null
                 ? o.nRanks
                 : (int) Math.round(nNodes * src.topology().ppn());
         if (nNodes < 1 || nRanks < nNodes) {
-            throw new InputException(
+            throw new UsageException(
                     "--nranks/--nnodes: need 1 <= nNodes <= nRanks, got nRanks " + nRanks + " nNodes " + nNodes);
         }
         if (nRanks < 2) {
-            throw new InputException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
+            throw new UsageException("--nranks " + nRanks + ": one rank: NCCL does not call the tuner");
         }
         src = TopologyInputs.nearest(inputs, nRanks, nNodes);
         return new At(src, nRanks, nNodes, src.topology().atShape(nRanks, nNodes));

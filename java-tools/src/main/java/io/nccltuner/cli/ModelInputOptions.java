@@ -39,7 +39,7 @@ final class ModelInputOptions {
             return Integer.parseInt(computeCapability);
         }
         if (!computeCapability.matches("\\d{1,2}\\.\\d")) {
-            throw new InputException(
+            throw new UsageException(
                     "--compute-capability",
                     "'" + computeCapability + "' is not MAJOR.MINOR (9.0) or " + "major x 10 + minor (90)");
         }
@@ -54,7 +54,7 @@ final class ModelInputOptions {
     String cpu() throws InputException {
         String c = cpu.toLowerCase(Locale.ROOT);
         if (!c.equals("intel") && !c.equals("amd") && !c.equals("auto")) {
-            throw new InputException("--cpu", "'" + cpu + "' is not intel, amd or auto");
+            throw new UsageException("--cpu", "'" + cpu + "' is not intel, amd or auto");
         }
         return c;
     }

@@ -106,7 +106,7 @@ final class ReplayCommand extends ToolCommand {
             InputFiles.requireReadable(trace);
             InputFiles.requireReadable(policy);
             if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
-                throw new InputException("--nranks and --nnodes must be >= 1");
+                throw new UsageException("--nranks and --nnodes must be >= 1");
             }
             loaded = PolicyFiles.load(policy);
             Policy p = loaded.policy();
@@ -149,7 +149,7 @@ final class ReplayCommand extends ToolCommand {
      * shapes (the engine says so only in an INFO line): the shapes, the policy's profiles, and
      * what to do, as {@code try} says it. Null when something changed or a profile matched.
      */
-    static String changesNothing(Policy p, TraceFile t, Replay.Result r, Replay.Result would) {
+    static String changesNothing(Policy p, TraceFile t, Replay.Result r, Replay.Result would, List<String> args) {
         if (r.changedCalls() > 0
                 || (would != null && would.changedCalls() > 0)
                 || t.calls().isEmpty()) {
@@ -164,12 +164,15 @@ final class ReplayCommand extends ToolCommand {
         if (unmatched.isEmpty()) {
             return null;
         }
+        long[] at = TryCommand.profileShape(p);
         return TryCommand.noProfileMatches(
                 "replay",
                 p,
                 unmatched,
                 null,
-                "Give --nranks and --nnodes of one of them, or replay a trace of the job's shape");
+                "Give --nranks and --nnodes of one of them"
+                        + (at == null ? "" : ": `" + TryCommand.commandAt(args, at[0], at[1]) + "`")
+                        + ", or replay a trace of the job's shape");
     }
 
     /**
@@ -242,6 +245,16 @@ final class ReplayCommand extends ToolCommand {
         if (table.size() > 0) {
             out.print(table.render());
             out.println(LEGEND);
+            List<Integer> grouped = changes.stream()
+                    .filter(c -> !changesOnly || c.changed())
+                    .map(Replay.Change::numPipeOps)
+                    .filter(n -> n > 1)
+                    .distinct()
+                    .sorted()
+                    .toList();
+            if (!grouped.isEmpty()) {
+                out.println(pipeOpsLegend(grouped));
+            }
         } else {
             out.println(
                     would != null
@@ -250,7 +263,8 @@ final class ReplayCommand extends ToolCommand {
         }
         out.println();
         counts(out, r, would);
-        String nothing = changesNothing(p, t, r, would);
+        String nothing = changesNothing(
+                p, t, r, would, spec.commandLine().getParseResult().originalArgs());
         if (nothing != null) {
             out.println(nothing);
         }
@@ -453,9 +467,26 @@ final class ReplayCommand extends ToolCommand {
      * @param hits totals over the priced calls a rule matched
      * @return {@code measured (M): 273 of 273 calls priced: NCCL's picks X us, the policy's Y us:
      *     expected saving Z us, P% of the rule hits' time (NCCL's A us over the 65 rule hits priced),
-     *     Q% of all calls' time (NCCL's X us over the 273 calls priced)}
+     *     Q% of all calls' time (NCCL's X us over the 273 calls priced)}; with no priced call or no
+     *     priced rule hit, "no priced calls" / "no priced rule hits, so no expected saving" instead of
+     *     percentages of 0 us
      */
     static String measuredLine(Path measurements, long calls, MeasuredTotals all, MeasuredTotals hits) {
+        if (all.calls == 0) { // no baseline to take a percentage of
+            return "measured (" + measurements + "): 0 of " + calls + " calls priced: no priced calls, so no expected "
+                    + "saving";
+        }
+        if (hits.calls == 0) {
+            return String.format(
+                    Locale.ROOT,
+                    "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: no priced rule "
+                            + "hits, so no expected saving (calls no rule matches cost the same under both)",
+                    measurements,
+                    all.calls,
+                    calls,
+                    all.ncclUs,
+                    all.policyUs);
+        }
         return String.format(
                 Locale.ROOT,
                 "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: expected saving %.1f"
@@ -562,6 +593,23 @@ final class ReplayCommand extends ToolCommand {
                     + " first of the rule's candidates NCCL offers is NCCL's pick); " + KEPT_NOT_OFFERED
                     + " = a rule matched, NCCL"
                     + " offers none of its candidates (listed below); blank = no rule covers these calls";
+
+    /**
+     * The legend line for rows of numPipeOps above 1, printed when the table has one.
+     *
+     * @param values the numPipeOps above 1 in the table, ascending
+     * @return {@code numPipeOps 4 = ...}: what NCCL passes, what the times are, which rules match
+     */
+    static String pipeOpsLegend(List<Integer> values) {
+        String n = values.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        String many = values.size() == 1 ? n : "that many";
+        return "numPipeOps " + n + " = NCCL asked once for " + many + " operations it runs together (collectives of "
+                + "one ncclGroupStart/ncclGroupEnd, or a coalesced call, scheduled in one launch); the row's times are "
+                + "NCCL's predictions for those operations together (Ring counts the latency once per operation, "
+                + "the others once per batch: docs/cost-model.md, latCount), and only a rule whose numPipeOps range holds "
+                + n + " applies to it "
+                + "(compile writes rules for the numPipeOps measured, 1 for nccl-tests, unless --any-pipe-ops)";
+    }
 
     private static String name(Object pick) {
         return pick == null ? "none" : pick.toString();

@@ -46,7 +46,7 @@ final class SharedOptions {
          */
         void check() throws InputException {
             if (n < 1) {
-                throw new InputException("--pipe-ops: must be at least 1, got " + n);
+                throw new UsageException("--pipe-ops: must be at least 1, got " + n);
             }
         }
     }

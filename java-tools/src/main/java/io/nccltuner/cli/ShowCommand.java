@@ -598,19 +598,19 @@ final class ShowCommand extends ToolCommand {
                     long a = Long.parseLong(s.substring(0, dots).strip());
                     long b = Long.parseLong(s.substring(dots + 2).strip());
                     if (a < 1 || a > b) {
-                        throw new InputException(option + ": '" + s + "' needs 1 <= A <= B");
+                        throw new UsageException(option + ": '" + s + "' needs 1 <= A <= B");
                     }
                     for (long v = a; v <= b; v *= 2) {
                         out.add(v);
                     }
                 }
             } catch (NumberFormatException e) {
-                throw new InputException(option + ": '" + s + "' is not a count or A..B");
+                throw new UsageException(option + ": '" + s + "' is not a count or A..B");
             }
         }
         for (long v : out) {
             if (v < 1 || v > 1 << 20) {
-                throw new InputException(option + ": " + v + " is outside 1..1048576");
+                throw new UsageException(option + ": " + v + " is outside 1..1048576");
             }
         }
         return out;

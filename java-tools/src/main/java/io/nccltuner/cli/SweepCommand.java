@@ -183,8 +183,8 @@ final class SweepCommand extends ToolCommand {
         Sweep.Config cfg;
         try {
             cfg = config();
-        } catch (IllegalArgumentException e) {
-            throw new InputException(e.getMessage());
+        } catch (IllegalArgumentException e) { // an option value sweep cannot run with
+            throw new UsageException(e.getMessage());
         }
         Sweep s = new Sweep(cfg, err);
         if (dryRun) {
@@ -216,7 +216,7 @@ final class SweepCommand extends ToolCommand {
         return failed == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
     }
 
-    private Sweep.Config config() {
+    private Sweep.Config config() throws InputException {
         List<String> programs = new ArrayList<>();
         for (String c : collectives) {
             String p = c.strip().toLowerCase(Locale.ROOT).replaceFirst("_perf$", "");
@@ -263,10 +263,10 @@ final class SweepCommand extends ToolCommand {
         checkSizeRange(minBytes, maxBytes);
         Path lib = plugin != null ? plugin : defaultPlugin();
         if (!Files.isRegularFile(lib)) {
-            throw new IllegalArgumentException("plugin " + lib + " not found; give --plugin PATH");
+            throw new InputException("plugin " + lib, "not found; give --plugin PATH");
         }
         if (binary != null && !Files.isExecutable(binary)) {
-            throw new IllegalArgumentException("--binary " + binary + " is not an executable file");
+            throw new InputException("--binary " + binary, "not an executable file");
         }
         List<String> args = List.of(
                 "-b",

@@ -37,7 +37,7 @@ abstract class ToolCommand implements Callable<Integer> {
     @Override
     public final Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = Main.advising(spec, spec.commandLine().getErr()); // "pass --X" names an option it has
         try {
             return run(out, err);
         } catch (IOException e) {
@@ -69,7 +69,7 @@ abstract class ToolCommand implements Callable<Integer> {
     static Mode parseMode(String mode) throws InputException {
         Mode m = Mode.parse(mode);
         if (m == null) {
-            throw new InputException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+            throw new UsageException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
         }
         return m;
     }
@@ -89,7 +89,7 @@ abstract class ToolCommand implements Callable<Integer> {
         }
         Collective c = Collective.parse(name);
         if (c == null) {
-            throw new InputException("--collective: unknown collective '" + name + "'");
+            throw new UsageException("--collective: unknown collective '" + name + "'");
         }
         return List.of(c);
     }

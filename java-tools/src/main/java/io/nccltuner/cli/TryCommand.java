@@ -172,6 +172,9 @@ final class TryCommand extends ToolCommand {
         for (Path l : ncclLogs) {
             InputFiles.requireReadable(l);
         }
+        if (measurements != null) { // before the harness runs; report prints the folder's notes
+            InputFiles.measurementData(measurements, new PrintWriter(java.io.Writer.nullWriter()));
+        }
         Path lib = toolDir();
         Path h = harnessPath(lib);
         Path so = pluginPath(lib);
@@ -392,7 +395,8 @@ final class TryCommand extends ToolCommand {
 
     /**
      * Runs {@code nccl-tuner report} over the decision logs the plugin wrote (with --measurements,
-     * --nccl-log and --html as given) into {@code out}; its stderr is copied to {@code err}.
+     * --nccl-log and --html as given) into {@code out}; its stderr is copied to {@code err}, each
+     * {@code nccl-tuner report: } as {@code nccl-tuner try: report: } (the user ran try).
      *
      * @return report's exit code: 0, {@link Main#EXIT_CHECK} when the ranks decide differently, or
      *     another for an error; 0 when the plugin wrote no log
@@ -428,7 +432,7 @@ final class TryCommand extends ToolCommand {
         cl.setErr(new PrintWriter(reportErr, true));
         int rc = cl.execute(args.toArray(String[]::new));
         out.flush();
-        err.print(reportErr);
+        err.print(reportErr.toString().replace("nccl-tuner report: ", "nccl-tuner try: report: "));
         err.flush();
         return rc;
     }
@@ -477,23 +481,103 @@ final class TryCommand extends ToolCommand {
                     + "; changed: where its pick differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next";
         }
         if (!unmatched.isEmpty()) {
+            List<String> args = spec.commandLine().getParseResult().originalArgs();
+            long[] at = profileShape(p);
+            String again = at == null ? "" : ": `" + commandAt(args, at[0], at[1]) + "`";
             if (nRanks > 0) {
                 return noProfileMatches(
                         "try",
                         p,
                         unmatched,
                         "--nranks " + nRanks + " --nnodes " + nNodes,
-                        "Give --nranks and --nnodes of one of them, the job's shape");
+                        "Give --nranks and --nnodes of one of them, the job's shape" + again);
             }
             return noProfileMatches(
                     "try",
                     p,
                     unmatched,
                     "the traces' shape",
-                    "Capture a trace of the job's shape (NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M");
+                    (at == null ? "" : "Try it at its profile's shape" + again + "; for the traces' shape, ")
+                            + (at == null ? "C" : "c") + "ompile a policy from measurements of " + unmatched.getFirst()
+                            + " (" + measureAt(unmatched.getFirst()) + "), or capture a trace of the job's shape "
+                            + "(NCCL_TUNER_JAVA_RECORD=FILE)");
         }
         return "try: the policy changes nothing: no rule covers any of the " + Main.count(calls, "call")
                 + " (collective, size and numPipeOps outside its rules, or no candidate NCCL offers)";
+    }
+
+    /**
+     * A shape the policy's first profile that admits one matches: its least nNodes (at least 1) and
+     * least nRanks (at least 2 and at least nNodes), for the command line that tries the policy where
+     * it applies.
+     *
+     * @param p the policy
+     * @return {nRanks, nNodes}, or null when no profile admits such a shape
+     */
+    static long[] profileShape(Policy p) {
+        for (Policy.Profile pr : p.profiles()) {
+            long nodes = Math.max(1, pr.nNodes().min());
+            long ranks = Math.max(Math.max(2, nodes), pr.nRanks().min());
+            if (pr.nRanks().contains(ranks) && pr.nNodes().contains(nodes)) {
+                return new long[] {ranks, nodes};
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The command line the user ran (as {@link Main} got it) at another shape: {@code --nranks} and
+     * {@code --nnodes} (both spellings) replaced by the shape's.
+     *
+     * @param args the original arguments, the command's name first
+     * @param nRanks the shape's ranks
+     * @param nNodes its nodes
+     * @return {@code nccl-tuner try --policy p8.yaml --trace t.csv --nranks 8 --nnodes 1}, words with
+     *     spaces or quotes single-quoted
+     */
+    static String commandAt(List<String> args, long nRanks, long nNodes) {
+        List<String> out = new ArrayList<>(List.of("nccl-tuner"));
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("--nranks") || a.equals("--nnodes")) {
+                i++;
+            } else if (!a.startsWith("--nranks=") && !a.startsWith("--nnodes=")) {
+                out.add(a.matches("[A-Za-z0-9_./:=@%+,-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+            }
+        }
+        out.addAll(List.of("--nranks", Long.toString(nRanks), "--nnodes", Long.toString(nNodes)));
+        return String.join(" ", out);
+    }
+
+    private static final Pattern SHAPE = Pattern.compile("nRanks=(\\d+) nNodes=(\\d+)");
+
+    /**
+     * How to measure a shape for {@code compile}: a sweep launched on its nodes, then the compile.
+     *
+     * @param shape {@code nRanks=16 nNodes=2} ({@link JobShape})
+     * @return {@code `nccl-tuner sweep -o DIR --launch "srun -N 2 --ntasks-per-node 8" --algorithms
+     *     TREE,RING --protocols LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o POLICY`}
+     */
+    static String measureAt(String shape) {
+        return sweepAt(shape) + ", then `nccl-tuner compile DIR -o POLICY`";
+    }
+
+    /**
+     * The sweep that measures a shape: launched on its nodes with its ranks per node.
+     *
+     * @param shape {@code nRanks=16 nNodes=2} ({@link JobShape})
+     * @return {@code `nccl-tuner sweep -o DIR --launch "srun -N 2 --ntasks-per-node 8" --algorithms
+     *     TREE,RING --protocols LL,LL128,SIMPLE`} (without {@code --launch} for a shape it cannot read)
+     */
+    static String sweepAt(String shape) {
+        Matcher m = SHAPE.matcher(shape);
+        String launch = "";
+        if (m.matches()) {
+            long r = Long.parseLong(m.group(1));
+            long n = Long.parseLong(m.group(2));
+            launch = " --launch \"srun -N " + n + (r % n == 0 ? " --ntasks-per-node " + r / n : " -n " + r) + "\"";
+        }
+        return "`nccl-tuner sweep -o DIR" + launch + " --algorithms TREE,RING --protocols LL,LL128,SIMPLE`";
     }
 
     /** Why a non-empty --keep-logs folder is refused. */

@@ -15,9 +15,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code nccl-tuner validate policy.yaml [--nranks N --nnodes M]...}: loads a policy as the plugin
- * does and prints every problem (not only the first, as the plugin's WARN does), the profile each
- * given communicator shape matches, and what can never apply ({@link PolicyCheck}).
+ * {@code nccl-tuner validate policy.yaml [--nranks N --nnodes M]... [--nccl-log LOG]...}: loads a
+ * policy as the plugin does and prints every problem (not only the first, as the plugin's WARN
+ * does), the profile each given communicator shape matches, what can never apply ({@link
+ * PolicyCheck}), and with {@code --nccl-log} the rules whose candidates the log's cost table does
+ * not offer ({@link #notOffered}).
  *
  * <p>Exit codes: 0 the policy loads and nothing in it is unreachable; 1 it is refused, something
  * can never apply (an error finding), or a given shape matches no profile; as for every command
@@ -44,18 +46,27 @@ final class ValidateCommand extends ToolCommand {
                     "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all; default 1)")
     List<Long> nNodes = new ArrayList<>();
 
+    @Option(
+            names = "--nccl-log",
+            paramLabel = "LOG",
+            description = "an NCCL INFO log with the latency/bandwidth table NCCL printed at init "
+                    + "(NCCL_DEBUG_SUBSYS=INIT,TUNING), as compile, show and try take it: a rule whose candidates that "
+                    + "table does not offer (bandwidth 0.0) at its shape is named; repeatable")
+    List<java.nio.file.Path> ncclLogs = new ArrayList<>();
+
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         if (nNodes.size() > 1 && nNodes.size() != nRanks.size()) {
-            throw new InputException(nRanks.size() + " --nranks but " + nNodes.size()
+            throw new UsageException(nRanks.size() + " --nranks but " + nNodes.size()
                     + " --nnodes; give one --nnodes per --nranks, or one for all");
         }
         for (long v : concat(nRanks, nNodes)) {
             if (v < 1) {
-                throw new InputException("--nranks and --nnodes must be >= 1 (got " + v + ")");
+                throw new UsageException("--nranks and --nnodes must be >= 1 (got " + v + ")");
             }
         }
         InputFiles.requireReadable(policy.file);
+        List<io.nccltuner.compile.MeasurementSet.NotOffered> tables = readLogs(err);
         PolicyFiles.Loaded loaded;
         if (PolicyFiles.isCsv(policy.file)) {
             try {
@@ -119,6 +130,7 @@ final class ValidateCommand extends ToolCommand {
             }
             findings.addAll(sr.findings());
         }
+        findings.addAll(notOffered(p, tables, loaded::ruleName));
         for (String line : grouped(findings, p)) {
             out.println(line);
             if (line.startsWith("error: ")) {
@@ -198,6 +210,89 @@ final class ValidateCommand extends ToolCommand {
             }
             out.add((f.level() == PolicyCheck.Level.ERROR ? "error: " : "warning: ") + where + " in " + g.size()
                     + " profiles (" + String.join(", ", each) + "): " + f.message());
+        }
+        return out;
+    }
+
+    /**
+     * Reads the {@code --nccl-log} tables as compile and show read them ({@link
+     * io.nccltuner.compile.NcclRunLog#readNotOffered}), their warnings to stderr.
+     *
+     * @throws InputException for a log that cannot be read or holds no table of a known shape
+     */
+    private List<io.nccltuner.compile.MeasurementSet.NotOffered> readLogs(PrintWriter err)
+            throws InputException, IOException {
+        List<io.nccltuner.compile.MeasurementSet.NotOffered> all = new ArrayList<>();
+        for (java.nio.file.Path log : ncclLogs) {
+            InputFiles.requireReadable(log);
+            io.nccltuner.compile.MeasurementSet one = new io.nccltuner.compile.MeasurementSet();
+            io.nccltuner.compile.NcclRunLog.readNotOffered(
+                    log, java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8), one);
+            one.warnings().forEach(w -> err.println("nccl-tuner validate: warning: " + w));
+            if (one.notOffered().isEmpty() && one.warnings().isEmpty()) {
+                throw new InputException(
+                        log.toString(),
+                        "no latency/bandwidth table of a communicator whose nRanks and nNodes the log gives (run "
+                                + "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING)");
+            }
+            all.addAll(one.notOffered());
+        }
+        return all;
+    }
+
+    /**
+     * The rules whose candidates a logged cost table does not offer at its shape (bandwidth 0.0:
+     * cost -1 in every getCollInfo call, so the engine passes over them): a warning per rule and
+     * table, naming what runs instead, the next candidate offered or NCCL's own pick.
+     *
+     * @param p the policy
+     * @param tables what the logs' tables do not offer, per collective and shape
+     * @param ruleName (profile, rule) to the rule's name
+     * @return the warnings, in profile and rule order
+     */
+    static List<PolicyCheck.Finding> notOffered(
+            Policy p,
+            List<io.nccltuner.compile.MeasurementSet.NotOffered> tables,
+            java.util.function.BiFunction<Integer, Integer, String> ruleName) {
+        List<PolicyCheck.Finding> out = new ArrayList<>();
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            for (var t : tables) {
+                if (!pr.nRanks().contains(t.nRanks()) || !pr.nNodes().contains(t.nNodes())) {
+                    continue;
+                }
+                for (int r = 0; r < pr.rules().size(); r++) {
+                    Policy.Rule rule = pr.rules().get(r);
+                    if (rule.collective() != t.collective() || rule.candidates().isEmpty()) {
+                        continue;
+                    }
+                    List<String> passed = new ArrayList<>();
+                    String runs = null;
+                    for (Policy.Candidate c : rule.candidates()) {
+                        var pair = new io.nccltuner.model.AlgoProto(c.algorithm(), c.protocol());
+                        if (!t.pairs().contains(pair)) {
+                            runs = pair.toString();
+                            break;
+                        }
+                        passed.add(pair.toString());
+                    }
+                    if (passed.isEmpty()) {
+                        continue;
+                    }
+                    out.add(new PolicyCheck.Finding(
+                            PolicyCheck.Level.WARNING,
+                            ruleName.apply(i, r) + " (" + PolicyCheck.describe(rule) + ")",
+                            "NCCL never offers " + String.join(", ", passed) + " at "
+                                    + JobShape.of(t.nRanks(), t.nNodes()) + " (bandwidth 0.0 in the cost table at "
+                                    + t.source() + "), so the plugin passes over "
+                                    + (passed.size() == 1 ? "it" : "them") + " there: "
+                                    + (runs != null
+                                            ? runs + " runs"
+                                            : "NCCL's own pick stands, the rule changes nothing")
+                                    + "; compile with --nccl-log leaves such candidates out",
+                            i));
+                }
+            }
         }
         return out;
     }

@@ -141,8 +141,8 @@ public final class MeasurementCsv {
                 if (firstMangled == null) {
                     firstMangled = e;
                 }
+                // one entry, among the refused rows (compile lists them and counts them once)
                 into.refuse(where, why + "; row skipped (--strict refuses the file)");
-                into.warn(where, "mangled row skipped: " + why + " (--strict refuses the file)");
                 hole(f, col, headerFields, into);
             }
         }

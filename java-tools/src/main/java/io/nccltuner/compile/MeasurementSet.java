@@ -186,6 +186,23 @@ public final class MeasurementSet {
         warnings.add(where + ": " + what);
     }
 
+    /**
+     * Appends everything another set collected, as if its files had been read into this one (a
+     * folder's file read on its own first, so that a file the parsers refuse adds nothing).
+     *
+     * @param other the set to append
+     */
+    public void addAll(MeasurementSet other) {
+        measurements.addAll(other.measurements);
+        selections.addAll(other.selections);
+        refused.addAll(other.refused);
+        warnings.addAll(other.warnings);
+        holes.addAll(other.holes);
+        notOffered.addAll(other.notOffered);
+        other.pooledTables.forEach(this::pooledTables);
+        runsOf.putAll(other.runsOf);
+    }
+
     /** @return measurements in reading order */
     public List<Measurement> measurements() {
         return Collections.unmodifiableList(measurements);

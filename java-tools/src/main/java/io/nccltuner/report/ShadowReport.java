@@ -50,11 +50,15 @@ import java.util.TreeSet;
  * @param policy the policy name(s) the logs name, joined by ", "
  * @param rows the decisions, by shape, collective, size, picks
  * @param tableProblems ranks whose shape's compiled table differs from the other ranks'
- * @param decisionProblems sizes where ranks reach different decisions (a rank that logged the same
- *     communicator, by NCCL's commId, but no rule hit at the size counts as running NCCL's own pick)
+ * @param decisionProblems sizes where ranks of one communicator (by NCCL's commId where the logs name
+ *     it, else of one shape) reach different decisions (a rank that logged the same communicator but
+ *     no rule hit at the size counts as running NCCL's own pick)
  * @param notCompared "ranks at collective size" where ranks of a shape have no rule hit while others
  *     have one, and their logs do not name NCCL's commId (tuner v3/v4), so whether they ran those
  *     calls at all is unknown: not counted as differing
+ * @param unchecked per shape whose logs hold several communicators (by NCCL's commId) some of which
+ *     only one rank logged: ranks are compared within their communicator only, so those
+ *     communicators' decisions were compared with no other rank's
  * @param groups the compiled measurements, empty without them
  */
 public record ShadowReport(
@@ -64,6 +68,7 @@ public record ShadowReport(
         List<String> tableProblems,
         List<String> decisionProblems,
         List<String> notCompared,
+        List<String> unchecked,
         List<Compiler.Group> groups) {
     /**
      * One decision, summed over ranks.
@@ -162,32 +167,49 @@ public record ShadowReport(
                 List.copyOf(tableProblems(logs)),
                 List.copyOf(decisionProblems),
                 List.copyOf(notCompared),
+                List.copyOf(tally.unchecked()),
                 List.copyOf(measured));
     }
 
     /** A communicator shape. */
     private record Shape(long nRanks, long nNodes) {}
 
-    /** A size bucket of one shape and collective (its first size). */
-    private record Bucket(long nRanks, long nNodes, int collId, long fromBytes) {}
+    /** A size bucket of one shape (and communicator, {@link Decision#comm}) and collective (its first size). */
+    private record Bucket(long nRanks, long nNodes, Long comm, int collId, long fromBytes) {}
 
-    /** A decision the ranks must agree on: a bucket and NCCL's pick there. */
-    private record Decision(long nRanks, long nNodes, int collId, long fromBytes, String nccl) {
+    /**
+     * A decision the ranks of one communicator must agree on: a bucket and NCCL's pick there.
+     *
+     * @param comm NCCL's commId where the logs name it (tuner v5+), so that only the ranks of one
+     *     communicator are compared; null where they do not (every rank of the shape is compared)
+     */
+    private record Decision(long nRanks, long nNodes, Long comm, int collId, long fromBytes, String nccl) {
         Shape shape() {
             return new Shape(nRanks, nNodes);
         }
 
         Bucket bucket() {
-            return new Bucket(nRanks, nNodes, collId, fromBytes);
+            return new Bucket(nRanks, nNodes, comm, collId, fromBytes);
         }
     }
 
-    /** Decisions by shape, collective, size, then NCCL's pick. */
+    /** Decisions by shape, communicator (those without a commId first), collective, size, then NCCL's pick. */
     private static final Comparator<Decision> DECISION_ORDER = Comparator.comparingLong(Decision::nRanks)
             .thenComparingLong(Decision::nNodes)
+            .thenComparing(Decision::comm, Comparator.nullsFirst(Long::compareUnsigned))
             .thenComparingInt(Decision::collId)
             .thenComparing(Decision::fromBytes, Long::compareUnsigned)
             .thenComparing(Decision::nccl);
+
+    /**
+     * How a report names a communicator: NCCL's commId in hex, as the plugin's INFO lines print it.
+     *
+     * @param comm the commId
+     * @return {@code commId 0xf000000000000002}
+     */
+    static String commId(long comm) {
+        return "commId 0x" + Long.toHexString(comm);
+    }
 
     /** Rows by shape, collective, size, NCCL's pick, then the policy's. */
     private static final Comparator<Row> ROW_ORDER = Comparator.comparingLong(Row::nRanks)
@@ -217,8 +239,6 @@ public record ShadowReport(
         private final Map<Key, Set<String>> rankSets = new HashMap<>();
         /** decision -> rank -> the policy's picks there */
         private final Map<Decision, Map<String, Set<String>>> decisions = new TreeMap<>(DECISION_ORDER);
-        /** decision -> the communicators (commId) that made it */
-        private final Map<Decision, Set<Long>> decisionComms = new HashMap<>();
         /** bucket -> the ranks with any rule hit there */
         private final Map<Bucket, Set<String>> present = new HashMap<>();
         /** communicator -> the ranks that logged it */
@@ -248,16 +268,61 @@ public record ShadowReport(
                         r, n, a.collective(), a.fromBytes(), a.toBytes(), a.ncclPick(), a.policyPick(), a.channels());
                 sums.computeIfAbsent(k, x -> new long[1])[0] += a.count();
                 rankSets.computeIfAbsent(k, x -> new TreeSet<>()).add(f.rank());
-                Decision d = new Decision(r, n, a.collective().id(), a.fromBytes(), a.ncclPick());
+                Long comm = c != null && c.jobWide() ? a.comm() : null;
+                Decision d = new Decision(r, n, comm, a.collective().id(), a.fromBytes(), a.ncclPick());
                 decisions
                         .computeIfAbsent(d, x -> new TreeMap<>())
                         .computeIfAbsent(f.rank(), x -> new TreeSet<>())
                         .add(a.policyLabel());
-                if (c != null && c.jobWide()) {
-                    decisionComms.computeIfAbsent(d, x -> new HashSet<>()).add(a.comm());
-                }
                 present.computeIfAbsent(d.bucket(), x -> new HashSet<>()).add(f.rank());
             }
+        }
+
+        /** @return how many communicators of the shape the logs name by commId */
+        long commsOfShape(Shape s) {
+            return commRanks.keySet().stream()
+                    .filter(j -> j.nRanks() == s.nRanks() && j.nNodes() == s.nNodes())
+                    .count();
+        }
+
+        /** @return distinct communicators: each commId once, each communicator without one per log */
+        long communicators() {
+            return commRanks.size()
+                    + localRanks.values().stream().mapToLong(Set::size).sum();
+        }
+
+        /**
+         * Shapes whose logs are of several communicators (by commId) of which some are logged by one
+         * rank only: those decisions are compared with no other rank's, since ranks are compared only
+         * within their communicator.
+         *
+         * @return a line per such shape: {@code nRanks=2 nNodes=2: 2 of its 2 communicators are logged
+         *     by one of their 2 ranks only (commId 0x..: x:11; commId 0x..: y:12)}
+         */
+        List<String> unchecked() {
+            Map<Shape, List<String>> alone =
+                    new TreeMap<>(Comparator.comparingLong(Shape::nRanks).thenComparingLong(Shape::nNodes));
+            Map<Shape, Integer> total = new HashMap<>();
+            commRanks.entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey(Comparator.comparing(JobComm::comm, Long::compareUnsigned)))
+                    .forEach(e -> {
+                        Shape s = new Shape(e.getKey().nRanks(), e.getKey().nNodes());
+                        total.merge(s, 1, Integer::sum);
+                        if (e.getValue().size() == 1) {
+                            alone.computeIfAbsent(s, x -> new ArrayList<>())
+                                    .add(commId(e.getKey().comm()) + ": "
+                                            + e.getValue().iterator().next());
+                        }
+                    });
+            List<String> lines = new ArrayList<>();
+            alone.forEach((s, comms) -> {
+                if (total.get(s) > 1) {
+                    lines.add(JobShape.of(s.nRanks(), s.nNodes()) + ": " + comms.size() + " of its "
+                            + total.get(s) + " communicators are logged by one of their " + s.nRanks() + " ranks only ("
+                            + String.join("; ", comms) + ")");
+                }
+            });
+            return lines;
         }
 
         /** @return the rows, priced with the measurements, in {@link #ROW_ORDER} */
@@ -304,8 +369,8 @@ public record ShadowReport(
                 // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
                 // there: it counts as deciding NCCL's pick, and is named as such
                 Set<String> absent = new TreeSet<>();
-                for (long comm : decisionComms.getOrDefault(d, Set.of())) {
-                    absent.addAll(commRanks.getOrDefault(new JobComm(d.nRanks(), d.nNodes(), comm), Set.of()));
+                if (d.comm() != null) {
+                    absent.addAll(commRanks.getOrDefault(new JobComm(d.nRanks(), d.nNodes(), d.comm()), Set.of()));
                 }
                 absent.removeAll(decided);
                 // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
@@ -316,7 +381,7 @@ public record ShadowReport(
                     notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId(d.collId()) + " "
                             + ByteSize.format(d.fromBytes()));
                 }
-                String problem = decisionProblem(d, e.getValue(), absent);
+                String problem = decisionProblem(d, e.getValue(), absent, commsOfShape(d.shape()) > 1);
                 if (problem != null) {
                     problems.add(problem);
                 }
@@ -330,10 +395,12 @@ public record ShadowReport(
      * @param d the decision
      * @param byRank each rank's picks there
      * @param absent the ranks that logged the communicator but no rule hit there (NCCL's own pick)
-     * @return "shape collective size (NCCL pick): ranks decide differently (hang risk): ranks -> picks; ...",
-     *     the variant with the fewest ranks first
+     * @param nameComm whether to name the communicator (the logs hold several of the shape)
+     * @return "shape [commId 0x..] collective size (NCCL pick): ranks decide differently (hang risk):
+     *     ranks -> picks; ...", the variant with the fewest ranks first
      */
-    private static String decisionProblem(Decision d, Map<String, Set<String>> byRank, Set<String> absent) {
+    private static String decisionProblem(
+            Decision d, Map<String, Set<String>> byRank, Set<String> absent, boolean nameComm) {
         Map<String, Set<String>> all = new TreeMap<>(byRank);
         absent.forEach(rank -> all.put(rank, Set.of(d.nccl())));
         Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
@@ -358,7 +425,8 @@ public record ShadowReport(
                         Integer.toString(ranks.size())));
             }
         });
-        StringBuilder sb = new StringBuilder(JobShape.of(d.nRanks(), d.nNodes()) + " " + Collective.ofId(d.collId())
+        StringBuilder sb = new StringBuilder(JobShape.of(d.nRanks(), d.nNodes())
+                + (nameComm && d.comm() != null ? " " + commId(d.comm()) : "") + " " + Collective.ofId(d.collId())
                 + " " + ByteSize.format(d.fromBytes()) + " (NCCL " + d.nccl()
                 + "): ranks decide differently (hang risk):");
         parts.stream()
@@ -754,7 +822,17 @@ public record ShadowReport(
 
     /** The policy and the logs read, then a line per log (rank): its communicators, tables and counts. */
     private void logLines(StringBuilder sb) {
-        long comms = logs.stream().mapToLong(l -> l.comms().size()).sum();
+        // a communicator that several ranks logged by NCCL's commId counts once
+        long comms = logs.stream()
+                        .flatMap(l -> l.comms().stream())
+                        .filter(DecisionLogFile.Comm::jobWide)
+                        .map(c -> List.of(c.nRanks(), c.nNodes(), c.comm()))
+                        .distinct()
+                        .count()
+                + logs.stream()
+                        .flatMap(l -> l.comms().stream())
+                        .filter(c -> !c.jobWide())
+                        .count();
         sb.append("policy ")
                 .append(policy)
                 .append(": ")
@@ -807,10 +885,18 @@ public record ShadowReport(
                         : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
         sb.append(
                 decisionProblems.isEmpty()
-                        ? "decisions: every rank reaches the same decision at every size\n"
+                        ? (unchecked.isEmpty()
+                                ? "decisions: every rank reaches the same decision at every size\n"
+                                : "decisions: no two logged ranks of one communicator decide differently\n")
                         : "decisions: DIFFER at " + decisionProblems.size()
                                 + (decisionProblems.size() == 1 ? " size" : " sizes") + ":\n  "
                                 + String.join("\n  ", decisionProblems) + "\n");
+        if (!unchecked.isEmpty()) {
+            sb.append("  not compared across ranks: ")
+                    .append(String.join("; ", unchecked))
+                    .append(": ranks are compared only with the ranks of their own communicator; give the logs of "
+                            + "every rank of one job\n");
+        }
         if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
             sb.append("  (" + NO_RULE_HIT
                     + ": the rank logged the same communicator but no rule hit in that size bucket, so "
@@ -838,8 +924,8 @@ public record ShadowReport(
                     ">at",
                     ">NCCL us",
                     ">policy us",
-                    ">NCCL busbw",
-                    ">policy busbw",
+                    ">NCCL busbw GB/s",
+                    ">policy busbw GB/s",
                     ">saved us/call",
                     ">saved us",
                     "note"));
@@ -894,19 +980,26 @@ public record ShadowReport(
         long pc = pricedCalls();
         long all = rows.stream().mapToLong(Row::calls).sum();
         double saved = savedUs();
-        sb.append(String.format(
-                Locale.ROOT,
-                "%nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %d of %d rule hits"
-                        + " priced); %.1f us per rule hit, %.1f us per rank over %d log%s%n",
-                saved,
-                ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
-                ncclUs(),
-                pc,
-                all,
-                pc > 0 ? saved / pc : 0.0,
-                logs.isEmpty() ? 0.0 : saved / logs.size(),
-                logs.size(),
-                logs.size() == 1 ? "" : "s"));
+        if (pc == 0) { // no baseline to take a percentage of: not "0.00% of NCCL's 0.0 us"
+            sb.append("\nexpected saving: no priced calls (0 of ")
+                    .append(all)
+                    .append(all == 1 ? " rule hit" : " rule hits")
+                    .append(" priced), so no saving to show\n");
+        } else {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nexpected saving: %.1f us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %d of %d rule"
+                            + " hits priced); %.1f us per rule hit, %.1f us per rank over %d log%s%n",
+                    saved,
+                    ncclUs() > 0 ? 100 * saved / ncclUs() : 0.0,
+                    ncclUs(),
+                    pc,
+                    all,
+                    saved / pc,
+                    logs.isEmpty() ? 0.0 : saved / logs.size(),
+                    logs.size(),
+                    logs.size() == 1 ? "" : "s"));
+        }
         String why = shapesNotMeasured(
                 "the logs' decisions",
                 rows.stream()

@@ -282,7 +282,7 @@ class CalibratedExplainShowTest {
                         + "with NCCL's model from constants at any --nranks/--nnodes)\nsee 'nccl-tuner explain --help'\n",
                 noLog.err());
         CliRun both = CliRun.run("explain", "--topology", log.toString(), "--log", log.toString());
-        assertEquals(1, both.exit());
+        assertEquals(2, both.exit());
         assertTrue(both.err().contains("give --log or --topology, not both"), both.err());
     }
 

@@ -153,8 +153,8 @@ class NewcomerCompileTest {
         assertTrue(
                 r.out()
                         .contains("  " + f
-                                + ":4: mangled row skipped: median_us '24x58.048' is not a time: times must be "
-                                + "finite numbers > 0 us (--strict refuses the file)\n"),
+                                + ":4: median_us '24x58.048' is not a time: times must be "
+                                + "finite numbers > 0 us; row skipped (--strict refuses the file)\n"),
                 r.out());
         assertTrue(r.out().contains("refused rows (wrong results or mangled, never used): 1\n"), r.out());
         CliRun s = CliRun.run("compile", "--strict", f.toString());
@@ -172,7 +172,7 @@ class NewcomerCompileTest {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(
                 r.out()
-                        .contains("  " + f + ":5: mangled row skipped: busbw_gbps '0.1x' is not a non-negative number "
+                        .contains("  " + f + ":5: busbw_gbps '0.1x' is not a non-negative number; row skipped "
                                 + "(--strict refuses the file)\n"),
                 r.out());
         CliRun s = CliRun.run("compile", "--strict", f.toString());
@@ -199,7 +199,7 @@ class NewcomerCompileTest {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(
                 r.out()
-                        .contains("  " + f + ":7: mangled row skipped: algbw '3x.95' is not a number (--strict refuses "
+                        .contains("  " + f + ":7: algbw '3x.95' is not a number; row skipped (--strict refuses "
                                 + "the file)\n"),
                 r.out());
         CliRun s = CliRun.run("compile", "--strict", "--ranks", "2", "--nodes", "1", f.toString());

@@ -199,8 +199,12 @@ class NewcomerPathTest {
                         .contains(
                                 "\nexplain: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the log's"
                                         + " communicator); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Explain a log of one of"
-                                        + " their shapes (or --topology at their --nranks and --nnodes), or compile a policy from"
-                                        + " measurements of nRanks=2 nNodes=2\n"),
+                                        + " their shapes, or see its decisions there: `nccl-tuner show "
+                                        + tmp.resolve("p8.yaml")
+                                        + " --nodes 1 --ranks-per-node 8`; or compile a policy from measurements of nRanks=2 "
+                                        + "nNodes=2 (`nccl-tuner sweep -o DIR --launch \"srun -N 2 --ntasks-per-node 1\" "
+                                        + "--algorithms TREE,RING --protocols LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o "
+                                        + "POLICY`)\n"),
                 r.out());
         assertFalse(r.out().contains("The policy changes NCCL's algorithm/protocol"), r.out());
         CliRun matching = CliRun.run(

@@ -96,10 +96,10 @@ class ShowCommandTest {
     }
 
     @Test
-    void aBadShapeListExitsOne() {
+    void aBadShapeListIsAUsageError() {
         CliRun r = CliRun.run("show", CliRun.fixture("nvidia-boundaries.conf"), "--nodes", "4..2");
-        assertEquals(1, r.exit());
-        assertEquals("nccl-tuner show: --nodes: '4..2' needs 1 <= A <= B\n", r.err());
+        assertEquals(2, r.exit());
+        assertEquals("nccl-tuner show: --nodes: '4..2' needs 1 <= A <= B\nsee 'nccl-tuner show --help'\n", r.err());
     }
 
     /**

@@ -102,7 +102,11 @@ class SilentNothingTest {
                         + " pid 746) of " + log + " runs NCCL 2.28.9; the times may not hold for this release's picks\n"
                         + "warning: --measurements " + m
                         + ": measured on NVIDIA H100 80GB HBM3 (compute capability 90), but communicator"
-                        + " comm 0xc23bec0 (host vm, pid 746) has compute capability 70; the times price another GPU\n",
+                        + " comm 0xc23bec0 (host vm, pid 746) has compute capability 70; the times price another GPU\n"
+                        + "warning: --measurements " + m + ": no AllReduce measured (they hold Broadcast at nRanks=2 "
+                        + "nNodes=2), so the measured columns stay empty ('-'); measure AllReduce at nRanks=2 nNodes=2 "
+                        + "(`nccl-tuner sweep -o DIR --launch \"srun -N 2 --ntasks-per-node 1\" --algorithms TREE,RING "
+                        + "--protocols LL,LL128,SIMPLE`, then --measurements DIR)\n",
                 r.err());
         CliRun same = CliRun.run(
                 "explain",
@@ -157,8 +161,7 @@ class SilentNothingTest {
         assertEquals(2, r.exit());
         assertEquals("", r.out());
         assertEquals(
-                "nccl-tuner: unknown command 'vaildate'; did you mean validate, calibrate, explain?\nsee 'nccl-tuner --help'\n",
-                r.err());
+                "nccl-tuner: unknown command 'vaildate'; did you mean validate?\nsee 'nccl-tuner --help'\n", r.err());
         CliRun none = CliRun.run("nosuch", "--help");
         assertEquals(2, none.exit());
         assertTrue(

@@ -199,24 +199,25 @@ class SweepCommandTest {
         assertEquals("1G", SweepCommand.testsSize("-e", "1GiB"));
         assertEquals("1536", SweepCommand.testsSize("-b", "1.5KiB"));
         CliRun bad = dryRunWithSizes("-e", "64MB");
-        assertEquals(1, bad.exit());
+        assertEquals(2, bad.exit());
         assertEquals(
-                "nccl-tuner sweep: -e: unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB\n",
+                "nccl-tuner sweep: -e: unknown size unit 'MB' in '64MB'; SI units are ambiguous here, write MiB\n"
+                        + "see 'nccl-tuner sweep --help'\n",
                 bad.err());
     }
 
     /**
      * Issue 21 (third walk), item 15: {@code -b 1G -e 64M --dry-run} listed 6 runs. A minimum above
-     * the maximum is an option value that makes no sense: exit 1 (docs/compile.md's exit codes),
+     * the maximum is an option value that makes no sense: exit 2 (docs/compile.md's exit codes),
      * naming both, and no run is listed.
      */
     @Test
     void aMinimumSizeAboveTheMaximumIsRefused() throws Exception {
         CliRun r = dryRunWithSizes("-b", "1G", "-e", "64M");
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertEquals(
                 "nccl-tuner sweep: -b 1G (1 GiB) is above -e 64M (64 MiB): nccl-tests sweeps from -b up to -e; give "
-                        + "the smaller size to -b\n",
+                        + "the smaller size to -b\nsee 'nccl-tuner sweep --help'\n",
                 r.err());
         assertEquals("", r.out());
         CliRun same = dryRunWithSizes("-b", "64M", "-e", "64MiB");

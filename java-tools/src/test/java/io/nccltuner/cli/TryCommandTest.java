@@ -24,6 +24,14 @@ class TryCommandTest {
     static final Path HARNESS = REPO.resolve("build/tests/harness");
     static final Path PLUGIN = REPO.resolve("build/lib/libnccl-tuner-java.so");
 
+    /** @return try's arguments after its name, as {@link #tryRun} gives them: the harness, the plugin, then {@code more} */
+    private static java.util.List<String> tryArgs(String... more) {
+        java.util.List<String> a = new java.util.ArrayList<>(
+                java.util.List.of("--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()));
+        a.addAll(java.util.List.of(more));
+        return a;
+    }
+
     private static CliRun tryRun(String... more) {
         Assumptions.assumeTrue(Files.isExecutable(HARNESS) && Files.isRegularFile(PLUGIN), "make build first");
         String[] base = {"try", "--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()};
@@ -77,8 +85,20 @@ class TryCommandTest {
         assertTrue(
                 r.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
-                                + "shape); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Capture a trace of the job's shape "
-                                + "(NCCL_TUNER_JAVA_RECORD) or try --nranks N --nnodes M\n"),
+                                + "shape); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Try it at its profile's shape: "
+                                + "`nccl-tuner try "
+                                + String.join(
+                                        " ",
+                                        tryArgs(
+                                                "--policy",
+                                                p8.toString(),
+                                                "--trace",
+                                                CliRun.trace("trace_tp_infer.csv")))
+                                + " --nranks 8 --nnodes 1`; for the traces' "
+                                + "shape, compile a policy from measurements of nRanks=2 nNodes=2 (`nccl-tuner sweep -o DIR "
+                                + "--launch \"srun -N 2 --ntasks-per-node 1\" --algorithms TREE,RING --protocols "
+                                + "LL,LL128,SIMPLE`, then `nccl-tuner compile DIR -o POLICY`), or capture a trace of the job's "
+                                + "shape (NCCL_TUNER_JAVA_RECORD=FILE)\n"),
                 r.out());
         CliRun as4 = tryRun(
                 "--policy",
@@ -94,7 +114,15 @@ class TryCommandTest {
                 as4.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
                                 + "--nnodes 1); its profiles: two-ranks-socket (nRanks=8 nNodes=1). Give --nranks and --nnodes of one of "
-                                + "them, the job's shape\n"),
+                                + "them, the job's shape: `nccl-tuner try "
+                                + String.join(
+                                        " ",
+                                        tryArgs(
+                                                "--policy",
+                                                p8.toString(),
+                                                "--trace",
+                                                CliRun.trace("trace_tp_infer.csv")))
+                                + " --nranks 8 --nnodes 1`\n"),
                 as4.out());
         CliRun as8 = tryRun(
                 "--policy",

@@ -182,9 +182,10 @@ class ValidateCommandTest {
                 "2",
                 "--nnodes",
                 "3");
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertEquals(
-                "nccl-tuner validate: 2 --nranks but 3 --nnodes; give one --nnodes per --nranks, or one for all\n",
+                "nccl-tuner validate: 2 --nranks but 3 --nnodes; give one --nnodes per --nranks, or one for all\n"
+                        + "see 'nccl-tuner validate --help'\n",
                 r.err());
     }
 

@@ -207,8 +207,9 @@ class NcclTestsLogTest {
                         f
                                 + ":15: time (out-of-place) '2o.51' is not a number; row skipped (--strict refuses the file)"),
                 s.refused());
+        // issue 21 (fourth walk), item 19: once, among the refused rows, not again among the warnings
         assertTrue(
-                s.warnings().contains(f + ":13: mangled row skipped: " + why + " (--strict refuses the file)"),
+                s.warnings().stream().noneMatch(w -> w.contains(":13: ") || w.contains(":15: ")),
                 s.warnings().toString());
         assertEquals(
                 List.of(1024L, 2048L, 8192L, 32768L),
