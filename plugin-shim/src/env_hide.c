@@ -68,7 +68,7 @@ HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
   snprintf(names, sizeof names, "%s%s%s", present[0] ? "JAVA_TOOL_OPTIONS" : "",
            present[0] && present[1] ? " and " : "", present[1] ? "_JAVA_OPTIONS" : "");
   const char* sr = getenv("_JAVA_SR_SIGNUM");
-  if ((sr == NULL || !nccltjSrValueValid(sr)) && nccltjSrSignal() > 0)
+  if (nccltjSrSignal() > 0 && (sr == NULL || !nccltjSrValueValid(sr) || atoi(sr) != nccltjSrSignal()))
     snprintf(srValue, sizeof srValue, "%d", nccltjSrSignal());
   if (!envHooked) {
     void* g = NULL;

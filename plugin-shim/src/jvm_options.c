@@ -23,16 +23,24 @@
 static int allowedOption(const char* o) {
   static const char* prefixes[] = {"-D",    "-Xmx",        "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:", "-Xshare:",
                                    "-Xint", "-Xcheck:jni", "-ea",  "-da",  "-esa",  "-dsa", NULL};
-  static const char* refused[] = {"-XX:VMOptionsFile",
-                                  "-XX:Flags",
-                                  "-XX:OnError",
-                                  "-XX:OnOutOfMemoryError",
-                                  "-XX:+ShowMessageBoxOnError",
-                                  "-XX:CompileCommandFile",
-                                  "-XX:+PrintVMOptions",
-                                  "-XX:+PrintCommandLineFlags",
-                                  "-Xlog:help",
-                                  NULL};
+  /* Refused too, found by hostile hosts: PrintFlagsInitial and
+   * PrintSharedArchiveAndExit print to the host's stdout and end the process with exit 0;
+   * PauseAtStartup stops the JVM until a file in the working directory is removed; the flag
+   * tables, PrintAssembly's note and java.lang.invoke's traces print around the hooks (on stdout
+   * before System.out is NCCL's logger). Epsilon never frees: every init allocates, so the heap
+   * fills and an OutOfMemoryError is thrown inside the upcall machinery, outside any catch, and
+   * HotSpot aborts the host (6 of 6 runs of 1,000 replays); the Abort* options abort the JVM on a
+   * slow safepoint or VM operation, a loaded host's normal. */
+  // clang-format off
+  static const char* refused[] = {
+    "-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError", "-XX:+ShowMessageBoxOnError",
+    "-XX:CompileCommandFile", "-XX:+PrintVMOptions", "-XX:+PrintCommandLineFlags", "-Xlog:help",
+    "-XX:+PrintFlagsInitial", "-XX:+PrintFlagsFinal", "-XX:+PrintFlagsRanges", "-XX:+PrintSharedArchiveAndExit",
+    "-XX:+PauseAtStartup", "-XX:+PrintAssembly",
+    "-Djava.lang.invoke.MethodHandle.TRACE", "-Djava.lang.invoke.MethodHandle.DUMP",
+    "-XX:+UseEpsilonGC", "-XX:+AbortVMOnVMOperationTimeout", "-XX:+AbortVMOnSafepointTimeout",
+    NULL};
+  // clang-format on
   for (int i = 0; refused[i] != NULL; i++)
     if (strncmp(o, refused[i], strlen(refused[i])) == 0) return 0;
   /* Unified logging's output reaches NCCL's logger through the vfprintf hook, but HotSpot prints
@@ -312,7 +320,8 @@ static int parseUserOptions(char* copy, userOptions* u) {
   for (char* tok = strtok_r(copy, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save)) {
     if (!allowedOption(tok)) {
       nccltjFailf("NCCL_TUNER_JAVA_OPTS: option '%s' is not allowed (use -D, -Xmx, -Xms, -Xss, -Xlog:TAGS, "
-                  "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError or output to stdout); "
+                  "-XX:, -verbose:; no agents, option files, OnError, OnOutOfMemoryError, output to stdout or "
+                  "options that end or pause the JVM); "
                   "the plugin changes nothing",
                   tok);
       return -1;
@@ -331,6 +340,10 @@ static int parseUserOptions(char* copy, userOptions* u) {
 HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* aotCache, const char* libraryPath) {
   const char* extra = getenv("NCCL_TUNER_JAVA_OPTS");
   char* copy = strdup(extra != NULL ? extra : "");
+  if (copy == NULL) { /* strtok_r(NULL, ...) would read its unset save pointer (a hostile host's malloc failure) */
+    nccltjFailf("out of memory copying NCCL_TUNER_JAVA_OPTS; the plugin changes nothing");
+    return -1;
+  }
   userOptions user = {.n = 0};
   if (parseUserOptions(copy, &user) < 0) {
     free(copy);

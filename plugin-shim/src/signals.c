@@ -107,7 +107,14 @@ HIDDEN void nccltjHookSignals(void* handle) {
  * the host has left at SIG_DFL; 0 (HotSpot's default) if none is free. */
 static int pickSignal(void) {
   const char* user = getenv("_JAVA_SR_SIGNUM");
-  if (user != NULL && nccltjSrValueValid(user)) return atoi(user);
+  if (user != NULL && nccltjSrValueValid(user)) {
+    /* Only a signal the host leaves at SIG_DFL: HotSpot installs its handler on it (a hostile
+     * host's _JAVA_SR_SIGNUM=15 replaced its SIGTERM handler, silently). */
+    struct sigaction a;
+    int u = atoi(user);
+    if (sigaction(u, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return u;
+    nccltjNoticef("_JAVA_SR_SIGNUM=%d names a signal the process handles; the plugin's JVM uses another", u);
+  }
   for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
     struct sigaction a;
     if (sigaction(sig, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return sig;

@@ -122,6 +122,18 @@ final class Upcalls {
      *     failure); CONTROL_OK otherwise
      */
     static int control(long call) {
+        try {
+            return dispatch(call);
+        } catch (Throwable t) {
+            // Nothing may escape an upcall: HotSpot aborts the process on one (a hostile host's
+            // exhausted heap at exit reached the catch below, and linking its WARN threw again).
+            // No call here that could throw too; init's caller then steps aside, the others ignore it.
+            return CONTROL_FAILED;
+        }
+    }
+
+    /** {@link #control}'s work: the op's method; every one catches its own failures and WARNs. */
+    private static int dispatch(long call) {
         int op = ALL.get(JAVA_INT, call + nccltj_call_t.op$offset());
         if (op == NcclTunerAbi.NCCLTJ_CALL_INIT()) {
             return init(call);
@@ -204,7 +216,11 @@ final class Upcalls {
                     list);
             e.measured(meas, logger);
         } catch (Throwable t) {
-            fail(e, "measured", t, logger);
+            try {
+                fail(e, "measured", t, logger);
+            } catch (Throwable ignored) {
+                // the WARN's own call may throw (out of memory while linking it): nothing escapes
+            }
         }
         return CONTROL_OK;
     }
@@ -259,7 +275,11 @@ final class Upcalls {
                 rec.init(h, nRanks, nNodes);
             }
         } catch (Throwable t) {
-            fail(e, "init", t, logger);
+            try {
+                fail(e, "init", t, logger);
+            } catch (Throwable ignored) {
+                // the WARN's own call may throw (out of memory while linking it): nothing escapes
+            }
             return CONTROL_FAILED;
         }
         return configFailed ? CONTROL_FAILED : CONTROL_OK;
@@ -348,7 +368,11 @@ final class Upcalls {
             return Installed.ENGINE.getCollInfo(
                     handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff, ALL, nChannels);
         } catch (Throwable t) {
-            fail(engine, "getCollInfo", t, lastLogger);
+            try {
+                fail(engine, "getCollInfo", t, lastLogger);
+            } catch (Throwable ignored) {
+                // the WARN's own call may throw (out of memory while linking it): nothing escapes
+            }
         }
         return 0;
     }
@@ -359,7 +383,11 @@ final class Upcalls {
         try {
             Installed.ENGINE.getChunkSize(handle, collType, nBytes, algo, proto, nChannels, ALL, chunkSize);
         } catch (Throwable t) {
-            fail(engine, "getChunkSize", t, lastLogger);
+            try {
+                fail(engine, "getChunkSize", t, lastLogger);
+            } catch (Throwable ignored) {
+                // the WARN's own call may throw (out of memory while linking it): nothing escapes
+            }
         }
         return CONTROL_OK;
     }
@@ -385,7 +413,11 @@ final class Upcalls {
                 }
             }
         } catch (Throwable t) {
-            fail(e, handle == 0 ? "flush" : "destroy", t, lastLogger);
+            try {
+                fail(e, handle == 0 ? "flush" : "destroy", t, lastLogger);
+            } catch (Throwable ignored) {
+                // the WARN's own call may throw (out of memory while linking it): nothing escapes
+            }
         }
         return CONTROL_OK;
     }

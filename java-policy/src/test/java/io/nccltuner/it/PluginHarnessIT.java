@@ -316,6 +316,11 @@ class PluginHarnessIT {
       -Xms above -Xmx          | XMSXMX    | the JVM gave up during creation (HotSpot exit or abort: Initial heap size set to a larger value than the maximum heap size)
       OnOutOfMemoryError       | ONOOM     | option '-XX:OnOutOfMemoryError=kill' is not allowed
       VMOptionsFile bypass     | OPTSFILE  | option '-XX:VMOptionsFile=/dev/null' is not allowed
+      prints flags and exits   | FLAGSEXIT | option '-XX:+PrintFlagsInitial' is not allowed
+      archive check and exit   | CDSEXIT   | option '-XX:+PrintSharedArchiveAndExit' is not allowed
+      pauses at start          | PAUSE     | option '-XX:+PauseAtStartup' is not allowed
+      a GC that never frees    | EPSILON   | option '-XX:+UseEpsilonGC' is not allowed
+      traces to stdout         | MHTRACE   | option '-Djava.lang.invoke.MethodHandle.TRACE_METHOD_LINKAGE=true' is not allowed
       a FIFO as the policy     | FIFO      | not a regular file (a directory, FIFO or device)
       bad NCCL_TUNER_JAVA_MODE | BADMODE   | NCCL_TUNER_JAVA_MODE=loud is not a mode
       """)
@@ -353,6 +358,14 @@ class PluginHarnessIT {
             case "XMSXMX" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xms128m -Xmx64m");
             case "ONOOM" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:OnOutOfMemoryError=kill");
             case "OPTSFILE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:VMOptionsFile=/dev/null");
+            case "FLAGSEXIT" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+PrintFlagsInitial");
+            case "CDSEXIT" ->
+                env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PrintSharedArchiveAndExit");
+            case "PAUSE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PauseAtStartup");
+            case "EPSILON" ->
+                env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xmx24m");
+            case "MHTRACE" ->
+                env.put("NCCL_TUNER_JAVA_OPTS", "-Djava.lang.invoke.MethodHandle.TRACE_METHOD_LINKAGE=true");
             case "FIFO" -> {
                 policy = tmp.resolve("fifo.yaml");
                 assertEquals(

@@ -360,6 +360,25 @@ class GuestIT {
         assertEquals(6, r.num("handlers_ran"));
     }
 
+    /**
+     * A _JAVA_SR_SIGNUM naming a signal the host handles (SIGTERM, SIGUSR2) is not HotSpot's
+     * suspend/resume signal: the host's handler stays and runs, and the notice says why (a hostile
+     * host's SIGTERM handler was replaced silently). A free one is still taken (SIGRTMAX-1).
+     */
+    @ParameterizedTest(name = "_JAVA_SR_SIGNUM={0}")
+    @ValueSource(strings = {"15", "12"})
+    void aSuspendSignalTheHostHandlesIsNotTaken(String signum) throws Exception {
+        Run r = run(Map.of("_JAVA_SR_SIGNUM", signum), 60, "signals");
+        assertEquals(APPLIED, r.num("changed"));
+        assertEquals(0, r.num("dispositions_changed"), r.text());
+        assertEquals(64, r.num("jvm_signal"), r.text());
+        assertEquals(6, r.num("handlers_ran"), r.text());
+        assertTrue(r.text().contains("_JAVA_SR_SIGNUM=" + signum + " names a signal the process handles"), r.text());
+        Run free = run(Map.of("_JAVA_SR_SIGNUM", "63"), 60, "signals");
+        assertEquals(0, free.num("dispositions_changed"), free.text());
+        assertEquals(63, free.num("jvm_signal"), free.text());
+    }
+
     /** Case 11: NCCL_TUNER_JAVA_ON_ERROR=fail turns a step-aside into an init error; default steps aside. */
     @ParameterizedTest(name = "ON_ERROR={0}")
     @ValueSource(strings = {"fail", "", "step-aside"})
