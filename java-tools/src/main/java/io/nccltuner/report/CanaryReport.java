@@ -3,6 +3,7 @@ package io.nccltuner.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nccltuner.engine.LogField;
 import io.nccltuner.engine.ShadowAggregate;
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
@@ -244,14 +245,13 @@ public record CanaryReport(
         }
 
         /**
-         * busbw of a time at this row's first size, GB/s: nBytes / time x the nccl-tests bus factor
-         * (AllReduce 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1).
+         * busbw of a time at this row's first size, GB/s: nccl-tests' bus bandwidth ({@link BusBandwidth}).
          *
          * @param us device time, microseconds
          * @return GB/s (1e9 bytes per second), NaN when unknown
          */
         public double busbw(double us) {
-            return ShadowReport.busbw(collective, nRanks, fromBytes, us);
+            return BusBandwidth.busbw(collective, nRanks, fromBytes, us);
         }
     }
 
