@@ -3,7 +3,6 @@ package io.nccltuner.engine;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.SizeGrid;
@@ -181,14 +180,12 @@ public record Measurement(
                     g.writeStringField(LogField.COLLECTIVE, c == null ? Integer.toString(s.collType()) : c.name());
                     if (s.bucket() >= 0) {
                         long from = SizeGrid.lowerBound(s.bucket());
-                        long to = s.bucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(s.bucket() + 1) : -1L;
+                        long to = SizeGrid.upperBound(s.bucket());
                         g.writeFieldName(LogField.N_BYTES);
                         g.writeNumber(Long.toUnsignedString(from));
                         g.writeFieldName(LogField.TO_BYTES);
                         g.writeNumber(to == -1L ? "-1" : Long.toUnsignedString(to));
-                        g.writeStringField(
-                                LogField.BUCKET,
-                                "[" + ByteSize.format(from) + ", " + (to == -1L ? "inf" : ByteSize.format(to)) + ")");
+                        g.writeStringField(LogField.BUCKET, ShadowAggregate.bucket(from, to));
                     } else {
                         g.writeNullField(LogField.N_BYTES);
                         g.writeNullField(LogField.TO_BYTES);

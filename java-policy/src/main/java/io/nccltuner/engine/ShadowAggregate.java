@@ -133,7 +133,7 @@ public final class ShadowAggregate {
                     Collective.ofId(coll),
                     coll,
                     SizeGrid.lowerBound(bucket),
-                    bucket + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(bucket + 1) : -1L,
+                    SizeGrid.upperBound(bucket),
                     nccl,
                     pol,
                     cand >>> 16,

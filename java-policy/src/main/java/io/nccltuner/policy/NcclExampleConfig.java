@@ -381,7 +381,7 @@ public final class NcclExampleConfig {
     private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {
         /** @return why config line {@code line} is not used over the buckets where it was left out */
         String message(int line) {
-            long to = lastBucket + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(lastBucket + 1) : -1L;
+            long to = SizeGrid.upperBound(lastBucket);
             return "not used for " + collective + " [" + ByteSize.format(SizeGrid.lowerBound(firstBucket)) + ", "
                     + ByteSize.format(to) + "): lines "
                     + kept.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
@@ -498,8 +498,7 @@ public final class NcclExampleConfig {
                 matching(coll, ls, seg, b, cands, from, dropped);
             }
             if (open != null && !open.cands().equals(cands)) {
-                long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
-                pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
+                pieces.add(new Piece(open.pipe(), open.from(), SizeGrid.upperBound(b - 1), open.cands(), open.lines()));
                 open = null;
             }
             if (open == null && !cands.isEmpty()) {
@@ -597,7 +596,7 @@ public final class NcclExampleConfig {
                 if (r.collective() != coll) {
                     continue;
                 }
-                int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+                int hi = SizeGrid.endBucket(r.toBytes());
                 for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
                     if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
                         throw new InputException(

@@ -8,7 +8,6 @@ import io.nccltuner.engine.Engine;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
@@ -344,10 +343,7 @@ final class ShowCommand extends ToolCommand {
                     String d = b < SizeGrid.BUCKETS ? decideLogged(probe, SizeGrid.lowerBound(b), off) : null;
                     if (open != null && !open.equals(d)) {
                         rows.add(new String[] {
-                            c.name(),
-                            "[" + ByteSize.format(from) + ", "
-                                    + (b < SizeGrid.BUCKETS ? ByteSize.format(SizeGrid.lowerBound(b)) : "inf") + ")",
-                            open
+                            c.name(), io.nccltuner.engine.ShadowAggregate.bucket(from, SizeGrid.upperBound(b - 1)), open
                         });
                         open = null;
                     }
@@ -435,7 +431,7 @@ final class ShowCommand extends ToolCommand {
                     if (open != null && !open.equals(key)) {
                         t.row(
                                 c.name(),
-                                "[" + ByteSize.format(from) + ", " + ByteSize.format(lo) + ")",
+                                io.nccltuner.engine.ShadowAggregate.bucket(from, lo),
                                 cells[0],
                                 cells[1],
                                 cells[2]);

@@ -1463,7 +1463,7 @@ public final class Compiler {
                 if (from[x] == Long.MIN_VALUE) {
                     from[x] = SizeGrid.lowerBound(first + b);
                 }
-                to[x] = first + b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + b + 1) : -1L;
+                to[x] = SizeGrid.upperBound(first + b);
             }
         }
         List<SizeResult> placed = new ArrayList<>();
@@ -1483,7 +1483,7 @@ public final class Compiler {
                     members.addAll(gov.get(e));
                 }
                 long lo = SizeGrid.lowerBound(first + b);
-                long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+                long hi = SizeGrid.upperBound(first + e);
                 ranges.add(estimate(lo, hi, null, members, placed, o));
                 b = e + 1;
                 continue;
@@ -1495,7 +1495,7 @@ public final class Compiler {
                 members.addAll(gov.get(e));
             }
             long lo = SizeGrid.lowerBound(first + b);
-            long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+            long hi = SizeGrid.upperBound(first + e);
             rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
             ranges.add(estimate(lo, hi, v.getFirst(), members, placed, o));
             b = e + 1;

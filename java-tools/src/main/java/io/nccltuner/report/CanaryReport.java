@@ -793,7 +793,7 @@ public record CanaryReport(
             for (Key k : keys) {
                 Cell cell = cells.get(k);
                 long from = SizeGrid.lowerBound(k.bucket());
-                long to = k.bucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(k.bucket() + 1) : -1L;
+                long to = SizeGrid.upperBound(k.bucket());
                 Series n = cell.arms[Arm.NCCL.ordinal()];
                 Series p = cell.arms[Arm.POLICY.ordinal()];
                 if (n != null || p != null) {

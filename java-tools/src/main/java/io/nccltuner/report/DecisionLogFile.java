@@ -270,7 +270,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                     k.comm(),
                     k.collective(),
                     SizeGrid.lowerBound(b),
-                    b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L,
+                    SizeGrid.upperBound(b),
                     k.ncclPick(),
                     k.policyPick(),
                     k.channels(),

@@ -50,7 +50,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
             List<Rule> rules = new ArrayList<>();
             for (Rule rule : pr.rules()) {
                 int first = SizeGrid.bucket(rule.fromBytes());
-                int end = rule.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(rule.toBytes());
+                int end = SizeGrid.endBucket(rule.toBytes());
                 List<Rule> parts = new ArrayList<>();
                 int b = first;
                 while (b < end) {
@@ -78,7 +78,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
                         e++;
                     }
                     long from = SizeGrid.lowerBound(b);
-                    long to = e >= SizeGrid.BUCKETS ? -1L : SizeGrid.lowerBound(e);
+                    long to = SizeGrid.upperBound(e - 1);
                     if (e == end && rule.toBytes() != -1L) {
                         to = rule.toBytes();
                     }
