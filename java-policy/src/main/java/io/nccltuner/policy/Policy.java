@@ -182,8 +182,7 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
 
         /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
         public boolean containsBytes(long nBytes) {
-            return Long.compareUnsigned(nBytes, fromBytes) >= 0
-                    && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+            return SizeGrid.inRange(nBytes, fromBytes, toBytes);
         }
     }
 

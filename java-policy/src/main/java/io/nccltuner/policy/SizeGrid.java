@@ -78,6 +78,19 @@ public final class SizeGrid {
     }
 
     /**
+     * Whether a size lies in a range of sizes as policies and the decision log write them.
+     *
+     * @param nBytes size in bytes, unsigned
+     * @param fromBytes the range's start, inclusive, unsigned
+     * @param toBytes the range's end, exclusive, unsigned, or -1 for no end ({@code inf})
+     * @return whether {@code fromBytes <= nBytes < toBytes}
+     */
+    public static boolean inRange(long nBytes, long fromBytes, long toBytes) {
+        return Long.compareUnsigned(nBytes, fromBytes) >= 0
+                && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+    }
+
+    /**
      * Whether a size is a grid point (the lower bound of some bucket).
      *
      * @param nBytes size in bytes, unsigned

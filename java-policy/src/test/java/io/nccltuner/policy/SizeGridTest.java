@@ -41,6 +41,17 @@ class SizeGridTest {
         }
     }
 
+    /** [from, to) as unsigned sizes; to -1 is no end, so SIZE_MAX is in [x, inf) but not in [x, 2^63). */
+    @Test
+    void inRangeIsHalfOpenAndUnsigned() {
+        assertTrue(SizeGrid.inRange(1L << 20, 1L << 20, 2L << 20));
+        assertFalse(SizeGrid.inRange(2L << 20, 1L << 20, 2L << 20), "the end is exclusive");
+        assertFalse(SizeGrid.inRange((1L << 20) - 1, 1L << 20, 2L << 20));
+        assertTrue(SizeGrid.inRange(-1L, 1L << 20, -1L), "SIZE_MAX is below no end");
+        assertFalse(SizeGrid.inRange(-1L, 0, 1L << 63), "unsigned: SIZE_MAX is above 2^63");
+        assertTrue(SizeGrid.inRange(1L << 63, 0, -1L));
+    }
+
     /** Bit arithmetic agrees with a plain search over the bounds, for random and edge sizes. */
     @Test
     void bucketMatchesBoundsSearch() {

@@ -335,8 +335,7 @@ public final class Compiler {
          */
         public SizeResult governing(long nBytes) {
             for (SizeResult s : sizes) {
-                if (Long.compareUnsigned(nBytes, s.fromBytes()) >= 0
-                        && (s.toBytes() == -1L || Long.compareUnsigned(nBytes, s.toBytes()) < 0)) {
+                if (SizeGrid.inRange(nBytes, s.fromBytes(), s.toBytes())) {
                     return s;
                 }
             }
