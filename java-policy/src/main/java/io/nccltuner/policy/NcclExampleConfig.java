@@ -187,15 +187,11 @@ public final class NcclExampleConfig {
             if (applicable.isEmpty()) {
                 continue;
             }
-            boolean anyN = c.nNodes().equals(Range.ANY);
-            boolean anyR = c.nRanks().equals(Range.ANY);
-            String pname = anyN && anyR
-                    ? "any"
-                    : (anyN ? "" : "nNodes" + c.nNodes())
-                            + (!anyN && !anyR ? "-" : "")
-                            + (anyR ? "" : "nRanks" + c.nRanks());
-            profiles.add(
-                    new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
+            profiles.add(new Profile(
+                    Profile.nameOf(c.nRanks(), c.nNodes()),
+                    c.nRanks(),
+                    c.nNodes(),
+                    rulesByRegBuff(file, applicable, ruleLines, dropped)));
         }
         for (var e : dropped.entrySet()) {
             warnings.add(
@@ -203,7 +199,7 @@ public final class NcclExampleConfig {
         }
         profiles = withoutUnused(profiles, nodeSegs, rankSegs);
         if (profiles.isEmpty()) {
-            profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
+            profiles.add(new Profile(Profile.nameOf(Range.ANY, Range.ANY), Range.ANY, Range.ANY, List.of()));
         }
         Policy policy = new Policy(
                 policyName,

@@ -87,6 +87,24 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
             this(name, nRanks, nNodes, rules, HardwareMatch.ANY, List.of());
         }
 
+        /**
+         * The name compile, import and the example-CSV converter give a profile of a shape: each axis
+         * the profile matches on, nRanks first, an axis that matches any value left out.
+         *
+         * @param nRanks the profile's nRanks range
+         * @param nNodes its nNodes range
+         * @return {@code nRanks2-nNodes2}, {@code nNodes1} (nRanks any), {@code nRanks2..8-nNodes2..};
+         *     {@code any} when both match any value
+         */
+        public static String nameOf(Range nRanks, Range nNodes) {
+            boolean anyR = nRanks.equals(Range.ANY);
+            boolean anyN = nNodes.equals(Range.ANY);
+            if (anyR && anyN) {
+                return "any";
+            }
+            return (anyR ? "" : "nRanks" + nRanks) + (!anyR && !anyN ? "-" : "") + (anyN ? "" : "nNodes" + nNodes);
+        }
+
         /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
         public boolean needsRegBuff() {
             return rules.stream().anyMatch(r -> r.regBuff() != null);

@@ -790,7 +790,7 @@ public final class Compiler {
             rules.sort(Comparator.comparing(Rule::collective)
                     .thenComparingLong(x -> x.numPipeOps().min())
                     .thenComparing(Rule::fromBytes, Long::compareUnsigned));
-            String name = "nRanks" + r + "-nNodes" + n;
+            String name = Profile.nameOf(Range.exactly(r), Range.exactly(n));
             if (hw == null) {
                 // after the machine-named profiles of the same shape: the first matching profile applies
                 anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));

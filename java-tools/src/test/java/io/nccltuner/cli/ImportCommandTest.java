@@ -91,7 +91,7 @@ class ImportCommandTest {
         assertTrue(
                 v.out()
                         .contains("\nerror: " + conf + ":9 (Broadcast [0 B, 40 KiB)) in 3 profiles (profiles[0] "
-                                + "nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
+                                + "nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
                                 + "for Broadcast\n"),
                 v.out());
         assertEquals(1, v.out().split("can never apply", -1).length - 1, v.out());

@@ -76,7 +76,7 @@ class NcclExampleConfigTest {
         assertEquals("example-tuner", p.name());
         // nNodes 1 and 2, nRanks 16: profiles for the combinations that change something, most specific first
         assertEquals(
-                List.of("nNodes2-nRanks16", "nNodes1", "any"),
+                List.of("nRanks16-nNodes2", "nNodes1", "any"),
                 p.profiles().stream().map(Profile::name).toList());
         Profile any = p.profiles().getLast();
         Profile one = p.profiles().get(1);
