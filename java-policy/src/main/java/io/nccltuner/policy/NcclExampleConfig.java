@@ -145,9 +145,7 @@ public final class NcclExampleConfig {
     public static Result convert(Path csv) throws IOException, InputException {
         String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
         Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
-        Policy p = r.policy();
-        return new Result(
-                new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
+        return new Result(r.policy().withSource(csv), r.warnings(), r.ruleLines());
     }
 
     /**

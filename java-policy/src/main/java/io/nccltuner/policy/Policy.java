@@ -22,6 +22,30 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
     }
 
     /**
+     * @param newName the policy's name
+     * @return this policy under another name
+     */
+    public Policy withName(String newName) {
+        return new Policy(newName, mode, description, profiles, source);
+    }
+
+    /**
+     * @param newProfiles the profiles, in order
+     * @return this policy (name, mode, description, source) with other profiles
+     */
+    public Policy withProfiles(List<Profile> newProfiles) {
+        return new Policy(name, mode, description, newProfiles, source);
+    }
+
+    /**
+     * @param newSource the file it came from, or null
+     * @return this policy, read from another file
+     */
+    public Policy withSource(Path newSource) {
+        return new Policy(name, mode, description, profiles, newSource);
+    }
+
+    /**
      * The first profile that matches a communicator.
      *
      * @param nRanks number of ranks in the communicator
@@ -103,6 +127,14 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
                 return "any";
             }
             return (anyR ? "" : "nRanks" + nRanks) + (!anyR && !anyN ? "-" : "") + (anyN ? "" : "nNodes" + nNodes);
+        }
+
+        /**
+         * @param newRules the rules
+         * @return this profile (name, shape, hardware, constants) with other rules
+         */
+        public Profile withRules(List<Rule> newRules) {
+            return new Profile(name, nRanks, nNodes, newRules, hardware, constants);
         }
 
         /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
@@ -196,6 +228,23 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
          */
         public Rule withRegBuff(Boolean regBuff) {
             return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, regBuff);
+        }
+
+        /**
+         * @param from inclusive lower bound, a grid point
+         * @param to exclusive upper bound, a grid point, or -1 for no bound
+         * @return the same rule (collective, numPipeOps, picks, regBuff) over another byte range
+         */
+        public Rule withRange(long from, long to) {
+            return new Rule(collective, from, to, numPipeOps, ncclPick, ncclRegret, candidates, regBuff);
+        }
+
+        /**
+         * @param newCandidates 1..4 candidates, best first
+         * @return the same rule with other candidates
+         */
+        public Rule withCandidates(List<Candidate> newCandidates) {
+            return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, newCandidates, regBuff);
         }
 
         /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */

@@ -129,13 +129,13 @@ final class ImportCommand extends ToolCommand {
                 }
                 rules.add(rule);
             }
-            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+            profiles.add(pr.withRules(rules));
         }
         if (profiles.isEmpty()) {
             profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
         }
         left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
-        return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
+        return p.withProfiles(profiles);
     }
 
     @Override
@@ -146,7 +146,7 @@ final class ImportCommand extends ToolCommand {
         List<String> warnings = new ArrayList<>(r.warnings());
         Policy p = withoutWhatNeverApplies(r, file, warnings);
         if (name != null) {
-            p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
+            p = p.withName(name);
         }
         List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
                 .filter(f -> f.level() == PolicyCheck.Level.ERROR)

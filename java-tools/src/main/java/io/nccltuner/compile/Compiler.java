@@ -1641,8 +1641,7 @@ public final class Compiler {
                 pieces = next;
             }
             for (long[] p : pieces) {
-                rules.add(new Rule(
-                        r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
+                rules.add(r.withRange(p[0], p[1]));
             }
         }
         return new Group(g.key(), placed, rules, g.ranges());

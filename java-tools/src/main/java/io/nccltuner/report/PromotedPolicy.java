@@ -82,15 +82,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
                     if (e == end && rule.toBytes() != -1L) {
                         to = rule.toBytes();
                     }
-                    Rule part = new Rule(
-                            rule.collective(),
-                            from,
-                            to,
-                            rule.numPipeOps(),
-                            rule.ncclPick(),
-                            rule.ncclRegret(),
-                            rule.candidates(),
-                            rule.regBuff());
+                    Rule part = rule.withRange(from, to);
                     why.addFirst("promoted by the canary:");
                     comments.put(part, why);
                     parts.add(part);
@@ -107,7 +99,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
                 }
                 rules.addAll(parts);
             }
-            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+            profiles.add(pr.withRules(rules));
         }
         return new PromotedPolicy(
                 new Policy(in.name(), Mode.ENFORCE, in.description(), profiles, null), comments, kept, cut, dropped);
