@@ -184,7 +184,7 @@ public record Measurement(
                         g.writeFieldName(LogField.N_BYTES);
                         g.writeNumber(Long.toUnsignedString(from));
                         g.writeFieldName(LogField.TO_BYTES);
-                        g.writeNumber(to == -1L ? "-1" : Long.toUnsignedString(to));
+                        g.writeNumber(ShadowAggregate.toBytesNumber(to));
                         g.writeStringField(LogField.BUCKET, ShadowAggregate.bucket(from, to));
                     } else {
                         g.writeNullField(LogField.N_BYTES);

@@ -227,7 +227,7 @@ public final class ShadowAggregate {
                     g.writeFieldName(LogField.N_BYTES);
                     g.writeNumber(Long.toUnsignedString(e.fromBytes()));
                     g.writeFieldName(LogField.TO_BYTES);
-                    g.writeNumber(e.toBytes() == -1L ? "-1" : Long.toUnsignedString(e.toBytes()));
+                    g.writeNumber(toBytesNumber(e.toBytes()));
                     g.writeStringField(LogField.BUCKET, bucket(e.fromBytes(), e.toBytes()));
                     g.writeStringField(LogField.NCCL_PICK, e.ncclPick());
                     g.writeStringField(LogField.POLICY_PICK, e.policyPick());
@@ -241,6 +241,17 @@ public final class ShadowAggregate {
             throw new IllegalStateException(impossible); // a StringWriter does not fail
         }
         return w.toString();
+    }
+
+    /**
+     * A range's end as the decision log's {@code toBytes} field writes it: the unsigned number, or
+     * -1 for no end (as a policy's {@code to_bytes}).
+     *
+     * @param toBytes the end (exclusive), bytes, unsigned; -1 for none
+     * @return the JSON number's text, "-1" or e.g. "1310720"
+     */
+    static String toBytesNumber(long toBytes) {
+        return toBytes == -1L ? "-1" : Long.toUnsignedString(toBytes);
     }
 
     /**

@@ -50,6 +50,14 @@ class ShadowAggregateTest {
         assertEquals("[16140901064495857664 B, inf)", ShadowAggregate.bucket(last, -1));
     }
 
+    /** The toBytes field: -1 for no end, else the unsigned number (2^63 and up too). */
+    @Test
+    void toBytesNumberIsUnsignedWithMinusOneForNoEnd() {
+        assertEquals("-1", ShadowAggregate.toBytesNumber(-1L));
+        assertEquals("1310720", ShadowAggregate.toBytesNumber(5 << 18));
+        assertEquals("16140901064495857664", ShadowAggregate.toBytesNumber(7L << 61));
+    }
+
     @Test
     void countsByCollectiveBucketAndPicks() {
         ShadowAggregate a = new ShadowAggregate();
