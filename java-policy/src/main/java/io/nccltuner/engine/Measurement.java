@@ -3,6 +3,7 @@ package io.nccltuner.engine;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Protocol;
 import io.nccltuner.policy.SizeGrid;
@@ -185,7 +186,7 @@ public record Measurement(
                         g.writeNumber(Long.toUnsignedString(from));
                         g.writeFieldName(LogField.TO_BYTES);
                         g.writeNumber(ShadowAggregate.toBytesNumber(to));
-                        g.writeStringField(LogField.BUCKET, ShadowAggregate.bucket(from, to));
+                        g.writeStringField(LogField.BUCKET, ByteSize.range(from, to));
                     } else {
                         g.writeNullField(LogField.N_BYTES);
                         g.writeNullField(LogField.TO_BYTES);

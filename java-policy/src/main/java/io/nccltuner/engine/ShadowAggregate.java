@@ -255,15 +255,14 @@ public final class ShadowAggregate {
     }
 
     /**
-     * A size range as the decision log's {@code bucket} field spells it, and as the reports print a
-     * bucket or a range of sizes.
+     * The decision log's {@code bucket} field: the range's spelling, {@link ByteSize#range}.
      *
      * @param fromBytes its first size, bytes
      * @param toBytes its end (exclusive), bytes; -1 for none
      * @return "[1 MiB, 1.25 MiB)"; the end "inf" when toBytes is -1
      */
     public static String bucket(long fromBytes, long toBytes) {
-        return "[" + ByteSize.format(fromBytes) + ", " + (toBytes == -1L ? "inf" : ByteSize.format(toBytes)) + ")";
+        return ByteSize.range(fromBytes, toBytes);
     }
 
     /**

@@ -376,8 +376,8 @@ public final class NcclExampleConfig {
         /** @return why config line {@code line} is not used over the buckets where it was left out */
         String message(int line) {
             long to = SizeGrid.upperBound(lastBucket);
-            return "not used for " + collective + " [" + ByteSize.format(SizeGrid.lowerBound(firstBucket)) + ", "
-                    + ByteSize.format(to) + "): lines "
+            return "not used for " + collective + " " + ByteSize.range(SizeGrid.lowerBound(firstBucket), to)
+                    + ": lines "
                     + kept.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
                     + " match there first with "
                     + PolicyLoader.MAX_CANDIDATES
@@ -692,8 +692,8 @@ public final class NcclExampleConfig {
         }
         if (!moved.isEmpty()) {
             warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
-                    + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
-                    + ByteSize.format(to) + "): " + String.join(", ", moved)
+                    + " (inclusive) is not on the size grid; rounded to " + ByteSize.range(from, to) + ": "
+                    + String.join(", ", moved)
                     // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
                     + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
         }

@@ -76,7 +76,7 @@ public final class CalibratedPolicy {
                         ? Verdict.BEATS
                         : verdict(r, s.shape(), TuneModel.of(s.shape().topology(), k));
                 String what = p.name() + ": " + r.collective() + " "
-                        + io.nccltuner.engine.ShadowAggregate.bucket(r.fromBytes(), r.toBytes()) + " "
+                        + io.nccltuner.policy.ByteSize.range(r.fromBytes(), r.toBytes()) + " "
                         + r.candidates().getFirst().algorithm() + "/"
                         + r.candidates().getFirst().protocol();
                 if (v == Verdict.LOSES) {

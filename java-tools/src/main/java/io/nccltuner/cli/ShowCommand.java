@@ -8,6 +8,7 @@ import io.nccltuner.engine.Engine;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
@@ -342,9 +343,7 @@ final class ShowCommand extends ToolCommand {
                 for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
                     String d = b < SizeGrid.BUCKETS ? decideLogged(probe, SizeGrid.lowerBound(b), off) : null;
                     if (open != null && !open.equals(d)) {
-                        rows.add(new String[] {
-                            c.name(), io.nccltuner.engine.ShadowAggregate.bucket(from, SizeGrid.upperBound(b - 1)), open
-                        });
+                        rows.add(new String[] {c.name(), ByteSize.range(from, SizeGrid.upperBound(b - 1)), open});
                         open = null;
                     }
                     if (open == null && d != null) {
@@ -429,12 +428,7 @@ final class ShowCommand extends ToolCommand {
                         }
                     }
                     if (open != null && !open.equals(key)) {
-                        t.row(
-                                c.name(),
-                                io.nccltuner.engine.ShadowAggregate.bucket(from, lo),
-                                cells[0],
-                                cells[1],
-                                cells[2]);
+                        t.row(c.name(), ByteSize.range(from, lo), cells[0], cells[1], cells[2]);
                         open = null;
                     }
                     if (open == null && key != null) {

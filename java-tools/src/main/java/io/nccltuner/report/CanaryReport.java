@@ -2,9 +2,9 @@ package io.nccltuner.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nccltuner.engine.LogField;
-import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.TextTable;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.SizeGrid;
@@ -239,9 +239,9 @@ public record CanaryReport(
             ArmStats policy,
             Gain gain,
             Verdict verdict) {
-        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ByteSize#range}) */
         public String range() {
-            return ShadowAggregate.bucket(fromBytes, toBytes);
+            return ByteSize.range(fromBytes, toBytes);
         }
 
         /**
@@ -282,9 +282,9 @@ public record CanaryReport(
             long notAsDecided,
             long noDecision,
             Map<Reason, Long> reasons) {
-        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ByteSize#range}) */
         public String range() {
-            return ShadowAggregate.bucket(fromBytes, toBytes);
+            return ByteSize.range(fromBytes, toBytes);
         }
 
         /** @return "channels differ 12, algorithm differs 3" or "" */
@@ -817,7 +817,7 @@ public record CanaryReport(
                     }
                 }
                 if (cell.decisions.size() > 1) {
-                    decisionProblems.add(decisionProblem(k, cell, ShadowAggregate.bucket(from, to)));
+                    decisionProblems.add(decisionProblem(k, cell, ByteSize.range(from, to)));
                 }
             }
             return new CanaryReport(

@@ -1,7 +1,7 @@
 package io.nccltuner.validate;
 
-import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.Policy;
@@ -397,7 +397,7 @@ public final class PolicyCheck {
 
     /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
     public static String describe(Rule r) {
-        return r.collective() + " " + ShadowAggregate.bucket(r.fromBytes(), r.toBytes())
+        return r.collective() + " " + ByteSize.range(r.fromBytes(), r.toBytes())
                 + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
     }
 }

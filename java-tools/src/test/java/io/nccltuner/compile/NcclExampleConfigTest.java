@@ -191,6 +191,18 @@ class NcclExampleConfigTest {
         PolicyLoader.parse("x.yaml", PolicyYaml.write(r.policy(), List.of(), Map.of()));
     }
 
+    /** A line with no end (max_bytes -1) rounded onto the grid: its range reads "inf" as every range does. */
+    @Test
+    void roundedRangeWithNoEndReadsInf() throws Exception {
+        NcclExampleConfig.Result r = convert("allreduce,1000,-1,ring,ll,-1,-1,-1");
+        assertTrue(
+                r.warnings()
+                        .getFirst()
+                        .startsWith("t.conf:1: bytes 1000..18446744073709551615 (inclusive) is not on the "
+                                + "size grid; rounded to [1 KiB, inf): "),
+                r.warnings().toString());
+    }
+
     @Test
     void rangeWithoutAGridPointIsDropped() throws Exception {
         NcclExampleConfig.Result r = convert("allreduce,1025,1279,ring,ll,-1,-1,-1");
