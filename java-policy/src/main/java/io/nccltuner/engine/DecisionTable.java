@@ -104,7 +104,7 @@ public final class DecisionTable {
             }
             rules[off + REG_BUFF] = r.regBuff() == null ? 0 : r.regBuff() ? 2 : 1;
             int lo = SizeGrid.bucket(r.fromBytes());
-            int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+            int hi = SizeGrid.endBucket(r.toBytes());
             int base = r.collective().id() * SizeGrid.BUCKETS;
             for (int b = lo; b < hi; b++) {
                 if (cells.get(base + b) == null) {

@@ -181,14 +181,12 @@ public record Measurement(
                     g.writeStringField(LogField.COLLECTIVE, c == null ? Integer.toString(s.collType()) : c.name());
                     if (s.bucket() >= 0) {
                         long from = SizeGrid.lowerBound(s.bucket());
-                        long to = s.bucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(s.bucket() + 1) : -1L;
+                        long to = SizeGrid.upperBound(s.bucket());
                         g.writeFieldName(LogField.N_BYTES);
                         g.writeNumber(Long.toUnsignedString(from));
                         g.writeFieldName(LogField.TO_BYTES);
-                        g.writeNumber(to == -1L ? "-1" : Long.toUnsignedString(to));
-                        g.writeStringField(
-                                LogField.BUCKET,
-                                "[" + ByteSize.format(from) + ", " + (to == -1L ? "inf" : ByteSize.format(to)) + ")");
+                        g.writeNumber(ShadowAggregate.toBytesNumber(to));
+                        g.writeStringField(LogField.BUCKET, ByteSize.range(from, to));
                     } else {
                         g.writeNullField(LogField.N_BYTES);
                         g.writeNullField(LogField.TO_BYTES);

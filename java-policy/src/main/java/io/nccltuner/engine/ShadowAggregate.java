@@ -133,7 +133,7 @@ public final class ShadowAggregate {
                     Collective.ofId(coll),
                     coll,
                     SizeGrid.lowerBound(bucket),
-                    bucket + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(bucket + 1) : -1L,
+                    SizeGrid.upperBound(bucket),
                     nccl,
                     pol,
                     cand >>> 16,
@@ -227,7 +227,7 @@ public final class ShadowAggregate {
                     g.writeFieldName(LogField.N_BYTES);
                     g.writeNumber(Long.toUnsignedString(e.fromBytes()));
                     g.writeFieldName(LogField.TO_BYTES);
-                    g.writeNumber(e.toBytes() == -1L ? "-1" : Long.toUnsignedString(e.toBytes()));
+                    g.writeNumber(toBytesNumber(e.toBytes()));
                     g.writeStringField(LogField.BUCKET, bucket(e.fromBytes(), e.toBytes()));
                     g.writeStringField(LogField.NCCL_PICK, e.ncclPick());
                     g.writeStringField(LogField.POLICY_PICK, e.policyPick());
@@ -244,15 +244,25 @@ public final class ShadowAggregate {
     }
 
     /**
-     * A size range as the decision log's {@code bucket} field spells it, and as the reports print a
-     * bucket or a range of sizes.
+     * A range's end as the decision log's {@code toBytes} field writes it: the unsigned number, or
+     * -1 for no end (as a policy's {@code to_bytes}).
+     *
+     * @param toBytes the end (exclusive), bytes, unsigned; -1 for none
+     * @return the JSON number's text, "-1" or e.g. "1310720"
+     */
+    static String toBytesNumber(long toBytes) {
+        return toBytes == -1L ? "-1" : Long.toUnsignedString(toBytes);
+    }
+
+    /**
+     * The decision log's {@code bucket} field: the range's spelling, {@link ByteSize#range}.
      *
      * @param fromBytes its first size, bytes
      * @param toBytes its end (exclusive), bytes; -1 for none
      * @return "[1 MiB, 1.25 MiB)"; the end "inf" when toBytes is -1
      */
     public static String bucket(long fromBytes, long toBytes) {
-        return "[" + ByteSize.format(fromBytes) + ", " + (toBytes == -1L ? "inf" : ByteSize.format(toBytes)) + ")";
+        return ByteSize.range(fromBytes, toBytes);
     }
 
     /**

@@ -69,6 +69,18 @@ public final class ByteSize {
     }
 
     /**
+     * How the plugin and the tools spell a half-open range of sizes: the decision log's {@code
+     * bucket} field, and wherever a command prints a bucket or a rule's range.
+     *
+     * @param fromBytes its first size, bytes
+     * @param toBytes its end (exclusive), bytes; -1 for none
+     * @return "[1 MiB, 1.25 MiB)"; the end "inf" when toBytes is -1
+     */
+    public static String range(long fromBytes, long toBytes) {
+        return "[" + format(fromBytes) + ", " + (toBytes == -1L ? "inf" : format(toBytes)) + ")";
+    }
+
+    /**
      * Formats a size for humans and for policy files (the output parses back with {@link #parse}).
      *
      * <p>Sizes that are a multiple of a unit print in that unit ("24 MiB", "3 KiB"); sizes that are

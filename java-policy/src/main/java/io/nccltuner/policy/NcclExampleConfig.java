@@ -145,9 +145,7 @@ public final class NcclExampleConfig {
     public static Result convert(Path csv) throws IOException, InputException {
         String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
         Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
-        Policy p = r.policy();
-        return new Result(
-                new Policy(p.name(), p.mode(), p.description(), p.profiles(), csv), r.warnings(), r.ruleLines());
+        return new Result(r.policy().withSource(csv), r.warnings(), r.ruleLines());
     }
 
     /**
@@ -187,15 +185,11 @@ public final class NcclExampleConfig {
             if (applicable.isEmpty()) {
                 continue;
             }
-            boolean anyN = c.nNodes().equals(Range.ANY);
-            boolean anyR = c.nRanks().equals(Range.ANY);
-            String pname = anyN && anyR
-                    ? "any"
-                    : (anyN ? "" : "nNodes" + c.nNodes())
-                            + (!anyN && !anyR ? "-" : "")
-                            + (anyR ? "" : "nRanks" + c.nRanks());
-            profiles.add(
-                    new Profile(pname, c.nRanks(), c.nNodes(), rulesByRegBuff(file, applicable, ruleLines, dropped)));
+            profiles.add(new Profile(
+                    Profile.nameOf(c.nRanks(), c.nNodes()),
+                    c.nRanks(),
+                    c.nNodes(),
+                    rulesByRegBuff(file, applicable, ruleLines, dropped)));
         }
         for (var e : dropped.entrySet()) {
             warnings.add(
@@ -203,7 +197,7 @@ public final class NcclExampleConfig {
         }
         profiles = withoutUnused(profiles, nodeSegs, rankSegs);
         if (profiles.isEmpty()) {
-            profiles.add(new Profile("any", Range.ANY, Range.ANY, List.of()));
+            profiles.add(new Profile(Profile.nameOf(Range.ANY, Range.ANY), Range.ANY, Range.ANY, List.of()));
         }
         Policy policy = new Policy(
                 policyName,
@@ -381,9 +375,9 @@ public final class NcclExampleConfig {
     private record Dropped(Collective collective, int firstBucket, int lastBucket, List<Integer> kept) {
         /** @return why config line {@code line} is not used over the buckets where it was left out */
         String message(int line) {
-            long to = lastBucket + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(lastBucket + 1) : -1L;
-            return "not used for " + collective + " [" + ByteSize.format(SizeGrid.lowerBound(firstBucket)) + ", "
-                    + ByteSize.format(to) + "): lines "
+            long to = SizeGrid.upperBound(lastBucket);
+            return "not used for " + collective + " " + ByteSize.range(SizeGrid.lowerBound(firstBucket), to)
+                    + ": lines "
                     + kept.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
                     + " match there first with "
                     + PolicyLoader.MAX_CANDIDATES
@@ -498,8 +492,7 @@ public final class NcclExampleConfig {
                 matching(coll, ls, seg, b, cands, from, dropped);
             }
             if (open != null && !open.cands().equals(cands)) {
-                long end = b < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b) : -1L;
-                pieces.add(new Piece(open.pipe(), open.from(), end, open.cands(), open.lines()));
+                pieces.add(new Piece(open.pipe(), open.from(), SizeGrid.upperBound(b - 1), open.cands(), open.lines()));
                 open = null;
             }
             if (open == null && !cands.isEmpty()) {
@@ -597,7 +590,7 @@ public final class NcclExampleConfig {
                 if (r.collective() != coll) {
                     continue;
                 }
-                int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+                int hi = SizeGrid.endBucket(r.toBytes());
                 for (int b = SizeGrid.bucket(r.fromBytes()); b < hi; b++) {
                     if (++count[b] > PolicyLoader.MAX_RULES_PER_BUCKET) {
                         throw new InputException(
@@ -699,8 +692,8 @@ public final class NcclExampleConfig {
         }
         if (!moved.isEmpty()) {
             warnings.add(where + ": bytes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(max)
-                    + " (inclusive) is not on the size grid; rounded to [" + ByteSize.format(from) + ", "
-                    + ByteSize.format(to) + "): " + String.join(", ", moved)
+                    + " (inclusive) is not on the size grid; rounded to " + ByteSize.range(from, to) + ": "
+                    + String.join(", ", moved)
                     // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
                     + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
         }

@@ -22,6 +22,30 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
     }
 
     /**
+     * @param newName the policy's name
+     * @return this policy under another name
+     */
+    public Policy withName(String newName) {
+        return new Policy(newName, mode, description, profiles, source);
+    }
+
+    /**
+     * @param newProfiles the profiles, in order
+     * @return this policy (name, mode, description, source) with other profiles
+     */
+    public Policy withProfiles(List<Profile> newProfiles) {
+        return new Policy(name, mode, description, newProfiles, source);
+    }
+
+    /**
+     * @param newSource the file it came from, or null
+     * @return this policy, read from another file
+     */
+    public Policy withSource(Path newSource) {
+        return new Policy(name, mode, description, profiles, newSource);
+    }
+
+    /**
      * The first profile that matches a communicator.
      *
      * @param nRanks number of ranks in the communicator
@@ -85,6 +109,32 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
         /** A profile that names no hardware and no constants. */
         public Profile(String name, Range nRanks, Range nNodes, List<Rule> rules) {
             this(name, nRanks, nNodes, rules, HardwareMatch.ANY, List.of());
+        }
+
+        /**
+         * The name compile, import and the example-CSV converter give a profile of a shape: each axis
+         * the profile matches on, nRanks first, an axis that matches any value left out.
+         *
+         * @param nRanks the profile's nRanks range
+         * @param nNodes its nNodes range
+         * @return {@code nRanks2-nNodes2}, {@code nNodes1} (nRanks any), {@code nRanks2..8-nNodes2..};
+         *     {@code any} when both match any value
+         */
+        public static String nameOf(Range nRanks, Range nNodes) {
+            boolean anyR = nRanks.equals(Range.ANY);
+            boolean anyN = nNodes.equals(Range.ANY);
+            if (anyR && anyN) {
+                return "any";
+            }
+            return (anyR ? "" : "nRanks" + nRanks) + (!anyR && !anyN ? "-" : "") + (anyN ? "" : "nNodes" + nNodes);
+        }
+
+        /**
+         * @param newRules the rules
+         * @return this profile (name, shape, hardware, constants) with other rules
+         */
+        public Profile withRules(List<Rule> newRules) {
+            return new Profile(name, nRanks, nNodes, newRules, hardware, constants);
         }
 
         /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
@@ -180,10 +230,26 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
             return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, candidates, regBuff);
         }
 
+        /**
+         * @param from inclusive lower bound, a grid point
+         * @param to exclusive upper bound, a grid point, or -1 for no bound
+         * @return the same rule (collective, numPipeOps, picks, regBuff) over another byte range
+         */
+        public Rule withRange(long from, long to) {
+            return new Rule(collective, from, to, numPipeOps, ncclPick, ncclRegret, candidates, regBuff);
+        }
+
+        /**
+         * @param newCandidates 1..4 candidates, best first
+         * @return the same rule with other candidates
+         */
+        public Rule withCandidates(List<Candidate> newCandidates) {
+            return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, newCandidates, regBuff);
+        }
+
         /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */
         public boolean containsBytes(long nBytes) {
-            return Long.compareUnsigned(nBytes, fromBytes) >= 0
-                    && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+            return SizeGrid.inRange(nBytes, fromBytes, toBytes);
         }
     }
 

@@ -795,7 +795,7 @@ public final class PolicyLoader {
         for (int i = 0; i < rules.size(); i++) {
             Rule r = rules.get(i);
             int lo = SizeGrid.bucket(r.fromBytes());
-            int hi = r.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(r.toBytes());
+            int hi = SizeGrid.endBucket(r.toBytes());
             for (int bkt = lo; bkt < hi; bkt++) {
                 int worst = 0;
                 for (int reg = 0; reg < 2; reg++) {

@@ -52,6 +52,45 @@ public final class SizeGrid {
     }
 
     /**
+     * Exclusive upper bound, in bytes, of a bucket: the next bucket's lower bound, or no end for the
+     * last bucket (a policy's {@code to_bytes: inf}, the decision log's {@code inf}).
+     *
+     * @param bucket index in [0, {@link #BUCKETS})
+     * @return {@code lowerBound(bucket + 1)}, or -1 (no end) for bucket {@code BUCKETS - 1}
+     * @throws IllegalArgumentException if the bucket is out of range
+     */
+    public static long upperBound(int bucket) {
+        if (bucket < 0 || bucket >= BUCKETS) {
+            throw new IllegalArgumentException("bucket " + bucket + " outside [0, " + BUCKETS + ")");
+        }
+        return bucket + 1 < BUCKETS ? lowerBound(bucket + 1) : -1L;
+    }
+
+    /**
+     * The first bucket past a range that ends at a size: a rule's {@code [fromBytes, toBytes)} covers
+     * buckets {@code bucket(fromBytes)} up to, not including, {@code endBucket(toBytes)}.
+     *
+     * @param toBytes the range's exclusive end, a grid point, or -1 for no end
+     * @return {@link #BUCKETS} for -1, else {@code bucket(toBytes)}
+     */
+    public static int endBucket(long toBytes) {
+        return toBytes == -1L ? BUCKETS : bucket(toBytes);
+    }
+
+    /**
+     * Whether a size lies in a range of sizes as policies and the decision log write them.
+     *
+     * @param nBytes size in bytes, unsigned
+     * @param fromBytes the range's start, inclusive, unsigned
+     * @param toBytes the range's end, exclusive, unsigned, or -1 for no end ({@code inf})
+     * @return whether {@code fromBytes <= nBytes < toBytes}
+     */
+    public static boolean inRange(long nBytes, long fromBytes, long toBytes) {
+        return Long.compareUnsigned(nBytes, fromBytes) >= 0
+                && (toBytes == -1L || Long.compareUnsigned(nBytes, toBytes) < 0);
+    }
+
+    /**
      * Whether a size is a grid point (the lower bound of some bucket).
      *
      * @param nBytes size in bytes, unsigned
@@ -72,7 +111,7 @@ public final class SizeGrid {
         if (lowerBound(b) == nBytes) {
             return nBytes;
         }
-        return b + 1 < BUCKETS ? lowerBound(b + 1) : -1L;
+        return upperBound(b);
     }
 
     /**

@@ -196,7 +196,7 @@ class CompiledPolicyTest {
         assertTrue(CompiledPolicy.trusted(bin, yaml));
         // a binary form claiming this YAML but naming another policy: used only while trusted
         Policy p = PolicyLoader.load(yaml);
-        Policy other = new Policy("planted", p.mode(), p.description(), p.profiles(), yaml);
+        Policy other = p.withName("planted");
         Files.write(bin, CompiledPolicy.encode(other, CompiledPolicy.key(yaml)));
         assertEquals("planted", CompiledPolicy.load(yaml).name());
         Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
@@ -210,22 +210,9 @@ class CompiledPolicyTest {
         Policy p = PolicyLoader.load(yaml);
         Policy.Rule r = p.profiles().get(0).rules().get(0);
         Policy.Candidate c = r.candidates().get(0);
-        Policy.Rule bad = new Policy.Rule(
-                r.collective(),
-                r.fromBytes(),
-                r.toBytes(),
-                r.numPipeOps(),
-                r.ncclPick(),
-                r.ncclRegret(),
-                java.util.List.of(new Policy.Candidate(c.algorithm(), c.protocol(), 65, c.regret())));
-        Policy.Profile prof = p.profiles().get(0);
-        Policy tampered = new Policy(
-                p.name(),
-                p.mode(),
-                p.description(),
-                java.util.List.of(
-                        new Policy.Profile(prof.name(), prof.nRanks(), prof.nNodes(), java.util.List.of(bad))),
-                yaml);
+        Policy.Rule bad =
+                r.withCandidates(java.util.List.of(new Policy.Candidate(c.algorithm(), c.protocol(), 65, c.regret())));
+        Policy tampered = p.withProfiles(java.util.List.of(p.profiles().get(0).withRules(java.util.List.of(bad))));
         byte[] key = CompiledPolicy.key(yaml);
         assertNull(CompiledPolicy.decode(CompiledPolicy.encode(tampered, key), key, yaml));
         assertNotNull(CompiledPolicy.decode(CompiledPolicy.encode(p, key), key, yaml));

@@ -48,6 +48,17 @@ class ShadowAggregateTest {
         long last = SizeGrid.lowerBound(SizeGrid.BUCKETS - 1); // 7 x 2^61: the grid's last bucket has no end
         assertEquals(7L << 61, last);
         assertEquals("[16140901064495857664 B, inf)", ShadowAggregate.bucket(last, -1));
+        // the log's field is the one spelling of a range: a rule with no end reads "inf", not "unbounded"
+        assertEquals("[64 KiB, inf)", io.nccltuner.policy.ByteSize.range(64 << 10, -1L));
+        assertEquals(io.nccltuner.policy.ByteSize.range(96, 112), ShadowAggregate.bucket(96, 112));
+    }
+
+    /** The toBytes field: -1 for no end, else the unsigned number (2^63 and up too). */
+    @Test
+    void toBytesNumberIsUnsignedWithMinusOneForNoEnd() {
+        assertEquals("-1", ShadowAggregate.toBytesNumber(-1L));
+        assertEquals("1310720", ShadowAggregate.toBytesNumber(5 << 18));
+        assertEquals("16140901064495857664", ShadowAggregate.toBytesNumber(7L << 61));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.nccltuner.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
@@ -20,6 +21,35 @@ class SizeGridTest {
         assertFalse(SizeGrid.isGridPoint(1000));
         assertEquals(SizeGrid.BUCKETS - 1, SizeGrid.bucket(-1L), "SIZE_MAX is in the last bucket");
         assertEquals(0, SizeGrid.bucket(0));
+    }
+
+    /** A bucket ends where the next begins; the last has no end (-1, "inf"); a range's end bucket. */
+    @Test
+    void upperBoundAndEndBucket() {
+        assertEquals(10, SizeGrid.upperBound(SizeGrid.bucket(8)));
+        assertEquals(1, SizeGrid.upperBound(0));
+        assertEquals(8, SizeGrid.upperBound(7));
+        assertEquals(5L << 18, SizeGrid.upperBound(SizeGrid.bucket(1L << 20)), "[1 MiB, 1.25 MiB)");
+        assertEquals(SizeGrid.lowerBound(SizeGrid.BUCKETS - 1), SizeGrid.upperBound(SizeGrid.BUCKETS - 2));
+        assertEquals(-1L, SizeGrid.upperBound(SizeGrid.BUCKETS - 1), "the last bucket has no end");
+        assertThrows(IllegalArgumentException.class, () -> SizeGrid.upperBound(SizeGrid.BUCKETS));
+        assertThrows(IllegalArgumentException.class, () -> SizeGrid.upperBound(-1));
+        assertEquals(SizeGrid.BUCKETS, SizeGrid.endBucket(-1L), "to_bytes inf covers every bucket to the last");
+        assertEquals(SizeGrid.bucket(2L << 20), SizeGrid.endBucket(2L << 20));
+        for (int b = 0; b < SizeGrid.BUCKETS - 1; b++) {
+            assertEquals(b + 1, SizeGrid.endBucket(SizeGrid.upperBound(b)), "bucket " + b);
+        }
+    }
+
+    /** [from, to) as unsigned sizes; to -1 is no end, so SIZE_MAX is in [x, inf) but not in [x, 2^63). */
+    @Test
+    void inRangeIsHalfOpenAndUnsigned() {
+        assertTrue(SizeGrid.inRange(1L << 20, 1L << 20, 2L << 20));
+        assertFalse(SizeGrid.inRange(2L << 20, 1L << 20, 2L << 20), "the end is exclusive");
+        assertFalse(SizeGrid.inRange((1L << 20) - 1, 1L << 20, 2L << 20));
+        assertTrue(SizeGrid.inRange(-1L, 1L << 20, -1L), "SIZE_MAX is below no end");
+        assertFalse(SizeGrid.inRange(-1L, 0, 1L << 63), "unsigned: SIZE_MAX is above 2^63");
+        assertTrue(SizeGrid.inRange(1L << 63, 0, -1L));
     }
 
     /** Bit arithmetic agrees with a plain search over the bounds, for random and edge sizes. */

@@ -75,9 +75,8 @@ public final class CalibratedPolicy {
                 Verdict v = s == null
                         ? Verdict.BEATS
                         : verdict(r, s.shape(), TuneModel.of(s.shape().topology(), k));
-                String what = p.name() + ": " + r.collective() + " ["
-                        + io.nccltuner.policy.ByteSize.format(r.fromBytes())
-                        + ", " + (r.toBytes() == -1L ? "..." : io.nccltuner.policy.ByteSize.format(r.toBytes())) + ") "
+                String what = p.name() + ": " + r.collective() + " "
+                        + io.nccltuner.policy.ByteSize.range(r.fromBytes(), r.toBytes()) + " "
                         + r.candidates().getFirst().algorithm() + "/"
                         + r.candidates().getFirst().protocol();
                 if (v == Verdict.LOSES) {

@@ -674,8 +674,7 @@ final class CompileCommand extends ToolCommand {
         for (Group g : c.groups()) {
             for (Rule r : g.rules()) {
                 List<SizeResult> in = g.sizes().stream()
-                        .filter(s -> Long.compareUnsigned(s.nBytes(), r.fromBytes()) >= 0
-                                && (r.toBytes() == -1L || Long.compareUnsigned(s.nBytes(), r.toBytes()) < 0))
+                        .filter(s -> r.containsBytes(s.nBytes()))
                         .toList();
                 if (in.isEmpty()) {
                     continue;

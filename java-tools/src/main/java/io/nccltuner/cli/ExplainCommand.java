@@ -168,14 +168,8 @@ final class ExplainCommand extends ToolCommand {
         if (!topology.isEmpty()) {
             return new ModelExplain(this).run(out, err);
         }
-        boolean allColls = collective.equalsIgnoreCase("all");
-        Collective coll = allColls ? Collective.AllReduce : Collective.parse(collective);
-        if (coll == null) {
-            throw new UsageException("--collective: unknown collective '" + collective + "'");
-        }
-        if (pipeOps.n < 1) {
-            throw new UsageException("--pipe-ops: must be at least 1, got " + pipeOps.n);
-        }
+        List<Collective> asked = parseCollectives(collective); // all: those the log's lines name, else every one
+        pipeOps.check();
         List<Long> sizeList = sizes == null ? null : Sizes.parseList(sizes);
         for (Path f : new Path[] {log, trace, policy}) {
             if (f != null) {
@@ -184,9 +178,7 @@ final class ExplainCommand extends ToolCommand {
         }
         if (policy != null) {
             policyMode = parseMode(mode);
-            PolicyFiles.Loaded loaded = PolicyFiles.load(policy);
-            loadedPolicy = loaded.policy();
-            loaded.warnings().forEach(w -> err.println("warning: " + w));
+            loadedPolicy = PolicyFiles.load(policy, err).policy();
         }
         if (measurements != null) {
             InputFiles.measurementData(measurements, err); // refuses what does not load; priced per communicator
@@ -204,22 +196,15 @@ final class ExplainCommand extends ToolCommand {
         List<Communicator> comms = select(parsed);
         TraceFile traceFile = trace == null ? null : readTrace(trace);
         for (Communicator c : comms) {
-            List<Collective> colls = List.of(coll);
-            if (allColls) {
-                colls = c.selections().stream()
+            List<Collective> colls = asked;
+            if (asked.size() > 1) {
+                List<Collective> named = c.selections().stream()
                         .map(io.nccltuner.model.LoggedSelection::collective)
                         .filter(java.util.Objects::nonNull)
                         .distinct()
                         .sorted()
                         .toList();
-                if (colls.isEmpty()) {
-                    colls = List.of(
-                            Collective.Broadcast,
-                            Collective.Reduce,
-                            Collective.AllGather,
-                            Collective.ReduceScatter,
-                            Collective.AllReduce);
-                }
+                colls = named.isEmpty() ? asked : named;
             }
             for (Collective cc : colls) {
                 explain(out, c, cc, sizeList, traceFile);

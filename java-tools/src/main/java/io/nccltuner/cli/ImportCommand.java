@@ -70,7 +70,7 @@ final class ImportCommand extends ToolCommand {
      * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
      * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
      * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
-     * it. The profiles are named as compile names them, nRanks first ({@link #profileName}).
+     * it. The profiles keep the converter's names, which are compile's ({@link Profile#nameOf}).
      *
      * @param r the conversion
      * @param file the CSV, for messages
@@ -81,14 +81,7 @@ final class ImportCommand extends ToolCommand {
         Policy p = r.policy();
         Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
         List<Profile> profiles = new ArrayList<>();
-        for (Profile converted : p.profiles()) {
-            Profile pr = new Profile(
-                    profileName(converted.nRanks(), converted.nNodes()),
-                    converted.nRanks(),
-                    converted.nNodes(),
-                    converted.rules(),
-                    converted.hardware(),
-                    converted.constants());
+        for (Profile pr : p.profiles()) {
             if (pr.nRanks().max() < 2) {
                 java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
                 pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
@@ -136,33 +129,13 @@ final class ImportCommand extends ToolCommand {
                 }
                 rules.add(rule);
             }
-            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+            profiles.add(pr.withRules(rules));
         }
         if (profiles.isEmpty()) {
             profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
         }
         left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
-        return new Policy(p.name(), p.mode(), p.description(), profiles, p.source());
-    }
-
-    /**
-     * The name import gives a profile, in the order and form of compile's ({@code nRanks2-nNodes2}):
-     * each axis the profile matches on, nRanks first, an axis that matches any value left out
-     * ({@code nNodes1}, {@code nRanks2..8-nNodes2..}); {@code any} when both match any value.
-     *
-     * @param nRanks the profile's nRanks range
-     * @param nNodes its nNodes range
-     * @return the name
-     */
-    static String profileName(Policy.Range nRanks, Policy.Range nNodes) {
-        List<String> parts = new ArrayList<>();
-        if (!nRanks.equals(Policy.Range.ANY)) {
-            parts.add("nRanks" + nRanks);
-        }
-        if (!nNodes.equals(Policy.Range.ANY)) {
-            parts.add("nNodes" + nNodes);
-        }
-        return parts.isEmpty() ? "any" : String.join("-", parts);
+        return p.withProfiles(profiles);
     }
 
     @Override
@@ -173,7 +146,7 @@ final class ImportCommand extends ToolCommand {
         List<String> warnings = new ArrayList<>(r.warnings());
         Policy p = withoutWhatNeverApplies(r, file, warnings);
         if (name != null) {
-            p = new Policy(name, p.mode(), p.description(), p.profiles(), p.source());
+            p = p.withName(name);
         }
         List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
                 .filter(f -> f.level() == PolicyCheck.Level.ERROR)

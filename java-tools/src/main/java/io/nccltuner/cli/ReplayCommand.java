@@ -108,9 +108,8 @@ final class ReplayCommand extends ToolCommand {
             if ((nRanks != null && nRanks < 1) || (nNodes != null && nNodes < 1)) {
                 throw new UsageException("--nranks and --nnodes must be >= 1");
             }
-            loaded = PolicyFiles.load(policy);
+            loaded = PolicyFiles.load(policy, err);
             Policy p = loaded.policy();
-            loaded.warnings().forEach(w -> err.println("warning: " + w));
             TraceFile t = withShape(TraceFile.read(trace), nRanks, nNodes);
             if (measurements != null) {
                 InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files

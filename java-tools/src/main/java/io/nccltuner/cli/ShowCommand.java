@@ -343,12 +343,7 @@ final class ShowCommand extends ToolCommand {
                 for (int b = 0; b <= SizeGrid.BUCKETS; b++) {
                     String d = b < SizeGrid.BUCKETS ? decideLogged(probe, SizeGrid.lowerBound(b), off) : null;
                     if (open != null && !open.equals(d)) {
-                        rows.add(new String[] {
-                            c.name(),
-                            "[" + ByteSize.format(from) + ", "
-                                    + (b < SizeGrid.BUCKETS ? ByteSize.format(SizeGrid.lowerBound(b)) : "inf") + ")",
-                            open
-                        });
+                        rows.add(new String[] {c.name(), ByteSize.range(from, SizeGrid.upperBound(b - 1)), open});
                         open = null;
                     }
                     if (open == null && d != null) {
@@ -433,12 +428,7 @@ final class ShowCommand extends ToolCommand {
                         }
                     }
                     if (open != null && !open.equals(key)) {
-                        t.row(
-                                c.name(),
-                                "[" + ByteSize.format(from) + ", " + ByteSize.format(lo) + ")",
-                                cells[0],
-                                cells[1],
-                                cells[2]);
+                        t.row(c.name(), ByteSize.range(from, lo), cells[0], cells[1], cells[2]);
                         open = null;
                     }
                     if (open == null && key != null) {

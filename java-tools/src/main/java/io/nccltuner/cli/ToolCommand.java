@@ -105,16 +105,22 @@ abstract class ToolCommand implements Callable<Integer> {
      *     existing directory (mkdir -p it first)}, or {@code ... /x is not a directory; ...}
      */
     final void requireOutputDirectory(String option, Path p) throws InputException {
-        String why = outputDirectoryProblem(p);
+        String why = outputDirectoryProblem(p, spec.name());
         if (why != null) {
-            throw new InputException(
-                    option + " " + p,
-                    why + "; " + spec.name() + " writes into an existing " + "directory (mkdir -p it first)");
+            throw new InputException(option + " " + p, why);
         }
     }
 
-    /** @return why a file cannot be written for want of its folder, or null (also for null and {@code -}) */
-    private static String outputDirectoryProblem(Path p) {
+    /**
+     * Why a file cannot be written for want of its folder, and what to do.
+     *
+     * @param p the file, or null, or {@code -} (stdout)
+     * @param command the command that writes it, named in the message, or null
+     * @return {@code directory /x does not exist; compile writes into an existing directory (mkdir -p
+     *     it first)} (without a command: {@code directory /x does not exist (mkdir -p it first)}), or
+     *     {@code /x is not a directory ...}; null when the folder exists (also for null and {@code -})
+     */
+    private static String outputDirectoryProblem(Path p, String command) {
         if (p == null || p.toString().equals("-")) {
             return null;
         }
@@ -122,7 +128,9 @@ abstract class ToolCommand implements Callable<Integer> {
         if (parent == null || Files.isDirectory(parent)) {
             return null;
         }
-        return Files.exists(parent) ? parent + " is not a directory" : "directory " + parent + " does not exist";
+        String why = Files.exists(parent) ? parent + " is not a directory" : "directory " + parent + " does not exist";
+        return why + (command == null ? "" : "; " + command + " writes into an existing directory")
+                + " (mkdir -p it first)";
     }
 
     /**
@@ -135,9 +143,9 @@ abstract class ToolCommand implements Callable<Integer> {
      * @throws IOException if the file cannot be written
      */
     static void writeFile(Path p, String text) throws IOException, InputException {
-        String why = outputDirectoryProblem(p);
+        String why = outputDirectoryProblem(p, null);
         if (why != null) {
-            throw new InputException(p.toString(), why + " (mkdir -p it first)");
+            throw new InputException(p.toString(), why);
         }
         Files.writeString(p, text, StandardCharsets.UTF_8);
     }

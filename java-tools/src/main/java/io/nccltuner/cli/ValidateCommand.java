@@ -173,7 +173,7 @@ final class ValidateCommand extends ToolCommand {
     /**
      * The findings as validate prints them, one line each, the same finding about a rule that
      * several profiles hold printed once: {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
-     * profiles (profiles[0] nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply:
+     * profiles (profiles[0] nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply:
      * ...} (each profile named with the rule's path where the YAML has one).
      *
      * @param findings in file order

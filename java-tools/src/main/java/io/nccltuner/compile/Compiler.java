@@ -335,8 +335,7 @@ public final class Compiler {
          */
         public SizeResult governing(long nBytes) {
             for (SizeResult s : sizes) {
-                if (Long.compareUnsigned(nBytes, s.fromBytes()) >= 0
-                        && (s.toBytes() == -1L || Long.compareUnsigned(nBytes, s.toBytes()) < 0)) {
+                if (SizeGrid.inRange(nBytes, s.fromBytes(), s.toBytes())) {
                     return s;
                 }
             }
@@ -791,7 +790,7 @@ public final class Compiler {
             rules.sort(Comparator.comparing(Rule::collective)
                     .thenComparingLong(x -> x.numPipeOps().min())
                     .thenComparing(Rule::fromBytes, Long::compareUnsigned));
-            String name = "nRanks" + r + "-nNodes" + n;
+            String name = Profile.nameOf(Range.exactly(r), Range.exactly(n));
             if (hw == null) {
                 // after the machine-named profiles of the same shape: the first matching profile applies
                 anyMachine.add(new Profile(name, Range.exactly(r), Range.exactly(n), rules));
@@ -1463,7 +1462,7 @@ public final class Compiler {
                 if (from[x] == Long.MIN_VALUE) {
                     from[x] = SizeGrid.lowerBound(first + b);
                 }
-                to[x] = first + b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + b + 1) : -1L;
+                to[x] = SizeGrid.upperBound(first + b);
             }
         }
         List<SizeResult> placed = new ArrayList<>();
@@ -1483,7 +1482,7 @@ public final class Compiler {
                     members.addAll(gov.get(e));
                 }
                 long lo = SizeGrid.lowerBound(first + b);
-                long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+                long hi = SizeGrid.upperBound(first + e);
                 ranges.add(estimate(lo, hi, null, members, placed, o));
                 b = e + 1;
                 continue;
@@ -1495,7 +1494,7 @@ public final class Compiler {
                 members.addAll(gov.get(e));
             }
             long lo = SizeGrid.lowerBound(first + b);
-            long hi = first + e + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(first + e + 1) : -1L;
+            long hi = SizeGrid.upperBound(first + e);
             rules.add(rule(key, lo, hi, v, members.stream().map(placed::get).toList()));
             ranges.add(estimate(lo, hi, v.getFirst(), members, placed, o));
             b = e + 1;
@@ -1642,8 +1641,7 @@ public final class Compiler {
                 pieces = next;
             }
             for (long[] p : pieces) {
-                rules.add(new Rule(
-                        r.collective(), p[0], p[1], r.numPipeOps(), r.ncclPick(), r.ncclRegret(), r.candidates()));
+                rules.add(r.withRange(p[0], p[1]));
             }
         }
         return new Group(g.key(), placed, rules, g.ranges());

@@ -138,10 +138,7 @@ public final class HeldOut {
         for (Profile p : policy.profiles()) {
             if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
                 for (Rule r : p.rules()) {
-                    if (r.collective() == c
-                            && r.numPipeOps().contains(1)
-                            && Long.compareUnsigned(nBytes, r.fromBytes()) >= 0
-                            && (r.toBytes() == -1L || Long.compareUnsigned(nBytes, r.toBytes()) < 0)) {
+                    if (r.collective() == c && r.numPipeOps().contains(1) && r.containsBytes(nBytes)) {
                         return r;
                     }
                 }

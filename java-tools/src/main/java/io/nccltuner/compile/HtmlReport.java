@@ -6,6 +6,7 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.Compiler.Stats;
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy.Rule;
 import java.util.ArrayList;
@@ -166,21 +167,6 @@ public final class HtmlReport {
                     .append("</td></tr>\n");
         }
         sb.append("</table>\n");
-    }
-
-    /**
-     * nccl-tests' bus bandwidth in GB/s: nBytes / time x the bus factor (AllReduce 2(n-1)/n,
-     * AllGather and ReduceScatter (n-1)/n, others 1), so a collective's busbw is comparable with the
-     * links' speed whatever its rank count.
-     */
-    static double busbw(io.nccltuner.policy.Collective c, int nRanks, long nBytes, double timeUs) {
-        double n = Math.max(1, nRanks);
-        double factor = switch (c) {
-            case AllReduce -> 2 * (n - 1) / n;
-            case AllGather, ReduceScatter -> (n - 1) / n;
-            default -> 1;
-        };
-        return nBytes / timeUs / 1e3 * (factor > 0 ? factor : 1); // one rank: algbw
     }
 
     /**
@@ -393,7 +379,7 @@ public final class HtmlReport {
             }
             if (s.ruled()) {
                 double x = plot.px(s.nBytes());
-                double y = plot.py(busbw(coll, nRanks, s.nBytes(), s.policyUs()));
+                double y = plot.py(BusBandwidth.busbw(coll, nRanks, s.nBytes(), s.policyUs()));
                 sb.append(diamond(x, y))
                         .append("<title>policy's pick ")
                         .append(s.ranking().getFirst().config().label())
@@ -408,10 +394,15 @@ public final class HtmlReport {
 
     /** {size, busbw, bar low, bar high, 1 when the bar is the neighbour-jump noise else 0, median us}. */
     private static double[] point(io.nccltuner.policy.Collective c, int nRanks, long nBytes, Stats st) {
-        double b = busbw(c, nRanks, nBytes, st.medianUs());
+        double b = BusBandwidth.busbw(c, nRanks, nBytes, st.medianUs());
         if (st.replicates() >= 2) {
             return new double[] {
-                nBytes, b, busbw(c, nRanks, nBytes, st.maxUs()), busbw(c, nRanks, nBytes, st.minUs()), 0, st.medianUs()
+                nBytes,
+                b,
+                BusBandwidth.busbw(c, nRanks, nBytes, st.maxUs()),
+                BusBandwidth.busbw(c, nRanks, nBytes, st.minUs()),
+                0,
+                st.medianUs()
             };
         }
         if (st.neighbourJump() > 0) {

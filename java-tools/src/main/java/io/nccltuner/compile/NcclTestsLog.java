@@ -1,5 +1,6 @@
 package io.nccltuner.compile;
 
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.NodeCount;
 import io.nccltuner.policy.Algorithm;
 import io.nccltuner.policy.Collective;
@@ -1009,18 +1010,6 @@ public final class NcclTestsLog {
     }
 
     /**
-     * busbw / algbw per collective for n ranks (nccl-tests src/*.cu, {@code getBw}): AllReduce
-     * 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1 (so those tell nothing).
-     */
-    static double busFactor(Collective c, int n) {
-        return switch (c) {
-            case AllReduce -> 2.0 * (n - 1) / n;
-            case AllGather, ReduceScatter -> (double) (n - 1) / n;
-            default -> 1.0;
-        };
-    }
-
-    /**
      * The rank counts a table's busbw/algbw ratio allows, given that nccl-tests prints both with two
      * decimals (rows with algbw of at least 1 GB/s are used, where the rounding matters least).
      *
@@ -1050,7 +1039,7 @@ public final class NcclTestsLog {
             return fit;
         }
         for (int n = 1; n <= 65536; n++) {
-            double f = busFactor(c, n);
+            double f = BusBandwidth.factor(c, n);
             if (f >= bounds[0] && f <= bounds[1]) {
                 fit.add(n);
             }

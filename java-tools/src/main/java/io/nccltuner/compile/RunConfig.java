@@ -36,7 +36,19 @@ public record RunConfig(Algorithm algorithm, Protocol protocol, int channels) {
         }
         String s =
                 (algorithm == null ? "auto" : algorithm.name()) + "/" + (protocol == null ? "auto" : protocol.name());
-        return channels == 0 ? s : s + "/" + channels + "ch";
+        return withChannels(s, channels);
+    }
+
+    /**
+     * How the tools spell a configuration with its channel count (a measured one's label, a logged
+     * decision's pick).
+     *
+     * @param algoProto the configuration, "RING/SIMPLE"
+     * @param channels its channel count, 0 when NCCL decides it
+     * @return "RING/SIMPLE" (0 channels) or "RING/SIMPLE/8ch"
+     */
+    public static String withChannels(String algoProto, int channels) {
+        return channels == 0 ? algoProto : algoProto + "/" + channels + "ch";
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.Compiler.Stats;
-import io.nccltuner.engine.ShadowAggregate;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Policy.Candidate;
 import io.nccltuner.policy.Policy.Rule;
@@ -206,7 +205,7 @@ public final class TextReport {
             sb.append(String.format(
                                     Locale.ROOT,
                                     "  %-20s %-18s %-20s %s",
-                                    ShadowAggregate.bucket(e.fromBytes(), e.toBytes()),
+                                    ByteSize.range(e.fromBytes(), e.toBytes()),
                                     e.pick() == null ? "NCCL's pick" : e.pick().label(),
                                     Double.isNaN(e.expectedRegret())
                                             ? NOT_MEASURED
@@ -458,12 +457,7 @@ public final class TextReport {
      */
     public static String describe(Rule r) {
         StringBuilder sb = new StringBuilder();
-        sb.append(r.collective())
-                .append(" [")
-                .append(ByteSize.format(r.fromBytes()))
-                .append(", ")
-                .append(ByteSize.format(r.toBytes()))
-                .append(")");
+        sb.append(r.collective()).append(' ').append(ByteSize.range(r.fromBytes(), r.toBytes()));
         if (!r.numPipeOps().equals(io.nccltuner.policy.Policy.Range.ANY)) {
             sb.append(" numPipeOps ").append(r.numPipeOps());
         }

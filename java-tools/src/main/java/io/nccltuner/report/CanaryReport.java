@@ -2,8 +2,9 @@ package io.nccltuner.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nccltuner.engine.LogField;
-import io.nccltuner.engine.ShadowAggregate;
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.TextTable;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.SizeGrid;
@@ -238,20 +239,19 @@ public record CanaryReport(
             ArmStats policy,
             Gain gain,
             Verdict verdict) {
-        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ByteSize#range}) */
         public String range() {
-            return ShadowAggregate.bucket(fromBytes, toBytes);
+            return ByteSize.range(fromBytes, toBytes);
         }
 
         /**
-         * busbw of a time at this row's first size, GB/s: nBytes / time x the nccl-tests bus factor
-         * (AllReduce 2(n-1)/n, AllGather and ReduceScatter (n-1)/n, Broadcast and Reduce 1).
+         * busbw of a time at this row's first size, GB/s: nccl-tests' bus bandwidth ({@link BusBandwidth}).
          *
          * @param us device time, microseconds
          * @return GB/s (1e9 bytes per second), NaN when unknown
          */
         public double busbw(double us) {
-            return ShadowReport.busbw(collective, nRanks, fromBytes, us);
+            return BusBandwidth.busbw(collective, nRanks, fromBytes, us);
         }
     }
 
@@ -282,9 +282,9 @@ public record CanaryReport(
             long notAsDecided,
             long noDecision,
             Map<Reason, Long> reasons) {
-        /** @return "[1 MiB, 1.25 MiB)" ({@link ShadowAggregate#bucket}) */
+        /** @return "[1 MiB, 1.25 MiB)" ({@link ByteSize#range}) */
         public String range() {
-            return ShadowAggregate.bucket(fromBytes, toBytes);
+            return ByteSize.range(fromBytes, toBytes);
         }
 
         /** @return "channels differ 12, algorithm differs 3" or "" */
@@ -793,7 +793,7 @@ public record CanaryReport(
             for (Key k : keys) {
                 Cell cell = cells.get(k);
                 long from = SizeGrid.lowerBound(k.bucket());
-                long to = k.bucket() + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(k.bucket() + 1) : -1L;
+                long to = SizeGrid.upperBound(k.bucket());
                 Series n = cell.arms[Arm.NCCL.ordinal()];
                 Series p = cell.arms[Arm.POLICY.ordinal()];
                 if (n != null || p != null) {
@@ -817,7 +817,7 @@ public record CanaryReport(
                     }
                 }
                 if (cell.decisions.size() > 1) {
-                    decisionProblems.add(decisionProblem(k, cell, ShadowAggregate.bucket(from, to)));
+                    decisionProblems.add(decisionProblem(k, cell, ByteSize.range(from, to)));
                 }
             }
             return new CanaryReport(

@@ -2,6 +2,7 @@ package io.nccltuner.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nccltuner.compile.RunConfig;
 import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
@@ -270,7 +271,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                     k.comm(),
                     k.collective(),
                     SizeGrid.lowerBound(b),
-                    b + 1 < SizeGrid.BUCKETS ? SizeGrid.lowerBound(b + 1) : -1L,
+                    SizeGrid.upperBound(b),
                     k.ncclPick(),
                     k.policyPick(),
                     k.channels(),
@@ -280,14 +281,15 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
     }
 
     /**
-     * How the reports spell a decided configuration with its channel count.
+     * How the reports spell a decided configuration with its channel count ({@link
+     * RunConfig#withChannels}, as a measured configuration's label).
      *
      * @param pick the configuration, "RING/SIMPLE"
      * @param channels its channel count, 0 when NCCL decides it
      * @return "RING/SIMPLE" (0 channels) or "RING/SIMPLE/8ch"
      */
     public static String pickLabel(String pick, int channels) {
-        return channels == 0 ? pick : pick + "/" + channels + "ch";
+        return RunConfig.withChannels(pick, channels);
     }
 
     private static Collective collective(JsonNode j, Path file, int line) throws InputException {

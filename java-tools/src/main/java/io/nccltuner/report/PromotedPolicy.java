@@ -50,7 +50,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
             List<Rule> rules = new ArrayList<>();
             for (Rule rule : pr.rules()) {
                 int first = SizeGrid.bucket(rule.fromBytes());
-                int end = rule.toBytes() == -1L ? SizeGrid.BUCKETS : SizeGrid.bucket(rule.toBytes());
+                int end = SizeGrid.endBucket(rule.toBytes());
                 List<Rule> parts = new ArrayList<>();
                 int b = first;
                 while (b < end) {
@@ -78,19 +78,11 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
                         e++;
                     }
                     long from = SizeGrid.lowerBound(b);
-                    long to = e >= SizeGrid.BUCKETS ? -1L : SizeGrid.lowerBound(e);
+                    long to = SizeGrid.upperBound(e - 1);
                     if (e == end && rule.toBytes() != -1L) {
                         to = rule.toBytes();
                     }
-                    Rule part = new Rule(
-                            rule.collective(),
-                            from,
-                            to,
-                            rule.numPipeOps(),
-                            rule.ncclPick(),
-                            rule.ncclRegret(),
-                            rule.candidates(),
-                            rule.regBuff());
+                    Rule part = rule.withRange(from, to);
                     why.addFirst("promoted by the canary:");
                     comments.put(part, why);
                     parts.add(part);
@@ -107,7 +99,7 @@ public record PromotedPolicy(Policy policy, Map<Rule, List<String>> comments, in
                 }
                 rules.addAll(parts);
             }
-            profiles.add(new Profile(pr.name(), pr.nRanks(), pr.nNodes(), rules, pr.hardware(), pr.constants()));
+            profiles.add(pr.withRules(rules));
         }
         return new PromotedPolicy(
                 new Policy(in.name(), Mode.ENFORCE, in.description(), profiles, null), comments, kept, cut, dropped);

@@ -4,6 +4,7 @@ import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.RunConfig;
 import io.nccltuner.compile.RunSelection;
 import io.nccltuner.engine.ShadowAggregate;
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
@@ -42,9 +43,7 @@ import java.util.TreeSet;
  * HTML chart's NCCL regret is the same compile's ({@link Compiler.SizeResult#ncclRegret}), so the
  * report, its chart and {@code compile --nccl-log} agree on the same inputs. Saved per call
  * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
- * hits. busbw = nBytes / time x the nccl-tests bus factor (AllReduce 2(n-1)/n, AllGather and
- * ReduceScatter (n-1)/n, Broadcast and Reduce 1; nccl-tests doc/PERFORMANCE.md), GB/s, at the
- * measured size.
+ * hits. busbw: nccl-tests' bus bandwidth ({@link BusBandwidth}), GB/s, at the measured size.
  *
  * @param logs the logs read, one per process (rank)
  * @param policy the policy name(s) the logs name, joined by ", "
@@ -496,31 +495,6 @@ public record ShadowReport(
         return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
     }
 
-    /** The nccl-tests bus-bandwidth factor for a collective over n ranks (doc/PERFORMANCE.md). */
-    static double busFactor(Collective c, long n) {
-        if (n <= 0) {
-            return Double.NaN;
-        }
-        return switch (c) {
-            case AllReduce -> 2.0 * (n - 1) / n;
-            case AllGather, ReduceScatter -> (double) (n - 1) / n;
-            default -> 1.0;
-        };
-    }
-
-    /**
-     * busbw in GB/s of nBytes in timeUs.
-     *
-     * @param c collective
-     * @param nRanks ranks
-     * @param nBytes bytes as NCCL passes them to getCollInfo
-     * @param timeUs microseconds
-     * @return GB/s (1e9 bytes per second), NaN when unknown
-     */
-    static double busbw(Collective c, long nRanks, long nBytes, double timeUs) {
-        return nBytes / (timeUs * 1e-6) / 1e9 * busFactor(c, nRanks);
-    }
-
     static RunConfig config(String pick, int channels) {
         int slash = pick.indexOf('/');
         if (slash < 0) {
@@ -650,8 +624,8 @@ public record ShadowReport(
                     ncclUs,
                     policyUs,
                     s.bestUs(),
-                    busbw(c, nRanks, s.nBytes(), ncclUs),
-                    busbw(c, nRanks, s.nBytes(), policyUs),
+                    BusBandwidth.busbw(c, nRanks, s.nBytes(), ncclUs),
+                    BusBandwidth.busbw(c, nRanks, s.nBytes(), policyUs),
                     kept);
         }
         return null;

@@ -5,6 +5,7 @@ import static io.nccltuner.compile.SvgChart.esc;
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.SvgChart;
 import io.nccltuner.policy.ByteSize;
+import io.nccltuner.policy.SizeGrid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -260,9 +261,7 @@ public final class ShadowReportHtml {
             Double regret = null;
             long most = -1;
             for (ShadowReport.Row row : rows) {
-                if (row.calls() > most
-                        && Long.compareUnsigned(s.nBytes(), row.fromBytes()) >= 0
-                        && (row.toBytes() == -1 || Long.compareUnsigned(s.nBytes(), row.toBytes()) < 0)) {
+                if (row.calls() > most && SizeGrid.inRange(s.nBytes(), row.fromBytes(), row.toBytes())) {
                     most = row.calls();
                     var pc = ShadowReport.config(row.policyPick(), row.channels());
                     for (Compiler.Stats st : s.candidates()) {

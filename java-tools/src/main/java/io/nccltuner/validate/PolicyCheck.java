@@ -397,8 +397,7 @@ public final class PolicyCheck {
 
     /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
     public static String describe(Rule r) {
-        return r.collective() + " [" + ByteSize.format(r.fromBytes()) + ", "
-                + (r.toBytes() == -1L ? "inf" : ByteSize.format(r.toBytes())) + ")"
+        return r.collective() + " " + ByteSize.range(r.fromBytes(), r.toBytes())
                 + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
     }
 }

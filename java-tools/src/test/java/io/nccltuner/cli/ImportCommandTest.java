@@ -91,7 +91,7 @@ class ImportCommandTest {
         assertTrue(
                 v.out()
                         .contains("\nerror: " + conf + ":9 (Broadcast [0 B, 40 KiB)) in 3 profiles (profiles[0] "
-                                + "nNodes2-nRanks16, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
+                                + "nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
                                 + "for Broadcast\n"),
                 v.out());
         assertEquals(1, v.out().split("can never apply", -1).length - 1, v.out());
@@ -115,9 +115,9 @@ class ImportCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertEquals(
                 "policy: " + out + " (1 profile, 3 rules, 0 warnings)\n  profile any (nRanks=any nNodes=any)\n"
-                        + "    AllReduce [0 B, unbounded) numPipeOps 1: RING/LL\n"
-                        + "    AllReduce [0 B, unbounded) numPipeOps 2..4: RING/SIMPLE TREE/LL RING/LL\n"
-                        + "    AllReduce [0 B, unbounded) numPipeOps 5..: TREE/LL RING/LL\n",
+                        + "    AllReduce [0 B, inf) numPipeOps 1: RING/LL\n"
+                        + "    AllReduce [0 B, inf) numPipeOps 2..4: RING/SIMPLE TREE/LL RING/LL\n"
+                        + "    AllReduce [0 B, inf) numPipeOps 5..: TREE/LL RING/LL\n",
                 r.out());
         assertTrue(Files.readString(out).contains("        numPipeOps: {min: 2, max: 4}\n"), Files.readString(out));
         assertEquals(0, CliRun.run("validate", out.toString()).exit());

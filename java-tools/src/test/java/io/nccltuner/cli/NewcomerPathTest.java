@@ -149,7 +149,7 @@ class NewcomerPathTest {
                 "policy: " + yaml + " (3 profiles, 5 rules, 2 warnings)\n"
                         + "  profile nRanks2-nNodes2 (nRanks=2 nNodes=2)\n"
                         + "    AllReduce [0 B, 64 KiB): RING/LL (regBuff false)\n"
-                        + "    AllReduce [64 KiB, unbounded): RING/SIMPLE\n"
+                        + "    AllReduce [64 KiB, inf): RING/SIMPLE\n"
                         + "  profile nNodes1 (nRanks=any nNodes=1)\n"
                         + "    AllReduce [0 B, 64 KiB): RING/LL (regBuff false)\n"
                         + "    AllReduce [0 B, 64 KiB): TREE/SIMPLE/2ch (regBuff true)\n"

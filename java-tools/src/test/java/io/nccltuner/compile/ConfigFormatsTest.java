@@ -38,7 +38,7 @@ class ConfigFormatsTest {
         NcclExampleConfig.Result r = NcclExampleConfig.convert(cfg("example-with-header-row.csv"));
         assertEquals(
                 List.of("AllReduce 0..65536 TREE/LL", "AllReduce 65536..4294967296 RING/SIMPLE/16"),
-                rules(r.policy(), "nNodes1-nRanks8"));
+                rules(r.policy(), "nRanks8-nNodes1"));
         assertTrue(
                 r.warnings().getFirst().contains("example-with-header-row.csv:1: a header row"),
                 r.warnings().toString());
@@ -90,7 +90,7 @@ class ConfigFormatsTest {
                 "x.csv", "x", List.of("allreduce,*,ring,simple,-1,(1,),[2,8]", "allreduce,*,tree,ll,-1,*,*"));
         Policy p = r.policy();
         Policy.Profile wide = p.profiles().getFirst();
-        assertEquals("nNodes2..-nRanks2..8", wide.name());
+        assertEquals("nRanks2..8-nNodes2..", wide.name());
         assertEquals(new Policy.Range(2, Long.MAX_VALUE), wide.nNodes());
         assertEquals(new Policy.Range(2, 8), wide.nRanks());
         assertEquals(List.of("AllReduce 0..-1 RING/SIMPLE"), rules(p, wide.name()));

@@ -76,7 +76,7 @@ class NcclExampleConfigTest {
         assertEquals("example-tuner", p.name());
         // nNodes 1 and 2, nRanks 16: profiles for the combinations that change something, most specific first
         assertEquals(
-                List.of("nNodes2-nRanks16", "nNodes1", "any"),
+                List.of("nRanks16-nNodes2", "nNodes1", "any"),
                 p.profiles().stream().map(Profile::name).toList());
         Profile any = p.profiles().getLast();
         Profile one = p.profiles().get(1);
@@ -189,6 +189,18 @@ class NcclExampleConfigTest {
         assertEquals(4, rules.size());
         assertEquals(List.of(1, 2), NcclExampleConfig.linesOf(four, r));
         PolicyLoader.parse("x.yaml", PolicyYaml.write(r.policy(), List.of(), Map.of()));
+    }
+
+    /** A line with no end (max_bytes -1) rounded onto the grid: its range reads "inf" as every range does. */
+    @Test
+    void roundedRangeWithNoEndReadsInf() throws Exception {
+        NcclExampleConfig.Result r = convert("allreduce,1000,-1,ring,ll,-1,-1,-1");
+        assertTrue(
+                r.warnings()
+                        .getFirst()
+                        .startsWith("t.conf:1: bytes 1000..18446744073709551615 (inclusive) is not on the "
+                                + "size grid; rounded to [1 KiB, inf): "),
+                r.warnings().toString());
     }
 
     @Test

@@ -66,8 +66,6 @@ class RealInputsTest {
         double[] b = NcclTestsLog.ratioBounds(List.of(
                 new NcclTestsLog.Row(1, 33554432, "float", new double[] {600}, new double[] {0}, true, 55.92, 104.86)));
         assertEquals(List.of(16), NcclTestsLog.ranksFitting(Collective.AllReduce, b));
-        assertEquals(1.875, NcclTestsLog.busFactor(Collective.AllReduce, 16), 1e-12);
-        assertEquals(0.875, NcclTestsLog.busFactor(Collective.AllGather, 8), 1e-12);
         assertEquals(List.of(), NcclTestsLog.ranksFitting(Collective.Broadcast, b));
     }
 
