@@ -93,6 +93,24 @@ public record Manifest(
                     secs);
         }
 
+        /** @return the same run with another command line (the binary found elsewhere on a resume) */
+        public RunRecord withCommand(List<String> newCommand) {
+            return new RunRecord(
+                    id,
+                    program,
+                    algorithm,
+                    protocol,
+                    channels,
+                    replicate,
+                    order,
+                    file,
+                    newCommand,
+                    env,
+                    status,
+                    exitCode,
+                    seconds);
+        }
+
         /** @return "NCCL" for NCCL's own pick, else ALGO/PROTO[/channels] */
         public String label() {
             return algorithm == null ? "NCCL" : algorithm + "/" + protocol + (channels > 0 ? "/" + channels : "");

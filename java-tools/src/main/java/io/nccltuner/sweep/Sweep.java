@@ -326,7 +326,7 @@ public final class Sweep {
                         cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
                                 + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
             }
-            m = old;
+            m = binaryMoved(old, plan);
         }
         for (String w : notScheduled()) {
             progress.println("sweep: not scheduled: " + w);
@@ -468,7 +468,7 @@ public final class Sweep {
                 Manifest.RunRecord y = plan.runs().get(i);
                 if (!x.id().equals(y.id()) || !x.env().equals(y.env())) {
                     same = false;
-                } else if (!x.command().equals(y.command())) {
+                } else if (!x.command().equals(y.command()) && !sameButTheBinarysFolder(x.command(), y.command())) {
                     d.add("the binary (--binary, --tests-dir): " + String.join(" ", y.command()) + " (this sweep's: "
                             + String.join(" ", x.command()) + ")");
                     return d;
@@ -479,6 +479,62 @@ public final class Sweep {
             }
         }
         return d;
+    }
+
+    /**
+     * The sweep to resume: {@code old}, with the planned command for each run still to do whose
+     * binary is now elsewhere (said once on the progress stream).
+     */
+    private Manifest binaryMoved(Manifest old, Manifest plan) {
+        List<Manifest.RunRecord> runs = new ArrayList<>(old.runs());
+        String moved = null;
+        for (int i = 0; i < runs.size(); i++) {
+            Manifest.RunRecord x = runs.get(i);
+            List<String> now = plan.runs().get(i).command();
+            if (!finished(x) && !x.command().equals(now)) {
+                if (moved == null) {
+                    moved = "sweep: the binary is now " + String.join(" ", now) + " (this sweep's runs named "
+                            + String.join(" ", x.command()) + "); the runs still to do use the new one";
+                }
+                runs.set(i, x.withCommand(now));
+            }
+        }
+        if (moved == null) {
+            return old;
+        }
+        progress.println(moved);
+        return old.with(runs, old.signature(), old.warnings());
+    }
+
+    /**
+     * Whether two run commands differ only in the folder of the nccl-tests binary (the same program
+     * name, every other word equal): the binary found elsewhere, as the advice after a run whose
+     * program was missing says (fix --tests-dir, --binary, --launch or PATH, then run the same
+     * command again). A resume takes the new commands for the runs still to do.
+     *
+     * @param a a run's command line as the manifest holds it
+     * @param b the same run's command line as planned now
+     * @return true if they differ in one word only, a path to a program of the same file name
+     */
+    public static boolean sameButTheBinarysFolder(List<String> a, List<String> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        int differing = 0;
+        for (int i = 0; i < a.size(); i++) {
+            if (!a.get(i).equals(b.get(i))) {
+                String x = Path.of(a.get(i)).getFileName() == null
+                        ? ""
+                        : Path.of(a.get(i)).getFileName().toString();
+                String y = Path.of(b.get(i)).getFileName() == null
+                        ? ""
+                        : Path.of(b.get(i)).getFileName().toString();
+                if (!x.equals(y) || x.isEmpty() || ++differing > 1) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** What the launcher's shell, srun and mpirun print when the program does not exist. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nccltuner.sweep.FakeNcclTestsBinary;
 import io.nccltuner.sweep.Manifest;
+import io.nccltuner.sweep.Sweep;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -152,6 +153,60 @@ class SweepCommandTest {
                                 + "then run the same command again (seed 1)\n"),
                 r.err());
         assertTrue(r.out().startsWith("sweep: " + dir + ": 0 of 9 runs done"), r.out());
+    }
+
+    /**
+     * The advice after a missing program ("fix --tests-dir, ... then run the same command again")
+     * works: the same command with the fixed --tests-dir resumes, its runs use the binary found
+     * there, and the progress says so (a newcomer's fifth walk found it refused as "a different
+     * sweep"). Another program name in that folder is still another sweep.
+     */
+    @Test
+    void aFixedTestsDirResumesTheSweepItsMissingProgramStopped() throws Exception {
+        Path dir = tmp.resolve("sweep");
+        List<String> common = List.of(
+                "--plugin",
+                plugin(),
+                "--algorithms",
+                "RING",
+                "--protocols",
+                "LL,SIMPLE",
+                "--replicates",
+                "1",
+                "--seed",
+                "1",
+                "-b",
+                "1K",
+                "-e",
+                "1K");
+        List<String> broken = new java.util.ArrayList<>(List.of(
+                "sweep",
+                "-o",
+                dir.toString(),
+                "--tests-dir",
+                tmp.resolve("no-such-build").toString()));
+        broken.addAll(common);
+        assertEquals(1, CliRun.run(broken.toArray(String[]::new)).exit());
+        Path fixed = Files.createDirectories(tmp.resolve("build"));
+        FakeNcclTestsBinary.write(fixed.resolve("all_reduce_perf"), "", "$1", "10.0");
+        List<String> again =
+                new java.util.ArrayList<>(List.of("sweep", "-o", dir.toString(), "--tests-dir", fixed.toString()));
+        again.addAll(common);
+        CliRun r = CliRun.run(again.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("sweep: the binary is now " + fixed.resolve("all_reduce_perf")), r.err());
+        Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
+        assertEquals(3, m.runs().size());
+        assertTrue(
+                m.runs().stream().allMatch(x -> "done".equals(x.status())),
+                m.runs().toString());
+        assertTrue(m.runs().stream()
+                .allMatch(x ->
+                        x.command().contains(fixed.resolve("all_reduce_perf").toString())));
+        assertFalse(Sweep.sameButTheBinarysFolder(
+                List.of("/a/all_reduce_perf", "-b", "1K"), List.of("/a/all_gather_perf", "-b", "1K")));
+        assertFalse(Sweep.sameButTheBinarysFolder(
+                List.of("/a/all_reduce_perf", "-b", "1K"), List.of("/b/all_reduce_perf", "-b", "2K")));
     }
 
     @Test
