@@ -49,6 +49,14 @@ else
   bad "build" "$BUILD_OUT"; finish
 fi
 
+# NCCL's selection as the C hosts apply it (tests/include/nccl_select.h): ties, -1, NaN, 3.6e9 us.
+if SEL_OUT=$(${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$REPO/plugin-shim/include" -I"$REPO/tests/include" \
+    -o "$TMP/nccl_select_check" "$REPO/tests/harness/nccl_select_check.c" -lm 2>&1 && "$TMP/nccl_select_check" 2>&1); then
+  ok "th_nccl_pick: NCCL's strict minimum, first minimum wins a tie"
+else
+  bad "th_nccl_pick" "$SEL_OUT"
+fi
+
 if command -v nm >/dev/null; then
   for so in "$NOOP" "$EVIL"; do
     syms=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^_' | sort | tr '\n' ' ')

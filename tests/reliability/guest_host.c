@@ -33,6 +33,9 @@
  *   preload-libjvm PATH   PATH dlopened RTLD_GLOBAL (no JVM created) before the plugin
  *   sigchld ign|reaper    SIGCHLD ignored, or a thread reaping every child (waitpid(-1))
  *   init-rc               prints init's return code (rc=) and replays if it is ncclSuccess
+ *   footprint             init, replay: the process's thread names (thread_names=, from
+ *                         /proc/self/task/TID/comm, sorted, blanks as _) and whether HotSpot's
+ *                         /tmp/hsperfdata_USER/PID exists (hsperfdata=yes|no)
  *   setenv-race           a host thread calls setenv (of existing names) in a loop during the first init; afterwards
  *                         JAVA_TOOL_OPTIONS and _JAVA_OPTIONS are as before and _JAVA_SR_SIGNUM
  *                         is not set
@@ -91,6 +94,7 @@
 #include <link.h>
 #include <locale.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -1507,6 +1511,48 @@ static void cmd_init_rc(void) {
   if (rc == ncclSuccess) t->destroy(ctx);
 }
 
+/* For footprint: thread names sorted as strcmp orders them. */
+static int compare_names(const void* a, const void* b) {
+  return strcmp((const char*)a, (const char*)b);
+}
+
+static void cmd_footprint(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  void* ctx = NULL;
+  if (t->init(nRanks, nNodes, logger, &ctx) != ncclSuccess) fail("init failed");
+  int changed = replay(t, ctx);
+  static char names[256][16];
+  int n = 0;
+  DIR* d = opendir("/proc/self/task");
+  for (struct dirent* e; d != NULL && (e = readdir(d)) != NULL && n < 256;) {
+    if (e->d_name[0] == '.') continue;
+    char path[300];
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE* f = fopen(path, "r");
+    if (f == NULL) continue;
+    if (fgets(names[n], sizeof names[n], f) != NULL) {
+      names[n][strcspn(names[n], "\n")] = '\0';
+      for (char* c = names[n]; *c; c++)
+        if (*c == ' ') *c = '_';
+      n++;
+    }
+    fclose(f);
+  }
+  if (d != NULL) closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], compare_names);
+  char list[256 * 17] = "";
+  for (int i = 0; i < n; i++) {
+    size_t l = strlen(list);
+    snprintf(list + l, sizeof list - l, "%s%s", i ? "," : "", names[i]);
+  }
+  char perf[300];
+  struct passwd* pw = getpwuid(geteuid());
+  snprintf(perf, sizeof perf, "/tmp/hsperfdata_%s/%d", pw != NULL ? pw->pw_name : "?", (int)getpid());
+  fact("changed=%d threads=%d thread_names=%s hsperfdata=%s", changed, n, list, access(perf, F_OK) == 0 ? "yes" : "no");
+  t->destroy(ctx);
+}
+
 /* The commands (the header comment says what each does), by the argument each takes: none (plain),
  * a word, or a number (atol); nonascii-policy, with none of the three set, takes two words. */
 typedef struct {
@@ -1548,6 +1594,7 @@ static const command_t kCommands[] = {
   {.name = "spawn-window", .plain = cmd_spawn_window},
   {.name = "runtime-slots", .plain = cmd_runtime_slots},
   {.name = "init-rc", .plain = cmd_init_rc},
+  {.name = "footprint", .plain = cmd_footprint},
 };
 
 int main(int argc, char** argv) {

@@ -605,6 +605,28 @@ static void caseMeasure(void) {
   OK(p5->finalize(ctx));
 }
 
+/* For ProfilerMeasureIT's decode test, under NCCL_TUNER_JAVA_FORCE=COLLNET_DIRECT/LL128:
+ * A: 10 AllReduce 4 KiB with a 7x2 table (numProto 2), executed COLLNET_DIRECT/LL128 on 1 channel,
+ *    1000 ns: the decision's entry 5 (algorithm 2 * numProto 2 + protocol 1) is COLLNET_DIRECT/LL128;
+ * B: 1 Broadcast 4 KiB (7x3 table), executed as forced, 5 s (2^32.2 ns): the histogram's last bucket. */
+static void caseDecode(void) {
+  void* ctx = init5(0xdec0de, 2, 2, 0);
+  void* tctx = NULL;
+  OK(t5->init(&tctx, 0xdec0de, 2, 2, logger, NULL, NULL));
+  for (int i = 0; i < 10; i++) {
+    getT(tctx, ncclFuncAllReduce, 4096, 2);
+    void* c = coll5(ctx, "AllReduce", 1024, "Float32", "COLLNET_DIRECT", "LL128", 1, NULL);
+    OK(p5->stopEvent(c));
+    chStop5(ch5(ctx, c, 0, 1000000), 1001000);
+  }
+  getT(tctx, ncclFuncBroadcast, 4096, 3);
+  void* c = coll5(ctx, "Broadcast", 1024, "Float32", "COLLNET_DIRECT", "LL128", 1, NULL);
+  OK(p5->stopEvent(c));
+  chStop5(ch5(ctx, c, 0, 1000000), 1000000 + 5000000000ull);
+  OK(t5->finalize(tctx));
+  OK(p5->finalize(ctx));
+}
+
 static void caseBadJava(void) {
   void* ctx = init5(0x99, 1, 2, 0);
   void* tctx = NULL;
@@ -661,6 +683,7 @@ int main(int argc, char** argv) {
   else if (strcmp(cs, "concget") == 0) caseConcGet();
   else if (strcmp(cs, "badjava") == 0) caseBadJava();
   else if (strcmp(cs, "measure") == 0) caseMeasure();
+  else if (strcmp(cs, "decode") == 0) caseDecode();
   else {
     fact("result=FAIL unknown case");
     return TH_EXIT_USAGE;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyLoader;
@@ -290,5 +291,50 @@ class EngineTest {
                 logged.stream()
                         .filter(l -> l.startsWith("WARN internal error in getCollInfo"))
                         .count());
+    }
+
+    /** The entry of algorithm a, protocol p in a numProto-wide table, NCCL's enums by name. */
+    static long entry(int a, int p, int numProto) {
+        return (long) a * numProto + p;
+    }
+
+    /**
+     * A NaN cost is no offer (the engine takes an entry {@code >= 0}: not -1 and not NaN, as NCCL's
+     * selection never picks NaN): NVLS/SIMPLE at NaN is passed over for RING/LL, the next
+     * candidate, with its 4 channels, and the NaN stays.
+     */
+    @Test
+    void aNanCostIsNotOffered() throws Exception {
+        Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
+        long h = e.init(2, 1, MemorySegment.NULL);
+        int np = NcclTunerAbi.NCCL_NUM_PROTOCOLS();
+        MemorySegment t = table(7, 3, 10, 11, 12, 20, 21, 22, U, U, U, U, U, U, 40, 41, 42);
+        t.setAtIndex(JAVA_FLOAT, entry(NcclTunerAbi.NCCL_ALGO_NVLS(), NcclTunerAbi.NCCL_PROTO_SIMPLE(), np), Float.NaN);
+        MemorySegment ch = channels();
+        e.getCollInfo(h, NcclTunerAbi.ncclFuncAllReduce(), 1 << 20, 1, t, 7, 3, ch);
+        assertEquals(
+                0f, t.getAtIndex(JAVA_FLOAT, entry(NcclTunerAbi.NCCL_ALGO_RING(), NcclTunerAbi.NCCL_PROTO_LL(), np)));
+        assertEquals(4, ch.get(JAVA_INT, 0));
+        assertTrue(Float.isNaN(
+                t.getAtIndex(JAVA_FLOAT, entry(NcclTunerAbi.NCCL_ALGO_NVLS(), NcclTunerAbi.NCCL_PROTO_SIMPLE(), np))));
+    }
+
+    /**
+     * A candidate that names no channels leaves nChannels as the caller passed it: TREE/LL128 (the
+     * first rule's last candidate, the others not offered) gets cost 0.0 and nChannels keeps 7.
+     */
+    @Test
+    void aCandidateWithoutChannelsLeavesNChannelsAlone() throws Exception {
+        Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
+        long h = e.init(2, 1, MemorySegment.NULL);
+        int np = NcclTunerAbi.NCCL_NUM_PROTOCOLS();
+        MemorySegment t = table(7, 3, 10, 11, 12, U, 21, 22); // RING/LL, NVLS, PAT: -1
+        MemorySegment ch = channels();
+        ch.set(JAVA_INT, 0, 7);
+        e.getCollInfo(h, NcclTunerAbi.ncclFuncAllReduce(), 1 << 20, 1, t, 7, 3, ch);
+        assertEquals(
+                0f,
+                t.getAtIndex(JAVA_FLOAT, entry(NcclTunerAbi.NCCL_ALGO_TREE(), NcclTunerAbi.NCCL_PROTO_LL128(), np)));
+        assertEquals(7, ch.get(JAVA_INT, 0), "nChannels written for a candidate without channels");
     }
 }

@@ -205,4 +205,32 @@ class PolicyLoaderTest {
                 indent.getMessage().startsWith("i.yaml:7:16: malformed YAML: mapping values are not allowed here"),
                 indent.getMessage());
     }
+
+    /**
+     * Rules over the same sizes overlap unless their regBuff conditions exclude each other: true
+     * beside false is two rules (registered and unregistered buffers), true beside true and true
+     * beside any (any covers both) are refused naming the earlier rule.
+     */
+    @ParameterizedTest(name = "regBuff {0} and {1}")
+    @CsvSource({"true, false, ", "false, true, ", "true, true, 1", "false, false, 1", "true, any, 1", "any, false, 1"})
+    void regBuffRulesOverSameSizesOverlapUnlessExclusive(String first, String second, Integer overlaps)
+            throws Exception {
+        String rules = rule("AllReduce", "0", "1 MiB", "  regBuff: " + first + "\n")
+                + rule("AllReduce", "0", "1 MiB", "  regBuff: " + second + "\n");
+        if (overlaps == null) {
+            Policy p = PolicyLoader.parse("x.yaml", policy(rules));
+            List<Rule> r = p.profiles().getFirst().rules();
+            assertEquals(
+                    first.equals("any") ? null : Boolean.valueOf(first),
+                    r.get(0).regBuff());
+            assertEquals(
+                    second.equals("any") ? null : Boolean.valueOf(second),
+                    r.get(1).regBuff());
+            return;
+        }
+        PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse("x.yaml", policy(rules)));
+        assertTrue(
+                e.problems().getFirst().startsWith("x.yaml:12:9: profiles[0].rules[1]: overlaps rules[0] (line 7)"),
+                e.problems().toString());
+    }
 }

@@ -93,4 +93,22 @@ class SizeGridTest {
             assertEquals(v, ByteSize.parse(ByteSize.format(v)), "grid point " + v);
         }
     }
+
+    /**
+     * The grid's top: the last bucket, 251, starts at 7 x 2^61 bytes (unsigned) and reaches
+     * SIZE_MAX; no bucket 252 exists (lowerBound refuses it and -1), and there is no grid point
+     * above the last one (ceilGridPoint -1), while the floor of SIZE_MAX is that last point.
+     */
+    @Test
+    void theGridEndsAtItsLastBucket() {
+        assertEquals(252, SizeGrid.BUCKETS);
+        assertEquals(SizeGrid.BUCKETS - 1, SizeGrid.bucket(-1L), "SIZE_MAX");
+        assertEquals(7L << 61, SizeGrid.lowerBound(SizeGrid.BUCKETS - 1));
+        assertThrows(IllegalArgumentException.class, () -> SizeGrid.lowerBound(SizeGrid.BUCKETS));
+        assertThrows(IllegalArgumentException.class, () -> SizeGrid.lowerBound(-1));
+        assertEquals(-1L, SizeGrid.ceilGridPoint(-2L), "above the last grid point");
+        assertEquals(-1L, SizeGrid.ceilGridPoint((7L << 61) + 1));
+        assertEquals(7L << 61, SizeGrid.ceilGridPoint(7L << 61));
+        assertEquals(7L << 61, SizeGrid.floorGridPoint(-1L));
+    }
 }

@@ -362,4 +362,17 @@ class NcclTestsLogTest {
         assertEquals(times, l.time()[0] + "," + l.time()[1]);
         assertNull(NcclTestsLog.layout("#  (B)  (elements)  (us)"));
     }
+
+    /**
+     * nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md): AllReduce 2(n-1)/n, ReduceScatter and
+     * AllGather (n-1)/n, Broadcast and Reduce 1, which the rank count is inferred from.
+     */
+    @Test
+    void busFactorsAreNcclTests() {
+        assertEquals(1.5, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.AllReduce, 4), 1e-12);
+        assertEquals(0.75, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.ReduceScatter, 4), 1e-12);
+        assertEquals(0.75, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.AllGather, 4), 1e-12);
+        assertEquals(1.0, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.Broadcast, 4), 1e-12);
+        assertEquals(1.0, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.Reduce, 4), 1e-12);
+    }
 }

@@ -858,4 +858,25 @@ class GuestIT {
         assertEquals(APPLIED, r.num("changed"), r.text());
         assertEquals(0, r.warnings().size(), r.text());
     }
+
+    /**
+     * The plugin's JVM starts none of the threads its options remove (docs/dev/benchmarks.md,
+     * "Threads"): no Signal Dispatcher (-Xrs), no Attach Listener (-XX:+DisableAttachMechanism:
+     * under -Xrs HotSpot would start it with the JVM, with a socket any process of the user can
+     * load an agent through), no Finalizer (--finalization=disabled); the JVM's own threads are
+     * there (thread names as /proc/PID/task/TID/comm holds them: 15 characters, blanks as _); and no
+     * /tmp/hsperfdata_USER/PID file (-XX:-UsePerfData).
+     */
+    @Test
+    void theJvmStartsNoSignalAttachOrFinalizerThreadAndNoPerfData() throws Exception {
+        Run r = run(Map.of(), 60, "footprint");
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        List<String> names = List.of(r.fact("thread_names").split(","));
+        assertTrue(names.contains("VM_Thread"), names.toString());
+        assertTrue(names.contains("Reference_Handl"), names.toString());
+        for (String absent : List.of("Signal_Dispatch", "Attach_Listener", "Finalizer")) {
+            assertTrue(!names.contains(absent), absent + " runs: " + names);
+        }
+        assertEquals("no", r.fact("hsperfdata"), r.text());
+    }
 }

@@ -3,6 +3,8 @@ package io.nccltuner.reliability.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nccltuner.it.Harness;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,5 +132,47 @@ class ProfilerHostileIT {
     @Test
     void oddGarbageHandle() throws Exception {
         assertGuest(run("odd-handle", Map.of(), 60));
+    }
+
+    /** The decision log's {@code profiled} lines of one case's run, in the order written. */
+    List<JsonNode> profiledLines(String kase) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> out = new ArrayList<>();
+        for (String l : Files.readAllLines(dir.resolve(kase + ".jsonl"))) {
+            JsonNode n = json.readTree(l);
+            if (n.path("type").asText().equals("profiled")) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Each profiler version's init takes nNodes before nranks (profiler_v4.h .. v6.h), the tuner's
+     * init nRanks before nNodes: a communicator of 2 ranks on 1 node (nRanks != nNodes, so a swap
+     * in exports.c shows) is logged as nRanks 2, nNodes 1 by the profiler of every version, and the
+     * tuner's communicator of the same shape joins it (v3v4: profiler v4 with tuner v3; samecomm:
+     * profiler v5, two communicators of one commId, the second opened joins).
+     */
+    @Test
+    void profilerInitOfEachVersionReadsNodesThenRanks() throws Exception {
+        assertGuest(run("v3v4", Map.of(), 120));
+        List<JsonNode> v4 = profiledLines("v3v4");
+        assertEquals(1, v4.size(), v4.toString());
+        assertEquals(4, v4.get(0).get("profilerVersion").asInt(), v4.toString());
+        assertEquals(2, v4.get(0).get("nRanks").asInt(), v4.toString());
+        assertEquals(1, v4.get(0).get("nNodes").asInt(), v4.toString());
+        assertTrue(v4.get(0).get("joined").asBoolean(), "tuner v3 (2 ranks, 1 node) did not join: " + v4);
+        assertEquals(0, v4.get(0).get("unjoined").asLong(), v4.toString());
+
+        assertGuest(run("samecomm", Map.of(), 120));
+        List<JsonNode> v5 = profiledLines("samecomm");
+        assertEquals(2, v5.size(), v5.toString());
+        for (JsonNode n : v5) {
+            assertEquals(5, n.get("profilerVersion").asInt(), v5.toString());
+            assertEquals(2, n.get("nRanks").asInt(), v5.toString());
+            assertEquals(1, n.get("nNodes").asInt(), v5.toString());
+        }
+        assertTrue(v5.stream().anyMatch(n -> n.get("joined").asBoolean()), "no v5 communicator joined: " + v5);
     }
 }

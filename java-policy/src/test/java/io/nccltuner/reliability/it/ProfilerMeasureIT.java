@@ -115,4 +115,64 @@ class ProfilerMeasureIT {
         assertEquals(0, profiled.get("untimed").asLong());
         assertTrue(profiled.get("joined").asBoolean());
     }
+
+    /**
+     * profiler_hostile --case decode under NCCL_TUNER_JAVA_FORCE=COLLNET_DIRECT/LL128: a decision
+     * made on a 7x2 table (numProto 2) names entry 5, NCCL_ALGO_COLLNET_DIRECT * 2 + NCCL_PROTO_LL128,
+     * which the profiler decodes by the call's numProto (not NCCL_NUM_PROTOCOLS) as
+     * COLLNET_DIRECT/LL128, the configuration NCCL executed; and a 5 s collective (above
+     * 2^(8 + 24) ns) lands in the histogram's last bucket, NCCLTJ_HIST_BUCKETS - 1 = 385.
+     */
+    @Test
+    void decisionOfANumProto2TableAndTheLastHistogramBucket() throws Exception {
+        Harness.requireBuilt();
+        Path report = dir.resolve("decode.report");
+        Path log = dir.resolve("decode.jsonl");
+        List<String> cmd = List.of(
+                BIN.toString(),
+                "--plugin",
+                Harness.PLUGIN.toString(),
+                "--case",
+                "decode",
+                "--report",
+                report.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("NCCL_") || k.startsWith("JAVA_"));
+        pb.environment()
+                .putAll(Map.of(
+                        "NCCL_TUNER_JAVA_HOME",
+                        Harness.JAVA_HOME,
+                        "NCCL_TUNER_JAVA_FORCE",
+                        "COLLNET_DIRECT/LL128",
+                        "NCCL_TUNER_JAVA_MODE",
+                        "enforce",
+                        "NCCL_TUNER_JAVA_LOG",
+                        log.toString()));
+        Harness.Result r = Harness.waitFor(pb, cmd, 60);
+        String rep = Files.exists(report) ? Files.readString(report) : "";
+        assertEquals(0, r.exit(), rep + r.lines());
+
+        ObjectMapper json = new ObjectMapper();
+        Map<String, JsonNode> measured = new TreeMap<>();
+        for (String l : Files.readAllLines(log)) {
+            JsonNode n = json.readTree(l);
+            if (n.path("type").asText().equals("measured")) {
+                assertTrue(measured.put(n.get("collective").asText(), n) == null, "two series: " + l);
+            }
+        }
+        assertEquals(List.of("AllReduce", "Broadcast"), List.copyOf(measured.keySet()), measured.toString());
+
+        JsonNode ar = measured.get("AllReduce");
+        assertEquals("policy", ar.get("arm").asText(), ar.toString());
+        assertEquals("COLLNET_DIRECT/LL128", ar.get("decided").asText(), "decided on a 7x2 table: " + ar);
+        assertEquals("COLLNET_DIRECT/LL128", ar.get("executed").asText(), ar.toString());
+        assertTrue(ar.get("asDecided").asBoolean(), ar.toString());
+        assertEquals(10, ar.get("count").asLong(), ar.toString());
+        // 1000 ns: octave 2^9, sixteenth 15 -> bucket 1 + 1 * 16 + 15
+        assertEquals("[[32,10]]", ar.get("hist").toString());
+
+        JsonNode bc = measured.get("Broadcast");
+        assertEquals(5_000_000.0, bc.get("maxUs").asDouble(), 1e-6, bc.toString());
+        assertEquals("[[385,1]]", bc.get("hist").toString(), "5 s: the last bucket: " + bc);
+    }
 }
