@@ -369,10 +369,11 @@ class NcclTestsLogTest {
      */
     @Test
     void busFactorsAreNcclTests() {
-        assertEquals(1.5, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.AllReduce, 4), 1e-12);
-        assertEquals(0.75, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.ReduceScatter, 4), 1e-12);
-        assertEquals(0.75, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.AllGather, 4), 1e-12);
-        assertEquals(1.0, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.Broadcast, 4), 1e-12);
-        assertEquals(1.0, NcclTestsLog.busFactor(io.nccltuner.policy.Collective.Reduce, 4), 1e-12);
+        assertEquals(1.5, io.nccltuner.model.BusBandwidth.factor(io.nccltuner.policy.Collective.AllReduce, 4), 1e-12);
+        assertEquals(
+                0.75, io.nccltuner.model.BusBandwidth.factor(io.nccltuner.policy.Collective.ReduceScatter, 4), 1e-12);
+        assertEquals(0.75, io.nccltuner.model.BusBandwidth.factor(io.nccltuner.policy.Collective.AllGather, 4), 1e-12);
+        assertEquals(1.0, io.nccltuner.model.BusBandwidth.factor(io.nccltuner.policy.Collective.Broadcast, 4), 1e-12);
+        assertEquals(1.0, io.nccltuner.model.BusBandwidth.factor(io.nccltuner.policy.Collective.Reduce, 4), 1e-12);
     }
 }
