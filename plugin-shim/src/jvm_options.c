@@ -23,19 +23,19 @@
 static int allowedOption(const char* o) {
   static const char* prefixes[] = {"-D",    "-Xmx",        "-Xms", "-Xss", "-Xlog", "-XX:", "-verbose:", "-Xshare:",
                                    "-Xint", "-Xcheck:jni", "-ea",  "-da",  "-esa",  "-dsa", NULL};
-  /* Refused too, found by hostile hosts: PrintFlagsInitial and
+  /* Refused too, found by hostile hosts: PrintFlagsInitial, PrintFlagsRanges and
    * PrintSharedArchiveAndExit print to the host's stdout and end the process with exit 0;
-   * PauseAtStartup stops the JVM until a file in the working directory is removed; the flag
-   * tables, PrintAssembly's note and java.lang.invoke's traces print around the hooks (on stdout
-   * before System.out is NCCL's logger). Epsilon never frees: every init allocates, so the heap
-   * fills and an OutOfMemoryError is thrown inside the upcall machinery, outside any catch, and
-   * HotSpot aborts the host (6 of 6 runs of 1,000 replays); the Abort* options abort the JVM on a
-   * slow safepoint or VM operation, a loaded host's normal. */
+   * PauseAtStartup stops the JVM until a file in the working directory is removed; PrintAssembly's
+   * note and java.lang.invoke's traces print around the hooks (on stdout before System.out is
+   * NCCL's logger). Epsilon never frees: every init allocates, so the heap fills and an
+   * OutOfMemoryError is thrown inside the upcall machinery, outside any catch, and HotSpot aborts
+   * the host (6 of 6 runs of 1,000 replays); the Abort* options abort the JVM on a slow safepoint or
+   * VM operation, a loaded host's normal. (PrintFlagsFinal prints through the hooks and goes on.) */
   // clang-format off
   static const char* refused[] = {
     "-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError", "-XX:+ShowMessageBoxOnError",
     "-XX:CompileCommandFile", "-XX:+PrintVMOptions", "-XX:+PrintCommandLineFlags", "-Xlog:help",
-    "-XX:+PrintFlagsInitial", "-XX:+PrintFlagsFinal", "-XX:+PrintFlagsRanges", "-XX:+PrintSharedArchiveAndExit",
+    "-XX:+PrintFlagsInitial", "-XX:+PrintFlagsRanges", "-XX:+PrintSharedArchiveAndExit",
     "-XX:+PauseAtStartup", "-XX:+PrintAssembly",
     "-Djava.lang.invoke.MethodHandle.TRACE", "-Djava.lang.invoke.MethodHandle.DUMP",
     "-XX:+UseEpsilonGC", "-XX:+AbortVMOnVMOperationTimeout", "-XX:+AbortVMOnSafepointTimeout",

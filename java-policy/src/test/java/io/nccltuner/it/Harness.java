@@ -31,7 +31,7 @@ public final class Harness {
     /** One selection line: {@code AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..3}}. */
     public record Selection(String collective, long nBytes, String algorithm, String protocol, int channels) {
         static final Pattern LINE = Pattern.compile(
-                "^(\\w+): (\\d+) Bytes -> Algo (\\w+) proto (\\w+) channel\\{Lo\\.\\.Hi\\}=\\{(auto|0\\.\\.(\\d+))\\}.*$");
+                "^(\\w+): (\\d+) Bytes -> Algo (\\w+) proto (\\w+) channel\\{Lo\\.\\.Hi\\}=\\{(NCCL decides|0\\.\\.(\\d+))\\}.*$");
 
         public static Selection parse(String line) {
             Matcher m = LINE.matcher(line);
