@@ -313,14 +313,20 @@ public final class ShadowReportHtml {
         return s.toString();
     }
 
-    /** Grey bands, labelled, at the sizes where a compile keeps NCCL's pick: its loss is within the noise. */
+    /**
+     * Grey bands at the sizes where a compile keeps NCCL's pick (its loss is within the noise), one
+     * per size with its own title, and one label per run of adjacent such sizes at the run's middle
+     * (a label per size overlapped its neighbours' into an unreadable row: a newcomer's fifth walk).
+     */
     private static void noiseBands(StringBuilder s, Regrets r) {
         int pw = FRAME.plotWidth();
-        for (int i = 0; i < r.sizes().size(); i++) {
-            Compiler.SizeResult sr = r.sizes().get(i);
-            if (!sr.ruled() && sr.note().contains("within the noise")) {
+        double half = pw / Math.max(2.0, (r.x1() - r.x0())) / 2;
+        int runStart = -1;
+        for (int i = 0; i <= r.sizes().size(); i++) {
+            boolean noise = i < r.sizes().size() && isNoise(r.sizes().get(i));
+            if (noise) {
+                Compiler.SizeResult sr = r.sizes().get(i);
                 double cx = r.cx(i);
-                double half = pw / Math.max(2.0, (r.x1() - r.x0())) / 2;
                 s.append(f(
                         "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e0e0e0\"><title>%s: NCCL's pick "
                                 + "kept, its %.1f%% loss is within the noise margin %.1f%%</title></rect>%n",
@@ -331,12 +337,21 @@ public final class ShadowReportHtml {
                         esc(ByteSize.format(sr.nBytes())),
                         100 * sr.ncclRegret(),
                         100 * sr.noiseMargin()));
+                if (runStart < 0) {
+                    runStart = i;
+                }
+            } else if (runStart >= 0) {
                 s.append(f(
                         "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#555\" text-anchor=\"middle\">noise: NCCL kept"
                                 + "</text>%n",
-                        cx, FRAME.top() + 12 + (i % 2) * 12));
+                        (r.cx(runStart) + r.cx(i - 1)) / 2, FRAME.top() + 12));
+                runStart = -1;
             }
         }
+    }
+
+    private static boolean isNoise(Compiler.SizeResult sr) {
+        return !sr.ruled() && sr.note().contains("within the noise");
     }
 
     /** The regret grid (0, 1, 2, 5 x 10^n percent, labels at least 14 units apart), size labels, axis titles. */

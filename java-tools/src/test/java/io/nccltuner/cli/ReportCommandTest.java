@@ -257,6 +257,45 @@ class ReportCommandTest {
         assertTrue(r.text().contains("decisions: every rank reaches the same decision at every size"));
     }
 
+    /**
+     * With the sweep's NCCL log the compile keeps NCCL's pick at several adjacent sizes: one grey
+     * band each, but one "noise: NCCL kept" label per run of adjacent bands (a label per size
+     * overlapped into an unreadable row: the fifth newcomer walk counted 9).
+     */
+    @Test
+    void adjacentNoiseBandsShareOneLabel() throws Exception {
+        Path html = tmp.resolve("r.html");
+        CliRun r = CliRun.run(
+                "report",
+                res("rank-a.jsonl"),
+                res("rank-b.jsonl"),
+                "--measurements",
+                CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"),
+                "--nccl-log",
+                CliRun.trace("nccl_sweep.rank0.log"),
+                "--html",
+                html.toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.err());
+        String page = Files.readString(html);
+        Matcher band = Pattern.compile(
+                        "<rect x=\"([0-9.]+)\" y=\"\\d+\" width=\"([0-9.]+)\" height=\"\\d+\" " + "fill=\"#e0e0e0\">")
+                .matcher(page);
+        int bands = 0;
+        int runs = 0;
+        double end = Double.NaN;
+        while (band.find()) {
+            double x = Double.parseDouble(band.group(1));
+            bands++;
+            if (!(Math.abs(x - end) < 0.2)) {
+                runs++;
+            }
+            end = x + Double.parseDouble(band.group(2));
+        }
+        int labels = page.split("noise: NCCL kept", -1).length - 1;
+        assertTrue(bands > runs, bands + " bands in " + runs + " runs: the fixture must have adjacent ones");
+        assertEquals(runs, labels, page);
+    }
+
     @Test
     void htmlPageHasTitleChartAndNoiseMark() throws Exception {
         Path html = tmp.resolve("r.html");
