@@ -24,8 +24,10 @@
  *    (nccltj_measured_t) to the engine at the profiler's finalize.
  * 8: init's tunerVersion may be 7 (NCCL 2.32.6), whose constants are an ncclTunerConstants_v7_t
  *    (five compute-capability rows, so other offsets than v5's): an engine of ABI 7 would write
- *    a v7 struct at v5's offsets. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 8
+ *    a v7 struct at v5's offsets.
+ * 9: NCCLTJ_CALL_SKIPPED hands the engine the getCollInfo calls the shim received but did not pass
+ *    up, so that they count in the call's index on its communicator (docs/canary.md). */
+#define NCCL_TUNER_JAVA_ABI_VERSION 9
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -46,6 +48,7 @@ typedef struct {
 #define NCCLTJ_CALL_FLUSH 3          /* once, from an atexit handler: write out queued decision-log records */
 #define NCCLTJ_CALL_GET_CHUNK_SIZE 4 /* tuner v6+: in handle, collType .. nChannels, chunkSize */
 #define NCCLTJ_CALL_MEASURED 5       /* profiler finalize: in commId, measured (an nccltj_measured_t) */
+#define NCCLTJ_CALL_SKIPPED 6        /* in handle, nBytes: that many getCollInfo calls were not passed up */
 
 /* One call of the control upcall, in the caller's memory (the shim's stack). Only the fields of
  * its op are read; the engine writes only `handle` (init) and NCCL's size_t at `chunkSize`.

@@ -4,11 +4,13 @@
  * over all of them (a second libjvm in one process crashes it).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jvm_internal.h"
 
@@ -37,12 +39,21 @@ HIDDEN void nccltjDirOf(const char* path, char* out, size_t n) {
   else snprintf(out, n, ".");
 }
 
-/* JAVA_VERSION="25.0.3" in <home>/release -> 25; 0 if unknown. */
+/* JAVA_VERSION="25.0.3" in <home>/release -> 25; 0 if unknown; -1 if release is there but not a
+ * regular file. Opened with O_NONBLOCK and checked with fstat before any read: a FIFO there
+ * blocked fopen, and with it the host's first init, for ever (found by a hostile host). */
 static int javaFeature(const char* home) {
   char path[4200];
   snprintf(path, sizeof path, "%s/release", home);
-  FILE* f = fopen(path, "re");
-  if (f == NULL) return 0;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
+  FILE* f = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+    int notRegular = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
+    close(fd);
+    return notRegular ? -1 : 0;
+  }
   char line[256];
   int feature = 0;
   while (fgets(line, sizeof line, f) != NULL) {
@@ -67,6 +78,12 @@ static int tryHome(const char* what, const char* home, char* libjvm, size_t n, c
     return 0;
   }
   int feature = javaFeature(home);
+  if (feature < 0) {
+    size_t used = strlen(why);
+    snprintf(why + used, wn - used, "%s%s=%s has a release file that is not a regular file (a FIFO or device)",
+             used ? "; " : "", what, home);
+    return 0;
+  }
   if (feature != 0 && feature < MIN_JAVA_FEATURE) {
     size_t used = strlen(why);
     snprintf(why + used, wn - used, "%s%s=%s is Java %d, the engine needs %d or newer", used ? "; " : "", what, home,
@@ -134,7 +151,7 @@ HIDDEN int nccltjFindLibjvm(const char* libDir, char* libjvm, size_t n) {
     nccltjDirOf(server, lib, sizeof lib);      /* .../lib */
     nccltjDirOf(lib, home, sizeof home);       /* the Java home */
     int feature = javaFeature(home);
-    if (feature < MIN_JAVA_FEATURE) {
+    if (feature < MIN_JAVA_FEATURE) { /* 0 unknown, -1 release not a regular file: not shown to be new enough */
       nccltjFailf("another Java runtime's libjvm (%s, Java %d) is already loaded in this process with no JVM "
                   "created, and a second libjvm in one process crashes it; the engine needs Java %d+, so the "
                   "plugin changes nothing",
@@ -148,9 +165,36 @@ HIDDEN int nccltjFindLibjvm(const char* libDir, char* libjvm, size_t n) {
   return 1;
 }
 
+/* The first entry of a class path (':'-separated) that exists but is neither a regular file nor a
+ * directory, into out; 0 if none. The JVM opens each entry with a blocking open(): a FIFO there
+ * blocked JNI_CreateJavaVM, and the host's first init, for ever (found by a hostile host). stat
+ * itself never blocks on a FIFO. */
+static int oddClassPathEntry(const char* cp, char* out, size_t n) {
+  for (const char* p = cp; *p != '\0';) {
+    const char* end = strchr(p, ':');
+    size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+    if (len > 0 && len < n) {
+      memcpy(out, p, len);
+      out[len] = '\0';
+      struct stat st;
+      if (stat(out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return 1;
+    }
+    p += len;
+    if (*p == ':') p++;
+  }
+  return 0;
+}
+
 HIDDEN int nccltjFindJar(const char* libDir, char* jar, size_t n) {
   const char* cp = getenv("NCCL_TUNER_JAVA_CLASSPATH");
   if (cp != NULL && cp[0] != '\0') {
+    char odd[4096];
+    if (oddClassPathEntry(cp, odd, sizeof odd)) {
+      nccltjFailf("NCCL_TUNER_JAVA_CLASSPATH names %s, which is not a regular file or directory (a FIFO or device); "
+                  "the plugin changes nothing",
+                  odd);
+      return 0;
+    }
     snprintf(jar, n, "%s", cp);
   } else {
     snprintf(jar, n, "%s/" JAR_NAME, libDir);

@@ -168,6 +168,82 @@ static inline int stackOk(void) {
   return stackOkSlow(here);
 }
 
+/* ---- calls the engine did not see ----------------------------------------------------------
+ * The canary draws a call's arm from (seed, the call's index on its communicator), so every rank
+ * must count the same calls (docs/canary.md, "How a call's index is counted"). A getCollInfo call
+ * the shim receives for a communicator but does not pass up (too little free stack, a stack not
+ * the thread's, a NULL cost table or nChannels) is counted here, per handle, and handed to the
+ * engine (NCCLTJ_CALL_SKIPPED) just before the next call that does go up. Uncounted, that rank's
+ * index fell one behind the others' for the rest of the communicator's life: after one call from
+ * a 64 KiB thread, 163 of the next 400 calls took another arm than on a rank that made the same
+ * call from a normal thread (found by a hostile host), and ranks that disagree on the algorithm
+ * hang the job.
+ *
+ * Indexed by the handle's slot (bits 0-31, io.nccltuner.engine.Engine): the engine reuses freed
+ * slots first, so a slot stays below the most communicators open at once. Slots below SKIP_CHUNK
+ * sit in a static array, so the per-call path checks one word (skipFirst[slot].count, a plain load
+ * and a branch that is never taken); higher slots in chunks allocated at the init that first
+ * needs them (never on the skip path, which may run in a signal handler: atomics only). Beyond
+ * SKIP_CHUNK * SKIP_CHUNKS slots (65,536 communicators open at once) a skipped call is not
+ * counted. Each entry holds the handle it counts for, set at init, so a call on a destroyed
+ * handle (which the engine does not count either) never lands on the communicator that reuses
+ * the slot. */
+#define SKIP_CHUNK 1024u
+#define SKIP_CHUNKS 64u
+typedef struct {
+  int64_t handle;
+  uint64_t count;
+} skipCount;
+static skipCount skipFirst[SKIP_CHUNK];
+static skipCount* skipMore[SKIP_CHUNKS]; /* [0] unused: skipFirst */
+
+static skipCount* skipEntry(uint32_t slot, int create) {
+  if (slot < SKIP_CHUNK) return &skipFirst[slot];
+  uint32_t k = slot / SKIP_CHUNK;
+  if (k >= SKIP_CHUNKS) return NULL;
+  skipCount* chunk = __atomic_load_n(&skipMore[k], __ATOMIC_ACQUIRE);
+  if (chunk == NULL && create) {
+    skipCount* fresh = calloc(SKIP_CHUNK, sizeof *fresh);
+    if (fresh == NULL) return NULL;
+    if (__atomic_compare_exchange_n(&skipMore[k], &chunk, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) chunk = fresh;
+    else free(fresh); /* another init won; chunk is its array */
+  }
+  return chunk == NULL ? NULL : &chunk[slot % SKIP_CHUNK];
+}
+
+/* At init: the slot now counts for this handle, from zero. */
+static void skipReset(int64_t handle) {
+  skipCount* e = skipEntry((uint32_t)handle, 1);
+  if (e == NULL) return;
+  __atomic_store_n(&e->handle, handle, __ATOMIC_RELEASE);
+  __atomic_store_n(&e->count, 0, __ATOMIC_RELEASE);
+}
+
+/* A call on `context` that changes nothing and is not passed up: counted all the same. */
+static __attribute__((noinline, cold)) void skipCall(void* context) {
+  int64_t handle = (int64_t)(intptr_t)context;
+  skipCount* e = skipEntry((uint32_t)handle, 0);
+  if (e != NULL && __atomic_load_n(&e->handle, __ATOMIC_ACQUIRE) == handle)
+    __atomic_fetch_add(&e->count, 1, __ATOMIC_RELAXED);
+}
+
+/* Before a call goes up: hands the engine the calls skipped on its communicator since the last
+ * one, so that this call's index is the one it has on every other rank. */
+static __attribute__((noinline)) void skipFold(void* context) {
+  int64_t handle = (int64_t)(intptr_t)context;
+  skipCount* e = skipEntry((uint32_t)handle, 0);
+  if (e == NULL || __atomic_load_n(&e->count, __ATOMIC_RELAXED) == 0 ||
+      __atomic_load_n(&e->handle, __ATOMIC_ACQUIRE) != handle)
+    return;
+  uint64_t n = __atomic_exchange_n(&e->count, 0, __ATOMIC_ACQ_REL);
+  nccltj_control_fn up = nccltjBridge.control;
+  if (n == 0 || up == NULL) return;
+  nccltj_call_t call = {.op = NCCLTJ_CALL_SKIPPED, .handle = handle, .nBytes = n};
+  NOCANCEL_BEGIN;
+  up((uintptr_t)&call);
+  NOCANCEL_END;
+}
+
 HIDDEN void nccltjFlushAtExit(void) {
   nccltjMarkHostThread();
   nccltj_control_fn up = nccltjBridge.control;
@@ -245,6 +321,7 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
                         .hw = (uintptr_t)&hw};
   /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
+  if (call.handle != 0) skipReset(call.handle);
   *context = (void*)(intptr_t)call.handle;
   if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
     nccltjProfilerTunerInit(call.handle, commId, nRanks, nNodes);
@@ -259,8 +336,16 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
                                                                       int numAlgo, int numProto, int regBuff,
                                                                       int* nChannels) {
   nccltj_get_coll_info_fn up = nccltjBridge.getCollInfo;
-  if (context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL) {
-    if (__builtin_expect(!stackOk(), 0)) return failure();
+  if (__builtin_expect(context != NULL && up != NULL && collCostTable != NULL && nChannels != NULL, 1)) {
+    if (__builtin_expect(!stackOk(), 0)) {
+      skipCall(context); /* changes nothing, but counts in the call index (above) */
+      return failure();
+    }
+    /* Calls skipped on this communicator since its last upcall: one load and a branch never taken
+     * (slots from SKIP_CHUNK on always check in skipFold). */
+    const uint32_t slot = (uint32_t)(uintptr_t)context;
+    if (__builtin_expect(slot >= SKIP_CHUNK || __atomic_load_n(&skipFirst[slot].count, __ATOMIC_RELAXED) != 0, 0))
+      skipFold(context);
     /* Until the per-call path is compiled, it runs in HotSpot's interpreter, which allocates and
      * can wait on JVM locks (a full TLAB, class resolution): a pthread_cancel there left a JVM lock
      * held and hung the process (GuestIT, about 1 run in 40 under load), so cancellation is held
@@ -280,7 +365,9 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
       pthread_setcancelstate(cancelState, NULL);
       if (++callsHere >= COMPILED_AFTER_CALLS) __atomic_store_n(&callsCompiled, 1, __ATOMIC_RELAXED);
     }
-  } else if (context != NULL && up == NULL) {
+  } else if (context != NULL && up != NULL) {
+    skipCall(context); /* a NULL cost table or nChannels: nothing to edit, but the call counts */
+  } else if (context != NULL) {
     if (!__atomic_load_n(&nccltjFailureLogged, __ATOMIC_RELAXED))
       logFailureOnce(nccltjFirstLogger); /* a forked child */
     return failure();

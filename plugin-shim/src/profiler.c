@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nccl_names.h"
 #include "nccl_profiler_abi.h"
@@ -706,6 +707,15 @@ static void loadChain(int version, ncclDebugLogger_t logger) {
   chain.tried = 1;
   const char* path = getenv("NCCL_TUNER_JAVA_PROFILER_CHAIN");
   if (path == NULL || path[0] == '\0') return;
+  /* dlopen opens the file with a blocking open(): a FIFO blocked the host's profiler init for ever
+   * (found by a hostile host). stat does not block; a name without '/' is searched for by dlopen
+   * and left to it. An INFO, as for a chain that does not load: the tuner goes on measuring. */
+  struct stat st;
+  if (strchr(path, '/') != NULL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    logInfo(logger, "profiler chain: %s is not a regular file (a directory, FIFO or device); measuring without it",
+            path);
+    return;
+  }
   void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
     const char* e = dlerror();

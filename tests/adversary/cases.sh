@@ -68,3 +68,16 @@ tc canary-determinism 4 60 $R NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY
 tc canary-determinism-deDE 4 60 $R $LOC ADV_SETLOCALE=de_DE.UTF-8 NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.5 $A state
 tc canary-determinism-LANGdeDE 4 60 $R $LOC LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.5 $A state
 tc enforce-deDE 3 60 $R $LOC ADV_SETLOCALE=de_DE.UTF-8 $A state
+# FIFOs nobody writes, where the plugin reads a file: each blocked the host's init for ever (a hostile
+# host); now one WARN (the chain: an INFO) and nothing changed, well inside the timeout.
+F=$O/fifos; mkdir -p $F
+for f in cp.jar tuner.conf chain.so; do [ -p $F/$f ] || mkfifo $F/$f; done
+if [ ! -p $F/jdk/release ]; then
+  rm -rf $F/jdk; mkdir -p $F/jdk
+  for e in $JAVA_HOME/*; do [ "${e##*/}" = release ] || ln -s $e $F/jdk/; done
+  mkfifo $F/jdk/release
+fi
+tc fifo-classpath 2 30 $R NCCL_TUNER_JAVA_CLASSPATH=$F/cp.jar $A state
+tc fifo-config-file 2 30 $R NCCL_TUNER_JAVA_POLICY= NCCL_TUNER_CONFIG_FILE=$F/tuner.conf $A state
+tc fifo-prof-chain 2 30 $R NCCL_TUNER_JAVA_PROFILER_CHAIN=$F/chain.so NCCL_TUNER_JAVA_MODE=canary $A prof 6 tuner
+tc fifo-java-home-release 2 30 $R NCCL_TUNER_JAVA_HOME=$F/jdk JAVA_HOME= $A state

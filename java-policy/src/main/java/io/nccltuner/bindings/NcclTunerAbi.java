@@ -293,10 +293,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_RUBIN_COMPCAP_IDX() {
         return NCCL_RUBIN_COMPCAP_IDX;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)8L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)9L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 8
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 9
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
@@ -346,6 +346,15 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
      */
     public static int NCCLTJ_CALL_MEASURED() {
         return NCCLTJ_CALL_MEASURED;
+    }
+    private static final int NCCLTJ_CALL_SKIPPED = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_SKIPPED 6
+     * }
+     */
+    public static int NCCLTJ_CALL_SKIPPED() {
+        return NCCLTJ_CALL_SKIPPED;
     }
     private static final int NCCLTJ_DECISION_BUCKET_MASK = (int)255L;
     /**

@@ -50,7 +50,8 @@
  *   --include-constant NCCLTJ_REGBUFF_UNKNOWN --include-constant NCCLTJ_CALL_INIT \
  *   --include-constant NCCLTJ_CALL_DESTROY --include-constant NCCLTJ_CALL_FLUSH \
  *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCLTJ_HANDLE_CHUNK_SIZES \
- *   --include-constant NCCLTJ_CALL_MEASURED --include-constant NCCLTJ_CONTROL_OK \
+ *   --include-constant NCCLTJ_CALL_MEASURED --include-constant NCCLTJ_CALL_SKIPPED \
+ *   --include-constant NCCLTJ_CONTROL_OK \
  *   --include-constant NCCLTJ_CONTROL_FAILED --include-constant NCCLTJ_START_OK \
  *   --include-constant NCCLTJ_START_ABI_MISMATCH --include-constant NCCLTJ_START_ANOTHER_COPY \
  *   --include-constant NCCLTJ_DECISION_SEEN \

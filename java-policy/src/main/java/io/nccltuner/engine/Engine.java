@@ -660,6 +660,28 @@ public class Engine {
     }
 
     /**
+     * getCollInfo calls the plugin received on a communicator but did not pass to the engine (too
+     * little free stack on the calling thread, a NULL cost table or nChannels; each changed
+     * nothing): they count in the call index all the same, so that the next call's index, and
+     * with it its canary arm, is the one it has on every other rank (docs/canary.md). Counted
+     * like {@link #getCollInfo}: an unknown or destroyed handle counts nothing.
+     *
+     * @param handle from {@link #init}
+     * @param count calls skipped since the last one passed up
+     */
+    public void skipped(long handle, long count) {
+        Comm[] cs = comms;
+        int slot = (int) handle;
+        if (count <= 0 || slot <= 0 || slot >= cs.length) {
+            return;
+        }
+        Comm c = cs[slot];
+        if (c != null && c.handle == handle) {
+            c.calls += count;
+        }
+    }
+
+    /**
      * Steps (4) and (5) of {@link #getCollInfo}: the arm, the observation of NCCL's pick (before any
      * write, so it is read from NCCL's own table) and, on the policy's arm, the write. Kept apart so
      * that getCollInfo stays under HotSpot's FreqInlineSize; the shim forces both inlines.

@@ -18,7 +18,12 @@ import java.nio.file.Path;
  * bytes (libc's getenv, through FFM) and read through {@code /proc/self/fd/N}.
  */
 final class HostPath implements AutoCloseable {
-    private static final int O_RDONLY_CLOEXEC = 0 | 0x80000; // O_RDONLY | O_CLOEXEC (Linux)
+    /*
+     * O_RDONLY | O_NONBLOCK | O_CLOEXEC (Linux). O_NONBLOCK: a FIFO under the name opens at once
+     * (a blocking open waited for a writer for ever, in the host's init) and the caller's
+     * regular-file check refuses it; on a regular file it changes nothing.
+     */
+    private static final int O_RDONLY_CLOEXEC = 0 | 0x800 | 0x80000;
 
     final Path path;
     private final int fd;

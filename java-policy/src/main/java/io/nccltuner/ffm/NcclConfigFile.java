@@ -25,6 +25,12 @@ final class NcclConfigFile {
      *     be read
      */
     static Policy load(Path csv, List<String> approximations) throws PolicyException {
+        // Checked before any open: reading a FIFO blocks until a writer comes, and with it the host's
+        // init for ever (found by a hostile host); isRegularFile is a stat, which does not block.
+        if (java.nio.file.Files.exists(csv) && !java.nio.file.Files.isRegularFile(csv)) {
+            throw new PolicyException(csv + ": cannot read NCCL_TUNER_CONFIG_FILE: not a regular file (a directory,"
+                    + " FIFO or device)");
+        }
         try {
             return NcclExampleConfig.toPolicy(csv, approximations::add);
         } catch (InputException e) {

@@ -139,6 +139,9 @@ final class Upcalls {
             return init(call);
         }
         long handle = ALL.get(JAVA_LONG, call + nccltj_call_t.handle$offset());
+        if (op == NcclTunerAbi.NCCLTJ_CALL_SKIPPED()) {
+            return skipped(handle, ALL.get(JAVA_LONG, call + nccltj_call_t.nBytes$offset()));
+        }
         if (op == NcclTunerAbi.NCCLTJ_CALL_GET_CHUNK_SIZE()) {
             return getChunkSize(
                     handle,
@@ -363,7 +366,7 @@ final class Upcalls {
         try {
             CallRecorder rec = Installed.RECORDER;
             if (rec != null) { // before the engine edits the table: the table as NCCL passed it
-                rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
+                record(rec, handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels);
             }
             return Installed.ENGINE.getCollInfo(
                     handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff, ALL, nChannels);
@@ -375,6 +378,37 @@ final class Upcalls {
             }
         }
         return 0;
+    }
+
+    /**
+     * Record mode's copy of a call, apart: a failure there must not keep the call from the engine,
+     * which counts it in the call index (docs/canary.md).
+     */
+    private static void record(
+            CallRecorder rec,
+            long handle,
+            int collType,
+            long nBytes,
+            int numPipeOps,
+            long costTable,
+            int numAlgo,
+            int numProto,
+            long nChannels) {
+        try {
+            rec.get(handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, ALL, nChannels);
+        } catch (Throwable t) {
+            fail(engine, "getCollInfo", t, lastLogger);
+        }
+    }
+
+    /** NCCLTJ_CALL_SKIPPED: getCollInfo calls the shim did not pass up, counted in the call index. */
+    private static int skipped(long handle, long count) {
+        try {
+            Installed.ENGINE.skipped(handle, count);
+        } catch (Throwable t) {
+            fail(engine, "skipped", t, lastLogger);
+        }
+        return CONTROL_OK;
     }
 
     /** NCCLTJ_CALL_GET_CHUNK_SIZE (tuner v6+): chunkSize is the address of NCCL's size_t. */

@@ -109,6 +109,56 @@ class CanaryArmTest {
         assertTrue(policyTree > 0 && policyAg > 0, policyTree + " " + policyAg);
     }
 
+    /**
+     * A call that changes nothing still counts in the call index (docs/canary.md): on the second
+     * rank call 100 is one the shim did not pass up (handed over as {@link Engine#skipped}), calls
+     * 200-202 three of them at once, call 300 a table the engine does not edit (numAlgo 0); beside
+     * them calls on an unknown handle, which count nowhere. Every other call takes the first rank's
+     * arm.
+     */
+    @Test
+    void callsThatChangeNothingStillCountInTheIndex() throws Exception {
+        long commId = 0x5eedL;
+        long[] s = java.util.Arrays.copyOf(sizes, 2000);
+        int[] c = java.util.Arrays.copyOf(colls, 2000);
+        int[] rank0 = run(engine(Mode.CANARY, 0.5), commId, s, c);
+        Engine e = engine(Mode.CANARY, 0.5);
+        int[] rank1 = new int[s.length];
+        try (Arena arena = Arena.ofConfined()) {
+            long h = e.init(
+                    2, 2, MemorySegment.NULL, new Signature(5, commId, 1, 1, 1, -1, "", -1, -1), MemorySegment.NULL);
+            MemorySegment t = arena.allocate(JAVA_FLOAT, 7 * NUM_PROTO);
+            MemorySegment ch = arena.allocate(JAVA_INT);
+            for (int i = 0; i < s.length; i++) {
+                for (int k = 0; k < 7 * NUM_PROTO; k++) {
+                    t.setAtIndex(JAVA_FLOAT, k, -1f);
+                }
+                t.setAtIndex(JAVA_FLOAT, ALGO_TREE * NUM_PROTO + PROTO_SIMPLE, 50f);
+                t.setAtIndex(JAVA_FLOAT, ALGO_RING * NUM_PROTO + PROTO_LL, 20f);
+                t.setAtIndex(JAVA_FLOAT, ALGO_RING * NUM_PROTO + PROTO_SIMPLE, 40f);
+                ch.set(JAVA_INT, 0, 0);
+                e.getCollInfo(h + 1, c[i], s[i], 1, t, 7, NUM_PROTO, ch); // unknown handle: not counted
+                e.skipped(h + 1, 5);
+                if (i == 100) {
+                    e.skipped(h, 1);
+                } else if (i == 202) {
+                    e.skipped(h, 3);
+                } else if (i == 300) {
+                    e.getCollInfo(h, c[i], s[i], 1, t, 0, NUM_PROTO, ch);
+                } else if (i != 200 && i != 201) {
+                    e.getCollInfo(h, c[i], s[i], 1, t, 7, NUM_PROTO, ch);
+                }
+                rank1[i] = Engine.ncclPick(t, 7, NUM_PROTO) * 100 + ch.get(JAVA_INT, 0);
+            }
+            e.destroy(h);
+        }
+        for (int i = 0; i < s.length; i++) {
+            if (i != 100 && i != 200 && i != 201 && i != 202 && i != 300) {
+                assertEquals(rank0[i], rank1[i], "call " + i);
+            }
+        }
+    }
+
     @Test
     void anotherCommunicatorDrawsOtherArms() throws Exception {
         int[] a = run(engine(Mode.CANARY, 0.5), 1, sizes, colls);

@@ -322,6 +322,9 @@ class PluginHarnessIT {
       a GC that never frees    | EPSILON   | option '-XX:+UseEpsilonGC' is not allowed
       traces to stdout         | MHTRACE   | option '-Djava.lang.invoke.MethodHandle.TRACE_METHOD_LINKAGE=true' is not allowed
       a FIFO as the policy     | FIFO      | not a regular file (a directory, FIFO or device)
+      class path a FIFO        | FIFOCP    | NCCL_TUNER_JAVA_CLASSPATH names
+      config file a FIFO       | FIFOCONF  | cannot read NCCL_TUNER_CONFIG_FILE: not a regular file (a directory, FIFO or device)
+      runtime's release a FIFO | FIFOHOME  | has a release file that is not a regular file (a FIFO or device)
       bad NCCL_TUNER_JAVA_MODE | BADMODE   | NCCL_TUNER_JAVA_MODE=loud is not a mode
       """)
     void faultChangesNothingAndWarnsOnce(String what, String kind, String expected, @TempDir Path tmp)
@@ -373,9 +376,34 @@ class PluginHarnessIT {
                         new ProcessBuilder("mkfifo", policy.toString()).start().waitFor());
             }
             case "BADMODE" -> env.put("NCCL_TUNER_JAVA_MODE", "loud");
+            // A FIFO nobody writes blocked a plain open() for ever, and with it NCCL's first init
+            // (found by a hostile host): each is checked without blocking. Harness.run's timeout
+            // turns a hang into a failure.
+            case "FIFOCP" ->
+                env.put("NCCL_TUNER_JAVA_CLASSPATH", fifo(tmp, "engine.jar").toString());
+            case "FIFOCONF" -> {
+                env.put("NCCL_TUNER_JAVA_POLICY", null);
+                env.put("NCCL_TUNER_CONFIG_FILE", fifo(tmp, "nccl_tuner.conf").toString());
+            }
+            case "FIFOHOME" -> {
+                plugin = copyPlugin(tmp, true);
+                Path home = Files.createDirectory(tmp.resolve("jdk"));
+                try (var entries = Files.list(Path.of(System.getProperty("java.home")))) {
+                    for (Path e : (Iterable<Path>) entries::iterator) {
+                        if (!e.getFileName().toString().equals("release")) {
+                            Files.createSymbolicLink(home.resolve(e.getFileName()), e);
+                        }
+                    }
+                }
+                fifo(home, "release");
+                env.put("JAVA_HOME", null);
+                env.put("NCCL_TUNER_JAVA_HOME", home.toString());
+            }
             default -> throw new IllegalArgumentException(kind);
         }
-        env.put("NCCL_TUNER_JAVA_POLICY", policy.toString());
+        if (!env.containsKey("NCCL_TUNER_JAVA_POLICY")) {
+            env.put("NCCL_TUNER_JAVA_POLICY", policy.toString());
+        }
         for (String w : List.of("tp_infer", "ddp")) {
             Harness.Result r = Harness.run(
                     env, "--plugin", plugin.toString(), "--stack-kib", stackKib, "--trace", trace(w).toString());
@@ -392,6 +420,12 @@ class PluginHarnessIT {
             assertEquals(ref.selections(), r.selections(), what + ": NCCL's default choices");
             assertTrue(r.summary().contains(" changed=0 warn=1 "), r.summary());
         }
+    }
+
+    private static Path fifo(Path dir, String name) throws Exception {
+        Path p = dir.resolve(name);
+        assertEquals(0, new ProcessBuilder("mkfifo", p.toString()).start().waitFor());
+        return p;
     }
 
     private static Path copyPlugin(Path dir, boolean withJar) throws Exception {

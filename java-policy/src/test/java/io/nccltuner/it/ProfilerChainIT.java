@@ -208,6 +208,25 @@ class ProfilerChainIT {
     }
 
     /**
+     * A FIFO as the chain: dlopen's blocking open() waited for a writer for ever, in NCCL's profiler
+     * init (found by a hostile host). It is refused with the INFO of a chain that does not load, and
+     * the tuner goes on measuring; Harness.exec's timeout turns a hang into a failure.
+     */
+    @Test
+    void aFifoAsTheChainIsRefusedWithoutBlocking() throws Exception {
+        Path fifo = dir.resolve("chain.so");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Harness.Result r = run(Map.of("NCCL_TUNER_JAVA_PROFILER_CHAIN", fifo.toString()), "--colls", "60");
+        assertEquals(
+                1,
+                r.grep("NCCL INFO TUNER/Java: profiler chain: " + fifo
+                                + " is not a regular file (a directory, FIFO or device); measuring without it")
+                        .size(),
+                r.text());
+        assertMeasured(60);
+    }
+
+    /**
      * The chain is looked up from the version NCCL chose for this library down to v4: a library
      * with no ncclProfiler_vN at all is named with that range, so the range says which export (and
      * which version handed to profiler init) NCCL reached: ncclProfiler_v6 under a 2.29 host,

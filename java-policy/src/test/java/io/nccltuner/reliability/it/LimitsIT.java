@@ -175,4 +175,56 @@ class LimitsIT {
         assertEquals(normal.selections(), small.selections());
         assertTrue(small.summary().contains(" changed=257 "), small.summary());
     }
+
+    /**
+     * Canary mode draws a call's arm from (seed, the call's index on its communicator), so a call
+     * that changes nothing on one rank (a 64 KiB thread, a NULL cost table or nChannels) must still
+     * count in that rank's index: two processes make the same 60 calls, the second making three of
+     * them that way, and every other call must take the same arm in both (ranks that disagree on
+     * the algorithm hang). Before the shim counted such calls, the second process's index fell
+     * behind at the first of them and 163 of 400 later calls took the other arm (a hostile host,
+     * skipdet.c).
+     */
+    @Test
+    void callsThatChangeNothingStillCountInTheCanaryIndex(@TempDir Path tmp) throws Exception {
+        Map<String, String> canary = Map.of("NCCL_TUNER_JAVA_MODE", "canary", "NCCL_TUNER_JAVA_CANARY", "0.5");
+        int calls = 60;
+        Map<Integer, String> odd =
+                Map.of(10, "thread-get,64,0," + GET, 20, "get-null-table,0," + GET, 30, "get-null-nch,0," + GET);
+        List<String> plain = new ArrayList<>(List.of("init,0,2,2"));
+        List<String> skipping = new ArrayList<>(List.of("init,0,2,2"));
+        for (int k = 0; k < calls; k++) {
+            plain.add("get,0," + GET);
+            skipping.add(odd.getOrDefault(k, "get,0," + GET));
+        }
+        plain.add("destroy,0");
+        skipping.add("destroy,0");
+        Harness.Result a = script(tmp, canary, plain.toArray(String[]::new));
+        Harness.Result b = script(tmp, canary, skipping.toArray(String[]::new));
+        assertEquals(0, a.exit(), a.text());
+        assertEquals(0, b.exit(), b.text());
+        assertEquals(1, b.warnings().size(), "one WARN, for the 64 KiB thread\n" + b.text());
+        Map<Integer, HostileHost.Get> byLine = new HashMap<>();
+        for (HostileHost.Get g : HostileHost.gets(b)) {
+            byLine.put(g.line(), g);
+        }
+        List<HostileHost.Get> ga = HostileHost.gets(a);
+        assertEquals(calls, ga.size(), a.text());
+        int applied = 0;
+        int compared = 0;
+        for (int k = 0; k < calls; k++) {
+            HostileHost.Get x = ga.get(k);
+            applied += java.util.Arrays.equals(APPLIED, x.table()) ? 1 : 0;
+            if (odd.containsKey(k)) {
+                continue;
+            }
+            HostileHost.Get y = byLine.get(x.line());
+            assertTrue(y != null, "call " + k + " (line " + x.line() + ") missing\n" + b.text());
+            assertArrayEquals(x.table(), y.table(), "call " + k + ": the same arm on both ranks");
+            assertEquals(x.nChannels(), y.nChannels(), "call " + k);
+            compared++;
+        }
+        assertEquals(calls - odd.size(), compared);
+        assertTrue(applied > 5 && applied < calls - 5, "both arms drawn (" + applied + " of " + calls + " applied)");
+    }
 }
