@@ -7,6 +7,7 @@ import io.nccltuner.engine.Engine;
 import io.nccltuner.engine.TunerLog;
 import io.nccltuner.policy.ForcePolicy;
 import io.nccltuner.policy.Mode;
+import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
 import java.nio.file.Path;
@@ -216,6 +217,13 @@ record PluginConfig(Engine engine, String warning, String info) {
             throws PolicyException {
         if (set(src.yaml())) {
             try (HostPath p = HostPath.of("NCCL_TUNER_JAVA_POLICY", src.yaml())) {
+                if (Boolean.TRUE.equals(NcclExampleConfig.csvByName(p.path))) {
+                    // the tools take either file as a policy (try --policy nccl_tuner.conf), so the
+                    // plugin does too: a CSV refused as malformed YAML left a job untuned (fifth walk)
+                    notes.add("NCCL_TUNER_JAVA_POLICY=" + src.yaml().trim()
+                            + " read as NCCL's example-tuner CSV (its name)");
+                    return NcclConfigFile.load(p.path, approximations);
+                }
                 CompiledPolicy.Loaded loaded = CompiledPolicy.loadDescribed(p.path);
                 notes.add(formNote(src.yaml(), loaded));
                 return loaded.policy();
@@ -225,6 +233,11 @@ record PluginConfig(Engine engine, String warning, String info) {
             try (HostPath p = src.defaulted() != null
                     ? HostPath.of("", src.csv())
                     : HostPath.of("NCCL_TUNER_CONFIG_FILE", src.csv())) {
+                if (src.defaulted() == null && Boolean.FALSE.equals(NcclExampleConfig.csvByName(p.path))) {
+                    notes.add("NCCL_TUNER_CONFIG_FILE=" + src.csv().trim()
+                            + " read as a YAML policy (its name; NCCL_TUNER_JAVA_POLICY is its variable)");
+                    return CompiledPolicy.loadDescribed(p.path).policy();
+                }
                 return NcclConfigFile.load(p.path, approximations);
             }
         }

@@ -108,6 +108,28 @@ public final class NcclExampleConfig {
     private NcclExampleConfig() {}
 
     /**
+     * What a file's name says it is: NCCL's example-tuner CSV ({@code .conf}, {@code .csv}, {@code
+     * .txt}: true), a YAML policy ({@code .yaml}, {@code .yml}: false), or neither (null). The one
+     * rule for the plugin (which of NCCL_TUNER_JAVA_POLICY and NCCL_TUNER_CONFIG_FILE may name
+     * either) and the tools' POLICY argument (which looks at the content when the name says
+     * neither).
+     *
+     * @param file a policy file
+     * @return true for a CSV name, false for a YAML name, null otherwise
+     */
+    public static Boolean csvByName(Path file) {
+        Path f = file.getFileName();
+        String n = f == null ? "" : f.toString().toLowerCase(java.util.Locale.ROOT);
+        if (n.endsWith(".yaml") || n.endsWith(".yml")) {
+            return false;
+        }
+        if (n.endsWith(".conf") || n.endsWith(".csv") || n.endsWith(".txt")) {
+            return true;
+        }
+        return null;
+    }
+
+    /**
      * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
      *
      * @param csv the config file

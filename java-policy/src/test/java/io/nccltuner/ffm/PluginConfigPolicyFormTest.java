@@ -126,6 +126,27 @@ class PluginConfigPolicyFormTest {
         assertTrue(l.why().contains("p.yaml.compiled is larger than a compiled policy can be"), l.why());
     }
 
+    /**
+     * The tools take a YAML policy or NCCL's example-tuner CSV as a policy, so the plugin does too,
+     * by the file's name: a CSV named by NCCL_TUNER_JAVA_POLICY was refused as malformed YAML and a
+     * job ran untuned (the fifth newcomer walk), and the reverse for NCCL_TUNER_CONFIG_FILE.
+     */
+    @Test
+    void eitherVariableReadsEitherFormatByItsName(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("nccl_tuner.conf");
+        Files.writeString(csv, "allreduce,0,65535,ring,ll,-1,-1,-1\nallgather,0,65535,ring,simple,-1,-1,-1\n");
+        PluginConfig c = PluginConfig.fromEnvironment(Map.of("NCCL_TUNER_JAVA_POLICY", csv.toString()), QUIET, dir);
+        assertEquals(io.nccltuner.policy.Mode.ENFORCE, c.engine().mode(), c.info() + " / " + c.warning());
+        assertEquals(2, c.engine().policy().profiles().getFirst().rules().size());
+        assertTrue(c.info().contains("NCCL_TUNER_JAVA_POLICY=" + csv + " read as NCCL's example-tuner CSV"), c.info());
+
+        Path yaml = dir.resolve("p.yaml");
+        Files.writeString(yaml, YAML);
+        PluginConfig y = PluginConfig.fromEnvironment(Map.of("NCCL_TUNER_CONFIG_FILE", yaml.toString()), QUIET, dir);
+        assertEquals(PolicyLoader.load(yaml), y.engine().policy(), y.info() + " / " + y.warning());
+        assertTrue(y.info().contains("NCCL_TUNER_CONFIG_FILE=" + yaml + " read as a YAML policy"), y.info());
+    }
+
     @Test
     void loadDescribedReadsTheSamePolicyEitherWay(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("p.yaml");

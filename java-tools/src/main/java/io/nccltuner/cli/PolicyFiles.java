@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -69,12 +68,9 @@ final class PolicyFiles {
      * @throws IOException if it cannot be read
      */
     static boolean isCsv(Path file) throws IOException {
-        String n = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        if (n.endsWith(".yaml") || n.endsWith(".yml")) {
-            return false;
-        }
-        if (n.endsWith(".conf") || n.endsWith(".csv") || n.endsWith(".txt")) {
-            return true;
+        Boolean byName = io.nccltuner.policy.NcclExampleConfig.csvByName(file);
+        if (byName != null) {
+            return byName;
         }
         for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             String t = l.strip();
