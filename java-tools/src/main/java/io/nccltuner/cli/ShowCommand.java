@@ -121,7 +121,7 @@ final class ShowCommand extends ToolCommand {
         PolicyFiles.Loaded loaded = PolicyFiles.load(policy.file, err);
         Policy p = loaded.policy();
         topologies = TopologyInputs.read(topology, modelInputs);
-        logged = readLogs(err);
+        logged = InputFiles.readCostTables(ncclLogs, err, "nccl-tuner show");
         out.printf(
                 Locale.ROOT,
                 "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"
@@ -199,32 +199,6 @@ final class ShowCommand extends ToolCommand {
         }
         out.flush();
         return Main.EXIT_OK;
-    }
-
-    /**
-     * Reads the {@code --nccl-log} tables ({@link io.nccltuner.compile.NcclRunLog#readNotOffered}, as
-     * compile reads them), their warnings to stderr.
-     *
-     * @throws InputException for a log that cannot be read or holds no table of a known shape
-     */
-    private List<io.nccltuner.compile.MeasurementSet.NotOffered> readLogs(PrintWriter err)
-            throws InputException, IOException {
-        List<io.nccltuner.compile.MeasurementSet.NotOffered> all = new ArrayList<>();
-        for (Path log : ncclLogs) {
-            InputFiles.requireReadable(log);
-            io.nccltuner.compile.MeasurementSet one = new io.nccltuner.compile.MeasurementSet();
-            io.nccltuner.compile.NcclRunLog.readNotOffered(
-                    log, java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8), one);
-            one.warnings().forEach(w -> err.println("nccl-tuner show: warning: " + w));
-            if (one.notOffered().isEmpty() && one.warnings().isEmpty()) {
-                throw new InputException(
-                        log.toString(),
-                        "no latency/bandwidth table of a communicator whose nRanks and nNodes the log gives (run "
-                                + "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING)");
-            }
-            all.addAll(one.notOffered());
-        }
-        return all;
     }
 
     /** The header line saying which cost table the engine is called with. */

@@ -66,7 +66,8 @@ final class ValidateCommand extends ToolCommand {
             }
         }
         InputFiles.requireReadable(policy.file);
-        List<io.nccltuner.compile.MeasurementSet.NotOffered> tables = readLogs(err);
+        List<io.nccltuner.compile.MeasurementSet.NotOffered> tables =
+                InputFiles.readCostTables(ncclLogs, err, "nccl-tuner validate");
         PolicyFiles.Loaded loaded;
         if (PolicyFiles.isCsv(policy.file)) {
             try {
@@ -212,32 +213,6 @@ final class ValidateCommand extends ToolCommand {
                     + " profiles (" + String.join(", ", each) + "): " + f.message());
         }
         return out;
-    }
-
-    /**
-     * Reads the {@code --nccl-log} tables as compile and show read them ({@link
-     * io.nccltuner.compile.NcclRunLog#readNotOffered}), their warnings to stderr.
-     *
-     * @throws InputException for a log that cannot be read or holds no table of a known shape
-     */
-    private List<io.nccltuner.compile.MeasurementSet.NotOffered> readLogs(PrintWriter err)
-            throws InputException, IOException {
-        List<io.nccltuner.compile.MeasurementSet.NotOffered> all = new ArrayList<>();
-        for (java.nio.file.Path log : ncclLogs) {
-            InputFiles.requireReadable(log);
-            io.nccltuner.compile.MeasurementSet one = new io.nccltuner.compile.MeasurementSet();
-            io.nccltuner.compile.NcclRunLog.readNotOffered(
-                    log, java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8), one);
-            one.warnings().forEach(w -> err.println("nccl-tuner validate: warning: " + w));
-            if (one.notOffered().isEmpty() && one.warnings().isEmpty()) {
-                throw new InputException(
-                        log.toString(),
-                        "no latency/bandwidth table of a communicator whose nRanks and nNodes the log gives (run "
-                                + "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING)");
-            }
-            all.addAll(one.notOffered());
-        }
-        return all;
     }
 
     /**
