@@ -60,19 +60,44 @@ done=""
 for f in "$here"/policies/*.yaml "$policy"; do
   case "$done" in *"|$f|"*) continue ;; esac
   done="$done|$f|"
-  if [ -f "$f" ] && [ -w "$(dirname "$f")" ]; then
+  if [ ! -f "$f" ]; then
+    echo "nccl-tuner-aot: $f: no such policy file, no binary form made" >&2
+  elif [ -w "$(dirname "$f")" ]; then
     "$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
       -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.engine.CompiledPolicy "$f"
   else
     echo "nccl-tuner-aot: $f: folder not writable, no binary form made (the plugin parses its YAML at start)" >&2
   fi
 done
-# Then the training run for the AOT cache, which reads the policy as the plugin does.
-# A failed run may still leave a cache (the JVM assembles one at exit): it is removed.
+# Then the training run for the AOT cache, which reads the policy as the plugin does. Its output
+# goes to a log beside the cache, and only what the user needs is shown: the JVM's own lines about
+# the cache it assembles (JDK 25's -XX:AOTCacheOutput: "Temporary AOTConfiguration recorded",
+# "Launching child process", the child's "Picked up JAVA_TOOL_OPTIONS", which is how the JVM hands
+# the child its options, "AOTCache creation is complete", ...) and the training's call count are
+# left out (the last line says what was made), anything else (a warning, the training's error) is
+# shown on stderr. A failed run may still leave a cache (the JVM assembles one at exit): it is
+# removed. (Shell built-ins only: the tree needs no tools beyond rm and dirname.)
+log="$cache.log"
+calls=""
+bytes=""
+# show LOG: prints LOG's lines but the JVM's and the call count (noting these two)
+show() {
+  while IFS= read -r l || [ -n "$l" ]; do
+    case "$l" in
+      "AotTraining: "*" calls replayed") calls=${l#AotTraining: }; calls=${calls% calls replayed} ;;
+      "AOTCache creation is complete: "*" bytes") bytes=${l% bytes}; bytes=${bytes##* } ;;
+      "Picked up JAVA_TOOL_OPTIONS: "*|"Temporary AOTConfiguration recorded: "*|"Launching child process "*) ;;
+      "Reading AOTConfiguration "*|"Removed temporary AOT configuration file "*) ;;
+      *) printf '%s\n' "$l" ;;
+    esac
+  done < "$1"
+}
 rc=0
 NCCL_TUNER_JAVA_POLICY="$policy" \
   "$here/runtime/bin/java" -XX:AOTCacheOutput="$cache" @AOT_OPTS@ \
-  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.ffm.AotTraining "$@" || rc=$?
+  -cp "$here/lib/nccl-tuner-java.jar" io.nccltuner.ffm.AotTraining "$@" >"$log" 2>&1 || rc=$?
+show "$log" >&2
+rm -f "$log"
 if [ "$rc" -ne 0 ]; then
   rm -f "$cache" "$cache.config"
   echo "nccl-tuner-aot: the training run failed (exit $rc, see its message above), so no AOT cache was made;" \
@@ -83,4 +108,9 @@ if [ ! -s "$cache" ]; then
   echo "nccl-tuner-aot: the Java runtime in $here/runtime wrote no AOT cache at $cache (see its messages above)" >&2
   exit 1
 fi
-echo "nccl-tuner-aot: wrote $cache"
+case "$bytes" in
+  ''|*[!0-9]*) size="" ;;
+  *) size=" ($(((bytes + 1048575) / 1048576)) MiB)" ;;
+esac
+echo "nccl-tuner-aot: wrote $cache$size, the AOT cache the plugin starts from" \
+  "(trained on ${calls:+$calls tuner calls of }${1:-the trace bundled in the jar})"

@@ -39,6 +39,8 @@ class AotScriptTest {
         Files.createDirectories(root.resolve("runtime/bin"));
         Files.createDirectories(root.resolve("policies"));
         Files.writeString(root.resolve("policies/p.yaml"), "schema: nccl-tuner-java/v1\n");
+        // the policy the training run reads by default
+        Files.writeString(root.resolve("policies/h200-2rank.yaml"), "schema: nccl-tuner-java/v1\n");
         Files.writeString(
                 root.resolve("bin/nccl-tuner-aot"), Files.readString(SCRIPT).replace("@AOT_OPTS@", "-Xshare:auto"));
         calls = root.resolve("calls.txt");
@@ -47,7 +49,17 @@ class AotScriptTest {
         echo "$*" >> "%s"
         [ -z "${JAVA_TOOL_OPTIONS-}${_JAVA_OPTIONS-}${JDK_JAVA_OPTIONS-}" ] || echo "java got options from the environment" >&2
         for a; do case "$a" in -XX:AOTCacheOutput=*) c="${a#-XX:AOTCacheOutput=}" ;; esac; done
-        if [ -n "$c" ]; then head -c 4096 /dev/zero > "$c"; [ "${FAKE_RC:-0}" = 0 ] || echo "AotTraining: x: no such file" >&2; exit "${FAKE_RC:-0}"; fi
+        if [ -n "$c" ]; then
+          head -c 4096 /dev/zero > "$c"
+          echo "Temporary AOTConfiguration recorded: $c.config"
+          echo "Launching child process runtime/bin/java to assemble AOT cache $c using configuration $c.config"
+          echo "Picked up JAVA_TOOL_OPTIONS: -Djava.class.path=lib/nccl-tuner-java.jar -Xrs" >&2
+          echo "Reading AOTConfiguration $c.config and writing AOTCache $c"
+          echo "AOTCache creation is complete: $c 4096 bytes"
+          echo "Removed temporary AOT configuration file $c.config"
+          [ "${FAKE_RC:-0}" = 0 ] || { echo "AotTraining: x: no such file" >&2; exit "$FAKE_RC"; }
+          echo "AotTraining: 273 calls replayed"
+        fi
         """.formatted(calls));
         for (String f : List.of("bin/nccl-tuner-aot", "runtime/bin/java")) {
             Files.setPosixFilePermissions(root.resolve(f), PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -115,15 +127,49 @@ class AotScriptTest {
         Result r = run("1", trace.toString());
         assertEquals(1, r.exit(), r.err());
         assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot")));
-        assertTrue(
-                r.err()
-                        .endsWith("nccl-tuner-aot: the training run failed (exit 1, see its message above), so no AOT "
-                                + "cache was made; the plugin works without it, it only starts slower\n"),
+        assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot.log")));
+        // the training's message, without the JVM's lines about the cache it assembled at exit
+        assertEquals(
+                "AotTraining: x: no such file\n"
+                        + "nccl-tuner-aot: the training run failed (exit 1, see its message above), so no AOT "
+                        + "cache was made; the plugin works without it, it only starts slower\n",
                 r.err());
         // and a good run writes it
         r = run("0", trace.toString());
         assertEquals(0, r.exit(), r.err());
-        assertEquals("nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + "\n", r.out());
+        assertEquals(
+                "nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + " (1 MiB), the AOT "
+                        + "cache the plugin starts from (trained on 273 tuner calls of " + trace + ")\n",
+                r.out());
+    }
+
+    /**
+     * Issue 21 (sixth walk), item 5: a clean run from the dist tree printed the JVM's own lines
+     * about the cache (JDK 25's -XX:AOTCacheOutput: "Temporary AOTConfiguration recorded",
+     * "Launching child process ...", the child's "Picked up JAVA_TOOL_OPTIONS: ...", "AOTCache
+     * creation is complete ...") and "AotTraining: 54600 calls replayed". Now it says only what it
+     * wrote: each policy's compiled form (the runtime's CompiledPolicy, not run by this stand-in)
+     * and the cache, its size and what it was trained on; nothing on stderr, no log left behind.
+     */
+    @Test
+    void aCleanRunSaysOnlyWhatItWrote() throws Exception {
+        Result r = run("0");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("", r.err());
+        assertEquals(
+                "nccl-tuner-aot: wrote " + root.toRealPath().resolve("lib/nccl-tuner-java.aot") + " (1 MiB), the AOT "
+                        + "cache the plugin starts from (trained on 273 tuner calls of the trace bundled in the jar)\n",
+                r.out());
+        assertFalse(Files.exists(root.resolve("lib/nccl-tuner-java.aot.log")));
+        // a NCCL_TUNER_JAVA_POLICY that does not exist is named as such (it said "folder not writable")
+        Path missing = root.resolve("nosuch/my.yaml");
+        Result typo = run(java.util.Map.of("NCCL_TUNER_JAVA_POLICY", missing.toString()), "0");
+        assertEquals(0, typo.exit(), typo.err());
+        assertEquals("nccl-tuner-aot: " + missing + ": no such policy file, no binary form made\n", typo.err());
+        assertTrue(
+                Files.readString(calls)
+                        .contains("io.nccltuner.engine.CompiledPolicy " + root.toRealPath() + "/policies/p.yaml"),
+                Files.readString(calls));
     }
 
     /**

@@ -79,6 +79,24 @@ class DistIT {
                 Harness.exec(List.of(root.resolve("bin/nccl-tuner-aot").toString()), toolsPath, true);
         assertEquals(0, aot.exit(), aot.text());
         assertTrue(Files.size(root.resolve("lib/nccl-tuner-java.aot")) > 1 << 20);
+        // it says what it wrote, each policy's compiled form and the cache, and nothing else: not the
+        // JVM's lines about the cache it assembles ("Picked up JAVA_TOOL_OPTIONS", "AOTCache creation ...")
+        List<String> said = new java.util.ArrayList<>();
+        try (Stream<Path> s = Files.list(root.resolve("policies"))) {
+            s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".yaml"))
+                    .sorted()
+                    .forEach(n -> said.add("nccl-tuner-aot: wrote " + root.resolve("policies/" + n) + ".compiled"));
+        }
+        assertEquals(said, aot.lines().subList(0, aot.lines().size() - 1), aot.text());
+        assertTrue(
+                aot.lines()
+                        .getLast()
+                        .matches(java.util.regex.Pattern.quote(
+                                        "nccl-tuner-aot: wrote " + root.resolve("lib/nccl-tuner-java.aot") + " (")
+                                + "\\d+ MiB\\), the AOT cache the plugin starts from \\(trained on \\d+ tuner calls of the "
+                                + "trace bundled in the jar\\)"),
+                aot.text());
         long unpacked;
         try (Stream<Path> s = Files.walk(root)) {
             unpacked = s.filter(Files::isRegularFile)

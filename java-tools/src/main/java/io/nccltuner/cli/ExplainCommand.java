@@ -593,6 +593,40 @@ final class ExplainCommand extends ToolCommand {
         }
     }
 
+    /**
+     * The line for a table no selection line of the log checks: where the communicator's lines are
+     * all of other collectives (explain's default --collective is AllReduce; a Broadcast-only job logs
+     * none of it), which collectives they name and the --collective that explains them.
+     *
+     * @param c the communicator
+     * @param coll the collective explained
+     * @return {@code No AllReduce selection lines in the log: its selection lines are of Broadcast (25
+     *     lines); explain those with --collective Broadcast.}, or {@code No
+     *     selection lines for these sizes in the log.} where it has lines of {@code coll} (at other
+     *     sizes), lines that name no collective (NCCL 2.21 .. 2.22), or none at all
+     */
+    static String noSelectionLines(Communicator c, Collective coll) {
+        java.util.Map<Collective, Long> others = new java.util.TreeMap<>();
+        for (io.nccltuner.model.LoggedSelection x : c.selections()) {
+            if (x.collective() == null || x.collective() == coll) {
+                return "No selection lines for these sizes in the log.";
+            }
+            others.merge(x.collective(), 1L, Long::sum);
+        }
+        if (others.isEmpty()) {
+            return "No selection lines for these sizes in the log.";
+        }
+        List<String> named = others.entrySet().stream()
+                .map(e -> e.getKey() + " (" + Main.count(e.getValue(), "line") + ")")
+                .toList();
+        List<String> options =
+                others.keySet().stream().map(k -> "--collective " + k).toList();
+        return "No " + coll + " selection lines in the log: its selection lines are of " + String.join(", ", named)
+                + "; explain those with "
+                + (options.size() == 1 ? options.getFirst() : String.join(", ", options) + " or --collective all")
+                + ".";
+    }
+
     /** The lines under the table on the picks: ambiguity, the log's selection lines, assumed collectives. */
     private void selectionLines(PrintWriter out, Communicator c, Collective coll, List<Explain.Row> rows, Agreement a) {
         out.println(Main.count(rows.size(), "size") + "; "
@@ -615,7 +649,7 @@ final class ExplainCommand extends ToolCommand {
                     + (pipeOps.n == 1 ? " (lines do not say numPipeOps; those of grouped calls may differ)" : "")
                     + ".");
         } else {
-            out.println("No selection lines for these sizes in the log.");
+            out.println(noSelectionLines(c, coll));
         }
         long unnamed =
                 c.selections().stream().filter(x -> x.collective() == null).count();
@@ -624,15 +658,17 @@ final class ExplainCommand extends ToolCommand {
                 .filter(x -> x.collective() == null)
                 .count();
         if (unnamedUsed > 0) {
+            String article = "AEIOU".indexOf(coll.name().charAt(0)) >= 0 ? "an " : "a ";
             out.printf(
                     Locale.ROOT,
-                    "Assumed %s: %d of the log's %d selection lines name no collective (NCCL 2.21 .. 2.22 format);"
-                            + " they count as %s lines here because their logged time fits this model's time for their pick"
-                            + " (--collective explains another).%n",
+                    "Assumed %s: %d of the log's %s naming no collective (NCCL 2.21 .. 2.22 format) %s here because %s"
+                            + " logged time fits this model's time for %s pick (--collective explains another).%n",
                     coll,
                     unnamedUsed,
-                    unnamed,
-                    coll);
+                    Main.count(unnamed, "selection line"),
+                    unnamedUsed == 1 ? "counts as " + article + coll + " line" : "count as " + coll + " lines",
+                    unnamedUsed == 1 ? "its" : "their",
+                    unnamedUsed == 1 ? "its" : "their");
         }
         if (rows.stream().anyMatch(r -> r.prediction().pick() == null)) {
             out.println(
@@ -661,15 +697,15 @@ final class ExplainCommand extends ToolCommand {
             out.printf(
                     Locale.ROOT,
                     "The policy keeps NCCL's algorithm and protocol at every size and changes only the "
-                            + "channel count, at %d of %d sizes ('=' keeps NCCL's pick).%n",
+                            + "channel count, at %d of %s ('=' keeps NCCL's pick).%n",
                     channelsOnly,
-                    rows.size());
+                    Main.count(rows.size(), "size"));
         } else {
             out.printf(
                     Locale.ROOT,
-                    "The policy changes NCCL's algorithm/protocol at %d of %d sizes%s ('=' keeps NCCL's " + "pick).%n",
+                    "The policy changes NCCL's algorithm/protocol at %d of %s%s ('=' keeps NCCL's pick).%n",
                     changed,
-                    rows.size(),
+                    Main.count(rows.size(), "size"),
                     channelsOnly == 0 ? "" : ", and only the channel count at " + channelsOnly + " more");
         }
     }

@@ -21,8 +21,9 @@ import picocli.CommandLine.Command;
  *       wrong>}.
  *   <li>2: a usage error (picocli's convention): no command, an unknown or malformed option or
  *       subcommand, an option value that makes no sense ({@code --nodes 0}, {@code --mode
- *       enforced}: {@link UsageException}), options that do not go together; the message,
- *       picocli's suggestions and {@code see 'nccl-tuner <command> --help'}.
+ *       enforced}: {@link UsageException}), options that do not go together; the message, for
+ *       a mistyped option or command the closest ones ({@code did you mean --nccl-log?}), and
+ *       {@code see 'nccl-tuner <command> --help'}.
  *   <li>3: a check failed ({@code report --check}: the ranks of some shape run different tables or
  *       reach different decisions); the report itself was written.
  *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
@@ -35,6 +36,12 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Offline tools for the nccl-tuner-java NCCL tuner plugin.",
+        footer = {
+            "",
+            "'nccl-tuner COMMAND --help' lists a command's options. Exit codes: 0 done, 1 an input error, 2 a "
+                    + "usage error, 3 a failed --check (report), 70 an internal error. README.md and docs/ (in the "
+                    + "distribution's folder) say how the commands fit together."
+        },
         subcommands = {
             CompileCommand.class,
             CalibrateCommand.class,
@@ -84,6 +91,12 @@ public final class Main implements Runnable {
         if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
             return unknownCommand(cl, args[0]); // picocli would print the top-level help for "nosuch --help" and exit 0
         }
+        if (args.length > 1
+                && args[0].equals("help")
+                && !args[1].startsWith("-")
+                && !cl.getSubcommands().containsKey(args[1])) {
+            return unknownCommand(cl, args[1]); // picocli's help says "Unknown subcommand 'x'." with no suggestion
+        }
         try {
             return cl.execute(args);
         } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
@@ -114,15 +127,101 @@ public final class Main implements Runnable {
         return v != null && !v.isEmpty() && !v.equals("0");
     }
 
+    /**
+     * Prints a usage error: {@code nccl-tuner compile: Unknown option: '--nccl-lgo'; did you mean
+     * --nccl-log?} and {@code see 'nccl-tuner compile --help'}. A mistyped option is named even where
+     * picocli would first report a required option as missing (the mistyped one, usually: {@code try
+     * --polcy p.yaml} says {@code Unknown option: '--polcy'; did you mean --policy?}).
+     *
+     * @param e picocli's exception
+     * @param args the whole command line
+     * @return {@link #EXIT_USAGE}
+     */
     private static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         PrintWriter err = cmd.getErr();
         String name = cmd.getCommandSpec().qualifiedName();
-        err.println(name + ": " + e.getMessage());
-        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        String message = e.getMessage();
+        String unknown = null;
+        if (e instanceof CommandLine.MissingParameterException) {
+            unknown = unknownOption(cmd, args);
+            if (unknown != null) {
+                message = "Unknown option: '" + unknown + "'";
+            }
+        } else if (e instanceof CommandLine.UnmatchedArgumentException u) {
+            unknown = u.getUnmatched().stream()
+                    .filter(a -> a.startsWith("-") && a.length() > 1)
+                    .findFirst()
+                    .orElse(null);
+        }
+        List<String> near = unknown == null ? List.of() : closestOptions(cmd, unknown);
+        err.println(
+                name + ": " + message + (near.isEmpty() ? "" : "; did you mean " + String.join(" or ", near) + "?"));
         err.println("see '" + name + " --help'");
         err.flush();
         return EXIT_USAGE;
+    }
+
+    /**
+     * The first word of a subcommand's arguments that looks like an option the command does not
+     * have ({@code --polcy}), skipping the values of the options it has.
+     *
+     * @param cmd the subcommand
+     * @param args the whole command line ({@code try --polcy p.yaml})
+     * @return the word, without an {@code =VALUE}; null when every option word is known
+     */
+    static String unknownOption(CommandLine cmd, String[] args) {
+        CommandLine.Model.CommandSpec spec = cmd.getCommandSpec();
+        int from = List.of(args).indexOf(spec.name()) + 1;
+        for (int i = from; i < args.length; i++) {
+            String w = args[i];
+            if (w.equals("--")) {
+                return null;
+            }
+            if (!w.startsWith("-") || w.length() < 2 || w.matches("-[0-9.].*")) {
+                continue;
+            }
+            String opt = w.contains("=") ? w.substring(0, w.indexOf('=')) : w;
+            CommandLine.Model.OptionSpec o = spec.findOption(opt);
+            if (o == null && !w.startsWith("--")) {
+                o = spec.findOption(w.substring(0, 2)); // -b1K: a short option and its value
+                if (o != null) {
+                    continue;
+                }
+            }
+            if (o == null) {
+                return opt;
+            }
+            if (o.arity().min() > 0 && !w.contains("=")) {
+                i += o.arity().min(); // its value, which may start with '-'
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The options of a command closest to a mistyped one: of picocli's suggestions ({@link
+     * CommandLine.UnmatchedArgumentException#getSuggestions}, by character-pair similarity), those
+     * nearest in edits that are {@link #close} to it, compared without their leading dashes.
+     *
+     * @param cmd the command
+     * @param typed the mistyped option, {@code --nccl-lgo}
+     * @return {@code [--nccl-log]}; empty when none is close ({@code --bogus})
+     */
+    static List<String> closestOptions(CommandLine cmd, String typed) {
+        String bare = typed.replaceFirst("^-+", "");
+        List<String> close = new CommandLine.UnmatchedArgumentException(cmd, List.of(typed))
+                .getSuggestions().stream()
+                        .filter(o -> o.startsWith("-") && close(bare, o.replaceFirst("^-+", "")))
+                        .distinct()
+                        .toList();
+        int best = close.stream()
+                .mapToInt(o -> distance(bare, o.replaceFirst("^-+", "")))
+                .min()
+                .orElse(0);
+        return close.stream()
+                .filter(o -> distance(bare, o.replaceFirst("^-+", "")) == best)
+                .toList();
     }
 
     /**
@@ -148,7 +247,7 @@ public final class Main implements Runnable {
     /**
      * Whether a mistyped command is close enough to a command to suggest it: one is the start of the
      * other (3 characters at least), or they differ by at most a third of the longer's characters
-     * (at least 1) in edits (Levenshtein). picocli's own suggestions name "calibrate, validate" for
+     * (at least 1) in edits ({@link #distance}). picocli's own suggestions name "calibrate, validate" for
      * "frobnicate".
      *
      * @param typed what the user typed
@@ -160,22 +259,37 @@ public final class Main implements Runnable {
         if (a.length() >= 3 && (command.startsWith(a) || a.startsWith(command))) {
             return true;
         }
-        int[] prev = new int[command.length() + 1];
-        int[] cur = new int[command.length() + 1];
-        for (int j = 0; j <= command.length(); j++) {
-            prev[j] = j;
+        return distance(a, command) <= Math.max(1, Math.max(a.length(), command.length()) / 3);
+    }
+
+    /**
+     * The edit distance between two words: insertions, deletions, substitutions and swaps of two
+     * neighbouring characters, one edit each (optimal string alignment), so that {@code compiel} is
+     * one edit from {@code compile}, as {@code --hepl} from {@code --help}.
+     *
+     * @param typed what the user typed (lower-cased here)
+     * @param name a command's or option's name
+     * @return the number of edits
+     */
+    static int distance(String typed, String name) {
+        String a = typed.toLowerCase(java.util.Locale.ROOT);
+        int[][] d = new int[a.length() + 1][name.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= name.length(); j++) {
+            d[0][j] = j;
         }
         for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= command.length(); j++) {
-                int sub = prev[j - 1] + (a.charAt(i - 1) == command.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+            for (int j = 1; j <= name.length(); j++) {
+                int sub = d[i - 1][j - 1] + (a.charAt(i - 1) == name.charAt(j - 1) ? 0 : 1);
+                d[i][j] = Math.min(sub, Math.min(d[i - 1][j], d[i][j - 1]) + 1);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == name.charAt(j - 2) && a.charAt(i - 2) == name.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
             }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
         }
-        return prev[command.length()] <= Math.max(1, Math.max(a.length(), command.length()) / 3);
+        return d[a.length()][name.length()];
     }
 
     /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */

@@ -59,7 +59,9 @@ final class ModelExplain {
                 "NCCL %s's model from constants (Ring and Tree; docs/calibrate.md) at %s%s%n",
                 TuneModel.VERSION,
                 JobShape.of(at.nRanks(), at.nNodes()),
-                o.nRanks == null ? " (" + Math.round(src.topology().ppn()) + " ranks per node, as measured)" : "");
+                o.nRanks == null
+                        ? " (" + Main.count(Math.round(src.topology().ppn()), "rank") + " per node, as measured)"
+                        : "");
         Topology t = src.topology();
         boolean same = t.nRanks() == at.nRanks() && t.nNodes() == at.nNodes();
         out.printf(
@@ -255,25 +257,26 @@ final class ModelExplain {
         }
         out.printf(
                 Locale.ROOT,
-                "The calibrated pick differs from NCCL's default at %d of %d sizes%s.%n",
+                "The calibrated pick differs from NCCL's default at %d of %s%s.%n",
                 differ,
-                rows.size(),
+                Main.count(rows.size(), "size"),
                 calibrated ? "" : " (no constants set: the same model)");
         if (anyRule) {
             out.printf(
                     Locale.ROOT,
-                    "A measured rule of profile %s covers %d of the %d sizes: there NCCL runs the rule's pick (the "
+                    "A measured rule of profile %s %s: there NCCL runs the rule's pick (the "
                             + "engine zeroes its first offered candidate in the cost table NCCL computed with the constants); elsewhere "
                             + "NCCL runs the calibrated pick.%n",
                     pr.name(),
-                    ruled,
-                    rows.size());
+                    rows.size() != 1
+                            ? "covers " + ruled + " of the " + rows.size() + " sizes"
+                            : ruled == 1 ? "covers the size" : "does not cover the size");
         }
         out.printf(
                 Locale.ROOT,
-                "With the policy NCCL runs another pick (or channel count) than its default at %d of %d " + "sizes.%n",
+                "With the policy NCCL runs another pick (or channel count) than its default at %d of %s.%n",
                 changed,
-                rows.size());
+                Main.count(rows.size(), "size"));
     }
 
     private static String name(AlgoProto ap) {

@@ -26,10 +26,16 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "sweep",
+        customSynopsis = {
+            "nccl-tuner sweep -o DIR [--algorithms ALGO,... --protocols PROTO,...]",
+            "                        [--candidate ALGO/PROTO[/N]]... [OPTION...]"
+        },
         description = {
-            "Run nccl-tests once per candidate (plus NCCL's own pick) with the plugin in force mode, R replicates in a "
-                    + "randomized balanced order; write each run's output and manifest.json to DIR. Run the same command again "
-                    + "to resume. Then: nccl-tuner compile DIR -o policy.yaml."
+            "Measure candidates with nccl-tests, through the plugin's force mode, into a folder compile reads.",
+            "Runs nccl-tests once per candidate (plus NCCL's own pick), R replicates in a randomized balanced order; "
+                    + "writes each run's output and manifest.json to DIR. An interrupted sweep resumes with the same "
+                    + "command (--dry-run says what is done and what is left). Then: nccl-tuner compile DIR -o "
+                    + "policy.yaml."
         },
         sortOptions = false)
 final class SweepCommand extends ToolCommand {
@@ -115,6 +121,7 @@ final class SweepCommand extends ToolCommand {
 
     @Option(
             names = {"-b", "--min-bytes"},
+            paramLabel = "SIZE",
             defaultValue = "4",
             description = "nccl-tests -b, bytes as nccl-tests (64M) or a "
                     + "policy (64MiB) writes them (default: ${DEFAULT-VALUE}).")
@@ -122,42 +129,49 @@ final class SweepCommand extends ToolCommand {
 
     @Option(
             names = {"-e", "--max-bytes"},
+            paramLabel = "SIZE",
             defaultValue = "64M",
             description = "nccl-tests -e, likewise (default: ${DEFAULT-VALUE}).")
     String maxBytes;
 
     @Option(
             names = {"-f", "--step-factor"},
+            paramLabel = "F",
             defaultValue = "2",
             description = "nccl-tests -f (default: ${DEFAULT-VALUE}).")
     String factor;
 
     @Option(
             names = {"-g", "--gpus"},
+            paramLabel = "N",
             defaultValue = "1",
             description = "nccl-tests -g, GPUs per process (default: ${DEFAULT-VALUE}).")
     int gpus;
 
     @Option(
             names = {"-n", "--iters"},
+            paramLabel = "N",
             defaultValue = "20",
             description = "nccl-tests -n (default: ${DEFAULT-VALUE}).")
     int iters;
 
     @Option(
             names = {"-w", "--warmup"},
+            paramLabel = "N",
             defaultValue = "5",
             description = "nccl-tests -w (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(
             names = {"-c", "--check"},
+            paramLabel = "N",
             defaultValue = "1",
             description = "nccl-tests -c (default: ${DEFAULT-VALUE}).")
     int check;
 
     @Option(
             names = {"-d", "--datatype"},
+            paramLabel = "TYPE",
             defaultValue = "float",
             description = "nccl-tests -d (default: ${DEFAULT-VALUE}).")
     String datatype;
@@ -172,7 +186,8 @@ final class SweepCommand extends ToolCommand {
     @Option(
             names = "--dry-run",
             description = "Print the commands, each with the variables it needs (pasted, a line "
-                    + "forces what it says), and the seed; warn about binaries not found; run nothing, write nothing.")
+                    + "forces what it says), and the seed; where DIR holds this sweep, how many runs are done and only "
+                    + "the lines of those left; warn about binaries not found; run nothing, write nothing.")
     boolean dryRun;
 
     /** Whether the seed was drawn here (no --seed, no sweep to resume in DIR). */
@@ -188,7 +203,11 @@ final class SweepCommand extends ToolCommand {
         }
         Sweep s = new Sweep(cfg, err);
         if (dryRun) {
-            s.dryRun(out);
+            try {
+                s.dryRun(out);
+            } catch (IOException e) { // DIR holds another sweep: the real run would refuse it likewise
+                throw new InputException(e.getMessage());
+            }
             if (drawnSeed) {
                 out.println("# seed " + cfg.seed() + " was drawn for this dry run and is not kept: run with --seed "
                         + cfg.seed() + " for this order (without --seed the real run draws a new one)");
@@ -204,7 +223,7 @@ final class SweepCommand extends ToolCommand {
         }
         long failed = m.runs().stream().filter(r -> !"done".equals(r.status())).count();
         out.println("sweep: " + dir + ": " + (m.runs().size() - failed) + " of "
-                + m.runs().size() + " runs done"
+                + Main.count(m.runs().size(), "run") + " done"
                 + (m.signature() != null
                         ? "; signature: NCCL " + m.signature().ncclVersion() + ", "
                                 + m.signature().gpu() + ", "

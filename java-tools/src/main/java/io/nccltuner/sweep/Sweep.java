@@ -201,13 +201,18 @@ public final class Sweep {
 
     /**
      * Prints every run's command line, shell-quoted, with the variables it sets; runs nothing and
-     * writes nothing.
+     * writes nothing. Where the directory already holds this sweep (an interrupted or finished one),
+     * it says how many runs are done, names those still to do, prints only their lines, and says
+     * that the same command without {@code --dry-run} resumes it, with the seed it will use.
      *
      * @param out where
-     * @return the number of runs
+     * @return the number of runs printed (those still to do)
+     * @throws IOException if the directory holds a different sweep (the message the real run would
+     *     print), or a manifest that does not read
      */
-    public int dryRun(PrintWriter out) {
+    public int dryRun(PrintWriter out) throws IOException {
         Manifest m = planned();
+        Manifest old = existing(m);
         Map<String, String> common = m.environment();
         // what every run sets: the plugin and NCCL's INFO lines (they name NCCL's picks and the forcing)
         String everyRun = assignments(Map.of(
@@ -218,18 +223,27 @@ public final class Sweep {
                 "NCCL_DEBUG_SUBSYS",
                 common.get("NCCL_DEBUG_SUBSYS")));
         List<String> skipped = notScheduled();
-        out.println("# " + m.runs().size() + " runs (" + m.programs().size() + " programs x "
-                + (m.candidates().size() + 1)
-                + " candidates incl. NCCL's own pick x " + m.replicates() + " replicates"
-                + (skipped.isEmpty()
-                        ? ""
-                        : ", less " + skipped.size() + " (program, candidate) cell" + (skipped.size() == 1 ? "" : "s")
-                                + " NCCL never offers")
-                + "), seed " + m.seed()
-                + "; every run: "
-                + everyRun);
+        out.println(
+                "# " + count(m.runs().size(), "run") + " (" + count(m.programs().size(), "program") + " x "
+                        + count(m.candidates().size() + 1, "candidate")
+                        + " incl. NCCL's own pick x " + count(m.replicates(), "replicate")
+                        + (skipped.isEmpty()
+                                ? ""
+                                : ", less " + count(skipped.size(), "(program, candidate) cell") + " NCCL never offers")
+                        + "), seed " + m.seed()
+                        + "; every run: "
+                        + everyRun);
         for (String w : skipped) {
             out.println("# not scheduled: " + w);
+        }
+        List<Manifest.RunRecord> toDo = new ArrayList<>();
+        for (int i = 0; i < m.runs().size(); i++) {
+            if (old == null || !finished(old.runs().get(i))) {
+                toDo.add(m.runs().get(i));
+            }
+        }
+        if (old != null) {
+            out.println(resumeLine(old, m.runs().size() - toDo.size()));
         }
         // each line carries what the sweep sets, so that a pasted line forces what it says: the variables the
         // sweep removes (unset with env -u where this environment has them), then the plugin, NCCL's INFO
@@ -240,30 +254,90 @@ public final class Sweep {
                         : "env" + unset.stream().map(v -> " -u " + v).reduce("", String::concat) + " ")
                 + everyRun
                 + " ";
-        for (Manifest.RunRecord r : m.runs()) {
+        for (Manifest.RunRecord r : toDo) {
             out.println(prefix + (r.env().isEmpty() ? "" : assignments(r.env()) + " ")
                     + String.join(" ", r.command().stream().map(Sweep::quote).toList()) + " > "
                     + quote(cfg.dir().resolve(r.file()).toString()));
         }
         out.flush();
-        for (String w : missingBinaries(m)) {
+        for (String w : missingBinaries(toDo)) {
             progress.println("warning: " + w);
         }
         progress.flush();
-        return m.runs().size();
+        return toDo.size();
+    }
+
+    /** Runs still to do named in the dry run's resume line; the others are counted. */
+    static final int NAMED_TO_DO = 8;
+
+    /**
+     * The dry run's line on the sweep the directory already holds.
+     *
+     * @param old the directory's manifest (this sweep)
+     * @param done how many of its runs are finished
+     * @return {@code # DIR holds this sweep, unfinished: 2 of 3 runs done, 1 to do (all_reduce
+     *     RING/SIMPLE r1: failed, exit 3); running the same command without --dry-run resumes it
+     *     with seed S (recorded in DIR/manifest.json): it runs the line below and skips the done
+     *     ones} ("not started" where none is done), or for a finished sweep {@code # DIR holds this sweep, finished: all 3 runs done;
+     *     the same command runs nothing; next: nccl-tuner compile DIR -o policy.yaml}
+     */
+    private String resumeLine(Manifest old, int done) {
+        int total = old.runs().size();
+        if (done == total) {
+            return "# " + cfg.dir() + " holds this sweep, finished: all " + count(total, "run")
+                    + " done; the same command runs nothing; next: nccl-tuner compile " + cfg.dir() + " -o policy.yaml";
+        }
+        List<String> named = new ArrayList<>();
+        for (Manifest.RunRecord r : old.runs()) {
+            if (!finished(r) && named.size() < NAMED_TO_DO) {
+                named.add(r.program() + " " + r.label() + " r" + r.replicate() + ": " + state(r));
+            }
+        }
+        int toDo = total - done;
+        if (toDo > named.size()) {
+            named.add("and " + (toDo - named.size()) + " more");
+        }
+        return "# " + cfg.dir() + " holds this sweep, " + (done == 0 ? "not started" : "unfinished") + ": " + done
+                + " of " + count(total, "run") + " done, " + toDo + " to do (" + String.join("; ", named)
+                + "); running the same command without --dry-run resumes it with seed " + old.seed() + " (recorded in "
+                + cfg.dir().resolve(Manifest.FILE) + "): it runs the " + (toDo == 1 ? "line" : toDo + " lines")
+                + " below" + (done == 0 ? "" : " and skips the done " + (done == 1 ? "run" : "ones"));
     }
 
     /**
-     * The binaries of a plan that are not executable files here (on PATH where a bare name is given),
-     * for the dry run's warnings.
+     * @return why a run is still to do: {@code failed, exit 3}, {@code not run} (pending: not started,
+     *     or running when the sweep was stopped), {@code done, but its output runs/x.txt is gone}
+     */
+    private static String state(Manifest.RunRecord r) {
+        return switch (r.status()) {
+            case "failed" -> "failed" + (r.exitCode() == null ? "" : ", exit " + r.exitCode());
+            case "done" -> "done, but its output " + r.file() + " is gone";
+            default -> "not run";
+        };
+    }
+
+    /**
+     * A count with its noun: {@code 1 run}, {@code 3 runs}.
      *
-     * @param m the plan
+     * @param n the count
+     * @param noun the singular noun, whose plural adds "s"
+     * @return the phrase
+     */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
+    /**
+     * The binaries of a plan's runs that are not executable files here (on PATH where a bare name is
+     * given), for the dry run's warnings.
+     *
+     * @param runs the runs (those still to do)
      * @return one line per missing binary
      */
-    List<String> missingBinaries(Manifest m) {
+    List<String> missingBinaries(List<Manifest.RunRecord> runs) {
         List<String> out = new ArrayList<>();
         java.util.Set<String> seen = new java.util.LinkedHashSet<>();
-        for (Manifest.RunRecord r : m.runs()) {
+        for (Manifest.RunRecord r : runs) {
             seen.add(r.command().get(cfg.launch().size()));
         }
         String path = cfg.env().getOrDefault("PATH", "");
@@ -314,20 +388,11 @@ public final class Sweep {
      * @throws InterruptedException if interrupted while a run is going (its process is killed)
      */
     public Manifest run() throws IOException, InterruptedException {
+        Manifest plan = planned();
+        Manifest old = existing(plan);
+        Manifest m = old != null ? old : plan;
         Files.createDirectories(cfg.dir().resolve("runs"));
         Path mf = cfg.dir().resolve(Manifest.FILE);
-        Manifest plan = planned();
-        Manifest m = plan;
-        if (Files.exists(mf)) {
-            Manifest old = Manifest.read(mf);
-            List<String> diff = differences(old, plan);
-            if (!diff.isEmpty()) {
-                throw new IOException(
-                        cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
-                                + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
-            }
-            m = binaryMoved(old, plan);
-        }
         for (String w : notScheduled()) {
             progress.println("sweep: not scheduled: " + w);
         }
@@ -342,11 +407,11 @@ public final class Sweep {
             }
         }
         if (done > 0) {
-            progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + total
-                    + " runs finished, skipped; seed " + m.seed());
+            progress.println("sweep: resuming " + cfg.dir() + ": " + done + " of " + count(total, "run")
+                    + " finished, skipped; seed " + m.seed());
         } else {
-            progress.println("sweep: " + cfg.dir() + ": " + total + " runs, seed " + m.seed() + " (recorded in "
-                    + Manifest.FILE + "; to resume, run the same command again)");
+            progress.println("sweep: " + cfg.dir() + ": " + count(total, "run") + ", seed " + m.seed()
+                    + " (recorded in " + Manifest.FILE + "; to resume, run the same command again)");
         }
         m.write(mf);
         long t0 = System.nanoTime();
@@ -398,18 +463,43 @@ public final class Sweep {
                     duration(eta)));
             progress.flush();
             if (stop != null) {
-                progress.println("sweep: stopped at the first run: " + stop + "; the other " + (total - done)
-                        + " runs were not started; fix --tests-dir, --binary, --launch or PATH, then run the same command "
+                progress.println("sweep: stopped at the first run: " + stop + "; "
+                        + (total - done == 1 ? "the other run was" : "the other " + (total - done) + " runs were")
+                        + " not started; fix --tests-dir, --binary, --launch or PATH, then run the same command "
                         + "again (seed " + m.seed() + ")");
                 break;
             }
         }
         if (failed > 0 && stop == null) {
-            progress.println("sweep: " + failed + " runs failed; run the same command again to retry them (seed "
-                    + m.seed() + ")");
+            progress.println("sweep: " + (failed == 1 ? "1 run failed" : failed + " runs failed")
+                    + "; run the same command again to retry " + (failed == 1 ? "it" : "them") + " (seed " + m.seed()
+                    + ")");
         }
         progress.flush();
         return m;
+    }
+
+    /**
+     * The sweep the directory already holds, to resume.
+     *
+     * @param plan the sweep the options ask for
+     * @return the directory's manifest, with the planned command for each run still to do whose binary
+     *     is now elsewhere (said once on the progress stream); null when the directory holds no manifest
+     * @throws IOException if it holds a different sweep ({@code DIR holds a different sweep: --seed 10
+     *     (this sweep's: 9); ...}), or a manifest that does not read
+     */
+    private Manifest existing(Manifest plan) throws IOException {
+        Path mf = cfg.dir().resolve(Manifest.FILE);
+        if (!Files.exists(mf)) {
+            return null;
+        }
+        Manifest old = Manifest.read(mf);
+        List<String> diff = differences(old, plan);
+        if (!diff.isEmpty()) {
+            throw new IOException(cfg.dir() + " holds a different sweep: " + String.join("; ", diff) + "; resume needs "
+                    + "the sweep's options (without --seed the sweep's seed is taken), or use a new directory");
+        }
+        return binaryMoved(old, plan);
     }
 
     private boolean finished(Manifest.RunRecord r) {

@@ -244,6 +244,31 @@ class CalibratedExplainShowTest {
                 o);
     }
 
+    /** Issue 21 (sixth walk), item 2: at one size the counts read "of 1 size", "of the 1 size". */
+    @Test
+    void explainAtOneSizeSaysSizeNotSizes() {
+        CliRun r = CliRun.run(
+                "explain",
+                "--topology",
+                log.toString(),
+                "--policy",
+                policy.toString(),
+                "--nranks",
+                "32",
+                "--nnodes",
+                "4",
+                "--sizes",
+                "2MiB");
+        assertEquals(0, r.exit(), r.err());
+        String o = r.out();
+        assertTrue(o.contains("\nThe calibrated pick differs from NCCL's default at 0 of 1 size.\n"), o);
+        assertTrue(o.contains("\nA measured rule of profile measured-4nodes covers the size: there NCCL runs "), o);
+        assertTrue(
+                o.contains("\nWith the policy NCCL runs another pick (or channel count) than its default at 1 of 1 "
+                        + "size.\n"),
+                o);
+    }
+
     @Test
     void explainOutsideTheProfilesSaysNoProfileMatches() {
         CliRun r = CliRun.run(

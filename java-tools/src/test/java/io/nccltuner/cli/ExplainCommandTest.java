@@ -253,8 +253,8 @@ class ExplainCommandTest {
         Run r = run("explain", "--log", resource(SEED), "--sizes", "1MiB");
         assertEquals(0, r.code(), r.err());
         assertEquals(
-                "Assumed AllReduce: 1 of the log's 1 selection lines name no collective (NCCL 2.21 .. 2.22 format); they "
-                        + "count as AllReduce lines here because their logged time fits this model's time for their pick "
+                "Assumed AllReduce: 1 of the log's 1 selection line naming no collective (NCCL 2.21 .. 2.22 format) "
+                        + "counts as an AllReduce line here because its logged time fits this model's time for its pick "
                         + "(--collective explains another).",
                 line(r.out(), "Assumed"));
         // 2.24+ lines name their collective: nothing is assumed

@@ -36,6 +36,62 @@ class MainTest {
     }
 
     /**
+     * Issue 21 (sixth walk), item 4: a mistyped option names the closest option (of picocli's
+     * suggestions, the nearest in edits), where picocli printed "Possible solutions: --collective,
+     * --comm, --compute-capability" or, with a required option missing, only that; a mistyped
+     * command names the closest command, after {@code help} too. Exit 2 each.
+     */
+    @Test
+    void aMistypedOptionOrCommandNamesTheClosest() {
+        String[][] cases = {
+            {
+                "compile --nccl-lgo x",
+                "nccl-tuner compile: Unknown option: '--nccl-lgo'; did you mean --nccl-log?\n"
+                        + "see 'nccl-tuner compile --help'\n"
+            },
+            {
+                "compile --pool-anyways x.csv",
+                "nccl-tuner compile: Unknown option: '--pool-anyways'; did you mean "
+                        + "--pool-anyway?\nsee 'nccl-tuner compile --help'\n"
+            },
+            {
+                "explain --log x.log --colective Broadcast",
+                "nccl-tuner explain: Unknown options: '--colective', "
+                        + "'Broadcast'; did you mean --collective?\nsee 'nccl-tuner explain --help'\n"
+            },
+            // picocli reports the required --policy and --trace missing first: the mistyped one is named instead
+            {
+                "try --polcy p.yaml",
+                "nccl-tuner try: Unknown option: '--polcy'; did you mean --policy?\n" + "see 'nccl-tuner try --help'\n"
+            },
+            {
+                "sweep --replicate 3",
+                "nccl-tuner sweep: Unknown option: '--replicate'; did you mean --replicates?\n"
+                        + "see 'nccl-tuner sweep --help'\n"
+            },
+            // an option's value that starts with '-' is not taken for an option
+            {
+                "sweep -o d --seed -5 --bogus",
+                "nccl-tuner sweep: Unknown option: '--bogus'\n" + "see 'nccl-tuner sweep --help'\n"
+            },
+            {"--hepl", "nccl-tuner: Unknown option: '--hepl'; did you mean --help?\nsee 'nccl-tuner --help'\n"},
+            {"compiel", "nccl-tuner: unknown command 'compiel'; did you mean compile?\nsee 'nccl-tuner --help'\n"},
+            {
+                "help compiel",
+                "nccl-tuner: unknown command 'compiel'; did you mean compile?\n" + "see 'nccl-tuner --help'\n"
+            },
+        };
+        for (String[] c : cases) {
+            CliRun r = CliRun.run(c[0].split(" "));
+            assertEquals(2, r.exit(), c[0]);
+            assertEquals(c[1], r.err(), c[0]);
+            assertEquals("", r.out(), c[0]);
+        }
+        assertEquals(1, Main.distance("compiel", "compile"), "a swap of two neighbours is one edit");
+        assertEquals(2, Main.distance("nccl-lgo", "nccl-logs"));
+    }
+
+    /**
      * Newcomer walk, item 7: every command's help formats without picocli's "Could not format ...
      * escape '%'" warnings (compile's --pool-anyway said "above 25%:"), and prints the percent.
      */

@@ -231,7 +231,7 @@ class SweepCommandTest {
         List<String> lines = r.out().lines().toList();
         assertTrue(
                 lines.getFirst()
-                        .startsWith("# 5 runs (2 programs x 3 candidates incl. NCCL's own pick x 1 replicates, "
+                        .startsWith("# 5 runs (2 programs x 3 candidates incl. NCCL's own pick x 1 replicate, "
                                 + "less 1 (program, candidate) cell NCCL never offers), seed 3; "),
                 lines.getFirst());
         assertEquals(
