@@ -6,6 +6,7 @@ import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
 import io.nccltuner.compile.MeasurementSet;
+import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
 import io.nccltuner.compile.TextReport;
@@ -55,7 +56,9 @@ final class CompileCommand extends ToolCommand {
             arity = "0..*",
             description =
                     "Measurement files; the format is detected (CSV with a size_bytes column, else nccl-tests output), "
-                            + "or a directory written by `nccl-tuner sweep`.")
+                            + "or a folder: one written by `nccl-tuner sweep`, or any other, whose *.txt, *.log, *.out "
+                            + "and *.csv files are read in name order (a note names those read and skipped). A file of "
+                            + "another kind (a policy, a trace, an NCCL log without size tables) is a usage error.")
     List<Path> files = new ArrayList<>();
 
     @ArgGroup(
@@ -194,13 +197,16 @@ final class CompileCommand extends ToolCommand {
     @Option(
             names = "--nccl-log",
             paramLabel = "FILE",
-            description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable).")
+            description = "NCCL INFO log with TUNING selection lines naming NCCL's own pick (repeatable); a log of "
+                    + "another machine (GPU, NCCL version) or communicator shape than every measurement is not used, "
+                    + "with a warning.")
     List<Path> ncclLogs = new ArrayList<>();
 
     @Option(
             names = "--workload",
             paramLabel = "FILE",
-            description = "Trace CSV or shadow JSON-lines log: weight regret by its message sizes (repeatable).")
+            description = "Trace CSV or shadow JSON-lines log: weight regret by its message sizes (repeatable); calls "
+                    + "of a shape no measurement has are not weighted, with a warning.")
     List<Path> workloads = new ArrayList<>();
 
     @Option(
@@ -237,13 +243,24 @@ final class CompileCommand extends ToolCommand {
         requireOutputDirectory("-o", output);
         requireOutputDirectory("--html", html);
         MeasurementSet data = new MeasurementSet();
-        List<String> sources = readInputs(checked.placement(), data);
+        List<String> sources = readInputs(checked.placement(), data, err);
+        for (String m : MeasurementSet.mangled(data.refused())) { // also in the summary and among refused rows
+            err.println("nccl-tuner compile: warning: " + m);
+        }
+        readNcclLogs(data, err);
         boolean yamlToStdout = output != null && output.toString().equals("-");
         String policyName = name.or(yamlToStdout ? null : output, "compiled");
         Compiler.Options opts = compilerOptions(policyName, checked.mode());
         checkPooling(data, opts, err);
         Compilation c = Compiler.compile(data, opts);
-        List<Workload.Savings> savings = savings(c);
+        List<String> workloadWarnings = new ArrayList<>();
+        List<Workload.Savings> savings = savings(c, workloadWarnings);
+        if (!workloadWarnings.isEmpty()) { // on stderr and among the report's warnings
+            workloadWarnings.forEach(w -> err.println("nccl-tuner compile: warning: " + w));
+            List<String> all = new ArrayList<>(c.warnings());
+            all.addAll(workloadWarnings);
+            c = new Compilation(c.policy(), c.groups(), all, c.refused(), c.options());
+        }
         // with -o - stdout carries the YAML alone, so the report goes to stderr
         PrintWriter report = yamlToStdout ? err : out;
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
@@ -312,18 +329,21 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * Reads the measurements: each FILE argument (a {@code nccl-tuner sweep} directory, or a file
-     * with the settings given without {@code --in}), then each {@code --in FILE} with its own, then
-     * the {@code --nccl-log} files' selection lines.
+     * Reads the measurements: each FILE argument (a {@code nccl-tuner sweep} directory, any other
+     * folder's files ({@link #readFolder}), or a file with the settings given without {@code --in}),
+     * then each {@code --in FILE} with its own.
      *
      * @param pl the nccl-tests columns to read
      * @param data receives the measurements and selections
+     * @param err where a folder's note and its skipped files' warnings go
      * @return the inputs as the policy's header names them ({@code dir (sweep)} for a sweep)
      * @throws InputException for settings without {@code --in} given twice or with no FILE, and
      *     for a file that does not read (file:line)
+     * @throws UsageException for a file of another kind than measurements ({@link #requireMeasurements})
      * @throws IOException if reading fails
      */
-    private List<String> readInputs(NcclTestsLog.Placement pl, MeasurementSet data) throws InputException, IOException {
+    private List<String> readInputs(NcclTestsLog.Placement pl, MeasurementSet data, PrintWriter err)
+            throws InputException, IOException {
         List<String> sources = new ArrayList<>();
         List<Input> global = inputs.stream().filter(in -> in.file == null).toList();
         if (global.size() > 1) {
@@ -346,6 +366,11 @@ final class CompileCommand extends ToolCommand {
                 sources.add(f + " (sweep)");
                 continue;
             }
+            if (java.nio.file.Files.isDirectory(f)) {
+                readFolder(f, all, pl, data, sources, err);
+                continue;
+            }
+            requireMeasurements(f);
             InputFiles.readMeasurements(f, options(all, f, pl), data);
             refuseIgnoredOptions(f, all, false, data, before);
             sources.add(f.toString());
@@ -355,12 +380,126 @@ final class CompileCommand extends ToolCommand {
                 continue;
             }
             int before = data.measurements().size();
+            requireMeasurements(in.file);
             InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
             refuseIgnoredOptions(in.file, in, false, data, before);
             sources.add(in.file.toString());
         }
-        InputFiles.readNcclLogs(ncclLogs, data);
         return sources;
+    }
+
+    /**
+     * Refuses a measurement argument that is plainly another kind of file (a policy, a decision log,
+     * a trace, an NCCL log without nccl-tests tables, a tuner config, binary data): the command line
+     * names the wrong file, so it is a usage error (exit 2), told in one line with what the file
+     * looks like, what compile reads and, where one does, which option or command takes such a file.
+     *
+     * @param f the argument
+     * @throws UsageException {@code x.yaml: this is a policy (YAML), not measurements; compile reads ...}
+     * @throws InputException for a path that cannot be read
+     * @throws IOException if reading fails
+     */
+    private static void requireMeasurements(Path f) throws InputException, IOException {
+        InputFiles.requireReadable(f);
+        if (InputFiles.isEmpty(f)) { // an input error (exit 1): the run left nothing
+            throw new InputException(f.toString(), InputFiles.EMPTY + "; " + InputFiles.COMPILE_READS);
+        }
+        String other = InputFiles.otherKind(f, InputFiles.COMPILE_READS);
+        if (other != null) {
+            throw new UsageException(other);
+        }
+    }
+
+    /**
+     * Reads a folder that is not a {@code nccl-tuner sweep} folder (no {@code manifest.json}): its
+     * {@code *.txt}, {@code *.log}, {@code *.out} and {@code *.csv} files, in name order, not those of
+     * its subfolders, each with the settings given without {@code --in}. A file that is empty, a
+     * failed sweep run's output, another kind of file ({@link InputFiles#otherKind}) or one the parsers
+     * refuse (its error on a warning line; {@code --strict} refuses the compile there) is skipped, and
+     * one note names the files read and those skipped, each with why.
+     *
+     * @param dir the folder
+     * @param all the settings given without {@code --in}
+     * @param pl the nccl-tests columns to read
+     * @param data receives the measurements
+     * @param sources receives each file read
+     * @param err receives {@code nccl-tuner compile: warning: FILE:LINE: ...; file skipped} per refused
+     *     file, then {@code nccl-tuner compile: note: DIR: read N of M entries ...}
+     * @throws InputException when no file of the folder could be read (naming each skipped one), or
+     *     with {@code --strict} at the first file the parsers refuse
+     * @throws IOException if reading fails
+     */
+    private void readFolder(
+            Path dir, Input all, NcclTestsLog.Placement pl, MeasurementSet data, List<String> sources, PrintWriter err)
+            throws InputException, IOException {
+        InputFiles.FolderEntries entries = InputFiles.folderEntries(dir);
+        Map<String, String> skipped = new java.util.TreeMap<>(entries.skipped());
+        List<String> read = new ArrayList<>();
+        for (Path p : entries.files()) {
+            MeasurementSet one = new MeasurementSet();
+            try {
+                InputFiles.readMeasurements(p, options(all, p, pl), one);
+            } catch (InputException e) {
+                if (strict) {
+                    throw e;
+                }
+                err.println("nccl-tuner compile: warning: " + e.getMessage() + "; file skipped, the folder's other "
+                        + "files are read");
+                skipped.put(p.getFileName().toString(), "refused: see its warning");
+                continue;
+            }
+            int before = data.measurements().size();
+            data.addAll(one);
+            refuseIgnoredOptions(p, all, false, data, before);
+            read.add(p.getFileName().toString());
+            sources.add(p.toString());
+        }
+        List<String> why = new ArrayList<>();
+        skipped.forEach((n, w) -> why.add(n + " (" + w + ")"));
+        String listed = (read.isEmpty() ? "" : String.join(", ", read))
+                + (why.isEmpty() ? "" : (read.isEmpty() ? "" : "; ") + "skipped " + String.join(", ", why));
+        if (read.isEmpty()) {
+            throw new InputException(
+                    dir.toString(),
+                    why.isEmpty()
+                            ? "no *.txt, *.log, *.out or *.csv file in this folder (and no manifest.json: not a "
+                                    + "`nccl-tuner sweep` folder); " + InputFiles.COMPILE_READS
+                            : "no file in this folder holds measurements: " + listed);
+        }
+        err.println("nccl-tuner compile: note: " + dir + ": not a `nccl-tuner sweep` folder (no manifest.json): read "
+                + read.size() + " of " + (read.size() + skipped.size())
+                + (read.size() + skipped.size() == 1 ? " entry" : " entries")
+                + " in name order, not its subfolders: " + listed);
+        err.flush();
+    }
+
+    /**
+     * Reads the {@code --nccl-log} files' selection lines and cost tables, each only where it belongs
+     * to the measurements: a log whose machine (GPU of its {@code # Rank} lines, NCCL's {@code NCCL
+     * version} line) no measurement's machine matches, where both name one, or whose communicator
+     * shape (its {@code comm ... nRanks N nNodes M} line, else what its other lines tell, {@link
+     * io.nccltuner.model.LogShape}) no measured group has, is not used: NCCL's picks and cost table
+     * are those of another machine or communicator. One warning line on stderr (and among the report's
+     * warnings) names both sides and says so.
+     *
+     * @param data the measurements read; receives the logs' selections, tables and warnings
+     * @param err where the warnings go
+     * @throws InputException for an unreadable log or a malformed selection line (file:line)
+     * @throws IOException if reading fails
+     */
+    private void readNcclLogs(MeasurementSet data, PrintWriter err) throws InputException, IOException {
+        for (Path log : ncclLogs) {
+            InputFiles.requireReadable(log);
+            MeasurementSet one = new MeasurementSet();
+            NcclRunLog.readSelections(log, one);
+            String other = InputFiles.otherRun(log, one, data.measurements());
+            if (other != null) {
+                err.println("nccl-tuner compile: warning: --nccl-log " + log + ": " + other);
+                data.warn("--nccl-log " + log, other);
+                continue;
+            }
+            data.addAll(one);
+        }
     }
 
     /**
@@ -443,15 +582,27 @@ final class CompileCommand extends ToolCommand {
         }
     }
 
-    /** The {@code --workload} files' calls priced with the compilation; empty without {@code --workload}. */
-    private List<Workload.Savings> savings(Compilation c) throws InputException, IOException {
+    /**
+     * The {@code --workload} files' calls priced with the compilation; empty without {@code
+     * --workload}. A file's calls of a collective and shape no measured group has are not weighted:
+     * a warning per file names their shapes and the measured ones ({@link Workload#unmatched}).
+     *
+     * @param c the compilation
+     * @param warnings receives {@code --workload FILE: ...} per file with such calls
+     */
+    private List<Workload.Savings> savings(Compilation c, List<String> warnings) throws InputException, IOException {
         if (workloads.isEmpty()) {
             return new ArrayList<>();
         }
         List<Workload.Call> calls = new ArrayList<>();
         for (Path w : workloads) {
             InputFiles.requireReadable(w);
-            calls.addAll(Workload.read(w));
+            List<Workload.Call> these = Workload.read(w);
+            String unmatched = Workload.unmatched(c, these);
+            if (unmatched != null) {
+                warnings.add("--workload " + w + ": " + unmatched);
+            }
+            calls.addAll(these);
         }
         return Workload.evaluate(c, calls);
     }

@@ -4,8 +4,10 @@ package io.nccltuner.cli;
  * A usage error found after parsing: an option value that makes no sense ({@code --nodes 0}, {@code
  * --mode enforced}), options that do not go together, no input given. {@link Main} prints it as
  * picocli's own usage errors, {@code nccl-tuner <command>: <message>} then {@code see 'nccl-tuner
- * <command> --help'}, and exits {@link Main#EXIT_USAGE} (2). What a file holds is never a usage
- * error: that is an {@link io.nccltuner.policy.InputException} (exit 1).
+ * <command> --help'}, and exits {@link Main#EXIT_USAGE} (2). What a file holds is an {@link
+ * io.nccltuner.policy.InputException} (exit 1), except a file of another kind than the command reads
+ * ({@code compile policy.yaml}: a policy, not measurements), where the argument, not the file, is
+ * wrong.
  */
 final class UsageException extends RuntimeException {
     private static final long serialVersionUID = 1L;

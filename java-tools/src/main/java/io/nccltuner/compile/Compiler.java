@@ -872,7 +872,9 @@ public final class Compiler {
     private static boolean matches(GroupKey k, RunSelection s) {
         return (s.collective() == null || s.collective() == k.collective())
                 && (s.nRanks() == 0 || s.nRanks() == k.nRanks())
-                && (s.nNodes() == 0 || s.nNodes() == k.nNodes());
+                && (s.nNodes() == 0 || s.nNodes() == k.nNodes())
+                // a group compiled apart by machine takes NCCL's picks of its own machine only
+                && (k.hardware() == null || s.hardware() == null || k.hardware().sameMachine(s.hardware()));
     }
 
     /** A warning per file (NCCL log) none of whose selection lines belongs to a measured group. */

@@ -119,7 +119,7 @@ public final class HtmlReport {
                     .append(esc(s.key() + ": saving of NCCL's time " + s.baseline()))
                     .append("</p>\n"));
         }
-        list(sb, "Refused rows (wrong results, never used)", c.refused());
+        list(sb, "Refused rows (wrong results or mangled, never used)", c.refused());
         list(sb, "Warnings", c.warnings());
         sb.append("</body></html>\n");
         return sb.toString();
@@ -173,7 +173,9 @@ public final class HtmlReport {
      * A chart's series and axes: per configuration its points ({@link #point}), sorted by label so
      * that the legend's order does not depend on which size a configuration first appears at;
      * NCCL's own pick's points; the size axis xMin..xMax (log2 bytes); the busbw axis lyLo..lyHi
-     * (log10 GB/s) around the values' span lo..hi, clipped when a value lies outside it.
+     * (log10 GB/s) around the values' span lo..hi, clipped when a value lies outside it (a note in
+     * the margin above the plot says so); the chart's height (SVG user units), {@code H} or taller
+     * where the legend beside the plot needs it.
      */
     private record Plot(
             Map<RunConfig, List<double[]>> series,
@@ -185,7 +187,8 @@ public final class HtmlReport {
             double hi,
             boolean clipped,
             double lyLo,
-            double lyHi) {
+            double lyHi,
+            int height) {
         static Plot of(Group g) {
             List<SizeResult> sizes = g.sizes();
             var coll = g.key().collective();
@@ -228,7 +231,10 @@ public final class HtmlReport {
             boolean clipped = !all.isEmpty() && (Math.log10(all.getFirst()) < lo || Math.log10(all.getLast()) > hi);
             double lyLo = Math.floor(lo * 10) / 10 - 0.1;
             double lyHi = Math.ceil(hi * 10) / 10 + 0.1;
-            return new Plot(series, order, nccl, xMin, xMax, lo, hi, clipped, lyLo, lyHi);
+            // the legend beside the plot (a line per configuration, NCCL's, the policy's, three lines of
+            // notes) sets the chart's height where it would run below the frame
+            int height = Math.max(H, T + 92 + 18 * order.size());
+            return new Plot(series, order, nccl, xMin, xMax, lo, hi, clipped, lyLo, lyHi, height);
         }
 
         /** @return the x of a message size (bytes) */
@@ -239,7 +245,7 @@ public final class HtmlReport {
         /** @return the y of a busbw (GB/s); values off the axis on its edge */
         double py(double v) {
             double lv = v > 0 ? Math.log10(v) : lyLo;
-            return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (H - T - B);
+            return T + (lyHi - Math.min(lyHi, Math.max(lyLo, lv))) / (lyHi - lyLo) * (height - T - B);
         }
     }
 
@@ -275,10 +281,12 @@ public final class HtmlReport {
 
     /** The opening tag, the plot's frame, the grid (powers of two; 1, 2, 5 x 10^n GB/s) and the axis titles. */
     private static void axes(StringBuilder sb, Plot plot) {
+        int h = plot.height();
+        int plotHeight = h - T - B;
         sb.append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
                 .append(W)
                 .append(' ')
-                .append(H)
+                .append(h)
                 .append("\" role=\"img\" aria-label=\"bus bandwidth by message size\">\n");
         sb.append("<rect x=\"")
                 .append(L)
@@ -287,7 +295,7 @@ public final class HtmlReport {
                 .append("\" width=\"")
                 .append(FRAME.plotWidth())
                 .append("\" height=\"")
-                .append(FRAME.plotHeight())
+                .append(plotHeight)
                 .append("\" fill=\"#fafafa\" stroke=\"#999\"/>\n");
         // x ticks: powers of two, at most ~14 labels
         int span = (int) Math.ceil(plot.xMax()) - (int) Math.floor(plot.xMin());
@@ -297,25 +305,25 @@ public final class HtmlReport {
                 continue;
             }
             double x = plot.px(Math.pow(2, e));
-            sb.append(line(x, T, x, H - B, "#e0e0e0")).append(text(x, H - B + 16, "middle", ByteSize.format(1L << e)));
+            sb.append(line(x, T, x, h - B, "#e0e0e0")).append(text(x, h - B + 16, "middle", ByteSize.format(1L << e)));
         }
         for (double v : SvgChart.decadeTicks(plot.lyLo(), plot.lyHi())) {
             double y = plot.py(v);
             sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
         }
-        sb.append(text(L + FRAME.plotWidth() / 2.0, H - 18, "middle", "message size (bytes, log scale)"));
-        if (plot.clipped()) {
+        sb.append(text(L + FRAME.plotWidth() / 2.0, h - 18, "middle", "message size (bytes, log scale)"));
+        if (plot.clipped()) { // in the margin above the plot, where no point, line or label is drawn
             sb.append(text(
-                    L + 4,
-                    H - B - 6,
+                    L,
+                    T - 10,
                     "start",
                     "busbw outside " + num(Math.pow(10, plot.lo())) + " .. " + num(Math.pow(10, plot.hi()))
                             + " GB/s drawn on the chart's edge"));
         }
         sb.append("<text x=\"16\" y=\"")
-                .append(T + FRAME.plotHeight() / 2)
+                .append(T + plotHeight / 2)
                 .append("\" transform=\"rotate(-90 16 ")
-                .append(T + FRAME.plotHeight() / 2)
+                .append(T + plotHeight / 2)
                 .append(")\" text-anchor=\"middle\">bus bandwidth (GB/s, log scale)</text>\n");
     }
 

@@ -60,6 +60,40 @@ public record Measurement(
             }
         }
 
+        /**
+         * Whether two inputs may have run on one machine: their GPU names agree where both print one,
+         * and their NCCL releases (major.minor.patch) where both print one.
+         *
+         * @param o the other input's machine
+         * @return true unless a GPU or an NCCL release both name differs
+         */
+        public boolean sameMachine(Hardware o) {
+            return (gpu == null || o.gpu == null || gpu.equals(o.gpu))
+                    && (ncclVersion == null
+                            || o.ncclVersion == null
+                            || release(ncclVersion).equals(release(o.ncclVersion)));
+        }
+
+        /** @return {@code 2.28.9} of {@code 2.28.9+cuda13.0} */
+        private static String release(String v) {
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("^\\d+\\.\\d+\\.\\d+").matcher(v);
+            return m.find() ? m.group() : v;
+        }
+
+        /**
+         * The machine as the summaries name it.
+         *
+         * @return {@code NVIDIA H200 NCCL 2.28.9}, {@code NVIDIA H200, NCCL version not printed}, or
+         *     {@code NCCL 2.28.9} where no GPU is named (an NCCL log without device lines)
+         */
+        public String label() {
+            if (gpu == null) {
+                return "NCCL " + ncclVersion;
+            }
+            return gpu + (ncclVersion == null ? ", NCCL version not printed" : " NCCL " + ncclVersion);
+        }
+
         @Override
         public String toString() {
             return (gpu == null ? "GPU not printed" : gpu) + ", "

@@ -142,7 +142,7 @@ public final class MeasurementCsv {
                     firstMangled = e;
                 }
                 // one entry, among the refused rows (compile lists them and counts them once)
-                into.refuse(where, why + "; row skipped (--strict refuses the file)");
+                into.refuseMangled(where, why);
                 hole(f, col, headerFields, into);
             }
         }

@@ -167,6 +167,33 @@ public final class MeasurementSet {
     }
 
     /**
+     * How a parser's refused-row entry ends for a mangled row (the wrong number of fields, a field
+     * that is not a number, a row cut by another print): skipped, where {@code --strict} refuses
+     * the file instead. Entries that end so are counted as mangled ({@link #mangled}).
+     */
+    public static final String MANGLED = "row skipped (--strict refuses the file)";
+
+    /**
+     * Records a mangled row: skipped, listed among the refused rows ending {@link #MANGLED}.
+     *
+     * @param where {@code file:line}
+     * @param why what is wrong with it, e.g. "row has 10 fields but the column header names 13 ..."
+     */
+    public void refuseMangled(String where, String why) {
+        refuse(where, why + "; " + MANGLED);
+    }
+
+    /**
+     * The mangled rows among refused ones, however they were copied between sets.
+     *
+     * @param refused refused rows as {@code file:line: reason}
+     * @return those ending {@link #MANGLED}, in order
+     */
+    public static List<String> mangled(List<String> refused) {
+        return refused.stream().filter(r -> r.endsWith(MANGLED)).toList();
+    }
+
+    /**
      * Records a row that is never used.
      *
      * @param where {@code file:line}

@@ -58,12 +58,29 @@ public final class NcclRunLog {
          *     ReduceScatter bytes are per rank and nRanks is unknown
          */
         RunSelection resolve(int nRanks, int nNodes) {
+            return resolve(nRanks, nNodes, null);
+        }
+
+        /**
+         * @param nRanks ranks of the communicator (0 when unknown)
+         * @param nNodes nodes of the communicator (0 when unknown)
+         * @param hardware the machine the log names, or null
+         * @return the selection as {@link #resolve(int, int)}, on that machine
+         */
+        RunSelection resolve(int nRanks, int nNodes, Measurement.Hardware hardware) {
             if (line.perRankBytes() && nRanks <= 0) {
                 return null;
             }
             AlgoProto pick = line.pick();
             return new RunSelection(
-                    where, line.collective(), nRanks, nNodes, line.nBytes(nRanks), pick.algorithm(), pick.protocol());
+                    where,
+                    line.collective(),
+                    nRanks,
+                    nNodes,
+                    line.nBytes(nRanks),
+                    pick.algorithm(),
+                    pick.protocol(),
+                    hardware);
         }
     }
 
@@ -133,8 +150,9 @@ public final class NcclRunLog {
             }
         }
         int unusable = 0;
+        Measurement.Hardware hw = machine(lines);
         for (RawSelection s : raw) {
-            RunSelection sel = s.resolve(nRanks, nNodes);
+            RunSelection sel = s.resolve(nRanks, nNodes, hw);
             if (sel == null) {
                 unusable++;
             } else {
@@ -154,6 +172,37 @@ public final class NcclRunLog {
                             + "NCCL_DEBUG_SUBSYS=INIT,TUNING");
         }
         readNotOffered(file, lines, into);
+    }
+
+    private static final Pattern VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
+
+    /**
+     * The machine a log names: the GPU of its first nccl-tests {@code #  Rank 0 ... device 0 [..]
+     * NVIDIA H200} line and the release of its first {@code NCCL version 2.28.9+cuda13.0} INFO line
+     * (src/init.cc), as {@link NcclTestsLog} names a run's machine.
+     *
+     * @param lines the log's lines
+     * @return the machine, or null when the log names neither
+     */
+    public static Measurement.Hardware machine(List<String> lines) {
+        String gpu = null;
+        String version = null;
+        for (String line : lines) {
+            String l = io.nccltuner.model.LauncherPrefix.strip(line).strip();
+            if (gpu == null) {
+                io.nccltuner.model.NodeCount.Rank r = io.nccltuner.model.NodeCount.Rank.parse(l);
+                if (r != null && !r.device().isBlank()) {
+                    gpu = r.device();
+                }
+            }
+            if (version == null) {
+                Matcher m = VERSION.matcher(l);
+                if (m.find()) {
+                    version = m.group(1);
+                }
+            }
+        }
+        return Measurement.Hardware.of(gpu, version);
     }
 
     /**

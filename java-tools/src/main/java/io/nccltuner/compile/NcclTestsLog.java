@@ -58,7 +58,10 @@ import java.util.regex.Pattern;
  * 1e-12 for double, any deviation for integers; nccl-tests src/common.cu at 51af557^). A row
  * with the wrong number of fields or a field that is not a number (a cut excerpt, an interrupted
  * print) is skipped with a warning naming the file and line and counted refused; with {@link
- * Options#strict} it refuses the file.
+ * Options#strict} it refuses the file. A row with an NCCL line glued to it keeps its part before
+ * that line (it is not read as an NCCL line), and where the next line is a whole row instead of the
+ * rest of it, it is such a mangled row. A line that looks like a row where no table is open (before
+ * the column header, after the footer) is not read, with a warning naming its line.
  */
 public final class NcclTestsLog {
     /** Which half of each row to use: nccl-tests times each size out-of-place and in-place. */
@@ -278,6 +281,9 @@ public final class NcclTestsLog {
                             at = g.start();
                         }
                     }
+                    if (at < 0 && startsWithSize(line)) {
+                        at = rowGlue(line); // a row with an NCCL line glued after a space: keep the row
+                    }
                     if (at > 0) {
                         text = line.substring(0, at);
                         nccl = line.substring(at);
@@ -299,6 +305,61 @@ public final class NcclTestsLog {
             out.add(new Split(text, nccl, warnNext));
         }
         return out;
+    }
+
+    /** An NCCL line's prefix anywhere in a line ({@code host:pid:tid [dev] NCCL INFO}), after a space or not. */
+    private static final Pattern NCCL_ANYWHERE =
+            Pattern.compile("([^\\s:\\[]+:\\d+:)\\d+ \\[-?\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
+
+    /** @return whether a line starts with a whole number, as a size-table row starts with its size column */
+    static boolean startsWithSize(String line) {
+        String t = line.strip();
+        return !t.isEmpty() && Character.isDigit(t.charAt(0));
+    }
+
+    /**
+     * Where the NCCL line glued onto a row starts when neither a known process nor a digit before it
+     * tells ({@code ...   33.91 host:123:456 [0] NCCL INFO ...}): at its {@code host:pid:tid} prefix,
+     * else at the {@code NCCL INFO}/{@code NCCL WARN} itself, so that the row's part is kept (and
+     * refused as mangled when its fields do not fit) instead of being read as an NCCL line.
+     *
+     * @param line a line starting with a size column and holding {@code NCCL INFO} or {@code NCCL WARN}
+     * @return the index where the NCCL part starts, above 0
+     */
+    private static int rowGlue(String line) {
+        Matcher m = NCCL_ANYWHERE.matcher(line);
+        if (m.find() && m.start() > 0) {
+            return m.start();
+        }
+        int info = line.indexOf("NCCL INFO");
+        int warn = line.indexOf("NCCL WARN");
+        int at = info < 0 ? warn : warn < 0 ? info : Math.min(info, warn);
+        return Math.max(at, 1);
+    }
+
+    /**
+     * Whether a line that stands outside any size table looks like one of its rows: a size, a count,
+     * a type name and at least three more fields, the rest numbers or {@code N/A} ({@code 1048576
+     * 262144 float sum -1 34.12 ...}).
+     *
+     * @param t the line, stripped
+     * @return true for such a line
+     */
+    static boolean looksLikeRow(String t) {
+        String[] tok = t.split("\\s+");
+        if (tok.length < 6
+                || !tok[0].matches("\\d+")
+                || !tok[1].matches("\\d+")
+                || !tok[2].matches("[a-z][a-z0-9_]*")) {
+            return false;
+        }
+        int numbers = 0;
+        for (int i = 3; i < tok.length; i++) {
+            if (tok[i].matches("-?[0-9.eE+-]+|N/A")) {
+                numbers++;
+            }
+        }
+        return numbers >= 3;
     }
 
     private int launcherPrefixed;
@@ -381,11 +442,23 @@ public final class NcclTestsLog {
                 into.warn(at(s.layoutLine), "size table without rows");
             }
         }
+        int stray = 0;
+        int strayFirst = 0;
+        for (Segment s : segments) {
+            stray += s.strayRows;
+            strayFirst = strayFirst == 0 ? s.strayFirst : strayFirst;
+        }
         if (tables == 0) {
             throw new InputException(
                     file.toString(),
-                    "no nccl-tests size table found (a '#  size  count  type ...' "
-                            + "header followed by rows); is this nccl-tests output?");
+                    NO_TABLE + " (a '#  size  count  type ...' header followed by rows)"
+                            + (stray > 0
+                                    ? "; " + strayText(stray, strayFirst) + ": paste the table's column header line "
+                                            + "above them"
+                                    : "; is this nccl-tests output?"));
+        }
+        if (stray > 0) {
+            into.warn(at(strayFirst), strayText(stray, strayFirst) + ": not read");
         }
         if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
             throw new InputException(
@@ -406,6 +479,18 @@ public final class NcclTestsLog {
         warnUnknownForcing(unknown);
     }
 
+    /** The start of the error for a file without a size table. */
+    public static final String NO_TABLE = "no nccl-tests size table found";
+
+    /** @return {@code 3 lines (from line 12) look like size-table rows but stand where no table is open ...} */
+    private static String strayText(int n, int first) {
+        return (n == 1 ? "1 line looks" : n + " lines (from line " + first + ") look")
+                + " like a size-table row (size, count, type, ...) but stand"
+                + (n == 1 ? "s" : "")
+                + " where no table is open (before a '#  size  count  type ...' column header, or after the "
+                + "table's '# Out of bounds' / '# Avg bus bandwidth' footer)";
+    }
+
     private static boolean isContinuation(String t) {
         char c = t.charAt(0);
         return Character.isDigit(c) || c == '-' || c == '.' || t.startsWith("N/A");
@@ -418,6 +503,8 @@ public final class NcclTestsLog {
         final List<String> tokens = new ArrayList<>();
         final List<Integer> parts = new ArrayList<>();
         int interruptedAt;
+        /** whether the line that interrupts it is a row of its own (the rest of this one never came) */
+        boolean cutByRow;
 
         RawRow(int line, Layout layout) {
             this.line = line;
@@ -443,6 +530,16 @@ public final class NcclTestsLog {
 
         String joined() {
             return String.join(" ", tokens);
+        }
+
+        /**
+         * @param t a line that would continue this row
+         * @return whether the row would then have more fields than any row of its table: the line is a
+         *     row of its own, and this one was cut short (by an NCCL line glued to it)
+         */
+        boolean overflowsWith(String t) {
+            int max = layout.nCols() + (layout.timestamp() ? 2 : 0);
+            return tokens.size() + t.strip().split("\\s+").length > max;
         }
     }
 
@@ -582,15 +679,20 @@ public final class NcclTestsLog {
         String[] tok = raw.tokens.toArray(String[]::new);
         boolean ok = tok.length == l.nCols() || (l.timestamp() && tok.length == l.nCols() + 2);
         if (!ok) {
-            String parts = raw.interruptedAt == 0
-                    ? ""
-                    : " (its parts, between NCCL lines, are on line"
-                            + (raw.parts.size() == 1 ? " " : "s ")
-                            + raw.parts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
-                            + (raw.interruptedAt > 0
-                                    ? "; line " + raw.interruptedAt + " interrupts it"
-                                    : "; the file ends first")
-                            + ")";
+            String parts = raw.cutByRow
+                    ? " (an NCCL line glued to it on line " + raw.parts.getLast() + " cuts it short, and line "
+                            + raw.interruptedAt + " is the next row)"
+                    : raw.interruptedAt == 0
+                            ? ""
+                            : " (its parts, between NCCL lines, are on line"
+                                    + (raw.parts.size() == 1 ? " " : "s ")
+                                    + raw.parts.stream()
+                                            .map(String::valueOf)
+                                            .collect(java.util.stream.Collectors.joining(", "))
+                                    + (raw.interruptedAt > 0
+                                            ? "; line " + raw.interruptedAt + " interrupts it"
+                                            : "; the file ends first")
+                                    + ")";
             throw new InputException(
                     at(ln),
                     "row has " + tok.length + " fields but the column header names "
@@ -703,6 +805,10 @@ public final class NcclTestsLog {
         boolean closed;
         RawRow pending;
         final List<RawRow> rows = new ArrayList<>();
+        /** lines that look like size-table rows but stand where no table is open */
+        int strayRows;
+        /** the first such line */
+        int strayFirst;
 
         boolean started() {
             return nThread || !rows.isEmpty() || closed;
@@ -731,7 +837,10 @@ public final class NcclTestsLog {
             String line = sp.text();
             String t = line.strip();
             if (!t.isEmpty()) {
-                if (pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
+                if (pending != null && isContinuation(t) && !t.startsWith("#") && pending.overflowsWith(t)) {
+                    pending.cutByRow = true; // a whole row where the rest of this one should be
+                    finishRow(ln);
+                } else if (pending != null && !(isContinuation(t) && !t.startsWith("#"))) {
                     finishRow(ln);
                 }
                 if (t.startsWith("#")) {
@@ -742,6 +851,10 @@ public final class NcclTestsLog {
                     pending = new RawRow(ln, layout);
                     pending.add(ln, t);
                 } else {
+                    if (looksLikeRow(t)) { // a row where no table is open: before its header, after its footer
+                        strayRows++;
+                        strayFirst = strayFirst == 0 ? ln : strayFirst;
+                    }
                     other(ln, line);
                 }
                 if (pending != null) {
@@ -1164,7 +1277,7 @@ public final class NcclTestsLog {
                     firstMangled = e;
                 }
                 // one entry, among the refused rows (compile lists them and counts them once)
-                into.refuse(at(r.line), why + "; row skipped (--strict refuses the file)");
+                into.refuseMangled(at(r.line), why);
             }
         }
         return rows;
@@ -1564,7 +1677,8 @@ public final class NcclTestsLog {
                             sh.nNodes(),
                             row.size(),
                             actual.algorithm(),
-                            actual.protocol()));
+                            actual.protocol(),
+                            sh.hardware()));
                 }
             } else {
                 cfg = forcedConfig(s, f, actual, t);

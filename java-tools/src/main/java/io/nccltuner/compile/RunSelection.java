@@ -17,6 +17,10 @@ import io.nccltuner.policy.Protocol;
  *     ReduceScatter per rank; the parser multiplies those by nRanks)
  * @param algorithm the algorithm NCCL ran
  * @param protocol the protocol NCCL ran
+ * @param hardware the machine the log or run names (GPU of its {@code # Rank} device lines, NCCL's
+ *     {@code NCCL version} line), or null where it names none: a selection of one machine is not
+ *     NCCL's pick on another, so it applies only to groups of its machine where the measurements of
+ *     a shape were compiled apart by machine
  */
 public record RunSelection(
         String source,
@@ -25,7 +29,19 @@ public record RunSelection(
         int nNodes,
         long nBytes,
         Algorithm algorithm,
-        Protocol protocol) {
+        Protocol protocol,
+        Measurement.Hardware hardware) {
+    /** A selection of a machine the input does not name. */
+    public RunSelection(
+            String source,
+            Collective collective,
+            int nRanks,
+            int nNodes,
+            long nBytes,
+            Algorithm algorithm,
+            Protocol protocol) {
+        this(source, collective, nRanks, nNodes, nBytes, algorithm, protocol, null);
+    }
 
     /** @return the selection as a run configuration with NCCL's own channel count */
     public RunConfig config() {

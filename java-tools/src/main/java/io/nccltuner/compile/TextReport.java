@@ -279,11 +279,26 @@ public final class TextReport {
 
         double maxMargin;
         final java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+        /** per machine the shapes measured on it, where a shape's inputs were compiled apart by machine */
+        final java.util.Map<String, java.util.Set<String>> machines = new java.util.LinkedHashMap<>();
 
         SizeCounts(Compilation c) {
+            java.util.Set<String> separated = new java.util.HashSet<>(); // shapes compiled apart by machine
             for (Group g : c.groups()) {
-                shapes.add(
-                        io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes()));
+                if (g.key().hardware() != null) {
+                    separated.add(io.nccltuner.model.JobShape.of(
+                            g.key().nRanks(), g.key().nNodes()));
+                }
+            }
+            for (Group g : c.groups()) {
+                String shape =
+                        io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes());
+                if (separated.contains(shape)) {
+                    machines.computeIfAbsent(machine(g.key().hardware()), x -> new java.util.LinkedHashSet<>())
+                            .add(shape);
+                } else {
+                    shapes.add(shape);
+                }
                 int maxRep = 0;
                 for (SizeResult s : g.sizes()) {
                     sizes++;
@@ -305,6 +320,29 @@ public final class TextReport {
                     singleGroups++;
                 }
             }
+        }
+
+        /**
+         * @param hw a group's machine, null where its inputs name none
+         * @return {@link io.nccltuner.compile.Measurement.Hardware#label}, or {@code machine not printed}
+         */
+        static String machine(io.nccltuner.compile.Measurement.Hardware hw) {
+            return hw == null ? "machine not printed" : hw.label();
+        }
+
+        /**
+         * @return the groups' shapes as the summary names them: {@code nRanks=2 nNodes=1}, or where
+         *     a shape was compiled apart by machine, each machine with its shapes ({@code compiled apart
+         *     by machine (NVIDIA H200 NCCL 2.28.9 at nRanks=8 nNodes=2; NVIDIA GB300 NCCL 2.29.7 at
+         *     nRanks=8 nNodes=2)})
+         */
+        String shapesText() {
+            if (machines.isEmpty()) {
+                return "(" + String.join("; ", shapes) + ")";
+            }
+            List<String> each = new java.util.ArrayList<>(shapes);
+            machines.forEach((m, sh) -> each.add(m + " at " + String.join(", ", sh)));
+            return "compiled apart by machine (" + String.join("; ", each) + ")";
         }
 
         /** Counts a size under the first reason that fits: ruled, no NCCL, no candidate, noise, not offered, small. */
@@ -343,14 +381,27 @@ public final class TextReport {
                 .append(count(n.sizes, "measured size"))
                 .append(" in ")
                 .append(count(c.groups().size(), "group"))
-                .append(" (")
-                .append(String.join("; ", n.shapes))
-                .append("): ")
+                .append(n.machines.isEmpty() ? " " : ", ")
+                .append(n.shapesText())
+                .append(": ")
                 .append(n.ruled)
                 .append(n.ruled == 1 ? " size gets" : " sizes get")
                 .append(" a rule");
         sb.append(n.sizes == n.ruled ? "\n" : "; no rule at:\n");
         noRuleLines(sb, n, c);
+        List<String> mangled = MeasurementSet.mangled(c.refused());
+        if (!mangled.isEmpty()) {
+            sb.append("skipped ")
+                    .append(count(mangled.size(), "mangled row"))
+                    .append(" (")
+                    .append(String.join(
+                            ", ",
+                            mangled.stream().limit(3).map(TextReport::where).toList()))
+                    .append(mangled.size() > 3 ? ", ..." : "")
+                    .append("): the wrong number of fields or a field that is not a number, as a row cut by an NCCL "
+                            + "line or another print leaves it; listed under refused rows, --strict refuses the "
+                            + "file instead\n");
+        }
         List<String> next = collectNext(n, c);
         if (next.isEmpty()) {
             sb.append("collect next: nothing missing (NCCL's own pick, NCCL's selections and replicates of every "
@@ -372,6 +423,13 @@ public final class TextReport {
                     .append('\n');
         }
         return sb.toString();
+    }
+
+    /** @return the {@code file:line} a refused-row entry starts with */
+    private static String where(String refused) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("^(.*?:\\d+): ").matcher(refused);
+        return m.find() ? m.group(1) : refused.substring(0, Math.max(0, refused.indexOf(": ")));
     }
 
     /** Why sizes got no rule: a line per reason, with how many sizes. */

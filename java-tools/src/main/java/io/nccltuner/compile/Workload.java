@@ -216,6 +216,83 @@ public final class Workload {
                 n.hasNonNull(LogField.TYPE) || n.has(LogField.POLICY_PICK));
     }
 
+    /** @return whether a call is of a group's collective and shape (fields the call leaves 0 match any) */
+    private static boolean matches(Call call, GroupKey k) {
+        return call.collective() == k.collective()
+                && (call.nRanks() == 0 || call.nRanks() == k.nRanks())
+                && (call.nNodes() == 0 || call.nNodes() == k.nNodes())
+                && (call.numPipeOps() == 0 || k.numPipeOps().contains(call.numPipeOps()));
+    }
+
+    /**
+     * The calls of a workload that no compiled group prices because no group has their shape (calls
+     * of another job or communicator: an nRanks, nNodes no measurement has), or, where no call at all
+     * matches a group, every call; for a warning: their weights are not applied. Calls of a measured
+     * shape whose collective was not measured are the usual case (a job calls more collectives than
+     * were measured) and are not named.
+     *
+     * @param c the compilation
+     * @param calls one workload file's calls
+     * @return {@code its 257 calls (AllReduce at nRanks=2 nNodes=2: 257) match no measured group
+     *     (AllReduce at nRanks=8 nNodes=2): its weights are not applied, no call of it is priced}, the
+     *     same with {@code 12 of its 269 calls} and {@code those 12 are not weighted, the other 257
+     *     are} when some match, or null
+     */
+    public static String unmatched(Compilation c, List<Call> calls) {
+        java.util.Map<String, Long> other = new java.util.TreeMap<>();
+        java.util.Map<String, Long> otherShape = new java.util.TreeMap<>();
+        long all = 0;
+        long none = 0;
+        long shapeless = 0;
+        for (Call call : calls) {
+            all += call.count();
+            if (c.groups().stream().anyMatch(g -> matches(call, g.key()))) {
+                continue;
+            }
+            none += call.count();
+            String shape = call.nRanks() == 0
+                    ? "any shape"
+                    : call.nNodes() == 0
+                            ? "nRanks=" + call.nRanks()
+                            : io.nccltuner.model.JobShape.of(call.nRanks(), call.nNodes());
+            String what = call.collective() + " at " + shape
+                    + (call.numPipeOps() > 1 ? " numPipeOps " + call.numPipeOps() : "");
+            other.merge(what, call.count(), Long::sum);
+            boolean measuredShape = c.groups().stream()
+                    .anyMatch(g -> (call.nRanks() == 0
+                                    || call.nRanks() == g.key().nRanks())
+                            && (call.nNodes() == 0 || call.nNodes() == g.key().nNodes()));
+            if (!measuredShape) {
+                shapeless += call.count();
+                otherShape.merge(what, call.count(), Long::sum);
+            }
+        }
+        if (none < all && shapeless == 0) {
+            return null;
+        }
+        long n = none == all ? all : shapeless;
+        java.util.Map<String, Long> named = none == all ? other : otherShape;
+        java.util.Set<String> measured = new java.util.LinkedHashSet<>();
+        for (Group g : c.groups()) {
+            measured.add(g.key().collective() + " at "
+                    + io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes())
+                    + (g.key().numPipeOps().min() > 1 ? " numPipeOps " + g.key().numPipeOps() : ""));
+        }
+        List<String> each = new ArrayList<>();
+        named.forEach((k, x) -> each.add(k + ": " + x));
+        return (n == all ? "its " + plural(all, "call") : n + " of its " + plural(all, "call")) + " ("
+                + String.join("; ", each) + ") match" + (n == 1 ? "es" : "")
+                + " no measured group (" + String.join("; ", measured) + "): "
+                + (n == all
+                        ? "its weights are not applied, no call of it is priced"
+                        : "those " + n + " are not weighted (another communicator shape), the other " + (all - n)
+                                + " are where their collective was measured");
+    }
+
+    private static String plural(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     /**
      * Prices a workload against compiled groups.
      *
@@ -234,10 +311,7 @@ public final class Workload {
             double pol = 0;
             double best = 0;
             for (Call call : calls) {
-                if (call.collective() != k.collective()
-                        || (call.nRanks() != 0 && call.nRanks() != k.nRanks())
-                        || (call.nNodes() != 0 && call.nNodes() != k.nNodes())
-                        || (call.numPipeOps() != 0 && !k.numPipeOps().contains(call.numPipeOps()))) {
+                if (!matches(call, k)) {
                     continue;
                 }
                 n += call.count();
