@@ -8,7 +8,8 @@
 #   (make/nccl-tuner-aot.sh: makes lib/nccl-tuner-java.aot, the JDK 25 AOT cache, on the target; it
 #   fails with a message when lib/ is not writable), libexec/nccl-tuner-harness (the host harness,
 #   tests/harness/harness.c: `bin/nccl-tuner try` replays traces through lib/'s plugin with it, no
-#   GPU needed), policies/, README.md, docs/ (the user docs) and docs/dev/ (the developer docs, which
+#   GPU needed; libexec/fake-cuda/libcuda.so.1, tests/plugins/fake_cuda.c, is the CUDA driver it
+#   LD_PRELOADs there for `try --gpu`: never on a job's library path), policies/, README.md, docs/ (the user docs) and docs/dev/ (the developer docs, which
 #   describe the source tree), examples/ (what the README's and docs' examples name, listed in
 #   make/examples-README.md, shipped as examples/README.md). tests/docs/check_docs.py (make docs-check)
 #   checks the docs' links and examples in this tree and in the repository.
@@ -50,11 +51,12 @@ DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/trace
 # The tarball ships the docs, so an edited doc makes a new one.
 DIST_DOCS := $(REPO)/README.md $(wildcard $(REPO)/docs/*.md $(REPO)/docs/dev/*.md)
 
-$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(DIST_DOCS) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
+$(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(HARNESS_CUDA) $(wildcard $(REPO)/policies/*.yaml) $(DIST_EXAMPLES) $(DIST_DOCS) $(REPO)/make/dist.mk $(REPO)/make/nccl-tuner-aot.sh
 	rm -rf $(DIST_DIR) $(DIST_TGZ)
 	mkdir -p $(DIST_DIR)/lib $(DIST_DIR)/bin $(DIST_DIR)/policies
 	cp $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(DIST_DIR)/lib/
 	mkdir -p $(DIST_DIR)/libexec && cp $(HARNESS_BIN) $(DIST_DIR)/libexec/nccl-tuner-harness && strip $(DIST_DIR)/libexec/nccl-tuner-harness
+	mkdir -p $(DIST_DIR)/libexec/fake-cuda && cp $(HARNESS_CUDA) $(DIST_DIR)/libexec/fake-cuda/
 	$(JAVA_HOME)/bin/jlink --add-modules $(DIST_MODULES) --strip-debug --no-header-files \
 	  --no-man-pages --compress zip-9 --output $(DIST_DIR)/runtime
 	strip --strip-unneeded $(DIST_DIR)/runtime/lib/server/libjvm.so $(DIST_DIR)/runtime/lib/*.so

@@ -18,8 +18,9 @@
  * also prints NCCL's "TUNER/Plugin: Closing tuner: '%s'" with the name NCCL's adapter carries:
  * the plugin's for v7 and v5, '(null)' for v6 (the v6 adapter never sets it); for v3/v4 it prints
  * the plugin's name (tuner_v3.cc/v4.cc of 2.32 were not read). It also exports
- * ncclGetVersion with that era's version, as libnccl would, so the plugin's hardware signature
- * sees it.
+ * ncclGetVersion with that era's version (or --nccl-version's), as libnccl would, so the plugin's
+ * hardware signature sees it. The GPU the signature sees is the CUDA driver's the process has
+ * loaded: none here, unless one is LD_PRELOADed (tests/plugins/fake_cuda.c; `nccl-tuner try --gpu`).
  *
  *   harness [options] [--trace] FILE...      (harness --help for the options)
  *
@@ -128,12 +129,13 @@ static const era_t kEras[] = {
   {"2.32.6", 7, 23206, {7, 6, 5, 4, 3, 2, 0}},
 };
 static const era_t* g_era;
+static int g_version; /* --nccl-version: the code ncclGetVersion reports instead of the era's */
 
 /* libnccl's ncclGetVersion, exported from the harness (make/harness.mk links it with
- * --export-dynamic-symbol): the era's version code, or an error without --nccl-era. */
+ * --export-dynamic-symbol): --nccl-version's code, else the era's, or an error without --nccl-era. */
 __attribute__((visibility("default"))) ncclResult_t ncclGetVersion(int* version) {
   if (g_era == NULL || version == NULL) return ncclInvalidUsage;
-  *version = g_era->version;
+  *version = g_version > 0 ? g_version : g_era->version;
   return ncclSuccess;
 }
 static void* g_lib;
@@ -748,6 +750,8 @@ static void usage(FILE* out) {
         "Replays NCCL getCollInfo traces through a tuner plugin (v3..v7) loaded like NCCL does.\n"
         "  --nccl-era E      load and call the plugin as NCCL E does: 2.22 (v3), 2.24 (v4 first),\n"
         "                    2.28 (v5), 2.30 (v6), 2.32.6 (v7 first, then v6); default: v3 only\n"
+        "  --nccl-version C  under --nccl-era, the code ncclGetVersion reports (22707 = 2.27.7;\n"
+        "                    default: the era's release, 2.28 reports 22809)\n"
         "  --regbuff 0|1     regBuff a v4+ core passes to getCollInfo (default 0)\n"
         "  --hide-symbol S   under --nccl-era, look S (e.g. ncclTunerPlugin_v7) up as if the plugin\n"
         "                    did not export it: a plugin built before that version\n"
@@ -818,6 +822,9 @@ int main(int argc, char** argv) {
         if (strcmp(next, kEras[k].name) == 0) g_era = &kEras[k];
       if (!g_era) die_usage("unknown --nccl-era '%s' (2.22, 2.24, 2.28, 2.30 or 2.32.6)", next);
       i++;
+    } else if (strcmp(a, "--nccl-version") == 0) {
+      g_version = (int)parse_opt_num(a, next, 20900, 999999); /* major*10000 + minor*100 + patch since 2.9 */
+      i++;
     } else if (strcmp(a, "--regbuff") == 0) {
       cfg.regBuff = (int)parse_opt_num(a, next, 0, 1);
       i++;
@@ -842,6 +849,7 @@ int main(int argc, char** argv) {
     else add_trace(a);
   }
   if (cfg.nTraces == 0) die_usage("no trace given");
+  if (g_version > 0 && g_era == NULL) die_usage("--nccl-version needs --nccl-era (NCCL reports its version from 2.9)");
 
   int maxComms = 1;
   for (int i = 0; i < cfg.nTraces; i++) {

@@ -158,6 +158,8 @@ expect "--sigint-handler with noop" 0 '^harness: own SIGINT handler ran$'
 run -- --stack-kib 1 "$DDP";              expect "--stack-kib 1: exit 2" 2 'stack-kib'
 run -- --frobnicate "$DDP";               expect "unknown option: exit 2" 2 'unknown option --frobnicate'
 run -- "$TMP/missing.csv";                expect "missing trace: exit 2" 2 'cannot open trace'
+run -- --nccl-version 22707 "$DDP";       expect "--nccl-version without --nccl-era: exit 2" 2 'nccl-version needs --nccl-era'
+run -- --nccl-era 2.24 --nccl-version 27 "$DDP"; expect "--nccl-version 27: exit 2" 2 'nccl-version wants a number in 20900..999999'
 run --;                                   expect "no trace: exit 2" 2 'no trace given'
 printf 'init,0,2,2\nget,0,2,2,4,8,1,7,3,0,1.5,2\n' > "$TMP/short.csv"
 run -- "$TMP/short.csv";                  expect "malformed trace: exit 2 with file:line" 2 'short\.csv:2: 2 costs for numAlgo\*numProto = 21'

@@ -267,7 +267,7 @@ final class ReplayCommand extends ToolCommand {
         if (nothing != null) {
             out.println(nothing);
         }
-        notOffered(out, r);
+        notOffered(out, r, would);
         if (priced) {
             out.println(measuredLine(measurements, r.calls().size(), all, hits));
             String why = ShadowReport.shapesNotMeasured(
@@ -507,19 +507,36 @@ final class ReplayCommand extends ToolCommand {
 
     /**
      * The calls a rule matched that still changed nothing, because NCCL offers none of the rule's
-     * candidates there (their cost-table entries are -1): a count, then one line per collective, size
-     * and numPipeOps with the rule, its candidates and what NCCL offered.
+     * candidates there (their cost-table entries are -1), or because the rule's pick is NCCL's own
+     * (rows marked kept): a count, then one line per collective, size and numPipeOps NCCL offers
+     * none at, with the rule, its candidates and what NCCL offered.
      */
-    private void notOffered(PrintWriter out, Replay.Result r) {
+    private void notOffered(PrintWriter out, Replay.Result r, Replay.Result would) {
         List<Replay.CallOutcome> none =
                 r.calls().stream().filter(Replay.CallOutcome::notOffered).toList();
+        long kept = (would != null ? would : r)
+                .calls().stream()
+                        .filter(o -> o.ruleHit() && !o.notOffered() && !o.changed())
+                        .count();
+        if (kept > 0) { // the two reasons, as try and report count them
+            out.printf(
+                    Locale.ROOT,
+                    "matched a rule but changed nothing: %s: NCCL offers none of the rule's candidates %d%s,"
+                            + " already NCCL's pick %d (kept)%n",
+                    Main.count(none.size() + kept, "call"),
+                    none.size(),
+                    none.isEmpty() ? "" : " (below)",
+                    kept);
+        }
         if (none.isEmpty()) {
             return;
         }
-        out.printf(
-                Locale.ROOT,
-                "matched a rule but changed nothing: %s (NCCL offers none of the rule's candidates there)%n",
-                Main.count(none.size(), "call"));
+        if (kept == 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "matched a rule but changed nothing: %s (NCCL offers none of the rule's candidates there)%n",
+                    Main.count(none.size(), "call"));
+        }
         java.util.Map<List<Object>, List<Replay.CallOutcome>> groups = new java.util.LinkedHashMap<>();
         for (Replay.CallOutcome o : none) {
             io.nccltuner.trace.TraceCall c = o.call();

@@ -176,6 +176,10 @@ final class ReportCommand extends ToolCommand {
         if (measurements == null && !r.rows().isEmpty()) {
             out.println(PRICE_HINT);
         }
+        String picks = ncclLogs.isEmpty() ? r.pickSourceLine() : null;
+        if (picks != null) { // priced without --nccl-log: where NCCL's pick came from
+            out.println(picks);
+        }
         if (html.file != null) {
             writeFile(html.file, ShadowReportHtml.render(r, c));
             out.println("html: " + html.file);

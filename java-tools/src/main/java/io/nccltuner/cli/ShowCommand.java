@@ -121,7 +121,7 @@ final class ShowCommand extends ToolCommand {
         PolicyFiles.Loaded loaded = PolicyFiles.load(policy.file, err);
         Policy p = loaded.policy();
         topologies = TopologyInputs.read(topology, modelInputs);
-        logged = InputFiles.readCostTables(ncclLogs, err, "nccl-tuner show");
+        logged = CostTableLogs.read(ncclLogs, out, err, "nccl-tuner show"); // as explain --log reads them
         out.printf(
                 Locale.ROOT,
                 "policy %s (%s%s, mode %s in the file): the engine's decisions in enforce mode, numPipeOps %d,"

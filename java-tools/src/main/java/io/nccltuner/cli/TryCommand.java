@@ -3,6 +3,8 @@ package io.nccltuner.cli;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
+import io.nccltuner.report.DecisionLogFile;
+import io.nccltuner.report.UnchangedHits;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,22 +32,40 @@ import picocli.CommandLine.Option;
  * did, its summary), the harness's count, the report of the decision logs ({@code nccl-tuner
  * report}, priced with {@code --measurements}, NCCL's picks also from {@code --nccl-log}, the log
  * compile took, whose NCCL release is checked against {@code --nccl-era} and the measurements')
- * and a verdict line: how many calls the policy would change, or why it changes nothing.
+ * and a verdict line: how many calls the policy would change and how many rule hits change
+ * nothing, per reason (a candidate NCCL's table does not offer, named from an in-process replay of
+ * the traces; NCCL's own pick already), or why it changes nothing at all (no profile matches the
+ * shape; a profile of the shape skipped for its hardware, with the {@code --gpu}/{@code
+ * --nccl-version} that match it). The replay presents a GPU and NCCL version to the plugin
+ * ({@link TryHardware}: {@code --gpu}, {@code --nccl-version}, else what {@code --nccl-log} and
+ * {@code --measurements} name); enforce mode's per-call lines are folded ({@link Fold}).
  *
  * <p>Exit codes (cli.Main's scheme): 0 done (also when the policy would change nothing: the last
  * line says why), 1 an input error (a policy that does not load, a missing trace, no harness or
- * plugin found, the harness failing), 2 a usage error (also an --nccl-era the harness does not know), 3 ({@link Main#EXIT_CHECK}) when the report
+ * plugin found, the harness failing; a folder --keep-logs made is removed again when nothing was
+ * logged), 2 a usage error (also an --nccl-era the harness does not know, --cc without --gpu, a
+ * --nccl-version another era calls the tuner as), 3 ({@link Main#EXIT_CHECK}) when the report
  * finds that the traces' ranks run different tables or decide differently (the report and the
  * verdict are printed first), 70 an internal error.
  */
 @Command(
         name = "try",
+        customSynopsis = {
+            "nccl-tuner try --policy POLICY --trace TRACE.csv... [--mode MODE]",
+            "         [--nranks N --nnodes M] [--nccl-era E] [--gpu NAME [--cc M.m]]",
+            "         [--nccl-version V] [--measurements DIR_OR_FILE [--nccl-log LOG]...]",
+            "         [--html FILE] [--keep-logs DIR] [--harness PATH] [--plugin PATH]"
+        },
         description = {
             "Try a policy without a GPU: replay captured tuner calls through the real plugin.",
-            "Shadow mode by default; prints what it decided and the report of its decision logs.",
-            "Several --trace files are replayed as the ranks of one job: one process each, one report over",
-            "all their decision logs (the report's ranks); try each trace alone for its own report.",
-            "The policy is a YAML policy or NCCL's example-tuner CSV (read as NCCL_TUNER_CONFIG_FILE)."
+            "Shadow mode by default; prints what it decided and the report of its decision",
+            "logs. Several --trace files are replayed as the ranks of one job: one process",
+            "each, one report over all their decision logs (the report's ranks); try each",
+            "trace alone for its own report. The policy is a YAML policy or NCCL's",
+            "example-tuner CSV (read as NCCL_TUNER_CONFIG_FILE). The replay presents the",
+            "GPU and NCCL version of --gpu and --nccl-version (default: what --nccl-log and",
+            "--measurements name) to profiles that match on them.",
+            ""
         },
         sortOptions = false)
 final class TryCommand extends ToolCommand {
@@ -87,6 +107,29 @@ final class TryCommand extends ToolCommand {
     String era;
 
     @Option(
+            names = "--gpu",
+            paramLabel = "NAME",
+            description = "the GPU the replay presents to the plugin, as a job's CUDA driver names it"
+                    + " (\"NVIDIA H200\"; a profile's gpu: matches a name that contains it); default: the one"
+                    + " --nccl-log or --measurements name, else none (a profile naming gpu or"
+                    + " computeCapability is skipped)")
+    String gpu;
+
+    @Option(
+            names = "--cc",
+            paramLabel = "M.m",
+            description = "the presented GPU's compute capability (default: from its name, 9.0 for H100/H200)")
+    String cc;
+
+    @Option(
+            names = "--nccl-version",
+            paramLabel = "V",
+            description = "the NCCL version the replay presents (ncclGetVersion), e.g. 2.27.7; it also picks"
+                    + " --nccl-era when that is not given; default: the one --nccl-log or --measurements"
+                    + " name (of --nccl-era's release), else --nccl-era's release")
+    String ncclVersion;
+
+    @Option(
             names = "--measurements",
             paramLabel = "DIR_OR_FILE",
             description = "price the decisions with measured times (as report --measurements)")
@@ -123,8 +166,11 @@ final class TryCommand extends ToolCommand {
                             + " name NCCL's picks for the report's prices (as report --nccl-log)")
     List<Path> ncclLogs = new ArrayList<>();
 
-    /** --nccl-era parsed ({@link #checkOptions}). */
+    /** --nccl-era parsed ({@link #checkOptions}), its versionCode --nccl-version's when given. */
     private io.nccltuner.model.NcclEra tried;
+
+    /** What the replay presents to the plugin: the GPU and NCCL's version ({@link TryHardware}). */
+    private TryHardware hardware;
 
     private static final Pattern SUMMARY =
             Pattern.compile("summary profile .*?: calls (\\d+), rule hits (\\d+), applied (\\d+)");
@@ -179,11 +225,16 @@ final class TryCommand extends ToolCommand {
         Path h = harnessPath(lib);
         Path so = pluginPath(lib);
         checkKeepLogs();
+        hardware = TryHardware.resolve(gpu, cc, tried, ncclVersion != null, ncclLogs, measurements);
+        tried = hardware.era(); // its versionCode the one presented (--nccl-version, or what an input names)
+        Path driver = hardware.driver(h);
+        boolean created = keepLogs != null && !Files.exists(keepLogs); // removed again if nothing is written
         Path logs = keepLogs != null ? Files.createDirectories(keepLogs) : Files.createTempDirectory("nccl-tuner-try");
         try {
             out.println("try: policy " + p.name() + " (" + policy + "), mode " + mode + ", "
                     + Main.count(traces.size(), "trace")
-                    + (nRanks > 0 ? " as " + JobShape.of(nRanks, nNodes) : "") + ", NCCL " + era + ", plugin " + so);
+                    + (nRanks > 0 ? " as " + JobShape.of(nRanks, nNodes) : "") + ", NCCL " + tried.name() + ", plugin "
+                    + so);
             if (loaded.csv()) {
                 out.println("try: " + policy
                         + " is NCCL's example-tuner CSV: given to the plugin as NCCL_TUNER_CONFIG_FILE");
@@ -192,20 +243,31 @@ final class TryCommand extends ToolCommand {
                 out.println(severalTraces(traces.size()));
             }
             checkNcclLogs(out, err);
+            if (hardware.gpu() != null // given or named by an input, as the version below
+                    || hardware.gpuFrom() != null
+                    || !hardware.versionFrom().startsWith("--nccl-era ")
+                    || namesHardware(p)) {
+                out.println(hardware.line());
+            }
             Tally tally = new Tally();
+            List<Path> replayed = new ArrayList<>();
             for (Path t : traces) {
-                replayTrace(out, h, so, loaded.csv(), t, logs, tally);
+                replayed.add(replayTrace(out, h, so, driver, loaded.csv(), t, logs, tally));
             }
             int rc = tally.hits > 0 ? report(out, err, logs) : Main.EXIT_OK;
             if (rc != Main.EXIT_OK && rc != Main.EXIT_CHECK) {
                 return rc;
             }
-            out.println(verdict(p, tally)); // also when the traces' ranks decide differently: then report's exit
+            out.println(verdict(p, tally, tally.hits > 0 ? unchanged(p, logs, replayed) : null));
+            if (created && !wroteDecisions(logs)) {
+                out.println("try: --keep-logs " + keepLogs + ": the plugin logged no decision (no log, or empty"
+                        + " ones), so the folder try made for them is removed");
+            }
             out.flush();
             err.flush();
             return rc;
         } finally {
-            if (keepLogs == null) {
+            if (keepLogs == null || (created && !wroteDecisions(logs))) {
                 try (Stream<Path> s = Files.walk(logs)) {
                     for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(f);
@@ -215,12 +277,52 @@ final class TryCommand extends ToolCommand {
         }
     }
 
+    /** @return whether a profile of the policy names the GPU, its compute capability or NCCL's version */
+    private static boolean namesHardware(Policy p) {
+        return p.profiles().stream()
+                .map(Policy.Profile::hardware)
+                .anyMatch(hw -> hw.gpu() != null || hw.computeCapability() != null || hw.ncclVersion() != null);
+    }
+
+    /** @return whether a decision log in the folder has a line (the plugin creates one empty where no profile matches) */
+    private static boolean wroteDecisions(Path logs) throws IOException {
+        for (Path f : decisionLogs(logs)) {
+            if (Files.size(f) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the decision logs the plugin wrote into the folder, sorted */
+    private static List<Path> decisionLogs(Path logs) throws IOException {
+        if (!Files.isDirectory(logs)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(logs)) {
+            return s.filter(f -> f.getFileName().toString().endsWith(".jsonl"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
     /** Refuses --mode, --nranks/--nnodes and --nccl-era values try cannot run with (usage errors, exit 2). */
     private void checkOptions() {
         try {
             tried = io.nccltuner.model.NcclEra.parse(era);
+            if (cc != null) {
+                TryHardware.parseCc(cc);
+            }
         } catch (IllegalArgumentException e) { // as replay: the spellings the harness knows
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (cc != null && gpu == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--cc is the compute capability of --gpu's GPU: give --gpu NAME with it");
+        }
+        if (ncclVersion != null) {
+            tried = versionEra(
+                    ncclVersion, tried, spec.commandLine().getParseResult().hasMatchedOption("--nccl-era"));
         }
         if (!mode.equals("shadow") && !mode.equals("enforce")) {
             throw new CommandLine.ParameterException(
@@ -230,6 +332,35 @@ final class TryCommand extends ToolCommand {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--nranks and --nnodes go together, 1 <= nnodes <= nranks");
         }
+    }
+
+    /**
+     * The era that presents --nccl-version: --nccl-era's when given (it must be the release's own),
+     * else the release's.
+     *
+     * @param version --nccl-version, "2.27.7"
+     * @param era --nccl-era parsed (its default when not given)
+     * @param eraGiven whether --nccl-era was given
+     * @return the era, its versionCode the version's (22707)
+     * @throws CommandLine.ParameterException (exit 2) for a version that does not parse, or one whose
+     *     NCCL calls the tuner otherwise than the --nccl-era given
+     */
+    private io.nccltuner.model.NcclEra versionEra(String version, io.nccltuner.model.NcclEra era, boolean eraGiven) {
+        long code;
+        try {
+            code = io.nccltuner.policy.Signature.parseVersion(version);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nccl-version " + e.getMessage());
+        }
+        io.nccltuner.model.NcclEra ran = io.nccltuner.model.NcclEra.forVersion(code);
+        if (eraGiven && !ran.name().equals(era.name())) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--nccl-version " + version + " calls the tuner as NCCL " + ran.name() + " does (tuner v"
+                            + ran.tunerVersion() + "), not as --nccl-era " + era.name() + " (tuner v"
+                            + era.tunerVersion() + "); give --nccl-era " + ran.name() + ", or leave it out");
+        }
+        return ran;
     }
 
     /** @return --harness, or the host harness found beside this tool's jar */
@@ -339,18 +470,21 @@ final class TryCommand extends ToolCommand {
                 + tried.tunerVersion() + "); give --nccl-era " + ran.name() + " to try it as that release";
     }
 
-    /** Replays one trace through the harness, prints the plugin's lines and adds its counts to the tally. */
-    private void replayTrace(PrintWriter out, Path h, Path so, boolean csv, Path t, Path logs, Tally tally)
+    /**
+     * Replays one trace through the harness, prints the plugin's lines (identical lines in a row
+     * folded: {@link Fold}) and adds its counts to the tally.
+     *
+     * @return the trace the harness replayed (reshaped into the logs' folder for --nranks)
+     */
+    private Path replayTrace(PrintWriter out, Path h, Path so, Path driver, boolean csv, Path t, Path logs, Tally tally)
             throws IOException, InterruptedException, InputException {
         Path trace = nRanks > 0 ? reshaped(t, logs) : t;
-        List<String> cmd = List.of(
-                h.toString(),
-                "--plugin",
-                so.toAbsolutePath().toString(),
-                "--nccl-era",
-                era,
-                "--trace",
-                trace.toString());
+        List<String> cmd = new ArrayList<>(
+                List.of(h.toString(), "--plugin", so.toAbsolutePath().toString(), "--nccl-era", tried.name()));
+        if (hardware.otherVersion()) { // the harness's ncclGetVersion reports it instead of the era's release
+            cmd.addAll(List.of("--nccl-version", Integer.toString(tried.versionCode())));
+        }
+        cmd.addAll(List.of("--trace", trace.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.keySet()
@@ -369,6 +503,7 @@ final class TryCommand extends ToolCommand {
                 "NCCL_TUNER_JAVA_LOG",
                 logs.toAbsolutePath().resolve("tuner-%h-%p.jsonl").toString());
         env.putIfAbsent("NCCL_TUNER_JAVA_HOME", System.getProperty("java.home"));
+        hardware.environment(env, driver);
         Process pr = pb.start();
         pr.getOutputStream().close();
         String text = new String(pr.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -377,19 +512,56 @@ final class TryCommand extends ToolCommand {
             throw new InputException(h.toString(), "the harness did not finish in 300 s on " + t);
         }
         out.println("== " + t);
+        Fold fold = new Fold(out);
         for (String line : text.split("\n")) {
             if (line.contains("TUNER/")
                     || line.startsWith("harness:")
                     || line.contains("WARN")
                     || (mode.equals("enforce") && line.contains("[changed]"))) {
-                out.println(line.replaceFirst("^\\S+ \\[\\d+\\] NCCL ", ""));
+                fold.println(line.replaceFirst("^\\S+ \\[\\d+\\] NCCL ", ""));
             }
             tally.read(line);
         }
+        fold.flush();
         if (pr.exitValue() != 0) {
             String tail = text.length() > 2000 ? text.substring(text.length() - 2000) : text;
             throw new InputException(
                     h.toString(), "the harness exited " + pr.exitValue() + " on " + t + ":\n" + tail.strip());
+        }
+        return trace;
+    }
+
+    /**
+     * Prints lines, each run of identical lines as its first and {@code ... N more like this}
+     * (enforce mode's per-call selection lines: 64 calls of one size print 2 lines, not 64).
+     */
+    static final class Fold {
+        private final PrintWriter out;
+        private String last;
+        private long repeats;
+
+        Fold(PrintWriter out) {
+            this.out = out;
+        }
+
+        /** Prints a line, or counts it when it repeats the one before. */
+        void println(String line) {
+            if (line.equals(last)) {
+                repeats++;
+                return;
+            }
+            flush();
+            out.println(line);
+            last = line;
+        }
+
+        /** Ends the current run: its {@code ... N more like this} line when it repeated. */
+        void flush() {
+            if (repeats > 0) {
+                out.println("... " + repeats + " more like this");
+            }
+            repeats = 0;
+            last = null;
         }
     }
 
@@ -402,12 +574,7 @@ final class TryCommand extends ToolCommand {
      *     another for an error; 0 when the plugin wrote no log
      */
     private int report(PrintWriter out, PrintWriter err, Path logs) throws IOException {
-        List<Path> written;
-        try (Stream<Path> s = Files.list(logs)) {
-            written = s.filter(f -> f.getFileName().toString().endsWith(".jsonl"))
-                    .sorted()
-                    .toList();
-        }
+        List<Path> written = decisionLogs(logs);
         if (written.isEmpty()) {
             return Main.EXIT_OK;
         }
@@ -467,21 +634,162 @@ final class TryCommand extends ToolCommand {
                 + (whose == null ? "" : " (" + whose + ")") + "; its profiles: " + profileShapes(p) + ". " + action;
     }
 
-    private String verdict(Policy p, Tally t) {
+    /**
+     * The rule hits that changed nothing, from the decision logs the plugin wrote.
+     *
+     * @param hits the counts per reason ({@link UnchangedHits})
+     * @param why what "candidate not offered" names: which candidates NCCL's tables lack where, as an
+     *     in-process replay of the traces finds it, or {@link UnchangedHits#NOT_OFFERED_WHY}
+     */
+    private record Unchanged(UnchangedHits hits, String why) {}
+
+    /** The unchanged rule hits of the decision logs in the folder, the not-offered ones named from the traces. */
+    private Unchanged unchanged(Policy p, Path logs, List<Path> replayed) throws IOException, InputException {
+        List<DecisionLogFile> files = new ArrayList<>();
+        for (Path f : decisionLogs(logs)) {
+            files.add(DecisionLogFile.read(f));
+        }
+        UnchangedHits u = UnchangedHits.of(files);
+        String why = u.notOffered() > 0 ? notOfferedWhy(p, replayed, u.notOffered()) : null;
+        return new Unchanged(u, why == null ? UnchangedHits.NOT_OFFERED_WHY : why);
+    }
+
+    /**
+     * Which candidates NCCL's cost tables lack where the plugin's rule hits found none offered:
+     * the traces replayed in process through the engine ({@link io.nccltuner.model.Replay}, the same
+     * engine, signature and regBuff), each call whose decision is ARM_NOT_OFFERED put to its rule.
+     *
+     * @param p the policy
+     * @param replayed the traces the harness replayed
+     * @param expected the not-offered hits the decision logs count
+     * @return {@code RING/LL128 is -1 in NCCL's table at AllReduce 128 B .. 512 B} (groups joined by
+     *     "; ", each with its calls when there are several), or null when the replay does not find
+     *     the logs' count (then the report's generic reason stands)
+     */
+    private String notOfferedWhy(Policy p, List<Path> replayed, long expected) throws IOException {
+        Map<String, long[]> groups = new java.util.LinkedHashMap<>(); // text -> {calls, min nBytes, max nBytes}
+        long found = 0;
+        io.nccltuner.policy.Mode m = io.nccltuner.policy.Mode.parse(mode);
+        for (Path t : replayed) {
+            io.nccltuner.trace.TraceFile tf;
+            try {
+                tf = io.nccltuner.trace.TraceFile.read(t);
+            } catch (IllegalArgumentException e) {
+                return null; // the harness read it, the offline reader does not: the logs' count stands alone
+            }
+            long[] shape = traceShape(tf);
+            io.nccltuner.policy.Signature sig = hardware.signature(shape[0], shape[1]);
+            for (io.nccltuner.model.Replay.CallOutcome o : io.nccltuner.model.Replay.run(p, m, tf, sig, tried.regBuff())
+                    .calls()) {
+                if (!o.notOffered()) {
+                    continue;
+                }
+                found++;
+                io.nccltuner.trace.TraceCall c = o.call();
+                String text = notOfferedText(p, sig, c) + " at " + c.collective();
+                long[] g = groups.computeIfAbsent(text, k -> new long[] {0, Long.MAX_VALUE, 0});
+                g[0]++;
+                g[1] = Math.min(g[1], c.nBytes());
+                g[2] = Math.max(g[2], c.nBytes());
+            }
+        }
+        if (found != expected || groups.isEmpty()) {
+            return null; // not the plugin's count (another signature?): the logs' count stands alone
+        }
+        List<String> parts = new ArrayList<>();
+        List<Map.Entry<String, long[]>> bySize = new ArrayList<>(groups.entrySet());
+        bySize.sort(java.util.Comparator.comparingLong(e -> e.getValue()[1])); // smallest size first
+        bySize.forEach(e -> parts.add(e.getKey() + " "
+                + (e.getValue()[1] == e.getValue()[2]
+                        ? io.nccltuner.policy.ByteSize.format(e.getValue()[1])
+                        : io.nccltuner.policy.ByteSize.format(e.getValue()[1]) + " .. "
+                                + io.nccltuner.policy.ByteSize.format(e.getValue()[2]))
+                + (groups.size() > 1 ? ": " + Main.count(e.getValue()[0], "call") : "")));
+        return String.join("; ", parts);
+    }
+
+    /** @return {nRanks, nNodes} of a trace's first communicator ({0, 0} for a trace without one) */
+    private static long[] traceShape(io.nccltuner.trace.TraceFile tf) {
+        for (io.nccltuner.trace.TraceFile.Event e : tf.events()) {
+            if (e instanceof io.nccltuner.trace.TraceFile.Init i) {
+                return new long[] {i.nRanks(), i.nNodes()};
+            }
+            if (e instanceof io.nccltuner.trace.TraceFile.Get g) {
+                return new long[] {g.call().nRanks(), g.call().nNodes()};
+            }
+        }
+        return new long[] {0, 0};
+    }
+
+    /**
+     * What NCCL's cost table lacks for a call whose rule the engine found no candidate offered for.
+     *
+     * @return {@code RING/LL128 is -1 in NCCL's table}, {@code RING/LL128 and TREE/LL are -1 in NCCL's
+     *     table}, {@code NVLS/SIMPLE is not in NCCL's table} (an algorithm or protocol past its
+     *     numAlgo x numProto), or {@code none of the rule's candidates is offered} when the rule is not found
+     */
+    static String notOfferedText(Policy p, io.nccltuner.policy.Signature sig, io.nccltuner.trace.TraceCall c) {
+        Policy.Profile pr = p.profileFor(c.nRanks(), c.nNodes(), sig, new ArrayList<>());
+        int regBuff = sig.tunerVersion() >= 4 ? 0 : -1; // what try's replay passes (the harness's --regbuff 0)
+        for (Policy.Rule rule : pr == null ? List.<Policy.Rule>of() : pr.rules()) {
+            if (rule.collective() != c.collective()
+                    || !rule.containsBytes(c.nBytes())
+                    || !rule.numPipeOps().contains(c.numPipeOps())
+                    || (rule.regBuff() != null && (regBuff < 0 || rule.regBuff() != (regBuff == 1)))) {
+                continue;
+            }
+            List<String> minusOne = new ArrayList<>();
+            List<String> absent = new ArrayList<>();
+            for (Policy.Candidate x : rule.candidates()) {
+                String name = x.algorithm() + "/" + x.protocol();
+                boolean inside =
+                        x.algorithm().id() < c.numAlgo() && x.protocol().id() < c.numProto();
+                List<String> into = inside ? minusOne : absent;
+                if (!into.contains(name)) {
+                    into.add(name);
+                }
+            }
+            List<String> said = new ArrayList<>();
+            if (!minusOne.isEmpty()) {
+                said.add(String.join(" and ", minusOne) + (minusOne.size() == 1 ? " is" : " are") + " -1");
+            }
+            if (!absent.isEmpty()) {
+                said.add(String.join(" and ", absent) + (absent.size() == 1 ? " is" : " are") + " not");
+            }
+            return String.join(", ", said) + " in NCCL's table";
+        }
+        return "none of the rule's candidates is offered";
+    }
+
+    /**
+     * try's last line: how many calls the policy changes (or would), and how many rule hits change
+     * nothing and why; or why it changes nothing at all.
+     *
+     * @param p the policy
+     * @param t what the plugin's lines said
+     * @param u the rule hits that changed nothing (null without rule hits)
+     */
+    private String verdict(Policy p, Tally t, Unchanged u) {
         long calls = t.calls;
         long hits = t.hits;
         List<String> unmatched = t.unmatched;
+        String nothing = u == null ? null : u.hits().line(u.why());
         if (hits > 0 && mode.equals("enforce")) {
-            return "try: the policy changed " + t.applied + " of " + Main.count(calls, "call") + " (rule hits " + hits
-                    + "; a hit changes nothing where NCCL offers none of its candidates)";
+            return "try: the policy changed "
+                    + (t.applied - (u == null ? 0 : u.hits().alreadyPick())) + " of " + Main.count(calls, "call")
+                    + " (rule hits " + hits + ")" + (nothing == null ? "" : "; " + nothing);
         }
         if (hits > 0) {
             return "try: the policy would change " + t.differ + " of " + Main.count(calls, "call") + " (rule hits "
-                    + hits
-                    + "; changed: where its pick differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow in the job next";
+                    + hits + "; changed: where its pick differs from NCCL's)" + (nothing == null ? "" : "; " + nothing)
+                    + "; run it with NCCL_TUNER_JAVA_MODE=shadow in the job next";
         }
         if (!unmatched.isEmpty()) {
             List<String> args = spec.commandLine().getParseResult().originalArgs();
+            String skipped = hardwareSkipped(p, unmatched, args);
+            if (skipped != null) {
+                return skipped;
+            }
             long[] at = profileShape(p);
             String again = at == null ? "" : ": `" + commandAt(args, at[0], at[1]) + "`";
             if (nRanks > 0) {
@@ -504,6 +812,38 @@ final class TryCommand extends ToolCommand {
         }
         return "try: the policy changes nothing: no rule covers any of the " + Main.count(calls, "call")
                 + " (collective, size and numPipeOps outside its rules, or no candidate NCCL offers)";
+    }
+
+    /**
+     * The verdict when a profile has the shape of a communicator no profile matched, so its hardware
+     * (gpu, computeCapability, ncclVersion, nvlDomain) did not match what the replay presented.
+     *
+     * @param p the policy
+     * @param unmatched the shapes no profile matched ({@link JobShape})
+     * @param args the command line, to repeat with the hardware options that make the profile match
+     * @return {@code try: the policy changes nothing: profile P has nRanks=2 nNodes=2 (the traces'
+     *     shape) but was skipped: gpu 'H200' named but the GPU is unknown. Try it on the hardware it
+     *     names: `nccl-tuner try ... --gpu H200`}, or null when no profile has such a shape
+     */
+    private String hardwareSkipped(Policy p, List<String> unmatched, List<String> args) {
+        for (String shape : unmatched) {
+            Matcher m = SHAPE.matcher(shape);
+            if (!m.matches()) {
+                continue;
+            }
+            TryHardware.Skipped s = hardware.skipped(p, Long.parseLong(m.group(1)), Long.parseLong(m.group(2)));
+            if (s == null) {
+                continue;
+            }
+            return "try: the policy changes nothing: profile " + s.profile() + " has " + shape + " ("
+                    + (nRanks > 0 ? "--nranks " + nRanks + " --nnodes " + nNodes : "the traces' shape")
+                    + ") but was skipped: " + s.why() + " (the replay " + hardware.presents() + "). "
+                    + (s.options() == null
+                            ? "try cannot present what it names (the harness passes one NVLink domain per node, and"
+                                    + " NCCL releases from 2.9): try it in a job on that hardware, in shadow mode"
+                            : "Try it on the hardware it names: `" + commandWith(args, s.options()) + "`");
+        }
+        return null;
     }
 
     /**
@@ -536,16 +876,37 @@ final class TryCommand extends ToolCommand {
      *     spaces or quotes single-quoted
      */
     static String commandAt(List<String> args, long nRanks, long nNodes) {
+        return commandWith(args, List.of("--nranks", Long.toString(nRanks), "--nnodes", Long.toString(nNodes)));
+    }
+
+    /**
+     * The command line the user ran with some options set anew: each option of {@code set} (and
+     * {@code --cc} with a new {@code --gpu}) removed in both spellings, then {@code set} appended.
+     *
+     * @param args the original arguments, the command's name first
+     * @param set option, value, option, value...
+     * @return {@code nccl-tuner try --policy p.yaml --trace t.csv --gpu H200}, words with spaces or
+     *     quotes single-quoted
+     */
+    static String commandWith(List<String> args, List<String> set) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (int i = 0; i < set.size(); i += 2) {
+            names.add(set.get(i));
+        }
+        if (names.contains("--gpu")) {
+            names.add("--cc");
+        }
         List<String> out = new ArrayList<>(List.of("nccl-tuner"));
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("--nranks") || a.equals("--nnodes")) {
+        List<String> all = new ArrayList<>(args);
+        all.addAll(set);
+        for (int i = 0; i < all.size(); i++) {
+            String a = all.get(i);
+            if (i < args.size() && names.contains(a)) {
                 i++;
-            } else if (!a.startsWith("--nranks=") && !a.startsWith("--nnodes=")) {
+            } else if (i >= args.size() || !names.contains(a.replaceFirst("=.*", ""))) {
                 out.add(a.matches("[A-Za-z0-9_./:=@%+,-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
             }
         }
-        out.addAll(List.of("--nranks", Long.toString(nRanks), "--nnodes", Long.toString(nNodes)));
         return String.join(" ", out);
     }
 

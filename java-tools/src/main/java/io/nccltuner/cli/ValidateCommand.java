@@ -42,8 +42,8 @@ final class ValidateCommand extends ToolCommand {
     @Option(
             names = "--nnodes",
             paramLabel = "M",
-            description =
-                    "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all; default 1)")
+            description = "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all);"
+                    + " needed with --nranks")
     List<Long> nNodes = new ArrayList<>();
 
     @Option(
@@ -65,9 +65,12 @@ final class ValidateCommand extends ToolCommand {
                 throw new UsageException("--nranks and --nnodes must be >= 1 (got " + v + ")");
             }
         }
+        if (!nRanks.isEmpty() && nNodes.isEmpty()) { // a profile matches nRanks and nNodes both: no silent 1
+            throw new UsageException(missingNnodes(nRanks));
+        }
         InputFiles.requireReadable(policy.file);
         List<io.nccltuner.compile.MeasurementSet.NotOffered> tables =
-                InputFiles.readCostTables(ncclLogs, err, "nccl-tuner validate");
+                CostTableLogs.read(ncclLogs, out, err, "nccl-tuner validate"); // as explain --log reads them
         PolicyFiles.Loaded loaded;
         if (PolicyFiles.isCsv(policy.file)) {
             try {
@@ -107,7 +110,7 @@ final class ValidateCommand extends ToolCommand {
         }
         for (int s = 0; s < nRanks.size(); s++) {
             long r = nRanks.get(s);
-            long n = nNodes.isEmpty() ? 1 : nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
+            long n = nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
             PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
             if (sr.profileIndex() < 0) {
                 out.println(JobShape.of(r, n) + ": no profile matches; the plugin changes nothing there");
@@ -147,6 +150,19 @@ final class ValidateCommand extends ToolCommand {
                 + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+    }
+
+    /**
+     * The usage error for --nranks without --nnodes: a profile matches a communicator's nRanks and
+     * nNodes both, and 16 ranks on 1 node or on 2 may match different profiles.
+     *
+     * @param nRanks the --nranks given
+     * @return {@code --nranks 16 needs --nnodes: the communicator's nodes (a profile matches nRanks
+     *     and nNodes both); give --nnodes M, one for all --nranks or one per --nranks}
+     */
+    static String missingNnodes(List<Long> nRanks) {
+        return "--nranks " + nRanks.getFirst() + " needs --nnodes: the communicator's nodes (a profile matches nRanks"
+                + " and nNodes both); give --nnodes M, one for all --nranks or one per --nranks";
     }
 
     /**

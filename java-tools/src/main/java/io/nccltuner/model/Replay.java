@@ -188,8 +188,27 @@ public final class Replay {
      * @return what NCCL would have run for each call
      */
     public static Result run(Policy policy, Mode mode, TraceFile trace, NcclEra era) {
-        Signature sig = era == null ? Signature.UNKNOWN : era.signature();
-        int regBuff = era == null ? -1 : era.regBuff();
+        return run(
+                policy,
+                mode,
+                trace,
+                era == null ? Signature.UNKNOWN : era.signature(),
+                era == null ? -1 : era.regBuff());
+    }
+
+    /**
+     * Replays a trace with a given hardware signature at every init (as {@code try --gpu} presents
+     * a GPU and NCCL version to the plugin), so that profiles naming hardware match as they do there.
+     *
+     * @param policy the loaded policy (null: the engine changes nothing)
+     * @param mode the mode to run the engine in
+     * @param trace the captured calls
+     * @param sig what each init presents: tuner version, NCCL's version code, GPU name and compute
+     *     capability ({@link NcclEra#signature} for an era's)
+     * @param regBuff what each call passes: 0 from tuner v4, -1 (unknown) under v3
+     * @return what NCCL would have run for each call
+     */
+    public static Result run(Policy policy, Mode mode, TraceFile trace, Signature sig, int regBuff) {
         List<String> lines = new ArrayList<>();
         TunerLog log = (logger, level, message) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + message);
         Engine engine = new Engine(policy, mode, log, null);

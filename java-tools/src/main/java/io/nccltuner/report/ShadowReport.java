@@ -43,7 +43,9 @@ import java.util.TreeSet;
  * HTML chart's NCCL regret is the same compile's ({@link Compiler.SizeResult#ncclRegret}), so the
  * report, its chart and {@code compile --nccl-log} agree on the same inputs. Saved per call
  * = NCCL's time - the policy's time (negative: the policy loses); saved in total = that x rule
- * hits. busbw: nccl-tests' bus bandwidth ({@link BusBandwidth}), GB/s, at the measured size.
+ * hits. busbw: nccl-tests' bus bandwidth ({@link BusBandwidth}), GB/s, at the measured size. The
+ * rule hits that changed nothing are counted per reason under the table ({@link UnchangedHits});
+ * without {@code --nccl-log} a line says where NCCL's pick came from ({@link #pickSourceLine}).
  *
  * @param logs the logs read, one per process (rank)
  * @param policy the policy name(s) the logs name, joined by ", "
@@ -749,6 +751,76 @@ public record ShadowReport(
         return out;
     }
 
+    /**
+     * Where a report priced without {@code --nccl-log} took NCCL's pick from: the decision logs'
+     * rule hits name it at the measured sizes they fall on ({@link #loggedPicks}); at the other
+     * measured sizes of the same collective and shape the compile knows no pick (or infers it from
+     * the sizes around), so NCCL's time there is its unforced runs' alone, where {@code compile
+     * --nccl-log} pools them with that pick's forced runs ({@link Compiler.SizeResult#ncclUs}): the
+     * --html chart's NCCL regret there differs from compile's.
+     *
+     * @return {@code NCCL's pick: from the decision logs' rule hits, at 9 of 25 measured sizes of
+     *     AllReduce nRanks=2 nNodes=2 (at the other 16, 64 KiB .. 32 MiB among them, ...)}, or null
+     *     without measurements or decisions
+     */
+    public String pickSourceLine() {
+        Set<List<Object>> decided = new HashSet<>();
+        rows.forEach(r -> decided.add(List.of(r.collective(), r.nRanks(), r.nNodes())));
+        long named = 0;
+        long inferred = 0;
+        long all = 0;
+        List<String> unknown = new ArrayList<>(); // runs of neighbouring sizes, "64 KiB .. 32 MiB"
+        long unknowns = 0;
+        Set<String> shapes = new TreeSet<>();
+        for (Compiler.Group g : groups) {
+            if (!decided.contains(List.of(g.key().collective(), (long) g.key().nRanks(), (long)
+                    g.key().nNodes()))) {
+                continue;
+            }
+            shapes.add(g.key().collective() + " "
+                    + JobShape.of(g.key().nRanks(), g.key().nNodes()));
+            long[] run = null;
+            for (Compiler.SizeResult sr : g.sizes()) {
+                all++;
+                if (sr.ncclPick() == null) {
+                    unknowns++;
+                    run = run == null ? new long[] {sr.nBytes(), sr.nBytes()} : new long[] {run[0], sr.nBytes()};
+                    continue;
+                }
+                if (sr.pickInferred()) {
+                    inferred++;
+                } else {
+                    named++;
+                }
+                if (run != null) {
+                    unknown.add(sizes(run));
+                    run = null;
+                }
+            }
+            if (run != null) {
+                unknown.add(sizes(run));
+            }
+        }
+        if (all == 0) {
+            return null;
+        }
+        return "NCCL's pick: from the decision logs' rule hits (and any selection lines in the measurements), at "
+                + named + " of " + all + " measured sizes of " + String.join(", ", shapes)
+                + (inferred == 0 ? "" : ", inferred from the sizes around at " + inferred)
+                + (unknowns == 0
+                        ? ""
+                        : "; unknown at " + unknowns + " (" + String.join(", ", unknown)
+                                + "), where NCCL's time is its unforced runs' alone, not pooled with its pick's forced runs as"
+                                + " compile --nccl-log does (so the --html chart's NCCL regret there can differ from compile's)")
+                + "; --nccl-log LOG (the measured runs' NCCL INFO log) makes NCCL's pick the logged one, as compile"
+                + " takes it";
+    }
+
+    /** @return "64 KiB" or "64 KiB .. 32 MiB" for a run of measured sizes */
+    private static String sizes(long[] run) {
+        return ByteSize.format(run[0]) + (run[0] == run[1] ? "" : " .. " + ByteSize.format(run[1]));
+    }
+
     /** @return calls with a price for both picks */
     public long pricedCalls() {
         return rows.stream()
@@ -787,7 +859,16 @@ public record ShadowReport(
         logLines(sb);
         checkLines(sb);
         sb.append('\n');
-        sb.append(rows.isEmpty() ? "no decisions in the logs (no rule hit)\n" : decisionTable());
+        UnchangedHits unchanged = UnchangedHits.of(logs);
+        if (!rows.isEmpty()) {
+            sb.append(decisionTable());
+        } else if (unchanged.total() == 0) {
+            sb.append("no decisions in the logs (no rule hit)\n");
+        }
+        String nothing = unchanged.line(UnchangedHits.NOT_OFFERED_WHY);
+        if (nothing != null) {
+            sb.append(nothing).append('\n');
+        }
         if (!groups.isEmpty()) {
             savingLines(sb);
         }

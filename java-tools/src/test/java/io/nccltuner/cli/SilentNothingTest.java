@@ -22,7 +22,8 @@ class SilentNothingTest {
         assertTrue(
                 r.out()
                         .contains("all: 61 calls, 0 changed\n"
-                                + "matched a rule but changed nothing: 60 calls (NCCL offers none of the rule's candidates there)\n"
+                                + "matched a rule but changed nothing: 61 calls: NCCL offers none of the rule's candidates 60 "
+                                + "(below), already NCCL's pick 1 (kept)\n"
                                 + "  AllGather ~125.06 MiB (131136000 B), numPipeOps 1: 3 calls; rule " + F
                                 + ":6 candidates NVLS/SIMPLE; "
                                 + "NCCL offers RING/LL RING/SIMPLE PAT/SIMPLE\n"),
