@@ -19,6 +19,8 @@ STARTS=${BENCH_STARTS:-10}
 INITS=${BENCH_INITS:-512}
 CYCLES=${BENCH_CYCLES:-11000}
 REPEATS=${BENCH_REPEATS:-3}
+FRESH=${BENCH_FRESH:-20}
+FRESH_CALLS=${BENCH_FRESH_CALLS:-2000000}
 JMH=${BENCH_JMH:-1}
 JMH_ARGS=${BENCH_JMH_ARGS:-}
 DIST_DIR=${DIST_DIR:-}
@@ -147,6 +149,15 @@ java_calls e_norules enforce "$POL/rules-0.yaml"
 # (engine/Canary), no profiler loaded, so both arms run and nothing measures them
 calls f_canary "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1 NCCL_TUNER_JAVA_POLICY="$H200" \
   NCCL_TUNER_JAVA_OPTS="-Xlog:gc,gc+heap:file=$RAW/f_canary.gc.log" -- --gc-log "$RAW/f_canary.gc.log" "${TRACES[@]}"
+
+# 1b. the per-call cost over fresh processes (issue 23 item 1): FRESH processes each of (c) enforce
+# and (e) no rules, interleaved (c, e, c, e, ...), FRESH_CALLS timed calls each; each process's
+# median is one sample. A process's steady state is fixed once C2 has compiled the upcall's path
+# (during the warm-up), so the spread over processes is what a job sees from one start to the next.
+for i in $(seq 1 "$FRESH"); do
+  CALLS=$FRESH_CALLS java_calls "p_c.$i" enforce "$H200"
+  CALLS=$FRESH_CALLS java_calls "p_e.$i" enforce "$POL/rules-0.yaml"
+done
 
 # 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
 # load hits every policy alike; the table shows the median over the repeats of each figure.
@@ -321,6 +332,22 @@ say "  (d2) decision log: rule hits $AGG_HITS, counted in $(grep -cF '"type":"ag
 CALLS_HITS=$(logsum d_shadow_calls ruleHits comm)
 CALLS_LINES=$(grep -cvF '"type":' "$RAW/d_shadow_calls.jsonl" 2>/dev/null || echo 0)
 say "  (d3) per-call records: $CALLS_LINES of $CALLS_HITS rule hits written ($(calc "100 * ($CALLS_HITS - $CALLS_LINES) / $CALLS_HITS" | awk '{ printf "%.1f", $1 }')% dropped; the aggregates still count all $(logsum d_shadow_calls count aggregate))"
+say ""
+say "1b. per call over $FRESH fresh processes each of (c) and (e), interleaved ($FRESH_CALLS timed calls each);"
+say "   one median per process (ns)"
+fresh_meds() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls median_ns; done; }
+A_MED=$(kv "$RAW/a_noop.txt" calls median_ns)
+for w in c e; do
+  mapfile -t M < <(fresh_meds "$w")
+  say "  ($w): $(printf '%s\n' "${M[@]}" | sort -g | awk '{v[NR]=$1} END {printf "min %.1f, median %.1f, max %.1f; slowest/fastest %.2fx", v[1], (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[NR], v[NR]/v[1]}')" \
+      "(target: <= 1.15x)   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
+done
+# (c_i - a) / (e_i - a) over the interleaved pairs: the engine's work over the upcall, pair by pair
+PAIRS=$(for i in $(seq 1 "$FRESH"); do
+  echo "$(kv "$RAW/p_c.$i.txt" calls median_ns) $(kv "$RAW/p_e.$i.txt" calls median_ns)"
+done | awk -v a="$A_MED" '{r = ($1 - a) / ($2 - a); printf "%.2f\n", r}' | sort -g)
+say "  ((c) - (a)) / ((e) - (a)) per interleaved pair, (a) = $(f1 "$A_MED") ns: $(echo "$PAIRS" | awk '{v[NR]=$1} END {printf "min %.2f, median %.2f, max %.2f", v[1], (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[NR]}')" \
+    "(target: max <= 1.2)"
 say ""
 say "2. rule count: (c) on the $AR_ROWS AllReduce rows, every policy making the same decision on every call;"
 say "   median over $REPEATS processes per policy, run interleaved (load: min-max over them)"
