@@ -91,6 +91,9 @@ final class CalibrateCommand extends ToolCommand {
         requireOutputDirectory("-o", output);
         Sweeps sweepsRead = readSweeps();
         List<SweepInputs> in = sweepsRead.in();
+        for (SweepInputs s : in) { // the rows its parsers skipped, each named (none dropped silently)
+            InputFiles.warnSkippedRows(s.data().refused(), s.dir().toString(), err);
+        }
         List<Calibrator.Shape> shapes = in.stream().map(SweepInputs::shape).toList();
         printInputs(out, in);
         Calibrator.Result r = Calibrator.fit(shapes, new Calibrator.Options(lambda, mu));
@@ -164,10 +167,10 @@ final class CalibrateCommand extends ToolCommand {
         for (SweepInputs s : in) {
             out.printf(
                     Locale.ROOT,
-                    "  %s: %s, %d sizes; %s%n",
+                    "  %s: %s, %s; %s%n",
                     s.dir(),
                     TopologyInputs.shape(s.shape().topology()),
-                    s.shape().points().size(),
+                    Main.count(s.shape().points().size(), "size"),
                     s.tableCheck());
         }
     }

@@ -477,18 +477,41 @@ final class InputFiles {
      * {@code *.csv} and {@code *.txt} files, in name order. In both kinds of folder a failed sweep
      * run's output ({@code *.failed.txt}) and an empty file (0 bytes or blank, what an interrupted run
      * leaves) are skipped, each with a note on {@code notes}; a file the parsers refuse is skipped with a warning
-     * naming it (file:line) and the note says how many files were read.
+     * naming it (file:line) and the note says how many files were read. Every row the parsers did not
+     * use is told on {@code notes} ({@link MeasurementSet#skippedRowLines}): a warning per mangled row
+     * naming file:line and why, and a count.
      *
      * @param f a file or a folder
      * @param o how to read nccl-tests output (its placement also for a sweep folder)
      * @param data where the measurements go
-     * @param notes receives one {@code note: ...} line per skipped file
+     * @param notes receives one {@code note: ...} line per skipped file, and the skipped rows' lines
      * @return the files read
      * @throws InputException for a missing path, a folder with nothing to read (every file empty,
      *     failed or refused), or a single file the parsers refuse (file:line)
      * @throws IOException if reading fails
      */
     static List<Path> readMeasurementsAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
+            throws IOException, InputException {
+        int before = data.refused().size();
+        List<Path> read = readAt(f, o, data, notes);
+        warnSkippedRows(data.refused().subList(before, data.refused().size()), f.toString(), notes);
+        return read;
+    }
+
+    /**
+     * Prints {@link MeasurementSet#skippedRowLines} of rows the parsers refused, so that no command
+     * reading measurements drops one silently.
+     *
+     * @param refused the refused rows of what was read, {@code file:line: reason}
+     * @param source what was read, as the user named it
+     * @param notes where the lines go
+     */
+    static void warnSkippedRows(List<String> refused, String source, java.io.PrintWriter notes) {
+        MeasurementSet.skippedRowLines(refused, source).forEach(notes::println);
+        notes.flush();
+    }
+
+    private static List<Path> readAt(Path f, NcclTestsLog.Options o, MeasurementSet data, java.io.PrintWriter notes)
             throws IOException, InputException {
         if (!Files.isDirectory(f)) {
             readMeasurements(f, o, data);

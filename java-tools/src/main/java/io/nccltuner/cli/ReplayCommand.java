@@ -472,28 +472,29 @@ final class ReplayCommand extends ToolCommand {
      */
     static String measuredLine(Path measurements, long calls, MeasuredTotals all, MeasuredTotals hits) {
         if (all.calls == 0) { // no baseline to take a percentage of
-            return "measured (" + measurements + "): 0 of " + calls + " calls priced: no priced calls, so no expected "
+            return "measured (" + measurements + "): 0 of " + Main.count(calls, "call")
+                    + " priced: no priced calls, so no expected "
                     + "saving";
         }
         if (hits.calls == 0) {
             return String.format(
                     Locale.ROOT,
-                    "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: no priced rule "
+                    "measured (%s): %d of %s priced: NCCL's picks %.1f us, the policy's %.1f us: no priced rule "
                             + "hits, so no expected saving (calls no rule matches cost the same under both)",
                     measurements,
                     all.calls,
-                    calls,
+                    Main.count(calls, "call"),
                     all.ncclUs,
                     all.policyUs);
         }
         return String.format(
                 Locale.ROOT,
-                "measured (%s): %d of %d calls priced: NCCL's picks %.1f us, the policy's %.1f us: expected saving %.1f"
+                "measured (%s): %d of %s priced: NCCL's picks %.1f us, the policy's %.1f us: expected saving %.1f"
                         + " us, %.2f%% of the rule hits' time (NCCL's %.1f us over the %s priced), %.2f%% of all calls'"
                         + " time (NCCL's %.1f us over the %s priced)",
                 measurements,
                 all.calls,
-                calls,
+                Main.count(calls, "call"),
                 all.ncclUs,
                 all.policyUs,
                 all.ncclUs - all.policyUs,

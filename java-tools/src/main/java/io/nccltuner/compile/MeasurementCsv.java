@@ -37,8 +37,10 @@ import java.util.Map;
  * {@code #} and blank lines are skipped. Quoted fields are not supported (neither format uses
  * them). A row with fewer or more fields than the header, a field that is not a number (busbw_gbps
  * included, though unused) or an unknown name is mangled: skipped with a warning naming file and
- * line, unless strict (compile --strict), which refuses the file there. A row
- * with a {@code wrong} count above 0 is refused (file:line recorded, never used).
+ * line, unless strict (compile --strict), which refuses the file there. Numbers are ASCII digits
+ * only ({@link AsciiNumbers}: a size {@code ٦٤} is no number). A row with a {@code wrong} count
+ * above 0 is refused (file:line recorded, never used). A file with its header and no rows is
+ * refused, naming it.
  */
 public final class MeasurementCsv {
     private static final List<String> SWEEP =
@@ -89,7 +91,8 @@ public final class MeasurementCsv {
      * @param into receives measurements, refused rows and warnings
      * @param strict refuse the file at its first mangled row
      * @throws IOException if the file cannot be read
-     * @throws InputException on a bad header, or a mangled row when strict (naming file and line)
+     * @throws InputException on a bad header, a header with no rows (naming the file), or a mangled
+     *     row when strict (naming file and line)
      */
     public static void parse(Path file, MeasurementSet into, boolean strict) throws IOException, InputException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -98,6 +101,8 @@ public final class MeasurementCsv {
         boolean sweep = false;
         int regBuffSkipped = 0;
         int rows = 0;
+        int dataLines = 0;
+        int headerLine = 0;
         InputException firstMangled = null;
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
@@ -109,6 +114,7 @@ public final class MeasurementCsv {
             if (col == null) {
                 col = new HashMap<>();
                 headerFields = f.length;
+                headerLine = i + 1;
                 for (int c = 0; c < f.length; c++) {
                     col.put(f[c], c);
                 }
@@ -122,6 +128,7 @@ public final class MeasurementCsv {
                 }
                 continue;
             }
+            dataLines++;
             try {
                 if (row(where, f, col, headerFields, sweep, into)) {
                     rows++;
@@ -149,10 +156,13 @@ public final class MeasurementCsv {
         if (col == null) {
             throw new InputException(file.toString(), "empty CSV (no header line)");
         }
+        if (dataLines == 0) {
+            throw new InputException(file.toString(), headerOnly(headerLine));
+        }
         if (regBuffSkipped > 0) {
             into.warn(
                     file.toString(),
-                    regBuffSkipped + " rows with regBuff 1 skipped: a v3 tuner is not told whether "
+                    TextReport.count(regBuffSkipped, "row") + " with regBuff 1 skipped: a v3 tuner is not told whether "
                             + "the user buffer is registered");
         }
         if (rows == 0 && firstMangled != null) {
@@ -163,6 +173,17 @@ public final class MeasurementCsv {
         }
     }
 
+    /**
+     * The refusal of a CSV with its header and no rows, as an interrupted sweep leaves it.
+     *
+     * @param headerLine the header's line, from 1
+     * @return {@code the header (line 1) and no rows: ...}
+     */
+    static String headerOnly(int headerLine) {
+        return "the header (line " + headerLine + ") and no rows: no measurements in this file (an interrupted "
+                + "sweep or a cut copy leaves this; measure again or give the complete file)";
+    }
+
     /** One data row: true when it adds a measurement, false when it is skipped (warned or counted by the caller). */
     private static boolean row(
             String where, String[] f, Map<String, Integer> col, int headerFields, boolean sweep, MeasurementSet into)
@@ -170,12 +191,13 @@ public final class MeasurementCsv {
         if (f.length < headerFields) {
             throw new InputException(
                     where,
-                    "row has " + f.length + " fields, the header has " + headerFields + "; the row looks truncated");
+                    "row has " + TextReport.count(f.length, "field") + ", the header has " + headerFields
+                            + "; the row looks truncated");
         }
         if (f.length > headerFields) {
             throw new InputException(
                     where,
-                    "row has " + f.length + " fields, the header has " + headerFields
+                    "row has " + TextReport.count(f.length, "field") + ", the header has " + headerFields
                             + "; a stray comma, or a value the header does not name");
         }
         Row r = new Row(where, f, col);
@@ -255,9 +277,9 @@ public final class MeasurementCsv {
         }
         try {
             Collective c = Collective.parse(f[col.get("collective")]);
-            long size = Long.parseLong(f[col.get("size_bytes")]);
-            int nRanks = Integer.parseInt(f[col.get("ranks")]);
-            int nNodes = Integer.parseInt(f[col.get("nodes")]);
+            long size = AsciiNumbers.parseLong(f[col.get("size_bytes")]);
+            int nRanks = AsciiNumbers.parseInt(f[col.get("ranks")]);
+            int nNodes = AsciiNumbers.parseInt(f[col.get("nodes")]);
             if (c != null && size > 0 && nRanks > 0 && nNodes > 0) {
                 into.hole(c, nRanks, nNodes, col.containsKey("pipeOps") ? Range.ANY : Range.exactly(1), size);
             }
@@ -307,12 +329,12 @@ public final class MeasurementCsv {
         long longValue(String name, long min, long max) throws InputException {
             String s = get(name);
             try {
-                long v = Long.parseLong(s);
+                long v = AsciiNumbers.parseLong(s);
                 if (v >= min && v <= max) {
                     return v;
                 }
             } catch (NumberFormatException e) {
-                throw new InputException(where, name + " '" + s + "' is not a whole number");
+                throw new InputException(where, name + " '" + s + "' is not a whole number" + AsciiNumbers.hint(s));
             }
             throw new InputException(where, name + " " + s + " is outside " + min + ".." + max);
         }
@@ -328,7 +350,9 @@ public final class MeasurementCsv {
             } catch (NumberFormatException e) {
                 // below
             }
-            throw new InputException(where, name + " '" + s + "' is not a time: times must be finite numbers > 0 us");
+            throw new InputException(
+                    where,
+                    name + " '" + s + "' is not a time: times must be finite numbers > 0 us" + AsciiNumbers.hint(s));
         }
 
         double doubleValue(String name) throws InputException {
@@ -344,7 +368,8 @@ public final class MeasurementCsv {
             throw new InputException(
                     where,
                     name + " '" + s + "' is not a non-negative number"
-                            + (name.endsWith("_us") ? " of microseconds" : ""));
+                            + (name.endsWith("_us") ? " of microseconds" : "")
+                            + AsciiNumbers.hint(s));
         }
     }
 }

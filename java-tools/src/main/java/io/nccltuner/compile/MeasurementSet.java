@@ -194,6 +194,60 @@ public final class MeasurementSet {
     }
 
     /**
+     * Where a refused row is.
+     *
+     * @param refused a refused row as {@code file:line: reason}
+     * @return its {@code file:line}
+     */
+    public static String where(String refused) {
+        java.util.regex.Matcher m = WHERE.matcher(refused);
+        return m.find() ? m.group(1) : refused.substring(0, Math.max(0, refused.indexOf(": ")));
+    }
+
+    private static final java.util.regex.Pattern WHERE = java.util.regex.Pattern.compile("^(.*?:[0-9]+): ");
+
+    /**
+     * What a command that reads measurements without compiling them (report, replay, try, explain
+     * {@code --measurements}; calibrate) prints on stderr for the rows the parsers did not use, so
+     * that none is dropped silently: a warning per mangled row, {@code warning: FILE:LINE: <why>; row
+     * skipped, the other rows are read}, then a count, {@code note: SOURCE: skipped 1 mangled row
+     * (FILE:LINE): ...}, and one of the rows refused for wrong results, {@code note: SOURCE: 2 rows
+     * with wrong results not used (FILE:5, FILE:7)}. compile lists them in its own report.
+     *
+     * @param refused refused rows as {@code file:line: reason} ({@link #refused})
+     * @param source what was read, as the user named it (a file or a folder)
+     * @return the lines, none when every row was used
+     */
+    public static List<String> skippedRowLines(List<String> refused, String source) {
+        List<String> mangled = mangled(refused);
+        List<String> wrong = refused.stream().filter(r -> !r.endsWith(MANGLED)).toList();
+        List<String> out = new ArrayList<>();
+        for (String m : mangled) {
+            out.add("warning: " + m.substring(0, m.length() - MANGLED.length())
+                    + "row skipped, the other rows are read");
+        }
+        if (!mangled.isEmpty()) {
+            out.add("note: " + source + ": skipped " + TextReport.count(mangled.size(), "mangled row") + " ("
+                    + firstThree(mangled)
+                    + "): the wrong number of fields or a field that is not a number, as a row cut by an NCCL line or "
+                    + "another print leaves it");
+        }
+        if (!wrong.isEmpty()) {
+            out.add("note: " + source + ": " + TextReport.count(wrong.size(), "row") + " with wrong results not used ("
+                    + firstThree(wrong) + ")");
+        }
+        return out;
+    }
+
+    /** @return the first three rows' {@code file:line}, then {@code , ...} when there are more */
+    private static String firstThree(List<String> refused) {
+        return String.join(
+                        ", ",
+                        refused.stream().limit(3).map(MeasurementSet::where).toList())
+                + (refused.size() > 3 ? ", ..." : "");
+    }
+
+    /**
      * Records a row that is never used.
      *
      * @param where {@code file:line}

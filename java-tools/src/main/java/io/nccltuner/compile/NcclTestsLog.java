@@ -311,10 +311,19 @@ public final class NcclTestsLog {
     private static final Pattern NCCL_ANYWHERE =
             Pattern.compile("([^\\s:\\[]+:\\d+:)\\d+ \\[-?\\d+\\] (?:\\S+ )?NCCL (?:INFO|WARN)");
 
-    /** @return whether a line starts with a whole number, as a size-table row starts with its size column */
+    /**
+     * What starts a size-table row: its size column, or what stands there in a mangled row (a sign, or
+     * digits of another script, {@code -1048576} or {@code ١٠٤٨٥٧٦}), so that such a row is read and
+     * refused as mangled ({@link #parseRow}) rather than passed over as another line.
+     */
+    private static final Pattern ROW_START = Pattern.compile("^[+-]?\\p{Nd}");
+
+    /**
+     * @param line a line
+     * @return whether it starts as a size-table row starts, with its size column ({@link #ROW_START})
+     */
     static boolean startsWithSize(String line) {
-        String t = line.strip();
-        return !t.isEmpty() && Character.isDigit(t.charAt(0));
+        return ROW_START.matcher(line.strip()).find();
     }
 
     /**
@@ -372,7 +381,8 @@ public final class NcclTestsLog {
         if (launcherPrefixed > 0) {
             into.warn(
                     file.toString(),
-                    launcherPrefixed + " lines carry a launcher prefix (srun -l '0: ', mpirun "
+                    TextReport.count(launcherPrefixed, "line") + (launcherPrefixed == 1 ? " carries" : " carry")
+                            + " a launcher prefix (srun -l '0: ', mpirun "
                             + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
         }
         resolveAll(segments, measuredBefore);
@@ -695,15 +705,20 @@ public final class NcclTestsLog {
                                     + ")";
             throw new InputException(
                     at(ln),
-                    "row has " + tok.length + " fields but the column header names "
+                    "row has " + TextReport.count(tok.length, "field") + " but the column header names "
                             + l.nCols() + (l.timestamp() ? " (+2 for the timestamp)" : "") + " (" + l.header()
                             + "); the row looks truncated or mangled" + parts);
         }
         long size;
         try {
-            size = Long.parseLong(tok[0]);
+            size = AsciiNumbers.parseLong(tok[0]);
         } catch (NumberFormatException e) {
-            throw new InputException(at(ln), "size '" + tok[0] + "' is not a whole number of bytes");
+            throw new InputException(
+                    at(ln), "size '" + tok[0] + "' is not a whole number of bytes" + AsciiNumbers.hint(tok[0]));
+        }
+        if (!AsciiNumbers.isDigit(tok[0].charAt(0))) { // -1048576, or +1048576: nccl-tests prints no sign
+            throw new InputException(
+                    at(ln), "size '" + tok[0] + "' is not a size: nccl-tests prints whole numbers of bytes, 0 or more");
         }
         int n = l.time().length;
         double[] time = new double[n];
@@ -756,7 +771,7 @@ public final class NcclTestsLog {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new InputException(at(ln), what + " '" + s + "' is not a number");
+        throw new InputException(at(ln), what + " '" + s + "' is not a number" + AsciiNumbers.hint(s));
     }
 
     /**
@@ -847,7 +862,7 @@ public final class NcclTestsLog {
                     comment(ln, t);
                 } else if (pending != null) {
                     pending.add(ln, t);
-                } else if (layout != null && !closed && Character.isDigit(t.charAt(0))) {
+                } else if (layout != null && !closed && startsWithSize(t)) {
                     pending = new RawRow(ln, layout);
                     pending.add(ln, t);
                 } else {
@@ -1596,7 +1611,7 @@ public final class NcclTestsLog {
             throw new InputException(
                     where,
                     "the log's NCCL_*NCHANNELS/NCCL_*_CTAS lines say "
-                            + (ambiguous ? "no single channel count" : channels + " channels")
+                            + (ambiguous ? "no single channel count" : TextReport.count(channels, "channel"))
                             + " but --channels says " + options.channels());
         }
         return new Forcing(algo, proto, channels, ambiguous, fa, fp);
@@ -1619,9 +1634,9 @@ public final class NcclTestsLog {
             }
             int v;
             try {
-                v = Integer.parseInt(e[0]);
+                v = AsciiNumbers.parseInt(e[0]);
             } catch (NumberFormatException ex) {
-                throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count");
+                throw new InputException(e[1], k + " is '" + e[0] + "', not a channel count" + AsciiNumbers.hint(e[0]));
             }
             if (k.startsWith("NCCL_MAX")) {
                 max = Math.min(max, v);
@@ -1748,14 +1763,14 @@ public final class NcclTestsLog {
                             + " applied to none of the calls (NCCL never offered it): this run measured NCCL's own pick, not "
                             + s.forcedNone[0] + "; "
                             + (t.forcedNoneRows > 0
-                                    ? t.forcedNoneRows + " rows not used (log with "
+                                    ? TextReport.count(t.forcedNoneRows, "row") + " not used (log with "
                                             + "NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)"
                                     : "used what NCCL's selection lines say ran"));
         }
         if (t.incomplete > 0) {
             into.warn(
                     where,
-                    t.incomplete + " rows not used: the run forced " + f.label()
+                    TextReport.count(t.incomplete, "row") + " not used: the run forced " + f.label()
                             + (f.fa().ambiguous() ? " (NCCL_ALGO=" + f.fa().text() + ")" : "")
                             + (f.fp().ambiguous() ? " (NCCL_PROTO=" + f.fp().text() + ")" : "")
                             + (f.channelsAmbiguous()
@@ -1767,11 +1782,15 @@ public final class NcclTestsLog {
         if (t.contradicted > 0) {
             into.warn(
                     where,
-                    t.contradicted + " rows ran " + t.warnedRan + " per NCCL's selection lines, not the forced "
+                    TextReport.count(t.contradicted, "row") + " ran " + t.warnedRan
+                            + " per NCCL's selection lines, not the forced "
                             + f.label() + "; used what NCCL ran");
         }
         if (t.zero > 0) {
-            into.warn(where, t.zero + " rows of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
+            into.warn(
+                    where,
+                    TextReport.count(t.zero, "row")
+                            + " of 0 bytes skipped (NCCL does not call the tuner for empty collectives)");
         }
     }
 
@@ -1791,7 +1810,8 @@ public final class NcclTestsLog {
                             "error " + String.format(Locale.ROOT, "%.0e", v) + name
                                     + " is above nccl-tests' bound " + String.format(Locale.ROOT, "%.2g", bound)
                                     + " for "
-                                    + row.type() + " with " + nRanks + " ranks: results were wrong; row never used");
+                                    + row.type() + " with " + TextReport.count(nRanks, "rank")
+                                    + ": results were wrong; row never used");
                     return true;
                 }
             } else if (v > 0) {

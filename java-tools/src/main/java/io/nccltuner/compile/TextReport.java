@@ -114,8 +114,8 @@ public final class TextReport {
         if (!cvs.isEmpty()) {
             java.util.Collections.sort(cvs);
             sb.append("replicate CV (coefficient of variation) over ")
-                    .append(cvs.size())
-                    .append(" configurations with 2+ replicates: median ")
+                    .append(count(cvs.size(), "configuration"))
+                    .append(" with 2+ replicates: median ")
                     .append(pct(cvs.get(cvs.size() / 2)))
                     .append(", max ")
                     .append(pct(cvs.getLast()))
@@ -396,7 +396,7 @@ public final class TextReport {
                     .append(" (")
                     .append(String.join(
                             ", ",
-                            mangled.stream().limit(3).map(TextReport::where).toList()))
+                            mangled.stream().limit(3).map(MeasurementSet::where).toList()))
                     .append(mangled.size() > 3 ? ", ..." : "")
                     .append("): the wrong number of fields or a field that is not a number, as a row cut by an NCCL "
                             + "line or another print leaves it; listed under refused rows, --strict refuses the "
@@ -423,13 +423,6 @@ public final class TextReport {
                     .append('\n');
         }
         return sb.toString();
-    }
-
-    /** @return the {@code file:line} a refused-row entry starts with */
-    private static String where(String refused) {
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("^(.*?:\\d+): ").matcher(refused);
-        return m.find() ? m.group(1) : refused.substring(0, Math.max(0, refused.indexOf(": ")));
     }
 
     /** Why sizes got no rule: a line per reason, with how many sizes. */

@@ -96,12 +96,15 @@ final class WeakEvidence {
             parts.add(join(once) + (once.size() == 1 ? " was" : " were") + " measured once at each size");
         }
         if (ncclSingle > 0) {
-            parts.add("NCCL's own pick once at " + ncclSingle + " of " + ncclSizes + " sizes");
+            parts.add("NCCL's own pick once at " + ncclSingle + " of " + TextReport.count(ncclSizes, "size"));
         }
         String rules = ruledSingle == 0
                 ? ""
-                : "; the policy's pick at " + (ruledSingle == ruled ? "all " + ruled : ruledSingle + " of " + ruled)
-                        + " sizes with a rule rests on one reading";
+                : "; the policy's pick at "
+                        + (ruledSingle == ruled
+                                ? (ruled == 1 ? "the 1 size" : "all " + ruled + " sizes")
+                                : ruledSingle + " of " + TextReport.count(ruled, "size"))
+                        + " with a rule rests on one reading";
         return "replicates: " + label(g) + ": " + String.join(", ", parts) + rules
                 + ": repeat each run, 3+ times (`nccl-tuner sweep --replicates 3`, or more files of the same runs)";
     }

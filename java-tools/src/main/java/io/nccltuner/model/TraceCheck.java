@@ -91,13 +91,15 @@ public final class TraceCheck {
         public String summary() {
             return String.format(
                     Locale.ROOT,
-                    "exact %d, ambiguous %d, mismatch %d, unmatched %d of %d calls; %d captured entries, %d outside the table's range",
+                    "exact %d, ambiguous %d, mismatch %d, unmatched %d of %d call%s; %d captured entr%s, %d outside the table's range",
                     count(Verdict.EXACT),
                     count(Verdict.AMBIGUOUS),
                     count(Verdict.MISMATCH),
                     count(Verdict.UNMATCHED),
                     calls.size(),
+                    calls.size() == 1 ? "" : "s",
                     entriesChecked,
+                    entriesChecked == 1 ? "y" : "ies",
                     entryProblems.size());
         }
     }

@@ -50,7 +50,7 @@ class MeasurementCsvTest {
         assertTrue(
                 s.warnings()
                         .getFirst()
-                        .endsWith("1 rows with regBuff 1 skipped: a v3 tuner is not told whether the "
+                        .endsWith("1 row with regBuff 1 skipped: a v3 tuner is not told whether the "
                                 + "user buffer is registered"),
                 s.warnings().getFirst());
         Measurement m = s.measurements().get(1);

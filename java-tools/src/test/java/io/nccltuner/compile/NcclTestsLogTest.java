@@ -267,7 +267,7 @@ class NcclTestsLogTest {
         assertEquals(List.of(), s.measurements());
         assertEquals(
                 List.of(f + ":8: the tuner plugin says its NCCL_TUNER_JAVA_FORCE=RING/LL128/8 applied to none of the "
-                        + "calls (NCCL never offered it): this run measured NCCL's own pick, not RING/LL128/8; 1 rows not used (log "
+                        + "calls (NCCL never offered it): this run measured NCCL's own pick, not RING/LL128/8; 1 row not used (log "
                         + "with NCCL_DEBUG_SUBSYS=TUNING to use them as what NCCL ran)"),
                 s.warnings());
     }
@@ -342,7 +342,7 @@ class NcclTestsLogTest {
                 s.measurements().getFirst().config());
         assertEquals(1, s.warnings().size());
         assertTrue(
-                s.warnings().getFirst().contains("1 rows not used: the run forced auto/LL"),
+                s.warnings().getFirst().contains("1 row not used: the run forced auto/LL"),
                 s.warnings().getFirst());
     }
 
