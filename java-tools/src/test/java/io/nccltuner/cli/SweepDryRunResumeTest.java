@@ -245,4 +245,24 @@ class SweepDryRunResumeTest {
                                 + "run the same command again (seed 5)\n"),
                 stopped.err());
     }
+
+    /** One run done of two: the dry run says it skips "the done run", and runs "the line below". */
+    @Test
+    void aDryRunWithOneRunDoneSaysTheDoneRun() throws Exception {
+        Path dir = tmp.resolve("sw");
+        String[] planned = sweep(dir, "--candidate", "RING/LL", "--replicates", "1", "--seed", "5");
+        assertEquals(0, CliRun.run(planned).exit());
+        interrupt(dir, 1);
+        Manifest.RunRecord left =
+                Manifest.read(dir.resolve(Manifest.FILE)).runs().get(1);
+        CliRun r = CliRun.run(
+                Stream.concat(Arrays.stream(planned), Stream.of("--dry-run")).toArray(String[]::new));
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "# " + dir + " holds this sweep, unfinished: 1 of 2 runs done, 1 to do (all_reduce " + left.label()
+                        + " r1: failed, exit 3); running the same command without --dry-run resumes it with seed 5 "
+                        + "(recorded in " + dir.resolve("manifest.json") + "): it runs the line below and skips the "
+                        + "done run",
+                r.out().lines().toList().get(1));
+    }
 }
