@@ -110,37 +110,6 @@ final class InputFiles {
     }
 
     /**
-     * Reads the cost tables of {@code show} and {@code validate}'s {@code --nccl-log} files, as
-     * compile reads them ({@link NcclRunLog#readNotOffered}): which algorithm/protocol each logged
-     * communicator's table does not offer. The logs' warnings go to {@code err}.
-     *
-     * @param logs the files, in order
-     * @param err where the warnings go, each {@code COMMAND: warning: ...}
-     * @param command the command's name for those lines ({@code nccl-tuner show})
-     * @return the tables' not-offered entries of every log, in order
-     * @throws InputException for an unreadable log, or one with no table of a shape it gives
-     * @throws IOException if reading fails
-     */
-    static List<MeasurementSet.NotOffered> readCostTables(List<Path> logs, java.io.PrintWriter err, String command)
-            throws InputException, IOException {
-        List<MeasurementSet.NotOffered> all = new java.util.ArrayList<>();
-        for (Path log : logs) {
-            requireReadable(log);
-            MeasurementSet one = new MeasurementSet();
-            NcclRunLog.readNotOffered(log, Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8), one);
-            one.warnings().forEach(w -> err.println(command + ": warning: " + w));
-            if (one.notOffered().isEmpty() && one.warnings().isEmpty()) {
-                throw new InputException(
-                        log.toString(),
-                        "no latency/bandwidth table of a communicator whose nRanks and nNodes the log gives (run "
-                                + "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING)");
-            }
-            all.addAll(one.notOffered());
-        }
-        return all;
-    }
-
-    /**
      * Reads the {@code --nccl-log} files of {@code report}: NCCL INFO logs whose TUNING selection
      * lines name NCCL's own pick ({@link NcclRunLog#readSelections}). {@code compile} reads its own
      * the same way, but leaves out a log of another machine or shape ({@link #otherRun}).
