@@ -377,7 +377,7 @@ public final class Main implements Runnable {
      * @return the phrase
      */
     static String count(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
+        return io.nccltuner.compile.TextReport.count(n, noun);
     }
 
     /**

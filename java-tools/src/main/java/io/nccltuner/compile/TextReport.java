@@ -531,8 +531,15 @@ public final class TextReport {
         return sb.toString();
     }
 
-    /** @return "1 size", "25 sizes" */
-    static String count(long n, String noun) {
+    /**
+     * A count with its noun, the one spelling of counts in the tools' output (compile, sweep and the
+     * commands all call this).
+     *
+     * @param n the count
+     * @param noun the singular noun, whose plural adds "s"
+     * @return "1 size", "25 sizes"
+     */
+    public static String count(long n, String noun) {
         return n + " " + noun + (n == 1 ? "" : "s");
     }
 

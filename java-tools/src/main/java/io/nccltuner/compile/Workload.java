@@ -280,17 +280,14 @@ public final class Workload {
         }
         List<String> each = new ArrayList<>();
         named.forEach((k, x) -> each.add(k + ": " + x));
-        return (n == all ? "its " + plural(all, "call") : n + " of its " + plural(all, "call")) + " ("
+        return (n == all ? "its " + TextReport.count(all, "call") : n + " of its " + TextReport.count(all, "call"))
+                + " ("
                 + String.join("; ", each) + ") match" + (n == 1 ? "es" : "")
                 + " no measured group (" + String.join("; ", measured) + "): "
                 + (n == all
                         ? "its weights are not applied, no call of it is priced"
                         : "those " + n + " are not weighted (another communicator shape), the other " + (all - n)
                                 + " are where their collective was measured");
-    }
-
-    private static String plural(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /**

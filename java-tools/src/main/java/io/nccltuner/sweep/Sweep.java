@@ -1,5 +1,7 @@
 package io.nccltuner.sweep;
 
+import static io.nccltuner.compile.TextReport.count;
+
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.ForcePolicy.Forced;
@@ -314,17 +316,6 @@ public final class Sweep {
             case "done" -> "done, but its output " + r.file() + " is gone";
             default -> "not run";
         };
-    }
-
-    /**
-     * A count with its noun: {@code 1 run}, {@code 3 runs}.
-     *
-     * @param n the count
-     * @param noun the singular noun, whose plural adds "s"
-     * @return the phrase
-     */
-    static String count(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /**
