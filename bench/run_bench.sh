@@ -336,17 +336,23 @@ say ""
 say "1b. per call over $FRESH fresh processes each of (c) and (e), interleaved ($FRESH_CALLS timed calls each);"
 say "   one median per process (ns)"
 fresh_meds() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls median_ns; done; }
+# spread FMT: "min X, median Y, max Z" of the numbers on stdin, each printed with FMT (median as median() takes it)
+spread() {
+  local v
+  v=$(sort -g)
+  printf "min $1, median $1, max $1" "$(head -1 <<<"$v")" "$(median <<<"$v")" "$(tail -1 <<<"$v")"
+}
 A_MED=$(kv "$RAW/a_noop.txt" calls median_ns)
 for w in c e; do
-  mapfile -t M < <(fresh_meds "$w")
-  say "  ($w): $(printf '%s\n' "${M[@]}" | sort -g | awk '{v[NR]=$1} END {printf "min %.1f, median %.1f, max %.1f; slowest/fastest %.2fx", v[1], (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[NR], v[NR]/v[1]}')" \
+  M=$(fresh_meds "$w" | sort -g)
+  say "  ($w): $(spread %.1f <<<"$M"); slowest/fastest $(calc "$(tail -1 <<<"$M") / $(head -1 <<<"$M")" | awk '{ printf "%.2f", $1 }')x" \
       "(target: <= 1.15x)   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
 done
 # (c_i - a) / (e_i - a) over the interleaved pairs: the engine's work over the upcall, pair by pair
 PAIRS=$(for i in $(seq 1 "$FRESH"); do
   echo "$(kv "$RAW/p_c.$i.txt" calls median_ns) $(kv "$RAW/p_e.$i.txt" calls median_ns)"
-done | awk -v a="$A_MED" '{r = ($1 - a) / ($2 - a); printf "%.2f\n", r}' | sort -g)
-say "  ((c) - (a)) / ((e) - (a)) per interleaved pair, (a) = $(f1 "$A_MED") ns: $(echo "$PAIRS" | awk '{v[NR]=$1} END {printf "min %.2f, median %.2f, max %.2f", v[1], (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[NR]}')" \
+done | awk -v a="$A_MED" '{r = ($1 - a) / ($2 - a); printf "%.2f\n", r}')
+say "  ((c) - (a)) / ((e) - (a)) per interleaved pair, (a) = $(f1 "$A_MED") ns: $(spread %.2f <<<"$PAIRS")" \
     "(target: max <= 1.2)"
 say ""
 say "2. rule count: (c) on the $AR_ROWS AllReduce rows, every policy making the same decision on every call;"
