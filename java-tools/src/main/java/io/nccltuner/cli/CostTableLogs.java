@@ -2,23 +2,17 @@ package io.nccltuner.cli;
 
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclRunLog;
-import io.nccltuner.model.AlgoProto;
 import io.nccltuner.model.Communicator;
 import io.nccltuner.model.LogShape;
 import io.nccltuner.model.NcclModelLog;
-import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
-import io.nccltuner.policy.Protocol;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The cost tables of {@code show} and {@code validate}'s {@code --nccl-log}, read as {@code
@@ -52,11 +46,12 @@ final class CostTableLogs {
         for (Path log : logs) {
             InputFiles.requireReadable(log);
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            NcclModelLog parsed = NcclModelLog.parse(log.toString(), lines);
             MeasurementSet one = new MeasurementSet();
-            NcclRunLog.readNotOffered(log, lines, one); // the tables whose shape the INIT lines give; a forced run
+            NcclRunLog.readNotOffered(
+                    log, lines, parsed, one); // the tables whose INIT lines give the shape; a forced run
             one.warnings().forEach(w -> err.println(command + ": warning: " + w));
             all.addAll(one.notOffered());
-            NcclModelLog parsed = NcclModelLog.parse(log.toString(), lines);
             if (parsed.communicators().isEmpty()) {
                 throw new InputException(
                         log.toString(),
@@ -105,23 +100,6 @@ final class CostTableLogs {
         }
         out.println("--nccl-log " + log + ": " + c.label() + " has no 'comm ... nRanks N nNodes M' line: "
                 + String.join(", ", told) + " (as explain infers them)");
-        List<MeasurementSet.NotOffered> got = new ArrayList<>();
-        for (Collective coll : Collective.values()) { // as NcclRunLog.readNotOffered, at the inferred shape
-            Set<AlgoProto> not = new LinkedHashSet<>();
-            boolean printed = false;
-            for (Algorithm a : Algorithm.values()) {
-                for (Protocol p : Protocol.values()) {
-                    AlgoProto ap = new AlgoProto(a, p);
-                    printed |= c.table().has(coll, ap);
-                    if (!c.table().offered(coll, ap)) {
-                        not.add(ap);
-                    }
-                }
-            }
-            if (printed) {
-                got.add(new MeasurementSet.NotOffered(InputException.at(log, c.tableLine()), r, n, coll, not));
-            }
-        }
-        return got;
+        return NcclRunLog.notOffered(log, c, r, n); // as the INIT-line tables, at the inferred shape
     }
 }

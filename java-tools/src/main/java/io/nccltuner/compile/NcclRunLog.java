@@ -217,7 +217,20 @@ public final class NcclRunLog {
      * @param into receives one {@link MeasurementSet.NotOffered} per communicator and collective
      */
     public static void readNotOffered(Path file, List<String> lines, MeasurementSet into) {
-        io.nccltuner.model.NcclModelLog log = io.nccltuner.model.NcclModelLog.parse(file.toString(), lines);
+        readNotOffered(file, lines, io.nccltuner.model.NcclModelLog.parse(file.toString(), lines), into);
+    }
+
+    /**
+     * As {@link #readNotOffered(Path, List, MeasurementSet)}, for a caller that parsed the log
+     * already.
+     *
+     * @param file the log, for {@code file:line}
+     * @param lines its lines
+     * @param log those lines parsed ({@link io.nccltuner.model.NcclModelLog#parse})
+     * @param into receives one {@link MeasurementSet.NotOffered} per communicator and collective
+     */
+    public static void readNotOffered(
+            Path file, List<String> lines, io.nccltuner.model.NcclModelLog log, MeasurementSet into) {
         if (log.communicators().isEmpty()) {
             return;
         }
@@ -235,23 +248,42 @@ public final class NcclRunLog {
             if (c.nRanks() < 2 || c.nNodes() < 1) {
                 continue;
             }
-            for (Collective coll : Collective.values()) {
-                java.util.Set<AlgoProto> not = new java.util.LinkedHashSet<>();
-                boolean printed = false;
-                for (io.nccltuner.policy.Algorithm a : io.nccltuner.policy.Algorithm.values()) {
-                    for (io.nccltuner.policy.Protocol p : io.nccltuner.policy.Protocol.values()) {
-                        AlgoProto ap = new AlgoProto(a, p);
-                        printed |= c.table().has(coll, ap);
-                        if (!c.table().offered(coll, ap)) {
-                            not.add(ap);
-                        }
+            notOffered(file, c, c.nRanks(), c.nNodes()).forEach(into::add);
+        }
+    }
+
+    /**
+     * What one communicator's latency/bandwidth table does not offer ({@link
+     * io.nccltuner.model.CostTable#offered}: bandwidth 0.0), per collective the table prints, at the
+     * shape given (the log's own, or one inferred from its other lines by {@code show} and {@code
+     * validate}).
+     *
+     * @param file the log, for {@code file:line}
+     * @param c the communicator, with its table
+     * @param nRanks its ranks (2 or more)
+     * @param nNodes its nodes (1 or more)
+     * @return one entry per collective the table prints, in {@link Collective} order
+     */
+    public static List<MeasurementSet.NotOffered> notOffered(
+            Path file, io.nccltuner.model.Communicator c, int nRanks, int nNodes) {
+        List<MeasurementSet.NotOffered> got = new java.util.ArrayList<>();
+        for (Collective coll : Collective.values()) {
+            java.util.Set<AlgoProto> not = new java.util.LinkedHashSet<>();
+            boolean printed = false;
+            for (io.nccltuner.policy.Algorithm a : io.nccltuner.policy.Algorithm.values()) {
+                for (io.nccltuner.policy.Protocol p : io.nccltuner.policy.Protocol.values()) {
+                    AlgoProto ap = new AlgoProto(a, p);
+                    printed |= c.table().has(coll, ap);
+                    if (!c.table().offered(coll, ap)) {
+                        not.add(ap);
                     }
                 }
-                if (printed) {
-                    into.add(new MeasurementSet.NotOffered(
-                            InputException.at(file, c.tableLine()), c.nRanks(), c.nNodes(), coll, not));
-                }
+            }
+            if (printed) {
+                got.add(new MeasurementSet.NotOffered(
+                        InputException.at(file, c.tableLine()), nRanks, nNodes, coll, not));
             }
         }
+        return got;
     }
 }
