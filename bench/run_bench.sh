@@ -154,9 +154,13 @@ calls f_canary "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1
 # and (e) no rules, interleaved (c, e, c, e, ...), FRESH_CALLS timed calls each; each process's
 # median is one sample. A process's steady state is fixed once C2 has compiled the upcall's path
 # (during the warm-up), so the spread over processes is what a job sees from one start to the next.
+# (b), the C reference over the same compiled table, runs in the same rotation as the control: its
+# spread is the machine's own from one process to the next (vCPU placement, address layout), with
+# no JVM in it.
 for i in $(seq 1 "$FRESH"); do
   CALLS=$FRESH_CALLS java_calls "p_c.$i" enforce "$H200"
   CALLS=$FRESH_CALLS java_calls "p_e.$i" enforce "$POL/rules-0.yaml"
+  CALLS=$FRESH_CALLS cref_calls "p_b.$i" "$TAB/h200-2rank.table"
 done
 
 # 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
@@ -333,7 +337,8 @@ CALLS_HITS=$(logsum d_shadow_calls ruleHits comm)
 CALLS_LINES=$(grep -cvF '"type":' "$RAW/d_shadow_calls.jsonl" 2>/dev/null || echo 0)
 say "  (d3) per-call records: $CALLS_LINES of $CALLS_HITS rule hits written ($(calc "100 * ($CALLS_HITS - $CALLS_LINES) / $CALLS_HITS" | awk '{ printf "%.1f", $1 }')% dropped; the aggregates still count all $(logsum d_shadow_calls count aggregate))"
 say ""
-say "1b. per call over $FRESH fresh processes each of (c) and (e), interleaved ($FRESH_CALLS timed calls each);"
+say "1b. per call over $FRESH fresh processes each of (c), (e) and the C reference (b), interleaved"
+say "   ($FRESH_CALLS timed calls each); (b) is the control: the machine's own spread between processes;"
 say "   one median per process (ns)"
 fresh_meds() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls median_ns; done; }
 # spread FMT: "min X, median Y, max Z" of the numbers on stdin, each printed with FMT (median as median() takes it)
@@ -343,10 +348,12 @@ spread() {
   printf "min $1, median $1, max $1" "$(head -1 <<<"$v")" "$(median <<<"$v")" "$(tail -1 <<<"$v")"
 }
 A_MED=$(kv "$RAW/a_noop.txt" calls median_ns)
-for w in c e; do
+for w in c e b; do
   M=$(fresh_meds "$w" | sort -g)
+  target="(target: <= 1.15x)"
+  [ "$w" = b ] && target="(control)"
   say "  ($w): $(spread %.1f <<<"$M"); slowest/fastest $(calc "$(tail -1 <<<"$M") / $(head -1 <<<"$M")" | awk '{ printf "%.2f", $1 }')x" \
-      "(target: <= 1.15x)   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
+      "$target   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
 done
 # (c_i - a) / (e_i - a) over the interleaved pairs: the engine's work over the upcall, pair by pair
 PAIRS=$(for i in $(seq 1 "$FRESH"); do
