@@ -113,6 +113,12 @@ public final class Main implements Runnable {
      */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        // every int and long option of every command: ASCII digits only (picocli's own converters
+        // use Integer.valueOf, which reads '٢' and '２' as 2)
+        cl.registerConverter(Integer.class, s -> (int) asciiWhole(s, "an int", Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cl.registerConverter(Integer.TYPE, s -> (int) asciiWhole(s, "an int", Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cl.registerConverter(Long.class, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
+        cl.registerConverter(Long.TYPE, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
                 ? inputError(ex.getMessage(), cmd)
@@ -120,6 +126,35 @@ public final class Main implements Runnable {
                         ? usageError(new CommandLine.ParameterException(cmd, ex.getMessage()), new String[0])
                         : internalError(ex, cmd.getErr(), debug()));
         return cl;
+    }
+
+    /**
+     * The value of an integer option: an optional sign and ASCII digits 0-9, within [min, max].
+     *
+     * @param s the option's value as given
+     * @param type "an int" or "a long", as picocli's own message names it
+     * @param min the smallest value the option's type holds
+     * @param max the largest
+     * @return the value
+     * @throws CommandLine.TypeConversionException for anything else (picocli prints it as {@code
+     *     Invalid value for option '--nodes': '٢' is not an int: a whole number in ASCII digits 0-9},
+     *     exit 2)
+     */
+    static long asciiWhole(String s, String type, long min, long max) {
+        String t = s.strip();
+        if (!io.nccltuner.policy.AsciiNumbers.isInteger(t)) {
+            throw new CommandLine.TypeConversionException(
+                    "'" + s + "' is not " + type + ": a whole number in ASCII digits 0-9");
+        }
+        try {
+            long v = io.nccltuner.policy.AsciiNumbers.parseLong(t);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // beyond a long: outside the range below
+        }
+        throw new CommandLine.TypeConversionException("'" + s + "' is not " + type + ": outside " + min + ".." + max);
     }
 
     private static boolean debug() {
