@@ -99,7 +99,9 @@ public final class Main implements Runnable {
         }
         try {
             return cl.execute(args);
-        } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
+        } catch (OutOfMemoryError e) { // an input too large for the heap the launcher gives (-Xmx)
+            return outOfMemory(cl.getErr());
+        } catch (Error e) { // StackOverflowError: picocli passes Errors through
             return internalError(e, cl.getErr(), debug());
         }
     }
@@ -413,6 +415,20 @@ public final class Main implements Runnable {
      */
     static String count(long n, String noun) {
         return io.nccltuner.compile.TextReport.count(n, noun);
+    }
+
+    /**
+     * Reports an {@link OutOfMemoryError}: one line, no stack trace, naming the heap's limit.
+     *
+     * @param err where to print
+     * @return {@link #EXIT_INPUT}: the inputs are larger than the heap holds
+     */
+    static int outOfMemory(PrintWriter err) {
+        long max = Runtime.getRuntime().maxMemory() >> 20;
+        err.println("nccl-tuner: out of memory: the inputs need more than the Java heap's " + max
+                + " MiB; give fewer or smaller inputs, or a larger heap (NCCL_TUNER_CLI_HEAP=8g for bin/nccl-tuner)");
+        err.flush();
+        return EXIT_INPUT;
     }
 
     /**
