@@ -14,7 +14,7 @@ import java.nio.file.Path;
 /**
  * Reads a policy file's text (a YAML policy, or NCCL's example-tuner CSV) within limits, before any
  * parser sees it: the file's size is checked first (a stat), then at most that many bytes are read
- * and decoded as strict UTF-8.
+ * and decoded as strict UTF-8. {@link #decode} serves other UTF-8 inputs too (traces).
  *
  * <p>Errors name the file, and the line where the line is known: {@code p.conf:3:16: not UTF-8
  * (byte 0xff at byte 16 of the line); save the file as UTF-8}; {@code p.conf: 14000036 bytes, over
@@ -85,7 +85,7 @@ public final class PolicyText {
             throw new InputException(
                     InputException.at(name, line) + ":" + column,
                     "not UTF-8 (byte 0x" + String.format("%02x", bytes[at] & 0xff) + " at byte " + column
-                            + " of the line); a policy file is UTF-8 text: save it as UTF-8");
+                            + " of the line); save the file as UTF-8");
         }
         return out.flip().toString();
     }

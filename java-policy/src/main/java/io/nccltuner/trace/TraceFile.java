@@ -3,7 +3,6 @@ package io.nccltuner.trace;
 import io.nccltuner.policy.Collective;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,10 +82,20 @@ public record TraceFile(Path source, List<Event> events) {
      * @param file the CSV file
      * @return the calls
      * @throws IOException if the file cannot be read
-     * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
+     * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse, and
+     *     {@code file:line:column} for a byte that is not UTF-8
      */
     public static TraceFile read(Path file) throws IOException {
-        return parse(file, Files.readAllLines(file, StandardCharsets.UTF_8));
+        String text;
+        try { // strict UTF-8, a stray byte named by file:line:column
+            text = io.nccltuner.policy.PolicyText.decode(file.toString(), Files.readAllBytes(file));
+        } catch (io.nccltuner.policy.InputException e) {
+            throw new BadRow(
+                    e.where(),
+                    new IllegalArgumentException(
+                            e.getMessage().substring(e.where().length() + 2)));
+        }
+        return parse(file, text.lines().toList());
     }
 
     /**

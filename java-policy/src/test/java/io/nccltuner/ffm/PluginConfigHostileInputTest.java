@@ -67,8 +67,7 @@ class PluginConfigHostileInputTest {
                         "allreduce,0,65535,ring,ll,-1,-1,-1\n# comment\nallreduce,65536,",
                         0xff,
                         "1048575,tree,simple,-1,-1,-1\n"));
-        String why = conf + ":3:17: not UTF-8 (byte 0xff at byte 17 of the line); a policy file is UTF-8 text: save"
-                + " it as UTF-8";
+        String why = conf + ":3:17: not UTF-8 (byte 0xff at byte 17 of the line); save the file as UTF-8";
         refused(load("NCCL_TUNER_CONFIG_FILE", conf, dir), why);
         refused(load("NCCL_TUNER_JAVA_POLICY", conf, dir), why);
 
@@ -76,8 +75,7 @@ class PluginConfigHostileInputTest {
         Files.write(yaml, bytes(YAML + "# caf", 0xe9, "\n"));
         refused(
                 load("NCCL_TUNER_JAVA_POLICY", yaml, dir),
-                yaml + ":11:6: not UTF-8 (byte 0xe9 at byte 6 of the line); a policy file is UTF-8 text: save it as"
-                        + " UTF-8");
+                yaml + ":11:6: not UTF-8 (byte 0xe9 at byte 6 of the line); save the file as UTF-8");
     }
 
     @Test

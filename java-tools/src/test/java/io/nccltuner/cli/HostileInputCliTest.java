@@ -70,13 +70,24 @@ class HostileInputCliTest {
                 CliRun.run(
                         "import", conf.toString(), "-o", dir.resolve("o.yaml").toString()),
                 "import",
-                conf + ":2:17: not UTF-8 (byte 0xff at byte 17 of the line); a policy file is UTF-8 text: save it as"
-                        + " UTF-8");
+                conf + ":2:17: not UTF-8 (byte 0xff at byte 17 of the line); save the file as UTF-8");
         Path yaml = dir.resolve("bad.yaml");
         Files.write(yaml, withByte(YAML + "# caf", 0xe9, "\n"));
         CliRun v = CliRun.run("validate", yaml.toString());
         assertEquals(Main.EXIT_INPUT, v.exit(), v.out() + v.err());
         assertTrue(v.out().contains(yaml + ":11:6: not UTF-8 (byte 0xe9 at byte 6 of the line)"), v.out() + v.err());
+    }
+
+    @Test
+    void aTraceByteThatIsNotUtf8IsNamedByFileLineAndColumn(@TempDir Path dir) throws Exception {
+        List<String> lines =
+                Files.readAllLines(Path.of(CliRun.trace("trace_ddp.csv"))).subList(0, 3);
+        Path t = dir.resolve("t.csv");
+        Files.write(t, withByte(String.join("\n", lines) + "\n# caf", 0xe9, "\n"));
+        input(
+                CliRun.run("replay", "--policy", POLICY, "--trace", t.toString()),
+                "replay",
+                t + ":4:6: not UTF-8 (byte 0xe9 at byte 6 of the line); save the file as UTF-8");
     }
 
     @Test
