@@ -74,7 +74,9 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(HARNESS_CUDA
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \
-	  'exec "$$here/runtime/bin/java" -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -jar "$$here/lib/nccl-tuner-tools.jar" "$$@"' \
+	  '# The heap is capped (NCCL_TUNER_CLI_HEAP, default 2g): an input too large for it ends with one line' \
+	  '# "nccl-tuner: out of memory: ..." and exit 1, not by taking all the memory of the node (docs/compile.md).' \
+	  'exec "$$here/runtime/bin/java" -Xmx$${NCCL_TUNER_CLI_HEAP:-2g} -Xshare:auto -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -jar "$$here/lib/nccl-tuner-tools.jar" "$$@"' \
 	  > $(DIST_DIR)/bin/nccl-tuner
 	chmod +x $(DIST_DIR)/bin/nccl-tuner
 	sed 's|@AOT_OPTS@|$(DIST_AOT_OPTS)|' $(REPO)/make/nccl-tuner-aot.sh > $(DIST_DIR)/bin/nccl-tuner-aot

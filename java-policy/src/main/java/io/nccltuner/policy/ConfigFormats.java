@@ -83,8 +83,8 @@ public final class ConfigFormats {
         String a = body.substring(0, c).strip();
         String b = body.substring(c + 1).strip();
         try {
-            long lo = a.isEmpty() ? 0 : Long.parseUnsignedLong(a);
-            long hi = b.isEmpty() ? -1L : Long.parseUnsignedLong(b);
+            long lo = a.isEmpty() ? 0 : AsciiNumbers.parseUnsignedLong(a);
+            long hi = b.isEmpty() ? -1L : AsciiNumbers.parseUnsignedLong(b);
             if (!a.isEmpty() && f.startsWith("(")) {
                 lo++;
             }
@@ -99,7 +99,8 @@ public final class ConfigFormats {
             }
             return new long[] {lo, hi};
         } catch (NumberFormatException e) {
-            throw new InputException(where, what + " '" + f + "' is not an interval of whole numbers");
+            throw new InputException(
+                    where, what + " '" + f + "' is not an interval of whole numbers" + AsciiNumbers.hint(f));
         }
     }
 
@@ -243,10 +244,13 @@ public final class ConfigFormats {
      * @param file the name used in messages
      * @param json the text
      * @return one entry per rule object
-     * @throws InputException on malformed JSON, no rule array, or an object with an unknown key
+     * @throws InputException on malformed JSON (a key twice in one object too: {@code file:line:column:
+     *     malformed JSON: Duplicate field 'algorithm'}), no rule array, or an object with an unknown key
      */
     static List<JsonLine> json(String file, String json) throws InputException {
+        // a key twice in one object would silently keep the last value: refused, naming the key
         ObjectMapper m = new ObjectMapper();
+        m.getFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         JsonNode root;
         try (JsonParser p = m.getFactory().createParser(json)) {
             root = m.readTree(p);

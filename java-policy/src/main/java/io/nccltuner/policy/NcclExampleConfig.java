@@ -5,8 +5,6 @@ import io.nccltuner.policy.Policy.Profile;
 import io.nccltuner.policy.Policy.Range;
 import io.nccltuner.policy.Policy.Rule;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -105,6 +103,19 @@ public final class NcclExampleConfig {
      */
     public record Result(Policy policy, List<String> warnings, Map<Rule, List<Integer>> ruleLines) {}
 
+    /**
+     * Largest config file read, bytes (the limit of a YAML policy, {@link PolicyLoader#MAX_FILE_BYTES}):
+     * refused before it is read, naming the file and the limit. NCCL's example plugin reads at most
+     * 100 lines of 1 KiB (plugin.c's MAX_LINE_LENGTH, MAX_CONFIGS); 2 MiB is some 30,000 lines.
+     */
+    public static final long MAX_FILE_BYTES = PolicyLoader.MAX_FILE_BYTES;
+
+    /**
+     * Longest CSV line, characters: a line of ten fields is under 200; NCCL's example plugin reads
+     * lines with a 1 KiB fgets buffer. A longer line is refused naming file:line and the limit.
+     */
+    public static final int MAX_LINE_CHARS = 4096;
+
     private NcclExampleConfig() {}
 
     /**
@@ -159,14 +170,18 @@ public final class NcclExampleConfig {
     /**
      * Converts a config file.
      *
-     * @param csv the config file
+     * @param csv the config file, at most {@link #MAX_FILE_BYTES} bytes of UTF-8, each CSV line at
+     *     most {@link #MAX_LINE_CHARS} characters
      * @return the policy, the warnings and where each rule came from
      * @throws IOException if the file cannot be read
-     * @throws InputException on a line the converter refuses
+     * @throws InputException on a line the converter refuses, a file over the size limit (naming the
+     *     file and the limit) or a byte that is not UTF-8 ({@code file:line:column: not UTF-8 ...})
      */
     public static Result convert(Path csv) throws IOException, InputException {
         String name = csv.getFileName().toString().replaceFirst("\\.(conf|csv|txt|json)$", "");
-        Result r = convert(csv.toString(), name, Files.readAllLines(csv, StandardCharsets.UTF_8));
+        // size first (a stat), then strict UTF-8: a 14 MB line ran the plugin's 64 MB heap out
+        String text = PolicyText.read(csv, MAX_FILE_BYTES);
+        Result r = convert(csv.toString(), name, text.lines().toList());
         return new Result(r.policy().withSource(csv), r.warnings(), r.ruleLines());
     }
 
@@ -251,6 +266,12 @@ public final class NcclExampleConfig {
         List<Line> lines = new ArrayList<>();
         boolean seenLine = false;
         for (int i = 0; i < text.size(); i++) {
+            if (text.get(i).length() > MAX_LINE_CHARS) {
+                throw new InputException(
+                        InputException.at(file, i + 1),
+                        "a line of " + text.get(i).length() + " characters, over the limit of " + MAX_LINE_CHARS
+                                + " for a config line (NCCL's example plugin reads 1 KiB lines)");
+            }
             String t = text.get(i).strip();
             if (!seenLine && !t.isEmpty() && !t.startsWith("#")) {
                 seenLine = true;
@@ -762,21 +783,22 @@ public final class NcclExampleConfig {
             return -1L;
         }
         try {
-            return Long.parseUnsignedLong(s);
+            return AsciiNumbers.parseUnsignedLong(s);
         } catch (NumberFormatException e) {
-            throw new InputException(where, what + " '" + s + "' is not a whole number of bytes");
+            throw new InputException(
+                    where, what + " '" + s + "' is not a whole number of bytes" + AsciiNumbers.hint(s));
         }
     }
 
     private static long integer(String where, String s, String what, long min, long max) throws InputException {
         long v;
         try {
-            v = Long.parseLong(s);
+            v = AsciiNumbers.parseLong(s);
         } catch (NumberFormatException e) {
             throw new InputException(
                     where,
-                    what + " '" + s + "' is not a whole number (NCCL's atoi would read it as "
-                            + "whatever digits it starts with)");
+                    what + " '" + s + "' is not a whole number" + AsciiNumbers.hint(s)
+                            + " (NCCL's atoi would read it as whatever digits it starts with)");
         }
         if (v < min || v > max) {
             throw new InputException(where, what + " " + v + " is outside " + min + ".." + max);

@@ -13,7 +13,6 @@ import io.nccltuner.policy.YamlTree.Type;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,8 +75,9 @@ public final class PolicyLoader {
      *
      * @param path a YAML file of at most {@link #MAX_FILE_BYTES} bytes
      * @return the validated policy, with {@link Policy#source()} set to {@code path}
-     * @throws PolicyException if the file is missing, unreadable, too large, malformed or invalid;
-     *     the message names file:line:column and the field
+     * @throws PolicyException if the file is missing, unreadable, too large, not UTF-8 ({@code
+     *     file:line:column: not UTF-8 ...}), malformed or invalid; the message names file:line:column and
+     *     the field
      */
     public static Policy load(Path path) throws PolicyException {
         String name = path.toString();
@@ -95,11 +95,15 @@ public final class PolicyLoader {
             throw new PolicyException(name + ": policy is " + size + " bytes, over the limit of " + MAX_FILE_BYTES
                     + " bytes; split it or drop unused rules");
         }
-        try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return new PolicyLoader(name).load(r, path);
+        String text;
+        try {
+            text = PolicyText.read(path, MAX_FILE_BYTES); // strict UTF-8: a stray byte is named by line
+        } catch (InputException e) {
+            throw new PolicyException(e.getMessage());
         } catch (IOException e) {
             throw new PolicyException(name + ": cannot read policy: " + describe(e));
         }
+        return new PolicyLoader(name).load(new StringReader(text), path);
     }
 
     /**
@@ -196,7 +200,14 @@ public final class PolicyLoader {
             return null;
         }
         for (Entry e : m.entries().values()) {
-            if (!allowed.contains(e.key())) {
+            if (e.key().equals("<<")) { // YAML 1.1's merge key: refused as such, not as a mistyped field
+                add(PolicyProblem.at(
+                                file,
+                                e.keyLine(),
+                                e.keyColumn(),
+                                "YAML merge keys (<<) are not allowed in a policy; write the fields out")
+                        .path(path));
+            } else if (!allowed.contains(e.key())) {
                 add(PolicyProblem.at(file, e.keyLine(), e.keyColumn(), "unknown field '" + e.key() + "'")
                         .path(path)
                         .suggest(EnumNames.suggest(allowed, e.key()), true)

@@ -28,8 +28,10 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * <p>Limits are set explicitly: at most {@link #MAX_DEPTH} levels of nesting, {@link
  * #MAX_CODE_POINTS} code points, integers of at most {@link #MAX_NUMBER_LENGTH} digits, no
  * duplicate keys, no anchors or aliases (a policy has no use for them and they are the vector of
- * "billion laughs" files), no YAML tags, only text as keys, one document, and nothing is bound to
- * classes named in the input (there is no object mapping at all).
+ * "billion laughs" files: the first alias is refused before anything is expanded), no YAML tags, only text as keys, one document, and nothing is bound to
+ * classes named in the input (there is no object mapping at all). A merge key ({@code <<}) is an
+ * ordinary key here, as in Jackson's reading; {@link PolicyLoader} refuses it by name (the merge it
+ * asks for needs an alias anyway).
  *
  * <p>Scalars are typed as Jackson's YAML parser (jackson-dataformat-yaml 2.21, which read the
  * policy here before) types them over the same SnakeYAML events: a quoted scalar is text; a plain

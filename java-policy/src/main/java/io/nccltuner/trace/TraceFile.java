@@ -3,7 +3,6 @@ package io.nccltuner.trace;
 import io.nccltuner.policy.Collective;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,10 +82,20 @@ public record TraceFile(Path source, List<Event> events) {
      * @param file the CSV file
      * @return the calls
      * @throws IOException if the file cannot be read
-     * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse
+     * @throws IllegalArgumentException naming {@code file:line} for a row that does not parse, and
+     *     {@code file:line:column} for a byte that is not UTF-8
      */
     public static TraceFile read(Path file) throws IOException {
-        return parse(file, Files.readAllLines(file, StandardCharsets.UTF_8));
+        String text;
+        try { // strict UTF-8, a stray byte named by file:line:column
+            text = io.nccltuner.policy.PolicyText.decode(file.toString(), Files.readAllBytes(file));
+        } catch (io.nccltuner.policy.InputException e) {
+            throw new BadRow(
+                    e.where(),
+                    new IllegalArgumentException(
+                            e.getMessage().substring(e.where().length() + 2)));
+        }
+        return parse(file, text.lines().toList());
     }
 
     /**
@@ -160,7 +169,7 @@ public record TraceFile(Path source, List<Event> events) {
     private static int integer(String[] f, int i, String name) {
         String s = f[i].trim();
         try {
-            return Integer.parseInt(s);
+            return io.nccltuner.policy.AsciiNumbers.parseInt(s);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(
                     "field " + (i + 1) + " (" + name + ") '" + s + "' is not a whole number");
@@ -191,6 +200,9 @@ public record TraceFile(Path source, List<Event> events) {
             String s = f[10 + k].trim();
             BigDecimal d;
             try {
+                if (s.chars().anyMatch(c -> c > 0x7f)) { // BigDecimal reads any script's digits
+                    throw new NumberFormatException(s);
+                }
                 d = new BigDecimal(s); // also refuses NaN, Infinity and Java's float suffixes
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(
@@ -199,11 +211,18 @@ public record TraceFile(Path source, List<Event> events) {
                                 + "' is not a number; costs are microseconds, -1 where NCCL does not offer the entry");
             }
             costs[k] = Float.parseFloat(s);
+            if (!Float.isFinite(costs[k])) { // 1e400, 1e39: beyond a float, NCCL's cost table's type
+                throw new IllegalArgumentException("field " + (11 + k) + " (cost of "
+                        + io.nccltuner.policy.Algorithm.ofId(k / numProto) + "/"
+                        + io.nccltuner.policy.Protocol.ofId(k % numProto) + ") '" + s
+                        + "' is beyond a float (NCCL's cost table holds floats, microseconds; -1 where NCCL"
+                        + " does not offer the entry)");
+            }
             tol[k] = Math.pow(10, -d.scale()) / 2;
         }
         long nBytes;
         try {
-            nBytes = Long.parseUnsignedLong(f[5].trim());
+            nBytes = io.nccltuner.policy.AsciiNumbers.parseUnsignedLong(f[5].trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("field 6 (nBytes) '" + f[5].trim() + "' is not a whole number of bytes");
         }

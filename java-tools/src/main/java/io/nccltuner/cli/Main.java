@@ -99,7 +99,9 @@ public final class Main implements Runnable {
         }
         try {
             return cl.execute(args);
-        } catch (Error e) { // OutOfMemoryError, StackOverflowError: picocli passes Errors through
+        } catch (OutOfMemoryError e) { // an input too large for the heap the launcher gives (-Xmx)
+            return outOfMemory(cl.getErr());
+        } catch (Error e) { // StackOverflowError: picocli passes Errors through
             return internalError(e, cl.getErr(), debug());
         }
     }
@@ -113,6 +115,12 @@ public final class Main implements Runnable {
      */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        // every int and long option of every command: ASCII digits only (picocli's own converters
+        // use Integer.valueOf, which reads '٢' and '２' as 2)
+        cl.registerConverter(Integer.class, s -> (int) asciiWhole(s, "an int", Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cl.registerConverter(Integer.TYPE, s -> (int) asciiWhole(s, "an int", Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cl.registerConverter(Long.class, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
+        cl.registerConverter(Long.TYPE, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
                 ? inputError(ex.getMessage(), cmd)
@@ -120,6 +128,35 @@ public final class Main implements Runnable {
                         ? usageError(new CommandLine.ParameterException(cmd, ex.getMessage()), new String[0])
                         : internalError(ex, cmd.getErr(), debug()));
         return cl;
+    }
+
+    /**
+     * The value of an integer option: an optional sign and ASCII digits 0-9, within [min, max].
+     *
+     * @param s the option's value as given
+     * @param type "an int" or "a long", as picocli's own message names it
+     * @param min the smallest value the option's type holds
+     * @param max the largest
+     * @return the value
+     * @throws CommandLine.TypeConversionException for anything else (picocli prints it as {@code
+     *     Invalid value for option '--nodes': '٢' is not an int: a whole number in ASCII digits 0-9},
+     *     exit 2)
+     */
+    static long asciiWhole(String s, String type, long min, long max) {
+        String t = s.strip();
+        if (!io.nccltuner.policy.AsciiNumbers.isInteger(t)) {
+            throw new CommandLine.TypeConversionException(
+                    "'" + s + "' is not " + type + ": a whole number in ASCII digits 0-9");
+        }
+        try {
+            long v = io.nccltuner.policy.AsciiNumbers.parseLong(t);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // beyond a long: outside the range below
+        }
+        throw new CommandLine.TypeConversionException("'" + s + "' is not " + type + ": outside " + min + ".." + max);
     }
 
     private static boolean debug() {
@@ -378,6 +415,20 @@ public final class Main implements Runnable {
      */
     static String count(long n, String noun) {
         return io.nccltuner.compile.TextReport.count(n, noun);
+    }
+
+    /**
+     * Reports an {@link OutOfMemoryError}: one line, no stack trace, naming the heap's limit.
+     *
+     * @param err where to print
+     * @return {@link #EXIT_INPUT}: the inputs are larger than the heap holds
+     */
+    static int outOfMemory(PrintWriter err) {
+        long max = Runtime.getRuntime().maxMemory() >> 20;
+        err.println("nccl-tuner: out of memory: the inputs need more than the Java heap's " + max
+                + " MiB; give fewer or smaller inputs, or a larger heap (NCCL_TUNER_CLI_HEAP=8g for bin/nccl-tuner)");
+        err.flush();
+        return EXIT_INPUT;
     }
 
     /**

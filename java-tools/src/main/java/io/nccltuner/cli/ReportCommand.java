@@ -151,7 +151,10 @@ final class ReportCommand extends ToolCommand {
         CanaryReport.Builder canary = new CanaryReport.Builder();
         for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
             InputFiles.requireReadable(l);
-            DecisionLogFile f = DecisionLogFile.read(l, canary);
+            DecisionLogFile f = DecisionLogFile.read(l, canary, w -> {
+                err.println(w);
+                err.flush();
+            });
             canary.endRank(f.rank());
             files.add(f);
         }

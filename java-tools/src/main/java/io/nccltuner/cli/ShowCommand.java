@@ -8,6 +8,7 @@ import io.nccltuner.engine.Engine;
 import io.nccltuner.model.JobShape;
 import io.nccltuner.model.TextTable;
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.AsciiNumbers;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
@@ -543,7 +544,8 @@ final class ShowCommand extends ToolCommand {
     }
 
     /**
-     * Parses a count list: {@code 1,2,4..1024} (A..B: the powers of two from A up to B).
+     * Parses a count list: {@code 1,2,4..1024} (A..B: the powers of two from A up to B), each
+     * count in ASCII digits ({@code ٢}, an Arabic-Indic two, is refused) and in 1..2^20.
      *
      * @param option the option's name for messages
      * @param text the list
@@ -551,30 +553,34 @@ final class ShowCommand extends ToolCommand {
      * @throws InputException naming the part that does not parse
      */
     static List<Long> counts(String option, String text) throws InputException {
+        final long maxCount = 1 << 20;
         List<Long> out = new ArrayList<>();
         for (String part : text.split(",")) {
             String s = part.strip();
             try {
                 int dots = s.indexOf("..");
                 if (dots < 0) {
-                    out.add(Long.parseLong(s));
+                    out.add(AsciiNumbers.parseLong(s));
                 } else {
-                    long a = Long.parseLong(s.substring(0, dots).strip());
-                    long b = Long.parseLong(s.substring(dots + 2).strip());
+                    long a = AsciiNumbers.parseLong(s.substring(0, dots).strip());
+                    long b = AsciiNumbers.parseLong(s.substring(dots + 2).strip());
                     if (a < 1 || a > b) {
                         throw new UsageException(option + ": '" + s + "' needs 1 <= A <= B");
+                    }
+                    if (b > maxCount) { // v *= 2 below would overflow and never pass b
+                        throw new UsageException(option + ": " + b + " is outside 1.." + maxCount);
                     }
                     for (long v = a; v <= b; v *= 2) {
                         out.add(v);
                     }
                 }
             } catch (NumberFormatException e) {
-                throw new UsageException(option + ": '" + s + "' is not a count or A..B");
+                throw new UsageException(option + ": '" + s + "' is not a count or A..B" + AsciiNumbers.hint(s));
             }
         }
         for (long v : out) {
-            if (v < 1 || v > 1 << 20) {
-                throw new UsageException(option + ": " + v + " is outside 1..1048576");
+            if (v < 1 || v > maxCount) {
+                throw new UsageException(option + ": " + v + " is outside 1.." + maxCount);
             }
         }
         return out;

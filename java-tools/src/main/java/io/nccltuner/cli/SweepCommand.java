@@ -279,6 +279,7 @@ final class SweepCommand extends ToolCommand {
         if (replicates < 1) {
             throw new IllegalArgumentException("--replicates must be >= 1");
         }
+        checkRanges();
         checkSizeRange(minBytes, maxBytes);
         Path lib = plugin != null ? plugin : defaultPlugin();
         if (!Files.isRegularFile(lib)) {
@@ -323,6 +324,69 @@ final class SweepCommand extends ToolCommand {
                 args,
                 timeout,
                 System.getenv());
+    }
+
+    /** The data types nccl-tests' {@code -d} takes (nccl-tests src/common.cu test_typenames, and all). */
+    static final List<String> DATATYPES = List.of(
+            "int8",
+            "uint8",
+            "int32",
+            "uint32",
+            "int64",
+            "uint64",
+            "half",
+            "float",
+            "double",
+            "bfloat16",
+            "f8e4m3",
+            "f8e5m2",
+            "all");
+
+    /** Largest {@code -n}, {@code -w} and {@code -c}: a million iterations (nccl-tests' default -n is 20). */
+    static final int MAX_ITERS = 1_000_000;
+
+    /** Largest {@code -f}: 1024 (nccl-tests multiplies the size by it, an integer, from -b up to -e). */
+    static final int MAX_FACTOR = 1024;
+
+    /** Largest {@code -g}: GPUs per process (an NVL72 rack is 72). */
+    static final int MAX_GPUS = 1024;
+
+    /** Largest {@code --timeout}, seconds: one week. */
+    static final long MAX_TIMEOUT_S = 7L * 24 * 3600;
+
+    /**
+     * Refuses the numeric options nccl-tests would misread or that make no run: {@code -f} a whole
+     * number 2..{@value #MAX_FACTOR} (nccl-tests reads it with strtol: {@code 1.5} is 1, and a factor
+     * below 2 steps by -i bytes instead), {@code -g} 1..{@value #MAX_GPUS}, {@code -n}
+     * 1..{@value #MAX_ITERS}, {@code -w} and {@code -c} 0..{@value #MAX_ITERS}, {@code -d} one of
+     * {@link #DATATYPES}, {@code --timeout} 1..{@value #MAX_TIMEOUT_S} seconds.
+     *
+     * @throws IllegalArgumentException naming the option, the value and the allowed range (exit 2)
+     */
+    void checkRanges() {
+        long f;
+        try {
+            f = io.nccltuner.policy.AsciiNumbers.parseLong(factor.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-f/--step-factor: '" + factor + "' is not a whole number 2.."
+                    + MAX_FACTOR + " in ASCII digits (nccl-tests multiplies the size by it)");
+        }
+        range("-f/--step-factor", f, 2, MAX_FACTOR);
+        range("-g/--gpus", gpus, 1, MAX_GPUS);
+        range("-n/--iters", iters, 1, MAX_ITERS);
+        range("-w/--warmup", warmup, 0, MAX_ITERS);
+        range("-c/--check", check, 0, MAX_ITERS);
+        range("--timeout", timeout, 1, MAX_TIMEOUT_S);
+        if (!DATATYPES.contains(datatype)) {
+            throw new IllegalArgumentException("-d/--datatype: '" + datatype
+                    + "' is not a data type of nccl-tests; use " + String.join(", ", DATATYPES));
+        }
+    }
+
+    private static void range(String option, long v, long min, long max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(option + ": " + v + " is outside " + min + ".." + max);
+        }
     }
 
     /**

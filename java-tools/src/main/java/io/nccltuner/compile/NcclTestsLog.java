@@ -3,6 +3,7 @@ package io.nccltuner.compile;
 import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.model.NodeCount;
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.AsciiNumbers;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy.Range;

@@ -714,15 +714,14 @@ public record CanaryReport(
                                 + "' (policy, nccl, notOffered, unruled, unjoined)");
             }
             // unjoined collectives have no decision and so no size bucket (nBytes null): counted at 0 B
-            long nBytes = j.path(LogField.N_BYTES).isNumber()
-                    ? Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText())
-                    : 0L;
+            long nBytes = j.path(LogField.N_BYTES).isNull() ? 0L : DecisionLogFile.bytes(j, LogField.N_BYTES, where);
             Shape shape = new Shape(
-                    j.path(LogField.N_RANKS).asLong(), j.path(LogField.N_NODES).asLong());
+                    DecisionLogFile.count(j, LogField.N_RANKS, where),
+                    DecisionLogFile.count(j, LogField.N_NODES, where));
             Key k = new Key(shape.nRanks(), shape.nNodes(), c, SizeGrid.bucket(nBytes));
             Series s = cells.computeIfAbsent(k, x -> new Cell()).arm(arm);
-            long count = j.path(LogField.COUNT).asLong();
-            long timed = j.path(LogField.TIMED).asLong();
+            long count = DecisionLogFile.count(j, LogField.COUNT, where);
+            long timed = DecisionLogFile.count(j, LogField.TIMED, where);
             double sum = j.path(LogField.SUM_US).asDouble();
             s.time(j, count, timed, sum, where);
             String decided = j.path(LogField.DECIDED).isTextual()

@@ -149,6 +149,32 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
      *     sink refuses
      */
     public static DecisionLogFile read(Path file, LineSink sink) throws IOException, InputException {
+        return read(file, sink, w -> {});
+    }
+
+    /** The line types the reports read ({@code measured} and {@code profiled} through the sink). */
+    static final Set<String> KNOWN_TYPES =
+            Set.of(LogField.TYPE_COMM, LogField.TYPE_AGGREGATE, LogField.TYPE_MEASURED, LogField.TYPE_PROFILED);
+
+    /**
+     * Reads one decision log, handing the lines of other types to a sink and saying once, with
+     * their count and the first one's {@code file:line}, that lines of a type no report reads were
+     * skipped ({@code warning: t.jsonl:7: 3 lines of an unknown type ('foo' first) skipped; ...}).
+     *
+     * @param file the JSON-lines file
+     * @param sink receives every line whose type is neither comm nor aggregate nor a per-call record
+     *     (null: they are ignored)
+     * @param warnings receives the warning, at most once per file
+     * @return what it says
+     * @throws IOException if it cannot be read
+     * @throws InputException for a line that is not a JSON object, an unknown collective, a size or
+     *     count that is not a whole number in range ({@code file:line: nBytes -1 is not ...}), or what
+     *     the sink refuses
+     */
+    public static DecisionLogFile read(Path file, LineSink sink, java.util.function.Consumer<String> warnings)
+            throws IOException, InputException {
+        long unknown = 0;
+        String firstUnknown = null;
         List<Comm> comms = new ArrayList<>();
         List<Aggregate> aggs = new ArrayList<>();
         Map<PerCall, long[]> perCall = new LinkedHashMap<>();
@@ -168,7 +194,7 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                     case LogField.TYPE_COMM -> {
                         host = j.path(LogField.HOST).asText(host);
                         pid = j.path(LogField.PID).asLong(pid);
-                        comms.add(comm(j));
+                        comms.add(comm(j, InputException.at(file, n)));
                     }
                     case LogField.TYPE_AGGREGATE -> aggs.add(aggregate(j, file, n));
                     case "" -> {
@@ -177,12 +203,23 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
                         }
                     }
                     default -> {
+                        if (!KNOWN_TYPES.contains(type) && unknown++ == 0) {
+                            firstUnknown = InputException.at(file, n) + ": " + "'" + type + "'";
+                        }
                         if (sink != null) {
                             sink.line(type, j, InputException.at(file, n));
                         }
                     }
                 }
             }
+        }
+        if (unknown > 0) {
+            int c = firstUnknown.indexOf(": '");
+            warnings.accept("warning: " + firstUnknown.substring(0, c) + ": " + unknown + " line"
+                    + (unknown == 1 ? "" : "s") + " of an unknown type (" + firstUnknown.substring(c + 2)
+                    + " first) skipped; the reports read the types "
+                    + String.join(", ", new java.util.TreeSet<>(KNOWN_TYPES))
+                    + " and per-call records (a newer plugin's log?)");
         }
         aggs.addAll(perCallAggregates(perCall, aggs));
         return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
@@ -202,33 +239,37 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
         return j;
     }
 
-    private static Comm comm(JsonNode j) {
+    private static Comm comm(JsonNode j, String where) throws InputException {
         return new Comm(
                 j.path(LogField.COMM).asLong(),
                 j.path(LogField.POLICY).asText(null),
                 j.path(LogField.PROFILE).asText(null),
                 j.path(LogField.SHA256).asText(null),
                 j.path(LogField.MODE).asText(null),
-                j.path(LogField.N_RANKS).asLong(),
-                j.path(LogField.N_NODES).asLong(),
-                j.path(LogField.CALLS).asLong(),
-                j.path(LogField.RULE_HITS).asLong(),
-                j.path(LogField.APPLIED).asLong(),
-                j.path(LogField.UNAGGREGATED).asLong(),
+                count(j, LogField.N_RANKS, where),
+                count(j, LogField.N_NODES, where),
+                count(j, LogField.CALLS, where),
+                count(j, LogField.RULE_HITS, where),
+                count(j, LogField.APPLIED, where),
+                count(j, LogField.UNAGGREGATED, where),
                 j.path(LogField.AT).asText(null),
                 j.path(LogField.COMM_SCOPE).asText(null));
     }
 
     private static Aggregate aggregate(JsonNode j, Path file, int n) throws InputException {
+        String where = InputException.at(file, n);
+        JsonNode to = j.path(LogField.TO_BYTES);
         return new Aggregate(
                 j.path(LogField.COMM).asLong(),
                 collective(j, file, n),
-                Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0")),
-                j.path(LogField.TO_BYTES).asLong(-1),
+                bytes(j, LogField.N_BYTES, where),
+                to.isMissingNode() || (to.isIntegralNumber() && to.asLong() == -1)
+                        ? -1
+                        : bytes(j, LogField.TO_BYTES, where),
                 ncclPick(j),
                 j.path(LogField.POLICY_PICK).asText(),
-                j.path(LogField.CHANNELS).asInt(),
-                j.path(LogField.COUNT).asLong());
+                channels(j, where),
+                count(j, LogField.COUNT, where));
     }
 
     /** A per-call record's decision, its size as its size-grid bucket. */
@@ -236,14 +277,75 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
             long comm, Collective collective, int bucket, String ncclPick, String policyPick, int channels) {}
 
     private static PerCall perCall(JsonNode j, Path file, int n) throws InputException {
-        long nBytes = Long.parseUnsignedLong(j.path(LogField.N_BYTES).asText("0"));
+        String where = InputException.at(file, n);
+        long nBytes = bytes(j, LogField.N_BYTES, where);
         return new PerCall(
                 j.path(LogField.COMM).asLong(),
                 collective(j, file, n),
                 SizeGrid.bucket(nBytes),
                 ncclPick(j),
                 j.path(LogField.POLICY_PICK).asText(),
-                j.path(LogField.CHANNELS).asInt());
+                channels(j, where));
+    }
+
+    private static final java.math.BigInteger TWO_64 = java.math.BigInteger.ONE.shiftLeft(64);
+
+    /**
+     * A size field (nBytes, toBytes): absent 0; else a whole JSON number 0..2^64 - 1 (NCCL's size_t).
+     *
+     * @param j the line
+     * @param field the field's name
+     * @param where {@code file:line}, for the message
+     * @return the bytes as an unsigned long
+     * @throws InputException {@code file:line: nBytes -1 is not a size in bytes (a whole number
+     *     0..18446744073709551615)} for anything else
+     */
+    public static long bytes(JsonNode j, String field, String where) throws InputException {
+        JsonNode v = j.path(field);
+        if (v.isMissingNode()) {
+            return 0;
+        }
+        if (!v.isIntegralNumber()
+                || v.bigIntegerValue().signum() < 0
+                || v.bigIntegerValue().compareTo(TWO_64) >= 0) {
+            throw new InputException(
+                    where,
+                    field + " " + v + " is not a size in bytes (a whole number 0.." + Long.toUnsignedString(-1L) + ")");
+        }
+        return v.bigIntegerValue().longValue();
+    }
+
+    /**
+     * A count field (calls, ruleHits, count, nRanks, ...): absent 0; else a whole JSON number
+     * 0..2^63 - 1.
+     *
+     * @param j the line
+     * @param field the field's name
+     * @param where {@code file:line}, for the message
+     * @return the count
+     * @throws InputException {@code file:line: calls -3 is not a count (a whole number
+     *     0..9223372036854775807)} for anything else (a negative count, 2^64, text, a fraction)
+     */
+    public static long count(JsonNode j, String field, String where) throws InputException {
+        JsonNode v = j.path(field);
+        if (v.isMissingNode()) {
+            return 0;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
+            throw new InputException(
+                    where, field + " " + v + " is not a count (a whole number 0.." + Long.MAX_VALUE + ")");
+        }
+        return v.asLong();
+    }
+
+    /** The channels a line names: absent 0 (NCCL decides); else 0..64. */
+    private static int channels(JsonNode j, String where) throws InputException {
+        long c = count(j, LogField.CHANNELS, where);
+        if (c > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
+            throw new InputException(
+                    where, "channels " + c + " is outside 0.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
+        }
+        return (int) c;
     }
 
     /** NCCL's pick of a line ("RING/LL"), "none" when null or absent. */

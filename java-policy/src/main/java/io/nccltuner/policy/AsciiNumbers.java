@@ -1,7 +1,8 @@
-package io.nccltuner.compile;
+package io.nccltuner.policy;
 
 /**
- * Whole numbers of user input (measurement files, NCCL logs) written in ASCII digits only.
+ * Whole numbers of user input (policy files, NCCL example-tuner configs, traces, measurement files,
+ * NCCL logs, command-line options) written in ASCII digits only.
  *
  * <p>{@link Long#parseLong}, {@link Integer#parseInt} and {@link Character#isDigit} accept every
  * Unicode decimal digit: {@code Long.parseLong("٦٤")} (Arabic-Indic) and {@code "６４"} (fullwidth)
@@ -48,6 +49,20 @@ public final class AsciiNumbers {
             throw new NumberFormatException("not a whole number in ASCII digits: '" + s + "'");
         }
         return Long.parseLong(s);
+    }
+
+    /**
+     * {@link Long#parseUnsignedLong}, but of ASCII digits only.
+     *
+     * @param s an optional {@code +} and ASCII digits
+     * @return its value, 0 .. 2^64 - 1 as an unsigned long
+     * @throws NumberFormatException for anything else (a {@code -} sign too), or a value above 2^64 - 1
+     */
+    public static long parseUnsignedLong(String s) {
+        if (!isInteger(s) || s.charAt(0) == '-') {
+            throw new NumberFormatException("not a whole number in ASCII digits: '" + s + "'");
+        }
+        return Long.parseUnsignedLong(s);
     }
 
     /**
