@@ -75,8 +75,8 @@ public final class Main implements Runnable {
      * nccl-tuner --help}, {@code report --help}, {@code try --help}).
      */
     public static final String EXIT_CHECK_TEXT = "3 the ranks of some shape run different tables or reach "
-            + "different decisions (report, with or without --check, and try, which runs report over its decision "
-            + "logs; the report is printed first)";
+            + "different decisions (report, whether or not it checks on request, and try, which runs report over its "
+            + "decision logs; the report is printed first)";
     /** The exit codes, one sentence for the help of nccl-tuner and of the commands that exit 3. */
     public static final String EXIT_CODES =
             "Exit codes: 0 done, 1 an input error, 2 a usage error, " + EXIT_CHECK_TEXT + ", 70 an internal error.";

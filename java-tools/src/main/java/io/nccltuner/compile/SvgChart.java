@@ -102,7 +102,7 @@ public record SvgChart(int width, int height, int left, int right, int top, int 
         List<Double> ticks = new ArrayList<>();
         for (int k = (int) Math.floor(lo); k <= (int) Math.ceil(hi); k++) {
             for (int m : mantissas) {
-                double v = m * Math.pow(10, k);
+                double v = k < 0 ? m / Math.pow(10, -k) : m * Math.pow(10, k); // 0.6, not 0.6000000000000001
                 double lv = Math.log10(v);
                 if (lv >= lo && lv <= hi) {
                     ticks.add(v);

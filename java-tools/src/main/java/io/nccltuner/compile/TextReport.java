@@ -389,12 +389,6 @@ public final class TextReport {
                 .append(" a rule");
         sb.append(n.sizes == n.ruled ? "\n" : "; no rule at:\n");
         noRuleLines(sb, n, c);
-        for (Group g : c.groups()) {
-            String past = pastLargest(g);
-            if (past != null) {
-                sb.append(past).append('\n');
-            }
-        }
         List<String> mangled = MeasurementSet.mangled(c.refused());
         if (!mangled.isEmpty()) {
             sb.append("skipped ")
@@ -416,6 +410,12 @@ public final class TextReport {
             sb.append("collect next:\n");
             for (String x : next) {
                 sb.append("  - ").append(x).append('\n');
+            }
+        }
+        for (Group g : c.groups()) {
+            String past = pastLargest(g);
+            if (past != null) {
+                sb.append(past).append('\n');
             }
         }
         if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {

@@ -453,7 +453,7 @@ public final class Sweep {
      * @param seed the sweep's seed, kept in its manifest
      * @return {@code sweep: interrupted: 3 of 12 runs done (DIR/manifest.json); ...}
      */
-    static String interruptedLine(Path dir, int ok, int total, long seed) {
+    public static String interruptedLine(Path dir, int ok, int total, long seed) {
         return "sweep: interrupted: " + ok + " of " + count(total, "run") + " done (" + dir.resolve(Manifest.FILE)
                 + "); run the same command again to resume: it keeps seed " + seed
                 + ", skips the runs done and runs the others, the interrupted one included";
