@@ -302,9 +302,17 @@ record PluginConfig(Engine engine, String warning, String info) {
         if (!set(src.force()) && set(src.yaml()) && set(src.csv())) {
             info += "; NCCL_TUNER_JAVA_POLICY is set, so NCCL_TUNER_CONFIG_FILE=" + src.csv() + " is not read";
         }
-        if (!approximations.isEmpty()) {
-            info += "; NCCL_TUNER_CONFIG_FILE read with " + approximations.size() + " approximation(s), first: "
-                    + approximations.getFirst();
+        // a regBuff 0/1 line converts exactly (regBuff rules): a note, not an approximation
+        List<String> approx =
+                approximations.stream().filter(a -> !a.contains(": regBuff ")).toList();
+        int regBuffNotes = approximations.size() - approx.size();
+        if (!approx.isEmpty()) {
+            info += "; NCCL_TUNER_CONFIG_FILE read with " + approx.size() + " approximation(s), first: "
+                    + approx.getFirst();
+        }
+        if (regBuffNotes > 0) {
+            info += "; " + regBuffNotes + " regBuff 0/1 line(s) kept as regBuff rules (they match from NCCL 2.24, "
+                    + "tuner v4)";
         }
         return info;
     }

@@ -772,10 +772,12 @@ public final class NcclExampleConfig {
                                 + "(strcmp) and would read this as its default '" + dflt + "'; write '" + n + "'");
             }
         }
+        String near = EnumNames.suggest(java.util.Arrays.asList(names), s); // the CLI's did-you-mean
         throw new InputException(
                 where,
                 "unknown " + what + " '" + s + "' (NCCL's example plugin would silently use '" + dflt
-                        + "'); use one of " + String.join(", ", names));
+                        + "'); " + (near == null ? "" : "did you mean '" + near + "'? ") + "use one of "
+                        + String.join(", ", names));
     }
 
     private static long unsigned(String where, String s, String what) throws InputException {

@@ -255,6 +255,7 @@ final class CompileCommand extends ToolCommand {
         Compilation c = Compiler.compile(data, opts);
         List<String> workloadWarnings = new ArrayList<>();
         List<Workload.Savings> savings = savings(c, workloadWarnings);
+        workloadWarnings = io.nccltuner.compile.Repeats.perFile(workloadWarnings);
         if (!workloadWarnings.isEmpty()) { // on stderr and among the report's warnings
             workloadWarnings.forEach(w -> err.println("nccl-tuner compile: warning: " + w));
             List<String> all = new ArrayList<>(c.warnings());
@@ -656,16 +657,19 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * The HTML page's title: the policy's name where {@code --name} or {@code -o FILE} gave it,
-     * else {@code compiled from sweep.csv and 2 more}.
+     * The HTML page's title: the policy's name where {@code --name} gave it; else the file {@code -o}
+     * writes and what it was compiled from ({@code policy.yaml, compiled from sweep and 2 more}: a
+     * name taken from {@code -o policy.yaml} alone would read "Policy policy"), or without {@code -o
+     * FILE} {@code compiled from sweep.csv and 2 more}.
      */
     private String htmlTitle(String policyName, boolean yamlToStdout, List<String> sources) {
-        if (name.given != null || (output != null && !yamlToStdout) || sources.isEmpty()) {
+        if (name.given != null || sources.isEmpty()) {
             return policyName;
         }
-        return "compiled from "
+        String from = "compiled from "
                 + Path.of(sources.getFirst().replace(" (sweep)", "")).getFileName()
                 + (sources.size() > 1 ? " and " + (sources.size() - 1) + " more" : "");
+        return output != null && !yamlToStdout ? output.getFileName() + ", " + from : from;
     }
 
     /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */

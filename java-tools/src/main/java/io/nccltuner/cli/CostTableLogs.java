@@ -2,6 +2,7 @@ package io.nccltuner.cli;
 
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclRunLog;
+import io.nccltuner.compile.Repeats;
 import io.nccltuner.model.Communicator;
 import io.nccltuner.model.LogShape;
 import io.nccltuner.model.NcclModelLog;
@@ -43,6 +44,19 @@ final class CostTableLogs {
     static List<MeasurementSet.NotOffered> read(List<Path> logs, PrintWriter out, PrintWriter err, String command)
             throws InputException, IOException {
         List<MeasurementSet.NotOffered> all = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(); // each log's, printed folded (Repeats.perFile)
+        try {
+            readEach(logs, out, all, warnings);
+        } finally {
+            Repeats.perFile(warnings).forEach(w -> err.println(command + ": warning: " + w));
+        }
+        return all;
+    }
+
+    /** {@link #read}'s loop: each log's tables into {@code all}, its warnings into {@code warnings}. */
+    private static void readEach(
+            List<Path> logs, PrintWriter out, List<MeasurementSet.NotOffered> all, List<String> warnings)
+            throws InputException, IOException {
         for (Path log : logs) {
             InputFiles.requireReadable(log);
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
@@ -50,7 +64,7 @@ final class CostTableLogs {
             MeasurementSet one = new MeasurementSet();
             NcclRunLog.readNotOffered(
                     log, lines, parsed, one); // the tables whose INIT lines give the shape; a forced run
-            one.warnings().forEach(w -> err.println(command + ": warning: " + w));
+            warnings.addAll(one.warnings());
             all.addAll(one.notOffered());
             if (parsed.communicators().isEmpty()) {
                 throw new InputException(
@@ -70,7 +84,6 @@ final class CostTableLogs {
                 all.addAll(inferred(log, c, hints, out));
             }
         }
-        return all;
     }
 
     /** A table without its shape in the log: its not-offered entries at the shape the log's other lines tell. */

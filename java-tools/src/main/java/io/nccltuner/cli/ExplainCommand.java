@@ -139,8 +139,9 @@ final class ExplainCommand extends ToolCommand {
             names = "--measurements",
             paramLabel = "DIR_OR_FILE",
             description = "price NCCL's pick (and the policy's) with measured times: a sweep CSV or nccl-tests output, "
-                    + "or a folder (its *.csv and *.txt files, or a `nccl-tuner sweep` folder)")
-    Path measurements;
+                    + "or a folder (its *.csv and *.txt files, or a `nccl-tuner sweep` folder); repeatable, the files "
+                    + "read as one set")
+    List<Path> measurements = new ArrayList<>();
 
     private Policy loadedPolicy;
     private io.nccltuner.model.LogShape hints;
@@ -180,8 +181,10 @@ final class ExplainCommand extends ToolCommand {
             policyMode = parseMode(mode);
             loadedPolicy = PolicyFiles.load(policy, err).policy();
         }
-        if (measurements != null) {
-            InputFiles.measurementData(measurements, err); // refuses what does not load; priced per communicator
+        if (!measurements.isEmpty()) {
+            for (Path m : measurements) {
+                InputFiles.measurementData(m, err); // refuses what does not load; priced per communicator
+            }
             measuredOn = MeasuredOn.of(measurements);
             logOn = MeasuredOn.of(log);
         }
@@ -309,7 +312,7 @@ final class ExplainCommand extends ToolCommand {
         Predicted predicted = predict(out, c, coll, shape, model, sizesShown);
         model = predicted.model();
         List<Explain.Row> rows = predicted.rows();
-        if (measurements != null) {
+        if (!measurements.isEmpty()) {
             priceWithMeasurements(coll, model, rows);
         }
         out.printf(Locale.ROOT, "%s, numPipeOps %d: predicted time per candidate, microseconds%n%n", coll, pipeOps.n);
@@ -401,6 +404,11 @@ final class ExplainCommand extends ToolCommand {
         }
     }
 
+    /** @return the --measurements given, joined by ", ", for messages */
+    private String measurementsText() {
+        return String.join(", ", measurements.stream().map(Path::toString).toList());
+    }
+
     /** Compiles --measurements with the model's picks as NCCL's, as compile, report and try price them. */
     private void priceWithMeasurements(Collective coll, CostModel model, List<Explain.Row> rows) throws InputException {
         long ranks = model.shape().nRanks();
@@ -420,7 +428,7 @@ final class ExplainCommand extends ToolCommand {
                             .toList(),
                     "explain");
         } catch (IOException e) {
-            throw new InputException(measurements + ": " + e.getMessage());
+            throw new InputException(measurementsText() + ": " + e.getMessage());
         }
         otherShape(coll, ranks, nodes);
     }
@@ -450,7 +458,7 @@ final class ExplainCommand extends ToolCommand {
             }
         }
         String measure = TryCommand.sweepAt(at) + ", then --measurements DIR";
-        warn.println("warning: --measurements " + measurements + ": "
+        warn.println("warning: --measurements " + measurementsText() + ": "
                 + (of.isEmpty()
                         ? "no " + coll + " measured (they hold " + String.join(", ", others)
                                 + "), so the measured columns stay empty ('-'); measure " + coll + " at " + at + " ("
@@ -524,6 +532,10 @@ final class ExplainCommand extends ToolCommand {
             byVerdict[r.match().ordinal()]++;
         }
         out.print(table.render());
+        String dash = measuredDash(coll, model);
+        if (dash != null) {
+            out.println(dash);
+        }
         out.println();
         return new Agreement(
                 ambiguous,
@@ -531,6 +543,44 @@ final class ExplainCommand extends ToolCommand {
                 byVerdict[TraceCheck.Verdict.EXACT.ordinal()],
                 byVerdict[TraceCheck.Verdict.AMBIGUOUS.ordinal()],
                 byVerdict[TraceCheck.Verdict.MISMATCH.ordinal()]);
+    }
+
+    /** Sizes the table's measured columns leave '-' as no measured size governs them. */
+    private int unpricedSizes;
+    /** Sizes whose policy's pick no forced run measured ('-' in measured policy us and saved us). */
+    private int unmeasuredPicks;
+
+    /**
+     * The line under the table that says what the measured columns' '-' means, or null where there
+     * is none: sizes no measured size of the shape governs (outside the measured span), and sizes
+     * whose policy's pick was never measured forced.
+     */
+    private String measuredDash(Collective coll, CostModel model) {
+        List<String> why = new ArrayList<>();
+        if (unpricedSizes > 0) {
+            String span = measured.stream()
+                    .filter(g -> g.key().collective() == coll
+                            && g.key().nRanks() == model.shape().nRanks()
+                            && g.key().nNodes() == model.shape().nNodes()
+                            && !g.sizes().isEmpty())
+                    .map(g -> io.nccltuner.policy.ByteSize.format(
+                                    g.sizes().getFirst().nBytes())
+                            + " .. "
+                            + io.nccltuner.policy.ByteSize.format(
+                                    g.sizes().getLast().nBytes()))
+                    .findFirst()
+                    .orElse(null);
+            why.add(Main.count(unpricedSizes, "size") + ": no measured size governs them"
+                    + (span == null ? "" : " (the measurements span " + span + ")"));
+        }
+        if (unmeasuredPicks > 0) {
+            why.add(Main.count(unmeasuredPicks, "size") + ": the policy's pick was never measured forced (a"
+                    + " file counts as forced where a `nccl-tuner sweep` folder's manifest.json, its NCCL INFO"
+                    + " 'set by environment' lines or compile's --in FILE --algo X --proto Y say what it forced)");
+        }
+        unpricedSizes = 0;
+        unmeasuredPicks = 0;
+        return why.isEmpty() ? null : "measured '-': not priced, " + String.join("; ", why);
     }
 
     /** One size's row: each candidate's time, NCCL's pick, the logged pick, the policy's, measured times. */
@@ -585,6 +635,11 @@ final class ExplainCommand extends ToolCommand {
                 keeps ? 0 : r.policyChannels(),
                 measured);
         double polUs = pr == null ? Double.NaN : keeps ? pr.ncclUs() : pr.policyUs();
+        if (pr == null) {
+            unpricedSizes++;
+        } else if (loadedPolicy != null && Double.isNaN(polUs)) {
+            unmeasuredPicks++;
+        }
         cells.add(pr == null ? "-" : String.format(Locale.ROOT, "%.1f", pr.ncclUs()));
         if (loadedPolicy != null) {
             cells.add(Double.isNaN(polUs) ? "-" : String.format(Locale.ROOT, "%.1f", polUs));
@@ -774,7 +829,7 @@ final class ExplainCommand extends ToolCommand {
         if (c.version() != null
                 && !measuredOn.ncclVersions().isEmpty()
                 && !measuredOn.ncclVersions().contains(c.version().toString())) {
-            warn.println("warning: --measurements " + measurements + ": measured with NCCL "
+            warn.println("warning: --measurements " + measurementsText() + ": measured with NCCL "
                     + String.join(", ", measuredOn.ncclVersions()) + ", but communicator " + c.label() + " of " + log
                     + " runs NCCL " + c.version() + "; the times may not hold for this release's picks");
         }
@@ -782,7 +837,7 @@ final class ExplainCommand extends ToolCommand {
             return;
         }
         if (!logOn.gpus().isEmpty()) {
-            String other = measuredOn.otherGpus(measurements, logOn, log);
+            String other = measuredOn.otherGpus(measurementsText(), logOn, log);
             if (other != null) {
                 warn.println(other);
             }
@@ -790,11 +845,11 @@ final class ExplainCommand extends ToolCommand {
             for (String g : measuredOn.gpus()) {
                 int cc = MeasuredOn.computeCapability(g);
                 if (cc != 0 && cc != shape.minCompCapLo()) {
-                    warn.println(
-                            "warning: --measurements " + measurements + ": measured on " + g + " (compute capability "
-                                    + cc + "), but communicator " + c.label() + " has compute capability "
-                                    + shape.minCompCapLo()
-                                    + "; the times price another GPU");
+                    warn.println("warning: --measurements " + measurementsText() + ": measured on " + g
+                            + " (compute capability "
+                            + cc + "), but communicator " + c.label() + " has compute capability "
+                            + shape.minCompCapLo()
+                            + "; the times price another GPU");
                     break;
                 }
             }

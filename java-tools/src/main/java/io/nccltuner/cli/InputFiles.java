@@ -616,7 +616,29 @@ final class InputFiles {
     static List<Compiler.Group> pricedGroups(
             Path f, String source, List<io.nccltuner.report.ShadowReport.PickedCall> calls, String command)
             throws IOException, InputException {
-        MeasurementSet with = measurementData(f, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        return pricedGroups(List.of(f), source, calls, command);
+    }
+
+    /**
+     * {@link #pricedGroups(Path, String, List, String)} over several files or folders read as one
+     * set (explain's repeatable {@code --measurements}).
+     *
+     * @param fs the files or folders, read again
+     * @param source what named the picks
+     * @param calls the priced calls and NCCL's pick at each
+     * @param command the command's name
+     * @return the groups
+     * @throws InputException as {@link #readMeasurementsAt}
+     * @throws IOException if reading fails
+     */
+    static List<Compiler.Group> pricedGroups(
+            List<Path> fs, String source, List<io.nccltuner.report.ShadowReport.PickedCall> calls, String command)
+            throws IOException, InputException {
+        MeasurementSet with = new MeasurementSet();
+        for (Path f : fs) {
+            readMeasurementsAt(
+                    f, NcclTestsLog.Options.NONE, with, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        }
         io.nccltuner.report.ShadowReport.callPicks(source, calls, with).forEach(with::add);
         return Compiler.compile(with, Compiler.Options.defaults(command)).groups();
     }

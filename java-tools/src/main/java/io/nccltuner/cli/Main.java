@@ -24,8 +24,9 @@ import picocli.CommandLine.Command;
  *       enforced}: {@link UsageException}), options that do not go together; the message, for
  *       a mistyped option or command the closest ones ({@code did you mean --nccl-log?}), and
  *       {@code see 'nccl-tuner <command> --help'}.
- *   <li>3: a check failed ({@code report --check}: the ranks of some shape run different tables or
- *       reach different decisions); the report itself was written.
+ *   <li>3: the ranks of some shape run different tables or reach different decisions ({@code
+ *       report}, with or without {@code --check}, and {@code try}); the report itself was written
+ *       ({@link #EXIT_CHECK_TEXT}).
  *   <li>70: an internal error (a bug; EX_SOFTWARE of sysexits.h): one line {@code nccl-tuner:
  *       internal error: <exception>}; the stack trace too when the environment sets
  *       {@code NCCL_TUNER_DEBUG=1}.
@@ -38,9 +39,8 @@ import picocli.CommandLine.Command;
         description = "Offline tools for the nccl-tuner-java NCCL tuner plugin.",
         footer = {
             "",
-            "'nccl-tuner COMMAND --help' lists a command's options. Exit codes: 0 done, 1 an input error, 2 a "
-                    + "usage error, 3 a failed --check (report), 70 an internal error. README.md and docs/ (in the "
-                    + "distribution's folder) say how the commands fit together."
+            "'nccl-tuner COMMAND --help' lists a command's options. " + Main.EXIT_CODES + " README.md and docs/ "
+                    + "(in the distribution's folder) say how the commands fit together."
         },
         subcommands = {
             CompileCommand.class,
@@ -68,8 +68,18 @@ public final class Main implements Runnable {
      * value that makes no sense), picocli's convention.
      */
     public static final int EXIT_USAGE = 2;
-    /** Exit code: a {@code --check} found a problem ({@code report --check}: ranks disagree). */
+    /** Exit code: the ranks disagree ({@code report} and {@code try}: {@link #EXIT_CHECK_TEXT}). */
     public static final int EXIT_CHECK = 3;
+    /**
+     * What exit code 3 means, one text for the help of every command that exits with it ({@code
+     * nccl-tuner --help}, {@code report --help}, {@code try --help}).
+     */
+    public static final String EXIT_CHECK_TEXT = "3 the ranks of some shape run different tables or reach "
+            + "different decisions (report, whether or not it checks on request, and try, which runs report over its "
+            + "decision logs; the report is printed first)";
+    /** The exit codes, one sentence for the help of nccl-tuner and of the commands that exit 3. */
+    public static final String EXIT_CODES =
+            "Exit codes: 0 done, 1 an input error, 2 a usage error, " + EXIT_CHECK_TEXT + ", 70 an internal error.";
     /** Exit code: an internal error (EX_SOFTWARE). */
     public static final int EXIT_INTERNAL = 70;
     /** Environment variable that adds the stack trace to an internal error. */

@@ -27,6 +27,24 @@ record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
     private static final Pattern VERSION = Pattern.compile("NCCL version (\\d+\\.\\d+\\.\\d+)");
 
     /**
+     * What several files or folders say about their machines, together ({@link #of(Path)} of each).
+     *
+     * @param fs files or folders
+     * @return the GPUs and releases named, empty sets when none
+     * @throws IOException if reading fails
+     */
+    static MeasuredOn of(List<Path> fs) throws IOException {
+        TreeSet<String> gpus = new TreeSet<>();
+        TreeSet<String> versions = new TreeSet<>();
+        for (Path f : fs) {
+            MeasuredOn one = of(f);
+            gpus.addAll(one.gpus());
+            versions.addAll(one.ncclVersions());
+        }
+        return new MeasuredOn(gpus, versions);
+    }
+
+    /**
      * Reads what a file (or every *.csv and *.txt of a folder) says about its machine.
      *
      * @param f a file or folder
@@ -136,6 +154,18 @@ record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
      *     another machine}, or null when either names no GPU or they name the same
      */
     String otherGpus(Path measurements, MeasuredOn log, Path logFile) {
+        return otherGpus(measurements.toString(), log, logFile);
+    }
+
+    /**
+     * {@link #otherGpus(Path, MeasuredOn, Path)} for several {@code --measurements}.
+     *
+     * @param measurements the --measurements paths as the message names them ("a.csv, b/")
+     * @param log what the log names
+     * @param logFile the log, for the message
+     * @return the warning, or null
+     */
+    String otherGpus(String measurements, MeasuredOn log, Path logFile) {
         if (gpus.isEmpty() || log.gpus().isEmpty() || gpus.equals(log.gpus())) {
             return null;
         }

@@ -229,6 +229,7 @@ final class ReplayCommand extends ToolCommand {
         long shapeNodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
         MeasuredTotals all = new MeasuredTotals();
         MeasuredTotals hits = new MeasuredTotals();
+        List<String[]> rows = new java.util.ArrayList<>();
         for (Replay.Change c : changes) {
             ShadowReport.Price pr = priced ? price(c, shapeRanks, shapeNodes) : null;
             if (pr != null && !Double.isNaN(pr.policyUs())) {
@@ -238,12 +239,24 @@ final class ReplayCommand extends ToolCommand {
                 }
             }
             if (!changesOnly || c.changed()) {
-                table.row(cells(c, would, pr, priced));
+                rows.add(cells(c, would, pr, priced));
             }
+        }
+        boolean folded = false;
+        // --changes-only folds adjacent sizes of one decision into a row (Repeats.runs)
+        List<List<String[]>> runs = changesOnly
+                ? io.nccltuner.compile.Repeats.runs(rows, ReplayCommand::decision)
+                : rows.stream().map(x -> List.<String[]>of(x)).toList();
+        for (List<String[]> run : runs) {
+            table.row(run.size() == 1 ? run.getFirst() : folded(run));
+            folded |= run.size() > 1;
         }
         if (table.size() > 0) {
             out.print(table.render());
             out.println(LEGEND);
+            if (folded) {
+                out.println(FOLDED);
+            }
             List<Integer> grouped = changes.stream()
                     .filter(c -> !changesOnly || c.changed())
                     .map(Replay.Change::numPipeOps)
@@ -371,6 +384,52 @@ final class ReplayCommand extends ToolCommand {
         return pr;
     }
 
+    /** The legend of --changes-only's folded rows. */
+    static final String FOLDED = "a size range with (N sizes): N adjacent sizes of one decision (collective, "
+            + "numPipeOps, both picks, nChannels, change) in one row (--changes-only); calls summed, times from the "
+            + "smallest to the largest";
+
+    /** @return what makes adjacent rows one decision: all but the size, nBytes, calls and times */
+    private static List<String> decision(String[] cells) {
+        return List.of(cells[0], cells[3], cells[5], cells[7], cells[9], cells[10]);
+    }
+
+    /**
+     * Adjacent rows of one decision as one: the size range and the number of sizes, the nBytes range,
+     * the calls summed, each time column from its smallest to its largest value.
+     */
+    private static String[] folded(List<String[]> run) {
+        String[] first = run.getFirst();
+        String[] last = run.getLast();
+        String[] out = first.clone();
+        out[1] = first[1] + " .. " + last[1] + " (" + run.size() + " sizes)";
+        out[2] = first[2] + ".." + last[2];
+        out[4] = Long.toString(run.stream().mapToLong(r -> Long.parseLong(r[4])).sum());
+        for (int i = 6; i < out.length; i++) {
+            if (i == 7 || i == 9 || i == 10) {
+                continue; // the decision's own columns
+            }
+            final int col = i;
+            java.util.DoubleSummaryStatistics t = run.stream()
+                    .map(r -> r[col])
+                    .filter(x -> x.matches("-?[0-9.]+"))
+                    .mapToDouble(Double::parseDouble)
+                    .summaryStatistics();
+            if (t.getCount() > 0 && t.getMin() != t.getMax()) {
+                String lo = run.stream()
+                        .filter(r -> r[col].matches("-?[0-9.]+") && Double.parseDouble(r[col]) == t.getMin())
+                        .findFirst()
+                        .orElseThrow()[col];
+                String hi = run.stream()
+                        .filter(r -> r[col].matches("-?[0-9.]+") && Double.parseDouble(r[col]) == t.getMax())
+                        .findFirst()
+                        .orElseThrow()[col];
+                out[i] = lo + ".." + hi;
+            }
+        }
+        return out;
+    }
+
     /** One table row: the change, and with --measurements its measured times. */
     private static String[] cells(Replay.Change c, Replay.Result would, ShadowReport.Price pr, boolean priced) {
         String change = c.kept()
@@ -401,7 +460,11 @@ final class ReplayCommand extends ToolCommand {
         return cells.toArray(String[]::new);
     }
 
-    /** Per collective and over all: the calls, how many changed (and in shadow mode would change). */
+    /**
+     * Per collective and over all: the calls, how many changed NCCL's algorithm or protocol, how many
+     * changed the channel count only ({@code channels only}, where there are any), and in shadow mode
+     * the same in enforce mode.
+     */
     private static void counts(PrintWriter out, Replay.Result r, Replay.Result would) {
         for (Collective coll : Collective.values()) {
             long calls = r.calls().stream()
@@ -410,29 +473,35 @@ final class ReplayCommand extends ToolCommand {
             if (calls == 0) {
                 continue;
             }
-            long changed = r.calls().stream()
-                    .filter(o -> o.call().collective() == coll && o.changed())
-                    .count();
             out.printf(
                     Locale.ROOT,
-                    "%s: %s, %d changed%s%n",
+                    "%s: %s, %s%s%n",
                     coll,
                     Main.count(calls, "call"),
-                    changed,
-                    would == null
-                            ? ""
-                            : ", "
-                                    + would.calls().stream()
-                                            .filter(o -> o.call().collective() == coll && o.changed())
-                                            .count()
-                                    + " would change in enforce mode");
+                    changed(r, coll, "changed"),
+                    would == null ? "" : ", " + changed(would, coll, "would change") + " in enforce mode");
         }
         out.printf(
                 Locale.ROOT,
-                "all: %s, %d changed%s%n",
+                "all: %s, %s%s%n",
                 Main.count(r.calls().size(), "call"),
-                r.changedCalls(),
-                would == null ? "" : ", " + would.changedCalls() + " would change in enforce mode");
+                changed(r, null, "changed"),
+                would == null ? "" : ", " + changed(would, null, "would change") + " in enforce mode");
+    }
+
+    /**
+     * @param coll the collective, null for all
+     * @return {@code 3 changed}: the calls whose algorithm or protocol the policy changed, then {@code
+     *     (+ 2 channels only)} where it changed only the channel count of others
+     */
+    static String changed(Replay.Result r, Collective coll, String verb) {
+        long picks = r.calls().stream()
+                .filter(o -> (coll == null || o.call().collective() == coll) && o.changed() && !o.channelsOnly())
+                .count();
+        long channels = r.calls().stream()
+                .filter(o -> (coll == null || o.call().collective() == coll) && o.channelsOnly())
+                .count();
+        return picks + " " + verb + (channels == 0 ? "" : " (+ " + channels + " channels only)");
     }
 
     /** Measured time over priced calls: NCCL's, the policy's, and how many calls. */

@@ -48,7 +48,8 @@ import picocli.CommandLine.Parameters;
             "Summarise decision logs of many ranks: decisions per size and cross-rank agreement.",
             "With measurements, also the expected time saved. With the canary's measured lines: both arms per size,",
             "the measured gain, verdicts, and (--emit-policy) the policy cut to the promoted ranges."
-        })
+        },
+        footer = {"", Main.EXIT_CODES})
 final class ReportCommand extends ToolCommand {
     @Parameters(arity = "1..*", paramLabel = "LOG", description = "decision logs (NCCL_TUNER_JAVA_LOG), one per rank")
     List<Path> logs;
@@ -79,10 +80,7 @@ final class ReportCommand extends ToolCommand {
             description = "timed collectives each canary arm needs for a verdict (default ${DEFAULT-VALUE})")
     long minCalls;
 
-    @Option(
-            names = "--check",
-            description = "kept for scripts: report exits 3 whenever the ranks of a shape run "
-                    + "different tables or reach different decisions, with or without it")
+    @Option(names = "--check", description = "kept for scripts: report exits 3 without it too (exit codes below)")
     boolean check;
 
     @Option(

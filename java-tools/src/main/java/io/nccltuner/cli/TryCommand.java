@@ -67,6 +67,7 @@ import picocli.CommandLine.Option;
             "--measurements name) to profiles that match on them.",
             ""
         },
+        footer = {"", Main.EXIT_CODES},
         sortOptions = false)
 final class TryCommand extends ToolCommand {
     @Option(

@@ -107,7 +107,10 @@ final class ValidateCommand extends ToolCommand {
         List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
         if (!loaded.csv()) { // the CSV's converter said it per line above
             findings.addAll(PolicyCheck.regBuff(p, loaded::ruleName));
+        } else {
+            findings.replaceAll(ValidateCommand::csvLine);
         }
+        findings.addAll(rubinConstants(p));
         for (int s = 0; s < nRanks.size(); s++) {
             long r = nRanks.get(s);
             long n = nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
@@ -150,6 +153,57 @@ final class ValidateCommand extends ToolCommand {
                 + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+    }
+
+    /**
+     * A warning per profile that sets constants of the RUBIN row: only tuner v7's constants (NCCL
+     * 2.32.6) have it, so under v5/v6 (NCCL 2.28 .. 2.30, or 2.32.6 through a v6 export) the plugin
+     * does not set them (docs/policy-format.md, "Constants").
+     *
+     * @param p the policy
+     * @return the warnings, in profile order; empty where no profile names the RUBIN row
+     */
+    static List<PolicyCheck.Finding> rubinConstants(Policy p) {
+        List<PolicyCheck.Finding> out = new ArrayList<>();
+        for (int i = 0; i < p.profiles().size(); i++) {
+            Policy.Profile pr = p.profiles().get(i);
+            List<String> rubin = pr.constants().stream()
+                    .filter(io.nccltuner.policy.TunerConstant::rubin)
+                    .map(io.nccltuner.policy.TunerConstant::name)
+                    .toList();
+            if (!rubin.isEmpty()) {
+                out.add(new PolicyCheck.Finding(
+                        PolicyCheck.Level.WARNING,
+                        "profiles[" + i + "] (" + pr.name() + ").constants",
+                        Main.count(rubin.size(), "RUBIN constant") + " ("
+                                + io.nccltuner.compile.Repeats.firstNamed(rubin)
+                                + ") take effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN "
+                                + "row); under tuner v5/v6 (NCCL 2.28 .. 2.30) the plugin does not set them",
+                        i));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A CSV line NCCL offers none of the candidates of is no error: NCCL's example plugin passes over
+     * such a line (it never applies, NCCL picks there), as the plugin reading the CSV does, and
+     * {@code import} leaves it out with a warning; so validate warns, as import does, and the CSV
+     * validates OK where it loads.
+     *
+     * @param f a finding of the policy read from the CSV
+     * @return {@code f}, or its "can never apply" error as a warning saying so
+     */
+    static PolicyCheck.Finding csvLine(PolicyCheck.Finding f) {
+        if (f.level() != PolicyCheck.Level.ERROR || !f.message().startsWith("can never apply")) {
+            return f;
+        }
+        return new PolicyCheck.Finding(
+                PolicyCheck.Level.WARNING,
+                f.where(),
+                f.message() + "; NCCL's example plugin passes over such a line too (NCCL picks there), so the file"
+                        + " works without it; import leaves it out",
+                f.profile());
     }
 
     /**

@@ -687,7 +687,7 @@ public final class Compiler {
             groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
         }
         Policy policy = new Policy(o.name(), o.mode(), description(o), profiles(groups), null);
-        return new Compilation(policy, groups, warnings, data.refused(), o);
+        return new Compilation(policy, groups, Repeats.perFile(warnings), data.refused(), o);
     }
 
     /** @return the file of a {@code file:line} source (the whole source when it names no line) */

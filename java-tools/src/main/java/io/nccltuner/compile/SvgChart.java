@@ -59,18 +59,50 @@ public record SvgChart(int width, int height, int left, int right, int top, int 
         return left + (log2Size - x0) / (x1 - x0) * plotWidth();
     }
 
+    /** Fewest ticks {@link #decadeTicks} gives an axis before it takes finer steps. */
+    static final int MIN_TICKS = 4;
+
     /**
-     * The ticks of a log10 axis: 1, 2 and 5 x 10^k from lo to hi (both in log10), smallest first.
+     * The ticks of a log10 axis: 1, 2 and 5 x 10^k from lo to hi (both in log10), smallest first;
+     * where that gives fewer than {@link #MIN_TICKS} (an axis spanning less than a decade, such as
+     * 2453 .. 4806 us), 1 .. 9 x 10^k, and where that still gives fewer, evenly spaced round values
+     * (a step of 1, 2, 2.5 or 5 x 10^k, about five of them).
      *
      * @param lo log10 of the axis's start
      * @param hi log10 of its end
      * @return the tick values (not their logarithms)
      */
     public static List<Double> decadeTicks(double lo, double hi) {
+        List<Double> ticks = ticks(lo, hi, new int[] {1, 2, 5});
+        if (ticks.size() < MIN_TICKS) {
+            ticks = ticks(lo, hi, new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
+        }
+        if (ticks.size() < MIN_TICKS && hi > lo) {
+            double a = Math.pow(10, lo);
+            double b = Math.pow(10, hi);
+            double raw = (b - a) / 5;
+            double mag = Math.pow(10, Math.floor(Math.log10(raw)));
+            double step = mag;
+            for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+                step = m * mag;
+                if (step >= raw) {
+                    break;
+                }
+            }
+            ticks = new ArrayList<>();
+            for (double v = Math.ceil(a / step) * step; v <= b * (1 + 1e-12); v += step) {
+                ticks.add(v);
+            }
+        }
+        return ticks;
+    }
+
+    /** @return m x 10^k for each m of {@code mantissas}, within [lo, hi] in log10, smallest first */
+    private static List<Double> ticks(double lo, double hi, int[] mantissas) {
         List<Double> ticks = new ArrayList<>();
         for (int k = (int) Math.floor(lo); k <= (int) Math.ceil(hi); k++) {
-            for (int m : new int[] {1, 2, 5}) {
-                double v = m * Math.pow(10, k);
+            for (int m : mantissas) {
+                double v = k < 0 ? m / Math.pow(10, -k) : m * Math.pow(10, k); // 0.6, not 0.6000000000000001
                 double lv = Math.log10(v);
                 if (lv >= lo && lv <= hi) {
                     ticks.add(v);

@@ -412,6 +412,12 @@ public final class TextReport {
                 sb.append("  - ").append(x).append('\n');
             }
         }
+        for (Group g : c.groups()) {
+            String past = pastLargest(g);
+            if (past != null) {
+                sb.append(past).append('\n');
+            }
+        }
         if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {
             sb.append("below: ")
                     .append(
@@ -423,6 +429,33 @@ public final class TextReport {
                     .append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * The summary's line where a group's last rule ends past its largest measured size: the last
+     * measured size governs its own size-grid bucket (docs/compile.md, "Sizes to grid ranges"), so
+     * the rule covers sizes up to that bucket's end that nothing measured.
+     *
+     * @param g a compiled group
+     * @return {@code the last rule (AllReduce nRanks=2 nNodes=2) ends at 80 MiB, past the largest
+     *     measured size 64 MiB: ...}, or null when it ends at or below it (or there is no rule)
+     */
+    static String pastLargest(Group g) {
+        if (g.rules().isEmpty() || g.sizes().isEmpty()) {
+            return null;
+        }
+        Rule last = g.rules().stream()
+                .max((a, b) -> Long.compareUnsigned(a.toBytes(), b.toBytes()))
+                .orElseThrow();
+        long largest = g.sizes().getLast().nBytes();
+        if (Long.compareUnsigned(last.toBytes(), largest) <= 0) {
+            return null;
+        }
+        return "the last rule (" + g.key().collective() + " "
+                + io.nccltuner.model.JobShape.of(g.key().nRanks(), g.key().nNodes()) + ") ends at "
+                + ByteSize.format(last.toBytes()) + ", past the largest measured size " + ByteSize.format(largest)
+                + ": the last measured size governs its own size-grid bucket " + ByteSize.range(largest, last.toBytes())
+                + " (docs/compile.md); measure larger sizes (-e) to cover more";
     }
 
     /** Why sizes got no rule: a line per reason, with how many sizes. */

@@ -268,7 +268,7 @@ public final class Workload {
             }
         }
         if (none < all && shapeless == 0) {
-            return null;
+            return none == 0 ? null : unmeasuredCollectives(calls, other, none, all);
         }
         long n = none == all ? all : shapeless;
         java.util.Map<String, Long> named = none == all ? other : otherShape;
@@ -288,6 +288,47 @@ public final class Workload {
                         ? "its weights are not applied, no call of it is priced"
                         : "those " + n + " are not weighted (another communicator shape), the other " + (all - n)
                                 + " are where their collective was measured");
+    }
+
+    /**
+     * The warning for a workload some of whose calls are of collectives (or numPipeOps) never
+     * measured at their shape, the others priced: how many calls and bytes nothing prices.
+     *
+     * @param calls the workload
+     * @param unmeasured calls per collective and shape no group matches
+     * @param none the calls no group matches
+     * @param all the workload's calls
+     * @return {@code 28 of its 57 calls (1.5 MiB of 3 MiB moved) are of collectives never measured ...}
+     */
+    private static String unmeasuredCollectives(
+            List<Call> calls, java.util.Map<String, Long> unmeasured, long none, long all) {
+        java.math.BigInteger bytes = java.math.BigInteger.ZERO;
+        java.math.BigInteger unmeasuredBytes = java.math.BigInteger.ZERO;
+        for (Call call : calls) {
+            java.math.BigInteger b =
+                    java.math.BigInteger.valueOf(call.nBytes()).multiply(java.math.BigInteger.valueOf(call.count()));
+            bytes = bytes.add(b);
+            if (unmeasured.containsKey(call.collective() + " at "
+                    + (call.nRanks() == 0
+                            ? "any shape"
+                            : call.nNodes() == 0
+                                    ? "nRanks=" + call.nRanks()
+                                    : io.nccltuner.model.JobShape.of(call.nRanks(), call.nNodes()))
+                    + (call.numPipeOps() > 1 ? " numPipeOps " + call.numPipeOps() : ""))) {
+                unmeasuredBytes = unmeasuredBytes.add(b);
+            }
+        }
+        List<String> each = new ArrayList<>();
+        unmeasured.forEach((k, x) -> each.add(k + ": " + x));
+        return none + " of its " + TextReport.count(all, "call") + " (" + bytesText(unmeasuredBytes) + " of "
+                + bytesText(bytes) + " moved) are of collectives never measured at their shape ("
+                + String.join("; ", each) + "): nothing prices them, so the expected saving covers the other "
+                + (all - none) + "; measure them to price them (nccl-tuner sweep --collectives ...)";
+    }
+
+    /** @return a byte total in {@link io.nccltuner.policy.ByteSize#readable}, or in bytes past 2^63 */
+    private static String bytesText(java.math.BigInteger b) {
+        return b.bitLength() < 63 ? io.nccltuner.policy.ByteSize.readable(b.longValue()) : b + " B";
     }
 
     /**

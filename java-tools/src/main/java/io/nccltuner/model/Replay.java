@@ -56,6 +56,14 @@ public final class Replay {
             return !Objects.equals(ncclPick, policyPick) || nChannels != call.nChannelsIn();
         }
 
+        /**
+         * @return whether the engine changed the channel count only, NCCL's algorithm and protocol
+         *     staying
+         */
+        public boolean channelsOnly() {
+            return Objects.equals(ncclPick, policyPick) && nChannels != call.nChannelsIn();
+        }
+
         /** @return whether a rule of the policy matched the call (whatever it did) */
         public boolean ruleHit() {
             return io.nccltuner.engine.Decision.arm(decision) != io.nccltuner.engine.Decision.ARM_UNRULED;

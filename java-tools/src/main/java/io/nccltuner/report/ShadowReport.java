@@ -932,6 +932,32 @@ public record ShadowReport(
         }
     }
 
+    /**
+     * The decisions' verdict where no ranks of one communicator differ, as the text and the HTML page
+     * say it: every rank agrees, or (some communicators logged by one rank only, {@link #unchecked})
+     * no two logged ranks of one communicator differ.
+     *
+     * @return {@code every rank reaches the same decision at every size}, or {@code no two logged ranks
+     *     of one communicator decide differently}
+     */
+    public String agreement() {
+        return unchecked.isEmpty()
+                ? "every rank reaches the same decision at every size"
+                : "no two logged ranks of one communicator decide differently";
+    }
+
+    /**
+     * @return what the text and the HTML page say of the communicators compared with no other rank
+     *     ({@link #unchecked}), or null when there are none
+     */
+    public String notComparedAcrossRanks() {
+        return unchecked.isEmpty()
+                ? null
+                : "not compared across ranks: " + String.join("; ", unchecked)
+                        + ": ranks are compared only with the ranks of their own communicator; give the logs of "
+                        + "every rank of one job";
+    }
+
     /** The cross-rank checks: tables, decisions, and the sizes not compared. */
     private void checkLines(StringBuilder sb) {
         sb.append(
@@ -940,17 +966,12 @@ public record ShadowReport(
                         : "tables: DIFFER\n  " + String.join("\n  ", tableProblems) + "\n");
         sb.append(
                 decisionProblems.isEmpty()
-                        ? (unchecked.isEmpty()
-                                ? "decisions: every rank reaches the same decision at every size\n"
-                                : "decisions: no two logged ranks of one communicator decide differently\n")
+                        ? "decisions: " + agreement() + "\n"
                         : "decisions: DIFFER at " + decisionProblems.size()
                                 + (decisionProblems.size() == 1 ? " size" : " sizes") + ":\n  "
                                 + String.join("\n  ", decisionProblems) + "\n");
         if (!unchecked.isEmpty()) {
-            sb.append("  not compared across ranks: ")
-                    .append(String.join("; ", unchecked))
-                    .append(": ranks are compared only with the ranks of their own communicator; give the logs of "
-                            + "every rank of one job\n");
+            sb.append("  ").append(notComparedAcrossRanks()).append('\n');
         }
         if (decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NO_RULE_HIT + " "))) {
             sb.append("  (" + NO_RULE_HIT

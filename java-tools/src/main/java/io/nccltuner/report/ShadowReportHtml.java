@@ -92,9 +92,12 @@ public final class ShadowReportHtml {
                         : "<li class=\"bad\">Tables differ: " + esc(String.join("; ", r.tableProblems())) + "</li>\n");
         h.append(
                 r.decisionProblems().isEmpty()
-                        ? "<li class=\"ok\">Every rank reaches the same decision at every size.</li>\n"
+                        ? "<li class=\"ok\">" + esc(sentence(r.agreement())) + "</li>\n"
                         : "<li class=\"bad\">Decisions differ (hang risk): "
                                 + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
+        if (r.notComparedAcrossRanks() != null) { // as the text says it
+            h.append("<li>").append(esc(sentence(r.notComparedAcrossRanks()))).append("</li>\n");
+        }
         if (!r.notCompared().isEmpty()) {
             h.append(
                             "<li>Not compared (the logs do not name NCCL's commId, tuner v3/v4): ranks with no rule hit where other "
@@ -108,6 +111,11 @@ public final class ShadowReportHtml {
                     r.savedUs(), r.ncclUs() > 0 ? 100 * r.savedUs() / r.ncclUs() : 0.0, r.pricedCalls()));
         }
         h.append("</ul>\n");
+    }
+
+    /** @return a line of the text report as a sentence: its first letter capital, a full stop */
+    private static String sentence(String line) {
+        return Character.toUpperCase(line.charAt(0)) + line.substring(1) + ".";
     }
 
     /** One regret chart per measured shape and collective the logs decided at, with its legend. */

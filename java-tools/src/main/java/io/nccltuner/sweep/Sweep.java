@@ -3,6 +3,7 @@ package io.nccltuner.sweep;
 import static io.nccltuner.compile.TextReport.count;
 
 import io.nccltuner.compile.NcclTestsLog;
+import io.nccltuner.compile.Repeats;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.ForcePolicy.Forced;
 import io.nccltuner.validate.PolicyCheck;
@@ -105,21 +106,39 @@ public final class Sweep {
     }
 
     /**
-     * The cells the plan leaves out, one line each: {@code all_gather TREE/LL: NCCL offers only ...}.
+     * The cells the plan leaves out, a line per program and reason, the candidates of one reason
+     * folded into one line ({@link Repeats#grouped}): {@code all_gather TREE/LL, TREE/SIMPLE: NCCL
+     * offers only ...}.
      *
      * @return the lines, in program and candidate order; empty when every cell runs
      */
     public List<String> notScheduled() {
         List<String> out = new ArrayList<>();
         for (String p : cfg.programs()) {
+            List<String[]> cells = new ArrayList<>(); // {label, why}
             for (Forced f : cfg.candidates().stream().distinct().toList()) {
                 String why = notOffered(p, f);
                 if (why != null) {
-                    out.add(p + " " + f.label() + ": " + why + "; not run (it would measure NCCL's own pick again)");
+                    cells.add(new String[] {f.label(), why});
                 }
+            }
+            for (List<String[]> g : Repeats.grouped(cells, c -> c[1])) {
+                out.add(p + " " + String.join(", ", g.stream().map(c -> c[0]).toList()) + ": " + g.getFirst()[1]
+                        + "; not run (" + (g.size() == 1 ? "it" : "each") + " would measure NCCL's own pick again)");
             }
         }
         return out;
+    }
+
+    /** @return how many (program, candidate) cells the plan leaves out ({@link #notScheduled}'s, unfolded) */
+    private int cellsNotScheduled() {
+        int n = 0;
+        for (String p : cfg.programs()) {
+            for (Forced f : cfg.candidates().stream().distinct().toList()) {
+                n += notOffered(p, f) == null ? 0 : 1;
+            }
+        }
+        return n;
     }
 
     /** @return the plan as manifest records, every run pending */
@@ -225,16 +244,16 @@ public final class Sweep {
                 "NCCL_DEBUG_SUBSYS",
                 common.get("NCCL_DEBUG_SUBSYS")));
         List<String> skipped = notScheduled();
-        out.println(
-                "# " + count(m.runs().size(), "run") + " (" + count(m.programs().size(), "program") + " x "
-                        + count(m.candidates().size() + 1, "candidate")
-                        + " incl. NCCL's own pick x " + count(m.replicates(), "replicate")
-                        + (skipped.isEmpty()
-                                ? ""
-                                : ", less " + count(skipped.size(), "(program, candidate) cell") + " NCCL never offers")
-                        + "), seed " + m.seed()
-                        + "; every run: "
-                        + everyRun);
+        out.println("# " + count(m.runs().size(), "run") + " ("
+                + count(m.programs().size(), "program") + " x "
+                + count(m.candidates().size() + 1, "candidate")
+                + " incl. NCCL's own pick x " + count(m.replicates(), "replicate")
+                + (skipped.isEmpty()
+                        ? ""
+                        : ", less " + count(cellsNotScheduled(), "(program, candidate) cell") + " NCCL never offers")
+                + "), seed " + m.seed()
+                + "; every run: "
+                + everyRun);
         for (String w : skipped) {
             out.println("# not scheduled: " + w);
         }
@@ -405,6 +424,52 @@ public final class Sweep {
                     + " (recorded in " + Manifest.FILE + "; to resume, run the same command again)");
         }
         m.write(mf);
+        // SIGINT (Ctrl-C, exit 130) ends the JVM in the middle of a run: its hook says what is done
+        java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger(done);
+        long seed = m.seed();
+        Thread hook = new Thread(() -> {
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+            progress.println(interruptedLine(cfg.dir(), ok.get(), total, seed));
+            progress.flush();
+        });
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            m = runAll(m, runs, mf, sig, warnings, done, ok);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) { // the JVM is shutting down: the hook prints its line
+            }
+        }
+        return m;
+    }
+
+    /**
+     * The last line of a sweep that SIGINT (Ctrl-C) interrupted: what is done, and how to resume.
+     *
+     * @param dir the sweep directory
+     * @param ok runs done (exit 0, their outputs kept)
+     * @param total the sweep's runs
+     * @param seed the sweep's seed, kept in its manifest
+     * @return {@code sweep: interrupted: 3 of 12 runs done (DIR/manifest.json); ...}
+     */
+    public static String interruptedLine(Path dir, int ok, int total, long seed) {
+        return "sweep: interrupted: " + ok + " of " + count(total, "run") + " done (" + dir.resolve(Manifest.FILE)
+                + "); run the same command again to resume: it keeps seed " + seed
+                + ", skips the runs done and runs the others, the interrupted one included";
+    }
+
+    /** {@link #run}'s loop over the runs not finished; {@code ok} counts the runs done as they end. */
+    private Manifest runAll(
+            Manifest m,
+            List<Manifest.RunRecord> runs,
+            Path mf,
+            RunHardware sig,
+            List<String> warnings,
+            int done,
+            java.util.concurrent.atomic.AtomicInteger ok)
+            throws IOException, InterruptedException {
+        int total = runs.size();
         long t0 = System.nanoTime();
         int ranNow = 0;
         int failed = 0;
@@ -436,6 +501,9 @@ public final class Sweep {
             runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
             m = m.with(runs, sig, warnings);
             m.write(mf);
+            if (exit == 0) {
+                ok.incrementAndGet();
+            }
             done++;
             ranNow++;
             double elapsed = (System.nanoTime() - t0) / 1e9;

@@ -28,7 +28,7 @@ class CsvPolicyCommandsTest {
     @Test
     void validateReadsTheCsvAndNamesItsLines() {
         CliRun r = CliRun.run("validate", F);
-        assertEquals(1, r.exit(), r.out() + r.err());
+        assertEquals(0, r.exit(), r.out() + r.err()); // a line NCCL never offers warns, as import does
         String o = r.out();
         assertTrue(
                 o.startsWith(
@@ -36,11 +36,12 @@ class CsvPolicyCommandsTest {
                                 + "  warning: " + MAX_WARNING + "\n  warning: " + MIN_WARNING + "\n"),
                 o);
         assertTrue(
-                o.contains("\nerror: " + F + ":8 (ReduceScatter [0 B, inf)): can never apply: NCCL offers none of its "
-                        + "candidates for ReduceScatter\n"),
+                o.contains(
+                        "\nwarning: " + F + ":8 (ReduceScatter [0 B, inf)): can never apply: NCCL offers none of its "
+                                + "candidates for ReduceScatter; NCCL's example plugin passes over such a line too (NCCL picks there), so the file works without it; import leaves it out\n"),
                 o);
         // the result counts the CSV's 2 warnings too (it said "1 warning" under "2 warnings:")
-        assertTrue(o.endsWith("result: FAILED (1 error, 3 warnings: 2 from reading the CSV, 1 of the policy)\n"), o);
+        assertTrue(o.endsWith("result: OK (0 errors, 4 warnings: 2 from reading the CSV, 2 of the policy)\n"), o);
     }
 
     @Test
@@ -68,14 +69,14 @@ class CsvPolicyCommandsTest {
         assertEquals(1, r.exit());
         assertEquals(
                 bad + ": NCCL example-tuner CSV: refused: " + bad + ":2: unknown algorithm 'rnig' (NCCL's example "
-                        + "plugin would silently use 'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n"
+                        + "plugin would silently use 'ring'); did you mean 'ring'? use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n"
                         + "result: FAILED (the plugin would change nothing and log this line)\n",
                 r.out());
         CliRun replay = CliRun.run("replay", "--trace", CliRun.trace("trace_fsdp.csv"), "--policy", bad.toString());
         assertEquals(1, replay.exit());
         assertEquals(
                 "nccl-tuner replay: " + bad + ":2: unknown algorithm 'rnig' (NCCL's example plugin would silently use "
-                        + "'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n",
+                        + "'ring'); did you mean 'ring'? use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n",
                 replay.err());
     }
 

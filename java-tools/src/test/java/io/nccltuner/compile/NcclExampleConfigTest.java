@@ -220,13 +220,13 @@ class NcclExampleConfigTest {
             delimiter = '|',
             value = {
                 "allreduce,0,1024,rnig,ll,-1,-1,-1 | t.conf:1: unknown algorithm 'rnig' (NCCL's example plugin would silently use "
-                        + "'ring'); use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat",
+                        + "'ring'); did you mean 'ring'? use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat",
                 "AllReduce,0,1024,ring,ll,-1,-1,-1 | t.conf:1: collective 'AllReduce': NCCL's example plugin compares names "
                         + "exactly (strcmp) and would read this as its default 'allreduce'; write 'allreduce'",
                 "allreduce,0,1024,Tree,ll,-1,-1,-1 | t.conf:1: algorithm 'Tree': NCCL's example plugin compares names exactly "
                         + "(strcmp) and would read this as its default 'ring'; write 'tree'",
                 "allreduce,0,1024,ring,ll128x,-1,-1,-1 | t.conf:1: unknown protocol 'll128x' (NCCL's example plugin would "
-                        + "silently use 'simple'); use one of ll, ll128, simple",
+                        + "silently use 'simple'); did you mean 'll128'? use one of ll, ll128, simple",
                 "allreduce,0,1024,ring,ll,-1,-1 | t.conf:1: 7 fields; a line has 8 to 10: collective,min_bytes,max_bytes,"
                         + "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] (NCCL's plugin would skip it silently)",
                 "allreduce,0,1k,ring,ll,-1,-1,-1 | t.conf:1: max_bytes '1k' is not a whole number of bytes",

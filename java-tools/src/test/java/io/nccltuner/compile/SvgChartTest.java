@@ -25,7 +25,8 @@ class SvgChartTest {
     void decadeTicksAreOneTwoFiveWithinTheAxis() {
         // log10 0.3 .. 2.0: 1 lies below (log10 1 = 0), 200 above (2.3); 100 is the end itself
         assertEquals(List.of(2.0, 5.0, 10.0, 20.0, 50.0, 100.0), SvgChart.decadeTicks(0.3, 2.0));
-        assertEquals(List.of(0.5, 1.0), SvgChart.decadeTicks(-0.5, 0.1), "below 1 too");
+        // below 1 too; 1, 2 and 5 would give two ticks (0.5, 1), so the finer 1 .. 9 x 10^k
+        assertEquals(List.of(0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), SvgChart.decadeTicks(-0.5, 0.1), "below 1 too");
     }
 
     @Test

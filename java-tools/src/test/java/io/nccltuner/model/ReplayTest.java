@@ -170,23 +170,28 @@ class ReplayTest {
                 shadow.out().contains("\nall: 31 calls, 0 changed, 23 would change in enforce mode\n"), shadow.out());
         String would = shadow.out()
                 .lines()
-                .filter(l -> l.contains(" 33583104 "))
+                .filter(l -> l.contains(" 33583104.."))
                 .findFirst()
                 .orElseThrow();
         assertEquals(
                 java.util.List.of(
-                        "AllReduce",
+                        "AllReduce", // --changes-only folds the 5 adjacent sizes of this decision
                         "~32.03",
                         "MiB",
-                        "33583104",
+                        "..",
+                        "~125.12",
+                        "MiB",
+                        "(5",
+                        "sizes)",
+                        "33583104..131200000",
                         "1",
-                        "6",
+                        "22",
                         "RING/SIMPLE",
-                        "28036.900",
+                        "28036.900..109384.000",
                         "would",
                         "pick",
                         "TREE/SIMPLE",
-                        "51161.602",
+                        "51161.602..174802.000",
                         "would",
                         "change"),
                 java.util.List.of(would.trim().split("\\s+")));

@@ -1,0 +1,138 @@
+package io.nccltuner.compile;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Folds repeated lines into one, so that a warning every input file draws is printed once with a
+ * count and the first files it names (compile's, show's and validate's per-file warnings), and runs
+ * of equal lines are printed once with what tells them apart summed up (sweep {@code --dry-run}'s
+ * cells not scheduled, replay {@code --changes-only}'s sizes).
+ */
+public final class Repeats {
+    /** How many of a folded warning's files are named before {@code ...}. */
+    public static final int NAMED = 3;
+
+    private Repeats() {}
+
+    /**
+     * Groups items by a key, in the order each key first appears (items of one key need not be
+     * adjacent).
+     *
+     * @param items the items, in order
+     * @param key what makes two items one (null is a key like any other)
+     * @return the groups, each in its items' order; one item per group where no key repeats
+     */
+    public static <T, K> List<List<T>> grouped(List<T> items, Function<T, K> key) {
+        Map<Object, List<T>> groups = new LinkedHashMap<>();
+        for (T t : items) {
+            groups.computeIfAbsent(new Key(key.apply(t)), k -> new ArrayList<>())
+                    .add(t);
+        }
+        return List.copyOf(groups.values());
+    }
+
+    /**
+     * Groups runs of adjacent items with one key (a key that comes back after another starts a new
+     * run).
+     *
+     * @param items the items, in order
+     * @param key what makes two adjacent items one
+     * @return the runs, in order
+     */
+    public static <T, K> List<List<T>> runs(List<T> items, Function<T, K> key) {
+        List<List<T>> out = new ArrayList<>();
+        Object last = null;
+        for (T t : items) {
+            Key k = new Key(key.apply(t));
+            if (out.isEmpty() || !k.equals(last)) {
+                out.add(new ArrayList<>());
+                last = k;
+            }
+            out.getLast().add(t);
+        }
+        return out;
+    }
+
+    /**
+     * The first {@link #NAMED} names, then {@code ...} where there are more: {@code a.txt, b.txt,
+     * c.txt, ...}.
+     *
+     * @param names the names, in order
+     * @return them joined by ", "
+     */
+    public static String firstNamed(List<String> names) {
+        return String.join(", ", names.subList(0, Math.min(NAMED, names.size())))
+                + (names.size() > NAMED ? ", ..." : "");
+    }
+
+    /**
+     * Folds warnings of the form {@code WHERE: message} ({@code WHERE} a file, or {@code FILE:LINE})
+     * whose messages are one but for the file they name: each such group becomes one line at its
+     * first warning's place, the message (the file's name in it written {@code FILE}) then {@code (15
+     * files: a.txt:18, b.txt:18, c.txt:18, ...)}, or {@code (2 times in 1 file: a.txt:18,
+     * a.txt:40)} where one file repeats it. A warning no other repeats is left as it is.
+     *
+     * @param warnings the warnings, in order
+     * @return the warnings folded, in order
+     */
+    public static List<String> perFile(List<String> warnings) {
+        List<String> out = new ArrayList<>();
+        for (List<String> g : grouped(warnings, Repeats::messageKey)) {
+            if (g.size() == 1) {
+                out.add(g.getFirst());
+                continue;
+            }
+            List<String> wheres = new ArrayList<>();
+            LinkedHashSet<String> files = new LinkedHashSet<>();
+            for (String w : g) {
+                wheres.add(where(w));
+                files.add(file(where(w)));
+            }
+            String first = g.getFirst();
+            if (where(first).length() == first.length()) { // no WHERE: the same line again
+                out.add(first + " (" + TextReport.count(g.size(), "time") + ")");
+                continue;
+            }
+            String message = first.substring(where(first).length() + 2);
+            if (files.size() > 1) {
+                message = message.replace(file(where(first)), "FILE");
+            }
+            out.add(message
+                    + " ("
+                    + (files.size() == g.size()
+                            ? TextReport.count(g.size(), "file")
+                            : TextReport.count(g.size(), "time") + " in " + TextReport.count(files.size(), "file"))
+                    + ": " + firstNamed(wheres) + ")");
+        }
+        return out;
+    }
+
+    /** @return the text before a warning's first ": ", or the whole warning without one */
+    private static String where(String warning) {
+        int i = warning.indexOf(": ");
+        return i < 0 ? warning : warning.substring(0, i);
+    }
+
+    /** @return a {@code FILE:LINE} without its {@code :LINE} */
+    private static String file(String where) {
+        return where.replaceFirst(":\\d+$", "");
+    }
+
+    /** @return what two warnings share when they are one warning of different files: the message, its file blanked */
+    private static String messageKey(String warning) {
+        String where = where(warning);
+        if (where.length() == warning.length()) {
+            return warning;
+        }
+        String file = file(where);
+        return warning.substring(where.length() + 2).replace(file, "\u0000");
+    }
+
+    /** A key that may be null. */
+    private record Key(Object value) {}
+}
