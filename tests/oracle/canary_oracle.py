@@ -21,6 +21,10 @@ formulas) is the index-th output of a SplitMix64 generator: with mix64 the Split
 and G = 0x9E3779B97F4A7C15, seed = mix64(sha64 ^ commId) (sha64 = the first 16 hex digits,
 big-endian), z = mix64(seed + index * G), policy iff (z >>> 11) * 2^-53 < F. canary_draw() below.
 
+The table's sha256 (the canary seed's source) is computed here from docs/policy-format.md "The
+table's sha256" (table_sha256() below) and compared with the one each rank's init line names; some
+policies set random `constants:` (not applied in canary mode, yet part of the digest).
+
   python3 tests/oracle/canary_oracle.py [--seed S] [--policies N] [--calls N] [--only I] [-v]
 Exit 0: every field agreed; 1: disagreements (each printed with its reproducer); 2: setup error.
 stdlib only.
@@ -108,6 +112,83 @@ def canary_draw(sha256, comm_id, index, fraction):
     return (z >> 11) * 2.0 ** -53 < fraction
 
 
+# ---- the table's sha256 (docs/policy-format.md "The table's sha256") ----------------------------
+NBUCKETS = 8 + 61 * 4
+CONST_ARRAYS = ["baseLatencies", "hwLatencies", "llMaxBws", "perChMaxRingLL128Bws", "perChMaxTreeLL128Bws",
+                "perChMaxTreeBws", "perChMaxNVLSTreeBws"]
+LINKS = ["NVLINK", "PCI", "NET"]
+COMPCAPS = ["VOLTA", "AMPERE", "HOPPER", "BLACKWELL", "RUBIN"]
+SCALES = ["1NODE", "2NODES", "4NODES"]
+INT_MAX = (1 << 31) - 1
+
+
+def constant_key(name):
+    """(array, indices...) of a constant's name, by the docs' numbering; names are case-insensitive."""
+    p = name.split(".")
+    a = CONST_ARRAYS.index(p[0])
+    if a == 0:
+        kinds = [ALGOS, PROTOS]
+    elif a == 1:
+        kinds = [LINKS, ALGOS, PROTOS]
+    else:
+        kinds = [COMPCAPS, SCALES]
+    return tuple([a] + [k.index(v.upper()) for k, v in zip(kinds, p[1:])])
+
+
+def table_sha256(rules, constants):
+    """rules as gen_policy makes them (file order); constants: [(name, value)] in file order."""
+    import hashlib
+    head = [-1] * (len(COLLS) * NBUCKETS)
+    cells = {}
+    for i, r in enumerate(rules):
+        lo = bucket_of(r["lo"])
+        hi = NBUCKETS if r["hi"] is None else bucket_of(r["hi"])
+        for b in range(lo, hi):
+            cells.setdefault(r["coll"] * NBUCKETS + b, []).append(8 * i)
+    chains, shared = [], {}
+    for cell in sorted(cells):
+        run = tuple(cells[cell])
+        if run not in shared:
+            shared[run] = len(chains)
+            chains += list(run) + [-1]
+        head[cell] = shared[run]
+    recs = []
+    for r in rules:
+        cands = [(c // NPROTO) | (c % NPROTO) << 8 | ch << 16 for c, ch in r["cands"]]
+        recs += [0, INT_MAX, len(cands)] + cands + [0] * (4 - len(cands)) + [0]
+    data = struct.pack(">%di" % (len(head) + len(chains) + len(recs)), *(head + chains + recs))
+    if constants:
+        entries = {}
+        for name, value in constants:
+            entries[constant_key(name)] = value  # the last spelling of an entry wins
+        data += struct.pack(">i", len(entries))
+        for key in sorted(entries):
+            data += struct.pack(">%di" % len(key), *key) + struct.pack(">d", entries[key] + 0.0)
+    return hashlib.sha256(data).hexdigest()
+
+
+def gen_constants(rnd):
+    """0..4 random constants, at times one entry spelled twice (the later spelling wins)."""
+    out = []
+    for _ in range(rnd.choice([0, 0, 1, 2, 4])):
+        a = rnd.randrange(len(CONST_ARRAYS))
+        if a == 0:
+            idx = [rnd.choice(ALGOS), rnd.choice(PROTOS)]
+        elif a == 1:
+            idx = [rnd.choice(LINKS), rnd.choice(ALGOS), rnd.choice(PROTOS)]
+        else:
+            idx = [rnd.choice(COMPCAPS), rnd.choice(SCALES)]
+        name = ".".join([CONST_ARRAYS[a]] + idx)
+        if any(constant_key(n) == constant_key(name) for n, _ in out):
+            continue  # one spelling per entry, but for the deliberate second one below
+        out.append((name, rnd.choice([0.0, float(rnd.randint(1, 500)), round(rnd.uniform(0, 1000), 3)])))
+    if out and rnd.random() < 0.3:
+        name, _ = out[0]
+        p = name.split(".")
+        out.append((".".join([p[0]] + [x.lower() for x in p[1:]]), round(rnd.uniform(0, 50), 2)))
+    return out
+
+
 # ---- NCCL's selection and float32 ---------------------------------------------------------------
 def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
@@ -180,7 +261,13 @@ def gen_policy(rnd, idx):
     y = ["schema: nccl-tuner-java/v1", "name: oracle-%d" % idx]
     if mode:
         y.append("mode: %s" % mode)
-    y += ["profiles:", "  - name: p%d" % idx, "    match:", "      nRanks: 2", "    rules:"]
+    y += ["profiles:", "  - name: p%d" % idx, "    match:", "      nRanks: 2"]
+    # a stream of its own, so that the rules, streams and draws of a seed stay those before constants
+    constants = gen_constants(random.Random("constants %d %r" % (idx, rules)))
+    if constants:
+        y.append("    constants:")
+        y += ["      %s: %r" % (n, v) for n, v in constants]
+    y.append("    rules:")
     for r in rules:
         y.append("      - collective: %s" % rnd.choice([COLLS[r["coll"]], COLLS[r["coll"]].lower()]))
         if r["hi"] is None:
@@ -193,7 +280,7 @@ def gen_policy(rnd, idx):
             y.append("            protocol: %s" % PROTOS[c % NPROTO])
             if ch:
                 y.append("            channels: %d" % ch)
-    return rules, "\n".join(y) + "\n"
+    return rules, constants, "\n".join(y) + "\n"
 
 
 def find_rule(rules, coll, n):
@@ -324,7 +411,7 @@ class Checker:
 
 def run_policy(seed, idx, ncalls, chk, tmp):
     rnd = random.Random(seed * 100003 + idx)
-    rules, yaml = gen_policy(rnd, idx)
+    rules, constants, yaml = gen_policy(rnd, idx)
     frac = 0.0 if rnd.random() < 0.1 else (1.0 if rnd.random() < 0.1 else round(rnd.uniform(0.05, 1.0), 3))
     frac_text = {0.0: rnd.choice(["0", "0.0"]), 1.0: rnd.choice(["1", "1.0"])}.get(frac, repr(frac))
     comm_id = rnd.getrandbits(64)
@@ -358,6 +445,7 @@ def run_policy(seed, idx, ncalls, chk, tmp):
             raise RuntimeError("%s: no sha256 in the init lines: %s" % (repro, h.info))
         shas.append(m[0])
     chk.eq("sha256 rank1", shas[1], shas[0], repro)
+    chk.eq("sha256 (docs/policy-format.md)", shas[0], table_sha256(rules, constants), repro)
     sha = shas[0]
 
     series = [dict(), dict()]  # per rank: key -> aggregate, insertion order = slot order

@@ -4,6 +4,7 @@ import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyLoader;
 import io.nccltuner.policy.SizeGrid;
+import io.nccltuner.policy.TunerConstant;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Collections;
@@ -32,6 +33,13 @@ import java.util.Map;
  * </ul>
  * A lookup is a bucket computation (a leading-zero count and a shift), two array loads and at
  * most four numPipeOps and regBuff comparisons: no scan over rules, no allocation, no lock.
+ *
+ * <p>The table's {@link #sha256} (logged at init, compared across ranks by {@code nccl-tuner
+ * report}, and the canary seed's table part) covers everything of the profile that can change a
+ * decision: the four arrays and the profile's {@code constants:}, which edit NCCL's own cost model
+ * (ncclTunerConstants_v5_t, NCCL 2.28.3+ src/include/plugin/tuner/tuner_v5.h) and so change
+ * NCCL's picks on the calls no rule covers. Its input bytes are in {@link #digestInput}
+ * (docs/policy-format.md, "The table's sha256", gives them for an independent check).
  */
 public final class DecisionTable {
     /** Ints per rule record. */
@@ -56,13 +64,14 @@ public final class DecisionTable {
     private final int ruleCount;
     private final String sha256;
 
-    private DecisionTable(int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount) {
+    private DecisionTable(
+            int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount, List<TunerConstant> constants) {
         this.head = head;
         this.chains = chains;
         this.rules = rules;
         this.chunkSizes = chunkSizes;
         this.ruleCount = ruleCount;
-        this.sha256 = digest(head, chains, rules, chunkSizes);
+        this.sha256 = HexFormat.of().formatHex(Sha256.digest(digestInput(head, chains, rules, chunkSizes, constants)));
     }
 
     /**
@@ -142,7 +151,8 @@ public final class DecisionTable {
                 Arrays.copyOf(chains, used),
                 rules,
                 chunks.stream().mapToLong(Long::longValue).toArray(),
-                list.size());
+                list.size(),
+                profile.constants());
     }
 
     /**
@@ -244,16 +254,82 @@ public final class DecisionTable {
         return ruleCount;
     }
 
-    /** @return hex SHA-256 over the compiled arrays, equal on every rank that loaded the same rules */
+    /**
+     * @return hex SHA-256 (64 lower-case digits) of {@link #digestInput}: the compiled arrays and the
+     *     profile's constants, equal on every rank that loaded the same rules and constants
+     */
     public String sha256() {
         return sha256;
     }
 
-    private static String digest(int[] head, int[] chains, int[] rules, long[] chunkSizes) {
-        ByteBuffer buf = ByteBuffer.allocate(4 * (head.length + chains.length + rules.length) + 8 * chunkSizes.length);
-        buf.asIntBuffer().put(head).put(chains).put(rules);
+    /**
+     * The bytes the table's sha256 is taken over, all big-endian:
+     *
+     * <ol>
+     *   <li>{@link #head}, {@code Collective.COUNT * SizeGrid.BUCKETS} int32s;
+     *   <li>{@link #chains}, int32s; {@link #rules}, {@link #STRIDE} int32s a rule; {@link
+     *       #chunkSizes}, int64s (these four are the whole digest of a profile without constants,
+     *       as before the constants were covered);
+     *   <li>only when the profile sets constants: int32 the number of distinct entries set, then per
+     *       entry, ordered by array (struct order: baseLatencies 0 .. perChMaxNVLSTreeBws 6) and then
+     *       by indices (outermost first), int32 the array, its indices as int32s (ALGORITHM.PROTOCOL,
+     *       LINK.ALGORITHM.PROTOCOL or COMPCAP.SCALE: NCCL's ids, {@link TunerConstant}), int64 the
+     *       IEEE-754 bits of the value ({@code Double.doubleToLongBits}, -0.0 as 0.0). An entry the
+     *       profile names twice (two spellings of one entry) counts once, with the value named last:
+     *       the one the engine's init leaves in NCCL's struct.
+     * </ol>
+     *
+     * <p>No length is written, yet no two tables give the same bytes: every run of {@link #chains}
+     * starts at an offset {@link #head} names and they are contiguous, so head fixes where chains
+     * end; every rule is in a chain (its size range covers at least one bucket), so chains fix how
+     * many rule records follow; every chunk size is named by a candidate, so the rules fix how many
+     * chunk sizes follow; the array of a constant fixes how many indices it has.
+     *
+     * @param head {@link #head}
+     * @param chains {@link #chains}
+     * @param rules {@link #rules}
+     * @param chunkSizes the chunk sizes in bytes
+     * @param constants the profile's constants, in file order
+     * @return the bytes to digest
+     */
+    static byte[] digestInput(int[] head, int[] chains, int[] rules, long[] chunkSizes, List<TunerConstant> constants) {
+        java.util.TreeMap<List<Integer>, TunerConstant> set = new java.util.TreeMap<>(DecisionTable::compareKeys);
+        for (TunerConstant c : constants) {
+            List<Integer> key = new java.util.ArrayList<>(c.index().size() + 1);
+            key.add(c.arrayIndex());
+            key.addAll(c.index());
+            set.put(key, c); // the last spelling of an entry wins, as NCCL's struct keeps the last write
+        }
+        int constantBytes = 0;
+        for (List<Integer> key : set.keySet()) {
+            constantBytes += 4 * key.size() + 8;
+        }
+        int arrays = 4 * (head.length + chains.length + rules.length) + 8 * chunkSizes.length;
+        ByteBuffer buf = ByteBuffer.allocate(arrays + (set.isEmpty() ? 0 : 4 + constantBytes));
+        buf.asIntBuffer().put(head).put(chains).put(rules); // bulk: the start runs interpreted
         buf.position(4 * (head.length + chains.length + rules.length));
         buf.asLongBuffer().put(chunkSizes);
-        return HexFormat.of().formatHex(Sha256.digest(buf.array()));
+        buf.position(arrays);
+        if (!set.isEmpty()) {
+            buf.putInt(set.size());
+            set.forEach((key, c) -> {
+                for (int v : key) {
+                    buf.putInt(v);
+                }
+                buf.putLong(Double.doubleToLongBits(c.value() + 0.0)); // -0.0 + 0.0 is 0.0
+            });
+        }
+        return buf.array();
+    }
+
+    /** Orders constant keys (array, indices...) lexicographically; keys of one array have one length. */
+    private static int compareKeys(List<Integer> a, List<Integer> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = Integer.compare(a.get(i), b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
     }
 }

@@ -86,6 +86,14 @@ public record TunerConstant(String name, String array, List<Integer> index, doub
         index = List.copyOf(index);
     }
 
+    /**
+     * @return the array's place in NCCL's struct, 0 (baseLatencies) .. 6 (perChMaxNVLSTreeBws): the
+     *     order of ncclTunerConstants_v5_t and _v7_t (the table's sha256 names an entry by it)
+     */
+    public int arrayIndex() {
+        return ARRAYS.indexOf(array);
+    }
+
     /** @return "microseconds" or "GB/s" */
     public String unit() {
         return array.endsWith("Latencies") ? "microseconds" : "GB/s";

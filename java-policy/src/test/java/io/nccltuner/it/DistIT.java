@@ -219,4 +219,68 @@ class DistIT {
             Files.setPosixFilePermissions(lib, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         }
     }
+
+    /**
+     * libexec/fake-cuda/libcuda.so.1 stands in for the CUDA driver in {@code nccl-tuner try --gpu}
+     * only (TryHardware LD_PRELOADs it into the harness it starts). On a job's library path it would
+     * shadow the real driver, so: no script in bin/ names it or puts libexec/ on LD_LIBRARY_PATH or
+     * LD_PRELOAD, no line of the shipped docs (README.md, docs/, examples/README.md) puts it on
+     * LD_LIBRARY_PATH, and the plugin has no RPATH/RUNPATH at all (readelf -d), so none that names it.
+     */
+    @Test
+    void fakeCudaIsOnNoJobsLibraryPath(@TempDir Path tmp) throws Exception {
+        Harness.requireBuilt();
+        Harness.Result untar = Harness.exec(
+                List.of("/bin/tar", "-C", tmp.toString(), "-xzf", tarball().toString()), Map.of(), false);
+        assertEquals(0, untar.exit(), untar.text());
+        Path root;
+        try (Stream<Path> s = Files.list(tmp)) {
+            root = s.findFirst().orElseThrow();
+        }
+        assertTrue(Files.isRegularFile(root.resolve("libexec/fake-cuda/libcuda.so.1")), "the try path's driver");
+        List<String> bad = new java.util.ArrayList<>();
+        try (Stream<Path> s = Files.list(root.resolve("bin"))) {
+            for (Path f : s.toList()) {
+                String text = new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1);
+                int n = 0;
+                for (String line : text.split("\n")) {
+                    n++;
+                    boolean loads = line.contains("LD_LIBRARY_PATH") || line.contains("LD_PRELOAD");
+                    if (line.contains("fake-cuda") || (loads && line.contains("libexec"))) {
+                        bad.add("bin/" + f.getFileName() + ":" + n + ": " + line.strip());
+                    }
+                }
+            }
+        }
+        List<Path> docs = new java.util.ArrayList<>(List.of(root.resolve("README.md")));
+        try (Stream<Path> s = Files.walk(root.resolve("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md")).forEach(docs::add);
+        }
+        if (Files.exists(root.resolve("examples/README.md"))) {
+            docs.add(root.resolve("examples/README.md"));
+        }
+        for (Path f : docs) {
+            List<String> lines = Files.readAllLines(f);
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (line.contains("LD_LIBRARY_PATH") && (line.contains("fake-cuda") || line.contains("libexec"))) {
+                    bad.add(root.relativize(f) + ":" + (i + 1) + ": " + line.strip());
+                }
+            }
+        }
+        assertEquals(List.of(), bad, "lines that put the fake CUDA driver on a library path");
+        assertTrue(docs.size() > 5, "docs scanned: " + docs);
+        Harness.Result elf = Harness.exec(
+                List.of(
+                        "/usr/bin/readelf",
+                        "-d",
+                        root.resolve("lib/libnccl-tuner-java.so").toString()),
+                Map.of(),
+                false);
+        assertEquals(0, elf.exit(), elf.text());
+        assertTrue(elf.text().contains("(SONAME)"), elf.text());
+        assertTrue(
+                !elf.text().contains("(RPATH)") && !elf.text().contains("(RUNPATH)"),
+                "the plugin must have no RPATH/RUNPATH (it could name libexec/fake-cuda): " + elf.text());
+    }
 }

@@ -100,6 +100,58 @@ class ReportCommandTest {
     }
 
     /**
+     * Two ranks whose policies differ only in one constant (baseLatencies.RING.LL 6.8 against 7.5
+     * us): the constants change NCCL's own model, so its picks on every call no rule covers, so the
+     * report must call the tables different (before, the sha256 covered the rules alone and both
+     * ranks logged one). The logs are the engine's own comm lines; the second rank's host is renamed.
+     */
+    @Test
+    void ranksWhoseTablesDifferOnlyInConstantsAreFlagged() throws Exception {
+        String[] sha = new String[2];
+        Path[] logs = new Path[2];
+        double[] value = {6.8, 7.5};
+        for (int i = 0; i < 2; i++) {
+            String yaml = """
+                    schema: nccl-tuner-java/v1
+                    name: constants-only
+                    profiles:
+                      - name: two
+                        match: {nRanks: 2}
+                        constants:
+                          baseLatencies.RING.LL: %s
+                        rules:
+                          - collective: AllReduce
+                            bytes: {from: 4, to: 64 KiB}
+                            candidates: [{algorithm: RING, protocol: SIMPLE}]
+                    """.formatted(value[i]);
+            Path raw = tmp.resolve("raw-" + i + ".jsonl");
+            var dlog = new io.nccltuner.engine.DecisionLog(raw, 64, (l, level, m) -> {});
+            List<String> info = new java.util.ArrayList<>();
+            var engine = new io.nccltuner.engine.Engine(
+                    io.nccltuner.policy.PolicyLoader.parse("constants-" + i + ".yaml", yaml),
+                    io.nccltuner.policy.Mode.ENFORCE,
+                    (l, level, m) -> info.add(m),
+                    dlog);
+            long h = engine.init(2, 2, java.lang.foreign.MemorySegment.NULL);
+            engine.destroy(h);
+            engine.flush();
+            Matcher m = Pattern.compile("sha256 ([0-9a-f]{64})").matcher(String.join("\n", info));
+            assertTrue(m.find(), "" + info);
+            sha[i] = m.group(1);
+            logs[i] = tmp.resolve("rank-" + i + ".jsonl");
+            Files.writeString(logs[i], Files.readString(raw).replace("\"host\":\"", "\"host\":\"r" + i + "-"));
+        }
+        assertFalse(sha[0].equals(sha[1]), "constants differ, so the tables' sha256 must: " + sha[0]);
+        DecisionLogFile a = DecisionLogFile.read(logs[0]);
+        assertEquals(sha[0], a.comms().getFirst().sha256(), "the comm line names the INFO line's sha256");
+        CliRun r = CliRun.run("report", logs[0].toString(), logs[1].toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.out());
+        assertTrue(
+                r.out().contains("tables: DIFFER\n  nRanks=2 nNodes=2: ranks run different tables: sha256 "), r.out());
+        assertTrue(r.out().contains(sha[0].substring(0, 6)) && r.out().contains(sha[1].substring(0, 6)), r.out());
+    }
+
+    /**
      * Issue 21 (second walk), item 1: two ranks of one communicator (commId 0xf000000000000002) with
      * different tables. They diverge at 4 B (x:11 decides RING/SIMPLE, y:12 has no rule hit there, so
      * it runs NCCL's RING/LL) and at 16 KiB (RING/SIMPLE against TREE/LL); at 1 MiB both pick
