@@ -34,6 +34,13 @@ public final class PolicyText {
      * @throws IOException if the file cannot be read
      */
     public static String read(Path file, long maxBytes) throws IOException, InputException {
+        String pseudo = pseudoFileSystem(file);
+        if (pseudo != null) {
+            throw new InputException(
+                    file.toString(),
+                    "a file of the kernel's " + pseudo + " file system, not a policy file (reading one can block for"
+                            + " ever: /proc/kmsg does, and it takes the kernel's messages from their readers)");
+        }
         long size = Files.size(file);
         if (size > maxBytes) {
             throw new InputException(
@@ -50,6 +57,52 @@ public final class PolicyText {
                     file.toString(), "over the limit of " + maxBytes + " bytes for a policy file (it grew while read)");
         }
         return decode(file.toString(), bytes);
+    }
+
+    /** The kernel's pseudo file systems: a stat calls their files regular and empty, a read may block. */
+    private static final java.util.Set<String> PSEUDO_FILE_SYSTEMS = java.util.Set.of(
+            "proc",
+            "sysfs",
+            "debugfs",
+            "tracefs",
+            "securityfs",
+            "configfs",
+            "efivarfs",
+            "bpf",
+            "cgroup",
+            "cgroup2",
+            "pstore",
+            "fusectl",
+            "binfmt_misc");
+
+    /**
+     * Which kernel pseudo file system (proc, sysfs, debugfs, ...) a file is on, after its symbolic
+     * links: a hostile host named {@code /proc/kmsg} (a regular file of size 0 to a stat, whose read
+     * blocks until the kernel logs) as the policy, and NCCL's init waited for ever. The mount's type
+     * is read from the file's {@link java.nio.file.FileStore}; {@code /proc/} and {@code /sys/} count
+     * where it cannot be read.
+     *
+     * @param file the file
+     * @return the file system's type, or null for any other file (or one whose real path cannot be
+     *     found, such as a deleted file still open: its read cannot block)
+     */
+    static String pseudoFileSystem(Path file) {
+        Path real;
+        try {
+            real = file.toRealPath();
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
+        try {
+            String type = Files.getFileStore(real).type();
+            if (PSEUDO_FILE_SYSTEMS.contains(type)) {
+                return type;
+            }
+        } catch (IOException | SecurityException e) {
+            // fall back on the path
+        }
+        String s = real.toString();
+        return s.startsWith("/proc/") ? "proc" : s.startsWith("/sys/") ? "sysfs" : null;
     }
 
     /**

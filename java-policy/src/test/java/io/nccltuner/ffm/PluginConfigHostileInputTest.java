@@ -122,4 +122,24 @@ class PluginConfigHostileInputTest {
                 load("NCCL_TUNER_JAVA_POLICY", yaml, dir),
                 yaml + ":4:1: YAML merge keys (<<) are not allowed in a policy; write the fields out");
     }
+
+    /**
+     * A file of /proc is regular and empty to a stat, and reading /proc/kmsg blocks until the
+     * kernel logs (a hostile host's init waited for ever, and the read takes the kernel's messages
+     * from syslog): refused before any open, by name, as the policy, as the .conf and through a
+     * symbolic link (as a nccl_tuner.conf in the working directory would be).
+     */
+    @Test
+    void aFileOfProcIsRefusedBeforeItIsRead(@TempDir Path dir) throws Exception {
+        String why = ": a file of the kernel's proc file system, not a policy file (reading one can block for ever:"
+                + " /proc/kmsg does, and it takes the kernel's messages from their readers)";
+        Path kmsg = Path.of("/proc/kmsg");
+        refused(load("NCCL_TUNER_JAVA_POLICY", kmsg, dir), kmsg + why);
+        refused(load("NCCL_TUNER_CONFIG_FILE", kmsg, dir), kmsg + why);
+        Path status = Path.of("/proc/self/status"); // readable, never blocks: refused all the same
+        refused(load("NCCL_TUNER_JAVA_POLICY", status, dir), status + why);
+        Path link = dir.resolve("nccl_tuner.conf");
+        Files.createSymbolicLink(link, kmsg);
+        refused(load("NCCL_TUNER_CONFIG_FILE", link, dir), link + why);
+    }
 }
