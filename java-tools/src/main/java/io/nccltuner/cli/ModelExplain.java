@@ -98,7 +98,7 @@ final class ModelExplain {
         if (o.channels != null) {
             logOnly.add("--channels");
         }
-        if (o.measurements != null) {
+        if (!o.measurements.isEmpty()) {
             logOnly.add("--measurements");
         }
         if (o.intervals) {
