@@ -102,10 +102,10 @@ final class CompileCommand extends ToolCommand {
         int channels;
 
         @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
-        int ranks;
+        Integer ranks;
 
         @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
-        int nodes;
+        Integer nodes;
     }
 
     @Option(
@@ -297,8 +297,8 @@ final class CompileCommand extends ToolCommand {
 
     /**
      * Refuses what makes no sense before a file is read, in this order: a per-file option bound
-     * elsewhere than it stands ({@link #misplacedPerFileOption}), {@code --placement}, {@code
-     * --mode}, {@code --window} outside 0..8, a negative {@code --threshold}, {@code --noise-sigmas}
+     * elsewhere than it stands ({@link #misplacedPerFileOption}), {@code --ranks} or {@code --nodes}
+     * below 1, {@code --placement}, {@code --mode}, {@code --window} outside 0..8, a negative {@code --threshold}, {@code --noise-sigmas}
      * or {@code --tie}.
      *
      * @return the placement and the mode
@@ -310,6 +310,16 @@ final class CompileCommand extends ToolCommand {
         String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
         if (misplaced != null) {
             throw new UsageException(misplaced);
+        }
+        for (Input in : inputs) { // 0 and below would read as not given, and the log's own count be used
+            for (Object[] o : new Object[][] {{"--ranks", in.ranks, "rank"}, {"--nodes", in.nodes, "node"}}) {
+                if (o[1] != null && (Integer) o[1] < 1) {
+                    throw new UsageException(
+                            (String) o[0],
+                            o[1] + " is not a " + o[2] + " count: give 1 or more"
+                                    + (in.file == null ? "" : " (for --in " + in.file + ")"));
+                }
+            }
         }
         NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
             case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
@@ -611,8 +621,8 @@ final class CompileCommand extends ToolCommand {
             {"--algo", in.algo},
             {"--proto", in.proto},
             {"--channels", in.channels == 0 ? null : Integer.toString(in.channels)},
-            {"--ranks", in.ranks == 0 ? null : Integer.toString(in.ranks)},
-            {"--nodes", in.nodes == 0 ? null : Integer.toString(in.nodes)}
+            {"--ranks", in.ranks == null ? null : Integer.toString(in.ranks)},
+            {"--nodes", in.nodes == null ? null : Integer.toString(in.nodes)}
         }) {
             if (o[1] != null) {
                 given.add(o[0] + " " + o[1]);
@@ -894,7 +904,16 @@ final class CompileCommand extends ToolCommand {
         if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
             throw new UsageException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
         }
-        return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
+        return new NcclTestsLog.Options(
+                c,
+                a,
+                p,
+                in.channels,
+                in.ranks == null ? 0 : in.ranks,
+                in.nodes == null ? 0 : in.nodes,
+                pl,
+                poolRuns,
+                strict);
     }
 
     private List<String> header(List<String> sources, Compilation c) {

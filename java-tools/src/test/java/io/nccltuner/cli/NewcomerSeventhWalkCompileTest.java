@@ -87,4 +87,30 @@ class NewcomerSeventhWalkCompileTest {
                 r.err());
         assertTrue(r.out().contains(": 3 sizes, 1 candidate, 1 replicate per configuration"), r.out());
     }
+
+    /**
+     * Item 2. Before: {@code --nodes -1}, {@code --nodes 0} and {@code --ranks -4} exited 0, the
+     * value ignored (0 read as not given). Now a usage error naming the option (exit 2).
+     */
+    @Test
+    void countsBelowOneAreRefusedNamingTheOption() {
+        String log = CliRun.fixture("gh200-8ranks-2hosts_all_reduce.txt");
+        String[][] cases = {
+            {"--nodes", "-1", "nccl-tuner compile: --nodes: -1 is not a node count: give 1 or more\n"},
+            {"--nodes", "0", "nccl-tuner compile: --nodes: 0 is not a node count: give 1 or more\n"},
+            {"--ranks", "-4", "nccl-tuner compile: --ranks: -4 is not a rank count: give 1 or more\n"}
+        };
+        for (String[] c : cases) {
+            CliRun r = CliRun.run("compile", log, c[0], c[1]);
+            assertEquals(2, r.exit(), r.err());
+            assertEquals(c[2] + "see 'nccl-tuner compile --help'\n", r.err());
+        }
+        CliRun in = CliRun.run("compile", "--in", log, "--nodes", "0");
+        assertEquals(2, in.exit(), in.err());
+        assertTrue(
+                in.err()
+                        .startsWith("nccl-tuner compile: --nodes: 0 is not a node count: give 1 or more (for --in "
+                                + log + ")\n"),
+                in.err());
+    }
 }
