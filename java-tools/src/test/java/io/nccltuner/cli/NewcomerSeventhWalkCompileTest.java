@@ -113,4 +113,30 @@ class NewcomerSeventhWalkCompileTest {
                                 + log + ")\n"),
                 in.err());
     }
+
+    /**
+     * Item 3. Before: the noise legend and the "expected regret per range (...)" heading printed once
+     * per group. Now the legend once, and each group's heading names the group, the explanation at
+     * the first only.
+     */
+    @Test
+    void theNoiseLegendAndTheRangesExplanationPrintOnce() {
+        CliRun r = CliRun.run(
+                "compile",
+                CliRun.fixture("gh200-8ranks-2hosts_all_reduce.txt"),
+                SWEEP,
+                CliRun.fixture("nccl-tests-2019_all_gather+broadcast_4xV100.txt"));
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(1, r.out().split("\n  noise: the margin", -1).length - 1, r.out());
+        assertEquals(1, r.out().split("window neighbours\\)", -1).length - 1, r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "\nexpected regret per range of AllReduce, nRanks 2, nNodes 2, numPipeOps 1 (mean over "
+                                        + "its sizes +- spread over them and their window neighbours):\n"),
+                r.out());
+        assertTrue(
+                r.out().contains("\nexpected regret per range of AllGather, nRanks 4, nNodes 1, numPipeOps 1:\n"),
+                r.out());
+    }
 }
