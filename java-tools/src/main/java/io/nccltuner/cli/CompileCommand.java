@@ -5,6 +5,7 @@ import io.nccltuner.compile.Compiler.Compilation;
 import io.nccltuner.compile.Compiler.Group;
 import io.nccltuner.compile.Compiler.SizeResult;
 import io.nccltuner.compile.HtmlReport;
+import io.nccltuner.compile.Measurement;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclRunLog;
 import io.nccltuner.compile.NcclTestsLog;
@@ -101,10 +102,10 @@ final class CompileCommand extends ToolCommand {
         int channels;
 
         @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
-        int ranks;
+        Integer ranks;
 
         @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
-        int nodes;
+        Integer nodes;
     }
 
     @Option(
@@ -296,8 +297,8 @@ final class CompileCommand extends ToolCommand {
 
     /**
      * Refuses what makes no sense before a file is read, in this order: a per-file option bound
-     * elsewhere than it stands ({@link #misplacedPerFileOption}), {@code --placement}, {@code
-     * --mode}, {@code --window} outside 0..8, a negative {@code --threshold}, {@code --noise-sigmas}
+     * elsewhere than it stands ({@link #misplacedPerFileOption}), {@code --ranks} or {@code --nodes}
+     * below 1, {@code --placement}, {@code --mode}, {@code --window} outside 0..8, a negative {@code --threshold}, {@code --noise-sigmas}
      * or {@code --tie}.
      *
      * @return the placement and the mode
@@ -309,6 +310,16 @@ final class CompileCommand extends ToolCommand {
         String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);
         if (misplaced != null) {
             throw new UsageException(misplaced);
+        }
+        for (Input in : inputs) { // 0 and below would read as not given, and the log's own count be used
+            for (Object[] o : new Object[][] {{"--ranks", in.ranks, "rank"}, {"--nodes", in.nodes, "node"}}) {
+                if (o[1] != null && (Integer) o[1] < 1) {
+                    throw new UsageException(
+                            (String) o[0],
+                            o[1] + " is not a " + o[2] + " count: give 1 or more"
+                                    + (in.file == null ? "" : " (for --in " + in.file + ")"));
+                }
+            }
         }
         NcclTestsLog.Placement pl = switch (placement.toLowerCase(Locale.ROOT)) {
             case "out", "out-of-place" -> NcclTestsLog.Placement.OUT_OF_PLACE;
@@ -359,6 +370,7 @@ final class CompileCommand extends ToolCommand {
                     + "before them");
         }
         Input all = global.isEmpty() ? new Input() : global.getFirst();
+        seen = new Seen();
         for (Path f : files) {
             int before = data.measurements().size();
             if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
@@ -372,7 +384,9 @@ final class CompileCommand extends ToolCommand {
                 continue;
             }
             requireMeasurements(f);
-            InputFiles.readMeasurements(f, options(all, f, pl), data);
+            if (!readOnce(f, all, pl, data, err)) {
+                continue;
+            }
             refuseIgnoredOptions(f, all, false, data, before);
             sources.add(f.toString());
         }
@@ -382,11 +396,93 @@ final class CompileCommand extends ToolCommand {
             }
             int before = data.measurements().size();
             requireMeasurements(in.file);
-            InputFiles.readMeasurements(in.file, options(in, in.file, pl), data);
+            if (!readOnce(in.file, in, pl, data, err)) {
+                continue;
+            }
             refuseIgnoredOptions(in.file, in, false, data, before);
             sources.add(in.file.toString());
         }
         return sources;
+    }
+
+    /** The inputs read so far, by their bytes and by their runs, so that none counts twice. */
+    private static final class Seen {
+        final Map<String, Path> bytes = new java.util.HashMap<>();
+        final Map<List<Measurement>, Path> runs = new java.util.HashMap<>();
+    }
+
+    /** What {@link #readOnce} has read in this compile. */
+    private Seen seen = new Seen();
+
+    /**
+     * Reads one measurement file unless an earlier input holds the same bytes or the same runs (every
+     * measurement equal but for where it stands): the same data given twice would count as replicates
+     * of itself, with a replicate CV of 0 and a policy of its own. Such a file is read once, with
+     * {@code warning: x.csv and copy.csv hold the same bytes: read once} (or {@code the same runs},
+     * or {@code x.csv is given twice}) on stderr.
+     *
+     * @return whether the file was read (false: a duplicate, skipped)
+     * @throws InputException for a file the parsers refuse
+     */
+    private boolean readOnce(Path f, Input in, NcclTestsLog.Placement pl, MeasurementSet data, PrintWriter err)
+            throws InputException, IOException {
+        String hash = sha256(f);
+        Path same = seen.bytes.get(hash);
+        if (same != null) {
+            duplicate(same, f, "the same bytes", err);
+            return false;
+        }
+        MeasurementSet one = new MeasurementSet();
+        InputFiles.readMeasurements(f, options(in, f, pl), one);
+        List<Measurement> runs = one.measurements().stream()
+                .map(m -> new Measurement(
+                        "",
+                        m.collective(),
+                        m.nRanks(),
+                        m.nNodes(),
+                        m.numPipeOps(),
+                        m.nBytes(),
+                        m.config(),
+                        m.timeUs(),
+                        m.p95Us(),
+                        m.hardware()))
+                .toList();
+        Path sameRuns = runs.isEmpty() ? null : seen.runs.get(runs);
+        if (sameRuns != null) {
+            duplicate(sameRuns, f, "the same runs (every measurement equal)", err);
+            return false;
+        }
+        seen.bytes.put(hash, f);
+        if (!runs.isEmpty()) {
+            seen.runs.put(runs, f);
+        }
+        data.addAll(one);
+        return true;
+    }
+
+    private static void duplicate(Path first, Path again, String what, PrintWriter err) {
+        boolean samePath =
+                first.toAbsolutePath().normalize().equals(again.toAbsolutePath().normalize());
+        err.println("nccl-tuner compile: warning: "
+                + (samePath ? first + " is given twice" : first + " and " + again + " hold " + what)
+                + ": read once");
+    }
+
+    /** The SHA-256 of a file's bytes, in hex. */
+    private static String sha256(Path f) throws IOException {
+        java.security.MessageDigest md;
+        try {
+            md = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try (java.io.InputStream is = java.nio.file.Files.newInputStream(f)) {
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = is.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+        }
+        return java.util.HexFormat.of().formatHex(md.digest());
     }
 
     /**
@@ -439,7 +535,10 @@ final class CompileCommand extends ToolCommand {
         for (Path p : entries.files()) {
             MeasurementSet one = new MeasurementSet();
             try {
-                InputFiles.readMeasurements(p, options(all, p, pl), one);
+                if (!readOnce(p, all, pl, one, err)) {
+                    skipped.put(p.getFileName().toString(), "the same data as another input: see its warning");
+                    continue;
+                }
             } catch (InputException e) {
                 if (strict) {
                     throw e;
@@ -522,8 +621,8 @@ final class CompileCommand extends ToolCommand {
             {"--algo", in.algo},
             {"--proto", in.proto},
             {"--channels", in.channels == 0 ? null : Integer.toString(in.channels)},
-            {"--ranks", in.ranks == 0 ? null : Integer.toString(in.ranks)},
-            {"--nodes", in.nodes == 0 ? null : Integer.toString(in.nodes)}
+            {"--ranks", in.ranks == null ? null : Integer.toString(in.ranks)},
+            {"--nodes", in.nodes == null ? null : Integer.toString(in.nodes)}
         }) {
             if (o[1] != null) {
                 given.add(o[0] + " " + o[1]);
@@ -805,7 +904,16 @@ final class CompileCommand extends ToolCommand {
         if (in.channels < 0 || in.channels > io.nccltuner.policy.PolicyLoader.MAX_CHANNELS) {
             throw new UsageException(where, "--channels must be 1.." + io.nccltuner.policy.PolicyLoader.MAX_CHANNELS);
         }
-        return new NcclTestsLog.Options(c, a, p, in.channels, in.ranks, in.nodes, pl, poolRuns, strict);
+        return new NcclTestsLog.Options(
+                c,
+                a,
+                p,
+                in.channels,
+                in.ranks == null ? 0 : in.ranks,
+                in.nodes == null ? 0 : in.nodes,
+                pl,
+                poolRuns,
+                strict);
     }
 
     private List<String> header(List<String> sources, Compilation c) {

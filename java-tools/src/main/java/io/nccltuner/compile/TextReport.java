@@ -50,17 +50,23 @@ public final class TextReport {
     public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize) {
         StringBuilder sb = new StringBuilder();
         sb.append(summary(c)).append('\n');
+        boolean first = true; // the first group: the noise legend under its table
+        boolean explained = false; // whether a ranges heading said what its numbers are
         for (Group g : c.groups()) {
             inputLines(sb, g, c.options());
             if (perSize) {
                 sizeTable(sb, g);
-                sb.append(noiseLegend(c.options())).append('\n');
+                if (first) { // the same for every group: once, under the first table
+                    sb.append(noiseLegend(c.options())).append('\n');
+                }
             }
             sb.append("rules: ").append(g.rules().size()).append('\n');
             for (Rule r : g.rules()) {
                 sb.append("  ").append(describe(r)).append('\n');
             }
-            ranges(sb, g);
+            ranges(sb, g, !explained);
+            explained = explained || !g.ranges().isEmpty();
+            first = false;
             sb.append('\n');
         }
         for (Workload.Savings s : savings) {
@@ -195,12 +201,17 @@ public final class TextReport {
         }
     }
 
-    /** A group's expected regret per rule range, when the compile estimated any. */
-    private static void ranges(StringBuilder sb, Group g) {
+    /**
+     * A group's expected regret per rule range, when the compile estimated any, under a heading
+     * naming the group; what the numbers are is said at the first such heading only.
+     */
+    private static void ranges(StringBuilder sb, Group g, boolean first) {
         if (g.ranges().isEmpty()) {
             return;
         }
-        sb.append("expected regret per range (mean over its sizes +- spread over them and their window neighbours):\n");
+        sb.append("expected regret per range of ")
+                .append(g.key())
+                .append(first ? " (mean over its sizes +- spread over them and their window neighbours):\n" : ":\n");
         for (Compiler.RangeEstimate e : g.ranges()) {
             sb.append(String.format(
                                     Locale.ROOT,
