@@ -555,7 +555,7 @@ public class Engine {
                 ncclLogger,
                 TunerLog.INFO,
                 "profile " + p.name() + ": " + (mode == Mode.ENFORCE ? "set " : "would set (shadow) ") + fit.size()
-                        + " constants: " + sb);
+                        + (fit.size() == 1 ? " constant: " : " constants: ") + sb);
     }
 
     /**

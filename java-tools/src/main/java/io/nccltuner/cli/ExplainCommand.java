@@ -94,7 +94,7 @@ final class ExplainCommand extends ToolCommand {
     Path trace;
 
     @Option(
-            names = "--nranks",
+            names = {"--nranks", "--ranks"},
             paramLabel = "N",
             description =
                     "nRanks, where the log lacks INIT lines (where it has them, must agree); with --topology: the "
@@ -102,7 +102,7 @@ final class ExplainCommand extends ToolCommand {
     Integer nRanks;
 
     @Option(
-            names = "--nnodes",
+            names = {"--nnodes", "--nodes"},
             paramLabel = "N",
             description =
                     "nNodes, where the log lacks it (before 2.20; else must agree); with --topology: the shape to "
@@ -189,6 +189,7 @@ final class ExplainCommand extends ToolCommand {
             logOn = MeasuredOn.of(log);
         }
         warn = err;
+        logGpus = (logOn != null ? logOn : MeasuredOn.of(log)).gpus();
         NcclModelLog parsed = NcclModelLog.read(log);
         hints = io.nccltuner.model.LogShape.of(
                 java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8));
@@ -263,6 +264,30 @@ final class ExplainCommand extends ToolCommand {
 
     private List<String> inferred = List.of();
 
+    /** The GPU names the compute capability was derived from (no --compute-capability), or null. */
+    private String ccFrom;
+
+    /** The GPU names the log prints. */
+    private java.util.SortedSet<String> logGpus = new java.util.TreeSet<>();
+
+    /**
+     * The compute capability of a communicator's smallest GPU, from the GPU names its log prints.
+     *
+     * @param gpus the names ({@code NVIDIA A100 80GB PCIe})
+     * @return major x 10 + minor (80), or 0 when there is none or one is not known
+     */
+    static int ccOfGpus(java.util.Collection<String> gpus) {
+        int min = 0;
+        for (String g : gpus) {
+            int cc = MeasuredOn.computeCapability(g);
+            if (cc == 0) {
+                return 0;
+            }
+            min = min == 0 ? cc : Math.min(min, cc);
+        }
+        return min;
+    }
+
     private CommShape shape(Communicator c) throws InputException {
         int r = logged(c, "nRanks", c.nRanks(), nRanks, "--nranks");
         int n = logged(c, "nNodes", c.nNodes(), nNodes, "--nnodes");
@@ -291,6 +316,12 @@ final class ExplainCommand extends ToolCommand {
         try {
             CommShape s = new CommShape(r, n, ch, 0, CommShape.CC_MAX, c.mnnvl(), null);
             int cc = modelInputs.computeCapability();
+            ccFrom = null;
+            if (cc == 0) { // as --compute-capability --help promises: from the GPU name the log prints
+                java.util.SortedSet<String> gpus = logGpus;
+                cc = ccOfGpus(gpus);
+                ccFrom = cc > 0 ? String.join(", ", gpus) : null;
+            }
             return cc > 0 ? s.withComputeCapability(cc) : s;
         } catch (IllegalArgumentException e) {
             throw new InputException(e.getMessage());
@@ -337,7 +368,7 @@ final class ExplainCommand extends ToolCommand {
                 c.version() == null ? " (assumed: the log does not print its version)" : "",
                 io.nccltuner.model.JobShape.of(shape.nRanks(), shape.nNodes()),
                 shape.nChannels() == 0 ? "unknown" : Integer.toString(shape.nChannels()),
-                shape.computeCapabilityText());
+                shape.computeCapabilityText() + (ccFrom == null ? "" : " (from the log's GPU " + ccFrom + ")"));
         for (String i : inferred) {
             out.printf(Locale.ROOT, "Inferred (the log has no 'comm ... nRanks N nNodes M' line): %s.%n", i);
         }

@@ -57,13 +57,16 @@ final class ReplayCommand extends ToolCommand {
     boolean changesOnly;
 
     @Option(
-            names = "--nranks",
+            names = {"--nranks", "--ranks"},
             paramLabel = "N",
             description = "run every communicator of the trace as nRanks N (the policy's profile is matched on it; "
                     + "NCCL's captured cost tables stay as they are)")
     Integer nRanks;
 
-    @Option(names = "--nnodes", paramLabel = "M", description = "run every communicator as nNodes M (see --nranks)")
+    @Option(
+            names = {"--nnodes", "--nodes"},
+            paramLabel = "M",
+            description = "run every communicator as nNodes M (see --nranks)")
     Integer nNodes;
 
     @Option(

@@ -57,7 +57,7 @@ final class ShowCommand extends ToolCommand {
     SharedOptions.PolicyArgument policy;
 
     @Option(
-            names = "--nodes",
+            names = {"--nodes", "--nnodes"},
             paramLabel = "LIST",
             defaultValue = "1,2,4..1024",
             description = "node counts: a comma list; A..B is the powers of two from A to B (default ${DEFAULT-VALUE})")

@@ -146,28 +146,28 @@ final class SweepCommand extends ToolCommand {
             paramLabel = "N",
             defaultValue = "1",
             description = "nccl-tests -g, GPUs per process (default: ${DEFAULT-VALUE}).")
-    int gpus;
+    long gpus; // long: a value beyond an int still gets the range below
 
     @Option(
             names = {"-n", "--iters"},
             paramLabel = "N",
             defaultValue = "20",
             description = "nccl-tests -n (default: ${DEFAULT-VALUE}).")
-    int iters;
+    long iters;
 
     @Option(
             names = {"-w", "--warmup"},
             paramLabel = "N",
             defaultValue = "5",
             description = "nccl-tests -w (default: ${DEFAULT-VALUE}).")
-    int warmup;
+    long warmup;
 
     @Option(
             names = {"-c", "--check"},
             paramLabel = "N",
             defaultValue = "1",
             description = "nccl-tests -c (default: ${DEFAULT-VALUE}).")
-    int check;
+    long check;
 
     @Option(
             names = {"-d", "--datatype"},
@@ -296,13 +296,13 @@ final class SweepCommand extends ToolCommand {
                 "-f",
                 factor,
                 "-g",
-                Integer.toString(gpus),
+                Long.toString(gpus),
                 "-n",
-                Integer.toString(iters),
+                Long.toString(iters),
                 "-w",
-                Integer.toString(warmup),
+                Long.toString(warmup),
                 "-c",
-                Integer.toString(check),
+                Long.toString(check),
                 "-d",
                 datatype);
         List<String> words = launch == null || launch.isBlank()

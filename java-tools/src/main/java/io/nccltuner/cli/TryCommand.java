@@ -40,8 +40,9 @@ import picocli.CommandLine.Option;
  * ({@link TryHardware}: {@code --gpu}, {@code --nccl-version}, else what {@code --nccl-log} and
  * {@code --measurements} name); enforce mode's per-call lines are folded ({@link Fold}).
  *
- * <p>Exit codes (cli.Main's scheme): 0 done (also when the policy would change nothing: the last
- * line says why), 1 an input error (a policy that does not load, a missing trace, no harness or
+ * <p>Exit codes (cli.Main's scheme): 0 done (also when the policy would change nothing for a shape
+ * it has a profile for: the last line says why), 1 an input error (no profile matches the shape
+ * tried, as {@code validate --nranks N --nnodes M} exits 1 for it; a policy that does not load, a missing trace, no harness or
  * plugin found, the harness failing; a folder --keep-logs made is removed again when nothing was
  * logged), 2 a usage error (also an --nccl-era the harness does not know, --cc without --gpu, a
  * --nccl-version another era calls the tuner as), 3 ({@link Main#EXIT_CHECK}) when the report
@@ -64,7 +65,8 @@ import picocli.CommandLine.Option;
             "trace alone for its own report. The policy is a YAML policy or NCCL's",
             "example-tuner CSV (read as NCCL_TUNER_CONFIG_FILE). The replay presents the",
             "GPU and NCCL version of --gpu and --nccl-version (default: what --nccl-log and",
-            "--measurements name) to profiles that match on them.",
+            "--measurements name) to profiles that match on them. Exits 1 where no profile",
+            "matches the shape tried, as validate --nranks N --nnodes M does.",
             ""
         },
         footer = {"", Main.EXIT_CODES},
@@ -93,10 +95,16 @@ final class TryCommand extends ToolCommand {
             description = "shadow (default: log what would change) or enforce (also print each changed call)")
     String mode;
 
-    @Option(names = "--nranks", paramLabel = "N", description = "run the traces as nRanks N (with --nnodes)")
+    @Option(
+            names = {"--nranks", "--ranks"},
+            paramLabel = "N",
+            description = "run the traces as nRanks N (with --nnodes)")
     int nRanks;
 
-    @Option(names = "--nnodes", paramLabel = "M", description = "run the traces as nNodes M (with --nranks)")
+    @Option(
+            names = {"--nnodes", "--nodes"},
+            paramLabel = "M",
+            description = "run the traces as nNodes M (with --nranks)")
     int nNodes;
 
     @Option(
@@ -259,14 +267,15 @@ final class TryCommand extends ToolCommand {
             if (rc != Main.EXIT_OK && rc != Main.EXIT_CHECK) {
                 return rc;
             }
-            out.println(verdict(p, tally, tally.hits > 0 ? unchanged(p, logs, replayed) : null));
+            String verdict = verdict(p, tally, tally.hits > 0 ? unchanged(p, logs, replayed) : null);
+            out.println(verdict);
             if (created && !wroteDecisions(logs)) {
                 out.println("try: --keep-logs " + keepLogs + ": the plugin logged no decision (no log, or empty"
                         + " ones), so the folder try made for them is removed");
             }
             out.flush();
             err.flush();
-            return rc;
+            return exitCode(rc, verdict);
         } finally {
             if (keepLogs == null || (created && !wroteDecisions(logs))) {
                 try (Stream<Path> s = Files.walk(logs)) {
@@ -277,6 +286,46 @@ final class TryCommand extends ToolCommand {
             }
         }
     }
+
+    /**
+     * try's exit code: the report's, or {@link Main#EXIT_INPUT} where no profile matches the shape
+     * tried, as {@code validate --nranks N --nnodes M} exits for that shape (a profile skipped only
+     * for its hardware, and rule hits that change nothing, exit 0 as validate does).
+     *
+     * @param rc the report's exit code (0 or {@link Main#EXIT_CHECK})
+     * @param verdict try's last line
+     * @return the exit code
+     */
+    static int exitCode(int rc, String verdict) {
+        return rc == Main.EXIT_OK && verdict.startsWith("try: the policy changes nothing: no profile matches ")
+                ? Main.EXIT_INPUT
+                : rc;
+    }
+
+    /**
+     * A line of the harness's output as try prints it: in shadow mode the harness's {@code
+     * changed=0} says so (the plugin only logs there, the verdict says what it would change), and the
+     * plugin's constants line says its "before" values are the harness's, not NCCL's.
+     *
+     * @param line the line, NCCL's prefix removed
+     * @param mode try's --mode
+     * @return the line, labelled where it would mislead
+     */
+    static String relayed(String line, String mode) {
+        if (mode.equals("shadow") && line.startsWith("harness: calls=")) {
+            Matcher m = Pattern.compile(" changed=(\\d+) ").matcher(line);
+            if (m.find()) {
+                return line + " (in shadow mode the plugin changed " + m.group(1) + ": it only logs)";
+            }
+        }
+        if (CONSTANTS_LINE.matcher(line).find()) {
+            return line + " (the harness's constants start at 0; NCCL's own value is not known here)";
+        }
+        return line;
+    }
+
+    private static final Pattern CONSTANTS_LINE =
+            Pattern.compile("TUNER/Java: .*profile .*: (set|would set \\(shadow\\)) \\d+ constants?: ");
 
     /** @return whether a profile of the policy names the GPU, its compute capability or NCCL's version */
     private static boolean namesHardware(Policy p) {
@@ -519,7 +568,7 @@ final class TryCommand extends ToolCommand {
                     || line.startsWith("harness:")
                     || line.contains("WARN")
                     || (mode.equals("enforce") && line.contains("[changed]"))) {
-                fold.println(line.replaceFirst("^\\S+ \\[\\d+\\] NCCL ", ""));
+                fold.println(relayed(line.replaceFirst("^\\S+ \\[\\d+\\] NCCL ", ""), mode));
             }
             tally.read(line);
         }
@@ -783,7 +832,7 @@ final class TryCommand extends ToolCommand {
         if (hits > 0) {
             return "try: the policy would change " + t.differ + " of " + Main.count(calls, "call") + " (rule hits "
                     + hits + "; changed: where its pick differs from NCCL's)" + (nothing == null ? "" : "; " + nothing)
-                    + "; run it with NCCL_TUNER_JAVA_MODE=shadow in the job next";
+                    + "; " + next(t.differ, policy.toString());
         }
         if (!unmatched.isEmpty()) {
             List<String> args = spec.commandLine().getParseResult().originalArgs();
@@ -813,6 +862,21 @@ final class TryCommand extends ToolCommand {
         }
         return "try: the policy changes nothing: no rule covers any of the " + Main.count(calls, "call")
                 + " (collective, size and numPipeOps outside its rules, or no candidate NCCL offers)";
+    }
+
+    /**
+     * What to do after a shadow-mode try whose rule hits were counted.
+     *
+     * @param differ the calls the policy would change
+     * @param policy the policy file
+     * @return the shadow-mode advice where it would change calls; where it changes none, that it
+     *     changes nothing for these traces and to check its shapes and sizes with show
+     */
+    static String next(long differ, String policy) {
+        return differ > 0
+                ? "run it with NCCL_TUNER_JAVA_MODE=shadow in the job next"
+                : "the policy changes nothing for these traces; check the shapes and sizes it covers with"
+                        + " `nccl-tuner show " + policy + "`";
     }
 
     /**

@@ -36,11 +36,14 @@ final class ValidateCommand extends ToolCommand {
     @picocli.CommandLine.Mixin
     SharedOptions.PolicyArgument policy;
 
-    @Option(names = "--nranks", paramLabel = "N", description = "a communicator's nRanks (repeat for several shapes)")
+    @Option(
+            names = {"--nranks", "--ranks"},
+            paramLabel = "N",
+            description = "a communicator's nRanks (repeat for several shapes)")
     List<Long> nRanks = new ArrayList<>();
 
     @Option(
-            names = "--nnodes",
+            names = {"--nnodes", "--nodes"},
             paramLabel = "M",
             description = "its nNodes, paired with the --nranks in the same position (one --nnodes applies to all);"
                     + " needed with --nranks")
@@ -76,10 +79,7 @@ final class ValidateCommand extends ToolCommand {
             try {
                 loaded = PolicyFiles.load(policy.file);
             } catch (InputException e) { // the converter stops at the first line it refuses, as the plugin does
-                out.println(policy.file + ": NCCL example-tuner CSV: refused: " + e.getMessage());
-                out.println("result: FAILED (the plugin would change nothing and log this line)");
-                out.flush();
-                return Main.EXIT_INPUT;
+                return refusedCsv(out, e);
             }
             out.println(policy.file + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
                     + Main.count(loaded.warnings().size(), "warning")
@@ -155,9 +155,74 @@ final class ValidateCommand extends ToolCommand {
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
     }
 
+    /** Prints every refused line of the CSV ({@link #csvProblems}) and the result; returns 1. */
+    private int refusedCsv(PrintWriter out, InputException e) throws IOException {
+        List<String> problems = csvProblems(policy.file, e);
+        out.println(policy.file + ": NCCL example-tuner CSV: refused, " + Main.count(problems.size(), "problem") + ":");
+        for (String problem : problems) {
+            out.println("  " + problem);
+        }
+        out.println("result: FAILED (the plugin would change nothing and log "
+                + (problems.size() == 1 ? "this line" : "the first of these lines") + ")");
+        out.flush();
+        return Main.EXIT_INPUT;
+    }
+
+    /**
+     * Every line of a CSV the converter refuses, not only the first (the plugin's converter stops
+     * there): the refused line is commented out and the file converted again, until it converts or
+     * a problem names no line of its own (a file-wide one, or a JSON file's).
+     *
+     * @param file the CSV
+     * @param first the converter's refusal of the whole file
+     * @return the problems, {@code file:line: ...} each, in the order found (the first is the one the
+     *     plugin logs)
+     * @throws IOException if it cannot be read
+     */
+    static List<String> csvProblems(java.nio.file.Path file, InputException first) throws IOException {
+        List<String> problems = new ArrayList<>(List.of(first.getMessage()));
+        List<String> text;
+        try {
+            text = new ArrayList<>(
+                    io.nccltuner.policy.PolicyText.read(file, io.nccltuner.policy.NcclExampleConfig.MAX_FILE_BYTES)
+                            .lines()
+                            .toList());
+        } catch (InputException e) {
+            return problems;
+        }
+        boolean json = text.stream()
+                .map(String::strip)
+                .filter(x -> !x.isEmpty())
+                .findFirst()
+                .map(x -> x.startsWith("{") || x.startsWith("["))
+                .orElse(false);
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        InputException e = first;
+        String prefix = file + ":";
+        while (!json) {
+            String where = e.where();
+            if (!where.startsWith(prefix) || !where.substring(prefix.length()).matches("[0-9]{1,9}")) {
+                break;
+            }
+            int line = Integer.parseInt(where.substring(prefix.length()));
+            if (line < 1 || line > text.size() || !seen.add(line)) {
+                break;
+            }
+            text.set(line - 1, "#");
+            try {
+                io.nccltuner.policy.NcclExampleConfig.convert(file.toString(), "p", text);
+                break;
+            } catch (InputException next) {
+                problems.add(next.getMessage());
+                e = next;
+            }
+        }
+        return problems.stream().distinct().toList();
+    }
+
     /**
      * A warning per profile that sets constants of the RUBIN row: only tuner v7's constants (NCCL
-     * 2.32.6) have it, so under v5/v6 (NCCL 2.28 .. 2.30, or 2.32.6 through a v6 export) the plugin
+     * 2.32.6) have it, so under v5/v6 (NCCL 2.28 .. 2.32.5, or 2.32.6 through a v6 export) the plugin
      * does not set them (docs/policy-format.md, "Constants").
      *
      * @param p the policy
@@ -177,8 +242,10 @@ final class ValidateCommand extends ToolCommand {
                         "profiles[" + i + "] (" + pr.name() + ").constants",
                         Main.count(rubin.size(), "RUBIN constant") + " ("
                                 + io.nccltuner.compile.Repeats.firstNamed(rubin)
-                                + ") take effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN "
-                                + "row); under tuner v5/v6 (NCCL 2.28 .. 2.30) the plugin does not set them",
+                                + (rubin.size() == 1 ? ") takes" : ") take")
+                                + " effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN "
+                                + "row); under tuner v5/v6 (NCCL 2.28 .. 2.32.5) the plugin"
+                                + " does not set " + (rubin.size() == 1 ? "it" : "them"),
                         i));
             }
         }

@@ -244,6 +244,8 @@ public record ShadowReport(
         private final Map<Bucket, Set<String>> present = new HashMap<>();
         /** communicator -> the ranks that logged it */
         private final Map<JobComm, Set<String>> commRanks = new HashMap<>();
+        /** communicator -> the ranks with rule hits on it whose candidates NCCL did not offer */
+        private final Map<JobComm, Set<String>> notOfferedRanks = new HashMap<>();
         /** shape -> the ranks that logged a communicator of it whose comm is no commId (tuner v3/v4) */
         private final Map<Shape, Set<String>> localRanks = new HashMap<>();
 
@@ -276,6 +278,15 @@ public record ShadowReport(
                         .computeIfAbsent(f.rank(), x -> new TreeSet<>())
                         .add(a.policyLabel());
                 present.computeIfAbsent(d.bucket(), x -> new HashSet<>()).add(f.rank());
+            }
+            Map<Long, Long> aggregated = new HashMap<>();
+            f.aggregates().forEach(a -> aggregated.merge(a.comm(), a.count(), Long::sum));
+            for (DecisionLogFile.Comm c : f.comms()) {
+                if (c.jobWide() && c.ruleHits() > aggregated.getOrDefault(c.comm(), 0L) + c.unaggregated()) {
+                    notOfferedRanks
+                            .computeIfAbsent(new JobComm(c.nRanks(), c.nNodes(), c.comm()), x -> new TreeSet<>())
+                            .add(f.rank());
+                }
             }
         }
 
@@ -370,10 +381,14 @@ public record ShadowReport(
                 // a rank that logged the same communicator but no rule hit in this bucket ran NCCL's own pick
                 // there: it counts as deciding NCCL's pick, and is named as such
                 Set<String> absent = new TreeSet<>();
+                Set<String> notOffered = new TreeSet<>();
                 if (d.comm() != null) {
-                    absent.addAll(commRanks.getOrDefault(new JobComm(d.nRanks(), d.nNodes(), d.comm()), Set.of()));
+                    JobComm jc = new JobComm(d.nRanks(), d.nNodes(), d.comm());
+                    absent.addAll(commRanks.getOrDefault(jc, Set.of()));
+                    notOffered.addAll(notOfferedRanks.getOrDefault(jc, Set.of()));
                 }
                 absent.removeAll(decided);
+                notOffered.retainAll(absent);
                 // ranks of the shape whose logs do not name NCCL's commId: whether they ran these calls is unknown
                 Set<String> unknown = new TreeSet<>(localRanks.getOrDefault(d.shape(), Set.of()));
                 unknown.removeAll(decided);
@@ -382,7 +397,7 @@ public record ShadowReport(
                     notCompared.add(String.join(", ", unknown) + " at " + Collective.ofId(d.collId()) + " "
                             + ByteSize.format(d.fromBytes()));
                 }
-                String problem = decisionProblem(d, e.getValue(), absent, commsOfShape(d.shape()) > 1);
+                String problem = decisionProblem(d, e.getValue(), absent, notOffered, commsOfShape(d.shape()) > 1);
                 if (problem != null) {
                     problems.add(problem);
                 }
@@ -396,12 +411,14 @@ public record ShadowReport(
      * @param d the decision
      * @param byRank each rank's picks there
      * @param absent the ranks that logged the communicator but no rule hit there (NCCL's own pick)
+     * @param notOffered those of them whose rule hits on the communicator found no candidate offered
+     *     (named {@link #NOT_OFFERED_HIT}: the same policy hits a rule there, as on the other ranks)
      * @param nameComm whether to name the communicator (the logs hold several of the shape)
      * @return "shape [commId 0x..] collective size (NCCL pick): ranks decide differently (hang risk):
      *     ranks -> picks; ...", the variant with the fewest ranks first
      */
     private static String decisionProblem(
-            Decision d, Map<String, Set<String>> byRank, Set<String> absent, boolean nameComm) {
+            Decision d, Map<String, Set<String>> byRank, Set<String> absent, Set<String> notOffered, boolean nameComm) {
         Map<String, Set<String>> all = new TreeMap<>(byRank);
         absent.forEach(rank -> all.put(rank, Set.of(d.nccl())));
         Map<Set<String>, List<String>> variants = new LinkedHashMap<>();
@@ -414,7 +431,10 @@ public record ShadowReport(
         variants.forEach((picks, ranks) -> {
             List<String> decided =
                     ranks.stream().filter(x -> !absent.contains(x)).toList();
-            List<String> none = ranks.stream().filter(absent::contains).toList();
+            List<String> none = ranks.stream()
+                    .filter(x -> absent.contains(x) && !notOffered.contains(x))
+                    .toList();
+            List<String> unoffered = ranks.stream().filter(notOffered::contains).toList();
             if (!decided.isEmpty()) {
                 parts.add(
                         List.of(String.join(", ", decided), String.join(" | ", picks), Integer.toString(ranks.size())));
@@ -423,6 +443,12 @@ public record ShadowReport(
                 parts.add(List.of(
                         String.join(", ", none),
                         NO_RULE_HIT + " (NCCL's own pick " + d.nccl() + ")",
+                        Integer.toString(ranks.size())));
+            }
+            if (!unoffered.isEmpty()) {
+                parts.add(List.of(
+                        String.join(", ", unoffered),
+                        NOT_OFFERED_HIT + " (NCCL's own pick " + d.nccl() + ")",
                         Integer.toString(ranks.size())));
             }
         });
@@ -492,6 +518,13 @@ public record ShadowReport(
      * NCCL's own pick there (calls no rule covers are not logged one by one).
      */
     public static final String NO_RULE_HIT = "no rule hit";
+
+    /**
+     * How a DIFFER line names a rank whose rule hits on the communicator found none of the rule's
+     * candidates offered (counted under "candidate not offered" below the report): it ran NCCL's own
+     * pick there.
+     */
+    public static final String NOT_OFFERED_HIT = "rule hit, candidate not offered";
 
     static String shortSha(String sha) {
         return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;

@@ -68,7 +68,8 @@ class CsvPolicyCommandsTest {
         CliRun r = CliRun.run("validate", bad.toString());
         assertEquals(1, r.exit());
         assertEquals(
-                bad + ": NCCL example-tuner CSV: refused: " + bad + ":2: unknown algorithm 'rnig' (NCCL's example "
+                bad + ": NCCL example-tuner CSV: refused, 1 problem:\n  " + bad
+                        + ":2: unknown algorithm 'rnig' (NCCL's example "
                         + "plugin would silently use 'ring'); did you mean 'ring'? use one of tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat\n"
                         + "result: FAILED (the plugin would change nothing and log this line)\n",
                 r.out());

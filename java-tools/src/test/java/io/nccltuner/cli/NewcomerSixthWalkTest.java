@@ -314,8 +314,8 @@ class NewcomerSixthWalkTest {
         assertTrue(
                 v.out()
                         .contains("\nwarning: profiles[0] (all).constants: 1 RUBIN constant (llMaxBws.RUBIN.2NODES)"
-                                + " take effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN"
-                                + " row); under tuner v5/v6 (NCCL 2.28 .. 2.30) the plugin does not set them\n"),
+                                + " takes effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN"
+                                + " row); under tuner v5/v6 (NCCL 2.28 .. 2.32.5) the plugin does not set it\n"),
                 v.out());
     }
 }

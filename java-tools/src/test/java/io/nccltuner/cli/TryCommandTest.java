@@ -81,7 +81,7 @@ class TryCommandTest {
                 Files.readString(REPO.resolve("policies/h200-2rank.yaml"))
                         .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 8, nNodes: 1}"));
         CliRun r = tryRun("--policy", p8.toString(), "--trace", CliRun.trace("trace_tp_infer.csv"));
-        assertEquals(0, r.exit(), r.err() + r.out());
+        assertEquals(Main.EXIT_INPUT, r.exit(), r.err() + r.out()); // as validate --nranks 2 --nnodes 2
         assertTrue(
                 r.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=2 nNodes=2 (the traces' "
@@ -109,7 +109,7 @@ class TryCommandTest {
                 "4",
                 "--nnodes",
                 "1");
-        assertEquals(0, as4.exit(), as4.err() + as4.out());
+        assertEquals(Main.EXIT_INPUT, as4.exit(), as4.err() + as4.out());
         assertTrue(
                 as4.out()
                         .endsWith("try: the policy changes nothing: no profile matches nRanks=4 nNodes=1 (--nranks 4 "
