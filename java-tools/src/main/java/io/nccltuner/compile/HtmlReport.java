@@ -279,7 +279,7 @@ public final class HtmlReport {
         sb.append("</svg>\n");
     }
 
-    /** The opening tag, the plot's frame, the grid (powers of two; 1, 2, 5 x 10^n GB/s) and the axis titles. */
+    /** The opening tag, the plot's frame, the grid (powers of two; {@link SvgChart#logTicks}, labelled {@link SvgChart#rateLabel}) and the axis titles. */
     private static void axes(StringBuilder sb, Plot plot) {
         int h = plot.height();
         int plotHeight = h - T - B;
@@ -307,9 +307,9 @@ public final class HtmlReport {
             double x = plot.px(Math.pow(2, e));
             sb.append(line(x, T, x, h - B, "#e0e0e0")).append(text(x, h - B + 16, "middle", ByteSize.format(1L << e)));
         }
-        for (double v : SvgChart.decadeTicks(plot.lyLo(), plot.lyHi())) {
+        for (double v : SvgChart.logTicks(plot.lyLo(), plot.lyHi())) {
             double y = plot.py(v);
-            sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", num(v)));
+            sb.append(line(L, y, W - R, y, "#e0e0e0")).append(text(L - 6, y + 4, "end", SvgChart.rateLabel(v)));
         }
         sb.append(text(L + FRAME.plotWidth() / 2.0, h - 18, "middle", "message size (bytes, log scale)"));
         if (plot.clipped()) { // in the margin above the plot, where no point, line or label is drawn
@@ -317,14 +317,14 @@ public final class HtmlReport {
                     L,
                     T - 10,
                     "start",
-                    "busbw outside " + num(Math.pow(10, plot.lo())) + " .. " + num(Math.pow(10, plot.hi()))
-                            + " GB/s drawn on the chart's edge"));
+                    "busbw outside " + SvgChart.rateLabel(Math.pow(10, plot.lo())) + " .. "
+                            + SvgChart.rateLabel(Math.pow(10, plot.hi())) + " drawn on the chart's edge"));
         }
         sb.append("<text x=\"16\" y=\"")
                 .append(T + plotHeight / 2)
                 .append("\" transform=\"rotate(-90 16 ")
                 .append(T + plotHeight / 2)
-                .append(")\" text-anchor=\"middle\">bus bandwidth (GB/s, log scale)</text>\n");
+                .append(")\" text-anchor=\"middle\">bus bandwidth (bytes/s, log scale)</text>\n");
     }
 
     /** One configuration's series: its bars, line and points (values on hover), and its legend entry at ly. */
@@ -460,7 +460,7 @@ public final class HtmlReport {
     }
 
     private static String gbs(double v) {
-        return v >= 0.01 && v < 1e6 ? String.format(Locale.ROOT, "%.3f", v) : String.format(Locale.ROOT, "%.3g", v);
+        return SvgChart.gbps(v);
     }
 
     private static void legend(StringBuilder sb, int y, String color, String label, boolean dashed, boolean ring) {
@@ -523,10 +523,6 @@ public final class HtmlReport {
 
     private static String text(double x, double y, String anchor, String s) {
         return "<text x=\"" + f(x) + "\" y=\"" + f(y) + "\" text-anchor=\"" + anchor + "\">" + esc(s) + "</text>\n";
-    }
-
-    private static String num(double v) {
-        return v >= 1 && v < 1e7 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
     }
 
     private static String f(double v) {

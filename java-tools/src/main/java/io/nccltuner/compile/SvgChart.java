@@ -97,6 +97,96 @@ public record SvgChart(int width, int height, int left, int right, int top, int 
         return ticks;
     }
 
+    /** The most labelled ticks {@link #logTicks} gives a value axis. */
+    public static final int MAX_TICKS = 8;
+
+    /**
+     * The labelled ticks of a log10 axis, at most {@link #MAX_TICKS}: {@link #decadeTicks}; where
+     * that gives more (an axis spanning several decades gave about 20, 1, 2 and 5 of each), the
+     * powers of ten alone; where those are still more, every second, third, ... of them (10^k for
+     * k a multiple of the step).
+     *
+     * @param lo log10 of the axis's start
+     * @param hi log10 of its end
+     * @return the tick values (not their logarithms), smallest first
+     */
+    public static List<Double> logTicks(double lo, double hi) {
+        List<Double> ticks = decadeTicks(lo, hi);
+        if (ticks.size() <= MAX_TICKS) {
+            return ticks;
+        }
+        List<Double> decades = ticks(lo, hi, new int[] {1});
+        int step = (decades.size() + MAX_TICKS - 1) / MAX_TICKS;
+        List<Double> out = new ArrayList<>();
+        for (double v : decades) {
+            if (Math.floorMod(Math.round(Math.log10(v)), step) == 0) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
+
+    private static final String[] RATE_UNITS = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+
+    /**
+     * A bandwidth's axis label in one notation, whatever its decade: a plain number of at most three
+     * significant digits with a decimal byte-rate unit (1 KB/s = 1e3 bytes/s, 1 GB/s = 1e9): 1e-6 GB/s
+     * is "1 KB/s", 0.5 GB/s "500 MB/s", 2 GB/s "2 GB/s".
+     *
+     * @param gbps the bandwidth, GB/s
+     * @return its label
+     */
+    public static String rateLabel(double gbps) {
+        if (!(gbps > 0) || !Double.isFinite(gbps)) {
+            return "0 B/s";
+        }
+        double bytes = gbps * 1e9;
+        int u = (int) Math.floor(Math.log10(bytes) / 3 + 1e-9);
+        u = Math.max(0, Math.min(RATE_UNITS.length - 1, u));
+        return sig(bytes / Math.pow(10, 3 * u), 3) + " " + RATE_UNITS[u];
+    }
+
+    /**
+     * A number as a plain decimal of {@code digits} significant digits, trailing zeros dropped
+     * (0.000012345 at 3: "0.0000123"; 2.50 at 3: "2.5").
+     *
+     * @param v the number
+     * @param digits significant digits
+     * @return it
+     */
+    public static String sig(double v, int digits) {
+        if (v == 0) {
+            return "0";
+        }
+        return new java.math.BigDecimal(v)
+                .round(new java.math.MathContext(digits))
+                .stripTrailingZeros()
+                .toPlainString();
+    }
+
+    /**
+     * A busbw table cell's number, GB/s: three decimals from 0.1 GB/s up (as the tables printed),
+     * below that three significant digits, so that a tiny but non-zero busbw does not read as
+     * "0.000" (2e-6 GB/s is "0.00000200"); "-" for NaN or infinity, "0" for zero.
+     *
+     * @param gbps the bandwidth, GB/s
+     * @return its text
+     */
+    public static String gbps(double gbps) {
+        if (Double.isNaN(gbps) || Double.isInfinite(gbps)) {
+            return "-";
+        }
+        if (gbps == 0) {
+            return "0";
+        }
+        if (Math.abs(gbps) >= 0.1) {
+            return String.format(Locale.ROOT, "%.3f", gbps);
+        }
+        return new java.math.BigDecimal(gbps)
+                .round(new java.math.MathContext(3))
+                .toPlainString();
+    }
+
     /** @return m x 10^k for each m of {@code mantissas}, within [lo, hi] in log10, smallest first */
     private static List<Double> ticks(double lo, double hi, int[] mantissas) {
         List<Double> ticks = new ArrayList<>();

@@ -148,7 +148,7 @@ public final class CanaryReportHtml {
         return "<td>" + a.timed() + " / " + a.count() + "</td><td>"
                 + (Double.isNaN(a.p50Us()) ? "-" : f("%.1f / %.1f", a.p50Us(), a.p95Us())) + "</td>"
                 + td(a.meanUs(), "%.1f")
-                + td(r.busbw(a.meanUs()), "%.3f");
+                + "<td>" + SvgChart.gbps(r.busbw(a.meanUs())) + "</td>";
     }
 
     /**

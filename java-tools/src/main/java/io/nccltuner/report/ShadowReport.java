@@ -883,7 +883,7 @@ public record ShadowReport(
     }
 
     private static String gbps(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+        return io.nccltuner.compile.SvgChart.gbps(v);
     }
 
     /** @return the text report */

@@ -184,9 +184,9 @@ public final class ShadowReportHtml {
             return "<td colspan=\"6\"></td><td class=\"l noise\">not measured</td>";
         }
         return td(p.ncclUs(), "%.1f")
-                + td(p.ncclBusbw(), "%.3f")
+                + "<td>" + SvgChart.gbps(p.ncclBusbw()) + "</td>"
                 + td(p.policyUs(), "%.1f")
-                + td(p.policyBusbw(), "%.3f")
+                + "<td>" + SvgChart.gbps(p.policyBusbw()) + "</td>"
                 + td(p.savedUs(), "%.1f")
                 + td(p.savedUs() * x.calls(), "%.1f")
                 + "<td class=\"l noise\">"

@@ -104,7 +104,7 @@ class CompileCommandTest {
         assertEquals(24 + 1, picks); // 8 MiB keeps NCCL's pick (noise); + the legend's
         assertTrue(noiseBars > 20, "1 replicate: the neighbour-jump noise as dashed bars, " + noiseBars);
         // busbw on a log axis, as wide as the page, each legend entry once
-        assertTrue(page.contains("bus bandwidth (GB/s, log scale)"), "busbw axis");
+        assertTrue(page.contains("bus bandwidth (bytes/s, log scale)"), "busbw axis");
         assertEquals("chart", svg.getDocumentElement().getAttribute("class"));
         assertEquals("", svg.getDocumentElement().getAttribute("width"), "no fixed width");
         var texts = svg.getElementsByTagName("text");

@@ -45,7 +45,7 @@ class HtmlReportLayoutTest {
     void theClippedBusbwNoteStandsAboveThePlotNotOnIt() throws Exception {
         String html = HtmlReport.render(clipped(), List.of());
         Matcher note = Pattern.compile("<text x=\"([0-9.]+)\" y=\"([0-9.]+)\" text-anchor=\"start\">busbw outside "
-                        + "[^<]* GB/s drawn on the chart's edge</text>")
+                        + "[^<]*B/s drawn on the chart's edge</text>")
                 .matcher(html);
         assertTrue(note.find(), html);
         assertEquals(80.0, Double.parseDouble(note.group(1)), "at the plot's left edge");
