@@ -82,4 +82,53 @@ class ChartsSeventhWalkTest {
         assertEquals(List.of("1 KB/s", "10 KB/s", "100 KB/s", "1 MB/s", "10 MB/s", "100 MB/s", "1 GB/s"), labels);
         assertFalse(page.contains("e-0"), "no exponent notation on the page");
     }
+
+    /**
+     * Item 1. Before: the report's (and try's, which writes report's page) HTML had only the regret
+     * chart. Now a busbw chart per group too: NCCL's pick, the policy's pick, best measured, with the
+     * replicates' min..max bars, its legend inside the SVG.
+     */
+    @Test
+    void reportPageHasABusbwChartWithErrorBars() throws Exception {
+        Path sweeps = Files.createDirectory(tmp.resolve("sweeps")); // two replicates of each cell
+        Files.copy(Path.of(SWEEP), sweeps.resolve("rep1.csv"));
+        Files.copy(
+                Path.of(CliRun.fixture("h200-2rank-sweep_allreduce.rep2-simulated.csv")), sweeps.resolve("rep2.csv"));
+        Path html = tmp.resolve("r.html");
+        CliRun r = CliRun.run(
+                "report",
+                ReportCommandTest.res("rank-a.jsonl"),
+                ReportCommandTest.res("rank-b.jsonl"),
+                "--measurements",
+                sweeps.toString(),
+                "--html",
+                html.toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.err());
+        String page = Files.readString(html);
+        int at = page.indexOf("<svg class=\"chart busbw\"");
+        assertTrue(at > 0, page);
+        String svg = page.substring(at, page.indexOf("</svg>", at));
+        // NCCL's pick and best measured at each measured size, the policy's pick where the logs decided
+        assertEquals(52, count(svg, "<circle "), svg);
+        // every point but one, whose two replicates agree, has a bar
+        assertEquals(51, count(svg, "<path class=\"error-bar\""), svg);
+        assertEquals(3, count(svg, "<text class=\"legend\""), "NCCL's, the policy's and best measured's entries");
+        assertTrue(svg.contains(">best measured</text>") && svg.contains(">policy's pick</text>"), svg);
+        List<String> labels = new ArrayList<>();
+        Matcher m = Pattern.compile("<text x=\"76\" y=\"[0-9.]+\" font-size=\"11\" text-anchor=\"end\">([^<]*)</text>")
+                .matcher(svg);
+        while (m.find()) {
+            labels.add(m.group(1));
+        }
+        assertTrue(labels.size() >= 2 && labels.size() <= SvgChart.MAX_TICKS, labels.toString());
+        assertEquals(List.of("1 KB/s", "10 KB/s", "100 KB/s", "1 MB/s", "10 MB/s", "100 MB/s", "1 GB/s"), labels);
+    }
+
+    static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
 }
