@@ -4,7 +4,6 @@ import static io.nccltuner.compile.SvgChart.esc;
 
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.SvgChart;
-import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.SizeGrid;
 import java.util.ArrayList;
@@ -139,138 +138,7 @@ public final class ShadowReportHtml {
                     + "the decision with the most calls; a line joins neighbouring decided sizes only)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
                     + "noise, a compile keeps NCCL's pick</span></p>\n");
             h.append(chart(g, rows));
-            h.append(busbwChart(g, rows));
         }
-    }
-
-    /** The busbw chart's frame: viewBox 1000 x 340, the legend in the right margin, inside the SVG. */
-    private static final SvgChart BW = new SvgChart(1000, 340, 80, 200, 20, 50);
-
-    /** The busbw chart's series: NCCL's pick, the policy's pick (at the sizes the logs decided), best measured. */
-    private static final String[][] BW_SERIES = {
-        {"NCCL's pick", "#c62828", "6 4"}, {"policy's pick", "#1565c0", null}, {"best measured", "#2e7d32", "2 3"}
-    };
-
-    /** @return the Stats of the decision with the most calls at a size, null when none was measured */
-    private static Compiler.Stats loggedStats(Compiler.SizeResult s, List<ShadowReport.Row> rows) {
-        Compiler.Stats out = null;
-        long most = -1;
-        for (ShadowReport.Row row : rows) {
-            if (row.calls() > most && SizeGrid.inRange(s.nBytes(), row.fromBytes(), row.toBytes())) {
-                most = row.calls();
-                var pc = ShadowReport.config(row.policyPick(), row.channels());
-                out = s.candidates().stream()
-                        .filter(st -> st.config().equals(pc))
-                        .findFirst()
-                        .orElse(null);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Bus bandwidth (GB/s, log axis of {@link SvgChart#logTicks}) versus message size (log2): NCCL's
-     * pick, the policy's pick where the logs decided and best measured, each point its median's
-     * busbw, error bars (class error-bar) the replicates' min..max where there are two or more; the
-     * legend inside the SVG.
-     */
-    static String busbwChart(Compiler.Group g, List<ShadowReport.Row> rows) {
-        var coll = g.key().collective();
-        int nRanks = g.key().nRanks();
-        List<List<double[]>> series = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        for (Compiler.SizeResult s : g.sizes()) {
-            Compiler.Stats best = s.candidates().stream()
-                    .filter(st -> Double.isFinite(st.medianUs()))
-                    .min(java.util.Comparator.comparingDouble(Compiler.Stats::medianUs))
-                    .orElse(null);
-            Compiler.Stats[] st = {s.nccl(), loggedStats(s, rows), best};
-            for (int k = 0; k < 3; k++) {
-                if (st[k] != null) {
-                    double b = BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].medianUs());
-                    boolean rep = st[k].replicates() >= 2;
-                    double lo = rep ? BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].maxUs()) : b;
-                    double hi = rep ? BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].minUs()) : b;
-                    if (b > 0 && Double.isFinite(b)) {
-                        series.get(k).add(new double[] {s.nBytes(), b, lo, hi});
-                    }
-                }
-            }
-        }
-        List<double[]> all = series.stream().flatMap(List::stream).toList();
-        if (all.isEmpty()) {
-            return "";
-        }
-        double x0 = SvgChart.log2Size(all.stream().mapToDouble(p -> p[0]).min().orElseThrow());
-        double x1 = Math.max(
-                x0 + 1,
-                SvgChart.log2Size(all.stream().mapToDouble(p -> p[0]).max().orElseThrow()));
-        double y0 = Math.log10(all.stream()
-                        .mapToDouble(p -> Math.min(p[1], p[2] > 0 ? p[2] : p[1]))
-                        .min()
-                        .orElseThrow())
-                - 0.1;
-        double y1 = Math.log10(all.stream()
-                        .mapToDouble(p -> Math.max(p[1], p[3]))
-                        .max()
-                        .orElseThrow())
-                + 0.1;
-        java.util.function.DoubleUnaryOperator py =
-                v -> BW.top() + (y1 - Math.min(y1, Math.max(y0, Math.log10(v)))) / (y1 - y0) * BW.plotHeight();
-        StringBuilder s = new StringBuilder(BW.open("chart busbw", "bus bandwidth by size"));
-        for (double v : SvgChart.logTicks(y0, y1)) {
-            s.append(BW.gridLine(py.applyAsDouble(v), esc(SvgChart.rateLabel(v))));
-        }
-        int n = g.sizes().size();
-        for (int i = 0; i < n; i++) {
-            if (i % Math.max(1, n / 12) == 0 || i == n - 1) {
-                long b = g.sizes().get(i).nBytes();
-                s.append(BW.sizeLabel(BW.x(SvgChart.log2Size(b), x0, x1), b));
-            }
-        }
-        s.append(BW.axisTitles("message size (bytes, log scale)", 14, "bus bandwidth (bytes/s, log scale)"));
-        for (int k = 0; k < 3; k++) {
-            String color = BW_SERIES[k][1];
-            StringBuilder pts = new StringBuilder();
-            for (double[] p : series.get(k)) {
-                double x = BW.x(SvgChart.log2Size(p[0]), x0, x1);
-                pts.append(f("%.1f,%.1f ", x, py.applyAsDouble(p[1])));
-                if (p[3] > p[2]) {
-                    double ya = py.applyAsDouble(p[2]);
-                    double yb = py.applyAsDouble(p[3]);
-                    s.append(f(
-                            "<path class=\"error-bar\" d=\"M%.1f %.1f V%.1f M%.1f %.1f h6 M%.1f %.1f h6\" stroke=\"%s\" "
-                                    + "stroke-width=\"1\" fill=\"none\"/>%n",
-                            x, ya, yb, x - 3, ya, x - 3, yb, color));
-                }
-                s.append(f(
-                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s: busbw %s GB/s%s</title></circle>%n",
-                        x,
-                        py.applyAsDouble(p[1]),
-                        color,
-                        esc(BW_SERIES[k][0]),
-                        esc(ByteSize.format((long) p[0])),
-                        SvgChart.gbps(p[1]),
-                        p[3] > p[2] ? ", replicates " + SvgChart.gbps(p[2]) + " .. " + SvgChart.gbps(p[3]) : ""));
-            }
-            if (series.get(k).size() > 1) {
-                s.append(f(
-                        "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"%s\"/>%n",
-                        color,
-                        BW_SERIES[k][2] == null ? "" : " stroke-dasharray=\"" + BW_SERIES[k][2] + "\"",
-                        pts.toString().strip()));
-            }
-            int lx = BW.width() - BW.right() + 12;
-            int ly = BW.top() + 10 + 18 * k;
-            s.append(f(
-                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"/>%n"
-                            + "<text class=\"legend\" x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>%n",
-                    lx, ly, lx + 20, ly, color, lx + 26, ly + 4, esc(BW_SERIES[k][0])));
-        }
-        s.append(f(
-                "<text x=\"%d\" y=\"%d\" font-size=\"11\">bars: replicates' min..max</text>%n",
-                BW.width() - BW.right() + 12, BW.top() + 10 + 18 * 3 + 4));
-        s.append("</svg>\n");
-        return s.toString();
     }
 
     /** The decisions table: one row per report row, priced with time and busbw side by side. */
