@@ -367,7 +367,11 @@ public final class Main implements Runnable {
         StringBuilder b = new StringBuilder();
         while (m.find()) {
             String opt = m.group(1);
-            List<String> owners = cmd.findOption(opt) != null ? List.of() : owners(cmd.root(), opt);
+            // compile's per-file options (--nodes, --ranks, ...) mean a file's shape there; another
+            // command's option of the same name (try's --nodes: the traces' shape) is not the one meant
+            boolean own = cmd.findOption(opt) != null
+                    && (cmd.name().equals("compile") || !CompileCommand.PER_FILE.contains(opt));
+            List<String> owners = own ? List.of() : owners(cmd.root(), opt);
             String to = owners.isEmpty()
                     ? m.group()
                     : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("

@@ -166,7 +166,7 @@ class HostileInputCliTest {
             {
                 "-n",
                 "\u0662",
-                "Invalid value for option '--iters': '\u0662' is not an int: a whole number in ASCII digits 0-9"
+                "Invalid value for option '--iters': '\u0662' is not a long: a whole number in ASCII digits 0-9"
             },
         };
         for (String[] c : cases) {

@@ -352,7 +352,7 @@ class NewcomerFifthWalkTest {
                 Files.readString(Path.of(policy))
                         .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 8, nNodes: 1}"));
         CliRun none = tryRun("--policy", p8.toString(), "--trace", TRACE, "--keep-logs", keep.toString());
-        assertEquals(0, none.exit(), none.err() + none.out());
+        assertEquals(1, none.exit(), none.err() + none.out()); // no profile matches: exit 1, as validate
         assertTrue(
                 none.out()
                         .contains("\ntry: --keep-logs " + keep + ": the plugin logged no decision (no log, or empty"

@@ -42,7 +42,6 @@ class SharedOptionsTest {
             "--nccl-era",
             "--nccl-log",
             "--nnodes",
-            "--nodes",
             "--nranks",
             "--output",
             "--plugin",
