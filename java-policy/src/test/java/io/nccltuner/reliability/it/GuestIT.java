@@ -117,7 +117,12 @@ class GuestIT {
         Run r = run(Map.of(), 240, "reload", "1000");
         assertEquals(1000, r.num("cycles"));
         assertEquals(APPLIED, r.num("changed_each"), "every cycle decides like the first\n" + r.text());
-        assertEquals(r.num("threads10"), r.num("threads"), "no thread added after cycle 10: " + r.fact("thread_names"));
+        // HotSpot stops an idle compiler thread of its own accord (UseDynamicNumberOfCompilerThreads):
+        // one fewer is no growth (seen once under load: 10 after 11)
+        assertTrue(
+                r.num("threads") <= r.num("threads10"),
+                "no thread added after cycle 10 (" + r.num("threads10") + " then " + r.num("threads") + "): "
+                        + r.fact("thread_names"));
         int growthKib = r.num("rss_kib") - r.num("rss10_kib");
         assertTrue(growthKib < 4096, "resident memory grew " + growthKib + " KiB over 990 cycles");
         assertEquals("ok", r.fact("key_create"), "the host can still create pthread keys");
