@@ -142,30 +142,4 @@ public final class PolicyText {
         }
         return out.flip().toString();
     }
-
-    /**
-     * Checks that no line of a text is longer than a limit.
-     *
-     * @param name the file's name, for messages
-     * @param text the text
-     * @param maxChars the longest line allowed, characters
-     * @throws InputException {@code name:line: line of N characters, over the limit of M} for the
-     *     first longer line
-     */
-    public static void checkLineLength(String name, String text, int maxChars) throws InputException {
-        int line = 1;
-        int start = 0;
-        for (int i = 0; i <= text.length(); i++) {
-            if (i == text.length() || text.charAt(i) == '\n') {
-                if (i - start > maxChars) {
-                    throw new InputException(
-                            InputException.at(name, line),
-                            "a line of " + (i - start) + " characters, over the limit of " + maxChars
-                                    + " characters for a line of this file");
-                }
-                line++;
-                start = i + 1;
-            }
-        }
-    }
 }
