@@ -655,9 +655,10 @@ final class TryCommand extends ToolCommand {
     }
 
     /**
-     * Which candidates NCCL's cost tables lack where the plugin's rule hits found none offered:
-     * the traces replayed in process through the engine ({@link io.nccltuner.model.Replay}, the same
-     * engine, signature and regBuff), each call whose decision is ARM_NOT_OFFERED put to its rule.
+     * Which candidates NCCL's cost tables lack where the plugin's rule hits found none offered: the
+     * get rows of the traces the harness replayed (read, not run again), each one whose rule NCCL
+     * offers none of the candidates of ({@link #notOffered}, the engine's ARM_NOT_OFFERED) put to its
+     * rule.
      *
      * @param p the policy
      * @param replayed the traces the harness replayed
@@ -669,7 +670,6 @@ final class TryCommand extends ToolCommand {
     private String notOfferedWhy(Policy p, List<Path> replayed, long expected) throws IOException {
         Map<String, long[]> groups = new java.util.LinkedHashMap<>(); // text -> {calls, min nBytes, max nBytes}
         long found = 0;
-        io.nccltuner.policy.Mode m = io.nccltuner.policy.Mode.parse(mode);
         for (Path t : replayed) {
             io.nccltuner.trace.TraceFile tf;
             try {
@@ -679,13 +679,12 @@ final class TryCommand extends ToolCommand {
             }
             long[] shape = traceShape(tf);
             io.nccltuner.policy.Signature sig = hardware.signature(shape[0], shape[1]);
-            for (io.nccltuner.model.Replay.CallOutcome o : io.nccltuner.model.Replay.run(p, m, tf, sig, tried.regBuff())
-                    .calls()) {
-                if (!o.notOffered()) {
+            for (io.nccltuner.trace.TraceFile.Event e : tf.events()) {
+                if (!(e instanceof io.nccltuner.trace.TraceFile.Get get) || !notOffered(p, sig, get.call())) {
                     continue;
                 }
                 found++;
-                io.nccltuner.trace.TraceCall c = o.call();
+                io.nccltuner.trace.TraceCall c = get.call();
                 String text = notOfferedText(p, sig, c) + " at " + c.collective();
                 long[] g = groups.computeIfAbsent(text, k -> new long[] {0, Long.MAX_VALUE, 0});
                 g[0]++;
@@ -729,36 +728,82 @@ final class TryCommand extends ToolCommand {
      *     numAlgo x numProto), or {@code none of the rule's candidates is offered} when the rule is not found
      */
     static String notOfferedText(Policy p, io.nccltuner.policy.Signature sig, io.nccltuner.trace.TraceCall c) {
+        Policy.Rule rule = ruleFor(p, sig, c);
+        if (rule == null) {
+            return "none of the rule's candidates is offered";
+        }
+        List<String> minusOne = new ArrayList<>();
+        List<String> absent = new ArrayList<>();
+        for (Policy.Candidate x : rule.candidates()) {
+            String name = x.algorithm() + "/" + x.protocol();
+            List<String> into = inside(x, c) ? minusOne : absent;
+            if (!into.contains(name)) {
+                into.add(name);
+            }
+        }
+        List<String> said = new ArrayList<>();
+        if (!minusOne.isEmpty()) {
+            said.add(String.join(" and ", minusOne) + (minusOne.size() == 1 ? " is" : " are") + " -1");
+        }
+        if (!absent.isEmpty()) {
+            said.add(String.join(" and ", absent) + (absent.size() == 1 ? " is" : " are") + " not");
+        }
+        return String.join(", ", said) + " in NCCL's table";
+    }
+
+    /**
+     * Whether the plugin's engine found a rule for a call and NCCL offering none of its candidates
+     * (its ARM_NOT_OFFERED decision): a table the engine edits (at most {@link
+     * io.nccltuner.engine.Engine#MAX_TABLE_ENTRIES} entries), a rule of the call's profile for it
+     * ({@link #ruleFor}), and each candidate outside the table or its entry not {@code >= 0} (-1, NaN).
+     */
+    static boolean notOffered(Policy p, io.nccltuner.policy.Signature sig, io.nccltuner.trace.TraceCall c) {
+        int max = io.nccltuner.engine.Engine.MAX_TABLE_ENTRIES;
+        if (c.numAlgo() <= 0
+                || c.numProto() <= 0
+                || c.numAlgo() > max
+                || c.numProto() > max
+                || c.numAlgo() * c.numProto() > max) {
+            return false;
+        }
+        Policy.Rule rule = ruleFor(p, sig, c);
+        if (rule == null) {
+            return false;
+        }
+        for (Policy.Candidate x : rule.candidates()) {
+            if (inside(x, c)
+                    && c.costs()[
+                                    x.algorithm().id() * c.numProto()
+                                            + x.protocol().id()]
+                            >= 0f) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return whether a candidate lies inside a call's numAlgo x numProto cost table */
+    private static boolean inside(Policy.Candidate x, io.nccltuner.trace.TraceCall c) {
+        return x.algorithm().id() < c.numAlgo() && x.protocol().id() < c.numProto();
+    }
+
+    /**
+     * @return the rule of the call's profile (its shape, and the hardware the replay presents) that
+     *     the plugin puts the call to: the first for its collective, size and numPipeOps (and regBuff,
+     *     as try's replay passes it: 0 from tuner v4, the harness's --regbuff 0); null for none
+     */
+    private static Policy.Rule ruleFor(Policy p, io.nccltuner.policy.Signature sig, io.nccltuner.trace.TraceCall c) {
         Policy.Profile pr = p.profileFor(c.nRanks(), c.nNodes(), sig, new ArrayList<>());
         int regBuff = sig.tunerVersion() >= 4 ? 0 : -1; // what try's replay passes (the harness's --regbuff 0)
         for (Policy.Rule rule : pr == null ? List.<Policy.Rule>of() : pr.rules()) {
-            if (rule.collective() != c.collective()
-                    || !rule.containsBytes(c.nBytes())
-                    || !rule.numPipeOps().contains(c.numPipeOps())
-                    || (rule.regBuff() != null && (regBuff < 0 || rule.regBuff() != (regBuff == 1)))) {
-                continue;
+            if (rule.collective() == c.collective()
+                    && rule.containsBytes(c.nBytes())
+                    && rule.numPipeOps().contains(c.numPipeOps())
+                    && (rule.regBuff() == null || (regBuff >= 0 && rule.regBuff() == (regBuff == 1)))) {
+                return rule;
             }
-            List<String> minusOne = new ArrayList<>();
-            List<String> absent = new ArrayList<>();
-            for (Policy.Candidate x : rule.candidates()) {
-                String name = x.algorithm() + "/" + x.protocol();
-                boolean inside =
-                        x.algorithm().id() < c.numAlgo() && x.protocol().id() < c.numProto();
-                List<String> into = inside ? minusOne : absent;
-                if (!into.contains(name)) {
-                    into.add(name);
-                }
-            }
-            List<String> said = new ArrayList<>();
-            if (!minusOne.isEmpty()) {
-                said.add(String.join(" and ", minusOne) + (minusOne.size() == 1 ? " is" : " are") + " -1");
-            }
-            if (!absent.isEmpty()) {
-                said.add(String.join(" and ", absent) + (absent.size() == 1 ? " is" : " are") + " not");
-            }
-            return String.join(", ", said) + " in NCCL's table";
         }
-        return "none of the rule's candidates is offered";
+        return null;
     }
 
     /**
