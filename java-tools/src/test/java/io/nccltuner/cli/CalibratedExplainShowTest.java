@@ -144,20 +144,25 @@ class CalibratedExplainShowTest {
         return rows;
     }
 
-    @Test
-    void explainAtAHeldOutShapeNamesTheCalibratedPick() {
-        CliRun r = CliRun.run(
+    /** Runs {@code explain --topology LOG --policy POLICY --nranks R --nnodes N --sizes S}. */
+    static CliRun explainAt(int nRanks, int nNodes, String sizes) {
+        return CliRun.run(
                 "explain",
                 "--topology",
                 log.toString(),
                 "--policy",
                 policy.toString(),
                 "--nranks",
-                "128",
+                Integer.toString(nRanks),
                 "--nnodes",
-                "16",
+                Integer.toString(nNodes),
                 "--sizes",
-                "4B:1GiB");
+                sizes);
+    }
+
+    @Test
+    void explainAtAHeldOutShapeNamesTheCalibratedPick() {
+        CliRun r = explainAt(128, 16, "4B:1GiB");
         assertEquals(0, r.exit(), r.err());
         String o = r.out();
         assertTrue(
@@ -210,18 +215,7 @@ class CalibratedExplainShowTest {
 
     @Test
     void explainAtTheMeasuredShapeRunsTheRuleOverTheCalibratedTable() {
-        CliRun r = CliRun.run(
-                "explain",
-                "--topology",
-                log.toString(),
-                "--policy",
-                policy.toString(),
-                "--nranks",
-                "32",
-                "--nnodes",
-                "4",
-                "--sizes",
-                "1MiB:8MiB");
+        CliRun r = explainAt(32, 4, "1MiB:8MiB");
         assertEquals(0, r.exit(), r.err());
         String o = r.out();
         assertTrue(o.contains("engine: INFO policy cal profile measured-4nodes mode enforce rules 1 "), o);
@@ -247,18 +241,7 @@ class CalibratedExplainShowTest {
     /** Issue 21 (sixth walk), item 2: at one size the counts read "of 1 size", "of the 1 size". */
     @Test
     void explainAtOneSizeSaysSizeNotSizes() {
-        CliRun r = CliRun.run(
-                "explain",
-                "--topology",
-                log.toString(),
-                "--policy",
-                policy.toString(),
-                "--nranks",
-                "32",
-                "--nnodes",
-                "4",
-                "--sizes",
-                "2MiB");
+        CliRun r = explainAt(32, 4, "2MiB");
         assertEquals(0, r.exit(), r.err());
         String o = r.out();
         assertTrue(o.contains("\nThe calibrated pick differs from NCCL's default at 0 of 1 size.\n"), o);
@@ -271,18 +254,7 @@ class CalibratedExplainShowTest {
 
     @Test
     void explainOutsideTheProfilesSaysNoProfileMatches() {
-        CliRun r = CliRun.run(
-                "explain",
-                "--topology",
-                log.toString(),
-                "--policy",
-                policy.toString(),
-                "--nranks",
-                "256",
-                "--nnodes",
-                "32",
-                "--sizes",
-                "1MiB");
+        CliRun r = explainAt(256, 32, "1MiB");
         assertEquals(0, r.exit(), r.err());
         assertTrue(
                 r.out()
@@ -402,8 +374,7 @@ class CalibratedExplainShowTest {
 
     @Test
     void showWithoutTheTopologySaysWhatIsNeeded() throws Exception {
-        Path anyGpu = tmp.resolve("any-gpu.yaml");
-        Files.writeString(anyGpu, Files.readString(policy).replace(", gpu: H100}", "}"));
+        Path anyGpu = CliRun.write(tmp, "any-gpu.yaml", Files.readString(policy).replace(", gpu: H100}", "}"));
         CliRun r = CliRun.run("show", anyGpu.toString(), "--nodes", "8", "--collective", "AllReduce");
         assertEquals(0, r.exit(), r.err());
         assertTrue(

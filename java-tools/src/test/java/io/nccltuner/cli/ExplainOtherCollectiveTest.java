@@ -3,7 +3,6 @@ package io.nccltuner.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,7 +56,7 @@ class ExplainOtherCollectiveTest {
     }
 
     private Path log(String selections) throws Exception {
-        return Files.writeString(tmp.resolve("nccl.rank0.log"), HEAD + selections);
+        return CliRun.write(tmp, "nccl.rank0.log", HEAD + selections);
     }
 
     private static String line(String out, String start) {

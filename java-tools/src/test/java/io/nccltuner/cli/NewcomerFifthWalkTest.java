@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,9 +22,7 @@ class NewcomerFifthWalkTest {
     @TempDir
     Path tmp;
 
-    static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
-    static final Path HARNESS = REPO.resolve("build/tests/harness");
-    static final Path PLUGIN = REPO.resolve("build/lib/libnccl-tuner-java.so");
+    static final Path REPO = CliRun.REPO;
     static final String TRACE = CliRun.trace("trace_tp_infer.csv");
 
     /**
@@ -63,21 +59,13 @@ class NewcomerFifthWalkTest {
                       - {algorithm: TREE, protocol: SIMPLE}
             """;
 
-    private static void needBuild() {
-        Assumptions.assumeTrue(Files.isExecutable(HARNESS) && Files.isRegularFile(PLUGIN), "make build first");
-    }
-
     /** @return try's arguments: the harness and plugin of the build tree, then {@code more} */
     private static List<String> tryArgs(String... more) {
-        List<String> a =
-                new ArrayList<>(List.of("try", "--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()));
-        a.addAll(List.of(more));
-        return a;
+        return CliRun.tryArgs(more);
     }
 
     private static CliRun tryRun(String... more) {
-        needBuild();
-        return CliRun.run(tryArgs(more).toArray(String[]::new));
+        return CliRun.tryRun(more);
     }
 
     /** @return the last line of a command's stdout */
@@ -93,7 +81,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void tryCountsTheRuleHitsThatChangeNothingPerReason() throws Exception {
-        Path policy = Files.writeString(tmp.resolve("unchanged.yaml"), UNCHANGED);
+        Path policy = CliRun.write(tmp, "unchanged.yaml", UNCHANGED);
         CliRun r = tryRun("--policy", policy.toString(), "--trace", TRACE);
         assertEquals(0, r.exit(), r.err() + r.out());
         String why = "candidate not offered (RING/LL128 is -1 in NCCL's table at AllReduce 4 B: 1 call; TREE/LL128"
@@ -122,7 +110,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void enforceFoldsRepeatedChangedLines() throws Exception {
-        Path policy = Files.writeString(tmp.resolve("unchanged.yaml"), UNCHANGED);
+        Path policy = CliRun.write(tmp, "unchanged.yaml", UNCHANGED);
         CliRun e = tryRun("--policy", policy.toString(), "--trace", TRACE, "--mode", "enforce");
         assertEquals(0, e.exit(), e.err() + e.out());
         assertTrue(
@@ -141,7 +129,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void reportCountsUnchangedHitsFromTheLogs() throws Exception {
-        Path shadow = Files.writeString(tmp.resolve("shadow.jsonl"), decisionLog("shadow", 0));
+        Path shadow = CliRun.write(tmp, "shadow.jsonl", decisionLog("shadow", 0));
         CliRun s = CliRun.run("report", shadow.toString());
         assertEquals(0, s.exit(), s.err());
         assertTrue(
@@ -149,7 +137,7 @@ class NewcomerFifthWalkTest {
                         .contains("\n40 rule hits would change nothing: candidate not offered (NCCL's cost table has -1"
                                 + " for each of the rule's candidates) 15, already NCCL's pick 25\n"),
                 s.out());
-        Path canary = Files.writeString(tmp.resolve("canary.jsonl"), decisionLog("canary", 30));
+        Path canary = CliRun.write(tmp, "canary.jsonl", decisionLog("canary", 30));
         CliRun c = CliRun.run("report", canary.toString());
         assertEquals(0, c.exit(), c.err());
         assertTrue(
@@ -158,7 +146,7 @@ class NewcomerFifthWalkTest {
                                 + " each of the rule's candidates) 15, on NCCL's arm (canary) 55\n"),
                 c.out());
         // more hits applied (90) than the aggregates count offered (85): its aggregates are cut, no count
-        Path cut = Files.writeString(tmp.resolve("cut.jsonl"), decisionLog("canary", 90));
+        Path cut = CliRun.write(tmp, "cut.jsonl", decisionLog("canary", 90));
         CliRun x = CliRun.run("report", cut.toString());
         assertEquals(0, x.exit(), x.err());
         assertFalse(x.out().contains("changed nothing"), x.out());
@@ -189,7 +177,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void replayCountsBothReasons() throws Exception {
-        Path policy = Files.writeString(tmp.resolve("unchanged.yaml"), UNCHANGED);
+        Path policy = CliRun.write(tmp, "unchanged.yaml", UNCHANGED);
         CliRun r = CliRun.run("replay", "--mode", "shadow", "--trace", TRACE, "--policy", policy.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(
@@ -281,7 +269,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void theGpuANcclLogNamesIsPresented() throws Exception {
-        Path log = Files.writeString(tmp.resolve("tests-info.log"), TESTS_INFO_LOG);
+        Path log = CliRun.write(tmp, "tests-info.log", TESTS_INFO_LOG);
         Path policy = Files.writeString(
                 tmp.resolve("h100.yaml"),
                 Files.readString(REPO.resolve("policies/h200-2rank.yaml"))
@@ -324,10 +312,9 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void keepLogsLeavesNoFolderWhenNothingIsLogged() throws Exception {
-        Path failing = tmp.resolve("failing-harness");
-        Files.writeString(failing, "#!/bin/sh\necho 'harness: cannot run'\nexit 2\n");
+        Path failing = CliRun.write(tmp, "failing-harness", "#!/bin/sh\necho 'harness: cannot run'\nexit 2\n");
         assertTrue(failing.toFile().setExecutable(true));
-        Path lib = Files.writeString(tmp.resolve("libplugin.so"), "");
+        Path lib = CliRun.write(tmp, "libplugin.so", "");
         Path keep = tmp.resolve("keep");
         String policy = REPO.resolve("policies/h200-2rank.yaml").toString();
         CliRun r = CliRun.run(
@@ -389,7 +376,7 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void reportSaysWhereNcclsPickCameFrom() throws Exception {
-        Path shadow = Files.writeString(tmp.resolve("shadow.jsonl"), decisionLog("shadow", 0));
+        Path shadow = CliRun.write(tmp, "shadow.jsonl", decisionLog("shadow", 0));
         String csv = CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv");
         CliRun r = CliRun.run("report", shadow.toString(), "--measurements", csv);
         assertEquals(0, r.exit(), r.err());
@@ -481,8 +468,8 @@ class NewcomerFifthWalkTest {
      */
     @Test
     void showAndValidateReadTheLogsExplainReads() throws Exception {
-        Path log = Files.writeString(tmp.resolve("tests-info.log"), TESTS_INFO_LOG);
-        Path policy = Files.writeString(tmp.resolve("ll128.yaml"), LL128_FIRST);
+        Path log = CliRun.write(tmp, "tests-info.log", TESTS_INFO_LOG);
+        Path policy = CliRun.write(tmp, "ll128.yaml", LL128_FIRST);
         CliRun explain =
                 CliRun.run("explain", "--log", log.toString(), "--collective", "AllReduce", "--sizes", "64KiB");
         assertEquals(0, explain.exit(), explain.err());
@@ -512,7 +499,7 @@ class NewcomerFifthWalkTest {
                         .contains("\n AllReduce [0 B, 1 MiB) TREE/SIMPLE (not RING/LL128: bandwidth 0.0 in " + log
                                 + ")\n"),
                 s.out());
-        Path bare = Files.writeString(tmp.resolve("bare.log"), testsInfoLog(false));
+        Path bare = CliRun.write(tmp, "bare.log", testsInfoLog(false));
         CliRun refused = CliRun.run("show", policy.toString(), "--nccl-log", bare.toString());
         assertEquals(1, refused.exit(), refused.out());
         assertEquals(

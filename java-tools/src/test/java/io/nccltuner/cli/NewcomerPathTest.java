@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -33,21 +32,9 @@ class NewcomerPathTest {
             REPO.resolve("policies/h200-2rank-measured.yaml").toString();
 
     private static CliRun tryRun(String... more) {
-        Assumptions.assumeTrue(
-                Files.isExecutable(TryCommandTest.HARNESS) && Files.isRegularFile(TryCommandTest.PLUGIN),
-                "make build first");
-        List<String> args = new java.util.ArrayList<>(List.of(
-                "try",
-                "--harness",
-                TryCommandTest.HARNESS.toString(),
-                "--plugin",
-                TryCommandTest.PLUGIN.toString(),
-                "--policy",
-                MEASURED_POLICY,
-                "--trace",
-                CliRun.trace("trace_tp_infer.csv")));
-        args.addAll(List.of(more));
-        return CliRun.run(args.toArray(String[]::new));
+        CliRun.needBuild();
+        return CliRun.run(
+                CliRun.tryArgs("--policy", MEASURED_POLICY, "--trace", CliRun.trace("trace_tp_infer.csv")), more);
     }
 
     /**
@@ -229,7 +216,7 @@ class NewcomerPathTest {
         assertEquals(0, c.exit(), c.err());
         assertTrue(c.out().startsWith("summary: 5 rules from 25 measured sizes in 1 group (nRanks=2 nNodes=2): "));
         assertTrue(Files.readString(yaml).contains("  - name: nRanks2-nNodes2\n    match: {nRanks: 2, nNodes: 2}\n"));
-        Path conf = Files.writeString(tmp.resolve("two.conf"), "allreduce,0,65535,ring,simple,-1,2,2\n");
+        Path conf = CliRun.write(tmp, "two.conf", "allreduce,0,65535,ring,simple,-1,2,2\n");
         Path imported = tmp.resolve("two.yaml");
         CliRun i = CliRun.run("import", conf.toString(), "-o", imported.toString());
         assertEquals(0, i.exit(), i.err());

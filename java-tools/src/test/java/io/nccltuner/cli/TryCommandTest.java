@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,25 +19,18 @@ class TryCommandTest {
     @TempDir
     Path tmp;
 
-    static final Path REPO = Path.of(System.getProperty("nccltj.repo", ".."));
-    static final Path HARNESS = REPO.resolve("build/tests/harness");
-    static final Path PLUGIN = REPO.resolve("build/lib/libnccl-tuner-java.so");
+    static final Path REPO = CliRun.REPO;
+    static final Path HARNESS = CliRun.HARNESS;
+    static final Path PLUGIN = CliRun.PLUGIN;
 
     /** @return try's arguments after its name, as {@link #tryRun} gives them: the harness, the plugin, then {@code more} */
     private static java.util.List<String> tryArgs(String... more) {
-        java.util.List<String> a = new java.util.ArrayList<>(
-                java.util.List.of("--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()));
-        a.addAll(java.util.List.of(more));
-        return a;
+        java.util.List<String> a = CliRun.tryArgs(more);
+        return a.subList(1, a.size());
     }
 
     private static CliRun tryRun(String... more) {
-        Assumptions.assumeTrue(Files.isExecutable(HARNESS) && Files.isRegularFile(PLUGIN), "make build first");
-        String[] base = {"try", "--harness", HARNESS.toString(), "--plugin", PLUGIN.toString()};
-        String[] args = new String[base.length + more.length];
-        System.arraycopy(base, 0, args, 0, base.length);
-        System.arraycopy(more, 0, args, base.length, more.length);
-        return CliRun.run(args);
+        return CliRun.tryRun(more);
     }
 
     @Test
@@ -175,8 +167,7 @@ class TryCommandTest {
     /** NCCL's example-tuner CSV runs as the plugin reads it, through NCCL_TUNER_CONFIG_FILE. */
     @Test
     void exampleTunerCsvIsTried() throws Exception {
-        Path conf = tmp.resolve("nccl_tuner.conf");
-        Files.writeString(conf, """
+        Path conf = CliRun.write(tmp, "nccl_tuner.conf", """
         # collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff
         allreduce,0,4294967295,tree,simple,-1,-1,-1,-1,-1
         """);

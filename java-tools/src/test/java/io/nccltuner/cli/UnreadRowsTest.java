@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,8 +82,7 @@ class UnreadRowsTest {
      */
     @Test
     void aCsvWithItsHeaderAndNoRowsIsRefusedNamingIt() throws Exception {
-        Path h = tmp.resolve("h.csv");
-        Files.writeString(h, Files.readAllLines(Path.of(SWEEP)).getFirst() + "\n# interrupted\n\n");
+        Path h = CliRun.write(tmp, "h.csv", Files.readAllLines(Path.of(SWEEP)).getFirst() + "\n# interrupted\n\n");
         CliRun r = CliRun.run("compile", h.toString());
         assertEquals(1, r.exit(), r.err());
         assertEquals(
@@ -221,21 +219,8 @@ class UnreadRowsTest {
                         .replace("note: " + dir.resolve("bad.csv") + ": skipped", "note: " + dir + ": skipped"),
                 folder.err());
 
-        Assumptions.assumeTrue(
-                Files.isExecutable(TryCommandTest.HARNESS) && Files.isRegularFile(TryCommandTest.PLUGIN),
-                "make build first");
-        CliRun tried = CliRun.run(
-                "try",
-                "--harness",
-                TryCommandTest.HARNESS.toString(),
-                "--plugin",
-                TryCommandTest.PLUGIN.toString(),
-                "--policy",
-                policy,
-                "--trace",
-                CliRun.trace("trace_tp_infer.csv"),
-                "--measurements",
-                bad.toString());
+        CliRun tried = CliRun.tryRun(
+                "--policy", policy, "--trace", CliRun.trace("trace_tp_infer.csv"), "--measurements", bad.toString());
         assertEquals(0, tried.exit(), tried.err());
         assertTrue(tried.err().contains(skipped(bad)), tried.err());
     }

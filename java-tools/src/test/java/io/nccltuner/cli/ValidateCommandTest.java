@@ -3,7 +3,6 @@ package io.nccltuner.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,8 +56,7 @@ class ValidateCommandTest {
 
     @Test
     void everyProblemIsListedNotOnlyTheFirst() throws Exception {
-        Path f = tmp.resolve("bad.yaml");
-        Files.writeString(f, """
+        Path f = CliRun.write(tmp, "bad.yaml", """
         schema: nccl-tuner-java/v1
         name: bad
         profiles:
@@ -89,8 +87,7 @@ class ValidateCommandTest {
      */
     @Test
     void rulesThatCanNeverApplyAndShapes() throws Exception {
-        Path f = tmp.resolve("v.yaml");
-        Files.writeString(f, UNREACHABLE);
+        Path f = CliRun.write(tmp, "v.yaml", UNREACHABLE);
         CliRun r = CliRun.run(
                 "validate", f.toString(), "--nranks", "16", "--nnodes", "2", "--nranks", "4", "--nnodes", "1");
         assertEquals(1, r.exit(), r.out() + r.err());
@@ -128,8 +125,7 @@ class ValidateCommandTest {
      */
     @Test
     void ll128WithNvlsNvlsTreeOrPatIsNeverOffered() throws Exception {
-        Path f = tmp.resolve("ll128.yaml");
-        Files.writeString(f, """
+        Path f = CliRun.write(tmp, "ll128.yaml", """
         schema: nccl-tuner-java/v1
         name: ll128
         profiles:
@@ -192,8 +188,7 @@ class ValidateCommandTest {
     /** A 16-rank policy tried on the captured 2-rank trace: its 16 AllGather calls (RING/SIMPLE by NCCL) become RING/LL. */
     @Test
     void replayUnderAnotherShape() throws Exception {
-        Path f = tmp.resolve("p16.yaml");
-        Files.writeString(f, """
+        Path f = CliRun.write(tmp, "p16.yaml", """
         schema: nccl-tuner-java/v1
         name: p16
         profiles:
