@@ -314,7 +314,8 @@ class MessageMutantsTest {
         assertEquals(
                 "try: the policy would change 0 of 273 calls (rule hits 1; changed: where its pick differs from NCCL's);"
                         + " 1 rule hit would change nothing: candidate not offered (RING/LL128 is -1 in NCCL's table at"
-                        + " AllReduce 4 B) 1; run it with NCCL_TUNER_JAVA_MODE=shadow in the job next",
+                        + " AllReduce 4 B) 1; the policy changes nothing for these traces; check the shapes and sizes"
+                        + " it covers with `nccl-tuner show " + policy + "`",
                 r.out().lines().toList().getLast());
     }
 
