@@ -40,11 +40,11 @@ DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:NewSize=1m -XX:-UsePer
 dist: $(DIST_TGZ)
 
 # The docs' examples' inputs (make/examples-README.md says what each is): the captured traces and NCCL
-# logs, the measured H200 sweep, two plain nccl-tests outputs and one with NCCL's INFO lines, and an
+# logs, the measured H200 sweep, two plain nccl-tests outputs and two with NCCL's INFO lines, and an
 # NCCL example-tuner CSV (shipped as examples/configs/nccl_tuner.conf, the name NCCL's example reads).
 DIST_FIXTURES := $(REPO)/java-tools/src/test/resources/compile
 DIST_NCCL_TESTS := $(addprefix $(DIST_FIXTURES)/,plain-all_reduce_auto.txt plain-all_reduce_ring_ll.txt \
-                   gh200-8ranks-2hosts_all_reduce.txt)
+                   gh200-8ranks-2hosts_all_reduce.txt h100-8ranks-1host_all_reduce.txt)
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
                  $(REPO)/tests/traces/README.md $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv \
                  $(DIST_NCCL_TESTS) $(DIST_FIXTURES)/nvidia-boundaries.conf $(REPO)/make/examples-README.md
