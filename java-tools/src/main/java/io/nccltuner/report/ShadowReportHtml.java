@@ -98,6 +98,9 @@ public final class ShadowReportHtml {
                         ? "<li class=\"ok\">" + esc(sentence(r.agreement())) + "</li>\n"
                         : "<li class=\"bad\">Decisions differ (hang risk): "
                                 + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
+        if (r.notOfferedNote() != null) { // the DIFFER lines' footnote, as the text says it
+            h.append("<li class=\"noise\">(").append(esc(r.notOfferedNote())).append(")</li>\n");
+        }
         if (r.notComparedAcrossRanks() != null) { // as the text says it
             h.append("<li>").append(esc(sentence(r.notComparedAcrossRanks()))).append("</li>\n");
         }
