@@ -526,6 +526,27 @@ public record ShadowReport(
      */
     public static final String NOT_OFFERED_HIT = "rule hit, candidate not offered";
 
+    /**
+     * The footnote under the DIFFER lines (text and HTML) when one names a rank {@link
+     * #NOT_OFFERED_HIT}: what the label means and that it is inferred, since a decision log counts
+     * the rule hits whose candidates NCCL did not offer per communicator ({@code ruleHits} less the
+     * aggregates' counts), not per size.
+     */
+    public static final String NOT_OFFERED_NOTE = NOT_OFFERED_HIT
+            + ": inferred from the log's counts: the rank's log counts rule hits on that communicator that found"
+            + " none of the rule's candidates offered (NCCL's own pick ran), per communicator, not per size; the"
+            + " rank logged no pick at the size, so its calls there are taken to be such hits";
+
+    /**
+     * @return {@link #NOT_OFFERED_NOTE} when a DIFFER line names a rank {@link #NOT_OFFERED_HIT},
+     *     else null
+     */
+    public String notOfferedNote() {
+        return decisionProblems.stream().anyMatch(x -> x.contains(" -> " + NOT_OFFERED_HIT + " "))
+                ? NOT_OFFERED_NOTE
+                : null;
+    }
+
     static String shortSha(String sha) {
         return sha.length() > 12 ? sha.substring(0, 6) + "..." + sha.substring(sha.length() - 3) : sha;
     }
@@ -1010,6 +1031,9 @@ public record ShadowReport(
             sb.append("  (" + NO_RULE_HIT
                     + ": the rank logged the same communicator but no rule hit in that size bucket, so "
                     + "it ran NCCL's own pick there)\n");
+        }
+        if (notOfferedNote() != null) {
+            sb.append("  (").append(notOfferedNote()).append(")\n");
         }
         if (!notCompared.isEmpty()) {
             sb.append("decisions not compared at ")

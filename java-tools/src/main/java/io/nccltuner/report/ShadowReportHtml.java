@@ -4,6 +4,7 @@ import static io.nccltuner.compile.SvgChart.esc;
 
 import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.SvgChart;
+import io.nccltuner.model.BusBandwidth;
 import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.SizeGrid;
 import java.util.ArrayList;
@@ -17,7 +18,9 @@ import java.util.Locale;
  * logged policy runs, regret = time / best measured - 1, log size axis, log axis of 1 + regret; the
  * policy's line joins only neighbouring sizes the logs decided; sizes where the measured
  * gain was within the noise, so a compile keeps NCCL's pick, are shaded and labelled on the
- * chart); then the decisions with time and busbw side by side. With the canary's measured lines,
+ * chart); under it a bus bandwidth (busbw) chart of the same sizes (NCCL's pick, the policy's pick
+ * where the logs decided, best measured; its own colours and mark classes); then the decisions
+ * with time and busbw side by side. With the canary's measured lines,
  * its section ({@link CanaryReportHtml}) follows the cross-rank checks.
  */
 public final class ShadowReportHtml {
@@ -95,6 +98,9 @@ public final class ShadowReportHtml {
                         ? "<li class=\"ok\">" + esc(sentence(r.agreement())) + "</li>\n"
                         : "<li class=\"bad\">Decisions differ (hang risk): "
                                 + esc(String.join("; ", r.decisionProblems())) + "</li>\n");
+        if (r.notOfferedNote() != null) { // the DIFFER lines' footnote, as the text says it
+            h.append("<li class=\"noise\">(").append(esc(r.notOfferedNote())).append(")</li>\n");
+        }
         if (r.notComparedAcrossRanks() != null) { // as the text says it
             h.append("<li>").append(esc(sentence(r.notComparedAcrossRanks()))).append("</li>\n");
         }
@@ -138,7 +144,220 @@ public final class ShadowReportHtml {
                     + "the decision with the most calls; a line joins neighbouring decided sizes only)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
                     + "noise, a compile keeps NCCL's pick</span></p>\n");
             h.append(chart(g, rows));
+            String bw = busbwChart(g, rows);
+            if (!bw.isEmpty()) {
+                h.append("<h2>")
+                        .append(esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes "
+                                + g.key().nNodes()))
+                        .append(": bus bandwidth (busbw) by size</h2>\n")
+                        .append(bw);
+            }
         }
+    }
+
+    /** The busbw chart's frame: viewBox 1000 x 340, the legend in the right margin, inside the SVG. */
+    private static final SvgChart BW = new SvgChart(1000, 340, 80, 200, 20, 50);
+
+    /**
+     * The busbw chart's series: {label, class of its marks, colour, dash}. Their colours are none of
+     * the regret chart's (NCCL's red, the policy's blue), so the two charts' marks are told apart on
+     * the page.
+     */
+    private static final String[][] BW_SERIES = {
+        {"NCCL's pick", "busbw-nccl", "#ef6c00", "6 4"},
+        {"policy's pick", "busbw-policy", "#6a1b9a", null},
+        {"best measured", "busbw-best", "#2e7d32", "2 3"}
+    };
+
+    /** @return the Stats of the decision with the most calls at a size, null when none was measured */
+    private static Compiler.Stats loggedStats(Compiler.SizeResult s, List<ShadowReport.Row> rows) {
+        Compiler.Stats out = null;
+        long most = -1;
+        for (ShadowReport.Row row : rows) {
+            if (row.calls() > most && SizeGrid.inRange(s.nBytes(), row.fromBytes(), row.toBytes())) {
+                most = row.calls();
+                var pc = ShadowReport.config(row.policyPick(), row.channels());
+                out = s.candidates().stream()
+                        .filter(st -> st.config().equals(pc))
+                        .findFirst()
+                        .orElse(null);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Bus bandwidth (busbw, GB/s, on a log axis with the ticks of {@link SvgChart#logTicks}) versus
+     * message size (log2 of nBytes): NCCL's pick, the policy's pick at the sizes the logs decided (the
+     * decision with the most calls; drawn last and larger, on top where it is the best measured) and
+     * the best measured, each point its median time's busbw, an
+     * error bar (class error-bar) from the replicates' min..max where there are two or more; a
+     * series' line joins neighbouring measured sizes only. The legend is inside the SVG, right of the
+     * plot.
+     *
+     * @param g the measured group (collective, nRanks, nNodes)
+     * @param rows the report's rows of that group
+     * @return the SVG and a newline, or "" when no size has a measured busbw
+     */
+    static String busbwChart(Compiler.Group g, List<ShadowReport.Row> rows) {
+        List<List<double[]>> series = busbwPoints(g, rows);
+        List<double[]> all = series.stream().flatMap(List::stream).toList();
+        if (all.isEmpty()) {
+            return "";
+        }
+        double x0 = SvgChart.log2Size(all.stream().mapToDouble(p -> p[0]).min().orElseThrow());
+        double x1 = Math.max(
+                x0 + 1,
+                SvgChart.log2Size(all.stream().mapToDouble(p -> p[0]).max().orElseThrow()));
+        double y0 = Math.log10(all.stream()
+                        .mapToDouble(p -> Math.min(p[1], p[2] > 0 ? p[2] : p[1]))
+                        .min()
+                        .orElseThrow())
+                - 0.1;
+        double y1 = Math.log10(all.stream()
+                        .mapToDouble(p -> Math.max(p[1], p[3]))
+                        .max()
+                        .orElseThrow())
+                + 0.1;
+        java.util.function.DoubleUnaryOperator py =
+                v -> BW.top() + (y1 - Math.min(y1, Math.max(y0, Math.log10(v)))) / (y1 - y0) * BW.plotHeight();
+        StringBuilder s = new StringBuilder(BW.open("chart busbw", "bus bandwidth by size"));
+        for (double v : SvgChart.logTicks(y0, y1)) {
+            s.append(BW.gridLine(py.applyAsDouble(v), esc(SvgChart.rateLabel(v))));
+        }
+        int n = g.sizes().size();
+        for (int i = 0; i < n; i++) {
+            if (i % Math.max(1, n / 12) == 0 || i == n - 1) {
+                long b = g.sizes().get(i).nBytes();
+                s.append(BW.sizeLabel(BW.x(SvgChart.log2Size(b), x0, x1), b));
+            }
+        }
+        s.append(BW.axisTitles("message size (bytes, log scale)", 14, "bus bandwidth (bytes/s, log scale)"));
+        java.util.function.DoubleUnaryOperator px = b -> BW.x(SvgChart.log2Size(b), x0, x1);
+        for (int k : new int[] {2, 0, 1}) { // the policy's dots last: on top where it is the best measured
+            busbwSeries(s, k, series.get(k), px, py);
+        }
+        if (all.stream().anyMatch(p -> p[3] > p[2])) {
+            s.append(f(
+                    "<text x=\"%d\" y=\"%d\" font-size=\"11\">bars: replicates' min..max</text>%n",
+                    BW.width() - BW.right() + 12, BW.top() + 10 + 18 * 3 + 4));
+        }
+        s.append("</svg>\n");
+        return s.toString();
+    }
+
+    /**
+     * The busbw chart's points, per series of {@link #BW_SERIES}: at each measured size {nBytes,
+     * busbw of the median time (GB/s), bar low, bar high (the busbw of the replicates' slowest and
+     * fastest time; the median's with one replicate), the size's index in the group}.
+     */
+    private static List<List<double[]>> busbwPoints(Compiler.Group g, List<ShadowReport.Row> rows) {
+        var coll = g.key().collective();
+        int nRanks = g.key().nRanks();
+        List<List<double[]>> series = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        for (int i = 0; i < g.sizes().size(); i++) {
+            Compiler.SizeResult s = g.sizes().get(i);
+            Compiler.Stats best = s.candidates().stream()
+                    .filter(st -> Double.isFinite(st.medianUs()))
+                    .min(java.util.Comparator.comparingDouble(Compiler.Stats::medianUs))
+                    .orElse(null);
+            Compiler.Stats[] st = {s.nccl(), loggedStats(s, rows), best};
+            for (int k = 0; k < 3; k++) {
+                if (st[k] != null) {
+                    double b = BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].medianUs());
+                    boolean rep = st[k].replicates() >= 2;
+                    double lo = rep ? BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].maxUs()) : b;
+                    double hi = rep ? BusBandwidth.busbw(coll, nRanks, s.nBytes(), st[k].minUs()) : b;
+                    if (b > 0 && Double.isFinite(b)) {
+                        series.get(k).add(new double[] {s.nBytes(), b, lo, hi, i});
+                    }
+                }
+            }
+        }
+        return series;
+    }
+
+    /**
+     * One series of the busbw chart: its error bars, dots (the policy's larger), a line through each
+     * run of neighbouring sizes, and its legend entry.
+     *
+     * @param s the SVG so far
+     * @param k the series, an index of {@link #BW_SERIES}
+     * @param pts its points ({@link #busbwPoints})
+     * @param px nBytes to x, SVG user units
+     * @param py busbw (GB/s) to y, SVG user units
+     */
+    private static void busbwSeries(
+            StringBuilder s,
+            int k,
+            List<double[]> pts,
+            java.util.function.DoubleUnaryOperator px,
+            java.util.function.DoubleUnaryOperator py) {
+        String cls = BW_SERIES[k][1];
+        String color = BW_SERIES[k][2];
+        for (double[] p : pts) {
+            double x = px.applyAsDouble(p[0]);
+            if (p[3] > p[2]) {
+                double ya = py.applyAsDouble(p[2]);
+                double yb = py.applyAsDouble(p[3]);
+                s.append(f(
+                        "<path class=\"error-bar %s\" d=\"M%.1f %.1f V%.1f M%.1f %.1f h6 M%.1f %.1f h6\" stroke=\"%s\" "
+                                + "stroke-width=\"1\" fill=\"none\"/>%n",
+                        cls, x, ya, yb, x - 3, ya, x - 3, yb, color));
+            }
+            s.append(f(
+                    "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>%s %s: busbw %s GB/s%s"
+                            + "</title></circle>%n",
+                    cls,
+                    x,
+                    py.applyAsDouble(p[1]),
+                    k == 1 ? "4.5" : "3",
+                    color,
+                    esc(BW_SERIES[k][0]),
+                    esc(ByteSize.format((long) p[0])),
+                    SvgChart.gbps(p[1]),
+                    p[3] > p[2] ? ", replicates " + SvgChart.gbps(p[2]) + " .. " + SvgChart.gbps(p[3]) : ""));
+        }
+        // a line through each run of neighbouring sizes (the policy's: sizes the logs decided)
+        int a = 0;
+        while (a < pts.size()) {
+            int b = a;
+            while (b + 1 < pts.size() && pts.get(b + 1)[4] == pts.get(b)[4] + 1) {
+                b++;
+            }
+            if (b > a) {
+                StringBuilder line = new StringBuilder();
+                for (double[] p : pts.subList(a, b + 1)) {
+                    line.append(f("%.1f,%.1f ", px.applyAsDouble(p[0]), py.applyAsDouble(p[1])));
+                }
+                s.append(f(
+                        "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"%s\"/>%n",
+                        cls,
+                        color,
+                        BW_SERIES[k][3] == null ? "" : " stroke-dasharray=\"" + BW_SERIES[k][3] + "\"",
+                        line.toString().strip()));
+            }
+            a = b + 1;
+        }
+        int lx = BW.width() - BW.right() + 12;
+        int ly = BW.top() + 10 + 18 * k;
+        s.append(f(
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"%s/>%n"
+                        + "<circle cx=\"%d\" cy=\"%d\" r=\"%s\" fill=\"%s\"/>%n"
+                        + "<text class=\"legend\" x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>%n",
+                lx,
+                ly,
+                lx + 20,
+                ly,
+                color,
+                BW_SERIES[k][3] == null ? "" : " stroke-dasharray=\"" + BW_SERIES[k][3] + "\"",
+                lx + 10,
+                ly,
+                k == 1 ? "4.5" : "3",
+                color,
+                lx + 26,
+                ly + 4,
+                esc(BW_SERIES[k][0])));
     }
 
     /** The decisions table: one row per report row, priced with time and busbw side by side. */

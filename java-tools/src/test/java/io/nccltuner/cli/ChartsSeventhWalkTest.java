@@ -82,4 +82,97 @@ class ChartsSeventhWalkTest {
         assertEquals(List.of("1 KB/s", "10 KB/s", "100 KB/s", "1 MB/s", "10 MB/s", "100 MB/s", "1 GB/s"), labels);
         assertFalse(page.contains("e-0"), "no exponent notation on the page");
     }
+
+    /**
+     * Item 1. Before: the report's (and try's, which writes report's page) HTML had only the regret
+     * chart. Now a busbw chart per group under it: NCCL's pick, the policy's pick where the logs
+     * decided, best measured, each with its own mark class and colour (none of the regret chart's),
+     * the replicates' min..max as error bars, its legend inside the SVG. Two replicates of each cell.
+     */
+    @Test
+    void reportPageHasABusbwChartWithErrorBars() throws Exception {
+        Path sweeps = Files.createDirectory(tmp.resolve("sweeps"));
+        Files.copy(Path.of(SWEEP), sweeps.resolve("rep1.csv"));
+        Files.copy(
+                Path.of(CliRun.fixture("h200-2rank-sweep_allreduce.rep2-simulated.csv")), sweeps.resolve("rep2.csv"));
+        Path html = tmp.resolve("r.html");
+        CliRun r = CliRun.run(
+                "report",
+                ReportCommandTest.res("rank-a.jsonl"),
+                ReportCommandTest.res("rank-b.jsonl"),
+                "--measurements",
+                sweeps.toString(),
+                "--html",
+                html.toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.err());
+        String page = Files.readString(html);
+        assertEquals(1, count(page, "<svg class=\"chart busbw\""), "one group, one busbw chart");
+        assertTrue(page.contains("<h2>AllReduce, nRanks 2, nNodes 2: bus bandwidth (busbw) by size</h2>\n"
+                + "<svg class=\"chart busbw\""));
+        String svg = busbwSvg(page);
+        // NCCL's pick and best measured at each of the 25 measured sizes, the policy's pick at the 2
+        // sizes the logs decided (4 B and 16 KiB)
+        assertEquals(25, count(svg, "<circle class=\"busbw-nccl\""), svg);
+        assertEquals(2, count(svg, "<circle class=\"busbw-policy\""), svg);
+        assertEquals(25, count(svg, "<circle class=\"busbw-best\""), svg);
+        // error bars where the two replicates differ: every point but one
+        assertEquals(51, count(svg, "<path class=\"error-bar "), svg);
+        assertTrue(svg.contains(">bars: replicates' min..max</text>"), svg);
+        // the policy's two sizes are not neighbours: no line joins them; NCCL's and best's one line each
+        assertEquals(0, count(svg, "<polyline class=\"busbw-policy\""), svg);
+        assertEquals(1, count(svg, "<polyline class=\"busbw-nccl\""), svg);
+        assertEquals(1, count(svg, "<polyline class=\"busbw-best\""), svg);
+        assertEquals(3, count(svg, "<text class=\"legend\""), "NCCL's, the policy's, best's");
+        assertTrue(
+                svg.contains(">NCCL's pick</text>")
+                        && svg.contains(">policy's pick</text>")
+                        && svg.contains(">best measured</text>"),
+                svg);
+        // none of the regret chart's colours (NCCL's red, the policy's blue)
+        assertFalse(svg.contains("#c62828") || svg.contains("#1565c0"), svg);
+        List<String> labels = new ArrayList<>();
+        Matcher m = Pattern.compile("<text x=\"76\" y=\"[0-9.]+\" font-size=\"11\" text-anchor=\"end\">([^<]*)</text>")
+                .matcher(svg);
+        while (m.find()) {
+            labels.add(m.group(1));
+        }
+        assertTrue(labels.size() >= 2 && labels.size() <= SvgChart.MAX_TICKS, labels.toString());
+        assertEquals(List.of("1 KB/s", "10 KB/s", "100 KB/s", "1 MB/s", "10 MB/s", "100 MB/s", "1 GB/s"), labels);
+        assertFalse(svg.contains("e-0"), "one notation, no exponents");
+    }
+
+    /** Item 1, one replicate: no error bars and no legend line for them. */
+    @Test
+    void oneReplicateDrawsNoErrorBars() throws Exception {
+        Path html = tmp.resolve("r.html");
+        CliRun r = CliRun.run(
+                "report",
+                ReportCommandTest.res("rank-a.jsonl"),
+                ReportCommandTest.res("rank-b.jsonl"),
+                "--measurements",
+                SWEEP,
+                "--html",
+                html.toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.err());
+        String svg = busbwSvg(Files.readString(html));
+        assertEquals(52, count(svg, "<circle class=\"busbw-"), svg);
+        assertEquals(0, count(svg, "error-bar"), svg);
+        assertFalse(svg.contains("bars: replicates"), svg);
+    }
+
+    /** @return how many times {@code what} occurs in {@code s} */
+    static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** @return the page's busbw chart, its opening tag to its closing one */
+    static String busbwSvg(String page) {
+        int at = page.indexOf("<svg class=\"chart busbw\"");
+        assertTrue(at > 0, page);
+        return page.substring(at, page.indexOf("</svg>", at));
+    }
 }

@@ -185,6 +185,49 @@ class ReportCommandTest {
         assertEquals("", one.err());
     }
 
+    /** The footnote under the DIFFER lines when one names a rank "rule hit, candidate not offered". */
+    static final String NOT_OFFERED_NOTE = "(rule hit, candidate not offered: inferred from the log's counts: the"
+            + " rank's log counts rule hits on that communicator that found none of the rule's candidates offered"
+            + " (NCCL's own pick ran), per communicator, not per size; the rank logged no pick at the size, so its"
+            + " calls there are taken to be such hits)";
+
+    /**
+     * A newcomer walk: "rule hit, candidate not offered" is an inference (a decision log counts those
+     * hits per communicator, not per size), and nothing said so. Now a footnote says what the label
+     * means, once, in the text and on the page, where the label appears; and nowhere else. y:12's
+     * comm line counts 30 rule hits where its aggregates hold 20: 10 found no candidate offered, and
+     * y:12 logged no pick at 4 B, where x:11 picks RING/SIMPLE.
+     */
+    @Test
+    void notOfferedLabelHasItsFootnoteOnceOnlyWhereItAppears() throws Exception {
+        Path y = CliRun.write(
+                tmp,
+                "diverge-y.jsonl",
+                Files.readString(Path.of(res("diverge-y.jsonl"))).replace("\"ruleHits\":20", "\"ruleHits\":30"));
+        Path html = tmp.resolve("r.html");
+        CliRun r = CliRun.run("report", res("diverge-x.jsonl"), y.toString(), "--html", html.toString());
+        assertEquals(Main.EXIT_CHECK, r.exit(), r.out());
+        assertTrue(
+                r.out()
+                        .contains("y:12 -> rule hit, candidate not offered (NCCL's own pick RING/LL)\n"
+                                + "  nRanks=2 nNodes=2 AllReduce 16 KiB (NCCL RING/LL): ranks decide differently (hang"
+                                + " risk): x:11 -> RING/SIMPLE; y:12 -> TREE/LL\n  " + NOT_OFFERED_NOTE + "\n"),
+                r.out());
+        assertEquals(1, ChartsSeventhWalkTest.count(r.out(), NOT_OFFERED_NOTE), r.out());
+        assertFalse(r.out().contains("(no rule hit: "), "no rank is labelled no rule hit: " + r.out());
+        String page = Files.readString(html);
+        assertTrue(page.contains("<li class=\"noise\">" + NOT_OFFERED_NOTE + "</li>\n"), page);
+        assertEquals(1, ChartsSeventhWalkTest.count(page, NOT_OFFERED_NOTE), page);
+
+        // the same logs as written: y:12's 20 rule hits are all broken down, so it is "no rule hit" at 4 B
+        Path html2 = tmp.resolve("r2.html");
+        CliRun plain = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"), "--html", html2.toString());
+        assertEquals(Main.EXIT_CHECK, plain.exit(), plain.out());
+        assertTrue(plain.out().contains("y:12 -> no rule hit (NCCL's own pick RING/LL)\n"), plain.out());
+        assertEquals(0, ChartsSeventhWalkTest.count(plain.out(), "inferred from the log's counts"), plain.out());
+        assertEquals(0, ChartsSeventhWalkTest.count(Files.readString(html2), "inferred from the log's counts"));
+    }
+
     /**
      * Newcomer walk, item 1: replay and explain price NCCL's pick with the estimate compile and report
      * print (ShadowReport.callPicks: the measurements compiled with NCCL's picks), not the forced run

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The report page in a real browser: tests/html/check_report.sh renders it in headless Chromium;
  * the screenshot must show the regret chart across the page's width (its red NCCL line reaches from
  * the left to the right of the 1200-pixel window) with the policy's blue dots at the decided sizes
- * only; compile's busbw chart must span the page too; the canary page must show
+ * only; under it the report's busbw chart (its own colours: NCCL's orange and best measured's green
+ * lines across the page, the policy's purple dots at the 2 decided sizes); compile's busbw chart
+ * must span the page too; the canary page must show
  * both arms' markers, NCCL's red and the policy's blue, at each of its five sizes. Skipped where
  * Chromium is not installed (the script exits 3; tests/html/install_chromium.sh, which the
  * Makefile's unit-test runs first, installs it as root).
@@ -88,6 +90,44 @@ class ReportHtmlChromiumTest {
                 2,
                 blue,
                 "the policy's dots at the 2 decided sizes, below the legend (rows " + legend + ".." + legendEnd + ")");
+        // the busbw chart under it, in colours of its own: its rows are those holding NCCL's orange
+        // (nothing else on the page is orange); there, best measured's green and the policy's purple
+        int[] nccl = extent(img, 0xef6c00, 0, img.getHeight() - 1);
+        int top = nccl[2];
+        int bottom = nccl[3];
+        int[] best = extent(img, 0x2e7d32, top, bottom);
+        int dots = runs(img, 0x6a1b9a, top, bottom);
+        int redBottom = extent(img, 0xc62828, 0, img.getHeight() - 1)[3];
+        System.out.println("ReportHtmlChromiumTest: busbw chart rows " + top + ".." + bottom + ", NCCL x " + nccl[0]
+                + ".." + nccl[1] + ", best x " + best[0] + ".." + best[1] + ", " + dots + " policy runs");
+        assertTrue(top > redBottom, "the busbw chart is under the regret chart: " + top + " > " + redBottom);
+        assertTrue(bottom - top > 250, "the busbw chart is taller than 250 pixels: rows " + top + ".." + bottom);
+        assertTrue(
+                nccl[1] - nccl[0] > 0.6 * img.getWidth(),
+                "NCCL's busbw line spans the page: " + nccl[0] + ".." + nccl[1]);
+        assertTrue(
+                best[1] - best[0] > 0.6 * img.getWidth(), "best measured spans the page: " + best[0] + ".." + best[1]);
+        // the policy's busbw dots at 4 B and 16 KiB (no line between them) and its legend swatch
+        assertEquals(3, dots, "the policy's 2 busbw dots and its legend swatch, rows " + top + ".." + bottom);
+    }
+
+    /**
+     * @return {min x, max x, min y, max y} of the pixels near a colour in rows y0..y1; {MAX_VALUE, -1,
+     *     MAX_VALUE, -1} for none
+     */
+    private static int[] extent(BufferedImage img, int color, int y0, int y1) {
+        int[] e = {Integer.MAX_VALUE, -1, Integer.MAX_VALUE, -1};
+        for (int y = y0; y <= y1; y++) {
+            for (int x = 0; x < img.getWidth(); x++) {
+                if (near(img.getRGB(x, y) & 0xffffff, color)) {
+                    e[0] = Math.min(e[0], x);
+                    e[1] = Math.max(e[1], x);
+                    e[2] = Math.min(e[2], y);
+                    e[3] = Math.max(e[3], y);
+                }
+            }
+        }
+        return e;
     }
 
     /**
