@@ -477,7 +477,9 @@ public final class NcclTestsLog {
                     skipped.getFirst()
                                     .substring(skipped.getFirst().indexOf(": ") + 2)
                                     .replace("; run skipped", "")
-                            + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
+                            + (tables == 2
+                                    ? " (and the file's other run likewise)"
+                                    : tables > 2 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
                             + ": nothing in this file can become a rule");
         }
         if (firstMangled != null && into.measurements().size() == measuredBefore) {
