@@ -165,4 +165,119 @@ class NewcomerEighthWalkWarningsTest {
         assertEquals(1, r.exit(), r.out());
         assertEquals(skipped(tmp.resolve("one_alltoall.txt"), ""), r.err());
     }
+    /**
+     * An nccl-tests 2.18 all_reduce log (two sizes) with the given lines before its table: an echoed
+     * command line, '# Rank' device lines, NCCL's ENV INFO lines.
+     */
+    private Path hostIdLog(String name, String... before) throws Exception {
+        String table = String.join(
+                "\n",
+                "#",
+                "#                                                              out-of-place                       in-place",
+                "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw"
+                        + "   busbw  #wrong",
+                "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)"
+                        + "  (GB/s)",
+                "     1048576        262144     float     sum      -1   610.20    1.72    1.72       0   605.10    1.73"
+                        + "    1.73       0",
+                "     2097152        524288     float     sum      -1  1190.40    1.76    1.76       0  1185.90    1.77"
+                        + "    1.77       0",
+                "# Out of bounds values : 0 OK",
+                "# Avg bus bandwidth    : 1.74",
+                "#",
+                "# Collective test concluded: all_reduce_perf",
+                "");
+        String head = String.join(
+                "\n",
+                "# nccl-tests version 2.18.0 nccl-headers=22809 nccl-library=22809",
+                "# Collective test starting: all_reduce_perf",
+                "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 agg"
+                        + " iters: 1 validation: 1 graph: 0",
+                "#",
+                "# Using devices",
+                "");
+        StringBuilder b = new StringBuilder();
+        for (String l : before) {
+            b.append(l).append('\n');
+        }
+        return CliRun.write(tmp, name, b.toString().replace("@HEAD@\n", head) + table);
+    }
+
+    private static final String ECHO =
+            "$ mpirun -np 1 env NCCL_HOSTID=gpuhost0 ./build/all_reduce_perf -b 1M -e 2M -f 2"
+                    + " -g 1 : -np 1 env NCCL_HOSTID=gpuhost1 ./build/all_reduce_perf -b 1M -e 2M -f 2 -g 1";
+
+    private static String rank(int r, int pid, int dev) {
+        return "#  Rank  " + r + " Group  0 Pid    " + pid + " on         vm device  " + dev
+                + " [0000:18:00] NVIDIA H200";
+    }
+
+    /** What compile says where echoed NCCL_HOSTIDs are not one per rank, but for the rank count. */
+    private static String notOnePerRank(Path f, int line, String ranks) {
+        return "nccl-tuner compile: " + f + ":" + line + ": cannot tell nNodes: the NCCL_HOSTID values set from line 1"
+                + " (gpuhost0, gpuhost1) are not one per rank (" + ranks + "), so the host names of the '# Rank' lines"
+                + " (vm) do not count the nodes NCCL sees (a rank's NCCL_HOSTID is its host to NCCL), and there is no"
+                + " NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes\n";
+    }
+
+    /** Item 3: two NCCL_HOSTIDs echoed for one rank: "(1 rank)", not "(1 ranks)". */
+    @Test
+    void echoedHostIdsOfOneRankSayOneRank() throws Exception {
+        Path f = hostIdLog("one_all_reduce.txt", ECHO, "@HEAD@", rank(0, 101, 0));
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(notOnePerRank(f, 10, "1 rank"), r.err());
+    }
+
+    /** Item 3: two NCCL_HOSTIDs echoed for four ranks: "(4 ranks)". */
+    @Test
+    void echoedHostIdsOfFourRanksSayRanks() throws Exception {
+        Path f = hostIdLog(
+                "four_all_reduce.txt",
+                ECHO,
+                "@HEAD@",
+                rank(0, 101, 0),
+                rank(1, 101, 1),
+                rank(2, 102, 0),
+                rank(3, 102, 1));
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(notOnePerRank(f, 13, "4 ranks"), r.err());
+    }
+
+    /** What compile says where NCCL's NCCL_HOSTID lines name some ranks' processes, but for the counts. */
+    private static String someRanks(Path f, int line, String named) {
+        return "nccl-tuner compile: " + f + ":" + line + ": cannot tell nNodes: NCCL's 'NCCL_HOSTID set by environment'"
+                + " lines (from line " + (line - 3) + ": gpuhost0) name the NCCL_HOSTID of the processes of " + named
+                + ", so the host names of the '# Rank' lines (vm) do not count the nodes NCCL sees (a rank's NCCL_HOSTID"
+                + " is its host to NCCL), and there is no NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO"
+                + " NCCL_DEBUG_SUBSYS=INIT); pass --nodes\n";
+    }
+
+    /** Item 3: an NCCL_HOSTID line of another process than the one rank's: "of the 1 rank". */
+    @Test
+    void hostIdLinesOfOneRankSayOneRank() throws Exception {
+        Path f = hostIdLog(
+                "one_all_reduce.txt",
+                "@HEAD@",
+                rank(0, 101, 0),
+                "vm:102:102 [0] NCCL INFO NCCL_HOSTID set by environment to gpuhost0");
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(someRanks(f, 10, "0 of the 1 rank"), r.err());
+    }
+
+    /** Item 3: an NCCL_HOSTID line of one of two ranks' processes: "of the 2 ranks". */
+    @Test
+    void hostIdLinesOfTwoRanksSayRanks() throws Exception {
+        Path f = hostIdLog(
+                "two_all_reduce.txt",
+                "@HEAD@",
+                rank(0, 101, 0),
+                rank(1, 102, 0),
+                "vm:101:101 [0] NCCL INFO NCCL_HOSTID set by environment to gpuhost0");
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(someRanks(f, 11, "1 of the 2 ranks"), r.err());
+    }
 }
