@@ -143,8 +143,9 @@ final class ImportCommand extends ToolCommand {
         InputFiles.requireReadable(file);
         requireOutputDirectory("-o", output);
         NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-        List<String> warnings = new ArrayList<>(r.warnings());
+        List<String> warnings = new ArrayList<>(PolicyFiles.folded(file, r.warnings()));
         Policy p = withoutWhatNeverApplies(r, file, warnings);
+        PolicyFiles.printWarnings(err, "", warnings); // once, whether or not the policy is written
         if (name != null) {
             p = p.withName(name);
         }
@@ -152,16 +153,12 @@ final class ImportCommand extends ToolCommand {
                 .filter(f -> f.level() == PolicyCheck.Level.ERROR)
                 .toList();
         if (!errors.isEmpty()) { // import writes only what validate accepts
-            warnings.forEach(w -> err.println("warning: " + w));
             throw new InputException(
                     file.toString(),
                     "the converted policy would not validate (" + Main.count(errors.size(), "error") + "; the first: "
                             + errors.getFirst().where() + ": "
                             + errors.getFirst().message()
                             + "); nothing written");
-        }
-        for (String w : warnings) {
-            err.println("warning: " + w);
         }
         Map<Rule, List<String>> comments = new IdentityHashMap<>();
         for (Profile pr : p.profiles()) {

@@ -1,5 +1,6 @@
 package io.nccltuner.cli;
 
+import io.nccltuner.compile.Repeats;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.NcclExampleConfig;
 import io.nccltuner.policy.Policy;
@@ -32,7 +33,8 @@ final class PolicyFiles {
      *
      * @param policy the policy
      * @param csv whether the file is NCCL's example-tuner CSV
-     * @param warnings the conversion's approximations ({@code file:line: text}); empty for YAML
+     * @param warnings the conversion's approximations ({@code file:line: text}), those of one kind on
+     *     several lines folded into one ({@link #folded}); empty for YAML
      * @param origins for each rule (by identity) where it was written in a CSV, e.g.
      *     {@code nccl_tuner.conf:3} or {@code nccl_tuner.conf:3,5}; absent when unknown
      */
@@ -110,7 +112,7 @@ final class PolicyFiles {
                     }
                 }
             }
-            return new Loaded(r.policy(), true, r.warnings(), origins);
+            return new Loaded(r.policy(), true, folded(file, r.warnings()), origins);
         }
         Policy p;
         try {
@@ -122,8 +124,8 @@ final class PolicyFiles {
     }
 
     /**
-     * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations, one
-     * {@code warning: file:line: text} line each, as the commands that read a policy report them.
+     * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations ({@link
+     * #printWarnings}), as the commands that read a policy report them.
      *
      * @param file the file (checked readable first)
      * @param warnings where the warnings go (stderr)
@@ -133,8 +135,60 @@ final class PolicyFiles {
      */
     static Loaded load(Path file, java.io.PrintWriter warnings) throws InputException, IOException {
         Loaded l = load(file);
-        l.warnings().forEach(w -> warnings.println("warning: " + w));
+        printWarnings(warnings, "", l.warnings());
         return l;
+    }
+
+    /**
+     * Prints a CSV's warnings, one {@code warning: text} line each after {@code indent}: the one
+     * place import, validate, replay, explain and show print them, so that each is said once a run.
+     *
+     * @param to stderr, or validate's stdout
+     * @param indent written before each line ({@code ""}, or validate's {@code "  "})
+     * @param warnings the warnings, already {@link #folded}
+     */
+    static void printWarnings(java.io.PrintWriter to, String indent, List<String> warnings) {
+        warnings.forEach(w -> to.println(indent + "warning: " + w));
+    }
+
+    /**
+     * Folds a CSV's warnings that say one thing of several lines ({@code file:3: text}, {@code
+     * file:4: text}, ...) into one at the first one's place: {@code file: 40 lines (3, 4, 5, ...):
+     * text}, the first {@link Repeats#NAMED} line numbers named. A warning no other line repeats
+     * keeps its {@code file:line: text} form; one that names no single line of {@code file} is left
+     * as it is.
+     *
+     * @param file the CSV, as its warnings name it
+     * @param warnings the warnings, in order
+     * @return the warnings folded, in order
+     */
+    static List<String> folded(Path file, List<String> warnings) {
+        String prefix = file + ":";
+        List<String> out = new ArrayList<>();
+        for (List<String> g : Repeats.grouped(warnings, w -> lineText(prefix, w))) {
+            if (g.size() == 1 || !(lineText(prefix, g.getFirst()) instanceof String text)) {
+                out.addAll(g);
+                continue;
+            }
+            List<String> lines = g.stream()
+                    .map(w -> w.substring(prefix.length(), w.indexOf(": ", prefix.length())))
+                    .distinct()
+                    .toList();
+            out.add(
+                    lines.size() == 1
+                            ? g.getFirst()
+                            : file + ": " + lines.size() + " lines (" + Repeats.firstNamed(lines) + "): " + text);
+        }
+        return out;
+    }
+
+    /** @return the text of a {@code file:LINE: text} warning; a key of its own for any other (never folded) */
+    private static Object lineText(String prefix, String warning) {
+        int colon = warning.startsWith(prefix) ? warning.indexOf(": ", prefix.length()) : -1;
+        if (colon > prefix.length() && warning.substring(prefix.length(), colon).matches("[0-9]{1,9}")) {
+            return warning.substring(colon + 2);
+        }
+        return new Object();
     }
 
     /**

@@ -84,7 +84,7 @@ final class ValidateCommand extends ToolCommand {
             out.println(policy.file + ": NCCL example-tuner CSV (read as the plugin reads NCCL_TUNER_CONFIG_FILE), "
                     + Main.count(loaded.warnings().size(), "warning")
                     + (loaded.warnings().isEmpty() ? "" : ":"));
-            loaded.warnings().forEach(w -> out.println("  warning: " + w));
+            PolicyFiles.printWarnings(out, "  ", loaded.warnings());
         } else {
             try {
                 PolicyLoader.load(policy.file); // every problem, not only the first

@@ -477,7 +477,9 @@ public final class NcclTestsLog {
                     skipped.getFirst()
                                     .substring(skipped.getFirst().indexOf(": ") + 2)
                                     .replace("; run skipped", "")
-                            + (tables > 1 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
+                            + (tables == 2
+                                    ? " (and the file's other run likewise)"
+                                    : tables > 2 ? " (and the file's other " + (tables - 1) + " runs likewise)" : "")
                             + ": nothing in this file can become a rule");
         }
         if (firstMangled != null && into.measurements().size() == measuredBefore) {
@@ -1434,7 +1436,11 @@ public final class NcclTestsLog {
 
     /** Why NCCL_HOSTID leaves nNodes untold: which processes the INFO lines name, or echoes not one per rank. */
     private InputException unknownNodes(Segment s, String where, RankCount ranks, NodeCount.Count count) {
-        String ids = names(count.hostIds());
+        // where the INFO lines name no rank's process, the NCCL_HOSTIDs they name (not an empty list)
+        String ids = names(
+                count.hostIds().isEmpty()
+                        ? s.hostIds.values().stream().distinct().toList()
+                        : count.hostIds());
         long named =
                 s.ranks.stream().filter(r -> s.hostIds.containsKey(r.process())).count();
         return new InputException(
@@ -1443,9 +1449,9 @@ public final class NcclTestsLog {
                         + (s.hostIdWhere != null
                                 ? "NCCL's 'NCCL_HOSTID set by environment' lines (from line " + lineOf(s.hostIdWhere)
                                         + ": " + ids + ") name the NCCL_HOSTID of the processes of " + named
-                                        + " of the " + ranks.n() + " ranks"
+                                        + " of the " + TextReport.count(ranks.n(), "rank")
                                 : "the NCCL_HOSTID values set from line " + lineOf(s.echoedHostIdWhere) + " (" + ids
-                                        + ") are not one per rank (" + ranks.n() + " ranks)")
+                                        + ") are not one per rank (" + TextReport.count(ranks.n(), "rank") + ")")
                         + ", so the host names of the '# Rank' lines (" + names(count.hosts())
                         + ") do not count the nodes NCCL sees (a rank's NCCL_HOSTID is its host to NCCL), and there "
                         + "is no NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes");
