@@ -245,8 +245,10 @@ final class CompileCommand extends ToolCommand {
         requireOutputDirectory("--html", html);
         MeasurementSet data = new MeasurementSet();
         List<String> sources = readInputs(checked.placement(), data, err);
-        for (String m : MeasurementSet.mangled(data.refused())) { // also in the summary and among refused rows
-            err.println("nccl-tuner compile: warning: " + m);
+        int mangled = MeasurementSet.mangled(data.refused()).size();
+        if (mangled > 0) { // the rows themselves: once, among the report's refused rows
+            err.println("nccl-tuner compile: warning: skipped " + Main.count(mangled, "mangled row")
+                    + " (listed under refused rows in the report); --strict refuses the file instead");
         }
         readNcclLogs(data, err);
         boolean yamlToStdout = output != null && output.toString().equals("-");
@@ -268,13 +270,14 @@ final class CompileCommand extends ToolCommand {
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         String[] refused = refusal(c, nRules);
         if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
-            report.println("policy not written: " + refused[0] + ". " + refused[1]);
+            String why = "policy not written: " + refused[0] + ". " + refused[1]; // the same words on stderr
+            report.println(why);
             report.print(TextReport.render(c, savings, verbose));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
-            throw new InputException("inputs", refused[0] + "; policy not written. " + refused[1]);
+            throw new InputException(why);
         }
         report.print(TextReport.render(c, savings, !summaryOnly));
         if (output == null) {
