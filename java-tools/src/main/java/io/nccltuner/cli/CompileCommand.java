@@ -101,10 +101,16 @@ final class CompileCommand extends ToolCommand {
         @Option(names = "--channels", paramLabel = "N", description = "NCCL_MAX_NCHANNELS the run was forced to.")
         int channels;
 
-        @Option(names = "--ranks", paramLabel = "N", description = "nRanks, overriding the log's device lines.")
+        @Option(
+                names = {"--ranks", "--nranks"},
+                paramLabel = "N",
+                description = "nRanks, overriding the log's device lines.")
         Integer ranks;
 
-        @Option(names = "--nodes", paramLabel = "N", description = "nNodes, overriding the log's host names.")
+        @Option(
+                names = {"--nodes", "--nnodes"},
+                paramLabel = "N",
+                description = "nNodes, overriding the log's host names.")
         Integer nodes;
     }
 
@@ -245,8 +251,10 @@ final class CompileCommand extends ToolCommand {
         requireOutputDirectory("--html", html);
         MeasurementSet data = new MeasurementSet();
         List<String> sources = readInputs(checked.placement(), data, err);
-        for (String m : MeasurementSet.mangled(data.refused())) { // also in the summary and among refused rows
-            err.println("nccl-tuner compile: warning: " + m);
+        int mangled = MeasurementSet.mangled(data.refused()).size();
+        if (mangled > 0) { // the rows themselves: once, among the report's refused rows
+            err.println("nccl-tuner compile: warning: skipped " + Main.count(mangled, "mangled row")
+                    + " (listed under refused rows in the report); --strict refuses the file instead");
         }
         readNcclLogs(data, err);
         boolean yamlToStdout = output != null && output.toString().equals("-");
@@ -268,15 +276,16 @@ final class CompileCommand extends ToolCommand {
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         String[] refused = refusal(c, nRules);
         if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
-            report.println("policy not written: " + refused[0] + ". " + refused[1]);
-            report.print(TextReport.render(c, savings, verbose));
+            String why = "policy not written: " + refused[0] + ". " + refused[1]; // the same words on stderr
+            report.println(why);
+            report.print(advised(TextReport.render(c, savings, verbose)));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
-            throw new InputException("inputs", refused[0] + "; policy not written. " + refused[1]);
+            throw new InputException(why);
         }
-        report.print(TextReport.render(c, savings, !summaryOnly));
+        report.print(advised(TextReport.render(c, savings, !summaryOnly)));
         if (output == null) {
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
@@ -290,6 +299,25 @@ final class CompileCommand extends ToolCommand {
         out.flush();
         err.flush();
         return 0;
+    }
+
+    /**
+     * The report with compile's advice in each line, as its stderr has it ({@link Main#advice}): a
+     * parser's warning among the report's warnings says {@code pass --in FILE --nodes N}, not {@code
+     * pass --nodes}.
+     *
+     * @param text the report, lines ending in newlines
+     * @return the same lines, advice rewritten
+     */
+    private String advised(String text) {
+        if (!text.contains("pass --")) {
+            return text;
+        }
+        return String.join(
+                "\n",
+                java.util.Arrays.stream(text.split("\n", -1))
+                        .map(l -> Main.advice(spec, l))
+                        .toList());
     }
 
     /** {@code --placement} and {@code --mode} as {@link #checkOptions} parsed them. */
@@ -343,15 +371,18 @@ final class CompileCommand extends ToolCommand {
     /**
      * Reads the measurements: each FILE argument (a {@code nccl-tuner sweep} directory, any other
      * folder's files ({@link #readFolder}), or a file with the settings given without {@code --in}),
-     * then each {@code --in FILE} with its own.
+     * then each {@code --in FILE} with its own. Every input is read before any refused one refuses
+     * the compile, so that one run names them all ({@link #refuseInputs}).
      *
      * @param pl the nccl-tests columns to read
      * @param data receives the measurements and selections
-     * @param err where a folder's note and its skipped files' warnings go
+     * @param err where a folder's note and its skipped files' warnings go, and each refused input's
+     *     line where several are refused
      * @return the inputs as the policy's header names them ({@code dir (sweep)} for a sweep)
      * @throws InputException for settings without {@code --in} given twice or with no FILE, and
-     *     for a file that does not read (file:line)
-     * @throws UsageException for a file of another kind than measurements ({@link #requireMeasurements})
+     *     for a file that does not read (file:line), or several ({@code 2 of 3 inputs refused ...})
+     * @throws UsageException for a file of another kind than measurements ({@link #requireMeasurements}),
+     *     where it is the first refused input
      * @throws IOException if reading fails
      */
     private List<String> readInputs(NcclTestsLog.Placement pl, MeasurementSet data, PrintWriter err)
@@ -371,38 +402,99 @@ final class CompileCommand extends ToolCommand {
         }
         Input all = global.isEmpty() ? new Input() : global.getFirst();
         seen = new Seen();
+        List<Exception> refused = new ArrayList<>(); // each refused input's UsageException or InputException
+        int nInputs = 0;
         for (Path f : files) {
-            int before = data.measurements().size();
-            if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
-                io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
-                refuseIgnoredOptions(f, all, true, data, before);
-                sources.add(f + " (sweep)");
-                continue;
+            nInputs++;
+            try {
+                readPlain(f, all, pl, data, sources, err);
+            } catch (UsageException | InputException e) {
+                refused.add(e);
             }
-            if (java.nio.file.Files.isDirectory(f)) {
-                readFolder(f, all, pl, data, sources, err);
-                continue;
-            }
-            requireMeasurements(f);
-            if (!readOnce(f, all, pl, data, err)) {
-                continue;
-            }
-            refuseIgnoredOptions(f, all, false, data, before);
-            sources.add(f.toString());
         }
         for (Input in : inputs) {
             if (in.file == null) {
                 continue;
             }
-            int before = data.measurements().size();
-            requireMeasurements(in.file);
-            if (!readOnce(in.file, in, pl, data, err)) {
-                continue;
+            nInputs++;
+            try {
+                int before = data.measurements().size();
+                requireMeasurements(in.file);
+                if (!readOnce(in.file, in, pl, data, err)) {
+                    continue;
+                }
+                refuseIgnoredOptions(in.file, in, false, data, before);
+                sources.add(in.file.toString());
+            } catch (UsageException | InputException e) {
+                refused.add(e);
             }
-            refuseIgnoredOptions(in.file, in, false, data, before);
-            sources.add(in.file.toString());
         }
+        refuseInputs(refused, nInputs, err);
         return sources;
+    }
+
+    /**
+     * Reads one plain FILE argument: a {@code nccl-tuner sweep} folder, another folder ({@link
+     * #readFolder}) or a measurement file, with the settings given without {@code --in}.
+     *
+     * @throws InputException for a file that does not read (file:line)
+     * @throws UsageException for a file of another kind than measurements
+     */
+    private void readPlain(
+            Path f, Input all, NcclTestsLog.Placement pl, MeasurementSet data, List<String> sources, PrintWriter err)
+            throws InputException, IOException {
+        int before = data.measurements().size();
+        if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
+            io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
+            refuseIgnoredOptions(f, all, true, data, before);
+            sources.add(f + " (sweep)");
+            return;
+        }
+        if (java.nio.file.Files.isDirectory(f)) {
+            readFolder(f, all, pl, data, sources, err);
+            return;
+        }
+        requireMeasurements(f);
+        if (!readOnce(f, all, pl, data, err)) {
+            return;
+        }
+        refuseIgnoredOptions(f, all, false, data, before);
+        sources.add(f.toString());
+    }
+
+    /**
+     * Refuses the compile where inputs were refused, once every input has been read, so that one run
+     * names every refused file: one refused input is thrown as it was; several are printed on stderr,
+     * one line each ({@code nccl-tuner compile: FILE:LINE: why}), then refused with {@code 2 of 3
+     * inputs refused (each on its line above); nothing compiled}, with the first refused input's exit
+     * code (2 where it is a file of another kind than measurements, else 1).
+     *
+     * @param refused each refused input's {@link UsageException} or {@link InputException}, in order
+     * @param nInputs the inputs given (FILE arguments and {@code --in FILE}s)
+     * @param err where the lines go
+     * @throws InputException or {@link UsageException} when any input was refused
+     */
+    private static void refuseInputs(List<Exception> refused, int nInputs, PrintWriter err) throws InputException {
+        if (refused.isEmpty()) {
+            return;
+        }
+        boolean usage = refused.getFirst() instanceof UsageException;
+        if (refused.size() == 1) {
+            if (usage) {
+                throw (UsageException) refused.getFirst();
+            }
+            throw (InputException) refused.getFirst();
+        }
+        for (Exception e : refused) {
+            err.println("nccl-tuner compile: " + e.getMessage());
+        }
+        err.flush();
+        String summary =
+                refused.size() + " of " + nInputs + " inputs refused (each on its line above); nothing compiled";
+        if (usage) {
+            throw new UsageException(summary);
+        }
+        throw new InputException(summary);
     }
 
     /** The inputs read so far, by their bytes and by their runs, so that none counts twice. */
@@ -771,9 +863,16 @@ final class CompileCommand extends ToolCommand {
         return output != null && !yamlToStdout ? output.getFileName() + ", " + from : from;
     }
 
-    /** The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link Input}). */
-    static final java.util.Set<String> PER_FILE =
-            java.util.Set.of("--collective", "--algo", "--proto", "--channels", "--ranks", "--nodes");
+    /**
+     * The per-file options: each binds to one {@code --in FILE} (picocli's argument group {@link
+     * Input}); {@code --nranks} and {@code --nnodes} are {@code --ranks} and {@code --nodes} as
+     * explain and show spell them ({@link #ALIAS}).
+     */
+    static final java.util.Set<String> PER_FILE = java.util.Set.of(
+            "--collective", "--algo", "--proto", "--channels", "--ranks", "--nodes", "--nranks", "--nnodes");
+
+    /** A per-file option's other spelling to the one this command's messages use. */
+    static final Map<String, String> ALIAS = Map.of("--nranks", "--ranks", "--nnodes", "--nodes");
 
     /**
      * Checks where the per-file options stand on the command line. They bind to the preceding
@@ -821,10 +920,11 @@ final class CompileCommand extends ToolCommand {
             if (!name.equals("--in") && !PER_FILE.contains(name)) {
                 continue;
             }
-            if (groups.isEmpty() || groups.getLast().containsKey(name)) {
+            String key = ALIAS.getOrDefault(name, name); // --nnodes is --nodes: one per --in
+            if (groups.isEmpty() || groups.getLast().containsKey(key)) {
                 groups.add(new java.util.LinkedHashMap<>());
             }
-            groups.getLast().put(name, value);
+            groups.getLast().put(key, value);
             if (name.equals("--in")) {
                 lastIn = value;
                 fileAfterIn = null;
@@ -848,7 +948,7 @@ final class CompileCommand extends ToolCommand {
                 String repeated = groups.get(u.group()).keySet().stream()
                         .filter(prev::containsKey)
                         .findFirst()
-                        .orElse(u.name());
+                        .orElse(ALIAS.getOrDefault(u.name(), u.name()));
                 return opt + ": " + rule + "; --in " + u.precedingIn() + " already has " + repeated + " "
                         + prev.get(repeated)
                         + ", so this " + u.name() + " would apply to "

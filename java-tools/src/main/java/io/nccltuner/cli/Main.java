@@ -353,7 +353,9 @@ public final class Main implements Runnable {
      * A message's advice as the command that prints it can follow: the parsers say "pass --nodes"
      * (compile's per-file options) whoever reads the file, so where the command has no such option
      * the advice names the commands that have it: {@code pass --nodes to `nccl-tuner compile` (report
-     * has no --nodes: it reads --measurements files as they stand)}.
+     * has no --nodes: it reads --measurements files as they stand)}. Compile's own advice says how
+     * the per-file option is given, after {@code --in} with the file the message names: {@code pass
+     * --in bare.txt --nodes N}.
      *
      * @param cmd the command that prints the message
      * @param message an error or warning
@@ -373,7 +375,10 @@ public final class Main implements Runnable {
                     && (cmd.name().equals("compile") || !CompileCommand.PER_FILE.contains(opt));
             List<String> owners = own ? List.of() : owners(cmd.root(), opt);
             String to = owners.isEmpty()
-                    ? m.group()
+                    ? (own && cmd.name().equals("compile") && CompileCommand.PER_FILE.contains(opt)
+                            ? "pass --in " + fileNamed(message) + " " + opt + " "
+                                    + PER_FILE_VALUE.getOrDefault(opt, "N")
+                            : m.group())
                     : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("
                             + cmd.name() + " has no " + opt
                             + (cmd.findOption("--measurements") != null
@@ -383,6 +388,26 @@ public final class Main implements Runnable {
         }
         m.appendTail(b);
         return b.toString();
+    }
+
+    /** What a per-file option's value is, as compile's advice writes it ({@code --in FILE --nodes N}). */
+    private static final java.util.Map<String, String> PER_FILE_VALUE =
+            java.util.Map.of("--collective", "NAME", "--algo", "NAME", "--proto", "NAME");
+
+    /** {@code FILE} of a message (or report line) that starts {@code [nccl-tuner CMD: ][warning: ]FILE:LINE: }. */
+    private static final java.util.regex.Pattern FILE_LINE = java.util.regex.Pattern.compile(
+            "^ *(?:nccl-tuner [a-z-]+: )?(?:warning: )?((?:[^:\\n]|:(?! ))+?):[0-9]+: ");
+
+    /**
+     * The file a message is about, for advice to write as {@code --in FILE}.
+     *
+     * @param message an error or warning, {@code FILE:LINE: ...} (after the command's and {@code
+     *     warning:} prefixes, where printed with them)
+     * @return its FILE, or the placeholder {@code FILE} where the message names none
+     */
+    private static String fileNamed(String message) {
+        java.util.regex.Matcher m = FILE_LINE.matcher(message);
+        return m.find() ? m.group(1) : "FILE";
     }
 
     /**

@@ -404,12 +404,7 @@ public final class TextReport {
         if (!mangled.isEmpty()) {
             sb.append("skipped ")
                     .append(count(mangled.size(), "mangled row"))
-                    .append(" (")
-                    .append(String.join(
-                            ", ",
-                            mangled.stream().limit(3).map(MeasurementSet::where).toList()))
-                    .append(mangled.size() > 3 ? ", ..." : "")
-                    .append("): the wrong number of fields or a field that is not a number, as a row cut by an NCCL "
+                    .append(": the wrong number of fields or a field that is not a number, as a row cut by an NCCL "
                             + "line or another print leaves it; listed under refused rows, --strict refuses the "
                             + "file instead\n");
         }

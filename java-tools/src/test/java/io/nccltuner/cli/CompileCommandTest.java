@@ -486,8 +486,8 @@ class CompileCommandTest {
         assertTrue(
                 r.err()
                         .contains(
-                                "nccl-tuner compile: inputs: NCCL's own pick was never measured at a size with a forced "
-                                        + "candidate"),
+                                "nccl-tuner compile: policy not written: NCCL's own pick was never measured at a size "
+                                        + "with a forced candidate"),
                 r.err());
         assertTrue(r.err().contains("Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO"), r.err());
         assertFalse(Files.exists(out));

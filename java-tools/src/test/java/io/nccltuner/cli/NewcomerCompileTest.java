@@ -258,8 +258,8 @@ class NewcomerCompileTest {
                                 + "what each forced with --in FILE --algo X --proto Y\n"),
                 r.out());
         assertEquals(
-                "nccl-tuner compile: inputs: no input measured a forced candidate (every run counts as NCCL's own "
-                        + "pick), so the policy would have no rules; policy not written. Say what each file forced: --in FILE --algo X "
+                "nccl-tuner compile: policy not written: no input measured a forced candidate (every run counts as "
+                        + "NCCL's own pick), so the policy would have no rules. Say what each file forced: --in FILE --algo X "
                         + "--proto Y (or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say it); --allow-empty writes "
                         + "the empty policy\n",
                 r.err());

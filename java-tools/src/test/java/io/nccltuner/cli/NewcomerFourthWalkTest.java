@@ -168,7 +168,14 @@ class NewcomerFourthWalkTest {
                 // compile's per-file options mean a file's shape; try's --nodes (the traces' shape) is not it
                 boolean own = spec.findOption(opt) != null
                         && (e.getKey().equals("compile") || !CompileCommand.PER_FILE.contains(opt));
-                if (own) {
+                if (own && e.getKey().equals("compile") && CompileCommand.PER_FILE.contains(opt)) {
+                    // compile's per-file options: after --in with the file the message names
+                    assertEquals(
+                            "x.txt:3: cannot tell; pass --in x.txt " + opt
+                                    + (opt.equals("--collective") ? " NAME" : " N"),
+                            said,
+                            e.getKey());
+                } else if (own) {
                     assertEquals("x.txt:3: cannot tell; pass " + opt, said, e.getKey());
                 } else {
                     java.util.regex.Matcher m = java.util.regex.Pattern.compile("to `nccl-tuner ([a-z]+)`")

@@ -57,10 +57,13 @@ class UnreadRowsTest {
         String why = f + ":20: size '-1048576' is not a size: nccl-tests prints whole numbers of bytes, 0 or more";
         CliRun r = CliRun.run("compile", f, "--summary");
         assertEquals(0, r.exit(), r.err());
-        assertEquals("nccl-tuner compile: warning: " + why + "; row skipped (--strict refuses the file)\n", r.err());
+        assertEquals(
+                "nccl-tuner compile: warning: skipped 1 mangled row (listed under refused rows in the report); "
+                        + "--strict refuses the file instead\n",
+                r.err());
         assertTrue(
                 r.out()
-                        .contains("\nskipped 1 mangled row (" + f + ":20): the wrong number of fields or a field that "
+                        .contains("\nskipped 1 mangled row: the wrong number of fields or a field that "
                                 + "is not a number, as a row cut by an NCCL line or another print leaves it; listed under "
                                 + "refused rows, --strict refuses the file instead\n"),
                 r.out());
@@ -119,9 +122,14 @@ class UnreadRowsTest {
         CliRun lax = CliRun.run("compile", csv.toString(), "--summary");
         assertEquals(0, lax.exit(), lax.err());
         assertEquals(
-                "nccl-tuner compile: warning: " + csv + ":3: size_bytes '٦٤' is not a whole number" + ascii
-                        + "; row skipped (--strict refuses the file)\n",
+                "nccl-tuner compile: warning: skipped 1 mangled row (listed under refused rows in the report); "
+                        + "--strict refuses the file instead\n",
                 lax.err());
+        assertTrue(
+                lax.out()
+                        .contains("\n  " + csv + ":3: size_bytes '٦٤' is not a whole number" + ascii
+                                + "; row skipped (--strict refuses the file)\n"),
+                lax.out());
         Path full = sweep("fw.csv", 9, "１２３");
         CliRun time = CliRun.run("compile", "--strict", full.toString());
         assertEquals(1, time.exit(), time.err());
@@ -171,9 +179,14 @@ class UnreadRowsTest {
         String policy = NewcomerPathTest.MEASURED_POLICY;
         CliRun compile = CliRun.run("compile", bad.toString(), "--summary");
         assertEquals(
-                "nccl-tuner compile: warning: " + bad + ":3: median_us 'NaN' is not a time: times must be finite "
-                        + "numbers > 0 us; row skipped (--strict refuses the file)\n",
+                "nccl-tuner compile: warning: skipped 1 mangled row (listed under refused rows in the report); "
+                        + "--strict refuses the file instead\n",
                 compile.err());
+        assertTrue(
+                compile.out()
+                        .contains("\n  " + bad + ":3: median_us 'NaN' is not a time: times must be finite numbers > 0 "
+                                + "us; row skipped (--strict refuses the file)\n"),
+                compile.out());
 
         CliRun report =
                 CliRun.run("report", ReportCommandTest.res("price-64k.jsonl"), "--measurements", bad.toString());
