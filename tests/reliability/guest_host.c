@@ -64,6 +64,12 @@
  *   sigwindow             host handlers on SIGCHLD, SIGPIPE, SIGXFSZ, SIGRTMAX-2; while the first init
  *                         runs, a host thread raise()s them in a loop (lost= raises whose handler
  *                         did not run) and another polls their dispositions (polls_changed=)
+ *   sr-window US          a host thread installs its handler on SIGRTMAX (the shim's pick for HotSpot's
+ *                         suspend/resume signal, free here) US microseconds after libjvm is loaded,
+ *                         while the first init creates the JVM (HotSpot installs its own later):
+ *                         host_first= whether the host's came first (it replaced SIG_DFL, not
+ *                         HotSpot's), during_init=, kept= whether the handler is the host's after the
+ *                         init, hits= runs of it for one kill(getpid(), SIGRTMAX)
  *   locale-window         while the first init runs, a host thread prints "%.1f" of 0.5 and reads
  *                         setlocale(LC_ALL, NULL) (comma=, name_changed=); afterwards the JVM's
  *                         file.encoding, sun.jnu.encoding, native.encoding, user.language and
@@ -1029,6 +1035,52 @@ static void cmd_during_init(void) {
        jto ? jto : "unset");
 }
 
+/* HotSpot's suspend/resume signal taken by a host thread during the start: the shim picks
+ * SIGRTMAX (the host left it at SIG_DFL) before it loads libjvm, and HotSpot installs its handler
+ * on it during JNI_CreateJavaVM, a few milliseconds after libjvm is loaded. A host thread that
+ * installs its own in between must keep it (HotSpot's used to replace it: the host's kill then
+ * reached HotSpot's handler, which dropped it). */
+static atomic_int srHits;
+static void on_sr_signal(int sig) {
+  (void)sig;
+  atomic_fetch_add(&srHits, 1);
+}
+
+static int libjvm_loaded(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  (void)data;
+  size_t n = info->dlpi_name != NULL ? strlen(info->dlpi_name) : 0;
+  return n >= 9 && strcmp(info->dlpi_name + n - 9, "libjvm.so") == 0;
+}
+
+static void cmd_sr_window(long delayUs) {
+  void* lib = NULL;
+  diT = load(plugin, &lib);
+  int changed = -2;
+  pthread_t th;
+  pthread_create(&th, NULL, during_init_thread, &changed);
+  int seen = 0;
+  while (!atomic_load(&diDone) && !(seen = dl_iterate_phdr(libjvm_loaded, NULL))) usleep(50);
+  if (delayUs > 0) usleep((useconds_t)delayUs);
+  int during = !atomic_load(&diDone);
+  struct sigaction sa, prev;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sr_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGRTMAX, &sa, &prev);
+  int hostFirst = !(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_DFL;
+  pthread_join(th, NULL);
+  struct sigaction now;
+  sigaction(SIGRTMAX, NULL, &now);
+  int kept = !(now.sa_flags & SA_SIGINFO) && now.sa_handler == on_sr_signal;
+  kill(getpid(), SIGRTMAX);
+  for (int w = 0; w < 500 && atomic_load(&srHits) == 0; w++) usleep(1000);
+  usleep(10000); /* a second run of the handler would come now */
+  fact("changed=%d libjvm_seen=%d host_first=%s during_init=%s kept=%s hits=%d", changed, seen,
+       hostFirst ? "yes" : "no", during ? "yes" : "no", kept ? "yes" : "no", atomic_load(&srHits));
+}
+
 /* The storm thread first adds its STORM_NAMES names, then only overwrites them until told to stop,
  * and records the value it gave each name last. Adding a name while another thread reads the
  * environment is a data race in glibc itself (setenv is MT-Unsafe const:env; glibc 2.36's setenv
@@ -1622,6 +1674,7 @@ static const command_t kCommands[] = {
   {.name = "faulthandler", .word = cmd_faulthandler},
   {.name = "nonascii-policy"},
   {.name = "sigwindow", .plain = cmd_sigwindow},
+  {.name = "sr-window", .number = cmd_sr_window},
   {.name = "locale-window", .plain = cmd_locale_window},
   {.name = "thread-locale", .plain = cmd_thread_locale},
   {.name = "spawn-window", .plain = cmd_spawn_window},

@@ -384,6 +384,39 @@ class GuestIT {
         assertEquals(63, free.num("jvm_signal"), free.text());
     }
 
+    /**
+     * HotSpot's suspend/resume signal (the shim's pick, SIGRTMAX here) taken by a host thread while
+     * the first init creates the JVM, 0 to 5 ms after libjvm is loaded: the shim picked it free before
+     * the start, HotSpot installs its handler on it later. HotSpot's used to replace the host's (at
+     * every one of these delays, every run: kept=no, and the host's kill reached HotSpot's handler,
+     * hits=0); now the host's handler stays and runs once, and one INFO line says the JVM goes
+     * without. 20 ms after libjvm, the host's handler comes after HotSpot's and replaces it itself:
+     * no INFO line.
+     */
+    @ParameterizedTest(name = "{0} us after libjvm is loaded")
+    @ValueSource(ints = {0, 500, 2000, 5000, 20000})
+    void aSuspendSignalAHostThreadTakesDuringTheStartStaysTheHosts(int delayUs) throws Exception {
+        Run r = run(Map.of(), 60, "sr-window", Integer.toString(delayUs));
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        assertEquals(1, r.num("libjvm_seen"), r.text());
+        assertEquals("yes", r.fact("during_init"), r.text());
+        assertEquals("yes", r.fact("kept"), r.text());
+        assertEquals(1, r.num("hits"), r.text());
+        assertEquals(0, r.warnings().size(), r.text());
+        String notice = "guest-host: NCCL INFO TUNER/Java: a host thread installed its own handler on signal 64, "
+                + "HotSpot's suspend/resume signal, while the plugin's JVM started: the host's handler stays, and "
+                + "the JVM goes without (JFR's execution sampling does not work in it)";
+        long notices = r.lines().stream().filter(notice::equals).count();
+        if (delayUs <= 5000) {
+            assertEquals("yes", r.fact("host_first"), "the host's handler came before HotSpot's\n" + r.text());
+            assertEquals(1, notices, r.text());
+        } else if (r.fact("host_first").equals("no")) {
+            assertEquals(0, notices, r.text());
+        } else {
+            assertEquals(1, notices, r.text());
+        }
+    }
+
     /** Case 11: NCCL_TUNER_JAVA_ON_ERROR=fail turns a step-aside into an init error; default steps aside. */
     @ParameterizedTest(name = "ON_ERROR={0}")
     @ValueSource(strings = {"fail", "", "step-aside"})
