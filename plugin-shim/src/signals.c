@@ -101,10 +101,18 @@ static int srSigaction(int sig, const struct sigaction* act, struct sigaction* o
   if (hostSigaction(sig, NULL, &now) == 0 && sameAction(&now, act)) hostSigaction(sig, &was, NULL);
   if (!srLost) {
     srLost = 1;
-    nccltjNoticef("a host thread installed its own handler on signal %d, HotSpot's suspend/resume signal, while the "
-                  "plugin's JVM started: the host's handler stays, and the JVM goes without (JFR's execution "
-                  "sampling does not work in it)",
-                  sig);
+    /* Handled before the start too: SIGUSR2 where no real-time signal was free, or a
+     * _JAVA_SR_SIGNUM that libjvm's getenv could not be hooked to replace. */
+    const struct sigaction* before = &savedActions[sig];
+    if ((before->sa_flags & SA_SIGINFO) || before->sa_handler != SIG_DFL)
+      nccltjNoticef("the process handles signal %d, HotSpot's suspend/resume signal (no other was free): the host's "
+                    "handler stays, and the plugin's JVM goes without (JFR's execution sampling does not work in it)",
+                    sig);
+    else
+      nccltjNoticef("a host thread installed its own handler on signal %d, HotSpot's suspend/resume signal, while the "
+                    "plugin's JVM started: the host's handler stays, and the JVM goes without (JFR's execution "
+                    "sampling does not work in it)",
+                    sig);
   }
   return 0;
 }
@@ -149,9 +157,32 @@ static int jvmPthreadKill(pthread_t thread, int sig) {
   return (realPthreadKill != NULL ? realPthreadKill : pthread_kill)(thread, sig);
 }
 
+/* The runtime's pthread_sigmask: HotSpot unblocks its suspend/resume signal on each of its threads
+ * (PosixSignals::hotspot_sigmask, after SR_initialize); once the host's handler holds it (srLost),
+ * it keeps the blocked state it has (blocked on the JVM's threads, which inherit the start
+ * thread's mask), so that a process-directed one goes to a host thread, or stays pending for the
+ * host's sigwait, as the host's other signals do. */
+typedef int (*sigmaskFn)(int, const sigset_t*, sigset_t*);
+static sigmaskFn realPthreadSigmask;
+
+static int jvmPthreadSigmask(int how, const sigset_t* set, sigset_t* old) {
+  sigmaskFn real = realPthreadSigmask != NULL ? realPthreadSigmask : pthread_sigmask;
+  int sr = jvmSrSignal();
+  if (!srLost || set == NULL || how == SIG_BLOCK) return real(how, set, old);
+  sigset_t kept = *set, now;
+  if (how == SIG_UNBLOCK) {
+    sigdelset(&kept, sr);
+  } else if (real(SIG_BLOCK, NULL, &now) == 0) {
+    if (sigismember(&now, sr) == 1) sigaddset(&kept, sr);
+    else sigdelset(&kept, sr);
+  }
+  return real(how, &kept, old);
+}
+
 HIDDEN void nccltjHookSignals(void* handle) {
   NCCLTJ_HOOK(handle, "sigaction", jvmSigaction, realSigaction);
   NCCLTJ_HOOK(handle, "pthread_kill", jvmPthreadKill, realPthreadKill);
+  NCCLTJ_HOOK(handle, "pthread_sigmask", jvmPthreadSigmask, realPthreadSigmask);
   void* unused = NULL; /* jvmSignal goes through jvmSigaction */
   nccltjRewriteGot(handle, "signal", (void*)jvmSignal, &unused);
   nccltjRewriteGot(handle, "bsd_signal", (void*)jvmSignal, &unused);
