@@ -387,12 +387,13 @@ class GuestIT {
 
     /**
      * HotSpot's suspend/resume signal (the shim's pick, SIGRTMAX here) taken by a host thread while
-     * the first init creates the JVM, 0 to 5 ms after libjvm is loaded: the shim picked it free before
-     * the start, HotSpot installs its handler on it later. HotSpot's used to replace the host's (at
-     * every one of these delays, every run: kept=no, and the host's kill reached HotSpot's handler,
-     * hits=0); now the host's handler stays and runs once, and one INFO line says the JVM goes
-     * without. 20 ms after libjvm, the host's handler comes after HotSpot's and replaces it itself:
-     * no INFO line.
+     * the first init creates the JVM, 0 to 20 ms after libjvm is loaded: the shim picked it free
+     * before the start, HotSpot installs its handler on it a few milliseconds after libjvm is loaded.
+     * HotSpot's used to replace the host's (at 0, 0.5, 2 and 5 ms, 6 of 6 runs on a loaded machine:
+     * kept=no, and the host's kill reached HotSpot's handler, hits=0); now the host's handler stays
+     * and runs once, and one INFO line says the JVM goes without. At 0 the host's always comes first;
+     * later, on a fast machine, it may come after HotSpot's and replace it itself (host_first=no): no
+     * INFO line then.
      */
     @ParameterizedTest(name = "{0} us after libjvm is loaded")
     @ValueSource(ints = {0, 500, 2000, 5000, 20000})
@@ -408,14 +409,10 @@ class GuestIT {
                 + "HotSpot's suspend/resume signal, while the plugin's JVM started: the host's handler stays, and "
                 + "the JVM goes without (JFR's execution sampling does not work in it)";
         long notices = r.lines().stream().filter(notice::equals).count();
-        if (delayUs <= 5000) {
+        if (delayUs == 0) {
             assertEquals("yes", r.fact("host_first"), "the host's handler came before HotSpot's\n" + r.text());
-            assertEquals(1, notices, r.text());
-        } else if (r.fact("host_first").equals("no")) {
-            assertEquals(0, notices, r.text());
-        } else {
-            assertEquals(1, notices, r.text());
         }
+        assertEquals(r.fact("host_first").equals("yes") ? 1 : 0, notices, r.text());
     }
 
     /**
