@@ -123,7 +123,10 @@ HIDDEN void nccltjNoteJvmSignals(void);
 /* After the start: every disposition the JVM changed and does not need goes back. */
 HIDDEN void nccltjRestoreSignals(void);
 /* The runtime's sigaction and signal: for any signal but SIGSEGV, SIGBUS, SIGFPE, SIGILL and
- * HotSpot's suspend/resume signal, the action asked for is recorded and the host's stays. */
+ * HotSpot's suspend/resume signal, the action asked for is recorded and the host's stays; the
+ * suspend/resume handler goes in, but where it replaced one a host thread installed since the
+ * pick, that one goes back (one INFO line) and the runtime's pthread_kill of the signal is
+ * dropped from then on. */
 HIDDEN void nccltjHookSignals(void* handle);
 /* HotSpot's suspend/resume signal in this process (0: HotSpot's default). */
 HIDDEN int nccltjSrSignal(void);

@@ -2,8 +2,8 @@
  * signals.c -- signal dispositions around the JVM's start: HotSpot's suspend/resume signal moved
  * off SIGUSR2; the runtime's sigaction and signal hooked (GOT slots of libjvm, libjava, libnio),
  * so that the runtime sets only the dispositions HotSpot needs (SIGSEGV, SIGBUS, SIGFPE, SIGILL
- * and its suspend/resume signal) and every other one stays the host's throughout; the host's
- * dispositions saved before the start and put back after it where a runtime without those slots
+ * and its suspend/resume signal, unless a host thread took that one during the start) and every
+ * other one stays the host's throughout; the host's dispositions saved before the start and put back after it where a runtime without those slots
  * changed them; and a default-action handler for HotSpot to chain to where the host left a fault
  * at SIG_DFL.
  */
@@ -37,11 +37,17 @@ static struct sigaction savedActions[NSIG];
 static struct sigaction jvmActions[NSIG]; /* the dispositions when the engine had started */
 static int jvmActionsKnown;
 
-/* HotSpot's suspend/resume signal is SIGUSR2 where the shim found none free (srSignal 0). */
-static int jvmOwns(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-         sig == (srSignal > 0 ? srSignal : SIGUSR2);
+/* HotSpot's suspend/resume signal: SIGUSR2 where the shim found none free (srSignal 0). */
+static int jvmSrSignal(void) {
+  return srSignal > 0 ? srSignal : SIGUSR2;
 }
+
+static int jvmOwns(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == jvmSrSignal();
+}
+
+/* Set once a host thread took HotSpot's suspend/resume signal during the start (srSigaction). */
+static volatile int srLost;
 
 /* The runtime sets dispositions during the start: HotSpot SIGPIPE and SIGXFSZ (handlers that
  * chain to the host's), libjava's ProcessImpl SIGCHLD (SIG_DFL), libnio's NativeThread SIGRTMAX-2
@@ -66,7 +72,53 @@ static int hostSigaction(int sig, const struct sigaction* act, struct sigaction*
   return (realSigaction != NULL ? realSigaction : sigaction)(sig, act, old);
 }
 
+static int sameAction(const struct sigaction* a, const struct sigaction* b) {
+  /* SA_RESTORER (0x04000000) is glibc's own addition to any sigaction it installs. */
+  return a->sa_handler == b->sa_handler && (a->sa_flags & ~0x04000000) == (b->sa_flags & ~0x04000000);
+}
+
+/* HotSpot 25's SR_initialize (signals_posix.cpp) installs its suspend/resume handler with one
+ * sigaction(SR_signum, &act, NULL), asking nothing first. pickSignal chose a signal the host had
+ * left at SIG_DFL, but before the JVM's start, some 20 ms earlier, and a host thread may have
+ * installed its own handler on it since (found by a hostile host: SIGRTMAX's handler, installed
+ * 20 ms after the first init began, lost to HotSpot's in 3 of 6 runs; a kill(SIGRTMAX) then reached
+ * HotSpot's handler, which dropped it). The real sigaction returns the action it replaced, in the
+ * same call: where that is not SIG_DFL, a host thread set it, and it goes back at once, if what is
+ * there is still the runtime's (a host thread that changed it again meanwhile keeps its own).
+ * HotSpot then has no suspend/resume handler. It sends that signal only to suspend a thread running
+ * Java code for JFR's execution sampling (SuspendedThreadTask, JfrSamplerThread), which runs only
+ * where a flight recording with jdk.ExecutionSample was started (-XX:StartFlightRecording with a
+ * runtime that has jdk.jfr; the plugin's runtime has java.base alone); jvmPthreadKill drops those
+ * sends, so a sampling attempt times out (2 ms) and gives up instead of running the host's handler
+ * on a JVM thread. Said once, at INFO. */
+static int srSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  struct sigaction was;
+  int rc = hostSigaction(sig, act, &was);
+  if (rc != 0) return rc;
+  if (old != NULL) *old = was;
+  if (!(was.sa_flags & SA_SIGINFO) && was.sa_handler == SIG_DFL) return 0;
+  struct sigaction now;
+  if (hostSigaction(sig, NULL, &now) == 0 && sameAction(&now, act)) hostSigaction(sig, &was, NULL);
+  if (!srLost) {
+    srLost = 1;
+    /* Handled before the start too: SIGUSR2 where no real-time signal was free, or a
+     * _JAVA_SR_SIGNUM that libjvm's getenv could not be hooked to replace. */
+    const struct sigaction* before = &savedActions[sig];
+    if ((before->sa_flags & SA_SIGINFO) || before->sa_handler != SIG_DFL)
+      nccltjNoticef("the process handles signal %d, HotSpot's suspend/resume signal (no other was free): the host's "
+                    "handler stays, and the plugin's JVM goes without (JFR's execution sampling does not work in it)",
+                    sig);
+    else
+      nccltjNoticef("a host thread installed its own handler on signal %d, HotSpot's suspend/resume signal, while the "
+                    "plugin's JVM started: the host's handler stays, and the JVM goes without (JFR's execution "
+                    "sampling does not work in it)",
+                    sig);
+  }
+  return 0;
+}
+
 static int jvmSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  if (sig > 0 && sig < NSIG && sig == jvmSrSignal() && act != NULL) return srSigaction(sig, act, old);
   if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP || jvmOwns(sig)) return hostSigaction(sig, act, old);
   struct sigaction was;
   pthread_mutex_lock(&askedMutex);
@@ -94,8 +146,43 @@ static handlerFn jvmSignal(int sig, handlerFn handler) {
   return was.sa_handler;
 }
 
+/* The runtime's pthread_kill: HotSpot's suspend/resume signal, once the host's handler holds it
+ * (srLost), is not sent; HotSpot's suspend then times out and gives up (PosixSignals::do_suspend).
+ * Returns 0 as if sent: an error there is fatal to HotSpot (ShouldNotReachHere). */
+typedef int (*pthreadKillFn)(pthread_t, int);
+static pthreadKillFn realPthreadKill;
+
+static int jvmPthreadKill(pthread_t thread, int sig) {
+  if (srLost && sig == jvmSrSignal()) return 0;
+  return (realPthreadKill != NULL ? realPthreadKill : pthread_kill)(thread, sig);
+}
+
+/* The runtime's pthread_sigmask: HotSpot unblocks its suspend/resume signal on each of its threads
+ * (PosixSignals::hotspot_sigmask, after SR_initialize); once the host's handler holds it (srLost),
+ * it keeps the blocked state it has (blocked on the JVM's threads, which inherit the start
+ * thread's mask), so that a process-directed one goes to a host thread, or stays pending for the
+ * host's sigwait, as the host's other signals do. */
+typedef int (*sigmaskFn)(int, const sigset_t*, sigset_t*);
+static sigmaskFn realPthreadSigmask;
+
+static int jvmPthreadSigmask(int how, const sigset_t* set, sigset_t* old) {
+  sigmaskFn real = realPthreadSigmask != NULL ? realPthreadSigmask : pthread_sigmask;
+  int sr = jvmSrSignal();
+  if (!srLost || set == NULL || how == SIG_BLOCK) return real(how, set, old);
+  sigset_t kept = *set, now;
+  if (how == SIG_UNBLOCK) {
+    sigdelset(&kept, sr);
+  } else if (real(SIG_BLOCK, NULL, &now) == 0) {
+    if (sigismember(&now, sr) == 1) sigaddset(&kept, sr);
+    else sigdelset(&kept, sr);
+  }
+  return real(how, &kept, old);
+}
+
 HIDDEN void nccltjHookSignals(void* handle) {
   NCCLTJ_HOOK(handle, "sigaction", jvmSigaction, realSigaction);
+  NCCLTJ_HOOK(handle, "pthread_kill", jvmPthreadKill, realPthreadKill);
+  NCCLTJ_HOOK(handle, "pthread_sigmask", jvmPthreadSigmask, realPthreadSigmask);
   void* unused = NULL; /* jvmSignal goes through jvmSigaction */
   nccltjRewriteGot(handle, "signal", (void*)jvmSignal, &unused);
   nccltjRewriteGot(handle, "bsd_signal", (void*)jvmSignal, &unused);
@@ -135,11 +222,6 @@ HIDDEN void nccltjNoteJvmSignals(void) {
   }
   pthread_mutex_unlock(&askedMutex);
   jvmActionsKnown = 1;
-}
-
-static int sameAction(const struct sigaction* a, const struct sigaction* b) {
-  /* SA_RESTORER (0x04000000) is glibc's own addition to any sigaction it installs. */
-  return a->sa_handler == b->sa_handler && (a->sa_flags & ~0x04000000) == (b->sa_flags & ~0x04000000);
 }
 
 /* Whether `handler` is code of the Java runtime (libjvm, libjava, ...): a disposition the JVM

@@ -20,7 +20,8 @@
  *   - moves HotSpot's suspend/resume signal off SIGUSR2 (_JAVA_SR_SIGNUM, read by HotSpot 25's
  *     src/hotspot/os/posix/signals_posix.cpp) and hooks the runtime's libc calls that would change
  *     the process (got.c): its sigaction sets only the dispositions HotSpot needs (SIGSEGV,
- *     SIGBUS, SIGFPE, SIGILL and its own suspend/resume signal), its setlocale(LC_ALL, "") sets
+ *     SIGBUS, SIGFPE, SIGILL and its own suspend/resume signal, unless a host thread installed a
+ *     handler on that one during the start: the host's goes back), its setlocale(LC_ALL, "") sets
  *     a locale of the start thread only, its opens, sockets and pipes are close-on-exec from the
  *     start; where a
  *     runtime has no such slot, the dispositions and the locale are put back once the engine

@@ -25,7 +25,9 @@
  *   signals               host handlers for USR1, USR2, CHLD, TERM, INT, HUP, SIGPIPE ignored,
  *                         a blocked-signals mask on the calling thread: dispositions and mask
  *                         compared before and after; each signal raised and its handler counted;
- *                         a process-directed SIGUSR2 must reach the host's sigwait
+ *                         a process-directed SIGUSR2 must reach the host's sigwait;
+ *                         GUEST_HOST_TAKE_RT=1: host handlers on SIGRTMIN+4..SIGRTMAX too;
+ *                         usr2_unblocked_threads= threads that do not block SIGUSR2 after the init
  *   locale                host locale before and after init (setlocale, strtod of "0.125")
  *   capture DIR           fds 1 and 2 redirected to DIR/fd1, DIR/fd2 before loading the plugin
  *                         (the facts go to the original stdout)
@@ -64,6 +66,14 @@
  *   sigwindow             host handlers on SIGCHLD, SIGPIPE, SIGXFSZ, SIGRTMAX-2; while the first init
  *                         runs, a host thread raise()s them in a loop (lost= raises whose handler
  *                         did not run) and another polls their dispositions (polls_changed=)
+ *   sr-window US          a host thread installs its handler on SIGRTMAX (the shim's pick for HotSpot's
+ *                         suspend/resume signal, free here) US microseconds after libjvm is loaded,
+ *                         while the first init creates the JVM (HotSpot installs its own later):
+ *                         host_first= whether the host's came first (it replaced SIG_DFL, not
+ *                         HotSpot's), during_init=, kept= whether the handler is the host's after the
+ *                         init, hits= runs of it up to one kill(getpid(), SIGRTMAX) after it;
+ *                         GUEST_HOST_BUSY_S=N: N seconds of replays (replays=) on a second
+ *                         communicator before the kill (hits_before_kill=)
  *   locale-window         while the first init runs, a host thread prints "%.1f" of 0.5 and reads
  *                         setlocale(LC_ALL, NULL) (comma=, name_changed=); afterwards the JVM's
  *                         file.encoding, sun.jnu.encoding, native.encoding, user.language and
@@ -258,6 +268,24 @@ static void thread_names(char* out, size_t n) {
   if (d) closedir(d);
 }
 
+/* The threads of the process (/proc/self/task/TID/status SigBlk) that do not block sig. */
+static int threads_unblocking(int sig) {
+  int n = 0;
+  DIR* d = opendir("/proc/self/task");
+  struct dirent* e;
+  while (d && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/status", e->d_name);
+    FILE* f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+      if (strncmp(line, "SigBlk:", 7) == 0 && !((strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1)) n++;
+    if (f) fclose(f);
+  }
+  if (d) closedir(d);
+  return n;
+}
+
 /* ---- case 1: reloads -------------------------------------------------------------------- */
 
 typedef struct {
@@ -443,6 +471,11 @@ static void cmd_signals(void) {
   static const int mine[] = {SIGUSR1, SIGUSR2, SIGCHLD, SIGTERM, SIGINT, SIGHUP};
   host_handlers(mine, sizeof mine / sizeof mine[0], on_signal);
   signal(SIGPIPE, SIG_IGN);
+  /* GUEST_HOST_TAKE_RT=1: every real-time signal the shim would pick is the host's too, so
+   * HotSpot's suspend/resume signal stays SIGUSR2, which the host handles. */
+  const char* takeRt = getenv("GUEST_HOST_TAKE_RT");
+  if (takeRt != NULL && strcmp(takeRt, "1") == 0)
+    for (int s = SIGRTMIN + 4; s <= SIGRTMAX; s++) host_handlers(&s, 1, on_signal);
   /* The calling thread blocks every signal but the synchronous faults, like a host that sigwaits. */
   sigset_t block, maskBefore, maskAfter;
   sigfillset(&block);
@@ -483,6 +516,7 @@ static void cmd_signals(void) {
   int maskDiff = 0;
   for (int s = 1; s < NSIG; s++)
     if (sigismember(&maskBefore, s) != sigismember(&maskAfter, s)) maskDiff++;
+  int usr2Unblocked = threads_unblocking(SIGUSR2); /* the calling thread blocks it: the JVM's threads */
   /* A process-directed SIGUSR2 while the host blocks it: it must stay pending for the host's
    * sigwait, not be taken by a JVM thread. */
   kill(getpid(), SIGUSR2);
@@ -505,8 +539,9 @@ static void cmd_signals(void) {
     if (ran[s] > was) handled++;
     else fail("the host's handler for signal %d did not run", s);
   }
-  fact("changed=%d dispositions_changed=%d [%s] jvm_signal=%d mask_changed=%d sigwait_usr2=%s handlers_ran=%d", changed,
-       changedDispositions, list, jvmRt, maskDiff, got == SIGUSR2 ? "ok" : "lost", handled);
+  fact("changed=%d dispositions_changed=%d [%s] jvm_signal=%d mask_changed=%d sigwait_usr2=%s handlers_ran=%d "
+       "usr2_unblocked_threads=%d",
+       changed, changedDispositions, list, jvmRt, maskDiff, got == SIGUSR2 ? "ok" : "lost", handled, usr2Unblocked);
 }
 
 /* ---- case 8: locale ---------------------------------------------------------------------- */
@@ -1027,6 +1062,70 @@ static void cmd_during_init(void) {
   fact("changed=%d timing_ok=%s handlers_kept=%d locale_kept=%s jto=%s", changed,
        afterJvmHandlers && afterJvmLocale ? "yes" : "no", kept, strcmp(loc, hostLocale) == 0 ? "yes" : "no",
        jto ? jto : "unset");
+}
+
+/* HotSpot's suspend/resume signal taken by a host thread during the start: the shim picks
+ * SIGRTMAX (the host left it at SIG_DFL) before it loads libjvm, and HotSpot installs its handler
+ * on it during JNI_CreateJavaVM, a few milliseconds after libjvm is loaded. A host thread that
+ * installs its own in between must keep it (HotSpot's used to replace it: the host's kill then
+ * reached HotSpot's handler, which dropped it). */
+static atomic_int srHits;
+static void on_sr_signal(int sig) {
+  (void)sig;
+  atomic_fetch_add(&srHits, 1);
+}
+
+static int libjvm_loaded(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  (void)data;
+  size_t n = info->dlpi_name != NULL ? strlen(info->dlpi_name) : 0;
+  return n >= 9 && strcmp(info->dlpi_name + n - 9, "libjvm.so") == 0;
+}
+
+static void cmd_sr_window(long delayUs) {
+  void* lib = NULL;
+  diT = load(plugin, &lib);
+  int changed = -2;
+  pthread_t th;
+  pthread_create(&th, NULL, during_init_thread, &changed);
+  int seen = 0;
+  while (!atomic_load(&diDone) && !(seen = dl_iterate_phdr(libjvm_loaded, NULL))) usleep(50);
+  if (delayUs > 0) usleep((useconds_t)delayUs);
+  int during = !atomic_load(&diDone);
+  struct sigaction sa, prev;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sr_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGRTMAX, &sa, &prev);
+  int hostFirst = !(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_DFL;
+  pthread_join(th, NULL);
+  struct sigaction now;
+  sigaction(SIGRTMAX, NULL, &now);
+  int kept = !(now.sa_flags & SA_SIGINFO) && now.sa_handler == on_sr_signal;
+  /* GUEST_HOST_BUSY_S: that long in getCollInfo calls first, the calling thread in the engine's
+   * Java code again and again (where a JFR recording's execution sampler suspends threads). */
+  const char* busy = getenv("GUEST_HOST_BUSY_S");
+  long busyS = busy != NULL ? atol(busy) : 0, replays = 0;
+  if (busyS > 0) {
+    void* ctx = NULL;
+    if (diT->init(nRanks, nNodes, logger, &ctx) != ncclSuccess) fail("init returned an error");
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+      if (replay(diT, ctx) < 0) fail("getCollInfo returned an error");
+      replays++;
+      clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (t.tv_sec - t0.tv_sec < busyS);
+    diT->destroy(ctx);
+  }
+  int hitsBefore = atomic_load(&srHits);
+  kill(getpid(), SIGRTMAX);
+  for (int w = 0; w < 500 && atomic_load(&srHits) == hitsBefore; w++) usleep(1000);
+  usleep(10000); /* a second run of the handler would come now */
+  fact("changed=%d libjvm_seen=%d host_first=%s during_init=%s kept=%s replays=%ld hits_before_kill=%d hits=%d",
+       changed, seen, hostFirst ? "yes" : "no", during ? "yes" : "no", kept ? "yes" : "no", replays, hitsBefore,
+       atomic_load(&srHits));
 }
 
 /* The storm thread first adds its STORM_NAMES names, then only overwrites them until told to stop,
@@ -1622,6 +1721,7 @@ static const command_t kCommands[] = {
   {.name = "faulthandler", .word = cmd_faulthandler},
   {.name = "nonascii-policy"},
   {.name = "sigwindow", .plain = cmd_sigwindow},
+  {.name = "sr-window", .number = cmd_sr_window},
   {.name = "locale-window", .plain = cmd_locale_window},
   {.name = "thread-locale", .plain = cmd_thread_locale},
   {.name = "spawn-window", .plain = cmd_spawn_window},

@@ -361,6 +361,7 @@ class GuestIT {
         assertEquals(0, r.num("dispositions_changed"), r.text());
         assertEquals(64, r.num("jvm_signal"), "SIGRTMAX, not SIGUSR2 (12)");
         assertEquals(0, r.num("mask_changed"), r.text());
+        assertEquals(0, r.num("usr2_unblocked_threads"), r.text());
         assertEquals("ok", r.fact("sigwait_usr2"));
         assertEquals(6, r.num("handlers_ran"));
     }
@@ -382,6 +383,93 @@ class GuestIT {
         Run free = run(Map.of("_JAVA_SR_SIGNUM", "63"), 60, "signals");
         assertEquals(0, free.num("dispositions_changed"), free.text());
         assertEquals(63, free.num("jvm_signal"), free.text());
+    }
+
+    /**
+     * HotSpot's suspend/resume signal (the shim's pick, SIGRTMAX here) taken by a host thread while
+     * the first init creates the JVM, 0 to 20 ms after libjvm is loaded: the shim picked it free
+     * before the start, HotSpot installs its handler on it a few milliseconds after libjvm is loaded.
+     * HotSpot's used to replace the host's (at 0, 0.5, 2 and 5 ms, 6 of 6 runs on a loaded machine:
+     * kept=no, and the host's kill reached HotSpot's handler, hits=0); now the host's handler stays
+     * and runs once, and one INFO line says the JVM goes without. At 0 the host's always comes first;
+     * later, on a fast machine, it may come after HotSpot's and replace it itself (host_first=no): no
+     * INFO line then.
+     */
+    @ParameterizedTest(name = "{0} us after libjvm is loaded")
+    @ValueSource(ints = {0, 500, 2000, 5000, 20000})
+    void aSuspendSignalAHostThreadTakesDuringTheStartStaysTheHosts(int delayUs) throws Exception {
+        Run r = run(Map.of(), 60, "sr-window", Integer.toString(delayUs));
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        assertEquals(1, r.num("libjvm_seen"), r.text());
+        assertEquals("yes", r.fact("during_init"), r.text());
+        assertEquals("yes", r.fact("kept"), r.text());
+        assertEquals(1, r.num("hits"), r.text());
+        assertEquals(0, r.warnings().size(), r.text());
+        String notice = "guest-host: NCCL INFO TUNER/Java: a host thread installed its own handler on signal 64, "
+                + "HotSpot's suspend/resume signal, while the plugin's JVM started: the host's handler stays, and "
+                + "the JVM goes without (JFR's execution sampling does not work in it)";
+        long notices = r.lines().stream().filter(notice::equals).count();
+        if (delayUs == 0) {
+            assertEquals("yes", r.fact("host_first"), "the host's handler came before HotSpot's\n" + r.text());
+        }
+        assertEquals(r.fact("host_first").equals("yes") ? 1 : 0, notices, r.text());
+    }
+
+    /**
+     * The same race with a JFR recording in the plugin's JVM (this runtime has jdk.jfr; the profile
+     * settings sample threads in Java code every 10 ms, by HotSpot's suspend/resume signal): 4 s of
+     * getCollInfo calls, each in the engine's Java code, then one kill. The host's handler runs for
+     * the kill alone: the runtime's sends of the signal are dropped once the host's handler holds it
+     * (without that, the sampler's sends ran the host's handler 171 times in the 4 s).
+     */
+    @Test
+    void aSuspendSignalTheHostKeptNeverReceivesJfrSampling(@TempDir Path tmp) throws Exception {
+        assumeTrue(ModuleLayer.boot().findModule("jdk.jfr").isPresent(), "a runtime with jdk.jfr");
+        Run r = run(
+                Map.of(
+                        "GUEST_HOST_BUSY_S",
+                        "4",
+                        "NCCL_TUNER_JAVA_OPTS",
+                        "-XX:StartFlightRecording:settings=profile,filename=" + tmp.resolve("r.jfr")),
+                120,
+                "sr-window",
+                "0");
+        assertEquals("yes", r.fact("host_first"), r.text());
+        assertEquals("yes", r.fact("kept"), r.text());
+        assertTrue(r.num("replays") > 1000, r.text());
+        assertEquals(0, r.num("hits_before_kill"), r.text());
+        assertEquals(1, r.num("hits"), r.text());
+        assertTrue(r.text().contains("[jfr,startup] Started recording 1."), "the recording ran\n" + r.text());
+        assertEquals(0, r.warnings().size(), r.text());
+    }
+
+    /**
+     * No real-time signal free (the host handles SIGRTMIN+4..SIGRTMAX too): HotSpot's suspend/resume
+     * signal stays SIGUSR2, which the host handles. HotSpot's handler replaced the host's
+     * (dispositions_changed=1 [12], the host's handler did not run); now the host's goes back at once,
+     * one INFO line says so, and the JVM's threads keep SIGUSR2 blocked, so a process-directed one
+     * still reaches the host's sigwait (without that, HotSpot unblocked it on its 9 threads and one
+     * took the host's SIGUSR2 from its sigwait).
+     */
+    @Test
+    void noFreeSuspendSignalLeavesTheHostsSigusr2() throws Exception {
+        Run r = run(Map.of("GUEST_HOST_TAKE_RT", "1"), 60, "signals");
+        assertEquals(APPLIED, r.num("changed"));
+        assertEquals(0, r.num("dispositions_changed"), r.text());
+        assertEquals(0, r.num("jvm_signal"), r.text());
+        assertEquals(0, r.num("mask_changed"), r.text());
+        assertEquals(0, r.num("usr2_unblocked_threads"), "HotSpot's unblocking of SIGUSR2 kept off\n" + r.text());
+        assertEquals("ok", r.fact("sigwait_usr2"), r.text());
+        assertEquals(6, r.num("handlers_ran"), r.text());
+        assertEquals(
+                1,
+                r.lines().stream()
+                        .filter(("guest-host: NCCL INFO TUNER/Java: the process handles signal 12, HotSpot's "
+                                + "suspend/resume signal (no other was free): the host's handler stays, and the "
+                                + "plugin's JVM goes without (JFR's execution sampling does not work in it)")::equals)
+                        .count(),
+                r.text());
+        assertEquals(0, r.warnings().size(), r.text());
     }
 
     /** Case 11: NCCL_TUNER_JAVA_ON_ERROR=fail turns a step-aside into an init error; default steps aside. */
