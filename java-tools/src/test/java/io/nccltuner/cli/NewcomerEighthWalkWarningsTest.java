@@ -217,7 +217,8 @@ class NewcomerEighthWalkWarningsTest {
         return "nccl-tuner compile: " + f + ":" + line + ": cannot tell nNodes: the NCCL_HOSTID values set from line 1"
                 + " (gpuhost0, gpuhost1) are not one per rank (" + ranks + "), so the host names of the '# Rank' lines"
                 + " (vm) do not count the nodes NCCL sees (a rank's NCCL_HOSTID is its host to NCCL), and there is no"
-                + " NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --nodes\n";
+                + " NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT); pass --in " + f
+                + " --nodes N\n";
     }
 
     /** Item 3: two NCCL_HOSTIDs echoed for one rank: "(1 rank)", not "(1 ranks)". */
@@ -251,7 +252,7 @@ class NewcomerEighthWalkWarningsTest {
                 + " lines (from line " + (line - 3) + ": gpuhost0) name the NCCL_HOSTID of the processes of " + named
                 + ", so the host names of the '# Rank' lines (vm) do not count the nodes NCCL sees (a rank's NCCL_HOSTID"
                 + " is its host to NCCL), and there is no NCCL 'comm ... nNodes' line (NCCL_DEBUG=INFO"
-                + " NCCL_DEBUG_SUBSYS=INIT); pass --nodes\n";
+                + " NCCL_DEBUG_SUBSYS=INIT); pass --in " + f + " --nodes N\n";
     }
 
     /** Item 3: an NCCL_HOSTID line of another process than the one rank's: "of the 1 rank". */
