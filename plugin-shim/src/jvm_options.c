@@ -30,7 +30,12 @@ static int allowedOption(const char* o) {
    * NCCL's logger). Epsilon never frees: every init allocates, so the heap fills and an
    * OutOfMemoryError is thrown inside the upcall machinery, outside any catch, and HotSpot aborts
    * the host (6 of 6 runs of 1,000 replays); the Abort* options abort the JVM on a slow safepoint or
-   * VM operation, a loaded host's normal. (PrintFlagsFinal prints through the hooks and goes on.) */
+   * VM operation, a loaded host's normal. (PrintFlagsFinal prints through the hooks and goes on.)
+ * Files: LogVMOutput wrote hotspot_pid<pid>.log into the host's working directory, -Xshare:dump a
+ * 14 MB classes.jsa into the runtime, which later JVMs used unasked (both found by a hostile host);
+ * the other archive and dump options, heap dumps, perf data (hsperfdata in /tmp) and perf maps
+ * write files the same way. -Xlog:...:file=PATH and a flight recording's filename= name their file
+ * and stay. */
   // clang-format off
   static const char* refused[] = {
     "-XX:VMOptionsFile", "-XX:Flags", "-XX:OnError", "-XX:OnOutOfMemoryError", "-XX:+ShowMessageBoxOnError",
@@ -39,6 +44,10 @@ static int allowedOption(const char* o) {
     "-XX:+PauseAtStartup", "-XX:+PrintAssembly",
     "-Djava.lang.invoke.MethodHandle.TRACE", "-Djava.lang.invoke.MethodHandle.DUMP",
     "-XX:+UseEpsilonGC", "-XX:+AbortVMOnVMOperationTimeout", "-XX:+AbortVMOnSafepointTimeout",
+    "-XX:+LogVMOutput", "-XX:LogFile", "-Xshare:dump", "-XX:ArchiveClassesAtExit", "-XX:AOTCacheOutput",
+    "-XX:AOTConfiguration", "-XX:AOTMode=record", "-XX:AOTMode=create", "-XX:DumpLoadedClassList", "-XX:+HeapDumpOnOutOfMemoryError",
+    "-XX:+HeapDumpBeforeFullGC", "-XX:+HeapDumpAfterFullGC", "-XX:HeapDumpPath", "-XX:+UsePerfData",
+    "-XX:+DumpPerfMapAtExit", "-XX:+RecordDynamicDumpInfo",
     NULL};
   // clang-format on
   for (int i = 0; refused[i] != NULL; i++)

@@ -26,11 +26,23 @@ HIDDEN void nccltjSetSrSignal(int sig) {
   srSignal = sig;
 }
 
-/* Above SIGSEGV and SIGBUS, below NSIG (signals_posix.cpp SR_initialize). */
+/* Above SIGSEGV and SIGBUS, below NSIG (signals_posix.cpp SR_initialize), in ASCII digits alone:
+ * HotSpot 25 refuses " 64" and "+63", which strtol reads, with a warning on the host's stderr
+ * (found by a hostile host); such a value is replaced by the shim's own pick, as an invalid one is. */
 HIDDEN int nccltjSrValueValid(const char* v) {
-  char* end = NULL;
-  long sig = strtol(v, &end, 10);
-  return end != v && *end == '\0' && sig > SIGSEGV && sig > SIGBUS && sig < NSIG;
+  if (v[0] == '\0' || strlen(v) > 4) return 0;
+  for (const char* c = v; *c != '\0'; c++)
+    if (*c < '0' || *c > '9') return 0;
+  long sig = strtol(v, NULL, 10);
+  return sig > SIGSEGV && sig > SIGBUS && sig < NSIG;
+}
+
+/* A signal whose default action nobody relies on but a sender that means to end the process:
+ * SIGUSR1, SIGUSR2 and the real-time signals. HotSpot takes any above SIGBUS, but a user's
+ * _JAVA_SR_SIGNUM=13 took SIGPIPE (a write to a broken pipe no longer ended the host), 20 SIGTSTP
+ * (Ctrl-Z no longer stopped it) and 17 SIGCHLD (found by a hostile host). */
+static int userSignalOk(int sig) {
+  return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 
 static struct sigaction savedActions[NSIG];
@@ -199,8 +211,14 @@ static int pickSignal(void) {
      * host's _JAVA_SR_SIGNUM=15 replaced its SIGTERM handler, silently). */
     struct sigaction a;
     int u = atoi(user);
-    if (sigaction(u, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return u;
-    nccltjNoticef("_JAVA_SR_SIGNUM=%d names a signal the process handles; the plugin's JVM uses another", u);
+    int atDefault = sigaction(u, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL;
+    if (!atDefault)
+      nccltjNoticef("_JAVA_SR_SIGNUM=%d names a signal the process handles; the plugin's JVM uses another", u);
+    else if (userSignalOk(u)) return u;
+    else
+      nccltjNoticef("_JAVA_SR_SIGNUM=%d names a signal with a default action the process may rely on (only SIGUSR1, "
+                    "SIGUSR2 and real-time signals are taken); the plugin's JVM uses another",
+                    u);
   }
   for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
     struct sigaction a;

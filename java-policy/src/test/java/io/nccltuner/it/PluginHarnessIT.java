@@ -320,6 +320,9 @@ class PluginHarnessIT {
       archive check and exit   | CDSEXIT   | option '-XX:+PrintSharedArchiveAndExit' is not allowed
       pauses at start          | PAUSE     | option '-XX:+PauseAtStartup' is not allowed
       a GC that never frees    | EPSILON   | option '-XX:+UseEpsilonGC' is not allowed
+      a log file in the cwd    | LOGVM     | option '-XX:+LogVMOutput' is not allowed
+      an archive in the runtime| XSHDUMP   | option '-Xshare:dump' is not allowed
+      a heap dump in the cwd   | HEAPDUMP  | option '-XX:+HeapDumpOnOutOfMemoryError' is not allowed
       traces to stdout         | MHTRACE   | option '-Djava.lang.invoke.MethodHandle.TRACE_METHOD_LINKAGE=true' is not allowed
       a FIFO as the policy     | FIFO      | not a regular file (a directory, FIFO or device)
       class path a FIFO        | FIFOCP    | NCCL_TUNER_JAVA_CLASSPATH names
@@ -365,6 +368,9 @@ class PluginHarnessIT {
             case "CDSEXIT" ->
                 env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PrintSharedArchiveAndExit");
             case "PAUSE" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+PauseAtStartup");
+            case "LOGVM" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockDiagnosticVMOptions -XX:+LogVMOutput");
+            case "XSHDUMP" -> env.put("NCCL_TUNER_JAVA_OPTS", "-Xshare:dump");
+            case "HEAPDUMP" -> env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+HeapDumpOnOutOfMemoryError");
             case "EPSILON" ->
                 env.put("NCCL_TUNER_JAVA_OPTS", "-XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xmx24m");
             case "MHTRACE" ->

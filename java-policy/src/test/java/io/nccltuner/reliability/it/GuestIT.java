@@ -386,6 +386,27 @@ class GuestIT {
     }
 
     /**
+     * A _JAVA_SR_SIGNUM naming a signal whose default action the host may rely on (SIGTSTP 20,
+     * SIGTTIN 21, SIGWINCH 28; this host handles SIGPIPE and SIGCHLD itself), though left at
+     * SIG_DFL, is not taken either: a hostile host's _JAVA_SR_SIGNUM=13 took SIGPIPE, and a write
+     * to a broken pipe no longer ended it. The JVM uses the shim's own pick (SIGRTMAX) and one
+     * notice says why.
+     */
+    @ParameterizedTest(name = "_JAVA_SR_SIGNUM={0}")
+    @ValueSource(strings = {"20", "21", "28"})
+    void aSuspendSignalWithADefaultActionIsNotTaken(String signum) throws Exception {
+        Run r = run(Map.of("_JAVA_SR_SIGNUM", signum), 60, "signals");
+        assertEquals(APPLIED, r.num("changed"));
+        assertEquals(0, r.num("dispositions_changed"), r.text());
+        assertEquals(64, r.num("jvm_signal"), r.text());
+        assertTrue(
+                r.text()
+                        .contains("_JAVA_SR_SIGNUM=" + signum + " names a signal with a default action the process"
+                                + " may rely on (only SIGUSR1, SIGUSR2 and real-time signals are taken)"),
+                r.text());
+    }
+
+    /**
      * HotSpot's suspend/resume signal (the shim's pick, SIGRTMAX here) taken by a host thread while
      * the first init creates the JVM, 0 to 20 ms after libjvm is loaded: the shim picked it free
      * before the start, HotSpot installs its handler on it a few milliseconds after libjvm is loaded.
@@ -553,6 +574,16 @@ class GuestIT {
         assertTrue(
                 ok.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")),
                 String.join("\n", ok.lines()));
+        for (String spaced : List.of(" 64", "+63")) { // HotSpot refused these on the host's stderr
+            ProcessBuilder sp =
+                    guestHost(Harness.PLUGIN, "capture", tmp.toString()).directory(tmp.toFile());
+            sp.environment().put("_JAVA_SR_SIGNUM", spaced);
+            Harness.Result r = Harness.waitFor(sp, sp.command(), 60);
+            assertEquals(0, r.exit(), String.join("\n", r.lines()));
+            assertTrue(
+                    r.lines().stream().anyMatch(l -> l.contains("changed=" + APPLIED + " fd1_bytes=0 fd2_bytes=0")),
+                    "_JAVA_SR_SIGNUM='" + spaced + "': " + String.join("\n", r.lines()));
+        }
         try (var files = Files.list(tmp)) {
             assertEquals(
                     List.of(".hotspot_compiler", ".hotspotrc", "fd1", "fd2"),
