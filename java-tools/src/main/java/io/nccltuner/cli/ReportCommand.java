@@ -117,12 +117,83 @@ final class ReportCommand extends ToolCommand {
      * logs, or a canary run without the profiler): there is nothing measured to promote.
      */
     static String noMeasuredLines(int logs, Path out) {
-        return "--emit-policy: none of the " + logs
-                + " logs has a `measured` line: they are written at each communicator's"
+        return "--emit-policy: " + (logs == 1 ? "the 1 log has no" : "none of the " + logs + " logs has a")
+                + " `measured` line: they are written at each communicator's"
                 + " end by a canary run (NCCL_TUNER_JAVA_MODE=canary) that also loads the profiler,"
                 + " NCCL_PROFILER_PLUGIN=.../libnccl-tuner-java.so (docs/canary.md); nothing measured to promote, "
                 + out
                 + " not written";
+    }
+
+    /**
+     * Refuses a command's run where inputs were refused, once every input has been read, so that one
+     * run names every refused file (as compile does): one refused input is thrown as it was; several
+     * are printed on stderr, one line each ({@code nccl-tuner report: FILE:LINE: why}), then refused
+     * with {@code 2 of 3 inputs refused (each on its line above); nothing reported} (an input error,
+     * exit 1).
+     *
+     * @param command the lines' prefix, {@code nccl-tuner report}
+     * @param refused each refused input's error, in the order the inputs were given
+     * @param nInputs the inputs given
+     * @param nothing what the run does not do, {@code nothing reported}
+     * @param err where the lines go
+     * @throws InputException when any input was refused
+     */
+    static void refuseInputs(String command, List<InputException> refused, int nInputs, String nothing, PrintWriter err)
+            throws InputException {
+        if (refused.isEmpty()) {
+            return;
+        }
+        if (refused.size() == 1) {
+            throw refused.getFirst();
+        }
+        for (InputException e : refused) {
+            err.println(command + ": " + e.getMessage());
+        }
+        err.flush();
+        throw new InputException(
+                refused.size() + " of " + nInputs + " inputs refused (each on its line above); " + nothing);
+    }
+
+    /**
+     * Reads every log (its measured lines into the canary's builder) and --measurements before any
+     * refuses the report ({@link #refuseInputs}), so that one run names every refused input.
+     *
+     * @param files receives the logs read, in order
+     * @param canary receives their measured lines
+     * @param err where a log's warnings and the refused inputs' lines go
+     * @return the measurements, or null without --measurements
+     * @throws InputException for a refused input, or several ({@code 2 of 3 inputs refused ...})
+     * @throws IOException if reading fails
+     */
+    private MeasurementSet readInputs(List<DecisionLogFile> files, CanaryReport.Builder canary, PrintWriter err)
+            throws InputException, IOException {
+        List<InputException> refused = new ArrayList<>(); // every input is read before any refuses the report
+        for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
+            try {
+                InputFiles.requireReadable(l);
+                DecisionLogFile f = DecisionLogFile.read(l, canary, w -> {
+                    err.println(w);
+                    err.flush();
+                });
+                canary.endRank(f.rank());
+                files.add(f);
+            } catch (InputException e) {
+                refused.add(e);
+            }
+        }
+        MeasurementSet data = null;
+        if (measurements != null) {
+            data = new MeasurementSet();
+            try {
+                InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
+            } catch (InputException e) {
+                refused.add(e);
+            }
+        }
+        refuseInputs(
+                "nccl-tuner report", refused, logs.size() + (measurements == null ? 0 : 1), "nothing reported", err);
+        return data;
     }
 
     @Override
@@ -147,23 +218,13 @@ final class ReportCommand extends ToolCommand {
         }
         List<DecisionLogFile> files = new ArrayList<>();
         CanaryReport.Builder canary = new CanaryReport.Builder();
-        for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
-            InputFiles.requireReadable(l);
-            DecisionLogFile f = DecisionLogFile.read(l, canary, w -> {
-                err.println(w);
-                err.flush();
-            });
-            canary.endRank(f.rank());
-            files.add(f);
-        }
+        MeasurementSet data = readInputs(files, canary, err);
         CanaryReport c = canary.build(minCalls);
         if (emitPolicy != null && c.isEmpty()) {
             throw new InputException(noMeasuredLines(files.size(), emitPolicy));
         }
         List<Compiler.Group> groups = List.of();
-        if (measurements != null) {
-            MeasurementSet data = new MeasurementSet();
-            InputFiles.readMeasurementsAt(measurements, NcclTestsLog.Options.NONE, data, err);
+        if (data != null) {
             InputFiles.readNcclLogs(ncclLogs, data);
             ShadowReport.loggedPicks(files, data).forEach(data::add); // NCCL's picks as the decision logs name them
             groups = Compiler.compile(data, Compiler.Options.defaults("report")).groups();
@@ -192,8 +253,9 @@ final class ReportCommand extends ToolCommand {
                 yaml = PolicyYaml.writeChecked(
                         p.policy(),
                         List.of(
-                                "written by nccl-tuner report --emit-policy from " + files.size() + " rank logs: "
-                                        + policy.getFileName() + " cut to the size ranges the canary promoted",
+                                "written by nccl-tuner report --emit-policy from "
+                                        + Main.count(files.size(), "rank log") + ": " + policy.getFileName()
+                                        + " cut to the size ranges the canary promoted",
                                 "(min calls " + minCalls + " per arm); NCCL picks everywhere else"),
                         p.comments(),
                         emitPolicy.toString());
@@ -201,7 +263,7 @@ final class ReportCommand extends ToolCommand {
                 throw new IllegalStateException("the promoted policy does not load: " + e.getMessage(), e);
             }
             PolicyYaml.writeFiles(emitPolicy, yaml, err, "nccl-tuner report"); // and its compiled form beside it
-            out.println("policy: " + emitPolicy + " (" + p.kept() + " rules kept, " + p.cut()
+            out.println("policy: " + emitPolicy + " (" + Main.count(p.kept(), "rule") + " kept, " + p.cut()
                     + " cut to promoted ranges, " + p.dropped() + " dropped; mode enforce)");
         }
         out.flush();

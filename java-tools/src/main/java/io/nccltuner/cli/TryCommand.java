@@ -135,7 +135,7 @@ final class TryCommand extends ToolCommand {
             paramLabel = "V",
             description = "the NCCL version the replay presents (ncclGetVersion), e.g. 2.27.7; it also picks"
                     + " --nccl-era when that is not given; default: the one --nccl-log or --measurements"
-                    + " name (of --nccl-era's release), else --nccl-era's release")
+                    + " name (with --nccl-era, only a release of that era), else --nccl-era's release")
     String ncclVersion;
 
     @Option(
@@ -221,20 +221,34 @@ final class TryCommand extends ToolCommand {
         for (String w : loaded.warnings()) {
             err.println("nccl-tuner try: warning: " + w);
         }
-        for (Path t : traces) {
-            InputFiles.requireReadable(t);
-        }
-        for (Path l : ncclLogs) {
-            InputFiles.requireReadable(l);
+        List<InputException> refused = new ArrayList<>(); // every input is checked before any refuses the try
+        for (Path f : inputFiles()) {
+            try {
+                InputFiles.requireReadable(f);
+            } catch (InputException e) {
+                refused.add(e);
+            }
         }
         if (measurements != null) { // before the harness runs; report prints the folder's notes
-            InputFiles.measurementData(measurements, new PrintWriter(java.io.Writer.nullWriter()));
+            try {
+                InputFiles.measurementData(measurements, new PrintWriter(java.io.Writer.nullWriter()));
+            } catch (InputException e) {
+                refused.add(e);
+            }
         }
+        ReportCommand.refuseInputs("nccl-tuner try", refused, inputCount(), "nothing tried", err);
         Path lib = toolDir();
         Path h = harnessPath(lib);
         Path so = pluginPath(lib);
         checkKeepLogs();
-        hardware = TryHardware.resolve(gpu, cc, tried, ncclVersion != null, ncclLogs, measurements);
+        hardware = TryHardware.resolve(
+                gpu,
+                cc,
+                tried,
+                ncclVersion != null,
+                spec.commandLine().getParseResult().hasMatchedOption("--nccl-era"),
+                ncclLogs,
+                measurements);
         tried = hardware.era(); // its versionCode the one presented (--nccl-version, or what an input names)
         Path driver = hardware.driver(h);
         boolean created = keepLogs != null && !Files.exists(keepLogs); // removed again if nothing is written
@@ -252,6 +266,7 @@ final class TryCommand extends ToolCommand {
                 out.println(severalTraces(traces.size()));
             }
             checkNcclLogs(out, err);
+            checkLogShapes(err);
             if (hardware.gpu() != null // given or named by an input, as the version below
                     || hardware.gpuFrom() != null
                     || !hardware.versionFrom().startsWith("--nccl-era ")
@@ -260,9 +275,15 @@ final class TryCommand extends ToolCommand {
             }
             Tally tally = new Tally();
             List<Path> replayed = new ArrayList<>();
-            for (Path t : traces) {
-                replayed.add(replayTrace(out, h, so, driver, loaded.csv(), t, logs, tally));
+            for (Path t : traces) { // each trace replayed, so that one run names every trace the harness refuses
+                try {
+                    replayed.add(replayTrace(out, h, so, driver, loaded.csv(), t, logs, tally));
+                } catch (InputException e) {
+                    refused.add(e);
+                }
             }
+            out.flush();
+            ReportCommand.refuseInputs("nccl-tuner try", refused, traces.size(), "no report", err);
             int rc = tally.hits > 0 ? report(out, err, logs) : Main.EXIT_OK;
             if (rc != Main.EXIT_OK && rc != Main.EXIT_CHECK) {
                 return rc;
@@ -319,10 +340,17 @@ final class TryCommand extends ToolCommand {
             }
         }
         if (CONSTANTS_LINE.matcher(line).find()) {
-            return line + " (the harness's constants start at 0; NCCL's own value is not known here)";
+            return line + " " + HARNESS_CONSTANTS;
         }
         return line;
     }
+
+    /**
+     * What the plugin's constants line says its "before" values are: the harness's (tests/harness's
+     * CONSTANTS_DEFAULTS), NCCL 2.30.7's baseLatencies and 0 for every other constant.
+     */
+    static final String HARNESS_CONSTANTS = "(before: the harness's constants, NCCL 2.30.7's baseLatencies and 0 for"
+            + " every other constant; a job's NCCL starts from its own, not known here)";
 
     private static final Pattern CONSTANTS_LINE =
             Pattern.compile("TUNER/Java: .*profile .*: (set|would set \\(shadow\\)) \\d+ constants?: ");
@@ -354,6 +382,90 @@ final class TryCommand extends ToolCommand {
                     .sorted()
                     .toList();
         }
+    }
+
+    /** @return the files try reads: each --trace, then each --nccl-log */
+    private List<Path> inputFiles() {
+        List<Path> all = new ArrayList<>(traces);
+        all.addAll(ncclLogs);
+        return all;
+    }
+
+    /** @return the inputs given: the --trace and --nccl-log files and --measurements */
+    private int inputCount() {
+        return traces.size() + ncclLogs.size() + (measurements == null ? 0 : 1);
+    }
+
+    /** NCCL's INFO line of a communicator's shape: {@code comm 0x... rank 0 nRanks 2 nNodes 1 localRanks 2 ...}. */
+    private static final Pattern LOG_SHAPE =
+            Pattern.compile("\\bcomm 0x\\p{XDigit}+ rank \\d+ nRanks (\\d+) nNodes (\\d+)\\b");
+
+    /**
+     * @param log an NCCL INFO log
+     * @return the communicator shapes its {@code nRanks N nNodes M} lines name ({@link JobShape}), in order
+     * @throws IOException if reading fails
+     */
+    static java.util.Set<String> logShapes(Path log) throws IOException {
+        java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+            lines.forEach(l -> {
+                Matcher m = LOG_SHAPE.matcher(l);
+                if (m.find()) {
+                    shapes.add(JobShape.of(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
+                }
+            });
+        }
+        return shapes;
+    }
+
+    /**
+     * Warns (one line per --nccl-log, stderr) where the log's communicators have none of the shapes
+     * the traces' communicators are tried as (--nranks/--nnodes, else the traces' own): the GPU and
+     * NCCL version it names, presented to the plugin, and its selection lines are then another job's.
+     */
+    private void checkLogShapes(PrintWriter err) throws IOException {
+        if (ncclLogs.isEmpty()) {
+            return;
+        }
+        java.util.Set<String> tried = new java.util.LinkedHashSet<>();
+        if (nRanks > 0) {
+            tried.add(JobShape.of(nRanks, nNodes));
+        } else {
+            for (Path t : traces) {
+                try {
+                    long[] shape = traceShape(io.nccltuner.trace.TraceFile.read(t));
+                    if (shape[0] > 0) {
+                        tried.add(JobShape.of(shape[0], shape[1]));
+                    }
+                } catch (IllegalArgumentException e) { // the harness names what is wrong with it
+                    continue;
+                }
+            }
+        }
+        for (Path l : ncclLogs) {
+            java.util.Set<String> shapes = logShapes(l);
+            if (!tried.isEmpty() && !shapes.isEmpty() && java.util.Collections.disjoint(shapes, tried)) {
+                err.println(otherShape(l, shapes, tried));
+            }
+        }
+        err.flush();
+    }
+
+    /**
+     * The warning when an --nccl-log's communicators have another shape than the traces'.
+     *
+     * @param log the log
+     * @param logShapes the shapes its communicators have ({@link JobShape})
+     * @param traceShapes the shapes the traces are tried as
+     * @return {@code nccl-tuner try: warning: --nccl-log LOG ran nRanks=2 nNodes=1, the traces
+     *     nRanks=16 nNodes=2: the GPU and NCCL version it names are another job's; ...}
+     */
+    static String otherShape(
+            Path log, java.util.Collection<String> logShapes, java.util.Collection<String> traceShapes) {
+        return "nccl-tuner try: warning: --nccl-log " + log + " ran " + String.join(", ", logShapes)
+                + ", the traces " + String.join(", ", traceShapes)
+                + ": the GPU and NCCL version it names, presented to the plugin, are another job's; give the traces'"
+                + " own job's log, or --gpu NAME and --nccl-version V";
     }
 
     /** Refuses --mode, --nranks/--nnodes and --nccl-era values try cannot run with (usage errors, exit 2). */
@@ -520,11 +632,17 @@ final class TryCommand extends ToolCommand {
                 + tried.tunerVersion() + "); give --nccl-era " + ran.name() + " to try it as that release";
     }
 
+    /** The rest of the harness's line refusing a trace's row, after {@code harness: TRACE:}: {@code 5: why}. */
+    private static final Pattern BAD_ROW = Pattern.compile("(\\d+): (.*)");
+
     /**
      * Replays one trace through the harness, prints the plugin's lines (identical lines in a row
      * folded: {@link Fold}) and adds its counts to the tally.
      *
      * @return the trace the harness replayed (reshaped into the logs' folder for --nranks)
+     * @throws InputException {@code TRACE:LINE: why} where the harness refuses a row of the trace
+     *     (its line printed once, in the error), or the harness's exit code and the lines it printed
+     *     that were not relayed above
      */
     private Path replayTrace(PrintWriter out, Path h, Path so, Path driver, boolean csv, Path t, Path logs, Tally tally)
             throws IOException, InterruptedException, InputException {
@@ -563,20 +681,34 @@ final class TryCommand extends ToolCommand {
         }
         out.println("== " + t);
         Fold fold = new Fold(out);
+        String badRow = "harness: " + trace + ":";
+        InputException refusal = null; // the harness's line naming the trace's bad row: the error says it, once
+        StringBuilder unprinted = new StringBuilder(); // the lines not relayed, for an error's tail
         for (String line : text.split("\n")) {
-            if (line.contains("TUNER/")
+            Matcher bad = BAD_ROW.matcher(line.startsWith(badRow) ? line.substring(badRow.length()) : "");
+            if (pr.exitValue() != 0 && refusal == null && bad.matches()) {
+                refusal = new InputException(t + ":" + bad.group(1), bad.group(2));
+            } else if (line.contains("TUNER/")
                     || line.startsWith("harness:")
                     || line.contains("WARN")
                     || (mode.equals("enforce") && line.contains("[changed]"))) {
                 fold.println(relayed(line.replaceFirst("^\\S+ \\[\\d+\\] NCCL ", ""), mode));
+            } else {
+                unprinted.append(line).append('\n');
             }
             tally.read(line);
         }
         fold.flush();
+        if (refusal != null) {
+            throw refusal;
+        }
         if (pr.exitValue() != 0) {
-            String tail = text.length() > 2000 ? text.substring(text.length() - 2000) : text;
+            String tail =
+                    unprinted.length() > 2000 ? unprinted.substring(unprinted.length() - 2000) : unprinted.toString();
             throw new InputException(
-                    h.toString(), "the harness exited " + pr.exitValue() + " on " + t + ":\n" + tail.strip());
+                    h.toString(),
+                    "the harness exited " + pr.exitValue() + " on " + t
+                            + (tail.isBlank() ? " (its lines above)" : ":\n" + tail.strip()));
         }
         return trace;
     }

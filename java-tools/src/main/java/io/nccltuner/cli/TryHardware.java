@@ -48,11 +48,40 @@ record TryHardware(String gpu, int cc, String gpuFrom, NcclEra era, String versi
      * @param versionGiven whether --nccl-version was given
      * @param logs the --nccl-log files
      * @param measurements --measurements, or null
-     * @return what the replay presents
+     * @return what the replay presents, as {@link #resolve(String, String, NcclEra, boolean, boolean, List,
+     *     Path)} with --nccl-era given
      * @throws IOException if an input cannot be read
      */
     static TryHardware resolve(
             String gpuOption, String ccOption, NcclEra era, boolean versionGiven, List<Path> logs, Path measurements)
+            throws IOException {
+        return resolve(gpuOption, ccOption, era, versionGiven, true, logs, measurements);
+    }
+
+    /**
+     * What try presents, from its options or else what its inputs name ({@link MeasuredOn}): the one
+     * NCCL release the inputs name, without --nccl-version, under its own era when --nccl-era is not
+     * given (2.27.7 as 2.24), else only where it is of --nccl-era's (try's --nccl-log warning says
+     * when it is not).
+     *
+     * @param gpuOption --gpu, or null
+     * @param ccOption --cc ("9.0"), or null for the GPU name's ({@link MeasuredOn#computeCapability})
+     * @param era the era (its versionCode --nccl-version's when given)
+     * @param versionGiven whether --nccl-version was given
+     * @param eraGiven whether --nccl-era was given
+     * @param logs the --nccl-log files
+     * @param measurements --measurements, or null
+     * @return what the replay presents
+     * @throws IOException if an input cannot be read
+     */
+    static TryHardware resolve(
+            String gpuOption,
+            String ccOption,
+            NcclEra era,
+            boolean versionGiven,
+            boolean eraGiven,
+            List<Path> logs,
+            Path measurements)
             throws IOException {
         Map<String, MeasuredOn> named = new LinkedHashMap<>();
         for (Path l : logs) {
@@ -72,7 +101,8 @@ record TryHardware(String gpu, int cc, String gpuFrom, NcclEra era, String versi
         if (!versionGiven && versions.size() == 1) {
             String v = versions.keySet().iterator().next();
             NcclEra ran = NcclEra.forVersion(Signature.parseVersion(v));
-            if (ran.name().equals(era.name())) { // another era's release: try's --nccl-log warning says so
+            boolean known = NcclEra.parse(ran.name()).versionCode() / 100 * 100 <= ran.versionCode();
+            if (ran.name().equals(era.name()) || (!eraGiven && known)) { // else try's --nccl-log warning says so
                 at = ran;
                 versionFrom = "named by " + versions.get(v);
             }

@@ -85,10 +85,10 @@ public final class ShadowReportHtml {
     private static void checks(StringBuilder h, ShadowReport r) {
         long comms = r.logs().stream().mapToLong(l -> l.comms().size()).sum();
         h.append("<p>")
-                .append(r.logs().size())
-                .append(" decision logs (ranks), ")
-                .append(comms)
-                .append(" communicators. Report of <code>nccl-tuner report</code>.</p>\n<ul>\n");
+                .append(io.nccltuner.compile.TextReport.count(r.logs().size(), "decision log"))
+                .append(r.logs().size() == 1 ? " (rank), " : " (ranks), ")
+                .append(io.nccltuner.compile.TextReport.count(comms, "communicator"))
+                .append(". Report of <code>nccl-tuner report</code>.</p>\n<ul>\n");
         h.append(
                 r.tableProblems().isEmpty()
                         ? "<li class=\"ok\">Every rank of each shape runs the same table (sha256).</li>\n"

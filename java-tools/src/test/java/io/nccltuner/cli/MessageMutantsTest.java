@@ -63,7 +63,7 @@ class MessageMutantsTest {
         List<String> lines = r.out().lines().toList();
         assertEquals("policy p: 2 logs, 1 communicator", lines.get(0), r.out());
         assertEquals(
-                "  rank h:1 (" + a + "): 1 comms, mode shadow, sha256 aaaaaa...aaa, calls 10, rule hits 10, applied 0",
+                "  rank h:1 (" + a + "): 1 comm, mode shadow, sha256 aaaaaa...aaa, calls 10, rule hits 10, applied 0",
                 lines.get(1),
                 r.out());
     }
@@ -77,7 +77,7 @@ class MessageMutantsTest {
         CliRun r = CliRun.run("report", a.toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(
-                "  rank h:1 (" + a + "): 1 comms, mode shadow, sha256 aaaaaa...aaa, calls 12, rule hits 12, applied 0,"
+                "  rank h:1 (" + a + "): 1 comm, mode shadow, sha256 aaaaaa...aaa, calls 12, rule hits 12, applied 0,"
                         + " 2 hits not broken down",
                 r.out().lines().toList().get(1),
                 r.out());

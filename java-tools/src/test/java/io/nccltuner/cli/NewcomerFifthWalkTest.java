@@ -331,8 +331,8 @@ class NewcomerFifthWalkTest {
                 keep.toString());
         assertEquals(1, r.exit(), r.err());
         assertEquals(
-                "nccl-tuner try: " + failing + ": the harness exited 2 on " + TRACE + ":\nharness: cannot run\n",
-                r.err());
+                "nccl-tuner try: " + failing + ": the harness exited 2 on " + TRACE + " (its lines above)\n", r.err());
+        assertTrue(r.out().contains("== " + TRACE + "\nharness: cannot run\n"), r.out()); // printed once, there
         assertFalse(Files.exists(keep), "the folder try made is removed");
         Path p8 = Files.writeString(
                 tmp.resolve("p8.yaml"),

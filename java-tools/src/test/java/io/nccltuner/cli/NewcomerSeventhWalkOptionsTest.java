@@ -186,12 +186,13 @@ class NewcomerSeventhWalkOptionsTest {
                 r.out());
     }
 
-    /** Item 8: the plugin's constants line through try says the harness's values start at 0. */
+    /** Item 8: the plugin's constants line through try says what the harness's values start from. */
     @Test
-    void constantsLineSaysTheHarnessStartsAtZero() {
+    void constantsLineSaysWhatTheHarnessStartsFrom() {
         assertEquals(
-                "INFO TUNER/Java: profile p: set 1 constant: llMaxBws.HOPPER.1NODE 0.0 -> 150.0 GB/s (the harness's"
-                        + " constants start at 0; NCCL's own value is not known here)",
+                "INFO TUNER/Java: profile p: set 1 constant: llMaxBws.HOPPER.1NODE 0.0 -> 150.0 GB/s (before: the"
+                        + " harness's constants, NCCL 2.30.7's baseLatencies and 0 for every other constant; a job's"
+                        + " NCCL starts from its own, not known here)",
                 TryCommand.relayed(
                         "INFO TUNER/Java: profile p: set 1 constant: llMaxBws.HOPPER.1NODE 0.0 -> 150.0 GB/s",
                         "shadow"));
