@@ -52,7 +52,7 @@ final class CalibrateCommand extends ToolCommand {
     SharedOptions.PolicyName name;
 
     @Option(
-            names = "--nnodes",
+            names = {"--nnodes", "--nodes"},
             paramLabel = "MIN:MAX",
             description = "nNodes the calibrated profile matches: MIN:MAX, MIN: (no upper bound) or any "
                     + "(default: the smallest measured nNodes and up).")

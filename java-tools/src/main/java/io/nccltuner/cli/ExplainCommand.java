@@ -118,6 +118,9 @@ final class ExplainCommand extends ToolCommand {
     @picocli.CommandLine.Mixin
     ModelInputOptions modelInputs;
 
+    @picocli.CommandLine.Mixin
+    SharedOptions.Gpu gpu;
+
     @Option(names = "--intervals", description = "print each time's range [low, high] too")
     boolean intervals;
 
@@ -421,15 +424,24 @@ final class ExplainCommand extends ToolCommand {
         CostModel m = withConstants(out, model, shape);
         io.nccltuner.model.NcclEra era = io.nccltuner.model.NcclEra.forVersion(
                 io.nccltuner.policy.Signature.parseVersion(c.versionOrAssumed().toString()));
+        String presented = gpu.name != null ? gpu.name.strip() : logGpus.size() == 1 ? logGpus.first() : null;
+        io.nccltuner.policy.Signature sig = SharedOptions.Gpu.present(era.signature(), presented);
         out.printf(
                 Locale.ROOT,
-                "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d.%n",
+                "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d; %s.%n",
                 c.versionOrAssumed(),
                 c.version() == null ? "assumed: the log does not print its version" : "the log's release",
                 era.tunerVersion(),
-                era.regBuff());
+                era.regBuff(),
+                presented == null
+                        ? "GPU unknown (--gpu NAME presents one)"
+                        : "GPU " + presented + " (cc "
+                                + (sig.computeCapability() < 0
+                                        ? "unknown"
+                                        : io.nccltuner.policy.Signature.ccString(sig.computeCapability()))
+                                + ", " + (gpu.name != null ? "--gpu" : "the log's") + ")");
         try (Replay.EngineTuner tuner =
-                new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era)) {
+                new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era, sig)) {
             List<Explain.Row> rows = Explain.rows(m, c.selections(), coll, sizes, pipeOps.n, tuner);
             return new Predicted(m, rows, tuner.log());
         }

@@ -142,8 +142,8 @@ final class ImportCommand extends ToolCommand {
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         InputFiles.requireReadable(file);
         requireOutputDirectory("-o", output);
-        NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
-        List<String> warnings = new ArrayList<>(PolicyFiles.folded(file, r.warnings()));
+        NcclExampleConfig.Result r = PolicyFiles.convertCsv(file); // every refused line, as validate lists them
+        List<String> warnings = new ArrayList<>(PolicyFiles.csvWarnings(file, r.warnings()));
         Policy p = withoutWhatNeverApplies(r, file, warnings);
         PolicyFiles.printWarnings(err, "", warnings); // once, whether or not the policy is written
         if (name != null) {

@@ -164,8 +164,8 @@ final class ModelExplain {
     private void decisions(PrintWriter out, Policy policy, Mode mode, At at, List<Collective> colls, List<Long> sizes) {
         TopologyInputs src = at.src();
         Policy pol = policy != null ? policy : new Policy("none", Mode.OFF, "", List.of(), null);
-        try (ModelDecisions d =
-                ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at.topology(), src.signature())) {
+        io.nccltuner.policy.Signature sig = o.gpu.present(src.signature()); // --gpu over the log's GPU
+        try (ModelDecisions d = ModelDecisions.open(pol, policy != null ? mode : Mode.OFF, at.topology(), sig)) {
             Policy.Profile pr = d.profile();
             if (policy != null) {
                 out.printf(
@@ -177,7 +177,7 @@ final class ModelExplain {
                         policy.mode().spelling(),
                         mode.spelling(),
                         TuneModel.VERSION,
-                        src.signature().describe());
+                        sig.describe() + (o.gpu.name != null ? " (GPU: --gpu)" : ""));
                 d.log().forEach(l -> out.println("  engine: " + l));
                 if (pr == null) {
                     out.println(

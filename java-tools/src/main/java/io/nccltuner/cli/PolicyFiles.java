@@ -91,13 +91,20 @@ final class PolicyFiles {
      * @param file the file (checked readable first)
      * @return the policy and its rules' origins
      * @throws InputException a file that does not load: for the YAML the loader's problems, for the
-     *     CSV the first refused line ({@code file:line: ...})
+     *     CSV the first refused line ({@code file:line: ...}; validate lists the others itself)
      * @throws IOException if it cannot be read
      */
     static Loaded load(Path file) throws InputException, IOException {
+        return load(file, false);
+    }
+
+    /**
+     * @param everyLine for a refused CSV, name every refused line ({@link #convertCsv}), not only the first
+     */
+    private static Loaded load(Path file, boolean everyLine) throws InputException, IOException {
         InputFiles.requireReadable(file);
         if (isCsv(file)) {
-            NcclExampleConfig.Result r = NcclExampleConfig.convert(file);
+            NcclExampleConfig.Result r = everyLine ? convertCsv(file) : NcclExampleConfig.convert(file);
             Map<Policy.Rule, String> origins = new IdentityHashMap<>();
             for (Policy.Profile pr : r.policy().profiles()) {
                 for (Policy.Rule rule : pr.rules()) {
@@ -112,7 +119,7 @@ final class PolicyFiles {
                     }
                 }
             }
-            return new Loaded(r.policy(), true, folded(file, r.warnings()), origins);
+            return new Loaded(r.policy(), true, csvWarnings(file, r.warnings()), origins);
         }
         Policy p;
         try {
@@ -124,17 +131,44 @@ final class PolicyFiles {
     }
 
     /**
+     * Converts NCCL's example-tuner CSV, refusing it with every line the converter refuses, as
+     * {@code validate} lists them ({@link ValidateCommand#csvProblems}), not only the first (where
+     * the plugin's converter stops).
+     *
+     * @param file the CSV (readable)
+     * @return the conversion
+     * @throws InputException the one refused line ({@code file:line: ...}); for several, {@code
+     *     file: NCCL example-tuner CSV: refused, 3 problems:} then each on a line of its own, indented
+     * @throws IOException if it cannot be read
+     */
+    static NcclExampleConfig.Result convertCsv(Path file) throws InputException, IOException {
+        try {
+            return NcclExampleConfig.convert(file);
+        } catch (InputException e) {
+            List<String> problems = ValidateCommand.csvProblems(file, e);
+            if (problems.size() < 2) {
+                throw e;
+            }
+            StringBuilder sb = new StringBuilder(
+                    file + ": NCCL example-tuner CSV: refused, " + Main.count(problems.size(), "problem") + ":");
+            problems.forEach(x -> sb.append("\n  ").append(x));
+            throw new InputException(sb.toString());
+        }
+    }
+
+    /**
      * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations ({@link
      * #printWarnings}), as the commands that read a policy report them.
      *
      * @param file the file (checked readable first)
      * @param warnings where the warnings go (stderr)
      * @return the policy and its rules' origins
-     * @throws InputException as {@link #load(Path)}
+     * @throws InputException as {@link #load(Path)}, but for a refused CSV every refused line
+     *     ({@link #convertCsv}), as validate lists them
      * @throws IOException if it cannot be read
      */
     static Loaded load(Path file, java.io.PrintWriter warnings) throws InputException, IOException {
-        Loaded l = load(file);
+        Loaded l = load(file, true);
         printWarnings(warnings, "", l.warnings());
         return l;
     }
@@ -149,6 +183,28 @@ final class PolicyFiles {
      */
     static void printWarnings(java.io.PrintWriter to, String indent, List<String> warnings) {
         warnings.forEach(w -> to.println(indent + "warning: " + w));
+    }
+
+    /** What regBuff 1 lines also never match offline: the clause validate's YAML warning has too. */
+    static final String REGBUFF_OFFLINE = ", nor in try, replay or explain, which call with regBuff 0";
+
+    /**
+     * A CSV conversion's warnings as the commands print them: regBuff 1 lines' warning with the
+     * clause the same rules' warning has in the YAML import writes ({@link #REGBUFF_OFFLINE}), then
+     * {@link #folded}.
+     *
+     * @param file the CSV, as its warnings name it
+     * @param warnings the converter's warnings, in order
+     * @return the warnings to print, in order
+     */
+    static List<String> csvWarnings(Path file, List<String> warnings) {
+        return folded(
+                file,
+                warnings.stream()
+                        .map(w -> w.contains(": regBuff 1: kept as regBuff true rules,") && !w.endsWith(REGBUFF_OFFLINE)
+                                ? w + REGBUFF_OFFLINE
+                                : w)
+                        .toList());
     }
 
     /**

@@ -86,6 +86,9 @@ final class ReplayCommand extends ToolCommand {
                             + "as try --nccl-era): 2.22, 2.24, 2.28, 2.30 or 2.32.6 (default: ${DEFAULT-VALUE})")
     String era;
 
+    @picocli.CommandLine.Mixin
+    SharedOptions.Gpu gpu;
+
     private io.nccltuner.model.NcclEra ncclEra;
     private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
     private PolicyFiles.Loaded loaded;
@@ -117,9 +120,10 @@ final class ReplayCommand extends ToolCommand {
             if (measurements != null) {
                 InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files
             }
-            Replay.Result r = Replay.run(p, m, t, e);
+            io.nccltuner.policy.Signature sig = gpu.present(e.signature()); // as try --gpu presents it
+            Replay.Result r = Replay.run(p, m, t, sig, e.regBuff());
             // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
-            Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, e) : null;
+            Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, sig, e.regBuff()) : null;
             if (measurements != null) { // NCCL's picks priced as compile, report and try price them
                 long ranks = t.calls().isEmpty() ? 0 : t.calls().getFirst().nRanks();
                 long nodes = t.calls().isEmpty() ? 0 : t.calls().getFirst().nNodes();
@@ -316,6 +320,12 @@ final class ReplayCommand extends ToolCommand {
                 io.nccltuner.policy.Signature.versionString(ncclEra.versionCode()),
                 ncclEra.tunerVersion(),
                 ncclEra.regBuff());
+        if (gpu.name != null) {
+            int cc = MeasuredOn.computeCapability(gpu.name);
+            out.println("GPU " + gpu.name.strip() + " (--gpu, cc "
+                    + (cc > 0 ? io.nccltuner.policy.Signature.ccString(cc) : "unknown")
+                    + "): every init presents it, as the plugin learns it from the CUDA driver.");
+        }
         if (nRanks != null || nNodes != null) {
             out.println("Shape: every communicator run as "
                     + (nRanks != null && nNodes != null
@@ -325,17 +335,27 @@ final class ReplayCommand extends ToolCommand {
                     + " for the trace's own shape).");
         }
         out.println("Times: NCCL's predicted microseconds for each pick, from the captured cost tables"
-                + (measured.isEmpty()
-                        ? "."
-                        : "; measured: median times from " + measurements
-                                + " at the measured size governing each size (NCCL's pick: its unforced runs pooled with its forced runs,"
-                                + " as compile, report and try price it)."));
+                + (measurements == null
+                        ? NO_MEASUREMENTS
+                        : measured.isEmpty()
+                                ? "."
+                                : "; measured: median times from " + measurements
+                                        + " at the measured size governing each size (NCCL's pick: its unforced runs pooled with its forced runs,"
+                                        + " as compile, report and try price it)."));
         if (would != null) {
             out.println(
                     "Shadow mode leaves NCCL's choice as it is; 'would pick' is what the policy picks in enforce mode.");
         }
         out.println();
     }
+
+    /**
+     * The end of the times line without {@code --measurements}: the times are NCCL's cost model's,
+     * under which a policy compiled from measurements can look slower than NCCL's pick.
+     */
+    static final String NO_MEASUREMENTS = " (NCCL's cost model, not measurements: a policy compiled from"
+            + " measurements can look slower under it; --measurements DIR_OR_FILE prices the picks with measured"
+            + " times).";
 
     /** The table's columns: NCCL's predicted times, and with --measurements the measured ones. */
     private static TextTable table(boolean priced) {

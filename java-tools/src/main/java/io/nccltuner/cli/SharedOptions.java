@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import io.nccltuner.policy.InputException;
+import io.nccltuner.policy.Signature;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -25,7 +26,8 @@ import picocli.CommandLine.Parameters;
  * explain and replay run it in, try's shadow or enforce), {@code --nccl-era} (the NCCL try loads
  * the plugin as, the NCCL replay runs the engine as), {@code --collective}, {@code --channels},
  * {@code --nodes}, {@code --trace}, {@code --plugin}, {@code --check}, compile's {@code --html}
- * and import's {@code --name}.
+ * and import's {@code --name}, and try's {@code --gpu} (presented through the harness; show,
+ * replay and explain share {@link Gpu}).
  */
 final class SharedOptions {
     private SharedOptions() {}
@@ -48,6 +50,58 @@ final class SharedOptions {
             if (n < 1) {
                 throw new UsageException("--pipe-ops: must be at least 1, got " + n);
             }
+        }
+    }
+
+    /**
+     * {@code --gpu NAME} of {@code show}, {@code replay} and {@code explain}: the GPU the engine's
+     * inits present, as the plugin learns it from the CUDA driver in a job, so that a profile naming
+     * {@code gpu:} or {@code computeCapability:} (as compile writes them for mixed hardware) can be
+     * viewed offline. The compute capability is the one the name implies ({@link
+     * MeasuredOn#computeCapability}: H200 is 9.0), unknown for a name it does not know. ({@code
+     * try}'s {@code --gpu} presents the GPU to the plugin through the harness and is its own.)
+     */
+    static final class Gpu {
+        /** What {@code --gpu} is, in help. */
+        static final String DESCRIPTION = "the GPU the engine presents to the policy's profiles, as a job's CUDA"
+                + " driver names it (\"NVIDIA H200\"; a profile's gpu: matches a name that contains it; the compute"
+                + " capability is the name's); default: the GPU the inputs name, else unknown (a profile naming gpu"
+                + " or computeCapability is skipped)";
+
+        @Option(names = "--gpu", paramLabel = "NAME", description = DESCRIPTION)
+        String name;
+
+        /**
+         * A signature with a GPU presented.
+         *
+         * @param sig what the init presents otherwise (tuner version, NCCL's version)
+         * @param gpu the GPU name ("NVIDIA H200"), or null or blank for none
+         * @return {@code sig} with the GPU's name and compute capability (-1 where the name implies
+         *     none); {@code sig} itself for no GPU
+         */
+        static Signature present(Signature sig, String gpu) {
+            if (gpu == null || gpu.isBlank()) {
+                return sig;
+            }
+            int cc = MeasuredOn.computeCapability(gpu);
+            return new Signature(
+                    sig.tunerVersion(),
+                    sig.commId(),
+                    sig.nNvlDomains(),
+                    sig.minRanksPerNvlDomain(),
+                    sig.maxRanksPerNvlDomain(),
+                    sig.ncclVersion(),
+                    gpu.strip(),
+                    cc > 0 ? cc / 10 : -1,
+                    cc > 0 ? cc % 10 : -1);
+        }
+
+        /**
+         * @param sig what the init presents without {@code --gpu}
+         * @return {@code sig} with {@code --gpu}'s GPU, or {@code sig} without the option
+         */
+        Signature present(Signature sig) {
+            return present(sig, name);
         }
     }
 

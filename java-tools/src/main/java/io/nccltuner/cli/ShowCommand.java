@@ -30,7 +30,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8]}: a policy's decisions
+ * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8 | --nranks N] [--gpu NAME]}: a
+ * policy's decisions
  * over a grid of job shapes, as aws-ofi-nccl's show-tuner-decisions prints its own: per shape
  * (nNodes from {@code --nodes}, each with {@code --ranks-per-node} ranks; written {@code nRanks=16
  * nNodes=2} as everywhere, {@link JobShape}) the profile that matches, and per collective and size range the
@@ -69,6 +70,16 @@ final class ShowCommand extends ToolCommand {
             defaultValue = "8",
             description = "ranks (GPUs) per node, a comma list as --nodes (default ${DEFAULT-VALUE})")
     String ranksPerNode;
+
+    @Option(
+            names = "--nranks",
+            paramLabel = "N",
+            description = "total ranks of each shape, in place of --ranks-per-node: ranks per node is N / nNodes "
+                    + "(each node count of --nodes must divide N; without --nodes, the default counts that divide N)")
+    Long nRanksTotal;
+
+    @picocli.CommandLine.Mixin
+    SharedOptions.Gpu gpu;
 
     @Option(
             names = "--collective",
@@ -116,7 +127,8 @@ final class ShowCommand extends ToolCommand {
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         List<Long> nodeList = counts("--nodes", nodes);
-        List<Long> rpnList = counts("--ranks-per-node", ranksPerNode);
+        boolean rpnGiven = spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
+        List<long[]> grid = grid(nodeList, rpnGiven);
         pipeOps.check();
         List<Collective> colls = parseCollectives(collective);
         PolicyFiles.Loaded loaded = PolicyFiles.load(policy.file, err);
@@ -145,14 +157,13 @@ final class ShowCommand extends ToolCommand {
             out.println("The policy's mode is " + p.mode().spelling()
                     + ": the plugin applies these decisions only in enforce" + " mode (NCCL_TUNER_JAVA_MODE=enforce).");
         }
-        List<long[]> grid = new ArrayList<>();
-        for (long rpn : rpnList) {
-            for (long n : nodeList) {
-                grid.add(new long[] {n, rpn});
-            }
+        if (gpu.name != null) {
+            int cc = MeasuredOn.computeCapability(gpu.name);
+            out.println("GPU " + gpu.name.strip() + " (--gpu, cc " + (cc > 0 ? Signature.ccString(cc) : "unknown")
+                    + "): the profiles are matched with it, as the plugin learns it from the CUDA driver.");
         }
-        boolean defaultGrid = !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
-                && !spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
+        boolean defaultGrid =
+                !spec.commandLine().getParseResult().hasMatchedOption("--nodes") && !rpnGiven && nRanksTotal == null;
         if (defaultGrid) { // the default grid and the shapes the policy's own profiles name
             List<String> added = new ArrayList<>();
             for (Policy.Profile pr : p.profiles()) {
@@ -196,10 +207,51 @@ final class ShowCommand extends ToolCommand {
         }
         if (!anyMatch) {
             out.println();
-            out.println(profilesMatch(p));
+            out.println(profilesMatch(p, grid, signature(2, 1).gpuName().isEmpty()));
         }
         out.flush();
         return Main.EXIT_OK;
+    }
+
+    /**
+     * The shapes asked for: each node count with {@code --nranks} / nNodes ranks per node, or with
+     * each {@code --ranks-per-node} count.
+     *
+     * @param nodeList the node counts ({@code --nodes})
+     * @param rpnGiven whether {@code --ranks-per-node} was given
+     * @return {nNodes, ranks per node} per shape, in order
+     * @throws InputException {@code --nranks} with {@code --ranks-per-node}, below 1, or not a
+     *     multiple of a {@code --nodes} count (usage errors)
+     */
+    private List<long[]> grid(List<Long> nodeList, boolean rpnGiven) throws InputException {
+        if (nRanksTotal != null && rpnGiven) {
+            throw new UsageException(
+                    "--nranks and --ranks-per-node: give one (--nranks N is N / nNodes ranks per node)");
+        }
+        if (nRanksTotal != null && nRanksTotal < 1) {
+            throw new UsageException("--nranks: must be at least 1, got " + nRanksTotal);
+        }
+        List<Long> rpnList = nRanksTotal == null ? counts("--ranks-per-node", ranksPerNode) : List.of();
+        List<long[]> grid = new ArrayList<>();
+        if (nRanksTotal != null) {
+            boolean nodesGiven = spec.commandLine().getParseResult().hasMatchedOption("--nodes");
+            for (long n : nodeList) {
+                if (nRanksTotal % n != 0 && !nodesGiven) {
+                    continue; // of the default node counts, those that divide N
+                }
+                if (nRanksTotal % n != 0) {
+                    throw new UsageException("--nranks " + nRanksTotal + " is not a multiple of --nodes " + n
+                            + ": every node has the same number of ranks (--ranks-per-node LIST gives them per node)");
+                }
+                grid.add(new long[] {n, nRanksTotal / n});
+            }
+        }
+        for (long rpn : rpnList) {
+            for (long n : nodeList) {
+                grid.add(new long[] {n, rpn});
+            }
+        }
+        return grid;
     }
 
     /** The header line saying which cost table the engine is called with. */
@@ -239,13 +291,27 @@ final class ShowCommand extends ToolCommand {
         return new long[] {n, r / n};
     }
 
-    /** The line when no shape of the grid matches a profile: the shapes the profiles do match. */
-    static String profilesMatch(Policy p) {
+    /**
+     * The line when no shape of the grid matches a profile: the shapes the profiles do match, and
+     * the options that show them: {@code --nodes N --ranks-per-node R} for a shape not shown, {@code
+     * --gpu 'NAME'} for a profile naming a GPU when none is presented.
+     *
+     * @param grid the shapes shown, {nNodes, ranks per node}
+     * @param gpuUnknown whether no GPU is presented (no {@code --gpu}, none from {@code --topology})
+     */
+    static String profilesMatch(Policy p, List<long[]> grid, boolean gpuUnknown) {
         List<String> m = new ArrayList<>();
         for (Policy.Profile pr : p.profiles()) {
             long[] own = profileShape(pr);
+            List<String> opts = new ArrayList<>();
+            if (own != null && grid.stream().noneMatch(g -> g[0] == own[0] && g[1] == own[1])) {
+                opts.add("--nodes " + own[0] + " --ranks-per-node " + own[1]);
+            }
+            if (gpuUnknown && pr.hardware().gpu() != null) {
+                opts.add("--gpu '" + pr.hardware().gpu() + "'");
+            }
             m.add(pr.name() + " (" + io.nccltuner.model.JobShape.of(pr.nRanks(), pr.nNodes())
-                    + (own != null ? ": --nodes " + own[0] + " --ranks-per-node " + own[1] : "") + ")");
+                    + (opts.isEmpty() ? "" : ": " + String.join(" ", opts)) + ")");
         }
         return "No shape shown matches a profile; the policy's profiles match: " + String.join("; ", m);
     }
@@ -349,11 +415,15 @@ final class ShowCommand extends ToolCommand {
         return sb.toString();
     }
 
-    /** Profiles are matched with the hardware the topology's log names, or with nothing known. */
+    /**
+     * Profiles are matched with the hardware the topology's log names, or with nothing known; {@code
+     * --gpu} presents its GPU in either.
+     */
     private Signature signature(long nRanks, long nNodes) {
-        return topologies.isEmpty()
-                ? Signature.UNKNOWN
-                : TopologyInputs.nearest(topologies, nRanks, nNodes).signature();
+        return gpu.present(
+                topologies.isEmpty()
+                        ? Signature.UNKNOWN
+                        : TopologyInputs.nearest(topologies, nRanks, nNodes).signature());
     }
 
     /** Sizes up to which the calibrated model's picks are listed. */

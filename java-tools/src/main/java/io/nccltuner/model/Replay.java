@@ -320,17 +320,27 @@ public final class Replay {
          * @param era the NCCL release, or null for tuner v3 with NCCL's version unknown
          */
         public EngineTuner(Policy policy, Mode mode, int nRanks, int nNodes, NcclEra era) {
+            this(policy, mode, nRanks, nNodes, era, era == null ? Signature.UNKNOWN : era.signature());
+        }
+
+        /**
+         * Opens a communicator on a new engine, as a given NCCL release calls the tuner, with a given
+         * hardware signature at its init (as {@code try --gpu} presents a GPU to the plugin).
+         *
+         * @param policy the loaded policy
+         * @param mode the mode to run it in
+         * @param nRanks ranks of the communicator
+         * @param nNodes nodes of the communicator
+         * @param era the NCCL release (its regBuff), or null for regBuff -1 (tuner v3)
+         * @param sig what the init presents: tuner version, NCCL's version code, GPU and compute capability
+         */
+        public EngineTuner(Policy policy, Mode mode, int nRanks, int nNodes, NcclEra era, Signature sig) {
             this.regBuff = era == null ? -1 : era.regBuff();
             List<String> lines = new ArrayList<>();
             this.log = lines;
             this.engine = new Engine(
                     policy, mode, (l, level, m) -> lines.add((level == TunerLog.WARN ? "WARN " : "INFO ") + m), null);
-            this.handle = engine.init(
-                    nRanks,
-                    nNodes,
-                    MemorySegment.NULL,
-                    era == null ? Signature.UNKNOWN : era.signature(),
-                    MemorySegment.NULL);
+            this.handle = engine.init(nRanks, nNodes, MemorySegment.NULL, sig, MemorySegment.NULL);
         }
 
         @Override

@@ -108,7 +108,7 @@ class NcclEraCommandsTest {
         assertTrue(
                 f.out()
                         .contains("\nThe engine runs as NCCL 2.28.9 calls the tuner (the log's release): tuner v5, "
-                                + "regBuff 0.\n"),
+                                + "regBuff 0; GPU unknown (--gpu NAME presents one).\n"),
                 f.out());
         // regBuff false matches NCCL's unregistered buffers; regBuff true does not
         assertNotEquals(ExplainCommandTest.line(f.out(), "1 MiB"), ExplainCommandTest.line(t.out(), "1 MiB"));

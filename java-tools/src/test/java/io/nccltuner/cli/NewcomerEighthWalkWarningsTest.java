@@ -18,9 +18,10 @@ class NewcomerEighthWalkWarningsTest {
     @TempDir
     Path tmp;
 
-    /** What regBuff 1 lines draw, after where. */
+    /** What regBuff 1 lines draw, after where (with the clause validate's YAML warning has too). */
     private static final String REG1 = "regBuff 1: kept as regBuff true rules, which match from NCCL 2.24 (tuner v4);"
-            + " a v3 NCCL does not say whether a buffer is registered and they never match there";
+            + " a v3 NCCL does not say whether a buffer is registered and they never match there, nor in try, replay"
+            + " or explain, which call with regBuff 0";
     /** What a regBuff 0 line draws, after where. */
     private static final String REG0 = "regBuff 0: kept as regBuff false rules, which match from NCCL 2.24 (tuner v4);"
             + " a v3 NCCL does not say whether a buffer is registered and they never match there";

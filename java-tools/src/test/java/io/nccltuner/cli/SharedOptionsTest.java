@@ -35,6 +35,7 @@ class SharedOptionsTest {
             "--channels",
             "--check",
             "--collective",
+            "--gpu",
             "--html",
             "--measurements",
             "--mode",
