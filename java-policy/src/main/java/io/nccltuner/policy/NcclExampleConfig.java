@@ -723,14 +723,18 @@ public final class NcclExampleConfig {
             moved.add("sizes " + Long.toUnsignedString(min) + ".." + Long.toUnsignedString(from - 1)
                     + " B no longer follow this line");
             long down = SizeGrid.floorGridPoint(min);
-            write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down));
+            // following the advice moves the sizes down..min-1 (a power of two among them) onto this line
+            write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down) + ", but "
+                    + calls(down, min - 1) + " then join it (as is, they stay off this line, as in NCCL)");
         }
         if (end != -1L && to != end) {
             moved.add("sizes " + Long.toUnsignedString(end) + ".."
                     + (to == -1L ? "unbounded" : Long.toUnsignedString(to - 1)) + " B follow this line too");
             long down = SizeGrid.floorGridPoint(end);
             if (Long.compareUnsigned(down, from) > 0) {
-                write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down));
+                // following the advice moves the sizes down..max (a power of two among them) off this line
+                write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down)
+                        + ", but " + calls(down, max) + " then leave it (as is, they stay on this line, as in NCCL)");
             }
         }
         if (!moved.isEmpty()) {
@@ -738,10 +742,23 @@ public final class NcclExampleConfig {
                     + " (inclusive) is not on the size grid; rounded to " + ByteSize.range(from, to) + ": "
                     + String.join(", ", moved)
                     // NVIDIA-style boundaries (0,65536 then 65537,...) are one byte off the grid: say what to write
-                    + (write.isEmpty() ? "" : "; write " + String.join(" and ", write)));
+                    + (write.isEmpty() ? "" : "; write " + String.join("; write ", write)));
         }
         Candidate c = new Candidate(Algorithm.ofId(ai), Protocol.ofId(pi), Math.max(channels, 0), Double.NaN);
         return new Line(ln, Collective.ofId(ci), from, to, c, nNodes, nRanks, pipe, reg);
+    }
+
+    /**
+     * The calls a boundary advice moves between lines, for its warning.
+     *
+     * @param lo smallest size, bytes (unsigned)
+     * @param hi largest size, bytes (unsigned, {@code >= lo})
+     * @return {@code the 65536 B calls} for one size, {@code the calls of 98304..100000 B} for several
+     */
+    private static String calls(long lo, long hi) {
+        return lo == hi
+                ? "the " + Long.toUnsignedString(lo) + " B calls"
+                : "the calls of " + Long.toUnsignedString(lo) + ".." + Long.toUnsignedString(hi) + " B";
     }
 
     /**

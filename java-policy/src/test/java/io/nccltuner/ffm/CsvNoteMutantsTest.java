@@ -27,7 +27,8 @@ class CsvNoteMutantsTest {
         assertEquals(
                 "; NCCL_TUNER_CONFIG_FILE read with 2 approximation(s), first: C:2: bytes 65536..100000 (inclusive) is"
                         + " not on the size grid; rounded to [64 KiB, 112 KiB): sizes 100001..114687 B follow this line"
-                        + " too; write max_bytes 98303 to end it at 96 KiB; 1 regBuff 0/1 line(s) kept as regBuff rules"
+                        + " too; write max_bytes 98303 to end it at 96 KiB, but the calls of 98304..100000 B then leave it"
+                        + " (as is, they stay on this line, as in NCCL); 1 regBuff 0/1 line(s) kept as regBuff rules"
                         + " (they match from NCCL 2.24, tuner v4)",
                 info(
                         dir,

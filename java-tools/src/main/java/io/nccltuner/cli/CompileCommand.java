@@ -265,8 +265,7 @@ final class CompileCommand extends ToolCommand {
         List<String> workloadWarnings = new ArrayList<>();
         List<Workload.Savings> savings = savings(c, workloadWarnings);
         workloadWarnings = io.nccltuner.compile.Repeats.perFile(workloadWarnings);
-        if (!workloadWarnings.isEmpty()) { // on stderr and among the report's warnings
-            workloadWarnings.forEach(w -> err.println("nccl-tuner compile: warning: " + w));
+        if (!workloadWarnings.isEmpty()) { // once: among the report's warnings (its summary counts them)
             List<String> all = new ArrayList<>(c.warnings());
             all.addAll(workloadWarnings);
             c = new Compilation(c.policy(), c.groups(), all, c.refused(), c.options());
@@ -276,14 +275,14 @@ final class CompileCommand extends ToolCommand {
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         String[] refused = refusal(c, nRules);
         if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
-            String why = "policy not written: " + refused[0] + ". " + refused[1]; // the same words on stderr
-            report.println(why);
+            // the verdict once on the screen: in full atop the report, the error line points at it
+            report.println("policy not written: " + refused[0] + ". " + refused[1]);
             report.print(advised(TextReport.render(c, savings, verbose)));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
-            throw new InputException(why);
+            throw new InputException(NOT_WRITTEN);
         }
         report.print(advised(TextReport.render(c, savings, !summaryOnly)));
         if (output == null) {
@@ -972,6 +971,12 @@ final class CompileCommand extends ToolCommand {
         }
         return null;
     }
+
+    /**
+     * The error line of a compile whose -o writes no policy: the report above it (stdout, or stderr
+     * with {@code -o -}) opens with the verdict in full, {@code policy not written: <why>. <what to do>}.
+     */
+    static final String NOT_WRITTEN = "policy not written (see above)";
 
     /** Why -o writes nothing when no forced candidate was measured (the summary says it too), and what to do. */
     static final String[] NONE_FORCED = {

@@ -74,9 +74,8 @@ public final class Main implements Runnable {
      * What exit code 3 means, one text for the help of every command that exits with it ({@code
      * nccl-tuner --help}, {@code report --help}, {@code try --help}).
      */
-    public static final String EXIT_CHECK_TEXT = "3 the ranks of some shape run different tables or reach "
-            + "different decisions (report, whether or not it checks on request, and try, which runs report over its "
-            + "decision logs; the report is printed first)";
+    public static final String EXIT_CHECK_TEXT =
+            "3 the ranks disagree: ranks of one shape ran different tables or decisions (report and try, after the report)";
     /** The exit codes, one sentence for the help of nccl-tuner and of the commands that exit 3. */
     public static final String EXIT_CODES =
             "Exit codes: 0 done, 1 an input error, 2 a usage error, " + EXIT_CHECK_TEXT + ", 70 an internal error.";

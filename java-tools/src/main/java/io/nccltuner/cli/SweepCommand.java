@@ -103,8 +103,8 @@ final class SweepCommand extends ToolCommand {
     @Option(
             names = "--binary",
             paramLabel = "PATH",
-            description = "One binary for every collective; a non-*_perf binary "
-                    + "(the simulated cluster) gets the program name as first argument.")
+            description = "One binary for every collective; a binary not named *_perf (a wrapper script, "
+                    + "say) gets the program name (all_reduce_perf, ...) as its first argument.")
     Path binary;
 
     @Option(

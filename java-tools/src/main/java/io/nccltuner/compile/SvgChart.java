@@ -100,11 +100,16 @@ public record SvgChart(int width, int height, int left, int right, int top, int 
     /** The most labelled ticks {@link #logTicks} gives a value axis. */
     public static final int MAX_TICKS = 8;
 
+    /** The fewest labelled ticks {@link #logTicks} gives an axis with a positive span. */
+    public static final int MIN_LABELS = 3;
+
     /**
      * The labelled ticks of a log10 axis, at most {@link #MAX_TICKS}: {@link #decadeTicks}; where
-     * that gives more (an axis spanning several decades gave about 20, 1, 2 and 5 of each), the
-     * powers of ten alone; where those are still more, every second, third, ... of them (10^k for
-     * k a multiple of the step).
+     * that gives more, for an axis of about one decade (1 .. 9 x 10^k gave 9 or more) 1, 2 and 5 x
+     * 10^k where those are {@link #MIN_LABELS} or more (before, the powers of ten alone: one label,
+     * {@code 100 GB/s}), else every second, third, ... of the 1 .. 9 ticks; for an axis spanning
+     * several decades (about 20 ticks of 1, 2 and 5) the powers of ten alone; where those are still
+     * more, every second, third, ... of them (10^k for k a multiple of the step).
      *
      * @param lo log10 of the axis's start
      * @param hi log10 of its end
@@ -114,6 +119,18 @@ public record SvgChart(int width, int height, int left, int right, int top, int 
         List<Double> ticks = decadeTicks(lo, hi);
         if (ticks.size() <= MAX_TICKS) {
             return ticks;
+        }
+        List<Double> oneTwoFive = ticks(lo, hi, new int[] {1, 2, 5});
+        if (oneTwoFive.size() < MIN_TICKS) { // about one decade: decadeTicks took 1 .. 9 x 10^k
+            if (oneTwoFive.size() >= MIN_LABELS) {
+                return oneTwoFive;
+            }
+            int every = (ticks.size() + MAX_TICKS - 1) / MAX_TICKS;
+            List<Double> thinned = new ArrayList<>();
+            for (int i = 0; i < ticks.size(); i += every) {
+                thinned.add(ticks.get(i));
+            }
+            return thinned;
         }
         List<Double> decades = ticks(lo, hi, new int[] {1});
         int step = (decades.size() + MAX_TICKS - 1) / MAX_TICKS;

@@ -52,8 +52,9 @@ public final class TextReport {
         sb.append(summary(c)).append('\n');
         boolean first = true; // the first group: the noise legend under its table
         boolean explained = false; // whether a ranges heading said what its numbers are
+        boolean singleSaid = false; // the one-replicate note: in full on the first such group only
         for (Group g : c.groups()) {
-            inputLines(sb, g, c.options());
+            singleSaid |= inputLines(sb, g, c.options(), singleSaid);
             if (perSize) {
                 sizeTable(sb, g);
                 if (first) { // the same for every group: once, under the first table
@@ -77,8 +78,14 @@ public final class TextReport {
         return sb.toString();
     }
 
-    /** A group's measured sizes, candidates and replicates, and the replicates' spread (CV). */
-    private static void inputLines(StringBuilder sb, Group g, Compiler.Options o) {
+    /**
+     * A group's measured sizes, candidates and replicates, and the replicates' spread (CV).
+     *
+     * @param singleSaid whether a group above already said what one replicate leaves of the noise
+     *     ({@link #singleReplicate}): this one then says {@code (one run each, as above)}
+     * @return whether this group's line said it
+     */
+    private static boolean inputLines(StringBuilder sb, Group g, Compiler.Options o, boolean singleSaid) {
         int minRep = Integer.MAX_VALUE;
         int maxRep = 0;
         java.util.Set<RunConfig> configs = new java.util.HashSet<>();
@@ -115,7 +122,7 @@ public final class TextReport {
                 .append(minRep == maxRep ? minRep : minRep + ".." + maxRep)
                 .append(maxRep == 1 ? " replicate" : " replicates")
                 .append(" per configuration")
-                .append(maxRep < 2 ? singleReplicate(o) : "")
+                .append(maxRep < 2 ? (singleSaid ? " (one run each, as above)" : singleReplicate(o)) : "")
                 .append('\n');
         if (!cvs.isEmpty()) {
             java.util.Collections.sort(cvs);
@@ -127,6 +134,7 @@ public final class TextReport {
                     .append(pct(cvs.getLast()))
                     .append('\n');
         }
+        return maxRep < 2;
     }
 
     /**
@@ -400,14 +408,7 @@ public final class TextReport {
                 .append(" a rule");
         sb.append(n.sizes == n.ruled ? "\n" : "; no rule at:\n");
         noRuleLines(sb, n, c);
-        List<String> mangled = MeasurementSet.mangled(c.refused());
-        if (!mangled.isEmpty()) {
-            sb.append("skipped ")
-                    .append(count(mangled.size(), "mangled row"))
-                    .append(": the wrong number of fields or a field that is not a number, as a row cut by an NCCL "
-                            + "line or another print leaves it; listed under refused rows, --strict refuses the "
-                            + "file instead\n");
-        }
+        // mangled rows: counted on compile's stderr and listed under refused rows, not a third time here
         List<String> next = collectNext(n, c);
         if (next.isEmpty()) {
             sb.append("collect next: nothing missing (NCCL's own pick, NCCL's selections and replicates of every "
@@ -418,12 +419,15 @@ public final class TextReport {
                 sb.append("  - ").append(x).append('\n');
             }
         }
+        // once per distinct line: groups of one shape on several machines would each print the same one
+        java.util.Set<String> pastLines = new java.util.LinkedHashSet<>();
         for (Group g : c.groups()) {
             String past = pastLargest(g);
             if (past != null) {
-                sb.append(past).append('\n');
+                pastLines.add(past);
             }
         }
+        pastLines.forEach(l -> sb.append(l).append('\n'));
         if (!c.refused().isEmpty() || !c.warnings().isEmpty()) {
             sb.append("below: ")
                     .append(

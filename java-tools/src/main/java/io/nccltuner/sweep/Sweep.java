@@ -82,6 +82,8 @@ public final class Sweep {
 
     private final Config cfg;
     private final PrintWriter progress;
+    /** Every how many runs a progress line ({@code sweep: 10/48 ...}) ends with {@code ; seed S}. */
+    public static final int SEED_EVERY = 10;
 
     /**
      * @param cfg what to sweep
@@ -510,7 +512,7 @@ public final class Sweep {
             double eta = elapsed / ranNow * (total - done);
             progress.println(String.format(
                     Locale.ROOT,
-                    "sweep: %d/%d %s %s r%d: %s in %.1f s; elapsed %s, ETA %s",
+                    "sweep: %d/%d %s %s r%d: %s in %.1f s; elapsed %s, ETA %s%s",
                     done,
                     total,
                     r.program(),
@@ -519,7 +521,9 @@ public final class Sweep {
                     exit == 0 ? "ok" : "FAILED (exit " + exit + ", see " + r.id() + ".failed.txt)",
                     secs,
                     duration(elapsed),
-                    duration(eta)));
+                    duration(eta),
+                    // the seed on every 10th line too, not only at the start and end: short lines, yet on screen
+                    done % SEED_EVERY == 0 ? "; seed " + m.seed() : ""));
             progress.flush();
             if (stop != null) {
                 progress.println("sweep: stopped at the first run: " + stop + "; "

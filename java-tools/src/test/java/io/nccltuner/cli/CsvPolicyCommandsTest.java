@@ -21,9 +21,11 @@ class CsvPolicyCommandsTest {
     static final String F = CliRun.fixture("nvidia-boundaries.conf");
     static final String MAX_WARNING =
             F + ":3: bytes 0..65536 (inclusive) is not on the size grid; rounded to [0 B, 80 KiB): "
-                    + "sizes 65537..81919 B follow this line too; write max_bytes 65535 to end it at 64 KiB";
+                    + "sizes 65537..81919 B follow this line too; write max_bytes 65535 to end it at 64 KiB, but the 65536 B calls then leave it (as is, "
+                    + "they stay on this line, as in NCCL)";
     static final String MIN_WARNING = F + ":4: bytes 65537..4294967295 (inclusive) is not on the size grid; rounded to "
-            + "[80 KiB, 4 GiB): sizes 65537..81919 B no longer follow this line; write min_bytes 65536 to start it at 64 KiB";
+            + "[80 KiB, 4 GiB): sizes 65537..81919 B no longer follow this line; write min_bytes 65536 to start it at 64 KiB, "
+            + "but the 65536 B calls then join it (as is, they stay off this line, as in NCCL)";
 
     @Test
     void validateReadsTheCsvAndNamesItsLines() {

@@ -133,10 +133,12 @@ class NcclExampleConfigTest {
         assertEquals(
                 List.of(
                         f + ":9: bytes 0..32768 (inclusive) is not on the size grid; rounded to [0 B, 40 KiB): sizes "
-                                + "32769..40959 B follow this line too; write max_bytes 32767 to end it at 32 KiB",
+                                + "32769..40959 B follow this line too; write max_bytes 32767 to end it at 32 KiB, but the 32768 B calls "
+                                + "then leave it (as is, they stay on this line, as in NCCL)",
                         f
                                 + ":10: bytes 32769..4294967295 (inclusive) is not on the size grid; rounded to [40 KiB, 4 GiB): sizes "
-                                + "32769..40959 B no longer follow this line; write min_bytes 32768 to start it at 32 KiB",
+                                + "32769..40959 B no longer follow this line; write min_bytes 32768 to start it at 32 KiB, but the 32768 B calls "
+                                + "then join it (as is, they stay off this line, as in NCCL)",
                         f
                                 + ":12: regBuff 1: kept as regBuff true rules, which match from NCCL 2.24 (tuner v4); a v3 NCCL does "
                                 + "not say whether a buffer is registered and they never match there",
