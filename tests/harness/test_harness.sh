@@ -103,6 +103,14 @@ for mode in enable error channels negative nan overflow none-left init-error des
   run EVIL_MODE="$mode" -- --quiet --plugin "$EVIL" "$DDP"
   expect "evil $mode: exit 3" 3 "^harness: ERROR .*trace_ddp\.csv:[0-9]+ .*${WANT[$mode]}" "$SUMMARY_RE"
 done
+# A negative cost the trace itself holds (-2 here) is the trace's, not the plugin's: the no-op plugin
+# leaves it, and the harness used to report it as written (found by the oracle adversary).
+NEG=$TMP/negative-in-trace.csv
+sed '0,/^get,/s/^\(get,\([^,]*,\)\{9\}\)-1,/\1-2,/' "$DDP" >"$NEG"
+run -- --quiet --plugin "$NOOP" "$NEG"
+if grep -q '^get,\([^,]*,\)\{9\}-2,' "$NEG" && [[ $RC -eq 0 ]] && ! grep -q 'wrote negative cost' <<<"$OUT"; then
+  ok "a negative cost in the trace is not blamed on the plugin"
+else bad "a negative cost in the trace is blamed on the plugin (exit $RC)" "$OUT"; fi
 run EVIL_MODE=sigint -- --quiet --sigint-handler --plugin "$EVIL" "$DDP"
 expect "evil sigint + --sigint-handler: exit 3" 3 "^harness: ERROR plugin: the harness's SIGINT handler was replaced"
 run EVIL_MODE=error -- --quiet --threads 4 --repeat 5 --plugin "$EVIL" "$DDP"
