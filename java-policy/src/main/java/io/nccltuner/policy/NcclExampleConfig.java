@@ -440,15 +440,72 @@ public final class NcclExampleConfig {
         if (lines.stream().allMatch(l -> l.regBuff() == -1)) {
             return rules(file, lines, ruleLines, dropped);
         }
-        List<Rule> no = rules(file, lines.stream().filter(l -> l.regBuff() != 1).toList(), ruleLines, dropped);
-        List<Rule> yes = new ArrayList<>(
-                rules(file, lines.stream().filter(l -> l.regBuff() != 0).toList(), ruleLines, dropped));
+        List<Rule> no0 =
+                rules(file, lines.stream().filter(l -> l.regBuff() != 1).toList(), ruleLines, dropped);
+        List<Rule> yes0 =
+                rules(file, lines.stream().filter(l -> l.regBuff() != 0).toList(), ruleLines, dropped);
+        List<Rule> no = cutAt(no0, yes0, ruleLines);
+        List<Rule> yes = new ArrayList<>(cutAt(yes0, no0, ruleLines));
         List<Rule> out = new ArrayList<>();
         for (Rule r : no) {
             out.add(yes.remove(r) ? r : withRegBuff(r, false, ruleLines));
         }
         for (Rule r : yes) {
             out.add(withRegBuff(r, true, ruleLines));
+        }
+        return joined(out, ruleLines);
+    }
+
+    /**
+     * Each rule cut at the byte bounds that {@code other}'s rules of its collective and numPipeOps
+     * range have inside it, so that a piece the same for regBuff 0 and 1 compares equal and becomes
+     * a {@code regBuff: any} rule. Uncut, a regBuff -1 line whose range a regBuff 1 line covered
+     * only in part became regBuff true/false rules over the rest, which never match under tuner v3
+     * (found by the oracle adversary: {@code allreduce,0,65535,ring,ll,-1,-1,-1} with {@code
+     * allreduce,0,4095,tree,simple,-1,-1,-1,-1,1} left an 8 KiB call at NCCL's pick under NCCL 2.22).
+     */
+    private static List<Rule> cutAt(List<Rule> rules, List<Rule> other, Map<Rule, List<Integer>> ruleLines) {
+        List<Rule> out = new ArrayList<>();
+        for (Rule r : rules) {
+            java.util.TreeSet<Long> cuts = new java.util.TreeSet<>(Long::compareUnsigned);
+            for (Rule o : other) {
+                if (o.collective() != r.collective() || !o.numPipeOps().equals(r.numPipeOps())) {
+                    continue;
+                }
+                for (long b : new long[] {o.fromBytes(), o.toBytes()}) {
+                    if (Long.compareUnsigned(b, r.fromBytes()) > 0 && Long.compareUnsigned(b, r.toBytes()) < 0) {
+                        cuts.add(b);
+                    }
+                }
+            }
+            long from = r.fromBytes();
+            for (long c : cuts) {
+                out.add(piece(r, from, c, ruleLines));
+                from = c;
+            }
+            out.add(cuts.isEmpty() ? r : piece(r, from, r.toBytes(), ruleLines));
+        }
+        return out;
+    }
+
+    private static Rule piece(Rule r, long from, long to, Map<Rule, List<Integer>> ruleLines) {
+        Rule p = r.withRange(from, to);
+        ruleLines.put(p, ruleLines.getOrDefault(r, List.of()));
+        return p;
+    }
+
+    /** Neighbouring rules the same but for their byte ranges, one after the other, joined again. */
+    private static List<Rule> joined(List<Rule> rules, Map<Rule, List<Integer>> ruleLines) {
+        List<Rule> out = new ArrayList<>();
+        for (Rule r : rules) {
+            Rule last = out.isEmpty() ? null : out.getLast();
+            if (last != null
+                    && last.toBytes() == r.fromBytes()
+                    && last.withRange(0, 0).equals(r.withRange(0, 0))) {
+                out.set(out.size() - 1, piece(last, last.fromBytes(), r.toBytes(), ruleLines));
+            } else {
+                out.add(r);
+            }
         }
         return out;
     }

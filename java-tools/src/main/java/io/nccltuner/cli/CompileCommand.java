@@ -231,8 +231,8 @@ final class CompileCommand extends ToolCommand {
 
     @Option(
             names = "--verbose",
-            description = "Print the per-size tables also when -o writes no policy (by default such a compile "
-                    + "prints the verdict first, then its summary).")
+            description = "Print every per-size table: also when -o writes no policy (by default such a compile "
+                    + "prints the verdict first, then its summary), and those of groups that got no rule.")
     boolean verbose;
 
     @Option(
@@ -284,7 +284,7 @@ final class CompileCommand extends ToolCommand {
             report.flush();
             throw new InputException(NOT_WRITTEN);
         }
-        report.print(advised(TextReport.render(c, savings, !summaryOnly)));
+        report.print(advised(TextReport.render(c, savings, !summaryOnly, verbose)));
         if (output == null) {
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
@@ -444,7 +444,7 @@ final class CompileCommand extends ToolCommand {
             throws InputException, IOException {
         int before = data.measurements().size();
         if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) { // a `nccl-tuner sweep` directory
-            io.nccltuner.sweep.SweepDirectory.read(f, pl, data);
+            io.nccltuner.sweep.SweepDirectory.read(f, pl, strict, data);
             refuseIgnoredOptions(f, all, true, data, before);
             sources.add(f + " (sweep)");
             return;

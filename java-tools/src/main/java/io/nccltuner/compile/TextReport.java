@@ -48,18 +48,37 @@ public final class TextReport {
      * @return the text, ending in a newline
      */
     public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize) {
+        return render(c, savings, perSize, true);
+    }
+
+    /**
+     * As {@link #render(Compilation, List, boolean)}, with the per-size tables of groups that got
+     * no rule left out unless {@code ruleless} (compile's {@code --verbose}) or no group got one (then
+     * the tables are what says why): one rule from three
+     * public files printed 422 lines, mostly tables of groups with nothing to pick (found by the
+     * ninth newcomer walk). A line after the groups counts the tables left out.
+     *
+     * @param ruleless whether groups without a rule print their per-size tables too
+     */
+    public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize, boolean ruleless) {
         StringBuilder sb = new StringBuilder();
+        int leftOut = 0;
+        boolean anyRule = c.groups().stream().anyMatch(g -> !g.rules().isEmpty()); // else the tables say why
+        boolean allTables = ruleless || !anyRule;
         sb.append(summary(c)).append('\n');
         boolean first = true; // the first group: the noise legend under its table
         boolean explained = false; // whether a ranges heading said what its numbers are
         boolean singleSaid = false; // the one-replicate note: in full on the first such group only
         for (Group g : c.groups()) {
             singleSaid |= inputLines(sb, g, c.options(), singleSaid);
-            if (perSize) {
+            if (perSize && (allTables || !g.rules().isEmpty())) {
                 sizeTable(sb, g);
                 if (first) { // the same for every group: once, under the first table
                     sb.append(noiseLegend(c.options())).append('\n');
+                    first = false;
                 }
+            } else if (perSize) {
+                leftOut++;
             }
             sb.append("rules: ").append(g.rules().size()).append('\n');
             for (Rule r : g.rules()) {
@@ -67,8 +86,12 @@ public final class TextReport {
             }
             ranges(sb, g, !explained);
             explained = explained || !g.ranges().isEmpty();
-            first = false;
             sb.append('\n');
+        }
+        if (leftOut > 0) {
+            sb.append("per-size tables of the ")
+                    .append(leftOut == 1 ? "group" : leftOut + " groups")
+                    .append(" without a rule: --verbose prints them\n\n");
         }
         for (Workload.Savings s : savings) {
             workload(sb, s);

@@ -39,6 +39,18 @@ public final class SweepDirectory {
      */
     public static List<Path> read(Path dir, NcclTestsLog.Placement placement, MeasurementSet into)
             throws IOException, InputException {
+        return read(dir, placement, false, into);
+    }
+
+    /**
+     * As {@link #read(Path, NcclTestsLog.Placement, MeasurementSet)}; with {@code strict}, a run's
+     * output with a mangled row is refused there, as compile's {@code --strict} refuses a file
+     * (a sweep folder read without it, found by the ninth newcomer walk).
+     *
+     * @param strict whether a mangled row refuses the run's output instead of being skipped
+     */
+    public static List<Path> read(Path dir, NcclTestsLog.Placement placement, boolean strict, MeasurementSet into)
+            throws IOException, InputException {
         Manifest m = Manifest.read(dir.resolve(Manifest.FILE));
         List<Path> files = new ArrayList<>();
         int pending = 0;
@@ -56,7 +68,8 @@ public final class SweepDirectory {
                         "run " + r.id() + " names an unknown candidate " + r.label());
             }
             MeasurementSet one = new MeasurementSet();
-            NcclTestsLog.parse(f, new NcclTestsLog.Options(null, a, p, r.channels(), 0, 0, placement), one);
+            NcclTestsLog.parse(
+                    f, new NcclTestsLog.Options(null, a, p, r.channels(), 0, 0, placement, false, strict), one);
             one.measurements().forEach(into::add);
             into.sameRuns(f.toString(), "the sweep " + dir);
             one.selections().forEach(into::add);

@@ -88,7 +88,7 @@ class CompileFrictionsTest {
         assertFalse(release.out().contains("auto=RING/LL"), release.out());
 
         // both machines measured: the H100 log's picks name NCCL's pick in the H100 group, not the H200 one
-        CliRun both = CliRun.run("compile", H200, H100, "--nccl-log", h100Log);
+        CliRun both = CliRun.run("compile", H200, H100, "--nccl-log", h100Log, "--verbose"); // the H100 group's table
         assertEquals(0, both.exit(), both.err());
         assertEquals("", both.err());
         String out = both.out().replaceAll(" +", " ");

@@ -266,4 +266,62 @@ class NewcomerEighthWalkCompileRepeatsTest {
         List<String> labels = m.results().map(x -> x.group(1)).toList();
         assertEquals(List.of("10 GB/s", "20 GB/s", "50 GB/s", "100 GB/s"), labels, page);
     }
+
+    /**
+     * Ninth walk: one rule among groups that got none printed every group's per-size table (422
+     * lines for one rule from three public files). Now only groups with a rule print theirs, a line
+     * counts the others, and {@code --verbose} prints them all.
+     */
+    @Test
+    void groupsWithoutARulePrintTheirTablesOnlyWithVerbose() throws Exception {
+        Path h200 = machine("h200_all_reduce.txt", "NVIDIA H200");
+        Path h100 = CliRun.write(tmp, "h100_all_reduce.txt", table("NVIDIA H100 80GB HBM3", false, 60, 100, 180));
+        CliRun r = CliRun.run("compile", h200.toString(), h100.toString());
+        assertEquals(0, r.exit(), r.err());
+        String line = "per-size tables of the group without a rule: --verbose prints them\n";
+        assertEquals(1, count(r.out(), line), r.out());
+        CliRun v = CliRun.run("compile", h200.toString(), h100.toString(), "--verbose");
+        assertEquals(0, v.exit(), v.err());
+        assertEquals(0, count(v.out(), line), v.out());
+        String h100Group = "AllReduce, nRanks 2, nNodes 1, numPipeOps 1, NVIDIA H100 80GB HBM3, NCCL 2.28.9:";
+        String tail = r.out().substring(r.out().indexOf(h100Group));
+        String vtail = v.out().substring(v.out().indexOf(h100Group));
+        assertTrue(vtail.indexOf("\nrules: 0\n") > tail.indexOf("\nrules: 0\n") + 40, r.out() + "\n---\n" + v.out());
+    }
+
+    /**
+     * Ninth walk: {@code --strict} did nothing for a sweep folder (its mangled row skipped, the policy
+     * written, exit 0, while the warning said "--strict refuses the file"). Now the run's output is
+     * refused there, exit 1, as for the same file given alone.
+     */
+    @Test
+    void strictRefusesASweepFoldersMangledRow() throws Exception {
+        Path src = CliRun.REPO.resolve("java-tools/src/test/resources/calibrate/simcluster-tune/sweep-2nodes");
+        Path dir = tmp.resolve("sweep");
+        Files.createDirectories(dir.resolve("runs"));
+        Files.copy(src.resolve("manifest.json"), dir.resolve("manifest.json"));
+        try (var runs = Files.list(src.resolve("runs"))) {
+            for (Path f : runs.toList()) {
+                Files.copy(f, dir.resolve("runs").resolve(f.getFileName()));
+            }
+        }
+        Path run = dir.resolve("runs/all_reduce_RING-LL_r1.txt");
+        String text = Files.readString(run);
+        String mangled = text.replaceFirst("(?m)^(\\s+4\\s+1\\s+float\\s+sum\\s+-1\\s+)40\\.22", "$12o.22");
+        assertFalse(text.equals(mangled), "the row to mangle is in the fixture");
+        Files.writeString(run, mangled);
+        CliRun lax = CliRun.run(
+                "compile", dir.toString(), "-o", tmp.resolve("lax.yaml").toString());
+        assertEquals(0, lax.exit(), lax.err());
+        assertTrue(lax.err().contains("skipped 1 mangled row"), lax.err());
+        CliRun strict = CliRun.run(
+                "compile",
+                dir.toString(),
+                "--strict",
+                "-o",
+                tmp.resolve("strict.yaml").toString());
+        assertEquals(1, strict.exit(), strict.out() + strict.err());
+        assertTrue(strict.err().contains(run.toString()), strict.err());
+        assertFalse(Files.exists(tmp.resolve("strict.yaml")), "no policy written");
+    }
 }

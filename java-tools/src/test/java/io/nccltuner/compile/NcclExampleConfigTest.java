@@ -193,6 +193,28 @@ class NcclExampleConfigTest {
         PolicyLoader.parse("x.yaml", PolicyYaml.write(r.policy(), List.of(), Map.of()));
     }
 
+    /**
+     * A regBuff -1 line that a regBuff 1 line covers only in part: where the two regBuff values
+     * agree (RING/LL from 4 KiB to 64 KiB) the rule is for any regBuff, so it matches under tuner
+     * v3 too; below 4 KiB it stays split (regBuff 1: RING/LL, else TREE/SIMPLE). Before (found by the oracle adversary) the pieces were
+     * compared uncut and became regBuff true/false rules over [4 KiB, 64 KiB) as well, which never
+     * match under v3: an 8 KiB call there kept NCCL's pick under NCCL 2.22.
+     */
+    @Test
+    void aPartlyCoveredRegBuffAnyLineStaysAnyWhereBothAgree() throws Exception {
+        Policy p = convert("allreduce,0,65535,ring,ll,-1,-1,-1", "allreduce,0,4095,tree,simple,-1,-1,-1,-1,1")
+                .policy();
+        List<Rule> rules = p.profiles().getFirst().rules();
+        List<String> got = rules.stream()
+                .map(r -> r.fromBytes() + ".." + r.toBytes() + " " + r.regBuff() + " "
+                        + r.candidates().getFirst().algorithm() + "/"
+                        + r.candidates().getFirst().protocol())
+                .toList();
+        // line 1 comes first in file order, so regBuff 1 calls below 4 KiB try RING/LL, then TREE/SIMPLE
+        assertEquals(List.of("0..4096 false RING/LL", "4096..65536 null RING/LL", "0..4096 true RING/LL"), got);
+        assertEquals(2, rules.get(2).candidates().size(), rules.toString());
+    }
+
     /** A line with no end (max_bytes -1) rounded onto the grid: its range reads "inf" as every range does. */
     @Test
     void roundedRangeWithNoEndReadsInf() throws Exception {
