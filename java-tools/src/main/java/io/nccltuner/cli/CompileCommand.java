@@ -371,7 +371,7 @@ final class CompileCommand extends ToolCommand {
      * Reads the measurements: each FILE argument (a {@code nccl-tuner sweep} directory, any other
      * folder's files ({@link #readFolder}), or a file with the settings given without {@code --in}),
      * then each {@code --in FILE} with its own. Every input is read before any refused one refuses
-     * the compile, so that one run names them all ({@link #refuseInputs}).
+     * the compile, so that one run names them all ({@link InputFiles#refuseInputs}).
      *
      * @param pl the nccl-tests columns to read
      * @param data receives the measurements and selections
@@ -428,7 +428,7 @@ final class CompileCommand extends ToolCommand {
                 refused.add(e);
             }
         }
-        refuseInputs(refused, nInputs, err);
+        InputFiles.refuseInputs("nccl-tuner compile", refused, nInputs, "nothing compiled", err);
         return sources;
     }
 
@@ -459,41 +459,6 @@ final class CompileCommand extends ToolCommand {
         }
         refuseIgnoredOptions(f, all, false, data, before);
         sources.add(f.toString());
-    }
-
-    /**
-     * Refuses the compile where inputs were refused, once every input has been read, so that one run
-     * names every refused file: one refused input is thrown as it was; several are printed on stderr,
-     * one line each ({@code nccl-tuner compile: FILE:LINE: why}), then refused with {@code 2 of 3
-     * inputs refused (each on its line above); nothing compiled}, with the first refused input's exit
-     * code (2 where it is a file of another kind than measurements, else 1).
-     *
-     * @param refused each refused input's {@link UsageException} or {@link InputException}, in order
-     * @param nInputs the inputs given (FILE arguments and {@code --in FILE}s)
-     * @param err where the lines go
-     * @throws InputException or {@link UsageException} when any input was refused
-     */
-    private static void refuseInputs(List<Exception> refused, int nInputs, PrintWriter err) throws InputException {
-        if (refused.isEmpty()) {
-            return;
-        }
-        boolean usage = refused.getFirst() instanceof UsageException;
-        if (refused.size() == 1) {
-            if (usage) {
-                throw (UsageException) refused.getFirst();
-            }
-            throw (InputException) refused.getFirst();
-        }
-        for (Exception e : refused) {
-            err.println("nccl-tuner compile: " + e.getMessage());
-        }
-        err.flush();
-        String summary =
-                refused.size() + " of " + nInputs + " inputs refused (each on its line above); nothing compiled";
-        if (usage) {
-            throw new UsageException(summary);
-        }
-        throw new InputException(summary);
     }
 
     /** The inputs read so far, by their bytes and by their runs, so that none counts twice. */

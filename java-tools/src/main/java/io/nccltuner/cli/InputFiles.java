@@ -23,6 +23,46 @@ final class InputFiles {
     private InputFiles() {}
 
     /**
+     * Refuses a command's run where inputs were refused, once every input has been read, so that one
+     * run names every refused file: one refused input is thrown as it was; several are printed on
+     * stderr, one line each ({@code nccl-tuner compile: FILE:LINE: why}), then refused with {@code 2
+     * of 3 inputs refused (each on its line above); nothing compiled}, with the first refused input's
+     * kind: a {@link UsageException} (exit 2, a file of another kind) where it was one, else an
+     * {@link InputException} (exit 1).
+     *
+     * @param command the lines' prefix, {@code nccl-tuner compile}
+     * @param refused each refused input's {@link UsageException} or {@link InputException}, in the
+     *     order the inputs were given
+     * @param nInputs the inputs given
+     * @param nothing what the run does not do, {@code nothing compiled}
+     * @param err where the lines go
+     * @throws InputException or {@link UsageException} when any input was refused
+     */
+    static void refuseInputs(
+            String command, List<? extends Exception> refused, int nInputs, String nothing, java.io.PrintWriter err)
+            throws InputException {
+        if (refused.isEmpty()) {
+            return;
+        }
+        Exception first = refused.getFirst();
+        if (refused.size() == 1) {
+            if (first instanceof UsageException u) {
+                throw u;
+            }
+            throw (InputException) first;
+        }
+        for (Exception e : refused) {
+            err.println(command + ": " + e.getMessage());
+        }
+        err.flush();
+        String summary = refused.size() + " of " + nInputs + " inputs refused (each on its line above); " + nothing;
+        if (first instanceof UsageException) {
+            throw new UsageException(summary);
+        }
+        throw new InputException(summary);
+    }
+
+    /**
      * Why a path cannot be read as an input file.
      *
      * @param p the path given

@@ -126,38 +126,8 @@ final class ReportCommand extends ToolCommand {
     }
 
     /**
-     * Refuses a command's run where inputs were refused, once every input has been read, so that one
-     * run names every refused file (as compile does): one refused input is thrown as it was; several
-     * are printed on stderr, one line each ({@code nccl-tuner report: FILE:LINE: why}), then refused
-     * with {@code 2 of 3 inputs refused (each on its line above); nothing reported} (an input error,
-     * exit 1).
-     *
-     * @param command the lines' prefix, {@code nccl-tuner report}
-     * @param refused each refused input's error, in the order the inputs were given
-     * @param nInputs the inputs given
-     * @param nothing what the run does not do, {@code nothing reported}
-     * @param err where the lines go
-     * @throws InputException when any input was refused
-     */
-    static void refuseInputs(String command, List<InputException> refused, int nInputs, String nothing, PrintWriter err)
-            throws InputException {
-        if (refused.isEmpty()) {
-            return;
-        }
-        if (refused.size() == 1) {
-            throw refused.getFirst();
-        }
-        for (InputException e : refused) {
-            err.println(command + ": " + e.getMessage());
-        }
-        err.flush();
-        throw new InputException(
-                refused.size() + " of " + nInputs + " inputs refused (each on its line above); " + nothing);
-    }
-
-    /**
      * Reads every log (its measured lines into the canary's builder) and --measurements before any
-     * refuses the report ({@link #refuseInputs}), so that one run names every refused input.
+     * refuses the report ({@link InputFiles#refuseInputs}), so that one run names every refused input.
      *
      * @param files receives the logs read, in order
      * @param canary receives their measured lines
@@ -191,7 +161,7 @@ final class ReportCommand extends ToolCommand {
                 refused.add(e);
             }
         }
-        refuseInputs(
+        InputFiles.refuseInputs(
                 "nccl-tuner report", refused, logs.size() + (measurements == null ? 0 : 1), "nothing reported", err);
         return data;
     }

@@ -236,7 +236,7 @@ final class TryCommand extends ToolCommand {
                 refused.add(e);
             }
         }
-        ReportCommand.refuseInputs("nccl-tuner try", refused, inputCount(), "nothing tried", err);
+        InputFiles.refuseInputs("nccl-tuner try", refused, inputCount(), "nothing tried", err);
         Path lib = toolDir();
         Path h = harnessPath(lib);
         Path so = pluginPath(lib);
@@ -283,7 +283,7 @@ final class TryCommand extends ToolCommand {
                 }
             }
             out.flush();
-            ReportCommand.refuseInputs("nccl-tuner try", refused, traces.size(), "no report", err);
+            InputFiles.refuseInputs("nccl-tuner try", refused, traces.size(), "no report", err);
             int rc = tally.hits > 0 ? report(out, err, logs) : Main.EXIT_OK;
             if (rc != Main.EXIT_OK && rc != Main.EXIT_CHECK) {
                 return rc;
