@@ -58,6 +58,11 @@ static int jvmOwns(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == jvmSrSignal();
 }
 
+/* Whether a disposition is SIG_DFL (a plain handler field, not an SA_SIGINFO function). */
+static int atDefault(const struct sigaction* a) {
+  return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
 /* Set once a host thread took HotSpot's suspend/resume signal during the start (srSigaction). */
 static volatile int srLost;
 
@@ -108,7 +113,7 @@ static int srSigaction(int sig, const struct sigaction* act, struct sigaction* o
   int rc = hostSigaction(sig, act, &was);
   if (rc != 0) return rc;
   if (old != NULL) *old = was;
-  if (!(was.sa_flags & SA_SIGINFO) && was.sa_handler == SIG_DFL) return 0;
+  if (atDefault(&was)) return 0;
   struct sigaction now;
   if (hostSigaction(sig, NULL, &now) == 0 && sameAction(&now, act)) hostSigaction(sig, &was, NULL);
   if (!srLost) {
@@ -116,7 +121,7 @@ static int srSigaction(int sig, const struct sigaction* act, struct sigaction* o
     /* Handled before the start too: SIGUSR2 where no real-time signal was free, or a
      * _JAVA_SR_SIGNUM that libjvm's getenv could not be hooked to replace. */
     const struct sigaction* before = &savedActions[sig];
-    if ((before->sa_flags & SA_SIGINFO) || before->sa_handler != SIG_DFL)
+    if (!atDefault(before))
       nccltjNoticef("the process handles signal %d, HotSpot's suspend/resume signal (no other was free): the host's "
                     "handler stays, and the plugin's JVM goes without (JFR's execution sampling does not work in it)",
                     sig);
@@ -211,8 +216,7 @@ static int pickSignal(void) {
      * host's _JAVA_SR_SIGNUM=15 replaced its SIGTERM handler, silently). */
     struct sigaction a;
     int u = atoi(user);
-    int atDefault = sigaction(u, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL;
-    if (!atDefault)
+    if (sigaction(u, NULL, &a) != 0 || !atDefault(&a))
       nccltjNoticef("_JAVA_SR_SIGNUM=%d names a signal the process handles; the plugin's JVM uses another", u);
     else if (userSignalOk(u)) return u;
     else
@@ -222,7 +226,7 @@ static int pickSignal(void) {
   }
   for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
     struct sigaction a;
-    if (sigaction(sig, NULL, &a) == 0 && !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) return sig;
+    if (sigaction(sig, NULL, &a) == 0 && atDefault(&a)) return sig;
   }
   return 0;
 }
@@ -288,7 +292,7 @@ HIDDEN void nccltjInstallDefaultActions(void) {
   for (size_t i = 0; i < sizeof faultSignals / sizeof faultSignals[0]; i++) {
     int sig = faultSignals[i];
     const struct sigaction* was = &savedActions[sig];
-    if ((was->sa_flags & SA_SIGINFO) || was->sa_handler != SIG_DFL) continue;
+    if (!atDefault(was)) continue;
     struct sigaction a;
     memset(&a, 0, sizeof a);
     a.sa_sigaction = defaultAction;
