@@ -135,10 +135,9 @@ public final class ShadowReportHtml {
             if (rows.isEmpty()) {
                 continue;
             }
-            h.append("<h2>")
-                    .append(esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes "
-                            + g.key().nNodes()))
-                    .append(": regret by size</h2>\n");
+            String heading = esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes "
+                    + g.key().nNodes());
+            h.append("<h2>").append(heading).append(": regret by size</h2>\n");
             h.append("<p class=\"legend\"><span style=\"color:#c62828\">- - NCCL's own pick</span> &nbsp; "
                     + "<span style=\"color:#1565c0\">&mdash; with the policy of the logs (dots: sizes the logs decided, "
                     + "the decision with the most calls; a line joins neighbouring decided sizes only)</span> &nbsp; <span class=\"noise\">grey: measured gain within the "
@@ -147,8 +146,7 @@ public final class ShadowReportHtml {
             String bw = busbwChart(g, rows);
             if (!bw.isEmpty()) {
                 h.append("<h2>")
-                        .append(esc(g.key().collective() + ", nRanks " + g.key().nRanks() + ", nNodes "
-                                + g.key().nNodes()))
+                        .append(heading)
                         .append(": bus bandwidth (busbw) by size</h2>\n")
                         .append(bw);
             }
