@@ -147,10 +147,19 @@ final class ExplainCommand extends ToolCommand {
     List<Path> measurements = new ArrayList<>();
 
     private Policy loadedPolicy;
+    /** The --policy as loaded, for its rules' names ({@code profiles[0].rules[1]}, a CSV's line). */
+    private PolicyFiles.Loaded loadedFile;
+    /** The regBuff the engine is called with (the log's release's tuner version), for rule lookups. */
+    private int engineRegBuff;
+
     private io.nccltuner.model.LogShape hints;
     private Mode policyMode;
     private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
-    private MeasuredOn measuredOn;
+    /** What each --measurements says about its machine, in the order given; empty without them. */
+    private final java.util.Map<Path, MeasuredOn> measuredOn = new java.util.LinkedHashMap<>();
+    /** The other-machine warnings printed so far: each once, however many tables follow. */
+    private final java.util.Set<String> warnedOtherMachine = new java.util.HashSet<>();
+
     private MeasuredOn logOn;
     private PrintWriter warn;
 
@@ -182,13 +191,16 @@ final class ExplainCommand extends ToolCommand {
         }
         if (policy != null) {
             policyMode = parseMode(mode);
-            loadedPolicy = PolicyFiles.load(policy, err).policy();
+            loadedFile = PolicyFiles.load(policy, err);
+            loadedPolicy = loadedFile.policy();
         }
         if (!measurements.isEmpty()) {
             for (Path m : measurements) {
                 InputFiles.measurementData(m, err); // refuses what does not load; priced per communicator
             }
-            measuredOn = MeasuredOn.of(measurements);
+            for (Path m : measurements) {
+                measuredOn.put(m, MeasuredOn.of(m));
+            }
             logOn = MeasuredOn.of(log);
         }
         warn = err;
@@ -340,8 +352,8 @@ final class ExplainCommand extends ToolCommand {
         if (traceFile != null) {
             model = tighten(out, model, traceFile);
         }
-        if (measuredOn != null) {
-            otherMachine(c, model.shape());
+        for (var m : measuredOn.entrySet()) {
+            otherMachine(m.getKey(), m.getValue(), c, model.shape());
         }
         Predicted predicted = predict(out, c, coll, shape, model, sizesShown);
         model = predicted.model();
@@ -354,7 +366,8 @@ final class ExplainCommand extends ToolCommand {
         Agreement agreed = table(out, rows, cols, coll, model);
         selectionLines(out, c, coll, rows, agreed);
         if (loadedPolicy != null) {
-            policyLines(out, shape, rows);
+            policyLines(out, shape, coll, rows);
+            keptLines(shape, coll, rows, predicted.decisions()).forEach(out::println);
             predicted.engineLog().forEach(l -> out.println("engine: " + l));
         }
         notes(out, coll, model.shape(), cols);
@@ -406,12 +419,14 @@ final class ExplainCommand extends ToolCommand {
      * @param rows one per size
      * @param engineLog the engine's INFO and WARN lines, empty without --policy
      */
-    private record Predicted(CostModel model, List<Explain.Row> rows, List<String> engineLog) {}
+    private record Predicted(
+            CostModel model, List<Explain.Row> rows, List<String> engineLog, List<Integer> decisions) {}
 
     private Predicted predict(
             PrintWriter out, Communicator c, Collective coll, CommShape shape, CostModel model, List<Long> sizes) {
         if (loadedPolicy == null) {
-            return new Predicted(model, Explain.rows(model, c.selections(), coll, sizes, pipeOps.n, null), List.of());
+            return new Predicted(
+                    model, Explain.rows(model, c.selections(), coll, sizes, pipeOps.n, null), List.of(), List.of());
         }
         out.printf(
                 Locale.ROOT,
@@ -426,6 +441,7 @@ final class ExplainCommand extends ToolCommand {
                 io.nccltuner.policy.Signature.parseVersion(c.versionOrAssumed().toString()));
         String presented = gpu.name != null ? gpu.name.strip() : logGpus.size() == 1 ? logGpus.first() : null;
         io.nccltuner.policy.Signature sig = SharedOptions.Gpu.present(era.signature(), presented);
+        engineRegBuff = era.regBuff();
         out.printf(
                 Locale.ROOT,
                 "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d; %s.%n",
@@ -443,7 +459,7 @@ final class ExplainCommand extends ToolCommand {
         try (Replay.EngineTuner tuner =
                 new Replay.EngineTuner(loadedPolicy, policyMode, shape.nRanks(), shape.nNodes(), era, sig)) {
             List<Explain.Row> rows = Explain.rows(m, c.selections(), coll, sizes, pipeOps.n, tuner);
-            return new Predicted(m, rows, tuner.log());
+            return new Predicted(m, rows, tuner.log(), tuner.decisions());
         }
     }
 
@@ -778,7 +794,7 @@ final class ExplainCommand extends ToolCommand {
      * The line on what the policy changes: the verdict when no profile matches the communicator's
      * shape, else at how many sizes it changes NCCL's pick or only the channel count.
      */
-    private void policyLines(PrintWriter out, CommShape shape, List<Explain.Row> rows) {
+    private void policyLines(PrintWriter out, CommShape shape, Collective coll, List<Explain.Row> rows) {
         if (loadedPolicy.profileFor(shape.nRanks(), shape.nNodes()) == null) {
             out.println(noProfileMatches(loadedPolicy, shape, policy));
             return;
@@ -806,6 +822,148 @@ final class ExplainCommand extends ToolCommand {
                     Main.count(rows.size(), "size"),
                     channelsOnly == 0 ? "" : ", and only the channel count at " + channelsOnly + " more");
         }
+    }
+
+    /**
+     * Why the policy kept NCCL's pick ('=' in the policy pick column, no channel count set) where
+     * its profile matches the communicator, as replay counts "matched a rule but changed nothing":
+     * one line per reason and rule, each naming the sizes it holds at. The reasons, from the
+     * engine's decision code per size ({@link io.nccltuner.engine.Decision}):
+     *
+     * <ul>
+     *   <li>a rule matched but NCCL offers none of its candidates there (their cost-table entries
+     *       are -1; the engine then leaves the table as it is);
+     *   <li>a rule matched and the first of its candidates NCCL offers is NCCL's own pick;
+     *   <li>a rule matched but the policy runs in shadow mode (or off), which leaves NCCL's cost
+     *       table as it is;
+     *   <li>no rule of the profile covers the collective at those sizes and numPipeOps.
+     * </ul>
+     *
+     * Before the ninth newcomer walk explain said only "changes NCCL's algorithm/protocol at 0 of N
+     * sizes" and no why. A shape no profile matches has its own line ({@link #noProfileMatches}).
+     *
+     * @param shape the communicator's shape
+     * @param coll the collective explained
+     * @param rows one per size, ascending
+     * @param decisions the engine's decision code per row (same order), empty without --policy
+     * @return the lines, each starting {@code Kept NCCL's pick (=) at }; empty where the profile
+     *     does not match or no row keeps NCCL's pick
+     */
+    private List<String> keptLines(CommShape shape, Collective coll, List<Explain.Row> rows, List<Integer> decisions) {
+        int profileIndex = -1;
+        for (int i = 0; i < loadedPolicy.profiles().size(); i++) {
+            Policy.Profile p = loadedPolicy.profiles().get(i);
+            if (p.nRanks().contains(shape.nRanks()) && p.nNodes().contains(shape.nNodes())) {
+                profileIndex = i;
+                break;
+            }
+        }
+        if (profileIndex < 0 || decisions.size() != rows.size()) {
+            return List.of();
+        }
+        Policy.Profile profile = loadedPolicy.profiles().get(profileIndex);
+        int numProto = io.nccltuner.policy.Protocol.values().length;
+        // reason text -> sizes, in the order first met
+        java.util.Map<String, List<Long>> reasons = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < rows.size(); i++) {
+            Explain.Row r = rows.get(i);
+            AlgoProto nccl = r.prediction().pick();
+            if (nccl == null || !nccl.equals(r.policyPick()) || r.policyChannels() != 0) {
+                continue;
+            }
+            int d = decisions.get(i);
+            int arm = io.nccltuner.engine.Decision.arm(d);
+            String why;
+            if (policyMode == Mode.OFF) {
+                why = "the policy runs in off mode, which leaves every call to NCCL (--mode enforce applies it)";
+            } else if (arm == io.nccltuner.engine.Decision.ARM_UNRULED) {
+                why = noRuleCovers(profile, coll, r.nBytes());
+            } else {
+                int ruleIndex = ruleIndex(profile, coll, r.nBytes());
+                Policy.Rule rule = ruleIndex < 0 ? null : profile.rules().get(ruleIndex);
+                String name = rule == null ? "a rule" : "rule " + loadedFile.ruleName(profileIndex, ruleIndex);
+                String cands = rule == null
+                        ? ""
+                        : " (candidates "
+                                + String.join(
+                                        " ",
+                                        rule.candidates().stream()
+                                                .map(x -> x.algorithm() + "/" + x.protocol())
+                                                .toList())
+                                + ")";
+                if (arm == io.nccltuner.engine.Decision.ARM_NOT_OFFERED) {
+                    List<String> offered = r.prediction().candidates().stream()
+                            .filter(CandidateTime::offered)
+                            .map(t -> t.algoProto().toString())
+                            .toList();
+                    why = name + cands + " matched, but NCCL offers none of them there (their cost-table entries"
+                            + " are -1; NCCL offers " + String.join(" ", offered)
+                            + ")";
+                } else if (policyMode != Mode.ENFORCE) {
+                    why = name + cands + " matched, but the policy runs in " + policyMode.spelling()
+                            + " mode, which leaves NCCL's cost table as it is (--mode enforce applies it)";
+                } else {
+                    int e = io.nccltuner.engine.Decision.candidate(d);
+                    String pick = e == io.nccltuner.engine.Decision.NONE
+                            ? ""
+                            : ", "
+                                    + new AlgoProto(
+                                            io.nccltuner.policy.Algorithm.ofId(e / numProto),
+                                            io.nccltuner.policy.Protocol.ofId(e % numProto))
+                                    + ",";
+                    why = name + cands + " matched, and the first of them NCCL offers" + pick
+                            + " is already NCCL's pick";
+                }
+            }
+            reasons.computeIfAbsent(why, k -> new ArrayList<>()).add(r.nBytes());
+        }
+        List<String> out = new ArrayList<>();
+        reasons.forEach((why, at) -> out.add("Kept NCCL's pick (=) at " + sizesText(at) + ": " + why + "."));
+        return out;
+    }
+
+    /** @return "1 size (4 KiB)", "2 sizes (4 KiB, 1 MiB)" or "7 sizes, 4 B .. 4 KiB" */
+    private static String sizesText(List<Long> at) {
+        if (at.size() <= 2) {
+            return Main.count(at.size(), "size") + " ("
+                    + String.join(", ", at.stream().map(Sizes::format).toList()) + ")";
+        }
+        return Main.count(at.size(), "size") + ", " + Sizes.format(at.getFirst()) + " .. " + Sizes.format(at.getLast());
+    }
+
+    /**
+     * @return the index of the profile's first rule for the collective, size and numPipeOps (its
+     *     regBuff any or the engine's), as the engine matches them, or -1
+     */
+    private int ruleIndex(Policy.Profile profile, Collective coll, long nBytes) {
+        for (int j = 0; j < profile.rules().size(); j++) {
+            Policy.Rule rule = profile.rules().get(j);
+            if (rule.collective() == coll
+                    && rule.containsBytes(nBytes)
+                    && rule.numPipeOps().contains(pipeOps.n)
+                    && (rule.regBuff() == null || rule.regBuff() == (engineRegBuff != 0))) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return {@code no rule of profile P covers AllReduce at these sizes with numPipeOps 1 (its
+     *     AllReduce rules: 0 B .. 8 KiB, 1 MiB .. 4 MiB)}, or {@code (it has no AllReduce rule)}
+     */
+    private String noRuleCovers(Policy.Profile profile, Collective coll, long nBytes) {
+        List<String> spans = profile.rules().stream()
+                .filter(x -> x.collective() == coll)
+                .map(x -> ByteSize.readable(x.fromBytes()) + " .. "
+                        + (x.toBytes() < 0 ? "any size" : ByteSize.readable(x.toBytes()))
+                        + (x.numPipeOps().contains(pipeOps.n) ? "" : " (numPipeOps " + x.numPipeOps() + ")"))
+                .distinct()
+                .toList();
+        return "no rule of profile " + profile.name() + " covers " + coll + " there with numPipeOps " + pipeOps.n
+                + (spans.isEmpty()
+                        ? " (it has no " + coll + " rule)"
+                        : " (its " + coll + " rules: " + String.join(", ", spans) + ")");
     }
 
     /**
@@ -864,37 +1022,47 @@ final class ExplainCommand extends ToolCommand {
     }
 
     /**
-     * Warns (stderr) when {@code --measurements} name another NCCL release than the log's
-     * communicator, or GPUs other than the log's (by name where the log names its GPUs, else by
-     * compute capability where it is known): their times then price another machine's picks.
+     * Warns (stderr) when one {@code --measurements} (a file, a folder, a sweep folder) names
+     * another NCCL release than the log's communicator, or GPUs other than the log's (by name where
+     * the log names its GPUs, else by compute capability where it is known): their times then price
+     * another machine's picks. Each foreign one is named alone (several given, the others agreeing),
+     * and each warning is printed once, however many communicators and collectives follow.
+     *
+     * @param path the --measurements path, for the message
+     * @param on what it says about its machine
+     * @param c the communicator explained
+     * @param shape its shape (compute capability where the log names no GPU)
      */
-    private void otherMachine(Communicator c, CommShape shape) {
+    private void otherMachine(Path path, MeasuredOn on, Communicator c, CommShape shape) {
+        List<String> lines = new ArrayList<>();
         if (c.version() != null
-                && !measuredOn.ncclVersions().isEmpty()
-                && !measuredOn.ncclVersions().contains(c.version().toString())) {
-            warn.println("warning: --measurements " + measurementsText() + ": measured with NCCL "
-                    + String.join(", ", measuredOn.ncclVersions()) + ", but communicator " + c.label() + " of " + log
+                && !on.ncclVersions().isEmpty()
+                && !on.ncclVersions().contains(c.version().toString())) {
+            lines.add("warning: --measurements " + path + ": measured with NCCL "
+                    + String.join(", ", on.ncclVersions()) + ", but communicator " + c.label() + " of " + log
                     + " runs NCCL " + c.version() + "; the times may not hold for this release's picks");
         }
-        if (measuredOn.gpus().isEmpty()) {
-            return;
-        }
-        if (!logOn.gpus().isEmpty()) {
-            String other = measuredOn.otherGpus(measurementsText(), logOn, log);
+        if (!on.gpus().isEmpty() && !logOn.gpus().isEmpty()) {
+            String other = on.otherGpus(path, logOn, log);
             if (other != null) {
-                warn.println(other);
+                lines.add(other);
             }
-        } else if (shape.minCompCapLo() == shape.minCompCapHi()) {
-            for (String g : measuredOn.gpus()) {
+        } else if (!on.gpus().isEmpty() && shape.minCompCapLo() == shape.minCompCapHi()) {
+            for (String g : on.gpus()) {
                 int cc = MeasuredOn.computeCapability(g);
                 if (cc != 0 && cc != shape.minCompCapLo()) {
-                    warn.println("warning: --measurements " + measurementsText() + ": measured on " + g
+                    lines.add("warning: --measurements " + path + ": measured on " + g
                             + " (compute capability "
                             + cc + "), but communicator " + c.label() + " has compute capability "
                             + shape.minCompCapLo()
                             + "; the times price another GPU");
                     break;
                 }
+            }
+        }
+        for (String l : lines) {
+            if (warnedOtherMachine.add(l)) {
+                warn.println(l);
             }
         }
         warn.flush();

@@ -45,23 +45,37 @@ record MeasuredOn(TreeSet<String> gpus, TreeSet<String> ncclVersions) {
     }
 
     /**
-     * Reads what a file (or every *.csv and *.txt of a folder) says about its machine.
+     * Reads what a file (or every *.csv and *.txt of a folder, and of a {@code nccl-tuner sweep}
+     * folder the outputs its manifest.json lists, {@code runs/<id>.txt}) says about its machine.
+     * Before the ninth newcomer walk a sweep folder said nothing (its outputs are one level down), so
+     * {@code explain --measurements SWEEP_DIR} did not warn where the same output given alone did.
      *
      * @param f a file or folder
      * @return the GPUs and releases named, empty sets when none
-     * @throws IOException if reading fails
+     * @throws IOException if reading fails (a sweep folder's manifest.json among them)
      */
     static MeasuredOn of(Path f) throws IOException {
         TreeSet<String> gpus = new TreeSet<>();
         TreeSet<String> versions = new TreeSet<>();
         List<Path> files;
         if (Files.isDirectory(f)) {
+            java.util.List<Path> all = new java.util.ArrayList<>();
             try (var s = Files.list(f)) {
-                files = s.filter(p ->
-                                p.toString().endsWith(".csv") || p.toString().endsWith(".txt"))
+                s.filter(p -> p.toString().endsWith(".csv") || p.toString().endsWith(".txt"))
                         .sorted()
-                        .toList();
+                        .forEach(all::add);
             }
+            if (io.nccltuner.sweep.SweepDirectory.isSweep(f)) {
+                for (io.nccltuner.sweep.Manifest.RunRecord r : io.nccltuner.sweep.Manifest.read(
+                                f.resolve(io.nccltuner.sweep.Manifest.FILE))
+                        .runs()) {
+                    Path out = f.resolve(r.file());
+                    if (Files.isRegularFile(out) && !all.contains(out)) {
+                        all.add(out);
+                    }
+                }
+            }
+            files = all;
         } else {
             files = List.of(f);
         }

@@ -296,6 +296,7 @@ public final class Replay {
         private final long handle;
         private final Arena arena = Arena.ofConfined();
         private final List<String> log;
+        private final List<Integer> decisions = new ArrayList<>();
         private final int regBuff;
 
         /**
@@ -350,10 +351,18 @@ public final class Replay {
             MemorySegment.copy(costTable, 0, table, JAVA_FLOAT, 0, costTable.length);
             MemorySegment channels = arena.allocate(JAVA_INT);
             channels.set(JAVA_INT, 0, 0);
-            engine.getCollInfo(
-                    handle, collective.id(), nBytes, numPipeOps, table, 0L, numAlgo, numProto, regBuff, channels, 0L);
+            decisions.add(engine.getCollInfo(
+                    handle, collective.id(), nBytes, numPipeOps, table, 0L, numAlgo, numProto, regBuff, channels, 0L));
             MemorySegment.copy(table, JAVA_FLOAT, 0, costTable, 0, costTable.length);
             return channels.get(JAVA_INT, 0);
+        }
+
+        /**
+         * @return the engine's {@link io.nccltuner.engine.Decision} code of each {@link #getCollInfo}
+         *     call so far, in call order (explain tells from them why a size kept NCCL's pick)
+         */
+        public List<Integer> decisions() {
+            return List.copyOf(decisions);
         }
 
         /** @return the engine's INFO/WARN lines so far ("INFO ...", "WARN ...") */
