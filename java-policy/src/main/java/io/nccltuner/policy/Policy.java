@@ -53,12 +53,27 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
      * @return the profile, or null if none matches
      */
     public Profile profileFor(long nRanks, long nNodes) {
-        for (Profile p : profiles) {
+        int i = profileIndexFor(nRanks, nNodes);
+        return i < 0 ? null : profiles.get(i);
+    }
+
+    /**
+     * The index of the first profile that matches a communicator's shape, as {@link
+     * #profileFor(long, long)} finds it (hardware not looked at), for naming its rules in messages
+     * ({@code profiles[i].rules[j]}).
+     *
+     * @param nRanks number of ranks in the communicator
+     * @param nNodes number of nodes in the communicator
+     * @return the index into {@link #profiles()}, or -1 if none matches
+     */
+    public int profileIndexFor(long nRanks, long nNodes) {
+        for (int i = 0; i < profiles.size(); i++) {
+            Profile p = profiles.get(i);
             if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
-                return p;
+                return i;
             }
         }
-        return null;
+        return -1;
     }
 
     /**
@@ -135,6 +150,32 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
          */
         public Profile withRules(List<Rule> newRules) {
             return new Profile(name, nRanks, nNodes, newRules, hardware, constants);
+        }
+
+        /**
+         * The rule the engine puts a call to: the first of this profile's rules for the collective
+         * whose byte range holds nBytes, whose numPipeOps range holds numPipeOps and whose regBuff
+         * condition holds, as {@code io.nccltuner.engine.DecisionTable#findInBucket} matches them.
+         *
+         * @param collective the call's collective
+         * @param nBytes the call's size in bytes (unsigned)
+         * @param numPipeOps the call's numPipeOps (NCCL passes 1 or more)
+         * @param regBuff as NCCL passes it: 0, non-zero for a registered buffer (tuner v4+), or
+         *     negative when unknown (tuner v3, NCCL 2.22 passes none): then only a rule for any
+         *     regBuff matches
+         * @return the index into {@link #rules()}, or -1 when no rule covers the call
+         */
+        public int ruleIndexFor(Collective collective, long nBytes, long numPipeOps, int regBuff) {
+            for (int j = 0; j < rules.size(); j++) {
+                Rule r = rules.get(j);
+                if (r.collective() == collective
+                        && r.containsBytes(nBytes)
+                        && r.numPipeOps().contains(numPipeOps)
+                        && (r.regBuff() == null || (regBuff >= 0 && r.regBuff() == (regBuff != 0)))) {
+                    return j;
+                }
+            }
+            return -1;
         }
 
         /** @return whether some rule needs regBuff (true or false), which NCCL passes only from tuner v4 */
@@ -245,6 +286,15 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
          */
         public Rule withCandidates(List<Candidate> newCandidates) {
             return new Rule(collective, fromBytes, toBytes, numPipeOps, ncclPick, ncclRegret, newCandidates, regBuff);
+        }
+
+        /** @return the candidates as messages name them, best first: {@code NVLS/SIMPLE RING/SIMPLE} */
+        public String candidatesText() {
+            return String.join(
+                    " ",
+                    candidates.stream()
+                            .map(c -> c.algorithm() + "/" + c.protocol())
+                            .toList());
         }
 
         /** @return whether nBytes (unsigned) is in [fromBytes, toBytes) */

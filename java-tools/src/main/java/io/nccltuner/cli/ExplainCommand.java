@@ -850,14 +850,7 @@ final class ExplainCommand extends ToolCommand {
      *     does not match or no row keeps NCCL's pick
      */
     private List<String> keptLines(CommShape shape, Collective coll, List<Explain.Row> rows, List<Integer> decisions) {
-        int profileIndex = -1;
-        for (int i = 0; i < loadedPolicy.profiles().size(); i++) {
-            Policy.Profile p = loadedPolicy.profiles().get(i);
-            if (p.nRanks().contains(shape.nRanks()) && p.nNodes().contains(shape.nNodes())) {
-                profileIndex = i;
-                break;
-            }
-        }
+        int profileIndex = loadedPolicy.profileIndexFor(shape.nRanks(), shape.nNodes());
         if (profileIndex < 0 || decisions.size() != rows.size()) {
             return List.of();
         }
@@ -879,18 +872,11 @@ final class ExplainCommand extends ToolCommand {
             } else if (arm == io.nccltuner.engine.Decision.ARM_UNRULED) {
                 why = noRuleCovers(profile, coll, r.nBytes());
             } else {
-                int ruleIndex = ruleIndex(profile, coll, r.nBytes());
-                Policy.Rule rule = ruleIndex < 0 ? null : profile.rules().get(ruleIndex);
-                String name = rule == null ? "a rule" : "rule " + loadedFile.ruleName(profileIndex, ruleIndex);
-                String cands = rule == null
+                int ruleIndex = profile.ruleIndexFor(coll, r.nBytes(), pipeOps.n, engineRegBuff);
+                String name = ruleIndex < 0 ? "a rule" : "rule " + loadedFile.ruleName(profileIndex, ruleIndex);
+                String cands = ruleIndex < 0
                         ? ""
-                        : " (candidates "
-                                + String.join(
-                                        " ",
-                                        rule.candidates().stream()
-                                                .map(x -> x.algorithm() + "/" + x.protocol())
-                                                .toList())
-                                + ")";
+                        : " (candidates " + profile.rules().get(ruleIndex).candidatesText() + ")";
                 if (arm == io.nccltuner.engine.Decision.ARM_NOT_OFFERED) {
                     List<String> offered = r.prediction().candidates().stream()
                             .filter(CandidateTime::offered)
@@ -929,23 +915,6 @@ final class ExplainCommand extends ToolCommand {
                     + String.join(", ", at.stream().map(Sizes::format).toList()) + ")";
         }
         return Main.count(at.size(), "size") + ", " + Sizes.format(at.getFirst()) + " .. " + Sizes.format(at.getLast());
-    }
-
-    /**
-     * @return the index of the profile's first rule for the collective, size and numPipeOps (its
-     *     regBuff any or the engine's), as the engine matches them, or -1
-     */
-    private int ruleIndex(Policy.Profile profile, Collective coll, long nBytes) {
-        for (int j = 0; j < profile.rules().size(); j++) {
-            Policy.Rule rule = profile.rules().get(j);
-            if (rule.collective() == coll
-                    && rule.containsBytes(nBytes)
-                    && rule.numPipeOps().contains(pipeOps.n)
-                    && (rule.regBuff() == null || rule.regBuff() == (engineRegBuff != 0))) {
-                return j;
-            }
-        }
-        return -1;
     }
 
     /**

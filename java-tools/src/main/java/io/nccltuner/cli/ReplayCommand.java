@@ -666,28 +666,13 @@ final class ReplayCommand extends ToolCommand {
     /** @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call */
     private String rule(io.nccltuner.trace.TraceCall c) {
         Policy p = loaded.policy();
-        for (int i = 0; i < p.profiles().size(); i++) {
-            Policy.Profile pr = p.profiles().get(i);
-            if (!pr.nRanks().contains(c.nRanks()) || !pr.nNodes().contains(c.nNodes())) {
-                continue;
-            }
-            for (int j = 0; j < pr.rules().size(); j++) {
-                Policy.Rule rule = pr.rules().get(j);
-                if (rule.collective() == c.collective()
-                        && rule.containsBytes(c.nBytes())
-                        && rule.numPipeOps().contains(c.numPipeOps())
-                        && rule.regBuff() == null) { // v3 trace: regBuff unknown
-                    return "rule " + loaded.ruleName(i, j) + " candidates "
-                            + String.join(
-                                    " ",
-                                    rule.candidates().stream()
-                                            .map(x -> x.algorithm() + "/" + x.protocol())
-                                            .toList());
-                }
-            }
-            break;
+        int i = p.profileIndexFor(c.nRanks(), c.nNodes());
+        int j = i < 0 ? -1 : p.profiles().get(i).ruleIndexFor(c.collective(), c.nBytes(), c.numPipeOps(), -1);
+        if (j < 0) { // v3 trace: regBuff unknown, so a rule naming regBuff does not match
+            return "a rule";
         }
-        return "a rule";
+        return "rule " + loaded.ruleName(i, j) + " candidates "
+                + p.profiles().get(i).rules().get(j).candidatesText();
     }
 
     /** The change column's mark for calls a rule matched that keep NCCL's own pick (the rule picks it). */

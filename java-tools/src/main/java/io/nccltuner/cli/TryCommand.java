@@ -977,15 +977,8 @@ final class TryCommand extends ToolCommand {
     private static Policy.Rule ruleFor(Policy p, io.nccltuner.policy.Signature sig, io.nccltuner.trace.TraceCall c) {
         Policy.Profile pr = p.profileFor(c.nRanks(), c.nNodes(), sig, new ArrayList<>());
         int regBuff = sig.tunerVersion() >= 4 ? 0 : -1; // what try's replay passes (the harness's --regbuff 0)
-        for (Policy.Rule rule : pr == null ? List.<Policy.Rule>of() : pr.rules()) {
-            if (rule.collective() == c.collective()
-                    && rule.containsBytes(c.nBytes())
-                    && rule.numPipeOps().contains(c.numPipeOps())
-                    && (rule.regBuff() == null || (regBuff >= 0 && rule.regBuff() == (regBuff == 1)))) {
-                return rule;
-            }
-        }
-        return null;
+        int j = pr == null ? -1 : pr.ruleIndexFor(c.collective(), c.nBytes(), c.numPipeOps(), regBuff);
+        return j < 0 ? null : pr.rules().get(j);
     }
 
     /**
