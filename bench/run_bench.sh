@@ -243,6 +243,16 @@ for i in $(seq 1 "$STARTS"); do
   done
 done
 for n in ac ay r1 r10k; do cp "$RAW/start_pairs.load" "$RAW/start_$n.load"; done
+# the method-handle classes spun at the first init (LambdaForms and the linker's stubs, not from
+# the AOT cache): a count, the same on any machine, for the engine (AOT copy) and the floor
+spun() { # NAME LIBDIR POLICY
+  NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$3 NCCL_TUNER_JAVA_OPTS="-Xlog:class+load=info:file=$RAW/classes_$1.log" \
+    "$BENCH_DRIVER" --plugin "$2/libnccl-tuner-java.so" --startup-only "${TRACES[@]}" >/dev/null 2>&1 || true
+  grep 'class,load' "$RAW/classes_$1.log" 2>/dev/null | grep -v 'shared objects file' \
+    | grep -c '__JVM_LookupDefineClass__\|\$\$TypeSwitch' || true
+}
+SPUN_AOT=$(spun aot "$BENCH_AOT_DIR" "$BENCH_AOT_DIR/h200-2rank.yaml")
+SPUN_FLOOR=$(spun floor "$BENCH_DIR/floor" "$H200")
 progress "$INITS further inits"
 load1 >"$RAW/inits.load"
 NCCL_TUNER_JAVA_MODE=enforce NCCL_TUNER_JAVA_POLICY=$H200 "$BENCH_DRIVER" \
@@ -399,6 +409,7 @@ startrow() { # LABEL NAME
 startrow "first init, build/lib, no AOT cache" noaot
 startrow "first init, with AOT cache (build/bench/aot)" aot
 startrow "floor: JVM + one empty upcall, AOT cache" floor
+say "  classes spun at the first init (method handles, not from the AOT cache): engine $SPUN_AOT, floor $SPUN_FLOOR"
 [ "$HAVE_DIST" = 1 ] && startrow "first init, dist tree (jlinked runtime + AOT)" dist
 startrow "first init, AOT, h200-2rank + compiled form (ac)" ac
 startrow "first init, AOT, the same YAML alone (ay)" ay

@@ -474,7 +474,7 @@ public final class CompiledPolicy {
         }
         String gpu = in.readBoolean() ? string(in) : null;
         HardwareMatch h = new HardwareMatch(r[0], r[1], r[2], r[3], gpu, r[4]);
-        return h.equals(HardwareMatch.ANY) ? HardwareMatch.ANY : h;
+        return h.isAny() ? HardwareMatch.ANY : h;
     }
 
     /**

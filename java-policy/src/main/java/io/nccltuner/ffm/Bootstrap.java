@@ -1,5 +1,7 @@
 package io.nccltuner.ffm;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
 import io.nccltuner.bindings.nccltj_log_fn;
@@ -31,6 +33,10 @@ public final class Bootstrap {
      */
     public static int start(long bridgeAddress) {
         try {
+            // The bridge's pointers are read and written as JAVA_LONG (LP64 Linux, the only target:
+            // AbiLayoutTest checks the offsets and the 8-byte pointers against the C compiler), not
+            // through jextract's ADDRESS accessors: their var handles spin 12 LambdaForm classes at
+            // the first init that the AOT cache does not keep (-XX:LogClassLoadingCauseFor, issue 23).
             MemorySegment bridge = MemorySegment.ofAddress(bridgeAddress).reinterpret(nccltj_bridge_t.sizeof());
             nccltj_bridge_t.engineAbiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
             if (nccltj_bridge_t.abiVersion(bridge) != NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION()) {
@@ -40,12 +46,12 @@ public final class Bootstrap {
                 if (startedBy != null) {
                     return NcclTunerAbi.NCCLTJ_START_ANOTHER_COPY();
                 }
-                MemorySegment path = nccltj_bridge_t.libraryPath(bridge);
-                startedBy = path.equals(MemorySegment.NULL)
+                long path = bridge.get(JAVA_LONG, nccltj_bridge_t.libraryPath$offset());
+                startedBy = path == 0
                         ? ""
-                        : path.reinterpret(4096).getString(0);
+                        : MemorySegment.ofAddress(path).reinterpret(4096).getString(0);
             }
-            TunerLog log = new NativeLog(nccltj_bridge_t.log(bridge));
+            TunerLog log = new NativeLog(MemorySegment.ofAddress(bridge.get(JAVA_LONG, nccltj_bridge_t.log$offset())));
             if (System.getProperty("nccltj.library") != null) {
                 // The shim created this JVM: nothing in it may write to the host's fds 1 and 2.
                 System.setOut(new LineToLog(log, "System.out"));
@@ -90,8 +96,8 @@ public final class Bootstrap {
                 control[0] = ownControl;
             }
             Upcalls.install(config[0]);
-            nccltj_bridge_t.getCollInfo(bridge, get);
-            nccltj_bridge_t.control(bridge, control[0]);
+            bridge.set(JAVA_LONG, nccltj_bridge_t.getCollInfo$offset(), get.address());
+            bridge.set(JAVA_LONG, nccltj_bridge_t.control$offset(), control[0].address());
             return NcclTunerAbi.NCCLTJ_START_OK();
         } catch (Throwable t) {
             throw new IllegalStateException("engine start failed: " + t, t);

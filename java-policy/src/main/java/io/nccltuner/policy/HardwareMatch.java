@@ -26,6 +26,22 @@ public record HardwareMatch(
     public static final HardwareMatch ANY = new HardwareMatch(null, null, null, null, null, null);
 
     /**
+     * Whether this names no field, as {@link #ANY}: the fields compared one by one, not with the
+     * record's equals, whose first call spins method-handle classes (ObjectMethods' bootstrap) that
+     * the JDK 25 AOT cache does not keep: 7 classes at the plugin's first init (issue 23).
+     *
+     * @return true when every field is null
+     */
+    public boolean isAny() {
+        return nNvlDomains == null
+                && minRanksPerNvlDomain == null
+                && maxRanksPerNvlDomain == null
+                && ncclVersion == null
+                && gpu == null
+                && computeCapability == null;
+    }
+
+    /**
      * @param s the process's signature
      * @return null if it matches, else why not (for the INFO line)
      */
