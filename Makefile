@@ -100,9 +100,12 @@ unit-test: build dist
 # link and docs/ path resolves in the repository and in dist/'s unpacked tree, the user docs'
 # examples name bin/nccl-tuner and shipped files and write no shipped file, developer references sit
 # in parts marked as the source tree's; then every bin/nccl-tuner example runs as written in a copy
-# of the unpacked tree (about a minute).
+# of the unpacked tree (about a minute). Then docs/measure.md's "Try the sweep without a GPU" from the
+# tarball itself, unpacked afresh: the example's gcc build, sweep, compile, a run with the policy and
+# report, each printing what the section shows (tests/docs/check_sim_example.py, about 20 s).
 docs-check: dist
 	python3 $(REPO)/tests/docs/check_docs.py $(REPO) $(DIST_DIR) --run
+	python3 $(REPO)/tests/docs/check_sim_example.py $(DIST_TGZ)
 
 gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py
