@@ -98,11 +98,15 @@ unit-test: build dist
 
 # The README and docs/ as a newcomer with the tarball reads them (tests/docs/check_docs.py): every
 # link and docs/ path resolves in the repository and in dist/'s unpacked tree, the user docs'
-# examples name bin/nccl-tuner and shipped files and write no shipped file, developer references sit
-# in parts marked as the source tree's; then every bin/nccl-tuner example runs as written in a copy
-# of the unpacked tree (about a minute).
+# examples name bin/nccl-tuner and shipped files and write no shipped file, and no line of the user
+# docs (README.md, docs/*.md, examples/README.md) names a source path, a project class or a make
+# command (those go to docs/dev/); then every bin/nccl-tuner example runs as written in a copy
+# of the unpacked tree (about a minute). Then docs/measure.md's "Try the sweep without a GPU" from the
+# tarball itself, unpacked afresh: the example's gcc build, sweep, compile, a run with the policy and
+# report, each printing what the section shows (tests/docs/check_sim_example.py, about 20 s).
 docs-check: dist
 	python3 $(REPO)/tests/docs/check_docs.py $(REPO) $(DIST_DIR) --run
+	python3 $(REPO)/tests/docs/check_sim_example.py $(DIST_TGZ)
 
 gpu-script-test:
 	python3 $(REPO)/tests/gpu/test_e2e.py

@@ -11,7 +11,8 @@
 #   GPU needed; libexec/fake-cuda/libcuda.so.1, tests/plugins/fake_cuda.c, is the CUDA driver it
 #   LD_PRELOADs there for `try --gpu`: never on a job's library path), policies/, README.md, docs/ (the user docs) and docs/dev/ (the developer docs, which
 #   describe the source tree), examples/ (what the README's and docs' examples name, listed in
-#   make/examples-README.md, shipped as examples/README.md). tests/docs/check_docs.py (make docs-check)
+#   make/examples-README.md, shipped as examples/README.md; examples/simcluster/ the simulated
+#   cluster's sources, for the GPU-less sweep of docs/measure.md). tests/docs/check_docs.py (make docs-check)
 #   checks the docs' links and examples in this tree and in the repository.
 # The AOT cache (16 MiB, 4 MiB gzipped) is not in the tarball: with it the archive is 27 MiB, over
 # the 25 MiB budget. `bin/nccl-tuner-aot` builds it in a few seconds after unpacking (57 MiB in
@@ -48,6 +49,14 @@ DIST_NCCL_TESTS := $(addprefix $(DIST_FIXTURES)/,plain-all_reduce_auto.txt plain
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
                  $(REPO)/tests/traces/README.md $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv \
                  $(DIST_NCCL_TESTS) $(DIST_FIXTURES)/nvidia-boundaries.conf $(REPO)/make/examples-README.md
+# examples/simcluster/: the simulated cluster (tests/simcluster/simcluster.c, the single source, copied
+# here) and the headers it includes, flat, so that `gcc -O2 -o simcluster examples/simcluster/simcluster.c
+# -ldl -lm -lpthread` builds it from the unpacked tree (docs/measure.md, "Try the sweep without a GPU").
+DIST_SIMCLUSTER := $(REPO)/tests/simcluster/simcluster.c $(REPO)/tests/simcluster/tunemodel.h \
+                   $(addprefix $(REPO)/plugin-shim/include/,nccl_tuner_java.h nccl_tuner_abi.h nccltj_bridge.h \
+                   nccl_profiler_abi.h nccl_names.h) \
+                   $(addprefix $(REPO)/tests/include/,nccl_select.h profiler_events.h test_host.h)
+DIST_EXAMPLES += $(DIST_SIMCLUSTER)
 # The tarball ships the docs, so an edited doc makes a new one.
 DIST_DOCS := $(REPO)/README.md $(wildcard $(REPO)/docs/*.md $(REPO)/docs/dev/*.md)
 
@@ -71,6 +80,7 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(HARNESS_CUDA
 	cp $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv $(DIST_DIR)/examples/measurements/
 	cp $(DIST_NCCL_TESTS) $(DIST_DIR)/examples/nccl-tests/
 	cp $(DIST_FIXTURES)/nvidia-boundaries.conf $(DIST_DIR)/examples/configs/nccl_tuner.conf
+	mkdir -p $(DIST_DIR)/examples/simcluster && cp $(DIST_SIMCLUSTER) $(DIST_DIR)/examples/simcluster/
 	printf '%s\n' '#!/bin/sh' \
 	  '# nccl-tuner: the offline command line, on the runtime bundled in this tree.' \
 	  'here=$$(cd "$$(dirname "$$0")/.." && pwd)' \

@@ -10,12 +10,15 @@ tarball ships them as they are in the repository; make/dist.mk). Checked:
      target); a `docs/...md` mention in any other file of the repository resolves in it;
   2. the distribution's README.md and docs are the repository's, byte for byte, and each developer
      doc says that it describes the source tree;
-  3. in the user docs (README.md, docs/*.md, examples/README.md), outside the parts marked as the
-     source tree's (a heading that says "source tree" or "Developing", with its subsections, or a
-     paragraph or list item that says "source tree", and the code block right after such a
-     paragraph):
-       - no developer reference: a `make` command, or a path into the repository's tests/,
-         java-tools/, java-policy/, java-bench/, plugin-shim/, bench/, make/ or build/;
+  3. in the user docs (README.md, docs/*.md, examples/README.md), everywhere (a tarball user
+     cannot open the source tree, so no part of them may send the reader there; the developer
+     detail is in docs/dev/):
+       - no developer reference: a `make` command; a path into the repository's tests/,
+         java-tools/, java-policy/, java-bench/, plugin-shim/, bench/, make/ or build/; a file name
+         or partial path (`exports.c`, `src/plugin.c`) of a repository file under those folders that
+         the distribution does not hold at that path; a Java package of the project (`io.nccltuner.`);
+         the name of one of the project's Java classes, main, test or benchmark (a CamelCase word
+         with two capitals, `CostModel.tighten`; not after `:`, `=` or `-`, as in a JVM option);
        - a command line in a code block (or after a `$ ` prompt) is `bin/nccl-tuner ...`;
        - each path into the distribution (examples/, policies/, bin/, lib/, libexec/, docs/) exists
          in it;
@@ -25,7 +28,8 @@ tarball ships them as they are in the repository; make/dist.mk). Checked:
      as written in a copy of DIST_DIR, from its top folder, in the docs' order, and exits 0, or N
      where its line says `# exit N` (an inline one: `exit N` in the text right after it). An example is not run when it names an input that is the
      reader's own: a bare file name (no folder) that does not exist at that point, or one under
-     /shared/, /tmp/ or ~, or `...`; a `sweep` (it needs nccl-tests and a cluster) neither. An input
+     /shared/, /tmp/ or ~, or `...`; a `sweep` (it needs nccl-tests and a cluster) neither (docs/measure.md's
+     sweep of the simulated cluster is run by check_sim_example.py, from the tarball). An input
      with a folder that does not exist fails the check.
 
 Exit 0 when everything holds; 1 with one line per problem.
@@ -39,7 +43,6 @@ import subprocess
 import sys
 import tempfile
 
-MARK = re.compile(r"source tree|developing", re.I)
 DEV_TOPS = ("tests", "java-tools", "java-policy", "java-bench", "plugin-shim", "bench", "make", "build")
 DEV_PATH = re.compile(r"(?<![\w/.$~-])(" + "|".join(DEV_TOPS) + r")/([\w.*-]*)")
 MAKE_CMD = re.compile(r"`make(?: [^`]*)?`")
@@ -49,6 +52,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 OUT_OPT = re.compile(r"(?:^|\s)(?:-o|--html|--emit-policy|--keep-logs)[ =](\S+)")
 INLINE_CMD = re.compile(r"`(bin/nccl-tuner [^`]+)`")
 problems = []
+REPO = None
 
 
 def problem(where, what):
@@ -61,13 +65,11 @@ def slug(heading):
 
 
 def blocks(path):
-    """(kind, first line number, lines, marked) per heading, paragraph/list item/table, fenced code
-    block ("code") or indented one ("indented": also synopses, whose `nccl-tuner` is not flagged)."""
+    """(kind, first line number, lines) per heading, paragraph/list item/table, fenced code block
+    ("code") or indented one ("indented": also synopses, whose `nccl-tuner` is not flagged)."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    headings = []  # (level, text)
     out = []
     i = 0
-    prev_marked_para = False
     while i < len(lines):
         line = lines[i]
         s = line.strip()
@@ -76,16 +78,11 @@ def blocks(path):
             while j < len(lines) and not lines[j].strip().startswith("```"):
                 j += 1
             body = lines[i + 1 : j]
-            marked = any(MARK.search(t) for _, t in headings) or prev_marked_para
-            out.append(("code", i + 2, body, marked))
+            out.append(("code", i + 2, body))
             i = j + 1
             continue
-        m = re.match(r"(#+) (.*)", line)
-        if m:
-            level = len(m.group(1))
-            headings = [(lv, t) for lv, t in headings if lv < level] + [(level, m.group(2))]
-            out.append(("heading", i + 1, [line], any(MARK.search(t) for _, t in headings)))
-            prev_marked_para = False
+        if re.match(r"#+ ", line):
+            out.append(("heading", i + 1, [line]))
             i += 1
             continue
         if not s:
@@ -95,8 +92,7 @@ def blocks(path):
             j = i
             while j < len(lines) and (lines[j].startswith("    ") or not lines[j].strip()):
                 j += 1
-            marked = any(MARK.search(t) for _, t in headings) or prev_marked_para
-            out.append(("indented", i + 1, lines[i:j], marked))
+            out.append(("indented", i + 1, lines[i:j]))
             i = j
             continue
         # a paragraph, list item or table: up to a blank line, a heading, a fence or a new list item
@@ -104,10 +100,7 @@ def blocks(path):
         while j < len(lines) and lines[j].strip() and not lines[j].strip().startswith("```") \
                 and not re.match(r"#+ ", lines[j]) and not re.match(r"\s*(- |\d+\. )", lines[j]):
             j += 1
-        text = "\n".join(lines[i:j])
-        marked = any(MARK.search(t) for _, t in headings) or bool(MARK.search(text))
-        out.append(("para", i + 1, lines[i:j], marked))
-        prev_marked_para = bool(MARK.search(text))
+        out.append(("para", i + 1, lines[i:j]))
         i = j
     return out
 
@@ -174,6 +167,45 @@ def dev_refs(repo, line):
     return refs
 
 
+def repo_sources(repo):
+    """What names the source tree to a reader: the paths of the repository's files under DEV_TOPS
+    (git ls-files) and the simple names of the project's Java classes."""
+    try:
+        listed = subprocess.run(["git", "-C", repo, "ls-files", "--cached", "--others", "--exclude-standard"],
+                                capture_output=True, text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        listed = []
+    paths = [p for p in listed if p.split("/")[0] in DEV_TOPS]
+    classes = {os.path.basename(p)[:-5] for p in paths if p.endswith(".java")}
+    return paths, classes
+
+
+SOURCES = None
+PATH_TOKEN = re.compile(r"(?<![\w/.$~-])[\w.-]+(?:/[\w.-]+)*\.(?:c|h|py|sh|java|mk)\b")
+JAVA_PKG = re.compile(r"\bio\.nccltuner(?:\.\w+)*")
+CLASS_WORD = re.compile(r"(?<![\w:=-])[A-Z][a-z]\w*[A-Z]\w*")
+
+
+def source_refs(dist, line):
+    """The repository file names and partial paths (`exports.c`, `src/plugin.c`), project packages
+    and Java class names in a line of a user doc, other than a path the distribution
+    holds (from its top folder or examples/, say `examples/simcluster/simcluster.c`)."""
+    global SOURCES
+    if SOURCES is None:
+        SOURCES = repo_sources(REPO)
+    paths, classes = SOURCES
+    refs = []
+    for m in PATH_TOKEN.finditer(line):
+        tok = m.group(0).rstrip(".")
+        if exists_in(dist, tok) or exists_in(os.path.join(dist, "examples"), tok):
+            continue
+        if any(p == tok or p.endswith("/" + tok) for p in paths):
+            refs.append(tok)
+    refs += JAVA_PKG.findall(line)
+    refs += [w for w in CLASS_WORD.findall(line) if w in classes]
+    return refs
+
+
 # made in the unpacked tree after installing, not shipped
 GENERATED = {"lib/nccl-tuner-java.aot": "bin/nccl-tuner-aot"}
 
@@ -216,13 +248,11 @@ def commands_of(kind, body):
 
 def check_user_docs(repo, dist, files, runs):
     for rel in files:
-        for kind, start, body, marked in blocks(os.path.join(dist, rel)):
-            if marked or kind == "heading":
-                continue
+        for kind, start, body in blocks(os.path.join(dist, rel)):
             for k, line in enumerate(body):
                 where = f"dist:{rel}:{start + k}"
-                for ref in dev_refs(repo, line):
-                    problem(where, f"developer reference {ref} outside a part marked as the source tree's")
+                for ref in dev_refs(repo, line) + source_refs(dist, line):
+                    problem(where, f"developer reference {ref}: the distribution has no source tree (move it to docs/dev/)")
                 s = line.strip()
                 if kind == "code" and s.startswith("nccl-tuner ") or s.startswith("$ nccl-tuner "):
                     problem(where, "a command example names nccl-tuner, not bin/nccl-tuner")
@@ -282,7 +312,9 @@ def main():
     if len(args) != 2:
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
+    global REPO
     repo, dist = (os.path.abspath(a) for a in args)
+    REPO = repo
     repo_files = doc_files(repo)
     dist_files = doc_files(dist)
     if repo_files != dist_files:

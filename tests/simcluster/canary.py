@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The canary on the simulated cluster: measured gain against the model's truth (docs/measure.md).
+"""The canary on the simulated cluster: measured gain against the model's truth (docs/dev/simcluster.md).
 
 The simulated cluster (build/tests/simcluster --nccl-era) loads the plugin as NCCL loads it, as
 tuner and as profiler from the same library, and calls the profiler the way that NCCL release does

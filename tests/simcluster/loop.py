@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The measure -> compile -> enforce loop on the simulated cluster (docs/measure.md).
+"""The measure -> compile -> enforce loop on the simulated cluster (docs/dev/simcluster.md).
 
 1. `nccl-tuner sweep` runs the simulated cluster (build/tests/simcluster) once per candidate
    (TREE, RING x LL, LL128, SIMPLE, plus RING/SIMPLE/16) and once with NCCL's own pick, each in a

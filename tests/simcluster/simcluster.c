@@ -42,7 +42,7 @@
  * a descendant's bit is set), the KernelCh events of each collective after its Coll stopped, from
  * a second thread (NCCL's proxy thread; SIMCLUSTER_PROXY=inline emits them on the main thread),
  * with GPU timestamps from the true model plus noise (the channels' span is the collective's
- * time), and finalize after the tuner's destroy. docs/measure.md, "The simulated canary".
+ * time), and finalize after the tuner's destroy. docs/dev/simcluster.md, "The simulated canary".
  * Era-mode options: --rank R (SIMCLUSTER_RANK, default 0: the rank the profiler's init gets; the
  * noise seed is mixed with it), --comm-id N (SIMCLUSTER_COMM_ID: the commHash, default a constant
  * every rank shares), --calls FILE (SIMCLUSTER_CALLS: one line per getCollInfo, "INDEX FUNC
