@@ -273,22 +273,30 @@ final class CompileCommand extends ToolCommand {
         // with -o - stdout carries the YAML alone, so the report goes to stderr
         PrintWriter report = yamlToStdout ? err : out;
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
-        String[] refused = refusal(c, nRules);
-        if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
-            // the verdict once on the screen: in full atop the report, the error line points at it
-            report.println("policy not written: " + refused[0] + ". " + refused[1]);
-            report.print(advised(TextReport.render(c, savings, verbose)));
+        String[] zero = zeroRules(c, nRules);
+        Compilation shown = c; // the text report's: under a verdict, without the warnings it says again
+        if (zero != null) { // the verdict once on the screen: atop the report, which points at it
+            report.println("policy not written: " + zero[0] + ". " + zero[1]);
+            if (zero == NONE_FORCED) { // each unforced file's warning: the verdict says it of every input
+                List<String> kept = c.warnings().stream()
+                        .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
+                        .toList();
+                shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
+            }
+        }
+        if (zero != null && output != null) { // the summary next; the per-size tables with --verbose
+            report.print(advised(TextReport.render(shown, savings, verbose, true, true)));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
-            throw new InputException(NOT_WRITTEN);
+            throw new InputException(NOT_WRITTEN); // the error line points at the verdict
         }
-        report.print(advised(TextReport.render(c, savings, !summaryOnly, verbose)));
-        if (output == null) {
+        report.print(advised(TextReport.render(shown, savings, !summaryOnly, verbose, zero != null)));
+        if (output == null && zero == null) { // with a verdict, its first line says it
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
-        } else {
+        } else if (output != null) {
             writePolicy(c, sources, nRules, yamlToStdout ? out : null, report);
         }
         if (html != null) {
@@ -764,13 +772,15 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * Why {@code -o} writes no policy: one without rules because nothing could be compared (without
-     * {@code --allow-empty}), {@link #NONE_FORCED} or {@link #NO_NCCL_PICK}.
+     * Why no policy can be compiled: none with rules because nothing could be compared, {@link
+     * #NONE_FORCED} or {@link #NO_NCCL_PICK}. It is compile's first line, {@code policy not written:
+     * WHY. WHAT}, with or without {@code -o} (with it compile exits 1); with {@code -o FILE
+     * --allow-empty} the empty policy is written and the summary says why in full.
      *
-     * @return {why, what to do}, or null when the policy is written
+     * @return {why, what to do}, or null when rules could be compiled (or the empty policy is written)
      */
-    private String[] refusal(Compilation c, int nRules) {
-        if (output == null || nRules > 0 || allowEmpty) {
+    private String[] zeroRules(Compilation c, int nRules) {
+        if (nRules > 0 || (allowEmpty && output != null)) {
             return null;
         }
         boolean noneForced = c.groups().stream()
@@ -954,7 +964,7 @@ final class CompileCommand extends ToolCommand {
     static final String[] NO_NCCL_PICK = {
         "NCCL's own pick was never measured at a size with a forced candidate (no unforced run there, and no NCCL log "
                 + "naming the pick), so no candidate can be compared with it and the policy would have no rules",
-        "Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO (`nccl-tuner sweep` runs it), or give "
+        "Collect NCCL's own pick: the same runs " + TextReport.UNFORCED_RUNS + ", or give "
                 + "--nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING selection lines; --allow-empty writes "
                 + "the empty policy"
     };
