@@ -127,8 +127,11 @@ final class CompileCommand extends ToolCommand {
     @Option(
             names = "--mode",
             paramLabel = "MODE",
-            defaultValue = "enforce",
-            description = "enforce, shadow or off (default: ${DEFAULT-VALUE}).")
+            defaultValue = "shadow",
+            description = "The mode the written policy starts in: shadow (the plugin logs what it would change "
+                    + "and changes nothing), canary (the policy's picks on a fraction of the calls), enforce or off "
+                    + "(default: ${DEFAULT-VALUE}: first shadow, then canary, then enforce; NCCL_TUNER_JAVA_MODE "
+                    + "overrides it in the job).")
     String mode;
 
     @Option(
@@ -364,7 +367,7 @@ final class CompileCommand extends ToolCommand {
         };
         Mode m = Mode.parse(mode);
         if (m == null) {
-            throw new UsageException("--mode", "'" + mode + "' is not enforce, shadow or off");
+            throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
         }
         if (window < 0 || window > 8) {
             throw new UsageException("--window", window + " is outside 0..8");
@@ -819,6 +822,38 @@ final class CompileCommand extends ToolCommand {
             PolicyYaml.writeFiles(output, yaml, report, "nccl-tuner compile"); // and its compiled form beside it
             report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
+        report.println(modeLine(c.policy().mode()));
+    }
+
+    /**
+     * Compile's last line: the mode the written policy starts in, what the plugin does in it, and
+     * how to switch (the job's {@code NCCL_TUNER_JAVA_MODE}, which overrides the policy's {@code
+     * mode}, or compiling again with {@code --mode}); the product's flow is shadow, then canary,
+     * then enforce (docs/canary.md).
+     *
+     * @param m the policy's mode
+     * @return {@code mode: shadow (the plugin logs what the policy would change and changes nothing);
+     *     ...}
+     */
+    static String modeLine(Mode m) {
+        return "mode: " + m.spelling()
+                + switch (m) {
+                    case SHADOW ->
+                        " (the plugin logs what the policy would change and changes nothing); when its logs "
+                                + "agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or compile with --mode enforce "
+                                + "(docs/canary.md)";
+                    case CANARY ->
+                        " (the policy's picks on a fraction of the calls each rule covers, "
+                                + "NCCL_TUNER_JAVA_CANARY, default 0.1; NCCL's on the rest); when `nccl-tuner report` on its logs "
+                                + "says so, run it with NCCL_TUNER_JAVA_MODE=enforce, or compile with --mode enforce "
+                                + "(docs/canary.md)";
+                    case ENFORCE ->
+                        " (the plugin applies the policy's picks); NCCL_TUNER_JAVA_MODE=shadow in the job, or "
+                                + "compile with --mode shadow, only logs them";
+                    case OFF ->
+                        " (the plugin loads and checks the policy and changes nothing); NCCL_TUNER_JAVA_MODE=shadow "
+                                + "or enforce in the job, or compile with --mode shadow or enforce, runs it";
+                };
     }
 
     /**

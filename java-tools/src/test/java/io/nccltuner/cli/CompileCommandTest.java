@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nccltuner.policy.Algorithm;
+import io.nccltuner.policy.Mode;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.Policy.Rule;
 import io.nccltuner.policy.PolicyLoader;
@@ -403,7 +404,8 @@ class CompileCommandTest {
         assertTrue(r.out().startsWith("# Compiled by `nccl-tuner compile` from:\n"), r.out());
         assertEquals("compiled", PolicyLoader.parse("stdout", r.out()).name());
         assertTrue(r.err().contains("AllReduce, nRanks 4, nNodes 1, numPipeOps 1: 3 sizes, 3 candidates"), r.err());
-        assertTrue(r.err().endsWith("policy: stdout (1 rule)\n"), r.err());
+        assertTrue(
+                r.err().endsWith("policy: stdout (1 rule)\n" + CompileCommand.modeLine(Mode.SHADOW) + "\n"), r.err());
     }
     /**
      * Newcomer walk, item 3: NCCL's pick is never compared with itself. A Broadcast sweep, 2 ranks on
