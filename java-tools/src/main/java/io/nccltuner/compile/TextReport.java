@@ -98,8 +98,7 @@ public final class TextReport {
             for (Rule r : g.rules()) {
                 sb.append("  ").append(describe(r)).append('\n');
             }
-            ranges(sb, g, !explained);
-            explained = explained || !g.ranges().isEmpty();
+            explained |= ranges(sb, g, !explained);
             sb.append('\n');
         }
         if (leftOut > 0) {
@@ -248,11 +247,15 @@ public final class TextReport {
 
     /**
      * A group's expected regret per rule range, when the compile estimated any, under a heading
-     * naming the group; what the numbers are is said at the first such heading only.
+     * naming the group; what the numbers are is said at the first such heading only. A group none of
+     * whose ranges was measured (no size timed both NCCL's own pick and a forced candidate: the
+     * summary says why) prints nothing.
+     *
+     * @return whether the heading was printed
      */
-    private static void ranges(StringBuilder sb, Group g, boolean first) {
-        if (g.ranges().isEmpty()) {
-            return;
+    private static boolean ranges(StringBuilder sb, Group g, boolean first) {
+        if (g.ranges().stream().allMatch(e -> Double.isNaN(e.expectedRegret()))) {
+            return false;
         }
         sb.append("expected regret per range of ")
                 .append(g.key())
@@ -276,6 +279,7 @@ public final class TextReport {
                             .stripTrailing())
                     .append('\n');
         }
+        return true;
     }
 
     /** A workload's calls, and with any priced the expected saving. */
