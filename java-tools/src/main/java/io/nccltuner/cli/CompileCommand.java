@@ -826,7 +826,8 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * Compile's last line: the mode the written policy starts in, what the plugin does in it, and
+     * The line under {@code policy: FILE (N rules)}, the last but {@code --html}'s: the mode the
+     * written policy starts in, what the plugin does in it, and
      * how to switch (the job's {@code NCCL_TUNER_JAVA_MODE}, which overrides the policy's {@code
      * mode}, or compiling again with {@code --mode}); the product's flow is shadow, then canary,
      * then enforce (docs/canary.md).
