@@ -66,12 +66,14 @@ echo "== nccl-tuner report: the shadow logs of the four traces (each counts as a
   --measurements "$repo/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
   --html "$out/shadow-report.html" | sed 's/^/  /'
 
-# Offline: measurements -> regret-ranked policy -> the plugin runs it.
+# Offline: measurements -> regret-ranked policy -> the plugin runs it. --mode enforce: the shipped
+# policies/h200-2rank-measured.yaml is in enforce mode (compile's default is shadow), and explain below
+# shows what it changes.
 echo "== nccl-tuner compile: the measured AllReduce sweep of this testbed (NCCL 2.28.9) into a policy"
 "$JAVA_HOME/bin/java" -jar "$build/lib/nccl-tuner-tools.jar" compile \
   "$repo/java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv" \
   --nccl-log "$repo/tests/traces/nccl_sweep.rank0.log" --workload "$repo/tests/traces/trace_tp_infer.csv" \
-  --name h200-2rank-measured -o "$out/h200-2rank-measured.yaml" --html "$out/h200-2rank-measured.html" \
+  --name h200-2rank-measured --mode enforce -o "$out/h200-2rank-measured.yaml" --html "$out/h200-2rank-measured.html" \
   | sed 's/^/  /'
 show "$repo/tests/traces/trace_tp_infer.csv" enforce "$out/h200-2rank-measured.yaml"
 echo "== nccl-tuner explain: NCCL's cost model from its own log, and what the compiled policy changes"

@@ -93,8 +93,9 @@ def main():
                "--protocols", "LL,LL128,SIMPLE", "--candidate", "RING/SIMPLE/16", "--replicates", str(reps),
                "--seed", "20261201"] + sim_args, env=env())
     print("loop: " + out.strip().splitlines()[-1])
-    # 2. compile
-    report = run([JAVA, "-jar", JAR, "compile", sweep_dir, "-o", policy, "--name", "simcluster-compiled"], env=env())
+    # 2. compile; enforce: step 3 runs the policy with no NCCL_TUNER_JAVA_MODE (compile's default is shadow)
+    report = run([JAVA, "-jar", JAR, "compile", sweep_dir, "-o", policy, "--name", "simcluster-compiled",
+                  "--mode", "enforce"], env=env())
     rules = [l.strip() for l in report.splitlines() if l.startswith("  AllReduce [")]
     print("loop: compiled %d rules into %s" % (len(rules), policy))
     for r in rules:

@@ -127,8 +127,11 @@ final class CompileCommand extends ToolCommand {
     @Option(
             names = "--mode",
             paramLabel = "MODE",
-            defaultValue = "enforce",
-            description = "enforce, shadow or off (default: ${DEFAULT-VALUE}).")
+            defaultValue = "shadow",
+            description = "The mode the written policy starts in: shadow (the plugin logs what it would change "
+                    + "and changes nothing), canary (the policy's picks on a fraction of the calls), enforce or off "
+                    + "(default: ${DEFAULT-VALUE}: first shadow, then canary, then enforce; NCCL_TUNER_JAVA_MODE "
+                    + "overrides it in the job).")
     String mode;
 
     @Option(
@@ -273,22 +276,30 @@ final class CompileCommand extends ToolCommand {
         // with -o - stdout carries the YAML alone, so the report goes to stderr
         PrintWriter report = yamlToStdout ? err : out;
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
-        String[] refused = refusal(c, nRules);
-        if (refused != null) { // the verdict first, then the summary; the per-size tables with --verbose
-            // the verdict once on the screen: in full atop the report, the error line points at it
-            report.println("policy not written: " + refused[0] + ". " + refused[1]);
-            report.print(advised(TextReport.render(c, savings, verbose)));
+        String[] zero = zeroRules(c, nRules);
+        Compilation shown = c; // the text report's: under a verdict, without the warnings it says again
+        if (zero != null) { // the verdict once on the screen: atop the report, which points at it
+            report.println("policy not written: " + zero[0] + ". " + zero[1]);
+            if (zero == NONE_FORCED) { // each unforced file's warning: the verdict says it of every input
+                List<String> kept = c.warnings().stream()
+                        .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
+                        .toList();
+                shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
+            }
+        }
+        if (zero != null && output != null) { // the summary next; the per-size tables with --verbose
+            report.print(advised(TextReport.render(shown, savings, verbose, true, true)));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
-            throw new InputException(NOT_WRITTEN);
+            throw new InputException(NOT_WRITTEN); // the error line points at the verdict
         }
-        report.print(advised(TextReport.render(c, savings, !summaryOnly, verbose)));
-        if (output == null) {
+        report.print(advised(TextReport.render(shown, savings, !summaryOnly, verbose, zero != null)));
+        if (output == null && zero == null) { // with a verdict, its first line says it
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
-        } else {
+        } else if (output != null) {
             writePolicy(c, sources, nRules, yamlToStdout ? out : null, report);
         }
         if (html != null) {
@@ -356,7 +367,7 @@ final class CompileCommand extends ToolCommand {
         };
         Mode m = Mode.parse(mode);
         if (m == null) {
-            throw new UsageException("--mode", "'" + mode + "' is not enforce, shadow or off");
+            throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
         }
         if (window < 0 || window > 8) {
             throw new UsageException("--window", window + " is outside 0..8");
@@ -764,13 +775,15 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * Why {@code -o} writes no policy: one without rules because nothing could be compared (without
-     * {@code --allow-empty}), {@link #NONE_FORCED} or {@link #NO_NCCL_PICK}.
+     * Why no policy can be compiled: none with rules because nothing could be compared, {@link
+     * #NONE_FORCED} or {@link #NO_NCCL_PICK}. It is compile's first line, {@code policy not written:
+     * WHY. WHAT}, with or without {@code -o} (with it compile exits 1); with {@code -o FILE
+     * --allow-empty} the empty policy is written and the summary says why in full.
      *
-     * @return {why, what to do}, or null when the policy is written
+     * @return {why, what to do}, or null when rules could be compiled (or the empty policy is written)
      */
-    private String[] refusal(Compilation c, int nRules) {
-        if (output == null || nRules > 0 || allowEmpty) {
+    private String[] zeroRules(Compilation c, int nRules) {
+        if (nRules > 0 || (allowEmpty && output != null)) {
             return null;
         }
         boolean noneForced = c.groups().stream()
@@ -809,6 +822,39 @@ final class CompileCommand extends ToolCommand {
             PolicyYaml.writeFiles(output, yaml, report, "nccl-tuner compile"); // and its compiled form beside it
             report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
+        report.println(modeLine(c.policy().mode()));
+    }
+
+    /**
+     * The line under {@code policy: FILE (N rules)}, the last but {@code --html}'s: the mode the
+     * written policy starts in, what the plugin does in it, and
+     * how to switch (the job's {@code NCCL_TUNER_JAVA_MODE}, which overrides the policy's {@code
+     * mode}, or compiling again with {@code --mode}); the product's flow is shadow, then canary,
+     * then enforce (docs/canary.md).
+     *
+     * @param m the policy's mode
+     * @return {@code mode: shadow (the plugin logs what the policy would change and changes nothing);
+     *     ...}
+     */
+    static String modeLine(Mode m) {
+        return "mode: " + m.spelling()
+                + switch (m) {
+                    case SHADOW ->
+                        " (the plugin logs what the policy would change and changes nothing); when its logs "
+                                + "agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or compile with --mode enforce "
+                                + "(docs/canary.md)";
+                    case CANARY ->
+                        " (the policy's picks on a fraction of the calls each rule covers, "
+                                + "NCCL_TUNER_JAVA_CANARY, default 0.1; NCCL's on the rest); when `nccl-tuner report` on its logs "
+                                + "says so, run it with NCCL_TUNER_JAVA_MODE=enforce, or compile with --mode enforce "
+                                + "(docs/canary.md)";
+                    case ENFORCE ->
+                        " (the plugin applies the policy's picks); NCCL_TUNER_JAVA_MODE=shadow in the job, or "
+                                + "compile with --mode shadow, only logs them";
+                    case OFF ->
+                        " (the plugin loads and checks the policy and changes nothing); NCCL_TUNER_JAVA_MODE=shadow "
+                                + "or enforce in the job, or compile with --mode shadow or enforce, runs it";
+                };
     }
 
     /**
@@ -954,7 +1000,7 @@ final class CompileCommand extends ToolCommand {
     static final String[] NO_NCCL_PICK = {
         "NCCL's own pick was never measured at a size with a forced candidate (no unforced run there, and no NCCL log "
                 + "naming the pick), so no candidate can be compared with it and the policy would have no rules",
-        "Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO (`nccl-tuner sweep` runs it), or give "
+        "Collect NCCL's own pick: the same runs " + TextReport.UNFORCED_RUNS + ", or give "
                 + "--nccl-log with their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING selection lines; --allow-empty writes "
                 + "the empty policy"
     };

@@ -1504,10 +1504,14 @@ public final class Compiler {
         return new Group(key, placed, rules, List.copyOf(ranges));
     }
 
-    /** The regret of what runs at a measured size: the pick's (null: NCCL's own), NaN when not measured. */
+    /**
+     * The regret of what runs at a measured size: the pick's (null: NCCL's own), NaN when not
+     * measured; NCCL's own is NaN too where no forced candidate was measured there (nothing was
+     * compared with it, so its 0% against itself says nothing).
+     */
     private static double regretOf(SizeResult s, RunConfig pick) {
         if (pick == null) {
-            return s.ncclRegret();
+            return s.candidates().isEmpty() ? Double.NaN : s.ncclRegret();
         }
         for (Stats st : s.candidates()) {
             if (st.config().equals(pick)) {

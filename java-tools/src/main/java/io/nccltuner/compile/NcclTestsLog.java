@@ -594,9 +594,8 @@ public final class NcclTestsLog {
                 (unknown.size() == 1
                                 ? "the run (table at line " + lines + ") names"
                                 : unknown.size() + " runs (tables at lines " + lines + ") name")
-                        + " no forced configuration (no NCCL INFO "
-                        + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if NCCL_ALGO/NCCL_PROTO "
-                        + "were set, say so with --in " + file + " --algo X --proto Y");
+                        + " " + UNFORCED_RUN + "; if NCCL_ALGO/NCCL_PROTO were set, say so with --in " + file
+                        + " --algo X --proto Y");
         if (options.poolRuns()) { // header-less tables pooled on the user's word: the compiler checks they agree
             for (List<Unforced> g : byShape.values()) {
                 if (g.size() > 1 && g.stream().anyMatch(u -> !u.runHeader())) {
@@ -1579,6 +1578,13 @@ public final class NcclTestsLog {
             return new RunConfig(algo, proto, channels).label();
         }
     }
+
+    /**
+     * The warning's words for a table whose run names no forced configuration; compile leaves such
+     * warnings out where its first line says that no input forced any candidate.
+     */
+    public static final String UNFORCED_RUN = "no forced configuration (no NCCL INFO 'set by environment' lines, no "
+            + "--algo/--proto): counted as NCCL's own choice";
 
     /** The forced configuration: the log's variables, else the options; an option contradicting the log is an error. */
     private Forcing forcing(Map<String, String[]> env, Collective c, String where) throws InputException {

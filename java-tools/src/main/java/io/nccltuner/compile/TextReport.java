@@ -61,11 +61,25 @@ public final class TextReport {
      * @param ruleless whether groups without a rule print their per-size tables too
      */
     public static String render(Compilation c, List<Workload.Savings> savings, boolean perSize, boolean ruleless) {
+        return render(c, savings, perSize, ruleless, false);
+    }
+
+    /**
+     * As {@link #render(Compilation, List, boolean, boolean)}, under a verdict line that compile
+     * prints above the report when no rule can be compiled (why, and what to collect): the summary
+     * then counts the sizes of that reason and points at the first line ({@code 3 sizes: no forced
+     * candidate measured (see the first line)}) instead of saying it again ({@link #summary(Compilation,
+     * boolean)}).
+     *
+     * @param verdictAbove whether the line above the report says why no rule could be compiled
+     */
+    public static String render(
+            Compilation c, List<Workload.Savings> savings, boolean perSize, boolean ruleless, boolean verdictAbove) {
         StringBuilder sb = new StringBuilder();
         int leftOut = 0;
         boolean anyRule = c.groups().stream().anyMatch(g -> !g.rules().isEmpty()); // else the tables say why
         boolean allTables = ruleless || !anyRule;
-        sb.append(summary(c)).append('\n');
+        sb.append(summary(c, verdictAbove)).append('\n');
         boolean first = true; // the first group: the noise legend under its table
         boolean explained = false; // whether a ranges heading said what its numbers are
         boolean singleSaid = false; // the one-replicate note: in full on the first such group only
@@ -84,8 +98,7 @@ public final class TextReport {
             for (Rule r : g.rules()) {
                 sb.append("  ").append(describe(r)).append('\n');
             }
-            ranges(sb, g, !explained);
-            explained = explained || !g.ranges().isEmpty();
+            explained |= ranges(sb, g, !explained);
             sb.append('\n');
         }
         if (leftOut > 0) {
@@ -234,11 +247,15 @@ public final class TextReport {
 
     /**
      * A group's expected regret per rule range, when the compile estimated any, under a heading
-     * naming the group; what the numbers are is said at the first such heading only.
+     * naming the group; what the numbers are is said at the first such heading only. A group none of
+     * whose ranges was measured (no size timed both NCCL's own pick and a forced candidate: the
+     * summary says why) prints nothing.
+     *
+     * @return whether the heading was printed
      */
-    private static void ranges(StringBuilder sb, Group g, boolean first) {
-        if (g.ranges().isEmpty()) {
-            return;
+    private static boolean ranges(StringBuilder sb, Group g, boolean first) {
+        if (g.ranges().stream().allMatch(e -> Double.isNaN(e.expectedRegret()))) {
+            return false;
         }
         sb.append("expected regret per range of ")
                 .append(g.key())
@@ -262,6 +279,7 @@ public final class TextReport {
                             .stripTrailing())
                     .append('\n');
         }
+        return true;
     }
 
     /** A workload's calls, and with any priced the expected saving. */
@@ -414,6 +432,17 @@ public final class TextReport {
      * @return lines, each ending in a newline
      */
     public static String summary(Compilation c) {
+        return summary(c, false);
+    }
+
+    /**
+     * As {@link #summary(Compilation)}; under compile's verdict line (no rule can be compiled: no
+     * forced candidate, or NCCL's own pick never timed), that reason's no-rule line ends in {@code (see
+     * the first line)} and its advice (which run to add) is left to that line.
+     *
+     * @param verdictAbove whether the line above says why no rule could be compiled
+     */
+    public static String summary(Compilation c, boolean verdictAbove) {
         SizeCounts n = new SizeCounts(c);
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         StringBuilder sb = new StringBuilder();
@@ -430,9 +459,9 @@ public final class TextReport {
                 .append(n.ruled == 1 ? " size gets" : " sizes get")
                 .append(" a rule");
         sb.append(n.sizes == n.ruled ? "\n" : "; no rule at:\n");
-        noRuleLines(sb, n, c);
+        noRuleLines(sb, n, c, verdictAbove);
         // mangled rows: counted on compile's stderr and listed under refused rows, not a third time here
-        List<String> next = collectNext(n, c);
+        List<String> next = collectNext(n, c, verdictAbove);
         if (next.isEmpty()) {
             sb.append("collect next: nothing missing (NCCL's own pick, NCCL's selections and replicates of every "
                     + "configuration are known, and no size's verdict is the noise's)\n");
@@ -492,17 +521,25 @@ public final class TextReport {
     }
 
     /** Why sizes got no rule: a line per reason, with how many sizes. */
-    private static void noRuleLines(StringBuilder sb, SizeCounts n, Compilation c) {
+    private static void noRuleLines(StringBuilder sb, SizeCounts n, Compilation c, boolean verdictAbove) {
         if (n.noNccl > 0) {
             sb.append("  ")
                     .append(count(n.noNccl, "size"))
-                    .append(": NCCL's own pick not measured (no unforced run),"
-                            + " nothing to compare the candidates with\n");
+                    .append(
+                            verdictAbove
+                                    ? ": NCCL's own pick not measured" + SEE_FIRST_LINE + "\n"
+                                    : ": NCCL's own pick not measured (no unforced run),"
+                                            + " nothing to compare the candidates with\n");
         }
+        boolean noneForced = n.noCandidate == n.sizes && n.sizes > 0;
         if (n.noCandidate > 0) {
-            sb.append("  ").append(count(n.noCandidate, "size")).append(": no forced candidate measured\n");
+            sb.append("  ")
+                    .append(count(n.noCandidate, "size"))
+                    .append(": no forced candidate measured")
+                    .append(verdictAbove && noneForced ? SEE_FIRST_LINE : "")
+                    .append('\n');
         }
-        if (n.noCandidate == n.sizes && n.sizes > 0) {
+        if (noneForced && !verdictAbove) {
             sb.append(
                     "  no input says which candidate a run forced (no NCCL INFO 'set by environment' lines, no --algo/"
                             + "--proto): every file counted as NCCL's own pick; say what each forced with --in FILE --algo X --proto Y\n");
@@ -528,13 +565,11 @@ public final class TextReport {
     }
 
     /** @return what to collect next: NCCL's own pick, replicates, which candidate NCCL ran (empty: nothing) */
-    private static List<String> collectNext(SizeCounts n, Compilation c) {
+    private static List<String> collectNext(SizeCounts n, Compilation c, boolean verdictAbove) {
         List<String> next = new java.util.ArrayList<>();
-        if (n.noNccl > 0) {
+        if (n.noNccl > 0 && !verdictAbove) { // else the verdict line says it
             next.add("NCCL's own pick at " + n.noNccl + " of " + count(n.sizes, "size")
-                    + ": run the same tests once more"
-                    + " without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and"
-                    + " protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')");
+                    + ": run the same tests once more " + UNFORCED_RUNS);
         }
         if (n.singleGroups > 0) {
             next.add(
@@ -671,6 +706,17 @@ public final class TextReport {
                         : "the replicates' CV (n/a with one replicate)")
                 + "; c = the policy's pick where a rule applies, else the fastest candidate NCCL's pick was kept against";
     }
+
+    /**
+     * How to time NCCL's own pick, for the summary's "collect next" and compile's verdict line when
+     * no size has it.
+     */
+    public static final String UNFORCED_RUNS =
+            "without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's"
+                    + " CSV: rows with algorithm and protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')";
+
+    /** A no-rule line's end where compile's first line (the verdict) says the reason and what to collect. */
+    static final String SEE_FIRST_LINE = " (see the first line)";
 
     /** The expected-regret cell of a range whose regret no size measured (no unforced run of NCCL's pick). */
     static final String NOT_MEASURED = "not measured";

@@ -248,14 +248,13 @@ class NewcomerCompileTest {
         assertEquals(1, r.exit(), r.out() + r.err());
         assertTrue(
                 r.out()
-                        .startsWith("policy not written: no input measured a forced candidate (every run counts as "
-                                + "NCCL's own pick), so the policy would have no rules. Say what each file forced: --in FILE "
-                                + "--algo X --proto Y (or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say "
-                                + "it); --allow-empty writes the empty policy\n"
-                                + "summary: 0 rules from 3 measured sizes in 1 group (nRanks=2 nNodes=1): 0 sizes get "
-                                + "a rule; no rule at:\n  3 sizes: no forced candidate measured\n  no input says which candidate a run forced "
-                                + "(no NCCL INFO 'set by environment' lines, no --algo/--proto): every file counted as NCCL's own pick; say "
-                                + "what each forced with --in FILE --algo X --proto Y\n"),
+                        .startsWith(
+                                "policy not written: no input measured a forced candidate (every run counts as "
+                                        + "NCCL's own pick), so the policy would have no rules. Say what each file forced: --in FILE "
+                                        + "--algo X --proto Y (or give NCCL_DEBUG=INFO output, whose 'set by environment' lines say "
+                                        + "it); --allow-empty writes the empty policy\n"
+                                        + "summary: 0 rules from 3 measured sizes in 1 group (nRanks=2 nNodes=1): 0 sizes get "
+                                        + "a rule; no rule at:\n  3 sizes: no forced candidate measured (see the first line)\n"),
                 r.out());
         assertEquals("nccl-tuner compile: policy not written (see above)\n", r.err());
         assertTrue(!Files.exists(yaml));
