@@ -105,7 +105,7 @@ class NewcomerEighthWalkShowTest {
         assertEquals(2, bad.exit());
         assertEquals("", bad.out());
         assertEquals(
-                "nccl-tuner show: --nranks 3 is not a multiple of --nodes 2: every node has the same number of ranks"
+                "nccl-tuner show: --nranks 3 is not a multiple of --nnodes 2: every node has the same number of ranks"
                         + " (--ranks-per-node LIST gives them per node)\nsee 'nccl-tuner show --help'\n",
                 bad.err());
         CliRun both = CliRun.run("show", p.toString(), "--nranks", "2", "--ranks-per-node", "1");
