@@ -2,13 +2,16 @@ package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ninth newcomer walk's small frictions (issue 21) in show, report, try, replay, sweep, import
- * and validate: {@code show --ranks N} refused though try and compile take {@code --ranks}.
+ * and validate: {@code show --ranks N} refused though try and compile take {@code --ranks}; report's
+ * "ranks disagree (2 table, 0 decision problems)", one shape counted twice where a canary log's comm
+ * and measured lines both name it.
  */
 class NewcomerNinthWalkFrictionsTest {
     @TempDir
@@ -66,5 +69,47 @@ class NewcomerNinthWalkFrictionsTest {
                 "nccl-tuner show: --nranks 12 is not a multiple of --nodes 8: every node has the same number of ranks"
                         + " (--ranks-per-node LIST gives them per node)\nsee 'nccl-tuner show --help'\n",
                 nranks.err());
+    }
+
+    /**
+     * A diverge log (ReportCommandTest's two ranks, nRanks=2 nNodes=2) at another shape and
+     * communicator: nRanks 4, commId ...43, pid + 10.
+     */
+    private Path atFourRanks(String name, String pid, String policyPick) throws Exception {
+        String text = Files.readString(Path.of(ReportCommandTest.res(name)))
+                .replace("\"nRanks\":2,\"nNodes\":2", "\"nRanks\":4,\"nNodes\":2")
+                .replace("17293822569102704642", "17293822569102704643")
+                .replace("\"pid\":" + pid, "\"pid\":2" + pid.charAt(1))
+                .replace("\"policyPick\":\"TREE/LL\"", "\"policyPick\":\"" + policyPick + "\"");
+        return CliRun.write(tmp, "four-" + name, text);
+    }
+
+    /** Item 2: the disagreement line counts shapes and sizes, in the plural where there are several. */
+    @Test
+    void reportDisagreementCountsShapesAndSizes() throws Exception {
+        // nRanks=2: tables differ, 2 sizes; nRanks=4: tables differ, 1 size (4 B: no rule hit on y)
+        CliRun r = CliRun.run(
+                "report",
+                ReportCommandTest.res("diverge-x.jsonl"),
+                ReportCommandTest.res("diverge-y.jsonl"),
+                atFourRanks("diverge-x.jsonl", "11", "TREE/LL").toString(),
+                atFourRanks("diverge-y.jsonl", "12", "RING/SIMPLE").toString());
+        assertEquals(3, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner report: ranks disagree (2 shapes with different compiled tables, 3 sizes with different"
+                        + " decisions): exit 3; ranks of one communicator must run the same compiled table and decisions,"
+                        + " or the job can hang\n",
+                r.err());
+    }
+
+    /** Item 2: a canary log's table problem, in its comm and its measured lines, is one shape; no "0 sizes". */
+    @Test
+    void reportDisagreementCountsACanaryShapeOnce() {
+        CliRun r = CliRun.run(CanaryReportCommandTest.args(CanaryReportCommandTest.res("canary-d.jsonl")));
+        assertEquals(3, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner report: ranks disagree (1 shape with different compiled tables): exit 3; ranks of one"
+                        + " communicator must run the same compiled table and decisions, or the job can hang\n",
+                r.err());
     }
 }
