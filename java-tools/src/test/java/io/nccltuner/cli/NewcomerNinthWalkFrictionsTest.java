@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The ninth newcomer walk's small frictions (issue 21) in show, report, try, replay, sweep, import
  * and validate: {@code show --ranks N} refused though try and compile take {@code --ranks}; report's
  * "ranks disagree (2 table, 0 decision problems)", one shape counted twice where a canary log's comm
- * and measured lines both name it.
+ * and measured lines both name it; try's not-offered sizes in {@link io.nccltuner.policy.ByteSize#format}
+ * ({@code 128062.5 KiB}) where replay prints the same call's {@code ~125.06 MiB}.
  */
 class NewcomerNinthWalkFrictionsTest {
     @TempDir
@@ -111,5 +113,38 @@ class NewcomerNinthWalkFrictionsTest {
                 "nccl-tuner report: ranks disagree (1 shape with different compiled tables): exit 3; ranks of one"
                         + " communicator must run the same compiled table and decisions, or the job can hang\n",
                 r.err());
+    }
+
+    /** A policy whose rules' one candidate, NVLS/SIMPLE, no two-node trace's cost table offers. */
+    static final String NVLS_ONLY = "schema: nccl-tuner-java/v1\nname: nv\nmode: enforce\nprofiles:\n"
+            + "  - name: any\n    match: {}\n    rules:\n"
+            + "      - collective: AllGather\n        bytes: {from: 0 B, to: 1 GiB}\n"
+            + "        candidates: [{algorithm: NVLS, protocol: SIMPLE}]\n"
+            + "      - collective: AllReduce\n        bytes: {from: 0 B, to: 1 GiB}\n"
+            + "        candidates: [{algorithm: NVLS, protocol: SIMPLE}]\n";
+
+    /** Item 3: try names the not-offered calls' sizes as replay does (~24.03 MiB, not 24602 KiB). */
+    @Test
+    void tryAndReplayPrintACallsSizeTheSameWay() throws Exception {
+        Path p = CliRun.write(tmp, "nv.yaml", NVLS_ONLY);
+        String trace = CliRun.trace("trace_fsdp.csv"); // AllGather 25192448 B and 131136000 B
+        CliRun t = CliRun.tryRun("--policy", p.toString(), "--mode", "enforce", "--trace", trace);
+        assertEquals(0, t.exit(), t.err() + t.out());
+        assertEquals(
+                "try: the policy changed 0 of 61 calls (rule hits 40); 40 rule hits changed nothing: candidate not"
+                        + " offered (NVLS/SIMPLE is -1 in NCCL's table at AllReduce 4 B: 1 call; NVLS/SIMPLE is -1 in"
+                        + " NCCL's table at AllGather ~24.03 MiB .. ~125.06 MiB: 39 calls) 40",
+                t.out().lines().toList().getLast());
+        CliRun r = CliRun.run("replay", "--policy", p.toString(), "--trace", trace);
+        assertEquals(0, r.exit(), r.err() + r.out());
+        List<String> sizes =
+                r.out().lines().filter(l -> l.startsWith("  AllGather ")).toList();
+        assertEquals(
+                List.of(
+                        "  AllGather ~125.06 MiB (131136000 B), numPipeOps 1: 3 calls; rule profiles[0].rules[0]"
+                                + " candidates NVLS/SIMPLE; NCCL offers RING/LL RING/SIMPLE PAT/SIMPLE",
+                        "  AllGather ~24.03 MiB (25192448 B), numPipeOps 1: 36 calls; rule profiles[0].rules[0]"
+                                + " candidates NVLS/SIMPLE; NCCL offers RING/LL RING/SIMPLE PAT/SIMPLE"),
+                sizes);
     }
 }
