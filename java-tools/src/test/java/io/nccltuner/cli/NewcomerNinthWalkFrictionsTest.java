@@ -1,10 +1,18 @@
 package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nccltuner.sweep.FakeNcclTestsBinary;
+import io.nccltuner.sweep.Manifest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and validate: {@code show --ranks N} refused though try and compile take {@code --ranks}; report's
  * "ranks disagree (2 table, 0 decision problems)", one shape counted twice where a canary log's comm
  * and measured lines both name it; try's not-offered sizes in {@link io.nccltuner.policy.ByteSize#format}
- * ({@code 128062.5 KiB}) where replay prints the same call's {@code ~125.06 MiB}.
+ * ({@code 128062.5 KiB}) where replay prints the same call's {@code ~125.06 MiB}; a sweep run stopped
+ * by Ctrl-C or SIGTERM recorded "failed" (exit 130/143) as if its program had failed.
  */
 class NewcomerNinthWalkFrictionsTest {
     @TempDir
@@ -146,5 +155,135 @@ class NewcomerNinthWalkFrictionsTest {
                         "  AllGather ~24.03 MiB (25192448 B), numPipeOps 1: 36 calls; rule profiles[0].rules[0]"
                                 + " candidates NVLS/SIMPLE; NCCL offers RING/LL RING/SIMPLE PAT/SIMPLE"),
                 sizes);
+    }
+
+    /**
+     * {@code nccl-tuner sweep -o dir} of AllReduce, NCCL's pick and RING/LL, one replicate, seed 4,
+     * with a stand-in nccl-tests binary that runs {@code prologue} first.
+     */
+    private String[] sweep(Path dir, String prologue) throws Exception {
+        Path fake = FakeNcclTestsBinary.write(tmp.resolve("fake_driver"), prologue, "$1", "10.0");
+        return new String[] {
+            "sweep",
+            "-o",
+            dir.toString(),
+            "--binary",
+            fake.toString(),
+            "--plugin",
+            FakeNcclTestsBinary.plugin(tmp).toString(),
+            "-b",
+            "1K",
+            "-e",
+            "1K",
+            "--candidate",
+            "RING/LL",
+            "--replicates",
+            "1",
+            "--seed",
+            "4"
+        };
+    }
+
+    /** @return the run of a sweep's manifest that forced RING/LL */
+    private static Manifest.RunRecord ringLl(Path dir) throws Exception {
+        return Manifest.read(dir.resolve(Manifest.FILE)).runs().stream()
+                .filter(r -> "LL".equals(r.protocol()))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /** Item 4: a run that SIGTERM stopped (as a pre-emption does) is interrupted, not failed; the resume runs it. */
+    @Test
+    void aSweepRunStoppedBySigtermIsInterruptedNotFailed() throws Exception {
+        Path dir = tmp.resolve("sw");
+        Path flag = tmp.resolve("stop.flag");
+        Files.writeString(flag, "");
+        String[] cmd = sweep(
+                dir,
+                "if [ -e '" + flag + "' ] && [ \"$NCCL_TUNER_JAVA_FORCE\" = RING/LL ]; then echo half; kill -TERM $$;"
+                        + " fi\n");
+        CliRun r = CliRun.run(cmd);
+        assertEquals(1, r.exit(), r.err());
+        List<String> lines = r.err().lines().toList();
+        String stopped = lines.stream()
+                .filter(l -> l.contains(" RING/LL r1: "))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                Pattern.matches(
+                        Pattern.quote("sweep: ") + "[12]/2"
+                                + Pattern.quote(" all_reduce RING/LL r1: interrupted (exit"
+                                        + " 143, SIGTERM: stopped from outside, not failed; partial output"
+                                        + " runs/all_reduce_RING-LL_r1.txt.part) in ")
+                                + ".*",
+                        stopped),
+                stopped);
+        assertEquals(
+                "sweep: 1 run interrupted by a signal from outside (Ctrl-C, SIGTERM, a pre-emption); run the same"
+                        + " command again to run it (seed 4)",
+                lines.getLast());
+        assertTrue(lines.stream().noneMatch(l -> l.contains("FAILED") || l.contains("run failed")), r.err());
+        assertEquals("interrupted", ringLl(dir).status());
+        assertEquals(143, ringLl(dir).exitCode());
+        assertTrue(Files.exists(dir.resolve("runs/all_reduce_RING-LL_r1.txt.part")));
+        assertTrue(Files.notExists(dir.resolve("runs/all_reduce_RING-LL_r1.failed.txt")));
+
+        CliRun dry =
+                CliRun.run(Stream.concat(Stream.of(cmd), Stream.of("--dry-run")).toArray(String[]::new));
+        assertEquals(0, dry.exit(), dry.err());
+        assertTrue(
+                dry.out()
+                        .contains("\n# " + dir + " holds this sweep, unfinished: 1 of 2 runs done, 1 to do (all_reduce"
+                                + " RING/LL r1: interrupted (SIGTERM)); running the same command without --dry-run"
+                                + " resumes it with seed 4 "),
+                dry.out());
+
+        Files.delete(flag);
+        CliRun resumed = CliRun.run(cmd);
+        assertEquals(0, resumed.exit(), resumed.err());
+        assertTrue(
+                resumed.err().startsWith("sweep: resuming " + dir + ": 1 of 2 runs finished, skipped; seed 4\n"),
+                resumed.err());
+        assertEquals("done", ringLl(dir).status());
+    }
+
+    /** Item 4: SIGTERM to the sweep itself (Ctrl-C's SIGINT alike) records the run it was in interrupted. */
+    @Test
+    @org.junit.jupiter.api.Timeout(90)
+    void aSweepStoppedDuringARunRecordsItInterrupted() throws Exception {
+        Path dir = tmp.resolve("sw");
+        Path started = tmp.resolve("started.flag");
+        String[] cmd = sweep(
+                dir,
+                "if [ \"$NCCL_TUNER_JAVA_FORCE\" = RING/LL ]; then echo half; touch '" + started + "'; sleep 60;"
+                        + " fi\n");
+        List<String> java = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
+        java.addAll(List.of(cmd));
+        Process p = new ProcessBuilder(java)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(tmp.resolve("err.txt").toFile())
+                .start();
+        for (int i = 0; i < 600 && Files.notExists(started); i++) {
+            Thread.sleep(100);
+        }
+        assertTrue(Files.exists(started), "the RING/LL run started");
+        p.destroy(); // SIGTERM
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(143, p.exitValue());
+        String err = Files.readString(tmp.resolve("err.txt"), StandardCharsets.UTF_8);
+        assertTrue(
+                Pattern.compile("\nsweep: interrupted: [01] of 2 runs done \\(" + Pattern.quote(dir + "/manifest.json")
+                                + "\\); run the same command again to resume: it keeps seed 4, skips the runs done and"
+                                + " runs the others, the interrupted one included\n")
+                        .matcher(err)
+                        .find(),
+                err);
+        assertTrue(!err.contains("FAILED"), err);
+        assertEquals("interrupted", ringLl(dir).status());
+        assertNull(ringLl(dir).exitCode());
     }
 }
