@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * "ranks disagree (2 table, 0 decision problems)", one shape counted twice where a canary log's comm
  * and measured lines both name it; try's not-offered sizes in {@link io.nccltuner.policy.ByteSize#format}
  * ({@code 128062.5 KiB}) where replay prints the same call's {@code ~125.06 MiB}; a sweep run stopped
- * by Ctrl-C or SIGTERM recorded "failed" (exit 130/143) as if its program had failed.
+ * by Ctrl-C or SIGTERM recorded "failed" (exit 130/143) as if its program had failed; an NCCLX file's
+ * boundary advice written in the example CSV's fields ("write max_bytes 65535") for an interval.
  */
 class NewcomerNinthWalkFrictionsTest {
     @TempDir
@@ -285,5 +286,56 @@ class NewcomerNinthWalkFrictionsTest {
         assertTrue(!err.contains("FAILED"), err);
         assertEquals("interrupted", ringLl(dir).status());
         assertNull(ringLl(dir).exitCode());
+    }
+
+    /** NVIDIA-style boundaries (0..65536, then 65537..) in NCCLX's interval syntax. */
+    static final String NCCLX_NVIDIA_BOUNDARIES =
+            "allreduce,[0,65536],ring,ll,-1,*,*\nallreduce,[65537,4294967295],ring,simple,-1,*,*\n";
+
+    /** Item 5: import and validate of an NCCLX interval file advise in intervals, not min_bytes/max_bytes. */
+    @Test
+    void ncclxIntervalBoundaryAdviceIsWrittenAsIntervals() throws Exception {
+        Path f = CliRun.write(tmp, "ncclx.csv", NCCLX_NVIDIA_BOUNDARIES);
+        String one = f + ":1: bytes 0..65536 (inclusive) is not on the size grid; rounded to [0 B, 80 KiB): sizes"
+                + " 65537..81919 B follow this line too; write [0,65536) to end it at 64 KiB, but the 65536 B calls"
+                + " then leave it (as is, they stay on this line, as in NCCL)";
+        String two = f + ":2: bytes 65537..4294967295 (inclusive) is not on the size grid; rounded to [80 KiB, 4"
+                + " GiB): sizes 65537..81919 B no longer follow this line; write [65536,4294967295] to start it at 64"
+                + " KiB, but the 65536 B calls then join it (as is, they stay off this line, as in NCCL)";
+        CliRun imp = CliRun.run(
+                "import", f.toString(), "-o", tmp.resolve("ncclx.yaml").toString());
+        assertEquals(0, imp.exit(), imp.err());
+        assertEquals("warning: " + one + "\nwarning: " + two + "\n", imp.err());
+        CliRun val = CliRun.run("validate", f.toString());
+        assertEquals(0, val.exit(), val.err());
+        assertTrue(val.out().contains("\n  warning: " + one + "\n  warning: " + two + "\n"), val.out());
+    }
+
+    /** Item 5: JSON rules get the advice in their keys: "max_bytes": N, or a "bytes" interval. */
+    @Test
+    void ncclxJsonBoundaryAdviceIsWrittenAsItsKeys() throws Exception {
+        Path f = CliRun.write(
+                tmp,
+                "ncclx.json",
+                "{\"rules\": [\n"
+                        + " {\"collective\": \"allreduce\", \"min_bytes\": 0, \"max_bytes\": 65536, \"algorithm\":"
+                        + " \"ring\", \"protocol\": \"ll\"},\n"
+                        + " {\"collective\": \"allreduce\", \"bytes\": \"[65537,)\", \"algorithm\": \"ring\","
+                        + " \"protocol\": \"simple\"}\n]}\n");
+        CliRun imp = CliRun.run(
+                "import", f.toString(), "-o", tmp.resolve("ncclx.yaml").toString());
+        assertEquals(0, imp.exit(), imp.err());
+        List<String> advice = imp.err()
+                .lines()
+                .map(l -> l.substring(l.indexOf("; write ") + 2))
+                .toList();
+        assertEquals(
+                List.of(
+                        "write \"max_bytes\": 65535 to end it at 64 KiB, but the 65536 B calls then leave it (as is,"
+                                + " they stay on this line, as in NCCL)",
+                        "write \"bytes\": \"[65536,)\" to start it at 64 KiB, but the 65536 B calls then join it (as is,"
+                                + " they stay off this line, as in NCCL)"),
+                advice.subList(0, 2),
+                imp.err());
     }
 }
