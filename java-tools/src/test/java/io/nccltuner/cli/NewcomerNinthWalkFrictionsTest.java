@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and measured lines both name it; try's not-offered sizes in {@link io.nccltuner.policy.ByteSize#format}
  * ({@code 128062.5 KiB}) where replay prints the same call's {@code ~125.06 MiB}; a sweep run stopped
  * by Ctrl-C or SIGTERM recorded "failed" (exit 130/143) as if its program had failed; an NCCLX file's
- * boundary advice written in the example CSV's fields ("write max_bytes 65535") for an interval.
+ * boundary advice written in the example CSV's fields ("write max_bytes 65535") for an interval; and
+ * validate exiting 0 (a warning) for a CSV line that can never apply where the same rule in YAML
+ * exits 1 (an error).
  */
 class NewcomerNinthWalkFrictionsTest {
     @TempDir
@@ -337,5 +339,35 @@ class NewcomerNinthWalkFrictionsTest {
                                 + " they stay off this line, as in NCCL)"),
                 advice.subList(0, 2),
                 imp.err());
+    }
+
+    /** Item 6: the same rule that can never apply is an error in a YAML and in a CSV; exit 1 for both. */
+    @Test
+    void validateRefusesARuleThatCanNeverApplyInBothFormats() throws Exception {
+        Path yaml = CliRun.write(
+                tmp,
+                "never.yaml",
+                "schema: nccl-tuner-java/v1\nname: never\nmode: enforce\nprofiles:\n  - name: any\n    match: {}\n"
+                        + "    rules:\n      - collective: Broadcast\n        bytes: {from: 0 B}\n"
+                        + "        candidates: [{algorithm: TREE, protocol: SIMPLE}]\n");
+        Path csv = CliRun.write(tmp, "nccl_tuner.conf", "broadcast,0,-1,tree,simple,-1,-1,-1\n");
+        String why = " (Broadcast [0 B, inf)): can never apply: NCCL offers none of its candidates for Broadcast";
+        CliRun y = CliRun.run("validate", yaml.toString());
+        assertEquals(1, y.exit(), y.out());
+        assertTrue(y.out().contains("\nerror: profiles[0].rules[0]" + why + "\n"), y.out());
+        assertTrue(y.out().endsWith("\nresult: FAILED (1 error, 1 warning)\n"), y.out());
+        CliRun c = CliRun.run("validate", csv.toString());
+        assertEquals(1, c.exit(), c.out());
+        assertTrue(
+                c.out()
+                        .contains("\nerror: " + csv + ":1" + why + "; NCCL's example plugin passes over such a line"
+                                + " silently (NCCL picks there): delete the line, or import the file (import leaves it"
+                                + " out)\n"),
+                c.out());
+        assertTrue(c.out().endsWith("\nresult: FAILED (1 error, 1 warning)\n"), c.out());
+        // what import writes from it validates
+        Path imported = tmp.resolve("imported.yaml");
+        CliRun i = CliRun.run("import", csv.toString(), "-o", imported.toString());
+        assertEquals(0, i.exit(), i.err());
     }
 }
