@@ -31,11 +31,6 @@ class NewcomerNinthWalkFrictionsTest {
     @TempDir
     Path tmp;
 
-    /** The show output's lines from the first shape on (the header names the temporary file). */
-    private static String shapes(String out) {
-        return out.substring(out.indexOf("\nnRanks=") + 1);
-    }
-
     /** Item 1: show takes --ranks as --nranks; the same shapes. */
     @Test
     void showTakesRanksAsNranks() throws Exception {
@@ -45,13 +40,7 @@ class NewcomerNinthWalkFrictionsTest {
         assertEquals(0, ranks.exit(), ranks.err());
         assertEquals("", ranks.err());
         assertEquals(nranks.out(), ranks.out());
-        assertEquals(
-                "nRanks=2 nNodes=2: profile h200-2node (profiles[0], 1 rule)\n"
-                        + "  collective  bytes         decision\n"
-                        + "  AllReduce   [0 B, 1 MiB)  RING/SIMPLE\n"
-                        + "  AllReduce   [1 MiB, inf)  NCCL decides\n"
-                        + "  Broadcast, Reduce, AllGather, ReduceScatter: NCCL decides at every size\n",
-                shapes(ranks.out()));
+        assertEquals(NewcomerEighthWalkShowTest.MIXED_AT_TWO_NODES, NewcomerEighthWalkShowTest.shapes(ranks.out()));
     }
 
     /** Item 1: a usage error names the spelling typed: --ranks, --nnodes; exit 2. */
