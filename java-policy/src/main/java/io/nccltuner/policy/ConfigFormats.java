@@ -235,8 +235,13 @@ public final class ConfigFormats {
             Map.entry("pipeops", "numPipeOps"),
             Map.entry("regbuff", "regBuff"));
 
-    /** One JSON rule as example fields, with its line in the file. */
-    record JsonLine(int line, String[] fields) {}
+    /**
+     * One JSON rule as example fields, with its line in the file.
+     *
+     * @param bytesKey whether the rule gave its range as {@code "bytes"} (a number or an interval), not
+     *     as {@code "min_bytes"}/{@code "max_bytes"}: the advice on its range is written that way
+     */
+    record JsonLine(int line, String[] fields, boolean bytesKey) {}
 
     /**
      * Reads JSON rules (NCCLX) with Jackson.
@@ -321,7 +326,7 @@ public final class ConfigFormats {
                 String x = v.getOrDefault(names[k], "-1");
                 f[5 + k] = x.equals("*") ? "-1" : count(where, x, names[k]);
             }
-            out.add(new JsonLine(line, f));
+            out.add(new JsonLine(line, f, v.containsKey("bytes")));
         }
         return out;
     }

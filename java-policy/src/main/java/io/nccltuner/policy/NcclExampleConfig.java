@@ -249,7 +249,12 @@ public final class NcclExampleConfig {
     private static List<Line> jsonLines(String file, List<String> text, List<String> warnings) throws InputException {
         List<Line> lines = new ArrayList<>();
         for (ConfigFormats.JsonLine j : ConfigFormats.json(file, String.join("\n", text))) {
-            Line l = parse(InputException.at(file, j.line()), j.line(), String.join(",", j.fields()), true, warnings);
+            Line l = parse(
+                    InputException.at(file, j.line()),
+                    j.line(),
+                    String.join(",", j.fields()),
+                    j.bytesKey() ? BytesSyntax.JSON_INTERVAL : BytesSyntax.JSON_FIELDS,
+                    warnings);
             if (l != null) {
                 lines.add(l);
             }
@@ -290,7 +295,7 @@ public final class NcclExampleConfig {
             }
             Line l;
             try {
-                l = parse(InputException.at(file, i + 1), i + 1, text.get(i), false, warnings);
+                l = parse(InputException.at(file, i + 1), i + 1, text.get(i), BytesSyntax.FIELDS, warnings);
             } catch (InputException e) {
                 if (e.getMessage().contains(" fields; a line has 8 to 10") && ConfigFormats.looksLikeAwsOfi(text)) {
                     throw new InputException(InputException.at(file, i + 1), ConfigFormats.AWS_OFI);
@@ -708,17 +713,74 @@ public final class NcclExampleConfig {
 
     // ---- one line ------------------------------------------------------------------------------
 
-    /** @param intervals whether the line is NCCLX's (interval syntax or JSON): nNodes/nRanks may be [lo,hi] */
-    private static Line parse(String where, int ln, String raw, boolean intervals, List<String> warnings)
+    /**
+     * How a file writes a line's byte range, so that the advice moving a boundary onto the size grid
+     * ({@code write max_bytes 65535 to end it at 64 KiB}) is written the file's way.
+     */
+    enum BytesSyntax {
+        /** NCCL's example CSV: the inclusive {@code min_bytes} and {@code max_bytes} fields. */
+        FIELDS,
+        /** NCCLX's interval syntax: the range as one field, {@code [lo,hi]} inclusive, {@code [lo,hi)} not. */
+        INTERVAL,
+        /** NCCLX's JSON rules with {@code "min_bytes"} and {@code "max_bytes"} keys. */
+        JSON_FIELDS,
+        /** NCCLX's JSON rules with a {@code "bytes"} interval. */
+        JSON_INTERVAL;
+
+        /**
+         * @param down the new first size, bytes (unsigned)
+         * @param max the line's last size, bytes (unsigned, inclusive; -1 for none)
+         * @return what to write for the range to start at {@code down}: {@code min_bytes 65536},
+         *     {@code [65536,4294967295]}, {@code "min_bytes": 65536}, {@code "bytes": "[65536,)"}
+         */
+        String start(long down, long max) {
+            String lo = Long.toUnsignedString(down);
+            String iv = "[" + lo + "," + (max == -1L ? ")" : Long.toUnsignedString(max) + "]");
+            return text("min_bytes", lo, iv);
+        }
+
+        /**
+         * @param min the line's first size, bytes (unsigned)
+         * @param down the new end, bytes (unsigned, exclusive)
+         * @return what to write for the range to end before {@code down}: {@code max_bytes 65535},
+         *     {@code [0,65536)}, {@code "max_bytes": 65535}, {@code "bytes": "[0,65536)"}
+         */
+        String end(long min, long down) {
+            return text(
+                    "max_bytes",
+                    Long.toUnsignedString(down - 1),
+                    "[" + Long.toUnsignedString(min) + "," + Long.toUnsignedString(down) + ")");
+        }
+
+        private String text(String field, String value, String interval) {
+            return switch (this) {
+                case FIELDS -> field + " " + value;
+                case INTERVAL -> interval;
+                case JSON_FIELDS -> "\"" + field + "\": " + value;
+                case JSON_INTERVAL -> "\"bytes\": \"" + interval + "\"";
+            };
+        }
+    }
+
+    /**
+     * One config line.
+     *
+     * @param syntax how the file writes a byte range ({@link BytesSyntax#FIELDS} for a CSV line, which
+     *     is {@link BytesSyntax#INTERVAL} where its second field is an interval); the line is NCCLX's
+     *     (nNodes/nRanks may be [lo,hi]) unless it is a CSV line without one
+     */
+    private static Line parse(String where, int ln, String raw, BytesSyntax syntax, List<String> warnings)
             throws InputException {
         String t = raw.strip();
         if (t.isEmpty() || t.startsWith("#")) {
             return null;
         }
+        boolean intervals = syntax != BytesSyntax.FIELDS;
         String[] f = ConfigFormats.split(t);
         if (f.length >= 2 && ConfigFormats.isInterval(f[1])) {
             f = ConfigFormats.fromIntervals(where, f); // NCCLX: the byte range as one interval field
             intervals = true;
+            syntax = BytesSyntax.INTERVAL;
         }
         if (f.length == 11 || f.length == 12) {
             throw new InputException(where, ConfigFormats.rcclProblem(f.length));
@@ -781,7 +843,7 @@ public final class NcclExampleConfig {
                     + " B no longer follow this line");
             long down = SizeGrid.floorGridPoint(min);
             // following the advice moves the sizes down..min-1 (a power of two among them) onto this line
-            write.add("min_bytes " + Long.toUnsignedString(down) + " to start it at " + ByteSize.format(down) + ", but "
+            write.add(syntax.start(down, max) + " to start it at " + ByteSize.format(down) + ", but "
                     + calls(down, min - 1) + " then join it (as is, they stay off this line, as in NCCL)");
         }
         if (end != -1L && to != end) {
@@ -790,8 +852,8 @@ public final class NcclExampleConfig {
             long down = SizeGrid.floorGridPoint(end);
             if (Long.compareUnsigned(down, from) > 0) {
                 // following the advice moves the sizes down..max (a power of two among them) off this line
-                write.add("max_bytes " + Long.toUnsignedString(down - 1) + " to end it at " + ByteSize.format(down)
-                        + ", but " + calls(down, max) + " then leave it (as is, they stay on this line, as in NCCL)");
+                write.add(syntax.end(min, down) + " to end it at " + ByteSize.format(down) + ", but " + calls(down, max)
+                        + " then leave it (as is, they stay on this line, as in NCCL)");
             }
         }
         if (!moved.isEmpty()) {

@@ -1162,7 +1162,10 @@ final class ExplainCommand extends ToolCommand {
             }
         }
 
-        /** A size for a table column: {@link ByteSize#readable}. */
+        /**
+         * A call's size in a table column or a message, as explain, replay and try print it: {@link
+         * ByteSize#readable} ({@code 64 KiB}, {@code ~24.03 MiB} for 25192448 bytes).
+         */
         static String format(long n) {
             return ByteSize.readable(n);
         }

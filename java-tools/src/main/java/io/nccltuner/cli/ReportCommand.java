@@ -96,16 +96,25 @@ final class ReportCommand extends ToolCommand {
     Path policy;
 
     /**
-     * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}.
+     * The stderr line of a report whose ranks disagree, before exit {@link Main#EXIT_CHECK}: {@code
+     * nccl-tuner report: ranks disagree (1 shape with different compiled tables, 2 sizes with
+     * different decisions): exit 3; ...}, a count of 0 left out.
      *
-     * @param tables shapes whose ranks run different tables (decision and measured lines)
-     * @param decisions (shape, collective, size) where ranks decide differently
+     * @param shapes shapes whose ranks run different compiled tables (sha256 of the comm or measured
+     *     lines), each counted once
+     * @param sizes (shape, collective, size or size bucket) where ranks decide differently
      * @return the line
      */
-    static String disagree(int tables, int decisions) {
-        return "nccl-tuner report: ranks disagree (" + tables + " table, " + decisions + " decision problems): exit "
-                + Main.EXIT_CHECK
-                + "; ranks of one communicator must run the same table and decisions, or the job can hang";
+    static String disagree(int shapes, int sizes) {
+        List<String> parts = new ArrayList<>();
+        if (shapes > 0) {
+            parts.add(Main.count(shapes, "shape") + " with different compiled tables");
+        }
+        if (sizes > 0) {
+            parts.add(Main.count(sizes, "size") + " with different decisions");
+        }
+        return "nccl-tuner report: ranks disagree (" + String.join(", ", parts) + "): exit " + Main.EXIT_CHECK
+                + "; ranks of one communicator must run the same compiled table and decisions, or the job can hang";
     }
 
     /** The line a report without {@code --measurements} ends with: how to price it. */
@@ -238,8 +247,11 @@ final class ReportCommand extends ToolCommand {
         }
         out.flush();
         if (!(r.tableProblems().isEmpty() && r.decisionProblems().isEmpty() && c.ranksAgree())) {
+            java.util.Set<String> shapes = new java.util.HashSet<>(); // a canary log's comm and measured lines
+            java.util.stream.Stream.concat(r.tableProblems().stream(), c.tableProblems().stream())
+                    .forEach(t -> shapes.add(ShadowReport.tableProblemShape(t)));
             err.println(disagree(
-                    r.tableProblems().size() + c.tableProblems().size(),
+                    shapes.size(),
                     r.decisionProblems().size() + c.decisionProblems().size()));
             err.flush();
             return Main.EXIT_CHECK;

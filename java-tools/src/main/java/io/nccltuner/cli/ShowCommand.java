@@ -30,7 +30,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8 | --nranks N] [--gpu NAME]}: a
+ * {@code nccl-tuner show POLICY [--nodes 1,2,4..1024] [--ranks-per-node 8 | --nranks N] [--gpu NAME]}
+ * ({@code --nnodes} and {@code --ranks} are the same as {@code --nodes} and {@code --nranks}): a
  * policy's decisions
  * over a grid of job shapes, as aws-ofi-nccl's show-tuner-decisions prints its own: per shape
  * (nNodes from {@code --nodes}, each with {@code --ranks-per-node} ranks; written {@code nRanks=16
@@ -72,9 +73,10 @@ final class ShowCommand extends ToolCommand {
     String ranksPerNode;
 
     @Option(
-            names = "--nranks",
+            names = {"--nranks", "--ranks"},
             paramLabel = "N",
-            description = "total ranks of each shape, in place of --ranks-per-node: ranks per node is N / nNodes "
+            description = "total ranks of each shape (--ranks is the same), in place of --ranks-per-node: ranks per "
+                    + "node is N / nNodes "
                     + "(each node count of --nodes must divide N; without --nodes, the default counts that divide N)")
     Long nRanksTotal;
 
@@ -126,7 +128,7 @@ final class ShowCommand extends ToolCommand {
 
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
-        List<Long> nodeList = counts("--nodes", nodes);
+        List<Long> nodeList = counts(typed("--nodes"), nodes);
         boolean rpnGiven = spec.commandLine().getParseResult().hasMatchedOption("--ranks-per-node");
         List<long[]> grid = grid(nodeList, rpnGiven);
         pipeOps.check();
@@ -220,16 +222,18 @@ final class ShowCommand extends ToolCommand {
      * @param nodeList the node counts ({@code --nodes})
      * @param rpnGiven whether {@code --ranks-per-node} was given
      * @return {nNodes, ranks per node} per shape, in order
-     * @throws InputException {@code --nranks} with {@code --ranks-per-node}, below 1, or not a
-     *     multiple of a {@code --nodes} count (usage errors)
+     * @throws InputException {@code --nranks} (or {@code --ranks}) with {@code --ranks-per-node},
+     *     below 1, or not a multiple of a {@code --nodes} count (usage errors, naming the options as
+     *     typed: {@code --ranks 12 is not a multiple of --nnodes 8: ...})
      */
     private List<long[]> grid(List<Long> nodeList, boolean rpnGiven) throws InputException {
+        String nranks = typed("--nranks");
         if (nRanksTotal != null && rpnGiven) {
             throw new UsageException(
-                    "--nranks and --ranks-per-node: give one (--nranks N is N / nNodes ranks per node)");
+                    nranks + " and --ranks-per-node: give one (" + nranks + " N is N / nNodes ranks per node)");
         }
         if (nRanksTotal != null && nRanksTotal < 1) {
-            throw new UsageException("--nranks: must be at least 1, got " + nRanksTotal);
+            throw new UsageException(nranks + ": must be at least 1, got " + nRanksTotal);
         }
         List<Long> rpnList = nRanksTotal == null ? counts("--ranks-per-node", ranksPerNode) : List.of();
         List<long[]> grid = new ArrayList<>();
@@ -240,7 +244,8 @@ final class ShowCommand extends ToolCommand {
                     continue; // of the default node counts, those that divide N
                 }
                 if (nRanksTotal % n != 0) {
-                    throw new UsageException("--nranks " + nRanksTotal + " is not a multiple of --nodes " + n
+                    throw new UsageException(nranks + " " + nRanksTotal + " is not a multiple of " + typed("--nodes")
+                            + " " + n
                             + ": every node has the same number of ranks (--ranks-per-node LIST gives them per node)");
                 }
                 grid.add(new long[] {n, nRanksTotal / n});

@@ -21,7 +21,9 @@ import picocli.CommandLine.Option;
  * mode, in fresh processes, R replicates in a randomized balanced order, into a directory that
  * {@code nccl-tuner compile DIR} reads. See {@link Sweep} and docs/measure.md.
  *
- * <p>Exit codes: 0 every run finished, 1 some run failed (run again to retry) or an input error;
+ * <p>Exit codes: 0 every run finished, 1 some run failed or was interrupted by a signal to it (run
+ * again to retry) or an input error; 130 or 143 (the JVM's own) where Ctrl-C or SIGTERM stopped the
+ * sweep itself, its run in progress recorded interrupted;
  * as for every command ({@link Main}), 2 a usage error and 70 an internal one.
  */
 @Command(

@@ -60,6 +60,31 @@ abstract class ToolCommand implements Callable<Integer> {
     }
 
     /**
+     * The spelling of an option's name the user typed, for a usage error to name it ({@code
+     * --ranks} where {@code --nranks} has that alias): the last of the option's names on the command
+     * line, alone or as {@code --ranks=16}.
+     *
+     * @param option any one of the option's names, {@code --nranks}
+     * @return the name as typed, or {@code option} when it was not typed (its default applies) or the
+     *     command has no such option
+     */
+    final String typed(String option) {
+        picocli.CommandLine.Model.OptionSpec o = spec.findOption(option);
+        if (o == null) {
+            return option;
+        }
+        String seen = option;
+        for (String arg : spec.commandLine().getParseResult().originalArgs()) {
+            for (String name : o.names()) {
+                if (arg.equals(name) || arg.startsWith(name + "=")) {
+                    seen = name;
+                }
+            }
+        }
+        return seen;
+    }
+
+    /**
      * Parses {@code --mode} as {@code explain} and {@code replay} spell its error.
      *
      * @param mode the option's value

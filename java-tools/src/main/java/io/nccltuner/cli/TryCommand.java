@@ -846,7 +846,8 @@ final class TryCommand extends ToolCommand {
      * @param replayed the traces the harness replayed
      * @param expected the not-offered hits the decision logs count
      * @return {@code RING/LL128 is -1 in NCCL's table at AllReduce 128 B .. 512 B} (groups joined by
-     *     "; ", each with its calls when there are several), or null when the replay does not find
+     *     "; ", each with its calls when there are several; sizes as replay and explain print a call's,
+     *     {@link ExplainCommand.Sizes#format}: {@code ~24.03 MiB} for 25192448 B), or null when the replay does not find
      *     the logs' count (then the report's generic reason stands)
      */
     private String notOfferedWhy(Policy p, List<Path> replayed, long expected) throws IOException {
@@ -882,9 +883,9 @@ final class TryCommand extends ToolCommand {
         bySize.sort(java.util.Comparator.comparingLong(e -> e.getValue()[1])); // smallest size first
         bySize.forEach(e -> parts.add(e.getKey() + " "
                 + (e.getValue()[1] == e.getValue()[2]
-                        ? io.nccltuner.policy.ByteSize.format(e.getValue()[1])
-                        : io.nccltuner.policy.ByteSize.format(e.getValue()[1]) + " .. "
-                                + io.nccltuner.policy.ByteSize.format(e.getValue()[2]))
+                        ? ExplainCommand.Sizes.format(e.getValue()[1])
+                        : ExplainCommand.Sizes.format(e.getValue()[1]) + " .. "
+                                + ExplainCommand.Sizes.format(e.getValue()[2]))
                 + (groups.size() > 1 ? ": " + Main.count(e.getValue()[0], "call") : "")));
         return String.join("; ", parts);
     }

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
  * not offer ({@link #notOffered}).
  *
  * <p>Exit codes: 0 the policy loads and nothing in it is unreachable; 1 it is refused, something
- * can never apply (an error finding), or a given shape matches no profile; as for every command
+ * can never apply (an error finding; a CSV line as a YAML rule, {@link #csvLine}), or a given shape
+ * matches no profile; as for every command
  * ({@link Main}), 2 a usage error and 70 an internal one. Warnings (a candidate NCCL never offers beside others it does) do not change the
  * exit code.
  */
@@ -253,23 +254,24 @@ final class ValidateCommand extends ToolCommand {
     }
 
     /**
-     * A CSV line NCCL offers none of the candidates of is no error: NCCL's example plugin passes over
-     * such a line (it never applies, NCCL picks there), as the plugin reading the CSV does, and
-     * {@code import} leaves it out with a warning; so validate warns, as import does, and the CSV
-     * validates OK where it loads.
+     * A CSV line NCCL offers none of the candidates of is an error, as the same rule in a policy YAML
+     * is: validate exits 1 when something in the file can never apply, whatever its format. NCCL's
+     * example plugin passes over such a line silently (NCCL picks there), which is why validate says
+     * so: the line reads as in force and is not. The error says so and what to do: delete the line,
+     * or import the file ({@code import} leaves it out with a warning, so what it writes validates).
      *
      * @param f a finding of the policy read from the CSV
-     * @return {@code f}, or its "can never apply" error as a warning saying so
+     * @return {@code f}, its "can never apply" error with what NCCL's example plugin does and the fix
      */
     static PolicyCheck.Finding csvLine(PolicyCheck.Finding f) {
         if (f.level() != PolicyCheck.Level.ERROR || !f.message().startsWith("can never apply")) {
             return f;
         }
         return new PolicyCheck.Finding(
-                PolicyCheck.Level.WARNING,
+                f.level(),
                 f.where(),
-                f.message() + "; NCCL's example plugin passes over such a line too (NCCL picks there), so the file"
-                        + " works without it; import leaves it out",
+                f.message() + "; NCCL's example plugin passes over such a line silently (NCCL picks there): delete"
+                        + " the line, or import the file (import leaves it out)",
                 f.profile());
     }
 

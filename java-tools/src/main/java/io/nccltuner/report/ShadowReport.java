@@ -514,6 +514,19 @@ public record ShadowReport(
     }
 
     /**
+     * The shape a {@link #differentTables} line is about, to count shapes once where the shadow and
+     * the canary report both name one (a canary log's comm lines and measured lines).
+     *
+     * @param line a table problem, {@code nRanks=3 nNodes=1: ranks run different tables: ...}
+     * @return its shape, {@code nRanks=3 nNodes=1} ({@link JobShape#of}): the text before the first
+     *     {@code ": "}
+     */
+    public static String tableProblemShape(String line) {
+        int colon = line.indexOf(": ");
+        return colon < 0 ? line : line.substring(0, colon);
+    }
+
+    /**
      * How a DIFFER line names a rank that logged the communicator but no rule hit at the size: it ran
      * NCCL's own pick there (calls no rule covers are not logged one by one).
      */

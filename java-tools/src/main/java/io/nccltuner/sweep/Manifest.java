@@ -67,8 +67,11 @@ public record Manifest(
      * @param file the raw output, relative to the directory ({@code runs/<id>.txt})
      * @param command the command line, words as passed to the OS
      * @param env variables set for this run on top of {@link #environment}
-     * @param status pending, done or failed
-     * @param exitCode the process's exit status, null until it ran
+     * @param status pending, done, failed (the program exited non-zero, or the sweep's {@code
+     *     --timeout} killed it) or interrupted (a signal from outside stopped it: Ctrl-C, SIGTERM; see
+     *     {@link Sweep#INTERRUPTED})
+     * @param exitCode the process's exit status, null until it ran (and for a run interrupted by
+     *     stopping the sweep itself)
      * @param seconds wall time, null until it ran
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -86,8 +89,13 @@ public record Manifest(
             String status,
             Integer exitCode,
             Double seconds) {
-        /** @return the same run with a new outcome */
-        public RunRecord finished(String newStatus, int exit, double secs) {
+        /**
+         * @param newStatus done, failed or interrupted
+         * @param exit the process's exit status; null where the sweep was stopped before it ended
+         * @param secs its wall time, seconds
+         * @return the same run with a new outcome
+         */
+        public RunRecord finished(String newStatus, Integer exit, double secs) {
             return new RunRecord(
                     id, program, algorithm, protocol, channels, replicate, order, file, command, env, newStatus, exit,
                     secs);

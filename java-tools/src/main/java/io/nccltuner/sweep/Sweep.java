@@ -28,8 +28,10 @@ import java.util.concurrent.TimeUnit;
  * ({@code NCCL_TUNER_PLUGIN}, {@code NCCL_TUNER_JAVA_FORCE}); NCCL's own pick runs load the
  * same plugin with no policy, so it changes nothing. Each run's stdout and stderr go to
  * {@code runs/<id>.txt}; {@code manifest.json} is rewritten after every run, so a sweep that is
- * interrupted resumes where it stopped (finished runs are skipped, failed and unfinished ones run
- * again).
+ * interrupted resumes where it stopped (finished runs are skipped, failed, interrupted and unfinished
+ * ones run again). A run stopped by a signal from outside (Ctrl-C's SIGINT, SIGTERM as a scheduler's
+ * pre-emption sends it, SIGHUP), the sweep's or its own, is {@code interrupted}, not {@code failed}:
+ * the program did not fail, and the resume re-runs it.
  *
  * <p>Every run gets {@code NCCL_DEBUG=INFO} and {@code NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH} unless
  * the user set them: the INIT lines give the signature ({@link RunHardware}), NCCL's TUNING
@@ -82,6 +84,15 @@ public final class Sweep {
 
     private final Config cfg;
     private final PrintWriter progress;
+
+    // What the run loop and the shutdown hook of a stopped sweep share, guarded by this object: the
+    // manifest as last written, its file, the run in progress (an index into the manifest's runs, -1
+    // for none) and when it started, and whether the hook has begun (no run starts or is recorded after).
+    private Manifest live;
+    private Path liveFile;
+    private int current = -1;
+    private long currentStart;
+    private boolean stopping;
     /** Every how many runs a progress line ({@code sweep: 10/48 ...}) ends with {@code ; seed S}. */
     public static final int SEED_EVERY = 10;
 
@@ -328,12 +339,15 @@ public final class Sweep {
     }
 
     /**
-     * @return why a run is still to do: {@code failed, exit 3}, {@code not run} (pending: not started,
-     *     or running when the sweep was stopped), {@code done, but its output runs/x.txt is gone}
+     * @return why a run is still to do: {@code failed, exit 3}, {@code interrupted (SIGTERM)} (a
+     *     signal from outside stopped it; {@code interrupted} where the sweep itself was stopped),
+     *     {@code not run} (pending: not started, or running when a sweep of an earlier release was
+     *     stopped), {@code done, but its output runs/x.txt is gone}
      */
     private static String state(Manifest.RunRecord r) {
         return switch (r.status()) {
             case "failed" -> "failed" + (r.exitCode() == null ? "" : ", exit " + r.exitCode());
+            case INTERRUPTED -> INTERRUPTED + (signal(r.exitCode()) == null ? "" : " (" + signal(r.exitCode()) + ")");
             case "done" -> "done, but its output " + r.file() + " is gone";
             default -> "not run";
         };
@@ -426,11 +440,16 @@ public final class Sweep {
                     + " (recorded in " + Manifest.FILE + "; to resume, run the same command again)");
         }
         m.write(mf);
-        // SIGINT (Ctrl-C, exit 130) ends the JVM in the middle of a run: its hook says what is done
+        synchronized (this) {
+            live = m;
+            liveFile = mf;
+        }
+        // SIGINT (Ctrl-C, exit 130) or SIGTERM (exit 143) ends the JVM in the middle of a run: its hook
+        // records that run interrupted and says what is done
         java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger(done);
         long seed = m.seed();
         Thread hook = new Thread(() -> {
-            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+            stopped();
             progress.println(interruptedLine(cfg.dir(), ok.get(), total, seed));
             progress.flush();
         });
@@ -444,6 +463,58 @@ public final class Sweep {
             }
         }
         return m;
+    }
+
+    /**
+     * The shutdown hook's work when the JVM is stopped (SIGINT, SIGTERM, SIGHUP) during the sweep:
+     * no further run starts, the processes of the run in progress are killed, and that run is
+     * recorded {@code interrupted} in the manifest (its partial output stays in {@code
+     * runs/<id>.txt.part}; the resume runs it again).
+     */
+    private synchronized void stopped() {
+        stopping = true;
+        ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+        if (current < 0 || live == null) {
+            return;
+        }
+        List<Manifest.RunRecord> runs = new ArrayList<>(live.runs());
+        runs.set(current, runs.get(current).finished(INTERRUPTED, null, seconds(System.nanoTime() - currentStart)));
+        try {
+            live = live.with(runs, live.signature(), live.warnings());
+            live.write(liveFile);
+        } catch (IOException e) {
+            progress.println("warning: " + liveFile + ": cannot record the interrupted run (" + e.getMessage()
+                    + "); the resume runs it again all the same");
+        }
+    }
+
+    /** A run's status in the manifest when a signal from outside stopped it ({@link #signal}). */
+    public static final String INTERRUPTED = "interrupted";
+
+    /**
+     * The signal from outside that a run's exit status says stopped it: the process ended by SIGHUP,
+     * SIGINT or SIGTERM, which Java reports as 128 + the signal's number (Linux signal(7): 1, 2, 15),
+     * as a shell or a launcher passes a child's on. Not SIGKILL (137: the kernel's out-of-memory
+     * killer sends it too) nor the sweep's own {@code --timeout} kill (124), which are failures.
+     *
+     * @param exit the run's exit status
+     * @return {@code SIGINT}, {@code SIGTERM} or {@code SIGHUP}; null for another status
+     */
+    static String signal(Integer exit) {
+        if (exit == null) {
+            return null;
+        }
+        return switch (exit) {
+            case 128 + 1 -> "SIGHUP";
+            case 128 + 2 -> "SIGINT";
+            case 128 + 15 -> "SIGTERM";
+            default -> null;
+        };
+    }
+
+    /** @return nanoseconds as seconds, to the millisecond, as the manifest records a run's time */
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e6) / 1000.0;
     }
 
     /**
@@ -475,6 +546,7 @@ public final class Sweep {
         long t0 = System.nanoTime();
         int ranNow = 0;
         int failed = 0;
+        int interrupted = 0;
         String stop = null;
         for (int i = 0; i < runs.size(); i++) {
             Manifest.RunRecord r = runs.get(i);
@@ -482,11 +554,29 @@ public final class Sweep {
                 continue;
             }
             long s0 = System.nanoTime();
-            int exit = exec(r);
+            Process proc;
+            synchronized (this) { // the hook kills what runs, so a run starts only before it began
+                if (stopping) {
+                    break;
+                }
+                current = i;
+                currentStart = s0;
+                proc = start(r);
+            }
+            int exit = proc == null ? 127 : await(proc, r);
             double secs = (System.nanoTime() - s0) / 1e9;
             Path out = cfg.dir().resolve(r.file());
             Path part = out.resolveSibling(out.getFileName() + ".part");
-            if (exit == 0) {
+            String signal = signal(exit);
+            synchronized (this) {
+                current = -1;
+                if (stopping) {
+                    break; // the hook recorded this run interrupted, and says so
+                }
+            }
+            if (signal != null) {
+                interrupted++; // its partial output stays in the .part file; the resume runs it again
+            } else if (exit == 0) {
                 Files.move(part, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 RunHardware s = RunHardware.read(Files.readAllLines(out, StandardCharsets.UTF_8));
                 if (sig == null) {
@@ -500,9 +590,17 @@ public final class Sweep {
                 failed++;
                 stop = missingProgram(r, exit, failedOut);
             }
-            runs.set(i, r.finished(exit == 0 ? "done" : "failed", exit, Math.round(secs * 1000) / 1000.0));
+            runs.set(
+                    i,
+                    r.finished(
+                            signal != null ? INTERRUPTED : exit == 0 ? "done" : "failed",
+                            exit,
+                            seconds(System.nanoTime() - s0)));
             m = m.with(runs, sig, warnings);
-            m.write(mf);
+            synchronized (this) {
+                m.write(mf);
+                live = m;
+            }
             if (exit == 0) {
                 ok.incrementAndGet();
             }
@@ -518,7 +616,10 @@ public final class Sweep {
                     r.program(),
                     r.label(),
                     r.replicate(),
-                    exit == 0 ? "ok" : "FAILED (exit " + exit + ", see " + r.id() + ".failed.txt)",
+                    signal != null
+                            ? "interrupted (exit " + exit + ", " + signal
+                                    + ": stopped from outside, not failed; partial output " + r.file() + ".part)"
+                            : exit == 0 ? "ok" : "FAILED (exit " + exit + ", see " + r.id() + ".failed.txt)",
                     secs,
                     duration(elapsed),
                     duration(eta),
@@ -533,13 +634,32 @@ public final class Sweep {
                 break;
             }
         }
-        if (failed > 0 && stop == null) {
-            progress.println("sweep: " + (failed == 1 ? "1 run failed" : failed + " runs failed")
-                    + "; run the same command again to retry " + (failed == 1 ? "it" : "them") + " (seed " + m.seed()
-                    + ")");
-        }
+        retryLines(failed, interrupted, stop != null, m.seed());
         progress.flush();
         return m;
+    }
+
+    /**
+     * The lines after a sweep's runs that say what the same command runs again: the failed runs
+     * (unless a missing program stopped the sweep, said already), the interrupted ones.
+     *
+     * @param failed runs that failed now
+     * @param interrupted runs a signal from outside stopped now ({@link #signal})
+     * @param stopped whether a missing program stopped the sweep
+     * @param seed the sweep's seed
+     */
+    private void retryLines(int failed, int interrupted, boolean stopped, long seed) {
+        if (failed > 0 && !stopped) {
+            progress.println("sweep: " + (failed == 1 ? "1 run failed" : failed + " runs failed")
+                    + "; run the same command again to retry " + (failed == 1 ? "it" : "them") + " (seed " + seed
+                    + ")");
+        }
+        if (interrupted > 0) {
+            progress.println("sweep: " + count(interrupted, "run") + " interrupted by a signal from outside (Ctrl-C,"
+                    + " SIGTERM, a pre-emption); run the same command again to run "
+                    + (interrupted == 1 ? "it" : "them")
+                    + " (seed " + seed + ")");
+        }
     }
 
     /**
@@ -720,7 +840,13 @@ public final class Sweep {
         return null;
     }
 
-    private int exec(Manifest.RunRecord r) throws IOException, InterruptedException {
+    /**
+     * Starts a run's process, its stdout and stderr to {@code runs/<id>.txt.part}.
+     *
+     * @return the process, or null when it cannot start (the reason written to the .part file; the
+     *     run counts as exit 127, the shell's "not found")
+     */
+    private Process start(Manifest.RunRecord r) throws IOException {
         Path out = cfg.dir().resolve(r.file());
         Path part = out.resolveSibling(out.getFileName() + ".part");
         ProcessBuilder pb = new ProcessBuilder(r.command())
@@ -733,14 +859,24 @@ public final class Sweep {
         REMOVED.forEach(env::remove);
         env.putAll(commonEnv());
         env.putAll(r.env());
-        Process p;
         try {
-            p = pb.start();
+            return pb.start();
         } catch (IOException e) {
             Files.writeString(
                     part, "nccl-tuner sweep: cannot start " + r.command().getFirst() + ": " + e.getMessage() + "\n");
-            return 127;
+            return null;
         }
+    }
+
+    /**
+     * Waits for a run's process, killing it (and its children) after {@code --timeout}.
+     *
+     * @return its exit status; 124 when it was killed for the timeout (a line saying so appended to
+     *     the .part file)
+     */
+    private int await(Process p, Manifest.RunRecord r) throws IOException, InterruptedException {
+        Path out = cfg.dir().resolve(r.file());
+        Path part = out.resolveSibling(out.getFileName() + ".part");
         try {
             if (!p.waitFor(cfg.timeoutSeconds(), TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -80,11 +80,11 @@ class CanaryReportCommandTest {
         CliRun t = CliRun.run(args(res("canary-d.jsonl"), "--check"));
         assertEquals(Main.EXIT_CHECK, t.exit(), t.err());
         assertEquals(3, t.exit());
-        assertTrue(t.err().contains("ranks disagree (2 table, 0 decision problems): exit 3"), t.err());
+        assertTrue(t.err().contains("ranks disagree (1 shape with different compiled tables): exit 3"), t.err());
         CliRun d = CliRun.run(args(res("canary-e.jsonl"), "--check"));
         assertEquals(3, d.exit(), d.err());
         assertTrue(d.out().contains("measured decisions: DIFFER"), d.out());
-        assertTrue(d.err().contains("(0 table, 1 decision problems)"), d.err());
+        assertTrue(d.err().contains("ranks disagree (1 size with different decisions): exit 3"), d.err());
     }
 
     @Test

@@ -30,7 +30,7 @@ class CsvPolicyCommandsTest {
     @Test
     void validateReadsTheCsvAndNamesItsLines() {
         CliRun r = CliRun.run("validate", F);
-        assertEquals(0, r.exit(), r.out() + r.err()); // a line NCCL never offers warns, as import does
+        assertEquals(1, r.exit(), r.out() + r.err()); // a line NCCL never offers is an error, as in YAML
         String o = r.out();
         assertTrue(
                 o.startsWith(
@@ -38,12 +38,12 @@ class CsvPolicyCommandsTest {
                                 + "  warning: " + MAX_WARNING + "\n  warning: " + MIN_WARNING + "\n"),
                 o);
         assertTrue(
-                o.contains(
-                        "\nwarning: " + F + ":8 (ReduceScatter [0 B, inf)): can never apply: NCCL offers none of its "
-                                + "candidates for ReduceScatter; NCCL's example plugin passes over such a line too (NCCL picks there), so the file works without it; import leaves it out\n"),
+                o.contains("\nerror: " + F + ":8 (ReduceScatter [0 B, inf)): can never apply: NCCL offers none of its "
+                        + "candidates for ReduceScatter; NCCL's example plugin passes over such a line silently (NCCL picks"
+                        + " there): delete the line, or import the file (import leaves it out)\n"),
                 o);
         // the result counts the CSV's 2 warnings too (it said "1 warning" under "2 warnings:")
-        assertTrue(o.endsWith("result: OK (0 errors, 4 warnings: 2 from reading the CSV, 2 of the policy)\n"), o);
+        assertTrue(o.endsWith("result: FAILED (1 error, 3 warnings: 2 from reading the CSV, 1 of the policy)\n"), o);
     }
 
     @Test

@@ -87,17 +87,17 @@ class ImportCommandTest {
     void validateGroupsTheSameFindingOverProfiles() {
         String conf = CliRun.fixture("example-tuner.conf");
         CliRun v = CliRun.run("validate", conf);
-        assertEquals(0, v.exit()); // a line NCCL never offers warns, as import does
+        assertEquals(1, v.exit()); // a line NCCL never offers is an error, as the same rule in YAML
         assertTrue(
                 v.out()
-                        .contains(
-                                "\nwarning: " + conf + ":9 (Broadcast [0 B, 40 KiB)) in 3 profiles (profiles[0] "
-                                        + "nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
-                                        + "for Broadcast; NCCL's example plugin passes over such a line too (NCCL picks there), so the file works without it; import leaves it out\n"),
+                        .contains("\nerror: " + conf + ":9 (Broadcast [0 B, 40 KiB)) in 3 profiles (profiles[0] "
+                                + "nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply: NCCL offers none of its candidates "
+                                + "for Broadcast; NCCL's example plugin passes over such a line silently (NCCL picks there): delete the"
+                                + " line, or import the file (import leaves it out)\n"),
                 v.out());
         assertEquals(1, v.out().split("can never apply", -1).length - 1, v.out());
         assertTrue(
-                v.out().endsWith("result: OK (0 errors, 6 warnings: 4 from reading the CSV, 2 of the policy)\n"),
+                v.out().endsWith("result: FAILED (1 error, 5 warnings: 4 from reading the CSV, 1 of the policy)\n"),
                 v.out());
     }
 

@@ -32,12 +32,19 @@ class NewcomerEighthWalkShowTest {
             + "allreduce,65536,131071,ring,simpel,-1,-1,-1\n"
             + "allgather,0,65535,ring,ll,x,-1,-1\n";
 
+    /** What show prints for {@link #MIXED} at nRanks=2 nNodes=2 with --gpu 'NVIDIA H200'. */
+    static final String MIXED_AT_TWO_NODES = "nRanks=2 nNodes=2: profile h200-2node (profiles[0], 1 rule)\n"
+            + "  collective  bytes         decision\n"
+            + "  AllReduce   [0 B, 1 MiB)  RING/SIMPLE\n"
+            + "  AllReduce   [1 MiB, inf)  NCCL decides\n"
+            + "  Broadcast, Reduce, AllGather, ReduceScatter: NCCL decides at every size\n";
+
     private Path mixed() throws Exception {
         return CliRun.write(tmp, "mixed.yaml", MIXED);
     }
 
     /** The show output's lines from the first shape on (the header names the temporary file). */
-    private static String shapes(String out) {
+    static String shapes(String out) {
         return out.substring(out.indexOf("\nnRanks=") + 1);
     }
 
@@ -66,13 +73,7 @@ class NewcomerEighthWalkShowTest {
                         .contains("\nGPU NVIDIA H200 (--gpu, cc 9.0): the profiles are matched with it, as the plugin"
                                 + " learns it from the CUDA driver.\n"),
                 r.out());
-        assertEquals(
-                "nRanks=2 nNodes=2: profile h200-2node (profiles[0], 1 rule)\n"
-                        + "  collective  bytes         decision\n"
-                        + "  AllReduce   [0 B, 1 MiB)  RING/SIMPLE\n"
-                        + "  AllReduce   [1 MiB, inf)  NCCL decides\n"
-                        + "  Broadcast, Reduce, AllGather, ReduceScatter: NCCL decides at every size\n",
-                shapes(r.out()));
+        assertEquals(MIXED_AT_TWO_NODES, shapes(r.out()));
         // another GPU: skipped, with the name that does not match
         CliRun a = CliRun.run(
                 "show", mixed().toString(), "--nodes", "2", "--ranks-per-node", "1", "--gpu", "NVIDIA A100 80GB PCIe");
@@ -105,7 +106,7 @@ class NewcomerEighthWalkShowTest {
         assertEquals(2, bad.exit());
         assertEquals("", bad.out());
         assertEquals(
-                "nccl-tuner show: --nranks 3 is not a multiple of --nodes 2: every node has the same number of ranks"
+                "nccl-tuner show: --nranks 3 is not a multiple of --nnodes 2: every node has the same number of ranks"
                         + " (--ranks-per-node LIST gives them per node)\nsee 'nccl-tuner show --help'\n",
                 bad.err());
         CliRun both = CliRun.run("show", p.toString(), "--nranks", "2", "--ranks-per-node", "1");

@@ -252,7 +252,12 @@ class NewcomerSixthWalkTest {
         assertEquals(List.of(2500.0, 3000.0, 3500.0, 4000.0, 4500.0), t);
     }
 
-    /** Item 14. Before: validate FAILED ("can never apply") where import said OK on the same CSV. */
+    /**
+     * Item 14. Before: validate FAILED ("can never apply") where import said OK on the same CSV. The
+     * ninth walk (issue 21, item 6) made the line an error again, as the same rule in YAML is; they
+     * agree now in that validate's error names the fix import applies: import leaves the line out,
+     * and what it writes validates.
+     */
     @Test
     void validateAndImportAgreeOnALineNcclNeverOffers() throws Exception {
         Path conf = Files.writeString(tmp.resolve("nccl_tuner.conf"), """
@@ -262,17 +267,19 @@ class NewcomerSixthWalkTest {
                 broadcast,0,-1,tree,simple,-1,-1,-1,-1,-1
                 """);
         CliRun v = CliRun.run("validate", conf.toString());
-        assertEquals(0, v.exit(), v.out() + v.err());
+        assertEquals(1, v.exit(), v.out() + v.err());
         assertTrue(
                 v.out()
-                        .contains("\nwarning: " + conf + ":4 (Broadcast [0 B, inf)): can never apply: NCCL offers none"
-                                + " of its candidates for Broadcast; NCCL's example plugin passes over such a line too"
-                                + " (NCCL picks there), so the file works without it; import leaves it out\n"),
+                        .contains("\nerror: " + conf + ":4 (Broadcast [0 B, inf)): can never apply: NCCL offers none"
+                                + " of its candidates for Broadcast; NCCL's example plugin passes over such a line"
+                                + " silently (NCCL picks there): delete the line, or import the file (import leaves it"
+                                + " out)\n"),
                 v.out());
-        assertTrue(v.out().contains("\nresult: OK ("), v.out());
-        CliRun i = CliRun.run(
-                "import", conf.toString(), "-o", tmp.resolve("p.yaml").toString());
+        assertTrue(v.out().contains("\nresult: FAILED ("), v.out());
+        Path p = tmp.resolve("p.yaml");
+        CliRun i = CliRun.run("import", conf.toString(), "-o", p.toString());
         assertEquals(0, i.exit(), i.err());
+        assertEquals(0, CliRun.run("validate", p.toString()).exit());
     }
 
     /** Item 13. Before: a mistyped enum name listed the names, with no suggestion. */

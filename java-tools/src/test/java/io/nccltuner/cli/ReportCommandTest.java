@@ -174,8 +174,9 @@ class ReportCommandTest {
                 r.out());
         assertTrue(!r.out().contains("AllReduce 1 MiB (NCCL RING/SIMPLE): ranks decide"), r.out());
         assertEquals(
-                "nccl-tuner report: ranks disagree (1 table, 2 decision problems): exit 3; ranks of one communicator "
-                        + "must run the same table and decisions, or the job can hang\n",
+                "nccl-tuner report: ranks disagree (1 shape with different compiled tables, 2 sizes with different decisions):"
+                        + " exit 3; ranks of one communicator must run the same compiled table and decisions, or the job can"
+                        + " hang\n",
                 r.err());
         CliRun check = CliRun.run("report", res("diverge-x.jsonl"), res("diverge-y.jsonl"), "--check");
         assertEquals(Main.EXIT_CHECK, check.exit());

@@ -148,8 +148,9 @@ class SilentNothingTest {
                 "--check");
         assertEquals(3, r.exit(), r.err());
         assertEquals(
-                "nccl-tuner report: ranks disagree (1 table, 1 decision problems): exit 3; ranks of one communicator "
-                        + "must run the same table and decisions, or the job can hang\n",
+                "nccl-tuner report: ranks disagree (1 shape with different compiled tables, 1 size with different decisions):"
+                        + " exit 3; ranks of one communicator must run the same compiled table and decisions, or the job can"
+                        + " hang\n",
                 r.err());
         assertTrue(r.out().contains("tables: DIFFER\n"), "the report is written first");
         CliRun agree = CliRun.run("report", ReportCommandTest.res("rank-a.jsonl"), "--check");
