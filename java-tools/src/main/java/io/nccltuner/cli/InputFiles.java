@@ -52,7 +52,9 @@ final class InputFiles {
             throw (InputException) first;
         }
         for (Exception e : refused) {
-            err.println(command + ": " + e.getMessage());
+            for (String line : e.getMessage().split("\n", -1)) { // a file's problems: one line each
+                err.println(command + ": " + line);
+            }
         }
         err.flush();
         String summary = refused.size() + " of " + nInputs + " inputs refused (each on its line above); " + nothing;
@@ -582,8 +584,13 @@ final class InputFiles {
             try {
                 readMeasurements(p, o, one);
             } catch (InputException e) {
-                refused.add(e.getMessage());
-                notes.println("warning: " + e.getMessage() + "; file skipped, the folder's other files are read");
+                refused.add(e.getMessage().replace("\n", "; "));
+                if (e.getMessage().contains("\n")) { // a file's problems, one line each
+                    e.getMessage().lines().forEach(l -> notes.println("warning: " + l));
+                    notes.println("warning: " + p + ": file skipped, the folder's other files are read");
+                } else {
+                    notes.println("warning: " + e.getMessage() + "; file skipped, the folder's other files are read");
+                }
                 continue;
             }
             data.addAll(one);

@@ -1,0 +1,87 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A measurement file's problems in one run (issue 21, point 8 and neighbours): every problem of
+ * every table printed together, each once (file:line), then one line that says what to do for all
+ * of them; warnings that differ only in a table's line and values folded into one line.
+ */
+@Timeout(240)
+class InputProblemsAtOnceTest {
+    @TempDir
+    Path tmp;
+
+    /** Two tables pasted from two clusters, no run headers, no '# Rank' lines, times 7x apart. */
+    static final String PASTED = CliRun.fixture("inputs/pasted-tables-no-run-header_all_reduce.txt");
+
+    /**
+     * Item 1. Before: the first run said only "cannot tell nNodes ... pass --in FILE --nodes N" (line
+     * 5), and the rerun with --nodes 2 only then said the two tables are not replicates (line 11).
+     */
+    @Test
+    void compileNamesEveryProblemOfAFileAndOneWayOn() {
+        CliRun r = CliRun.run("compile", PASTED);
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(
+                "nccl-tuner compile: " + PASTED + ":5,11: cannot tell nNodes: no '# Rank N ... on HOST' device lines "
+                        + "and no NCCL 'comm ... nNodes' line before this table (nRanks 16 is inferred from busbw/algbw "
+                        + "1.8743..1.8750)\n"
+                        + "nccl-tuner compile: " + PASTED + ":11: this size table and the one at line 5 both measure "
+                        + "AllReduce at nRanks 16 (nNodes untold for both: one --nodes N gives them one shape) with "
+                        + "nothing forced, and at least one has no run header of its own ('# nThread ...'): separate "
+                        + "tables are separate runs (other machines or settings?), not replicates; their times "
+                        + "disagree (a median coefficient of variation of 110.7% over the 2 sizes both measure, above "
+                        + "25%)\n"
+                        + "nccl-tuner compile: " + PASTED + ": 2 problems (each on its line above), nothing read from "
+                        + "this file: split the file before line 11, one file per size table (--pool-runs would pool "
+                        + "them as replicates, but their times disagree); then pass --in " + PASTED + " --nodes N\n",
+                r.err());
+    }
+
+    /** Item 1: with --nodes given, the one problem left is said as before, on one line. */
+    @Test
+    void oneProblemLeftIsOneLine() {
+        CliRun r = CliRun.run("compile", "--in", PASTED, "--nodes", "2");
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(
+                "nccl-tuner compile: " + PASTED + ":11: this size table and the one at line 5 both measure AllReduce "
+                        + "at nRanks 16, nNodes 2 with nothing forced, and at least one has no run header of its own "
+                        + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
+                        + "replicates; their times disagree (a median coefficient of variation of 110.7% over the 2 "
+                        + "sizes both measure, above 25%); split the file before line 11, one file per size table "
+                        + "(--pool-runs would pool them as replicates, but their times disagree)\n",
+                r.err());
+    }
+
+    /** Item 1: tables whose times agree may be replicates: the advice offers --pool-runs. */
+    @Test
+    void agreeingTablesMayBePooled() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of(PASTED));
+        List<String> same = new java.util.ArrayList<>(lines.subList(0, 9));
+        same.add("### cluster A again");
+        same.addAll(lines.subList(3, 8));
+        Path f = Files.write(tmp.resolve("pasted-twice_all_reduce.txt"), same);
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(
+                "nccl-tuner compile: " + f + ":5,12: cannot tell nNodes: no '# Rank N ... on HOST' device lines "
+                        + "and no NCCL 'comm ... nNodes' line before this table (nRanks 16 is inferred from busbw/algbw "
+                        + "1.8743)\n"
+                        + "nccl-tuner compile: " + f + ":12: this size table and the one at line 5 both measure "
+                        + "AllReduce at nRanks 16 (nNodes untold for both: one --nodes N gives them one shape) with "
+                        + "nothing forced, and at least one has no run header of its own ('# nThread ...'): separate "
+                        + "tables are separate runs (other machines or settings?), not replicates\n"
+                        + "nccl-tuner compile: " + f + ": 2 problems (each on its line above), nothing read from "
+                        + "this file: split the file, or pass --pool-runs to pool them as replicates; then pass --in "
+                        + f + " --nodes N\n",
+                r.err());
+    }
+}
