@@ -484,6 +484,7 @@ public final class NcclTestsLog {
         if (!problems.isEmpty()) {
             throw refusal();
         }
+        warnPerTableAll();
         if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
             throw new InputException(
                     skipped.getFirst().substring(0, skipped.getFirst().indexOf(": ")),
@@ -1667,16 +1668,55 @@ public final class NcclTestsLog {
     /** The nodes NCCL_HOSTID makes, with a warning where the host names count otherwise. */
     private int nNodesOfHostIds(Segment s, String where, NodeCount.Count count) {
         if (count.nNodes() != count.hosts().size()) {
-            into.warn(
-                    where,
-                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + ", not "
-                            + count.hosts().size()
-                            + " from the host names of the '# Rank' lines (" + names(count.hosts())
-                            + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
-                            + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
-                            + "is wrong");
+            String rest = ", not " + count.hosts().size()
+                    + " from the host names of the '# Rank' lines (" + names(count.hosts())
+                    + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
+                    + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
+                    + "is wrong";
+            warnPerTable(
+                    s.layoutLine,
+                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + rest,
+                    "nNodes " + count.nNodes() + " counted from "
+                            + (count.source() == NodeCount.Source.HOSTID_LINES
+                                    ? "the NCCL_HOSTIDs of the ranks' processes (NCCL's 'NCCL_HOSTID set by "
+                                            + "environment' lines before each table)"
+                                    : "the NCCL_HOSTID values set before each table, one per rank")
+                            + rest);
         }
         return count.nNodes();
+    }
+
+    /** A table's warning and the same for several tables: its lines, then what they share. */
+    private final Map<String, List<Object[]>> perTable = new LinkedHashMap<>();
+
+    /**
+     * A warning each table of a file may draw, the same but for that table's values (its lines, its
+     * NCCL_HOSTIDs): printed by {@link #warnPerTableAll} once the file is read, as it is where one
+     * table draws it, else as one line naming every table's line ({@code FILE:22,78,134: ...}).
+     *
+     * @param line the table's line
+     * @param text the warning for this table alone
+     * @param shared the warning for several tables, without this table's values
+     */
+    private void warnPerTable(int line, String text, String shared) {
+        perTable.computeIfAbsent(shared, k -> new ArrayList<>()).add(new Object[] {line, text});
+    }
+
+    /** Prints the {@link #warnPerTable} warnings, one line each. */
+    private void warnPerTableAll() {
+        perTable.forEach((shared, tables) -> {
+            if (tables.size() == 1) {
+                into.warn(at((Integer) tables.getFirst()[0]), (String) tables.getFirst()[1]);
+            } else {
+                into.warn(
+                        file + ":"
+                                + tables.stream()
+                                        .map(t -> String.valueOf(t[0]))
+                                        .collect(java.util.stream.Collectors.joining(",")),
+                        shared);
+            }
+        });
+        perTable.clear();
     }
 
     /** The distinct host names of the '# Rank' lines, with a warning about MNNVL when several. */
@@ -1685,16 +1725,13 @@ public final class NcclTestsLog {
         if (distinct.size() > 1) {
             boolean mnnvl = s.ranks.stream()
                     .anyMatch(r -> r.device().matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
-            into.warn(
-                    where,
-                    "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
-                            + names(distinct)
-                            + "); hosts that share one NVLink domain (MNNVL"
-                            + (mnnvl
-                                    ? ", as these " + s.ranks.getFirst().device() + " GPUs may"
-                                    : ": GB200/GB300 NVL72")
-                            + ") are one node to NCCL, which then says 'nNodes 1 ... "
-                            + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
+            String text = "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
+                    + names(distinct)
+                    + "); hosts that share one NVLink domain (MNNVL"
+                    + (mnnvl ? ", as these " + s.ranks.getFirst().device() + " GPUs may" : ": GB200/GB300 NVL72")
+                    + ") are one node to NCCL, which then says 'nNodes 1 ... "
+                    + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so";
+            warnPerTable(s.layoutLine, text, text);
         }
         return distinct.size();
     }

@@ -118,9 +118,9 @@ public final class Repeats {
         return i < 0 ? warning : warning.substring(0, i);
     }
 
-    /** @return a {@code FILE:LINE} without its {@code :LINE} */
+    /** @return a {@code FILE:LINE} (or {@code FILE:LINE,LINE}) without its lines */
     private static String file(String where) {
-        return where.replaceFirst(":\\d+$", "");
+        return where.replaceFirst(":\\d+(?:,\\d+)*$", "");
     }
 
     /** @return what two warnings share when they are one warning of different files: the message, its file blanked */

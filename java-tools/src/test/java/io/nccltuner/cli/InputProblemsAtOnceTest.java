@@ -84,4 +84,34 @@ class InputProblemsAtOnceTest {
                         + f + " --nodes N\n",
                 r.err());
     }
+
+    /**
+     * Item 2. Before: the "nNodes 2 counted from the 2 NCCL_HOSTID values set from line N (...)" warning
+     * once per table, three lines that differ only in the line and the NCCL_HOSTID values.
+     */
+    @Test
+    void aWarningOfEveryTableIsOneLine() throws Exception {
+        String one = Files.readString(Path.of(CliRun.fixture("inputs/hostid-echoed-per-rank_all_reduce.txt")));
+        String three = one + one.replace("gpuhost", "simple") + one.replace("gpuhost", "ll");
+        Path f = CliRun.write(tmp, "three-runs-hostid_all_reduce.txt", three);
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        String folded = "  " + f + ":13,33,53: nNodes 2 counted from the NCCL_HOSTID values set before each table, "
+                + "one per rank, not 1 from the host names of the '# Rank' lines (vm): a rank's NCCL_HOSTID is its "
+                + "host to NCCL (src/misc/utils.cc getHostHash); NCCL's 'comm ... nNodes' INFO line "
+                + "(NCCL_DEBUG_SUBSYS=INIT) would say so; pass --in " + f + " --nodes N if that is wrong\n";
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(folded), -1).length - 1, r.out());
+        assertEquals(-1, r.out().indexOf("NCCL_HOSTID values set from line"), r.out());
+    }
+
+    /** Item 2: one table's warning keeps its values. */
+    @Test
+    void oneTablesWarningKeepsItsValues() {
+        String f = CliRun.fixture("inputs/hostid-echoed-per-rank_all_reduce.txt");
+        CliRun r = CliRun.run("compile", f);
+        assertEquals(0, r.exit(), r.err());
+        String own = "  " + f + ":13: nNodes 2 counted from the 2 NCCL_HOSTID values set from line 3 (gpuhost0, "
+                + "gpuhost1), one per rank, not 1 from the host names of the '# Rank' lines (vm): ";
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(own), -1).length - 1, r.out());
+    }
 }
