@@ -114,4 +114,28 @@ class InputProblemsAtOnceTest {
                 + "gpuhost1), one per rank, not 1 from the host names of the '# Rank' lines (vm): ";
         assertEquals(1, r.out().split(java.util.regex.Pattern.quote(own), -1).length - 1, r.out());
     }
+
+    /**
+     * Item 3. Before: one line per file, {@code a.txt: 13 lines carry a launcher prefix ...}, three
+     * lines for three files (those of equal counts folded, the other apart); now one line.
+     */
+    @Test
+    void launcherPrefixesOfSeveralFilesAreOneLineWithTheTotal() throws Exception {
+        String one = Files.readString(Path.of(CliRun.fixture("inputs/mpirun-tag-output_all_reduce.txt")));
+        Path a = CliRun.write(tmp, "a_all_reduce.txt", one);
+        Path b = CliRun.write(tmp, "b_all_reduce.txt", one.replace("    30.00   34.95", "    30.10   34.84"));
+        Path c = CliRun.write(
+                tmp,
+                "c_all_reduce.txt",
+                one.replace("    30.00   34.95", "    30.20   34.72")
+                        .replace("[1,0]<stdout>:#\n", "[1,0]<stdout>:#\n[1,0]<stdout>:#\n"));
+        CliRun r = CliRun.run("compile", a.toString(), b.toString(), c.toString());
+        assertEquals(0, r.exit(), r.err());
+        String line =
+                "  41 lines in 3 files carry a launcher prefix (srun -l '0: ', mpirun --tag-output '[1,0]<stdout>:', "
+                        + "Ray '(head, rank=0, pid=3808)'); read without it (" + a + ": 13, " + b + ": 13, " + c
+                        + ": 15)\n";
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(line), -1).length - 1, r.out());
+        assertEquals(-1, r.out().indexOf(": 13 lines carry"), r.out());
+    }
 }
