@@ -138,4 +138,18 @@ class InputProblemsAtOnceTest {
         assertEquals(1, r.out().split(java.util.regex.Pattern.quote(line), -1).length - 1, r.out());
         assertEquals(-1, r.out().indexOf(": 13 lines carry"), r.out());
     }
+
+    /** Item 4. Before: calibrate stopped at the first folder that is not a sweep, naming only it. */
+    @Test
+    void calibrateNamesEveryUnusableSweep() throws Exception {
+        Path a = Files.createDirectory(tmp.resolve("not-a-sweep-a"));
+        Path b = Files.createDirectory(tmp.resolve("not-a-sweep-b"));
+        CliRun r = CliRun.run("calibrate", a.toString(), CalibrateCommandTest.sweep("sweep-2nodes"), b.toString());
+        assertEquals(1, r.exit(), r.out());
+        String why = ": not a sweep directory (no manifest); calibrate reads what `nccl-tuner sweep -o DIR` writes\n";
+        assertEquals(
+                "nccl-tuner calibrate: " + a + why + "nccl-tuner calibrate: " + b + why
+                        + "nccl-tuner calibrate: 2 of 3 inputs refused (each on its line above); nothing calibrated\n",
+                r.err());
+    }
 }
