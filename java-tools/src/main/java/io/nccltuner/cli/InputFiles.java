@@ -53,7 +53,7 @@ final class InputFiles {
         }
         for (Exception e : refused) {
             for (String line : e.getMessage().split("\n", -1)) { // a file's problems: one line each
-                err.println(command + ": " + line);
+                err.println((line.startsWith(" ") ? "" : command + ": ") + line); // indented: listed by the first
             }
         }
         err.flush();

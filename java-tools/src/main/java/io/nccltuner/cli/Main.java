@@ -340,13 +340,15 @@ public final class Main implements Runnable {
 
     /**
      * Prints an input error as {@code nccl-tuner <command>: <message>}, each line of a message of
-     * several (a file's problems, then what to do for all) with that prefix; returns {@link
-     * #EXIT_INPUT}.
+     * several (a file's problems, then what to do for all) with that prefix but indented ones (the
+     * lines a first line lists); returns {@link #EXIT_INPUT}.
      */
     private static int inputError(String message, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
         for (String line : String.valueOf(message).split("\n", -1)) {
-            err.println(cmd.getCommandSpec().qualifiedName() + ": " + advice(cmd.getCommandSpec(), line));
+            // an indented line lists its first line's problems (a CSV's refused lines): no prefix
+            err.println((line.startsWith(" ") ? "" : cmd.getCommandSpec().qualifiedName() + ": ")
+                    + advice(cmd.getCommandSpec(), line));
         }
         err.flush();
         return EXIT_INPUT;

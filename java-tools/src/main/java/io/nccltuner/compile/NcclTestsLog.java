@@ -178,6 +178,11 @@ public final class NcclTestsLog {
         return InputException.at(file, line);
     }
 
+    /** @return the place of several tables of this file, {@code FILE:22,78,134} */
+    private String at(List<Integer> lines) {
+        return file + ":" + lines.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
+    }
+
     /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
     private static final Pattern SRUN_PREFIX = io.nccltuner.model.LauncherPrefix.SRUN;
     /**
@@ -698,11 +703,7 @@ public final class NcclTestsLog {
         folded.forEach((k, same) -> {
             String where = same.getFirst().line() == 0
                     ? ""
-                    : file + ":"
-                            + same.stream()
-                                    .map(p -> String.valueOf(p.line()))
-                                    .collect(java.util.stream.Collectors.joining(","))
-                            + ": ";
+                    : at(same.stream().map(Problem::line).toList()) + ": ";
             lines.add(where + numberRanges(same) + (folded.size() == 1 && k.get(1) != null ? "; " + k.get(1) : ""));
             if (k.get(1) != null) {
                 remedies.add(k.get(1));
@@ -1708,12 +1709,7 @@ public final class NcclTestsLog {
             if (tables.size() == 1) {
                 into.warn(at((Integer) tables.getFirst()[0]), (String) tables.getFirst()[1]);
             } else {
-                into.warn(
-                        file + ":"
-                                + tables.stream()
-                                        .map(t -> String.valueOf(t[0]))
-                                        .collect(java.util.stream.Collectors.joining(",")),
-                        shared);
+                into.warn(at(tables.stream().map(t -> (Integer) t[0]).toList()), shared);
             }
         });
         perTable.clear();
