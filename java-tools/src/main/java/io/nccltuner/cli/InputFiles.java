@@ -585,12 +585,7 @@ final class InputFiles {
                 readMeasurements(p, o, one);
             } catch (InputException e) {
                 refused.add(e.getMessage().replace("\n", "; "));
-                if (e.getMessage().contains("\n")) { // a file's problems, one line each
-                    e.getMessage().lines().forEach(l -> notes.println("warning: " + l));
-                    notes.println("warning: " + p + ": file skipped, the folder's other files are read");
-                } else {
-                    notes.println("warning: " + e.getMessage() + "; file skipped, the folder's other files are read");
-                }
+                skippedFileLines(e, "warning: ").forEach(notes::println);
                 continue;
             }
             data.addAll(one);
@@ -606,6 +601,24 @@ final class InputFiles {
         }
         notes.flush();
         return read;
+    }
+
+    /**
+     * The warning lines of a folder's file the parsers refuse, the folder's other files read: each
+     * line of the refusal (a file's problems, one line each, then what to do), the last followed by
+     * {@code ; file skipped, the folder's other files are read}.
+     *
+     * @param e the file's refusal
+     * @param prefix each line's start, {@code warning: }
+     * @return the lines
+     */
+    static List<String> skippedFileLines(InputException e, String prefix) {
+        List<String> lines = new java.util.ArrayList<>(e.getMessage()
+                .lines()
+                .map(l -> l.startsWith(" ") ? l : prefix + l)
+                .toList());
+        lines.set(lines.size() - 1, lines.getLast() + "; file skipped, the folder's other files are read");
+        return lines;
     }
 
     /**

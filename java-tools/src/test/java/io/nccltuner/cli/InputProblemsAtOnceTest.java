@@ -152,4 +152,32 @@ class InputProblemsAtOnceTest {
                         + "nccl-tuner calibrate: 2 of 3 inputs refused (each on its line above); nothing calibrated\n",
                 r.err());
     }
+
+    /** Item 1 in a folder: the file's problems are warnings, one line each, the last saying it is skipped. */
+    @Test
+    void aFolderFilesProblemsAreOneWarningLineEach() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("cluster-outputs"));
+        Path pasted = Files.copy(Path.of(PASTED), dir.resolve("pasted_all_reduce.txt"));
+        Files.copy(Path.of(CliRun.fixture("plain-all_reduce_auto.txt")), dir.resolve("plain_all_reduce.txt"));
+        CliRun r = CliRun.run("compile", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        String w = "nccl-tuner compile: warning: " + pasted;
+        assertEquals(
+                true,
+                r.err()
+                        .startsWith(w + ":5,11: cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
+                                + "'comm ... nNodes' line before this table (nRanks 16 is inferred from busbw/algbw "
+                                + "1.8743..1.8750)\n" + w + ":11: this size table and the one at line 5 both measure "),
+                r.err());
+        assertEquals(
+                true,
+                r.err()
+                        .contains(
+                                "\n" + w + ": 2 problems (each on its line above), nothing read from this file: split "
+                                        + "the file before line 11, one file per size table (--pool-runs would pool them as replicates, "
+                                        + "but their times disagree); then pass --in " + pasted
+                                        + " --nodes N; file skipped, the "
+                                        + "folder's other files are read\n"),
+                r.err());
+    }
 }
