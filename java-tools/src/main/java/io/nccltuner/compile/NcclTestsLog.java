@@ -1613,8 +1613,8 @@ public final class NcclTestsLog {
                             + "; pass --nodes");
         }
         return switch (count.source()) {
-            case HOST_NAMES -> nNodesOfHosts(s, where, count);
-            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, where, count);
+            case HOST_NAMES -> nNodesOfHosts(s, count);
+            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, count);
             case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
         };
     }
@@ -1667,7 +1667,7 @@ public final class NcclTestsLog {
     }
 
     /** The nodes NCCL_HOSTID makes, with a warning where the host names count otherwise. */
-    private int nNodesOfHostIds(Segment s, String where, NodeCount.Count count) {
+    private int nNodesOfHostIds(Segment s, NodeCount.Count count) {
         if (count.nNodes() != count.hosts().size()) {
             String rest = ", not " + count.hosts().size()
                     + " from the host names of the '# Rank' lines (" + names(count.hosts())
@@ -1716,7 +1716,7 @@ public final class NcclTestsLog {
     }
 
     /** The distinct host names of the '# Rank' lines, with a warning about MNNVL when several. */
-    private int nNodesOfHosts(Segment s, String where, NodeCount.Count count) {
+    private int nNodesOfHosts(Segment s, NodeCount.Count count) {
         List<String> distinct = count.hosts();
         if (distinct.size() > 1) {
             boolean mnnvl = s.ranks.stream()
