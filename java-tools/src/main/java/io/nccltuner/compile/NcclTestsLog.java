@@ -1426,7 +1426,16 @@ public final class NcclTestsLog {
     /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
     private Unforced resolve(Segment s, List<String> skipped) throws InputException {
         String where = at(s.layoutLine);
-        Collective coll = collectiveOf(s, skipped);
+        Collective coll;
+        try {
+            coll = collectiveOf(s, skipped);
+        } catch (InputException e) { // said with what else the table lacks, which needs no collective
+            problem(e);
+            if (options.nNodes() == 0 && s.commWhere == null && s.ranks.isEmpty()) {
+                problems.add(new Problem(s.layoutLine, NO_NODE_LINES, "pass --nodes"));
+            }
+            return null;
+        }
         if (coll == null) {
             return null;
         }
@@ -1604,8 +1613,7 @@ public final class NcclTestsLog {
         if (count == null) {
             throw new InputException(
                     where,
-                    "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
-                            + "'comm ... nNodes' line before this table"
+                    NO_NODE_LINES
                             + (options.nRanks() == 0
                                     ? " (nRanks " + ranks.n() + " is inferred from busbw/algbw "
                                             + ratio(ratioBounds(rows)) + ")"
@@ -1618,6 +1626,11 @@ public final class NcclTestsLog {
             case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
         };
     }
+
+    /** Why a table's nNodes is untold where nothing before it names hosts or nodes. */
+    private static final String NO_NODE_LINES =
+            "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
+                    + "'comm ... nNodes' line before this table";
 
     /** Why NCCL_HOSTID leaves nNodes untold: which processes the INFO lines name, or echoes not one per rank. */
     private InputException unknownNodes(Segment s, String where, RankCount ranks, NodeCount.Count count) {

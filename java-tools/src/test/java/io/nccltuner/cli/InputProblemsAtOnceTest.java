@@ -180,4 +180,23 @@ class InputProblemsAtOnceTest {
                                         + "folder's other files are read\n"),
                 r.err());
     }
+
+    /**
+     * Item 1: a table whose collective is untold (nothing in the file or its name) is also said to
+     * lack nNodes, which needs no collective. Before: only the collective, then --nodes on the rerun.
+     */
+    @Test
+    void anUntoldCollectiveComesWithTheUntoldNodes() throws Exception {
+        Path f = Files.copy(Path.of(PASTED), tmp.resolve("pasted.txt"));
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(
+                "nccl-tuner compile: " + f + ":5,11: cannot tell which collective this table measured (no '# "
+                        + "Collective test starting' line, no *_perf program name, nothing in the file name)\n"
+                        + "nccl-tuner compile: " + f + ":5,11: cannot tell nNodes: no '# Rank N ... on HOST' device "
+                        + "lines and no NCCL 'comm ... nNodes' line before this table\n"
+                        + "nccl-tuner compile: " + f + ": 2 problems (each on its line above), nothing read from this "
+                        + "file: pass --in " + f + " --collective NAME; then pass --in " + f + " --nodes N\n",
+                r.err());
+    }
 }
