@@ -89,7 +89,7 @@ final class CalibrateCommand extends ToolCommand {
             throw new UsageException("--lambda and --mu must be >= 0");
         }
         requireOutputDirectory("-o", output);
-        Sweeps sweepsRead = readSweeps();
+        Sweeps sweepsRead = readSweeps(err);
         List<SweepInputs> in = sweepsRead.in();
         for (SweepInputs s : in) { // the rows its parsers skipped, each named (none dropped silently)
             InputFiles.warnSkippedRows(s.data().refused(), s.dir().toString(), err);
@@ -141,10 +141,16 @@ final class CalibrateCommand extends ToolCommand {
 
     /**
      * Reads each SWEEP ({@link SweepInputs#read}) at {@code --compute-capability}, else at the
-     * compute capability of the GPU its runs (or an earlier sweep's) name, and {@code --cpu}.
+     * compute capability of the GPU its runs (or an earlier sweep's) name, and {@code --cpu}. Every
+     * SWEEP is read before a refused one refuses the run, so that one run names them all ({@link
+     * InputFiles#refuseInputs}: several refused, each on its line, then {@code 2 of 3 inputs refused
+     * (each on its line above); nothing calibrated}).
+     *
+     * @param err where each refused sweep's line goes where several are refused
      */
-    private Sweeps readSweeps() throws java.io.IOException, InputException {
+    private Sweeps readSweeps(PrintWriter err) throws java.io.IOException, InputException {
         List<SweepInputs> in = new ArrayList<>();
+        List<Exception> refused = new ArrayList<>();
         String gpu = null;
         for (Path s : sweeps) {
             int cc = model.computeCapability();
@@ -155,8 +161,13 @@ final class CalibrateCommand extends ToolCommand {
             if (cc == 0 && gpu != null) {
                 cc = MeasuredOn.computeCapability(gpu);
             }
-            in.add(SweepInputs.read(s, cc, model.cpu()));
+            try {
+                in.add(SweepInputs.read(s, cc, model.cpu()));
+            } catch (InputException e) {
+                refused.add(e);
+            }
         }
+        InputFiles.refuseInputs("nccl-tuner calibrate", refused, sweeps.size(), "nothing calibrated", err);
         return new Sweeps(in, gpu);
     }
 

@@ -610,8 +610,7 @@ final class CompileCommand extends ToolCommand {
                 if (strict) {
                     throw e;
                 }
-                err.println("nccl-tuner compile: warning: " + e.getMessage() + "; file skipped, the folder's other "
-                        + "files are read");
+                InputFiles.skippedFileLines(e, "nccl-tuner compile: warning: ").forEach(err::println);
                 skipped.put(p.getFileName().toString(), "refused: see its warning");
                 continue;
             }

@@ -52,7 +52,9 @@ final class InputFiles {
             throw (InputException) first;
         }
         for (Exception e : refused) {
-            err.println(command + ": " + e.getMessage());
+            for (String line : e.getMessage().split("\n", -1)) { // a file's problems: one line each
+                err.println((line.startsWith(" ") ? "" : command + ": ") + line); // indented: listed by the first
+            }
         }
         err.flush();
         String summary = refused.size() + " of " + nInputs + " inputs refused (each on its line above); " + nothing;
@@ -582,8 +584,8 @@ final class InputFiles {
             try {
                 readMeasurements(p, o, one);
             } catch (InputException e) {
-                refused.add(e.getMessage());
-                notes.println("warning: " + e.getMessage() + "; file skipped, the folder's other files are read");
+                refused.add(e.getMessage().replace("\n", "; "));
+                skippedFileLines(e, "warning: ").forEach(notes::println);
                 continue;
             }
             data.addAll(one);
@@ -599,6 +601,24 @@ final class InputFiles {
         }
         notes.flush();
         return read;
+    }
+
+    /**
+     * The warning lines of a folder's file the parsers refuse, the folder's other files read: each
+     * line of the refusal (a file's problems, one line each, then what to do), the last followed by
+     * {@code ; file skipped, the folder's other files are read}.
+     *
+     * @param e the file's refusal
+     * @param prefix each line's start, {@code warning: }
+     * @return the lines
+     */
+    static List<String> skippedFileLines(InputException e, String prefix) {
+        List<String> lines = new java.util.ArrayList<>(e.getMessage()
+                .lines()
+                .map(l -> l.startsWith(" ") ? l : prefix + l)
+                .toList());
+        lines.set(lines.size() - 1, lines.getLast() + "; file skipped, the folder's other files are read");
+        return lines;
     }
 
     /**

@@ -338,10 +338,18 @@ public final class Main implements Runnable {
         return d[a.length()][name.length()];
     }
 
-    /** Prints an input error as {@code nccl-tuner <command>: <message>}; returns {@link #EXIT_INPUT}. */
+    /**
+     * Prints an input error as {@code nccl-tuner <command>: <message>}, each line of a message of
+     * several (a file's problems, then what to do for all) with that prefix but indented ones (the
+     * lines a first line lists); returns {@link #EXIT_INPUT}.
+     */
     private static int inputError(String message, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
-        err.println(cmd.getCommandSpec().qualifiedName() + ": " + advice(cmd.getCommandSpec(), message));
+        for (String line : String.valueOf(message).split("\n", -1)) {
+            // an indented line lists its first line's problems (a CSV's refused lines): no prefix
+            err.println((line.startsWith(" ") ? "" : cmd.getCommandSpec().qualifiedName() + ": ")
+                    + advice(cmd.getCommandSpec(), line));
+        }
         err.flush();
         return EXIT_INPUT;
     }
@@ -393,9 +401,12 @@ public final class Main implements Runnable {
     private static final java.util.Map<String, String> PER_FILE_VALUE =
             java.util.Map.of("--collective", "NAME", "--algo", "NAME", "--proto", "NAME");
 
-    /** {@code FILE} of a message (or report line) that starts {@code [nccl-tuner CMD: ][warning: ]FILE:LINE: }. */
+    /**
+     * {@code FILE} of a message (or report line) that starts {@code [nccl-tuner CMD: ][warning:
+     * ]FILE[:LINE[,LINE...]]: }.
+     */
     private static final java.util.regex.Pattern FILE_LINE = java.util.regex.Pattern.compile(
-            "^ *(?:nccl-tuner [a-z-]+: )?(?:warning: )?((?:[^:\\n]|:(?! ))+?):[0-9]+: ");
+            "^ *(?:nccl-tuner [a-z-]+: )?(?:warning: )?((?:[^:\\n]|:(?! ))+?)(:[0-9]+(?:,[0-9]+)*)?: ");
 
     /**
      * The file a message is about, for advice to write as {@code --in FILE}.
@@ -406,7 +417,10 @@ public final class Main implements Runnable {
      */
     private static String fileNamed(String message) {
         java.util.regex.Matcher m = FILE_LINE.matcher(message);
-        return m.find() ? m.group(1) : "FILE";
+        if (m.find() && (m.group(2) != null || java.nio.file.Files.isRegularFile(java.nio.file.Path.of(m.group(1))))) {
+            return m.group(1); // FILE:LINE: ..., or FILE: ... naming a file (a file's last line of problems)
+        }
+        return "FILE";
     }
 
     /**

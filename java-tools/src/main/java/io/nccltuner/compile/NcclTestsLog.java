@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -175,6 +176,11 @@ public final class NcclTestsLog {
 
     private String at(int line) {
         return InputException.at(file, line);
+    }
+
+    /** @return the place of several tables of this file, {@code FILE:22,78,134} */
+    private String at(List<Integer> lines) {
+        return file + ":" + lines.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
     }
 
     /** {@code srun -l}: {@code 0: } or right-aligned {@code   12: } before every line. */
@@ -442,7 +448,13 @@ public final class NcclTestsLog {
             if (!s.rows.isEmpty()) {
                 tables++;
                 int before = into.measurements().size();
-                Unforced u = resolve(s, skipped);
+                Unforced u;
+                try {
+                    u = resolve(s, skipped);
+                } catch (InputException e) { // said with the file's other problems
+                    problem(e);
+                    continue;
+                }
                 if (u != null) {
                     unknown.add(u);
                 }
@@ -471,6 +483,13 @@ public final class NcclTestsLog {
         if (stray > 0) {
             into.warn(at(strayFirst), strayText(stray, strayFirst) + ": not read");
         }
+        if (!options.poolRuns()) {
+            unpooledTables(unknown);
+        }
+        if (!problems.isEmpty()) {
+            throw refusal();
+        }
+        warnPerTableAll();
         if (used == 0 && !skipped.isEmpty() && skipped.size() == tables) {
             throw new InputException(
                     skipped.getFirst().substring(0, skipped.getFirst().indexOf(": ")),
@@ -557,35 +576,194 @@ public final class NcclTestsLog {
     }
 
     /** A run counted as NCCL's own pick only because nothing says it was forced. */
-    private record Unforced(int line, Collective collective, int nRanks, int nNodes, boolean runHeader) {}
+    private record Unforced(
+            int line, Collective collective, int nRanks, int nNodes, boolean runHeader, List<Row> rows) {}
 
-    private void warnUnknownForcing(List<Unforced> unknown) throws InputException {
-        if (unknown.isEmpty()) {
-            return;
-        }
+    /** The same collective and shape: one group for the pooling of header-less tables ({@code nNodes} 0: untold). */
+    private static Map<List<Object>, List<Unforced>> byShape(List<Unforced> unknown) {
         Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
         for (Unforced u : unknown) {
             byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
                     .add(u);
         }
-        if (!options.poolRuns()) {
-            // tables pasted without their run headers: other machines or settings, not replicates
-            for (List<Unforced> same : byShape.values()) {
-                if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
-                    Unforced second = same.get(1);
-                    throw new InputException(
-                            at(second.line()),
-                            "this size table and the one at line "
-                                    + same.getFirst().line()
-                                    + " both measure " + second.collective() + " at nRanks " + second.nRanks()
-                                    + ", nNodes "
-                                    + second.nNodes()
-                                    + " with nothing forced, and at least one has no run header of its own "
-                                    + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
-                                    + "replicates; split the file, or pass --pool-runs to pool them as replicates");
-                }
+        return byShape;
+    }
+
+    /**
+     * Tables pasted without their run headers that measure one collective and shape with nothing
+     * forced: other machines or settings, not replicates, unless {@code --pool-runs} says so; each
+     * such group is a problem of the file, its advice {@code split the file} alone where their times
+     * at the sizes both measure disagree (a median coefficient of variation above {@link
+     * Compiler#MAX_POOLED_CV}, as compile refuses tables pooled by {@code --pool-runs}). Tables whose
+     * nNodes is untold (0) group with each other: one {@code --nodes N} gives them one shape.
+     */
+    private void unpooledTables(List<Unforced> unknown) {
+        for (List<Unforced> same : byShape(unknown).values()) {
+            if (same.size() > 1 && same.stream().anyMatch(u -> !u.runHeader())) {
+                Unforced second = same.get(1);
+                double[] cv = timesCv(same);
+                boolean disagree = cv[1] > 0 && cv[0] > Compiler.MAX_POOLED_CV;
+                problems.add(new Problem(
+                        second.line(),
+                        "this size table and the one at line "
+                                + same.getFirst().line()
+                                + " both measure " + second.collective() + " at nRanks " + second.nRanks()
+                                + (second.nNodes() > 0
+                                        ? ", nNodes " + second.nNodes()
+                                        : " (nNodes untold for both: one --nodes N gives them one shape)")
+                                + " with nothing forced, and at least one has no run header of its own "
+                                + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
+                                + "replicates"
+                                + (disagree
+                                        ? String.format(
+                                                java.util.Locale.ROOT,
+                                                "; their times disagree (a median coefficient of variation of %.1f%% "
+                                                        + "over the %s both measure, above %.0f%%)",
+                                                100 * cv[0],
+                                                TextReport.count((int) cv[1], "size"),
+                                                100 * Compiler.MAX_POOLED_CV)
+                                        : ""),
+                        disagree
+                                ? "split the file before line " + second.line() + ", one file per size table "
+                                        + "(--pool-runs would pool them as replicates, but their times disagree)"
+                                : "split the file, or pass --pool-runs to pool them as replicates"));
             }
         }
+    }
+
+    /**
+     * @return {the median, over the sizes two or more of the tables measure, of the coefficient of
+     *     variation of their out-of-place times there; how many such sizes}
+     */
+    private static double[] timesCv(List<Unforced> tables) {
+        Map<Long, List<Double>> bySize = new LinkedHashMap<>();
+        for (Unforced u : tables) {
+            for (Row r : u.rows()) {
+                bySize.computeIfAbsent(r.size(), k -> new ArrayList<>()).add(r.time()[0]);
+            }
+        }
+        List<Double> cvs = bySize.values().stream()
+                .filter(t -> t.size() > 1)
+                .map(Compiler::cv)
+                .toList();
+        return new double[] {cvs.isEmpty() ? 0 : Compiler.median(cvs), cvs.size()};
+    }
+
+    /**
+     * A problem of the file, said with its others once every table is read ({@link #refusal}).
+     *
+     * @param line the table's line
+     * @param why what is wrong there, without the location
+     * @param remedy what to do ({@code pass --nodes}), or null
+     */
+    private record Problem(int line, String why, String remedy) {}
+
+    /** The file's problems, in the order of its tables. */
+    private final List<Problem> problems = new ArrayList<>();
+
+    /** Records a table's refusal as a problem of the file: its advice ({@code ; pass --nodes}) apart. */
+    private void problem(InputException e) {
+        String m = e.getMessage();
+        String prefix = file + ":";
+        int colon = m.indexOf(": ", prefix.length());
+        String where = m.startsWith(prefix) && colon > 0 ? m.substring(prefix.length(), colon) : "";
+        if (!where.matches("\\d+")) { // not a line of this file: kept whole
+            problems.add(new Problem(0, m, null));
+            return;
+        }
+        String rest = m.substring(colon + 2);
+        int pass = rest.lastIndexOf("; pass --");
+        problems.add(new Problem(
+                Integer.parseInt(where),
+                pass < 0 ? rest : rest.substring(0, pass),
+                pass < 0 ? null : rest.substring(pass + 2)));
+    }
+
+    /**
+     * The file's refusal: one problem (or one said of several tables) as one line, {@code
+     * FILE:5,11: why; what to do}; several as a line each ({@code FILE:LINE[,LINE]: why}), then
+     * {@code FILE: 2 problems (each on its line above), nothing read from this file: } and every
+     * problem's advice, split first.
+     */
+    private InputException refusal() {
+        // one problem of several tables, the same words but for their numbers: one line, each number's range
+        Map<List<String>, List<Problem>> folded = new LinkedHashMap<>();
+        for (Problem p : problems) {
+            folded.computeIfAbsent(
+                            java.util.Arrays.asList(
+                                    p.line() == 0
+                                            ? p.why()
+                                            : NUMBER.matcher(p.why()).replaceAll("#"),
+                                    p.remedy()),
+                            k -> new ArrayList<>())
+                    .add(p);
+        }
+        List<String> lines = new ArrayList<>();
+        java.util.Set<String> remedies = new java.util.LinkedHashSet<>();
+        folded.forEach((k, same) -> {
+            String where = same.getFirst().line() == 0
+                    ? ""
+                    : at(same.stream().map(Problem::line).toList()) + ": ";
+            lines.add(where + numberRanges(same) + (folded.size() == 1 && k.get(1) != null ? "; " + k.get(1) : ""));
+            if (k.get(1) != null) {
+                remedies.add(k.get(1));
+            }
+        });
+        if (folded.size() == 1) {
+            List<Problem> one = folded.values().iterator().next();
+            String text = lines.getFirst();
+            return one.getFirst().line() == 0
+                    ? new InputException(text)
+                    : new InputException(
+                            text.substring(0, text.indexOf(": ", file.toString().length())),
+                            text.substring(text.indexOf(": ", file.toString().length()) + 2));
+        }
+        List<String> advice = new ArrayList<>(remedies);
+        advice.sort(java.util.Comparator.comparing(r -> !r.startsWith("split")));
+        lines.add(file + ": " + TextReport.count(folded.size(), "problem")
+                + " (each on its line above), nothing read from this file"
+                + (advice.isEmpty() ? "" : ": " + String.join("; then ", advice)));
+        return new InputException(String.join("\n", lines));
+    }
+
+    /** A number in a problem's words: what may differ between the tables one problem is folded from. */
+    private static final Pattern NUMBER = Pattern.compile("\\d+(?:\\.\\d+)?");
+
+    /**
+     * @param same problems whose words are one but for their numbers
+     * @return the first's words, each number that differs between them written {@code low..high}
+     *     (as its text, {@code 1.8743..1.8750})
+     */
+    private static String numberRanges(List<Problem> same) {
+        List<List<String>> numbers = new ArrayList<>();
+        for (Problem p : same) {
+            numbers.add(
+                    NUMBER.matcher(p.why()).results().map(MatchResult::group).toList());
+        }
+        Matcher m = NUMBER.matcher(same.getFirst().why());
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        while (m.find()) {
+            final int at = i++;
+            List<String> values = numbers.stream()
+                    .map(n -> n.get(at))
+                    .distinct()
+                    .sorted(java.util.Comparator.comparingDouble(Double::parseDouble))
+                    .toList();
+            m.appendReplacement(
+                    b,
+                    Matcher.quoteReplacement(
+                            values.size() == 1 ? values.getFirst() : values.getFirst() + ".." + values.getLast()));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    private void warnUnknownForcing(List<Unforced> unknown) throws InputException {
+        if (unknown.isEmpty()) {
+            return;
+        }
+        Map<List<Object>, List<Unforced>> byShape = byShape(unknown);
         String lines = unknown.stream()
                 .map(u -> Integer.toString(u.line()))
                 .collect(java.util.stream.Collectors.joining(", "));
@@ -1248,13 +1426,28 @@ public final class NcclTestsLog {
     /** @return the run when it counts as NCCL's own pick only because nothing says otherwise, else null */
     private Unforced resolve(Segment s, List<String> skipped) throws InputException {
         String where = at(s.layoutLine);
-        Collective coll = collectiveOf(s, skipped);
+        Collective coll;
+        try {
+            coll = collectiveOf(s, skipped);
+        } catch (InputException e) { // said with what else the table lacks, which needs no collective
+            problem(e);
+            if (options.nNodes() == 0 && s.commWhere == null && s.ranks.isEmpty()) {
+                problems.add(new Problem(s.layoutLine, NO_NODE_LINES, "pass --nodes"));
+            }
+            return null;
+        }
         if (coll == null) {
             return null;
         }
         List<Row> rows = parseRows(s);
         RankCount ranks = nRanksOf(s, where, coll, rows);
-        int nNodes = nNodesOf(s, where, ranks, rows);
+        int nNodes;
+        try {
+            nNodes = nNodesOf(s, where, ranks, rows);
+        } catch (InputException e) { // said with the file's other problems; the table is read on for them
+            problem(e);
+            nNodes = 0;
+        }
         Range pipeOps = s.aggIters <= 1 ? Range.exactly(1) : new Range(2, Long.MAX_VALUE);
         String gpu = s.ranks.isEmpty() || s.ranks.getFirst().device().isBlank()
                 ? null
@@ -1269,11 +1462,13 @@ public final class NcclTestsLog {
         }
         Map<String, String[]> env = forcingEnv(s, where);
         Forcing f = forcing(env, coll, where);
-        Tally t = addRows(s, new Shape(coll, ranks.n(), nNodes, pipeOps, hardware), f, rows);
-        warnUnused(s, where, f, t);
+        if (nNodes > 0) {
+            Tally t = addRows(s, new Shape(coll, ranks.n(), nNodes, pipeOps, hardware), f, rows);
+            warnUnused(s, where, f, t);
+        }
         boolean saysNothing =
                 env.isEmpty() && options.algorithm() == null && options.protocol() == null && options.channels() == 0;
-        return f.auto() && saysNothing ? new Unforced(s.layoutLine, coll, ranks.n(), nNodes, s.runHeader) : null;
+        return f.auto() && saysNothing ? new Unforced(s.layoutLine, coll, ranks.n(), nNodes, s.runHeader, rows) : null;
     }
 
     /** The run's rows; a mangled one is refused and skipped with a warning ({@code --strict}: refuses the file). */
@@ -1418,8 +1613,7 @@ public final class NcclTestsLog {
         if (count == null) {
             throw new InputException(
                     where,
-                    "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
-                            + "'comm ... nNodes' line before this table"
+                    NO_NODE_LINES
                             + (options.nRanks() == 0
                                     ? " (nRanks " + ranks.n() + " is inferred from busbw/algbw "
                                             + ratio(ratioBounds(rows)) + ")"
@@ -1427,11 +1621,16 @@ public final class NcclTestsLog {
                             + "; pass --nodes");
         }
         return switch (count.source()) {
-            case HOST_NAMES -> nNodesOfHosts(s, where, count);
-            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, where, count);
+            case HOST_NAMES -> nNodesOfHosts(s, count);
+            case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, count);
             case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
         };
     }
+
+    /** Why a table's nNodes is untold where nothing before it names hosts or nodes. */
+    private static final String NO_NODE_LINES =
+            "cannot tell nNodes: no '# Rank N ... on HOST' device lines and no NCCL "
+                    + "'comm ... nNodes' line before this table";
 
     /** Why NCCL_HOSTID leaves nNodes untold: which processes the INFO lines name, or echoes not one per rank. */
     private InputException unknownNodes(Segment s, String where, RankCount ranks, NodeCount.Count count) {
@@ -1481,36 +1680,67 @@ public final class NcclTestsLog {
     }
 
     /** The nodes NCCL_HOSTID makes, with a warning where the host names count otherwise. */
-    private int nNodesOfHostIds(Segment s, String where, NodeCount.Count count) {
+    private int nNodesOfHostIds(Segment s, NodeCount.Count count) {
         if (count.nNodes() != count.hosts().size()) {
-            into.warn(
-                    where,
-                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + ", not "
-                            + count.hosts().size()
-                            + " from the host names of the '# Rank' lines (" + names(count.hosts())
-                            + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
-                            + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
-                            + "is wrong");
+            String rest = ", not " + count.hosts().size()
+                    + " from the host names of the '# Rank' lines (" + names(count.hosts())
+                    + "): a rank's NCCL_HOSTID is its host to NCCL (src/misc/utils.cc getHostHash); NCCL's "
+                    + "'comm ... nNodes' INFO line (NCCL_DEBUG_SUBSYS=INIT) would say so; pass --nodes if that "
+                    + "is wrong";
+            warnPerTable(
+                    s.layoutLine,
+                    "nNodes " + count.nNodes() + " counted from " + told(s, count) + rest,
+                    "nNodes " + count.nNodes() + " counted from "
+                            + (count.source() == NodeCount.Source.HOSTID_LINES
+                                    ? "the NCCL_HOSTIDs of the ranks' processes (NCCL's 'NCCL_HOSTID set by "
+                                            + "environment' lines before each table)"
+                                    : "the NCCL_HOSTID values set before each table, one per rank")
+                            + rest);
         }
         return count.nNodes();
     }
 
+    /** A table's warning and the same for several tables: its lines, then what they share. */
+    private final Map<String, List<Object[]>> perTable = new LinkedHashMap<>();
+
+    /**
+     * A warning each table of a file may draw, the same but for that table's values (its lines, its
+     * NCCL_HOSTIDs): printed by {@link #warnPerTableAll} once the file is read, as it is where one
+     * table draws it, else as one line naming every table's line ({@code FILE:22,78,134: ...}).
+     *
+     * @param line the table's line
+     * @param text the warning for this table alone
+     * @param shared the warning for several tables, without this table's values
+     */
+    private void warnPerTable(int line, String text, String shared) {
+        perTable.computeIfAbsent(shared, k -> new ArrayList<>()).add(new Object[] {line, text});
+    }
+
+    /** Prints the {@link #warnPerTable} warnings, one line each. */
+    private void warnPerTableAll() {
+        perTable.forEach((shared, tables) -> {
+            if (tables.size() == 1) {
+                into.warn(at((Integer) tables.getFirst()[0]), (String) tables.getFirst()[1]);
+            } else {
+                into.warn(at(tables.stream().map(t -> (Integer) t[0]).toList()), shared);
+            }
+        });
+        perTable.clear();
+    }
+
     /** The distinct host names of the '# Rank' lines, with a warning about MNNVL when several. */
-    private int nNodesOfHosts(Segment s, String where, NodeCount.Count count) {
+    private int nNodesOfHosts(Segment s, NodeCount.Count count) {
         List<String> distinct = count.hosts();
         if (distinct.size() > 1) {
             boolean mnnvl = s.ranks.stream()
                     .anyMatch(r -> r.device().matches("(?i).*\\b(GB200|GB300|GB10\\d|Graphics Device)\\b.*"));
-            into.warn(
-                    where,
-                    "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
-                            + names(distinct)
-                            + "); hosts that share one NVLink domain (MNNVL"
-                            + (mnnvl
-                                    ? ", as these " + s.ranks.getFirst().device() + " GPUs may"
-                                    : ": GB200/GB300 NVL72")
-                            + ") are one node to NCCL, which then says 'nNodes 1 ... "
-                            + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so");
+            String text = "nNodes " + distinct.size() + " counted from the host names of the '# Rank' lines ("
+                    + names(distinct)
+                    + "); hosts that share one NVLink domain (MNNVL"
+                    + (mnnvl ? ", as these " + s.ranks.getFirst().device() + " GPUs may" : ": GB200/GB300 NVL72")
+                    + ") are one node to NCCL, which then says 'nNodes 1 ... "
+                    + "MNNVL 1' in its 'comm ... nRanks' INFO line (NCCL_DEBUG_SUBSYS=INIT); pass --nodes if so";
+            warnPerTable(s.layoutLine, text, text);
         }
         return distinct.size();
     }

@@ -87,6 +87,10 @@ public final class Repeats {
                 out.add(g.getFirst());
                 continue;
             }
+            if (COUNTED.matcher(messageKey(g.getFirst())).matches()) {
+                out.add(counted(g));
+                continue;
+            }
             List<String> wheres = new ArrayList<>();
             LinkedHashSet<String> files = new LinkedHashSet<>();
             for (String w : g) {
@@ -118,19 +122,63 @@ public final class Repeats {
         return i < 0 ? warning : warning.substring(0, i);
     }
 
-    /** @return a {@code FILE:LINE} without its {@code :LINE} */
+    /** @return a {@code FILE:LINE} (or {@code FILE:LINE,LINE}) without its lines */
     private static String file(String where) {
-        return where.replaceFirst(":\\d+$", "");
+        return where.replaceFirst(":\\d+(?:,\\d+)*$", "");
     }
 
-    /** @return what two warnings share when they are one warning of different files: the message, its file blanked */
+    /**
+     * @return what two warnings share when they are one warning of different files: the message, its
+     *     file blanked, and a count of lines it starts with ({@code 72 lines carry ...}, {@code 1 line
+     *     carries ...}) written {@code # lines carry ...}
+     */
     private static String messageKey(String warning) {
         String where = where(warning);
         if (where.length() == warning.length()) {
             return warning;
         }
         String file = file(where);
-        return warning.substring(where.length() + 2).replace(file, "\u0000");
+        String message = warning.substring(where.length() + 2).replace(file, "\u0000");
+        java.util.regex.Matcher m = LINE_COUNT.matcher(message);
+        return m.matches() && where.equals(file) ? "# lines " + plural(m.group(1), m.group(2)) + m.group(3) : message;
+    }
+
+    /** A file's warning that starts with a count of its lines and a verb: {@code 72 lines carry ...}. */
+    private static final java.util.regex.Pattern LINE_COUNT =
+            java.util.regex.Pattern.compile("(\\d+) lines? ([a-z]+)( .*)", java.util.regex.Pattern.DOTALL);
+
+    /** {@link #messageKey}'s form of such a warning. */
+    private static final java.util.regex.Pattern COUNTED =
+            java.util.regex.Pattern.compile("# lines [a-z]+ .*", java.util.regex.Pattern.DOTALL);
+
+    /** @return the verb after {@code N lines}: {@code carries} after {@code 1 line} is {@code carry} */
+    private static String plural(String count, String verb) {
+        if (!count.equals("1")) {
+            return verb;
+        }
+        return verb.endsWith("ies") ? verb.substring(0, verb.length() - 3) + "y" : verb.replaceFirst("s$", "");
+    }
+
+    /**
+     * @param g warnings of several files, each {@code FILE: N lines VERB ...}
+     * @return one line: {@code 40 lines in 3 files carry ... (a.txt: 13, b.txt: 13, c.txt: 14)}, the
+     *     first {@link #NAMED} files named
+     */
+    private static String counted(List<String> g) {
+        long total = 0;
+        List<String> each = new ArrayList<>();
+        for (String w : g) {
+            java.util.regex.Matcher m = LINE_COUNT.matcher(w.substring(where(w).length() + 2));
+            m.matches();
+            total += Long.parseLong(m.group(1));
+            each.add(where(w) + ": " + m.group(1));
+        }
+        String key = messageKey(g.getFirst());
+        int verbEnd = key.indexOf(' ', "# lines ".length());
+        long files = g.stream().map(w -> where(w)).distinct().count();
+        return total + " lines in " + TextReport.count(files, "file") + " "
+                + key.substring("# lines ".length(), verbEnd)
+                + key.substring(verbEnd).replace("\u0000", "FILE") + " (" + firstNamed(each) + ")";
     }
 
     /** A key that may be null. */

@@ -138,10 +138,15 @@ class NewcomerEighthWalkCompileTest {
         Path bare = bareTable("bare.txt");
         CliRun r = CliRun.run("compile", bare.toString());
         assertEquals(1, r.exit(), r.err());
+        // with the nNodes it also lacks (no '# Rank' lines), said in the same run (InputProblemsAtOnceTest)
         assertEquals(
                 "nccl-tuner compile: " + bare + ":5: cannot tell which collective this table measured (no "
-                        + "'# Collective test starting' line, no *_perf program name, nothing in the file name); "
-                        + "pass --in " + bare + " --collective NAME\n",
+                        + "'# Collective test starting' line, no *_perf program name, nothing in the file name)\n"
+                        + "nccl-tuner compile: " + bare + ":5: cannot tell nNodes: no '# Rank N ... on HOST' device "
+                        + "lines and no NCCL 'comm ... nNodes' line before this table\n"
+                        + "nccl-tuner compile: " + bare + ": 2 problems (each on its line above), nothing read from "
+                        + "this file: pass --in " + bare + " --collective NAME; then pass --in " + bare
+                        + " --nodes N\n",
                 r.err());
     }
 
