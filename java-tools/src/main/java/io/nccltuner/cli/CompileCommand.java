@@ -365,10 +365,7 @@ final class CompileCommand extends ToolCommand {
             case "both" -> NcclTestsLog.Placement.BOTH;
             default -> throw new UsageException("--placement", "'" + placement + "' is not out, in or both");
         };
-        Mode m = Mode.parse(mode);
-        if (m == null) {
-            throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
-        }
+        Mode m = parseMode(mode);
         if (window < 0 || window > 8) {
             throw new UsageException("--window", window + " is outside 0..8");
         }

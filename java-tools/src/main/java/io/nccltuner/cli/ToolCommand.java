@@ -89,12 +89,12 @@ abstract class ToolCommand implements Callable<Integer> {
      *
      * @param mode the option's value
      * @return the mode
-     * @throws InputException {@code --mode: unknown mode 'x' (enforce, shadow or off)}
+     * @throws InputException {@code --mode: 'x' is not shadow, canary, enforce or off} (compile's words too)
      */
     static Mode parseMode(String mode) throws InputException {
         Mode m = Mode.parse(mode);
         if (m == null) {
-            throw new UsageException("--mode: unknown mode '" + mode + "' (enforce, shadow or off)");
+            throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
         }
         return m;
     }

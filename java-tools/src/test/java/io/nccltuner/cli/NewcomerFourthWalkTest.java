@@ -50,7 +50,7 @@ class NewcomerFourthWalkTest {
                 "nccl-tuner calibrate: --lambda and --mu must be >= 0",
                 "nccl-tuner import: Unknown option: '--no-such-option'",
                 "nccl-tuner explain: --sizes: '1MiB:4KiB' needs 0 < FROM <= TO",
-                "nccl-tuner replay: --mode: unknown mode 'enforced' (enforce, shadow or off)",
+                "nccl-tuner replay: --mode: 'enforced' is not shadow, canary, enforce or off",
                 "nccl-tuner sweep: -b 1G (1 GiB) is above -e 64M (64 MiB): nccl-tests sweeps from -b up to -e; give the "
                         + "smaller size to -b",
                 "nccl-tuner validate: --nranks and --nnodes must be >= 1 (got 0)",
