@@ -312,7 +312,7 @@ final class ValidateCommand extends ToolCommand {
 
     /**
      * The findings as validate prints them, one line each, the same finding about a rule that
-     * several profiles hold printed once: {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
+     * several profiles hold printed once (two rules of one profile are never one finding): {@code error: nccl_tuner.conf:9 (Broadcast [0 B, 40 KiB)) in 3
      * profiles (profiles[0] nRanks16-nNodes2, profiles[1] nNodes1, profiles[2] any): can never apply:
      * ...} (each profile named with the rule's path where the YAML has one).
      *
@@ -323,10 +323,14 @@ final class ValidateCommand extends ToolCommand {
      */
     static List<String> grouped(List<PolicyCheck.Finding> findings, Policy p) {
         java.util.Map<String, List<PolicyCheck.Finding>> groups = new java.util.LinkedHashMap<>();
+        // Two rules of one profile that read alike (split only by regBuff, which the rule's name
+        // leaves out) are two findings: the n-th such finding of a profile joins the n-th group.
+        java.util.Map<String, Integer> perProfile = new java.util.HashMap<>();
         for (PolicyCheck.Finding f : findings) {
+            String same = f.level() + "|" + RULE_PATH.matcher(f.where()).replaceAll("*") + "|" + f.message();
             String key = f.profile() < 0
                     ? "#" + groups.size() // not about one profile's rule: alone
-                    : f.level() + "|" + RULE_PATH.matcher(f.where()).replaceAll("*") + "|" + f.message();
+                    : same + "|" + perProfile.merge(f.profile() + "|" + same, 1, Integer::sum);
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
         }
         List<String> out = new ArrayList<>();

@@ -45,6 +45,40 @@ class ValidateCommandTest {
       """;
 
     @Test
+    void twoRulesOfOneProfileSplitByRegBuffAreTwoFindings() throws Exception {
+        Path f = CliRun.write(tmp, "rb-split.yaml", """
+        schema: nccl-tuner-java/v1
+        name: rb-split
+        profiles:
+          - name: p0
+            rules:
+              - collective: Broadcast
+                bytes: {from: 0 B, to: 8 B}
+                regBuff: true
+                candidates:
+                  - {algorithm: TREE, protocol: LL}
+              - collective: Broadcast
+                bytes: {from: 0 B, to: 8 B}
+                regBuff: false
+                candidates:
+                  - {algorithm: NVLS, protocol: SIMPLE}
+        """);
+        CliRun r = CliRun.run("validate", f.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        List<String> errors =
+                r.out().lines().filter(l -> l.startsWith("error: ")).toList();
+        assertEquals(
+                List.of(
+                        "error: profiles[0].rules[0] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
+                                + " candidates for Broadcast",
+                        "error: profiles[0].rules[1] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
+                                + " candidates for Broadcast"),
+                errors,
+                r.out());
+        assertTrue(r.out().contains("result: FAILED (2 errors, 4 warnings)"), r.out());
+    }
+
+    @Test
     void cleanPolicyAndItsShapeExitZero() {
         String policy = CliRun.trace("../../policies/h200-2rank-measured.yaml");
         CliRun r = CliRun.run("validate", policy, "--nranks", "2", "--nnodes", "2");
