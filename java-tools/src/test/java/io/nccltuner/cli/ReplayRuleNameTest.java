@@ -16,8 +16,9 @@ class ReplayRuleNameTest {
     @TempDir
     Path tmp;
 
-    private static final String LINE = "\n  AllReduce 64 KiB (65536 B), numPipeOps 1: 64 calls; rule profiles[0].rules[2]"
-            + " candidates TREE/LL128 RING/LL128; NCCL offers TREE/LL TREE/SIMPLE RING/LL RING/SIMPLE\n";
+    private static final String LINE =
+            "\n  AllReduce 64 KiB (65536 B), numPipeOps 1: 64 calls; rule profiles[0].rules[2]"
+                    + " candidates TREE/LL128 RING/LL128; NCCL offers TREE/LL TREE/SIMPLE RING/LL RING/SIMPLE\n";
 
     @Test
     void aRegBuffFalseRuleIsNamedUnderTheDefaultEra() throws Exception {
