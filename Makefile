@@ -103,8 +103,11 @@ unit-test: build dist
 # command (those go to docs/dev/); then every bin/nccl-tuner example runs as written in a copy
 # of the unpacked tree (about a minute). Then docs/measure.md's "Try the sweep without a GPU" from the
 # tarball itself, unpacked afresh: the example's gcc build, sweep, compile, a run with the policy and
-# report, each printing what the section shows (tests/docs/check_sim_example.py, about 20 s).
+# report, each printing what the section shows (tests/docs/check_sim_example.py, about 20 s). First
+# the checkers' own test (tests/docs/test_checkers.py, under a second): each check flags a line
+# planted for it, which clean docs cannot show.
 docs-check: dist
+	python3 $(REPO)/tests/docs/test_checkers.py
 	python3 $(REPO)/tests/docs/check_docs.py $(REPO) $(DIST_DIR) --run
 	python3 $(REPO)/tests/docs/check_sim_example.py $(DIST_TGZ)
 

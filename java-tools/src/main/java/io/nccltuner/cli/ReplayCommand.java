@@ -663,12 +663,18 @@ final class ReplayCommand extends ToolCommand {
         }
     }
 
-    /** @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call */
+    /**
+     * @return "rule NAME candidates A/P B/P" for the rule the engine matched for a call, under the
+     *     regBuff the replay passes ({@code --nccl-era}: 0 from tuner v4, so a {@code regBuff: false}
+     *     rule matches; -1 under v3, where only a rule for any regBuff does)
+     */
     private String rule(io.nccltuner.trace.TraceCall c) {
         Policy p = loaded.policy();
         int i = p.profileIndexFor(c.nRanks(), c.nNodes());
-        int j = i < 0 ? -1 : p.profiles().get(i).ruleIndexFor(c.collective(), c.nBytes(), c.numPipeOps(), -1);
-        if (j < 0) { // v3 trace: regBuff unknown, so a rule naming regBuff does not match
+        int j = i < 0
+                ? -1
+                : p.profiles().get(i).ruleIndexFor(c.collective(), c.nBytes(), c.numPipeOps(), ncclEra.regBuff());
+        if (j < 0) {
             return "a rule";
         }
         return "rule " + loaded.ruleName(i, j) + " candidates "
