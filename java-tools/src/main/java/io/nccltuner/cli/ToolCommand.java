@@ -89,9 +89,9 @@ abstract class ToolCommand implements Callable<Integer> {
      *
      * @param mode the option's value
      * @return the mode
-     * @throws InputException {@code --mode: 'x' is not shadow, canary, enforce or off} (compile's words too)
+     * @throws UsageException {@code --mode: 'x' is not shadow, canary, enforce or off} (compile's words too)
      */
-    static Mode parseMode(String mode) throws InputException {
+    static Mode parseMode(String mode) {
         Mode m = Mode.parse(mode);
         if (m == null) {
             throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
