@@ -1,0 +1,59 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 21 (tenth newcomer walk, from the tarball): the frictions outside compile's input
+ * warnings. Each test asserts the message and exit code the CLI prints now; its comment says what
+ * it printed before.
+ */
+class NewcomerTenthWalkFrictionsTest {
+    @TempDir
+    Path tmp;
+
+    static final String POLICY = CliRun.repoFile("policies/h200-2rank.yaml");
+    static final String TRACE = CliRun.repoFile("examples/traces/trace_tp_infer.csv");
+
+    /**
+     * Item 1. Before: {@code try --trace T --bogus} took {@code --bogus} for one more trace file
+     * ({@code nccl-tuner try: --bogus: no such file}, exit 1). Now it is an unknown option, as in
+     * compile and replay: exit 2, the same words, and the closest option for a mistyped one. The
+     * commands with positional files (report, validate, show, import, calibrate) and explain said
+     * so already.
+     */
+    @Test
+    void anUnknownOptionAfterTryTracesIsAUsageErrorAsElsewhere() {
+        String missing = tmp.resolve("missing.txt").toString();
+        List<List<String>> bad = List.of(
+                List.of("try", "--policy", POLICY, "--trace", TRACE, "--bogus"),
+                List.of("try", "--policy", POLICY, "--trace", TRACE, TRACE, "--nccl-lgo", "x.log"),
+                List.of("replay", "--policy", POLICY, "--trace", TRACE, "--bogus"),
+                List.of("report", missing, "--bogus"),
+                List.of("validate", POLICY, "--bogus"),
+                List.of("explain", "--bogus"),
+                List.of("show", POLICY, "--bogus"),
+                List.of("import", missing, "--bogus"),
+                List.of("calibrate", missing, "--bogus"));
+        List<String> first = List.of(
+                "nccl-tuner try: Unknown option: '--bogus'",
+                "nccl-tuner try: Unknown option: '--nccl-lgo'; did you mean --nccl-log?",
+                "nccl-tuner replay: Unknown option: '--bogus'",
+                "nccl-tuner report: Unknown option: '--bogus'",
+                "nccl-tuner validate: Unknown option: '--bogus'",
+                "nccl-tuner explain: Unknown option: '--bogus'",
+                "nccl-tuner show: Unknown option: '--bogus'",
+                "nccl-tuner import: Unknown option: '--bogus'",
+                "nccl-tuner calibrate: Unknown option: '--bogus'");
+        for (int i = 0; i < bad.size(); i++) {
+            CliRun r = CliRun.run(bad.get(i).toArray(String[]::new));
+            String cmd = bad.get(i).get(0);
+            assertEquals(Main.EXIT_USAGE, r.exit(), r.err());
+            assertEquals(first.get(i) + "\nsee 'nccl-tuner " + cmd + " --help'\n", r.err());
+        }
+    }
+}
