@@ -56,4 +56,28 @@ class NewcomerTenthWalkFrictionsTest {
             assertEquals(first.get(i) + "\nsee 'nccl-tuner " + cmd + " --help'\n", r.err());
         }
     }
+
+    /**
+     * Item 5. Before: {@code import} of optimize_config.py's performance CSV said on line 1 that it
+     * is measurement data, then called each timing row {@code 12 fields: RCCL's example-tuner rows
+     * add partitionMode ...} (24 problems for 23 rows). The file is refused as a whole: one line.
+     */
+    @Test
+    void importRefusesMeasurementDataInOneLine() throws Exception {
+        Path csv = CliRun.write(
+                tmp,
+                "performance_data.csv",
+                "collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,regBuff,cost_metric,"
+                        + "bandwidth_gbps,latency_us\n"
+                        + "allreduce,1024,tree,simple,2,1,8,-1,-1,0.15,45.2,12.5\n"
+                        + "allreduce,1024,ring,simple,4,1,8,-1,-1,0.12,52.1,10.8\n");
+        CliRun r =
+                CliRun.run("import", csv.toString(), "-o", tmp.resolve("p.yaml").toString());
+        assertEquals(Main.EXIT_INPUT, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner import: " + csv + ":1: this is measurement data (the performance CSV of NCCL's "
+                        + "optimize_config.py, or a sweep): its rows are timings per size, not rules; use 'nccl-tuner "
+                        + "compile' on it\n",
+                r.err());
+    }
 }
