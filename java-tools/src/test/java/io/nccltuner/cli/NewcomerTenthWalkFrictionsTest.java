@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -79,5 +80,59 @@ class NewcomerTenthWalkFrictionsTest {
                         + "optimize_config.py, or a sweep): its rows are timings per size, not rules; use 'nccl-tuner "
                         + "compile' on it\n",
                 r.err());
+    }
+
+    /**
+     * Item 2. Before: {@code import} and {@code calibrate} wrote {@code mode: enforce} with no
+     * {@code --mode} ({@code Unknown option: '--mode'}, exit 2), while compile writes shadow by
+     * default. Now both write shadow unless {@code --mode} says otherwise, and end with compile's
+     * mode line naming themselves.
+     */
+    @Test
+    void importAndCalibrateWriteShadowByDefaultAndSayHowToSwitch() throws Exception {
+        String conf = CliRun.fixture("nvidia-boundaries.conf");
+        Path shadow = tmp.resolve("imported.yaml");
+        CliRun r = CliRun.run("import", conf, "-o", shadow.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(java.nio.file.Files.readString(shadow).contains("\nmode: shadow\n"));
+        assertTrue(
+                r.out()
+                        .endsWith("\nmode: shadow (the plugin logs what the policy would change and changes nothing); "
+                                + "when its logs agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or import "
+                                + "with --mode enforce (docs/canary.md)\n"),
+                r.out());
+        Path enforce = tmp.resolve("enforced.yaml");
+        r = CliRun.run("import", conf, "-o", enforce.toString(), "--mode", "enforce");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(java.nio.file.Files.readString(enforce).contains("\nmode: enforce\n"));
+        assertTrue(
+                r.out()
+                        .endsWith(
+                                "\nmode: enforce (the plugin applies the policy's picks); NCCL_TUNER_JAVA_MODE=shadow "
+                                        + "in the job, or import with --mode shadow, only logs them\n"),
+                r.out());
+        r = CliRun.run("import", conf, "--mode", "enforced");
+        assertEquals(Main.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner import: --mode: 'enforced' is not shadow, canary, enforce or off\n"
+                        + "see 'nccl-tuner import --help'\n",
+                r.err());
+
+        Path calibrated = tmp.resolve("calibrated.yaml");
+        r = CliRun.run(
+                "calibrate",
+                CalibrateCommandTest.sweep("sweep-2nodes"),
+                CalibrateCommandTest.sweep("sweep-4nodes"),
+                "-o",
+                calibrated.toString(),
+                "--no-match-gpu");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(java.nio.file.Files.readString(calibrated).contains("\nmode: shadow\n"));
+        assertTrue(
+                r.out()
+                        .endsWith("\nmode: shadow (the plugin logs what the policy would change and changes nothing); "
+                                + "when its logs agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or "
+                                + "calibrate with --mode enforce (docs/canary.md)\n"),
+                r.out());
     }
 }
