@@ -18,7 +18,7 @@ class NewcomerTenthWalkFrictionsTest {
     Path tmp;
 
     static final String POLICY = CliRun.repoFile("policies/h200-2rank.yaml");
-    static final String TRACE = CliRun.repoFile("examples/traces/trace_tp_infer.csv");
+    static final String TRACE = CliRun.repoFile("tests/traces/trace_tp_infer.csv");
 
     /**
      * Item 1. Before: {@code try --trace T --bogus} took {@code --bogus} for one more trace file
@@ -134,5 +134,33 @@ class NewcomerTenthWalkFrictionsTest {
                                 + "when its logs agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or "
                                 + "calibrate with --mode enforce (docs/canary.md)\n"),
                 r.out());
+    }
+
+    /**
+     * Item 4. Before: for a line of NCCL's example CSV that sets only the channel count (its
+     * algorithm and protocol are NCCL's own pick), replay said {@code 0 changed (+ 16 channels
+     * only)} and try {@code the policy would change 16 of 273 calls}. Now try counts as replay:
+     * {@code 0 of 273 calls (+ 16 channels only; ...)}, in shadow and in enforce mode.
+     */
+    @Test
+    void tryCountsChannelOnlyChangesAsReplayDoes() throws Exception {
+        String conf = CliRun.write(tmp, "nccl_tuner.conf", "allgather,0,4294967295,ring,simple,4,2,-1\n")
+                .toString();
+        CliRun replay = CliRun.run("replay", "--policy", conf, "--trace", TRACE);
+        assertEquals(0, replay.exit(), replay.err());
+        assertTrue(replay.out().contains("\nall: 273 calls, 0 changed (+ 16 channels only)"), replay.out());
+        CliRun shadow = CliRun.tryRun("--policy", conf, "--trace", TRACE);
+        assertEquals(0, shadow.exit(), shadow.err());
+        assertTrue(
+                shadow.out()
+                        .endsWith("\ntry: the policy would change 0 of 273 calls (+ 16 channels only; rule hits 16; "
+                                + "changed: where its pick differs from NCCL's); run it with NCCL_TUNER_JAVA_MODE=shadow "
+                                + "in the job next\n"),
+                shadow.out());
+        CliRun enforce = CliRun.tryRun("--policy", conf, "--trace", TRACE, "--mode", "enforce");
+        assertEquals(0, enforce.exit(), enforce.err());
+        assertTrue(
+                enforce.out().endsWith("\ntry: the policy changed 0 of 273 calls (+ 16 channels only; rule hits 16)\n"),
+                enforce.out());
     }
 }
