@@ -163,4 +163,44 @@ class NewcomerTenthWalkFrictionsTest {
                 enforce.out().endsWith("\ntry: the policy changed 0 of 273 calls (+ 16 channels only; rule hits 16)\n"),
                 enforce.out());
     }
+
+    /**
+     * Item 3. Before: policies/h200-2rank-measured.yaml named the source tree's paths in its header
+     * ({@code java-tools/src/test/resources/compile/...}, {@code tests/traces/...}), so the
+     * distribution's documented command ({@code bin/nccl-tuner compile
+     * examples/measurements/h200-2rank-sweep_allreduce.rep1.csv --nccl-log
+     * examples/traces/nccl_sweep.rank0.log ...}) differed from it in those two lines. Now the shipped
+     * file is that command's output byte for byte: the compile of the same inputs, with the
+     * distribution's paths where the source tree's are.
+     */
+    @Test
+    void theShippedMeasuredPolicyIsTheTarballsCompileByteForByte() throws Exception {
+        String sweep = "java-tools/src/test/resources/compile/h200-2rank-sweep_allreduce.rep1.csv";
+        String log = "tests/traces/nccl_sweep.rank0.log";
+        Path fresh = tmp.resolve("my-h200-2rank-measured.yaml");
+        CliRun r = CliRun.run(
+                "compile",
+                CliRun.repoFile(sweep),
+                "--nccl-log",
+                CliRun.repoFile(log),
+                "--workload",
+                TRACE,
+                "--name",
+                "h200-2rank-measured",
+                "--mode",
+                "enforce",
+                "-o",
+                fresh.toString());
+        assertEquals(0, r.exit(), r.err());
+        String expected = java.nio.file.Files.readString(fresh)
+                .replace(
+                        "#   " + CliRun.repoFile(sweep) + "\n",
+                        "#   examples/measurements/h200-2rank-sweep_allreduce.rep1.csv\n")
+                .replace(
+                        "#   NCCL's picks: " + CliRun.repoFile(log) + "\n",
+                        "#   NCCL's picks: examples/traces/nccl_sweep.rank0.log\n");
+        assertEquals(
+                expected,
+                java.nio.file.Files.readString(Path.of(CliRun.repoFile("policies/h200-2rank-measured.yaml"))));
+    }
 }
