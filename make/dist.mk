@@ -47,8 +47,9 @@ DIST_FIXTURES := $(REPO)/java-tools/src/test/resources/compile
 DIST_NCCL_TESTS := $(addprefix $(DIST_FIXTURES)/,plain-all_reduce_auto.txt plain-all_reduce_ring_ll.txt \
                    gh200-8ranks-2hosts_all_reduce.txt h100-8ranks-1host_all_reduce.txt)
 DIST_EXAMPLES := $(wildcard $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log) \
-                 $(REPO)/tests/traces/README.md $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv \
-                 $(DIST_NCCL_TESTS) $(DIST_FIXTURES)/nvidia-boundaries.conf $(REPO)/make/examples-README.md
+                 $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv \
+                 $(DIST_NCCL_TESTS) $(DIST_FIXTURES)/nvidia-boundaries.conf $(REPO)/make/examples-README.md \
+                 $(REPO)/make/examples-traces-README.md
 # examples/simcluster/: the simulated cluster (tests/simcluster/simcluster.c, the single source, copied
 # here) and the headers it includes, flat, so that `gcc -O2 -o simcluster examples/simcluster/simcluster.c
 # -ldl -lm -lpthread` builds it from the unpacked tree (docs/measure.md, "Try the sweep without a GPU").
@@ -76,7 +77,8 @@ $(DIST_TGZ): $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_BIN) $(HARNESS_CUDA
 	mkdir -p $(DIST_DIR)/examples/traces $(DIST_DIR)/examples/measurements $(DIST_DIR)/examples/nccl-tests \
 	  $(DIST_DIR)/examples/configs
 	cp $(REPO)/make/examples-README.md $(DIST_DIR)/examples/README.md
-	cp $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log $(REPO)/tests/traces/README.md $(DIST_DIR)/examples/traces/
+	cp $(REPO)/tests/traces/trace_*.csv $(REPO)/tests/traces/nccl_*.rank0.log $(DIST_DIR)/examples/traces/
+	cp $(REPO)/make/examples-traces-README.md $(DIST_DIR)/examples/traces/README.md
 	cp $(DIST_FIXTURES)/h200-2rank-sweep_allreduce.rep1.csv $(DIST_DIR)/examples/measurements/
 	cp $(DIST_NCCL_TESTS) $(DIST_DIR)/examples/nccl-tests/
 	cp $(DIST_FIXTURES)/nvidia-boundaries.conf $(DIST_DIR)/examples/configs/nccl_tuner.conf

@@ -10,7 +10,8 @@ tarball ships them as they are in the repository; make/dist.mk). Checked:
      target); a `docs/...md` mention in any other file of the repository resolves in it;
   2. the distribution's README.md and docs are the repository's, byte for byte, and each developer
      doc says that it describes the source tree;
-  3. in the user docs (README.md, docs/*.md, examples/README.md), everywhere (a tarball user
+  3. in the user docs (README.md, docs/*.md, examples/README.md, examples/*/README.md; and the
+     comment lines of the shipped policies/*.yaml), everywhere (a tarball user
      cannot open the source tree, so no part of them may send the reader there; the developer
      detail is in docs/dev/):
        - no developer reference: a `make` command; a path into the repository's tests/,
@@ -18,7 +19,8 @@ tarball ships them as they are in the repository; make/dist.mk). Checked:
          or partial path (`exports.c`, `src/plugin.c`) of a repository file under those folders that
          the distribution does not hold at that path; a Java package of the project (`io.nccltuner.`);
          the name of one of the project's Java classes, main, test or benchmark (a CamelCase word
-         with two capitals, `CostModel.tighten`; not after `:`, `=` or `-`, as in a JVM option);
+         with two capitals, `CostModel.tighten`; not after `:`, `=` or `-`, as in a JVM option; or
+         one capital in a code span, `Calibrator`);
        - a command line in a code block (or after a `$ ` prompt) is `bin/nccl-tuner ...`;
        - each path into the distribution (examples/, policies/, bin/, lib/, libexec/, docs/) exists
          in it;
@@ -184,6 +186,10 @@ SOURCES = None
 PATH_TOKEN = re.compile(r"(?<![\w/.$~-])[\w.-]+(?:/[\w.-]+)*\.(?:c|h|py|sh|java|mk)\b")
 JAVA_PKG = re.compile(r"\bio\.nccltuner(?:\.\w+)*")
 CLASS_WORD = re.compile(r"(?<![\w:=-])[A-Z][a-z]\w*[A-Z]\w*")
+# a one-capital class name (`Calibrator`) in a code span: CLASS_WORD's two capitals miss it, and in
+# prose such a word is mostly English (Policy, Replay)
+CODE_CLASS = re.compile(r"`([A-Z][a-z]\w*)`")
+NCCL_WORDS = {"Algorithm", "Protocol"}  # the row names of NCCL's TUNING table, also class names here
 
 
 def source_refs(dist, line):
@@ -202,7 +208,8 @@ def source_refs(dist, line):
         if any(p == tok or p.endswith("/" + tok) for p in paths):
             refs.append(tok)
     refs += JAVA_PKG.findall(line)
-    refs += [w for w in CLASS_WORD.findall(line) if w in classes]
+    refs += [w for w in CLASS_WORD.findall(line) + [c for c in CODE_CLASS.findall(line) if c not in NCCL_WORDS]
+             if w in classes]
     return refs
 
 
@@ -267,6 +274,17 @@ def check_user_docs(repo, dist, files, runs):
                     runs.append((f"{rel}:{start}", cmd))
 
 
+def check_policy_comments(repo, dist):
+    """The comment lines of the shipped policies/*.yaml name no source path or class: a tarball
+    user reads them (and compiles the shipped inputs into the same file)."""
+    for path in sorted(glob.glob(os.path.join(dist, "policies", "*.yaml"))):
+        rel = os.path.relpath(path, dist)
+        for k, line in enumerate(open(path, encoding="utf-8"), 1):
+            if line.lstrip().startswith("#"):
+                for ref in dev_refs(repo, line) + source_refs(dist, line):
+                    problem(f"dist:{rel}:{k}", f"developer reference {ref}: the distribution has no source tree")
+
+
 def run_examples(dist, runs):
     work = tempfile.mkdtemp(prefix="check-docs-")
     top = os.path.join(work, "dist")
@@ -327,12 +345,14 @@ def main():
     check_links(repo, "repo", repo_files)
     if not os.path.isfile(os.path.join(dist, "examples", "README.md")):
         problem("dist", "no examples/README.md (make/examples-README.md)")
-    examples = ["examples/README.md"] if os.path.isfile(os.path.join(dist, "examples", "README.md")) else []
+    examples = sorted(os.path.relpath(p, dist) for p in glob.glob(os.path.join(dist, "examples", "README.md"))
+                      + glob.glob(os.path.join(dist, "examples", "*", "README.md")))
     check_links(dist, "dist", dist_files + examples)
     check_repo_mentions(repo)
     user = [f for f in dist_files if not f.startswith("docs/dev/")] + examples
     runs = []
     check_user_docs(repo, dist, user, runs)
+    check_policy_comments(repo, dist)
     summary = f"{len(repo_files)} docs in each layout, {len(runs)} bin/nccl-tuner examples"
     if "--run" in sys.argv:
         ran, skipped = run_examples(dist, runs)

@@ -99,9 +99,10 @@ def main():
         sweeps.append(d)
     measured = os.path.join(work, "measured.yaml")
     calibrated = os.path.join(work, "calibrated.yaml")
-    # enforce: picks() runs it with no NCCL_TUNER_JAVA_MODE (compile's default is shadow)
+    # enforce: picks() runs them with no NCCL_TUNER_JAVA_MODE (compile's and calibrate's default is shadow)
     run([JAVA, "-jar", JAR, "compile"] + sweeps + ["-o", measured, "--summary", "--mode", "enforce"], env(1))
-    report = run([JAVA, "-jar", JAR, "calibrate"] + sweeps + ["-o", calibrated, "--no-match-gpu"], env(1))
+    report = run([JAVA, "-jar", JAR, "calibrate"] + sweeps + ["-o", calibrated, "--no-match-gpu", "--mode", "enforce"],
+                 env(1))
     with open(os.path.join(work, "calibrate-report.txt"), "w") as f:
         f.write(report)
     print("calibrate_heldout: calibrate report (%s):" % os.path.join(work, "calibrate-report.txt"))

@@ -170,10 +170,26 @@ public final class ConfigFormats {
                         || names.contains("latency_us")
                         || names.contains("bandwidth_gbps")
                         || names.contains("median_us"))) {
-            return "this is measurement data (the performance CSV of NCCL's optimize_config.py, or a sweep): its "
-                    + "rows are timings per size, not rules; use 'nccl-tuner compile' on it";
+            return MEASUREMENT_DATA;
         }
         return null;
+    }
+
+    /** The refusal of a CSV whose header row is measurement data ({@link #headerProblem}). */
+    static final String MEASUREMENT_DATA =
+            "this is measurement data (the performance CSV of NCCL's optimize_config.py, or a sweep): its "
+                    + "rows are timings per size, not rules; use 'nccl-tuner compile' on it";
+
+    /**
+     * Whether a refusal is of the file as a whole, not of one line: measurement data ({@link
+     * #headerProblem}) or an aws-ofi-nccl decision table. Its other lines are no rules either, so
+     * listing each of them as a problem of its own says nothing more.
+     *
+     * @param refusal the converter's message ({@code file:line: text})
+     * @return true for those two refusals
+     */
+    public static boolean refusesWholeFile(String refusal) {
+        return refusal.endsWith(MEASUREMENT_DATA) || refusal.endsWith(AWS_OFI);
     }
 
     /** @return whether the first field of a line is a word that is no collective: a header row */

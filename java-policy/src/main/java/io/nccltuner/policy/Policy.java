@@ -38,6 +38,14 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
     }
 
     /**
+     * @param newMode the mode the policy starts in (before any NCCL_TUNER_JAVA_MODE override)
+     * @return this policy (name, description, profiles, source) in another mode
+     */
+    public Policy withMode(Mode newMode) {
+        return new Policy(name, newMode, description, profiles, source);
+    }
+
+    /**
      * @param newSource the file it came from, or null
      * @return this policy, read from another file
      */

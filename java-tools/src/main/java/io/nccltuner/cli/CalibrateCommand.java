@@ -81,6 +81,9 @@ final class CalibrateCommand extends ToolCommand {
     double mu;
 
     @Mixin
+    SharedOptions.WrittenMode mode;
+
+    @Mixin
     ModelInputOptions model;
 
     @Override
@@ -88,6 +91,7 @@ final class CalibrateCommand extends ToolCommand {
         if (!(lambda >= 0) || !(mu >= 0)) {
             throw new UsageException("--lambda and --mu must be >= 0");
         }
+        io.nccltuner.policy.Mode m = mode.parse();
         requireOutputDirectory("-o", output);
         Sweeps sweepsRead = readSweeps(err);
         List<SweepInputs> in = sweepsRead.in();
@@ -127,7 +131,8 @@ final class CalibrateCommand extends ToolCommand {
             out.println("no -o: policy not written");
             return 0;
         }
-        writePolicy(out, b, r, in, constants.size(), nodes, hw);
+        writePolicy(out, b.policy().withMode(m), r, in, constants.size(), nodes, hw);
+        out.println(modeLine(m, "calibrate"));
         return 0;
     }
 
@@ -256,11 +261,13 @@ final class CalibrateCommand extends ToolCommand {
      * Writes {@code -o}: the policy with a header naming the sweeps and each fitted constant, then
      * says what it holds.
      *
+     * @param policy the calibrated policy, in the mode {@code --mode} gives
+     *
      * @throws IllegalStateException if the calibrated policy does not load (a bug: exit 70)
      */
     private void writePolicy(
             PrintWriter out,
-            CalibratedPolicy.Built b,
+            io.nccltuner.policy.Policy policy,
             Calibrator.Result r,
             List<SweepInputs> in,
             int nConstants,
@@ -285,15 +292,14 @@ final class CalibrateCommand extends ToolCommand {
         }
         String yaml;
         try {
-            yaml = PolicyYaml.writeChecked(b.policy(), header, Map.of(), output.toString());
+            yaml = PolicyYaml.writeChecked(policy, header, Map.of(), output.toString());
         } catch (PolicyException e) {
             throw new IllegalStateException("the calibrated policy does not load: " + e.getMessage(), e);
         }
         PolicyYaml.writeFiles(output, yaml, out, "nccl-tuner calibrate"); // and its compiled form beside it
-        out.println(
-                "policy: " + output + " (" + Main.count(b.policy().profiles().size(), "profile") + ", "
-                        + Main.count(nConstants, "constant") + ", calibrated profile for nNodes " + nodes
-                        + (hw.gpu() == null ? "" : ", gpu " + hw.gpu()) + ")");
+        out.println("policy: " + output + " (" + Main.count(policy.profiles().size(), "profile") + ", "
+                + Main.count(nConstants, "constant") + ", calibrated profile for nNodes " + nodes
+                + (hw.gpu() == null ? "" : ", gpu " + hw.gpu()) + ")");
     }
 
     /** "NVIDIA H100 80GB HBM3" -> "H100": the model the profile's gpu match names. */

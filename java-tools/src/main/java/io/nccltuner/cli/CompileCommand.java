@@ -124,15 +124,8 @@ final class CompileCommand extends ToolCommand {
     @picocli.CommandLine.Mixin
     SharedOptions.PolicyName name;
 
-    @Option(
-            names = "--mode",
-            paramLabel = "MODE",
-            defaultValue = "shadow",
-            description = "The mode the written policy starts in: shadow (the plugin logs what it would change "
-                    + "and changes nothing), canary (the policy's picks on a fraction of the calls), enforce or off "
-                    + "(default: ${DEFAULT-VALUE}: first shadow, then canary, then enforce; NCCL_TUNER_JAVA_MODE "
-                    + "overrides it in the job).")
-    String mode;
+    @picocli.CommandLine.Mixin
+    SharedOptions.WrittenMode mode;
 
     @Option(
             names = "--threshold",
@@ -365,7 +358,7 @@ final class CompileCommand extends ToolCommand {
             case "both" -> NcclTestsLog.Placement.BOTH;
             default -> throw new UsageException("--placement", "'" + placement + "' is not out, in or both");
         };
-        Mode m = parseMode(mode);
+        Mode m = mode.parse();
         if (window < 0 || window > 8) {
             throw new UsageException("--window", window + " is outside 0..8");
         }
@@ -818,39 +811,7 @@ final class CompileCommand extends ToolCommand {
             PolicyYaml.writeFiles(output, yaml, report, "nccl-tuner compile"); // and its compiled form beside it
             report.println("policy: " + output + " (" + Main.count(nRules, "rule") + ")");
         }
-        report.println(modeLine(c.policy().mode()));
-    }
-
-    /**
-     * The line under {@code policy: FILE (N rules)}, the last but {@code --html}'s: the mode the
-     * written policy starts in, what the plugin does in it, and
-     * how to switch (the job's {@code NCCL_TUNER_JAVA_MODE}, which overrides the policy's {@code
-     * mode}, or compiling again with {@code --mode}); the product's flow is shadow, then canary,
-     * then enforce (docs/canary.md).
-     *
-     * @param m the policy's mode
-     * @return {@code mode: shadow (the plugin logs what the policy would change and changes nothing);
-     *     ...}
-     */
-    static String modeLine(Mode m) {
-        return "mode: " + m.spelling()
-                + switch (m) {
-                    case SHADOW ->
-                        " (the plugin logs what the policy would change and changes nothing); when its logs "
-                                + "agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or compile with --mode enforce "
-                                + "(docs/canary.md)";
-                    case CANARY ->
-                        " (the policy's picks on a fraction of the calls each rule covers, "
-                                + "NCCL_TUNER_JAVA_CANARY, default 0.1; NCCL's on the rest); when `nccl-tuner report` on its logs "
-                                + "says so, run it with NCCL_TUNER_JAVA_MODE=enforce, or compile with --mode enforce "
-                                + "(docs/canary.md)";
-                    case ENFORCE ->
-                        " (the plugin applies the policy's picks); NCCL_TUNER_JAVA_MODE=shadow in the job, or "
-                                + "compile with --mode shadow, only logs them";
-                    case OFF ->
-                        " (the plugin loads and checks the policy and changes nothing); NCCL_TUNER_JAVA_MODE=shadow "
-                                + "or enforce in the job, or compile with --mode shadow or enforce, runs it";
-                };
+        report.println(modeLine(c.policy().mode(), "compile"));
     }
 
     /**

@@ -44,7 +44,8 @@ import picocli.CommandLine.Parameters;
             "Lines: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]].",
             "Unknown names are errors with line numbers; byte ranges off the size grid are rounded with a warning;",
             "lines that can never apply (candidates NCCL never offers there, one-rank shapes) are left out with a warning,",
-            "so the policy written always passes validate."
+            "so the policy written always passes validate. The policy starts in mode shadow (--mode enforce",
+            "applies it as NCCL's example plugin applies the CSV)."
         })
 final class ImportCommand extends ToolCommand {
     @Parameters(index = "0", paramLabel = "FILE", description = "The CSV config (e.g. nccl_tuner.conf).")
@@ -58,6 +59,9 @@ final class ImportCommand extends ToolCommand {
 
     @Option(names = "--name", paramLabel = "NAME", description = "Policy name (default: the config file name).")
     String name;
+
+    @picocli.CommandLine.Mixin
+    SharedOptions.WrittenMode mode;
 
     @Override
     Path inputFile() {
@@ -140,6 +144,7 @@ final class ImportCommand extends ToolCommand {
 
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
+        io.nccltuner.policy.Mode m = mode.parse();
         InputFiles.requireReadable(file);
         requireOutputDirectory("-o", output);
         NcclExampleConfig.Result r = PolicyFiles.convertCsv(file); // every refused line, as validate lists them
@@ -149,6 +154,7 @@ final class ImportCommand extends ToolCommand {
         if (name != null) {
             p = p.withName(name);
         }
+        p = p.withMode(m); // shadow by default, as compile: NCCL's example plugin applies the CSV (enforce)
         List<PolicyCheck.Finding> errors = PolicyCheck.check(p).stream()
                 .filter(f -> f.level() == PolicyCheck.Level.ERROR)
                 .toList();
@@ -182,6 +188,7 @@ final class ImportCommand extends ToolCommand {
         }
         if (output == null || output.toString().equals("-")) {
             out.print(yaml);
+            err.println(modeLine(m, "import")); // stdout is the policy alone
         } else {
             PolicyYaml.writeFiles(output, yaml, err, "nccl-tuner import"); // and its compiled form beside it
             int rules = p.profiles().stream().mapToInt(x -> x.rules().size()).sum();
@@ -194,6 +201,7 @@ final class ImportCommand extends ToolCommand {
                             + (rule.regBuff() == null ? "" : " (regBuff " + rule.regBuff() + ")"));
                 }
             }
+            out.println(modeLine(m, "import"));
         }
         out.flush();
         err.flush();

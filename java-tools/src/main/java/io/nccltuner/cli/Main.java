@@ -130,6 +130,9 @@ public final class Main implements Runnable {
         cl.registerConverter(Integer.TYPE, s -> (int) asciiWhole(s, "an int", Integer.MIN_VALUE, Integer.MAX_VALUE));
         cl.registerConverter(Long.class, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
         cl.registerConverter(Long.TYPE, s -> asciiWhole(s, "a long", Long.MIN_VALUE, Long.MAX_VALUE));
+        // try's --trace takes several files: an unknown option after them ('--bogus') is a usage
+        // error as in the other commands, not one more trace file (picocli's default takes it as one)
+        cl.getSubcommands().get("try").setUnmatchedOptionsAllowedAsOptionParameters(false);
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ex instanceof io.nccltuner.policy.InputException
                 ? inputError(ex.getMessage(), cmd)
@@ -194,6 +197,11 @@ public final class Main implements Runnable {
             if (unknown != null) {
                 message = "Unknown option: '" + unknown + "'";
             }
+        } else if (message != null && message.matches("(?s)Unknown option: '[^']+'; Expected parameter .*")) {
+            // picocli's words for an unknown option where an option's value was due (try --trace
+            // a.csv --bogus): one fact, as for an unknown option elsewhere
+            unknown = message.substring("Unknown option: '".length(), message.indexOf("';"));
+            message = "Unknown option: '" + unknown + "'";
         } else if (e instanceof CommandLine.UnmatchedArgumentException u) {
             unknown = u.getUnmatched().stream()
                     .filter(a -> a.startsWith("-") && a.length() > 1)

@@ -151,4 +151,29 @@ final class SharedOptions {
         @Option(names = "--html", paramLabel = "FILE", description = "also write the report as an HTML page")
         Path file;
     }
+
+    /**
+     * {@code --mode MODE} of {@code compile}, {@code calibrate} and {@code import}: the mode the
+     * policy they write starts in, shadow by default (the product's flow: shadow, then canary, then
+     * enforce; docs/canary.md). Their last line says it ({@link ToolCommand#modeLine}).
+     */
+    static final class WrittenMode {
+        @Option(
+                names = "--mode",
+                paramLabel = "MODE",
+                defaultValue = "shadow",
+                description = "The mode the written policy starts in: shadow (the plugin logs what it would change "
+                        + "and changes nothing), canary (the policy's picks on a fraction of the calls), enforce or "
+                        + "off (default: ${DEFAULT-VALUE}: first shadow, then canary, then enforce; "
+                        + "NCCL_TUNER_JAVA_MODE overrides it in the job).")
+        String given;
+
+        /**
+         * @return the mode
+         * @throws UsageException {@code --mode: 'x' is not shadow, canary, enforce or off}
+         */
+        io.nccltuner.policy.Mode parse() {
+            return ToolCommand.parseMode(given);
+        }
+    }
 }

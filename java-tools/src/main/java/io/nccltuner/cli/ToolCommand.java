@@ -89,14 +89,49 @@ abstract class ToolCommand implements Callable<Integer> {
      *
      * @param mode the option's value
      * @return the mode
-     * @throws InputException {@code --mode: 'x' is not shadow, canary, enforce or off} (compile's words too)
+     * @throws UsageException {@code --mode: 'x' is not shadow, canary, enforce or off} (compile's words too)
      */
-    static Mode parseMode(String mode) throws InputException {
+    static Mode parseMode(String mode) {
         Mode m = Mode.parse(mode);
         if (m == null) {
             throw new UsageException("--mode", "'" + mode + "' is not shadow, canary, enforce or off");
         }
         return m;
+    }
+
+    /**
+     * The line under {@code policy: FILE ...} of compile, calibrate and import, the commands that
+     * write a policy ({@code --mode}: {@link SharedOptions.WrittenMode}): the mode the written
+     * policy starts in, what the plugin does in it, and how to switch (the job's {@code
+     * NCCL_TUNER_JAVA_MODE}, which overrides the policy's {@code mode}, or running the command again
+     * with {@code --mode}); the product's flow is shadow, then canary, then enforce (docs/canary.md).
+     *
+     * @param m the policy's mode
+     * @param command the command that wrote it ({@code compile}), named in how to switch
+     * @return {@code mode: shadow (the plugin logs what the policy would change and changes nothing);
+     *     ...}
+     */
+    static String modeLine(Mode m, String command) {
+        return "mode: " + m.spelling()
+                + switch (m) {
+                    case SHADOW ->
+                        " (the plugin logs what the policy would change and changes nothing); when its logs "
+                                + "agree, run it with NCCL_TUNER_JAVA_MODE=canary, then enforce, or " + command
+                                + " with --mode enforce "
+                                + "(docs/canary.md)";
+                    case CANARY ->
+                        " (the policy's picks on a fraction of the calls each rule covers, "
+                                + "NCCL_TUNER_JAVA_CANARY, default 0.1; NCCL's on the rest); when `nccl-tuner report` on its logs "
+                                + "says so, run it with NCCL_TUNER_JAVA_MODE=enforce, or " + command
+                                + " with --mode enforce "
+                                + "(docs/canary.md)";
+                    case ENFORCE ->
+                        " (the plugin applies the policy's picks); NCCL_TUNER_JAVA_MODE=shadow in the job, or "
+                                + command + " with --mode shadow, only logs them";
+                    case OFF ->
+                        " (the plugin loads and checks the policy and changes nothing); NCCL_TUNER_JAVA_MODE=shadow "
+                                + "or enforce in the job, or " + command + " with --mode shadow or enforce, runs it";
+                };
     }
 
     /**

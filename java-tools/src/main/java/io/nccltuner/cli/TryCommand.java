@@ -822,8 +822,11 @@ final class TryCommand extends ToolCommand {
      * @param hits the counts per reason ({@link UnchangedHits})
      * @param why what "candidate not offered" names: which candidates NCCL's tables lack where, as an
      *     in-process replay of the traces finds it, or {@link UnchangedHits#NOT_OFFERED_WHY}
+     * @param channelsOnly the rule hits whose pick is NCCL's own but that set a channel count (the
+     *     plugin's summary counts them among its disagreements; replay says {@code (+ N channels
+     *     only)} for them)
      */
-    private record Unchanged(UnchangedHits hits, String why) {}
+    private record Unchanged(UnchangedHits hits, String why, long channelsOnly) {}
 
     /** The unchanged rule hits of the decision logs in the folder, the not-offered ones named from the traces. */
     private Unchanged unchanged(Policy p, Path logs, List<Path> replayed) throws IOException, InputException {
@@ -833,7 +836,14 @@ final class TryCommand extends ToolCommand {
         }
         UnchangedHits u = UnchangedHits.of(files);
         String why = u.notOffered() > 0 ? notOfferedWhy(p, replayed, u.notOffered()) : null;
-        return new Unchanged(u, why == null ? UnchangedHits.NOT_OFFERED_WHY : why);
+        long channelsOnly = files.stream()
+                .flatMap(f -> f.aggregates().stream())
+                .filter(a -> a.channels() != 0
+                        && a.policyPick() != null
+                        && a.policyPick().equals(a.ncclPick()))
+                .mapToLong(DecisionLogFile.Aggregate::count)
+                .sum();
+        return new Unchanged(u, why == null ? UnchangedHits.NOT_OFFERED_WHY : why, channelsOnly);
     }
 
     /**
@@ -995,15 +1005,18 @@ final class TryCommand extends ToolCommand {
         long hits = t.hits;
         List<String> unmatched = t.unmatched;
         String nothing = u == null ? null : u.hits().line(u.why());
+        long channelsOnly = u == null ? 0 : u.channelsOnly();
+        String channels = channelsOnly == 0 ? "" : "+ " + channelsOnly + " channels only; "; // as replay counts
         if (hits > 0 && mode.equals("enforce")) {
             return "try: the policy changed "
-                    + (t.applied - (u == null ? 0 : u.hits().alreadyPick())) + " of " + Main.count(calls, "call")
-                    + " (rule hits " + hits + ")" + (nothing == null ? "" : "; " + nothing);
+                    + (t.applied - (u == null ? 0 : u.hits().alreadyPick()) - channelsOnly) + " of "
+                    + Main.count(calls, "call") + " (" + channels + "rule hits " + hits + ")"
+                    + (nothing == null ? "" : "; " + nothing);
         }
         if (hits > 0) {
-            return "try: the policy would change " + t.differ + " of " + Main.count(calls, "call") + " (rule hits "
-                    + hits + "; changed: where its pick differs from NCCL's)" + (nothing == null ? "" : "; " + nothing)
-                    + "; " + next(t.differ, policy.toString());
+            return "try: the policy would change " + (t.differ - channelsOnly) + " of " + Main.count(calls, "call")
+                    + " (" + channels + "rule hits " + hits + "; changed: where its pick differs from NCCL's)"
+                    + (nothing == null ? "" : "; " + nothing) + "; " + next(t.differ, policy.toString());
         }
         if (!unmatched.isEmpty()) {
             List<String> args = spec.commandLine().getParseResult().originalArgs();

@@ -172,7 +172,9 @@ final class ValidateCommand extends ToolCommand {
     /**
      * Every line of a CSV the converter refuses, not only the first (the plugin's converter stops
      * there): the refused line is commented out and the file converted again, until it converts or
-     * a problem names no line of its own (a file-wide one, or a JSON file's).
+     * a problem names no line of its own (a file-wide one, or a JSON file's); a refusal of the
+     * whole file (measurement data, an aws-ofi-nccl table: {@code ConfigFormats.refusesWholeFile})
+     * is the one problem.
      *
      * @param file the CSV
      * @param first the converter's refusal of the whole file
@@ -182,6 +184,9 @@ final class ValidateCommand extends ToolCommand {
      */
     static List<String> csvProblems(java.nio.file.Path file, InputException first) throws IOException {
         List<String> problems = new ArrayList<>(List.of(first.getMessage()));
+        if (io.nccltuner.policy.ConfigFormats.refusesWholeFile(first.getMessage())) {
+            return problems; // measurement data, another tuner's table: no line of it is a rule
+        }
         List<String> text;
         try {
             text = new ArrayList<>(

@@ -405,7 +405,8 @@ class CompileCommandTest {
         assertEquals("compiled", PolicyLoader.parse("stdout", r.out()).name());
         assertTrue(r.err().contains("AllReduce, nRanks 4, nNodes 1, numPipeOps 1: 3 sizes, 3 candidates"), r.err());
         assertTrue(
-                r.err().endsWith("policy: stdout (1 rule)\n" + CompileCommand.modeLine(Mode.SHADOW) + "\n"), r.err());
+                r.err().endsWith("policy: stdout (1 rule)\n" + ToolCommand.modeLine(Mode.SHADOW, "compile") + "\n"),
+                r.err());
     }
     /**
      * Newcomer walk, item 3: NCCL's pick is never compared with itself. A Broadcast sweep, 2 ranks on

@@ -118,7 +118,8 @@ class ImportCommandTest {
                 "policy: " + out + " (1 profile, 3 rules, 0 warnings)\n  profile any (nRanks=any nNodes=any)\n"
                         + "    AllReduce [0 B, inf) numPipeOps 1: RING/LL\n"
                         + "    AllReduce [0 B, inf) numPipeOps 2..4: RING/SIMPLE TREE/LL RING/LL\n"
-                        + "    AllReduce [0 B, inf) numPipeOps 5..: TREE/LL RING/LL\n",
+                        + "    AllReduce [0 B, inf) numPipeOps 5..: TREE/LL RING/LL\n"
+                        + ToolCommand.modeLine(io.nccltuner.policy.Mode.SHADOW, "import") + "\n",
                 r.out());
         assertTrue(Files.readString(out).contains("        numPipeOps: {min: 2, max: 4}\n"), Files.readString(out));
         assertEquals(0, CliRun.run("validate", out.toString()).exit());

@@ -141,7 +141,8 @@ class NewcomerPathTest {
                         + "    AllReduce [0 B, 64 KiB): RING/LL (regBuff false)\n"
                         + "    AllReduce [0 B, 64 KiB): TREE/SIMPLE/2ch (regBuff true)\n"
                         + "  profile any (nRanks=any nNodes=any)\n"
-                        + "    AllReduce [0 B, 64 KiB): RING/LL (regBuff false)\n",
+                        + "    AllReduce [0 B, 64 KiB): RING/LL (regBuff false)\n"
+                        + ToolCommand.modeLine(io.nccltuner.policy.Mode.SHADOW, "import") + "\n",
                 i.out());
         CliRun v = CliRun.run("validate", yaml.toString());
         assertEquals(0, v.exit(), v.out());
@@ -223,7 +224,8 @@ class NewcomerPathTest {
         assertEquals(
                 "policy: " + imported
                         + " (1 profile, 1 rule, 0 warnings)\n  profile nRanks2-nNodes2 (nRanks=2 nNodes=2)\n"
-                        + "    AllReduce [0 B, 64 KiB): RING/SIMPLE\n",
+                        + "    AllReduce [0 B, 64 KiB): RING/SIMPLE\n"
+                        + ToolCommand.modeLine(io.nccltuner.policy.Mode.SHADOW, "import") + "\n",
                 i.out());
         CliRun v = CliRun.run("validate", imported.toString(), "--nranks", "2", "--nnodes", "2");
         assertEquals(0, v.exit(), v.out());
