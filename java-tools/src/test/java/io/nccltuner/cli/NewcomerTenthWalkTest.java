@@ -100,4 +100,73 @@ class NewcomerTenthWalkTest {
                 r.out());
         assertEquals(-1, r.out().indexOf("times in 1 file"), r.out());
     }
+
+    /** Two runs of one shape with nothing forced: NCCL's own pick twice. */
+    static final String AUTO = CliRun.fixture("plain-all_reduce_auto.txt");
+
+    static final String RING_LL = CliRun.fixture("plain-all_reduce_ring_ll.txt");
+
+    /**
+     * Item 2 (walk point 10). Before: with --allow-empty the summary said {@code no input says which
+     * candidate a run forced ...} and the warnings again {@code 2 runs ... name no forced
+     * configuration ... (2 files: ...)}.
+     */
+    @Test
+    void anEmptyPolicysReasonIsSaidOnce() {
+        CliRun r = CliRun.run(
+                "compile",
+                AUTO,
+                RING_LL,
+                "--allow-empty",
+                "-o",
+                tmp.resolve("p.yaml").toString());
+        assertEquals(0, r.exit(), r.err());
+        String all = r.out() + r.err();
+        assertEquals(
+                1,
+                all.split(
+                                        java.util.regex.Pattern.quote(
+                                                "\n  no input says which candidate a run forced (no NCCL INFO "
+                                                        + "'set by environment' lines, no --algo/--proto): every file counted as NCCL's "
+                                                        + "own pick; say what each forced with --in FILE --algo X --proto Y\n"),
+                                        -1)
+                                .length
+                        - 1,
+                all);
+        assertEquals(-1, all.indexOf("no forced configuration"), all);
+    }
+
+    /**
+     * Item 3. Before: {@code warnings: 1} and {@code FILE: the run (table at line 7) names no forced
+     * configuration ...} under it, for the unforced run a compile compares the forced one with.
+     */
+    @Test
+    void anUnforcedRunBesideForcedOnesIsANote() {
+        CliRun r = CliRun.run("compile", AUTO, "--in", RING_LL, "--algo", "RING", "--proto", "LL");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner compile: note: " + AUTO + ": the run (table at line 7) names no forced configuration (no "
+                        + "NCCL INFO 'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if "
+                        + "NCCL_ALGO/NCCL_PROTO were set, say so with --in " + AUTO + " --algo X --proto Y\n",
+                r.err());
+        assertEquals(-1, r.out().indexOf("warnings:"), r.out());
+        assertEquals(-1, r.out().indexOf("no forced configuration"), r.out());
+    }
+
+    /** Item 3: several unforced files beside a forced one are one note with the runs and files counted. */
+    @Test
+    void unforcedRunsOfSeveralFilesAreOneNote() throws Exception {
+        Path copy = CliRun.write(
+                tmp,
+                "again_all_reduce.txt",
+                java.nio.file.Files.readString(Path.of(AUTO))
+                        .replace("40.00   26.21   26.21", "41.00   25.57   25.57"));
+        CliRun r = CliRun.run("compile", AUTO, copy.toString(), "--in", RING_LL, "--algo", "RING", "--proto", "LL");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "nccl-tuner compile: note: 2 runs in 2 files (" + AUTO + ", " + copy + ") name no forced configuration "
+                        + "(no NCCL INFO 'set by environment' lines, no --algo/--proto): counted as NCCL's own choice; if "
+                        + "NCCL_ALGO/NCCL_PROTO were set for one, say so with --in FILE --algo X --proto Y\n",
+                r.err());
+    }
 }
