@@ -228,6 +228,7 @@ public final class NcclTestsLog {
             if (ray.find()) {
                 line = line.substring(ray.end());
                 was = true;
+                launcherKinds[2] = true;
             }
             Matcher m = MPIRUN_PREFIX.matcher(line);
             if (!m.find()) {
@@ -238,6 +239,7 @@ public final class NcclTestsLog {
             }
             if (m != null) {
                 was = true;
+                launcherKinds[m.pattern() == SRUN_PREFIX ? 0 : 1] = true;
                 line = line.substring(m.end());
             }
             if (was) {
@@ -379,6 +381,12 @@ public final class NcclTestsLog {
     }
 
     private int launcherPrefixed;
+    /** Which launcher prefixes the file's lines carry: srun -l, mpirun --tag-output, Ray (as {@link #LAUNCHERS}). */
+    private final boolean[] launcherKinds = new boolean[3];
+    /** The launcher prefixes {@link #split} removes, each with an example, in {@link #launcherKinds}' order. */
+    private static final String[] LAUNCHERS = {
+        "srun -l '0: '", "mpirun --tag-output '[1,0]<stdout>:'", "Ray '(head, rank=0, pid=3808)'"
+    };
     /** The first mangled row's error: thrown when the file gives nothing else. */
     private InputException firstMangled;
 
@@ -389,8 +397,12 @@ public final class NcclTestsLog {
             into.warn(
                     file.toString(),
                     TextReport.count(launcherPrefixed, "line") + (launcherPrefixed == 1 ? " carries" : " carry")
-                            + " a launcher prefix (srun -l '0: ', mpirun "
-                            + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
+                            + " a launcher prefix ("
+                            + java.util.stream.IntStream.range(0, LAUNCHERS.length)
+                                    .filter(k -> launcherKinds[k])
+                                    .mapToObj(k -> LAUNCHERS[k])
+                                    .collect(java.util.stream.Collectors.joining(", "))
+                            + "); read without it");
         }
         resolveAll(segments, measuredBefore);
     }

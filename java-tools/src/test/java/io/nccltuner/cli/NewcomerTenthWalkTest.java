@@ -169,4 +169,20 @@ class NewcomerTenthWalkTest {
                         + "NCCL_ALGO/NCCL_PROTO were set for one, say so with --in FILE --algo X --proto Y\n",
                 r.err());
     }
+
+    /**
+     * Item 4. Before: {@code (srun -l '0: ', mpirun --tag-output '[1,0]<stdout>:', Ray '(head, rank=0,
+     * pid=3808)')} for a file whose lines carry only srun's prefix.
+     */
+    @Test
+    void theLauncherPrefixWarningNamesOnlyTheKindsFound() {
+        String f = CliRun.fixture("inputs/srun-l-prefixed_all_reduce.txt");
+        CliRun r = CliRun.run("compile", f);
+        assertEquals(0, r.exit(), r.err());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\n  " + java.util.regex.Pattern.quote(f)
+                        + ": \\d+ lines carry a launcher prefix \\(([^)]*)\\); read without it\n")
+                .matcher(r.out());
+        assertEquals(true, m.find(), r.out());
+        assertEquals("srun -l '0: '", m.group(1), r.out());
+    }
 }
