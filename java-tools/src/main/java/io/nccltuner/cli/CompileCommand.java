@@ -277,18 +277,15 @@ final class CompileCommand extends ToolCommand {
         PrintWriter report = yamlToStdout ? err : out;
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         String[] zero = zeroRules(c, nRules);
-        Compilation shown = c; // the text report's: without the unforced runs' warnings (a note, or the verdict)
-        if (c.warnings().stream().anyMatch(w -> w.contains(NcclTestsLog.UNFORCED_RUN))) {
-            List<String> kept = c.warnings().stream()
-                    .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
-                    .toList();
-            shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
-            if (!noneForced(c)) { // else the verdict, or the summary's reason, says it of every input
-                err.println("nccl-tuner compile: note: " + unforcedNote(data.warnings()));
-            }
-        }
+        Compilation shown = c; // the text report's: under a verdict, without the warnings it says again
         if (zero != null) { // the verdict once on the screen: atop the report, which points at it
             report.println("policy not written: " + zero[0] + ". " + zero[1]);
+            if (zero == NONE_FORCED) { // each unforced file's warning: the verdict says it of every input
+                List<String> kept = c.warnings().stream()
+                        .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
+                        .toList();
+                shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
+            }
         }
         if (zero != null && output != null) { // the summary next; the per-size tables with --verbose
             report.print(advised(TextReport.render(shown, savings, verbose, true, true)));
@@ -787,7 +784,10 @@ final class CompileCommand extends ToolCommand {
         if (nRules > 0 || (allowEmpty && output != null)) {
             return null;
         }
-        if (noneForced(c)) {
+        boolean noneForced = c.groups().stream()
+                .flatMap(g -> g.sizes().stream())
+                .allMatch(s -> s.candidates().isEmpty());
+        if (noneForced) {
             return NONE_FORCED;
         }
         // no size with both NCCL's own time and a forced candidate: nothing was compared
@@ -979,43 +979,6 @@ final class CompileCommand extends ToolCommand {
             }
         }
         return null;
-    }
-
-    /** @return whether no size of any group has a forced candidate (every run counted as NCCL's own pick) */
-    private static boolean noneForced(Compilation c) {
-        return c.groups().stream()
-                .flatMap(g -> g.sizes().stream())
-                .allMatch(s -> s.candidates().isEmpty());
-    }
-
-    /**
-     * The note, once per compile, for the runs that name no forced configuration where other runs
-     * force candidates: such a run is NCCL's own pick, which compile compares the candidates with.
-     *
-     * @param warnings the parsers' warnings, each file's {@code FILE: the run (table at line 7) names
-     *     ...} or {@code FILE: 5 runs (tables at lines 16, 70, ...) name ...} among them
-     * @return one file's warning as it is, else {@code 6 runs in 2 files (a.txt, b.txt) name no forced
-     *     configuration ...; if NCCL_ALGO/NCCL_PROTO were set for one, say so with --in FILE --algo X
-     *     --proto Y}
-     */
-    static String unforcedNote(List<String> warnings) {
-        List<String> unforced = warnings.stream()
-                .filter(w -> w.contains(NcclTestsLog.UNFORCED_RUN))
-                .toList();
-        if (unforced.size() == 1) {
-            return unforced.getFirst();
-        }
-        int runs = 0;
-        List<String> files = new ArrayList<>();
-        for (String w : unforced) {
-            String file = w.substring(0, w.indexOf(": "));
-            String what = w.substring(file.length() + 2);
-            runs += what.startsWith("the run ") ? 1 : Integer.parseInt(what.substring(0, what.indexOf(' ')));
-            files.add(file);
-        }
-        return Main.count(runs, "run") + " in " + Main.count(files.size(), "file") + " ("
-                + io.nccltuner.compile.Repeats.firstNamed(files) + ") name " + NcclTestsLog.UNFORCED_RUN
-                + "; if NCCL_ALGO/NCCL_PROTO were set for one, say so with --in FILE --algo X --proto Y";
     }
 
     /**
