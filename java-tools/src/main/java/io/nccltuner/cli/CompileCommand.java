@@ -334,8 +334,10 @@ final class CompileCommand extends ToolCommand {
      *
      * @return the placement and the mode
      * @throws UsageException naming the option (exit 2)
+     * @throws InputException as {@link ToolCommand#parseMode} declares (its bad {@code --mode} is a
+     *     UsageException)
      */
-    private Checked checkOptions() {
+    private Checked checkOptions() throws InputException {
         List<String> given = spec.commandLine().getParseResult().originalArgs();
         int self = given.indexOf(spec.name()); // the command line as Main got it: "compile" first
         String misplaced = misplacedPerFileOption(given.subList(self + 1, given.size()), spec);

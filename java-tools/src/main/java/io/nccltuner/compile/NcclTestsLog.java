@@ -228,6 +228,7 @@ public final class NcclTestsLog {
             if (ray.find()) {
                 line = line.substring(ray.end());
                 was = true;
+                launcherKinds[2] = true;
             }
             Matcher m = MPIRUN_PREFIX.matcher(line);
             if (!m.find()) {
@@ -238,6 +239,7 @@ public final class NcclTestsLog {
             }
             if (m != null) {
                 was = true;
+                launcherKinds[m.pattern() == SRUN_PREFIX ? 0 : 1] = true;
                 line = line.substring(m.end());
             }
             if (was) {
@@ -379,6 +381,12 @@ public final class NcclTestsLog {
     }
 
     private int launcherPrefixed;
+    /** Which launcher prefixes the file's lines carry: srun -l, mpirun --tag-output, Ray (as {@link #LAUNCHERS}). */
+    private final boolean[] launcherKinds = new boolean[3];
+    /** The launcher prefixes {@link #split} removes, each with an example, in {@link #launcherKinds}' order. */
+    private static final String[] LAUNCHERS = {
+        "srun -l '0: '", "mpirun --tag-output '[1,0]<stdout>:'", "Ray '(head, rank=0, pid=3808)'"
+    };
     /** The first mangled row's error: thrown when the file gives nothing else. */
     private InputException firstMangled;
 
@@ -389,8 +397,12 @@ public final class NcclTestsLog {
             into.warn(
                     file.toString(),
                     TextReport.count(launcherPrefixed, "line") + (launcherPrefixed == 1 ? " carries" : " carry")
-                            + " a launcher prefix (srun -l '0: ', mpirun "
-                            + "--tag-output '[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it");
+                            + " a launcher prefix ("
+                            + java.util.stream.IntStream.range(0, LAUNCHERS.length)
+                                    .filter(k -> launcherKinds[k])
+                                    .mapToObj(k -> LAUNCHERS[k])
+                                    .collect(java.util.stream.Collectors.joining(", "))
+                            + "); read without it");
         }
         resolveAll(segments, measuredBefore);
     }
@@ -1398,10 +1410,13 @@ public final class NcclTestsLog {
                         + notAsked(s.named) + "; run skipped");
                 return null;
             }
-            into.warn(
-                    where,
+            warnPerTable(
+                    s.layoutLine,
                     "collective " + coll + " read from line " + s.namedLine + " (it names " + s.named
-                            + "), the only collective named before this table; pass --collective if that is wrong");
+                            + "), the only collective named before this table; pass --collective if that is wrong",
+                    "each table's collective read from the one collective named before it: " + EACH
+                            + "; pass --collective if that is wrong",
+                    "line " + s.namedLine + " (" + coll + ")");
             return coll;
         }
         String fileName = file.getFileName().toString();
@@ -1703,6 +1718,9 @@ public final class NcclTestsLog {
     /** A table's warning and the same for several tables: its lines, then what they share. */
     private final Map<String, List<Object[]>> perTable = new LinkedHashMap<>();
 
+    /** Where {@link #warnPerTable}'s shared warning puts each table's own values. */
+    private static final String EACH = "\u0000each";
+
     /**
      * A warning each table of a file may draw, the same but for that table's values (its lines, its
      * NCCL_HOSTIDs): printed by {@link #warnPerTableAll} once the file is read, as it is where one
@@ -1713,7 +1731,20 @@ public final class NcclTestsLog {
      * @param shared the warning for several tables, without this table's values
      */
     private void warnPerTable(int line, String text, String shared) {
-        perTable.computeIfAbsent(shared, k -> new ArrayList<>()).add(new Object[] {line, text});
+        warnPerTable(line, text, shared, "");
+    }
+
+    /**
+     * {@link #warnPerTable(int, String, String)} where the warning for several tables lists each
+     * table's own value: {@code shared} has {@link #EACH} where they go, joined by ", ".
+     *
+     * @param line the table's line
+     * @param text the warning for this table alone
+     * @param shared the warning for several tables, {@link #EACH} where their values go
+     * @param own this table's value, e.g. {@code 2 (AllReduce)}
+     */
+    private void warnPerTable(int line, String text, String shared, String own) {
+        perTable.computeIfAbsent(shared, k -> new ArrayList<>()).add(new Object[] {line, text, own});
     }
 
     /** Prints the {@link #warnPerTable} warnings, one line each. */
@@ -1722,7 +1753,13 @@ public final class NcclTestsLog {
             if (tables.size() == 1) {
                 into.warn(at((Integer) tables.getFirst()[0]), (String) tables.getFirst()[1]);
             } else {
-                into.warn(at(tables.stream().map(t -> (Integer) t[0]).toList()), shared);
+                into.warn(
+                        at(tables.stream().map(t -> (Integer) t[0]).toList()),
+                        shared.replace(
+                                EACH,
+                                tables.stream()
+                                        .map(t -> (String) t[2])
+                                        .collect(java.util.stream.Collectors.joining(", "))));
             }
         });
         perTable.clear();

@@ -82,7 +82,7 @@ public final class Repeats {
      */
     public static List<String> perFile(List<String> warnings) {
         List<String> out = new ArrayList<>();
-        for (List<String> g : grouped(warnings, Repeats::messageKey)) {
+        for (List<String> g : grouped(perTable(warnings), Repeats::messageKey)) {
             if (g.size() == 1) {
                 out.add(g.getFirst());
                 continue;
@@ -114,6 +114,73 @@ public final class Repeats {
                     + ": " + firstNamed(wheres) + ")");
         }
         return out;
+    }
+
+    /**
+     * Folds the warnings of one file's tables that are one but for the count they start with ({@code
+     * FILE:16: 2 rows of 0 bytes skipped ...}, {@code FILE:70: 5 rows ...}): each such group becomes
+     * one line at its first warning's place, {@code FILE:16,70: 7 rows of 0 bytes skipped ... (2, 5 at
+     * those lines)}, the lines in increasing order, or {@code (2 at each line)} where the counts are
+     * one. A warning without a {@code FILE:LINE} or a leading count is left as it is.
+     *
+     * @param warnings the warnings, {@code WHERE: message}, in order
+     * @return the warnings folded, in order
+     */
+    static List<String> perTable(List<String> warnings) {
+        List<String> out = new ArrayList<>();
+        for (List<String> g : grouped(warnings, w -> tableKey(w) != null ? tableKey(w) : new Object())) {
+            if (g.size() == 1) { // a warning perTable leaves as it is keys only itself
+                out.add(g.getFirst());
+                continue;
+            }
+            List<long[]> lineCount = new ArrayList<>(); // {line, count}, by line
+            for (String w : g) {
+                java.util.regex.Matcher m = LEADING_COUNT.matcher(w.substring(where(w).length() + 2));
+                m.matches();
+                String where = where(w);
+                lineCount.add(new long[] {
+                    Long.parseLong(where.substring(where.lastIndexOf(':') + 1)), Long.parseLong(m.group(1))
+                });
+            }
+            lineCount.sort(java.util.Comparator.comparingLong(lc -> lc[0]));
+            long total = lineCount.stream().mapToLong(lc -> lc[1]).sum();
+            boolean oneCount =
+                    lineCount.stream().allMatch(lc -> lc[1] == lineCount.getFirst()[1]);
+            String first = g.getFirst();
+            java.util.regex.Matcher m =
+                    LEADING_COUNT.matcher(first.substring(where(first).length() + 2));
+            m.matches();
+            out.add(file(where(first)) + ":"
+                    + lineCount.stream()
+                            .map(lc -> String.valueOf(lc[0]))
+                            .collect(java.util.stream.Collectors.joining(","))
+                    + ": " + TextReport.count(total, m.group(2)) + m.group(4) + " ("
+                    + (oneCount
+                            ? lineCount.getFirst()[1] + " at each line"
+                            : lineCount.stream()
+                                            .map(lc -> String.valueOf(lc[1]))
+                                            .collect(java.util.stream.Collectors.joining(", "))
+                                    + " at those lines")
+                    + ")");
+        }
+        return out;
+    }
+
+    /** A table's warning that starts with a count and its noun: {@code 2 rows of 0 bytes ...}. */
+    private static final java.util.regex.Pattern LEADING_COUNT =
+            java.util.regex.Pattern.compile("(\\d+) ([a-z]+?)(s?)( .*)", java.util.regex.Pattern.DOTALL);
+
+    /**
+     * @return what warnings of one file's tables share when {@link #perTable} folds them: the file,
+     *     the noun and the message after the count; null for a warning it leaves as it is
+     */
+    private static String tableKey(String warning) {
+        String where = where(warning);
+        if (where.length() == warning.length() || !where.matches(".*:\\d+")) {
+            return null;
+        }
+        java.util.regex.Matcher m = LEADING_COUNT.matcher(warning.substring(where.length() + 2));
+        return m.matches() ? file(where) + "\u0000" + m.group(2) + "\u0000" + m.group(4) : null;
     }
 
     /** @return the text before a warning's first ": ", or the whole warning without one */

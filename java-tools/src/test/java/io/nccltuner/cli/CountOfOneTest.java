@@ -77,9 +77,7 @@ class CountOfOneTest {
         CliRun r = CliRun.run("compile", f.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(
-                r.out()
-                        .contains("\n  " + f + ": 1 line carries a launcher prefix (srun -l '0: ', mpirun --tag-output "
-                                + "'[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it\n"),
+                r.out().contains("\n  " + f + ": 1 line carries a launcher prefix (srun -l '0: '); read without it\n"),
                 r.out());
         assertTrue(
                 r.out()

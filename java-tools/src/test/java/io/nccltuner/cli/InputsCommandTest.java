@@ -153,7 +153,7 @@ class InputsCommandTest {
                 r.out());
         assertTrue(
                 r.out()
-                        .contains("  " + f + ": 16 lines carry a launcher prefix (srun -l '0: ', mpirun --tag-output "
+                        .contains("  " + f + ": 16 lines carry a launcher prefix (mpirun --tag-output "
                                 + "'[1,0]<stdout>:', Ray '(head, rank=0, pid=3808)'); read without it\n"),
                 r.out());
     }
