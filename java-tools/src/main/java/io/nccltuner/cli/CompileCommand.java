@@ -273,12 +273,14 @@ final class CompileCommand extends ToolCommand {
         Compilation shown = c; // the text report's: under a verdict, without the warnings it says again
         if (zero != null) { // the verdict once on the screen: atop the report, which points at it
             report.println("policy not written: " + zero[0] + ". " + zero[1]);
-            if (zero == NONE_FORCED) { // each unforced file's warning: the verdict says it of every input
-                List<String> kept = c.warnings().stream()
-                        .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
-                        .toList();
-                shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
-            }
+        }
+        if (zero == NONE_FORCED || (nRules == 0 && allowEmpty && noneForced(c))) {
+            // each unforced file's warning: the verdict (or, with --allow-empty, the summary's "no
+            // input says which candidate a run forced") says it of every input
+            List<String> kept = c.warnings().stream()
+                    .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
+                    .toList();
+            shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
         }
         if (zero != null && output != null) { // the summary next; the per-size tables with --verbose
             report.print(advised(TextReport.render(shown, savings, verbose, true, true)));
@@ -777,10 +779,7 @@ final class CompileCommand extends ToolCommand {
         if (nRules > 0 || (allowEmpty && output != null)) {
             return null;
         }
-        boolean noneForced = c.groups().stream()
-                .flatMap(g -> g.sizes().stream())
-                .allMatch(s -> s.candidates().isEmpty());
-        if (noneForced) {
+        if (noneForced(c)) {
             return NONE_FORCED;
         }
         // no size with both NCCL's own time and a forced candidate: nothing was compared
@@ -788,6 +787,13 @@ final class CompileCommand extends ToolCommand {
                 .flatMap(g -> g.sizes().stream())
                 .allMatch(s -> Double.isNaN(s.ncclUs()) || s.candidates().isEmpty());
         return noNccl && !c.groups().isEmpty() ? NO_NCCL_PICK : null;
+    }
+
+    /** @return whether no size of any group has a forced candidate measured (every run NCCL's own pick) */
+    private static boolean noneForced(Compilation c) {
+        return c.groups().stream()
+                .flatMap(g -> g.sizes().stream())
+                .allMatch(s -> s.candidates().isEmpty());
     }
 
     /**

@@ -128,4 +128,19 @@ class CompileSaysOnceTest {
                 r.out());
         assertTrue(r.out().contains("policy: " + yaml + " (0 rules)\n"), r.out());
     }
+
+    /**
+     * The tenth newcomer walk: with --allow-empty the summary says no input names what it forced,
+     * and each file's "names no forced configuration" warning said it again; now only the summary.
+     */
+    @Test
+    void allowEmptySaysNoneForcedOnce() {
+        Path yaml = tmp.resolve("p.yaml");
+        CliRun r = CliRun.run("compile", AUTO, RING_LL, "-o", yaml.toString(), "--allow-empty");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertEquals(1, count(r.out(), "--algo X --proto Y"), r.out());
+        assertEquals(1, count(r.out(), "no input says which candidate a run forced"), r.out());
+        assertEquals(0, count(r.out() + r.err(), "names no forced configuration"), r.out() + r.err());
+        assertTrue(r.out().contains("policy: " + yaml + " (0 rules)\n"), r.out());
+    }
 }
