@@ -370,7 +370,8 @@ public final class Main implements Runnable {
      * the advice names the commands that have it: {@code pass --nodes to `nccl-tuner compile` (report
      * has no --nodes: it reads --measurements files as they stand)}. Compile's own advice says how
      * the per-file option is given, after {@code --in} with the file the message names: {@code pass
-     * --in bare.txt --nodes N}.
+     * --in bare.txt --nodes N}; after {@code split the file before line N}, {@code pass --in PART
+     * --nodes N for each part}.
      *
      * @param cmd the command that prints the message
      * @param message an error or warning
@@ -382,6 +383,8 @@ public final class Main implements Runnable {
         }
         java.util.regex.Matcher m = ADVICE.matcher(message);
         StringBuilder b = new StringBuilder();
+        // after "split the file before line N" the per-file options are each part's (walk 10)
+        int split = message.indexOf("split the file before line ");
         while (m.find()) {
             String opt = m.group(1);
             // compile's per-file options (--nodes, --ranks, ...) mean a file's shape there; another
@@ -391,8 +394,11 @@ public final class Main implements Runnable {
             List<String> owners = own ? List.of() : owners(cmd.root(), opt);
             String to = owners.isEmpty()
                     ? (own && cmd.name().equals("compile") && CompileCommand.PER_FILE.contains(opt)
-                            ? "pass --in " + fileNamed(message) + " " + opt + " "
-                                    + PER_FILE_VALUE.getOrDefault(opt, "N")
+                            ? (split >= 0 && m.start() > split
+                                    ? "pass --in PART " + opt + " " + PER_FILE_VALUE.getOrDefault(opt, "N")
+                                            + " for each part"
+                                    : "pass --in " + fileNamed(message) + " " + opt + " "
+                                            + PER_FILE_VALUE.getOrDefault(opt, "N"))
                             : m.group())
                     : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("
                             + cmd.name() + " has no " + opt

@@ -42,7 +42,7 @@ class InputProblemsAtOnceTest {
                         + "25%)\n"
                         + "nccl-tuner compile: " + PASTED + ": 2 problems (each on its line above), nothing read from "
                         + "this file: split the file before line 11, one file per size table (--pool-runs would pool "
-                        + "them as replicates, but their times disagree); then pass --in " + PASTED + " --nodes N\n",
+                        + "them as replicates, but their times disagree); then pass --in PART --nodes N for each part\n",
                 r.err());
     }
 
@@ -174,8 +174,8 @@ class InputProblemsAtOnceTest {
                         .contains(
                                 "\n" + w + ": 2 problems (each on its line above), nothing read from this file: split "
                                         + "the file before line 11, one file per size table (--pool-runs would pool them as replicates, "
-                                        + "but their times disagree); then pass --in " + pasted
-                                        + " --nodes N; file skipped, the "
+                                        + "but their times disagree); then pass --in PART --nodes N for each part;"
+                                        + " file skipped, the "
                                         + "folder's other files are read\n"),
                 r.err());
     }
