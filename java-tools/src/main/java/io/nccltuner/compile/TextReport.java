@@ -564,9 +564,23 @@ public final class TextReport {
         }
     }
 
-    /** @return what to collect next: NCCL's own pick, replicates, which candidate NCCL ran (empty: nothing) */
+    /** The words of {@code SweepDirectory}'s warning after "DIR: 3 of 6" for a sweep read unfinished. */
+    public static final String UNFINISHED = " runs not finished; compiled from the others";
+
+    /**
+     * @return what to collect next: an unfinished sweep's runs, NCCL's own pick, replicates, which
+     *     candidate NCCL ran (empty: nothing)
+     */
     private static List<String> collectNext(SizeCounts n, Compilation c, boolean verdictAbove) {
         List<String> next = new java.util.ArrayList<>();
+        for (String w : c.warnings()) { // an unfinished sweep first: finishing it may settle the rest (walk 10)
+            int at = w.indexOf(UNFINISHED);
+            if (at > 0) {
+                next.add("finish the sweep: " + w.substring(0, at)
+                        + " runs not finished: run the same `nccl-tuner sweep`"
+                        + " command again (it skips the runs done), then compile again");
+            }
+        }
         if (n.noNccl > 0 && !verdictAbove) { // else the verdict line says it
             next.add("NCCL's own pick at " + n.noNccl + " of " + count(n.sizes, "size")
                     + ": run the same tests once more " + UNFORCED_RUNS);

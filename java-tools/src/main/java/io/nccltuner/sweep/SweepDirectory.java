@@ -100,8 +100,8 @@ public final class SweepDirectory {
         if (pending > 0) {
             into.warn(
                     dir.toString(),
-                    pending + " of " + m.runs().size() + " runs not finished; compiled from the others "
-                            + "(run the sweep again to finish it)");
+                    pending + " of " + m.runs().size() + io.nccltuner.compile.TextReport.UNFINISHED
+                            + " (run the sweep again to finish it)");
         }
         return files;
     }

@@ -116,4 +116,38 @@ class NewcomerTenthWalkTest {
         assertEquals(true, m.find(), r.out());
         assertEquals("srun -l '0: '", m.group(1), r.out());
     }
+
+    /**
+     * Walk 10: a sweep interrupted at some runs, compiled, put "replicates" first under "collect
+     * next" and said "3 of 6 runs not finished" only among the warnings; finishing the sweep is now
+     * the first thing to collect.
+     */
+    @Test
+    void anUnfinishedSweepIsTheFirstThingToCollect() throws Exception {
+        Path src = CliRun.REPO.resolve("java-tools/src/test/resources/calibrate/simcluster-tune/sweep-2nodes");
+        Path dir = tmp.resolve("cut-sweep");
+        java.nio.file.Files.createDirectories(dir.resolve("runs"));
+        java.nio.file.Files.copy(src.resolve("manifest.json"), dir.resolve("manifest.json"));
+        java.util.List<Path> runs;
+        try (var s = java.nio.file.Files.list(src.resolve("runs"))) {
+            runs = s.sorted().toList();
+        }
+        for (Path f : runs.subList(1, runs.size())) { // the first run's output missing: not finished
+            java.nio.file.Files.copy(f, dir.resolve("runs").resolve(f.getFileName()));
+        }
+        CliRun r = CliRun.run("compile", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        int at = r.out().indexOf("collect next:\n  - ");
+        assertEquals(true, at >= 0, r.out());
+        String first = r.out()
+                .substring(at + "collect next:\n  - ".length())
+                .lines()
+                .findFirst()
+                .orElse("");
+        assertEquals(
+                "finish the sweep: " + dir + ": 1 of " + runs.size() + " runs not finished: run the same `nccl-tuner"
+                        + " sweep` command again (it skips the runs done), then compile again",
+                first,
+                r.out());
+    }
 }
