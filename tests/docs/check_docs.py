@@ -190,11 +190,19 @@ CLASS_WORD = re.compile(r"(?<![\w:=-])[A-Z][a-z]\w*[A-Z]\w*")
 # prose such a word is mostly English (Policy, Replay)
 CODE_CLASS = re.compile(r"`([A-Z][a-z]\w*)`")
 NCCL_WORDS = {"Algorithm", "Protocol"}  # the row names of NCCL's TUNING table, also class names here
+# a member of a class in a code span (`Compiler.MAX_POOLED_CV`, `Compiler.Group.ranges()`): the class
+# is one-capital, so CLASS_WORD misses it, and the span is not the bare name CODE_CLASS matches
+CODE_MEMBER = re.compile(r"`([A-Z][a-z]\w*)(?:\.\w+)+(?:\(\))?`")
+# the shim's C names (`NCCLTJ_DECISION_*`, nccltj_bridge_t) and the bindings' generator: source-tree words
+SHIM_NAME = re.compile(r"\b(?:NCCLTJ_\w*\*?|nccltj_\w+\b(?!\.h)|jextract\b)")
+# a check the reader cannot run: the project's test suite is not in the tarball
+TESTS_WORDS = re.compile(r"\b[Tt]he project's tests\b")
 
 
 def source_refs(dist, line):
-    """The repository file names and partial paths (`exports.c`, `src/plugin.c`), project packages
-    and Java class names in a line of a user doc, other than a path the distribution
+    """The repository file names and partial paths (`exports.c`, `src/plugin.c`), project packages,
+    Java class names (alone or with a member, `Compiler.MAX_POOLED_CV`), the shim's C names
+    (`NCCLTJ_HIST_*`), "jextract" and "the project's tests" in a line of a user doc, other than a path the distribution
     holds (from its top folder or examples/, say `examples/simcluster/simcluster.c`)."""
     global SOURCES
     if SOURCES is None:
@@ -209,7 +217,9 @@ def source_refs(dist, line):
             refs.append(tok)
     refs += JAVA_PKG.findall(line)
     refs += [w for w in CLASS_WORD.findall(line) + [c for c in CODE_CLASS.findall(line) if c not in NCCL_WORDS]
+             + CODE_MEMBER.findall(line)
              if w in classes]
+    refs += SHIM_NAME.findall(line) + TESTS_WORDS.findall(line)
     return refs
 
 

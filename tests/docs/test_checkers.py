@@ -54,6 +54,18 @@ class SourceRefs(unittest.TestCase):
         self.assertEqual(self.refs("run with -XX:AOTCacheOutput=x.aot or -XX:+UseCompactObjectHeaders"), [])
         self.assertEqual(self.refs("an unknown CamelCase word like GigaBytes"), [])
 
+    def test_a_class_member_in_a_code_span_is_flagged(self):
+        self.assertEqual(self.refs("above 25% (`Compiler.MAX_POOLED_CV`) compile refuses"), ["Compiler"])
+        self.assertEqual(self.refs("regret per range; `Compiler.Group.ranges()`)"), ["Compiler"])
+        self.assertEqual(self.refs("written as `Foo.bar` in the example"), [])
+
+    def test_the_shims_c_names_jextract_and_the_projects_tests_are_flagged(self):
+        self.assertEqual(self.refs("its decision code (`NCCLTJ_DECISION_*`) on a queue"), ["NCCLTJ_DECISION_*"])
+        self.assertEqual(self.refs("offsets from the jextract bindings"), ["jextract"])
+        self.assertEqual(self.refs("The project's tests check this"), ["The project's tests"])
+        self.assertEqual(self.refs("the bridge struct nccltj_bridge_t"), ["nccltj_bridge_t"])
+        self.assertEqual(self.refs("see examples/simcluster/nccltj_bridge.h"), [])
+
     def test_check_user_docs_says_what_to_do(self):
         doc = os.path.join(self.dist, "guide.md")
         with open(doc, "w", encoding="utf-8") as f:
