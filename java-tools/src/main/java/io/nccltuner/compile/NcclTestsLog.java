@@ -1847,8 +1847,9 @@ public final class NcclTestsLog {
     }
 
     /**
-     * The warning's words for a table whose run names no forced configuration; compile leaves such
-     * warnings out where its first line says that no input forced any candidate.
+     * The warning's words for a table whose run names no forced configuration; compile takes such
+     * warnings out of its report and says them in one note for all files (or, where its first line
+     * says that no input forced any candidate, not at all).
      */
     public static final String UNFORCED_RUN = "no forced configuration (no NCCL INFO 'set by environment' lines, no "
             + "--algo/--proto): counted as NCCL's own choice";
