@@ -2,7 +2,9 @@ package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,5 +51,42 @@ class CompileInputsFrictionsTest {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertEquals(CliRun.unforcedNote(AUTO + ":7", H100 + ":18"), r.err());
         assertFalse(r.out().contains("no forced configuration"), r.out());
+    }
+
+    /**
+     * {@code --in FILE --nodes N} against the nodes the file's '# Rank' lines count (2 hosts, no NCCL
+     * comm line): the user's word is used, with a warning naming both counts; agreeing, no warning.
+     */
+    @Test
+    void nodesThatContradictTheHostNamesAreUsedWithAWarning() throws Exception {
+        Path f = tmp.resolve("two-hosts.txt");
+        Files.writeString(
+                f,
+                Files.readString(Path.of(CliRun.fixture("gh200-8ranks-2hosts_all_reduce.txt")))
+                        .replaceAll("(?m)^.*NCCL INFO comm 0x.*\n", ""));
+        String hosts = "the host names of the '# Rank' lines (gh200-01, gh200-02) count 2";
+        CliRun one = CliRun.run("compile", "--in", f.toString(), "--nodes", "1");
+        assertEquals(0, one.exit(), one.err());
+        assertTrue(
+                one.out()
+                        .contains("\nwarnings: 1\n  " + f + ":17,43: --nodes says nNodes 1 but " + hosts + ": used "
+                                + "--nodes 1 (right if several hosts are one node to NCCL where their ranks set one "
+                                + "NCCL_HOSTID, or share one NVLink domain (MNNVL)); if not, leave --nodes out for this "
+                                + "file\n"),
+                one.out());
+        assertTrue(
+                one.out().startsWith("summary: 0 rules from 3 measured sizes in 1 group (nRanks=8 nNodes=1)"),
+                one.out());
+        CliRun four = CliRun.run("compile", "--in", f.toString(), "--nodes", "4");
+        assertTrue(
+                four.out()
+                        .contains("  " + f + ":17,43: --nodes says nNodes 4 but " + hosts + ": used --nodes 4 (right "
+                                + "if one host is several nodes to NCCL where its ranks set different NCCL_HOSTIDs); if "
+                                + "not, leave --nodes out for this file\n"),
+                four.out());
+        CliRun two = CliRun.run("compile", "--in", f.toString(), "--nodes", "2");
+        assertEquals(0, two.exit(), two.err());
+        assertFalse(two.out().contains("--nodes says"), two.out());
+        assertFalse(two.out().contains("\nwarnings:"), two.out());
     }
 }
