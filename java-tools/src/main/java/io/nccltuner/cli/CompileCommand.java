@@ -298,7 +298,16 @@ final class CompileCommand extends ToolCommand {
             writePolicy(c, sources, nRules, yamlToStdout ? out : null, report);
         }
         if (html != null) {
-            writeFile(html, HtmlReport.render(c, savings, htmlTitle(policyName, yamlToStdout, sources)));
+            writeFile(
+                    html,
+                    HtmlReport.render(
+                            c,
+                            savings,
+                            htmlTitle(policyName, yamlToStdout, sources),
+                            data.measurements().stream()
+                                    .map(io.nccltuner.compile.Measurement::hardware)
+                                    .distinct()
+                                    .toList()));
             report.println("html: " + html);
         }
         printNote(note, out, err);
@@ -864,10 +873,11 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * The HTML page's title: the policy's name where {@code --name} gave it; else the file {@code -o}
-     * writes and what it was compiled from ({@code policy.yaml, compiled from sweep and 2 more}: a
-     * name taken from {@code -o policy.yaml} alone would read "Policy policy"), or without {@code -o
-     * FILE} {@code compiled from sweep.csv and 2 more}.
+     * The HTML page's policy line (under its heading, {@link HtmlReport#heading}): the policy's name
+     * where {@code --name} gave it; else the file {@code -o} writes and what it was compiled from
+     * ({@code policy.yaml, compiled from sweep and 2 more}: a name taken from {@code -o policy.yaml}
+     * alone would read "Policy policy"), or without {@code -o FILE} {@code compiled from sweep.csv
+     * and 2 more}.
      */
     private String htmlTitle(String policyName, boolean yamlToStdout, List<String> sources) {
         if (name.given != null || sources.isEmpty()) {

@@ -206,7 +206,8 @@ class NewcomerSixthWalkTest {
                                 + " [64 MiB, 80 MiB) (docs/compile.md); measure larger sizes (-e) to cover more\n"),
                 r.out());
         assertTrue(Files.readString(html)
-                .contains("<h1>Policy policy.yaml, compiled from h200-2rank-sweep_allreduce.rep1.csv</h1>"));
+                .contains("<h1>nccl-tuner compile: AllReduce, nRanks 2, nNodes 2</h1>\n<p>Policy policy.yaml, compiled "
+                        + "from h200-2rank-sweep_allreduce.rep1.csv. "));
     }
 
     /** Item 5. Before: the workload's calls to unmeasured collectives went unmentioned. */
