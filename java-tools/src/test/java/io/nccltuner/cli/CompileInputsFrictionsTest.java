@@ -89,4 +89,22 @@ class CompileInputsFrictionsTest {
         assertFalse(two.out().contains("--nodes says"), two.out());
         assertFalse(two.out().contains("\nwarnings:"), two.out());
     }
+
+    /**
+     * The spread of a range's expected regret is over the range's own sizes (with the replicates'
+     * CV): before, window neighbours outside the range, where its pick does not run, entered it, and
+     * RING/LL128's 0.00% regret from 256 KiB to 2 MiB printed {@code +- 2.80%} (the docs' simulated
+     * sweep: {@code 0.00% +- 110.04%}).
+     */
+    @Test
+    void aRangesSpreadIsOverItsOwnSizes() {
+        CliRun r = CliRun.run("compile", H100, "--summary");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains("numPipeOps 1 (mean over its sizes +- their spread with the replicates' CV):\n"
+                                + "  [256 KiB, 2 MiB)     RING/LL128            0.00% +- 0.00%\n"
+                                + "  [2 MiB, 5 MiB)       NCCL's pick           1.63% +- 2.31%\n"),
+                r.out());
+    }
 }
