@@ -107,4 +107,68 @@ class CompileInputsFrictionsTest {
                                 + "  [2 MiB, 5 MiB)       NCCL's pick           1.63% +- 2.31%\n"),
                 r.out());
     }
+
+    /** A size table of nccl-tests 2.8's layout without run header or device lines; busbw/algbw as given. */
+    private static String table(String name, String... algbwBusbw) {
+        StringBuilder b = new StringBuilder(
+                "### cluster " + name + "\n"
+                        + "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw"
+                        + "  error\n"
+                        + "#        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+        long size = 33554432;
+        for (int i = 0; i < algbwBusbw.length; i += 2, size *= 2) {
+            String bw = "   " + algbwBusbw[i] + "   " + algbwBusbw[i + 1];
+            b.append("    ")
+                    .append(size)
+                    .append("       ")
+                    .append(size / 4)
+                    .append("     float     sum   4400.0")
+                    .append(bw)
+                    .append("  4e-07   4400.0")
+                    .append(bw)
+                    .append("  4e-07\n");
+        }
+        return b.toString();
+    }
+
+    /**
+     * One refusal of 3 tables whose busbw/algbw ranges differ (1.8742..1.8750, 1.8744..1.8759,
+     * 1.8741..1.8750 by table): folded into one line, each number the range of its values, low to
+     * high (unsorted, the first table's and the last one's would print 1.8748..1.8741).
+     */
+    @Test
+    void aFoldedRefusalSaysEachNumbersRangeLowToHigh() throws Exception {
+        Path f = tmp.resolve("three-tables_all_reduce.txt");
+        Files.writeString(
+                f,
+                table("T", "7.63", "14.30", "10.00", "18.75")
+                        + table("U", "8.04", "15.07", "9.99", "18.74")
+                        + table("V", "10.01", "18.76", "4.00", "7.50"));
+        CliRun r = CliRun.run("compile", f.toString());
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(
+                "nccl-tuner compile: " + f + ":2,7,12: cannot tell nNodes: no '# Rank N ... on HOST' device lines and "
+                        + "no NCCL 'comm ... nNodes' line before this table (nRanks 16 is inferred from busbw/algbw "
+                        + "1.8741..1.8753)",
+                r.err().lines().findFirst().orElseThrow());
+    }
+
+    /**
+     * Compile's folding of one warning drawn by several files, where each names its tables'
+     * lines ({@code a.txt:16,40}) and its own file in the advice: the file is the where without all
+     * its lines, so the advice's file becomes {@code FILE} and the two fold into one line (with the
+     * last line alone taken off, {@code a.txt:16} would not be found in the advice and the two would
+     * stay apart).
+     */
+    @Test
+    void aWarningOfSeveralTablesInSeveralFilesFoldsIntoOne() {
+        assertEquals(
+                java.util.List.of("each table's collective read from the one named before it; pass --in FILE "
+                        + "--collective NAME if that is wrong (2 files: a.txt:16,40, b.txt:16,40)"),
+                io.nccltuner.compile.Repeats.perFile(java.util.List.of(
+                        "a.txt:16,40: each table's collective read from the one named before it; pass --in a.txt "
+                                + "--collective NAME if that is wrong",
+                        "b.txt:16,40: each table's collective read from the one named before it; pass --in b.txt "
+                                + "--collective NAME if that is wrong")));
+    }
 }
