@@ -22,7 +22,9 @@
  * Sizes take K/M/G suffixes (powers of 1024), as nccl-tests does.
  *
  * Environment: SIMCLUSTER_NODES (nodes, default 2; -g GPUs each, default 8), SIMCLUSTER_SEED
- * (noise seed; unset: pid and clock, so every process draws afresh like a real run),
+ * (noise seed; unset: pid and clock, so every process draws afresh like a real run; within
+ * `nccl-tuner sweep`, mixed with its NCCL_TUNER_SWEEP_SEED and NCCL_TUNER_SWEEP_REPLICATE, so each
+ * replicate draws its own noise),
  * SIMCLUSTER_NOISE (relative sigma, default 0.02; 0 = noiseless), SIMCLUSTER_GPU (device name),
  * NCCL_DEBUG=INFO (NCCL-style INFO lines: version, comm shape, plugin, one selection line per
  * size), NCCL_TUNER_PLUGIN.
@@ -903,6 +905,18 @@ int main(int argc, char** argv) {
   e = getenv("SIMCLUSTER_SEED");
   uint64_t seed =
     e && *e ? strtoull(e, NULL, 10) : ((uint64_t)g_pid << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
+  /* a run of `nccl-tuner sweep` (which sets NCCL_TUNER_SWEEP_SEED and NCCL_TUNER_SWEEP_REPLICATE in
+     each run's environment): with SIMCLUSTER_SEED, each replicate draws its own noise, from the
+     seed, the sweep's seed and the replicate (reproducible; the runs of one replicate share it) */
+  const char* rep = getenv("NCCL_TUNER_SWEEP_REPLICATE");
+  if (e && *e && rep && *rep) {
+    const char* sweepSeed = getenv("NCCL_TUNER_SWEEP_SEED");
+    uint64_t z = seed ^ ((sweepSeed && *sweepSeed ? strtoull(sweepSeed, NULL, 10) : 0) * 0xbf58476d1ce4e5b9ULL) ^
+                 (strtoull(rep, NULL, 10) * 0x94d049bb133111ebULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL; /* splitmix64's finalizer */
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    seed = z ^ (z >> 31);
+  }
   g_rng = seed ^ ((uint64_t)g_rank * 0xd6e8feb86659fd93ULL); /* rank 0: the seed itself */
   g_commId =
     commS && *commS ? strtoull(commS, NULL, 0) : 0xc0ffee5eed000000ULL ^ ((uint64_t)g_nRanks << 8) ^ (uint64_t)g_nNodes;

@@ -257,6 +257,8 @@ final class CompileCommand extends ToolCommand {
         String policyName = name.or(yamlToStdout ? null : output, "compiled");
         Compiler.Options opts = compilerOptions(policyName, checked.mode());
         checkPooling(data, opts, err);
+        // the normal unforced run: one note (below), not a warning per file
+        List<String> unforced = data.takeWarnings(w -> w.contains(NcclTestsLog.UNFORCED_RUN));
         Compilation c = Compiler.compile(data, opts);
         List<String> workloadWarnings = new ArrayList<>();
         List<Workload.Savings> savings = savings(c, workloadWarnings);
@@ -270,27 +272,25 @@ final class CompileCommand extends ToolCommand {
         PrintWriter report = yamlToStdout ? err : out;
         int nRules = c.groups().stream().mapToInt(g -> g.rules().size()).sum();
         String[] zero = zeroRules(c, nRules);
-        Compilation shown = c; // the text report's: under a verdict, without the warnings it says again
         if (zero != null) { // the verdict once on the screen: atop the report, which points at it
             report.println("policy not written: " + zero[0] + ". " + zero[1]);
         }
-        if (zero == NONE_FORCED || (nRules == 0 && allowEmpty && noneForced(c))) {
-            // each unforced file's warning: the verdict (or, with --allow-empty, the summary's "no
-            // input says which candidate a run forced") says it of every input
-            List<String> kept = c.warnings().stream()
-                    .filter(w -> !w.contains(NcclTestsLog.UNFORCED_RUN))
-                    .toList();
-            shown = new Compilation(c.policy(), c.groups(), kept, c.refused(), c.options());
-        }
+        // last, after the report (the verdict, or the summary, stays the first line); not where the
+        // verdict (or, with --allow-empty, the summary's "no input says which candidate a run
+        // forced") says it of every input
+        String note = !unforced.isEmpty() && zero != NONE_FORCED && !(nRules == 0 && allowEmpty && noneForced(c))
+                ? "nccl-tuner compile: note: " + unforcedNote(unforced)
+                : null;
         if (zero != null && output != null) { // the summary next; the per-size tables with --verbose
-            report.print(advised(TextReport.render(shown, savings, verbose, true, true)));
+            report.print(advised(TextReport.render(c, savings, verbose, true, true)));
             if (!verbose) {
                 report.println("per-size tables: --verbose prints them");
             }
             report.flush();
+            printNote(note, out, err);
             throw new InputException(NOT_WRITTEN); // the error line points at the verdict
         }
-        report.print(advised(TextReport.render(shown, savings, !summaryOnly, verbose, zero != null)));
+        report.print(advised(TextReport.render(c, savings, !summaryOnly, verbose, zero != null)));
         if (output == null && zero == null) { // with a verdict, its first line says it
             report.println("no -o: policy not written (" + Main.count(nRules, "rule")
                     + "; -o FILE writes it, -o - prints it)");
@@ -298,12 +298,30 @@ final class CompileCommand extends ToolCommand {
             writePolicy(c, sources, nRules, yamlToStdout ? out : null, report);
         }
         if (html != null) {
-            writeFile(html, HtmlReport.render(c, savings, htmlTitle(policyName, yamlToStdout, sources)));
+            writeFile(
+                    html,
+                    HtmlReport.render(
+                            c,
+                            savings,
+                            htmlTitle(policyName, yamlToStdout, sources),
+                            data.measurements().stream()
+                                    .map(io.nccltuner.compile.Measurement::hardware)
+                                    .distinct()
+                                    .toList()));
             report.println("html: " + html);
         }
+        printNote(note, out, err);
         out.flush();
         err.flush();
         return 0;
+    }
+
+    /** Prints {@code note} on stderr after what stdout holds so far (nothing where it is null). */
+    private static void printNote(String note, PrintWriter out, PrintWriter err) {
+        if (note != null) {
+            out.flush();
+            err.println(note);
+        }
     }
 
     /**
@@ -789,6 +807,38 @@ final class CompileCommand extends ToolCommand {
         return noNccl && !c.groups().isEmpty() ? NO_NCCL_PICK : null;
     }
 
+    /**
+     * The one note for every input run that names no forced configuration (the parser's {@link
+     * NcclTestsLog#UNFORCED_RUN} warnings, one per file): how many files, each file with its tables'
+     * lines (the first 3 files, then how many more), and how to say what a file forced.
+     *
+     * @param unforced the parser's warnings, {@code FILE: the run (table at line N) names ...} or
+     *     {@code FILE: K runs (tables at lines A, B) name ...}
+     * @return {@code runs in N files name no forced configuration (...): counted as NCCL's own choice
+     *     (tables at FILE:N, FILE:A,B); ...}
+     */
+    static String unforcedNote(List<String> unforced) {
+        List<String> where = new ArrayList<>();
+        for (String w : unforced) {
+            int lines = w.indexOf(" (table");
+            if (lines < 0 || w.lastIndexOf(": ", lines) < 0) { // not the parser's words: as it stands
+                where.add(w.substring(0, Math.max(0, w.indexOf(": "))));
+                continue;
+            }
+            String numbers = w.substring(w.indexOf(" line", lines) + 1, w.indexOf(')', lines))
+                    .replaceFirst("^lines? ", "")
+                    .replace(", ", ",");
+            where.add(w.substring(0, w.lastIndexOf(": ", lines)) + ":" + numbers);
+        }
+        String listed = where.size() <= 3
+                ? String.join(", ", where)
+                : String.join(", ", where.subList(0, 3)) + " and " + (where.size() - 3) + " more";
+        return "runs in " + Main.count(unforced.size(), "file") + " name "
+                + NcclTestsLog.UNFORCED_RUN + " (tables at " + listed
+                + "); if NCCL_ALGO/NCCL_PROTO were set for a file's "
+                + "runs, say so with --in FILE --algo X --proto Y";
+    }
+
     /** @return whether no size of any group has a forced candidate measured (every run NCCL's own pick) */
     private static boolean noneForced(Compilation c) {
         return c.groups().stream()
@@ -823,10 +873,11 @@ final class CompileCommand extends ToolCommand {
     }
 
     /**
-     * The HTML page's title: the policy's name where {@code --name} gave it; else the file {@code -o}
-     * writes and what it was compiled from ({@code policy.yaml, compiled from sweep and 2 more}: a
-     * name taken from {@code -o policy.yaml} alone would read "Policy policy"), or without {@code -o
-     * FILE} {@code compiled from sweep.csv and 2 more}.
+     * The HTML page's policy line (under its heading, {@link HtmlReport#heading}): the policy's name
+     * where {@code --name} gave it; else the file {@code -o} writes and what it was compiled from
+     * ({@code policy.yaml, compiled from sweep and 2 more}: a name taken from {@code -o policy.yaml}
+     * alone would read "Policy policy"), or without {@code -o FILE} {@code compiled from sweep.csv
+     * and 2 more}.
      */
     private String htmlTitle(String policyName, boolean yamlToStdout, List<String> sources) {
         if (name.given != null || sources.isEmpty()) {

@@ -215,9 +215,8 @@ public final class Compiler {
      * @param pick the policy's pick there (its first candidate), or null where NCCL's pick is kept
      * @param sizes how many measured sizes the range governs
      * @param expectedRegret mean regret over those sizes of what runs there (the pick, else NCCL's own)
-     * @param uncertainty spread of that regret: sample standard deviation over the range's sizes and
-     *     their window neighbours, combined with the replicates' CV (sqrt of the sum of squares); 0
-     *     with a single reading
+     * @param uncertainty spread of that regret: sample standard deviation over the range's sizes,
+     *     combined with the replicates' CV (sqrt of the sum of squares); 0 with a single reading
      * @param keptForNoise whether NCCL's pick is kept although some candidate measured faster by more
      *     than the threshold at one of the sizes (the gain was within the noise)
      */
@@ -1536,7 +1535,7 @@ public final class Compiler {
     /**
      * Expected regret of a stretch: the mean of the regret of what runs there over its measured
      * sizes; uncertainty: sqrt(sd^2 + cv^2) with sd the sample standard deviation of that regret over
-     * the sizes and their window neighbours and cv the largest replicate CV among the sizes.
+     * the sizes and cv the largest replicate CV among the sizes.
      */
     private static RangeEstimate estimate(
             long lo, long hi, RunConfig pick, Set<Integer> members, List<SizeResult> sizes, Options o) {
@@ -1557,10 +1556,10 @@ public final class Compiler {
                 keptForNoise = true;
             }
         }
-        int from = members.stream().min(Integer::compare).orElse(0);
-        int to = members.stream().max(Integer::compare).orElse(0);
+        // over the range's own sizes: a window neighbour outside it is a size where this pick does
+        // not run (its regret there, often why the range ends, is no spread of the range's)
         List<Double> spread = new ArrayList<>();
-        for (int j = Math.max(0, from - o.window()); j <= Math.min(sizes.size() - 1, to + o.window()); j++) {
+        for (int j : members) {
             double r = regretOf(sizes.get(j), pick);
             if (!Double.isNaN(r)) {
                 spread.add(r);

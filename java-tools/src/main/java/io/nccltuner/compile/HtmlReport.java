@@ -49,31 +49,38 @@ public final class HtmlReport {
      * @return the HTML document
      */
     public static String render(Compilation c, List<Workload.Savings> savings) {
-        return render(c, savings, c.policy().name());
+        return render(c, savings, c.policy().name(), List.of());
     }
 
     /**
-     * Renders the page under a title of its own.
+     * Renders the page: its title and heading say what it shows ({@link #heading}), the line under
+     * the heading names the policy.
      *
      * @param c the compilation
      * @param savings workload weighting, may be empty
-     * @param title what the page's title and heading call the policy ("compiled from sweep.csv")
+     * @param policy what the line under the heading calls the policy ("policy.yaml, compiled from
+     *     sweep.csv")
+     * @param machines the machines the inputs name ({@link Measurement#hardware}), for the heading
      * @return the HTML document
      */
-    public static String render(Compilation c, List<Workload.Savings> savings, String title) {
+    public static String render(
+            Compilation c, List<Workload.Savings> savings, String policy, List<Measurement.Hardware> machines) {
+        String title = heading(c, machines);
         StringBuilder sb = new StringBuilder();
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
                 .append(esc(title))
-                .append(" - nccl-tuner compile</title>\n<style>\n")
+                .append("</title>\n<style>\n")
                 .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n")
                 .append(
                         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n")
                 .append("td.l,th.l{text-align:left}tr.rule{background:#fff3e8}\n")
                 .append("svg text{font-size:12px;font-family:system-ui,sans-serif}\n")
                 .append(SvgChart.CSS)
-                .append("</style></head><body>\n<h1>Policy ")
+                .append("</style></head><body>\n<h1>")
                 .append(esc(title))
-                .append("</h1>\n<p>")
+                .append("</h1>\n<p>Policy ")
+                .append(esc(policy))
+                .append(". ")
                 .append(esc(c.policy().description()))
                 .append("</p>\n");
         for (Group g : c.groups()) {
@@ -123,6 +130,61 @@ public final class HtmlReport {
         list(sb, "Warnings", c.warnings());
         sb.append("</body></html>\n");
         return sb.toString();
+    }
+
+    /**
+     * What a compile page shows: {@code nccl-tuner compile: AllReduce, nRanks 8, nNodes 1 (H200, NCCL
+     * 2.28.9)} for one group, {@code nccl-tuner compile: 3 groups (AllReduce, AllGather; H200, NCCL
+     * 2.28.9)} for several; the machine where the inputs name one (GPU name without "NVIDIA ", NCCL
+     * version), {@code 2 machines} where they name several.
+     *
+     * @param c the compilation
+     * @param named the machines the inputs name (nulls and repeats ignored); a group's own machine
+     *     counts too
+     * @return the page's title and heading
+     */
+    public static String heading(Compilation c, List<Measurement.Hardware> named) {
+        List<Group> groups = c.groups();
+        java.util.Set<Measurement.Hardware> machines = new java.util.LinkedHashSet<>();
+        for (Group g : groups) {
+            if (g.key().hardware() != null) {
+                machines.add(g.key().hardware());
+            }
+        }
+        for (Measurement.Hardware hw : named) {
+            if (hw != null) {
+                machines.add(hw);
+            }
+        }
+        String machine = machines.size() > 1
+                ? machines.size() + " machines"
+                : machines.size() == 1 ? machineName(machines.iterator().next()) : "";
+        String what;
+        if (groups.size() == 1) {
+            Compiler.GroupKey k = groups.getFirst().key();
+            what = k.collective() + ", nRanks " + k.nRanks() + ", nNodes " + k.nNodes()
+                    + (machine.isEmpty() ? "" : " (" + machine + ")");
+        } else {
+            String collectives = groups.stream()
+                    .map(g -> g.key().collective().toString())
+                    .distinct()
+                    .collect(java.util.stream.Collectors.joining(", "));
+            what = TextReport.count(groups.size(), "group")
+                    + (groups.isEmpty() ? "" : " (" + collectives + (machine.isEmpty() ? "" : "; " + machine) + ")");
+        }
+        return "nccl-tuner compile: " + what;
+    }
+
+    /** @return {@code H200, NCCL 2.28.9}, or what of it the machine names */
+    private static String machineName(Measurement.Hardware hw) {
+        List<String> parts = new java.util.ArrayList<>();
+        if (hw.gpu() != null) {
+            parts.add(hw.gpu().replaceFirst("^NVIDIA ", ""));
+        }
+        if (hw.ncclVersion() != null) {
+            parts.add("NCCL " + hw.ncclVersion());
+        }
+        return String.join(", ", parts);
     }
 
     private static void list(StringBuilder sb, String title, List<String> items) {

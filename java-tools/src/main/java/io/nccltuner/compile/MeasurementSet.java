@@ -268,6 +268,19 @@ public final class MeasurementSet {
     }
 
     /**
+     * Takes some warnings out of the report's, for the caller to say otherwise (compile's one note
+     * for every run that names no forced configuration).
+     *
+     * @param which the warnings to take, as {@link #warnings} has them
+     * @return the warnings taken, in order
+     */
+    public List<String> takeWarnings(java.util.function.Predicate<String> which) {
+        List<String> taken = warnings.stream().filter(which).toList();
+        warnings.removeIf(which);
+        return taken;
+    }
+
+    /**
      * Appends everything another set collected, as if its files had been read into this one (a
      * folder's file read on its own first, so that a file the parsers refuse adds nothing).
      *

@@ -1589,31 +1589,31 @@ public final class NcclTestsLog {
      * nNodes: {@code --nodes}, else NCCL's comm line, else the nodes NCCL counts from the complete
      * '# Rank' lines ({@link NodeCount}: their host names, or their processes' NCCL_HOSTID where the
      * log shows it). Where NCCL's line and the device lines disagree NCCL's wins, with a warning
-     * naming both.
+     * naming both; where {@code --nodes} and the device lines disagree (no NCCL line), {@code --nodes}
+     * wins, with a warning naming both.
      */
     private int nNodesOf(Segment s, String where, RankCount ranks, List<Row> rows) throws InputException {
         int nNodes = options.nNodes();
         if (nNodes > 0 && s.commWhere != null && s.commNodes != nNodes) {
             throw new InputException(s.commWhere, "NCCL says nNodes " + s.commNodes + " but --nodes says " + nNodes);
         }
-        if (nNodes > 0) {
-            return nNodes;
-        }
         NodeCount.Count count =
                 ranks.missingLines() || s.ranks.isEmpty() ? null : NodeCount.of(s.ranks, s.hostIds, s.echoedHostIds);
+        if (nNodes > 0) { // the user's word wins, but not silently where the file's hosts count otherwise
+            if (s.commWhere == null && count != null && count.nNodes() > 0 && count.nNodes() != nNodes) {
+                String text = "--nodes says nNodes " + nNodes + " but " + told(s, count) + " count "
+                        + count.nNodes() + ": used --nodes " + nNodes + " (right if "
+                        + whyNodesDiffer(nNodes, count, false) + "); if not, leave --nodes out for this file";
+                warnPerTable(s.layoutLine, text, text);
+            }
+            return nNodes;
+        }
         if (s.commWhere != null) {
             if (count != null && count.nNodes() > 0 && count.nNodes() != s.commNodes) {
                 into.warn(
                         s.commWhere,
                         "NCCL says nNodes " + s.commNodes + " but " + told(s, count) + " count " + count.nNodes()
-                                + ": used NCCL's ("
-                                + (count.nNodes() < s.commNodes
-                                        ? "one host is several nodes to NCCL where its ranks set different NCCL_HOSTIDs"
-                                        : s.commMnnvl
-                                                ? "MNNVL 1: the hosts of one NVLink domain are one node to NCCL"
-                                                : "several hosts are one node to NCCL where their ranks set one "
-                                                        + "NCCL_HOSTID, or share one NVLink domain (MNNVL)")
-                                + ")");
+                                + ": used NCCL's (" + whyNodesDiffer(s.commNodes, count, s.commMnnvl) + ")");
             }
             return s.commNodes;
         }
@@ -1640,6 +1640,24 @@ public final class NcclTestsLog {
             case HOSTID_LINES, HOSTID_ECHO -> nNodesOfHostIds(s, count);
             case UNKNOWN -> throw unknownNodes(s, where, ranks, count);
         };
+    }
+
+    /**
+     * Why NCCL may count other nodes than the device lines do (NCCL src/misc/utils.cc
+     * getHostHash: a rank's node is its NCCL_HOSTID, else its host name; MNNVL makes one NVLink
+     * domain one node).
+     *
+     * @param nNodes the nodes NCCL's comm line or --nodes says
+     * @param count the nodes the device lines count
+     * @param mnnvl whether NCCL's comm line says MNNVL 1
+     */
+    private static String whyNodesDiffer(int nNodes, NodeCount.Count count, boolean mnnvl) {
+        return count.nNodes() < nNodes
+                ? "one host is several nodes to NCCL where its ranks set different NCCL_HOSTIDs"
+                : mnnvl
+                        ? "MNNVL 1: the hosts of one NVLink domain are one node to NCCL"
+                        : "several hosts are one node to NCCL where their ranks set one NCCL_HOSTID, or share one "
+                                + "NVLink domain (MNNVL)";
     }
 
     /** Why a table's nNodes is untold where nothing before it names hosts or nodes. */
@@ -1847,8 +1865,9 @@ public final class NcclTestsLog {
     }
 
     /**
-     * The warning's words for a table whose run names no forced configuration; compile leaves such
-     * warnings out where its first line says that no input forced any candidate.
+     * The warning's words for a table whose run names no forced configuration; compile takes such
+     * warnings out of its report and says them in one note for all files (or, where its first line
+     * says that no input forced any candidate, not at all).
      */
     public static final String UNFORCED_RUN = "no forced configuration (no NCCL INFO 'set by environment' lines, no "
             + "--algo/--proto): counted as NCCL's own choice";

@@ -259,7 +259,7 @@ public final class TextReport {
         }
         sb.append("expected regret per range of ")
                 .append(g.key())
-                .append(first ? " (mean over its sizes +- spread over them and their window neighbours):\n" : ":\n");
+                .append(first ? " (mean over its sizes +- their spread with the replicates' CV):\n" : ":\n");
         for (Compiler.RangeEstimate e : g.ranges()) {
             sb.append(String.format(
                                     Locale.ROOT,

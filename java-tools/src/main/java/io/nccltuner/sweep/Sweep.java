@@ -841,7 +841,9 @@ public final class Sweep {
     }
 
     /**
-     * Starts a run's process, its stdout and stderr to {@code runs/<id>.txt.part}.
+     * Starts a run's process, its stdout and stderr to {@code runs/<id>.txt.part}; its environment
+     * also names the sweep's seed and the run's replicate ({@code NCCL_TUNER_SWEEP_SEED}, {@code
+     * NCCL_TUNER_SWEEP_REPLICATE}: the simulated cluster seeds its noise from them).
      *
      * @return the process, or null when it cannot start (the reason written to the .part file; the
      *     run counts as exit 127, the shell's "not found")
@@ -859,6 +861,9 @@ public final class Sweep {
         REMOVED.forEach(env::remove);
         env.putAll(commonEnv());
         env.putAll(r.env());
+        // which sweep and replicate the run is (a simulated cluster seeds its noise from them)
+        env.put("NCCL_TUNER_SWEEP_SEED", Long.toString(cfg.seed()));
+        env.put("NCCL_TUNER_SWEEP_REPLICATE", Integer.toString(r.replicate()));
         try {
             return pb.start();
         } catch (IOException e) {

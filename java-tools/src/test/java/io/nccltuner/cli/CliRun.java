@@ -50,6 +50,19 @@ record CliRun(int exit, String out, String err) {
         return run(a.toArray(String[]::new));
     }
 
+    /**
+     * compile's one note for the runs that name no forced configuration, as its stderr prints it.
+     *
+     * @param where each file with its tables' lines, {@code a.txt:18} or {@code b.txt:4,10}
+     * @return the line, newline included
+     */
+    static String unforcedNote(String... where) {
+        return "nccl-tuner compile: note: runs in " + where.length + (where.length == 1 ? " file" : " files")
+                + " name no forced configuration (no NCCL INFO 'set by environment' lines, no --algo/--proto): "
+                + "counted as NCCL's own choice (tables at " + String.join(", ", where)
+                + "); if NCCL_ALGO/NCCL_PROTO were set for a file's runs, say so with --in FILE --algo X --proto Y\n";
+    }
+
     /** @return the file {@code name} in {@code dir}, written with {@code text} */
     static Path write(Path dir, String name, String text) throws IOException {
         return Files.writeString(dir.resolve(name), text);

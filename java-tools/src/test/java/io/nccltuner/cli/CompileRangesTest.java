@@ -45,7 +45,7 @@ class CompileRangesTest {
         assertTrue(
                 r.out()
                         .contains("\nexpected regret per range of AllReduce, nRanks 2, nNodes 1, numPipeOps 1 (mean "
-                                + "over its sizes +- spread over them and their window neighbours):\n"
+                                + "over its sizes +- their spread with the replicates' CV):\n"
                                 + "  [1 MiB, 2.5 MiB)     NCCL's pick          10.00% +- 0.00%\n"),
                 r.out());
     }

@@ -128,12 +128,12 @@ class NewcomerSeventhWalkCompileTest {
                 CliRun.fixture("nccl-tests-2019_all_gather+broadcast_4xV100.txt"));
         assertEquals(0, r.exit(), r.err());
         assertEquals(1, r.out().split("\n  noise: the margin", -1).length - 1, r.out());
-        assertEquals(1, r.out().split("window neighbours\\)", -1).length - 1, r.out());
+        assertEquals(1, r.out().split("the replicates' CV\\)", -1).length - 1, r.out());
         assertTrue(
                 r.out()
                         .contains(
                                 "\nexpected regret per range of AllReduce, nRanks 2, nNodes 2, numPipeOps 1 (mean over "
-                                        + "its sizes +- spread over them and their window neighbours):\n"),
+                                        + "its sizes +- their spread with the replicates' CV):\n"),
                 r.out());
         assertTrue(
                 r.out().contains("\nexpected regret per range of AllReduce, nRanks 8, nNodes 2, numPipeOps 1:\n"),
