@@ -1,0 +1,165 @@
+package io.nccltuner.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 21's frictions on the newcomer's path in explain and replay: {@code explain
+ * --measurements} said nothing when the measurements name no GPU and no NCCL release (it could not
+ * check they are of the job's machine); {@code explain --mode canary} said canary "leaves NCCL's
+ * cost table as it is"; replay printed {@code 4 B (4 B)}; replay named the rule of the first
+ * profile of the communicator's shape, not of the one whose hardware match holds (the engine's).
+ */
+class NewcomerPathIssue21Test {
+    @TempDir
+    Path tmp;
+
+    /** The two-rank H200 log, NCCL 2.28.9, no GPU names. */
+    private static final String LOG = CliRun.trace("nccl_sweep.rank0.log");
+
+    /** The simcluster's sweep folder (manifest.json, runs/*.txt), its outputs with {@code keep} lines only. */
+    private Path sweepFolder(String name, java.util.function.Predicate<String> keep) throws Exception {
+        Path src = CliRun.REPO.resolve("java-tools/src/test/resources/calibrate/simcluster-tune/sweep-2nodes");
+        Path dir = tmp.resolve(name);
+        Files.createDirectories(dir.resolve("runs"));
+        Files.copy(src.resolve("manifest.json"), dir.resolve("manifest.json"));
+        try (var runs = Files.list(src.resolve("runs"))) {
+            for (Path f : runs.toList()) {
+                Files.write(
+                        dir.resolve("runs").resolve(f.getFileName()),
+                        Files.readAllLines(f).stream().filter(keep).toList());
+            }
+        }
+        return dir;
+    }
+
+    private static List<String> notes(String err) {
+        return err.lines()
+                .filter(l -> l.contains(" names no GPU and no NCCL version"))
+                .toList();
+    }
+
+    private static String note(Object path) {
+        return "note: --measurements " + path + " names no GPU and no NCCL version: cannot check they are of this"
+                + " job's hardware (nccl-tests outputs name both: give those, or make sure they were measured on the"
+                + " log's machine)";
+    }
+
+    @Test
+    void measurementsThatNameNoMachineSaySoOnce() throws Exception {
+        String csv = CliRun.fixture("h200-2rank-sweep_allreduce.rep1.csv"); // a sweep CSV: neither
+        CliRun file =
+                CliRun.run("explain", "--log", LOG, "--sizes", "1MiB", "--collective", "all", "--measurements", csv);
+        assertEquals(0, file.exit(), file.err());
+        assertEquals(List.of(note(csv)), notes(file.err()), file.err()); // once, though five collectives follow
+        Path silent = sweepFolder(
+                "silent", l -> !l.contains("nccl-library=") && !l.contains("NCCL version") && !l.contains(" device "));
+        CliRun folder = CliRun.run("explain", "--log", LOG, "--sizes", "1MiB", "--measurements", silent.toString());
+        assertEquals(0, folder.exit(), folder.err());
+        assertEquals(List.of(note(silent)), notes(folder.err()), folder.err());
+        // a sweep folder one of whose outputs names its machine: no note
+        Path named = sweepFolder("named", l -> true);
+        CliRun told = CliRun.run("explain", "--log", LOG, "--sizes", "1MiB", "--measurements", named.toString());
+        assertEquals(0, told.exit(), told.err());
+        assertEquals(List.of(), notes(told.err()), told.err());
+    }
+
+    /** Rules for the log's shape that change nothing at 2 MiB: RING/SIMPLE is NCCL's own pick there. */
+    private Path keepingPolicy() throws Exception {
+        return CliRun.write(tmp, "keeps.yaml", """
+                schema: nccl-tuner-java/v1
+                name: keeps
+                mode: enforce
+                profiles:
+                  - name: two-ranks
+                    match: {nRanks: 2, nNodes: 2}
+                    rules:
+                      - collective: AllReduce
+                        bytes: {from: 1 MiB, to: 4 MiB}
+                        candidates:
+                          - {algorithm: NVLS, protocol: SIMPLE}
+                          - {algorithm: RING, protocol: SIMPLE}
+                """);
+    }
+
+    private String keptLine(String mode) throws Exception {
+        CliRun r = CliRun.run(
+                "explain", "--log", LOG, "--policy", keepingPolicy().toString(), "--sizes", "2MiB", "--mode", mode);
+        assertEquals(0, r.exit(), r.err());
+        return r.out()
+                .lines()
+                .filter(l -> l.startsWith("Kept NCCL's pick"))
+                .findFirst()
+                .orElse(r.out());
+    }
+
+    @Test
+    void eachModeSaysWhatItDoesWithTheCostTable() throws Exception {
+        String rule = "Kept NCCL's pick (=) at 1 size (2 MiB): rule profiles[0].rules[0] (candidates NVLS/SIMPLE"
+                + " RING/SIMPLE) matched";
+        assertEquals(
+                "Kept NCCL's pick (=) at 1 size (2 MiB): the policy runs in off mode, which leaves every call to NCCL"
+                        + " (--mode enforce applies it).",
+                keptLine("off"));
+        assertEquals(
+                rule + ", but the policy runs in shadow mode, which leaves NCCL's cost table as it is (--mode"
+                        + " enforce applies it).",
+                keptLine("shadow"));
+        assertEquals(
+                rule + ", and the policy runs in canary mode, which applies its candidate on a fraction 0.1 of the"
+                        + " calls a rule covers (NCCL_TUNER_JAVA_CANARY, default 0.1) and keeps NCCL's pick on the"
+                        + " others: these calls drew NCCL's arm (--mode enforce applies it on every call).",
+                keptLine("canary"));
+        assertEquals(
+                rule + ", and the first of them NCCL offers, RING/SIMPLE, is already NCCL's pick.",
+                keptLine("enforce"));
+    }
+
+    @Test
+    void replayPrintsASizeOfBytesOnce() throws Exception {
+        Path policy = CliRun.write(tmp, "unchanged.yaml", NewcomerFifthWalkTest.UNCHANGED);
+        CliRun r = CliRun.run("replay", "--trace", NewcomerFifthWalkTest.TRACE, "--policy", policy.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains("\n  AllReduce 4 B, numPipeOps 1: 1 call; rule profiles[0].rules[0] candidates"
+                                + " RING/LL128; NCCL offers TREE/LL TREE/SIMPLE RING/LL RING/SIMPLE\n"),
+                r.out());
+        assertTrue(r.out().contains("\n  AllReduce 64 KiB (65536 B), numPipeOps 1: 64 calls;"), r.out());
+        assertTrue(!r.out().matches("(?s).*\\b(\\d+) B \\(\\1 B\\).*"), r.out());
+    }
+
+    @Test
+    void replayNamesTheRuleOfTheProfileWhoseHardwareMatches() throws Exception {
+        // two profiles of the trace's shape, H100's first: on an H200 the engine uses the second
+        String h100 = NewcomerFifthWalkTest.UNCHANGED.replace(
+                "match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 2, nNodes: 2, gpu: H100}");
+        String h200 = NewcomerFifthWalkTest.UNCHANGED
+                .substring(NewcomerFifthWalkTest.UNCHANGED.indexOf("  - name: nRanks2-nNodes2"))
+                .replace("name: nRanks2-nNodes2", "name: h200")
+                .replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 2, nNodes: 2, gpu: H200}");
+        Path policy = CliRun.write(tmp, "two-gpus.yaml", h100 + h200);
+        CliRun r = CliRun.run(
+                "replay",
+                "--trace",
+                NewcomerFifthWalkTest.TRACE,
+                "--policy",
+                policy.toString(),
+                "--gpu",
+                "NVIDIA H200");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "\n  AllReduce 64 KiB (65536 B), numPipeOps 1: 64 calls; rule profiles[1].rules[2]"
+                                        + " candidates TREE/LL128 RING/LL128; NCCL offers TREE/LL TREE/SIMPLE RING/LL RING/SIMPLE\n"),
+                r.out());
+        assertTrue(!r.out().contains("profiles[0].rules["), r.out());
+    }
+}
