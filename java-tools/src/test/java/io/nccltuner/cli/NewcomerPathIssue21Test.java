@@ -162,4 +162,71 @@ class NewcomerPathIssue21Test {
                 r.out());
         assertTrue(!r.out().contains("profiles[0].rules["), r.out());
     }
+
+    @Test
+    void validateNamesTheYamlLineOfEachFinding() throws Exception {
+        Path policy = CliRun.write(tmp, "policy.yaml", """
+                schema: nccl-tuner-java/v1
+                name: lines
+                mode: enforce
+                profiles:
+                  - name: two-ranks
+                    match: {nRanks: 2, nNodes: 2}
+                    rules:
+                      - collective: AllReduce
+                        bytes: {from: 1 MiB, to: 4 MiB}
+                        candidates:
+                          - {algorithm: RING, protocol: SIMPLE}
+                      - collective: Broadcast
+                        bytes: {from: 4 KiB, to: 8 KiB}
+                        candidates:
+                          - {algorithm: TREE, protocol: SIMPLE}
+                """);
+        CliRun r = CliRun.run("validate", policy.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        List<String> found = r.out()
+                .lines()
+                .filter(l -> l.startsWith("error: ") || l.startsWith("warning: "))
+                .toList();
+        assertEquals(
+                List.of(
+                        "warning: " + policy + ":15:13: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)).candidates[0]:"
+                                + " TREE/SIMPLE is never offered: NCCL offers only RING for Broadcast (NCCL 2.23 .. 2.30"
+                                + " src/graph/tuning.cc, ncclTopoTuneModel)",
+                        "error: " + policy + ":12:9: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)): can never apply:"
+                                + " NCCL offers none of its candidates for Broadcast"),
+                found,
+                r.out());
+    }
+
+    @Test
+    void validateNamesTheLineOfEachProfileOfAGroupedFinding() throws Exception {
+        String rule = """
+                    rules:
+                      - collective: Broadcast
+                        bytes: {from: 4 KiB, to: 8 KiB}
+                        candidates:
+                          - {algorithm: TREE, protocol: SIMPLE}
+                """;
+        Path policy = CliRun.write(tmp, "two.yaml", """
+                schema: nccl-tuner-java/v1
+                name: two
+                mode: enforce
+                profiles:
+                  - name: two-ranks
+                    match: {nRanks: 2, nNodes: 2}
+                """ + rule + """
+                  - name: four-ranks
+                    match: {nRanks: 4, nNodes: 2}
+                """ + rule);
+        CliRun r = CliRun.run("validate", policy.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "\nerror: rule (Broadcast [4 KiB, 8 KiB)) in 2 profiles (profiles[0].rules[0] two-ranks"
+                                        + " (line 8), profiles[1].rules[0] four-ranks (line 15)): can never apply: NCCL offers none of"
+                                        + " its candidates for Broadcast\n"),
+                r.out());
+    }
 }
