@@ -141,7 +141,8 @@ public final class NcclExampleConfig {
     }
 
     /**
-     * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
+     * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one, without
+     * the lines that can never apply ({@link #withoutWhatNeverApplies}, as import leaves them out).
      *
      * @param csv the config file
      * @param warnings receives each approximation as {@code file:line: text}
@@ -151,8 +152,86 @@ public final class NcclExampleConfig {
      */
     public static Policy toPolicy(Path csv, Consumer<String> warnings) throws IOException, InputException {
         Result r = convert(csv);
-        r.warnings().forEach(warnings);
-        return r.policy();
+        List<String> all = new ArrayList<>(r.warnings());
+        Policy p = withoutWhatNeverApplies(r, csv.toString(), all);
+        all.forEach(warnings);
+        return p;
+    }
+
+    /**
+     * The converted policy without what can never apply, which validate refuses and NCCL's example
+     * plugin never applies either, as the plugin reads the CSV ({@link #toPolicy}) and {@code
+     * nccl-tuner import} writes it, so that both compile the same table (the same sha256, which seeds
+     * canary mode's draw; before issue 21 the plugin kept such a line and import left it out): a rule none of whose candidates NCCL offers for its collective
+     * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
+     * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
+     * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
+     * it. The profiles keep the converter's names, which are compile's ({@link Profile#nameOf}).
+     *
+     * @param r the conversion
+     * @param file the CSV, for messages
+     * @param warnings receives one warning per left-out line and reason
+     * @return the policy (the same rule objects, so {@link #linesOf} still finds them)
+     */
+    public static Policy withoutWhatNeverApplies(Result r, String file, List<String> warnings) {
+        Policy p = r.policy();
+        Map<String, Integer> left = new java.util.LinkedHashMap<>(); // warning text -> profiles
+        List<Profile> profiles = new ArrayList<>();
+        for (Profile pr : p.profiles()) {
+            if (pr.nRanks().max() < 2) {
+                java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
+                pr.rules().forEach(x -> lines.addAll(linesOf(x, r)));
+                left.merge(
+                        file
+                                + (lines.isEmpty()
+                                        ? ""
+                                        : ":"
+                                                + lines.stream()
+                                                        .map(String::valueOf)
+                                                        .collect(java.util.stream.Collectors.joining(",")))
+                                + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
+                                + "NCCL never calls the tuner for one-rank communicators, so it could never apply",
+                        1,
+                        Integer::sum);
+                continue;
+            }
+            List<Rule> rules = new ArrayList<>();
+            for (Rule rule : pr.rules()) {
+                List<String> why = rule.candidates().stream()
+                        .map(c -> NcclOffers.neverOffered(rule.collective(), c.algorithm(), c.protocol()))
+                        .toList();
+                if (why.stream().allMatch(java.util.Objects::nonNull)) {
+                    List<Integer> ls = linesOf(rule, r);
+                    left.merge(
+                            file
+                                    + (ls.isEmpty()
+                                            ? ""
+                                            : ":"
+                                                    + ls.stream()
+                                                            .map(String::valueOf)
+                                                            .collect(java.util.stream.Collectors.joining(",")))
+                                    + ": " + NcclOffers.describe(rule) + " left out: "
+                                    + String.join(
+                                            ", ",
+                                            rule.candidates().stream()
+                                                    .map(c -> c.algorithm() + "/" + c.protocol())
+                                                    .toList())
+                                    + " is never offered there (" + why.getFirst()
+                                    + "), and NCCL's example plugin passes over a line NCCL"
+                                    + " does not offer, so it never applies this one either (NCCL picks there)",
+                            1,
+                            Integer::sum);
+                    continue;
+                }
+                rules.add(rule);
+            }
+            profiles.add(pr.withRules(rules));
+        }
+        if (profiles.isEmpty()) {
+            profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
+        }
+        left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
+        return p.withProfiles(profiles);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.nccltuner.validate;
 
 import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.Policy;
@@ -70,7 +69,8 @@ public final class PolicyCheck {
     }
 
     /**
-     * Why NCCL never offers a candidate for a collective, whatever the communicator.
+     * Why NCCL never offers a candidate for a collective, whatever the communicator: {@link
+     * io.nccltuner.policy.NcclOffers#neverOffered}, which the plugin's CSV reader and import share.
      *
      * @param c the collective
      * @param a the algorithm
@@ -78,31 +78,7 @@ public final class PolicyCheck {
      * @return the reason, or null when NCCL may offer it
      */
     public static String neverOffered(Collective c, Algorithm a, Protocol p) {
-        String src = " (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)";
-        switch (c) {
-            case Broadcast, Reduce -> {
-                if (a != Algorithm.RING) {
-                    return "NCCL offers only RING for " + c + src;
-                }
-            }
-            case AllGather, ReduceScatter -> {
-                if (a != Algorithm.RING && a != Algorithm.PAT && a != Algorithm.NVLS && a != Algorithm.COLLNET_DIRECT) {
-                    return "NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for " + c + src;
-                }
-            }
-            case AllReduce -> {
-                if (a == Algorithm.PAT) {
-                    return "NCCL never offers PAT for AllReduce" + src;
-                }
-            }
-            default -> {
-                return null;
-            }
-        }
-        if ((a == Algorithm.NVLS || a == Algorithm.NVLS_TREE || a == Algorithm.PAT) && p != Protocol.SIMPLE) {
-            return "NCCL offers " + a + " only with SIMPLE" + src;
-        }
-        return null;
+        return io.nccltuner.policy.NcclOffers.neverOffered(c, a, p);
     }
 
     /**
@@ -395,9 +371,8 @@ public final class PolicyCheck {
         return a.min() <= b.min() && a.max() >= b.max();
     }
 
-    /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
+    /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any ({@link io.nccltuner.policy.NcclOffers#describe}) */
     public static String describe(Rule r) {
-        return r.collective() + " " + ByteSize.range(r.fromBytes(), r.toBytes())
-                + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
+        return io.nccltuner.policy.NcclOffers.describe(r);
     }
 }

@@ -229,4 +229,31 @@ class NewcomerPathIssue21Test {
                                         + " its candidates for Broadcast\n"),
                 r.out());
     }
+
+    /** @return each profile's compiled-table sha256, what the plugin logs at init and seeds canary draws with */
+    private static List<String> sha256s(io.nccltuner.policy.Policy p) {
+        return p.profiles().stream()
+                .map(x -> io.nccltuner.engine.DecisionTable.compile(x).sha256())
+                .toList();
+    }
+
+    @Test
+    void thePluginReadsTheCsvAsImportWritesIt() throws Exception {
+        // line 9 (Broadcast TREE/SIMPLE, in 3 profiles) is never offered: import leaves it out
+        Path conf = Path.of(CliRun.fixture("example-tuner.conf"));
+        Path yaml = tmp.resolve("e.yaml");
+        assertEquals(
+                0, CliRun.run("import", conf.toString(), "-o", yaml.toString()).exit());
+        List<String> approximations = new java.util.ArrayList<>();
+        io.nccltuner.policy.Policy plugin = io.nccltuner.policy.NcclExampleConfig.toPolicy(conf, approximations::add);
+        io.nccltuner.policy.Policy imported = io.nccltuner.policy.PolicyLoader.load(yaml);
+        assertEquals(3, sha256s(plugin).size());
+        assertEquals(sha256s(imported), sha256s(plugin));
+        assertTrue(
+                approximations.contains(conf + ":9: Broadcast [0 B, 40 KiB) left out: TREE/SIMPLE is never offered"
+                        + " there (NCCL offers only RING for Broadcast (NCCL 2.23 .. 2.30 src/graph/tuning.cc,"
+                        + " ncclTopoTuneModel)), and NCCL's example plugin passes over a line NCCL does not offer, so"
+                        + " it never applies this one either (NCCL picks there) (in 3 profiles)"),
+                String.join("\n", approximations));
+    }
 }
