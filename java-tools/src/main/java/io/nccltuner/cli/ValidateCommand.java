@@ -139,7 +139,7 @@ final class ValidateCommand extends ToolCommand {
             findings.addAll(sr.findings());
         }
         findings.addAll(notOffered(p, tables, loaded::ruleName));
-        io.nccltuner.policy.PolicyLines at = loaded.csv() ? null : io.nccltuner.policy.PolicyLines.of(policy.file);
+        io.nccltuner.validate.PolicyLines at = loaded.csv() ? null : io.nccltuner.validate.PolicyLines.of(policy.file);
         for (String line : grouped(findings, p, w -> {
             String lc = at == null ? null : yamlAt(w, at);
             return lc == null ? null : policy.file + ":" + lc;
@@ -347,7 +347,7 @@ final class ValidateCommand extends ToolCommand {
      * @param at the YAML's node positions
      * @return {@code line:column}, or null where {@code where} names no node of the file
      */
-    static String yamlAt(String where, io.nccltuner.policy.PolicyLines at) {
+    static String yamlAt(String where, io.nccltuner.validate.PolicyLines at) {
         java.util.regex.Matcher m = YAML_NODE.matcher(where);
         if (!m.find()) {
             return null;
