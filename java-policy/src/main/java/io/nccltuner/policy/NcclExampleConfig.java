@@ -630,11 +630,15 @@ public final class NcclExampleConfig {
     }
 
     /**
-     * The numPipeOps axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each value or range
-     * the lines name, so no line's numPipeOps splits a segment; one segment is {@link Range#ANY}.
+     * The numPipeOps axis from 0 cut at 1 and at the ends of each value or range the lines name, so
+     * no line's numPipeOps splits a segment; one segment is {@link Range#ANY}. NCCL passes numPipeOps
+     * >= 1, but a line's -1 matches every value, 0 included, in NVIDIA's example tuner
+     * (plugins/tuner/example/plugin.c, pluginGetCollInfo: {@code config->numPipeOps == -1 ||
+     * config->numPipeOps == numPipeOps}), so a harness calling with 0 gets the -1 lines there too;
+     * before issue 21 the axis started at 1 and a -1 line beside lines naming numPipeOps covered no 0.
      */
     private static List<Range> pipeSegments(List<Line> ls) {
-        TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
+        TreeSet<Long> cuts = new TreeSet<>(List.of(0L, 1L));
         for (Line l : ls) {
             if (!l.numPipeOps().equals(Range.ANY)) {
                 cuts.add(Math.max(1, l.numPipeOps().min()));
@@ -754,7 +758,7 @@ public final class NcclExampleConfig {
                 List<Integer> ln = new ArrayList<>(prev.lines());
                 p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
                 long max = p.pipe().max();
-                Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE
+                Range r = prev.pipe().min() == 0 && max == Long.MAX_VALUE
                         ? Range.ANY
                         : new Range(prev.pipe().min(), max);
                 merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));

@@ -256,4 +256,21 @@ class NewcomerPathIssue21Test {
                         + " it never applies this one either (NCCL picks there) (in 3 profiles)"),
                 String.join("\n", approximations));
     }
+
+    @Test
+    void aCsvLineForAnyNumPipeOpsCoversNumPipeOpsZero() throws Exception {
+        // NVIDIA's example tuner: numPipeOps -1 matches every value NCCL (or a harness) passes, 0 too
+        io.nccltuner.policy.NcclExampleConfig.Result r = io.nccltuner.policy.NcclExampleConfig.convert(
+                "t.conf",
+                "t",
+                List.of("allreduce,0,1048575,tree,ll,-1,-1,-1,4", "allreduce,0,4294967295,ring,simple,-1,-1,-1,-1"));
+        io.nccltuner.policy.Policy.Profile p = r.policy().profiles().getFirst();
+        for (long numPipeOps : new long[] {0, 1, 5}) {
+            int i = p.ruleIndexFor(io.nccltuner.policy.Collective.AllReduce, 4096, numPipeOps, -1);
+            assertTrue(i >= 0, "numPipeOps " + numPipeOps + ": " + p.rules());
+            assertEquals("RING/SIMPLE", p.rules().get(i).candidatesText(), "numPipeOps " + numPipeOps);
+        }
+        int four = p.ruleIndexFor(io.nccltuner.policy.Collective.AllReduce, 4096, 4, -1);
+        assertEquals("TREE/LL RING/SIMPLE", p.rules().get(four).candidatesText());
+    }
 }

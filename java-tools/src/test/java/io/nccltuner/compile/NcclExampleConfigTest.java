@@ -176,12 +176,13 @@ class NcclExampleConfigTest {
         assertEquals(
                 List.of(c(Algorithm.TREE, Protocol.LL, 0), c(Algorithm.RING, Protocol.SIMPLE, 0)), four.candidates());
         assertEquals(1L << 20, four.toBytes());
-        // other numPipeOps values get RING/SIMPLE at every size; numPipeOps 4 gets it from 1 MiB
+        // other numPipeOps values get RING/SIMPLE at every size, 0 too (the -1 line matches it in
+        // NVIDIA's example tuner); numPipeOps 4 gets it from 1 MiB
         List<Rule> others = rules.stream()
                 .filter(x -> !x.numPipeOps().equals(Range.exactly(4)))
                 .toList();
         assertEquals(
-                List.of(new Range(1, 3), new Range(5, Long.MAX_VALUE)),
+                List.of(new Range(0, 3), new Range(5, Long.MAX_VALUE)),
                 others.stream().map(Rule::numPipeOps).toList());
         assertTrue(others.stream()
                 .allMatch(x -> x.fromBytes() == 0
