@@ -104,17 +104,23 @@ public final class PolicyCheck {
         List<Profile> ps = policy.profiles();
         for (int i = 0; i < ps.size(); i++) {
             Profile p = ps.get(i);
+            Policy.Range[] possible = possibleShapes(p);
             for (int j = 0; j < i; j++) {
                 Profile q = ps.get(j);
-                if (covers(q.nRanks(), p.nRanks())
-                        && covers(q.nNodes(), p.nNodes())
-                        && covers(q.hardware(), p.hardware())) {
-                    out.add(
-                            new Finding(
-                                    Level.ERROR,
-                                    "profiles[" + i + "] (" + p.name() + ")",
-                                    "can never match: profiles[" + j + "] (" + q.name()
-                                            + ") comes first and matches every shape it matches (the first matching profile is used)"));
+                if (!covers(q.hardware(), p.hardware())) {
+                    continue;
+                }
+                boolean every = covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes());
+                if (every || (possible != null && covers(q.nRanks(), possible[0]) && covers(q.nNodes(), possible[1]))) {
+                    out.add(new Finding(
+                            Level.ERROR,
+                            "profiles[" + i + "] (" + p.name() + ")",
+                            "can never match: profiles[" + j + "] (" + q.name() + ") comes first and matches"
+                                    + (every
+                                            ? " every shape it matches"
+                                            : " every shape it matches that NCCL calls the tuner with"
+                                                    + " (nRanks >= 2, 1 <= nNodes <= nRanks)")
+                                    + " (the first matching profile is used)"));
                     break;
                 }
             }
@@ -364,6 +370,29 @@ public final class PolicyCheck {
             }
         }
         return out;
+    }
+
+    /**
+     * The shapes of a profile NCCL can call the tuner with, as the nRanks and nNodes they span:
+     * NCCL does not call it for one-rank communicators (updateCollCostTable, src/enqueue.cc), and a
+     * communicator has 1 .. nRanks nodes. For issue 21: a profile every one of whose possible shapes
+     * an earlier profile matches never applies, though the earlier one's ranges do not cover its own
+     * (an earlier {@code nRanks: {min: 2}} before a later {@code nRanks: any}).
+     *
+     * @param p the profile
+     * @return {nRanks span, nNodes span}, each the smallest range holding every possible shape's
+     *     value (a rectangle's projections: covering both covers every possible shape); null when
+     *     it has none
+     */
+    private static Policy.Range[] possibleShapes(Profile p) {
+        long nodesLo = Math.max(1, p.nNodes().min());
+        long ranksLo = Math.max(Math.max(2, p.nRanks().min()), nodesLo); // a shape needs nNodes <= nRanks
+        long ranksHi = p.nRanks().max();
+        if (ranksLo > ranksHi || nodesLo > p.nNodes().max()) {
+            return null;
+        }
+        long nodesHi = Math.min(p.nNodes().max(), ranksHi);
+        return new Policy.Range[] {new Policy.Range(ranksLo, ranksHi), new Policy.Range(nodesLo, nodesHi)};
     }
 
     /** Whether range a holds every value of range b. */

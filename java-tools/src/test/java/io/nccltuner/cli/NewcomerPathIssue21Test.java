@@ -273,4 +273,35 @@ class NewcomerPathIssue21Test {
         int four = p.ruleIndexFor(io.nccltuner.policy.Collective.AllReduce, 4096, 4, -1);
         assertEquals("TREE/LL RING/SIMPLE", p.rules().get(four).candidatesText());
     }
+
+    private static String profile(String name, String match, String candidate) {
+        return "  - name: " + name + "\n    match: " + match + "\n    rules:\n      - collective: AllReduce\n"
+                + "        bytes: {from: 1 MiB, to: 4 MiB}\n        candidates:\n          - " + candidate + "\n";
+    }
+
+    @Test
+    void validateSaysAProfileShadowedOnEveryPossibleShapeNeverApplies() throws Exception {
+        // four-any differs from four-ranks only at nNodes > nRanks, fallback from multi only at nRanks 1:
+        // shapes NCCL never calls the tuner with, so neither ever applies
+        Path policy = CliRun.write(
+                tmp,
+                "shadowed.yaml",
+                "schema: nccl-tuner-java/v1\nname: shadowed\nmode: enforce\nprofiles:\n"
+                        + profile("four-ranks", "{nRanks: 4, nNodes: {max: 4}}", "{algorithm: RING, protocol: SIMPLE}")
+                        + profile("four-any", "{nRanks: 4, nNodes: any}", "{algorithm: RING, protocol: LL}")
+                        + profile("multi", "{nRanks: {min: 2}, nNodes: any}", "{algorithm: TREE, protocol: SIMPLE}")
+                        + profile("fallback", "{nRanks: any, nNodes: any}", "{algorithm: TREE, protocol: LL}"));
+        CliRun r = CliRun.run("validate", policy.toString());
+        assertEquals(1, r.exit(), r.out() + r.err());
+        String possible = " every shape it matches that NCCL calls the tuner with (nRanks >= 2, 1 <= nNodes <= nRanks)"
+                + " (the first matching profile is used)";
+        assertEquals(
+                List.of(
+                        "error: " + policy + ":12:5: profiles[1] (four-any): can never match: profiles[0] (four-ranks)"
+                                + " comes first and matches" + possible,
+                        "error: " + policy + ":26:5: profiles[3] (fallback): can never match: profiles[2] (multi)"
+                                + " comes first and matches" + possible),
+                r.out().lines().filter(l -> l.startsWith("error: ")).toList(),
+                r.out());
+    }
 }
