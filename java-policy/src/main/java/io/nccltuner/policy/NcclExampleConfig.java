@@ -182,14 +182,7 @@ public final class NcclExampleConfig {
                 java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
                 pr.rules().forEach(x -> lines.addAll(linesOf(x, r)));
                 left.merge(
-                        file
-                                + (lines.isEmpty()
-                                        ? ""
-                                        : ":"
-                                                + lines.stream()
-                                                        .map(String::valueOf)
-                                                        .collect(java.util.stream.Collectors.joining(",")))
-                                + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
+                        at(file, lines) + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
                                 + "NCCL never calls the tuner for one-rank communicators, so it could never apply",
                         1,
                         Integer::sum);
@@ -203,14 +196,7 @@ public final class NcclExampleConfig {
                 if (why.stream().allMatch(java.util.Objects::nonNull)) {
                     List<Integer> ls = linesOf(rule, r);
                     left.merge(
-                            file
-                                    + (ls.isEmpty()
-                                            ? ""
-                                            : ":"
-                                                    + ls.stream()
-                                                            .map(String::valueOf)
-                                                            .collect(java.util.stream.Collectors.joining(",")))
-                                    + ": " + NcclOffers.describe(rule) + " left out: "
+                            at(file, ls) + ": " + NcclOffers.describe(rule) + " left out: "
                                     + String.join(
                                             ", ",
                                             rule.candidates().stream()
@@ -232,6 +218,14 @@ public final class NcclExampleConfig {
         }
         left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
         return p.withProfiles(profiles);
+    }
+
+    /** @return {@code file:3,5} naming a left-out rule's CSV lines, or {@code file} when none is known */
+    private static String at(String file, java.util.Collection<Integer> lines) {
+        return file
+                + (lines.isEmpty()
+                        ? ""
+                        : ":" + lines.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
     }
 
     /**

@@ -165,18 +165,8 @@ class NewcomerPathIssue21Test {
 
     @Test
     void validateNamesTheYamlLineOfEachFinding() throws Exception {
-        Path policy = CliRun.write(tmp, "policy.yaml", """
-                schema: nccl-tuner-java/v1
-                name: lines
-                mode: enforce
-                profiles:
-                  - name: two-ranks
-                    match: {nRanks: 2, nNodes: 2}
-                    rules:
-                      - collective: AllReduce
-                        bytes: {from: 1 MiB, to: 4 MiB}
-                        candidates:
-                          - {algorithm: RING, protocol: SIMPLE}
+        // the explain tests' policy (its one rule at line 8) and a Broadcast rule NCCL never offers
+        Path policy = CliRun.write(tmp, "policy.yaml", Files.readString(keepingPolicy()) + """
                       - collective: Broadcast
                         bytes: {from: 4 KiB, to: 8 KiB}
                         candidates:
@@ -190,10 +180,10 @@ class NewcomerPathIssue21Test {
                 .toList();
         assertEquals(
                 List.of(
-                        "warning: " + policy + ":15:13: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)).candidates[0]:"
+                        "warning: " + policy + ":16:13: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)).candidates[0]:"
                                 + " TREE/SIMPLE is never offered: NCCL offers only RING for Broadcast (NCCL 2.23 .. 2.30"
                                 + " src/graph/tuning.cc, ncclTopoTuneModel)",
-                        "error: " + policy + ":12:9: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)): can never apply:"
+                        "error: " + policy + ":13:9: profiles[0].rules[1] (Broadcast [4 KiB, 8 KiB)): can never apply:"
                                 + " NCCL offers none of its candidates for Broadcast"),
                 found,
                 r.out());
