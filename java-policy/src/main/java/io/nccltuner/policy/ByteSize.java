@@ -109,6 +109,20 @@ public final class ByteSize {
     }
 
     /**
+     * A size in a unit followed by its exact byte count, once: {@code sized} then {@code (65536 B)},
+     * or {@code sized} alone where it already is the byte count ({@code 4 B}, {@code 1025 B}), so no
+     * message prints {@code 4 B (4 B)} (issue 21).
+     *
+     * @param sized the size as printed ({@link #format} or {@link #readable} of {@code bytes})
+     * @param bytes the same size in bytes, unsigned
+     * @return {@code 64 KiB (65536 B)}, or {@code 4 B}
+     */
+    public static String withBytes(String sized, long bytes) {
+        String exact = Long.toUnsignedString(bytes) + " B";
+        return sized.equals(exact) ? exact : sized + " (" + exact + ")";
+    }
+
+    /**
      * A size for a table column: {@link #format} where that reads well (at most four digits before
      * the point: "512 KiB", "1.5 KiB", "1000 B"), else about three significant digits in the largest
      * unit, marked approximate ("~125.06 MiB" for 131136000 B, which {@link #format} writes

@@ -141,7 +141,8 @@ public final class NcclExampleConfig {
     }
 
     /**
-     * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one.
+     * Converts a config file, for the plugin when {@code NCCL_TUNER_CONFIG_FILE} names one, without
+     * the lines that can never apply ({@link #withoutWhatNeverApplies}, as import leaves them out).
      *
      * @param csv the config file
      * @param warnings receives each approximation as {@code file:line: text}
@@ -151,8 +152,80 @@ public final class NcclExampleConfig {
      */
     public static Policy toPolicy(Path csv, Consumer<String> warnings) throws IOException, InputException {
         Result r = convert(csv);
-        r.warnings().forEach(warnings);
-        return r.policy();
+        List<String> all = new ArrayList<>(r.warnings());
+        Policy p = withoutWhatNeverApplies(r, csv.toString(), all);
+        all.forEach(warnings);
+        return p;
+    }
+
+    /**
+     * The converted policy without what can never apply, which validate refuses and NCCL's example
+     * plugin never applies either, as the plugin reads the CSV ({@link #toPolicy}) and {@code
+     * nccl-tuner import} writes it, so that both compile the same table (the same sha256, which seeds
+     * canary mode's draw; before issue 21 the plugin kept such a line and import left it out): a rule none of whose candidates NCCL offers for its collective
+     * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
+     * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
+     * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
+     * it. The profiles keep the converter's names, which are compile's ({@link Profile#nameOf}).
+     *
+     * @param r the conversion
+     * @param file the CSV, for messages
+     * @param warnings receives one warning per left-out line and reason
+     * @return the policy (the same rule objects, so {@link #linesOf} still finds them)
+     */
+    public static Policy withoutWhatNeverApplies(Result r, String file, List<String> warnings) {
+        Policy p = r.policy();
+        Map<String, Integer> left = new java.util.LinkedHashMap<>(); // warning text -> profiles
+        List<Profile> profiles = new ArrayList<>();
+        for (Profile pr : p.profiles()) {
+            if (pr.nRanks().max() < 2) {
+                java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
+                pr.rules().forEach(x -> lines.addAll(linesOf(x, r)));
+                left.merge(
+                        at(file, lines) + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
+                                + "NCCL never calls the tuner for one-rank communicators, so it could never apply",
+                        1,
+                        Integer::sum);
+                continue;
+            }
+            List<Rule> rules = new ArrayList<>();
+            for (Rule rule : pr.rules()) {
+                List<String> why = rule.candidates().stream()
+                        .map(c -> NcclOffers.neverOffered(rule.collective(), c.algorithm(), c.protocol()))
+                        .toList();
+                if (why.stream().allMatch(java.util.Objects::nonNull)) {
+                    List<Integer> ls = linesOf(rule, r);
+                    left.merge(
+                            at(file, ls) + ": " + NcclOffers.describe(rule) + " left out: "
+                                    + String.join(
+                                            ", ",
+                                            rule.candidates().stream()
+                                                    .map(c -> c.algorithm() + "/" + c.protocol())
+                                                    .toList())
+                                    + " is never offered there (" + why.getFirst()
+                                    + "), and NCCL's example plugin passes over a line NCCL"
+                                    + " does not offer, so it never applies this one either (NCCL picks there)",
+                            1,
+                            Integer::sum);
+                    continue;
+                }
+                rules.add(rule);
+            }
+            profiles.add(pr.withRules(rules));
+        }
+        if (profiles.isEmpty()) {
+            profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
+        }
+        left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
+        return p.withProfiles(profiles);
+    }
+
+    /** @return {@code file:3,5} naming a left-out rule's CSV lines, or {@code file} when none is known */
+    private static String at(String file, java.util.Collection<Integer> lines) {
+        return file
+                + (lines.isEmpty()
+                        ? ""
+                        : ":" + lines.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
     }
 
     /**
@@ -551,11 +624,15 @@ public final class NcclExampleConfig {
     }
 
     /**
-     * The numPipeOps axis from 1 (NCCL passes numPipeOps >= 1) cut at the ends of each value or range
-     * the lines name, so no line's numPipeOps splits a segment; one segment is {@link Range#ANY}.
+     * The numPipeOps axis from 0 cut at 1 and at the ends of each value or range the lines name, so
+     * no line's numPipeOps splits a segment; one segment is {@link Range#ANY}. NCCL passes numPipeOps
+     * >= 1, but a line's -1 matches every value, 0 included, in NVIDIA's example tuner
+     * (plugins/tuner/example/plugin.c, pluginGetCollInfo: {@code config->numPipeOps == -1 ||
+     * config->numPipeOps == numPipeOps}), so a harness calling with 0 gets the -1 lines there too;
+     * before issue 21 the axis started at 1 and a -1 line beside lines naming numPipeOps covered no 0.
      */
     private static List<Range> pipeSegments(List<Line> ls) {
-        TreeSet<Long> cuts = new TreeSet<>(List.of(1L));
+        TreeSet<Long> cuts = new TreeSet<>(List.of(0L, 1L));
         for (Line l : ls) {
             if (!l.numPipeOps().equals(Range.ANY)) {
                 cuts.add(Math.max(1, l.numPipeOps().min()));
@@ -675,7 +752,7 @@ public final class NcclExampleConfig {
                 List<Integer> ln = new ArrayList<>(prev.lines());
                 p.lines().stream().filter(x -> !ln.contains(x)).forEach(ln::add);
                 long max = p.pipe().max();
-                Range r = prev.pipe().min() <= 1 && max == Long.MAX_VALUE
+                Range r = prev.pipe().min() == 0 && max == Long.MAX_VALUE
                         ? Range.ANY
                         : new Range(prev.pipe().min(), max);
                 merged.add(new Piece(r, p.from(), p.to(), p.cands(), ln));

@@ -94,16 +94,34 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
      * @return the profile, or null if none matches
      */
     public Profile profileFor(long nRanks, long nNodes, Signature signature, List<String> skipped) {
-        for (Profile p : profiles) {
+        int i = profileIndexFor(nRanks, nNodes, signature, skipped);
+        return i < 0 ? null : profiles.get(i);
+    }
+
+    /**
+     * The index of the profile {@link #profileFor(long, long, Signature, List)} finds, the one the
+     * engine uses at init: the first whose shape and hardware match both hold. For naming its rules
+     * in messages ({@code profiles[i].rules[j]}) as the engine matched them; before issue 21 replay
+     * named them from {@link #profileIndexFor(long, long)}, which ignores the hardware match.
+     *
+     * @param nRanks number of ranks in the communicator
+     * @param nNodes number of nodes in the communicator
+     * @param signature what the plugin learnt at init (fields it could not learn are unknown)
+     * @param skipped receives one line per profile whose shape matched but whose hardware did not
+     * @return the index into {@link #profiles()}, or -1 if none matches
+     */
+    public int profileIndexFor(long nRanks, long nNodes, Signature signature, List<String> skipped) {
+        for (int i = 0; i < profiles.size(); i++) {
+            Profile p = profiles.get(i);
             if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
                 String why = p.hardware().mismatch(signature);
                 if (why == null) {
-                    return p;
+                    return i;
                 }
                 skipped.add("profile " + p.name() + " skipped: " + why);
             }
         }
-        return null;
+        return -1;
     }
 
     /**

@@ -704,8 +704,8 @@ public final class PolicyLoader {
             problem(
                     n,
                     path,
-                    ByteSize.format(v) + " (" + v
-                            + " B) is not on the size grid (4 points per power of two); nearest grid points are "
+                    ByteSize.withBytes(ByteSize.format(v), v)
+                            + " is not on the size grid (4 points per power of two); nearest grid points are "
                             + ByteSize.format(lo) + " and " + ByteSize.format(hi));
             return null;
         }

@@ -93,7 +93,7 @@ class PolicyLoaderTest {
       unknown algorithm  | RINGG                 | x.yaml:10:25: profiles[0].rules[0].candidates[0].algorithm: unknown algorithm 'RINGG'; did you mean RING?
       unknown protocol   | LL129                 | x.yaml:10:42: profiles[0].rules[0].candidates[0].protocol: unknown protocol 'LL129'; did you mean LL128?
       unknown field      | FIELD                 | x.yaml:9:9: profiles[0].rules[0]: unknown field 'numPipeOp'; did you mean 'numPipeOps'?
-      off grid           | OFFGRID               | x.yaml:8:23: profiles[0].rules[0].bytes.from: 1000 B (1000 B) is not on the size grid (4 points per power of two); nearest grid points are 896 B and 1 KiB
+      off grid           | OFFGRID               | x.yaml:8:23: profiles[0].rules[0].bytes.from: 1000 B is not on the size grid (4 points per power of two); nearest grid points are 896 B and 1 KiB
       channels zero      | CH0                   | x.yaml:10:55: profiles[0].rules[0].candidates[0].channels: 0 is outside 1..64
       overlap            | OVERLAP               | x.yaml:11:9: profiles[0].rules[1]: overlaps rules[0] (line 7): both cover AllReduce at 16 KiB with numPipeOps any / any; make the byte or numPipeOps ranges disjoint
       unknown collective | COLL                  | x.yaml:7:21: profiles[0].rules[0].collective: unknown collective 'AllReduc'; did you mean AllReduce?

@@ -151,6 +151,8 @@ final class ExplainCommand extends ToolCommand {
     private PolicyFiles.Loaded loadedFile;
     /** The regBuff the engine is called with (the log's release's tuner version), for rule lookups. */
     private int engineRegBuff;
+    /** What the engine's init is presented (NCCL release, GPU), for finding the profile it uses. */
+    private io.nccltuner.policy.Signature engineSignature;
 
     private io.nccltuner.model.LogShape hints;
     private Mode policyMode;
@@ -199,7 +201,11 @@ final class ExplainCommand extends ToolCommand {
                 InputFiles.measurementData(m, err); // refuses what does not load; priced per communicator
             }
             for (Path m : measurements) {
-                measuredOn.put(m, MeasuredOn.of(m));
+                MeasuredOn on = MeasuredOn.of(m);
+                measuredOn.put(m, on);
+                if (on.gpus().isEmpty() && on.ncclVersions().isEmpty()) {
+                    err.println(namesNoMachine(m));
+                }
             }
             logOn = MeasuredOn.of(log);
         }
@@ -442,6 +448,7 @@ final class ExplainCommand extends ToolCommand {
         String presented = gpu.name != null ? gpu.name.strip() : logGpus.size() == 1 ? logGpus.first() : null;
         io.nccltuner.policy.Signature sig = SharedOptions.Gpu.present(era.signature(), presented);
         engineRegBuff = era.regBuff();
+        engineSignature = sig;
         out.printf(
                 Locale.ROOT,
                 "The engine runs as NCCL %s calls the tuner (%s): tuner v%d, regBuff %d; %s.%n",
@@ -833,9 +840,14 @@ final class ExplainCommand extends ToolCommand {
      * <ul>
      *   <li>a rule matched but NCCL offers none of its candidates there (their cost-table entries
      *       are -1; the engine then leaves the table as it is);
-     *   <li>a rule matched and the first of its candidates NCCL offers is NCCL's own pick;
-     *   <li>a rule matched but the policy runs in shadow mode (or off), which leaves NCCL's cost
-     *       table as it is;
+     *   <li>a rule matched and the first of its candidates NCCL offers is NCCL's own pick (enforce
+     *       mode, or a canary call that drew the policy's arm);
+     *   <li>the policy runs in off mode, which leaves every call to NCCL;
+     *   <li>a rule matched but the policy runs in shadow mode, which leaves NCCL's cost table as it
+     *       is;
+     *   <li>a rule matched, the policy runs in canary mode and the call drew NCCL's arm (the policy's
+     *       candidate applies on a fraction F of the calls a rule covers, default 0.1:
+     *       docs/canary.md); before issue 21 explain said canary "leaves NCCL's cost table as it is";
      *   <li>no rule of the profile covers the collective at those sizes and numPipeOps.
      * </ul>
      *
@@ -850,7 +862,8 @@ final class ExplainCommand extends ToolCommand {
      *     does not match or no row keeps NCCL's pick
      */
     private List<String> keptLines(CommShape shape, Collective coll, List<Explain.Row> rows, List<Integer> decisions) {
-        int profileIndex = loadedPolicy.profileIndexFor(shape.nRanks(), shape.nNodes());
+        int profileIndex = loadedPolicy.profileIndexFor(
+                shape.nRanks(), shape.nNodes(), engineSignature, new ArrayList<>()); // the engine's profile
         if (profileIndex < 0 || decisions.size() != rows.size()) {
             return List.of();
         }
@@ -885,9 +898,15 @@ final class ExplainCommand extends ToolCommand {
                     why = name + cands + " matched, but NCCL offers none of them there (their cost-table entries"
                             + " are -1; NCCL offers " + String.join(" ", offered)
                             + ")";
-                } else if (policyMode != Mode.ENFORCE) {
-                    why = name + cands + " matched, but the policy runs in " + policyMode.spelling()
-                            + " mode, which leaves NCCL's cost table as it is (--mode enforce applies it)";
+                } else if (policyMode == Mode.SHADOW) {
+                    why = name + cands + " matched, but the policy runs in shadow mode, which leaves NCCL's cost"
+                            + " table as it is (--mode enforce applies it)";
+                } else if (policyMode == Mode.CANARY && arm == io.nccltuner.engine.Decision.ARM_NCCL) {
+                    why = name + cands + " matched, and the policy runs in canary mode, which applies its candidate on"
+                            + " a fraction " + io.nccltuner.engine.Canary.DEFAULT_FRACTION + " of the calls a rule"
+                            + " covers (NCCL_TUNER_JAVA_CANARY, default " + io.nccltuner.engine.Canary.DEFAULT_FRACTION
+                            + ") and keeps NCCL's pick on the others: these calls drew NCCL's arm (--mode enforce"
+                            + " applies it on every call)";
                 } else {
                     int e = io.nccltuner.engine.Decision.candidate(d);
                     String pick = e == io.nccltuner.engine.Decision.NONE
@@ -988,6 +1007,22 @@ final class ExplainCommand extends ToolCommand {
             out.println("Assumed offered, though NCCL may skip them for some datatypes or operations: "
                     + String.join(" ", cols.conditional()));
         }
+    }
+
+    /**
+     * The note (stderr, once per {@code --measurements} path) when it names neither a GPU nor an
+     * NCCL release ({@link MeasuredOn}: a sweep CSV, or a folder or sweep folder none of whose files
+     * print nccl-tests' device lines, {@code nccl-library=} or NCCL's version line), so that no
+     * other-machine warning ({@link #otherMachine}) can follow. Before issue 21 explain said nothing.
+     *
+     * @param path the --measurements path, as given
+     * @return {@code note: --measurements PATH names no GPU and no NCCL version: cannot check they are
+     *     of this job's hardware (...)}
+     */
+    static String namesNoMachine(Path path) {
+        return "note: --measurements " + path + " names no GPU and no NCCL version: cannot check they are of this"
+                + " job's hardware (nccl-tests outputs name both: give those, or make sure they were measured on"
+                + " the log's machine)";
     }
 
     /**

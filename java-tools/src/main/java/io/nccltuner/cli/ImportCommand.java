@@ -15,7 +15,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -29,7 +28,7 @@ import picocli.CommandLine.Parameters;
  *
  * <p>What it writes always passes {@code nccl-tuner validate}: lines that can never apply (a
  * rule NCCL never offers any candidate of, a profile for one-rank communicators) are left out with
- * a warning naming the CSV line ({@link #withoutWhatNeverApplies}); any other error validate would
+ * a warning naming the CSV line ({@link NcclExampleConfig#withoutWhatNeverApplies}); any other error validate would
  * report refuses the import.
  *
  * <p>Exit codes as for every command ({@link Main}): 0 success, 1 an input error (a missing
@@ -68,80 +67,6 @@ final class ImportCommand extends ToolCommand {
         return file;
     }
 
-    /**
-     * The converted policy without what can never apply, which validate refuses and NCCL's example
-     * plugin never applies either: a rule none of whose candidates NCCL offers for its collective
-     * (the example plugin passes over a line NCCL does not offer, so the rule changes nothing; its
-     * bucket stays NCCL's), and a profile for one-rank communicators only (NCCL does not call the
-     * tuner for them). Each is said once in a warning naming its CSV lines and how many profiles held
-     * it. The profiles keep the converter's names, which are compile's ({@link Profile#nameOf}).
-     *
-     * @param r the conversion
-     * @param file the CSV, for messages
-     * @param warnings receives one warning per left-out line and reason
-     * @return the policy (the same rule objects, so {@link NcclExampleConfig#linesOf} still finds them)
-     */
-    static Policy withoutWhatNeverApplies(NcclExampleConfig.Result r, Path file, List<String> warnings) {
-        Policy p = r.policy();
-        Map<String, Integer> left = new LinkedHashMap<>(); // warning text -> profiles
-        List<Profile> profiles = new ArrayList<>();
-        for (Profile pr : p.profiles()) {
-            if (pr.nRanks().max() < 2) {
-                java.util.TreeSet<Integer> lines = new java.util.TreeSet<>();
-                pr.rules().forEach(x -> lines.addAll(NcclExampleConfig.linesOf(x, r)));
-                left.merge(
-                        file
-                                + (lines.isEmpty()
-                                        ? ""
-                                        : ":"
-                                                + lines.stream()
-                                                        .map(String::valueOf)
-                                                        .collect(Collectors.joining(",")))
-                                + ": profile " + pr.name() + " (nRanks " + pr.nRanks() + ") left out: "
-                                + "NCCL never calls the tuner for one-rank communicators, so it could never apply",
-                        1,
-                        Integer::sum);
-                continue;
-            }
-            List<Rule> rules = new ArrayList<>();
-            for (Rule rule : pr.rules()) {
-                List<String> why = rule.candidates().stream()
-                        .map(c -> PolicyCheck.neverOffered(rule.collective(), c.algorithm(), c.protocol()))
-                        .toList();
-                if (why.stream().allMatch(java.util.Objects::nonNull)) {
-                    List<Integer> ls = NcclExampleConfig.linesOf(rule, r);
-                    left.merge(
-                            file
-                                    + (ls.isEmpty()
-                                            ? ""
-                                            : ":"
-                                                    + ls.stream()
-                                                            .map(String::valueOf)
-                                                            .collect(Collectors.joining(",")))
-                                    + ": " + PolicyCheck.describe(rule) + " left out: "
-                                    + String.join(
-                                            ", ",
-                                            rule.candidates().stream()
-                                                    .map(c -> c.algorithm() + "/" + c.protocol())
-                                                    .toList())
-                                    + " is never offered there (" + why.getFirst()
-                                    + "), and NCCL's example plugin passes over a line NCCL"
-                                    + " does not offer, so it never applies this one either (NCCL picks there)",
-                            1,
-                            Integer::sum);
-                    continue;
-                }
-                rules.add(rule);
-            }
-            profiles.add(pr.withRules(rules));
-        }
-        if (profiles.isEmpty()) {
-            profiles.add(new Profile("any", Policy.Range.ANY, Policy.Range.ANY, List.of()));
-        }
-        left.forEach((w, n) -> warnings.add(w + (n > 1 ? " (in " + n + " profiles)" : "")));
-        return p.withProfiles(profiles);
-    }
-
     @Override
     int run(PrintWriter out, PrintWriter err) throws InputException, IOException {
         io.nccltuner.policy.Mode m = mode.parse();
@@ -149,7 +74,7 @@ final class ImportCommand extends ToolCommand {
         requireOutputDirectory("-o", output);
         NcclExampleConfig.Result r = PolicyFiles.convertCsv(file); // every refused line, as validate lists them
         List<String> warnings = new ArrayList<>(PolicyFiles.csvWarnings(file, r.warnings()));
-        Policy p = withoutWhatNeverApplies(r, file, warnings);
+        Policy p = NcclExampleConfig.withoutWhatNeverApplies(r, file.toString(), warnings);
         PolicyFiles.printWarnings(err, "", warnings); // once, whether or not the policy is written
         if (name != null) {
             p = p.withName(name);

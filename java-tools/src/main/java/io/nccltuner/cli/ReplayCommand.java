@@ -2,6 +2,7 @@ package io.nccltuner.cli;
 
 import io.nccltuner.model.Replay;
 import io.nccltuner.model.TextTable;
+import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Mode;
@@ -93,6 +94,9 @@ final class ReplayCommand extends ToolCommand {
     private List<io.nccltuner.compile.Compiler.Group> measured = List.of();
     private PolicyFiles.Loaded loaded;
 
+    /** What the replay's inits present (--nccl-era, --gpu): the engine's profile lookup takes it. */
+    private io.nccltuner.policy.Signature signature;
+
     @Override
     Path inputFile() {
         return trace;
@@ -121,6 +125,7 @@ final class ReplayCommand extends ToolCommand {
                 InputFiles.measurementData(measurements, err); // refuses what does not load, notes skipped files
             }
             io.nccltuner.policy.Signature sig = gpu.present(e.signature()); // as try --gpu presents it
+            signature = sig;
             Replay.Result r = Replay.run(p, m, t, sig, e.regBuff());
             // shadow leaves NCCL's choice alone; what the policy would pick is its enforce-mode pick
             Replay.Result would = m == Mode.SHADOW ? Replay.run(p, Mode.ENFORCE, t, sig, e.regBuff()) : null;
@@ -652,10 +657,9 @@ final class ReplayCommand extends ToolCommand {
             }
             out.printf(
                     Locale.ROOT,
-                    "  %s %s (%d B), numPipeOps %d: %s; %s; NCCL offers %s%n",
+                    "  %s %s, numPipeOps %d: %s; %s; NCCL offers %s%n",
                     c.collective(),
-                    ExplainCommand.Sizes.format(c.nBytes()),
-                    c.nBytes(),
+                    ByteSize.withBytes(ExplainCommand.Sizes.format(c.nBytes()), c.nBytes()),
                     c.numPipeOps(),
                     Main.count(g.size(), "call"),
                     rule(c),
@@ -670,7 +674,7 @@ final class ReplayCommand extends ToolCommand {
      */
     private String rule(io.nccltuner.trace.TraceCall c) {
         Policy p = loaded.policy();
-        int i = p.profileIndexFor(c.nRanks(), c.nNodes());
+        int i = p.profileIndexFor(c.nRanks(), c.nNodes(), signature, new java.util.ArrayList<>()); // as the engine
         int j = i < 0
                 ? -1
                 : p.profiles().get(i).ruleIndexFor(c.collective(), c.nBytes(), c.numPipeOps(), ncclEra.regBuff());

@@ -139,7 +139,11 @@ final class ValidateCommand extends ToolCommand {
             findings.addAll(sr.findings());
         }
         findings.addAll(notOffered(p, tables, loaded::ruleName));
-        for (String line : grouped(findings, p)) {
+        io.nccltuner.validate.PolicyLines at = loaded.csv() ? null : io.nccltuner.validate.PolicyLines.of(policy.file);
+        for (String line : grouped(findings, p, w -> {
+            String lc = at == null ? null : yamlAt(w, at);
+            return lc == null ? null : policy.file + ":" + lc;
+        })) {
             out.println(line);
             if (line.startsWith("error: ")) {
                 errors++;
@@ -327,6 +331,46 @@ final class ValidateCommand extends ToolCommand {
      *     {@code error: } or {@code warning: }
      */
     static List<String> grouped(List<PolicyCheck.Finding> findings, Policy p) {
+        return grouped(findings, p, w -> null);
+    }
+
+    private static final java.util.regex.Pattern YAML_NODE =
+            java.util.regex.Pattern.compile("^profiles\\[\\d+\\](?:\\.rules\\[\\d+\\])?");
+    private static final java.util.regex.Pattern CANDIDATE =
+            java.util.regex.Pattern.compile("\\.candidates\\[\\d+\\]$");
+
+    /**
+     * Where in the YAML the node a finding is about starts (its candidate, rule or profile).
+     *
+     * @param where a finding's field path: {@code profiles[0].rules[2] (AllReduce [1 MiB, 2
+     *     MiB)).candidates[1]}, {@code profiles[1] (name)}
+     * @param at the YAML's node positions
+     * @return {@code line:column}, or null where {@code where} names no node of the file
+     */
+    static String yamlAt(String where, io.nccltuner.validate.PolicyLines at) {
+        java.util.regex.Matcher m = YAML_NODE.matcher(where);
+        if (!m.find()) {
+            return null;
+        }
+        java.util.regex.Matcher c = CANDIDATE.matcher(where);
+        String candidate = m.group().contains(".rules[") && c.find() ? at.at(m.group() + c.group()) : null;
+        return candidate != null ? candidate : at.at(m.group());
+    }
+
+    /**
+     * As {@link #grouped(List, Policy)}, each finding's YAML position named (issue 21: validate's
+     * findings named {@code profiles[0].rules[2]} and no line): a finding alone as {@code error:
+     * p.yaml:14:9: profiles[0].rules[2] (...): ...}, as the loader names its problems, and each
+     * profile of a grouped finding with {@code (line 14)}.
+     *
+     * @param findings in file order
+     * @param p the policy (profile names)
+     * @param located a finding's field path to {@code file:line:column} in the YAML, or null (a CSV,
+     *     whose findings name its lines already)
+     * @return the lines, as {@link #grouped(List, Policy)}
+     */
+    static List<String> grouped(
+            List<PolicyCheck.Finding> findings, Policy p, java.util.function.Function<String, String> located) {
         java.util.Map<String, List<PolicyCheck.Finding>> groups = new java.util.LinkedHashMap<>();
         // Two rules of one profile that read alike (split only by regBuff, which the rule's name
         // leaves out) are two findings: the n-th such finding of a profile joins the n-th group.
@@ -342,7 +386,11 @@ final class ValidateCommand extends ToolCommand {
         for (List<PolicyCheck.Finding> g : groups.values()) {
             PolicyCheck.Finding f = g.getFirst();
             if (g.size() == 1) {
-                out.add(f.toString());
+                String lc = located.apply(f.where());
+                out.add((lc == null
+                                ? f
+                                : new PolicyCheck.Finding(f.level(), lc + ": " + f.where(), f.message(), f.profile()))
+                        .toString());
                 continue;
             }
             java.util.regex.Matcher m = RULE_PATH.matcher(f.where());
@@ -354,8 +402,10 @@ final class ValidateCommand extends ToolCommand {
             List<String> each = new ArrayList<>();
             for (PolicyCheck.Finding x : g) {
                 java.util.regex.Matcher mx = RULE_PATH.matcher(x.where());
+                String lc = located.apply(x.where());
                 each.add((mx.find() ? mx.group() : "profiles[" + x.profile() + "]") + " "
-                        + p.profiles().get(x.profile()).name());
+                        + p.profiles().get(x.profile()).name()
+                        + (lc == null ? "" : " (line " + lc.replaceFirst("^.*:(\\d+):\\d+$", "$1") + ")"));
             }
             out.add((f.level() == PolicyCheck.Level.ERROR ? "error: " : "warning: ") + where + " in " + g.size()
                     + " profiles (" + String.join(", ", each) + "): " + f.message());

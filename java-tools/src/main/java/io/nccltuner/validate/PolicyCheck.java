@@ -1,7 +1,6 @@
 package io.nccltuner.validate;
 
 import io.nccltuner.policy.Algorithm;
-import io.nccltuner.policy.ByteSize;
 import io.nccltuner.policy.Collective;
 import io.nccltuner.policy.HardwareMatch;
 import io.nccltuner.policy.Policy;
@@ -70,7 +69,8 @@ public final class PolicyCheck {
     }
 
     /**
-     * Why NCCL never offers a candidate for a collective, whatever the communicator.
+     * Why NCCL never offers a candidate for a collective, whatever the communicator: {@link
+     * io.nccltuner.policy.NcclOffers#neverOffered}, which the plugin's CSV reader and import share.
      *
      * @param c the collective
      * @param a the algorithm
@@ -78,31 +78,7 @@ public final class PolicyCheck {
      * @return the reason, or null when NCCL may offer it
      */
     public static String neverOffered(Collective c, Algorithm a, Protocol p) {
-        String src = " (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)";
-        switch (c) {
-            case Broadcast, Reduce -> {
-                if (a != Algorithm.RING) {
-                    return "NCCL offers only RING for " + c + src;
-                }
-            }
-            case AllGather, ReduceScatter -> {
-                if (a != Algorithm.RING && a != Algorithm.PAT && a != Algorithm.NVLS && a != Algorithm.COLLNET_DIRECT) {
-                    return "NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for " + c + src;
-                }
-            }
-            case AllReduce -> {
-                if (a == Algorithm.PAT) {
-                    return "NCCL never offers PAT for AllReduce" + src;
-                }
-            }
-            default -> {
-                return null;
-            }
-        }
-        if ((a == Algorithm.NVLS || a == Algorithm.NVLS_TREE || a == Algorithm.PAT) && p != Protocol.SIMPLE) {
-            return "NCCL offers " + a + " only with SIMPLE" + src;
-        }
-        return null;
+        return io.nccltuner.policy.NcclOffers.neverOffered(c, a, p);
     }
 
     /**
@@ -128,17 +104,23 @@ public final class PolicyCheck {
         List<Profile> ps = policy.profiles();
         for (int i = 0; i < ps.size(); i++) {
             Profile p = ps.get(i);
+            Policy.Range[] possible = possibleShapes(p);
             for (int j = 0; j < i; j++) {
                 Profile q = ps.get(j);
-                if (covers(q.nRanks(), p.nRanks())
-                        && covers(q.nNodes(), p.nNodes())
-                        && covers(q.hardware(), p.hardware())) {
-                    out.add(
-                            new Finding(
-                                    Level.ERROR,
-                                    "profiles[" + i + "] (" + p.name() + ")",
-                                    "can never match: profiles[" + j + "] (" + q.name()
-                                            + ") comes first and matches every shape it matches (the first matching profile is used)"));
+                if (!covers(q.hardware(), p.hardware())) {
+                    continue;
+                }
+                boolean every = covers(q.nRanks(), p.nRanks()) && covers(q.nNodes(), p.nNodes());
+                if (every || (possible != null && covers(q.nRanks(), possible[0]) && covers(q.nNodes(), possible[1]))) {
+                    out.add(new Finding(
+                            Level.ERROR,
+                            "profiles[" + i + "] (" + p.name() + ")",
+                            "can never match: profiles[" + j + "] (" + q.name() + ") comes first and matches"
+                                    + (every
+                                            ? " every shape it matches"
+                                            : " every shape it matches that NCCL calls the tuner with"
+                                                    + " (nRanks >= 2, 1 <= nNodes <= nRanks)")
+                                    + " (the first matching profile is used)"));
                     break;
                 }
             }
@@ -390,14 +372,36 @@ public final class PolicyCheck {
         return out;
     }
 
+    /**
+     * The shapes of a profile NCCL can call the tuner with, as the nRanks and nNodes they span:
+     * NCCL does not call it for one-rank communicators (updateCollCostTable, src/enqueue.cc), and a
+     * communicator has 1 .. nRanks nodes. For issue 21: a profile every one of whose possible shapes
+     * an earlier profile matches never applies, though the earlier one's ranges do not cover its own
+     * (an earlier {@code nRanks: {min: 2}} before a later {@code nRanks: any}).
+     *
+     * @param p the profile
+     * @return {nRanks span, nNodes span}, each the smallest range holding every possible shape's
+     *     value (a rectangle's projections: covering both covers every possible shape); null when
+     *     it has none
+     */
+    private static Policy.Range[] possibleShapes(Profile p) {
+        long nodesLo = Math.max(1, p.nNodes().min());
+        long ranksLo = Math.max(Math.max(2, p.nRanks().min()), nodesLo); // a shape needs nNodes <= nRanks
+        long ranksHi = p.nRanks().max();
+        if (ranksLo > ranksHi || nodesLo > p.nNodes().max()) {
+            return null;
+        }
+        long nodesHi = Math.min(p.nNodes().max(), ranksHi);
+        return new Policy.Range[] {new Policy.Range(ranksLo, ranksHi), new Policy.Range(nodesLo, nodesHi)};
+    }
+
     /** Whether range a holds every value of range b. */
     private static boolean covers(Policy.Range a, Policy.Range b) {
         return a.min() <= b.min() && a.max() >= b.max();
     }
 
-    /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any */
+    /** @return "AllReduce [1 MiB, 2 MiB)" with ", numPipeOps ..." when not any ({@link io.nccltuner.policy.NcclOffers#describe}) */
     public static String describe(Rule r) {
-        return r.collective() + " " + ByteSize.range(r.fromBytes(), r.toBytes())
-                + (r.numPipeOps().equals(Policy.Range.ANY) ? "" : ", numPipeOps " + r.numPipeOps());
+        return io.nccltuner.policy.NcclOffers.describe(r);
     }
 }

@@ -57,8 +57,8 @@ class CsvPolicyCommandsTest {
         assertEquals(0, r.exit(), r.out());
         assertTrue(
                 r.out()
-                        .contains("\nwarning: profiles[0].rules[0] from " + csv + ":1,2 (ReduceScatter [0 B, inf))"
-                                + ".candidates[0]: TREE/SIMPLE is never offered: "),
+                        .contains("\nwarning: " + y + ":13:13: profiles[0].rules[0] from " + csv
+                                + ":1,2 (ReduceScatter [0 B, inf))" + ".candidates[0]: TREE/SIMPLE is never offered: "),
                 r.out());
     }
 

@@ -116,7 +116,7 @@ class ImportCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertEquals(
                 "policy: " + out + " (1 profile, 3 rules, 0 warnings)\n  profile any (nRanks=any nNodes=any)\n"
-                        + "    AllReduce [0 B, inf) numPipeOps 1: RING/LL\n"
+                        + "    AllReduce [0 B, inf) numPipeOps 0..1: RING/LL\n" // * matches 0 too (issue 21)
                         + "    AllReduce [0 B, inf) numPipeOps 2..4: RING/SIMPLE TREE/LL RING/LL\n"
                         + "    AllReduce [0 B, inf) numPipeOps 5..: TREE/LL RING/LL\n"
                         + ToolCommand.modeLine(io.nccltuner.policy.Mode.SHADOW, "import") + "\n",

@@ -123,9 +123,9 @@ class NewcomerCompileTest {
         assertEquals(1, r.exit(), r.out());
         assertTrue(
                 r.out()
-                        .contains(
-                                "error: profiles[1] (h200): can never match: profiles[0] (a100) comes first and matches "
-                                        + "every shape it matches (the first matching profile is used)\n"),
+                        .contains("error: " + f
+                                + ":11:5: profiles[1] (h200): can never match: profiles[0] (a100) comes first and matches "
+                                + "every shape it matches (the first matching profile is used)\n"),
                 r.out());
     }
 

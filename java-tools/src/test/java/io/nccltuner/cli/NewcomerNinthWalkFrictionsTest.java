@@ -343,7 +343,7 @@ class NewcomerNinthWalkFrictionsTest {
         String why = " (Broadcast [0 B, inf)): can never apply: NCCL offers none of its candidates for Broadcast";
         CliRun y = CliRun.run("validate", yaml.toString());
         assertEquals(1, y.exit(), y.out());
-        assertTrue(y.out().contains("\nerror: profiles[0].rules[0]" + why + "\n"), y.out());
+        assertTrue(y.out().contains("\nerror: " + yaml + ":8:9: profiles[0].rules[0]" + why + "\n"), y.out());
         assertTrue(y.out().endsWith("\nresult: FAILED (1 error, 1 warning)\n"), y.out());
         CliRun c = CliRun.run("validate", csv.toString());
         assertEquals(1, c.exit(), c.out());

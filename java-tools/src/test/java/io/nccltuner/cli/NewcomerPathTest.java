@@ -150,11 +150,12 @@ class NewcomerPathTest {
                 v.out()
                         .contains("\nwarning: " + conf
                                 + ":2 (AllReduce [0 B, 64 KiB)) in 3 profiles (profiles[0].rules[0]"
-                                + " nRanks2-nNodes2, profiles[1].rules[0] nNodes1, profiles[2].rules[0] any): regBuff: false:"
+                                + " nRanks2-nNodes2 (line 11), profiles[1].rules[0] nNodes1 (line 25), profiles[2].rules[0] any (line 39)):"
+                                + " regBuff: false:"
                                 + " applies only to calls on an unregistered buffer, and only from NCCL 2.24 (tuner v4 passes"
                                 + " regBuff); never under NCCL 2.22 or 2.23 (tuner v3); write regBuff: any for a rule every"
                                 + " call of its range gets\n"
-                                + "warning: profiles[1].rules[1] from " + conf
+                                + "warning: " + yaml + ":31:9: profiles[1].rules[1] from " + conf
                                 + ":1 (AllReduce [0 B, 64 KiB)): regBuff: true:"
                                 + " applies only to calls on a registered buffer, and only from NCCL 2.24 (tuner v4 passes"
                                 + " regBuff); never under NCCL 2.22 or 2.23 (tuner v3), nor in try, replay or explain, which"

@@ -115,7 +115,8 @@ class NewcomerSeventhWalkOptionsTest {
         assertEquals(0, v.exit(), v.out() + v.err());
         assertTrue(
                 v.out()
-                        .contains("\nwarning: profiles[0] (all).constants: 1 RUBIN constant (llMaxBws.RUBIN.2NODES)"
+                        .contains("\nwarning: " + one
+                                + ":5:5: profiles[0] (all).constants: 1 RUBIN constant (llMaxBws.RUBIN.2NODES)"
                                 + " takes effect only with NCCL >= 2.32.6 (tuner v7, whose constants have the RUBIN"
                                 + " row); under tuner v5/v6 (NCCL 2.28 .. 2.32.5) the plugin does not set it\n"),
                 v.out());

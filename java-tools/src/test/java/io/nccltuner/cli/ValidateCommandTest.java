@@ -69,9 +69,11 @@ class ValidateCommandTest {
                 r.out().lines().filter(l -> l.startsWith("error: ")).toList();
         assertEquals(
                 List.of(
-                        "error: profiles[0].rules[0] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
+                        "error: " + f
+                                + ":6:9: profiles[0].rules[0] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
                                 + " candidates for Broadcast",
-                        "error: profiles[0].rules[1] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
+                        "error: " + f
+                                + ":11:9: profiles[0].rules[1] (Broadcast [0 B, 8 B)): can never apply: NCCL offers none of its"
                                 + " candidates for Broadcast"),
                 errors,
                 r.out());
@@ -128,27 +130,34 @@ class ValidateCommandTest {
         String o = r.out();
         assertTrue(o.contains("nRanks=16 nNodes=2: profile big (profiles[0], 3 rules)"), o);
         assertTrue(o.contains("nRanks=4 nNodes=1: no profile matches"), o);
-        assertTrue(o.contains("error: profiles[1] (shadowed): can never match: profiles[0] (big) comes first"), o);
         assertTrue(
-                o.contains("warning: profiles[0].rules[0] (Broadcast [0 B, inf)).candidates[0]: NVLS/SIMPLE is never "
+                o.contains("error: " + f
+                        + ":21:5: profiles[1] (shadowed): can never match: profiles[0] (big) comes first"),
+                o);
+        assertTrue(
+                o.contains("warning: " + f
+                        + ":10:13: profiles[0].rules[0] (Broadcast [0 B, inf)).candidates[0]: NVLS/SIMPLE is never "
                         + "offered: NCCL offers only RING for Broadcast"),
                 o);
-        assertTrue(o.contains("error: profiles[0].rules[0] (Broadcast [0 B, inf)): can never apply"), o);
+        assertTrue(o.contains("error: " + f + ":7:9: profiles[0].rules[0] (Broadcast [0 B, inf)): can never apply"), o);
         assertTrue(
                 o.contains(
-                        "warning: profiles[0].rules[1] (AllGather [0 B, inf)).candidates[1]: TREE/LL is never offered"),
+                        "warning: " + f
+                                + ":15:13: profiles[0].rules[1] (AllGather [0 B, inf)).candidates[1]: TREE/LL is never offered"),
                 o);
         assertTrue(
-                o.contains("warning: profiles[0].rules[2] (AllReduce [1 MiB, 2 MiB)).candidates[0]: NVLS/LL is never "
+                o.contains("warning: " + f
+                        + ":19:13: profiles[0].rules[2] (AllReduce [1 MiB, 2 MiB)).candidates[0]: NVLS/LL is never "
                         + "offered: NCCL offers NVLS only with SIMPLE"),
                 o);
         assertTrue(
-                o.contains(
-                        "warning: profiles[0].rules[1] (AllGather [0 B, inf)).candidates[0]: PAT is offered only with "
-                                + "one rank per node"),
+                o.contains("warning: " + f
+                        + ":14:13: profiles[0].rules[1] (AllGather [0 B, inf)).candidates[0]: PAT is offered only with "
+                        + "one rank per node"),
                 o);
         assertTrue(
-                o.contains("warning: profiles[0].rules[1] (AllGather [0 B, inf)): cannot apply at nRanks=16 nNodes=2"),
+                o.contains("warning: " + f
+                        + ":11:9: profiles[0].rules[1] (AllGather [0 B, inf)): cannot apply at nRanks=16 nNodes=2"),
                 o);
         assertTrue(o.contains("result: FAILED (3 errors, 5 warnings)"), o);
     }
@@ -186,11 +195,14 @@ class ValidateCommandTest {
         List<String> warnings = o.lines().filter(l -> l.startsWith("warning: ")).toList();
         assertEquals(
                 List.of(
-                        "warning: profiles[0].rules[0] (AllReduce [0 B, 1 MiB)).candidates[0]: NVLS/LL128 is never offered: NCCL offers "
+                        "warning: " + f
+                                + ":9:13: profiles[0].rules[0] (AllReduce [0 B, 1 MiB)).candidates[0]: NVLS/LL128 is never offered: NCCL offers "
                                 + "NVLS only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)",
-                        "warning: profiles[0].rules[1] (AllReduce [1 MiB, inf)).candidates[0]: NVLS_TREE/LL128 is never offered: NCCL "
+                        "warning: " + f
+                                + ":14:13: profiles[0].rules[1] (AllReduce [1 MiB, inf)).candidates[0]: NVLS_TREE/LL128 is never offered: NCCL "
                                 + "offers NVLS_TREE only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)",
-                        "warning: profiles[0].rules[2] (AllGather [0 B, inf)).candidates[0]: PAT/LL128 is never offered: NCCL offers "
+                        "warning: " + f
+                                + ":19:13: profiles[0].rules[2] (AllGather [0 B, inf)).candidates[0]: PAT/LL128 is never offered: NCCL offers "
                                 + "PAT only with SIMPLE (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)"),
                 warnings,
                 o);

@@ -68,7 +68,7 @@ class ConfigFormatsTest {
         assertEquals(
                 List.of(
                         "AllGather 2.. [RING/SIMPLE]",
-                        "AllReduce 1 [TREE/LL]",
+                        "AllReduce 0..1 [TREE/LL]", // * covers numPipeOps 0 too, as in NVIDIA's example tuner
                         "AllReduce 2..4 [RING/SIMPLE, TREE/LL]",
                         "AllReduce 5.. [TREE/LL]"),
                 rs.stream()
