@@ -37,7 +37,7 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src
 # exports.c: every exported struct (tuner v3..v7, profiler v4..v6); plugin.c: the tuner's entry
 # points; profiler.c: the profiler's; signature.c: the hardware signature; start.c and the files
 # beside it (jvm_internal.h lists them): the JVM start-up; shim_internal.h between them all.
-SHIM_JVM_SRCS := start.c log.c hotspot_output.c find_runtime.c jvm_options.c got.c env_hide.c signals.c \
+SHIM_JVM_SRCS := start.c log.c proc_state.c hotspot_output.c find_runtime.c jvm_options.c got.c env_hide.c signals.c \
                  locale.c host_fds.c fp_env.c cloexec.c
 SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,exports.c plugin.c profiler.c signature.c $(SHIM_JVM_SRCS))
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \

@@ -95,14 +95,12 @@ HIDDEN int nccltjHideEnvironmentOptions(void* libjvmHandle) {
     return 1;
   }
   if (agents[0] != '\0') {
-    pthread_mutex_lock(&nccltjLogMutex);
     char msg[800];
     snprintf(msg, sizeof msg,
              "%s hold the agent option(s) %s: refused, the plugin's JVM runs no agent or "
              "debugger (it would stop or end the process); the plugin works without them",
              names, agents);
     nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
-    pthread_mutex_unlock(&nccltjLogMutex);
   } else if (names[0] != '\0') {
     nccltjNoticef("%s not applied to the plugin's JVM (meant for other Java tools; NCCL_TUNER_JAVA_OPTS "
                   "is the plugin's)",

@@ -120,4 +120,5 @@ HIDDEN void nccltjHookLibrary(void* handle) {
   nccltjHookDescriptors(handle);
   nccltjHookSignals(handle);
   nccltjHookLocale(handle);
+  nccltjHookOutput(handle);
 }

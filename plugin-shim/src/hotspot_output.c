@@ -103,3 +103,21 @@ HIDDEN int nccltjCreationAborted(void) {
 HIDDEN void nccltjOutputInForkedChild(void) {
   pthread_mutex_init(&outMutex, NULL);
 }
+
+/* The runtime's fflush of the host's stdout or stderr: HotSpot flushes stdout while it creates the
+ * JVM (found by the fourth hostile-host review: the host's unflushed stdout and stderr bytes reached
+ * their files during the first init, and with stdout a closed pipe ferror(stdout) became 1 though
+ * the host never wrote). Everything HotSpot prints goes through the vfprintf hook above, never into
+ * those buffers, so there is nothing of the JVM's to flush there: the host's buffers stay the
+ * host's. fflush(NULL) (every stream, the host's among them) is left out too; the runtime's own
+ * files (an -Xlog file) are flushed as asked. */
+static int (*realFflush)(FILE*);
+
+static int jvmFflush(FILE* stream) {
+  if (stream == NULL || stream == stdout || stream == stderr) return 0;
+  return realFflush != NULL ? realFflush(stream) : fflush(stream);
+}
+
+HIDDEN void nccltjHookOutput(void* handle) {
+  NCCLTJ_HOOK(handle, "fflush", jvmFflush, realFflush);
+}

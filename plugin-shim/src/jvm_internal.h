@@ -11,6 +11,7 @@
  *   locale.c         the locale the JVM's start sets, put back
  *   host_fds.c       file descriptors 0-2 held during the start
  *   fp_env.c         the floating-point environment around the start and each attach
+ *   proc_state.c     process-wide settings HotSpot's creation writes (/proc/self/coredump_filter)
  *   start.c          the start-up thread, JVM creation or joining, Bootstrap.start, fork, attach
  *   cloexec.c        close-on-exec for the plugin's own descriptors (the runtime's opens, sockets,
  *                    pipes, ... hooked)
@@ -53,6 +54,9 @@ HIDDEN int nccltjCreationAborted(void);
 HIDDEN const char* nccltjCreationError(void);
 HIDDEN void nccltjOutputInForkedChild(void);
 
+/* The runtime's fflush of the host's stdout, stderr or every stream does nothing (hotspot_output.c). */
+HIDDEN void nccltjHookOutput(void* handle);
+
 /* ---- find_runtime.c -------------------------------------------------------------------------- */
 
 HIDDEN int nccltjIsFile(const char* path);
@@ -70,7 +74,7 @@ HIDDEN const char* nccltjEngineJar(void);
 /* ---- jvm_options.c --------------------------------------------------------------------------- */
 
 #define MAX_USER_OPTIONS 48 /* from NCCL_TUNER_JAVA_OPTS */
-#define OWN_OPTIONS 40      /* jvm_options.c's rows, hooks included (38 today) */
+#define OWN_OPTIONS 40      /* jvm_options.c's rows, hooks included (39 today) */
 #define MAX_OPTIONS (MAX_USER_OPTIONS + OWN_OPTIONS)
 
 typedef struct {
@@ -102,7 +106,8 @@ HIDDEN int nccltjRewriteGot(void* handle, const char* name, void* to, void** fro
 /* Before JNI_CreateJavaVM: loads the runtime's lib/libjava.so, libnet.so, libnio.so, libzip.so
  * and libjimage.so (those it has) beside `libjvm` by full path and hooks them and libjvm. */
 HIDDEN void nccltjHookRuntime(void* libjvmHandle, const char* libjvm);
-/* Every hook below in one library: nccltjHookDescriptors, nccltjHookSignals, nccltjHookLocale. */
+/* Every hook below in one library: nccltjHookDescriptors, nccltjHookSignals, nccltjHookLocale,
+ * nccltjHookOutput. */
 HIDDEN void nccltjHookLibrary(void* handle);
 
 /* ---- env_hide.c ------------------------------------------------------------------------------ */
@@ -162,6 +167,15 @@ HIDDEN void nccltjHookDescriptors(void* handle);
 
 HIDDEN void nccltjHoldLowFds(void);
 HIDDEN void nccltjReleaseLowFds(void);
+
+/* ---- proc_state.c ---------------------------------------------------------------------------- */
+
+/* /proc/self/coredump_filter: the host's value, read on the calling thread before the start. */
+HIDDEN void nccltjProcStateSave(void);
+/* The JVM's value, read on the start thread right after JNI_CreateJavaVM. */
+HIDDEN void nccltjProcStateNoteJvm(void);
+/* The host's value back, where the file still holds the JVM's. */
+HIDDEN void nccltjProcStateRestore(void);
 
 /* ---- fp_env.c -------------------------------------------------------------------------------- */
 

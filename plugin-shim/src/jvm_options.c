@@ -48,6 +48,12 @@ static int allowedOption(const char* o) {
     "-XX:AOTConfiguration", "-XX:AOTMode=record", "-XX:AOTMode=create", "-XX:DumpLoadedClassList", "-XX:+HeapDumpOnOutOfMemoryError",
     "-XX:+HeapDumpBeforeFullGC", "-XX:+HeapDumpAfterFullGC", "-XX:HeapDumpPath", "-XX:+UsePerfData",
     "-XX:+DumpPerfMapAtExit", "-XX:+RecordDynamicDumpInfo",
+    /* the fourth hostile-host review: AbortVMOnException aborted the host inside init (SIGABRT, no
+     * WARN), ReplayCompiles made it exit(1) with a line on its stderr; the others end or abort the
+     * process on an OutOfMemoryError or a failed compilation, or raise RLIMIT_NOFILE (MaxFDLimit,
+     * off in the table below) */
+    "-XX:AbortVMOnException", "-XX:+AbortVMOnCompilationFailure", "-XX:+ReplayCompiles", "-XX:ReplayDataFile",
+    "-XX:+ExitOnOutOfMemoryError", "-XX:+CrashOnOutOfMemoryError", "-XX:ErrorHandlerTest", "-XX:+MaxFDLimit",
     NULL};
   // clang-format on
   for (int i = 0; refused[i] != NULL; i++)
@@ -60,6 +66,45 @@ static int allowedOption(const char* o) {
   for (int i = 0; prefixes[i] != NULL; i++)
     if (strncmp(o, prefixes[i], strlen(prefixes[i])) == 0) return 1;
   return 0;
+}
+
+/* The file an option names, for the options that open one at creation: -XX:AOTCache=,
+ * -XX:SharedArchiveFile=, -XX:CompilerDirectivesFile= and -Xlog:...:file=PATH[:...]; NULL for the
+ * others. Its text goes to out (n bytes). */
+static const char* optionPath(const char* o, char* out, size_t n) {
+  static const char* valued[] = {"-XX:AOTCache=", "-XX:SharedArchiveFile=", "-XX:CompilerDirectivesFile=", NULL};
+  const char* v = NULL;
+  for (int i = 0; valued[i] != NULL && v == NULL; i++)
+    if (strncmp(o, valued[i], strlen(valued[i])) == 0) v = o + strlen(valued[i]);
+  if (v == NULL && strncmp(o, "-Xlog:", 6) == 0) {
+    const char* f = strstr(o, ":file=");
+    if (f != NULL) v = f + 6;
+  }
+  if (v == NULL) return NULL;
+  size_t len = strcspn(v, strncmp(o, "-Xlog:", 6) == 0 ? ":," : "");
+  if (len >= n) len = n - 1;
+  memcpy(out, v, len);
+  out[len] = '\0';
+  if (len >= 2 && out[0] == '"' && out[len - 1] == '"') { /* -Xlog's quoted file name */
+    memmove(out, out + 1, len - 2);
+    out[len - 2] = '\0';
+  }
+  return out;
+}
+
+/* Why a file an option names is no place for the JVM (NULL: it is fine): a FIFO or a device made
+ * the first init wait for ever (-XX:AOTCache, -XX:SharedArchiveFile, -Xlog:gc:file=,
+ * -XX:CompilerDirectivesFile naming a FIFO nobody writes), and /dev/stdout or /proc/self/fd/2 put
+ * the JVM's log on the host's own output (found by the fourth hostile-host review). A file that
+ * does not exist yet is fine: -Xlog creates it. */
+static const char* unsafePath(const char* path) {
+  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) return "a device or a /proc file";
+  struct stat st;
+  if (stat(path, &st) != 0) return NULL;
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (!S_ISREG(st.st_mode)) return "a device or socket";
+  return NULL;
 }
 
 static int isGcChoice(const char* o) {
@@ -189,6 +234,10 @@ static const optionRow kOptions[] = {
   /* Footprint (docs/dev/benchmarks.md, "Start-up and footprint"): no attach listener (no thread, no
    * /tmp/.java_pid<pid> socket, no jcmd or agent into the host). */
   ROW("-XX:+DisableAttachMechanism", ALWAYS),
+  /* HotSpot raises the process's soft RLIMIT_NOFILE to its hard limit at creation (MaxFDLimit,
+   * on by default: os::init_2 in os_linux.cpp), a limit the host set for itself and its children
+   * (found by a hostile host: soft 1024 -> 20000). */
+  ROW("-XX:-MaxFDLimit", ALWAYS),
   /* No finalizer thread. */
   ROW("--finalization=disabled", ALWAYS),
   /* HotSpot's SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers stay for the life of the process (the JVM
@@ -333,6 +382,14 @@ static int parseUserOptions(char* copy, userOptions* u) {
                   "options that end or pause the JVM); "
                   "the plugin changes nothing",
                   tok);
+      return -1;
+    }
+    char path[1024];
+    const char* why = optionPath(tok, path, sizeof path) != NULL ? unsafePath(path) : NULL;
+    if (why != NULL) {
+      nccltjFailf("NCCL_TUNER_JAVA_OPTS: option '%s' names %s, %s: the JVM would wait on it for ever or write into "
+                  "the host's own output; name a regular file; the plugin changes nothing",
+                  tok, path, why);
       return -1;
     }
     if (u->n == MAX_USER_OPTIONS) {

@@ -116,9 +116,7 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
              "a call to the tuner had %zu KiB of free stack; FFM upcalls need at least %d "
              "KiB, so calls with less change nothing (said once per thread)",
              freeBytes / 1024, MIN_FREE_STACK / 1024);
-  pthread_mutex_lock(&nccltjLogMutex);
   nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_WARN, msg);
-  pthread_mutex_unlock(&nccltjLogMutex);
 }
 
 /* pthread_cancel of a host thread while it is inside an upcall (deferred cancellation acts at the
@@ -254,22 +252,29 @@ HIDDEN void nccltjFlushAtExit(void) {
   nccltjFlushDeferredLog();
 }
 
+/* The once-only lines are taken under nccltjLogMutex and logged after it is released: NCCL's logger
+ * is the host's code, and one that never returns (pthread_exit or a longjmp out of it, or a thread
+ * ended inside it) would otherwise leave the mutex held, and the next init would wait for ever
+ * (found by a hostile host). */
 static void logFailureOnce(ncclDebugLogger_t logger) {
+  char line[sizeof nccltjStartFailure];
+  line[0] = '\0';
   pthread_mutex_lock(&nccltjLogMutex);
   if (nccltjStartFailure[0] != '\0' && !nccltjFailureLogged) {
     nccltjFailureLogged = 1;
-    nccltjLog((void*)logger, NCCL_LOG_WARN, nccltjStartFailure);
+    memcpy(line, nccltjStartFailure, sizeof line);
   }
   pthread_mutex_unlock(&nccltjLogMutex);
+  if (line[0] != '\0') nccltjLog((void*)logger, NCCL_LOG_WARN, line);
 }
 
 static void logNoticeOnce(ncclDebugLogger_t logger) {
+  char line[sizeof nccltjNotice];
   pthread_mutex_lock(&nccltjLogMutex);
-  if (nccltjNotice[0] != '\0') {
-    nccltjLog((void*)logger, NCCL_LOG_INFO, nccltjNotice);
-    nccltjNotice[0] = '\0';
-  }
+  memcpy(line, nccltjNotice, sizeof line);
+  nccltjNotice[0] = '\0';
   pthread_mutex_unlock(&nccltjLogMutex);
+  if (line[0] != '\0') nccltjLog((void*)logger, NCCL_LOG_INFO, line);
 }
 
 /* What init returns where this process steps aside for a failure: ncclSuccess (NCCL's defaults,

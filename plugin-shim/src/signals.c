@@ -224,11 +224,23 @@ static int pickSignal(void) {
                     "SIGUSR2 and real-time signals are taken); the plugin's JVM uses another",
                     u);
   }
+  /* First one the calling thread does not block: a host that blocks a signal at SIG_DFL means to
+   * take it itself with sigwait, sigtimedwait or a signalfd, and a process-directed one would reach
+   * a JVM thread (HotSpot unblocks its suspend/resume signal in its threads), whose handler drops it
+   * (found by a hostile host: 32 of 200 SIGRTMAX it queued to itself lost). The first init's thread
+   * stands for the host's: NCCL's threads inherit the mask of the thread that made them. Where the
+   * thread blocks them all (a host that blocks every signal there), the highest free one, as
+   * before. */
+  sigset_t blocked;
+  if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0) sigemptyset(&blocked);
+  int blockedFree = 0;
   for (int sig = SIGRTMAX; sig >= SIGRTMIN + 4; sig--) {
     struct sigaction a;
-    if (sigaction(sig, NULL, &a) == 0 && atDefault(&a)) return sig;
+    if (sigaction(sig, NULL, &a) != 0 || !atDefault(&a)) continue;
+    if (!sigismember(&blocked, sig)) return sig;
+    if (blockedFree == 0) blockedFree = sig;
   }
-  return 0;
+  return blockedFree;
 }
 
 HIDDEN void nccltjSaveSignals(void) {

@@ -241,6 +241,7 @@ static int createJvm(const char* libjvm, const char* libDir, const char* jar, Ja
    * nccltjCreationAborted() after the join. */
   jint rc = create(vm, (void**)env, &args);
   nccltjNoteJvmLocale();
+  nccltjProcStateNoteJvm();
   nccltjCreationEnd();
   nccltjFreeOptions(&opts);
   if (rc != JNI_OK) {
@@ -329,8 +330,18 @@ HIDDEN void nccltjStart(void) {
      * again for the next (src/plugin/tuner.cc ncclTunerPluginUnload, src/plugin/plugin_open.cc).
      * The JVM, the engine's upcall stubs (which point at nccltjLog) and the pthread key destructor
      * outlive any one mapping, so this one stays mapped; the next dlopen returns it, statics and all. */
-    if (dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) == NULL)
-      nccltjNoticef("could not pin %s in memory (%s)", libraryPath, dlerror());
+    void* self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    if (self == NULL) nccltjNoticef("could not pin %s in memory (%s)", libraryPath, dlerror());
+    /* Loaded by dlmopen into a link-map namespace of its own: glibc crashes the process (SIGSEGV in
+     * add_to_global_resize) when libjvm is opened RTLD_GLOBAL there, and a JVM needs its libraries
+     * global (found by a hostile host). This process steps aside before anything starts. */
+    Lmid_t lmid = LM_ID_BASE;
+    if (self != NULL && dlinfo(self, RTLD_DI_LMID, &lmid) == 0 && lmid != LM_ID_BASE) {
+      nccltjFailf("%s was loaded into a link-map namespace of its own (dlmopen), where a JVM cannot start; load it "
+                  "with dlopen (as NCCL does); the plugin changes nothing",
+                  libraryPath);
+      return;
+    }
   }
   pthread_key_create(&nccltjAttachKey, nccltjDetachThread);
 
@@ -343,6 +354,7 @@ HIDDEN void nccltjStart(void) {
   nccltjHoldLowFds();
   nccltjFpEnv fp;
   nccltjFpSave(&fp);
+  nccltjProcStateSave();
 
   /* The start thread, and so every JVM thread (they inherit its mask), blocks every signal but
    * the synchronous faults, which HotSpot unblocks itself with its suspend/resume signal. */
@@ -378,6 +390,7 @@ HIDDEN void nccltjStart(void) {
     nccltjBridge.getCollInfo = NULL;
   }
   nccltjRestoreSignals();
+  nccltjProcStateRestore();
   nccltjReleaseLowFds();
   nccltjFpRestore(&fp);
   nccltjLocaleRestore(&locale);

@@ -85,6 +85,16 @@
  *                         libjvm, libjava, libnet, libnio, libzip and libjimage, made through that
  *                         library's own GOT slot as its code makes it: LIB.CALL=cloexec|inheritable
  *                         (the descriptor it made) or failed; slots= how many were found
+ *   process-state         a soft RLIMIT_NOFILE below the hard one and SIGRTMAX-1, SIGRTMAX blocked (taken
+ *                         with sigtimedwait) before the first init: nofile_soft_before/_after=,
+ *                         coredump_filter_before/_after= (/proc/self/coredump_filter), blocked_rt_handled=
+ *                         (blocked real-time signals given a handler), rt_received= (of 50 SIGRTMAX queued)
+ *   stdio-buffers DIR     fds 1 and 2 on DIR/fd1, DIR/fd2, stdout and stderr fully buffered with bytes of the
+ *                         host's in them across the first init: fd1_bytes=, fd2_bytes= (before the host's
+ *                         own fflush), fd1_after_flush=, fd2_after_flush=
+ *   dlmopen               the plugin loaded with dlmopen(LM_ID_NEWLM): rc=, changed=
+ *   logger-exit           a thread's init with a logger that calls pthread_exit at the first WARN, then
+ *                         another init on the main thread: ended_in_logger=, second_rc= (alarm 30 s)
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -1685,6 +1695,145 @@ static void cmd_footprint(void) {
   t->destroy(ctx);
 }
 
+/* ---- found by the fourth hostile-host review: process-wide state, dlmopen, a logger that ends its thread ---- */
+
+static void read_coredump_filter(char* out, size_t n) {
+  out[0] = '\0';
+  FILE* f = fopen("/proc/self/coredump_filter", "r");
+  if (f == NULL) return;
+  if (fgets(out, (int)n, f) == NULL) out[0] = '\0';
+  out[strcspn(out, "\n")] = '\0';
+  fclose(f);
+}
+
+static void cmd_process_state(void) {
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  if (rl.rlim_max > 256 && rl.rlim_cur >= rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max - 1; /* a soft limit below the hard one, as hosts and shells set it */
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) usage_exit("setrlimit: %s", strerror(errno));
+  }
+  struct rlimit before;
+  getrlimit(RLIMIT_NOFILE, &before);
+  char filterBefore[32], filterAfter[32];
+  read_coredump_filter(filterBefore, sizeof filterBefore);
+  /* SIGRTMAX-1 and SIGRTMAX blocked and taken with sigtimedwait, as a signalfd host takes them */
+  sigset_t rt;
+  sigemptyset(&rt);
+  sigaddset(&rt, SIGRTMAX - 1);
+  sigaddset(&rt, SIGRTMAX);
+  pthread_sigmask(SIG_BLOCK, &rt, NULL);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  void* ctx = NULL;
+  if (t->init(nRanks, nNodes, logger, &ctx) != ncclSuccess) fail("init failed");
+  int changed = replay(t, ctx);
+  struct rlimit after;
+  getrlimit(RLIMIT_NOFILE, &after);
+  read_coredump_filter(filterAfter, sizeof filterAfter);
+  int handled = 0; /* blocked real-time signals with a handler now: HotSpot's suspend/resume one */
+  for (int sig = SIGRTMAX - 1; sig <= SIGRTMAX; sig++) {
+    struct sigaction a;
+    if (sigaction(sig, NULL, &a) == 0 && a.sa_handler != SIG_DFL) handled++;
+  }
+  int received = 0;
+  for (int i = 0; i < 50; i++) {
+    union sigval v = {.sival_int = i};
+    sigqueue(getpid(), SIGRTMAX, v);
+    struct timespec ts = {0, 200000000};
+    siginfo_t info;
+    if (sigtimedwait(&rt, &info, &ts) == SIGRTMAX) received++;
+  }
+  fact("changed=%d nofile_soft_before=%llu nofile_soft_after=%llu coredump_filter_before=%s coredump_filter_after=%s "
+       "blocked_rt_handled=%d rt_received=%d",
+       changed, (unsigned long long)before.rlim_cur, (unsigned long long)after.rlim_cur, filterBefore, filterAfter,
+       handled, received);
+  t->destroy(ctx);
+}
+
+/* Fully buffered stdout and stderr (fds 1 and 2 on DIR/fd1, DIR/fd2) holding unflushed bytes of
+ * the host's across the first init: HotSpot's creation used to flush them. */
+static void cmd_stdio_buffers(const char* dir) {
+  char p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/fd1", dir);
+  snprintf(p2, sizeof p2, "%s/fd2", dir);
+  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd1 < 0 || fd2 < 0) usage_exit("cannot create %s or %s", p1, p2);
+  fflush(NULL);
+  facts = fdopen(dup(1), "w");
+  if (logOut == stdout) logOut = facts;
+  dup2(fd1, 1);
+  dup2(fd2, 2);
+  close(fd1);
+  close(fd2);
+  static char outBuf[65536], errBuf[4096];
+  setvbuf(stdout, outBuf, _IOFBF, sizeof outBuf);
+  setvbuf(stderr, errBuf, _IOFBF, sizeof errBuf);
+  fputs("host-stdout-pending\n", stdout);
+  fputs("host-stderr-pending\n", stderr);
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  int changed = one_comm(t);
+  struct stat s1, s2;
+  stat(p1, &s1);
+  stat(p2, &s2);
+  fflush(stdout);
+  fflush(stderr);
+  struct stat e1, e2;
+  stat(p1, &e1);
+  stat(p2, &e2);
+  fact("changed=%d fd1_bytes=%lld fd2_bytes=%lld fd1_after_flush=%lld fd2_after_flush=%lld", changed,
+       (long long)s1.st_size, (long long)s2.st_size, (long long)e1.st_size, (long long)e2.st_size);
+}
+
+/* The plugin loaded with dlmopen(LM_ID_NEWLM) (a host isolating its libraries). */
+static void cmd_dlmopen(void) {
+  void* lib = dlmopen(LM_ID_NEWLM, plugin, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) usage_exit("dlmopen %s: %s", plugin, dlerror());
+  const ncclTuner_v3_t* t = (const ncclTuner_v3_t*)dlsym(lib, "ncclTunerPlugin_v3");
+  if (!th_tuner_complete(t)) usage_exit("no v3 tuner in %s", plugin);
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, logger, &ctx);
+  fact("rc=%d changed=%d", rc, rc == ncclSuccess && ctx != NULL ? replay(t, ctx) : 0);
+  if (rc == ncclSuccess && ctx != NULL) t->destroy(ctx);
+}
+
+/* A logger that ends its thread (pthread_exit) at the plugin's first WARN, then a second
+ * communicator's init on another thread, which must return (alarm: 30 s). */
+static const ncclTuner_v3_t* exitT;
+static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
+                           ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  logLine(level, fmt, ap);
+  va_end(ap);
+  (void)flags;
+  (void)file;
+  (void)line;
+  if (level == NCCL_LOG_WARN) pthread_exit((void*)1);
+}
+static void* exiting_init(void* unused) {
+  (void)unused;
+  void* ctx = NULL;
+  exitT->init(nRanks, nNodes, exiting_logger, &ctx);
+  return NULL; /* not reached where the logger ended the thread */
+}
+static void cmd_logger_exit(void) {
+  void* lib = NULL;
+  exitT = load(plugin, &lib);
+  pthread_t th;
+  void* ended = NULL;
+  pthread_create(&th, NULL, exiting_init, NULL);
+  pthread_join(th, &ended);
+  alarm(30);
+  void* ctx = NULL;
+  ncclResult_t rc = exitT->init(nRanks, nNodes, logger, &ctx);
+  alarm(0);
+  fact("ended_in_logger=%d second_rc=%d", ended == (void*)1, rc);
+  if (rc == ncclSuccess && ctx != NULL) exitT->destroy(ctx);
+}
+
 /* The commands (the header comment says what each does), by the argument each takes: none (plain),
  * a word, or a number (atol); nonascii-policy, with none of the three set, takes two words. */
 typedef struct {
@@ -1728,6 +1877,10 @@ static const command_t kCommands[] = {
   {.name = "runtime-slots", .plain = cmd_runtime_slots},
   {.name = "init-rc", .plain = cmd_init_rc},
   {.name = "footprint", .plain = cmd_footprint},
+  {.name = "process-state", .plain = cmd_process_state},
+  {.name = "stdio-buffers", .word = cmd_stdio_buffers},
+  {.name = "dlmopen", .plain = cmd_dlmopen},
+  {.name = "logger-exit", .plain = cmd_logger_exit},
 };
 
 int main(int argc, char** argv) {

@@ -519,6 +519,124 @@ class GuestIT {
 
     // ---- found by the hostile-host review (a fresh helper told only the ABI and the promise) ----
 
+    /**
+     * Process-wide state the JVM's creation used to change: the soft RLIMIT_NOFILE (HotSpot's
+     * MaxFDLimit raised it to the hard limit), /proc/self/coredump_filter (HotSpot set the
+     * file-backed bits, 0x33 to 0x3f, inherited by every child), and a real-time signal the host
+     * blocks to take with sigtimedwait (it became HotSpot's suspend/resume signal, whose handler in
+     * a JVM thread dropped 152 of 200 the host queued).
+     */
+    @Test
+    void processWideStateStaysTheHosts() throws Exception {
+        Run r = run(Map.of(), 60, "process-state");
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        assertEquals(r.fact("nofile_soft_before"), r.fact("nofile_soft_after"), r.text());
+        assertEquals(r.fact("coredump_filter_before"), r.fact("coredump_filter_after"), r.text());
+        assertEquals(0, r.num("blocked_rt_handled"), "no blocked real-time signal got a handler\n" + r.text());
+        assertEquals(50, r.num("rt_received"), "every SIGRTMAX the host queued reached its sigtimedwait\n" + r.text());
+        assertEquals(0, r.warnings().size(), r.text());
+    }
+
+    /**
+     * The host's unflushed stdout and stderr bytes stay in its buffers across the first init
+     * (HotSpot's creation flushed them: 20 and 20 bytes reached the files), and reach the files when
+     * the host flushes.
+     */
+    @Test
+    void theHostsStdioBuffersAreNotFlushed(@TempDir Path tmp) throws Exception {
+        Run r = run(Map.of(), 60, "stdio-buffers", tmp.toString());
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        assertEquals(0, r.num("fd1_bytes"), r.text());
+        assertEquals(0, r.num("fd2_bytes"), r.text());
+        assertEquals("host-stdout-pending\n".length(), r.num("fd1_after_flush"), r.text());
+        assertEquals("host-stderr-pending\n".length(), r.num("fd2_after_flush"), r.text());
+    }
+
+    /**
+     * NCCL_TUNER_JAVA_OPTS values that aborted the host (AbortVMOnException: SIGABRT in init), made it
+     * exit (ReplayCompiles: exit 1 and a line on its stderr), or raised its RLIMIT_NOFILE: refused
+     * with one WARN, and the host goes on with NCCL's defaults.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "-XX:+UnlockDiagnosticVMOptions -XX:AbortVMOnException=java.lang.ClassNotFoundException",
+                "-XX:+UnlockDiagnosticVMOptions -XX:+ReplayCompiles",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-XX:+MaxFDLimit"
+            })
+    void optionsThatEndTheHostAreRefused(String opts, @TempDir Path tmp) throws Exception {
+        Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", opts), 60, "capture", tmp.toString());
+        assertEquals(0, r.num("changed"), r.text());
+        assertEquals(0, r.num("fd1_bytes"), r.text());
+        assertEquals(0, r.num("fd2_bytes"), r.text());
+        assertEquals(1, r.warnings().size(), r.text());
+        String last = opts.substring(opts.lastIndexOf(' ') + 1);
+        assertTrue(
+                r.warnings().getFirst().contains("option '" + last + "' is not allowed"),
+                r.warnings().getFirst());
+    }
+
+    /**
+     * A file an option names that is a FIFO (the first init waited on it for ever: -XX:AOTCache,
+     * -XX:SharedArchiveFile, -Xlog:gc:file=, -XX:CompilerDirectivesFile) or the host's own output
+     * (/dev/stdout, /proc/self/fd/2 put the JVM's log there): refused with one WARN.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "-XX:AOTCache=FIFO",
+                "-XX:SharedArchiveFile=FIFO",
+                "-Xlog:gc:file=FIFO",
+                "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=FIFO",
+                "-Xlog:gc*=debug:file=/dev/stdout",
+                "-Xlog:gc*=debug:file=/proc/self/fd/2"
+            })
+    void optionsNamingAFifoOrTheHostsOutputAreRefused(String template, @TempDir Path tmp) throws Exception {
+        Path fifo = tmp.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path out = Files.createDirectories(tmp.resolve("out"));
+        String opts = template.replace("FIFO", fifo.toString());
+        Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", opts), 60, "capture", out.toString());
+        assertEquals(0, r.num("changed"), r.text());
+        assertEquals(0, r.num("fd1_bytes"), r.text());
+        assertEquals(0, r.num("fd2_bytes"), r.text());
+        assertEquals(1, r.warnings().size(), r.text());
+        assertTrue(
+                r.warnings().getFirst().contains("name a regular file; the plugin changes nothing"),
+                r.warnings().getFirst());
+    }
+
+    /** dlmopen(LM_ID_NEWLM): glibc crashed the process opening libjvm RTLD_GLOBAL there; now one WARN. */
+    @Test
+    void aLinkMapNamespaceOfItsOwnStepsAside() throws Exception {
+        Run r = run(Map.of(), 60, "dlmopen");
+        assertEquals(0, r.num("rc"), r.text());
+        assertEquals(0, r.num("changed"), r.text());
+        assertEquals(1, r.warnings().size(), r.text());
+        assertTrue(
+                r.warnings()
+                        .getFirst()
+                        .contains("was loaded into a link-map namespace of its own (dlmopen), where a "
+                                + "JVM cannot start; load it with dlopen (as NCCL does); the plugin changes nothing"),
+                r.warnings().getFirst());
+    }
+
+    /**
+     * A logger that ends its thread (pthread_exit) inside the plugin's first WARN: the shim held its
+     * log mutex around the call, and the next init waited for ever. (The engine's own lines are
+     * logged from Java frames, where a logger that does not return is outside the contract:
+     * docs/dev/reliability.md.)
+     */
+    @Test
+    void aLoggerThatEndsItsThreadDoesNotHangTheNextInit(@TempDir Path tmp) throws Exception {
+        Path so = tmp.resolve("libnccl-tuner-java.so"); // no engine jar beside it: the shim's own WARN
+        Files.copy(Harness.PLUGIN, so, StandardCopyOption.REPLACE_EXISTING);
+        Run r = run(so, Map.of(), 60, "logger-exit");
+        assertEquals(1, r.num("ended_in_logger"), r.text());
+        assertEquals(0, r.num("second_rc"), r.text());
+    }
+
     /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
     @Test
     void aCallFromACoroutineChangesNothing() throws Exception {
