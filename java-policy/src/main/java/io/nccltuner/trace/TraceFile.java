@@ -99,6 +99,23 @@ public record TraceFile(Path source, List<Event> events) {
     }
 
     /**
+     * Whether a line is one of a trace's, so that a command handed a trace where it reads another
+     * format can say so: the header comment ({@code # event,comm,nRanks,...}) or a row whose event
+     * is init, get or destroy and whose communicator is a whole number.
+     *
+     * @param line one line of a file
+     * @return whether it reads as a trace line
+     */
+    public static boolean looksLike(String line) {
+        String t = line.trim();
+        if (t.startsWith("#")) {
+            return t.substring(1).strip().startsWith("event,comm,");
+        }
+        String[] f = t.split(",", -1);
+        return f.length >= 2 && List.of("init", "get", "destroy").contains(f[0]) && f[1].matches("[0-9]+");
+    }
+
+    /**
      * Parses trace lines.
      *
      * @param source file name used in error messages, may be null

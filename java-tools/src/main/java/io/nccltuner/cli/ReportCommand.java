@@ -4,6 +4,7 @@ import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
 import io.nccltuner.policy.PolicyException;
@@ -135,6 +136,16 @@ final class ReportCommand extends ToolCommand {
     }
 
     /**
+     * Why a log with no line the report reads is refused (after its path): an empty log, or one of
+     * blank lines, workload lines or lines of unknown types only, is what a job leaves where the
+     * plugin never loaded, and a report of it would pass a CI step.
+     */
+    static final String NO_DECISION_LINES = "no decision lines (no comm line, no aggregate line, no canary measured"
+            + " line): did the plugin load? check NCCL_TUNER_PLUGIN (the library's path, or java) and"
+            + " NCCL_TUNER_JAVA_LOG (where this log was to be) in the job's environment; the plugin also leaves"
+            + " its log empty where no profile matches (validate POLICY --nranks N --nnodes M)";
+
+    /**
      * Reads every log (its measured lines into the canary's builder) and --measurements before any
      * refuses the report ({@link InputFiles#refuseInputs}), so that one run names every refused input.
      *
@@ -142,7 +153,8 @@ final class ReportCommand extends ToolCommand {
      * @param canary receives their measured lines
      * @param err where a log's warnings and the refused inputs' lines go
      * @return the measurements, or null without --measurements
-     * @throws InputException for a refused input, or several ({@code 2 of 3 inputs refused ...})
+     * @throws InputException for a refused input ({@link #NO_DECISION_LINES} for a log without any
+     *     line it reads), or several ({@code 2 of 3 inputs refused ...})
      * @throws IOException if reading fails
      */
     private MeasurementSet readInputs(List<DecisionLogFile> files, CanaryReport.Builder canary, PrintWriter err)
@@ -151,10 +163,22 @@ final class ReportCommand extends ToolCommand {
         for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
             try {
                 InputFiles.requireReadable(l);
-                DecisionLogFile f = DecisionLogFile.read(l, canary, w -> {
-                    err.println(w);
-                    err.flush();
-                });
+                long[] canaryLines = {0};
+                DecisionLogFile f = DecisionLogFile.read(
+                        l,
+                        (type, j, where) -> {
+                            if (type.equals(LogField.TYPE_MEASURED) || type.equals(LogField.TYPE_PROFILED)) {
+                                canaryLines[0]++;
+                            }
+                            canary.line(type, j, where);
+                        },
+                        w -> {
+                            err.println(w);
+                            err.flush();
+                        });
+                if (f.comms().isEmpty() && f.aggregates().isEmpty() && canaryLines[0] == 0) {
+                    throw new InputException(l.toString(), NO_DECISION_LINES);
+                }
                 canary.endRank(f.rank());
                 files.add(f);
             } catch (InputException e) {

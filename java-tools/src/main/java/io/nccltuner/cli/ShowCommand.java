@@ -210,6 +210,7 @@ final class ShowCommand extends ToolCommand {
         if (!anyMatch) {
             out.println();
             out.println(profilesMatch(p, grid, signature(2, 1).gpuName().isEmpty()));
+            out.println(VIEW_EXIT);
         }
         out.flush();
         return Main.EXIT_OK;
@@ -295,6 +296,13 @@ final class ShowCommand extends ToolCommand {
         }
         return new long[] {n, r / n};
     }
+
+    /**
+     * The line under {@link #profilesMatch}: why show exits 0 where no shape shown matches a profile,
+     * while validate and try, the commands a CI step gates on, exit 1 for it.
+     */
+    static final String VIEW_EXIT = "show exits 0 all the same (it is a view of the shapes asked for); validate"
+            + " POLICY --nranks N --nnodes M and try exit 1 where no profile matches a job's shape, for a CI step";
 
     /**
      * The line when no shape of the grid matches a profile: the shapes the profiles do match, and

@@ -401,21 +401,55 @@ final class TryCommand extends ToolCommand {
             Pattern.compile("\\bcomm 0x\\p{XDigit}+ rank \\d+ nRanks (\\d+) nNodes (\\d+)\\b");
 
     /**
+     * The communicator shapes an NCCL INFO log ran: its {@code comm 0x.. rank R nRanks N nNodes M}
+     * INIT lines; a log without any (nccl-tests output with TUNING alone) is read as {@code explain}
+     * reads it ({@link io.nccltuner.model.LogShape}: the {@code # Rank} lines, the calls'
+     * {@code [nranks=N]}, the ring lines), so that a log of another job is told apart all the same.
+     *
      * @param log an NCCL INFO log
-     * @return the communicator shapes its {@code nRanks N nNodes M} lines name ({@link JobShape}), in order
+     * @return the shapes ({@link JobShape}, in order; {@code nRanks=2} alone where nothing tells the
+     *     nodes), an inferred one followed by {@link #INFERRED}; empty when nothing tells
      * @throws IOException if reading fails
      */
     static java.util.Set<String> logShapes(Path log) throws IOException {
         java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
-        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
-            lines.forEach(l -> {
-                Matcher m = LOG_SHAPE.matcher(l);
-                if (m.find()) {
-                    shapes.add(JobShape.of(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
-                }
-            });
+        List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+        for (String l : lines) {
+            Matcher m = LOG_SHAPE.matcher(l);
+            if (m.find()) {
+                shapes.add(JobShape.of(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
+            }
+        }
+        if (shapes.isEmpty()) {
+            io.nccltuner.model.LogShape inferred = io.nccltuner.model.LogShape.of(lines);
+            if (inferred.nRanks() > 0) {
+                shapes.add((inferred.nNodes() > 0
+                                ? JobShape.of(inferred.nRanks(), inferred.nNodes())
+                                : "nRanks=" + inferred.nRanks())
+                        + INFERRED);
+            }
         }
         return shapes;
+    }
+
+    /**
+     * What follows a shape {@link #logShapes} inferred: the log has no INIT line naming it, as
+     * explain says.
+     */
+    static final String INFERRED = " (inferred: the log has no 'comm ... nRanks N nNodes M' line)";
+
+    /**
+     * Whether a shape a log ran is one the traces are tried as.
+     *
+     * @param logShape {@code nRanks=2 nNodes=1}, or {@code nRanks=2} (nodes unknown), either
+     *     possibly followed by {@link #INFERRED}
+     * @param tried the traces' shapes ({@link JobShape})
+     * @return whether some traces' shape has its nRanks and (where the log tells) its nNodes
+     */
+    static boolean sameShape(String logShape, java.util.Collection<String> tried) {
+        String s =
+                logShape.endsWith(INFERRED) ? logShape.substring(0, logShape.length() - INFERRED.length()) : logShape;
+        return tried.stream().anyMatch(t -> t.equals(s) || t.startsWith(s + " "));
     }
 
     /**
@@ -444,7 +478,7 @@ final class TryCommand extends ToolCommand {
         }
         for (Path l : ncclLogs) {
             java.util.Set<String> shapes = logShapes(l);
-            if (!tried.isEmpty() && !shapes.isEmpty() && java.util.Collections.disjoint(shapes, tried)) {
+            if (!tried.isEmpty() && !shapes.isEmpty() && shapes.stream().noneMatch(x -> sameShape(x, tried))) {
                 err.println(otherShape(l, shapes, tried));
             }
         }
@@ -753,10 +787,16 @@ final class TryCommand extends ToolCommand {
      * {@code nccl-tuner report: } as {@code nccl-tuner try: report: } (the user ran try).
      *
      * @return report's exit code: 0, {@link Main#EXIT_CHECK} when the ranks decide differently, or
-     *     another for an error; 0 when the plugin wrote no log
+     *     another for an error; 0 when the plugin wrote no log. An empty log (the plugin makes one for a
+     *     trace no profile matches) is not handed to report, which refuses a log without decisions
      */
     private int report(PrintWriter out, PrintWriter err, Path logs) throws IOException {
-        List<Path> written = decisionLogs(logs);
+        List<Path> written = new ArrayList<>(); // the empty log of a trace no profile matches is not a rank's decisions
+        for (Path f : decisionLogs(logs)) {
+            if (Files.size(f) > 0) {
+                written.add(f);
+            }
+        }
         if (written.isEmpty()) {
             return Main.EXIT_OK;
         }

@@ -225,7 +225,16 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
         return new DecisionLogFile(file, host, pid, List.copyOf(comms), List.copyOf(aggs));
     }
 
-    /** A line parsed; an InputException at file:line unless it is a JSON object. */
+    /** What a tuner trace handed as a decision log is told (after its {@code file:line}). */
+    public static final String TRACE_NOT_LOG =
+            "a tuner trace (init/get/destroy rows), not a decision log: replay --trace"
+                    + " and try --trace read it; report reads the decision logs a job writes (NCCL_TUNER_JAVA_LOG) or"
+                    + " try --keep-logs DIR keeps";
+
+    /**
+     * A line parsed; an InputException at file:line unless it is a JSON object ({@link #TRACE_NOT_LOG}
+     * for a tuner trace's line).
+     */
     private static JsonNode object(String line, Path file, int n) throws InputException {
         JsonNode j;
         try {
@@ -234,6 +243,9 @@ public record DecisionLogFile(Path file, String host, long pid, List<Comm> comms
             j = null;
         }
         if (j == null || !j.isObject()) {
+            if (io.nccltuner.trace.TraceFile.looksLike(line)) {
+                throw new InputException(InputException.at(file, n), TRACE_NOT_LOG);
+            }
             throw new InputException(InputException.at(file, n), "not a JSON object (a decision log has one per line)");
         }
         return j;

@@ -827,8 +827,9 @@ public record ShadowReport(
      * --html chart's NCCL regret there differs from compile's.
      *
      * @return {@code NCCL's pick: from the decision logs' rule hits, at 9 of 25 measured sizes of
-     *     AllReduce nRanks=2 nNodes=2 (at the other 16, 64 KiB .. 32 MiB among them, ...)}, or null
-     *     without measurements or decisions
+     *     AllReduce nRanks=2 nNodes=2 (at the other 16, 64 KiB .. 32 MiB among them, ...)}, the
+     *     {@code --nccl-log} advice at its end only where some size's pick is unknown or inferred; or
+     *     null without measurements or decisions
      */
     public String pickSourceLine() {
         Set<List<Object>> decided = new HashSet<>();
@@ -879,8 +880,10 @@ public record ShadowReport(
                         : "; unknown at " + unknowns + " (" + String.join(", ", unknown)
                                 + "), where NCCL's time is its unforced runs' alone, not pooled with its pick's forced runs as"
                                 + " compile --nccl-log does (so the --html chart's NCCL regret there can differ from compile's)")
-                + "; --nccl-log LOG (the measured runs' NCCL INFO log) makes NCCL's pick the logged one, as compile"
-                + " takes it";
+                + (named == all
+                        ? "" // nothing missing: the advice would change nothing
+                        : "; --nccl-log LOG (the measured runs' NCCL INFO log) makes NCCL's pick the logged one, as"
+                                + " compile takes it");
     }
 
     /** @return "64 KiB" or "64 KiB .. 32 MiB" for a run of measured sizes */
@@ -932,7 +935,7 @@ public record ShadowReport(
         } else if (unchanged.total() == 0) {
             sb.append("no decisions in the logs (no rule hit)\n");
         }
-        String nothing = unchanged.line(UnchangedHits.NOT_OFFERED_WHY);
+        String nothing = unchanged.reportLines(); // and the aggregates missing, on a line of its own
         if (nothing != null) {
             sb.append(nothing).append('\n');
         }

@@ -58,7 +58,7 @@ class NewcomerEighthWalkShowTest {
                 "nRanks=2 nNodes=2: no profile matches; NCCL decides everything\n"
                         + "  profile h200-2node skipped: gpu 'NVIDIA H200' named but the GPU is unknown\n\n"
                         + "No shape shown matches a profile; the policy's profiles match: h200-2node (nRanks=2 nNodes=2:"
-                        + " --gpu 'NVIDIA H200')\n",
+                        + " --gpu 'NVIDIA H200')\n" + ShowCommand.VIEW_EXIT + "\n",
                 shapes(r.out()));
     }
 
@@ -82,7 +82,7 @@ class NewcomerEighthWalkShowTest {
                 "nRanks=2 nNodes=2: no profile matches; NCCL decides everything\n"
                         + "  profile h200-2node skipped: gpu 'NVIDIA A100 80GB PCIe' does not contain 'NVIDIA H200'\n\n"
                         + "No shape shown matches a profile; the policy's profiles match: h200-2node (nRanks=2"
-                        + " nNodes=2)\n",
+                        + " nNodes=2)\n" + ShowCommand.VIEW_EXIT + "\n",
                 shapes(a.out()));
     }
 

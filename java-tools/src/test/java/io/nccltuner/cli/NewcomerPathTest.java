@@ -69,7 +69,10 @@ class NewcomerPathTest {
         Path a100 = Files.writeString(
                 tmp.resolve("a100.log"),
                 "host0:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.4\n"
-                        + "#  Rank  0 Group  0 Pid      1 on      host0 device  0 [0000:17:00] NVIDIA A100-SXM4-80GB\n");
+                        + "#  Rank  0 Group  0 Pid      1 on      host0 device  0 [0000:17:00] NVIDIA A100-SXM4-80GB\n"
+                        // two ranks on two hosts, the traces' shape, so no shape warning (try infers it from these
+                        // lines)
+                        + "#  Rank  1 Group  0 Pid      2 on      host1 device  0 [0000:17:00] NVIDIA A100-SXM4-80GB\n");
         String h100 = CliRun.fixture("nccl-tests-2.18_broadcast_no-validation.txt"); // NCCL 2.29.7, H100
         CliRun r = tryRun("--measurements", h100, "--nccl-log", a100.toString());
         assertEquals(0, r.exit(), r.err() + r.out());

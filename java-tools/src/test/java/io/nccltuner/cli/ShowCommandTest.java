@@ -153,7 +153,7 @@ class ShowCommandTest {
         assertTrue(
                 g.out()
                         .endsWith("\n\nNo shape shown matches a profile; the policy's profiles match: nRanks2-nNodes2 "
-                                + "(nRanks=2 nNodes=2: --nodes 2 --ranks-per-node 1)\n"),
+                                + "(nRanks=2 nNodes=2: --nodes 2 --ranks-per-node 1)\n" + ShowCommand.VIEW_EXIT + "\n"),
                 g.out());
     }
     /**
