@@ -4,6 +4,7 @@ import io.nccltuner.compile.Compiler;
 import io.nccltuner.compile.MeasurementSet;
 import io.nccltuner.compile.NcclTestsLog;
 import io.nccltuner.compile.PolicyYaml;
+import io.nccltuner.compile.TextReport;
 import io.nccltuner.engine.LogField;
 import io.nccltuner.policy.InputException;
 import io.nccltuner.policy.Policy;
@@ -160,6 +161,7 @@ final class ReportCommand extends ToolCommand {
     private MeasurementSet readInputs(List<DecisionLogFile> files, CanaryReport.Builder canary, PrintWriter err)
             throws InputException, IOException {
         List<InputException> refused = new ArrayList<>(); // every input is read before any refuses the report
+        List<InputException> empty = new ArrayList<>(); // logs without a decision line
         for (Path l : logs) { // one pass: each file once, its measured lines folded as they are read
             try {
                 InputFiles.requireReadable(l);
@@ -177,13 +179,27 @@ final class ReportCommand extends ToolCommand {
                             err.flush();
                         });
                 if (f.comms().isEmpty() && f.aggregates().isEmpty() && canaryLines[0] == 0) {
-                    throw new InputException(l.toString(), NO_DECISION_LINES);
+                    empty.add(new InputException(l.toString(), NO_DECISION_LINES));
+                    continue;
                 }
                 canary.endRank(f.rank());
                 files.add(f);
             } catch (InputException e) {
                 refused.add(e);
             }
+        }
+        if (files.isEmpty()) {
+            refused.addAll(empty); // nothing to report at all: the plugin never loaded anywhere
+        } else if (!empty.isEmpty()) {
+            // a rank whose communicators no profile matched leaves its log empty: the others report
+            err.println("nccl-tuner report: warning: " + TextReport.count(empty.size(), "log") + " of " + logs.size()
+                    + " with no decision lines, reported without "
+                    + (empty.size() == 1 ? "it" : "them") + " ("
+                    + String.join(
+                            ", ", empty.stream().map(InputException::where).toList())
+                    + "): ranks where no profile matched, or where the plugin did not load (check NCCL_TUNER_PLUGIN"
+                    + " and NCCL_TUNER_JAVA_LOG there)");
+            err.flush();
         }
         MeasurementSet data = null;
         if (measurements != null) {

@@ -49,10 +49,29 @@ class NewcomerEleventhWalkReportTryTest {
         assertEquals(Main.EXIT_INPUT, b.exit(), b.out());
         assertEquals("nccl-tuner report: " + blank + ": " + NO_DECISIONS + "\n", b.err());
 
+        CliRun both = CliRun.run("report", empty.toString(), blank.toString());
+        assertEquals(Main.EXIT_INPUT, both.exit(), both.out());
+        assertEquals("", both.out());
+        assertTrue(both.err().contains(empty + ": " + NO_DECISIONS + "\n"), both.err());
+        assertTrue(both.err().contains(blank + ": " + NO_DECISIONS + "\n"), both.err());
+    }
+
+    /**
+     * An empty log beside logs with decisions is a rank whose communicators no profile matched (the
+     * plugin leaves its log empty there): the others are reported, with one warning naming it.
+     */
+    @Test
+    void anEmptyLogBesideOthersIsReportedWithoutIt() throws Exception {
+        Path empty = CliRun.write(tmp, "EMPTY.jsonl", "");
         CliRun two = CliRun.run("report", ReportCommandTest.res("diverge-x.jsonl"), empty.toString());
-        assertEquals(Main.EXIT_INPUT, two.exit(), two.out());
-        assertEquals("", two.out());
-        assertEquals("nccl-tuner report: " + empty + ": " + NO_DECISIONS + "\n", two.err());
+        CliRun alone = CliRun.run("report", ReportCommandTest.res("diverge-x.jsonl"));
+        assertEquals(alone.exit(), two.exit(), two.err());
+        assertEquals(alone.out(), two.out());
+        assertEquals(
+                "nccl-tuner report: warning: 1 log of 2 with no decision lines, reported without it (" + empty
+                        + "): ranks where no profile matched, or where the plugin did not load (check "
+                        + "NCCL_TUNER_PLUGIN and NCCL_TUNER_JAVA_LOG there)\n" + alone.err(),
+                two.err());
     }
 
     /**
