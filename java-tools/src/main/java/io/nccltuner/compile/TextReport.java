@@ -564,7 +564,7 @@ public final class TextReport {
         }
     }
 
-    /** The words of {@code SweepDirectory}'s warning after "DIR: 3 of 6" for a sweep read unfinished. */
+    /** The words of the warning after "DIR: 3 of 6" for a sweep read unfinished. */
     public static final String UNFINISHED = " runs not finished; compiled from the others";
 
     /**
@@ -573,13 +573,10 @@ public final class TextReport {
      */
     private static List<String> collectNext(SizeCounts n, Compilation c, boolean verdictAbove) {
         List<String> next = new java.util.ArrayList<>();
-        for (String w : c.warnings()) { // an unfinished sweep first: finishing it may settle the rest (walk 10)
-            int at = w.indexOf(UNFINISHED);
-            if (at > 0) {
-                next.add("finish the sweep: " + w.substring(0, at)
-                        + " runs not finished: run the same `nccl-tuner sweep`"
-                        + " command again (it skips the runs done), then compile again");
-            }
+        for (MeasurementSet.Unfinished u : c.unfinished()) { // first: finishing it may settle the rest (walk 10)
+            next.add("finish the sweep: " + u.dir() + ": " + u.pending() + " of " + u.planned()
+                    + " runs not finished: run the same `nccl-tuner sweep`"
+                    + " command again (it skips the runs done), then compile again");
         }
         if (n.noNccl > 0 && !verdictAbove) { // else the verdict line says it
             next.add("NCCL's own pick at " + n.noNccl + " of " + count(n.sizes, "size")

@@ -2,6 +2,7 @@ package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,5 +33,28 @@ class NewcomerAzureWalkTest {
         assertEquals(
                 "x.txt:3: split the file before line 9 to read its second table; pass --in x.txt --nodes N",
                 Main.advice(compile, "x.txt:3: split the file before line 9 to read its second table; pass --nodes"));
+    }
+
+    /**
+     * Item 2: compile's "finish the sweep" item is read from the number of unfinished runs a sweep
+     * folder records, not from its warning's words: a compilation with such a folder and no warning
+     * at all still says it first. Before: the item was found by searching the warnings for the
+     * sentence the sweep reader writes, so rewording that warning dropped it.
+     */
+    @Test
+    void anUnfinishedSweepIsSaidFromItsCountNotTheWarningsWords() {
+        var c = new io.nccltuner.compile.Compiler.Compilation(
+                new io.nccltuner.policy.Policy("m", io.nccltuner.policy.Mode.ENFORCE, "", List.of(), null),
+                List.of(),
+                List.of(),
+                List.of(),
+                null,
+                List.of(new io.nccltuner.compile.MeasurementSet.Unfinished("cut-sweep", 1, 12)));
+        String s = io.nccltuner.compile.TextReport.summary(c);
+        assertEquals(
+                true,
+                s.contains("collect next:\n  - finish the sweep: cut-sweep: 1 of 12 runs not finished: run the same "
+                        + "`nccl-tuner sweep` command again (it skips the runs done), then compile again\n"),
+                s);
     }
 }
