@@ -191,9 +191,12 @@ final class CalibrateCommand extends ToolCommand {
         }
     }
 
+    /** The fitted cell of a constant the fit left within 1% of NCCL's default (written unchanged). */
+    static final String UNCHANGED = "unchanged";
+
     /**
      * Prints the fit: each constant's NCCL default, fitted value (microseconds or GB/s, {@link
-     * ModelConstants#unit}), uncertainty and what it explains; the mean regret of NCCL's selection
+     * ModelConstants#unit}; {@link #UNCHANGED} where the fit left the default), uncertainty and what it explains; the mean regret of NCCL's selection
      * at NCCL's defaults and with the constants as the policy writes them (two decimals); the
      * measured crossovers each reproduces.
      *
@@ -220,7 +223,7 @@ final class CalibrateCommand extends ToolCommand {
             rows.add(List.of(
                     f.name(),
                     fmt(f.ncclDefault()) + unit,
-                    (f.changed() ? fmt(f.fitted()) : "(default)") + unit,
+                    f.changed() ? fmt(f.fitted()) + unit : UNCHANGED,
                     (f.lowOpen() ? ".." : fmt(f.low())) + " .. " + (f.highOpen() ? ".." : fmt(f.high())),
                     f.explains().isEmpty() ? "-" : String.join("; ", f.explains())));
         }

@@ -266,7 +266,7 @@ final class CompileCommand extends ToolCommand {
         if (!workloadWarnings.isEmpty()) { // once: among the report's warnings (its summary counts them)
             List<String> all = new ArrayList<>(c.warnings());
             all.addAll(workloadWarnings);
-            c = new Compilation(c.policy(), c.groups(), all, c.refused(), c.options());
+            c = new Compilation(c.policy(), c.groups(), all, c.refused(), c.options(), c.unfinished());
         }
         // with -o - stdout carries the YAML alone, so the report goes to stderr
         PrintWriter report = yamlToStdout ? err : out;

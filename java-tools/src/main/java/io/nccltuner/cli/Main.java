@@ -362,7 +362,31 @@ public final class Main implements Runnable {
         return EXIT_INPUT;
     }
 
-    private static final java.util.regex.Pattern ADVICE = java.util.regex.Pattern.compile("\\bpass (--[a-z][a-z-]*)");
+    /**
+     * "pass --OPTION", or the parser's "pass --OPTION --OPTION for each part" (group 2): the
+     * per-file options each part of a split file needs.
+     */
+    private static final java.util.regex.Pattern ADVICE =
+            java.util.regex.Pattern.compile("\\bpass (--[a-z][a-z-]*)((?: --[a-z][a-z-]*)* for each part)?");
+
+    /**
+     * The parser's per-part advice as the command can follow it: compile's {@code pass --in PART
+     * --collective NAME --nodes N for each part}; another command's names compile.
+     *
+     * @param advice {@code pass --collective --nodes for each part}
+     */
+    private static String eachPart(CommandLine.Model.CommandSpec cmd, String advice) {
+        List<String> opts = List.of(advice.substring("pass ".length(), advice.length() - " for each part".length())
+                .split(" "));
+        if (!cmd.name().equals("compile")) {
+            return advice + " (to `nccl-tuner compile`: " + cmd.name() + " reads files as they stand)";
+        }
+        StringBuilder b = new StringBuilder("pass --in PART");
+        for (String o : opts) {
+            b.append(' ').append(o).append(' ').append(PER_FILE_VALUE.getOrDefault(o, "N"));
+        }
+        return b.append(" for each part").toString();
+    }
 
     /**
      * A message's advice as the command that prints it can follow: the parsers say "pass --nodes"
@@ -370,8 +394,8 @@ public final class Main implements Runnable {
      * the advice names the commands that have it: {@code pass --nodes to `nccl-tuner compile` (report
      * has no --nodes: it reads --measurements files as they stand)}. Compile's own advice says how
      * the per-file option is given, after {@code --in} with the file the message names: {@code pass
-     * --in bare.txt --nodes N}; after {@code split the file before line N}, {@code pass --in PART
-     * --nodes N for each part}.
+     * --in bare.txt --nodes N}; the parser's {@code pass --collective --nodes for each part} (after
+     * a split) {@code pass --in PART --collective NAME --nodes N for each part}.
      *
      * @param cmd the command that prints the message
      * @param message an error or warning
@@ -383,10 +407,12 @@ public final class Main implements Runnable {
         }
         java.util.regex.Matcher m = ADVICE.matcher(message);
         StringBuilder b = new StringBuilder();
-        // after "split the file before line N" the per-file options are each part's (walk 10)
-        int split = message.indexOf("split the file before line ");
         while (m.find()) {
             String opt = m.group(1);
+            if (m.group(2) != null) { // the parser's "pass --collective --nodes for each part" (after a split)
+                m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(eachPart(cmd, m.group())));
+                continue;
+            }
             // compile's per-file options (--nodes, --ranks, ...) mean a file's shape there; another
             // command's option of the same name (try's --nodes: the traces' shape) is not the one meant
             boolean own = cmd.findOption(opt) != null
@@ -394,11 +420,8 @@ public final class Main implements Runnable {
             List<String> owners = own ? List.of() : owners(cmd.root(), opt);
             String to = owners.isEmpty()
                     ? (own && cmd.name().equals("compile") && CompileCommand.PER_FILE.contains(opt)
-                            ? (split >= 0 && m.start() > split
-                                    ? "pass --in PART " + opt + " " + PER_FILE_VALUE.getOrDefault(opt, "N")
-                                            + " for each part"
-                                    : "pass --in " + fileNamed(message) + " " + opt + " "
-                                            + PER_FILE_VALUE.getOrDefault(opt, "N"))
+                            ? "pass --in " + fileNamed(message) + " " + opt + " "
+                                    + PER_FILE_VALUE.getOrDefault(opt, "N")
                             : m.group())
                     : m.group() + " to `nccl-tuner " + String.join("` or `nccl-tuner ", owners) + "` ("
                             + cmd.name() + " has no " + opt

@@ -352,7 +352,18 @@ public final class Compiler {
      * @param options the settings used
      */
     public record Compilation(
-            Policy policy, List<Group> groups, List<String> warnings, List<String> refused, Options options) {}
+            Policy policy,
+            List<Group> groups,
+            List<String> warnings,
+            List<String> refused,
+            Options options,
+            List<MeasurementSet.Unfinished> unfinished) {
+        /** A compilation of inputs without an unfinished sweep. */
+        public Compilation(
+                Policy policy, List<Group> groups, List<String> warnings, List<String> refused, Options options) {
+            this(policy, groups, warnings, refused, options, List.of());
+        }
+    }
 
     private Compiler() {}
 
@@ -686,7 +697,7 @@ public final class Compiler {
             groups.add(withoutHoles(g, holes.getOrDefault(e.getKey(), new java.util.TreeSet<>()), warnings));
         }
         Policy policy = new Policy(o.name(), o.mode(), description(o), profiles(groups), null);
-        return new Compilation(policy, groups, Repeats.perFile(warnings), data.refused(), o);
+        return new Compilation(policy, groups, Repeats.perFile(warnings), data.refused(), o, data.unfinished());
     }
 
     /** @return the file of a {@code file:line} source (the whole source when it names no line) */

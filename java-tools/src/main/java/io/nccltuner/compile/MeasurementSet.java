@@ -20,6 +20,30 @@ public final class MeasurementSet {
     private final List<NotOffered> notOffered = new ArrayList<>();
     private final java.util.Map<String, List<Integer>> pooledTables = new java.util.LinkedHashMap<>();
     private final java.util.Map<String, String> runsOf = new java.util.HashMap<>();
+    private final List<Unfinished> unfinished = new ArrayList<>();
+
+    /**
+     * A {@code nccl-tuner sweep} folder read before all its runs finished.
+     *
+     * @param dir the sweep's folder, as given
+     * @param pending how many of its planned runs have no finished output
+     * @param planned how many runs its manifest plans
+     */
+    public record Unfinished(String dir, int pending, int planned) {}
+
+    /**
+     * Records a sweep folder read unfinished, for compile's "collect next" to say to finish it.
+     *
+     * @param u the folder and its counts of runs
+     */
+    public void unfinished(Unfinished u) {
+        unfinished.add(u);
+    }
+
+    /** @return the sweep folders read unfinished, in reading order */
+    public List<Unfinished> unfinished() {
+        return Collections.unmodifiableList(unfinished);
+    }
 
     /**
      * Records that {@code --pool-runs} pooled size tables of one file as replicates although nothing
@@ -295,6 +319,7 @@ public final class MeasurementSet {
         notOffered.addAll(other.notOffered);
         other.pooledTables.forEach(this::pooledTables);
         runsOf.putAll(other.runsOf);
+        unfinished.addAll(other.unfinished);
     }
 
     /** @return measurements in reading order */

@@ -587,15 +587,25 @@ public final class NcclTestsLog {
         }
     }
 
-    /** A run counted as NCCL's own pick only because nothing says it was forced. */
+    /**
+     * A run counted as NCCL's own pick only because nothing says it was forced.
+     *
+     * @param collective null where the file does not tell it (then {@code nRanks} is 0 too)
+     * @param nNodes 0 where the file does not tell it
+     */
     private record Unforced(
             int line, Collective collective, int nRanks, int nNodes, boolean runHeader, List<Row> rows) {}
 
-    /** The same collective and shape: one group for the pooling of header-less tables ({@code nNodes} 0: untold). */
+    /**
+     * The same collective and shape: one group for the pooling of header-less tables (an untold
+     * collective, nRanks or nNodes, null or 0, groups with the other untold ones: one {@code
+     * --collective} or {@code --nodes} gives them one).
+     */
     private static Map<List<Object>, List<Unforced>> byShape(List<Unforced> unknown) {
         Map<List<Object>, List<Unforced>> byShape = new LinkedHashMap<>();
         for (Unforced u : unknown) {
-            byShape.computeIfAbsent(List.of(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
+            byShape.computeIfAbsent(
+                            java.util.Arrays.asList(u.collective(), u.nRanks(), u.nNodes()), k -> new ArrayList<>())
                     .add(u);
         }
         return byShape;
@@ -619,10 +629,15 @@ public final class NcclTestsLog {
                         second.line(),
                         "this size table and the one at line "
                                 + same.getFirst().line()
-                                + " both measure " + second.collective() + " at nRanks " + second.nRanks()
-                                + (second.nNodes() > 0
-                                        ? ", nNodes " + second.nNodes()
-                                        : " (nNodes untold for both: one --nodes N gives them one shape)")
+                                + " both measure "
+                                + (second.collective() == null
+                                        ? "a collective the file does not tell (untold for both: one --collective NAME gives them one)"
+                                        : second.collective() + " at nRanks " + second.nRanks())
+                                + (second.collective() == null
+                                        ? ""
+                                        : second.nNodes() > 0
+                                                ? ", nNodes " + second.nNodes()
+                                                : " (nNodes untold for both: one --nodes N gives them one shape)")
                                 + " with nothing forced, and at least one has no run header of its own "
                                 + "('# nThread ...'): separate tables are separate runs (other machines or settings?), not "
                                 + "replicates"
@@ -638,7 +653,8 @@ public final class NcclTestsLog {
                         disagree
                                 ? "split the file before line " + second.line() + ", one file per size table "
                                         + "(--pool-runs would pool them as replicates, but their times disagree)"
-                                : "split the file, or pass --pool-runs to pool them as replicates"));
+                                : "split the file, or pass --pool-runs to pool them as replicates",
+                        disagree));
             }
         }
     }
@@ -667,8 +683,18 @@ public final class NcclTestsLog {
      * @param line the table's line
      * @param why what is wrong there, without the location
      * @param remedy what to do ({@code pass --nodes}), or null
+     * @param splits whether the remedy cuts the file into parts ({@code split the file before line
+     *     N}): the per-file options the other problems ask for ({@code pass --nodes}) are then each
+     *     part's, said once as {@code pass --collective --nodes for each part}
      */
-    private record Problem(int line, String why, String remedy) {}
+    private record Problem(int line, String why, String remedy, boolean splits) {
+        Problem(int line, String why, String remedy) {
+            this(line, why, remedy, false);
+        }
+    }
+
+    /** A remedy that is one per-file option ({@code pass --nodes}): its option. */
+    private static final Pattern PER_FILE_REMEDY = Pattern.compile("pass (--[a-z][a-z-]*)");
 
     /** The file's problems, in the order of its tables. */
     private final List<Problem> problems = new ArrayList<>();
@@ -695,7 +721,9 @@ public final class NcclTestsLog {
      * The file's refusal: one problem (or one said of several tables) as one line, {@code
      * FILE:5,11: why; what to do}; several as a line each ({@code FILE:LINE[,LINE]: why}), then
      * {@code FILE: 2 problems (each on its line above), nothing read from this file: } and every
-     * problem's advice, split first.
+     * problem's advice, split first; after a split, the per-file options the others ask for said once,
+     * for each part ({@code split the file before line 25, ...; then pass --collective --nodes for each
+     * part}).
      */
     private InputException refusal() {
         // one problem of several tables, the same words but for their numbers: one line, each number's range
@@ -712,15 +740,23 @@ public final class NcclTestsLog {
         }
         List<String> lines = new ArrayList<>();
         java.util.Set<String> remedies = new java.util.LinkedHashSet<>();
+        boolean splits = problems.stream().anyMatch(Problem::splits);
+        java.util.Set<String> eachPart = new java.util.LinkedHashSet<>(); // per-file options, after a split
         folded.forEach((k, same) -> {
             String where = same.getFirst().line() == 0
                     ? ""
                     : at(same.stream().map(Problem::line).toList()) + ": ";
             lines.add(where + numberRanges(same) + (folded.size() == 1 && k.get(1) != null ? "; " + k.get(1) : ""));
-            if (k.get(1) != null) {
+            Matcher option = k.get(1) == null ? null : PER_FILE_REMEDY.matcher(k.get(1));
+            if (splits && option != null && option.matches()) {
+                eachPart.add(option.group(1));
+            } else if (k.get(1) != null) {
                 remedies.add(k.get(1));
             }
         });
+        if (!eachPart.isEmpty()) {
+            remedies.add("pass " + String.join(" ", eachPart) + " for each part");
+        }
         if (folded.size() == 1) {
             List<Problem> one = folded.values().iterator().next();
             String text = lines.getFirst();
@@ -1449,7 +1485,13 @@ public final class NcclTestsLog {
             if (options.nNodes() == 0 && s.commWhere == null && s.ranks.isEmpty()) {
                 problems.add(new Problem(s.layoutLine, NO_NODE_LINES, "pass --nodes"));
             }
-            return null;
+            // its times still tell whether it and another such table are one run's replicates
+            boolean saysNothing = s.env.isEmpty()
+                    && s.echoed.isEmpty()
+                    && options.algorithm() == null
+                    && options.protocol() == null
+                    && options.channels() == 0;
+            return saysNothing ? new Unforced(s.layoutLine, null, 0, 0, s.runHeader, parseRows(s)) : null;
         }
         if (coll == null) {
             return null;

@@ -338,7 +338,8 @@ public final class TextReport {
         int singleGroups;
 
         double maxMargin;
-        final java.util.Set<String> shapes = new java.util.LinkedHashSet<>();
+        /** per shape not compiled apart by machine, its groups' keys (several: other collectives, numPipeOps) */
+        final java.util.Map<String, List<Compiler.GroupKey>> groupsOf = new java.util.LinkedHashMap<>();
         /** per machine the shapes measured on it, where a shape's inputs were compiled apart by machine */
         final java.util.Map<String, java.util.Set<String>> machines = new java.util.LinkedHashMap<>();
 
@@ -357,7 +358,8 @@ public final class TextReport {
                     machines.computeIfAbsent(machine(g.key().hardware()), x -> new java.util.LinkedHashSet<>())
                             .add(shape);
                 } else {
-                    shapes.add(shape);
+                    groupsOf.computeIfAbsent(shape, x -> new java.util.ArrayList<>())
+                            .add(g.key());
                 }
                 int maxRep = 0;
                 for (SizeResult s : g.sizes()) {
@@ -391,18 +393,43 @@ public final class TextReport {
         }
 
         /**
-         * @return the groups' shapes as the summary names them: {@code nRanks=2 nNodes=1}, or where
+         * @return the groups' shapes as the summary names them: {@code nRanks=2 nNodes=1}; where a
+         *     shape holds several groups (other collectives), each shape with its groups' collectives
+         *     ({@code AllReduce and AllGather at nRanks=8 nNodes=1; AllReduce at nRanks=16 nNodes=2}); where
          *     a shape was compiled apart by machine, each machine with its shapes ({@code compiled apart
          *     by machine (NVIDIA H200 NCCL 2.28.9 at nRanks=8 nNodes=2; NVIDIA GB300 NCCL 2.29.7 at
          *     nRanks=8 nNodes=2)})
          */
         String shapesText() {
+            // a shape of several groups (other collectives or numPipeOps): each shape says its groups
+            boolean several = groupsOf.values().stream().anyMatch(k -> k.size() > 1);
+            List<String> each = new java.util.ArrayList<>();
+            groupsOf.forEach((shape, keys) -> each.add(several ? groupsText(keys) + " at " + shape : shape));
             if (machines.isEmpty()) {
-                return "(" + String.join("; ", shapes) + ")";
+                return "(" + String.join("; ", each) + ")";
             }
-            List<String> each = new java.util.ArrayList<>(shapes);
             machines.forEach((m, sh) -> each.add(m + " at " + String.join(", ", sh)));
             return "compiled apart by machine (" + String.join("; ", each) + ")";
+        }
+
+        /**
+         * @param keys the groups of one shape
+         * @return their collectives, {@code AllReduce and AllGather}; a collective of several
+         *     numPipeOps once per numPipeOps, {@code AllReduce numPipeOps 1 and AllReduce numPipeOps
+         *     [2, inf)}
+         */
+        private static String groupsText(List<Compiler.GroupKey> keys) {
+            List<String> names = new java.util.ArrayList<>();
+            for (Compiler.GroupKey k : keys) {
+                boolean pipeOpsDiffer = keys.stream()
+                        .anyMatch(o -> o.collective() == k.collective()
+                                && !o.numPipeOps().equals(k.numPipeOps()));
+                String name = k.collective() + (pipeOpsDiffer ? " numPipeOps " + k.numPipeOps() : "");
+                if (!names.contains(name)) {
+                    names.add(name);
+                }
+            }
+            return String.join(" and ", names);
         }
 
         /** Counts a size under the first reason that fits: ruled, no NCCL, no candidate, noise, not offered, small. */
@@ -564,7 +591,7 @@ public final class TextReport {
         }
     }
 
-    /** The words of {@code SweepDirectory}'s warning after "DIR: 3 of 6" for a sweep read unfinished. */
+    /** The words of the warning after "DIR: 3 of 6" for a sweep read unfinished. */
     public static final String UNFINISHED = " runs not finished; compiled from the others";
 
     /**
@@ -573,13 +600,10 @@ public final class TextReport {
      */
     private static List<String> collectNext(SizeCounts n, Compilation c, boolean verdictAbove) {
         List<String> next = new java.util.ArrayList<>();
-        for (String w : c.warnings()) { // an unfinished sweep first: finishing it may settle the rest (walk 10)
-            int at = w.indexOf(UNFINISHED);
-            if (at > 0) {
-                next.add("finish the sweep: " + w.substring(0, at)
-                        + " runs not finished: run the same `nccl-tuner sweep`"
-                        + " command again (it skips the runs done), then compile again");
-            }
+        for (MeasurementSet.Unfinished u : c.unfinished()) { // first: finishing it may settle the rest (walk 10)
+            next.add("finish the sweep: " + u.dir() + ": " + u.pending() + " of " + u.planned()
+                    + " runs not finished: run the same `nccl-tuner sweep`"
+                    + " command again (it skips the runs done), then compile again");
         }
         if (n.noNccl > 0 && !verdictAbove) { // else the verdict line says it
             next.add("NCCL's own pick at " + n.noNccl + " of " + count(n.sizes, "size")
@@ -727,7 +751,7 @@ public final class TextReport {
      */
     public static final String UNFORCED_RUNS =
             "without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's"
-                    + " CSV: rows with algorithm and protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto')";
+                    + " CSV: rows with algorithm and protocol 'auto'; `nccl-tuner sweep` always runs it, named NCCL: all_reduce_NCCL_r1.txt)";
 
     /** A no-rule line's end where compile's first line (the verdict) says the reason and what to collect. */
     static final String SEE_FIRST_LINE = " (see the first line)";

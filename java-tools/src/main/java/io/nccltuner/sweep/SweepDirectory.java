@@ -98,6 +98,8 @@ public final class SweepDirectory {
                             + dir);
         }
         if (pending > 0) {
+            into.unfinished(new MeasurementSet.Unfinished(
+                    dir.toString(), pending, m.runs().size()));
             into.warn(
                     dir.toString(),
                     pending + " of " + m.runs().size() + io.nccltuner.compile.TextReport.UNFINISHED

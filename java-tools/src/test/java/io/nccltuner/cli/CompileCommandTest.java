@@ -209,9 +209,10 @@ class CompileCommandTest {
         run there, and no NCCL log naming the pick), so no candidate can be compared with it and the policy \
         would have no rules. Collect NCCL's own pick: the same runs without NCCL_ALGO/NCCL_PROTO/\
         NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and protocol 'auto'; \
-        `nccl-tuner sweep` measures it as the candidate 'auto'), or give --nccl-log with their NCCL_DEBUG=INFO \
+        `nccl-tuner sweep` always runs it, named NCCL: all_reduce_NCCL_r1.txt), or give --nccl-log with their \
+        NCCL_DEBUG=INFO \
         NCCL_DEBUG_SUBSYS=TUNING selection lines; --allow-empty writes the empty policy
-        summary: 0 rules from 4 measured sizes in 2 groups (nRanks=8 nNodes=1): 0 sizes get a rule; no rule at:
+        summary: 0 rules from 4 measured sizes in 2 groups (AllGather and AllReduce at nRanks=8 nNodes=1): 0 sizes get a rule; no rule at:
           4 sizes: NCCL's own pick not measured (see the first line)
         collect next:
           - replicates: every group has 1 run per configuration, so the noise is unknown: repeat each run, \

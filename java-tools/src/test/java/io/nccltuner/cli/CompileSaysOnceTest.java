@@ -40,7 +40,7 @@ class CompileSaysOnceTest {
             + "size with a forced candidate (no unforced run there, and no NCCL log naming the pick), so no candidate "
             + "can be compared with it and the policy would have no rules. Collect NCCL's own pick: the same runs "
             + "without NCCL_ALGO/NCCL_PROTO/NCCL_MAX_NCHANNELS (in optimize_config.py's CSV: rows with algorithm and "
-            + "protocol 'auto'; `nccl-tuner sweep` measures it as the candidate 'auto'), or give --nccl-log with "
+            + "protocol 'auto'; `nccl-tuner sweep` always runs it, named NCCL: all_reduce_NCCL_r1.txt), or give --nccl-log with "
             + "their NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING selection lines; --allow-empty writes the empty policy\n";
 
     private static int count(String text, String part) {
@@ -96,7 +96,7 @@ class CompileSaysOnceTest {
         assertTrue(
                 r.out()
                         .startsWith(NO_NCCL_PICK_VERDICT
-                                + "summary: 0 rules from 4 measured sizes in 2 groups (nRanks=8 nNodes=1): 0 sizes "
+                                + "summary: 0 rules from 4 measured sizes in 2 groups (AllGather and AllReduce at nRanks=8 nNodes=1): 0 sizes "
                                 + "get a rule; no rule at:\n"
                                 + "  4 sizes: NCCL's own pick not measured (see the first line)\n"
                                 + "collect next:\n"

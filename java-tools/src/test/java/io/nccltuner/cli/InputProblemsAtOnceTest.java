@@ -182,7 +182,10 @@ class InputProblemsAtOnceTest {
 
     /**
      * Item 1: a table whose collective is untold (nothing in the file or its name) is also said to
-     * lack nNodes, which needs no collective. Before: only the collective, then --nodes on the rerun.
+     * lack nNodes, which needs no collective; and the two tables' times are compared all the same
+     * (their collective untold for both), so the one action line splits first, then names each part's
+     * options. Before: only the collective, then --nodes on the rerun (azure walkthrough: 2 problems,
+     * the rerun with --collective and --nodes only then said the tables disagree; 3 runs to get there).
      */
     @Test
     void anUntoldCollectiveComesWithTheUntoldNodes() throws Exception {
@@ -194,8 +197,44 @@ class InputProblemsAtOnceTest {
                         + "Collective test starting' line, no *_perf program name, nothing in the file name)\n"
                         + "nccl-tuner compile: " + f + ":5,11: cannot tell nNodes: no '# Rank N ... on HOST' device "
                         + "lines and no NCCL 'comm ... nNodes' line before this table\n"
-                        + "nccl-tuner compile: " + f + ": 2 problems (each on its line above), nothing read from this "
-                        + "file: pass --in " + f + " --collective NAME; then pass --in " + f + " --nodes N\n",
+                        + "nccl-tuner compile: " + f + ":11: this size table and the one at line 5 both measure a "
+                        + "collective the file does not tell (untold for both: one --collective NAME gives them one) "
+                        + "with nothing forced, and at least one has no run header of its own ('# nThread ...'): "
+                        + "separate tables are separate runs (other machines or settings?), not replicates; their "
+                        + "times disagree (a median coefficient of variation of 110.7% over the 2 sizes both measure, "
+                        + "above 25%)\n"
+                        + "nccl-tuner compile: " + f + ": 3 problems (each on its line above), nothing read from this "
+                        + "file: split the file before line 11, one file per size table (--pool-runs would pool them "
+                        + "as replicates, but their times disagree); then pass --in PART --collective NAME --nodes N "
+                        + "for each part\n",
                 r.err());
+    }
+
+    /**
+     * Item 1, the advice followed: each part with its --collective and --nodes is read (nothing
+     * forced, so no rule: the one line left is the policy's); both parts in one compile are refused
+     * as pooled inputs that disagree, which says to compile them separately.
+     */
+    @Test
+    void theSplitPartsAreReadEachWithItsOptions() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of(PASTED));
+        Path a = Files.write(tmp.resolve("part-a.txt"), lines.subList(0, 10));
+        Path b = Files.write(tmp.resolve("part-b.txt"), lines.subList(10, lines.size()));
+        List<String> each = List.of("--collective", "AllReduce", "--nodes", "2");
+        for (Path part : List.of(a, b)) {
+            List<String> args = new java.util.ArrayList<>(List.of("compile", "--in", part.toString()));
+            args.addAll(each);
+            CliRun r = CliRun.run(args, "-o", tmp.resolve("p.yaml").toString());
+            assertEquals(1, r.exit(), r.out());
+            assertEquals("nccl-tuner compile: policy not written (see above)\n", r.err());
+        }
+        List<String> both = new java.util.ArrayList<>(List.of("compile", "--in", a.toString()));
+        both.addAll(each);
+        both.addAll(List.of("--in", b.toString()));
+        both.addAll(each);
+        CliRun r = CliRun.run(both);
+        assertEquals(1, r.exit(), r.out());
+        assertEquals(true, r.err().contains(" pooled as replicates (" + a + "; " + b + ") disagree: "), r.err());
+        assertEquals(true, r.err().contains("? Compile them separately, "), r.err());
     }
 }

@@ -109,9 +109,10 @@ class NinthWalkMutantsTest {
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(
                 r.out()
-                        .contains("\nsummary: 0 rules from 5 measured sizes in 2 groups (nRanks=8 nNodes=1): 0 sizes "
-                                + "get a rule; no rule at:\n  4 sizes: NCCL's own pick not measured (see the first "
-                                + "line)\n  1 size: no forced candidate measured\ncollect next:\n"),
+                        .contains(
+                                "\nsummary: 0 rules from 5 measured sizes in 2 groups (AllGather and AllReduce at nRanks=8 nNodes=1): 0 sizes "
+                                        + "get a rule; no rule at:\n  4 sizes: NCCL's own pick not measured (see the first "
+                                        + "line)\n  1 size: no forced candidate measured\ncollect next:\n"),
                 r.out());
     }
 }
