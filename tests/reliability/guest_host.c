@@ -572,10 +572,11 @@ static void cmd_locale(void) {
 static void deny_syscalls(const char* names);
 /* ---- case 10: stdout and stderr ---------------------------------------------------------- */
 
-static void cmd_capture(const char* dir) {
-  char p1[4096], p2[4096];
-  snprintf(p1, sizeof p1, "%s/fd1", dir);
-  snprintf(p2, sizeof p2, "%s/fd2", dir);
+/* fds 1 and 2 on DIR/fd1 and DIR/fd2 (paths into p1, p2, 4096 bytes each); the facts and the log
+ * lines go on the original stdout. */
+static void redirect_stdio(const char* dir, char* p1, char* p2) {
+  snprintf(p1, 4096, "%s/fd1", dir);
+  snprintf(p2, 4096, "%s/fd2", dir);
   int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd1 < 0 || fd2 < 0) usage_exit("cannot create %s or %s", p1, p2);
@@ -587,6 +588,11 @@ static void cmd_capture(const char* dir) {
   dup2(fd2, 2);
   close(fd1);
   close(fd2);
+}
+
+static void cmd_capture(const char* dir) {
+  char p1[4096], p2[4096];
+  redirect_stdio(dir, p1, p2);
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
   const char* deny = getenv("GUEST_HOST_DENY");
@@ -1755,18 +1761,7 @@ static void cmd_process_state(void) {
  * the host's across the first init: HotSpot's creation used to flush them. */
 static void cmd_stdio_buffers(const char* dir) {
   char p1[4096], p2[4096];
-  snprintf(p1, sizeof p1, "%s/fd1", dir);
-  snprintf(p2, sizeof p2, "%s/fd2", dir);
-  int fd1 = open(p1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int fd2 = open(p2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd1 < 0 || fd2 < 0) usage_exit("cannot create %s or %s", p1, p2);
-  fflush(NULL);
-  facts = fdopen(dup(1), "w");
-  if (logOut == stdout) logOut = facts;
-  dup2(fd1, 1);
-  dup2(fd2, 2);
-  close(fd1);
-  close(fd2);
+  redirect_stdio(dir, p1, p2);
   static char outBuf[65536], errBuf[4096];
   setvbuf(stdout, outBuf, _IOFBF, sizeof outBuf);
   setvbuf(stderr, errBuf, _IOFBF, sizeof errBuf);
