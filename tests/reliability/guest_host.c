@@ -95,6 +95,8 @@
  *   dlmopen               the plugin loaded with dlmopen(LM_ID_NEWLM): rc=, changed=
  *   logger-exit           a thread's init with a logger that calls pthread_exit at the first WARN, then
  *                         another init on the main thread: ended_in_logger=, second_rc= (alarm 30 s)
+ *   logger-exit-notice    the same, the logger ending its thread at the shim's INFO notice naming
+ *                         _JAVA_SR_SIGNUM (set it to a signal the plugin does not take)
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -1722,6 +1724,13 @@ static void cmd_process_state(void) {
   struct rlimit before;
   getrlimit(RLIMIT_NOFILE, &before);
   char filterBefore[32], filterAfter[32];
+  /* the kernel's default (0x33), without the file-backed bits HotSpot sets: a process started by
+   * a JVM (the test's) inherits that JVM's 0x3f, where the JVM's change would not show */
+  FILE* cf = fopen("/proc/self/coredump_filter", "w");
+  if (cf != NULL) {
+    fputs("0x33", cf);
+    fclose(cf);
+  }
   read_coredump_filter(filterBefore, sizeof filterBefore);
   /* SIGRTMAX-1 and SIGRTMAX blocked and taken with sigtimedwait, as a signalfd host takes them */
   sigset_t rt;
@@ -1794,19 +1803,26 @@ static void cmd_dlmopen(void) {
   if (rc == ncclSuccess && ctx != NULL) t->destroy(ctx);
 }
 
-/* A logger that ends its thread (pthread_exit) at the plugin's first WARN, then a second
- * communicator's init on another thread, which must return (alarm: 30 s). */
+/* A logger that ends its thread (pthread_exit) at the plugin's first WARN (logger-exit-notice: at
+ * the shim's once-only INFO notice naming _JAVA_SR_SIGNUM instead), then a second communicator's
+ * init on another thread, which must return (alarm: 30 s). */
 static const ncclTuner_v3_t* exitT;
+static int exitAtNotice;
 static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
                            ...) {
-  va_list ap;
+  va_list ap, copy;
   va_start(ap, fmt);
+  va_copy(copy, ap);
   logLine(level, fmt, ap);
+  char msg[2048] = "";
+  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
+  va_end(copy);
   va_end(ap);
   (void)flags;
   (void)file;
   (void)line;
-  if (level == NCCL_LOG_WARN) pthread_exit((void*)1);
+  if (exitAtNotice ? level == NCCL_LOG_INFO && strstr(msg, "_JAVA_SR_SIGNUM") != NULL : level == NCCL_LOG_WARN)
+    pthread_exit((void*)1);
 }
 static void* exiting_init(void* unused) {
   (void)unused;
@@ -1827,6 +1843,10 @@ static void cmd_logger_exit(void) {
   alarm(0);
   fact("ended_in_logger=%d second_rc=%d", ended == (void*)1, rc);
   if (rc == ncclSuccess && ctx != NULL) exitT->destroy(ctx);
+}
+static void cmd_logger_exit_notice(void) {
+  exitAtNotice = 1;
+  cmd_logger_exit();
 }
 
 /* The commands (the header comment says what each does), by the argument each takes: none (plain),
@@ -1876,6 +1896,7 @@ static const command_t kCommands[] = {
   {.name = "stdio-buffers", .word = cmd_stdio_buffers},
   {.name = "dlmopen", .plain = cmd_dlmopen},
   {.name = "logger-exit", .plain = cmd_logger_exit},
+  {.name = "logger-exit-notice", .plain = cmd_logger_exit_notice},
 };
 
 int main(int argc, char** argv) {

@@ -54,6 +54,43 @@ class CompileInputsFrictionsTest {
     }
 
     /**
+     * Three unforced files are all named in the note; a fourth makes it name the first three and
+     * count the rest ("and 1 more").
+     */
+    @Test
+    void theNoteNamesThreeFilesAndCountsTheRest() {
+        CliRun three = CliRun.run(
+                "compile", AUTO, H100, CompileFrictionsTest.H200, "--in", RING_LL, "--algo", "RING", "--proto", "LL");
+        assertEquals(0, three.exit(), three.out() + three.err());
+        assertTrue(
+                three.err().endsWith(CliRun.unforcedNote(AUTO + ":7", H100 + ":18", CompileFrictionsTest.H200 + ":18")),
+                three.err());
+        CliRun four = CliRun.run(
+                "compile",
+                AUTO,
+                H100,
+                CompileFrictionsTest.H200,
+                CompileFrictionsTest.H100,
+                "--in",
+                RING_LL,
+                "--algo",
+                "RING",
+                "--proto",
+                "LL");
+        assertEquals(0, four.exit(), four.out() + four.err());
+        assertTrue(
+                four.err()
+                        .endsWith(
+                                "nccl-tuner compile: note: runs in 4 files name no forced configuration (no NCCL INFO "
+                                        + "'set by environment' lines, no --algo/--proto): counted as NCCL's own choice (tables "
+                                        + "at " + AUTO + ":7, " + H100 + ":18, " + CompileFrictionsTest.H200
+                                        + ":18 and 1 more); "
+                                        + "if NCCL_ALGO/NCCL_PROTO were set for a file's runs, say so with --in FILE --algo X "
+                                        + "--proto Y\n"),
+                four.err());
+    }
+
+    /**
      * {@code --in FILE --nodes N} against the nodes the file's '# Rank' lines count (2 hosts, no NCCL
      * comm line): the user's word is used, with a warning naming both counts; agreeing, no warning.
      */

@@ -50,6 +50,28 @@ class CompileRangesTest {
                 r.out());
     }
 
+    /**
+     * 1 MiB: NCCL 110 us, RING/LL 100 us (regret 10%, NCCL's pick kept under --threshold 50); 2 MiB:
+     * NCCL 200 us, RING/LL 100 us (a rule). The range of NCCL's pick spreads over its own size only,
+     * not over 2 MiB, where NCCL's pick does not run.
+     */
+    @Test
+    void aRangesSpreadLeavesOutTheNeighbourWhereItsPickDoesNotRun() throws Exception {
+        Path f = csv(
+                "neighbour.csv",
+                "AllReduce,1048576,auto,auto,auto,2,1,auto,1,110.0,110.0,0,0\n"
+                        + "AllReduce,1048576,Ring,LL,auto,2,1,ring_ll,1,100.0,100.0,0,0\n"
+                        + "AllReduce,2097152,auto,auto,auto,2,1,auto,1,200.0,200.0,0,0\n"
+                        + "AllReduce,2097152,Ring,LL,auto,2,1,ring_ll,1,100.0,100.0,0,0\n");
+        CliRun r = CliRun.run("compile", f.toString(), "--threshold", "50", "--summary");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(
+                r.out()
+                        .contains("  [1 MiB, 2 MiB)       NCCL's pick          10.00% +- 0.00%\n"
+                                + "  [2 MiB, 2.5 MiB)     RING/LL               0.00% +- 0.00%\n"),
+                r.out());
+    }
+
     /** Candidates at 1 MiB, NCCL's pick at 2 MiB: no size compares them, so no range is estimated. */
     @Test
     void aGroupWithNothingComparedPrintsNoRanges() throws Exception {

@@ -78,6 +78,25 @@ class ImportCommandTest {
                 0, CliRun.run("validate", tmp.resolve("one.yaml").toString()).exit());
     }
 
+    /** A line NCCL never offers, left out of two profiles: the one warning says so ("in 2 profiles"). */
+    @Test
+    void aLineLeftOutOfTwoProfilesSaysSoOnce() throws Exception {
+        Path two = Files.writeString(
+                tmp.resolve("two.conf"), "broadcast,0,-1,tree,simple,-1,-1,-1\nallreduce,0,-1,ring,ll,-1,1,2\n");
+        CliRun r = CliRun.run(
+                "import", two.toString(), "-o", tmp.resolve("two.yaml").toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(
+                "warning: " + two + ":1: Broadcast [0 B, inf) left out: TREE/SIMPLE is never offered there (NCCL offers"
+                        + " only RING for Broadcast (NCCL 2.23 .. 2.30 src/graph/tuning.cc, ncclTopoTuneModel)), and"
+                        + " NCCL's example plugin passes over a line NCCL does not offer, so it never applies this one"
+                        + " either (NCCL picks there) (in 2 profiles)\n",
+                r.err());
+        assertTrue(
+                r.out().startsWith("policy: " + tmp.resolve("two.yaml") + " (2 profiles, 1 rule, 1 warning)\n"),
+                r.out());
+    }
+
     /**
      * Item 3's other half: validate says a finding once with the profiles it holds in. Before, the
      * CSV's line 9 gave 3 identical error lines (and 3 warnings): "result: FAILED (3 errors, 3

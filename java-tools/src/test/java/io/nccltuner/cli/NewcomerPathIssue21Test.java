@@ -1,6 +1,7 @@
 package io.nccltuner.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -68,6 +69,41 @@ class NewcomerPathIssue21Test {
         CliRun told = CliRun.run("explain", "--log", LOG, "--sizes", "1MiB", "--measurements", named.toString());
         assertEquals(0, told.exit(), told.err());
         assertEquals(List.of(), notes(told.err()), told.err());
+    }
+
+    /** Measurements that name their GPU but no NCCL version (or the reverse) need no note. */
+    @Test
+    void measurementsThatNameTheirGpuOnlyNeedNoNote() throws Exception {
+        Path gpuOnly = sweepFolder("gpu-only", l -> !l.contains("nccl-library=") && !l.contains("NCCL version"));
+        CliRun r = CliRun.run("explain", "--log", LOG, "--sizes", "1MiB", "--measurements", gpuOnly.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of(), notes(r.err()), r.err());
+    }
+
+    /**
+     * Two profiles of the log's shape, the first for another NCCL release: explain names the rule of
+     * the second, the one the engine uses for the log's NCCL 2.28.9.
+     */
+    @Test
+    void explainNamesTheRuleOfTheProfileWhoseHardwareMatches() throws Exception {
+        String keeps = Files.readString(keepingPolicy());
+        String profile = keeps.substring(keeps.indexOf("  - name: two-ranks"));
+        Path policy = CliRun.write(
+                tmp,
+                "two-releases.yaml",
+                keeps.replace("match: {nRanks: 2, nNodes: 2}", "match: {nRanks: 2, nNodes: 2, ncclVersion: \"2.27.3\"}")
+                        + profile.replace("name: two-ranks", "name: this-release")
+                                .replace(
+                                        "match: {nRanks: 2, nNodes: 2}",
+                                        "match: {nRanks: 2, nNodes: 2, ncclVersion: \"2.28.9\"}"));
+        CliRun r = CliRun.run("explain", "--log", LOG, "--policy", policy.toString(), "--sizes", "2MiB");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .contains("Kept NCCL's pick (=) at 1 size (2 MiB): rule profiles[1].rules[0] (candidates"
+                                + " NVLS/SIMPLE RING/SIMPLE) matched"),
+                r.out());
+        assertFalse(r.out().contains("profiles[0].rules["), r.out());
     }
 
     /** Rules for the log's shape that change nothing at 2 MiB: RING/SIMPLE is NCCL's own pick there. */

@@ -209,6 +209,40 @@ class ValidateCommandTest {
         assertTrue(o.contains("(0 errors, 3 warnings)"), o);
     }
 
+    /**
+     * AllGather and ReduceScatter rules with COLLNET_DIRECT and NVLS (which NCCL offers for them), and
+     * a Broadcast rule with RING: no finding; TREE for ReduceScatter is never offered.
+     */
+    @Test
+    void collnetDirectForAllGatherAndReduceScatterIsOffered() throws Exception {
+        Path f = CliRun.write(tmp, "offered.yaml", """
+        schema: nccl-tuner-java/v1
+        name: offered
+        profiles:
+          - name: p
+            rules:
+              - collective: AllGather
+                bytes: {from: 0 B, to: 1 MiB}
+                candidates:
+                  - {algorithm: COLLNET_DIRECT, protocol: SIMPLE}
+              - collective: ReduceScatter
+                bytes: {from: 0 B, to: 1 MiB}
+                candidates:
+                  - {algorithm: COLLNET_DIRECT, protocol: SIMPLE}
+                  - {algorithm: NVLS, protocol: SIMPLE}
+                  - {algorithm: TREE, protocol: SIMPLE}
+        """);
+        CliRun r = CliRun.run("validate", f.toString());
+        String o = r.out();
+        assertEquals(
+                List.of("warning: " + f
+                        + ":15:13: profiles[0].rules[1] (ReduceScatter [0 B, 1 MiB)).candidates[2]: TREE/SIMPLE is never"
+                        + " offered: NCCL offers only RING, PAT, NVLS and COLLNET_DIRECT for ReduceScatter (NCCL 2.23 .."
+                        + " 2.30 src/graph/tuning.cc, ncclTopoTuneModel)"),
+                o.lines().filter(l -> l.startsWith("warning: ")).toList(),
+                o);
+    }
+
     @Test
     void mismatchedShapeOptionsAreAUsageError() {
         CliRun r = CliRun.run(

@@ -590,7 +590,9 @@ class GuestIT {
                 "-Xlog:gc:file=FIFO",
                 "-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile=FIFO",
                 "-Xlog:gc*=debug:file=/dev/stdout",
-                "-Xlog:gc*=debug:file=/proc/self/fd/2"
+                "-Xlog:gc*=debug:file=/proc/self/fd/2",
+                "-Xlog:gc:file=\"FIFO\"",
+                "-Xlog:gc:file=FIFO:uptime"
             })
     void optionsNamingAFifoOrTheHostsOutputAreRefused(String template, @TempDir Path tmp) throws Exception {
         Path fifo = tmp.resolve("fifo");
@@ -633,6 +635,20 @@ class GuestIT {
         Path so = tmp.resolve("libnccl-tuner-java.so"); // no engine jar beside it: the shim's own WARN
         Files.copy(Harness.PLUGIN, so, StandardCopyOption.REPLACE_EXISTING);
         Run r = run(so, Map.of(), 60, "logger-exit");
+        assertEquals(1, r.num("ended_in_logger"), r.text());
+        assertEquals(0, r.num("second_rc"), r.text());
+    }
+
+    /**
+     * The same at the shim's once-only INFO notice (here: _JAVA_SR_SIGNUM=20, SIGTSTP, a signal the
+     * plugin does not take): the notice is logged outside the log mutex too, so the next init (whose
+     * WARN, no engine jar, takes that mutex) returns.
+     */
+    @Test
+    void aLoggerThatEndsItsThreadAtTheNoticeDoesNotHangTheNextInit(@TempDir Path tmp) throws Exception {
+        Path so = tmp.resolve("libnccl-tuner-java.so"); // no engine jar beside it: the next init WARNs
+        Files.copy(Harness.PLUGIN, so, StandardCopyOption.REPLACE_EXISTING);
+        Run r = run(so, Map.of("_JAVA_SR_SIGNUM", "20"), 60, "logger-exit-notice");
         assertEquals(1, r.num("ended_in_logger"), r.text());
         assertEquals(0, r.num("second_rc"), r.text());
     }
