@@ -869,8 +869,8 @@ final class ExplainCommand extends ToolCommand {
         }
         Policy.Profile profile = loadedPolicy.profiles().get(profileIndex);
         int numProto = io.nccltuner.policy.Protocol.values().length;
-        // reason text -> sizes, in the order first met
-        java.util.Map<String, List<Long>> reasons = new java.util.LinkedHashMap<>();
+        // reason text -> the rows (indices) it is said of, in the order first met
+        java.util.Map<String, List<Integer>> reasons = new java.util.LinkedHashMap<>();
         for (int i = 0; i < rows.size(); i++) {
             Explain.Row r = rows.get(i);
             AlgoProto nccl = r.prediction().pick();
@@ -920,20 +920,43 @@ final class ExplainCommand extends ToolCommand {
                             + " is already NCCL's pick";
                 }
             }
-            reasons.computeIfAbsent(why, k -> new ArrayList<>()).add(r.nBytes());
+            reasons.computeIfAbsent(why, k -> new ArrayList<>()).add(i);
         }
         List<String> out = new ArrayList<>();
-        reasons.forEach((why, at) -> out.add("Kept NCCL's pick (=) at " + sizesText(at) + ": " + why + "."));
+        reasons.forEach((why, at) -> out.add("Kept NCCL's pick (=) at " + sizesText(rows, at) + ": " + why + "."));
         return out;
     }
 
-    /** @return "1 size (4 KiB)", "2 sizes (4 KiB, 1 MiB)" or "7 sizes, 4 B .. 4 KiB" */
-    private static String sizesText(List<Long> at) {
+    /**
+     * The sizes of one "Kept NCCL's pick" line. A span {@code A .. B} is written only where the
+     * sizes are a contiguous run of the explained sizes; sizes with others between them (said on
+     * lines of their own) are written as their separate runs. Before the twelfth newcomer walk a
+     * line said "3 sizes, 8 KiB .. 64 KiB" though 16 KiB, between them, had a line of its own.
+     *
+     * @param rows the explained sizes, ascending
+     * @param at indices into {@code rows}, ascending
+     * @return "1 size (4 KiB)", "2 sizes (4 KiB, 1 MiB)", "7 sizes, 4 B .. 4 KiB" (one run), or
+     *     "3 sizes (8 KiB; 32 KiB .. 64 KiB)" (runs apart)
+     */
+    private static String sizesText(List<Explain.Row> rows, List<Integer> at) {
+        java.util.function.IntFunction<String> size =
+                i -> Sizes.format(rows.get(i).nBytes());
         if (at.size() <= 2) {
             return Main.count(at.size(), "size") + " ("
-                    + String.join(", ", at.stream().map(Sizes::format).toList()) + ")";
+                    + String.join(", ", at.stream().map(size::apply).toList()) + ")";
         }
-        return Main.count(at.size(), "size") + ", " + Sizes.format(at.getFirst()) + " .. " + Sizes.format(at.getLast());
+        List<String> runs = new ArrayList<>();
+        int start = 0;
+        for (int k = 1; k <= at.size(); k++) {
+            if (k == at.size() || at.get(k) != at.get(k - 1) + 1) {
+                int first = at.get(start);
+                int last = at.get(k - 1);
+                runs.add(first == last ? size.apply(first) : size.apply(first) + " .. " + size.apply(last));
+                start = k;
+            }
+        }
+        return Main.count(at.size(), "size")
+                + (runs.size() == 1 ? ", " + runs.getFirst() : " (" + String.join("; ", runs) + ")");
     }
 
     /**

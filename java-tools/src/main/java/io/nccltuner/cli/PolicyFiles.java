@@ -31,16 +31,28 @@ final class PolicyFiles {
     /**
      * A loaded policy and where its rules come from.
      *
-     * @param policy the policy
+     * @param policy the policy the plugin runs: for a CSV without the lines that can never apply
+     *     ({@link NcclExampleConfig#withoutWhatNeverApplies}, as the plugin and import leave them
+     *     out), so that its compiled tables and their sha256 are the plugin's
+     * @param converted for a CSV the whole conversion, never-applicable lines included (validate
+     *     reports those as errors); for a YAML {@code policy}
      * @param csv whether the file is NCCL's example-tuner CSV
      * @param warnings the conversion's approximations ({@code file:line: text}), those of one kind on
      *     several lines folded into one ({@link #folded}); empty for YAML
+     * @param leftOut one warning per line or profile left out of {@code policy} (what the plugin and
+     *     import warn of); empty for YAML
      * @param origins for each rule (by identity) where it was written in a CSV, e.g.
      *     {@code nccl_tuner.conf:3} or {@code nccl_tuner.conf:3,5}; absent when unknown
      */
-    record Loaded(Policy policy, boolean csv, List<String> warnings, Map<Policy.Rule, String> origins) {
+    record Loaded(
+            Policy policy,
+            Policy converted,
+            boolean csv,
+            List<String> warnings,
+            List<String> leftOut,
+            Map<Policy.Rule, String> origins) {
         /**
-         * The name of rule {@code r} of profile {@code p} in messages.
+         * The name of rule {@code r} of profile {@code p} of {@link #policy} in messages.
          *
          * @param p profile index
          * @param r rule index within the profile
@@ -48,8 +60,23 @@ final class PolicyFiles {
          *     YAML that import wrote {@code profiles[p].rules[r] from nccl_tuner.conf:3}
          */
         String ruleName(int p, int r) {
+            return ruleNameIn(policy, p, r);
+        }
+
+        /**
+         * As {@link #ruleName}, of rule {@code r} of profile {@code p} of {@link #converted}.
+         *
+         * @param p profile index in {@link #converted}
+         * @param r rule index within the profile
+         * @return the rule's name in messages
+         */
+        String convertedRuleName(int p, int r) {
+            return ruleNameIn(converted, p, r);
+        }
+
+        private String ruleNameIn(Policy of, int p, int r) {
             String path = "profiles[" + p + "].rules[" + r + "]";
-            String o = origins.get(policy.profiles().get(p).rules().get(r));
+            String o = origins.get(of.profiles().get(p).rules().get(r));
             if (o == null) {
                 return path;
             }
@@ -119,7 +146,9 @@ final class PolicyFiles {
                     }
                 }
             }
-            return new Loaded(r.policy(), true, csvWarnings(file, r.warnings()), origins);
+            List<String> leftOut = new ArrayList<>();
+            Policy plugin = NcclExampleConfig.withoutWhatNeverApplies(r, file.toString(), leftOut);
+            return new Loaded(plugin, r.policy(), true, csvWarnings(file, r.warnings()), leftOut, origins);
         }
         Policy p;
         try {
@@ -127,7 +156,13 @@ final class PolicyFiles {
         } catch (PolicyException e) {
             throw new InputException(e.getMessage());
         }
-        return new Loaded(p, false, List.of(), importedOrigins(p, Files.readAllLines(file, StandardCharsets.UTF_8)));
+        return new Loaded(
+                p,
+                p,
+                false,
+                List.of(),
+                List.of(),
+                importedOrigins(p, Files.readAllLines(file, StandardCharsets.UTF_8)));
     }
 
     /**
@@ -157,8 +192,9 @@ final class PolicyFiles {
     }
 
     /**
-     * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations ({@link
-     * #printWarnings}), as the commands that read a policy report them.
+     * Loads a policy file, YAML or CSV, and prints the CSV conversion's approximations and the lines
+     * left out as never applicable ({@link #printWarnings}), as the commands that read a policy
+     * report them.
      *
      * @param file the file (checked readable first)
      * @param warnings where the warnings go (stderr)
@@ -170,6 +206,7 @@ final class PolicyFiles {
     static Loaded load(Path file, java.io.PrintWriter warnings) throws InputException, IOException {
         Loaded l = load(file, true);
         printWarnings(warnings, "", l.warnings());
+        printWarnings(warnings, "", l.leftOut()); // as the plugin and import warn of them
         return l;
     }
 

@@ -101,13 +101,16 @@ final class ValidateCommand extends ToolCommand {
             }
             loaded = PolicyFiles.load(policy.file);
         }
-        Policy p = loaded.policy();
+        // the findings are of every line (what never applies is an error); the profiles, their tables'
+        // sha256 and the shapes are of the policy the plugin runs, which leaves such CSV lines out
+        Policy p = loaded.converted();
+        Policy plugin = loaded.policy();
         int errors = 0;
         int warnings = 0;
-        printProfiles(out, p);
-        List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::ruleName));
+        printProfiles(out, plugin);
+        List<PolicyCheck.Finding> findings = new ArrayList<>(PolicyCheck.check(p, loaded::convertedRuleName));
         if (!loaded.csv()) { // the CSV's converter said it per line above
-            findings.addAll(PolicyCheck.regBuff(p, loaded::ruleName));
+            findings.addAll(PolicyCheck.regBuff(p, loaded::convertedRuleName));
         } else {
             findings.replaceAll(ValidateCommand::csvLine);
         }
@@ -115,30 +118,16 @@ final class ValidateCommand extends ToolCommand {
         for (int s = 0; s < nRanks.size(); s++) {
             long r = nRanks.get(s);
             long n = nNodes.size() == 1 ? nNodes.getFirst() : nNodes.get(s);
-            PolicyCheck.ShapeResult sr = PolicyCheck.shape(p, r, n, loaded::ruleName);
+            PolicyCheck.ShapeResult sr = PolicyCheck.shape(plugin, r, n, loaded::ruleName);
             if (sr.profileIndex() < 0) {
                 out.println(JobShape.of(r, n) + ": no profile matches; the plugin changes nothing there");
                 errors++;
             } else {
-                // the plugin takes the first profile whose shape and hardware match both hold: name each machine's
-                List<String> each = new ArrayList<>();
-                for (int i : PolicyCheck.shapeProfiles(p, r, n)) {
-                    Policy.Profile pr = p.profiles().get(i);
-                    boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
-                    each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
-                            + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
-                            + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
-                }
-                boolean allNamed = !p.profiles()
-                        .get(PolicyCheck.shapeProfiles(p, r, n).getLast())
-                        .hardware()
-                        .equals(io.nccltuner.policy.HardwareMatch.ANY);
-                out.println(JobShape.of(r, n) + ": " + String.join("; ", each)
-                        + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : ""));
+                out.println(shapeLine(plugin, r, n));
             }
             findings.addAll(sr.findings());
         }
-        findings.addAll(notOffered(p, tables, loaded::ruleName));
+        findings.addAll(notOffered(p, tables, loaded::convertedRuleName));
         io.nccltuner.validate.PolicyLines at = loaded.csv() ? null : io.nccltuner.validate.PolicyLines.of(policy.file);
         for (String line : grouped(findings, p, w -> {
             String lc = at == null ? null : yamlAt(w, at);
@@ -158,6 +147,32 @@ final class ValidateCommand extends ToolCommand {
                 + (read == 0 ? "" : ": " + read + " from reading the CSV, " + warnings + " of the policy") + ")");
         out.flush();
         return errors == 0 ? Main.EXIT_OK : Main.EXIT_INPUT;
+    }
+
+    /**
+     * The line of one {@code --nranks}/{@code --nnodes} shape some profile matches: the plugin takes
+     * the first profile whose shape and hardware match both hold, so each machine's profile is named.
+     *
+     * @param plugin the policy the plugin runs
+     * @param r nRanks
+     * @param n nNodes
+     * @return {@code nRanks=2 nNodes=2: profile P (profiles[0], 4 rules)}, then {@code ; else ...} per machine
+     */
+    private static String shapeLine(Policy plugin, long r, long n) {
+        List<String> each = new ArrayList<>();
+        for (int i : PolicyCheck.shapeProfiles(plugin, r, n)) {
+            Policy.Profile pr = plugin.profiles().get(i);
+            boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
+            each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
+                    + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
+                    + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
+        }
+        boolean allNamed = !plugin.profiles()
+                .get(PolicyCheck.shapeProfiles(plugin, r, n).getLast())
+                .hardware()
+                .equals(io.nccltuner.policy.HardwareMatch.ANY);
+        return JobShape.of(r, n) + ": " + String.join("; ", each)
+                + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : "");
     }
 
     /** Prints every refused line of the CSV ({@link #csvProblems}) and the result; returns 1. */

@@ -23,17 +23,15 @@ class SilentNothingTest {
         assertTrue(
                 r.out()
                         .contains("all: 61 calls, 0 changed\n"
-                                + "matched a rule but changed nothing: 61 calls: NCCL offers none of the rule's candidates 60 "
+                                + "matched a rule but changed nothing: 40 calls: NCCL offers none of the rule's candidates 39 "
                                 + "(below), already NCCL's pick 1 (kept)\n"
                                 + "  AllGather ~125.06 MiB (131136000 B), numPipeOps 1: 3 calls; rule " + F
                                 + ":6 candidates NVLS/SIMPLE; "
                                 + "NCCL offers RING/LL RING/SIMPLE PAT/SIMPLE\n"),
                 r.out());
-        assertTrue(
-                r.out()
-                        .contains("  ReduceScatter ~48.05 MiB (50384896 B), numPipeOps 1: 18 calls; rule " + F + ":8 "
-                                + "candidates TREE/SIMPLE; NCCL offers RING/LL RING/SIMPLE\n"),
-                r.out());
+        // line 8 (ReduceScatter TREE/SIMPLE) is never offered: left out as the plugin leaves it out (issue 21,
+        // twelfth walk), so its calls are no rule's
+        assertFalse(r.out().contains(F + ":8 "), r.out());
     }
 
     /**
