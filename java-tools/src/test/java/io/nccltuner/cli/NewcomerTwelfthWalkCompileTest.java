@@ -62,7 +62,7 @@ class NewcomerTwelfthWalkCompileTest {
     /**
      * Item 2. Before: {@code compile auto.txt copy.txt --in ring_ll.txt --algo RING --proto LL}, copy.txt
      * a byte copy of ring_ll.txt, read copy.txt as NCCL's own pick and dropped ring_ll.txt with its
-     * --algo/--proto ({@code policy not written: no input measured a forced candidate}, exit 1). Now
+     * --algo/--proto (its verdict: {@code policy not written: no input measured a forced candidate}). Now
      * the annotated file is the one read, and the warning says so.
      */
     @Test
