@@ -278,6 +278,11 @@ final class CompileCommand extends ToolCommand {
         // last, after the report (the verdict, or the summary, stays the first line); not where the
         // verdict (or, with --allow-empty, the summary's "no input says which candidate a run
         // forced") says it of every input
+        // nor where every unforced run stands beside forced runs of its group: there it is NCCL's pick
+        java.util.Set<String> noRule = Compiler.filesInUnforcedGroups(data, c);
+        unforced = unforced.stream()
+                .filter(w -> noRule.stream().anyMatch(f -> w.startsWith(f + ": ")))
+                .toList();
         String note = !unforced.isEmpty() && zero != NONE_FORCED && !(nRules == 0 && allowEmpty && noneForced(c))
                 ? "nccl-tuner compile: note: " + unforcedNote(unforced)
                 : null;
@@ -424,6 +429,7 @@ final class CompileCommand extends ToolCommand {
         }
         Input all = global.isEmpty() ? new Input() : global.getFirst();
         seen = new Seen();
+        keepAnnotated(all);
         List<Exception> refused = new ArrayList<>(); // each refused input's UsageException or InputException
         int nInputs = 0;
         for (Path f : files) {
@@ -488,6 +494,69 @@ final class CompileCommand extends ToolCommand {
     private static final class Seen {
         final Map<String, Path> bytes = new java.util.HashMap<>();
         final Map<List<Measurement>, Path> runs = new java.util.HashMap<>();
+        /** bytes -> the one input of them to read, where they are given with different per-file options */
+        final Map<String, Given> keep = new java.util.HashMap<>();
+        /** each given file's place on the command line (FILE arguments first, then each --in FILE) */
+        final List<Given> order = new ArrayList<>();
+    }
+
+    /** A measurement file as the command line gives it: its path and its per-file options. */
+    private record Given(Path file, Input in) {}
+
+    /**
+     * Chooses, for each set of FILE arguments and {@code --in} files that hold the same bytes but are
+     * given with different per-file options ({@link #perFileOptions}), the one to read: the first
+     * given with options (the one the user annotated: {@code a.txt --in copy.txt --algo RING} reads
+     * copy.txt as RING's runs, not a.txt as NCCL's own pick). Folders and files that do not read are
+     * left to {@link #readOnce} and the readers.
+     *
+     * @param all the settings given without {@code --in}
+     * @throws IOException if hashing a file fails
+     */
+    private void keepAnnotated(Input all) throws IOException {
+        Map<String, List<Given>> byBytes = new java.util.HashMap<>();
+        List<Given> given = new ArrayList<>();
+        files.forEach(f -> given.add(new Given(f, all)));
+        inputs.stream().filter(in -> in.file != null).forEach(in -> given.add(new Given(in.file, in)));
+        for (Given g : given) {
+            seen.order.add(g);
+            if (java.nio.file.Files.isRegularFile(g.file()) && java.nio.file.Files.isReadable(g.file())) {
+                byBytes.computeIfAbsent(sha256(g.file()), x -> new ArrayList<>())
+                        .add(g);
+            }
+        }
+        byBytes.forEach((hash, same) -> {
+            if (same.stream().map(g -> perFileOptions(g.in())).distinct().count() > 1) {
+                seen.keep.put(
+                        hash,
+                        same.stream()
+                                .filter(g -> !perFileOptions(g.in()).isEmpty())
+                                .findFirst()
+                                .orElseThrow());
+            }
+        });
+    }
+
+    /**
+     * The per-file options an input is given with, as the command line spells them.
+     *
+     * @return {@code [--algo RING, --proto LL]}; empty where none
+     */
+    private static List<String> perFileOptions(Input in) {
+        List<String> given = new ArrayList<>();
+        for (String[] o : new String[][] {
+            {"--collective", in.collective},
+            {"--algo", in.algo},
+            {"--proto", in.proto},
+            {"--channels", in.channels == 0 ? null : Integer.toString(in.channels)},
+            {"--ranks", in.ranks == null ? null : Integer.toString(in.ranks)},
+            {"--nodes", in.nodes == null ? null : Integer.toString(in.nodes)}
+        }) {
+            if (o[1] != null) {
+                given.add(o[0] + " " + o[1]);
+            }
+        }
+        return given;
     }
 
     /** What {@link #readOnce} has read in this compile. */
@@ -506,9 +575,24 @@ final class CompileCommand extends ToolCommand {
     private boolean readOnce(Path f, Input in, NcclTestsLog.Placement pl, MeasurementSet data, PrintWriter err)
             throws InputException, IOException {
         String hash = sha256(f);
+        Given keep = seen.keep.get(hash);
+        if (keep != null && !(keep.file().equals(f) && keep.in() == in)) {
+            Given dropped = new Given(f, in);
+            boolean keptFirst = seen.order.indexOf(keep) < seen.order.indexOf(dropped);
+            String kept = "read once, " + (keep.file().equals(f) ? "" : "as " + keep.file() + " ") + "with "
+                    + String.join(" ", perFileOptions(keep.in()));
+            List<String> lost = perFileOptions(in);
+            duplicate(
+                    keptFirst ? keep.file() : f,
+                    keptFirst ? f : keep.file(),
+                    "the same bytes",
+                    kept + (lost.isEmpty() ? "" : "; " + f + "'s " + String.join(" ", lost) + " dropped with it"),
+                    err);
+            return false;
+        }
         Path same = seen.bytes.get(hash);
         if (same != null) {
-            duplicate(same, f, "the same bytes", err);
+            duplicate(same, f, "the same bytes", "read once", err);
             return false;
         }
         MeasurementSet one = new MeasurementSet();
@@ -528,7 +612,7 @@ final class CompileCommand extends ToolCommand {
                 .toList();
         Path sameRuns = runs.isEmpty() ? null : seen.runs.get(runs);
         if (sameRuns != null) {
-            duplicate(sameRuns, f, "the same runs (every measurement equal)", err);
+            duplicate(sameRuns, f, "the same runs (every measurement equal)", "read once", err);
             return false;
         }
         seen.bytes.put(hash, f);
@@ -539,12 +623,21 @@ final class CompileCommand extends ToolCommand {
         return true;
     }
 
-    private static void duplicate(Path first, Path again, String what, PrintWriter err) {
+    /**
+     * Warns of an input skipped as a duplicate: {@code warning: a.txt and copy.txt hold the same
+     * bytes: read once} ({@code a.txt is given twice: ...} for one path).
+     *
+     * @param first the input given first
+     * @param again the one given after it
+     * @param what what they share: {@code the same bytes}
+     * @param how what was read: {@code read once}, or {@code read once, as copy.txt with --algo RING}
+     */
+    private static void duplicate(Path first, Path again, String what, String how, PrintWriter err) {
         boolean samePath =
                 first.toAbsolutePath().normalize().equals(again.toAbsolutePath().normalize());
         err.println("nccl-tuner compile: warning: "
                 + (samePath ? first + " is given twice" : first + " and " + again + " hold " + what)
-                + ": read once");
+                + ": " + how);
     }
 
     /** The SHA-256 of a file's bytes, in hex. */
@@ -693,19 +786,7 @@ final class CompileCommand extends ToolCommand {
      */
     private static void refuseIgnoredOptions(Path f, Input in, boolean sweep, MeasurementSet data, int before)
             throws InputException, IOException {
-        List<String> given = new ArrayList<>();
-        for (String[] o : new String[][] {
-            {"--collective", in.collective},
-            {"--algo", in.algo},
-            {"--proto", in.proto},
-            {"--channels", in.channels == 0 ? null : Integer.toString(in.channels)},
-            {"--ranks", in.ranks == null ? null : Integer.toString(in.ranks)},
-            {"--nodes", in.nodes == null ? null : Integer.toString(in.nodes)}
-        }) {
-            if (o[1] != null) {
-                given.add(o[0] + " " + o[1]);
-            }
-        }
+        List<String> given = perFileOptions(in);
         if (given.isEmpty() || (!sweep && !io.nccltuner.compile.MeasurementCsv.looksLike(f))) {
             return;
         }

@@ -700,6 +700,34 @@ public final class Compiler {
         return new Compilation(policy, groups, Repeats.perFile(warnings), data.refused(), o, data.unfinished());
     }
 
+    /**
+     * The input files with a run in a group (collective, shape, machine) that measured no forced
+     * candidate at any size: such a group gets no rule, since nothing said what its runs forced. A
+     * file whose unforced runs stand beside forced ones of their group (NCCL's own pick to compare
+     * with) is not among them.
+     *
+     * @param data the measurements compiled, each with its {@code file:line} source
+     * @param c their compilation
+     * @return the files ({@code file} of each source), in the measurements' order
+     */
+    public static Set<String> filesInUnforcedGroups(MeasurementSet data, Compilation c) {
+        List<GroupKey> forced = c.groups().stream()
+                .filter(g -> g.sizes().stream().anyMatch(s -> !s.candidates().isEmpty()))
+                .map(Group::key)
+                .toList();
+        Set<String> files = new java.util.LinkedHashSet<>();
+        for (Measurement m : data.measurements()) {
+            GroupKey shape = shapeOf(m, c.options());
+            boolean inForced = forced.stream()
+                    .anyMatch(k -> k.shape().equals(shape)
+                            && (k.hardware() == null || k.hardware().equals(m.hardware())));
+            if (!inForced) {
+                files.add(fileOf(m.source()));
+            }
+        }
+        return files;
+    }
+
     /** @return the file of a {@code file:line} source (the whole source when it names no line) */
     private static String fileOf(String source) {
         int colon = source.lastIndexOf(':');
