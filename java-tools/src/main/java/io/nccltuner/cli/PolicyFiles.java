@@ -205,9 +205,37 @@ final class PolicyFiles {
      */
     static Loaded load(Path file, java.io.PrintWriter warnings) throws InputException, IOException {
         Loaded l = load(file, true);
-        printWarnings(warnings, "", l.warnings());
-        printWarnings(warnings, "", l.leftOut()); // as the plugin and import warn of them
+        int n = l.warnings().size() + l.leftOut().size();
+        if (n <= MAX_WARNINGS_SAID) {
+            printWarnings(warnings, "", l.warnings());
+            printWarnings(warnings, "", l.leftOut()); // as the plugin and import warn of them
+        } else {
+            warnings.println(manyWarnings(file, l.warnings().size(), l.leftOut().size()));
+        }
         return l;
+    }
+
+    /**
+     * The most warnings of reading a policy that replay, explain, show and try print one by one;
+     * above it, one line says how many and that validate lists them (newcomer walk 11: NVIDIA's
+     * example CSV printed 9-12 lines before any output, on every run).
+     */
+    static final int MAX_WARNINGS_SAID = 3;
+
+    /**
+     * @param file the policy
+     * @param read the conversion's warnings (rounded boundaries, regBuff lines, ...)
+     * @param leftOut the lines left out as never applicable (the plugin leaves them out too)
+     * @return {@code warning: FILE: read with 9 warnings (3 of them lines left out as never
+     *     applicable, as the plugin leaves them out): nccl-tuner validate FILE lists them}
+     */
+    static String manyWarnings(Path file, int read, int leftOut) {
+        return "warning: " + file + ": read with " + Main.count(read + leftOut, "warning")
+                + (leftOut > 0
+                        ? " (" + leftOut + " of them " + (leftOut == 1 ? "a line" : "lines")
+                                + " left out as never applicable, as the plugin leaves them out)"
+                        : "")
+                + ": `nccl-tuner validate " + file + "` lists them";
     }
 
     /**

@@ -57,11 +57,32 @@ class NewcomerTwelfthWalkTest {
         assertEquals(0, show.exit(), show.err());
         assertTrue( // 6 rules, the plugin's: line 9 left out
                 show.out().contains("\nnRanks=8 nNodes=1: profile nNodes1 (profiles[1], 6 rules)\n"), show.out());
-        assertTrue(
-                show.err()
-                        .contains("warning: " + conf + ":9: Broadcast [0 B, 40 KiB) left out: TREE/SIMPLE is never"
-                                + " offered there"),
+        // 4 warnings of reading it and the left-out line: one line, which validate's listing backs
+        assertEquals(
+                "warning: " + conf + ": read with 5 warnings (1 of them a line left out as never applicable, as the"
+                        + " plugin leaves them out): `nccl-tuner validate " + conf + "` lists them\n",
                 show.err());
+    }
+
+    /**
+     * Newcomer walk 11: replay, try and show of NVIDIA's example CSV printed its 9-12 reading warnings
+     * before any output, on every run. Above 3, one line says how many and that validate lists them;
+     * up to 3 are printed as they are.
+     */
+    @Test
+    void manyWarningsOfReadingACsvAreOneLineAFewAreSaid() throws Exception {
+        Path conf = Path.of(CliRun.fixture("example-tuner.conf"));
+        CliRun replay = CliRun.run("replay", "--policy", conf.toString(), "--trace", CliRun.trace("trace_ddp.csv"));
+        assertEquals(0, replay.exit(), replay.err());
+        assertEquals(
+                1,
+                ChartsSeventhWalkTest.count(replay.err(), "warning: " + conf + ": read with 5 warnings"),
+                replay.err());
+        assertEquals(-1, replay.err().indexOf(conf + ":9: Broadcast"), replay.err());
+        Path few = CliRun.write(tmp, "few.conf", "allreduce,0,65536,ring,ll,-1,-1,-1\n");
+        CliRun show = CliRun.run("show", few.toString());
+        assertEquals(0, show.exit(), show.err());
+        assertEquals(-1, show.err().indexOf("read with"), show.err());
     }
 
     @Test
