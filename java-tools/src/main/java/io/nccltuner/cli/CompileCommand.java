@@ -498,6 +498,18 @@ final class CompileCommand extends ToolCommand {
         final Map<String, Given> keep = new java.util.HashMap<>();
         /** each given file's place on the command line (FILE arguments first, then each --in FILE) */
         final List<Given> order = new ArrayList<>();
+        /** path -> the SHA-256 of its bytes: each file hashed once, by keepAnnotated or readOnce */
+        final Map<Path, String> hashes = new java.util.HashMap<>();
+    }
+
+    /** The SHA-256 of a file's bytes ({@link #sha256}), read once in this compile. */
+    private String hashOf(Path f) throws IOException {
+        String h = seen.hashes.get(f);
+        if (h == null) {
+            h = sha256(f);
+            seen.hashes.put(f, h);
+        }
+        return h;
     }
 
     /** A measurement file as the command line gives it: its path and its per-file options. */
@@ -521,7 +533,7 @@ final class CompileCommand extends ToolCommand {
         for (Given g : given) {
             seen.order.add(g);
             if (java.nio.file.Files.isRegularFile(g.file()) && java.nio.file.Files.isReadable(g.file())) {
-                byBytes.computeIfAbsent(sha256(g.file()), x -> new ArrayList<>())
+                byBytes.computeIfAbsent(hashOf(g.file()), x -> new ArrayList<>())
                         .add(g);
             }
         }
@@ -574,7 +586,7 @@ final class CompileCommand extends ToolCommand {
      */
     private boolean readOnce(Path f, Input in, NcclTestsLog.Placement pl, MeasurementSet data, PrintWriter err)
             throws InputException, IOException {
-        String hash = sha256(f);
+        String hash = hashOf(f);
         Given keep = seen.keep.get(hash);
         if (keep != null && !(keep.file().equals(f) && keep.in() == in)) {
             Given dropped = new Given(f, in);

@@ -788,7 +788,8 @@ final class TryCommand extends ToolCommand {
      *
      * @return report's exit code: 0, {@link Main#EXIT_CHECK} when the ranks decide differently, or
      *     another for an error; 0 when the plugin wrote no log. An empty log (the plugin makes one for a
-     *     trace no profile matches) is not handed to report, which refuses a log without decisions
+     *     trace no profile matches) is not handed to report, which would warn of it (and refuses
+     *     the report where every log is empty); try's verdict line says why that trace changed nothing
      */
     private int report(PrintWriter out, PrintWriter err, Path logs) throws IOException {
         List<Path> written = new ArrayList<>(); // the empty log of a trace no profile matches is not a rank's decisions

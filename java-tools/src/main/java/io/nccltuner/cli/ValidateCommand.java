@@ -162,7 +162,7 @@ final class ValidateCommand extends ToolCommand {
         List<String> each = new ArrayList<>();
         for (int i : PolicyCheck.shapeProfiles(plugin, r, n)) {
             Policy.Profile pr = plugin.profiles().get(i);
-            boolean any = pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY);
+            boolean any = pr.hardware().isAny();
             each.add((each.isEmpty() ? "" : any ? "any other machine: " : "else ") + "profile " + pr.name()
                     + " (profiles[" + i + "], " + Main.count(pr.rules().size(), "rule") + ")"
                     + (any ? "" : " on " + PolicyCheck.describe(pr.hardware())));
@@ -170,7 +170,7 @@ final class ValidateCommand extends ToolCommand {
         boolean allNamed = !plugin.profiles()
                 .get(PolicyCheck.shapeProfiles(plugin, r, n).getLast())
                 .hardware()
-                .equals(io.nccltuner.policy.HardwareMatch.ANY);
+                .isAny();
         return JobShape.of(r, n) + ": " + String.join("; ", each)
                 + (allNamed ? "; any other machine: no profile, the plugin changes nothing there" : "");
     }
@@ -323,9 +323,7 @@ final class ValidateCommand extends ToolCommand {
         for (int i = 0; i < p.profiles().size(); i++) {
             Policy.Profile pr = p.profiles().get(i);
             out.println("  profiles[" + i + "] " + pr.name() + ": " + JobShape.of(pr.nRanks(), pr.nNodes())
-                    + (pr.hardware().equals(io.nccltuner.policy.HardwareMatch.ANY)
-                            ? ""
-                            : ", needs " + PolicyCheck.describe(pr.hardware()))
+                    + (pr.hardware().isAny() ? "" : ", needs " + PolicyCheck.describe(pr.hardware()))
                     + ", " + Main.count(pr.rules().size(), "rule") + ", sha256 "
                     + DecisionTable.compile(pr).sha256());
         }

@@ -364,7 +364,7 @@ public final class PolicyCheck {
             Profile p = policy.profiles().get(i);
             if (p.nRanks().contains(nRanks) && p.nNodes().contains(nNodes)) {
                 out.add(i);
-                if (p.hardware().equals(HardwareMatch.ANY)) {
+                if (p.hardware().isAny()) {
                     break;
                 }
             }
