@@ -280,6 +280,44 @@ class EngineTest {
         assertEquals(4, Engine.ncclPick(table(2, 3, 4e9f, 5, 5, U, 3, 3), 2, 3), "first of equal minima");
     }
 
+    /**
+     * The selection compares bit patterns (one unsigned compare per entry, bench_driver: 3-4 ns per
+     * shadow call less than two float compares); it must pick what NCCL's float loop picks
+     * (src/enqueue.cc: {@code if (time >= 0 && time < minTime)}) for every value a table can hold:
+     * -0.0 is >= 0 and is a pick, NaN, the infinities and negatives never are.
+     */
+    @Test
+    void ncclPickTreatsSpecialValuesAsNcclsFloatLoop() {
+        float nan = Float.NaN;
+        float inf = Float.POSITIVE_INFINITY;
+        assertEquals(1, Engine.ncclPick(table(1, 3, 5, -0.0f, 0f), 1, 3), "-0.0 is >= 0 and before +0.0");
+        assertEquals(2, Engine.ncclPick(table(1, 3, nan, inf, 7), 1, 3));
+        assertEquals(-1, Engine.ncclPick(table(1, 3, nan, inf, -inf), 1, 3));
+        assertEquals(-1, Engine.ncclPick(table(1, 3, -2f, Engine.NCCL_START_MINIMUM, -0.5f), 1, 3));
+        assertEquals(1, Engine.ncclPick(table(1, 3, Engine.NCCL_START_MINIMUM, Math.nextDown(Engine.NCCL_START_MINIMUM), U), 1, 3));
+        assertEquals(0, Engine.ncclPick(table(1, 3, Float.MIN_VALUE, Float.MIN_NORMAL, 0.5f), 1, 3), "a subnormal");
+        // random tables over the values that matter, against NCCL's loop as written
+        float[] values = {U, -2f, -0.0f, 0f, Float.MIN_VALUE, 1f, 1f, 2.5f, 3e9f, Engine.NCCL_START_MINIMUM, 4e9f, nan, inf, -inf};
+        java.util.Random random = new java.util.Random(23);
+        for (int round = 0; round < 20_000; round++) {
+            int numAlgo = 1 + random.nextInt(7);
+            int numProto = 1 + random.nextInt(3);
+            float[] v = new float[numAlgo * numProto];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = random.nextInt(4) == 0 ? random.nextFloat() * 100 : values[random.nextInt(values.length)];
+            }
+            int expected = -1;
+            float minTime = 3600000000.0f;
+            for (int i = 0; i < v.length; i++) {
+                if (v[i] >= 0 && v[i] < minTime) {
+                    minTime = v[i];
+                    expected = i;
+                }
+            }
+            assertEquals(expected, Engine.ncclPick(table(numAlgo, numProto, v), numAlgo, numProto), java.util.Arrays.toString(v));
+        }
+    }
+
     @Test
     void failureWarnsOnce() throws Exception {
         Engine e = new Engine(policy(RULES), Mode.ENFORCE, log, null);
