@@ -26,7 +26,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 
@@ -71,9 +73,19 @@ import java.util.zip.CRC32C;
  * string name, double value), int rules; per rule byte collective, long fromBytes, long toBytes
  * (-1 = unbounded), 2 longs numPipeOps, byte regBuff (0 any, 1 false, 2 true), byte has-ncclPick
  * then the candidate, double ncclRegret, int candidates; per candidate byte algorithm id, byte
- * protocol id, int channels, double regret, long chunkSize. Strings: int length, UTF-8 bytes; an
- * optional value: byte 0 (absent) or 1 then the value. Last, int CRC-32C of every byte before it
- * (format 3): a form whose trailer does not match is not read.
+ * protocol id, int channels, double regret, long chunkSize; after a profile's rules its compiled
+ * table (format 4): int length and int32s each of DecisionTable's head, chains and rules, int
+ * length and int64s of its chunk sizes, the 32 bytes of its sha256. Strings: int length, UTF-8
+ * bytes; an optional value: byte 0 (absent) or 1 then the value. Last, int CRC-32C of every byte
+ * before it (format 3): a form whose trailer does not match is not read.
+ *
+ * <p>Why the table too (format 4): compiling a 10,000-rule profile and hashing its table took 38-41
+ * ms of the plugin's 160 ms first init (the start runs interpreted), reading it stored 1-2 ms: first
+ * init 10,000 rules / 1 rule 2.4x -> 1.8x (bench_driver, AOT cache, Intel Xeon, 2026-12-03).
+ * {@link #write} stores {@code DecisionTable.compile} of each profile and refuses a form whose
+ * stored tables do not read back equal to it; {@link DecisionTable#stored} checks every index a
+ * lookup follows. {@link #VERSION} changes with whatever changes {@code DecisionTable.compile}'s
+ * output or its sha256 too.
  *
  * <p>{@link #VERSION} changes with the format and with whatever changes the policy that
  * {@link PolicyLoader} makes of a given YAML: a form of another version is not read. {@link
@@ -85,7 +97,9 @@ public final class CompiledPolicy {
     public static final String SUFFIX = ".compiled";
 
     static final int MAGIC = 0x4e544a43; // "NTJC"
-    static final int VERSION = 3; // 2: hardware match, constants, regBuff and chunkSize; the CRC key; 3: the trailer
+    // 2: hardware match, constants, regBuff and chunkSize; the CRC key; 3: the trailer; 4: each
+    // profile's compiled table and its sha256 (DecisionTable.compile's output)
+    static final int VERSION = 4;
 
     /**
      * The largest binary form read: 4x the largest YAML (a form is smaller than its YAML: a rule of
@@ -235,9 +249,17 @@ public final class CompiledPolicy {
             throw new IOException(yaml + " changed while it was read; try again");
         }
         byte[] form = encode(p, key);
-        if (!p.equals(decode(form, key, yaml))) {
+        Decoded back = decodeWithTables(form, key, yaml);
+        if (back == null || !p.equals(back.policy())) {
             throw new IllegalStateException(yaml + ": the binary form does not read back to the policy (a field its"
                     + " format does not hold); not written, the plugin parses the YAML");
+        }
+        for (Profile prof : back.policy().profiles()) {
+            DecisionTable stored = back.tables().get(prof);
+            if (stored == null || !stored.sameAs(DecisionTable.compile(prof))) {
+                throw new IllegalStateException(yaml + ": profile " + prof.name() + "'s compiled table does not read"
+                        + " back as compiled; not written, the plugin parses the YAML");
+            }
         }
         Path bin = pathFor(yaml);
         Path tmp = bin.resolveSibling(
@@ -332,6 +354,7 @@ public final class CompiledPolicy {
                 for (Rule r : prof.rules()) {
                     rule(out, r);
                 }
+                table(out, DecisionTable.compile(prof));
             }
             out.flush();
             CRC32C body = new CRC32C();
@@ -366,6 +389,19 @@ public final class CompiledPolicy {
      *     is not this format's version, is keyed by another YAML, or is inconsistent in any way
      */
     static Policy decode(byte[] data, byte[] key, Path source) {
+        Decoded d = decodeWithTables(data, key, source);
+        if (d == null) {
+            return null;
+        }
+        lastTables = d.tables();
+        return d.policy();
+    }
+
+    /** A decoded form: the policy and its profiles' stored tables, by Profile identity. */
+    record Decoded(Policy policy, Map<Profile, DecisionTable> tables) {}
+
+    /** As {@link #decode}, keeping the stored tables apart ({@link #write} compares them). */
+    static Decoded decodeWithTables(byte[] data, byte[] key, Path source) {
         try {
             if (!wholeBody(data)) {
                 return null;
@@ -379,6 +415,7 @@ public final class CompiledPolicy {
             if (!Arrays.equals(recorded, key)) {
                 return null;
             }
+            Map<Profile, DecisionTable> tables = new IdentityHashMap<>();
             String name = string(in);
             Mode mode = Mode.values()[in.readUnsignedByte()];
             String description = string(in);
@@ -399,12 +436,14 @@ public final class CompiledPolicy {
                 for (int j = 0; j < nRules; j++) {
                     rules.add(rule(in));
                 }
-                profiles.add(new Profile(pname, nRanks, nNodes, rules, hardware, constants));
+                Profile profile = new Profile(pname, nRanks, nNodes, rules, hardware, constants);
+                profiles.add(profile);
+                tables.put(profile, table(in, nRules));
             }
             if (in.read() != -1) {
                 return null; // trailing bytes: not a file this code wrote
             }
-            return new Policy(name, mode, description, profiles, source);
+            return new Decoded(new Policy(name, mode, description, profiles, source), tables);
         } catch (IOException | RuntimeException e) {
             return null; // truncated, or an id out of range
         }
@@ -427,6 +466,68 @@ public final class CompiledPolicy {
                 | ((data[n + 2] & 0xff) << 8)
                 | (data[n + 3] & 0xff);
         return recorded == (int) crc.getValue();
+    }
+
+    /**
+     * The compiled table of a profile that {@link #load} read from a binary form (identity: the
+     * very Profile object that form's decoding made), else the profile compiled now. The plugin's
+     * start takes its tables here: a 10,000-rule profile's compilation and sha256 took 38-41 ms of
+     * its 160 ms first init (bench_driver, AOT cache, Intel Xeon, 2026-12-03), its stored table
+     * 1-2 ms. Only the last decoded form's tables are kept.
+     *
+     * @param profile a profile of a loaded policy
+     * @return its compiled table, equal ({@link DecisionTable#sameAs}) to {@code DecisionTable.compile(profile)}
+     */
+    public static DecisionTable tableFor(Profile profile) {
+        Map<Profile, DecisionTable> last = lastTables;
+        DecisionTable t = last.get(profile);
+        return t != null ? t : DecisionTable.compile(profile);
+    }
+
+    /** The tables of the binary form decoded last, by Profile identity. */
+    private static volatile Map<Profile, DecisionTable> lastTables = Map.of();
+
+    /**
+     * A profile's compiled table: int length and the int32s of head, chains and rules, int length
+     * and the int64s of the chunk sizes, the 32 bytes of its sha256 (DecisionTable's arrays,
+     * which its sha256 covers with the profile's constants).
+     */
+    private static void table(DataOutputStream out, DecisionTable t) throws IOException {
+        for (int[] a : new int[][] {t.head, t.chains, t.rules}) {
+            out.writeInt(a.length);
+            for (int v : a) {
+                out.writeInt(v);
+            }
+        }
+        long[] chunks = t.chunkSizes();
+        out.writeInt(chunks.length);
+        for (long v : chunks) {
+            out.writeLong(v);
+        }
+        out.write(java.util.HexFormat.of().parseHex(t.sha256()));
+    }
+
+    /**
+     * Reads what {@link #table(DataOutputStream, DecisionTable)} wrote, with every index the
+     * lookup follows checked ({@link DecisionTable#stored}): a table that could send a call out of
+     * its arrays is refused, and with it the form.
+     */
+    private static DecisionTable table(In in, int nRules) throws IOException {
+        int[] head = in.readInts();
+        int[] chains = in.readInts();
+        int[] rules = in.readInts();
+        long[] chunks = new long[count(in)];
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = in.readLong();
+        }
+        byte[] sha = new byte[32];
+        in.readFully(sha);
+        DecisionTable t = DecisionTable.stored(
+                head, chains, rules, chunks, nRules, java.util.HexFormat.of().formatHex(sha));
+        if (t == null) {
+            throw new IOException("inconsistent compiled table");
+        }
+        return t;
     }
 
     private static Rule rule(In in) throws IOException {
@@ -563,6 +664,18 @@ public final class CompiledPolicy {
 
         double readDouble() throws EOFException {
             return Double.longBitsToDouble(readLong());
+        }
+
+        /** An int length, then that many int32s, read in bulk (the start runs interpreted). */
+        int[] readInts() throws IOException {
+            int n = readInt();
+            if (n < 0 || n > (b.length - at) / Integer.BYTES) {
+                throw new IOException("bad array length " + n);
+            }
+            int[] v = new int[n];
+            java.nio.ByteBuffer.wrap(b, at, n * Integer.BYTES).asIntBuffer().get(v);
+            at += n * Integer.BYTES;
+            return v;
         }
 
         void readFully(byte[] into) throws EOFException {

@@ -66,12 +66,100 @@ public final class DecisionTable {
 
     private DecisionTable(
             int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount, List<TunerConstant> constants) {
+        this(
+                head,
+                chains,
+                rules,
+                chunkSizes,
+                ruleCount,
+                HexFormat.of().formatHex(Sha256.digest(digestInput(head, chains, rules, chunkSizes, constants))));
+    }
+
+    private DecisionTable(int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount, String sha256) {
         this.head = head;
         this.chains = chains;
         this.rules = rules;
         this.chunkSizes = chunkSizes;
         this.ruleCount = ruleCount;
-        this.sha256 = HexFormat.of().formatHex(Sha256.digest(digestInput(head, chains, rules, chunkSizes, constants)));
+        this.sha256 = sha256;
+    }
+
+    /**
+     * A table as a compiled policy's binary form stored it ({@code CompiledPolicy}, which checks its
+     * bytes' CRC-32C and wrote it from {@link #compile}, comparing with {@link #sameAs}). Every index
+     * the lookups follow is checked here, so that even a form of consistent bytes that this code did
+     * not write cannot send a call outside the arrays: head's offsets into chains, each run ended by
+     * -1 within chains, each rule offset a record's start, each record's candidate count 1..4,
+     * channels at most {@link PolicyLoader#MAX_CHANNELS} and chunk index within the chunk sizes
+     * (each at most {@link PolicyLoader#MAX_CHUNK_SIZE}). What it does not check is that the arrays
+     * are those of the form's rules, nor the sha256 against them (that costs what storing them
+     * saves): who can write the form as the YAML's owner can write any rules into it.
+     *
+     * @param head {@code Collective.COUNT * SizeGrid.BUCKETS} offsets into chains, or -1
+     * @param chains runs of rule offsets, each ended by -1
+     * @param rules {@code ruleCount * STRIDE} ints
+     * @param chunkSizes the distinct chunk sizes, bytes (each > 0)
+     * @param ruleCount the profile's rules
+     * @param sha256 64 lower-case hex digits, as {@link #sha256()}
+     * @return the table, or null where any of the above does not hold
+     */
+    static DecisionTable stored(
+            int[] head, int[] chains, int[] rules, long[] chunkSizes, int ruleCount, String sha256) {
+        if (head.length != Collective.COUNT * SizeGrid.BUCKETS
+                || ruleCount < 0
+                || rules.length != ruleCount * STRIDE
+                || chunkSizes.length > MAX_CHUNK_SIZES
+                || sha256.length() != 64) {
+            return null;
+        }
+        for (int h : head) {
+            if (h < -1 || h >= chains.length) {
+                return null;
+            }
+        }
+        if (chains.length > 0 && chains[chains.length - 1] != -1) {
+            return null; // every run, the last one too, ends within the array
+        }
+        for (int r : chains) {
+            if (r < -1 || (r >= 0 && (r % STRIDE != 0 || r >= rules.length))) {
+                return null;
+            }
+        }
+        for (int r = 0; r < rules.length; r += STRIDE) {
+            int n = rules[r + CANDIDATE_COUNT];
+            if (n < 1 || n > FIRST_CANDIDATE_SLOTS || rules[r + REG_BUFF] < 0 || rules[r + REG_BUFF] > 2) {
+                return null;
+            }
+            for (int k = r + FIRST_CANDIDATE; k < r + FIRST_CANDIDATE + n; k++) {
+                if (PackedCandidate.chunk(rules[k]) > chunkSizes.length
+                        || PackedCandidate.channels(rules[k]) > PolicyLoader.MAX_CHANNELS) {
+                    return null;
+                }
+            }
+        }
+        for (long c : chunkSizes) {
+            if (c <= 0 || c > PolicyLoader.MAX_CHUNK_SIZE) {
+                return null;
+            }
+        }
+        return new DecisionTable(head, chains, rules, chunkSizes, ruleCount, sha256);
+    }
+
+    /** Candidate slots of a record: {@link #REG_BUFF} - {@link #FIRST_CANDIDATE}. */
+    private static final int FIRST_CANDIDATE_SLOTS = REG_BUFF - FIRST_CANDIDATE;
+
+    /**
+     * @param other another table
+     * @return whether both have the same arrays, rule count and sha256 (a stored table against its
+     *     profile compiled again)
+     */
+    boolean sameAs(DecisionTable other) {
+        return Arrays.equals(head, other.head)
+                && Arrays.equals(chains, other.chains)
+                && Arrays.equals(rules, other.rules)
+                && Arrays.equals(chunkSizes, other.chunkSizes)
+                && ruleCount == other.ruleCount
+                && sha256.equals(other.sha256);
     }
 
     /**

@@ -1,9 +1,7 @@
 package io.nccltuner.engine;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -397,8 +395,9 @@ public class Engine {
     private Shape newShape(long nRanks, long nNodes, Signature sig, int threshold) {
         java.util.List<String> skipped = new java.util.ArrayList<>();
         Policy.Profile p = policy == null ? null : policy.profileFor(nRanks, nNodes, sig, skipped);
-        DecisionTable t =
-                p == null || mode == Mode.OFF ? null : tables.computeIfAbsent(p.name(), n -> DecisionTable.compile(p));
+        DecisionTable t = p == null || mode == Mode.OFF
+                ? null
+                : tables.computeIfAbsent(p.name(), n -> CompiledPolicy.tableFor(p));
         boolean chunk = t != null && mode == Mode.ENFORCE && t.chunkSizes().length > 0;
         long seedBits = t == null ? 0 : Canary.seedBits(t.sha256());
         String summaryHead = "summary profile " + (p == null ? null : p.name()) + " mode " + mode.spelling();
@@ -416,7 +415,7 @@ public class Engine {
             head = "policy " + policy.name() + ": no profile matches nRanks=" + nRanks + " nNodes=" + nNodes
                     + "; changing nothing for this communicator";
         } else {
-            DecisionTable dt = t != null ? t : DecisionTable.compile(p);
+            DecisionTable dt = t != null ? t : CompiledPolicy.tableFor(p);
             head = "policy " + policy.name() + " profile " + p.name() + " mode " + mode.spelling()
                     + (mode == Mode.CANARY ? " " + Canary.fraction(threshold) : "") + " rules " + dt.ruleCount()
                     + " sha256 "

@@ -118,7 +118,13 @@ public final class AotTraining {
             return;
         }
         try {
-            io.nccltuner.policy.PolicyLoader.load(Path.of(policy));
+            // and its tables compiled, as a start from the YAML alone compiles them (a start from the
+            // compiled form reads them stored, so it would not put DecisionTable.compile's classes
+            // and their profiles in the cache)
+            for (io.nccltuner.policy.Policy.Profile p :
+                    io.nccltuner.policy.PolicyLoader.load(Path.of(policy)).profiles()) {
+                io.nccltuner.engine.DecisionTable.compile(p);
+            }
         } catch (io.nccltuner.policy.PolicyException | RuntimeException e) {
             // an invalid policy trains the refusal's path, which is as good
         }

@@ -51,6 +51,161 @@ class CompiledPolicyTest {
         }
     }
 
+    /**
+     * Format 4 stores each profile's compiled table: the plugin's start takes it instead of
+     * compiling (and hashing) the profile again, and it is the table the YAML gives, sha256 included.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h200-2rank.yaml", "channel-override.yaml", "h200-2rank-measured.yaml"})
+    void theStartTakesTheStoredTableWhichIsTheCompiledOne(String name, @TempDir Path tmp) throws Exception {
+        Path yaml = copy(name, tmp);
+        CompiledPolicy.write(yaml);
+        Policy loaded = CompiledPolicy.load(yaml);
+        Policy fromYaml = PolicyLoader.load(yaml);
+        for (int i = 0; i < loaded.profiles().size(); i++) {
+            Policy.Profile p = loaded.profiles().get(i);
+            DecisionTable stored = CompiledPolicy.tableFor(p);
+            assertTrue(stored == CompiledPolicy.tableFor(p), "the stored table, not one compiled at each call");
+            DecisionTable compiled = DecisionTable.compile(fromYaml.profiles().get(i));
+            assertTrue(stored.sameAs(compiled), p.name());
+            assertEquals(compiled.sha256(), stored.sha256());
+        }
+        // a profile of a policy parsed from YAML (not decoded) is compiled on the spot
+        Policy.Profile parsed = fromYaml.profiles().get(0);
+        assertFalse(CompiledPolicy.tableFor(parsed) == CompiledPolicy.tableFor(parsed));
+    }
+
+    /**
+     * A stored table is trusted as DecisionTable.compile's output: a change of that output (its
+     * arrays or sha256) must come with a new {@link CompiledPolicy#VERSION}, else a form written by
+     * the previous engine would give this one another table than its YAML. This pins the sha256 of
+     * the shipped policy's table (the INFO line's, which docs/policy-format.md lets anyone recompute).
+     */
+    @Test
+    void aChangedTableCompilationNeedsANewFormatVersion() throws Exception {
+        Policy p = PolicyLoader.load(repo("policies/h200-2rank.yaml"));
+        assertEquals(
+                4,
+                CompiledPolicy.VERSION,
+                "the format version changed: update the sha256 below only if compile's output did change");
+        assertEquals(
+                "50e87163f1f000d756d7053d8761e7ff02c3af2103a1cbb75dcc6d3d0a5e341c",
+                DecisionTable.compile(p.profiles().get(0)).sha256(),
+                "DecisionTable.compile's output changed: raise CompiledPolicy.VERSION (and this test)");
+    }
+
+    /**
+     * A stored table is checked so that no lookup leaves its arrays, even for bytes this code did
+     * not write: every single-int change of a real table's arrays is refused, or gives a table whose
+     * every lookup (each collective, bucket, numPipeOps 1..8, regBuff -1..1, chunk sizes) stays in bounds.
+     */
+    @Test
+    void aStoredTableThatWouldSendALookupOutOfItsArraysIsRefused() throws Exception {
+        Policy p = PolicyLoader.load(repo("policies/h200-2rank-measured.yaml"));
+        DecisionTable t = DecisionTable.compile(p.profiles().get(0));
+        assertNotNull(DecisionTable.stored(
+                t.head.clone(), t.chains.clone(), t.rules.clone(), t.chunkSizes(), t.ruleCount(), t.sha256()));
+        java.util.Random random = new java.util.Random(4);
+        int[] values = {
+            -2,
+            -1,
+            0,
+            1,
+            3,
+            7,
+            8,
+            9,
+            255,
+            256,
+            1 << 16,
+            65 << 16,
+            1 << 24,
+            2 << 24,
+            Integer.MAX_VALUE,
+            Integer.MIN_VALUE
+        };
+        int refused = 0;
+        for (int round = 0; round < 3000; round++) {
+            int[][] arrays = {t.head.clone(), t.chains.clone(), t.rules.clone()};
+            int[] a = arrays[random.nextInt(3)];
+            if (a.length == 0) {
+                continue;
+            }
+            int at = random.nextInt(a.length);
+            a[at] = random.nextBoolean() ? values[random.nextInt(values.length)] : a[at] + random.nextInt(17) - 8;
+            DecisionTable s =
+                    DecisionTable.stored(arrays[0], arrays[1], arrays[2], t.chunkSizes(), t.ruleCount(), t.sha256());
+            if (s == null) {
+                refused++;
+                continue;
+            }
+            for (int coll = 0; coll < io.nccltuner.policy.Collective.COUNT; coll++) {
+                for (int bucket = 0; bucket < io.nccltuner.policy.SizeGrid.BUCKETS; bucket++) {
+                    for (int pipe = 1; pipe <= 8; pipe++) {
+                        for (int regBuff = -1; regBuff <= 1; regBuff++) {
+                            int r = s.findInBucket(coll, bucket, pipe, regBuff);
+                            if (r >= 0) {
+                                int n = s.rules[r + DecisionTable.CANDIDATE_COUNT];
+                                assertTrue(n >= 1 && r + DecisionTable.FIRST_CANDIDATE + n <= s.rules.length);
+                                assertTrue(PackedCandidate.channels(s.rules[r + DecisionTable.FIRST_CANDIDATE])
+                                        <= PolicyLoader.MAX_CHANNELS);
+                            }
+                        }
+                    }
+                    s.chunkSize(coll, bucket, 1, 2);
+                }
+            }
+        }
+        assertTrue(refused > 500, "refused " + refused + " of 3000 changes");
+        // lengths that do not fit
+        assertNull(DecisionTable.stored(new int[3], t.chains, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
+        assertNull(DecisionTable.stored(t.head, t.chains, t.rules, t.chunkSizes(), t.ruleCount() + 1, t.sha256()));
+        assertNull(DecisionTable.stored(t.head, t.chains, t.rules, new long[] {-1}, t.ruleCount(), t.sha256()));
+        assertNull(DecisionTable.stored(t.head, t.chains, t.rules, t.chunkSizes(), t.ruleCount(), "00"));
+    }
+
+    /**
+     * A form whose stored table is inconsistent, but whose trailer matches (written with a
+     * recomputed CRC), is not read: the plugin parses the YAML.
+     */
+    @Test
+    void aFormWithAnInconsistentStoredTableIsNotRead(@TempDir Path tmp) throws Exception {
+        Path yaml = copy("h200-2rank.yaml", tmp);
+        Path bin = CompiledPolicy.write(yaml);
+        byte[] good = Files.readAllBytes(bin);
+        byte[] key = CompiledPolicy.key(yaml);
+        Policy p = PolicyLoader.load(yaml);
+        DecisionTable t = DecisionTable.compile(p.profiles().get(0));
+        // the first profile's head array starts with its length, Collective.COUNT * SizeGrid.BUCKETS
+        byte[] headLength =
+                java.nio.ByteBuffer.allocate(4).putInt(t.head.length).array();
+        int at = indexOf(good, headLength);
+        assertTrue(at > 0);
+        byte[] bad = good.clone();
+        java.nio.ByteBuffer.wrap(bad).putInt(at + 4, t.chains.length + 5); // head[0] beyond chains
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bad, 0, bad.length - 4);
+        java.nio.ByteBuffer.wrap(bad).putInt(bad.length - 4, (int) crc.getValue());
+        assertNull(CompiledPolicy.decode(bad, key, yaml));
+        assertNotNull(CompiledPolicy.decode(good, key, yaml));
+        Files.write(bin, bad);
+        assertEquals(p, CompiledPolicy.load(yaml));
+        assertEquals("h200-2rank.yaml.compiled is damaged", CompiledPolicy.whyNotUsed(yaml));
+    }
+
+    private static int indexOf(byte[] data, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= data.length; i++) {
+            for (int k = 0; k < what.length; k++) {
+                if (data[i + k] != what[k]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     /** Every field of the format: hardware match, constants, regBuff, chunkSize, NaN regrets. */
     static final String EVERY_FIELD = """
             schema: nccl-tuner-java/v1

@@ -294,10 +294,15 @@ class EngineTest {
         assertEquals(2, Engine.ncclPick(table(1, 3, nan, inf, 7), 1, 3));
         assertEquals(-1, Engine.ncclPick(table(1, 3, nan, inf, -inf), 1, 3));
         assertEquals(-1, Engine.ncclPick(table(1, 3, -2f, Engine.NCCL_START_MINIMUM, -0.5f), 1, 3));
-        assertEquals(1, Engine.ncclPick(table(1, 3, Engine.NCCL_START_MINIMUM, Math.nextDown(Engine.NCCL_START_MINIMUM), U), 1, 3));
+        assertEquals(
+                1,
+                Engine.ncclPick(
+                        table(1, 3, Engine.NCCL_START_MINIMUM, Math.nextDown(Engine.NCCL_START_MINIMUM), U), 1, 3));
         assertEquals(0, Engine.ncclPick(table(1, 3, Float.MIN_VALUE, Float.MIN_NORMAL, 0.5f), 1, 3), "a subnormal");
         // random tables over the values that matter, against NCCL's loop as written
-        float[] values = {U, -2f, -0.0f, 0f, Float.MIN_VALUE, 1f, 1f, 2.5f, 3e9f, Engine.NCCL_START_MINIMUM, 4e9f, nan, inf, -inf};
+        float[] values = {
+            U, -2f, -0.0f, 0f, Float.MIN_VALUE, 1f, 1f, 2.5f, 3e9f, Engine.NCCL_START_MINIMUM, 4e9f, nan, inf, -inf
+        };
         java.util.Random random = new java.util.Random(23);
         for (int round = 0; round < 20_000; round++) {
             int numAlgo = 1 + random.nextInt(7);
@@ -314,7 +319,10 @@ class EngineTest {
                     expected = i;
                 }
             }
-            assertEquals(expected, Engine.ncclPick(table(numAlgo, numProto, v), numAlgo, numProto), java.util.Arrays.toString(v));
+            assertEquals(
+                    expected,
+                    Engine.ncclPick(table(numAlgo, numProto, v), numAlgo, numProto),
+                    java.util.Arrays.toString(v));
         }
     }
 
