@@ -20,7 +20,7 @@ BINDINGS_DIR      := $(BINDINGS_SRC_ROOT)/io/nccltuner/bindings
 
 # Everything jextract emits is named here, so the output stays small and does not depend on
 # what the system headers (stddef.h, stdint.h) happen to declare. ncclDebugLogger_t is
-# variadic and jextract cannot bind it; it is deliberately left out.
+# variadic and jextract cannot bind it; it is deliberately left out (the shim calls it).
 BINDINGS_CONSTANTS := \
   ncclSuccess ncclUnhandledCudaError ncclSystemError ncclInternalError ncclInvalidArgument \
   ncclInvalidUsage ncclRemoteError ncclInProgress ncclNumResults \
@@ -35,7 +35,7 @@ BINDINGS_CONSTANTS := \
   NCCL_ALGO_PROTO_IGNORE NCCL_TUNER_JAVA_MAX_CHANNELS NCCL_TUNER_PLUGIN_SYMBOL \
   NCCL_TUNER_JAVA_ABI_VERSION NCCLTJ_REGBUFF_UNKNOWN \
   NCCLTJ_CALL_INIT NCCLTJ_CALL_DESTROY NCCLTJ_CALL_FLUSH NCCLTJ_CALL_GET_CHUNK_SIZE \
-  NCCLTJ_HANDLE_CHUNK_SIZES NCCLTJ_CALL_MEASURED NCCLTJ_CALL_SKIPPED \
+  NCCLTJ_HANDLE_CHUNK_SIZES NCCLTJ_CALL_MEASURED NCCLTJ_CALL_SKIPPED NCCLTJ_CALL_TAKE_LINE \
   NCCLTJ_CONTROL_OK NCCLTJ_CONTROL_FAILED NCCLTJ_START_OK NCCLTJ_START_ABI_MISMATCH NCCLTJ_START_ANOTHER_COPY \
   NCCLTJ_DECISION_SEEN NCCLTJ_DECISION_RULE NCCLTJ_DECISION_BUCKET_MASK NCCLTJ_DECISION_NCCL_SHIFT \
   NCCLTJ_DECISION_CAND_SHIFT NCCLTJ_DECISION_CHANNELS_SHIFT NCCLTJ_DECISION_ARM_SHIFT \
@@ -51,7 +51,7 @@ BINDINGS_CONSTANTS := \
 BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t ncclTuner_v7_t \
   ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t ncclTunerConstants_v7_t nccltj_bridge_t \
   nccltj_hw_t nccltj_call_t nccltj_series_t nccltj_measured_t
-BINDINGS_TYPEDEFS := nccltj_control_fn nccltj_get_coll_info_fn nccltj_log_fn \
+BINDINGS_TYPEDEFS := nccltj_control_fn nccltj_get_coll_info_fn \
   ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t ncclNvlDomainInfo_v7_t
 
 BINDINGS_JEXTRACT_ARGS := \

@@ -18,14 +18,15 @@ import java.lang.invoke.MethodHandles;
  * puts it in the bridge's control slot: the first init is then JVM creation, this class, one stub
  * and one upcall (init's control, which leaves the handle 0, so no getCollInfo follows).
  *
- * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 8):
- * int abiVersion, int engineAbiVersion, then the pointers log, libraryPath, getCollInfo, control.
+ * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 10):
+ * int abiVersion, int engineAbiVersion, then the pointers libraryPath, getCollInfo, control, then
+ * int linesQueued (left 0: this engine logs nothing) and int reserved.
  */
 public final class Bootstrap {
   private static final long ABI_VERSION = 0;
   private static final long ENGINE_ABI_VERSION = 4;
-  private static final long GET_COLL_INFO = 24;
-  private static final long CONTROL = 32;
+  private static final long GET_COLL_INFO = 16;
+  private static final long CONTROL = 24;
   private static final long BRIDGE_BYTES = 40;
 
   private Bootstrap() {}

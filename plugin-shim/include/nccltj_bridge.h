@@ -26,8 +26,13 @@
  *    (five compute-capability rows, so other offsets than v5's): an engine of ABI 7 would write
  *    a v7 struct at v5's offsets.
  * 9: NCCLTJ_CALL_SKIPPED hands the engine the getCollInfo calls the shim received but did not pass
- *    up, so that they count in the call's index on its communicator (docs/canary.md). */
-#define NCCL_TUNER_JAVA_ABI_VERSION 9
+ *    up, so that they count in the call's index on its communicator (docs/canary.md).
+ * 10: the engine no longer calls NCCL's logger itself (nccltj_log_fn, a downcall whose making and
+ *    first call took about 6 ms of a 62 ms first init: 10 classes spun, its invoker linked): it
+ *    queues its lines, says so in the bridge's linesQueued, and the shim takes them with
+ *    NCCLTJ_CALL_TAKE_LINE after an upcall returns and logs them from C, with no Java frame
+ *    beneath NCCL's logger. */
+#define NCCL_TUNER_JAVA_ABI_VERSION 10
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -49,6 +54,7 @@ typedef struct {
 #define NCCLTJ_CALL_GET_CHUNK_SIZE 4 /* tuner v6+: in handle, collType .. nChannels, chunkSize */
 #define NCCLTJ_CALL_MEASURED 5       /* profiler finalize: in commId, measured (an nccltj_measured_t) */
 #define NCCLTJ_CALL_SKIPPED 6        /* in handle, nBytes: that many getCollInfo calls were not passed up */
+#define NCCLTJ_CALL_TAKE_LINE 7      /* in text, textBytes; out level, logger: the oldest queued log line */
 
 /* One call of the control upcall, in the caller's memory (the shim's stack). Only the fields of
  * its op are read; the engine writes only `handle` (init) and NCCL's size_t at `chunkSize`.
@@ -59,7 +65,10 @@ typedef struct {
  * 0 under v3 and v4; hw is an nccltj_hw_t's address. The engine writes an opaque
  * non-zero communicator handle, or leaves 0 to step aside. getChunkSize: collType, nBytes,
  * algorithm, protocol and nChannels as NCCL passes them; chunkSize is the address of NCCL's
- * size_t, which the engine may overwrite. */
+ * size_t, which the engine may overwrite. takeLine: text is the address of textBytes bytes (at
+ * least 2) where the engine writes its oldest queued line, cut to fit and NUL-terminated, with its
+ * NCCL_LOG_* level in `level` and the NCCL logger it is for in `logger` (NULL: the latest init's);
+ * level stays 0 (NCCL_LOG_NONE) when no line is queued. */
 typedef struct {
   int32_t op;
   int32_t tunerVersion;
@@ -78,6 +87,10 @@ typedef struct {
   int32_t nChannels;
   uintptr_t chunkSize;
   uintptr_t measured;
+  uintptr_t text;
+  uint64_t textBytes;
+  int32_t level;
+  int32_t reserved;
 } nccltj_call_t;
 
 /* Set by the engine in a communicator's handle (the context NCCL holds) when getChunkSize may
@@ -193,21 +206,19 @@ typedef int (*nccltj_control_fn)(uintptr_t call);
 typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps, uintptr_t costTable,
                                        int numAlgo, int numProto, int regBuff, uintptr_t nChannels);
 
-/* Provided by the shim for Java: forwards one already formatted line to NCCL's logger as
- * `logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", message)`; logger may be NULL
- * (then the line is dropped: nothing is written to the host's fds 1 and 2). */
-typedef void (*nccltj_log_fn)(void* logger, int level, const char* message);
-
-/* Filled in by the shim (abiVersion, log, libraryPath) and then by Java's Bootstrap.start
+/* Filled in by the shim (abiVersion, libraryPath) and then by Java's Bootstrap.start
  * (engineAbiVersion and the two upcall stubs), in one JNI call at first init. Bootstrap.start
- * returns NCCLTJ_START_* (above). */
+ * returns NCCLTJ_START_* (above). linesQueued: set non-zero by the engine while it holds log
+ * lines for the shim to take (NCCLTJ_CALL_TAKE_LINE), zero again once the last is taken; the
+ * shim reads it after each upcall (one load on the per-call path). */
 typedef struct {
   int32_t abiVersion;
   int32_t engineAbiVersion;
-  nccltj_log_fn log;
   const char* libraryPath;
   nccltj_get_coll_info_fn getCollInfo;
   nccltj_control_fn control;
+  int32_t linesQueued;
+  int32_t reserved;
 } nccltj_bridge_t;
 
 #endif /* NCCLTJ_BRIDGE_H_ */

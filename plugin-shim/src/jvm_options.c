@@ -289,7 +289,8 @@ static const optionRow kOptions[] = {
       "CompileThresholdScaling,io.nccltuner.engine.Engine::shape,0.001\n"
       "CompileThresholdScaling,io.nccltuner.engine.Engine::summary,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
-      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::repeated,0.001",
+      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::take,0.001\n"
+      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::takeLine,0.001",
       AOT_CACHE),
   /* The SHA-256 of the table fingerprint (engine/Sha256.java) stays interpreted during the start:
    * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
@@ -316,6 +317,7 @@ static const optionRow kOptions[] = {
       "dontinline,io.nccltuner.ffm.Upcalls::init\n"
       "dontinline,io.nccltuner.ffm.Upcalls::destroy\n"
       "dontinline,io.nccltuner.ffm.Upcalls::measured\n"
+      "dontinline,io.nccltuner.ffm.Upcalls::takeLine\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::destroy,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::signature,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::gpuName,3000\n"
@@ -331,6 +333,8 @@ static const optionRow kOptions[] = {
       "MaxNodeLimit,io.nccltuner.engine.Engine::init,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::init,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.NativeLog::lo*,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.NativeLog::take,3000\n"
+      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::takeLine,3000\n"
       "MaxNodeLimit,java.io.BufferedWriter::*,3000\n"
       "MaxNodeLimit,java.io.OutputStreamWriter::*,3000\n"
       "MaxNodeLimit,sun.nio.cs.StreamEncoder::*,3000\n"

@@ -128,6 +128,35 @@ static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState_)
 #define NOCANCEL_END pthread_setcancelstate(cancelState_, NULL)
 
+/* The engine's log lines (bridge 10): the engine queues them and sets the bridge's linesQueued;
+ * after each upcall the shim takes them one at a time (NCCLTJ_CALL_TAKE_LINE) and logs them from
+ * here, so that NCCL's logger never runs beneath Java frames and the engine needs no downcall
+ * (making it and linking its first call took ~6 ms of the first init). At most
+ * TAKE_LINES_AT_ONCE a call, so that a JVM thread logging without pause cannot hold a host call
+ * here; the rest wait for the next upcall. Cancellation is held off over each upcall only. */
+#define TAKE_LINES_AT_ONCE 64
+#define TAKE_LINE_BYTES 2048 /* NCCL's own logger cuts a line at 1024 bytes (src/debug.cc) */
+static __attribute__((noinline)) void takeEngineLines(void) {
+  for (int i = 0; i < TAKE_LINES_AT_ONCE && __atomic_load_n(&nccltjBridge.linesQueued, __ATOMIC_ACQUIRE) != 0; i++) {
+    nccltj_control_fn up = nccltjBridge.control;
+    if (up == NULL) return;
+    char text[TAKE_LINE_BYTES];
+    text[0] = '\0';
+    nccltj_call_t call = {.op = NCCLTJ_CALL_TAKE_LINE, .text = (uintptr_t)text, .textBytes = sizeof text};
+    NOCANCEL_BEGIN;
+    up((uintptr_t)&call);
+    NOCANCEL_END;
+    if (call.level == NCCL_LOG_NONE) return;
+    text[sizeof text - 1] = '\0';
+    nccltjLog(call.logger, call.level, text);
+  }
+}
+
+/* After every upcall: one load, and the lines the engine queued, if any. */
+static inline __attribute__((always_inline)) void afterUpcall(void) {
+  if (__builtin_expect(__atomic_load_n(&nccltjBridge.linesQueued, __ATOMIC_RELAXED) != 0, 0)) takeEngineLines();
+}
+
 /* Whether the call has free stack enough for an FFM upcall, measured from this frame down to the
  * low end of the thread's stack; attaches the thread to the JVM before its first upcall. Below
  * the limit the call changes nothing and the thread says so once. A frame outside the thread's
@@ -240,6 +269,7 @@ static __attribute__((noinline)) void skipFold(void* context) {
   NOCANCEL_BEGIN;
   up((uintptr_t)&call);
   NOCANCEL_END;
+  afterUpcall();
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
@@ -248,6 +278,7 @@ HIDDEN void nccltjFlushAtExit(void) {
   if (up != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_FLUSH};
     up((uintptr_t)&call);
+    afterUpcall();
   }
   nccltjFlushDeferredLog();
 }
@@ -326,6 +357,7 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
                         .hw = (uintptr_t)&hw};
   /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
   int rc = up((uintptr_t)&call);
+  afterUpcall();
   if (call.handle != 0) skipReset(call.handle);
   *context = (void*)(intptr_t)call.handle;
   if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
@@ -363,6 +395,7 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
     int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable, numAlgo,
                   numProto, regBuff, (uintptr_t)nChannels);
+    afterUpcall(); /* a WARN of a failed call, said once */
     /* With the profiler of this library loaded: the decision, for its Coll event (profiler.c). */
     if (__builtin_expect(__atomic_load_n(&nccltjProfiling, __ATOMIC_RELAXED), 0))
       nccltjProfilerDecision((int64_t)(intptr_t)context, (int)collType, nBytes, numProto, code);
@@ -403,6 +436,7 @@ HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
     NOCANCEL_END;
+    afterUpcall();
   }
   return ncclSuccess;
 }
@@ -415,6 +449,7 @@ HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_DESTROY, .handle = (int64_t)(intptr_t)context};
     NOCANCEL_BEGIN;
     up((uintptr_t)&call);
+    afterUpcall();
     nccltjCloseOnExecOwnFiles();
     nccltjFlushDeferredLog();
     NOCANCEL_END;
@@ -428,8 +463,9 @@ HIDDEN int nccltjControl(nccltj_call_t* call) {
   if (up == NULL || nccltjBridge.getCollInfo == NULL || !stackOk()) return -1;
   NOCANCEL_BEGIN;
   int rc = up((uintptr_t)call);
-  nccltjFlushDeferredLog();
   NOCANCEL_END;
+  afterUpcall();
+  nccltjFlushDeferredLog();
   return rc;
 }
 

@@ -287,7 +287,6 @@ static void startJvm(void) {
       describeException(env, "the engine jar has no Bootstrap.start(long): wrong version");
     } else {
       nccltjBridge.abiVersion = NCCL_TUNER_JAVA_ABI_VERSION;
-      nccltjBridge.log = nccltjLog;
       nccltjBridge.libraryPath = libraryPath;
       jint rc = (*env)->CallStaticIntMethod(env, boot, m, (jlong)(intptr_t)&nccltjBridge);
       if ((*env)->ExceptionCheck(env)) {

@@ -40,7 +40,6 @@
 
 typedef int (*sig_control_t)(uintptr_t);
 typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t);
-typedef void (*sig_log_t)(void*, int, const char*);
 typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
 typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
 typedef ncclResult_t (*sig_v3_destroy_t)(void*);
@@ -55,9 +54,7 @@ typedef ncclResult_t (*sig_v7_init_t)(void**, uint64_t, size_t, size_t, ncclDebu
 #define TUNER ((ncclTuner_v3_t*)0)
 _Static_assert(HAS_TYPE((nccltj_control_fn)0, sig_control_t), "nccltj_control_fn changed");
 _Static_assert(HAS_TYPE((nccltj_get_coll_info_fn)0, sig_get_coll_info_t), "nccltj_get_coll_info_fn changed");
-_Static_assert(HAS_TYPE((nccltj_log_fn)0, sig_log_t), "nccltj_log_fn changed");
 
-_Static_assert(HAS_TYPE(BRIDGE->log, sig_log_t), "nccltj_bridge_t.log changed");
 _Static_assert(HAS_TYPE(BRIDGE->control, sig_control_t), "nccltj_bridge_t.control changed");
 _Static_assert(HAS_TYPE(BRIDGE->getCollInfo, sig_get_coll_info_t), "nccltj_bridge_t.getCollInfo changed");
 _Static_assert(HAS_TYPE(TUNER->init, sig_v3_init_t), "ncclTuner_v3_t.init changed");
@@ -114,11 +111,10 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
   va_end(ap);
 }
 
-static void sigs(const char* control, const char* getCollInfo, const char* log) {
+static void sigs(const char* control, const char* getCollInfo) {
   sig(control, 1, I(int), I(uintptr_t));
   sig(getCollInfo, 9, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(int),
       I(uintptr_t));
-  if (log) sig(log, 3, V, P, I(int), P);
 }
 
 /* getCollInfo with regBuff: v4 .. v7 */
@@ -140,10 +136,11 @@ int main(void) {
   STRUCT(nccltj_bridge_t);
   FIELD(nccltj_bridge_t, abiVersion);
   FIELD(nccltj_bridge_t, engineAbiVersion);
-  FIELD(nccltj_bridge_t, log);
   FIELD(nccltj_bridge_t, libraryPath);
   FIELD(nccltj_bridge_t, getCollInfo);
   FIELD(nccltj_bridge_t, control);
+  FIELD(nccltj_bridge_t, linesQueued);
+  FIELD(nccltj_bridge_t, reserved);
 
   STRUCT(nccltj_call_t);
   FIELD(nccltj_call_t, op);
@@ -163,6 +160,10 @@ int main(void) {
   FIELD(nccltj_call_t, nChannels);
   FIELD(nccltj_call_t, chunkSize);
   FIELD(nccltj_call_t, measured);
+  FIELD(nccltj_call_t, text);
+  FIELD(nccltj_call_t, textBytes);
+  FIELD(nccltj_call_t, level);
+  FIELD(nccltj_call_t, reserved);
 
   STRUCT(nccltj_series_t);
   FIELD(nccltj_series_t, collType);
@@ -250,8 +251,8 @@ int main(void) {
   CONSTANTS(ncclTunerConstants_v6_t);
   CONSTANTS(ncclTunerConstants_v7_t);
 
-  sigs("nccltj_control_fn", "nccltj_get_coll_info_fn", "nccltj_log_fn");
-  sigs("nccltj_bridge_t.control", "nccltj_bridge_t.getCollInfo", "nccltj_bridge_t.log");
+  sigs("nccltj_control_fn", "nccltj_get_coll_info_fn");
+  sigs("nccltj_bridge_t.control", "nccltj_bridge_t.getCollInfo");
   sig("ncclTuner_v4_t.init", 4, I(ncclResult_t), I(size_t), I(size_t), P, P);
   tunerGetCollInfoV4("ncclTuner_v4_t.getCollInfo");
   sig("ncclTuner_v4_t.destroy", 1, I(ncclResult_t), P);
@@ -354,6 +355,7 @@ int main(void) {
   INT_CONST(NCCLTJ_HANDLE_CHUNK_SIZES);
   INT_CONST(NCCLTJ_CALL_MEASURED);
   INT_CONST(NCCLTJ_CALL_SKIPPED);
+  INT_CONST(NCCLTJ_CALL_TAKE_LINE);
   INT_CONST(NCCLTJ_CONTROL_OK);
   INT_CONST(NCCLTJ_CONTROL_FAILED);
   INT_CONST(NCCLTJ_START_OK);

@@ -97,6 +97,9 @@
  *                         another init on the main thread: ended_in_logger=, second_rc= (alarm 30 s)
  *   logger-exit-notice    the same, the logger ending its thread at the shim's INFO notice naming
  *                         _JAVA_SR_SIGNUM (set it to a signal the plugin does not take)
+ *   logger-exit-engine    the same with the engine: the logger ends its thread at the engine's first INFO
+ *                         line (the policy and profile), which the shim logs after the upcall returned;
+ *                         the second init must return and decide: second_changed=
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -1808,6 +1811,7 @@ static void cmd_dlmopen(void) {
  * init on another thread, which must return (alarm: 30 s). */
 static const ncclTuner_v3_t* exitT;
 static int exitAtNotice;
+static int exitAtEngine; /* logger-exit-engine: at the engine's INFO line naming the profile */
 static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
                            ...) {
   va_list ap, copy;
@@ -1821,7 +1825,9 @@ static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const c
   (void)flags;
   (void)file;
   (void)line;
-  if (exitAtNotice ? level == NCCL_LOG_INFO && strstr(msg, "_JAVA_SR_SIGNUM") != NULL : level == NCCL_LOG_WARN)
+  if (exitAtEngine ? level == NCCL_LOG_INFO && strstr(msg, " profile ") != NULL
+      : exitAtNotice ? level == NCCL_LOG_INFO && strstr(msg, "_JAVA_SR_SIGNUM") != NULL
+                     : level == NCCL_LOG_WARN)
     pthread_exit((void*)1);
 }
 static void* exiting_init(void* unused) {
@@ -1841,11 +1847,16 @@ static void cmd_logger_exit(void) {
   void* ctx = NULL;
   ncclResult_t rc = exitT->init(nRanks, nNodes, logger, &ctx);
   alarm(0);
-  fact("ended_in_logger=%d second_rc=%d", ended == (void*)1, rc);
+  fact("ended_in_logger=%d second_rc=%d second_changed=%d", ended == (void*)1, rc,
+       rc == ncclSuccess && ctx != NULL ? replay(exitT, ctx) : 0);
   if (rc == ncclSuccess && ctx != NULL) exitT->destroy(ctx);
 }
 static void cmd_logger_exit_notice(void) {
   exitAtNotice = 1;
+  cmd_logger_exit();
+}
+static void cmd_logger_exit_engine(void) {
+  exitAtEngine = 1;
   cmd_logger_exit();
 }
 
@@ -1897,6 +1908,7 @@ static const command_t kCommands[] = {
   {.name = "dlmopen", .plain = cmd_dlmopen},
   {.name = "logger-exit", .plain = cmd_logger_exit},
   {.name = "logger-exit-notice", .plain = cmd_logger_exit_notice},
+  {.name = "logger-exit-engine", .plain = cmd_logger_exit_engine},
 };
 
 int main(int argc, char** argv) {

@@ -293,10 +293,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_RUBIN_COMPCAP_IDX() {
         return NCCL_RUBIN_COMPCAP_IDX;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)9L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)10L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 9
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 10
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {
@@ -355,6 +355,15 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
      */
     public static int NCCLTJ_CALL_SKIPPED() {
         return NCCLTJ_CALL_SKIPPED;
+    }
+    private static final int NCCLTJ_CALL_TAKE_LINE = (int)7L;
+    /**
+     * {@snippet lang=c :
+     * #define NCCLTJ_CALL_TAKE_LINE 7
+     * }
+     */
+    public static int NCCLTJ_CALL_TAKE_LINE() {
+        return NCCLTJ_CALL_TAKE_LINE;
     }
     private static final int NCCLTJ_DECISION_BUCKET_MASK = (int)255L;
     /**

@@ -17,10 +17,11 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  * struct {
  *     int32_t abiVersion;
  *     int32_t engineAbiVersion;
- *     nccltj_log_fn log;
  *     const char *libraryPath;
  *     nccltj_get_coll_info_fn getCollInfo;
  *     nccltj_control_fn control;
+ *     int32_t linesQueued;
+ *     int32_t reserved;
  * }
  * }
  */
@@ -33,10 +34,11 @@ public class nccltj_bridge_t {
     private static final GroupLayout $LAYOUT = MemoryLayout.structLayout(
         NcclTunerAbi.C_INT.withName("abiVersion"),
         NcclTunerAbi.C_INT.withName("engineAbiVersion"),
-        NcclTunerAbi.C_POINTER.withName("log"),
         NcclTunerAbi.C_POINTER.withName("libraryPath"),
         NcclTunerAbi.C_POINTER.withName("getCollInfo"),
-        NcclTunerAbi.C_POINTER.withName("control")
+        NcclTunerAbi.C_POINTER.withName("control"),
+        NcclTunerAbi.C_INT.withName("linesQueued"),
+        NcclTunerAbi.C_INT.withName("reserved")
     ).withName("nccltj_bridge_t");
 
     /**
@@ -132,107 +134,6 @@ public class nccltj_bridge_t {
      */
     public static void engineAbiVersion(MemorySegment struct, int fieldValue) {
         struct.set(engineAbiVersion$LAYOUT, engineAbiVersion$OFFSET, fieldValue);
-    }
-
-    /**
-     * {@snippet lang=c :
-     * nccltj_log_fn log
-     * }
-     */
-    public final static class log {
-
-        private log() {
-            // Should not be called directly
-        }
-
-        /**
-         * The function pointer signature, expressed as a functional interface
-         */
-        public interface Function {
-            void apply(MemorySegment _x0, int _x1, MemorySegment _x2);
-        }
-
-        private static final FunctionDescriptor $DESC = FunctionDescriptor.ofVoid(
-            NcclTunerAbi.C_POINTER,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_POINTER
-        );
-
-        /**
-         * The descriptor of this function pointer
-         */
-        public static FunctionDescriptor descriptor() {
-            return $DESC;
-        }
-
-        private static final MethodHandle UP$MH = NcclTunerAbi.upcallHandle(log.Function.class, "apply", $DESC);
-
-        /**
-         * Allocates a new upcall stub, whose implementation is defined by {@code fi}.
-         * The lifetime of the returned segment is managed by {@code arena}
-         */
-        public static MemorySegment allocate(log.Function fi, Arena arena) {
-            return Linker.nativeLinker().upcallStub(UP$MH.bindTo(fi), $DESC, arena);
-        }
-
-        private static final MethodHandle DOWN$MH = Linker.nativeLinker().downcallHandle($DESC);
-
-        /**
-         * Invoke the upcall stub {@code funcPtr}, with given parameters
-         */
-        public static void invoke(MemorySegment funcPtr, MemorySegment _x0, int _x1, MemorySegment _x2) {
-            try {
-                 DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2);
-            } catch (Error | RuntimeException ex) {
-                throw ex;
-            } catch (Throwable ex$) {
-                throw new AssertionError("should not reach here", ex$);
-            }
-        }
-    }
-
-    private static final AddressLayout log$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("log"));
-
-    /**
-     * Layout for field:
-     * {@snippet lang=c :
-     * nccltj_log_fn log
-     * }
-     */
-    public static final AddressLayout log$layout() {
-        return log$LAYOUT;
-    }
-
-    private static final long log$OFFSET = $LAYOUT.byteOffset(groupElement("log"));
-
-    /**
-     * Offset for field:
-     * {@snippet lang=c :
-     * nccltj_log_fn log
-     * }
-     */
-    public static final long log$offset() {
-        return log$OFFSET;
-    }
-
-    /**
-     * Getter for field:
-     * {@snippet lang=c :
-     * nccltj_log_fn log
-     * }
-     */
-    public static MemorySegment log(MemorySegment struct) {
-        return struct.get(log$LAYOUT, log$OFFSET);
-    }
-
-    /**
-     * Setter for field:
-     * {@snippet lang=c :
-     * nccltj_log_fn log
-     * }
-     */
-    public static void log(MemorySegment struct, MemorySegment fieldValue) {
-        struct.set(log$LAYOUT, log$OFFSET, fieldValue);
     }
 
     private static final AddressLayout libraryPath$LAYOUT = (AddressLayout)$LAYOUT.select(groupElement("libraryPath"));
@@ -485,6 +386,94 @@ public class nccltj_bridge_t {
      */
     public static void control(MemorySegment struct, MemorySegment fieldValue) {
         struct.set(control$LAYOUT, control$OFFSET, fieldValue);
+    }
+
+    private static final OfInt linesQueued$LAYOUT = (OfInt)$LAYOUT.select(groupElement("linesQueued"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * int32_t linesQueued
+     * }
+     */
+    public static final OfInt linesQueued$layout() {
+        return linesQueued$LAYOUT;
+    }
+
+    private static final long linesQueued$OFFSET = $LAYOUT.byteOffset(groupElement("linesQueued"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * int32_t linesQueued
+     * }
+     */
+    public static final long linesQueued$offset() {
+        return linesQueued$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * int32_t linesQueued
+     * }
+     */
+    public static int linesQueued(MemorySegment struct) {
+        return struct.get(linesQueued$LAYOUT, linesQueued$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * int32_t linesQueued
+     * }
+     */
+    public static void linesQueued(MemorySegment struct, int fieldValue) {
+        struct.set(linesQueued$LAYOUT, linesQueued$OFFSET, fieldValue);
+    }
+
+    private static final OfInt reserved$LAYOUT = (OfInt)$LAYOUT.select(groupElement("reserved"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static final OfInt reserved$layout() {
+        return reserved$LAYOUT;
+    }
+
+    private static final long reserved$OFFSET = $LAYOUT.byteOffset(groupElement("reserved"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static final long reserved$offset() {
+        return reserved$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static int reserved(MemorySegment struct) {
+        return struct.get(reserved$LAYOUT, reserved$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static void reserved(MemorySegment struct, int fieldValue) {
+        struct.set(reserved$LAYOUT, reserved$OFFSET, fieldValue);
     }
 
     /**

@@ -32,6 +32,10 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
  *     int32_t nChannels;
  *     uintptr_t chunkSize;
  *     uintptr_t measured;
+ *     uintptr_t text;
+ *     uint64_t textBytes;
+ *     int32_t level;
+ *     int32_t reserved;
  * }
  * }
  */
@@ -58,7 +62,11 @@ public class nccltj_call_t {
         NcclTunerAbi.C_INT.withName("protocol"),
         NcclTunerAbi.C_INT.withName("nChannels"),
         NcclTunerAbi.C_LONG.withName("chunkSize"),
-        NcclTunerAbi.C_LONG.withName("measured")
+        NcclTunerAbi.C_LONG.withName("measured"),
+        NcclTunerAbi.C_LONG.withName("text"),
+        NcclTunerAbi.C_LONG.withName("textBytes"),
+        NcclTunerAbi.C_INT.withName("level"),
+        NcclTunerAbi.C_INT.withName("reserved")
     ).withName("nccltj_call_t");
 
     /**
@@ -814,6 +822,182 @@ public class nccltj_call_t {
      */
     public static void measured(MemorySegment struct, long fieldValue) {
         struct.set(measured$LAYOUT, measured$OFFSET, fieldValue);
+    }
+
+    private static final OfLong text$LAYOUT = (OfLong)$LAYOUT.select(groupElement("text"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * uintptr_t text
+     * }
+     */
+    public static final OfLong text$layout() {
+        return text$LAYOUT;
+    }
+
+    private static final long text$OFFSET = $LAYOUT.byteOffset(groupElement("text"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * uintptr_t text
+     * }
+     */
+    public static final long text$offset() {
+        return text$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * uintptr_t text
+     * }
+     */
+    public static long text(MemorySegment struct) {
+        return struct.get(text$LAYOUT, text$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * uintptr_t text
+     * }
+     */
+    public static void text(MemorySegment struct, long fieldValue) {
+        struct.set(text$LAYOUT, text$OFFSET, fieldValue);
+    }
+
+    private static final OfLong textBytes$LAYOUT = (OfLong)$LAYOUT.select(groupElement("textBytes"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * uint64_t textBytes
+     * }
+     */
+    public static final OfLong textBytes$layout() {
+        return textBytes$LAYOUT;
+    }
+
+    private static final long textBytes$OFFSET = $LAYOUT.byteOffset(groupElement("textBytes"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * uint64_t textBytes
+     * }
+     */
+    public static final long textBytes$offset() {
+        return textBytes$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * uint64_t textBytes
+     * }
+     */
+    public static long textBytes(MemorySegment struct) {
+        return struct.get(textBytes$LAYOUT, textBytes$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * uint64_t textBytes
+     * }
+     */
+    public static void textBytes(MemorySegment struct, long fieldValue) {
+        struct.set(textBytes$LAYOUT, textBytes$OFFSET, fieldValue);
+    }
+
+    private static final OfInt level$LAYOUT = (OfInt)$LAYOUT.select(groupElement("level"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * int32_t level
+     * }
+     */
+    public static final OfInt level$layout() {
+        return level$LAYOUT;
+    }
+
+    private static final long level$OFFSET = $LAYOUT.byteOffset(groupElement("level"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * int32_t level
+     * }
+     */
+    public static final long level$offset() {
+        return level$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * int32_t level
+     * }
+     */
+    public static int level(MemorySegment struct) {
+        return struct.get(level$LAYOUT, level$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * int32_t level
+     * }
+     */
+    public static void level(MemorySegment struct, int fieldValue) {
+        struct.set(level$LAYOUT, level$OFFSET, fieldValue);
+    }
+
+    private static final OfInt reserved$LAYOUT = (OfInt)$LAYOUT.select(groupElement("reserved"));
+
+    /**
+     * Layout for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static final OfInt reserved$layout() {
+        return reserved$LAYOUT;
+    }
+
+    private static final long reserved$OFFSET = $LAYOUT.byteOffset(groupElement("reserved"));
+
+    /**
+     * Offset for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static final long reserved$offset() {
+        return reserved$OFFSET;
+    }
+
+    /**
+     * Getter for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static int reserved(MemorySegment struct) {
+        return struct.get(reserved$LAYOUT, reserved$OFFSET);
+    }
+
+    /**
+     * Setter for field:
+     * {@snippet lang=c :
+     * int32_t reserved
+     * }
+     */
+    public static void reserved(MemorySegment struct, int fieldValue) {
+        struct.set(reserved$LAYOUT, reserved$OFFSET, fieldValue);
     }
 
     /**

@@ -18,7 +18,7 @@
  *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t --include-struct nccltj_call_t \
  *   --include-struct nccltj_series_t --include-struct nccltj_measured_t \
  *   --include-typedef nccltj_control_fn --include-typedef nccltj_get_coll_info_fn \
- *   --include-typedef nccltj_log_fn --include-typedef ncclTunerConstants_v6_t \
+ *   --include-typedef ncclTunerConstants_v6_t \
  *   --include-typedef ncclNvlDomainInfo_v6_t --include-typedef ncclNvlDomainInfo_v7_t \
  *   --include-constant ncclSuccess \
  *   --include-constant ncclUnhandledCudaError --include-constant ncclSystemError \
@@ -51,7 +51,7 @@
  *   --include-constant NCCLTJ_CALL_DESTROY --include-constant NCCLTJ_CALL_FLUSH \
  *   --include-constant NCCLTJ_CALL_GET_CHUNK_SIZE --include-constant NCCLTJ_HANDLE_CHUNK_SIZES \
  *   --include-constant NCCLTJ_CALL_MEASURED --include-constant NCCLTJ_CALL_SKIPPED \
- *   --include-constant NCCLTJ_CONTROL_OK \
+ *   --include-constant NCCLTJ_CALL_TAKE_LINE --include-constant NCCLTJ_CONTROL_OK \
  *   --include-constant NCCLTJ_CONTROL_FAILED --include-constant NCCLTJ_START_OK \
  *   --include-constant NCCLTJ_START_ABI_MISMATCH --include-constant NCCLTJ_START_ANOTHER_COPY \
  *   --include-constant NCCLTJ_DECISION_SEEN \
@@ -84,7 +84,7 @@
  * reach glibc's {@code <stdint.h>} through its own resource-dir copy ({@code BINDINGS_STDINT} in
  * {@code make/bindings.mk} names another path).
  * The variadic {@code ncclDebugLogger_t} is deliberately not bound (jextract cannot); the shim
- * calls it on Java's behalf through {@code nccltj_log_fn}.
+ * calls it with the lines it takes from the engine ({@code NCCLTJ_CALL_TAKE_LINE}).
  *
  * <p>After changing the header, regenerate with {@code make bindings JEXTRACT=/path/to/jextract}
  * and keep the command above in sync with {@code make/bindings.mk}. {@code AbiLayoutTest}

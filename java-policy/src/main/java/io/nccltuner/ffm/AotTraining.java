@@ -11,7 +11,6 @@ import io.nccltuner.bindings.nccltj_call_t;
 import io.nccltuner.bindings.nccltj_control_fn;
 import io.nccltuner.bindings.nccltj_get_coll_info_fn;
 import io.nccltuner.bindings.nccltj_hw_t;
-import io.nccltuner.bindings.nccltj_log_fn;
 import io.nccltuner.trace.TraceCall;
 import io.nccltuner.trace.TraceFile;
 import java.lang.foreign.Arena;
@@ -58,7 +57,6 @@ public final class AotTraining {
         Arena arena = Arena.global();
         MemorySegment bridge = nccltj_bridge_t.allocate(arena);
         nccltj_bridge_t.abiVersion(bridge, NcclTunerAbi.NCCL_TUNER_JAVA_ABI_VERSION());
-        nccltj_bridge_t.log(bridge, nccltj_log_fn.allocate((logger, level, msg) -> {}, arena));
         nccltj_bridge_t.libraryPath(bridge, arena.allocateFrom("aot-training"));
         if (Bootstrap.start(bridge.address()) != 0) {
             System.err.println("AotTraining: the engine did not start");
@@ -135,6 +133,8 @@ public final class AotTraining {
      * upcall stubs, as the shim passes them.
      */
     private static final class Replay {
+        private final MemorySegment bridge;
+        private final MemorySegment text;
         private final MemorySegment control;
         private final MemorySegment get;
         private final MemorySegment call;
@@ -148,6 +148,8 @@ public final class AotTraining {
         private long comm;
 
         Replay(Arena arena, MemorySegment bridge) {
+            this.bridge = bridge;
+            text = arena.allocate(2048);
             control = nccltj_bridge_t.control(bridge);
             get = nccltj_bridge_t.getCollInfo(bridge);
             call = nccltj_call_t.allocate(arena);
@@ -184,6 +186,7 @@ public final class AotTraining {
                         nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_DESTROY());
                         nccltj_call_t.handle(call, comm);
                         nccltj_control_fn.invoke(control, call.address());
+                        takeLines();
                     }
                 }
             }
@@ -203,6 +206,21 @@ public final class AotTraining {
             nccltj_call_t.hw(call, hw.address());
             nccltj_control_fn.invoke(control, call.address());
             comm = nccltj_call_t.handle(call);
+            takeLines();
+        }
+
+        /** The lines the engine queued, taken as the shim takes them after an upcall (and dropped). */
+        private void takeLines() {
+            for (int i = 0; i < 64 && bridge.get(JAVA_INT, nccltj_bridge_t.linesQueued$offset()) != 0; i++) {
+                call.fill((byte) 0);
+                nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_TAKE_LINE());
+                nccltj_call_t.text(call, text.address());
+                nccltj_call_t.textBytes(call, text.byteSize());
+                nccltj_control_fn.invoke(control, call.address());
+                if (nccltj_call_t.level(call) == 0) {
+                    return;
+                }
+            }
         }
 
         private void get(TraceCall c, boolean chunkSizeToo) {

@@ -4,8 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.nccltuner.bindings.NcclTunerAbi;
 import io.nccltuner.bindings.nccltj_bridge_t;
-import io.nccltuner.bindings.nccltj_log_fn;
-import io.nccltuner.engine.TunerLog;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -51,7 +49,8 @@ public final class Bootstrap {
                         ? ""
                         : MemorySegment.ofAddress(path).reinterpret(4096).getString(0);
             }
-            TunerLog log = new NativeLog(MemorySegment.ofAddress(bridge.get(JAVA_LONG, nccltj_bridge_t.log$offset())));
+            NativeLog log = new NativeLog(bridge.address() + nccltj_bridge_t.linesQueued$offset());
+            Upcalls.lines = log;
             if (System.getProperty("nccltj.library") != null) {
                 // The shim created this JVM: nothing in it may write to the host's fds 1 and 2.
                 System.setOut(new LineToLog(log, "System.out"));
@@ -76,7 +75,6 @@ public final class Bootstrap {
                     .name("nccl-tuner-java-start")
                     .start(() -> {
                         try {
-                            nccltj_log_fn.descriptor(); // initialises the logger's downcall handle too
                             config[0] = PluginConfig.fromEnvironment(System.getenv(), log);
                             if (controlClaimed.compareAndSet(false, true)) {
                                 control[0] = Upcalls.stub("control", Upcalls.CONTROL, arena);

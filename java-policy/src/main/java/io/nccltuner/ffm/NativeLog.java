@@ -1,104 +1,107 @@
 package io.nccltuner.ffm;
 
-import io.nccltuner.bindings.nccltj_log_fn;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.nccltuner.bindings.nccltj_call_t;
 import io.nccltuner.engine.TunerLog;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 
 /**
- * {@link TunerLog} through the shim's {@code nccltj_log_fn} (a downcall), which calls NCCL's
- * variadic ncclDebugLogger_t as {@code logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s",
- * message)}. Only used off the hot path (init, destroy, warnings), so it may allocate.
+ * {@link TunerLog} of the plugin: each line waits in a queue until the shim takes it, after the
+ * upcall in which it was logged returns (or the next one, for a line of a JVM thread), with
+ * NCCLTJ_CALL_TAKE_LINE ({@link #take}), and calls NCCL's variadic ncclDebugLogger_t from C as
+ * {@code logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", line)} (bridge 10,
+ * plugin-shim/include/nccltj_bridge.h). The engine makes no downcall: making the one it had and
+ * linking its first call took about 6 ms of a 62 ms first init (10 method-handle classes spun;
+ * bench_driver, AOT cache, Intel Xeon, 2026-12-03), and NCCL's logger now never runs beneath Java
+ * frames. The bridge's {@code linesQueued} is non-zero while a line waits.
+ *
+ * <p>At most {@link #MAX_QUEUED} lines wait (a JVM thread logging without a host call between
+ * them); the lines beyond are counted and said in one line after the last taken.
  */
 final class NativeLog implements TunerLog {
-    private final MemorySegment logFn;
+    /** Lines that may wait at once. */
+    static final int MAX_QUEUED = 4096;
 
     /** NCCL's logger of the latest init: used for lines that arise outside any call (decision log). */
     static volatile MemorySegment latestLogger = MemorySegment.NULL;
 
-    /** @param logFn the shim's log function, from the bridge */
-    NativeLog(MemorySegment logFn) {
-        this.logFn = logFn;
+    /** One waiting line: NCCL's logger as an address, NCCL_LOG_* level, printable UTF-8 bytes. */
+    private record Line(long logger, int level, byte[] utf8) {}
+
+    private final ArrayDeque<Line> queue = new ArrayDeque<>(); // guarded by this
+    private long dropped; // guarded by this
+    private final long linesQueued;
+
+    /** @param linesQueued the address of the bridge's linesQueued (0: none, as in tests) */
+    NativeLog(long linesQueued) {
+        this.linesQueued = linesQueued;
     }
-
-    /** A native buffer for the message, reused while no other thread logs; guarded by {@link #busy}. */
-    private MemorySegment buffer = MemorySegment.NULL;
-
-    private boolean busy; // guarded by this
 
     @Override
     public void log(MemorySegment ncclLogger, int level, String message) {
-        MemorySegment logger = ncclLogger.address() == 0 ? latestLogger : ncclLogger;
-        MemorySegment known = repeated(message);
-        if (known != null) {
-            nccltj_log_fn.invoke(logFn, logger, level, known);
-            return;
-        }
+        long logger = (ncclLogger.address() == 0 ? latestLogger : ncclLogger).address();
         byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
         if (!plainAscii(utf8)) { // a control or a non-ASCII character: the full check
             utf8 = printable(message).getBytes(StandardCharsets.UTF_8);
         }
-        // One buffer instead of a confined arena per line (its opening, allocation and closing ran
-        // interpreted at every init and destroy; issue 23). Not held across the downcall by a lock:
-        // NCCL's logger may wait for a lock the host holds while another thread logs, so a second
-        // thread here takes an arena of its own instead of waiting.
-        if (claim()) {
-            try {
-                MemorySegment b = buffer;
-                if (b.byteSize() < utf8.length + 1L) {
-                    b = Arena.ofAuto().allocate(Math.max(1024, utf8.length + 1L));
-                    buffer = b;
-                }
-                MemorySegment.copy(utf8, 0, b, ValueLayout.JAVA_BYTE, 0, utf8.length);
-                b.set(ValueLayout.JAVA_BYTE, utf8.length, (byte) 0);
-                nccltj_log_fn.invoke(logFn, logger, level, b);
-            } finally {
-                release();
+        synchronized (this) {
+            if (queue.size() < MAX_QUEUED) {
+                queue.add(new Line(logger, level, utf8));
+            } else {
+                dropped++;
             }
-            return;
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment b = arena.allocate(utf8.length + 1L);
-            MemorySegment.copy(utf8, 0, b, ValueLayout.JAVA_BYTE, 0, utf8.length);
-            nccltj_log_fn.invoke(logFn, logger, level, b);
+            setQueued(1);
         }
     }
 
-    /*
-     * Lines that repeat as the same String (the engine keeps an init's line per communicator
-     * shape; with no commId every init logs the same object): their printable native copy, made at
-     * the second sighting, so one-off lines (destroy's summaries) allocate nothing native.
-     * Identity only: a String's content cannot change. Guarded by this.
+    /**
+     * NCCLTJ_CALL_TAKE_LINE: the oldest waiting line into the shim's buffer ({@code text}, {@code
+     * textBytes} bytes), cut at a character boundary to fit with its NUL, and its level and logger
+     * into the call; level 0 (NCCL_LOG_NONE) when none waits. After the last line, a count of the
+     * lines dropped, if any.
+     *
+     * @param call the nccltj_call_t's address
      */
-    private static final int SLOTS = 8;
-    private final String[] seen = new String[SLOTS];
-    private int seenNext;
-    private final String[] kept = new String[SLOTS];
-    private final MemorySegment[] keptCopy = new MemorySegment[SLOTS];
-    private int keptNext;
+    synchronized void take(long call) {
+        MemorySegment all = Upcalls.ALL;
+        long text = all.get(JAVA_LONG, call + nccltj_call_t.text$offset());
+        long textBytes = all.get(JAVA_LONG, call + nccltj_call_t.textBytes$offset());
+        Line line = queue.poll();
+        if (line == null && dropped > 0) {
+            line = new Line(latestLogger.address(), LEVEL_INFO, (dropped + " lines of the engine were dropped (more than "
+                            + MAX_QUEUED + " waiting for a host call)")
+                    .getBytes(StandardCharsets.US_ASCII));
+            dropped = 0;
+        }
+        if (queue.isEmpty() && dropped == 0) {
+            setQueued(0);
+        }
+        if (line == null || text == 0 || textBytes < 2) {
+            all.set(JAVA_INT, call + nccltj_call_t.level$offset(), 0);
+            return;
+        }
+        int n = (int) Math.min(line.utf8().length, textBytes - 1);
+        while (n < line.utf8().length && n > 0 && (line.utf8()[n] & 0xc0) == 0x80) {
+            n--; // not inside a UTF-8 sequence
+        }
+        MemorySegment.copy(line.utf8(), 0, all, JAVA_BYTE, text, n);
+        all.set(JAVA_BYTE, text + n, (byte) 0);
+        all.set(JAVA_LONG, call + nccltj_call_t.logger$offset(), line.logger());
+        all.set(JAVA_INT, call + nccltj_call_t.level$offset(), line.level());
+    }
 
-    /** @return the native copy of a message logged before as this same String, or null */
-    private synchronized MemorySegment repeated(String message) {
-        for (int i = 0; i < SLOTS; i++) {
-            if (kept[i] == message) {
-                return keptCopy[i];
-            }
+    /** NCCL_LOG_INFO (NCCL's ncclDebugLogLevel). */
+    private static final int LEVEL_INFO = io.nccltuner.bindings.NcclTunerAbi.NCCL_LOG_INFO();
+
+    private void setQueued(int v) {
+        if (linesQueued != 0) {
+            Upcalls.ALL.set(JAVA_INT, linesQueued, v);
         }
-        for (int i = 0; i < SLOTS; i++) {
-            if (seen[i] == message) {
-                seen[i] = null;
-                MemorySegment copy = Arena.ofAuto().allocateFrom(printable(message));
-                kept[keptNext] = message;
-                keptCopy[keptNext] = copy;
-                keptNext = (keptNext + 1) % SLOTS;
-                return copy;
-            }
-        }
-        seen[seenNext] = message;
-        seenNext = (seenNext + 1) % SLOTS;
-        return null;
     }
 
     /**
@@ -114,18 +117,6 @@ final class NativeLog implements TunerLog {
             }
         }
         return true;
-    }
-
-    private synchronized boolean claim() {
-        if (busy) {
-            return false;
-        }
-        busy = true;
-        return true;
-    }
-
-    private synchronized void release() {
-        busy = false;
     }
 
     /**

@@ -70,7 +70,7 @@ final class Upcalls {
     private static final int CONTROL_FAILED = NcclTunerAbi.NCCLTJ_CONTROL_FAILED();
 
     /** All of memory: NCCL's table and nChannels are reached by their addresses, no segment per call. */
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static volatile Engine engine;
     private static volatile MemorySegment lastLogger = MemorySegment.NULL;
@@ -101,6 +101,20 @@ final class Upcalls {
                         MethodHandles.lookup().findStatic(Upcalls.class, name, descriptor.toMethodType()),
                         descriptor,
                         arena);
+    }
+
+    /** The plugin's log: its lines wait there for the shim's NCCLTJ_CALL_TAKE_LINE (null before the start). */
+    static volatile NativeLog lines;
+
+    /** NCCLTJ_CALL_TAKE_LINE: the oldest line the engine logged, for the shim to log (NativeLog). */
+    private static int takeLine(long call) {
+        NativeLog l = lines;
+        if (l != null) {
+            l.take(call);
+        } else {
+            ALL.set(JAVA_INT, call + nccltj_call_t.level$offset(), 0);
+        }
+        return CONTROL_OK;
     }
 
     /** Whether the configuration failed (the engine then changes nothing): init then returns CONTROL_FAILED. */
@@ -137,6 +151,9 @@ final class Upcalls {
         int op = ALL.get(JAVA_INT, call + nccltj_call_t.op$offset());
         if (op == NcclTunerAbi.NCCLTJ_CALL_INIT()) {
             return init(call);
+        }
+        if (op == NcclTunerAbi.NCCLTJ_CALL_TAKE_LINE()) {
+            return takeLine(call);
         }
         long handle = ALL.get(JAVA_LONG, call + nccltj_call_t.handle$offset());
         if (op == NcclTunerAbi.NCCLTJ_CALL_SKIPPED()) {

@@ -224,7 +224,7 @@ class AbiLayoutTest {
         }
         // the bridge fields are declared with the nccltj_*_fn typedefs
         for (String[] p : new String[][] {
-            {"log", "nccltj_log_fn"}, {"control", "nccltj_control_fn"}, {"getCollInfo", "nccltj_get_coll_info_fn"}
+            {"control", "nccltj_control_fn"}, {"getCollInfo", "nccltj_get_coll_info_fn"}
         }) {
             FunctionDescriptor field = (FunctionDescriptor) Class.forName(PKG + "nccltj_bridge_t$" + p[0])
                     .getMethod("descriptor")
@@ -235,7 +235,7 @@ class AbiLayoutTest {
                 errors.add("nccltj_bridge_t." + p[0] + " " + field + " != " + p[1] + " " + typedef);
             }
         }
-        assertTrue(cSigs.size() >= 19, "too few signatures printed: " + cSigs);
+        assertTrue(cSigs.size() >= 17, "too few signatures printed: " + cSigs);
         assertTrue(errors.isEmpty(), "C and Java signatures differ:\n" + String.join("\n", errors));
     }
 

@@ -653,6 +653,20 @@ class GuestIT {
         assertEquals(0, r.num("second_rc"), r.text());
     }
 
+    /**
+     * A logger that ends its thread (pthread_exit) at the engine's own INFO line: the shim logs the
+     * engine's lines from C after the upcall returned (bridge 10), so the thread ends with no Java
+     * frame below it and no JVM monitor held, and the next init, on another thread, returns and
+     * decides (it used to wait for ever: the line was logged from inside the engine).
+     */
+    @Test
+    void aLoggerThatEndsItsThreadAtTheEnginesLineDoesNotHangTheNextInit() throws Exception {
+        Run r = run(Map.of(), 60, "logger-exit-engine");
+        assertEquals(1, r.num("ended_in_logger"), r.text());
+        assertEquals(0, r.num("second_rc"), r.text());
+        assertEquals(APPLIED, r.num("second_changed"), r.text());
+    }
+
     /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
     @Test
     void aCallFromACoroutineChangesNothing() throws Exception {
