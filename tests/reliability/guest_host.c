@@ -1825,9 +1825,9 @@ static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const c
   (void)flags;
   (void)file;
   (void)line;
-  if (exitAtEngine ? level == NCCL_LOG_INFO && strstr(msg, " profile ") != NULL
-      : exitAtNotice ? level == NCCL_LOG_INFO && strstr(msg, "_JAVA_SR_SIGNUM") != NULL
-                     : level == NCCL_LOG_WARN)
+  if (exitAtEngine ? level == NCCL_LOG_INFO && strstr(msg, " profile ") != NULL :
+      exitAtNotice ? level == NCCL_LOG_INFO && strstr(msg, "_JAVA_SR_SIGNUM") != NULL :
+                     level == NCCL_LOG_WARN)
     pthread_exit((void*)1);
 }
 static void* exiting_init(void* unused) {

@@ -73,9 +73,12 @@ final class NativeLog implements TunerLog {
         long textBytes = all.get(JAVA_LONG, call + nccltj_call_t.textBytes$offset());
         Line line = queue.poll();
         if (line == null && dropped > 0) {
-            line = new Line(latestLogger.address(), LEVEL_INFO, (dropped + " lines of the engine were dropped (more than "
-                            + MAX_QUEUED + " waiting for a host call)")
-                    .getBytes(StandardCharsets.US_ASCII));
+            line = new Line(
+                    latestLogger.address(),
+                    LEVEL_INFO,
+                    (dropped + " lines of the engine were dropped (more than " + MAX_QUEUED
+                                    + " waiting for a host call)")
+                            .getBytes(StandardCharsets.US_ASCII));
             dropped = 0;
         }
         if (queue.isEmpty() && dropped == 0) {

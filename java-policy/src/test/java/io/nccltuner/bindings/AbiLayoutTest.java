@@ -223,9 +223,8 @@ class AbiLayoutTest {
             }
         }
         // the bridge fields are declared with the nccltj_*_fn typedefs
-        for (String[] p : new String[][] {
-            {"control", "nccltj_control_fn"}, {"getCollInfo", "nccltj_get_coll_info_fn"}
-        }) {
+        for (String[] p :
+                new String[][] {{"control", "nccltj_control_fn"}, {"getCollInfo", "nccltj_get_coll_info_fn"}}) {
             FunctionDescriptor field = (FunctionDescriptor) Class.forName(PKG + "nccltj_bridge_t$" + p[0])
                     .getMethod("descriptor")
                     .invoke(null);
