@@ -100,6 +100,13 @@
  *   logger-exit-engine    the same with the engine: the logger ends its thread at the engine's first INFO
  *                         line (the policy and profile), which the shim logs after the upcall returned;
  *                         the second init must return and decide: second_changed=
+ *   logger-jvm exit|jmp|reenter  with NCCL_TUNER_JAVA_OPTS=-Xlog:class+load (HotSpot prints on the thread
+ *                         that loads a class, inside an upcall): a first communicator opened and closed,
+ *                         then a thread opens a second and replays it with a logger that, at the first
+ *                         "JVM: " line logged on that thread, ends the thread (exit), siglongjmps out of
+ *                         the call (jmp) or opens and closes a third communicator from inside (reenter);
+ *                         then the main thread opens another and replays it (alarm 30 s): acted=,
+ *                         second_rc=, second_changed=
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -125,6 +132,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <ucontext.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -1860,6 +1868,65 @@ static void cmd_logger_exit_engine(void) {
   cmd_logger_exit();
 }
 
+/* logger-jvm: a logger that acts at a HotSpot line ("JVM: ...", -Xlog to stdout) logged on the
+ * calling thread while it is inside the plugin. */
+static const ncclTuner_v3_t* jvmT;
+static const char* jvmAct;
+static atomic_int jvmActed;
+static __thread int jvmArmed;
+static __thread sigjmp_buf jvmJump;
+static void jvm_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
+  va_list ap, copy;
+  va_start(ap, fmt);
+  va_copy(copy, ap);
+  logLine(level, fmt, ap);
+  char msg[2048] = "";
+  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
+  va_end(copy);
+  va_end(ap);
+  (void)flags;
+  (void)file;
+  (void)line;
+  if (!jvmArmed || strstr(msg, "JVM: ") == NULL) return;
+  jvmArmed = 0;
+  atomic_fetch_add(&jvmActed, 1);
+  if (strcmp(jvmAct, "exit") == 0) pthread_exit((void*)1);
+  if (strcmp(jvmAct, "jmp") == 0) siglongjmp(jvmJump, 1);
+  void* ctx = NULL; /* reenter */
+  if (jvmT->init(nRanks, nNodes, logger, &ctx) == ncclSuccess && ctx != NULL) jvmT->destroy(ctx);
+}
+static void* jvm_thread(void* unused) {
+  (void)unused;
+  void* ctx = NULL;
+  jvmT->init(nRanks, nNodes, jvm_logger, &ctx);
+  if (sigsetjmp(jvmJump, 1) == 0) {
+    jvmArmed = 1;
+    replay(jvmT, ctx);
+  }
+  jvmArmed = 0;
+  return NULL;
+}
+static void cmd_logger_jvm(const char* act) {
+  if (strcmp(act, "exit") != 0 && strcmp(act, "jmp") != 0 && strcmp(act, "reenter") != 0)
+    usage_exit("logger-jvm: exit, jmp or reenter, not %s", act);
+  jvmAct = act;
+  void* lib = NULL;
+  jvmT = load(plugin, &lib);
+  void* first = NULL;
+  /* HotSpot's lines go to the first init's logger */
+  if (jvmT->init(nRanks, nNodes, jvm_logger, &first) == ncclSuccess && first != NULL) jvmT->destroy(first);
+  pthread_t th;
+  pthread_create(&th, NULL, jvm_thread, NULL);
+  pthread_join(th, NULL);
+  alarm(30);
+  void* ctx = NULL;
+  ncclResult_t rc = jvmT->init(nRanks, nNodes, logger, &ctx);
+  int changed = rc == ncclSuccess && ctx != NULL ? replay(jvmT, ctx) : 0;
+  alarm(0);
+  fact("acted=%d second_rc=%d second_changed=%d", atomic_load(&jvmActed), rc, changed);
+  if (rc == ncclSuccess && ctx != NULL) jvmT->destroy(ctx);
+}
+
 /* The commands (the header comment says what each does), by the argument each takes: none (plain),
  * a word, or a number (atol); nonascii-policy, with none of the three set, takes two words. */
 typedef struct {
@@ -1909,6 +1976,7 @@ static const command_t kCommands[] = {
   {.name = "logger-exit", .plain = cmd_logger_exit},
   {.name = "logger-exit-notice", .plain = cmd_logger_exit_notice},
   {.name = "logger-exit-engine", .plain = cmd_logger_exit_engine},
+  {.name = "logger-jvm", .word = cmd_logger_jvm},
 };
 
 int main(int argc, char** argv) {

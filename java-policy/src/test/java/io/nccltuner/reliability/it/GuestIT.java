@@ -667,6 +667,24 @@ class GuestIT {
         assertEquals(APPLIED, r.num("second_changed"), r.text());
     }
 
+    /**
+     * A logger that ends its thread, siglongjmps out of the call, or opens another communicator from
+     * inside, at a HotSpot line ({@code -Xlog:class+load} to stdout) that the shim logs on the host
+     * thread while it is inside an upcall (the first getCollInfo loads classes there): the next init
+     * and replay on another thread must return and decide. Fails on bridge 10 (adversarial review
+     * hh): exit and jmp leave HotSpot's flockfile(stdout) and the thread's JVM state behind, so the
+     * next HotSpot line (and the host's own printf) waits for ever; reenter makes an upcall from a
+     * thread in the VM and HotSpot aborts the process (UpcallLinker::on_entry).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"exit", "jmp", "reenter"})
+    void aLoggerThatLeavesOrReentersAtAHotSpotLineDoesNotHangOrCrash(String act) throws Exception {
+        Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", "-Xlog:class+load"), 90, "logger-jvm", act);
+        assertEquals(1, r.num("acted"), r.text());
+        assertEquals(0, r.num("second_rc"), r.text());
+        assertEquals(APPLIED, r.num("second_changed"), r.text());
+    }
+
     /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
     @Test
     void aCallFromACoroutineChangesNothing() throws Exception {
