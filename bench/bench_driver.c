@@ -435,7 +435,15 @@ static inline void call(worker_t* w, const row_t* r) {
 }
 
 static void* worker_main(void* arg) {
-  worker_t* w = arg;
+  /* The cost table and nChannels of every call live on the calling thread's stack, as in NCCL:
+   * getAlgoInfo passes its locals `float collCostTable[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS]`
+   * and `int nMaxChannels` (NCCL 2.28.9 src/enqueue.cc). In a buffer on the heap, where the first
+   * figures had them, their addresses' low 12 bits against the stack's (randomised per process, at
+   * 16-byte steps) differ from one process to the next, and with them the 4 KiB aliasing between
+   * the plugin's stack stores and its loads from the table: a per-process cost of its own. */
+  worker_t* shared = arg;
+  worker_t local = *shared;
+  worker_t* w = &local;
   if (!w->ctx) g_tuner->init(g_nRanks, g_nNodes, bench_logger, &w->ctx); /* its own communicator */
   size_t k = 0;
   /* Warm-up: at least --warmup calls and at least --warmup-ms, so that C2 has compiled the upcall
@@ -484,8 +492,9 @@ static void* worker_main(void* arg) {
     withCall += t1 - t0;
     resetOnly += now_ns() - t1;
   }
-  w->batchNs = nb ? (withCall - resetOnly) / (double)nb : 0;
-  w->resetNs = nb ? resetOnly / (double)nb : 0;
+  shared->ctx = w->ctx;
+  shared->batchNs = nb ? (withCall - resetOnly) / (double)nb : 0;
+  shared->resetNs = nb ? resetOnly / (double)nb : 0;
   return NULL;
 }
 

@@ -1,7 +1,8 @@
 /*
  * hotspot_output.c -- HotSpot's output and exits while the shim creates the JVM, through the
  * JavaVMInitArgs hooks "vfprintf", "exit" and "abort" (jvm_options.c's first rows): every line
- * HotSpot prints goes to NCCL's logger instead of fds 1 and 2, and an exit() or abort() during
+ * HotSpot prints goes to NCCL's logger instead of fds 1 and 2 (queued, and logged by the shim
+ * once the upcall or the creation in which HotSpot printed it has returned), and an exit() or abort() during
  * creation ends the creating thread instead of the host.
  */
 #define _GNU_SOURCE
@@ -39,7 +40,9 @@ HIDDEN jint JNICALL nccltjVfprintfHook(FILE* stream, const char* fmt, va_list ap
     if (outUsed > 0) {
       char msg[1100];
       snprintf(msg, sizeof msg, "JVM: %s", outLine);
-      nccltjLog((void*)nccltjFirstLogger, NCCL_LOG_INFO, msg);
+      /* queued, never logged from here: HotSpot prints with JVM frames (and its stdout lock) on
+       * this thread's stack, inside an upcall or the JVM's creation; the shim logs it after */
+      nccltjDeferLog((void*)nccltjFirstLogger, NCCL_LOG_INFO, msg);
       if (creating) {
         size_t used = strlen(creationOutput);
         snprintf(creationOutput + used, sizeof creationOutput - used, "%s\n", outLine);

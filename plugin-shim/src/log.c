@@ -37,7 +37,7 @@ static struct {
   char text[480];
 } deferred[DEFERRED_LINES];
 static int deferredHead;              /* guarded by deferredMutex: a ring from deferredHead */
-static int deferredCount;             /* guarded by deferredMutex */
+HIDDEN int nccltjDeferredCount;       /* guarded by deferredMutex (read without it: a hint) */
 static unsigned long deferredDropped; /* guarded by deferredMutex */
 static pthread_mutex_t deferredMutex = PTHREAD_MUTEX_INITIALIZER;
 static __thread int hostThread __attribute__((tls_model("initial-exec")));
@@ -47,14 +47,14 @@ HIDDEN void nccltjMarkHostThread(void) {
 }
 
 HIDDEN void nccltjFlushDeferredLog(void) {
-  if (!hostThread || __atomic_load_n(&deferredCount, __ATOMIC_RELAXED) == 0) return;
+  if (!hostThread || __atomic_load_n(&nccltjDeferredCount, __ATOMIC_RELAXED) == 0) return;
   for (;;) {
     void* logger;
     int level;
     char text[sizeof deferred[0].text];
     unsigned long dropped = 0;
     pthread_mutex_lock(&deferredMutex);
-    if (deferredCount == 0) {
+    if (nccltjDeferredCount == 0) {
       dropped = deferredDropped;
       deferredDropped = 0;
       pthread_mutex_unlock(&deferredMutex);
@@ -69,21 +69,36 @@ HIDDEN void nccltjFlushDeferredLog(void) {
     level = deferred[deferredHead].level;
     memcpy(text, deferred[deferredHead].text, sizeof text);
     deferredHead = (deferredHead + 1) % DEFERRED_LINES;
-    deferredCount--;
+    nccltjDeferredCount--;
     pthread_mutex_unlock(&deferredMutex);
     callLogger(logger, level, text);
   }
 }
 
+/* Queues a line for the next nccltjFlushDeferredLog on a host thread (after the current upcall). */
+HIDDEN void nccltjDeferLog(void* logger, int level, const char* message) {
+  pthread_mutex_lock(&deferredMutex);
+  if (nccltjDeferredCount < DEFERRED_LINES) {
+    int at = (deferredHead + nccltjDeferredCount) % DEFERRED_LINES;
+    deferred[at].logger = logger;
+    deferred[at].level = level;
+    snprintf(deferred[at].text, sizeof deferred[0].text, "%s", message);
+    nccltjDeferredCount++;
+  } else {
+    deferredDropped++;
+  }
+  pthread_mutex_unlock(&deferredMutex);
+}
+
 HIDDEN void nccltjLog(void* logger, int level, const char* message) {
   if (!hostThread) {
     pthread_mutex_lock(&deferredMutex);
-    if (deferredCount < DEFERRED_LINES) {
-      int at = (deferredHead + deferredCount) % DEFERRED_LINES;
+    if (nccltjDeferredCount < DEFERRED_LINES) {
+      int at = (deferredHead + nccltjDeferredCount) % DEFERRED_LINES;
       deferred[at].logger = logger;
       deferred[at].level = level;
       snprintf(deferred[at].text, sizeof deferred[0].text, "%s", message);
-      deferredCount++;
+      nccltjDeferredCount++;
     } else {
       deferredDropped++;
     }

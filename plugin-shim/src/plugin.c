@@ -152,9 +152,15 @@ static __attribute__((noinline)) void takeEngineLines(void) {
   }
 }
 
-/* After every upcall: one load, and the lines the engine queued, if any. */
+/* After every upcall: two loads, and the lines the engine queued and HotSpot printed meanwhile
+ * (hotspot_output.c queues those: -Xlog:class+load prints on the calling thread), if any. */
 static inline __attribute__((always_inline)) void afterUpcall(void) {
-  if (__builtin_expect(__atomic_load_n(&nccltjBridge.linesQueued, __ATOMIC_RELAXED) != 0, 0)) takeEngineLines();
+  if (__builtin_expect((__atomic_load_n(&nccltjBridge.linesQueued, __ATOMIC_RELAXED) |
+                        __atomic_load_n(&nccltjDeferredCount, __ATOMIC_RELAXED)) != 0,
+                       0)) {
+    takeEngineLines();
+    nccltjFlushDeferredLog();
+  }
 }
 
 /* Whether the call has free stack enough for an FFM upcall, measured from this frame down to the

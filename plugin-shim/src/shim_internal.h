@@ -48,6 +48,12 @@ HIDDEN void nccltjLog(void* logger, int level, const char* message);
  * directly; on other threads it queues the line for nccltjFlushDeferredLog (log.c). */
 HIDDEN void nccltjMarkHostThread(void);
 HIDDEN void nccltjFlushDeferredLog(void);
+/* Queues a line for nccltjFlushDeferredLog whatever the thread: HotSpot's own output (it prints
+ * with JVM frames on the stack, inside an upcall or the JVM's creation), which NCCL's logger must
+ * not see from there (a logger that ends its thread or re-enters the plugin would hang or abort
+ * the host). nccltjDeferredCount: lines waiting (read without the lock, as a hint). */
+HIDDEN void nccltjDeferLog(void* logger, int level, const char* message);
+extern HIDDEN int nccltjDeferredCount;
 
 /* Runs once per process, from the first init (plugin.c serialises it): pins this library in
  * memory, creates or joins the JVM, calls Bootstrap.start and fills nccltjBridge, or leaves its

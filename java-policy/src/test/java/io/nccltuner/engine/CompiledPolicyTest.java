@@ -157,6 +157,20 @@ class CompiledPolicyTest {
             }
         }
         assertTrue(refused > 500, "refused " + refused + " of 3000 changes");
+        // a run longer than a bucket may hold (the hostile host's 1.5M-offset run: 4.4 ms a call)
+        int[] longChains = new int[1_000_001];
+        java.util.Arrays.fill(longChains, 0);
+        longChains[longChains.length - 1] = -1;
+        int[] pointAtIt = t.head.clone();
+        pointAtIt[0] = 0;
+        assertNull(DecisionTable.stored(pointAtIt, longChains, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
+        int[] fiveRules = {0, 0, 0, 0, 0, -1};
+        assertNull(DecisionTable.stored(pointAtIt, fiveRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
+        int[] fourRules = {0, 0, 0, 0, -1};
+        int[] onlyIt = new int[t.head.length];
+        java.util.Arrays.fill(onlyIt, -1);
+        onlyIt[0] = 0;
+        assertNotNull(DecisionTable.stored(onlyIt, fourRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
         // lengths that do not fit
         assertNull(DecisionTable.stored(new int[3], t.chains, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
         assertNull(DecisionTable.stored(t.head, t.chains, t.rules, t.chunkSizes(), t.ruleCount() + 1, t.sha256()));
