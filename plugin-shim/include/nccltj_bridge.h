@@ -68,7 +68,9 @@ typedef struct {
  * size_t, which the engine may overwrite. takeLine: text is the address of textBytes bytes (at
  * least 2) where the engine writes its oldest queued line, cut to fit and NUL-terminated, with its
  * NCCL_LOG_* level in `level` and the NCCL logger it is for in `logger` (NULL: the latest init's);
- * level stays 0 (NCCL_LOG_NONE) when no line is queued. */
+ * level stays 0 (NCCL_LOG_NONE) when no line is queued. Every other op may carry such a buffer too
+ * (text, textBytes, level 0): on return the engine has put its oldest waiting line there the same
+ * way, so that an init or a destroy that logs one line needs no takeLine upcall. */
 typedef struct {
   int32_t op;
   int32_t tunerVersion;

@@ -273,9 +273,11 @@ static const optionRow kOptions[] = {
   /* The init/destroy path compiled after a few communicators, not after tens of thousands (with
    * the AOT cache's CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
    * compilations grew the C2 thread's malloc arena as communicators came and went; issue 23).
-   * Only with the cache, where C2 is the only compiler: with C1 (no cache) it would add C2
-   * compilations that C1 otherwise serves, 1.5-3 MiB within GuestIT's first 1,000 reloads. Per
-   * method, so the start and the per-call path keep their thresholds; one option (HotSpot takes
+   * Without the cache too since bridge 10 (2026-12-03): its lighter start (no logger downcall)
+   * left the init path's compilations to the communicators that followed, where they landed late
+   * and at random (GuestIT's reloads 1,000 to 3,000: 1-4.7 MiB; bench_driver's pairs 1k..11k:
+   * 1.0-7.1 MiB); compiled early, within the first few hundred, they add 0.43-0.51 and 0.47-0.79
+   * MiB. Per method, so the start and the per-call path keep their thresholds; one option (HotSpot takes
    * commands separated by newlines). NativeLog::lo* is NativeLog::log: HotSpot 25's parser refuses
    * a method pattern "log" ("Did not specify any method name"). */
   ROW("-XX:CompileCommand="
@@ -291,7 +293,7 @@ static const optionRow kOptions[] = {
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::take,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::takeLine,0.001",
-      AOT_CACHE),
+      ALWAYS),
   /* The SHA-256 of the table fingerprint (engine/Sha256.java) stays interpreted during the start:
    * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
    * the 700-byte method on the spot cost more CPU than the interpretation it saved (first init

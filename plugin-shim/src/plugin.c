@@ -152,6 +152,25 @@ static __attribute__((noinline)) void takeEngineLines(void) {
   }
 }
 
+static inline __attribute__((always_inline)) void afterUpcall(void);
+
+/* A control upcall with room for a line the engine hands back on its return (bridge 10: the
+ * oldest waiting one, so that an init or destroy that logs one line takes no second upcall),
+ * logged here once the upcall returned; then the rest (afterUpcall). */
+static __attribute__((noinline)) int controlCall(nccltj_control_fn up, nccltj_call_t* call) {
+  char text[TAKE_LINE_BYTES];
+  call->text = (uintptr_t)text;
+  call->textBytes = sizeof text;
+  call->level = NCCL_LOG_NONE;
+  int rc = up((uintptr_t)call);
+  if (call->level != NCCL_LOG_NONE) {
+    text[sizeof text - 1] = '\0';
+    nccltjLog(call->logger, call->level, text);
+  }
+  afterUpcall();
+  return rc;
+}
+
 /* After every upcall: two loads, and the lines the engine queued and HotSpot printed meanwhile
  * (hotspot_output.c queues those: -Xlog:class+load prints on the calling thread), if any. */
 static inline __attribute__((always_inline)) void afterUpcall(void) {
@@ -273,9 +292,8 @@ static __attribute__((noinline)) void skipFold(void* context) {
   if (n == 0 || up == NULL) return;
   nccltj_call_t call = {.op = NCCLTJ_CALL_SKIPPED, .handle = handle, .nBytes = n};
   NOCANCEL_BEGIN;
-  up((uintptr_t)&call);
+  controlCall(up, &call);
   NOCANCEL_END;
-  afterUpcall();
 }
 
 HIDDEN void nccltjFlushAtExit(void) {
@@ -283,8 +301,7 @@ HIDDEN void nccltjFlushAtExit(void) {
   nccltj_control_fn up = nccltjBridge.control;
   if (up != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_FLUSH};
-    up((uintptr_t)&call);
-    afterUpcall();
+    controlCall(up, &call);
   }
   nccltjFlushDeferredLog();
 }
@@ -362,8 +379,7 @@ static ncclResult_t initComm(int tunerVersion, uint64_t commId, size_t nRanks, s
                         .constants = (uintptr_t)constants,
                         .hw = (uintptr_t)&hw};
   /* NCCLTJ_CONTROL_FAILED: the engine stepped aside for a failure (it logged the WARN). */
-  int rc = up((uintptr_t)&call);
-  afterUpcall();
+  int rc = controlCall(up, &call);
   if (call.handle != 0) skipReset(call.handle);
   *context = (void*)(intptr_t)call.handle;
   if (call.handle != 0 && __atomic_load_n(&nccltjProfiling, __ATOMIC_ACQUIRE))
@@ -440,9 +456,8 @@ HIDDEN ncclResult_t nccltjGetChunkSize(void* context, ncclFunc_t collType, size_
                           .nChannels = nChannels,
                           .chunkSize = (uintptr_t)chunkSize};
     NOCANCEL_BEGIN;
-    up((uintptr_t)&call);
+    controlCall(up, &call);
     NOCANCEL_END;
-    afterUpcall();
   }
   return ncclSuccess;
 }
@@ -454,8 +469,7 @@ HIDDEN ncclResult_t nccltjDestroyComm(void* context) {
   if (context != NULL && up != NULL && stackOk()) {
     nccltj_call_t call = {.op = NCCLTJ_CALL_DESTROY, .handle = (int64_t)(intptr_t)context};
     NOCANCEL_BEGIN;
-    up((uintptr_t)&call);
-    afterUpcall();
+    controlCall(up, &call);
     nccltjCloseOnExecOwnFiles();
     nccltjFlushDeferredLog();
     NOCANCEL_END;
@@ -468,9 +482,8 @@ HIDDEN int nccltjControl(nccltj_call_t* call) {
   nccltj_control_fn up = nccltjBridge.control;
   if (up == NULL || nccltjBridge.getCollInfo == NULL || !stackOk()) return -1;
   NOCANCEL_BEGIN;
-  int rc = up((uintptr_t)call);
+  int rc = controlCall(up, call);
   NOCANCEL_END;
-  afterUpcall();
   nccltjFlushDeferredLog();
   return rc;
 }

@@ -15,7 +15,7 @@
  *   basic                 init, replay, destroy: changed=N
  *   reload N              N cycles of dlopen, init, replay on a new thread, destroy, dlclose;
  *                         the thread exits after the dlclose. Fails if a cycle decides unlike the
- *                         first. Prints rss_kib/threads after cycle 10 and at the end, and whether
+ *                         first. Prints rss_kib/threads after cycle 10 (rss1000_kib after 1,000) and at the end, and whether
  *                         pthread_key_create still works.
  *   two-copies P2         a second copy of the library at path P2 beside P: changed=/changed2=
  *   fork-during-init US   a thread starts the first init, the main thread forks US microseconds
@@ -332,7 +332,7 @@ static void* cycle_thread(void* arg) {
 
 static void cmd_reload(long cycles) {
   int first = -1;
-  long rss10 = 0, thr10 = 0;
+  long rss10 = 0, thr10 = 0, rss1000 = 0, thr1000 = 0;
   for (long k = 0; k < cycles; k++) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);
@@ -359,6 +359,7 @@ static void cmd_reload(long cycles) {
       break;
     }
     if (k == 9) proc_status(&rss10, &thr10);
+    if (k == 999) proc_status(&rss1000, &thr1000);
   }
   long rss, thr;
   proc_status(&rss, &thr);
@@ -375,9 +376,9 @@ static void cmd_reload(long cycles) {
   int keyRc = pthread_key_create(&key, NULL);
   char names[1024];
   thread_names(names, sizeof names);
-  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss_kib=%ld threads10=%ld threads=%ld settle_ms=%d key_create=%s "
-       "thread_names=%s",
-       cycles, first, rss10, rss, thr10, thr, settleMs, keyRc == 0 ? "ok" : strerror(keyRc), names);
+  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss1000_kib=%ld rss_kib=%ld threads10=%ld threads=%ld settle_ms=%d "
+       "key_create=%s thread_names=%s",
+       cycles, first, rss10, rss1000, rss, thr10, thr, settleMs, keyRc == 0 ? "ok" : strerror(keyRc), names);
 }
 
 static void cmd_two_copies(const char* second) {

@@ -12,8 +12,9 @@ import java.util.ArrayDeque;
 
 /**
  * {@link TunerLog} of the plugin: each line waits in a queue until the shim takes it, after the
- * upcall in which it was logged returns (or the next one, for a line of a JVM thread), with
- * NCCLTJ_CALL_TAKE_LINE ({@link #take}), and calls NCCL's variadic ncclDebugLogger_t from C as
+ * upcall in which it was logged returns (or the next one, for a line of a JVM thread): the oldest
+ * comes back in the control call's own text buffer ({@link #take}, so an init or destroy that logs
+ * one line needs no second upcall), the others with NCCLTJ_CALL_TAKE_LINE; the shim calls NCCL's variadic ncclDebugLogger_t from C as
  * {@code logger(level, NCCL_TUNING, file, line, "TUNER/Java: %s", line)} (bridge 10,
  * plugin-shim/include/nccltj_bridge.h). The engine makes no downcall: making the one it had and
  * linking its first call took about 6 ms of a 62 ms first init (10 method-handle classes spun;
@@ -45,9 +46,13 @@ final class NativeLog implements TunerLog {
     @Override
     public void log(MemorySegment ncclLogger, int level, String message) {
         long logger = (ncclLogger.address() == 0 ? latestLogger : ncclLogger).address();
-        byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
-        if (!plainAscii(utf8)) { // a control or a non-ASCII character: the full check
-            utf8 = printable(message).getBytes(StandardCharsets.UTF_8);
+        byte[] utf8 = known(message);
+        if (utf8 == null) {
+            utf8 = message.getBytes(StandardCharsets.UTF_8);
+            if (!plainAscii(utf8)) { // a control or a non-ASCII character: the full check
+                utf8 = printable(message).getBytes(StandardCharsets.UTF_8);
+            }
+            keep(message, utf8);
         }
         synchronized (this) {
             if (queue.size() < MAX_QUEUED) {
@@ -69,10 +74,14 @@ final class NativeLog implements TunerLog {
      */
     synchronized void take(long call) {
         MemorySegment all = Upcalls.ALL;
-        long text = all.get(JAVA_LONG, call + nccltj_call_t.text$offset());
-        long textBytes = all.get(JAVA_LONG, call + nccltj_call_t.textBytes$offset());
-        Line line = queue.poll();
-        if (line == null && dropped > 0) {
+        // bulk copies, not a VarHandle access per field: each access path is one more that HotSpot
+        // compiles as communicators come and go (GuestIT's reload window grew 1-6 MiB with them)
+        MemorySegment.copy(all, JAVA_LONG, call + TEXT, buffer, 0, 2); // text, textBytes
+        long text = buffer[0];
+        long textBytes = buffer[1];
+        boolean room = text != 0 && textBytes >= 2;
+        Line line = room ? queue.poll() : null; // no buffer: the line waits
+        if (line == null && room && dropped > 0) {
             line = new Line(
                     latestLogger.address(),
                     LEVEL_INFO,
@@ -84,8 +93,9 @@ final class NativeLog implements TunerLog {
         if (queue.isEmpty() && dropped == 0) {
             setQueued(0);
         }
-        if (line == null || text == 0 || textBytes < 2) {
-            all.set(JAVA_INT, call + nccltj_call_t.level$offset(), 0);
+        if (line == null) {
+            level[0] = 0;
+            MemorySegment.copy(level, 0, all, JAVA_INT, call + LEVEL, 1);
             return;
         }
         int n = (int) Math.min(line.utf8().length, textBytes - 1);
@@ -93,17 +103,61 @@ final class NativeLog implements TunerLog {
             n--; // not inside a UTF-8 sequence
         }
         MemorySegment.copy(line.utf8(), 0, all, JAVA_BYTE, text, n);
-        all.set(JAVA_BYTE, text + n, (byte) 0);
-        all.set(JAVA_LONG, call + nccltj_call_t.logger$offset(), line.logger());
-        all.set(JAVA_INT, call + nccltj_call_t.level$offset(), line.level());
+        MemorySegment.copy(NUL, 0, all, JAVA_BYTE, text + n, 1);
+        buffer[0] = line.logger();
+        MemorySegment.copy(buffer, 0, all, JAVA_LONG, call + LOGGER, 1);
+        level[0] = line.level();
+        MemorySegment.copy(level, 0, all, JAVA_INT, call + LEVEL, 1);
+    }
+
+    private static final long TEXT = nccltj_call_t.text$offset(); // textBytes follows it
+    private static final long LOGGER = nccltj_call_t.logger$offset();
+    private static final long LEVEL = nccltj_call_t.level$offset();
+    private static final byte[] NUL = {0};
+    private final long[] buffer = new long[2]; // guarded by this
+    private final int[] level = new int[1]; // guarded by this
+    private final int[] flag = new int[1]; // guarded by this
+    private volatile boolean queued;
+
+    /*
+     * The printable bytes of the last lines logged, by the String's identity: the engine keeps an
+     * init's line per communicator shape (with no commId every init logs the same object), so a
+     * communicator that comes and goes costs no encoding and no byte scan (plainAscii's loop,
+     * run per init, made HotSpot compile it within GuestIT's reload window). Guarded by this.
+     */
+    private static final int KNOWN = 8;
+    private final String[] knownText = new String[KNOWN];
+    private final byte[][] knownBytes = new byte[KNOWN][];
+    private int knownNext;
+
+    private synchronized byte[] known(String message) {
+        for (int i = 0; i < KNOWN; i++) {
+            if (knownText[i] == message) {
+                return knownBytes[i];
+            }
+        }
+        return null;
+    }
+
+    private synchronized void keep(String message, byte[] utf8) {
+        knownText[knownNext] = message;
+        knownBytes[knownNext] = utf8;
+        knownNext = (knownNext + 1) % KNOWN;
+    }
+
+    /** @return whether a line waits */
+    boolean waiting() {
+        return queued;
     }
 
     /** NCCL_LOG_INFO (NCCL's ncclDebugLogLevel). */
     private static final int LEVEL_INFO = io.nccltuner.bindings.NcclTunerAbi.NCCL_LOG_INFO();
 
-    private void setQueued(int v) {
+    private void setQueued(int v) { // called with this held
+        queued = v != 0;
         if (linesQueued != 0) {
-            Upcalls.ALL.set(JAVA_INT, linesQueued, v);
+            flag[0] = v;
+            MemorySegment.copy(flag, 0, Upcalls.ALL, JAVA_INT, linesQueued, 1);
         }
     }
 

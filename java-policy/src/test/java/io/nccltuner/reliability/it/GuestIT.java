@@ -111,11 +111,18 @@ class GuestIT {
         return out;
     }
 
-    /** Case 1: NCCL 2.22+ dlcloses and dlopens the tuner around communicators. */
+    /**
+     * Case 1: NCCL 2.22+ dlcloses and dlopens the tuner around communicators. Growth is measured
+     * from the 1,000th reload to the 3,000th (0.43-0.51 MiB, 2026-12-03): before that HotSpot is
+     * still compiling the init and destroy path, bounded (0.7-6.6 MiB from cycle 10 to 1,000 under
+     * load with bridge 10, whose lighter start leaves that work after cycle 10 where it used to
+     * come before it; the resident memory at cycle 3,000-4,000 is what it was, 57.6-59.3 MiB). A
+     * per-reload leak of 2 KiB still fails the bound.
+     */
     @Test
     void reloadsDecideAlikeAndDoNotGrow() throws Exception {
-        Run r = run(Map.of(), 240, "reload", "1000");
-        assertEquals(1000, r.num("cycles"));
+        Run r = run(Map.of(), 240, "reload", "3000");
+        assertEquals(3000, r.num("cycles"));
         assertEquals(APPLIED, r.num("changed_each"), "every cycle decides like the first\n" + r.text());
         // HotSpot stops an idle compiler thread of its own accord (UseDynamicNumberOfCompilerThreads):
         // one fewer is no growth (seen once under load: 10 after 11)
@@ -123,8 +130,10 @@ class GuestIT {
                 r.num("threads") <= r.num("threads10"),
                 "no thread added after cycle 10 (" + r.num("threads10") + " then " + r.num("threads") + "): "
                         + r.fact("thread_names"));
-        int growthKib = r.num("rss_kib") - r.num("rss10_kib");
-        assertTrue(growthKib < 4096, "resident memory grew " + growthKib + " KiB over 990 cycles");
+        int warmUpKib = r.num("rss1000_kib") - r.num("rss10_kib");
+        assertTrue(warmUpKib < 12288, "resident memory grew " + warmUpKib + " KiB from cycle 10 to 1,000");
+        int growthKib = r.num("rss_kib") - r.num("rss1000_kib");
+        assertTrue(growthKib < 4096, "resident memory grew " + growthKib + " KiB over cycles 1,000 to 3,000");
         assertEquals("ok", r.fact("key_create"), "the host can still create pthread keys");
         assertEquals(0, r.warnings().size(), r.text());
     }
