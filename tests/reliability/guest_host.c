@@ -97,6 +97,8 @@
  *                         another init on the main thread: ended_in_logger=, second_rc= (alarm 30 s)
  *   logger-exit-notice    the same, the logger ending its thread at the shim's INFO notice naming
  *                         _JAVA_SR_SIGNUM (set it to a signal the plugin does not take)
+ *   lines-in-call         init, replay, destroy with a logger that notes the engine's lines:
+ *                         profile_line_at_init=, summary_before_destroy=, summary_at_destroy=
  *   logger-exit-engine    the same with the engine: the logger ends its thread at the engine's first INFO
  *                         line (the policy and profile), which the shim logs after the upcall returned;
  *                         the second init must return and decide: second_changed=
@@ -1869,6 +1871,38 @@ static void cmd_logger_exit_engine(void) {
   cmd_logger_exit();
 }
 
+/* lines-in-call: which of the engine's lines the logger has seen when init and destroy return
+ * (bridge 10: the shim logs them after the upcall, before the entry point returns). */
+static atomic_int sawProfileLine, sawSummaryLine;
+static void watching_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
+                            ...) {
+  va_list ap, copy;
+  va_start(ap, fmt);
+  va_copy(copy, ap);
+  logLine(level, fmt, ap);
+  char msg[2048] = "";
+  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
+  va_end(copy);
+  va_end(ap);
+  (void)flags;
+  (void)file;
+  (void)line;
+  if (strstr(msg, " profile ") != NULL && strstr(msg, " sha256 ") != NULL) atomic_store(&sawProfileLine, 1);
+  if (strstr(msg, "summary profile ") != NULL) atomic_store(&sawSummaryLine, 1);
+}
+static void cmd_lines_in_call(void) {
+  void* lib = NULL;
+  const ncclTuner_v3_t* t = load(plugin, &lib);
+  void* ctx = NULL;
+  ncclResult_t rc = t->init(nRanks, nNodes, watching_logger, &ctx);
+  int atInit = atomic_load(&sawProfileLine);
+  int changed = rc == ncclSuccess && ctx != NULL ? replay(t, ctx) : 0;
+  int beforeDestroy = atomic_load(&sawSummaryLine);
+  if (ctx != NULL) t->destroy(ctx);
+  fact("rc=%d changed=%d profile_line_at_init=%d summary_before_destroy=%d summary_at_destroy=%d", rc, changed, atInit,
+       beforeDestroy, atomic_load(&sawSummaryLine));
+}
+
 /* logger-jvm: a logger that acts at a HotSpot line ("JVM: ...", -Xlog to stdout) logged on the
  * calling thread while it is inside the plugin. */
 static const ncclTuner_v3_t* jvmT;
@@ -1977,6 +2011,7 @@ static const command_t kCommands[] = {
   {.name = "logger-exit", .plain = cmd_logger_exit},
   {.name = "logger-exit-notice", .plain = cmd_logger_exit_notice},
   {.name = "logger-exit-engine", .plain = cmd_logger_exit_engine},
+  {.name = "lines-in-call", .plain = cmd_lines_in_call},
   {.name = "logger-jvm", .word = cmd_logger_jvm},
 };
 

@@ -694,6 +694,20 @@ class GuestIT {
         assertEquals(APPLIED, r.num("second_changed"), r.text());
     }
 
+    /**
+     * The engine's lines reach NCCL's logger before the entry point that logged them returns
+     * (bridge 10: the shim logs them after the upcall): the profile line within init, the summary
+     * within destroy, not at some later call.
+     */
+    @Test
+    void theEnginesLinesAreLoggedBeforeInitAndDestroyReturn() throws Exception {
+        Run r = run(Map.of(), 60, "lines-in-call");
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        assertEquals(1, r.num("profile_line_at_init"), r.text());
+        assertEquals(0, r.num("summary_before_destroy"), r.text());
+        assertEquals(1, r.num("summary_at_destroy"), r.text());
+    }
+
     /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
     @Test
     void aCallFromACoroutineChangesNothing() throws Exception {
