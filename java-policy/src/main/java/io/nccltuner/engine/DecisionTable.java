@@ -89,8 +89,7 @@ public final class DecisionTable {
      * bytes' CRC-32C and wrote it from {@link #compile}, comparing with {@link #sameAs}). Every index
      * the lookups follow is checked here, so that even a form of consistent bytes that this code did
      * not write cannot send a call outside the arrays nor make it walk far: head's offsets into
-     * chains, each run ended by -1 within chains after at most {@link PolicyLoader#MAX_RULES_PER_BUCKET}
-     * rules, each rule offset a record's start, each record's candidate count 1..4,
+     * chains, each run ended by -1 within chains after at most {@link #MAX_RUN} rules, each rule offset a record's start, each record's candidate count 1..4,
      * channels at most {@link PolicyLoader#MAX_CHANNELS} and chunk index within the chunk sizes
      * (each at most {@link PolicyLoader#MAX_CHUNK_SIZE}). What it does not check is that the arrays
      * are those of the form's rules, nor the sha256 against them (that costs what storing them
@@ -117,14 +116,14 @@ public final class DecisionTable {
             if (h < -1 || h >= chains.length) {
                 return null;
             }
-            // a run the lookup walks: at most MAX_RULES_PER_BUCKET rules before its -1, as the
-            // loader allows (a crafted run of 1.5M offsets made every call walk it: 4.4 ms a call)
+            // a run the lookup walks: at most MAX_RUN rules before its -1, as the loader allows (a
+            // crafted run of 1.5M offsets made every call walk it: 4.4 ms a call)
             if (h >= 0) {
                 int end = h;
-                while (end < chains.length && chains[end] >= 0 && end - h <= PolicyLoader.MAX_RULES_PER_BUCKET) {
+                while (end < chains.length && chains[end] >= 0 && end - h <= MAX_RUN) {
                     end++;
                 }
-                if (end - h > PolicyLoader.MAX_RULES_PER_BUCKET) {
+                if (end - h > MAX_RUN) {
                     return null;
                 }
             }
@@ -156,6 +155,13 @@ public final class DecisionTable {
         }
         return new DecisionTable(head, chains, rules, chunkSizes, ruleCount, sha256);
     }
+
+    /**
+     * The most rules one run may hold: {@link PolicyLoader#MAX_RULES_PER_BUCKET} for unregistered
+     * buffers and as many for registered ones (the loader counts the two apart, a regBuff: any rule
+     * in both), so 8 (four regBuff: false and four regBuff: true rules on one bucket).
+     */
+    static final int MAX_RUN = 2 * PolicyLoader.MAX_RULES_PER_BUCKET;
 
     /** Candidate slots of a record: {@link #REG_BUFF} - {@link #FIRST_CANDIDATE}. */
     private static final int FIRST_CANDIDATE_SLOTS = REG_BUFF - FIRST_CANDIDATE;

@@ -164,18 +164,53 @@ class CompiledPolicyTest {
         int[] pointAtIt = t.head.clone();
         pointAtIt[0] = 0;
         assertNull(DecisionTable.stored(pointAtIt, longChains, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
-        int[] fiveRules = {0, 0, 0, 0, 0, -1};
-        assertNull(DecisionTable.stored(pointAtIt, fiveRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
-        int[] fourRules = {0, 0, 0, 0, -1};
+        int[] nineRules = {0, 0, 0, 0, 0, 0, 0, 0, 0, -1};
+        assertNull(DecisionTable.stored(pointAtIt, nineRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
+        int[] eightRules = {0, 0, 0, 0, 0, 0, 0, 0, -1};
         int[] onlyIt = new int[t.head.length];
         java.util.Arrays.fill(onlyIt, -1);
         onlyIt[0] = 0;
-        assertNotNull(DecisionTable.stored(onlyIt, fourRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
+        assertNotNull(DecisionTable.stored(onlyIt, eightRules, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
         // lengths that do not fit
         assertNull(DecisionTable.stored(new int[3], t.chains, t.rules, t.chunkSizes(), t.ruleCount(), t.sha256()));
         assertNull(DecisionTable.stored(t.head, t.chains, t.rules, t.chunkSizes(), t.ruleCount() + 1, t.sha256()));
         assertNull(DecisionTable.stored(t.head, t.chains, t.rules, new long[] {-1}, t.ruleCount(), t.sha256()));
         assertNull(DecisionTable.stored(t.head, t.chains, t.rules, t.chunkSizes(), t.ruleCount(), "00"));
+    }
+
+    /**
+     * The densest bucket a valid policy may have, four regBuff: false and four regBuff: true rules
+     * told apart by numPipeOps (the loader counts the two apart), compiles to a run of 8 and its
+     * form is written and read (the oracle helper found forms of such policies refused when runs
+     * were limited to 4).
+     */
+    @Test
+    void theDensestBucketTheLoaderAllowsHasABinaryForm(@TempDir Path tmp) throws Exception {
+        StringBuilder rules = new StringBuilder();
+        for (String reg : new String[] {"false", "true"}) {
+            for (int k = 0; k < 4; k++) {
+                rules.append("      - {collective: AllReduce, bytes: {from: 1 MiB, to: 2 MiB}, numPipeOps: ")
+                        .append(k + 1)
+                        .append(", regBuff: ")
+                        .append(reg)
+                        .append(", candidates: [{algorithm: RING, protocol: SIMPLE}]}\n");
+            }
+        }
+        Path yaml = tmp.resolve("dense.yaml");
+        Files.writeString(yaml, """
+                schema: nccl-tuner-java/v1
+                name: dense
+                mode: enforce
+                profiles:
+                  - name: p
+                    match: {nRanks: 2, nNodes: 1}
+                    rules:
+                """ + rules);
+        Policy p = PolicyLoader.load(yaml);
+        CompiledPolicy.write(yaml);
+        assertTrue(CompiledPolicy.isCurrent(yaml), "the form is read back");
+        DecisionTable stored = CompiledPolicy.tableFor(CompiledPolicy.load(yaml).profiles().get(0));
+        assertTrue(stored.sameAs(DecisionTable.compile(p.profiles().get(0))));
     }
 
     /**
