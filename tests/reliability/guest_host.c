@@ -334,7 +334,7 @@ static void* cycle_thread(void* arg) {
 
 static void cmd_reload(long cycles) {
   int first = -1;
-  long rss10 = 0, thr10 = 0, rss1000 = 0, thr1000 = 0;
+  long rss10 = 0, thr10 = 0, rss1000 = 0, thr1000 = 0, rss1000Cycle = 0;
   for (long k = 0; k < cycles; k++) {
     void* lib = NULL;
     const ncclTuner_v3_t* t = load(plugin, &lib);
@@ -361,7 +361,10 @@ static void cmd_reload(long cycles) {
       break;
     }
     if (k == 9) proc_status(&rss10, &thr10);
-    if (k == 999) proc_status(&rss1000, &thr1000);
+    if (k == 999) {
+      proc_status(&rss1000, &thr1000);
+      rss1000Cycle = k + 1;
+    }
   }
   long rss, thr;
   proc_status(&rss, &thr);
@@ -378,9 +381,11 @@ static void cmd_reload(long cycles) {
   int keyRc = pthread_key_create(&key, NULL);
   char names[1024];
   thread_names(names, sizeof names);
-  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss1000_kib=%ld rss_kib=%ld threads10=%ld threads=%ld settle_ms=%d "
+  fact("cycles=%ld changed_each=%d rss10_kib=%ld rss1000_kib=%ld rss1000_cycle=%ld rss_kib=%ld threads10=%ld "
+       "threads=%ld settle_ms=%d "
        "key_create=%s thread_names=%s",
-       cycles, first, rss10, rss1000, rss, thr10, thr, settleMs, keyRc == 0 ? "ok" : strerror(keyRc), names);
+       cycles, first, rss10, rss1000, rss1000Cycle, rss, thr10, thr, settleMs, keyRc == 0 ? "ok" : strerror(keyRc),
+       names);
 }
 
 static void cmd_two_copies(const char* second) {

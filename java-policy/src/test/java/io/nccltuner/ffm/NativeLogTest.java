@@ -91,4 +91,51 @@ class NativeLogTest {
         assertEquals(0, flag.get(JAVA_INT, 0));
         assertEquals("none", take(256));
     }
+
+    /** A take with no buffer (text 0, as a call that carries none) hands nothing over: the line still waits. */
+    @Test
+    void aTakeWithNoBufferLeavesTheLineWaiting() {
+        log.log(MemorySegment.ofAddress(0x1000), TunerLog.INFO, "kept");
+        call.fill((byte) 0);
+        nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_INIT());
+        log.take(call.address());
+        assertEquals(0, nccltj_call_t.level(call), "no line handed over without a buffer");
+        assertEquals(1, flag.get(JAVA_INT, 0), "the line still waits");
+        assertEquals(TunerLog.INFO + " 4096 kept", take(256));
+    }
+
+    /** The same String logged again (the identity cache) is as printable as the first time. */
+    @Test
+    void theSameLineLoggedTwiceIsPrintableBothTimes() {
+        String line = "tab\tand\rreturn";
+        log.log(MemorySegment.ofAddress(0x1000), TunerLog.INFO, line);
+        log.log(MemorySegment.ofAddress(0x1000), TunerLog.INFO, line);
+        assertEquals(TunerLog.INFO + " 4096 tab and return", take(256));
+        assertEquals(TunerLog.INFO + " 4096 tab and return", take(256));
+    }
+
+    /**
+     * A TAKE_LINE upcall hands over exactly one line: the control upcall hands over none of its
+     * own into the same buffer after it (which would overwrite the line taken and lose it).
+     */
+    @Test
+    void aTakeLineUpcallHandsOverOneLineOnly() {
+        NativeLog before = Upcalls.lines;
+        try {
+            Upcalls.lines = log;
+            log.log(MemorySegment.ofAddress(0x1000), TunerLog.INFO, "first");
+            log.log(MemorySegment.ofAddress(0x2000), TunerLog.INFO, "second");
+            MemorySegment text = arena.allocate(256);
+            call.fill((byte) 0);
+            nccltj_call_t.op(call, NcclTunerAbi.NCCLTJ_CALL_TAKE_LINE());
+            nccltj_call_t.text(call, text.address());
+            nccltj_call_t.textBytes(call, 256);
+            assertEquals(NcclTunerAbi.NCCLTJ_CONTROL_OK(), Upcalls.control(call.address()));
+            assertEquals("first", text.getString(0));
+            assertEquals(1, flag.get(JAVA_INT, 0), "the second line still waits");
+            assertEquals(TunerLog.INFO + " 8192 second", take(256));
+        } finally {
+            Upcalls.lines = before;
+        }
+    }
 }

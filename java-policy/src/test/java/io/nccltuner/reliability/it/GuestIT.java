@@ -130,6 +130,7 @@ class GuestIT {
                 r.num("threads") <= r.num("threads10"),
                 "no thread added after cycle 10 (" + r.num("threads10") + " then " + r.num("threads") + "): "
                         + r.fact("thread_names"));
+        assertEquals(1000, r.num("rss1000_cycle"), "rss1000_kib is read after cycle 1,000");
         int warmUpKib = r.num("rss1000_kib") - r.num("rss10_kib");
         assertTrue(warmUpKib < 12288, "resident memory grew " + warmUpKib + " KiB from cycle 10 to 1,000");
         int growthKib = r.num("rss_kib") - r.num("rss1000_kib");
@@ -273,6 +274,13 @@ class GuestIT {
                                 l.contains("NCCL INFO TUNER/Java: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS not applied")),
                 String.join("\n", lines));
         assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
+        // HotSpot's first line too (queued from the hook, logged after the creation)
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith("JVM: [Global flags]")), String.join("\n", lines));
+        // the init path's early compilation, with or without an AOT cache (jvm_options.c)
+        assertTrue(
+                lines.stream()
+                        .anyMatch(l -> l.contains("CompileThresholdScaling,io.nccltuner.ffm.Upcalls::control,0.001")),
+                flag(lines, "CompileCommand"));
     }
 
     /**
