@@ -209,7 +209,8 @@ class CompiledPolicyTest {
         Policy p = PolicyLoader.load(yaml);
         CompiledPolicy.write(yaml);
         assertTrue(CompiledPolicy.isCurrent(yaml), "the form is read back");
-        DecisionTable stored = CompiledPolicy.tableFor(CompiledPolicy.load(yaml).profiles().get(0));
+        DecisionTable stored =
+                CompiledPolicy.tableFor(CompiledPolicy.load(yaml).profiles().get(0));
         assertTrue(stored.sameAs(DecisionTable.compile(p.profiles().get(0))));
     }
 
