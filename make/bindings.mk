@@ -5,7 +5,13 @@
 #   make bindings JEXTRACT=/path/to/jextract
 #
 # JEXTRACT is a jextract for JDK 25 (built from github:openjdk/jextract; it is not part of
-# this repository). The target deletes every generated file in $(BINDINGS_DIR) and writes the
+# this repository). Built without Gradle (2026-12-03): apt-get install libclang-19-dev; git archive
+# openjdk/jextract f9866df3 into SRC; javac --release 23 -d CLASSES $(find SRC/src/main/java -name
+# '*.java'); copy SRC/src/main/resources into CLASSES; jar --create --file JAR --module-version 23
+# --main-class org.openjdk.jextract.JextractTool -C CLASSES .; and a launcher running
+# java --enable-native-access=org.openjdk.jextract -Djava.library.path=/usr/lib/llvm-19/lib
+# -Djextract.header.path=/usr/lib/llvm-19/lib/clang/19/include --module-path JAR
+# -m org.openjdk.jextract/org.openjdk.jextract.JextractTool "$@" (Temurin 25). The target deletes every generated file in $(BINDINGS_DIR) and writes the
 # new ones; package-info.java (hand-written: it records the jextract revision and this command)
 # is left as it is. The output is deterministic: after a regeneration with the same jextract
 # and an unchanged header, `git diff` is empty. Keep the command in package-info.java in sync
