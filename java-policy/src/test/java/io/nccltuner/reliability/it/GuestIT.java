@@ -714,6 +714,22 @@ class GuestIT {
         assertEquals(1, r.num("profile_line_at_init"), r.text());
         assertEquals(0, r.num("summary_before_destroy"), r.text());
         assertEquals(1, r.num("summary_at_destroy"), r.text());
+        // in the order the engine logged them: the first init's notice, then its profile line (the
+        // shim logs the line handed back in the init's own call before taking the others)
+        int notice = indexOf(r, "TUNER/Java: engine on Java ");
+        int profile = indexOf(r, " profile two-ranks-socket mode enforce rules ");
+        assertTrue(
+                notice >= 0 && profile > notice,
+                "notice at " + notice + ", profile line at " + profile + "\n" + r.text());
+    }
+
+    private static int indexOf(Run r, String part) {
+        for (int i = 0; i < r.lines().size(); i++) {
+            if (r.lines().get(i).contains(part)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** A call from a makecontext/swapcontext coroutine's stack changes nothing (it used to abort). */
