@@ -92,17 +92,7 @@ HIDDEN void nccltjDeferLog(void* logger, int level, const char* message) {
 
 HIDDEN void nccltjLog(void* logger, int level, const char* message) {
   if (!hostThread) {
-    pthread_mutex_lock(&deferredMutex);
-    if (nccltjDeferredCount < DEFERRED_LINES) {
-      int at = (deferredHead + nccltjDeferredCount) % DEFERRED_LINES;
-      deferred[at].logger = logger;
-      deferred[at].level = level;
-      snprintf(deferred[at].text, sizeof deferred[0].text, "%s", message);
-      nccltjDeferredCount++;
-    } else {
-      deferredDropped++;
-    }
-    pthread_mutex_unlock(&deferredMutex);
+    nccltjDeferLog(logger, level, message);
     return;
   }
   nccltjFlushDeferredLog();

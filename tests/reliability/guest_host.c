@@ -184,6 +184,16 @@ static void logLine(ncclDebugLogLevel level, const char* fmt, va_list ap) {
   fflush(logOut);
 }
 
+/* logLine, and the line's text in msg (empty without a format): for loggers that act on a line. */
+static void logLineAndText(char* msg, size_t size, ncclDebugLogLevel level, const char* fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  logLine(level, fmt, copy);
+  va_end(copy);
+  msg[0] = '\0';
+  if (fmt != NULL) th_format_log(msg, size, fmt, ap);
+}
+
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
   (void)flags;
   (void)file;
@@ -1830,13 +1840,10 @@ static int exitAtNotice;
 static int exitAtEngine; /* logger-exit-engine: at the engine's INFO line naming the profile */
 static void exiting_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
                            ...) {
-  va_list ap, copy;
+  char msg[2048];
+  va_list ap;
   va_start(ap, fmt);
-  va_copy(copy, ap);
-  logLine(level, fmt, ap);
-  char msg[2048] = "";
-  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
-  va_end(copy);
+  logLineAndText(msg, sizeof msg, level, fmt, ap);
   va_end(ap);
   (void)flags;
   (void)file;
@@ -1881,13 +1888,10 @@ static void cmd_logger_exit_engine(void) {
 static atomic_int sawProfileLine, sawSummaryLine;
 static void watching_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt,
                             ...) {
-  va_list ap, copy;
+  char msg[2048];
+  va_list ap;
   va_start(ap, fmt);
-  va_copy(copy, ap);
-  logLine(level, fmt, ap);
-  char msg[2048] = "";
-  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
-  va_end(copy);
+  logLineAndText(msg, sizeof msg, level, fmt, ap);
   va_end(ap);
   (void)flags;
   (void)file;
@@ -1916,13 +1920,10 @@ static atomic_int jvmActed;
 static __thread int jvmArmed;
 static __thread sigjmp_buf jvmJump;
 static void jvm_logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
-  va_list ap, copy;
+  char msg[2048];
+  va_list ap;
   va_start(ap, fmt);
-  va_copy(copy, ap);
-  logLine(level, fmt, ap);
-  char msg[2048] = "";
-  if (fmt != NULL) th_format_log(msg, sizeof msg, fmt, copy);
-  va_end(copy);
+  logLineAndText(msg, sizeof msg, level, fmt, ap);
   va_end(ap);
   (void)flags;
   (void)file;
