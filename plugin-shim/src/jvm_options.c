@@ -291,8 +291,7 @@ static const optionRow kOptions[] = {
       "CompileThresholdScaling,io.nccltuner.engine.Engine::shape,0.001\n"
       "CompileThresholdScaling,io.nccltuner.engine.Engine::summary,0.001\n"
       "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::lo*,0.001\n"
-      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::take,0.001\n"
-      "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::takeLine,0.001",
+      "CompileThresholdScaling,io.nccltuner.ffm.NativeLog::take,0.001",
       ALWAYS),
   /* The SHA-256 of the table fingerprint (engine/Sha256.java) stays interpreted during the start:
    * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
@@ -319,7 +318,6 @@ static const optionRow kOptions[] = {
       "dontinline,io.nccltuner.ffm.Upcalls::init\n"
       "dontinline,io.nccltuner.ffm.Upcalls::destroy\n"
       "dontinline,io.nccltuner.ffm.Upcalls::measured\n"
-      "dontinline,io.nccltuner.ffm.Upcalls::takeLine\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::destroy,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::signature,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::gpuName,3000\n"
@@ -336,7 +334,6 @@ static const optionRow kOptions[] = {
       "MaxNodeLimit,io.nccltuner.ffm.Upcalls::init,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.NativeLog::lo*,3000\n"
       "MaxNodeLimit,io.nccltuner.ffm.NativeLog::take,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::takeLine,3000\n"
       "MaxNodeLimit,java.io.BufferedWriter::*,3000\n"
       "MaxNodeLimit,java.io.OutputStreamWriter::*,3000\n"
       "MaxNodeLimit,sun.nio.cs.StreamEncoder::*,3000\n"

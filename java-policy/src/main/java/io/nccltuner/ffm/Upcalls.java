@@ -103,33 +103,21 @@ final class Upcalls {
                         arena);
     }
 
-    /** The plugin's log: its lines wait there for the shim's NCCLTJ_CALL_TAKE_LINE (null before the start). */
+    /** The plugin's log: its lines wait there for the shim to take them (null before the start). */
     static volatile NativeLog lines;
 
     /**
-     * After any other op: the oldest waiting line into the call's text buffer (the shim gives one
-     * with every control call), so that the shim logs an init's or a destroy's line with no
-     * NCCLTJ_CALL_TAKE_LINE upcall of its own: two more upcalls a communicator made HotSpot compile
-     * the upcall's path within GuestIT's reload window (1.1-4.0 MiB against 0.8 before).
+     * After every op: the oldest waiting line into the call's text buffer (the shim gives one with
+     * every control call and leaves its level 0), so that the shim logs an init's or a destroy's
+     * line with no NCCLTJ_CALL_TAKE_LINE upcall of its own (two more upcalls a communicator made
+     * HotSpot compile the upcall's path within GuestIT's reload window: 1.1-4.0 MiB against 0.8
+     * before). NCCLTJ_CALL_TAKE_LINE is the op that does nothing but this.
      */
     private static void handOverALine(long call) {
         NativeLog l = lines;
-        if (l != null
-                && ALL.get(JAVA_INT, call + nccltj_call_t.op$offset()) != NcclTunerAbi.NCCLTJ_CALL_TAKE_LINE()
-                && l.waiting()) {
+        if (l != null && l.waiting()) {
             l.take(call);
         }
-    }
-
-    /** NCCLTJ_CALL_TAKE_LINE: the oldest line the engine logged, for the shim to log (NativeLog). */
-    private static int takeLine(long call) {
-        NativeLog l = lines;
-        if (l != null) {
-            l.take(call);
-        } else {
-            ALL.set(JAVA_INT, call + nccltj_call_t.level$offset(), 0);
-        }
-        return CONTROL_OK;
     }
 
     /** Whether the configuration failed (the engine then changes nothing): init then returns CONTROL_FAILED. */
@@ -170,7 +158,7 @@ final class Upcalls {
             return init(call);
         }
         if (op == NcclTunerAbi.NCCLTJ_CALL_TAKE_LINE()) {
-            return takeLine(call);
+            return CONTROL_OK; // the line is handed over after every op (handOverALine)
         }
         long handle = ALL.get(JAVA_LONG, call + nccltj_call_t.handle$offset());
         if (op == NcclTunerAbi.NCCLTJ_CALL_SKIPPED()) {
