@@ -21,8 +21,8 @@
  *
  * Timing (docs/dev/benchmarks.md): each call is bracketed by `lfence; rdtsc; lfence` and
  * `rdtscp; lfence`; the cost table row is copied into the call's buffer (memcpy) and nChannels
- * reset to 0 before the first stamp, outside the timed region. The median of 1M empty brackets
- * (the timer's own cost) is subtracted from each reported percentile. TSC ticks are converted to
+ * reset to 0 before the first stamp, outside the timed region. The median of an empty bracket
+ * timed after each call (the timer's own cost) is subtracted from each reported percentile. TSC ticks are converted to
  * ns with a rate calibrated against CLOCK_MONOTONIC over 200 ms. Per-call ticks go into one array
  * per thread; the percentiles are exact (a histogram, not a sample). A second, independent figure:
  * the mean per call from batches of 1000 calls timed with clock_gettime, minus the same batches
@@ -357,8 +357,6 @@ static double dist_q(const dist_t* d, double q) {
   return (lo + hi) / 2;
 }
 
-static double g_overheadMedian, g_overheadMean; /* ticks of an empty bracket */
-
 static void calibrate(void) {
   double t0 = now_ns();
   uint64_t c0 = __rdtsc();
@@ -382,25 +380,6 @@ static void calibrate(void) {
   }
   qsort(steps, STEPS, sizeof *steps, cmp_u32);
   g_quantum = steps[STEPS / 2];
-
-  enum {
-    N = 1000000
-  };
-  uint32_t* t = malloc(N * sizeof *t);
-  if (!t) die("out of memory");
-  for (int i = 0; i < N; i++) {
-    uint64_t a = stamp_begin();
-    uint64_t b = stamp_end();
-    t[i] = (uint32_t)(b - a);
-  }
-  dist_t d;
-  dist_init(&d, N);
-  dist_add(&d, t, N);
-  dist_finish(&d);
-  g_overheadMedian = dist_q(&d, 0.5);
-  g_overheadMean = d.sum / (double)d.n;
-  dist_free(&d);
-  free(t);
 }
 
 static double to_ns(double ticks, double overhead) {
@@ -420,6 +399,18 @@ typedef struct {
   float buf[64] __attribute__((aligned(64)));
   int nChannels;
 } worker_t;
+
+/* The distribution over every worker's timed calls (empty = 0) or the empty brackets beside them. */
+static void workers_dist(dist_t* d, const worker_t* ws, int empty) {
+  size_t nOverMax = 0;
+  for (long i = 0; i < cfg.threads; i++) {
+    const uint32_t* v = empty ? ws[i].empty : ws[i].ticks;
+    for (long j = 0; j < cfg.calls; j++) nOverMax += v[j] >= HIST_CAP;
+  }
+  dist_init(d, nOverMax);
+  for (long i = 0; i < cfg.threads; i++) dist_add(d, empty ? ws[i].empty : ws[i].ticks, (size_t)cfg.calls);
+  dist_finish(d);
+}
 
 static pthread_barrier_t g_barrier;
 static long g_gcOffset = -1, g_gcPausesWarm; /* GC log position and young collections when timing starts */
@@ -693,31 +684,21 @@ int main(int argc, char** argv) {
   gc_scan(gcOffset, &gcPauses, &gcEden);
   proc_status(&rss3, &thr3);
 
-  size_t nOverMax = 0;
-  for (long i = 0; i < cfg.threads; i++)
-    for (long j = 0; j < cfg.calls; j++) nOverMax += ws[i].ticks[j] >= HIST_CAP;
   dist_t d;
-  dist_init(&d, nOverMax);
+  workers_dist(&d, ws, 0);
   double batch = 0, resetNs = 0;
   for (long i = 0; i < cfg.threads; i++) {
-    dist_add(&d, ws[i].ticks, (size_t)cfg.calls);
     batch += ws[i].batchNs;
     resetNs += ws[i].resetNs;
   }
-  dist_finish(&d);
   /* The timer's cost to subtract: the median (mean) of the empty brackets timed beside the calls,
-   * one after each, in the same loop and state; the start-up estimate (calibrate) varied from one
-   * process to the next (17.5 ns in most, 24.1 ns in one of 60, 2026-12-03) and every figure of
-   * that process with it. */
-  double om = g_overheadMedian, omMean = g_overheadMean;
+   * one after each, in the same loop and state; a start-up estimate (1M back-to-back brackets)
+   * varied from one process to the next (17.5 ns in most, 24.1 ns in one of 60, 2026-12-03) and
+   * every figure of that process with it. */
+  double om = 0, omMean = 0;
   {
-    size_t nEmptyOver = 0;
-    for (long i = 0; i < cfg.threads; i++)
-      for (long j = 0; j < cfg.calls; j++) nEmptyOver += ws[i].empty[j] >= HIST_CAP;
     dist_t e;
-    dist_init(&e, nEmptyOver);
-    for (long i = 0; i < cfg.threads; i++) dist_add(&e, ws[i].empty, (size_t)cfg.calls);
-    dist_finish(&e);
+    workers_dist(&e, ws, 1);
     if (e.n > 0) {
       om = dist_q(&e, 0.5);
       omMean = e.sum / (double)e.n;
