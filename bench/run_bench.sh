@@ -561,7 +561,6 @@ target "(c) p99" "$C_P99" 250 ns
 target "(f) canary - (c), medians over 1b's processes" "$(calc "$F_FRESH - $C_FRESH")" 10 ns
 target "(c) bytes allocated per call, in situ (+-$C_BOUND)" "$C_ALLOC" 1 B
 target "rule count: spread of 1/100/4,960-rule medians, one process" "$O_SPREAD" 10 %
-target "first init with AOT cache" "$AOT_MED" 90 ms
 FLOOR_MED=$(col floor startup first_decision_ms | median)
 AOT_CPU=$(col aot startup cpu_ms | median)
 FLOOR_CPU=$(col floor startup cpu_ms | median)
