@@ -56,7 +56,7 @@ BINDINGS_CONSTANTS := \
   NCCL_RUBIN_COMPCAP_IDX NCCL_TUNING_SCALE_1NODE NCCL_TUNING_SCALE_2NODES NCCL_TUNING_SCALE_4NODES
 BINDINGS_STRUCTS  := ncclTuner_v3_t ncclTuner_v4_t ncclTuner_v5_t ncclTuner_v6_t ncclTuner_v7_t \
   ncclNvlDomainInfo_v5_t ncclTunerConstants_v5_t ncclTunerConstants_v7_t nccltj_bridge_t \
-  nccltj_hw_t nccltj_call_t nccltj_series_t nccltj_measured_t
+  nccltj_hw_t nccltj_call_t nccltj_get_t nccltj_series_t nccltj_measured_t
 BINDINGS_TYPEDEFS := nccltj_control_fn nccltj_get_coll_info_fn \
   ncclTunerConstants_v6_t ncclNvlDomainInfo_v6_t ncclNvlDomainInfo_v7_t
 

@@ -13,12 +13,12 @@ import java.lang.invoke.MethodHandles;
 /**
  * The per-call floor of `make bench` (issue 23 item 1): the bare upcall. A jar whose Bootstrap the
  * shim starts like the engine's (the same libnccl-tuner-java.so and JVM options), with HotSpot's
- * upcall stubs of the engine's two method types: getCollInfo's (nccltj_get_coll_info_fn, nine
- * arguments) into a static method that returns 0 and reads none of them, and control's, whose init
+ * upcall stubs of the engine's: getCollInfo's (nccltj_get_coll_info_fn: the address of an
+ * nccltj_get_t) into a static method that returns 0 and reads nothing, and control's, whose init
  * hands back handle 1 so that the shim passes every getCollInfo up. What a call through it costs is
  * the shim, HotSpot's native-to-Java transition and back, and nothing of the engine's.
  *
- * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 10),
+ * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 11),
  * as bench/floor/Bootstrap.java has it; nccltj_call_t's op is its first int, handle the long at 8;
  * NCCLTJ_CALL_INIT is 1.
  */
@@ -39,8 +39,7 @@ public final class Bootstrap {
   }
 
   /** getCollInfo: nothing; the decision code 0 (no policy). */
-  static int getCollInfo(long handle, int collType, long nBytes, int numPipeOps, long costTable,
-      int numAlgo, int numProto, int regBuff, long nChannels) {
+  static int getCollInfo(long get) {
     return 0;
   }
 
@@ -50,9 +49,8 @@ public final class Bootstrap {
       MemorySegment bridge = MemorySegment.ofAddress(bridgeAddress).reinterpret(CONTROL + 16);
       bridge.set(JAVA_INT, 4, bridge.get(JAVA_INT, 0)); // engineAbiVersion := abiVersion
       Linker linker = Linker.nativeLinker();
-      FunctionDescriptor get = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT,
-          JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG);
-      FunctionDescriptor ctl = FunctionDescriptor.of(JAVA_INT, JAVA_LONG);
+      FunctionDescriptor get = FunctionDescriptor.of(JAVA_INT, JAVA_LONG);
+      FunctionDescriptor ctl = get;
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       bridge.set(ADDRESS, GET_COLL_INFO, linker.upcallStub(
           lookup.findStatic(Bootstrap.class, "getCollInfo", get.toMethodType()), get, Arena.global()));

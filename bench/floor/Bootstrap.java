@@ -18,7 +18,7 @@ import java.lang.invoke.MethodHandles;
  * puts it in the bridge's control slot: the first init is then JVM creation, this class, one stub
  * and one upcall (init's control, which leaves the handle 0, so no getCollInfo follows).
  *
- * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 10):
+ * <p>The bridge's layout is plugin-shim/include/nccltj_bridge.h's nccltj_bridge_t (bridge ABI 10 and 11):
  * int abiVersion, int engineAbiVersion, then the pointers libraryPath, getCollInfo, control, then
  * int linesQueued (left 0: this engine logs nothing) and int reserved.
  */

@@ -31,8 +31,11 @@
  *    first call took about 6 ms of a 62 ms first init: 10 classes spun, its invoker linked): it
  *    queues its lines, says so in the bridge's linesQueued, and the shim takes them with
  *    NCCLTJ_CALL_TAKE_LINE after an upcall returns and logs them from C, with no Java frame
- *    beneath NCCL's logger. */
-#define NCCL_TUNER_JAVA_ABI_VERSION 10
+ *    beneath NCCL's logger.
+ * 11: getCollInfo's upcall takes one address, an nccltj_get_t on the shim's stack, as control's
+ *    does: its stub shares control's method type, so making it spins no method-handle classes of
+ *    its own (a stub of the 9-argument type took 8-10 ms of CPU at the first init). */
+#define NCCL_TUNER_JAVA_ABI_VERSION 11
 
 /* regBuff as the engine receives it: NCCL passes 0 or 1 from tuner v4 on; under v3 it is unknown. */
 #define NCCLTJ_REGBUFF_UNKNOWN (-1)
@@ -200,13 +203,27 @@ typedef struct {
 
 /* call is an nccltj_call_t's address. Returns NCCLTJ_CONTROL_* (above). */
 typedef int (*nccltj_control_fn)(uintptr_t call);
-/* Returns the call's decision code (NCCLTJ_DECISION_*; never negative).
- * costTable is the address of numAlgo*numProto floats, algorithm-major; nChannels the address of
- * NCCL's int. They travel as integers so that the Java side reads and writes them through one
- * constant segment, with no per-call segment objects (measured: 81 B allocated per call with
- * pointer parameters, 0 B with addresses). regBuff: 0 or 1 (v4+), NCCLTJ_REGBUFF_UNKNOWN (v3). */
-typedef int (*nccltj_get_coll_info_fn)(int64_t handle, int collType, size_t nBytes, int numPipeOps, uintptr_t costTable,
-                                       int numAlgo, int numProto, int regBuff, uintptr_t nChannels);
+/* One getCollInfo call, in the caller's memory (the shim's stack): NCCL's arguments. costTable is
+ * the address of numAlgo*numProto floats, algorithm-major; nChannels the address of NCCL's int.
+ * They travel as integers so that the Java side reads and writes them through one constant
+ * segment, with no per-call segment objects (measured: 81 B allocated per call with pointer
+ * parameters, 0 B with addresses). regBuff: 0 or 1 (v4+), NCCLTJ_REGBUFF_UNKNOWN (v3). */
+typedef struct {
+  int64_t handle;
+  uint64_t nBytes;
+  uintptr_t costTable;
+  uintptr_t nChannels;
+  int32_t collType;
+  int32_t numPipeOps;
+  int32_t numAlgo;
+  int32_t numProto;
+  int32_t regBuff;
+  int32_t reserved;
+} nccltj_get_t;
+
+/* get is an nccltj_get_t's address. Returns the call's decision code (NCCLTJ_DECISION_*; never
+ * negative). */
+typedef int (*nccltj_get_coll_info_fn)(uintptr_t get);
 
 /* Filled in by the shim (abiVersion, libraryPath) and then by Java's Bootstrap.start
  * (engineAbiVersion and the two upcall stubs), in one JNI call at first init. Bootstrap.start

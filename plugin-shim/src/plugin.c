@@ -415,8 +415,16 @@ static inline __attribute__((always_inline)) ncclResult_t getCollInfo(void* cont
     const int interpreted = !__atomic_load_n(&callsCompiled, __ATOMIC_RELAXED);
     int cancelState = 0;
     if (__builtin_expect(interpreted, 0)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
-    int code = up((int64_t)(intptr_t)context, (int)collType, nBytes, numPipeOps, (uintptr_t)collCostTable, numAlgo,
-                  numProto, regBuff, (uintptr_t)nChannels);
+    nccltj_get_t get = {.handle = (int64_t)(intptr_t)context,
+                        .nBytes = nBytes,
+                        .costTable = (uintptr_t)collCostTable,
+                        .nChannels = (uintptr_t)nChannels,
+                        .collType = (int32_t)collType,
+                        .numPipeOps = numPipeOps,
+                        .numAlgo = numAlgo,
+                        .numProto = numProto,
+                        .regBuff = regBuff};
+    int code = up((uintptr_t)&get);
     afterUpcall(); /* a WARN of a failed call, said once */
     /* With the profiler of this library loaded: the decision, for its Coll event (profiler.c). */
     if (__builtin_expect(__atomic_load_n(&nccltjProfiling, __ATOMIC_RELAXED), 0))

@@ -39,7 +39,7 @@
 #define HAS_TYPE(e, T) _Generic((e), T:1, default:0)
 
 typedef int (*sig_control_t)(uintptr_t);
-typedef int (*sig_get_coll_info_t)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t);
+typedef int (*sig_get_coll_info_t)(uintptr_t);
 typedef ncclResult_t (*sig_v3_init_t)(size_t, size_t, ncclDebugLogger_t, void**);
 typedef ncclResult_t (*sig_v3_get_coll_info_t)(void*, ncclFunc_t, size_t, int, float**, int, int, int*);
 typedef ncclResult_t (*sig_v3_destroy_t)(void*);
@@ -113,8 +113,7 @@ static void sig(const char* key, int nargs, int rkind, size_t rsize, ...) {
 
 static void sigs(const char* control, const char* getCollInfo) {
   sig(control, 1, I(int), I(uintptr_t));
-  sig(getCollInfo, 9, I(int), I(int64_t), I(int), I(size_t), I(int), I(uintptr_t), I(int), I(int), I(int),
-      I(uintptr_t));
+  sig(getCollInfo, 1, I(int), I(uintptr_t));
 }
 
 /* getCollInfo with regBuff: v4 .. v7 */
@@ -164,6 +163,18 @@ int main(void) {
   FIELD(nccltj_call_t, textBytes);
   FIELD(nccltj_call_t, level);
   FIELD(nccltj_call_t, reserved);
+
+  STRUCT(nccltj_get_t);
+  FIELD(nccltj_get_t, handle);
+  FIELD(nccltj_get_t, nBytes);
+  FIELD(nccltj_get_t, costTable);
+  FIELD(nccltj_get_t, nChannels);
+  FIELD(nccltj_get_t, collType);
+  FIELD(nccltj_get_t, numPipeOps);
+  FIELD(nccltj_get_t, numAlgo);
+  FIELD(nccltj_get_t, numProto);
+  FIELD(nccltj_get_t, regBuff);
+  FIELD(nccltj_get_t, reserved);
 
   STRUCT(nccltj_series_t);
   FIELD(nccltj_series_t, collType);

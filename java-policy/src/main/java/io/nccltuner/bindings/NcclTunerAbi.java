@@ -293,10 +293,10 @@ public class NcclTunerAbi extends NcclTunerAbi$shared {
     public static int NCCL_RUBIN_COMPCAP_IDX() {
         return NCCL_RUBIN_COMPCAP_IDX;
     }
-    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)10L;
+    private static final int NCCL_TUNER_JAVA_ABI_VERSION = (int)11L;
     /**
      * {@snippet lang=c :
-     * #define NCCL_TUNER_JAVA_ABI_VERSION 10
+     * #define NCCL_TUNER_JAVA_ABI_VERSION 11
      * }
      */
     public static int NCCL_TUNER_JAVA_ABI_VERSION() {

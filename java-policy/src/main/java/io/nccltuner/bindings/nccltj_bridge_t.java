@@ -195,18 +195,10 @@ public class nccltj_bridge_t {
          * The function pointer signature, expressed as a functional interface
          */
         public interface Function {
-            int apply(long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, int _x7, long _x8);
+            int apply(long _x0);
         }
 
         private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_LONG,
-            NcclTunerAbi.C_INT,
-            NcclTunerAbi.C_INT,
             NcclTunerAbi.C_INT,
             NcclTunerAbi.C_LONG
         );
@@ -233,9 +225,9 @@ public class nccltj_bridge_t {
         /**
          * Invoke the upcall stub {@code funcPtr}, with given parameters
          */
-        public static int invoke(MemorySegment funcPtr, long _x0, int _x1, long _x2, int _x3, long _x4, int _x5, int _x6, int _x7, long _x8) {
+        public static int invoke(MemorySegment funcPtr, long _x0) {
             try {
-                return (int) DOWN$MH.invokeExact(funcPtr, _x0, _x1, _x2, _x3, _x4, _x5, _x6, _x7, _x8);
+                return (int) DOWN$MH.invokeExact(funcPtr, _x0);
             } catch (Error | RuntimeException ex) {
                 throw ex;
             } catch (Throwable ex$) {

@@ -14,7 +14,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.*;
 
 /**
  * {@snippet lang=c :
- * typedef int (*nccltj_get_coll_info_fn)(int64_t, int, size_t, int, uintptr_t, int, int, int, uintptr_t)
+ * typedef int (*nccltj_get_coll_info_fn)(uintptr_t)
  * }
  */
 public final class nccltj_get_coll_info_fn {
@@ -27,18 +27,10 @@ public final class nccltj_get_coll_info_fn {
      * The function pointer signature, expressed as a functional interface
      */
     public interface Function {
-        int apply(long handle, int collType, long nBytes, int numPipeOps, long costTable, int numAlgo, int numProto, int regBuff, long nChannels);
+        int apply(long get);
     }
 
     private static final FunctionDescriptor $DESC = FunctionDescriptor.of(
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_LONG,
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_LONG,
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_LONG,
-        NcclTunerAbi.C_INT,
-        NcclTunerAbi.C_INT,
         NcclTunerAbi.C_INT,
         NcclTunerAbi.C_LONG
     );
@@ -65,9 +57,9 @@ public final class nccltj_get_coll_info_fn {
     /**
      * Invoke the upcall stub {@code funcPtr}, with given parameters
      */
-    public static int invoke(MemorySegment funcPtr, long handle, int collType, long nBytes, int numPipeOps, long costTable, int numAlgo, int numProto, int regBuff, long nChannels) {
+    public static int invoke(MemorySegment funcPtr, long get) {
         try {
-            return (int) DOWN$MH.invokeExact(funcPtr, handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, regBuff, nChannels);
+            return (int) DOWN$MH.invokeExact(funcPtr, get);
         } catch (Error | RuntimeException ex) {
             throw ex;
         } catch (Throwable ex$) {

@@ -16,6 +16,7 @@
  *   --include-struct ncclTuner_v7_t --include-struct ncclNvlDomainInfo_v5_t \
  *   --include-struct ncclTunerConstants_v5_t --include-struct ncclTunerConstants_v7_t \
  *   --include-struct nccltj_bridge_t --include-struct nccltj_hw_t --include-struct nccltj_call_t \
+ *   --include-struct nccltj_get_t \
  *   --include-struct nccltj_series_t --include-struct nccltj_measured_t \
  *   --include-typedef nccltj_control_fn --include-typedef nccltj_get_coll_info_fn \
  *   --include-typedef ncclTunerConstants_v6_t \

@@ -10,6 +10,7 @@ import io.nccltuner.bindings.nccltj_bridge_t;
 import io.nccltuner.bindings.nccltj_call_t;
 import io.nccltuner.bindings.nccltj_control_fn;
 import io.nccltuner.bindings.nccltj_get_coll_info_fn;
+import io.nccltuner.bindings.nccltj_get_t;
 import io.nccltuner.bindings.nccltj_hw_t;
 import io.nccltuner.trace.TraceCall;
 import io.nccltuner.trace.TraceFile;
@@ -138,6 +139,7 @@ public final class AotTraining {
         private final MemorySegment control;
         private final MemorySegment get;
         private final MemorySegment call;
+        private final MemorySegment getCall;
         private final MemorySegment table;
         private final MemorySegment nChannels;
         private final MemorySegment hw;
@@ -153,6 +155,7 @@ public final class AotTraining {
             control = nccltj_bridge_t.control(bridge);
             get = nccltj_bridge_t.getCollInfo(bridge);
             call = nccltj_call_t.allocate(arena);
+            getCall = nccltj_get_t.allocate(arena);
             table = arena.allocate(JAVA_FLOAT, 64);
             nChannels = arena.allocate(JAVA_INT);
             // A hardware signature (NCCL and GPU unknown here) on every init, so that reading it
@@ -226,17 +229,17 @@ public final class AotTraining {
         private void get(TraceCall c, boolean chunkSizeToo) {
             MemorySegment.copy(c.costs(), 0, table, JAVA_FLOAT, 0, c.costs().length);
             nChannels.set(JAVA_INT, 0, 0);
-            nccltj_get_coll_info_fn.invoke(
-                    get,
-                    comm,
-                    c.collective().id(),
-                    c.nBytes(),
-                    c.numPipeOps(),
-                    table.address(),
-                    c.numAlgo(),
-                    c.numProto(),
-                    -1,
-                    nChannels.address());
+            getCall.fill((byte) 0);
+            nccltj_get_t.handle(getCall, comm);
+            nccltj_get_t.collType(getCall, c.collective().id());
+            nccltj_get_t.nBytes(getCall, c.nBytes());
+            nccltj_get_t.numPipeOps(getCall, c.numPipeOps());
+            nccltj_get_t.costTable(getCall, table.address());
+            nccltj_get_t.numAlgo(getCall, c.numAlgo());
+            nccltj_get_t.numProto(getCall, c.numProto());
+            nccltj_get_t.regBuff(getCall, -1);
+            nccltj_get_t.nChannels(getCall, nChannels.address());
+            nccltj_get_coll_info_fn.invoke(get, getCall.address());
             if (chunkSizeToo) {
                 chunk.set(JAVA_LONG, 0, 1L << 20);
                 call.fill((byte) 0);

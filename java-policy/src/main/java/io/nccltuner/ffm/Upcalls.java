@@ -46,9 +46,27 @@ final class Upcalls {
     /** nccltj_control_fn: the address of an nccltj_call_t. */
     static final FunctionDescriptor CONTROL = FunctionDescriptor.of(C_INT, C_LONG);
 
-    /** nccltj_get_coll_info_fn: handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, regBuff, nChannels. */
-    static final FunctionDescriptor GET_COLL_INFO =
-            FunctionDescriptor.of(C_INT, C_LONG, C_INT, C_LONG, C_INT, C_LONG, C_INT, C_INT, C_INT, C_LONG);
+    /**
+     * nccltj_get_coll_info_fn: the address of an nccltj_get_t (bridge 11). control's method type, so
+     * that its stub spins no method-handle classes of its own at the first init.
+     */
+    static final FunctionDescriptor GET_COLL_INFO = FunctionDescriptor.of(C_INT, C_LONG);
+
+    /**
+     * nccltj_get_t's field offsets, as jextract lays the struct out (UpcallsTest checks them against
+     * the generated class, AbiLayoutTest that class against the C compiler): written out so that the
+     * per-call path needs no class of the bindings initialised.
+     */
+    static final long GET_HANDLE = 0;
+
+    static final long GET_NBYTES = 8;
+    static final long GET_COST_TABLE = 16;
+    static final long GET_NCHANNELS = 24;
+    static final long GET_COLL_TYPE = 32;
+    static final long GET_NUM_PIPE_OPS = 36;
+    static final long GET_NUM_ALGO = 40;
+    static final long GET_NUM_PROTO = 44;
+    static final long GET_REG_BUFF = 48;
 
     /**
      * nccltj_hw_t's field offsets and gpuName's length in bytes, as jextract lays the struct out
@@ -371,27 +389,37 @@ final class Upcalls {
     }
 
     /**
-     * nccltj_get_coll_info_fn: the hot path; costTable and nChannels are NCCL's addresses.
+     * nccltj_get_coll_info_fn: the hot path; {@code get} is the address of the shim's nccltj_get_t,
+     * whose costTable and nChannels are NCCL's addresses.
      *
      * @return the call's decision code (engine.Decision), 0 after a failure
      */
-    static int getCollInfo(
-            long handle,
-            int collType,
-            long nBytes,
-            int numPipeOps,
-            long costTable,
-            int numAlgo,
-            int numProto,
-            int regBuff,
-            long nChannels) {
+    static int getCollInfo(long get) {
         try {
+            long handle = ALL.get(JAVA_LONG, get + GET_HANDLE);
+            int collType = ALL.get(JAVA_INT, get + GET_COLL_TYPE);
+            long nBytes = ALL.get(JAVA_LONG, get + GET_NBYTES);
+            int numPipeOps = ALL.get(JAVA_INT, get + GET_NUM_PIPE_OPS);
+            long costTable = ALL.get(JAVA_LONG, get + GET_COST_TABLE);
+            int numAlgo = ALL.get(JAVA_INT, get + GET_NUM_ALGO);
+            int numProto = ALL.get(JAVA_INT, get + GET_NUM_PROTO);
+            long nChannels = ALL.get(JAVA_LONG, get + GET_NCHANNELS);
             CallRecorder rec = Installed.RECORDER;
             if (rec != null) { // before the engine edits the table: the table as NCCL passed it
                 record(rec, handle, collType, nBytes, numPipeOps, costTable, numAlgo, numProto, nChannels);
             }
             return Installed.ENGINE.getCollInfo(
-                    handle, collType, nBytes, numPipeOps, ALL, costTable, numAlgo, numProto, regBuff, ALL, nChannels);
+                    handle,
+                    collType,
+                    nBytes,
+                    numPipeOps,
+                    ALL,
+                    costTable,
+                    numAlgo,
+                    numProto,
+                    ALL.get(JAVA_INT, get + GET_REG_BUFF),
+                    ALL,
+                    nChannels);
         } catch (Throwable t) {
             try {
                 fail(engine, "getCollInfo", t, lastLogger);

@@ -56,6 +56,7 @@ class AbiLayoutTest {
             Map.entry("nccltj_bridge_t", nccltj_bridge_t.class),
             Map.entry("nccltj_hw_t", nccltj_hw_t.class),
             Map.entry("nccltj_call_t", nccltj_call_t.class),
+            Map.entry("nccltj_get_t", nccltj_get_t.class),
             Map.entry("nccltj_series_t", nccltj_series_t.class),
             Map.entry("nccltj_measured_t", nccltj_measured_t.class));
 
