@@ -10,7 +10,8 @@
  *       PATH.warm after the first 1,000 cycles and PATH.end after all)
  *     --cycles N (after the inits: N init+destroy pairs of one more communicator, each with one
  *       getCollInfo; prints the resident memory after the first 1,000 and after all N, and the
- *       median and p99 of one pair, so growth per communicator is told apart from the warm-up)
+ *       median and p99 of one pair, so growth per communicator is told apart from the warm-up;
+ *       from 21,000 pairs on also what each further 10,000 added: growth that goes on or stops)
  *     --shapes RxN,RxN,... (instead of the timed pass: one communicator per shape, inited with
  *       nRanks R and nNodes N, all in this process; the timed calls go to them in turn, 1000 to one,
  *       then 1000 to the next; one line `bench: shape` per communicator with its percentiles and
@@ -735,6 +736,8 @@ int main(int argc, char** argv) {
     if (!us) die("out of memory");
     long rssWarm = 0, rssEnd = 0, thr = 0;
     long warm = cfg.cycles < 1000 ? cfg.cycles : 1000;
+    long rssSteps[64]; /* after each further 10,000 pairs: growth that goes on, told from warm-up */
+    int nSteps = 0;
     worker_t w;
     memset(&w, 0, sizeof w);
     for (long i = 0; i < cfg.cycles; i++) {
@@ -748,6 +751,7 @@ int main(int argc, char** argv) {
         proc_status(&rssWarm, &thr);
         smaps_copy("warm");
       }
+      if ((i + 1 - warm) % 10000 == 0 && i + 1 > warm && nSteps < 64) proc_status(&rssSteps[nSteps++], &thr);
     }
     proc_status(&rssEnd, &thr);
     smaps_copy("end");
@@ -756,6 +760,11 @@ int main(int argc, char** argv) {
            "median_us=%.1f p99_us=%.1f\n",
            cfg.cycles, warm, rssWarm, rssEnd, (rssEnd - rssWarm) / 1024.0, us[cfg.cycles / 2],
            us[(size_t)(0.99 * (double)cfg.cycles)]);
+    if (nSteps > 1) {
+      printf("bench: cycles_steps every=10000 from=%ld added_mb=", warm);
+      for (int j = 0; j < nSteps; j++) printf("%s%.2f", j ? "," : "", (rssSteps[j] - (j ? rssSteps[j - 1] : rssWarm)) / 1024.0);
+      printf("\n");
+    }
     free(us);
   }
   if (cfg.startupOnly) {
