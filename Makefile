@@ -38,7 +38,7 @@ JAVA_SOURCES := $(shell find $(REPO)/java-policy/src/main $(REPO)/java-tools/src
 # points; profiler.c: the profiler's; signature.c: the hardware signature; start.c and the files
 # beside it (jvm_internal.h lists them): the JVM start-up; shim_internal.h between them all.
 SHIM_JVM_SRCS := start.c log.c proc_state.c hotspot_output.c find_runtime.c jvm_options.c got.c env_hide.c signals.c \
-                 locale.c host_fds.c fp_env.c cloexec.c
+                 locale.c host_fds.c fp_env.c cloexec.c stack_guard.c
 SHIM_SRCS    := $(addprefix $(REPO)/plugin-shim/src/,exports.c plugin.c profiler.c signature.c $(SHIM_JVM_SRCS))
 SHIM_HEADERS := $(REPO)/plugin-shim/src/shim_internal.h $(REPO)/plugin-shim/src/jvm_internal.h \
                 $(REPO)/plugin-shim/include/nccl_tuner_abi.h $(REPO)/plugin-shim/include/nccltj_bridge.h \

@@ -11,7 +11,7 @@
  *     --cycles N (after the inits: N init+destroy pairs of one more communicator, each with one
  *       getCollInfo; prints the resident memory after the first 1,000 and after all N, and the
  *       median and p99 of one pair, so growth per communicator is told apart from the warm-up;
- *       from 21,000 pairs on also what each further 10,000 added: growth that goes on or stops)
+ *       with 11,000 pairs or more also what each further 10,000 added: growth that goes on or stops)
  *     --shapes RxN,RxN,... (instead of the timed pass: one communicator per shape, inited with
  *       nRanks R and nNodes N, all in this process; the timed calls go to them in turn, 1000 to one,
  *       then 1000 to the next; one line `bench: shape` per communicator with its percentiles and
@@ -760,9 +760,10 @@ int main(int argc, char** argv) {
            "median_us=%.1f p99_us=%.1f\n",
            cfg.cycles, warm, rssWarm, rssEnd, (rssEnd - rssWarm) / 1024.0, us[cfg.cycles / 2],
            us[(size_t)(0.99 * (double)cfg.cycles)]);
-    if (nSteps > 1) {
+    if (nSteps > 0) {
       printf("bench: cycles_steps every=10000 from=%ld added_mb=", warm);
-      for (int j = 0; j < nSteps; j++) printf("%s%.2f", j ? "," : "", (rssSteps[j] - (j ? rssSteps[j - 1] : rssWarm)) / 1024.0);
+      for (int j = 0; j < nSteps; j++)
+        printf("%s%.2f", j ? "," : "", (rssSteps[j] - (j ? rssSteps[j - 1] : rssWarm)) / 1024.0);
       printf("\n");
     }
     free(us);

@@ -15,6 +15,8 @@
  *   start.c          the start-up thread, JVM creation or joining, Bootstrap.start, fork, attach
  *   cloexec.c        close-on-exec for the plugin's own descriptors (the runtime's opens, sockets,
  *                    pipes, ... hooked)
+ *   stack_guard.c    a calling thread's stack pages put back after HotSpot's detach left them
+ *                    PROT_NONE
  * Everything here is cold-path (once per process, or per init and destroy) and hidden.
  */
 #ifndef NCCLTJ_JVM_INTERNAL_H_

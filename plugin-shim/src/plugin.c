@@ -84,10 +84,14 @@ static void startOnce(void) {
 }
 
 /* pthread key destructor: a thread the shim attached to the JVM detaches when it ends (not in a
- * forked child, whose JVM threads did not survive the fork). */
+ * forked child, whose JVM threads did not survive the fork), and its stack's low end, which the
+ * detach leaves PROT_NONE, is put back as it was before the attach (stack_guard.c). */
 HIDDEN void nccltjDetachThread(void* unused) {
   (void)unused;
-  if (!nccltjForkedAfterStart && nccltjJvm != NULL) (*nccltjJvm)->DetachCurrentThread(nccltjJvm);
+  if (!nccltjForkedAfterStart && nccltjJvm != NULL) {
+    (*nccltjJvm)->DetachCurrentThread(nccltjJvm);
+    nccltjStackGuardRestore();
+  }
 }
 
 /* Looks up the low end of the calling thread's stack (once per thread). */
@@ -206,7 +210,7 @@ static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
      * thread during its first call hung the process (GuestIT, 1 run in ~30). */
     NOCANCEL_BEGIN;
     attached = 1;
-    nccltjAttachCurrentThread();
+    nccltjAttachCurrentThread(stackLow, stackHigh);
     NOCANCEL_END;
   }
   okFloor = stackLow <= 1 ? 0 : stackLow + MIN_FREE_STACK - 1;

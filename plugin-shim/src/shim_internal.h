@@ -65,8 +65,18 @@ HIDDEN void nccltjStart(void);
 HIDDEN void nccltjInForkedChild(int starting);
 
 /* Attaches the calling thread to the JVM through JNI, leaving its signal mask as it was except
- * for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which HotSpot needs unblocked (start.c). */
-HIDDEN void nccltjAttachCurrentThread(void);
+ * for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which HotSpot needs unblocked (start.c). stackLow and
+ * stackHigh are the thread's stack bounds (pthread_getattr_np; stackLow <= 1 if unknown): the
+ * read-write pages at its low end are noted first, for nccltjStackGuardRestore. */
+HIDDEN void nccltjAttachCurrentThread(uintptr_t stackLow, uintptr_t stackHigh);
+
+/* Notes which pages of [stackLow, stackLow + 1 MiB) are read-write, before HotSpot's attach
+ * protects the low end (stack_guard.c). */
+HIDDEN void nccltjStackGuardBefore(uintptr_t stackLow, uintptr_t stackHigh);
+
+/* After the detach: makes the pages nccltjStackGuardBefore noted read-write that are now
+ * PROT_NONE (HotSpot uncommits its guard zones at the detach) read-write again (stack_guard.c). */
+HIDDEN void nccltjStackGuardRestore(void);
 
 /* pthread key destructor of nccltjAttachKey: detaches a thread the shim attached (plugin.c). */
 HIDDEN void nccltjDetachThread(void* unused);

@@ -399,9 +399,10 @@ HIDDEN void nccltjStart(void) {
   }
 }
 
-HIDDEN void nccltjAttachCurrentThread(void) {
+HIDDEN void nccltjAttachCurrentThread(uintptr_t stackLow, uintptr_t stackHigh) {
   JNIEnv* env = NULL;
   if (nccltjJvm == NULL || (*nccltjJvm)->GetEnv(nccltjJvm, (void**)&env, JNI_VERSION_10) != JNI_EDETACHED) return;
+  nccltjStackGuardBefore(stackLow, stackHigh);
   sigset_t before;
   pthread_sigmask(SIG_SETMASK, NULL, &before);
   nccltjFpEnv fp;

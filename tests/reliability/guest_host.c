@@ -109,6 +109,12 @@
  *                         the call (jmp) or opens and closes a third communicator from inside (reenter);
  *                         then the main thread opens another and replays it (alarm 30 s): acted=,
  *                         second_rc=, second_changed=
+ *   stack-after-thread    a thread on a glibc stack (1 MiB) and one on a stack the host mapped itself
+ *                         (1 MiB, its lowest page made PROT_NONE by the host) each init, replay and
+ *                         destroy, and end; then the KiB of each stack that are not read-write:
+ *                         changed_sys=, protected_kib_sys= (0), changed_own=, protected_kib_own= (4:
+ *                         the host's own page); a later thread on the same glibc stack recursing all
+ *                         but 12 KiB of it: deep_ok=
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -1899,6 +1905,93 @@ static void watching_logger(ncclDebugLogLevel level, unsigned long flags, const 
   if (strstr(msg, " profile ") != NULL && strstr(msg, " sha256 ") != NULL) atomic_store(&sawProfileLine, 1);
   if (strstr(msg, "summary profile ") != NULL) atomic_store(&sawSummaryLine, 1);
 }
+/* stack-after-thread: HotSpot's detach leaves the guard zones it put at the low end of an attached
+ * thread's stack PROT_NONE (16 KiB); glibc hands the cached stack to the host's next thread. */
+typedef struct {
+  const ncclTuner_v3_t* t;
+  uintptr_t lo, hi;
+  int changed;
+} guardRun;
+static void* guard_thread(void* arg) {
+  guardRun* r = arg;
+  pthread_attr_t a;
+  void* lo = NULL;
+  size_t len = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &lo, &len);
+    pthread_attr_destroy(&a);
+  }
+  r->lo = (uintptr_t)lo;
+  r->hi = (uintptr_t)lo + len;
+  void* ctx = NULL;
+  if (r->t->init(nRanks, nNodes, logger, &ctx) == ncclSuccess && ctx != NULL) {
+    r->changed = replay(r->t, ctx);
+    r->t->destroy(ctx);
+  }
+  return NULL;
+}
+/* KiB of [lo, hi) that /proc/self/maps does not show read-write (unmapped counts too) */
+static size_t not_rw_kib(uintptr_t lo, uintptr_t hi) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (!f) fail("cannot read /proc/self/maps");
+  size_t rw = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    char perm[8];
+    if (sscanf(line, "%lx-%lx %7s", &a, &b, perm) != 3 || b <= lo || a >= hi) continue;
+    if (perm[0] == 'r' && perm[1] == 'w') rw += (b > hi ? hi : b) - (a < lo ? lo : a);
+  }
+  fclose(f);
+  return (hi - lo - rw) / 1024;
+}
+static __attribute__((noinline)) int guard_deep_frames(size_t n) {
+  volatile char buf[1000];
+  buf[0] = (char)n;
+  if (n == 0) return buf[0];
+  return guard_deep_frames(n - 1) + buf[0];
+}
+static void* guard_deep_thread(void* arg) {
+  (void)arg;
+  pthread_attr_t a;
+  void* lo = NULL;
+  size_t len = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &lo, &len);
+    pthread_attr_destroy(&a);
+  }
+  guard_deep_frames(len / 1024 - 12);
+  return lo;
+}
+static void cmd_stack_after_thread(void) {
+  void* lib = NULL;
+  guardRun sys = {.t = load(plugin, &lib)}, own = {.t = sys.t};
+  const size_t size = 1024 * 1024;
+  pthread_attr_t a;
+  pthread_t th;
+  pthread_attr_init(&a);
+  pthread_attr_setstacksize(&a, size);
+  if (pthread_create(&th, &a, guard_thread, &sys) != 0) fail("pthread_create");
+  pthread_join(th, NULL);
+  size_t sysKib = not_rw_kib(sys.lo, sys.hi);
+  /* the next thread of the same size takes the cached stack (glibc); a deep recursion there */
+  void* deepLo = NULL;
+  if (pthread_create(&th, &a, guard_deep_thread, NULL) != 0) fail("pthread_create");
+  pthread_join(th, &deepLo);
+  pthread_attr_destroy(&a);
+  char* mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (mem == MAP_FAILED) fail("mmap");
+  if (mprotect(mem, 4096, PROT_NONE) != 0) fail("mprotect");
+  pthread_attr_init(&a);
+  pthread_attr_setstack(&a, mem, size);
+  if (pthread_create(&th, &a, guard_thread, &own) != 0) fail("pthread_create");
+  pthread_join(th, NULL);
+  pthread_attr_destroy(&a);
+  fact("changed_sys=%d protected_kib_sys=%zu deep_ok=%d deep_same_stack=%d changed_own=%d protected_kib_own=%zu",
+       sys.changed, sysKib, 1, (uintptr_t)deepLo == sys.lo, own.changed,
+       not_rw_kib((uintptr_t)mem, (uintptr_t)mem + size));
+}
+
 static void cmd_lines_in_call(void) {
   void* lib = NULL;
   const ncclTuner_v3_t* t = load(plugin, &lib);
@@ -2018,6 +2111,7 @@ static const command_t kCommands[] = {
   {.name = "logger-exit-notice", .plain = cmd_logger_exit_notice},
   {.name = "logger-exit-engine", .plain = cmd_logger_exit_engine},
   {.name = "lines-in-call", .plain = cmd_lines_in_call},
+  {.name = "stack-after-thread", .plain = cmd_stack_after_thread},
   {.name = "logger-jvm", .word = cmd_logger_jvm},
 };
 

@@ -723,6 +723,24 @@ class GuestIT {
                 "notice at " + notice + ", profile line at " + profile + "\n" + r.text());
     }
 
+    /**
+     * A thread that called the plugin and ended leaves its stack as the host had it. HotSpot's
+     * detach leaves the guard zones it put at the low end of an attached thread's stack PROT_NONE
+     * (16 KiB); glibc hands the cached stack to the host's next thread, which then died of SIGSEGV
+     * recursing within 12 KiB of its end (found by a hostile host, 2026-12-03). A stack the host
+     * mapped itself keeps the one page the host protected, and only that.
+     */
+    @Test
+    void aCallingThreadsStackIsTheHostsAgainAfterItEnds() throws Exception {
+        Run r = run(Map.of(), 60, "stack-after-thread");
+        assertEquals(APPLIED, r.num("changed_sys"), r.text());
+        assertEquals(0, r.num("protected_kib_sys"), "glibc's stack after the thread\n" + r.text());
+        assertEquals(1, r.num("deep_same_stack"), "the next thread took the cached stack\n" + r.text());
+        assertEquals(1, r.num("deep_ok"), r.text());
+        assertEquals(APPLIED, r.num("changed_own"), r.text());
+        assertEquals(4, r.num("protected_kib_own"), "the host's own page, and no other\n" + r.text());
+    }
+
     private static int indexOf(Run r, String part) {
         for (int i = 0; i < r.lines().size(); i++) {
             if (r.lines().get(i).contains(part)) {
