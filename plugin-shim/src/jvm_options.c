@@ -212,6 +212,17 @@ static const optionRow kOptions[] = {
   ROW("-XX:NewSize=1m", NO_USER_HEAP),
   /* No hsperfdata files. */
   ROW("-XX:-UsePerfData", ALWAYS),
+  /* Compiler threads for the life of the process, as many as on a 2-core machine (the two rows
+   * below), whatever the host's core count: HotSpot otherwise starts and stops compiler threads as
+   * its queue grows and shrinks (one per few cores: dozens on a GPU node), and a thread that ends
+   * leaves HotSpot's guard pages at the low end of its stack PROT_NONE (its exit uncommits them),
+   * a stack glibc then hands to the host's next thread of about its size (found by a hostile host
+   * with the engine's start thread, 2026-12-03; stack_guard.c puts back the shim's own threads). */
+  ROW("-XX:-UseDynamicNumberOfCompilerThreads", ALWAYS),
+  /* With the AOT cache: C2 alone (-TieredCompilation below), one thread. */
+  ROW("-XX:CICompilerCount=1", AOT_CACHE),
+  /* Without it: tiered compilation's minimum, one C1 and one C2 thread. */
+  ROW("-XX:CICompilerCount=2", NO_AOT_CACHE),
   /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do
    * not compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
    * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */

@@ -313,9 +313,27 @@ static void startJvm(void) {
   (*vm)->DetachCurrentThread(vm);
 }
 
+/* After the JVM let go of the start thread (its DetachCurrentThread, or a creation that ended the
+ * thread): the stack's low end as it was, before glibc caches the stack for the host's next thread
+ * (stack_guard.c). */
+static void startThreadEnds(void* unused) {
+  (void)unused;
+  nccltjStackGuardRestore();
+}
+
 static void* startThread(void* unused) {
   (void)unused;
+  pthread_attr_t a;
+  void* lo = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &lo, &size);
+    pthread_attr_destroy(&a);
+  }
+  nccltjStackGuardBefore(lo != NULL ? (uintptr_t)lo : 1, (uintptr_t)lo + size);
+  pthread_cleanup_push(startThreadEnds, NULL);
   startJvm();
+  pthread_cleanup_pop(1);
   nccltjNoteJvmSignals();
   nccltjLocaleThreadEnd();
   return NULL;

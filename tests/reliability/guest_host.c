@@ -114,7 +114,9 @@
  *                         destroy, and end; then the KiB of each stack that are not read-write:
  *                         changed_sys=, protected_kib_sys= (0), changed_own=, protected_kib_own= (4:
  *                         the host's own page); a later thread on the same glibc stack recursing all
- *                         but 12 KiB of it: deep_ok=
+ *                         but 12 KiB of it: deep_ok=; threads of 8 MiB and 1 MiB that never call the
+ *                         plugin, and the first thread when it began, KiB of their stacks not
+ *                         read-write: plain_default_kib=, plain_1mib_kib=, sys_at_start_kib= (0)
  * GUEST_HOST_FDLOG=FILE (spawn-window): each child appends "fd target" for every descriptor it counted.
  * GUEST_HOST_DENY=name,... (capture): a seccomp filter makes those system calls fail with EPERM
  * before the first init.
@@ -1911,7 +1913,9 @@ typedef struct {
   const ncclTuner_v3_t* t;
   uintptr_t lo, hi;
   int changed;
+  size_t atStartKib; /* of its own stack not read-write when the thread began */
 } guardRun;
+static size_t not_rw_kib(uintptr_t lo, uintptr_t hi);
 static void* guard_thread(void* arg) {
   guardRun* r = arg;
   pthread_attr_t a;
@@ -1923,8 +1927,9 @@ static void* guard_thread(void* arg) {
   }
   r->lo = (uintptr_t)lo;
   r->hi = (uintptr_t)lo + len;
+  r->atStartKib = not_rw_kib(r->lo, r->hi);
   void* ctx = NULL;
-  if (r->t->init(nRanks, nNodes, logger, &ctx) == ncclSuccess && ctx != NULL) {
+  if (r->t && r->t->init(nRanks, nNodes, logger, &ctx) == ncclSuccess && ctx != NULL) {
     r->changed = replay(r->t, ctx);
     r->t->destroy(ctx);
   }
@@ -1987,6 +1992,18 @@ static void cmd_stack_after_thread(void) {
   if (pthread_create(&th, &a, guard_thread, &own) != 0) fail("pthread_create");
   pthread_join(th, NULL);
   pthread_attr_destroy(&a);
+  /* threads of the default size (8 MiB here) and of 1 MiB that never call the plugin: glibc may give
+   * them the cached stack of a thread the JVM or the shim ended (the shim's start thread, 8 MiB) */
+  guardRun plain8 = {0}, plain1 = {0};
+  if (pthread_create(&th, NULL, guard_thread, &plain8) != 0) fail("pthread_create");
+  pthread_join(th, NULL);
+  pthread_attr_init(&a);
+  pthread_attr_setstacksize(&a, size);
+  if (pthread_create(&th, &a, guard_thread, &plain1) != 0) fail("pthread_create");
+  pthread_join(th, NULL);
+  pthread_attr_destroy(&a);
+  fact("plain_default_kib=%zu plain_1mib_kib=%zu sys_at_start_kib=%zu", plain8.atStartKib, plain1.atStartKib,
+       sys.atStartKib);
   fact("changed_sys=%d protected_kib_sys=%zu deep_ok=%d deep_same_stack=%d changed_own=%d protected_kib_own=%zu",
        sys.changed, sysKib, 1, (uintptr_t)deepLo == sys.lo, own.changed,
        not_rw_kib((uintptr_t)mem, (uintptr_t)mem + size));

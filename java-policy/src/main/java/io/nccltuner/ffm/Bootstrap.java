@@ -56,46 +56,20 @@ public final class Bootstrap {
                 System.setOut(new LineToLog(log, "System.out"));
                 System.setErr(new LineToLog(log, "System.err"));
             }
-            // Reading the policy (YAML parse, compile) and making the upcall stubs each take tens of
-            // milliseconds on a fresh JVM; they are independent, so the policy is read on a second
-            // thread meanwhile (measured with a valid AOT cache: policy 37-54 ms beside 60-80 ms of stubs).
-            // A plain thread and Thread.join, not a CompletableFuture: waiting on a future that is not
-            // done yet loads ForkJoinPool's blocking classes from the module image (not in the AOT
-            // cache when the training run never waited), about 1 MiB resident and a few ms.
-            // The control stub is made by whichever thread is free first: the second thread after a
-            // quick compiled-policy read (with the AOT cache), this one after the getCollInfo stub when
-            // a YAML parse keeps the second thread busy (no cache: 150 ms and more).
+            // One thread: the policy, then the two upcall stubs (bridge 11: one method type, so the
+            // second stub spins nothing). A second thread reading the policy meanwhile saved wall
+            // time while the nine-argument getCollInfo stub spun its own classes; a Java thread that
+            // ends leaves HotSpot's guard pages at the low end of its stack PROT_NONE (its exit
+            // uncommits them), and glibc hands that stack to the host's next thread of about its
+            // size (found by a hostile host, 2026-12-03: a host thread that never called the plugin
+            // died of SIGSEGV in a deep recursion).
             Arena arena = Arena.global(); // stubs live as long as the process, like the JVM
-            PluginConfig[] config = new PluginConfig[1];
-            MemorySegment[] control = new MemorySegment[1];
-            Throwable[] configFailure = new Throwable[1];
-            java.util.concurrent.atomic.AtomicBoolean controlClaimed = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread reader = Thread.ofPlatform()
-                    .daemon()
-                    .name("nccl-tuner-java-start")
-                    .start(() -> {
-                        try {
-                            config[0] = PluginConfig.fromEnvironment(System.getenv(), log);
-                            if (controlClaimed.compareAndSet(false, true)) {
-                                control[0] = Upcalls.stub("control", Upcalls.CONTROL, arena);
-                            }
-                        } catch (Throwable t) {
-                            configFailure[0] = t;
-                        }
-                    });
+            PluginConfig config = PluginConfig.fromEnvironment(System.getenv(), log);
+            MemorySegment control = Upcalls.stub("control", Upcalls.CONTROL, arena);
             MemorySegment get = Upcalls.stub("getCollInfo", Upcalls.GET_COLL_INFO, arena);
-            MemorySegment ownControl =
-                    controlClaimed.compareAndSet(false, true) ? Upcalls.stub("control", Upcalls.CONTROL, arena) : null;
-            reader.join();
-            if (configFailure[0] != null) {
-                throw configFailure[0];
-            }
-            if (ownControl != null) {
-                control[0] = ownControl;
-            }
-            Upcalls.install(config[0]);
+            Upcalls.install(config);
             bridge.set(JAVA_LONG, nccltj_bridge_t.getCollInfo$offset(), get.address());
-            bridge.set(JAVA_LONG, nccltj_bridge_t.control$offset(), control[0].address());
+            bridge.set(JAVA_LONG, nccltj_bridge_t.control$offset(), control.address());
             return NcclTunerAbi.NCCLTJ_START_OK();
         } catch (Throwable t) {
             throw new IllegalStateException("engine start failed: " + t, t);

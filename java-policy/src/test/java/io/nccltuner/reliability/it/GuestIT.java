@@ -728,7 +728,10 @@ class GuestIT {
      * detach leaves the guard zones it put at the low end of an attached thread's stack PROT_NONE
      * (16 KiB); glibc hands the cached stack to the host's next thread, which then died of SIGSEGV
      * recursing within 12 KiB of its end (found by a hostile host, 2026-12-03). A stack the host
-     * mapped itself keeps the one page the host protected, and only that.
+     * mapped itself keeps the one page the host protected, and only that. Threads of the host that
+     * never call the plugin find their stacks whole too: glibc gave them the cached stacks of the
+     * shim's start thread and of a Java thread the engine's start ended, with 12-16 KiB left
+     * PROT_NONE.
      */
     @Test
     void aCallingThreadsStackIsTheHostsAgainAfterItEnds() throws Exception {
@@ -739,6 +742,11 @@ class GuestIT {
         assertEquals(1, r.num("deep_ok"), r.text());
         assertEquals(APPLIED, r.num("changed_own"), r.text());
         assertEquals(4, r.num("protected_kib_own"), "the host's own page, and no other\n" + r.text());
+        // threads that never call the plugin, on stacks glibc cached from the shim's start thread or
+        // a JVM thread that ended (the engine's start thread did: 12 KiB PROT_NONE)
+        assertEquals(0, r.num("plain_default_kib"), r.text());
+        assertEquals(0, r.num("plain_1mib_kib"), r.text());
+        assertEquals(0, r.num("sys_at_start_kib"), r.text());
     }
 
     private static int indexOf(Run r, String part) {
