@@ -96,15 +96,10 @@ HIDDEN void nccltjDetachThread(void* unused) {
 
 /* Looks up the low end of the calling thread's stack (once per thread). */
 static __attribute__((noinline)) void findStackLow(void) {
-  pthread_attr_t a;
-  void* addr = NULL;
-  size_t size = 0;
-  if (pthread_getattr_np(pthread_self(), &a) == 0) {
-    pthread_attr_getstack(&a, &addr, &size);
-    pthread_attr_destroy(&a);
-  }
-  stackLow = addr != NULL ? (uintptr_t)addr : 1;
-  stackHigh = addr != NULL ? (uintptr_t)addr + size : UINTPTR_MAX;
+  uintptr_t lo, hi;
+  nccltjThreadStack(&lo, &hi);
+  stackLow = lo;
+  stackHigh = hi;
 }
 
 static __attribute__((noinline)) void warnStack(size_t freeBytes) {

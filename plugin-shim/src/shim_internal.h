@@ -70,6 +70,10 @@ HIDDEN void nccltjInForkedChild(int starting);
  * read-write pages at its low end are noted first, for nccltjStackGuardRestore. */
 HIDDEN void nccltjAttachCurrentThread(uintptr_t stackLow, uintptr_t stackHigh);
 
+/* The calling thread's stack, [low, high) (pthread_getattr_np); low 1 and high UINTPTR_MAX when
+ * unknown (stack_guard.c). */
+HIDDEN void nccltjThreadStack(uintptr_t* low, uintptr_t* high);
+
 /* Notes which pages of [stackLow, stackLow + 1 MiB) are read-write, before HotSpot's attach
  * protects the low end (stack_guard.c). */
 HIDDEN void nccltjStackGuardBefore(uintptr_t stackLow, uintptr_t stackHigh);

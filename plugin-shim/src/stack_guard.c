@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,18 @@ static void noteReadWrite(uintptr_t from, uintptr_t to, const char* perm, void* 
   }
   b->from[b->n] = from;
   b->to[b->n++] = to;
+}
+
+HIDDEN void nccltjThreadStack(uintptr_t* low, uintptr_t* high) {
+  pthread_attr_t a;
+  void* addr = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &addr, &size);
+    pthread_attr_destroy(&a);
+  }
+  *low = addr != NULL ? (uintptr_t)addr : 1;
+  *high = addr != NULL ? (uintptr_t)addr + size : UINTPTR_MAX;
 }
 
 HIDDEN void nccltjStackGuardBefore(uintptr_t stackLow, uintptr_t stackHigh) {

@@ -323,14 +323,9 @@ static void startThreadEnds(void* unused) {
 
 static void* startThread(void* unused) {
   (void)unused;
-  pthread_attr_t a;
-  void* lo = NULL;
-  size_t size = 0;
-  if (pthread_getattr_np(pthread_self(), &a) == 0) {
-    pthread_attr_getstack(&a, &lo, &size);
-    pthread_attr_destroy(&a);
-  }
-  nccltjStackGuardBefore(lo != NULL ? (uintptr_t)lo : 1, (uintptr_t)lo + size);
+  uintptr_t lo, hi;
+  nccltjThreadStack(&lo, &hi);
+  nccltjStackGuardBefore(lo, hi);
   pthread_cleanup_push(startThreadEnds, NULL);
   startJvm();
   pthread_cleanup_pop(1);

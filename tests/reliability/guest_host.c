@@ -1916,15 +1916,19 @@ typedef struct {
   size_t atStartKib; /* of its own stack not read-write when the thread began */
 } guardRun;
 static size_t not_rw_kib(uintptr_t lo, uintptr_t hi);
-static void* guard_thread(void* arg) {
-  guardRun* r = arg;
+/* the calling thread's stack (pthread_getattr_np) */
+static void own_stack(void** lo, size_t* len) {
   pthread_attr_t a;
-  void* lo = NULL;
-  size_t len = 0;
   if (pthread_getattr_np(pthread_self(), &a) == 0) {
-    pthread_attr_getstack(&a, &lo, &len);
+    pthread_attr_getstack(&a, lo, len);
     pthread_attr_destroy(&a);
   }
+}
+static void* guard_thread(void* arg) {
+  guardRun* r = arg;
+  void* lo = NULL;
+  size_t len = 0;
+  own_stack(&lo, &len);
   r->lo = (uintptr_t)lo;
   r->hi = (uintptr_t)lo + len;
   r->atStartKib = not_rw_kib(r->lo, r->hi);
@@ -1958,13 +1962,9 @@ static __attribute__((noinline)) int guard_deep_frames(size_t n) {
 }
 static void* guard_deep_thread(void* arg) {
   (void)arg;
-  pthread_attr_t a;
   void* lo = NULL;
   size_t len = 0;
-  if (pthread_getattr_np(pthread_self(), &a) == 0) {
-    pthread_attr_getstack(&a, &lo, &len);
-    pthread_attr_destroy(&a);
-  }
+  own_stack(&lo, &len);
   guard_deep_frames(len / 1024 - 12);
   return lo;
 }
