@@ -365,7 +365,9 @@ say "1b. per call over $FRESH fresh processes each of (c), (e), (f), the bare up
 say "   interleaved ($FRESH_CALLS timed calls each); one median per process (ns); (g) is the floor: an upcall's"
 say "   own spread between processes on this machine; (b) the control with no JVM (its medians sit on the"
 say "   TSC's step, so its batch figure is shown too); p10 = 10th percentile of a process's batch means"
-fresh_meds() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls median_ns; done; }
+# fresh_key NAME KEY: KEY of each fresh process of NAME; fresh_meds NAME: their medians
+fresh_key() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls "$2"; done; }
+fresh_meds() { fresh_key "$1" median_ns; }
 # spread FMT: "min X, median Y, max Z" of the numbers on stdin, each printed with FMT (median as median() takes it)
 spread() {
   local v
@@ -373,7 +375,6 @@ spread() {
   printf "min $1, median $1, max $1" "$(head -1 <<<"$v")" "$(median <<<"$v")" "$(tail -1 <<<"$v")"
 }
 A_MED=$(kv "$RAW/a_noop.txt" calls median_ns)
-fresh_key() { for i in $(seq 1 "$FRESH"); do kv "$RAW/p_$1.$i.txt" calls "$2"; done; }
 ratio_of() { local v; v=$(sort -g); calc "$(tail -1 <<<"$v") / $(head -1 <<<"$v")" | awk '{ printf "%.3f", $1 }'; }
 G_SPREAD=$(fresh_meds g | ratio_of)
 G_TARGET=$(calc "1.15 * $G_SPREAD" | awk '{ printf "%.2f", $1 }')
@@ -414,11 +415,7 @@ O_SEP_SPREAD=$(echo "$O_MEDS" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf 
 say "  spread of the Java medians over 1, 100, 10,000 rules, separate processes: $O_SEP_SPREAD% of the smallest"
 say "  in one process (rules-mix.yaml, a communicator per profile, turns of 1000 calls), median over $REPEATS processes:"
 # mixkv NRANKS KEY: the median over the o_mix runs of KEY on the line of the communicator of NRANKS
-mixkv() {
-  for f in "$RAW"/o_mix.r*.txt; do
-    grep -E "^bench: shape nRanks=$1 " "$f" | head -1 | grep -oE " $2=[^ ]+" | cut -d= -f2
-  done | median
-}
+mixkv() { for f in "$RAW"/o_mix.r*.txt; do kv "$f" "shape nRanks=$1" "$2"; done | median; }
 mixrow() { # LABEL NRANKS
   printf '  %-48s %7s %7s %7s\n' "$1" "$(f1 "$(mixkv "$2" median_ns)")" "$(f1 "$(mixkv "$2" p99_ns)")" \
     "$(f1 "$(mixkv "$2" p999_ns)")" | tee -a "$OUT"
@@ -434,8 +431,8 @@ say "  spread of the Java medians over 1, 100, 4,960 rules in one process: $O_SP
 # item 1's "(c) - (a) within 1.2x of (e) - (a) in every process", in one process: the 1-rule
 # communicator's median over the no-op against the no-rules one's, in each o_mix process
 O_PAIRS=$(for f in "$RAW"/o_mix.r*.txt; do
-  r1=$(grep -E '^bench: shape nRanks=2 ' "$f" | grep -oE ' median_ns=[^ ]+' | cut -d= -f2)
-  r0=$(grep -E '^bench: shape nRanks=6 ' "$f" | grep -oE ' median_ns=[^ ]+' | cut -d= -f2)
+  r1=$(kv "$f" "shape nRanks=2" median_ns)
+  r0=$(kv "$f" "shape nRanks=6" median_ns)
   calc "($r1 - $A_MED) / ($r0 - $A_MED)"
   echo
 done)

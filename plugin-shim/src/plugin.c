@@ -94,14 +94,6 @@ HIDDEN void nccltjDetachThread(void* unused) {
   }
 }
 
-/* Looks up the low end of the calling thread's stack (once per thread). */
-static __attribute__((noinline)) void findStackLow(void) {
-  uintptr_t lo, hi;
-  nccltjThreadStack(&lo, &hi);
-  stackLow = lo;
-  stackHigh = hi;
-}
-
 static __attribute__((noinline)) void warnStack(size_t freeBytes) {
   stackWarnedHere = 1;
   char msg[320];
@@ -189,7 +181,7 @@ static inline __attribute__((always_inline)) void afterUpcall(void) {
  * ends in StackOverflowError and an abort (found by a hostile host). */
 static __attribute__((noinline)) int stackOkSlow(uintptr_t here) {
   nccltjMarkHostThread();
-  if (stackLow == 0) findStackLow();
+  if (stackLow == 0) nccltjThreadStack(&stackLow, &stackHigh); /* once per thread */
   size_t freeBytes = stackLow <= 1 ? SIZE_MAX : here > stackLow && here <= stackHigh ? here - stackLow : 0;
   if (freeBytes < MIN_FREE_STACK) {
     if (!stackWarnedHere) warnStack(freeBytes);

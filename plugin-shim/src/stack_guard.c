@@ -41,7 +41,7 @@ typedef struct {
 static __thread stackBefore before __attribute__((tls_model("initial-exec")));
 
 /* Calls each(from, to, perm, arg) for every mapping of /proc/self/maps that meets [lo, hi),
- * clipped to it; perm is the 4 letters ("rw-p"). Reads with read(2) into a stack buffer: no
+ * clipped to it; perm starts with the 4 letters ("rw-p ..."). Reads with read(2) into a stack buffer: no
  * stdio, no allocation (it also runs in a pthread key destructor). Returns 0, or -1 if the file
  * could not be read. */
 static int eachMapping(uintptr_t lo, uintptr_t hi, void (*each)(uintptr_t, uintptr_t, const char*, void*), void* arg) {
@@ -69,12 +69,8 @@ static int eachMapping(uintptr_t lo, uintptr_t hi, void (*each)(uintptr_t, uintp
       uintptr_t a = (uintptr_t)strtoull(line, &end, 16);
       if (*end == '-') {
         uintptr_t b = (uintptr_t)strtoull(end + 1, &end, 16);
-        if (*end == ' ' && strlen(end + 1) >= 4 && a < hi && b > lo) {
-          char perm[5];
-          memcpy(perm, end + 1, 4);
-          perm[4] = '\0';
-          each(a < lo ? lo : a, b > hi ? hi : b, perm, arg);
-        }
+        if (*end == ' ' && strlen(end + 1) >= 4 && a < hi && b > lo)
+          each(a < lo ? lo : a, b > hi ? hi : b, end + 1, arg);
       }
       start = i + 1;
     }

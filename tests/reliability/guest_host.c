@@ -1960,12 +1960,14 @@ static __attribute__((noinline)) int guard_deep_frames(size_t n) {
   if (n == 0) return buf[0];
   return guard_deep_frames(n - 1) + buf[0];
 }
+static atomic_int guardDeepReturned;
 static void* guard_deep_thread(void* arg) {
   (void)arg;
   void* lo = NULL;
   size_t len = 0;
   own_stack(&lo, &len);
   guard_deep_frames(len / 1024 - 12);
+  atomic_store(&guardDeepReturned, 1);
   return lo;
 }
 static void cmd_stack_after_thread(void) {
@@ -1983,29 +1985,27 @@ static void cmd_stack_after_thread(void) {
   void* deepLo = NULL;
   if (pthread_create(&th, &a, guard_deep_thread, NULL) != 0) fail("pthread_create");
   pthread_join(th, &deepLo);
-  pthread_attr_destroy(&a);
   char* mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (mem == MAP_FAILED) fail("mmap");
   if (mprotect(mem, 4096, PROT_NONE) != 0) fail("mprotect");
-  pthread_attr_init(&a);
-  pthread_attr_setstack(&a, mem, size);
-  if (pthread_create(&th, &a, guard_thread, &own) != 0) fail("pthread_create");
+  pthread_attr_t ownAttr;
+  pthread_attr_init(&ownAttr);
+  pthread_attr_setstack(&ownAttr, mem, size);
+  if (pthread_create(&th, &ownAttr, guard_thread, &own) != 0) fail("pthread_create");
   pthread_join(th, NULL);
-  pthread_attr_destroy(&a);
+  pthread_attr_destroy(&ownAttr);
   /* threads of the default size (8 MiB here) and of 1 MiB that never call the plugin: glibc may give
    * them the cached stack of a thread the JVM or the shim ended (the shim's start thread, 8 MiB) */
   guardRun plain8 = {0}, plain1 = {0};
   if (pthread_create(&th, NULL, guard_thread, &plain8) != 0) fail("pthread_create");
   pthread_join(th, NULL);
-  pthread_attr_init(&a);
-  pthread_attr_setstacksize(&a, size);
   if (pthread_create(&th, &a, guard_thread, &plain1) != 0) fail("pthread_create");
   pthread_join(th, NULL);
   pthread_attr_destroy(&a);
   fact("plain_default_kib=%zu plain_1mib_kib=%zu sys_at_start_kib=%zu", plain8.atStartKib, plain1.atStartKib,
        sys.atStartKib);
   fact("changed_sys=%d protected_kib_sys=%zu deep_ok=%d deep_same_stack=%d changed_own=%d protected_kib_own=%zu",
-       sys.changed, sysKib, 1, (uintptr_t)deepLo == sys.lo, own.changed,
+       sys.changed, sysKib, atomic_load(&guardDeepReturned), (uintptr_t)deepLo == sys.lo, own.changed,
        not_rw_kib((uintptr_t)mem, (uintptr_t)mem + size));
 }
 
