@@ -51,7 +51,7 @@ static int eachMapping(uintptr_t lo, uintptr_t hi, void (*each)(uintptr_t, uintp
   if (fd < 0) return -1;
   char buf[8192];
   size_t have = 0;
-  int rc = 0;
+  int rc = 0, skipping = 0; /* skipping: the rest of a line longer than the buffer */
   for (;;) {
     ssize_t r = read(fd, buf + have, sizeof buf - have);
     if (r < 0 && errno == EINTR) continue;
@@ -65,6 +65,11 @@ static int eachMapping(uintptr_t lo, uintptr_t hi, void (*each)(uintptr_t, uintp
       if (buf[i] != '\n') continue;
       buf[i] = '\0';
       const char* line = buf + start;
+      start = i + 1;
+      if (skipping) {
+        skipping = 0;
+        continue;
+      }
       char* end;
       uintptr_t a = (uintptr_t)strtoull(line, &end, 16);
       if (*end == '-') {
@@ -72,9 +77,11 @@ static int eachMapping(uintptr_t lo, uintptr_t hi, void (*each)(uintptr_t, uintp
         if (*end == ' ' && strlen(end + 1) >= 4 && a < hi && b > lo)
           each(a < lo ? lo : a, b > hi ? hi : b, end + 1, arg);
       }
-      start = i + 1;
     }
-    if (start == 0 && have == sizeof buf) have = 0; /* a line longer than the buffer: skip it */
+    if (start == 0 && have == sizeof buf) { /* a line longer than the buffer: skip it to its end */
+      have = 0;
+      skipping = 1;
+    }
     memmove(buf, buf + start, have - start);
     have -= start;
     if (r == 0) break;
