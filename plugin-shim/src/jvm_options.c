@@ -155,7 +155,6 @@ typedef enum {
   NO_USER_GC,   /* NCCL_TUNER_JAVA_OPTS chooses no collector (-XX:+Use...GC) */
   NO_USER_HEAP, /* NCCL_TUNER_JAVA_OPTS sets neither -Xmx nor -Xms */
   AOT_CACHE,    /* an AOT cache (nccl-tuner-java.aot) lies beside the library */
-  NO_AOT_CACHE, /* none does */
   REPLAY_KNOWN, /* the replay file's name could be made from the crash report's */
   USER_OPTIONS, /* not an option: NCCL_TUNER_JAVA_OPTS's own go here, in their order */
 } when_t;
@@ -212,25 +211,15 @@ static const optionRow kOptions[] = {
   ROW("-XX:NewSize=1m", NO_USER_HEAP),
   /* No hsperfdata files. */
   ROW("-XX:-UsePerfData", ALWAYS),
-  /* Compiler threads for the life of the process, as many as on a 2-core machine (the two rows
-   * below), whatever the host's core count: HotSpot otherwise starts and stops compiler threads as
+  /* Compiler threads for the life of the process, one (the row below), whatever the host's core
+   * count: HotSpot otherwise starts and stops compiler threads as
    * its queue grows and shrinks (one per few cores: dozens on a GPU node), and a thread that ends
    * leaves HotSpot's guard pages at the low end of its stack PROT_NONE (its exit uncommits them),
    * a stack glibc then hands to the host's next thread of about its size (found by a hostile host
    * with the engine's start thread, 2026-12-03; stack_guard.c puts back the shim's own threads). */
   ROW("-XX:-UseDynamicNumberOfCompilerThreads", ALWAYS),
-  /* With the AOT cache: C2 alone (-TieredCompilation below), one thread. */
-  ROW("-XX:CICompilerCount=1", AOT_CACHE),
-  /* Without it: tiered compilation's minimum, one C1 and one C2 thread. */
-  ROW("-XX:CICompilerCount=2", NO_AOT_CACHE),
-  /* Start-up: compile with C1 only after 2000 calls instead of 200, so the compiler threads do
-   * not compete with JVM start-up for the cores (first init with the AOT cache, 2 cores: median
-   * 130 -> 107 ms). The hot path still reaches C2 after a few thousand calls. */
-  ROW("-XX:Tier3InvocationThreshold=2000", ALWAYS),
-  /* 10x its default (100) too, as the row above: the invocations that count with back-edges. */
-  ROW("-XX:Tier3MinInvocationThreshold=1000", ALWAYS),
-  /* 10x its default (2000) too, as the rows above: invocations and back-edges together. */
-  ROW("-XX:Tier3CompileThreshold=20000", ALWAYS),
+  /* One compiler thread: C2 alone (-XX:-TieredCompilation below). */
+  ROW("-XX:CICompilerCount=1", ALWAYS),
   /* HotSpot would print each CompileCommand below on stdout. */
   ROW("-XX:CompileCommand=quiet", ALWAYS),
   /* The engine's per-call path inlined into the upcall's target whatever the compile order: C2
@@ -271,18 +260,25 @@ static const optionRow kOptions[] = {
   /* No "Training replay" thread compiling the training run's methods during the start (-40 ms
    * CPU, -3 MiB). */
   ROW("-XX:-AOTReplayTraining", AOT_CACHE),
-  /* One compiler thread (C2; the hot path is C2-compiled as before). Only with the cache: its
-   * start (classes archived, the policy's compiled form that bin/nccl-tuner-aot writes) runs
-   * little Java, while parsing a large YAML policy without C1 takes 40-60% more CPU. */
-  ROW("-XX:-TieredCompilation", AOT_CACHE),
+  /* C2 alone, with or without the cache (one compiler configuration; the hot path is C2-compiled
+   * either way). Without the cache too since 2026-12-04 (issue 23 item 4): with C1 beside C2, the
+   * compilations of the per-call path (C1's took 2.7 MiB of arena memory) and of the init path
+   * landed among the communicators that came and went, and glibc kept each compiler thread's
+   * malloc arena at its high-water mark: pairs 1k..11k added 1.8-5.5 MiB on an Intel Xeon (0.5
+   * with C2 alone), released only by malloc_trim after HotSpot's chunk pool cleaner ran (5 s),
+   * which the plugin may not do in the host. The start also costs less CPU (first init without the
+   * cache, compiled form beside the YAML: 182 -> 155 ms CPU, 6 MiB less resident memory). Parsing
+   * a 10,000-rule YAML that has no compiled form beside it, interpreted, takes about 2 s instead
+   * of 1 s, as it did with the cache already; compile, import and calibrate write the form. */
+  ROW("-XX:-TieredCompilation", ALWAYS),
   /* C2 after 100,000 invocations rather than 10,000: at the start HotSpot otherwise compiles
    * some 70 small JDK methods of the method-handle spinning (ClassFile API accessors) and
    * initialises C2 meanwhile: first init 150 -> 118 ms (median of 5, CPU 146 -> 108 ms). The
    * per-call path reaches C2 after 100,000 calls (a few seconds of a training job; interpreted
    * before, a few microseconds a call). */
-  ROW("-XX:CompileThresholdScaling=10", AOT_CACHE),
+  ROW("-XX:CompileThresholdScaling=10", ALWAYS),
   /* The init/destroy path compiled after a few communicators, not after tens of thousands (with
-   * the AOT cache's CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
+   * CompileThresholdScaling=10 it ran interpreted, ~200 us a pair, and its late
    * compilations grew the C2 thread's malloc arena as communicators came and went; issue 23).
    * Without the cache too since bridge 10 (2026-12-03): its lighter start (no logger downcall)
    * left the init path's compilations to the communicators that followed, where they landed late
@@ -308,50 +304,8 @@ static const optionRow kOptions[] = {
    * a 10,000-rule policy's table (200 KB) crossed its loop's back-edge threshold, and C2 compiling
    * the 700-byte method on the spot cost more CPU than the interpretation it saved (first init
    * 403 -> 353 ms CPU, median of 8; issue 23 item 6). It runs once per distinct table, never hot.
-   * Only with the cache (C2 alone); with C1 its compilation is cheap. A double: "100" is refused. */
-  ROW("-XX:CompileCommand=CompileThresholdScaling,io.nccltuner.engine.Sha256::digest,100.0", AOT_CACHE),
-  /* Without the cache (C1 and C2), C2 gives up at once on the init, destroy-time and decision-log
-   * paths, which then run C1's code (tier 1): C2 took 4-42 MiB of arena memory for each of these
-   * methods (-XX:CompileCommand=MemStat,*.*,print: Measurement::toJsonLines 42, the log writer's
-   * BufferedWriter::flush 29, Upcalls::measured 13, RecordRing::flush 11, Measurement::summary
-   * 11, Engine::init 9, Upcalls::init 4, ...; the per-call path's compilation takes 2.5), and
-   * glibc keeps the compiler thread's arena at its high-water mark, so one compiled after the
-   * first 10,000 communicators came and went grew the process by up to 6.4 MiB (ProfilerHostileIT
-   * churn-tuner; issue 23). A node limit (per method, here 3,000) is the bailout C2 takes before
-   * it has spent much (under 0.5 MiB) and does not retry. Not with the cache: there C2 is the only
-   * compiler, and the init path is compiled early instead (the row above). The destroy path and
-   * the shape's lines too (Engine::summary 3.6 MiB, Engine::shape 1.8, Upcalls::signature 1.5), and
-   * the init, destroy and measured upcalls are not inlined into Upcalls::control, whose compilation
-   * (it also serves getChunkSize, so it stays C2's) took 7.0 MiB with them and its upcall's
-   * LambdaForm 7.5: 41,000 pairs after the first 1,000 added 6.1-6.9 MiB before, 1.9-2.9 after
-   * (11,000: 1.7-5.4 -> 1.5-1.7; what is left is compiled code and profiles; issue 23 item 4). */
-  ROW("-XX:CompileCommand="
-      "dontinline,io.nccltuner.ffm.Upcalls::init\n"
-      "dontinline,io.nccltuner.ffm.Upcalls::destroy\n"
-      "dontinline,io.nccltuner.ffm.Upcalls::measured\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::destroy,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::signature,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::gpuName,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Engine::summary,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Engine::shape,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Engine::destroy,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.ShadowAggregate::*,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Measurement::*,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.RecordRing::flush,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.RecordRing::drain,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::measured,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Engine::measured,3000\n"
-      "MaxNodeLimit,io.nccltuner.engine.Engine::init,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.Upcalls::init,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.NativeLog::lo*,3000\n"
-      "MaxNodeLimit,io.nccltuner.ffm.NativeLog::take,3000\n"
-      "MaxNodeLimit,java.io.BufferedWriter::*,3000\n"
-      "MaxNodeLimit,java.io.OutputStreamWriter::*,3000\n"
-      "MaxNodeLimit,sun.nio.cs.StreamEncoder::*,3000\n"
-      "MaxNodeLimit,sun.nio.ch.ChannelOutputStream::*,3000\n"
-      "MaxNodeLimit,sun.nio.ch.FileChannelImpl::*,3000\n"
-      "MaxNodeLimit,sun.nio.ch.IOUtil::*,3000",
-      NO_AOT_CACHE),
+   * A double: "100" is refused. */
+  ROW("-XX:CompileCommand=CompileThresholdScaling,io.nccltuner.engine.Sha256::digest,100.0", ALWAYS),
   /* NCCL_TUNER_JAVA_OPTS: after the rows above, so that the user's options override them. */
   ROW(NULL, USER_OPTIONS),
   /* Last, so that nothing before them wins: an engine OutOfMemoryError stays inside the engine
@@ -440,8 +394,7 @@ HIDDEN int nccltjBuildOptions(optionList* l, const char* classPath, const char* 
   for (size_t i = 0; i < OPTION_ROWS; i++) {
     const optionRow* r = &kOptions[i];
     int applies = r->when == ALWAYS || (r->when == NO_USER_GC && !user.gc) || (r->when == NO_USER_HEAP && !user.heap) ||
-                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == NO_AOT_CACHE && aotCache == NULL) ||
-                  (r->when == REPLAY_KNOWN && rf != NULL);
+                  (r->when == AOT_CACHE && aotCache != NULL) || (r->when == REPLAY_KNOWN && rf != NULL);
     if (r->when == USER_OPTIONS) {
       for (int t = 0; t < user.n; t++) addOption(l, "%s", user.toks[t]);
     } else if (applies && r->value != NO_VALUE) {

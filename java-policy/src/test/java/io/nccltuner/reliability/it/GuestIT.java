@@ -276,6 +276,11 @@ class GuestIT {
         assertTrue(lines.stream().noneMatch(l -> l.contains("NCCL WARN")), String.join("\n", lines));
         // HotSpot's first line too (queued from the hook, logged after the creation)
         assertTrue(lines.stream().anyMatch(l -> l.endsWith("JVM: [Global flags]")), String.join("\n", lines));
+        // C2 alone on one compiler thread, with or without an AOT cache (jvm_options.c): C1's
+        // compilations beside it grew the process as communicators came and went (issue 23 item 4)
+        assertTrue(flag(lines, "TieredCompilation").contains("= false"), flag(lines, "TieredCompilation"));
+        assertTrue(flag(lines, "CICompilerCount").contains("= 1 "), flag(lines, "CICompilerCount"));
+        assertTrue(flag(lines, "CompileThresholdScaling").contains("= 10"), flag(lines, "CompileThresholdScaling"));
         // the init path's early compilation, with or without an AOT cache (jvm_options.c)
         assertTrue(
                 lines.stream()
