@@ -434,7 +434,7 @@ public final class CompiledPolicy {
                 int nRules = count(in);
                 List<Rule> rules = new ArrayList<>(nRules);
                 for (int j = 0; j < nRules; j++) {
-                    rules.add(rule(in));
+                    rules.add(in.rule());
                 }
                 Profile profile = new Profile(pname, nRanks, nNodes, rules, hardware, constants);
                 profiles.add(profile);
@@ -530,29 +530,6 @@ public final class CompiledPolicy {
         return t;
     }
 
-    private static Rule rule(In in) throws IOException {
-        Collective coll = Collective.values()[in.readUnsignedByte()];
-        long from = in.readLong();
-        long to = in.readLong();
-        Range pipe = range(in);
-        int regBuff = in.readUnsignedByte();
-        if (regBuff > 2) {
-            throw new IOException("bad regBuff " + regBuff);
-        }
-        Candidate ncclPick = in.readBoolean() ? candidate(in) : null;
-        double ncclRegret = in.readDouble();
-        int nCand = count(in);
-        if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
-            throw new IOException("bad candidate count " + nCand);
-        }
-        Candidate[] cands = new Candidate[nCand];
-        for (int k = 0; k < nCand; k++) {
-            cands[k] = candidate(in);
-        }
-        // List.of: the Rule keeps it as it is (List.copyOf of an immutable list)
-        return new Rule(coll, from, to, pipe, ncclPick, ncclRegret, List.of(cands), regBuff == 0 ? null : regBuff == 2);
-    }
-
     private static void hardware(DataOutputStream out, HardwareMatch h) throws IOException {
         for (Range r : new Range[] {
             h.nNvlDomains(), h.minRanksPerNvlDomain(), h.maxRanksPerNvlDomain(), h.ncclVersion(), h.computeCapability()
@@ -590,10 +567,16 @@ public final class CompiledPolicy {
         /**
          * The last distinct candidates and ranges read, handed out again for equal values (records:
          * the policy is equal either way). A large policy repeats a few of each thousands of
-         * times; one object each saves its allocation and the collections it would cause.
+         * times; one object each saves its allocation and the collections it would cause. Each
+         * candidate's fields are kept beside it as read (ids, channels, regret's bits, chunk size),
+         * so that a lookup compares ints and longs instead of calling its accessors, a call each
+         * in the interpreted start.
          */
         private final Candidate[] candidates = new Candidate[8];
 
+        private final long[] candidateKeys = new long[8]; // algorithm id << 40 | protocol id << 32 | channels
+        private final long[] candidateRegrets = new long[8];
+        private final long[] candidateChunks = new long[8];
         private final Range[] ranges = new Range[8];
         private int nCandidates;
         private int nRanges;
@@ -603,20 +586,68 @@ public final class CompiledPolicy {
             this.b = b;
         }
 
-        Candidate candidate(Algorithm a, Protocol p, int channels, double regret, long chunkSize) {
-            long bits = Double.doubleToRawLongBits(regret);
+        /**
+         * One rule as {@code rule(DataOutputStream, Rule)} wrote it: collective id, fromBytes,
+         * toBytes, numPipeOps, regBuff (0 any, 1 false, 2 true), NCCL's pick (a boolean, then the
+         * candidate), NCCL's regret, the candidate count and the candidates. Read in place, a field
+         * at a time, with the checks the loader makes.
+         */
+        Rule rule() throws IOException {
+            Collective coll = Collective.values()[readUnsignedByte()];
+            long from = readLong();
+            long to = readLong();
+            long pipeMin = readLong();
+            long pipeMax = readLong();
+            if (pipeMin > pipeMax) {
+                throw new IOException("bad range " + pipeMin + ".." + pipeMax);
+            }
+            Range pipe = range(pipeMin, pipeMax);
+            int regBuff = readUnsignedByte();
+            if (regBuff > 2) {
+                throw new IOException("bad regBuff " + regBuff);
+            }
+            Candidate ncclPick = readUnsignedByte() != 0 ? candidate() : null;
+            double ncclRegret = Double.longBitsToDouble(readLong());
+            int nCand = readInt();
+            if (nCand < 1 || nCand > PolicyLoader.MAX_CANDIDATES) {
+                throw new IOException("bad candidate count " + nCand);
+            }
+            Candidate[] cands = new Candidate[nCand];
+            for (int k = 0; k < nCand; k++) {
+                cands[k] = candidate();
+            }
+            // List.of: the Rule keeps it as it is (List.copyOf of an immutable list)
+            return new Rule(
+                    coll, from, to, pipe, ncclPick, ncclRegret, List.of(cands), regBuff == 0 ? null : regBuff == 2);
+        }
+
+        /** One candidate as {@code candidate(DataOutputStream, Candidate)} wrote it, checked. */
+        Candidate candidate() throws IOException {
+            int a = readUnsignedByte();
+            int p = readUnsignedByte();
+            int channels = readInt();
+            if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
+                throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
+            }
+            long regret = readLong();
+            long chunkSize = readLong();
+            if (chunkSize < 0 || chunkSize > PolicyLoader.MAX_CHUNK_SIZE) {
+                throw new IOException("bad chunk size " + chunkSize); // PolicyLoader never lets one through
+            }
+            long key = (long) a << 40 | (long) p << 32 | channels & 0xffffffffL;
             for (int i = 0; i < nCandidates; i++) {
-                Candidate c = candidates[i];
-                if (c.algorithm() == a
-                        && c.protocol() == p
-                        && c.channels() == channels
-                        && Double.doubleToRawLongBits(c.regret()) == bits
-                        && c.chunkSize() == chunkSize) {
-                    return c;
+                if (candidateKeys[i] == key && candidateRegrets[i] == regret && candidateChunks[i] == chunkSize) {
+                    return candidates[i];
                 }
             }
-            Candidate c = new Candidate(a, p, channels, regret, chunkSize);
-            candidates[nCandidates < candidates.length ? nCandidates++ : replaced++ % candidates.length] = c;
+            // ofId throws for an id NCCL does not have; the raw bits are the double's as written
+            Candidate c = new Candidate(
+                    Algorithm.ofId(a), Protocol.ofId(p), channels, Double.longBitsToDouble(regret), chunkSize);
+            int slot = nCandidates < candidates.length ? nCandidates++ : replaced++ % candidates.length;
+            candidates[slot] = c;
+            candidateKeys[slot] = key;
+            candidateRegrets[slot] = regret;
+            candidateChunks[slot] = chunkSize;
             return c;
         }
 
@@ -647,19 +678,40 @@ public final class CompiledPolicy {
         }
 
         int readUnsignedByte() throws EOFException {
-            return next();
+            int i = at;
+            if (i >= b.length) {
+                throw new EOFException();
+            }
+            at = i + 1;
+            return b[i] & 0xff;
         }
 
         boolean readBoolean() throws EOFException {
             return next() != 0;
         }
 
+        /** Big-endian, its four bytes read in place (no call a byte: the start runs interpreted). */
         int readInt() throws EOFException {
-            return next() << 24 | next() << 16 | next() << 8 | next();
+            int i = at;
+            byte[] v = b;
+            if (i > v.length - Integer.BYTES) {
+                throw new EOFException();
+            }
+            at = i + Integer.BYTES;
+            return v[i] << 24 | (v[i + 1] & 0xff) << 16 | (v[i + 2] & 0xff) << 8 | v[i + 3] & 0xff;
         }
 
+        /** Big-endian, its eight bytes read in place, as {@link #readInt}. */
         long readLong() throws EOFException {
-            return (long) readInt() << 32 | readInt() & 0xffffffffL;
+            int i = at;
+            byte[] v = b;
+            if (i > v.length - Long.BYTES) {
+                throw new EOFException();
+            }
+            at = i + Long.BYTES;
+            int hi = v[i] << 24 | (v[i + 1] & 0xff) << 16 | (v[i + 2] & 0xff) << 8 | v[i + 3] & 0xff;
+            int lo = v[i + 4] << 24 | (v[i + 5] & 0xff) << 16 | (v[i + 6] & 0xff) << 8 | v[i + 7] & 0xff;
+            return (long) hi << 32 | lo & 0xffffffffL;
         }
 
         double readDouble() throws EOFException {
@@ -731,20 +783,5 @@ public final class CompiledPolicy {
         out.writeInt(c.channels());
         out.writeDouble(c.regret());
         out.writeLong(c.chunkSize());
-    }
-
-    private static Candidate candidate(In in) throws IOException {
-        Algorithm a = Algorithm.ofId(in.readUnsignedByte());
-        Protocol p = Protocol.ofId(in.readUnsignedByte());
-        int channels = in.readInt();
-        if (channels < 0 || channels > PolicyLoader.MAX_CHANNELS) {
-            throw new IOException("bad channel count " + channels); // PolicyLoader never lets one through
-        }
-        double regret = in.readDouble();
-        long chunkSize = in.readLong();
-        if (chunkSize < 0 || chunkSize > PolicyLoader.MAX_CHUNK_SIZE) {
-            throw new IOException("bad chunk size " + chunkSize); // PolicyLoader never lets one through
-        }
-        return in.candidate(a, p, channels, regret, chunkSize);
     }
 }

@@ -15,6 +15,7 @@ import io.nccltuner.policy.PolicyLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -312,6 +313,63 @@ class CompiledPolicyTest {
         assertEquals(
                 DecisionTable.compile(hw).sha256(),
                 DecisionTable.compile(decoded.profiles().get(0)).sha256());
+    }
+
+    /**
+     * The reader hands out one object for equal candidates (its cache of the last 8 distinct
+     * ones): candidates that differ from the one before in a single field each (algorithm,
+     * protocol, channels, regret, chunk size), more than the cache holds, then each again, read
+     * back as the YAML gives them, field for field.
+     */
+    @Test
+    void candidatesThatDifferInOneFieldReadBackApart(@TempDir Path tmp) throws Exception {
+        String[] variants = {
+            "{algorithm: RING, protocol: LL, channels: 4, regret: 0.5, chunkSize: 512 KiB}",
+            "{algorithm: TREE, protocol: LL, channels: 4, regret: 0.5, chunkSize: 512 KiB}",
+            "{algorithm: TREE, protocol: SIMPLE, channels: 4, regret: 0.5, chunkSize: 512 KiB}",
+            "{algorithm: TREE, protocol: SIMPLE, channels: 5, regret: 0.5, chunkSize: 512 KiB}",
+            "{algorithm: TREE, protocol: SIMPLE, channels: 5, regret: 0.25, chunkSize: 512 KiB}",
+            "{algorithm: TREE, protocol: SIMPLE, channels: 5, regret: 0.25, chunkSize: 256 KiB}",
+            "{algorithm: TREE, protocol: SIMPLE, channels: 5, regret: 0.25}",
+            "{algorithm: TREE, protocol: SIMPLE, regret: 0.25}",
+            "{algorithm: NVLS, protocol: SIMPLE, regret: 0.25}",
+            "{algorithm: NVLS, protocol: SIMPLE}",
+        };
+        StringBuilder y = new StringBuilder("""
+                schema: nccl-tuner-java/v1
+                name: one-field
+                profiles:
+                  - name: two
+                    match: {nRanks: 2}
+                    rules:
+                """);
+        long from = 1024;
+        for (int round = 0; round < 2; round++) {
+            for (String v : variants) {
+                y.append("      - collective: AllReduce\n")
+                        .append("        bytes: {from: ")
+                        .append(from)
+                        .append(", to: ")
+                        .append(from * 2)
+                        .append("}\n        candidates:\n          - ")
+                        .append(v)
+                        .append('\n');
+                from *= 2;
+            }
+        }
+        Path yaml = tmp.resolve("one-field.yaml");
+        Files.writeString(yaml, y.toString());
+        Policy fromYaml = PolicyLoader.load(yaml);
+        CompiledPolicy.write(yaml);
+        CompiledPolicy.Loaded loaded = CompiledPolicy.loadDescribed(yaml);
+        assertTrue(loaded.compiled(), loaded.why());
+        List<Policy.Rule> want = fromYaml.profiles().get(0).rules();
+        List<Policy.Rule> got = loaded.policy().profiles().get(0).rules();
+        assertEquals(2 * variants.length, got.size());
+        for (int i = 0; i < want.size(); i++) {
+            assertEquals(want.get(i).candidates(), got.get(i).candidates(), "rule " + i);
+        }
+        assertEquals(fromYaml, loaded.policy());
     }
 
     @Test
