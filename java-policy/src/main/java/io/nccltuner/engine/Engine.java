@@ -247,7 +247,7 @@ public class Engine {
         log.log(ncclLogger, TunerLog.INFO, commId == 0 ? s.line : s.head + commIdText(commId) + s.tail);
         if (p != null) {
             if (!s.noted) {
-                versionNotes(p, sig.tunerVersion(), ncclLogger);
+                versionNotes(p, s.namesChunkSizes, sig.tunerVersion(), ncclLogger);
                 s.noted = true;
             }
             if (mode != Mode.OFF) {
@@ -286,6 +286,12 @@ public class Engine {
         final String line;
         /** The constants' lines when the key decides them (none, canary, tuner v3/v4); null: applyConstants. */
         final String[] constantLines;
+        /**
+         * Some candidate of the profile names a chunk size (its table has one): read from the
+         * table, since {@link Policy.Profile#needsChunkSize} walks every rule's candidates, 13 ms
+         * for 4,960 rules in the interpreted first init (issue 23 item 6).
+         */
+        final boolean namesChunkSizes;
         /** versionNotes ran for this shape (it says things once per profile and tuner version). */
         boolean noted;
 
@@ -299,7 +305,8 @@ public class Engine {
                 String[] skipped,
                 String head,
                 String tail,
-                String[] constantLines) {
+                String[] constantLines,
+                boolean namesChunkSizes) {
             this.profile = profile;
             this.table = table;
             this.chunkSizes = chunkSizes;
@@ -311,6 +318,7 @@ public class Engine {
             this.tail = tail;
             this.line = head + tail;
             this.constantLines = constantLines;
+            this.namesChunkSizes = namesChunkSizes;
         }
     }
 
@@ -402,7 +410,7 @@ public class Engine {
         long seedBits = t == null ? 0 : Canary.seedBits(t.sha256());
         String summaryHead = "summary profile " + (p == null ? null : p.name()) + " mode " + mode.spelling();
         if (policy == null) {
-            return new Shape(p, t, chunk, threshold, seedBits, summaryHead, new String[0], "", "", null);
+            return new Shape(p, t, chunk, threshold, seedBits, summaryHead, new String[0], "", "", null, false);
         }
         String[] skippedLines = new String[skipped.size()];
         for (int i = 0; i < skippedLines.length; i++) {
@@ -411,6 +419,7 @@ public class Engine {
         String head;
         String tail = "; " + sig.describe();
         String[] constantLines = null;
+        boolean namesChunkSizes = false;
         if (p == null) {
             head = "policy " + policy.name() + ": no profile matches nRanks=" + nRanks + " nNodes=" + nNodes
                     + "; changing nothing for this communicator";
@@ -421,8 +430,20 @@ public class Engine {
                     + " sha256 "
                     + dt.sha256() + " (nRanks=" + nRanks + " nNodes=" + nNodes + ")";
             constantLines = constantLines(p, sig.tunerVersion());
+            namesChunkSizes = dt.chunkSizes().length > 0;
         }
-        return new Shape(p, t, chunk, threshold, seedBits, summaryHead, skippedLines, head, tail, constantLines);
+        return new Shape(
+                p,
+                t,
+                chunk,
+                threshold,
+                seedBits,
+                summaryHead,
+                skippedLines,
+                head,
+                tail,
+                constantLines,
+                namesChunkSizes);
     }
 
     /**
@@ -465,8 +486,11 @@ public class Engine {
 
     private final java.util.Set<String> notedProfiles = new java.util.HashSet<>();
 
-    /** Says once per profile and tuner version what that version cannot do for the profile. */
-    private void versionNotes(Policy.Profile p, int tunerVersion, MemorySegment ncclLogger) {
+    /**
+     * Says once per profile and tuner version what that version cannot do for the profile;
+     * {@code namesChunkSizes}: its table holds a chunk size (a candidate names one).
+     */
+    private void versionNotes(Policy.Profile p, boolean namesChunkSizes, int tunerVersion, MemorySegment ncclLogger) {
         if (!notedProfiles.add(p.name() + "/" + tunerVersion)) {
             return;
         }
@@ -479,7 +503,7 @@ public class Engine {
                             + "from tuner v4 (2.24); under v" + tunerVersion
                             + " regBuff is unknown and they never match");
         }
-        if (tunerVersion < 6 && p.needsChunkSize()) {
+        if (tunerVersion < 6 && namesChunkSizes) {
             log.log(
                     ncclLogger,
                     TunerLog.INFO,
