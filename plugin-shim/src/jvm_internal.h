@@ -76,7 +76,7 @@ HIDDEN const char* nccltjEngineJar(void);
 /* ---- jvm_options.c --------------------------------------------------------------------------- */
 
 #define MAX_USER_OPTIONS 48 /* from NCCL_TUNER_JAVA_OPTS */
-#define OWN_OPTIONS 48      /* jvm_options.c's rows, hooks included (42 today) */
+#define OWN_OPTIONS 48      /* jvm_options.c's rows, hooks included (38 today) */
 #define MAX_OPTIONS (MAX_USER_OPTIONS + OWN_OPTIONS)
 
 typedef struct {

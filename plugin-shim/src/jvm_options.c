@@ -54,6 +54,13 @@ static int allowedOption(const char* o) {
      * off in the table below) */
     "-XX:AbortVMOnException", "-XX:+AbortVMOnCompilationFailure", "-XX:+ReplayCompiles", "-XX:ReplayDataFile",
     "-XX:+ExitOnOutOfMemoryError", "-XX:+CrashOnOutOfMemoryError", "-XX:ErrorHandlerTest", "-XX:+MaxFDLimit",
+    /* the hostile host of 2026-12-04: a JVMCI compiler (none in the runtime) made the host exit(1) in
+     * init from a compiler thread, silently; CICompilerCountPerCPU printed its override of the
+     * table's one compiler thread on the host's stderr (and would start one per few cores);
+     * LogCompilation wrote hotspot_pid<pid>.log into the working directory (as LogVMOutput) and
+     * kept it open; the print command tried the disassembler and left libjvm.so open */
+    "-XX:+UseJVMCICompiler", "-XX:+EnableJVMCI", "-XX:+EagerJVMCI", "-XX:+UseJVMCINativeLibrary",
+    "-XX:+CICompilerCountPerCPU", "-XX:+LogCompilation", "-XX:CompileCommand=print", "-XX:CompileCommand=PrintAssembly",
     NULL};
   // clang-format on
   for (int i = 0; refused[i] != NULL; i++)

@@ -585,7 +585,12 @@ class GuestIT {
                 "-XX:+UnlockDiagnosticVMOptions -XX:AbortVMOnException=java.lang.ClassNotFoundException",
                 "-XX:+UnlockDiagnosticVMOptions -XX:+ReplayCompiles",
                 "-XX:+ExitOnOutOfMemoryError",
-                "-XX:+MaxFDLimit"
+                "-XX:+MaxFDLimit",
+                // the hostile host of 2026-12-04: exit(1) in init; a line on stderr; files in the cwd
+                "-XX:+UnlockExperimentalVMOptions -XX:+UseJVMCICompiler",
+                "-XX:+CICompilerCountPerCPU",
+                "-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation",
+                "-XX:CompileCommand=print,*.*"
             })
     void optionsThatEndTheHostAreRefused(String opts, @TempDir Path tmp) throws Exception {
         Run r = run(Map.of("NCCL_TUNER_JAVA_OPTS", opts), 60, "capture", tmp.toString());
