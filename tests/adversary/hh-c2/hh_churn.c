@@ -70,13 +70,14 @@ int main(int argc, char** argv) {
   for (long i = 1000; i < comms; i++) {
     bad += cycle(&g_t, 100 + i);
     if ((i - 1000 + 1) % step == 0)
-      printf("  communicators %ld: VmRSS %ld KiB (%+ld), Threads %ld, %.1f s\n", i + 1, hh_rss_kib(), hh_rss_kib() - rss0,
-             hh_threads(), hh_now() - t0);
+      printf("  communicators %ld: VmRSS %ld KiB (%+ld), Threads %ld, %.1f s\n", i + 1, hh_rss_kib(),
+             hh_rss_kib() - rss0, hh_threads(), hh_now() - t0);
   }
   long rss1 = hh_rss_kib(), thr1 = hh_threads();
   printf("after %ld communicators: VmRSS %ld KiB (%+ld KiB), Threads %ld (%+ld)\n", comms, rss1, rss1 - rss0, thr1,
          thr1 - thr0);
-  if (rss1 - rss0 > 8192) FAIL("VmRSS grew %ld KiB over %ld communicators after the warm-up", rss1 - rss0, comms - 1000);
+  if (rss1 - rss0 > 8192)
+    FAIL("VmRSS grew %ld KiB over %ld communicators after the warm-up", rss1 - rss0, comms - 1000);
   if (thr1 != thr0) FAIL("Threads %ld -> %ld", thr0, thr1);
   if (nth) {
     atomic_store(&g_stop, 1);
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
   }
   if (dl > 10) {
     long rss3 = hh_rss_kib(), thr3 = hh_threads();
-    printf("dlclose/dlopen cycles %ld (x100 communicators): after 10 VmRSS %ld KiB Threads %ld; after %ld VmRSS %ld KiB (%+ld) Threads %ld\n",
+    printf("dlclose/dlopen cycles %ld (x100 communicators): after 10 VmRSS %ld KiB Threads %ld; after %ld VmRSS %ld "
+           "KiB (%+ld) Threads %ld\n",
            dl, rss2, thr2, dl, rss3, rss3 - rss2, thr3);
     if (rss3 - rss2 > 8192) FAIL("VmRSS grew %ld KiB over %ld dlclose/dlopen cycles", rss3 - rss2, dl - 10);
     if (thr3 != thr2) FAIL("Threads %ld -> %ld over dlclose/dlopen cycles", thr2, thr3);

@@ -29,7 +29,8 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
   else atomic_fetch_add(&g_infos, 1);
   if (strstr(buf, "read from its compiled form")) atomic_fetch_add(&g_fromCompiled, 1);
   if (strstr(buf, "parsed from its YAML")) atomic_fetch_add(&g_fromYaml, 1);
-  if (level == NCCL_LOG_WARN || getenv("HH_VERBOSE")) fprintf(stderr, "  LOG %s %s\n", level == NCCL_LOG_WARN ? "WARN" : "INFO", buf);
+  if (level == NCCL_LOG_WARN || getenv("HH_VERBOSE"))
+    fprintf(stderr, "  LOG %s %s\n", level == NCCL_LOG_WARN ? "WARN" : "INFO", buf);
 }
 
 static unsigned char* slurp(const char* p, size_t* n) {
@@ -119,14 +120,14 @@ static void check(const char* what, res_t r, int expectCompiled) {
     return;
   }
   if (r.status != 0) {
-    FAIL("%s: child status 0x%x (%s)", what, r.status,
-         WIFSIGNALED(r.status) ? strsignal(WTERMSIG(r.status)) : "exit");
+    FAIL("%s: child status 0x%x (%s)", what, r.status, WIFSIGNALED(r.status) ? strsignal(WTERMSIG(r.status)) : "exit");
     g_breaks++;
     return;
   }
   int bad = 0;
   if (r.hash != g_base.hash || r.chunk != g_base.chunk) {
-    FAIL("%s: decisions differ from the YAML alone's (hash %016llx chunk %016llx changed %ld; YAML alone %016llx %016llx %ld; read from %s)",
+    FAIL("%s: decisions differ from the YAML alone's (hash %016llx chunk %016llx changed %ld; YAML alone %016llx "
+         "%016llx %ld; read from %s)",
          what, r.hash, r.chunk, r.changed, g_base.hash, g_base.chunk, g_base.changed, src);
     bad = 1;
   }
@@ -146,14 +147,19 @@ static void* rewriter(void* a) {
     int fd = open(g_comp, O_WRONLY | O_CREAT, 0644);
     if (fd < 0) continue;
     switch (k++ % 4) {
-      case 0: (void)!write(fd, g_orig, g_origLen); (void)!ftruncate(fd, g_origLen); break;
+      case 0:
+        (void)!write(fd, g_orig, g_origLen);
+        (void)!ftruncate(fd, g_origLen);
+        break;
       case 1: /* the other body under this key, in place */
         (void)!write(fd, g_orig, 24);
         (void)!write(fd, g_other + 24, g_otherLen - 24);
         (void)!ftruncate(fd, g_otherLen);
         break;
       case 2: (void)!ftruncate(fd, g_origLen / 2); break;
-      case 3: (void)!pwrite(fd, g_other + g_origLen / 3, 64 < g_otherLen - g_origLen / 3 ? 64 : 1, g_origLen / 3); break;
+      case 3:
+        (void)!pwrite(fd, g_other + g_origLen / 3, 64 < g_otherLen - g_origLen / 3 ? 64 : 1, g_origLen / 3);
+        break;
     }
     close(fd);
   }
@@ -178,8 +184,8 @@ int main(int argc, char** argv) {
     printf("SETUP the YAML alone failed: status 0x%x\n", g_base.status);
     return 2;
   }
-  printf("BASE YAML alone: hash %016llx chunk %016llx changed %ld of the grid, read from %s\n", g_base.hash, g_base.chunk,
-         g_base.changed, g_base.fromY ? "yaml" : "?");
+  printf("BASE YAML alone: hash %016llx chunk %016llx changed %ld of the grid, read from %s\n", g_base.hash,
+         g_base.chunk, g_base.changed, g_base.fromY ? "yaml" : "?");
   char what[256];
   unsigned char* buf = malloc(g_origLen + g_otherLen + 64);
 
@@ -188,7 +194,20 @@ int main(int argc, char** argv) {
     check("intact", run_case(), 1);
   }
   if (!only || strstr(only, "trunc")) {
-    size_t cuts[] = {0, 1, 4, 8, 23, 24, 25, 64, g_origLen / 4, g_origLen / 2, g_origLen - 40, g_origLen - 33, g_origLen - 32, g_origLen - 1};
+    size_t cuts[] = {0,
+                     1,
+                     4,
+                     8,
+                     23,
+                     24,
+                     25,
+                     64,
+                     g_origLen / 4,
+                     g_origLen / 2,
+                     g_origLen - 40,
+                     g_origLen - 33,
+                     g_origLen - 32,
+                     g_origLen - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
       put(g_orig, cuts[i]);
       snprintf(what, sizeof what, "truncated to %zu", cuts[i]);
@@ -263,7 +282,8 @@ int main(int argc, char** argv) {
       }
       atomic_store(&g_stop, 1);
       pthread_join(th, NULL);
-      printf("%s concurrent rewrite: %d of 40 communicators differ; inits read the compiled form %d, the YAML %d; fails %d\n",
+      printf("%s concurrent rewrite: %d of 40 communicators differ; inits read the compiled form %d, the YAML %d; "
+             "fails %d\n",
              diff ? "BAD" : "OK ", diff, atomic_load(&g_fromCompiled), atomic_load(&g_fromYaml), atomic_load(&g_fails));
       fflush(stdout);
       _exit(diff || atomic_load(&g_fails) ? 3 : 0);

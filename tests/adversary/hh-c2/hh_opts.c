@@ -11,56 +11,56 @@
 #include <sys/wait.h>
 
 static const char* k_opts[] = {
-    "",
-    "-XX:+TieredCompilation",
-    "-XX:+TieredCompilation -XX:CICompilerCount=2",
-    "-XX:CICompilerCount=2",
-    "-XX:CICompilerCount=0",
-    "-XX:CICompilerCount=-1",
-    "-XX:CICompilerCount=abc",
-    "-XX:CICompilerCount=100000",
-    "-XX:CICompilerCount=99999999999999999999",
-    "-Xint",
-    "-Xcomp",
-    "-XX:TieredStopAtLevel=1",
-    "-XX:TieredStopAtLevel=0",
-    "-XX:TieredStopAtLevel=9",
-    "-XX:+TieredCompilation -XX:TieredStopAtLevel=1",
-    "-XX:-UseCompiler",
-    "-XX:CompileThresholdScaling=0",
-    "-XX:CompileThresholdScaling=-1",
-    "-XX:CompileThresholdScaling=1e308",
-    "-XX:CompileThreshold=1",
-    "-XX:+UseJVMCICompiler",
-    "-XX:+UnlockExperimentalVMOptions -XX:+UseJVMCICompiler",
-    "-XX:+BackgroundCompilation",
-    "-XX:-BackgroundCompilation",
-    "-XX:CompileCommand=exclude,*.*",
-    "-XX:CompileCommand=compileonly,nothing.Nothing::x",
-    "-XX:CompileCommand=bogus",
-    "-XX:CompileCommand=quiet -XX:CompileCommand=print,*.*",
-    "-XX:ReservedCodeCacheSize=1",
-    "-XX:ReservedCodeCacheSize=2496k",
-    "-XX:+SegmentedCodeCache -XX:ReservedCodeCacheSize=3m",
-    "-XX:CICompilerCount=1 -XX:+CICompilerCountPerCPU",
-    "-XX:+UnlockDiagnosticVMOptions -XX:+AOTReplayTraining",
-    "-XX:AOTCache=/nonexistent.aot",
-    "-XX:AOTMode=on",
-    "-XX:AOTMode=bogus",
-    "-XX:+UnlockDiagnosticVMOptions -XX:+StressLCM",
-    "-XX:+UnlockDiagnosticVMOptions -XX:-InlineWarmCalls -XX:MaxInlineSize=0",
-    "-XX:+UnlockDiagnosticVMOptions -XX:+PrintCompilation",
-    "-XX:+PrintCompilation",
-    "-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation",
-    "-XX:+UnlockDiagnosticVMOptions -XX:+PrintInlining",
-    "-XX:+UseSerialGC -XX:+UseParallelGC",
-    "-Xss64k",
-    "-Xmx1m",
-    "-XX:",
-    "-XX:+",
-    "-XX:=",
-    "-XX:+TieredCompilation\t-XX:CICompilerCount=1",
-    "-XX:CICompilerCount=1 -XX:CICompilerCount=1 -XX:CICompilerCount=2 -XX:+TieredCompilation",
+  "",
+  "-XX:+TieredCompilation",
+  "-XX:+TieredCompilation -XX:CICompilerCount=2",
+  "-XX:CICompilerCount=2",
+  "-XX:CICompilerCount=0",
+  "-XX:CICompilerCount=-1",
+  "-XX:CICompilerCount=abc",
+  "-XX:CICompilerCount=100000",
+  "-XX:CICompilerCount=99999999999999999999",
+  "-Xint",
+  "-Xcomp",
+  "-XX:TieredStopAtLevel=1",
+  "-XX:TieredStopAtLevel=0",
+  "-XX:TieredStopAtLevel=9",
+  "-XX:+TieredCompilation -XX:TieredStopAtLevel=1",
+  "-XX:-UseCompiler",
+  "-XX:CompileThresholdScaling=0",
+  "-XX:CompileThresholdScaling=-1",
+  "-XX:CompileThresholdScaling=1e308",
+  "-XX:CompileThreshold=1",
+  "-XX:+UseJVMCICompiler",
+  "-XX:+UnlockExperimentalVMOptions -XX:+UseJVMCICompiler",
+  "-XX:+BackgroundCompilation",
+  "-XX:-BackgroundCompilation",
+  "-XX:CompileCommand=exclude,*.*",
+  "-XX:CompileCommand=compileonly,nothing.Nothing::x",
+  "-XX:CompileCommand=bogus",
+  "-XX:CompileCommand=quiet -XX:CompileCommand=print,*.*",
+  "-XX:ReservedCodeCacheSize=1",
+  "-XX:ReservedCodeCacheSize=2496k",
+  "-XX:+SegmentedCodeCache -XX:ReservedCodeCacheSize=3m",
+  "-XX:CICompilerCount=1 -XX:+CICompilerCountPerCPU",
+  "-XX:+UnlockDiagnosticVMOptions -XX:+AOTReplayTraining",
+  "-XX:AOTCache=/nonexistent.aot",
+  "-XX:AOTMode=on",
+  "-XX:AOTMode=bogus",
+  "-XX:+UnlockDiagnosticVMOptions -XX:+StressLCM",
+  "-XX:+UnlockDiagnosticVMOptions -XX:-InlineWarmCalls -XX:MaxInlineSize=0",
+  "-XX:+UnlockDiagnosticVMOptions -XX:+PrintCompilation",
+  "-XX:+PrintCompilation",
+  "-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation",
+  "-XX:+UnlockDiagnosticVMOptions -XX:+PrintInlining",
+  "-XX:+UseSerialGC -XX:+UseParallelGC",
+  "-Xss64k",
+  "-Xmx1m",
+  "-XX:",
+  "-XX:+",
+  "-XX:=",
+  "-XX:+TieredCompilation\t-XX:CICompilerCount=1",
+  "-XX:CICompilerCount=1 -XX:CICompilerCount=1 -XX:CICompilerCount=2 -XX:+TieredCompilation",
 };
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char* file, int line, const char* fmt, ...) {
@@ -99,7 +99,8 @@ static int child(const char* opts, unsigned long long* hash, long* changed) {
   hh_fin(&t, ctx);
   hh_snap(&b);
   for (int i = 1; i < NSIG; i++)
-    if (documented_signal(i)) b.act[i] = a.act[i], sigismember(&a.mask, i) ? sigaddset(&b.mask, i) : sigdelset(&b.mask, i);
+    if (documented_signal(i))
+      b.act[i] = a.act[i], sigismember(&a.mask, i) ? sigaddset(&b.mask, i) : sigdelset(&b.mask, i);
   for (int i = 0; i < HH_MAXFD; i++)
     if (!a.fd[i][0] && b.fd[i][0] && b.fdflags[i] == FD_CLOEXEC &&
         (strstr(b.fd[i], "/lib/modules") || (strstr(b.fd[i], ".jar") && !getenv("HH_STRICT_FD")))) {
@@ -163,7 +164,8 @@ int main(int argc, char** argv) {
     for (char *l = rep, *e; *l; l = e + 1) { /* stray stdout lines: not the host's */
       e = strchr(l, '\n');
       if (!e) e = l + strlen(l);
-      if (strncmp(l, "R ", 2) && strncmp(l, "FAIL ", 5) && strncmp(l, "    WARN ", 9) && strncmp(l, "NOTE ", 5) && e > l) {
+      if (strncmp(l, "R ", 2) && strncmp(l, "FAIL ", 5) && strncmp(l, "    WARN ", 9) && strncmp(l, "NOTE ", 5) &&
+          e > l) {
         if (!stray) fprintf(stdout, "  stray stdout: %.*s\n", (int)(e - l > 200 ? 200 : e - l), l);
         stray += (size_t)(e - l) + 1;
       }

@@ -96,7 +96,7 @@ static hh_fp_t hh_fingerprint(hh_tuner* t, void* ctx, int stride) {
               for (int p = 0; p < np; p++) {
                 size_t cs = 131072;
                 ncclResult_t r =
-                    ((ncclTuner_v6_t*)t->sym)->getChunkSize(ctx, (ncclFunc_t)coll, nBytes, a, p, nch ? nch : 8, &cs);
+                  ((ncclTuner_v6_t*)t->sym)->getChunkSize(ctx, (ncclFunc_t)coll, nBytes, a, p, nch ? nch : 8, &cs);
                 if (r != ncclSuccess) FAIL("getChunkSize returned %d", r);
                 if (cs != 131072) fp.chunks++;
                 fp.chunk = hh_mix(fp.chunk, cs);
