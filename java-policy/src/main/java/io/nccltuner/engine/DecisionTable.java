@@ -54,8 +54,8 @@ public final class DecisionTable {
     /** Offset of the regBuff condition within a record: 0 any, 1 regBuff 0, 2 regBuff 1. */
     public static final int REG_BUFF = 7;
 
-    /** Most distinct chunk sizes one profile may name (8 bits of a packed candidate). */
-    public static final int MAX_CHUNK_SIZES = 255;
+    /** Most distinct chunk sizes one profile may name (8 bits of a packed candidate); the loader refuses more. */
+    public static final int MAX_CHUNK_SIZES = io.nccltuner.policy.PolicyLoader.MAX_CHUNK_SIZES;
 
     final int[] head;
     final int[] chains;

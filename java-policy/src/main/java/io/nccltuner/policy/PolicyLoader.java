@@ -58,6 +58,13 @@ public final class PolicyLoader {
     /** Largest chunkSize a candidate may name, bytes: NCCL holds the chunk size in an int (src/enqueue.cc). */
     public static final long MAX_CHUNK_SIZE = Integer.MAX_VALUE;
 
+    /**
+     * Most distinct chunkSizes one profile's candidates may name: the decision table packs a
+     * candidate's chunk size as an 8-bit index into the profile's chunk sizes (docs/policy-format.md,
+     * "sha256"; engine/DecisionTable).
+     */
+    public static final int MAX_CHUNK_SIZES = 255;
+
     /** Problems listed in full; further ones are only counted (a file of N copies of one rule has
      * N^2/2 overlapping pairs). */
     public static final int MAX_PROBLEMS = 100;
@@ -396,6 +403,7 @@ public final class PolicyLoader {
             }
         }
         checkOverlaps(rules, ruleNodes, path);
+        checkChunkSizes(rules, ruleNodes, path);
         return name == null || nRanks == null || nNodes == null || hardware == null
                 ? null
                 : new Profile(name, nRanks, nNodes, rules, hardware, constants);
@@ -762,6 +770,29 @@ public final class PolicyLoader {
     }
 
     // ---- validation ---------------------------------------------------------------------------
+
+    /**
+     * At most {@link #MAX_CHUNK_SIZES} distinct chunkSizes in one profile; the rule that names the
+     * first one past it is the one reported (the loader let 256 through and every init then failed
+     * with an internal error, changing nothing: found by the docs oracle, 2026-12-04).
+     */
+    private void checkChunkSizes(List<Rule> rules, List<Node> nodes, String path) {
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (int i = 0; i < rules.size(); i++) {
+            List<Candidate> cands = rules.get(i).candidates();
+            for (int k = 0; k < cands.size(); k++) {
+                long c = cands.get(k).chunkSize();
+                if (c != 0 && seen.add(c) && seen.size() == MAX_CHUNK_SIZES + 1) {
+                    problem(
+                            nodes.get(i),
+                            path + ".rules[" + i + "].candidates[" + k + "].chunkSize",
+                            "the profile names more than " + MAX_CHUNK_SIZES + " distinct chunk sizes ("
+                                    + ByteSize.format(c) + " is one more); name fewer");
+                    return;
+                }
+            }
+        }
+    }
 
     private void checkOverlaps(List<Rule> rules, List<Node> nodes, String path) {
         Integer[] order = new Integer[rules.size()];

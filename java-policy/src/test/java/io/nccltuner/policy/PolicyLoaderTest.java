@@ -187,6 +187,50 @@ class PolicyLoaderTest {
         assertTrue(e.getMessage().contains("more than 4 rules cover AllReduce at 0 B"), e.getMessage());
     }
 
+    /**
+     * N AllReduce rules, two to a size bucket (numPipeOps 1 and 2), the i-th naming chunkSize
+     * {@code chunk.apply(i)}.
+     */
+    static String chunkRules(int n, java.util.function.IntUnaryOperator chunk) {
+        StringBuilder rules = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            rules.append("- collective: AllReduce\n  bytes: {from: ")
+                    .append(SizeGrid.lowerBound(i / 2))
+                    .append(", to: ")
+                    .append(SizeGrid.lowerBound(i / 2 + 1))
+                    .append("}\n  numPipeOps: ")
+                    .append(1 + i % 2)
+                    .append("\n  candidates:\n    - {algorithm: RING, protocol: SIMPLE, chunkSize: ")
+                    .append(chunk.applyAsInt(i))
+                    .append("}\n");
+        }
+        return rules.toString();
+    }
+
+    /**
+     * At most 255 distinct chunkSizes in a profile (the table's 8-bit index): 255 load and compile,
+     * 256 are refused at the rule naming the 256th (the loader let it through and every init then
+     * failed inside the engine, changing nothing: the docs oracle of 2026-12-04), and any number of
+     * rules may share fewer.
+     */
+    @Test
+    void aProfileNamesAtMost255DistinctChunkSizes() throws Exception {
+        Policy ok = PolicyLoader.parse("x.yaml", policy(chunkRules(255, i -> 4096 + i)));
+        assertEquals(
+                255,
+                io.nccltuner.engine.DecisionTable.compile(ok.profiles().get(0)).chunkSizes().length);
+        PolicyException e = assertThrows(
+                PolicyException.class, () -> PolicyLoader.parse("x.yaml", policy(chunkRules(256, i -> 4096 + i))));
+        assertEquals(1, e.problems().size(), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("profiles[0].rules[255].candidates[0].chunkSize: the profile names more "
+                                + "than 255 distinct chunk sizes"),
+                e.getMessage());
+        Policy shared = PolicyLoader.parse("x.yaml", policy(chunkRules(300, i -> 4096 + i % 200)));
+        assertEquals(300, shared.profiles().get(0).rules().size());
+    }
+
     /** Issue 13 item 12: SnakeYAML's own problem, at its own line and column. */
     @Test
     void yamlSyntaxErrorsNameTheParsersProblemWhereItIs() {
