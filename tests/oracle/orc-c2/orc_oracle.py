@@ -497,7 +497,7 @@ def gen_calls(rnd, pol, tv, ncalls):
     comms = []
     for cid in range(ncomm):
         nr, nn = rnd.randint(1, 16), rnd.randint(1, 4)
-        nvl = (rnd.randint(0, 4), rnd.randint(0, 8), rnd.randint(0, 8))
+        nvl = (rnd.randint(1, 4), rnd.randint(1, 8), rnd.randint(1, 8))  # NCCL passes >= 1; 0 vs an omitted min is unsaid
         S.append("init %d %d %d %d %d %d" % (cid, nr, nn, *nvl))
         prof = None
         for p in ([] if pol.get("nan") else pol["profiles"]):
