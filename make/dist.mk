@@ -32,7 +32,6 @@ DIST_MODULES := java.base
 # -XX:-AOTRecordTraining: the shim runs with -XX:-AOTReplayTraining, so the cache holds no
 # training data (method profiles) that would not be used.
 DIST_AOT_OPTS := -Xrs -XX:+UseSerialGC -Xms8m -Xmx64m -XX:NewSize=1m -XX:-UsePerfData \
-  -XX:Tier3InvocationThreshold=2000 -XX:Tier3MinInvocationThreshold=1000 -XX:Tier3CompileThreshold=20000 \
   -XX:+DisableAttachMechanism --finalization=disabled -XX:-TieredCompilation -XX:CompileThresholdScaling=10 \
   -XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining -XX:-AOTRecordTraining \
   --enable-native-access=ALL-UNNAMED

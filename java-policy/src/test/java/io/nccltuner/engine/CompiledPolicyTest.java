@@ -372,6 +372,130 @@ class CompiledPolicyTest {
         assertEquals(fromYaml, loaded.policy());
     }
 
+    /**
+     * The reader's cache of recent candidates keeps algorithm, protocol and channels apart, also
+     * where one field's bits could stand in for another's (protocol id 1 with 4 channels and id 0
+     * with 5 are both 5 in the low bits): every algorithm, protocol and channel count up to the
+     * loader's largest (64, with its largest chunk size), read in an order that keeps such pairs
+     * within the cache's 8 entries, reads back as written, candidate for candidate.
+     */
+    @Test
+    void everyAlgorithmProtocolAndChannelCountReadsBackApart() {
+        List<Policy.Candidate> all = new java.util.ArrayList<>();
+        for (io.nccltuner.policy.Algorithm a : io.nccltuner.policy.Algorithm.values()) {
+            for (int ch : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64}) {
+                for (io.nccltuner.policy.Protocol p : io.nccltuner.policy.Protocol.values()) {
+                    long chunk = ch == PolicyLoader.MAX_CHANNELS ? PolicyLoader.MAX_CHUNK_SIZE : 1 << 20;
+                    all.add(new Policy.Candidate(a, p, ch, 0.5, chunk));
+                }
+            }
+        }
+        List<Policy.Rule> rules = new java.util.ArrayList<>();
+        for (int r = 0; r * PolicyLoader.MAX_CANDIDATES < all.size(); r++) {
+            List<Policy.Candidate> cands = all.subList(
+                    r * PolicyLoader.MAX_CANDIDATES, Math.min(all.size(), (r + 1) * PolicyLoader.MAX_CANDIDATES));
+            int bit = r % 40;
+            rules.add(new Policy.Rule(
+                    io.nccltuner.policy.Collective.values()[r / 40],
+                    1L << bit,
+                    (1L << (bit + 1)) - 1,
+                    Policy.Range.ANY,
+                    null,
+                    Double.NaN,
+                    cands));
+        }
+        Policy.Profile profile =
+                new Policy.Profile("all", Policy.Range.exactly(2), Policy.Range.ANY, rules, null, null);
+        Path source = Path.of("all.yaml");
+        Policy p = new Policy("all", io.nccltuner.policy.Mode.ENFORCE, "", List.of(profile), source);
+        byte[] key = new byte[CompiledPolicy.KEY_BYTES];
+        Policy decoded = CompiledPolicy.decode(CompiledPolicy.encode(p, key), key, source);
+        assertNotNull(decoded, "the form is read");
+        List<Policy.Rule> got = decoded.profiles().get(0).rules();
+        for (int i = 0; i < rules.size(); i++) {
+            assertEquals(rules.get(i).candidates(), got.get(i).candidates(), "rule " + i);
+        }
+        assertEquals(p, decoded);
+    }
+
+    /**
+     * A rule's fields are checked where they are read, as the loader checks them, not only through
+     * the stored table: a form whose rule bytes hold what the loader refuses while its table is
+     * the valid one (written with a recomputed CRC) is not read. Each case changes one field of
+     * the one rule: a channel count over {@link PolicyLoader#MAX_CHANNELS}, a chunk size over
+     * {@link PolicyLoader#MAX_CHUNK_SIZE}, a numPipeOps range whose min is over its max, a regBuff
+     * byte of 3, no candidate or one more than {@link PolicyLoader#MAX_CANDIDATES} (the candidate
+     * count and the candidates' bytes).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"channels", "chunkSize", "numPipeOps", "regBuff", "noCandidate", "fiveCandidates"})
+    void aRuleFieldTheLoaderWouldRefuseIsNotReadWhateverTheTableHolds(String field) {
+        long chunk = 12345L * 4096;
+        Policy.Candidate c = new Policy.Candidate(
+                io.nccltuner.policy.Algorithm.RING, io.nccltuner.policy.Protocol.SIMPLE, 63, 0.375, chunk);
+        Policy.Rule r = new Policy.Rule(
+                io.nccltuner.policy.Collective.AllReduce,
+                4096,
+                8191,
+                new Policy.Range(3, 5),
+                null,
+                Double.NaN,
+                List.of(c),
+                Boolean.TRUE);
+        Policy.Profile profile =
+                new Policy.Profile("one", Policy.Range.exactly(2), Policy.Range.ANY, List.of(r), null, null);
+        Path source = Path.of("one.yaml");
+        Policy p = new Policy("one", io.nccltuner.policy.Mode.ENFORCE, "", List.of(profile), source);
+        byte[] key = new byte[CompiledPolicy.KEY_BYTES];
+        byte[] good = CompiledPolicy.encode(p, key);
+        assertEquals(p, CompiledPolicy.decode(good, key, source));
+        byte[] bad = good.clone();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bad);
+        // the rule as rule(DataOutputStream, Rule) wrote it: fromBytes, toBytes, numPipeOps, regBuff
+        int rule = indexOf(
+                good,
+                java.nio.ByteBuffer.allocate(32)
+                        .putLong(4096)
+                        .putLong(8191)
+                        .putLong(3)
+                        .putLong(5)
+                        .array());
+        // its candidate: algorithm, protocol, channels, regret, chunk size
+        int cand = indexOf(
+                good,
+                java.nio.ByteBuffer.allocate(22)
+                        .put((byte) c.algorithm().id())
+                        .put((byte) c.protocol().id())
+                        .putInt(63)
+                        .putDouble(0.375)
+                        .putLong(chunk)
+                        .array());
+        assertTrue(rule > 0 && cand > rule, rule + " " + cand);
+        switch (field) {
+            case "channels" -> b.putInt(cand + 2, PolicyLoader.MAX_CHANNELS + 1);
+            case "chunkSize" -> b.putLong(cand + 14, PolicyLoader.MAX_CHUNK_SIZE + 1);
+            case "numPipeOps" -> b.putLong(rule + 16, 6);
+            case "regBuff" -> b.put(rule + 32, (byte) 3);
+            case "noCandidate", "fiveCandidates" -> {
+                int n = field.equals("noCandidate") ? 0 : PolicyLoader.MAX_CANDIDATES + 1;
+                java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+                o.write(good, 0, cand - 4);
+                o.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(n).array());
+                for (int k = 0; k < n; k++) {
+                    o.write(good, cand, 22);
+                }
+                o.write(good, cand + 22, good.length - cand - 22);
+                bad = o.toByteArray();
+                b = java.nio.ByteBuffer.wrap(bad);
+            }
+            default -> throw new AssertionError(field);
+        }
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bad, 0, bad.length - 4);
+        b.putInt(bad.length - 4, (int) crc.getValue());
+        assertNull(CompiledPolicy.decode(bad, key, source), field);
+    }
+
     @Test
     void aFormOfTheFirstVersionIsNotRead(@TempDir Path tmp) throws Exception {
         // version 1 held no hardware match, constants, regBuff or chunkSize: a policy with any of

@@ -114,6 +114,34 @@ class EngineTest {
     }
 
     /**
+     * The chunk-size note is said once per profile and tuner version, in one engine: a first
+     * communicator under v6 (nothing to say) does not keep it from the v5 communicator after it,
+     * and a second v5 shape of the same profile (another nNodes) does not say it again.
+     */
+    @Test
+    void theChunkSizeNoteIsSaidOncePerTunerVersion() throws Exception {
+        String chunkRule = """
+          - collective: AllReduce
+            bytes: {from: 1 MiB, to: 2 MiB}
+            candidates:
+              - {algorithm: RING, protocol: SIMPLE}
+              - {algorithm: TREE, protocol: SIMPLE, chunkSize: 256 KiB}
+          """;
+        String note = "candidates name chunkSize, which NCCL asks for from tuner v6 (2.30); under v5";
+        io.nccltuner.policy.Signature v5 =
+                new io.nccltuner.policy.Signature(5, 0xabcL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0);
+        io.nccltuner.policy.Signature v6 =
+                new io.nccltuner.policy.Signature(6, 0xabcL, 1, 2, 2, 23003, "NVIDIA H200", 9, 0);
+        logged.clear();
+        Engine e = new Engine(policy(chunkRule), Mode.ENFORCE, log, null);
+        e.init(2, 1, MemorySegment.NULL, v6, MemorySegment.NULL);
+        assertTrue(logged.stream().noneMatch(l -> l.contains("candidates name chunkSize")), String.join("\n", logged));
+        e.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
+        e.init(2, 2, MemorySegment.NULL, v5, MemorySegment.NULL);
+        assertEquals(1, logged.stream().filter(l -> l.contains(note)).count(), String.join("\n", logged));
+    }
+
+    /**
      * Further inits of the same shape reuse what the first worked out (issue 23): their lines are
      * the first one's with their own commId, a new shape or canary fraction gets lines of its own,
      * and a profile skipped for its hardware is said again at each init.

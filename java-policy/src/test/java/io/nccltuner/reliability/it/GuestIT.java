@@ -289,6 +289,55 @@ class GuestIT {
     }
 
     /**
+     * The compiler configuration (C2 alone on one compiler thread, its thresholds and the per-method
+     * commands of jvm_options.c) is the same whatever else applies: with an AOT cache beside the
+     * plugin (an empty file serves: unusable, it still brings the cache's options) and with a user
+     * who sets the heap and chooses the collector (the rows that give way to the user's choice).
+     * A row that applied under another condition left C1 beside C2, or HotSpot refused
+     * CICompilerCount=1 with C1 and the plugin stepped aside.
+     */
+    @ParameterizedTest(name = "AOT cache file {0}")
+    @ValueSource(booleans = {false, true})
+    void theCompilerOptionsHoldWithAUsersHeapAndCollector(boolean aotCache, @TempDir Path tmp) throws Exception {
+        Path lib = Files.createDirectories(tmp.resolve("lib"));
+        Path plugin = lib.resolve("libnccl-tuner-java.so");
+        Files.copy(Harness.PLUGIN, plugin);
+        Files.copy(Harness.JAR, lib.resolve("nccl-tuner-java.jar"));
+        if (aotCache) {
+            Files.writeString(lib.resolve("nccl-tuner-java.aot"), "");
+        }
+        Path log = tmp.resolve("log");
+        Run r = run(
+                plugin,
+                Map.of("NCCL_TUNER_JAVA_OPTS", "-Xmx48m -Xms4m -XX:+UseSerialGC -XX:+PrintFlagsFinal"),
+                60,
+                "--log",
+                log.toString(),
+                "capture",
+                tmp.toString());
+        assertEquals(APPLIED, r.num("changed"), r.text());
+        List<String> lines = Files.readAllLines(log);
+        assertTrue(flag(lines, "MaxHeapSize").contains("= 50331648"), flag(lines, "MaxHeapSize"));
+        assertTrue(flag(lines, "TieredCompilation").contains("= false"), flag(lines, "TieredCompilation"));
+        // set by the shim, not HotSpot's choice for this machine's cores (1 on 2 cores, more on a GPU node)
+        assertTrue(
+                flag(lines, "CICompilerCount").contains("= 1 ")
+                        && flag(lines, "CICompilerCount").contains("{command line}"),
+                flag(lines, "CICompilerCount"));
+        assertTrue(flag(lines, "CompileThresholdScaling").contains("= 10"), flag(lines, "CompileThresholdScaling"));
+        assertTrue(
+                flag(lines, "UseDynamicNumberOfCompilerThreads").contains("= false"),
+                flag(lines, "UseDynamicNumberOfCompilerThreads"));
+        for (String command : new String[] {
+            "CompileThresholdScaling,io.nccltuner.ffm.Upcalls::control,0.001",
+            "CompileThresholdScaling,io.nccltuner.engine.Sha256::digest,100.0"
+        }) {
+            assertTrue(
+                    lines.stream().anyMatch(l -> l.contains(command)), command + "\n" + flag(lines, "CompileCommand"));
+        }
+    }
+
+    /**
      * A user's -Xlog:...:file=PATH (NCCL_TUNER_JAVA_OPTS) writes that file: HotSpot writes it
      * through the vfprintf hook too, which sent every line to NCCL's logger and left the file empty
      * (and `make bench`'s GC logs with it). Output to stdout and stderr still goes to the logger.
