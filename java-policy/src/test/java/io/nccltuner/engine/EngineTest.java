@@ -74,6 +74,14 @@ class EngineTest {
         return c;
     }
 
+    /** The init's note when a profile names chunk sizes under tuner v5 (Engine.versionNotes). */
+    static final String CHUNK_NOTE = "candidates name chunkSize, which NCCL asks for from tuner v6 (2.30); under v5";
+
+    static final io.nccltuner.policy.Signature V5_H200 =
+            new io.nccltuner.policy.Signature(5, 0xabcL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0);
+    static final io.nccltuner.policy.Signature V6_H200 =
+            new io.nccltuner.policy.Signature(6, 0xabcL, 1, 2, 2, 23003, "NVIDIA H200", 9, 0);
+
     /**
      * The note that NCCL asks for chunk sizes only from tuner v6 (2.30): said once under v5 for a
      * profile whose candidates name one, never for a profile whose candidates name none, nor under
@@ -88,25 +96,22 @@ class EngineTest {
             candidates:
               - {algorithm: RING, protocol: SIMPLE, chunkSize: 512 KiB}
           """;
-        String note = "candidates name chunkSize, which NCCL asks for from tuner v6 (2.30); under v5";
-        io.nccltuner.policy.Signature v5 =
-                new io.nccltuner.policy.Signature(5, 0xabcL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0);
-        io.nccltuner.policy.Signature v6 =
-                new io.nccltuner.policy.Signature(6, 0xabcL, 1, 2, 2, 23003, "NVIDIA H200", 9, 0);
         for (Mode m : new Mode[] {Mode.ENFORCE, Mode.SHADOW, Mode.OFF}) {
             logged.clear();
             Engine withChunk = new Engine(policy(chunkRule), m, log, null);
-            withChunk.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
-            withChunk.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
+            withChunk.init(2, 1, MemorySegment.NULL, V5_H200, MemorySegment.NULL);
+            withChunk.init(2, 1, MemorySegment.NULL, V5_H200, MemorySegment.NULL);
             assertEquals(
-                    1, logged.stream().filter(l -> l.contains(note)).count(), m + "\n" + String.join("\n", logged));
+                    1,
+                    logged.stream().filter(l -> l.contains(CHUNK_NOTE)).count(),
+                    m + "\n" + String.join("\n", logged));
             logged.clear();
-            new Engine(policy(RULES), m, log, null).init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
+            new Engine(policy(RULES), m, log, null).init(2, 1, MemorySegment.NULL, V5_H200, MemorySegment.NULL);
             assertTrue(
                     logged.stream().noneMatch(l -> l.contains("candidates name chunkSize")),
                     m + "\n" + String.join("\n", logged));
             logged.clear();
-            new Engine(policy(chunkRule), m, log, null).init(2, 1, MemorySegment.NULL, v6, MemorySegment.NULL);
+            new Engine(policy(chunkRule), m, log, null).init(2, 1, MemorySegment.NULL, V6_H200, MemorySegment.NULL);
             assertTrue(
                     logged.stream().noneMatch(l -> l.contains("candidates name chunkSize")),
                     m + "\n" + String.join("\n", logged));
@@ -127,18 +132,13 @@ class EngineTest {
               - {algorithm: RING, protocol: SIMPLE}
               - {algorithm: TREE, protocol: SIMPLE, chunkSize: 256 KiB}
           """;
-        String note = "candidates name chunkSize, which NCCL asks for from tuner v6 (2.30); under v5";
-        io.nccltuner.policy.Signature v5 =
-                new io.nccltuner.policy.Signature(5, 0xabcL, 1, 2, 2, 22809, "NVIDIA H200", 9, 0);
-        io.nccltuner.policy.Signature v6 =
-                new io.nccltuner.policy.Signature(6, 0xabcL, 1, 2, 2, 23003, "NVIDIA H200", 9, 0);
         logged.clear();
         Engine e = new Engine(policy(chunkRule), Mode.ENFORCE, log, null);
-        e.init(2, 1, MemorySegment.NULL, v6, MemorySegment.NULL);
+        e.init(2, 1, MemorySegment.NULL, V6_H200, MemorySegment.NULL);
         assertTrue(logged.stream().noneMatch(l -> l.contains("candidates name chunkSize")), String.join("\n", logged));
-        e.init(2, 1, MemorySegment.NULL, v5, MemorySegment.NULL);
-        e.init(2, 2, MemorySegment.NULL, v5, MemorySegment.NULL);
-        assertEquals(1, logged.stream().filter(l -> l.contains(note)).count(), String.join("\n", logged));
+        e.init(2, 1, MemorySegment.NULL, V5_H200, MemorySegment.NULL);
+        e.init(2, 2, MemorySegment.NULL, V5_H200, MemorySegment.NULL);
+        assertEquals(1, logged.stream().filter(l -> l.contains(CHUNK_NOTE)).count(), String.join("\n", logged));
     }
 
     /**
