@@ -596,12 +596,7 @@ public final class CompiledPolicy {
             Collective coll = Collective.values()[readUnsignedByte()];
             long from = readLong();
             long to = readLong();
-            long pipeMin = readLong();
-            long pipeMax = readLong();
-            if (pipeMin > pipeMax) {
-                throw new IOException("bad range " + pipeMin + ".." + pipeMax);
-            }
-            Range pipe = range(pipeMin, pipeMax);
+            Range pipe = range();
             int regBuff = readUnsignedByte();
             if (regBuff > 2) {
                 throw new IOException("bad regBuff " + regBuff);
@@ -649,6 +644,16 @@ public final class CompiledPolicy {
             candidateRegrets[slot] = regret;
             candidateChunks[slot] = chunkSize;
             return c;
+        }
+
+        /** A range as {@code range(DataOutputStream, Range)} wrote it: min, then max (min <= max). */
+        Range range() throws IOException {
+            long min = readLong();
+            long max = readLong();
+            if (min > max) {
+                throw new IOException("bad range " + min + ".." + max);
+            }
+            return range(min, max);
         }
 
         Range range(long min, long max) {
@@ -769,12 +774,7 @@ public final class CompiledPolicy {
     }
 
     private static Range range(In in) throws IOException {
-        long min = in.readLong();
-        long max = in.readLong();
-        if (min > max) {
-            throw new IOException("bad range " + min + ".." + max);
-        }
-        return in.range(min, max);
+        return in.range();
     }
 
     private static void candidate(DataOutputStream out, Candidate c) throws IOException {
