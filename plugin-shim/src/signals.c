@@ -66,6 +66,11 @@ static int atDefault(const struct sigaction* a) {
 /* Set once a host thread took HotSpot's suspend/resume signal during the start (srSigaction). */
 static volatile int srLost;
 
+/* The suspend/resume action HotSpot installed (srSigaction, where the signal was at SIG_DFL), for
+ * jvmPthreadKill to tell whether a host thread replaced it after the start. */
+static struct sigaction srInstalled;
+static volatile int srInstalledSet;
+
 /* The runtime sets dispositions during the start: HotSpot SIGPIPE and SIGXFSZ (handlers that
  * chain to the host's), libjava's ProcessImpl SIGCHLD (SIG_DFL), libnio's NativeThread SIGRTMAX-2
  * (its interrupt signal); put back after the start, they were the runtime's for its whole length,
@@ -113,7 +118,11 @@ static int srSigaction(int sig, const struct sigaction* act, struct sigaction* o
   int rc = hostSigaction(sig, act, &was);
   if (rc != 0) return rc;
   if (old != NULL) *old = was;
-  if (atDefault(&was)) return 0;
+  if (atDefault(&was)) {
+    srInstalled = *act;
+    __atomic_store_n(&srInstalledSet, 1, __ATOMIC_RELEASE);
+    return 0;
+  }
   struct sigaction now;
   if (hostSigaction(sig, NULL, &now) == 0 && sameAction(&now, act)) hostSigaction(sig, &was, NULL);
   if (!srLost) {
@@ -165,12 +174,24 @@ static handlerFn jvmSignal(int sig, handlerFn handler) {
 
 /* The runtime's pthread_kill: HotSpot's suspend/resume signal, once the host's handler holds it
  * (srLost), is not sent; HotSpot's suspend then times out and gives up (PosixSignals::do_suspend).
- * Returns 0 as if sent: an error there is fatal to HotSpot (ShouldNotReachHere). */
+ * Nor while the disposition is not the one HotSpot installed: a host thread that installs its own
+ * handler after HotSpot's (after the start, or during it but after SR_initialize) replaces it
+ * without the shim seeing the call, and JFR's execution sampler then ran the host's handler on the
+ * JVM's threads (137 times in 4 s: GuestIT's JFR case when the host's came second, 2026-12-04).
+ * Asked at each send, so a host that puts HotSpot's back gets sampling back; the sends are JFR's
+ * alone, every 10-20 ms. Returns 0 as if sent: an error there is fatal to HotSpot
+ * (ShouldNotReachHere). */
 typedef int (*pthreadKillFn)(pthread_t, int);
 static pthreadKillFn realPthreadKill;
 
 static int jvmPthreadKill(pthread_t thread, int sig) {
-  if (srLost && sig == jvmSrSignal()) return 0;
+  if (sig == jvmSrSignal()) {
+    if (srLost) return 0;
+    struct sigaction now;
+    if (__atomic_load_n(&srInstalledSet, __ATOMIC_ACQUIRE) && hostSigaction(sig, NULL, &now) == 0 &&
+        !sameAction(&now, &srInstalled))
+      return 0;
+  }
   return (realPthreadKill != NULL ? realPthreadKill : pthread_kill)(thread, sig);
 }
 
