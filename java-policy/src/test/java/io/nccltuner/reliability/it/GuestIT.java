@@ -483,28 +483,36 @@ class GuestIT {
      * before the start, HotSpot installs its handler on it a few milliseconds after libjvm is loaded.
      * HotSpot's used to replace the host's (at 0, 0.5, 2 and 5 ms, 6 of 6 runs on a loaded machine:
      * kept=no, and the host's kill reached HotSpot's handler, hits=0); now the host's handler stays
-     * and runs once, and one INFO line says the JVM goes without. At 0 the host's always comes first;
+     * and runs once, and one INFO line says the JVM goes without. At 0 the host's mostly comes first;
      * later, on a fast machine, it may come after HotSpot's and replace it itself (host_first=no): no
      * INFO line then.
      */
     @ParameterizedTest(name = "{0} us after libjvm is loaded")
     @ValueSource(ints = {0, 500, 2000, 5000, 20000})
     void aSuspendSignalAHostThreadTakesDuringTheStartStaysTheHosts(int delayUs) throws Exception {
-        Run r = run(Map.of(), 60, "sr-window", Integer.toString(delayUs));
-        assertEquals(APPLIED, r.num("changed"), r.text());
-        assertEquals(1, r.num("libjvm_seen"), r.text());
-        assertEquals("yes", r.fact("during_init"), r.text());
-        assertEquals("yes", r.fact("kept"), r.text());
-        assertEquals(1, r.num("hits"), r.text());
-        assertEquals(0, r.warnings().size(), r.text());
         String notice = "guest-host: NCCL INFO TUNER/Java: a host thread installed its own handler on signal 64, "
                 + "HotSpot's suspend/resume signal, while the plugin's JVM started: the host's handler stays, and "
                 + "the JVM goes without (JFR's execution sampling does not work in it)";
-        long notices = r.lines().stream().filter(notice::equals).count();
-        if (delayUs == 0) {
-            assertEquals("yes", r.fact("host_first"), "the host's handler came before HotSpot's\n" + r.text());
+        // At 0 the host's handler comes first in most runs; in some (a host thread not scheduled
+        // within the few milliseconds before SR_initialize: 1 of 5 fresh-clone runs on 2 cores,
+        // 2026-12-04) HotSpot's comes first and the host's replaces it. Up to 5 runs, each checked,
+        // until the host's came first, so that the put-back path is the one tested.
+        boolean hostFirst = false;
+        for (int run = 0; run < (delayUs == 0 ? 5 : 1) && !hostFirst; run++) {
+            Run r = run(Map.of(), 60, "sr-window", Integer.toString(delayUs));
+            assertEquals(APPLIED, r.num("changed"), r.text());
+            assertEquals(1, r.num("libjvm_seen"), r.text());
+            assertEquals("yes", r.fact("during_init"), r.text());
+            assertEquals("yes", r.fact("kept"), r.text());
+            assertEquals(1, r.num("hits"), r.text());
+            assertEquals(0, r.warnings().size(), r.text());
+            hostFirst = r.fact("host_first").equals("yes");
+            assertEquals(
+                    hostFirst ? 1 : 0, r.lines().stream().filter(notice::equals).count(), r.text());
         }
-        assertEquals(r.fact("host_first").equals("yes") ? 1 : 0, notices, r.text());
+        if (delayUs == 0) {
+            assertTrue(hostFirst, "the host's handler came before HotSpot's in one of 5 runs at 0 us");
+        }
     }
 
     /**
