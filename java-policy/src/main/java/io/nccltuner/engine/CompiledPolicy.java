@@ -423,8 +423,8 @@ public final class CompiledPolicy {
             List<Profile> profiles = new ArrayList<>(nProfiles);
             for (int i = 0; i < nProfiles; i++) {
                 String pname = string(in);
-                Range nRanks = range(in);
-                Range nNodes = range(in);
+                Range nRanks = in.range();
+                Range nNodes = in.range();
                 HardwareMatch hardware = hardware(in);
                 int nConstants = count(in);
                 List<TunerConstant> constants = new ArrayList<>(nConstants);
@@ -548,7 +548,7 @@ public final class CompiledPolicy {
     private static HardwareMatch hardware(In in) throws IOException {
         Range[] r = new Range[5];
         for (int i = 0; i < r.length; i++) {
-            r[i] = in.readBoolean() ? range(in) : null;
+            r[i] = in.readBoolean() ? in.range() : null;
         }
         String gpu = in.readBoolean() ? string(in) : null;
         HardwareMatch h = new HardwareMatch(r[0], r[1], r[2], r[3], gpu, r[4]);
@@ -670,13 +670,6 @@ public final class CompiledPolicy {
             return r;
         }
 
-        private int next() throws EOFException {
-            if (at >= b.length) {
-                throw new EOFException();
-            }
-            return b[at++] & 0xff;
-        }
-
         /** @return the next byte, or -1 at the end */
         int read() {
             return at < b.length ? b[at++] & 0xff : -1;
@@ -692,7 +685,7 @@ public final class CompiledPolicy {
         }
 
         boolean readBoolean() throws EOFException {
-            return next() != 0;
+            return readUnsignedByte() != 0;
         }
 
         /** Big-endian, its four bytes read in place (no call a byte: the start runs interpreted). */
@@ -771,10 +764,6 @@ public final class CompiledPolicy {
     private static void range(DataOutputStream out, Range r) throws IOException {
         out.writeLong(r.min());
         out.writeLong(r.max());
-    }
-
-    private static Range range(In in) throws IOException {
-        return in.range();
     }
 
     private static void candidate(DataOutputStream out, Candidate c) throws IOException {

@@ -288,8 +288,8 @@ public class Engine {
         final String[] constantLines;
         /**
          * Some candidate of the profile names a chunk size (its table has one): read from the
-         * table, since {@link Policy.Profile#needsChunkSize} walks every rule's candidates, 13 ms
-         * for 4,960 rules in the interpreted first init (issue 23 item 6).
+         * table, since walking every rule's candidates took 13 ms for 4,960 rules in the
+         * interpreted first init (issue 23 item 6).
          */
         final boolean namesChunkSizes;
         /** versionNotes ran for this shape (it says things once per profile and tuner version). */

@@ -208,11 +208,6 @@ public record Policy(String name, Mode mode, String description, List<Profile> p
         public boolean needsRegBuff() {
             return rules.stream().anyMatch(r -> r.regBuff() != null);
         }
-
-        /** @return whether some candidate names a chunk size, which NCCL asks for only from tuner v6 */
-        public boolean needsChunkSize() {
-            return rules.stream().anyMatch(r -> r.candidates().stream().anyMatch(c -> c.chunkSize() != 0));
-        }
     }
 
     /**
